@@ -1,0 +1,148 @@
+/**
+ * The HTTP request of an API node.
+ *
+ * Network failures (refused, reset, DNS, timeout, invalid URL) are returned as data
+ * (`HttpExchange.error`), never thrown: a request that cannot connect fails its test case, not
+ * the run (issue 2). Only a bug would make this activity throw.
+ *
+ * Requests go through one keep-alive undici agent per worker. The body is kept up to
+ * `maxResponseBytes` (the rest is cut off and `truncated` set) so that what returns to the
+ * workflow stays well under Temporal's payload limits.
+ */
+import { Context } from '@temporalio/activity';
+import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import type { HttpExchange, ResolvedRequest } from '../src/domain/types';
+
+const agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
+const redirectingAgent = agent.compose(interceptors.redirect({ maxRedirections: 10 }));
+
+/** Network error codes reported as they are; anything else becomes NETWORK_ERROR. */
+const KNOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ETIMEDOUT']);
+
+function describeError(err: unknown, req: ResolvedRequest): { error: string; errorCode: string } {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.code ?? e.cause?.code;
+  if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return { errorCode: 'TIMEOUT', error: `No complete response from ${req.method} ${req.url} within ${req.timeoutMs} ms` };
+  }
+  if (e.name === 'AbortError' || code === 'UND_ERR_ABORTED') {
+    return { errorCode: 'CANCELLED', error: `The request ${req.method} ${req.url} was cancelled` };
+  }
+  if (code === 'UND_ERR_MAX_REDIRECTIONS' || /redirect/i.test(e.message ?? '')) {
+    return { errorCode: 'TOO_MANY_REDIRECTS', error: `Too many redirects from ${req.url}` };
+  }
+  if (code && KNOWN_CODES.has(code)) {
+    return { errorCode: code, error: `Could not reach ${req.url}: ${code}${e.message && !e.message.includes(code) ? ` (${e.message})` : ''}` };
+  }
+  return { errorCode: 'NETWORK_ERROR', error: `Request ${req.method} ${req.url} failed: ${e.message ?? String(err)}` };
+}
+
+function headerRecord(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (v === undefined) continue;
+    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+function encodeBody(req: ResolvedRequest, headers: Record<string, string>): string | undefined {
+  if (req.body === undefined || req.method === 'GET' || req.method === 'HEAD') return undefined;
+  const hasType = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type');
+  if (typeof req.body === 'string') {
+    if (!hasType) headers['content-type'] = 'text/plain; charset=utf-8';
+    return req.body;
+  }
+  if (!hasType) headers['content-type'] = 'application/json';
+  return JSON.stringify(req.body);
+}
+
+function decodeBody(text: string, contentType: string | undefined, truncated: boolean): unknown {
+  if (text === '') return undefined;
+  if (truncated) return text;
+  const looksJson = contentType ? /[/+]json\b/i.test(contentType) : /^\s*[[{]/.test(text);
+  if (!looksJson) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Sends `req` and reads the response.
+ *
+ * @returns status, lower-cased headers, the body (parsed JSON when the response is JSON), its size
+ *   in bytes and the elapsed time in ms; or `error`/`errorCode` when no response arrived.
+ */
+export async function sendHttpRequest(req: ResolvedRequest): Promise<HttpExchange> {
+  const started = performance.now();
+  const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+  let url: URL;
+  try {
+    url = new URL(req.url);
+  } catch {
+    return { headers: {}, size: 0, truncated: false, timeMs: 0, errorCode: 'INVALID_URL', error: `"${req.url}" is not a valid absolute URL` };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return { headers: {}, size: 0, truncated: false, timeMs: 0, errorCode: 'INVALID_URL', error: `Only http and https URLs can be requested, not ${url.protocol}` };
+  }
+
+  const headers: Record<string, string> = { 'user-agent': 'Assay/0.1', ...req.headers };
+  const body = encodeBody(req, headers);
+  const signals = [AbortSignal.timeout(req.timeoutMs)];
+  const cancellation = activityCancellation();
+  if (cancellation) signals.push(cancellation);
+  const dispatcher: Dispatcher = req.followRedirects ? redirectingAgent : agent;
+
+  try {
+    const res = await request(url, {
+      method: req.method,
+      headers,
+      body,
+      signal: AbortSignal.any(signals),
+      dispatcher,
+      headersTimeout: req.timeoutMs,
+      bodyTimeout: req.timeoutMs,
+    });
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let size = 0;
+    let truncated = false;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (kept < req.maxResponseBytes) {
+        const room = req.maxResponseBytes - kept;
+        chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        kept += Math.min(room, chunk.length);
+      }
+      if (size > req.maxResponseBytes) truncated = true;
+      // Stop reading far past the limit: nothing more will be kept.
+      if (size > req.maxResponseBytes * 16) {
+        res.body.destroy();
+        break;
+      }
+    }
+    const responseHeaders = headerRecord(res.headers as Record<string, string | string[] | undefined>);
+    const text = Buffer.concat(chunks).toString('utf8');
+    return {
+      status: res.statusCode,
+      headers: responseHeaders,
+      body: decodeBody(text, responseHeaders['content-type'], truncated),
+      size: Math.max(size, Number(responseHeaders['content-length'] ?? 0) || 0),
+      truncated,
+      timeMs: elapsed(),
+    };
+  } catch (err) {
+    return { headers: {}, size: 0, truncated: false, timeMs: elapsed(), ...describeError(err, req) };
+  }
+}
+
+/** The activity's cancellation signal, when running as an activity (absent in plain calls, e.g. benches). */
+function activityCancellation(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}

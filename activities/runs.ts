@@ -1,0 +1,157 @@
+/**
+ * Persistence of a run's lifecycle: the workflow calls these at each transition (DESIGN.md, "How a
+ * run flows"). Each is idempotent, because Temporal may run an activity again after a worker dies:
+ * - `startRun` freezes the plan once and returns the same plan on every later call;
+ * - `recordTestCaseResult` upserts by (run, position);
+ * - `finishRun` changes only a run that has not ended yet.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { In, type DataSource } from 'typeorm';
+import type { AssayConfig } from '../src/config';
+import { Environment, Run, Runner, RunTestCaseResult } from '../src/store/entities';
+import { jsonValue } from '../src/store/entities/columns';
+import { resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
+import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
+
+export interface RecordTestCaseInput {
+  runId: string;
+  position: number;
+  result: TestCaseResult;
+  progress: { completed: number; total: number };
+  /** Epoch ms of the workflow's estimate, or undefined. */
+  estimatedCompletionMs?: number;
+}
+
+export interface FinishRunInput {
+  runId: string;
+  status: 'completed' | 'failed';
+  result?: RunResultValue;
+  summary: RunSummary;
+  error?: string;
+  /** Results not recorded yet: the test case under way when the run stopped, and those that never ran. */
+  unfinished: Array<{ position: number; result: TestCaseResult }>;
+}
+
+/** Non-retryable failure types, so the workflow can tell a broken setup from a passing outage. */
+export const RUN_SETUP_FAILED = 'RunSetupFailed';
+
+export function createRunActivities(dataSource: DataSource, config: AssayConfig) {
+  return {
+    /**
+     * Marks the run `running` and freezes its plan: the runner's test cases and the environment's
+     * variables overlaid with the run's own. A second call returns the frozen plan unchanged.
+     *
+     * @throws ApplicationFailure (non-retryable, type RunSetupFailed) when the run, its runner or its
+     *   environment no longer exists, or the run already ended.
+     */
+    async startRun(input: { runId: string }): Promise<RunPlan> {
+      return dataSource.transaction(async (manager) => {
+        const runs = manager.getRepository(Run);
+        // `plan` is not selected by default (it can be large); ask for it here.
+        const run = await runs.createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id: input.runId }).getOne();
+        if (!run) throw ApplicationFailure.nonRetryable(`Run ${input.runId} does not exist`, RUN_SETUP_FAILED);
+        if (run.plan) return run.plan;
+        if (run.status !== 'queued') {
+          throw ApplicationFailure.nonRetryable(`Run ${input.runId} has already ended (${run.status})`, RUN_SETUP_FAILED);
+        }
+        const runner = await manager.getRepository(Runner).findOneBy({ workspaceId: run.workspaceId, name: run.runnerName });
+        if (!runner) throw ApplicationFailure.nonRetryable(`Runner "${run.runnerName}" no longer exists`, RUN_SETUP_FAILED);
+        const environment = await manager
+          .getRepository(Environment)
+          .findOneBy({ workspaceId: run.workspaceId, name: run.environmentName });
+        if (!environment) {
+          throw ApplicationFailure.nonRetryable(`Environment "${run.environmentName}" no longer exists`, RUN_SETUP_FAILED);
+        }
+        const testCases = (await resolveRunnerSelection(manager, runner)).map(toDefinition);
+        const startedAt = new Date();
+        const plan: RunPlan = {
+          runId: run.id,
+          workspaceId: run.workspaceId,
+          runner: run.runnerName,
+          environment: run.environmentName,
+          timeoutSeconds: run.timeoutSeconds,
+          startedAtMs: startedAt.getTime(),
+          variables: { ...environment.variables, ...run.variables },
+          testCases,
+          settings: {
+            apiNodeActivity: config.runs.apiNodeActivity,
+            requestTimeoutMs: config.runs.requestTimeoutMs,
+            maxResponseBytes: config.runs.maxResponseBytes,
+          },
+        };
+        await runs.update(
+          { id: run.id, status: 'queued' },
+          { status: 'running', startedAt, plan: jsonValue(plan), progressCompleted: 0, progressTotal: testCases.length },
+        );
+        return plan;
+      });
+    },
+
+    /** Stores one test case's result and the run's progress. */
+    async recordTestCaseResult(input: RecordTestCaseInput): Promise<void> {
+      const { result } = input;
+      await dataSource.transaction(async (manager) => {
+        await manager.getRepository(RunTestCaseResult).upsert(
+          {
+            runId: input.runId,
+            position: input.position,
+            testCaseId: result.testCaseId,
+            name: result.name,
+            status: result.status,
+            duration: Math.round(result.duration),
+            assertions: result.assertions,
+            detail: jsonValue(result),
+            createdAt: new Date(),
+          },
+          ['runId', 'position'],
+        );
+        await manager.getRepository(Run).update(
+          { id: input.runId, status: 'running' },
+          {
+            progressCompleted: input.progress.completed,
+            progressTotal: input.progress.total,
+            estimatedCompletion: input.estimatedCompletionMs ? new Date(input.estimatedCompletionMs) : null,
+          },
+        );
+      });
+    },
+
+    /** Ends the run: `completed` with its result, or `failed` with its error. No-op on a run that already ended. */
+    async finishRun(input: FinishRunInput): Promise<void> {
+      await dataSource.transaction(async (manager) => {
+        const runs = manager.getRepository(Run);
+        const run = await runs.findOneBy({ id: input.runId });
+        if (!run || run.status === 'completed' || run.status === 'failed') return;
+        const completedAt = new Date();
+        if (input.unfinished.length > 0) {
+          await manager.getRepository(RunTestCaseResult).upsert(
+            input.unfinished.map(({ position, result }) => ({
+              runId: input.runId,
+              position,
+              testCaseId: result.testCaseId,
+              name: result.name,
+              status: result.status,
+              duration: Math.round(result.duration),
+              assertions: result.assertions,
+              detail: jsonValue(result),
+              createdAt: completedAt,
+            })),
+            ['runId', 'position'],
+          );
+        }
+        await runs.update(
+          { id: input.runId, status: In(['queued', 'running']) },
+          {
+            status: input.status,
+            result: input.status === 'completed' ? (input.result ?? null) : null,
+            summary: input.summary,
+            error: input.status === 'failed' ? (input.error ?? 'The run failed') : null,
+            completedAt,
+            duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0,
+            estimatedCompletion: null,
+          },
+        );
+      });
+    },
+  };
+}

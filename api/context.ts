@@ -1,0 +1,31 @@
+/**
+ * Types shared by the API's middleware and routers.
+ */
+import type { ParameterizedContext } from 'koa';
+import type { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import type { AssayConfig } from '../src/config';
+import type { KeyScope } from '../src/store/entities';
+import type { RunLauncher } from '../src/temporal/run-launcher';
+
+/** What every router needs, given once when the app is built. */
+export interface ApiDeps {
+  config: AssayConfig;
+  dataSource: DataSource;
+  runs: RunLauncher;
+  logger: Logger;
+}
+
+/** Who is calling: set by the auth middleware on every /v1 request. */
+export interface Caller {
+  workspaceId: string;
+  keyId: string;
+  scope: KeyScope;
+}
+
+export interface AppState {
+  caller: Caller;
+  requestId: string;
+}
+
+export type AppContext = ParameterizedContext<AppState>;

@@ -1,0 +1,117 @@
+/**
+ * Errors as RFC 9457 problem details (`application/problem+json`).
+ *
+ * Every error answer carries `type` (`/problems/<code>`, served by the API itself), `title`,
+ * `status`, `detail`, a stable machine `code`, and for invalid input an `errors` array whose
+ * entries name the field at fault both as an RFC 6901 JSON Pointer (`pointer`, RFC 9457 §3 style)
+ * and as a readable path (`field`). Handlers throw {@link Problem}; one middleware writes it.
+ */
+
+/** One invalid field of a request. */
+export interface FieldError {
+  /** Readable path, e.g. `flow[0].request.url`; `''` for the whole body. */
+  field: string;
+  /** JSON Pointer into the request body, e.g. `#/flow/0/request/url`. */
+  pointer: string;
+  detail: string;
+}
+
+/** The catalogue of problem codes: status and title of each (docs/api.md lists them too). */
+export const PROBLEMS = {
+  'malformed-json': { status: 400, title: 'Malformed JSON', description: 'The request body is not valid JSON.' },
+  'validation-failed': {
+    status: 400,
+    title: 'Validation failed',
+    description: 'The request is well-formed JSON but some fields are invalid; `errors` lists each one.',
+  },
+  'invalid-query': { status: 400, title: 'Invalid query parameter', description: 'A query string parameter is invalid.' },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    description: 'The request has no API key, or the key is unknown or revoked. Send `Authorization: Bearer <API_KEY>`.',
+  },
+  forbidden: { status: 403, title: 'Forbidden', description: "The API key's scope does not allow this operation." },
+  'not-found': { status: 404, title: 'Not found', description: 'No such resource in the workspace of the API key.' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed', description: 'The path exists but not with this method.' },
+  'name-taken': { status: 409, title: 'Name already taken', description: 'Another resource of this kind has the same name.' },
+  'run-finished': { status: 409, title: 'Run already finished', description: 'The run has ended; it cannot be cancelled.' },
+  'in-use': { status: 409, title: 'Resource in use', description: 'Another resource refers to this one.' },
+  'payload-too-large': { status: 413, title: 'Payload too large', description: 'The request body exceeds the size limit.' },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'Request bodies must be JSON, sent with `Content-Type: application/json`.',
+  },
+  'unknown-reference': {
+    status: 422,
+    title: 'Unknown reference',
+    description: 'The request names a resource (runner, environment, test case) that does not exist in the workspace.',
+  },
+  'rate-limited': {
+    status: 429,
+    title: 'Too many requests',
+    description: 'The API key exceeded its request rate. Retry after the number of seconds in `Retry-After`.',
+  },
+  internal: { status: 500, title: 'Internal error', description: 'Something failed inside Assay. The `instance` identifies it in the logs.' },
+  'temporal-unavailable': {
+    status: 503,
+    title: 'Workflow service unavailable',
+    description: 'Temporal could not be reached, so the run could not be started. Nothing was left half-done; retry later.',
+  },
+} as const;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+/** An error answered as problem+json. */
+export class Problem extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly extras: { errors?: FieldError[]; [key: string]: unknown } = {},
+  ) {
+    super(detail);
+    this.name = 'Problem';
+    this.status = PROBLEMS[code].status;
+  }
+
+  /** The problem document. */
+  toJSON(instance?: string): Record<string, unknown> {
+    return {
+      type: `/problems/${this.code}`,
+      title: PROBLEMS[this.code].title,
+      status: this.status,
+      detail: this.detail,
+      code: this.code,
+      ...(instance ? { instance } : {}),
+      ...this.extras,
+    };
+  }
+}
+
+/** `['flow', 0, 'request']` → `flow[0].request`. */
+export function readablePath(segments: Array<string | number>): string {
+  return segments
+    .map((s, i) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_$][\w$]*$/.test(s) ? (i === 0 ? s : `.${s}`) : `[${JSON.stringify(s)}]`))
+    .join('');
+}
+
+/** `['flow', 0, 'request']` → `#/flow/0/request` (RFC 6901 escaping). */
+export function jsonPointer(segments: Array<string | number>): string {
+  return `#${segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')}`;
+}
+
+/** A field error from path segments. */
+export function fieldError(segments: Array<string | number>, detail: string): FieldError {
+  return { field: readablePath(segments), pointer: jsonPointer(segments), detail };
+}
+
+/** Shorthand: a 400 validation-failed problem with one or more field errors. */
+export function invalid(errors: FieldError[], detail?: string): Problem {
+  const first = errors[0];
+  return new Problem(
+    'validation-failed',
+    detail ?? (errors.length === 1 && first ? `${first.field || 'body'}: ${first.detail}` : `${errors.length} fields are invalid`),
+    { errors },
+  );
+}

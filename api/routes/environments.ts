@@ -1,0 +1,144 @@
+/**
+ * Environments (spec "Environment"): named sets of variables, addressed by name.
+ *
+ *   GET    /v1/environments                 list (ordered by name; `limit`, `cursor`)
+ *   POST   /v1/environments                 create {name, description?, variables?}      → 201
+ *   GET    /v1/environments/{name}          one environment
+ *   PUT    /v1/environments/{name}          replace {name?, description?, variables}      → 200
+ *   PATCH  /v1/environments/{name}          {variables?, description?, name?}: JSON merge patch (RFC 7396)
+ *                                            on `variables`: a key set to null is removed  → 200
+ *   DELETE /v1/environments/{name}                                                         → 204
+ */
+import Router from '@koa/router';
+import type { EntityManager } from 'typeorm';
+import { newId } from '../../src/ids';
+import { Environment } from '../../src/store/entities';
+import type { Variables } from '../../src/domain/types';
+import { requireScope } from '../auth';
+import type { ApiDeps, AppContext, AppState } from '../context';
+import { Problem } from '../problem';
+import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
+import { iso, nameSchema, page, PAGE, uniqueName, variablesSchema } from './shared';
+
+interface EnvironmentInput {
+  name?: string;
+  description?: string;
+  variables?: Variables;
+}
+
+interface EnvironmentPatch {
+  name?: string;
+  description?: string;
+  variables?: Record<string, string | number | boolean | null>;
+}
+
+const createSchema = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: { name: nameSchema, description: { type: 'string', maxLength: 1000 }, variables: variablesSchema },
+};
+const replaceSchema = { ...createSchema, required: [] };
+const patchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: nameSchema,
+    description: { type: 'string', maxLength: 1000 },
+    variables: { ...variablesSchema, additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
+  },
+};
+
+const validateCreate = bodyValidator<EnvironmentInput & { name: string }>(createSchema);
+const validateReplace = bodyValidator<EnvironmentInput>(replaceSchema);
+const validatePatch = bodyValidator<EnvironmentPatch>(patchSchema);
+
+/** The JSON form of an environment. */
+export function environmentJson(e: Environment) {
+  return { id: e.id, name: e.name, description: e.description, variables: e.variables, createdAt: iso(e.createdAt), updatedAt: iso(e.updatedAt) };
+}
+
+async function load(manager: EntityManager, ctx: AppContext): Promise<Environment> {
+  const name = ctx.params.environmentName!;
+  const env = await manager.getRepository(Environment).findOneBy({ workspaceId: ctx.state.caller.workspaceId, name });
+  if (!env) throw new Problem('not-found', `Environment "${name}" does not exist.`);
+  return env;
+}
+
+export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const repo = dataSource.getRepository(Environment);
+
+  router.get('/environments', async (ctx) => {
+    const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
+    const after = cursor.decode<string>(ctx);
+    const qb = repo.createQueryBuilder('e').where('e.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    if (after !== undefined) qb.andWhere('e.name > :after', { after });
+    const rows = await qb.orderBy('e.name', 'ASC').take(limit + 1).getMany();
+    const more = rows.length > limit;
+    const items = rows.slice(0, limit);
+    ctx.body = page(items.map(environmentJson), more ? cursor.encode(items[items.length - 1]!.name) : null);
+  });
+
+  router.post('/environments', requireScope('write'), async (ctx) => {
+    const input = validateCreate(jsonBody(ctx));
+    const now = new Date();
+    const env = repo.create({
+      id: newId('environment'),
+      workspaceId: ctx.state.caller.workspaceId,
+      name: input.name,
+      description: input.description ?? '',
+      variables: input.variables ?? {},
+      createdAt: now,
+      updatedAt: now,
+    });
+    await uniqueName('Environment', input.name, () => repo.insert(env));
+    ctx.status = 201;
+    ctx.set('Location', `/v1/environments/${encodeURIComponent(env.name)}`);
+    ctx.body = environmentJson(env);
+  });
+
+  router.get('/environments/:environmentName', async (ctx) => {
+    ctx.body = environmentJson(await load(dataSource.manager, ctx));
+  });
+
+  router.put('/environments/:environmentName', requireScope('write'), async (ctx) => {
+    const input = validateReplace(jsonBody(ctx));
+    const env = await load(dataSource.manager, ctx);
+    env.name = input.name ?? env.name;
+    env.description = input.description ?? '';
+    env.variables = input.variables ?? {};
+    env.updatedAt = new Date();
+    await uniqueName('Environment', env.name, () => repo.save(env));
+    ctx.body = environmentJson(env);
+  });
+
+  router.patch('/environments/:environmentName', requireScope('write'), async (ctx) => {
+    const patch = validatePatch(jsonBody(ctx));
+    const updated = await dataSource.transaction(async (manager) => {
+      const env = await load(manager, ctx);
+      if (patch.name !== undefined) env.name = patch.name;
+      if (patch.description !== undefined) env.description = patch.description;
+      if (patch.variables !== undefined) {
+        const merged: Variables = { ...env.variables };
+        for (const [k, v] of Object.entries(patch.variables)) {
+          if (v === null) delete merged[k];
+          else merged[k] = v;
+        }
+        env.variables = merged;
+      }
+      env.updatedAt = new Date();
+      await uniqueName('Environment', env.name, () => manager.getRepository(Environment).save(env));
+      return env;
+    });
+    ctx.body = environmentJson(updated);
+  });
+
+  router.delete('/environments/:environmentName', requireScope('write'), async (ctx) => {
+    const env = await load(dataSource.manager, ctx);
+    await repo.delete({ id: env.id });
+    ctx.status = 204;
+  });
+
+  return router;
+}

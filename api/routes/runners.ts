@@ -1,0 +1,165 @@
+/**
+ * Runners: named selections of test cases, addressed by name (a run names its runner).
+ *
+ *   GET    /v1/runners                         list (by name; `limit`, `cursor`)
+ *   POST   /v1/runners                         create                                        → 201
+ *   GET    /v1/runners/{name}
+ *   GET    /v1/runners/{name}/test-cases       the test cases a run would execute now, in order
+ *   PUT    /v1/runners/{name}                  replace                                       → 200
+ *   PATCH  /v1/runners/{name}                  any field                                     → 200
+ *   DELETE /v1/runners/{name}                                                                → 204
+ *
+ * Body: {name, description?, testCaseIds?, folder?, tags?, order?}. Selection: `testCaseIds` run
+ * first in their order; then the test cases in `folder` (subfolders included; '' is every folder)
+ * that carry all `tags`, ordered by `order` (`name`: folder then name, the default; `createdAt`).
+ * At least one of a non-empty `testCaseIds`, `folder` or a non-empty `tags` is required; an id
+ * that does not exist is 422.
+ */
+import Router from '@koa/router';
+import type { EntityManager } from 'typeorm';
+import { In } from 'typeorm';
+import { newId } from '../../src/ids';
+import { Runner, RUNNER_ORDERS, TestCase, type RunnerOrder } from '../../src/store/entities';
+import { normaliseFolder } from '../../src/store/folders';
+import { resolveRunnerSelection } from '../../src/store/test-cases';
+import { requireScope } from '../auth';
+import type { ApiDeps, AppContext, AppState } from '../context';
+import { fieldError, invalid, Problem } from '../problem';
+import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
+import { iso, nameSchema, page, PAGE, uniqueName } from './shared';
+import { testCaseJson } from './test-cases';
+
+interface RunnerInput {
+  name?: string;
+  description?: string;
+  testCaseIds?: string[];
+  folder?: string | null;
+  tags?: string[];
+  order?: RunnerOrder;
+}
+
+const fields = {
+  name: nameSchema,
+  description: { type: 'string', maxLength: 1000 },
+  testCaseIds: { type: 'array', maxItems: 5000, items: { type: 'string', minLength: 1, maxLength: 40 } },
+  folder: { type: ['string', 'null'], maxLength: 255 },
+  tags: { type: 'array', maxItems: 50, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 100 } },
+  order: { enum: [...RUNNER_ORDERS] },
+};
+const validateCreate = bodyValidator<RunnerInput & { name: string }>({ type: 'object', required: ['name'], additionalProperties: false, properties: fields });
+const validateReplace = bodyValidator<RunnerInput>({ type: 'object', additionalProperties: false, properties: fields });
+const validatePatch = bodyValidator<RunnerInput>({ type: 'object', additionalProperties: false, minProperties: 1, properties: fields });
+
+/** The JSON form of a runner. */
+export function runnerJson(r: Runner) {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    testCaseIds: r.testCaseIds,
+    folder: r.folder,
+    tags: r.tags,
+    order: r.order,
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt),
+  };
+}
+
+/** Checks the selection: something selected, every listed id exists in the workspace. */
+async function checkSelection(manager: EntityManager, runner: Runner): Promise<void> {
+  if (runner.testCaseIds.length === 0 && runner.folder === null && runner.tags.length === 0) {
+    throw invalid([fieldError([], 'select test cases with testCaseIds, folder (\'\' for all) or tags')], 'The runner selects no test cases.');
+  }
+  if (runner.testCaseIds.length === 0) return;
+  const found = await manager.getRepository(TestCase).find({
+    select: { id: true },
+    where: { workspaceId: runner.workspaceId, id: In(runner.testCaseIds) },
+  });
+  const known = new Set(found.map((t) => t.id));
+  const errors = runner.testCaseIds
+    .map((id, i) => ({ id, i }))
+    .filter(({ id }) => !known.has(id))
+    .map(({ id, i }) => fieldError(['testCaseIds', i], `test case "${id}" does not exist`));
+  if (errors.length > 0) throw new Problem('unknown-reference', errors.map((e) => `${e.field}: ${e.detail}`).join('; '), { errors });
+}
+
+function apply(runner: Runner, input: RunnerInput, replace: boolean): void {
+  if (input.name !== undefined) runner.name = input.name;
+  if (replace || input.description !== undefined) runner.description = input.description ?? '';
+  if (replace || input.testCaseIds !== undefined) runner.testCaseIds = [...new Set(input.testCaseIds ?? [])];
+  if (replace || input.folder !== undefined) runner.folder = input.folder === undefined || input.folder === null ? null : normaliseFolder(input.folder);
+  if (replace || input.tags !== undefined) runner.tags = input.tags ?? [];
+  if (replace || input.order !== undefined) runner.order = input.order ?? 'name';
+}
+
+async function load(manager: EntityManager, ctx: AppContext): Promise<Runner> {
+  const name = ctx.params.runnerName!;
+  const runner = await manager.getRepository(Runner).findOneBy({ workspaceId: ctx.state.caller.workspaceId, name });
+  if (!runner) throw new Problem('not-found', `Runner "${name}" does not exist.`);
+  return runner;
+}
+
+export function runnersRouter({ dataSource }: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const repo = dataSource.getRepository(Runner);
+
+  router.get('/runners', async (ctx) => {
+    const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
+    const after = cursor.decode<string>(ctx);
+    const qb = repo.createQueryBuilder('r').where('r.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    if (after !== undefined) qb.andWhere('r.name > :after', { after });
+    const rows = await qb.orderBy('r.name', 'ASC').take(limit + 1).getMany();
+    const items = rows.slice(0, limit);
+    ctx.body = page(items.map(runnerJson), rows.length > limit ? cursor.encode(items[items.length - 1]!.name) : null);
+  });
+
+  router.post('/runners', requireScope('write'), async (ctx) => {
+    const input = validateCreate(jsonBody(ctx));
+    const now = new Date();
+    const runner = Object.assign(new Runner(), { id: newId('runner'), workspaceId: ctx.state.caller.workspaceId, createdAt: now, updatedAt: now });
+    apply(runner, input, true);
+    await dataSource.transaction(async (manager) => {
+      await checkSelection(manager, runner);
+      await uniqueName('Runner', runner.name, () => manager.getRepository(Runner).insert(runner));
+    });
+    ctx.status = 201;
+    ctx.set('Location', `/v1/runners/${encodeURIComponent(runner.name)}`);
+    ctx.body = runnerJson(runner);
+  });
+
+  router.get('/runners/:runnerName', async (ctx) => {
+    ctx.body = runnerJson(await load(dataSource.manager, ctx));
+  });
+
+  router.get('/runners/:runnerName/test-cases', async (ctx) => {
+    const runner = await load(dataSource.manager, ctx);
+    const selected = await resolveRunnerSelection(dataSource.manager, runner);
+    ctx.body = page(selected.map(testCaseJson), null);
+  });
+
+  for (const [method, validate, replace] of [
+    ['put', validateReplace, true],
+    ['patch', validatePatch, false],
+  ] as const) {
+    router[method]('/runners/:runnerName', requireScope('write'), async (ctx) => {
+      const input = validate(jsonBody(ctx));
+      ctx.body = runnerJson(
+        await dataSource.transaction(async (manager) => {
+          const runner = await load(manager, ctx);
+          apply(runner, input, replace);
+          runner.updatedAt = new Date();
+          await checkSelection(manager, runner);
+          return uniqueName('Runner', runner.name, () => manager.getRepository(Runner).save(runner));
+        }),
+      );
+    });
+  }
+
+  router.delete('/runners/:runnerName', requireScope('write'), async (ctx) => {
+    const runner = await load(dataSource.manager, ctx);
+    await repo.delete({ id: runner.id });
+    ctx.status = 204;
+  });
+
+  return router;
+}

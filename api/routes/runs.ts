@@ -1,0 +1,229 @@
+/**
+ * Runs (spec "Run", "States and transitions", "Endpoints").
+ *
+ *   POST /v1/runs                      {runner, environment, timeout?, variables?}           → 201
+ *   GET  /v1/runs                      listing: runner, environment, status, trigger, limit,
+ *                                      orderBy=createdAt, order=desc|asc, cursor
+ *   GET  /v1/runs/{runId}              status; progress and estimatedCompletion while running;
+ *                                      result, summary, duration, completedAt once completed;
+ *                                      error once failed
+ *   GET  /v1/runs/{runId}/results      runId, status, result, summary, duration, completedAt, details
+ *   POST /v1/runs/{runId}/cancel       requests cancellation; the run ends `failed` ("Run cancelled") → 202
+ *
+ * Starting and cancelling need scope `run`. `timeout` is in seconds (default 1800, at most
+ * ASSAY_MAX_RUN_TIMEOUT_SECONDS); `duration` is in milliseconds.
+ */
+import Router from '@koa/router';
+import type { Repository } from 'typeorm';
+import { newId, runWorkflowId } from '../../src/ids';
+import { Environment, Run, Runner, RunTestCaseResult } from '../../src/store/entities';
+import { RUN_STATUSES, type RunStatus, type Variables } from '../../src/domain/types';
+import type { RunLiveState } from '../../workflows/definitions';
+import type { RunLauncher } from '../../src/temporal/run-launcher';
+import { requireScope } from '../auth';
+import type { ApiDeps, AppContext, AppState } from '../context';
+import { fieldError, Problem } from '../problem';
+import { bodyValidator, cursor, jsonBody, queryEnum, queryInt, queryString } from '../validation';
+import { iso, nameSchema, page, variablesSchema } from './shared';
+
+interface RunInput {
+  runner: string;
+  environment: string;
+  timeout?: number;
+  variables?: Variables;
+}
+
+/** Default and largest page of the run listing. */
+const RUN_PAGE = { default: 20, max: 200 } as const;
+
+function links(run: Run, launcher: RunLauncher) {
+  return { self: `/v1/runs/${run.id}`, results: `/v1/runs/${run.id}/results`, temporal: launcher.uiLink(run) };
+}
+
+/** The run document. `live` (from the workflow query) refines progress while the run is running. */
+export function runJson(run: Run, launcher: RunLauncher, live?: RunLiveState | null) {
+  const doc: Record<string, unknown> = {
+    runId: run.id,
+    status: run.status,
+    runner: run.runnerName,
+    environment: run.environmentName,
+    trigger: run.trigger,
+    timeout: run.timeoutSeconds,
+    variables: run.variables,
+    createdAt: iso(run.createdAt),
+  };
+  if (run.context) doc.context = run.context;
+  if (run.startedAt) doc.startedAt = iso(run.startedAt);
+  if (run.status === 'running') {
+    doc.progress = live?.progress ?? {
+      completed: run.progressCompleted,
+      total: run.progressTotal,
+      percentage: run.progressTotal === 0 ? 0 : Math.round((run.progressCompleted / run.progressTotal) * 1000) / 10,
+    };
+    const eta = live?.estimatedCompletion ?? iso(run.estimatedCompletion);
+    const deadline = run.startedAt ? new Date(run.startedAt.getTime() + run.timeoutSeconds * 1000).toISOString() : undefined;
+    doc.estimatedCompletion = eta ?? deadline;
+  }
+  if (run.status === 'completed') doc.result = run.result;
+  if (run.status === 'completed' || run.status === 'failed') {
+    if (run.summary) doc.summary = run.summary;
+    if (run.duration !== null) doc.duration = run.duration;
+    doc.completedAt = iso(run.completedAt);
+  }
+  if (run.status === 'failed') doc.error = run.error ?? 'The run failed';
+  doc.links = links(run, launcher);
+  return doc;
+}
+
+async function loadRun(repo: Repository<Run>, ctx: AppContext): Promise<Run> {
+  const runId = ctx.params.runId!;
+  const run = await repo.findOneBy({ id: runId, workspaceId: ctx.state.caller.workspaceId });
+  if (!run) throw new Problem('not-found', `Run "${runId}" does not exist.`);
+  return run;
+}
+
+export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const repo = dataSource.getRepository(Run);
+  const validateRun = bodyValidator<RunInput>({
+    type: 'object',
+    required: ['runner', 'environment'],
+    additionalProperties: false,
+    properties: {
+      runner: nameSchema,
+      environment: nameSchema,
+      timeout: { type: 'integer', minimum: 1, maximum: config.runs.maxTimeoutSeconds },
+      variables: variablesSchema,
+    },
+  });
+
+  router.post('/runs', requireScope('run'), async (ctx) => {
+    const input = validateRun(jsonBody(ctx));
+    const workspaceId = ctx.state.caller.workspaceId;
+    const [runner, environment] = await Promise.all([
+      dataSource.getRepository(Runner).findOneBy({ workspaceId, name: input.runner }),
+      dataSource.getRepository(Environment).findOneBy({ workspaceId, name: input.environment }),
+    ]);
+    const errors = [
+      ...(runner ? [] : [fieldError(['runner'], `runner "${input.runner}" does not exist`)]),
+      ...(environment ? [] : [fieldError(['environment'], `environment "${input.environment}" does not exist`)]),
+    ];
+    if (errors.length > 0) throw new Problem('unknown-reference', errors.map((e) => e.detail).join('; '), { errors });
+
+    const id = newId('run');
+    const run = repo.create({
+      id,
+      workspaceId,
+      runnerId: runner!.id,
+      runnerName: runner!.name,
+      environmentId: environment!.id,
+      environmentName: environment!.name,
+      status: 'queued',
+      result: null,
+      trigger: 'api',
+      workflowId: runWorkflowId(id),
+      timeoutSeconds: input.timeout ?? config.runs.defaultTimeoutSeconds,
+      variables: input.variables ?? {},
+      context: null,
+      error: null,
+      summary: null,
+      progressCompleted: 0,
+      progressTotal: 0,
+      estimatedCompletion: null,
+      duration: null,
+      createdAt: new Date(),
+      startedAt: null,
+      completedAt: null,
+    });
+    await repo.save(run);
+    try {
+      await launcher.start(run);
+    } catch (err) {
+      // Leave no run `queued` forever: record why it never started.
+      logger.warn({ err, runId: id }, 'could not start run workflow');
+      await repo.update(
+        { id, status: 'queued' },
+        { status: 'failed', error: 'The run could not be started: the workflow service is unavailable.', completedAt: new Date(), duration: 0 },
+      );
+      throw new Problem('temporal-unavailable', `Run ${id} could not be started: the workflow service is unavailable. Retry later.`, { runId: id });
+    }
+    ctx.status = 201;
+    ctx.set('Location', `/v1/runs/${id}`);
+    ctx.body = { runId: id, status: run.status, runner: run.runnerName, environment: run.environmentName, createdAt: iso(run.createdAt), links: links(run, launcher) };
+  });
+
+  router.get('/runs', async (ctx) => {
+    const limit = queryInt(ctx, 'limit', RUN_PAGE.default, 1, RUN_PAGE.max);
+    queryEnum(ctx, 'orderBy', ['createdAt'] as const, 'createdAt');
+    const order = queryEnum(ctx, 'order', ['desc', 'asc'] as const, 'desc');
+    const status = queryString(ctx, 'status');
+    if (status !== undefined) queryEnum(ctx, 'status', RUN_STATUSES, 'queued');
+    const qb = repo.createQueryBuilder('run').where('run.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    const runner = queryString(ctx, 'runner');
+    const environment = queryString(ctx, 'environment');
+    const trigger = queryString(ctx, 'trigger');
+    if (runner) qb.andWhere('run.runnerName = :runner', { runner });
+    if (environment) qb.andWhere('run.environmentName = :environment', { environment });
+    if (status) qb.andWhere('run.status = :status', { status: status as RunStatus });
+    if (trigger) qb.andWhere('run.trigger = :trigger', { trigger });
+    const after = cursor.decode<[string, string]>(ctx);
+    if (after) {
+      const cmp = order === 'desc' ? '<' : '>';
+      qb.andWhere(`(run.createdAt ${cmp} :ac OR (run.createdAt = :ac AND run.id ${cmp} :ai))`, { ac: new Date(after[0]), ai: after[1] });
+    }
+    const dir = order === 'desc' ? 'DESC' : 'ASC';
+    const rows = await qb.orderBy('run.createdAt', dir).addOrderBy('run.id', dir).take(limit + 1).getMany();
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    ctx.body = page(
+      items.map((r) => runJson(r, launcher)),
+      rows.length > limit && last ? cursor.encode([last.createdAt.toISOString(), last.id]) : null,
+    );
+  });
+
+  router.get('/runs/:runId', async (ctx) => {
+    const run = await loadRun(repo, ctx);
+    const live = run.status === 'running' ? await launcher.liveState(run, config.api.queryDeadlineMs) : null;
+    ctx.body = runJson(run, launcher, live);
+  });
+
+  router.get('/runs/:runId/results', async (ctx) => {
+    const run = await loadRun(repo, ctx);
+    const rows = await dataSource.getRepository(RunTestCaseResult).find({ where: { runId: run.id }, order: { position: 'ASC' } });
+    const doc: Record<string, unknown> = { runId: run.id, status: run.status, runner: run.runnerName, environment: run.environmentName };
+    if (run.status === 'completed') doc.result = run.result;
+    if (run.summary) doc.summary = run.summary;
+    else {
+      const count = (s: string) => rows.filter((r) => r.status === s).length;
+      doc.summary = { total: run.progressTotal, passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
+    }
+    if (run.duration !== null) doc.duration = run.duration;
+    if (run.completedAt) doc.completedAt = iso(run.completedAt);
+    if (run.status === 'failed') doc.error = run.error;
+    if (run.context) doc.context = run.context;
+    doc.details = { testCases: rows.map((r) => r.detail) };
+    doc.links = links(run, launcher);
+    ctx.body = doc;
+  });
+
+  router.post('/runs/:runId/cancel', requireScope('run'), async (ctx) => {
+    const run = await loadRun(repo, ctx);
+    if (run.status === 'completed' || run.status === 'failed') {
+      throw new Problem('run-finished', `Run ${run.id} has already ended (${run.status}).`, { status: run.status });
+    }
+    let found: boolean;
+    try {
+      found = await launcher.cancel(run);
+    } catch {
+      throw new Problem('temporal-unavailable', 'The workflow service is unavailable; the run could not be cancelled. Retry later.');
+    }
+    if (!found) {
+      // No workflow behind the row: end it here so it does not stay open.
+      await repo.update({ id: run.id, status: run.status }, { status: 'failed', error: 'Run cancelled', completedAt: new Date(), duration: 0 });
+    }
+    ctx.status = 202;
+    ctx.body = { runId: run.id, status: found ? run.status : 'failed', cancelRequested: true };
+  });
+
+  return router;
+}

@@ -1,0 +1,190 @@
+/**
+ * Test cases (spec "Test case"): addressed by id, filed in folders, labelled with tags.
+ *
+ *   GET    /v1/test-cases?folder=&tags=a,b     list: `folder` selects it and its subfolders; `tags`
+ *                                              (comma-separated) keeps test cases carrying all of them;
+ *                                              ordered by folder then name; `limit`, `cursor`
+ *   POST   /v1/test-cases                      create {name, folder?, description?, tags?, flow}   → 201
+ *   GET    /v1/test-cases/{testCaseId}
+ *   PUT    /v1/test-cases/{testCaseId}         replace {name, folder?, description?, tags?, flow}  → 200
+ *   PATCH  /v1/test-cases/{testCaseId}         any of {tags, name, folder, description, flow}       → 200
+ *   DELETE /v1/test-cases/{testCaseId}         also removes it from runners that list it          → 204
+ *
+ * A flow is validated as a whole before anything is stored (src/domain/flow-validation.ts).
+ */
+import Router from '@koa/router';
+import type { EntityManager } from 'typeorm';
+import { newId } from '../../src/ids';
+import { Runner, TestCase, TestCaseTag } from '../../src/store/entities';
+import { normaliseFolder } from '../../src/store/folders';
+import { tagsOf, testCaseQuery } from '../../src/store/test-cases';
+import { assignNodeIds, validateFlow } from '../../src/domain/flow-validation';
+import type { FlowNode } from '../../src/domain/types';
+import { requireScope } from '../auth';
+import type { ApiDeps, AppContext, AppState } from '../context';
+import { Problem } from '../problem';
+import { bodyValidator, cursor, issuesProblem, jsonBody, queryInt, queryString } from '../validation';
+import { iso, page, PAGE } from './shared';
+import { isUniqueViolation } from '../../src/store/errors';
+
+interface TestCaseInput {
+  name: string;
+  folder?: string;
+  description?: string;
+  tags?: string[];
+  flow: unknown;
+}
+
+const TAG = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^,]+$' } as const;
+const fields = {
+  name: { type: 'string', minLength: 1, maxLength: 200 },
+  folder: { type: 'string', maxLength: 255 },
+  description: { type: 'string', maxLength: 2000 },
+  tags: { type: 'array', maxItems: 50, uniqueItems: true, items: TAG },
+  // The flow's own shape is checked by validateFlow, with paths inside the flow.
+  flow: { type: 'array' },
+};
+const validateFull = bodyValidator<TestCaseInput>({ type: 'object', required: ['name', 'flow'], additionalProperties: false, properties: fields });
+const validatePatch = bodyValidator<Partial<TestCaseInput>>({ type: 'object', additionalProperties: false, minProperties: 1, properties: fields });
+
+/** The JSON form of a test case. */
+export function testCaseJson(tc: TestCase) {
+  return {
+    id: tc.id,
+    name: tc.name,
+    folder: tc.folder,
+    description: tc.description,
+    tags: tagsOf(tc),
+    flow: tc.flow,
+    createdAt: iso(tc.createdAt),
+    updatedAt: iso(tc.updatedAt),
+  };
+}
+
+/** Validates a flow and gives its nodes ids; 400 naming the node at fault. */
+function checkedFlow(flow: unknown): FlowNode[] {
+  const issues = validateFlow(flow, ['flow']);
+  if (issues.length > 0) throw issuesProblem(issues);
+  return assignNodeIds(flow as FlowNode[]);
+}
+
+async function load(manager: EntityManager, ctx: AppContext): Promise<TestCase> {
+  const id = ctx.params.testCaseId!;
+  const tc = await manager.getRepository(TestCase).findOne({ where: { id, workspaceId: ctx.state.caller.workspaceId }, relations: { tagRows: true } });
+  if (!tc) throw new Problem('not-found', `Test case "${id}" does not exist.`);
+  return tc;
+}
+
+/** Saves a test case and replaces its tag rows, in the caller's transaction; 409 on a taken name. */
+async function save(manager: EntityManager, tc: TestCase, tags: string[]): Promise<TestCase> {
+  try {
+    // Tags are written below, by hand: the cascade would null out removed tag rows instead of deleting them.
+    const { tagRows: _tags, ...columns } = tc;
+    await manager.getRepository(TestCase).save(manager.getRepository(TestCase).create(columns));
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw new Problem('name-taken', `A test case named "${tc.name}" already exists in folder "${tc.folder}".`, {
+        errors: [{ field: 'name', pointer: '#/name', detail: 'is already taken in this folder' }],
+      });
+    }
+    throw err;
+  }
+  const tagRepo = manager.getRepository(TestCaseTag);
+  await tagRepo.delete({ testCaseId: tc.id });
+  if (tags.length > 0) await tagRepo.insert(tags.map((tag) => ({ testCaseId: tc.id, tag })));
+  tc.tagRows = tags.map((tag) => Object.assign(new TestCaseTag(), { testCaseId: tc.id, tag }));
+  return tc;
+}
+
+export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>();
+
+  router.get('/test-cases', async (ctx) => {
+    const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
+    const tagsParam = queryString(ctx, 'tags');
+    const tags = tagsParam ? [...new Set(tagsParam.split(',').map((t) => t.trim()).filter(Boolean))] : [];
+    const qb = testCaseQuery(dataSource.manager, ctx.state.caller.workspaceId, { folder: queryString(ctx, 'folder'), tags });
+    const after = cursor.decode<[string, string]>(ctx);
+    if (after) qb.andWhere('(tc.folder > :af OR (tc.folder = :af AND tc.name > :an))', { af: after[0], an: after[1] });
+    const rows = await qb.orderBy('tc.folder', 'ASC').addOrderBy('tc.name', 'ASC').take(limit + 1).getMany();
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    ctx.body = page(items.map(testCaseJson), rows.length > limit && last ? cursor.encode([last.folder, last.name]) : null);
+  });
+
+  router.post('/test-cases', requireScope('write'), async (ctx) => {
+    const input = validateFull(jsonBody(ctx));
+    const flow = checkedFlow(input.flow);
+    const now = new Date();
+    const tc = Object.assign(new TestCase(), {
+      id: newId('testCase'),
+      workspaceId: ctx.state.caller.workspaceId,
+      name: input.name,
+      folder: normaliseFolder(input.folder ?? ''),
+      description: input.description ?? '',
+      flow,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const saved = await dataSource.transaction((manager) => save(manager, tc, input.tags ?? []));
+    ctx.status = 201;
+    ctx.set('Location', `/v1/test-cases/${saved.id}`);
+    ctx.body = testCaseJson(saved);
+  });
+
+  router.get('/test-cases/:testCaseId', async (ctx) => {
+    ctx.body = testCaseJson(await load(dataSource.manager, ctx));
+  });
+
+  router.put('/test-cases/:testCaseId', requireScope('write'), async (ctx) => {
+    const input = validateFull(jsonBody(ctx));
+    const flow = checkedFlow(input.flow);
+    ctx.body = testCaseJson(
+      await dataSource.transaction(async (manager) => {
+        const tc = await load(manager, ctx);
+        Object.assign(tc, {
+          name: input.name,
+          folder: normaliseFolder(input.folder ?? ''),
+          description: input.description ?? '',
+          flow,
+          updatedAt: new Date(),
+        });
+        return save(manager, tc, input.tags ?? []);
+      }),
+    );
+  });
+
+  router.patch('/test-cases/:testCaseId', requireScope('write'), async (ctx) => {
+    const patch = validatePatch(jsonBody(ctx));
+    const flow = patch.flow === undefined ? undefined : checkedFlow(patch.flow);
+    ctx.body = testCaseJson(
+      await dataSource.transaction(async (manager) => {
+        const tc = await load(manager, ctx);
+        if (patch.name !== undefined) tc.name = patch.name;
+        if (patch.folder !== undefined) tc.folder = normaliseFolder(patch.folder);
+        if (patch.description !== undefined) tc.description = patch.description;
+        if (flow !== undefined) tc.flow = flow;
+        tc.updatedAt = new Date();
+        return save(manager, tc, patch.tags ?? tagsOf(tc));
+      }),
+    );
+  });
+
+  router.delete('/test-cases/:testCaseId', requireScope('write'), async (ctx) => {
+    await dataSource.transaction(async (manager) => {
+      const tc = await load(manager, ctx);
+      // Runners that list it by id forget it in the same transaction, so none points at nothing.
+      const runners = await manager.getRepository(Runner).findBy({ workspaceId: tc.workspaceId });
+      for (const runner of runners.filter((r) => r.testCaseIds.includes(tc.id))) {
+        runner.testCaseIds = runner.testCaseIds.filter((id) => id !== tc.id);
+        runner.updatedAt = new Date();
+        await manager.getRepository(Runner).save(runner);
+      }
+      await manager.getRepository(TestCaseTag).delete({ testCaseId: tc.id });
+      await manager.getRepository(TestCase).delete({ id: tc.id });
+    });
+    ctx.status = 204;
+  });
+
+  return router;
+}

@@ -1,0 +1,41 @@
+// Lint: typescript-eslint's recommended rules, floating promises as errors (a forgotten await on
+// an activity or workflow API is a bug), and the workflow sandbox's import restrictions.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.assay/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O libraries.
+    files: ['workflows/**/*.ts', 'src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code may not use Node built-ins.' })),
+          patterns: [
+            { group: ['typeorm', 'mysql2', 'better-sqlite3', 'undici', 'pino', 'koa', '@koa/*', 'isolated-vm', 'esbuild'], message: 'No I/O libraries in workflow code.' },
+            { group: ['**/store/**', '**/api/**', '**/activities/*', '!**/activities'], message: 'Workflow code imports only pure modules (types from activities are fine).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.mjs', '**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

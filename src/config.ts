@@ -1,0 +1,135 @@
+/**
+ * Assay configuration, read once from environment variables.
+ *
+ * Every setting has a default that works on a developer machine with nothing but Node 24 and the
+ * Temporal dev server. README.md ("Configuration") lists the same variables for users.
+ *
+ * Units: every `*Ms` field is milliseconds, every `*Seconds` field is seconds, sizes are bytes.
+ * A variable that is set but malformed stops start-up with a {@link ConfigError} naming it.
+ */
+import path from 'node:path';
+
+/** Which store the service uses: MySQL/MariaDB when `DATABASE_URL` is set, else an embedded SQLite file. */
+export type DatabaseConfig =
+  | { type: 'mysql'; url: string }
+  | { type: 'sqlite'; file: string };
+
+export interface AssayConfig {
+  /** Folder for the embedded database, the dev API key and other local state (`ASSAY_DATA_DIR`, default `.assay`). */
+  dataDir: string;
+  database: DatabaseConfig;
+  temporal: {
+    /** gRPC address of the Temporal frontend (`TEMPORAL_ADDRESS`, default `127.0.0.1:7233`). */
+    address: string;
+    /** Temporal namespace (`TEMPORAL_NAMESPACE`, default `default`). */
+    namespace: string;
+    /** Task queue of run workflows and their activities (`ASSAY_TASK_QUEUE`, default `assay-runs`). */
+    taskQueue: string;
+    /** Base URL of the Temporal Web UI, used for links in run documents (`TEMPORAL_UI_URL`). */
+    uiUrl: string;
+  };
+  api: {
+    /** Interface the HTTP server binds to (`ASSAY_HOST`, default `127.0.0.1`). */
+    host: string;
+    /** Port of the REST API, incoming webhooks and mocks (`ASSAY_PORT`, default 8080). */
+    port: number;
+    /** Address users reach the API at, used in links (`ASSAY_PUBLIC_URL`). */
+    publicUrl: string;
+    /** Requests per minute allowed per API key before 429 (`ASSAY_RATE_LIMIT_PER_MINUTE`, default 1200). */
+    rateLimitPerMinute: number;
+    /** How long GET /v1/runs/{id} waits for a worker to answer the progress query (`ASSAY_QUERY_DEADLINE_MS`, default 2000). */
+    queryDeadlineMs: number;
+    /** Largest accepted request body (`ASSAY_MAX_BODY_BYTES`, default 1 MiB). */
+    maxBodyBytes: number;
+  };
+  runs: {
+    /** Run timeout when POST /v1/runs gives none, seconds (spec: clients use 1800). */
+    defaultTimeoutSeconds: number;
+    /** Largest run timeout accepted, seconds (`ASSAY_MAX_RUN_TIMEOUT_SECONDS`, default 86400). */
+    maxTimeoutSeconds: number;
+    /** How API nodes execute: `local` (local activities) or `normal` activities (`ASSAY_API_NODE_ACTIVITY`). */
+    apiNodeActivity: 'local' | 'normal';
+    /** Per-request timeout when an API node sets none (`ASSAY_REQUEST_TIMEOUT_MS`, default 30000). */
+    requestTimeoutMs: number;
+    /** Response body bytes kept for assertions; the rest is cut off and flagged (`ASSAY_MAX_RESPONSE_BYTES`, default 256 KiB). */
+    maxResponseBytes: number;
+  };
+  /** pino log level (`ASSAY_LOG_LEVEL`, default `info`). */
+  logLevel: string;
+}
+
+/** Thrown at start-up when an environment variable is set to something unusable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(name, `expected an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function databaseFrom(env: NodeJS.ProcessEnv, dataDir: string): DatabaseConfig {
+  const url = env.DATABASE_URL;
+  if (url === undefined || url === '') return { type: 'sqlite', file: path.join(dataDir, 'assay.db') };
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (!file) throw new ConfigError('DATABASE_URL', 'sqlite: URL needs a file path, e.g. sqlite://.assay/assay.db');
+    return { type: 'sqlite', file };
+  }
+  if (!/^(mysql|mariadb):\/\//.test(url)) {
+    throw new ConfigError('DATABASE_URL', 'expected mysql://user:password@host:port/database or sqlite://path');
+  }
+  return { type: 'mysql', url: url.replace(/^mariadb:/, 'mysql:') };
+}
+
+/** Reads the configuration from `env` (default `process.env`). Throws {@link ConfigError} on a malformed value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
+  const dataDir = path.resolve(env.ASSAY_DATA_DIR || '.assay');
+  const port = integer(env, 'ASSAY_PORT', 8080, 0, 65535);
+  return {
+    dataDir,
+    database: databaseFrom(env, dataDir),
+    temporal: {
+      address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
+      namespace: env.TEMPORAL_NAMESPACE || 'default',
+      taskQueue: env.ASSAY_TASK_QUEUE || 'assay-runs',
+      uiUrl: (env.TEMPORAL_UI_URL || 'http://localhost:8233').replace(/\/$/, ''),
+    },
+    api: {
+      host: env.ASSAY_HOST || '127.0.0.1',
+      port,
+      publicUrl: (env.ASSAY_PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
+      rateLimitPerMinute: integer(env, 'ASSAY_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
+      queryDeadlineMs: integer(env, 'ASSAY_QUERY_DEADLINE_MS', 2000, 50, 60_000),
+      maxBodyBytes: integer(env, 'ASSAY_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    },
+    runs: {
+      defaultTimeoutSeconds: 1800,
+      maxTimeoutSeconds: integer(env, 'ASSAY_MAX_RUN_TIMEOUT_SECONDS', 86_400, 1, 30 * 86_400),
+      apiNodeActivity: oneOf(env, 'ASSAY_API_NODE_ACTIVITY', ['local', 'normal'] as const, 'local'),
+      requestTimeoutMs: integer(env, 'ASSAY_REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
+      maxResponseBytes: integer(env, 'ASSAY_MAX_RESPONSE_BYTES', 256 * 1024, 1024, 1024 * 1024),
+    },
+    logLevel: env.ASSAY_LOG_LEVEL || 'info',
+  };
+}

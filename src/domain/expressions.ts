@@ -1,0 +1,134 @@
+/**
+ * JSONata evaluation that is safe inside Temporal's workflow sandbox.
+ *
+ * Two hazards of JSONata in a workflow (../shared/research/temporal.md §2.4):
+ * - it throws plain objects (`{code, message, position}`), not `Error`s; uncaught, they fail the
+ *   workflow task forever instead of failing the node;
+ * - its `timeout` option reads `Date.now()`, which is frozen during a workflow activation, so a
+ *   runaway expression never times out.
+ *
+ * So every evaluation here is wrapped: errors become {@link ExpressionError}, and a step budget
+ * counted through JSONata's `__evaluate_entry` hook stops runaway expressions. The count is
+ * deterministic (same expression, same input, same count), so a replay takes the same path.
+ *
+ * Pure module: no I/O, no Node built-ins (imported by workflow code).
+ */
+import jsonata from 'jsonata';
+
+/** Limits on one evaluation. Defaults bound an evaluation to well under a second on a 2-core machine. */
+export interface EvaluationLimits {
+  /** Evaluation steps (JSONata AST node visits) before the evaluation is stopped. */
+  maxSteps: number;
+  /** Maximum nesting depth of evaluation (recursion). */
+  maxDepth: number;
+  /** Maximum length of a sequence JSONata builds. */
+  maxSequence: number;
+}
+
+export const DEFAULT_LIMITS: EvaluationLimits = { maxSteps: 200_000, maxDepth: 500, maxSequence: 1_000_000 };
+
+/** An expression that could not be compiled or evaluated. `code` is JSONata's error code or ASSAY_BUDGET. */
+export class ExpressionError extends Error {
+  constructor(
+    message: string,
+    readonly expression: string,
+    readonly code: string,
+    readonly position?: number,
+  ) {
+    super(message);
+    this.name = 'ExpressionError';
+  }
+}
+
+interface JsonataErrorShape {
+  code?: string;
+  message?: string;
+  position?: number;
+  token?: string;
+}
+
+function toExpressionError(err: unknown, expression: string): ExpressionError {
+  if (err instanceof ExpressionError) return err;
+  const e = (err ?? {}) as JsonataErrorShape;
+  const code = typeof e.code === 'string' ? e.code : 'UNKNOWN';
+  const detail = typeof e.message === 'string' ? e.message : String(err);
+  const at = typeof e.position === 'number' ? ` at position ${e.position}` : '';
+  return new ExpressionError(`${detail}${at} in expression "${expression}"`, expression, code, e.position);
+}
+
+const BUDGET_CODE = 'ASSAY_BUDGET';
+const compiled = new Map<string, jsonata.Expression>();
+
+function compile(expression: string, limits: EvaluationLimits): jsonata.Expression {
+  const key = `${limits.maxSteps}/${limits.maxDepth}/${limits.maxSequence}/${expression}`;
+  let expr = compiled.get(key);
+  if (!expr) {
+    try {
+      // `stack` and `sequence` are JSONata 2.x guardrails; `timeout` is deliberately not used (see above).
+      expr = jsonata(expression, { stack: limits.maxDepth, sequence: limits.maxSequence } as never);
+    } catch (err) {
+      throw toExpressionError(err, expression);
+    }
+    // The entry hook runs before every AST node is evaluated. Its counter lives on the evaluation's own
+    // root frame (`environment.base`), so concurrent evaluations of one compiled expression do not share it.
+    const maxSteps = limits.maxSteps;
+    expr.assign(Symbol.for('jsonata.__evaluate_entry') as never, (_node: unknown, _input: unknown, environment: StepFrame) => {
+      const base = environment.base;
+      base.assaySteps = (base.assaySteps ?? 0) + 1;
+      if (base.assaySteps > maxSteps) {
+        throw {
+          code: BUDGET_CODE,
+          message: `Expression stopped after ${maxSteps} evaluation steps (runaway loop or recursion?)`,
+        };
+      }
+    });
+    if (compiled.size > 5000) compiled.clear();
+    compiled.set(key, expr);
+  }
+  return expr;
+}
+
+/** The part of JSONata's evaluation frame the step hook uses. */
+interface StepFrame {
+  base: { assaySteps?: number };
+}
+
+/**
+ * Checks that `expression` parses. Returns null when it does, else the error (for API validation).
+ */
+export function checkExpression(expression: string): ExpressionError | null {
+  try {
+    compile(expression, DEFAULT_LIMITS);
+    return null;
+  } catch (err) {
+    return toExpressionError(err, expression);
+  }
+}
+
+/**
+ * Evaluates a JSONata `expression` against `input`, with `bindings` as `$name` variables.
+ *
+ * @returns the value (JSONata sequences are turned into plain arrays); `undefined` when nothing matched.
+ * @throws ExpressionError on a parse error, an evaluation error, or when a limit is reached.
+ */
+export async function evaluateExpression(
+  expression: string,
+  input: unknown,
+  bindings: Record<string, unknown> = {},
+  limits: EvaluationLimits = DEFAULT_LIMITS,
+): Promise<unknown> {
+  const expr = compile(expression, limits);
+  try {
+    const result = await expr.evaluate(input, bindings);
+    return normalise(result);
+  } catch (err) {
+    throw toExpressionError(err, expression);
+  }
+}
+
+/** JSONata returns arrays tagged as sequences and may return functions; make the value plain data. */
+function normalise(value: unknown): unknown {
+  if (typeof value === 'function') return undefined;
+  if (Array.isArray(value)) return value.map(normalise);
+  return value;
+}

@@ -1,0 +1,67 @@
+/**
+ * `{{name}}` placeholders in API node URLs, headers and bodies.
+ *
+ * Rules (spec "Local request" and issue 2):
+ * - `{{name}}` is replaced by the variable `name` (names are case-sensitive; spaces inside the
+ *   braces are ignored). Values are written as text: 5 becomes "5", true becomes "true".
+ * - An unknown name stays as written, braces included, so a typo is visible in the request.
+ * - Dynamic values: `{{$guid}}` (a UUID v4), `{{$timestamp}}` (Unix seconds), `{{$isoTimestamp}}`
+ *   (ISO 8601 UTC), `{{$randomInt}}` (0 to 1000). In a workflow their sources are Temporal's
+ *   deterministic `uuid4()`, `Date.now()` and `Math.random()`, so replay gives the same values.
+ * - In a JSON body every string (keys too) is templated; numbers, booleans and nulls stay as they are.
+ *
+ * Pure module (imported by workflow code).
+ */
+import type { Variables } from './types';
+
+/** Sources of the dynamic `{{$...}}` values. */
+export interface DynamicSources {
+  uuid(): string;
+  /** Epoch milliseconds. */
+  now(): number;
+  /** A number in [0, 1). */
+  random(): number;
+}
+
+const PLACEHOLDER = /\{\{\s*([$A-Za-z_][\w.$-]*)\s*\}\}/g;
+
+function dynamicValue(name: string, dynamic: DynamicSources): string | undefined {
+  switch (name) {
+    case '$guid':
+    case '$uuid':
+    case '$randomUUID':
+      return dynamic.uuid();
+    case '$timestamp':
+      return String(Math.floor(dynamic.now() / 1000));
+    case '$isoTimestamp':
+      return new Date(dynamic.now()).toISOString();
+    case '$randomInt':
+      return String(Math.floor(dynamic.random() * 1001));
+    default:
+      return undefined;
+  }
+}
+
+/** Replaces placeholders in one string. */
+export function fillTemplate(text: string, variables: Variables, dynamic: DynamicSources): string {
+  if (!text.includes('{{')) return text;
+  return text.replace(PLACEHOLDER, (whole, name: string) => {
+    if (Object.prototype.hasOwnProperty.call(variables, name)) return String(variables[name]);
+    if (name.startsWith('$')) return dynamicValue(name, dynamic) ?? whole;
+    return whole;
+  });
+}
+
+/** Replaces placeholders in every string inside a JSON value (object keys included). */
+export function fillTemplates<T>(value: T, variables: Variables, dynamic: DynamicSources): T {
+  if (typeof value === 'string') return fillTemplate(value, variables, dynamic) as T;
+  if (Array.isArray(value)) return value.map((v) => fillTemplates(v, variables, dynamic)) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[fillTemplate(k, variables, dynamic)] = fillTemplates(v, variables, dynamic);
+    }
+    return out as T;
+  }
+  return value;
+}

@@ -1,0 +1,29 @@
+/**
+ * Identifiers: a type prefix and a ULID (time-ordered, 26 Crockford base-32 characters), for example
+ * `run_01JD3Z8Q0W5T3V2X1Y0Z9A8B7C`. Sorting ids sorts by creation time (DESIGN.md, "Decisions").
+ */
+import { monotonicFactory } from 'ulid';
+
+const next = monotonicFactory();
+
+/** Prefixes of every identifier kind Assay hands out. */
+export const ID_PREFIXES = {
+  workspace: 'ws',
+  apiKey: 'key',
+  environment: 'env',
+  testCase: 'tc',
+  runner: 'rnr',
+  run: 'run',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+/** A new identifier of `kind`. */
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${next()}`;
+}
+
+/** Workflow id of a run: spec'd by issue 2 as `run-<runId>`. */
+export function runWorkflowId(runId: string): string {
+  return `run-${runId}`;
+}

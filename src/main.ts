@@ -1,0 +1,136 @@
+/**
+ * Assay's entry point: `node dist/src/main.js <command>`.
+ *
+ *   api      the REST API (applies migrations first)
+ *   worker   the Temporal worker (waits for the schema)
+ *   all      API and worker in one process
+ *   dev      everything for a developer: a Temporal dev server (UI on 8233, history in
+ *            <dataDir>/temporal.db), migrations, a default workspace and API key, API and worker;
+ *            prints the URLs and the key
+ *   migrate  apply migrations and exit
+ *
+ * Configuration comes from environment variables (src/config.ts, README "Configuration").
+ */
+import type { DataSource } from 'typeorm';
+import path from 'node:path';
+import { loadConfig, type AssayConfig } from './config';
+import { createLogger } from './logger';
+import { openStore, startApi, startWorker, ensureDevKey } from './server';
+import { openDataSource } from './store/data-source';
+import { startDevServer, waitForTemporal } from './temporal/dev-server';
+
+type Stopper = () => Promise<void>;
+
+function onSignal(stoppers: Stopper[], logger: ReturnType<typeof createLogger>): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    for (const s of [...stoppers].reverse()) await s().catch((err) => logger.error({ err }, 'error during shutdown'));
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** The worker must not run before the API has migrated the schema: wait for it (up to 2 minutes). */
+async function waitForSchema(config: AssayConfig, logger: ReturnType<typeof createLogger>): Promise<DataSource> {
+  const until = Date.now() + 120_000;
+  for (;;) {
+    const dataSource = await openDataSource(config.database).catch(() => undefined);
+    if (dataSource && !(await dataSource.showMigrations())) return dataSource;
+    await dataSource?.destroy();
+    if (Date.now() > until) throw new Error('The database schema is not migrated; start the API (or `main.js migrate`) first.');
+    logger.info('waiting for the database schema');
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
+async function temporalIsUp(address: string): Promise<boolean> {
+  return waitForTemporal(address, 1500).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function main(): Promise<void> {
+  const command = process.argv[2] ?? 'all';
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const stoppers: Stopper[] = [];
+  onSignal(stoppers, logger);
+
+  switch (command) {
+    case 'migrate': {
+      const ds = await openStore(config, logger);
+      await ds.destroy();
+      return;
+    }
+    case 'api': {
+      const ds = await openStore(config, logger);
+      stoppers.push(() => ds.destroy());
+      const api = await startApi(config, ds, logger);
+      stoppers.push(() => api.close());
+      return;
+    }
+    case 'worker': {
+      const ds = await waitForSchema(config, logger);
+      stoppers.push(() => ds.destroy());
+      const worker = await startWorker(config, ds, logger);
+      stoppers.push(() => worker.shutdown());
+      await worker.running;
+      return;
+    }
+    case 'all':
+    case 'dev': {
+      if (command === 'dev' && !(await temporalIsUp(config.temporal.address))) {
+        const [ip, port] = config.temporal.address.split(':');
+        const server = await startDevServer({
+          ip,
+          port: Number(port),
+          uiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
+          dbFile: path.join(config.dataDir, 'temporal.db'),
+          logFile: path.join(config.dataDir, 'temporal.log'),
+        });
+        stoppers.push(() => server.stop());
+        if (server.uiUrl) config.temporal.uiUrl = server.uiUrl;
+        logger.info({ address: server.address, ui: server.uiUrl }, 'Temporal dev server started');
+      }
+      const ds = await openStore(config, logger);
+      stoppers.push(() => ds.destroy());
+      const worker = await startWorker(config, ds, logger);
+      stoppers.push(() => worker.shutdown());
+      const api = await startApi(config, ds, logger);
+      stoppers.push(() => api.close());
+      if (command === 'dev') {
+        const key = await ensureDevKey(config, ds);
+        const store = config.database.type === 'sqlite' ? `SQLite file ${config.database.file}` : 'MySQL (DATABASE_URL)';
+        process.stdout.write(
+          [
+            '',
+            'Assay is running.',
+            `  API:              ${api.url}/v1   (health: ${api.url}/healthz)`,
+            `  Temporal Web UI:  ${config.temporal.uiUrl}`,
+            `  Temporal:         ${config.temporal.address}`,
+            `  Store:            ${store}`,
+            `  Dev API key:      ${key}`,
+            '',
+            `  Try: curl -H "Authorization: Bearer ${key}" ${api.url}/v1/workspaces`,
+            '  Stop with Ctrl-C.',
+            '',
+          ].join('\n'),
+        );
+      }
+      await worker.running;
+      return;
+    }
+    default:
+      throw new Error(`Unknown command "${command}". Use one of: api, worker, all, dev, migrate.`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exit(1);
+});

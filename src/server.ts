@@ -1,0 +1,75 @@
+/**
+ * Process wiring shared by the entry points: open the store, serve the API, run the worker.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import type { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import type { AssayConfig } from './config';
+import { migrate, openDataSource } from './store/data-source';
+import { createRunLauncher, type RunLauncher } from './temporal/run-launcher';
+import { startRunWorker, type RunWorkerHandle } from './temporal/worker';
+import { createApp } from '../api/app';
+import { ensureWorkspace, findKey, issueKey } from './keys';
+
+/** Opens the store and applies pending migrations. */
+export async function openStore(config: AssayConfig, logger: Logger): Promise<DataSource> {
+  const dataSource = await openDataSource(config.database);
+  const applied = await migrate(dataSource);
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  return dataSource;
+}
+
+export interface ApiHandle {
+  server: Server;
+  launcher: RunLauncher;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves the REST API on the configured host and port (port 0: a free one). */
+export async function startApi(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<ApiHandle> {
+  const launcher = createRunLauncher(config);
+  const app = createApp({ config, dataSource, runs: launcher, logger });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.api.port, config.api.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.api.port;
+  const url = `http://${config.api.host === '0.0.0.0' ? 'localhost' : config.api.host}:${port}`;
+  logger.info({ url }, 'API listening');
+  return {
+    server,
+    launcher,
+    url,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await launcher.close();
+    },
+  };
+}
+
+/** Starts the worker. */
+export function startWorker(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<RunWorkerHandle> {
+  return startRunWorker({ config, dataSource, logger });
+}
+
+/**
+ * Dev mode: makes sure workspace "default" exists with an API key, keeps the key in
+ * `<dataDir>/dev-api-key` (mode 600) so that it can be printed at every start, and returns it.
+ */
+export async function ensureDevKey(config: AssayConfig, dataSource: DataSource): Promise<string> {
+  const file = path.join(config.dataDir, 'dev-api-key');
+  if (fs.existsSync(file)) {
+    const saved = fs.readFileSync(file, 'utf8').trim();
+    if (saved && (await findKey(dataSource.manager, saved))) return saved;
+  }
+  const workspace = await ensureWorkspace(dataSource.manager, 'default');
+  const { key } = await issueKey(dataSource.manager, workspace.id, { name: 'dev', scope: 'write' });
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}

@@ -1,0 +1,104 @@
+/**
+ * The TypeORM data source: MySQL 8 / MariaDB 10.11 through mysql2 when `DATABASE_URL` is set, else
+ * an embedded SQLite file through better-sqlite3 (so that running Assay needs nothing but Node 24).
+ *
+ * The schema is only ever changed by migrations (never `synchronize`); each dialect has its own
+ * folder under `migrations/`, generated from the same entities.
+ */
+import 'reflect-metadata';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DataSource } from 'typeorm';
+import type { DatabaseConfig } from '../config';
+import { ENTITIES } from './entities';
+
+/** Which MySQL-family server a URL points at; TypeORM reads MariaDB's catalogue differently. */
+export type MysqlFlavour = 'mysql' | 'mariadb';
+
+/** Asks the server for its version: MariaDB says so in `VERSION()`. */
+export async function detectMysqlFlavour(url: string): Promise<MysqlFlavour> {
+  const mysql = await import('mysql2/promise');
+  const connection = await mysql.createConnection({ uri: url, connectTimeout: 10_000 });
+  try {
+    const [rows] = await connection.query('SELECT VERSION() AS version');
+    const version = String((rows as Array<{ version: string }>)[0]?.version ?? '');
+    return /mariadb/i.test(version) ? 'mariadb' : 'mysql';
+  } finally {
+    await connection.end();
+  }
+}
+
+/**
+ * Builds (does not connect) a data source for `database`. For MySQL-family servers pass the
+ * flavour ({@link detectMysqlFlavour}); it defaults to `mysql`.
+ */
+export function createDataSource(
+  database: DatabaseConfig,
+  options: { logging?: boolean; flavour?: MysqlFlavour } = {},
+): DataSource {
+  // Both MySQL flavours share one migration folder: the SQL is the same.
+  const migrations = [path.join(__dirname, 'migrations', database.type, '*.js')];
+  if (database.type === 'mysql') {
+    return new DataSource({
+      type: options.flavour ?? 'mysql',
+      url: database.url,
+      entities: ENTITIES,
+      migrations,
+      migrationsTableName: 'assay_migrations',
+      synchronize: false,
+      logging: options.logging ?? false,
+      // Every timestamp is UTC on the wire; the connection time zone must not shift them.
+      timezone: 'Z',
+      charset: 'utf8mb4_unicode_ci',
+      poolSize: 10,
+      extra: { connectTimeout: 10_000 },
+    });
+  }
+  fs.mkdirSync(path.dirname(path.resolve(database.file)), { recursive: true });
+  return new DataSource({
+    type: 'better-sqlite3',
+    database: database.file,
+    entities: ENTITIES,
+    migrations,
+    migrationsTableName: 'assay_migrations',
+    synchronize: false,
+    logging: options.logging ?? false,
+    // WAL lets the API and the worker (two processes) read while one writes; writers wait up to 5 s.
+    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+      db.pragma('journal_mode = WAL');
+      db.pragma('busy_timeout = 5000');
+      db.pragma('foreign_keys = ON');
+    },
+  });
+}
+
+/** Detects the server flavour, builds the data source and connects it. */
+export async function openDataSource(database: DatabaseConfig, options: { logging?: boolean } = {}): Promise<DataSource> {
+  const flavour = database.type === 'mysql' ? await detectMysqlFlavour(database.url) : undefined;
+  return createDataSource(database, { ...options, flavour }).initialize();
+}
+
+/**
+ * Applies pending migrations. On MySQL a named lock serialises concurrent starters (API and worker
+ * starting together); SQLite serialises writers itself.
+ *
+ * @returns the names of the migrations applied now (empty when the schema was current).
+ */
+export async function migrate(dataSource: DataSource): Promise<string[]> {
+  if (dataSource.options.type !== 'mysql' && dataSource.options.type !== 'mariadb') {
+    return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
+  }
+  // GET_LOCK belongs to one connection, so hold it on a dedicated query runner.
+  const lockHolder = dataSource.createQueryRunner();
+  try {
+    const [row] = (await lockHolder.query(`SELECT GET_LOCK('assay_migrations', 60) AS locked`)) as Array<{ locked: number }>;
+    if (!row || Number(row.locked) !== 1) throw new Error('Could not take the migration lock within 60 s');
+    try {
+      return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
+    } finally {
+      await lockHolder.query(`SELECT RELEASE_LOCK('assay_migrations')`);
+    }
+  } finally {
+    await lockHolder.release();
+  }
+}

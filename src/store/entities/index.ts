@@ -1,0 +1,18 @@
+export { Workspace } from './workspace';
+export { ApiKey, KEY_SCOPES, type KeyScope } from './api-key';
+export { Environment } from './environment';
+export { TestCase, TestCaseTag } from './test-case';
+export { Runner, RUNNER_ORDERS, type RunnerOrder } from './runner';
+export { Run } from './run';
+export { RunTestCaseResult } from './run-test-case-result';
+
+import { Workspace } from './workspace';
+import { ApiKey } from './api-key';
+import { Environment } from './environment';
+import { TestCase, TestCaseTag } from './test-case';
+import { Runner } from './runner';
+import { Run } from './run';
+import { RunTestCaseResult } from './run-test-case-result';
+
+/** Every entity, for the data source. */
+export const ENTITIES = [Workspace, ApiKey, Environment, TestCase, TestCaseTag, Runner, Run, RunTestCaseResult];

@@ -1,0 +1,85 @@
+import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
+import { IdColumn, JsonColumn, TimestampColumn } from './columns';
+import type { RunPlan, RunResultValue, RunStatus, RunSummary, RunTrigger, Variables } from '../../domain/types';
+
+/**
+ * A run (spec "Run"): one execution of a runner against an environment, carried out by workflow
+ * `run-<id>`. The row is the source of truth for listings; live progress comes from the workflow.
+ */
+@Entity('runs')
+@Index('ix_runs_workspace_created', ['workspaceId', 'createdAt'])
+@Index('ix_runs_runner_env_created', ['workspaceId', 'runnerName', 'environmentName', 'createdAt'])
+export class Run {
+  @PrimaryColumn({ type: 'varchar', length: 40 })
+  id!: string;
+
+  @IdColumn()
+  workspaceId!: string;
+
+  @IdColumn({ nullable: true })
+  runnerId!: string | null;
+
+  @Column({ type: 'varchar', length: 100 })
+  runnerName!: string;
+
+  @IdColumn({ nullable: true })
+  environmentId!: string | null;
+
+  @Column({ type: 'varchar', length: 100 })
+  environmentName!: string;
+
+  @Column({ type: 'varchar', length: 12 })
+  status!: RunStatus;
+
+  @Column({ type: 'varchar', length: 12, nullable: true })
+  result!: RunResultValue | null;
+
+  @Column({ type: 'varchar', length: 12, default: 'api' })
+  trigger!: RunTrigger;
+
+  @Column({ type: 'varchar', length: 200 })
+  workflowId!: string;
+
+  /** Seconds. */
+  @Column({ type: 'int' })
+  timeoutSeconds!: number;
+
+  @JsonColumn()
+  variables!: Variables;
+
+  /** Caller context (incoming webhook fields, metadata); null for API runs without any. */
+  @JsonColumn({ nullable: true })
+  context!: Record<string, unknown> | null;
+
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
+
+  @JsonColumn({ nullable: true })
+  summary!: RunSummary | null;
+
+  @Column({ type: 'int', default: 0 })
+  progressCompleted!: number;
+
+  @Column({ type: 'int', default: 0 })
+  progressTotal!: number;
+
+  @TimestampColumn({ nullable: true })
+  estimatedCompletion!: Date | null;
+
+  /** Milliseconds from startedAt to completedAt. */
+  @Column({ type: 'int', nullable: true })
+  duration!: number | null;
+
+  /** The frozen plan (test cases, variables) written when the run starts; not loaded unless asked for. */
+  @JsonColumn({ nullable: true, select: false })
+  plan!: RunPlan | null;
+
+  @TimestampColumn()
+  createdAt!: Date;
+
+  @TimestampColumn({ nullable: true })
+  startedAt!: Date | null;
+
+  @TimestampColumn({ nullable: true })
+  completedAt!: Date | null;
+}

@@ -1,0 +1,44 @@
+import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
+import { IdColumn, JsonColumn, TimestampColumn } from './columns';
+
+/** Order of test cases selected by folder or tags (explicit ids always come first, in their order). */
+export const RUNNER_ORDERS = ['name', 'createdAt'] as const;
+export type RunnerOrder = (typeof RUNNER_ORDERS)[number];
+
+/** A runner: a named selection of test cases (by ids, folder or tags) with an order. */
+@Entity('runners')
+@Index('uq_runners_name', ['workspaceId', 'name'], { unique: true })
+export class Runner {
+  @PrimaryColumn({ type: 'varchar', length: 40 })
+  id!: string;
+
+  @IdColumn()
+  workspaceId!: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 1000, default: '' })
+  description!: string;
+
+  /** Test case ids run first, in this order. */
+  @JsonColumn()
+  testCaseIds!: string[];
+
+  /** Folder whose test cases (subfolders included) are selected; null selects none by folder. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  folder!: string | null;
+
+  /** Tags a test case must all carry to be selected; empty selects none by tags. */
+  @JsonColumn()
+  tags!: string[];
+
+  @Column({ type: 'varchar', length: 20, default: 'name' })
+  order!: RunnerOrder;
+
+  @TimestampColumn()
+  createdAt!: Date;
+
+  @TimestampColumn()
+  updatedAt!: Date;
+}

@@ -1,0 +1,51 @@
+import { Entity, PrimaryColumn, Column, Index, OneToMany, ManyToOne, JoinColumn } from 'typeorm';
+import { IdColumn, JsonColumn, TimestampColumn } from './columns';
+import type { FlowNode } from '../../domain/types';
+
+/** A test case: a named flow of nodes, filed in a folder and labelled with tags (spec "Test case"). */
+@Entity('test_cases')
+@Index('uq_test_cases_name', ['workspaceId', 'folder', 'name'], { unique: true })
+export class TestCase {
+  @PrimaryColumn({ type: 'varchar', length: 40 })
+  id!: string;
+
+  @IdColumn()
+  workspaceId!: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  name!: string;
+
+  /** Slash-separated folder path, '' for the top level. */
+  @Column({ type: 'varchar', length: 255, default: '' })
+  folder!: string;
+
+  @Column({ type: 'varchar', length: 2000, default: '' })
+  description!: string;
+
+  @JsonColumn()
+  flow!: FlowNode[];
+
+  @OneToMany(() => TestCaseTag, (t) => t.testCase, { cascade: true })
+  tagRows!: TestCaseTag[];
+
+  @TimestampColumn()
+  createdAt!: Date;
+
+  @TimestampColumn()
+  updatedAt!: Date;
+}
+
+/** One tag of a test case; a table of its own so that tag filters use an index. */
+@Entity('test_case_tags')
+@Index('ix_test_case_tags_tag', ['tag'])
+export class TestCaseTag {
+  @PrimaryColumn({ type: 'varchar', length: 40 })
+  testCaseId!: string;
+
+  @PrimaryColumn({ type: 'varchar', length: 100 })
+  tag!: string;
+
+  @ManyToOne(() => TestCase, (t) => t.tagRows, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'testCaseId' })
+  testCase!: TestCase;
+}

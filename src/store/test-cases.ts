@@ -1,0 +1,84 @@
+/**
+ * Queries over test cases shared by the REST API (listing) and the run activities (a runner's
+ * selection).
+ */
+import type { EntityManager, SelectQueryBuilder } from 'typeorm';
+import { TestCase, TestCaseTag, Runner } from './entities';
+import { folderCondition } from './folders';
+import type { TestCaseDefinition } from '../domain/types';
+
+/** Filters of a test case query. Both given: a test case must match both. */
+export interface TestCaseFilter {
+  /** Folder and its subfolders. */
+  folder?: string;
+  /** Tags a test case must all carry. */
+  tags?: string[];
+}
+
+/** A query builder over a workspace's test cases (with their tags) narrowed by `filter`. */
+export function testCaseQuery(manager: EntityManager, workspaceId: string, filter: TestCaseFilter): SelectQueryBuilder<TestCase> {
+  const qb = manager
+    .getRepository(TestCase)
+    .createQueryBuilder('tc')
+    .leftJoinAndSelect('tc.tagRows', 'tagRow')
+    .where('tc.workspaceId = :workspaceId', { workspaceId });
+  if (filter.folder !== undefined) {
+    const cond = folderCondition('tc.folder', filter.folder);
+    qb.andWhere(cond.sql, cond.params);
+  }
+  (filter.tags ?? []).forEach((tag, i) => {
+    const sub = manager
+      .getRepository(TestCaseTag)
+      .createQueryBuilder(`t${i}`)
+      .select('1')
+      .where(`t${i}.testCaseId = tc.id`)
+      .andWhere(`t${i}.tag = :tag${i}`);
+    qb.andWhere(`EXISTS (${sub.getQuery()})`, { [`tag${i}`]: tag });
+  });
+  return qb;
+}
+
+/** Tags of a loaded test case, sorted. */
+export function tagsOf(testCase: TestCase): string[] {
+  return (testCase.tagRows ?? []).map((t) => t.tag).sort();
+}
+
+/** The definition a run executes. */
+export function toDefinition(testCase: TestCase): TestCaseDefinition {
+  return { id: testCase.id, name: testCase.name, folder: testCase.folder, tags: tagsOf(testCase), flow: testCase.flow };
+}
+
+/**
+ * The test cases a runner selects, in run order: first `testCaseIds` in their order (ids that no
+ * longer exist are left out), then the test cases matching `folder` and `tags` (both when both are
+ * set) ordered by the runner's `order`, without repeating one already selected.
+ */
+export async function resolveRunnerSelection(manager: EntityManager, runner: Runner): Promise<TestCase[]> {
+  const selected: TestCase[] = [];
+  const seen = new Set<string>();
+  if (runner.testCaseIds.length > 0) {
+    const rows = await testCaseQuery(manager, runner.workspaceId, {})
+      .andWhere('tc.id IN (:...ids)', { ids: runner.testCaseIds })
+      .getMany();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const id of runner.testCaseIds) {
+      const tc = byId.get(id);
+      if (tc && !seen.has(id)) {
+        seen.add(id);
+        selected.push(tc);
+      }
+    }
+  }
+  if (runner.folder !== null || runner.tags.length > 0) {
+    const qb = testCaseQuery(manager, runner.workspaceId, { folder: runner.folder ?? undefined, tags: runner.tags });
+    if (runner.order === 'createdAt') qb.orderBy('tc.createdAt', 'ASC').addOrderBy('tc.id', 'ASC');
+    else qb.orderBy('tc.folder', 'ASC').addOrderBy('tc.name', 'ASC');
+    for (const tc of await qb.getMany()) {
+      if (!seen.has(tc.id)) {
+        seen.add(tc.id);
+        selected.push(tc);
+      }
+    }
+  }
+  return selected;
+}

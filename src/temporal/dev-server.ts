@@ -1,0 +1,123 @@
+/**
+ * Starts the Temporal CLI dev server (`temporal server start-dev`) as a child process and waits
+ * until its frontend answers, however long a cold start takes (up to `readyTimeoutMs`). The SDK's
+ * own launcher gives the server about 5 s, which a cold machine creating a new SQLite file can miss.
+ *
+ * Used by `make dev` (through `assay dev`) and by the test harness.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import { Connection } from '@temporalio/client';
+
+export interface DevServerOptions {
+  /** Path of the `temporal` binary; found by {@link findTemporalCli} when absent. */
+  binary?: string;
+  ip?: string;
+  /** Frontend gRPC port; a free one when 0 or absent. */
+  port?: number;
+  /** Web UI port; no UI when absent. */
+  uiPort?: number;
+  /** SQLite file that keeps history across restarts; in memory when absent. */
+  dbFile?: string;
+  namespace?: string;
+  readyTimeoutMs?: number;
+  /** Where the server's output goes (default: discarded). */
+  logFile?: string;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl?: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** The Temporal CLI binary: `TEMPORAL_CLI_PATH`, then `temporal` on PATH, then `~/go/bin`, `~/.cache/assay/bin`. */
+export function findTemporalCli(): string | undefined {
+  const candidates = [
+    process.env.TEMPORAL_CLI_PATH,
+    ...(process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'temporal')),
+    path.join(os.homedir(), 'go', 'bin', 'temporal'),
+    path.join(os.homedir(), '.cache', 'assay', 'bin', 'temporal'),
+  ];
+  return candidates.find((c): c is string => !!c && fs.existsSync(c));
+}
+
+/** A free TCP port on `ip`. */
+export function freePort(ip = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, ip, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until a Temporal frontend at `address` answers, or throws after `timeoutMs`. */
+export async function waitForTemporal(address: string, timeoutMs: number, namespace = 'default', isAlive: () => boolean = () => true): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < until) {
+    if (!isAlive()) throw new Error('the Temporal dev server exited during start-up');
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: '2 seconds' });
+      try {
+        await connection.workflowService.describeNamespace({ namespace });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (err) {
+      lastError = err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(`Temporal at ${address} not ready after ${timeoutMs} ms: ${(lastError as Error)?.message ?? 'no answer'}`);
+}
+
+/** Spawns the dev server and resolves once it answers. */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const binary = options.binary ?? findTemporalCli();
+  if (!binary) {
+    throw new Error('No Temporal CLI found. Install it with: go install github.com/temporalio/cli/cmd/temporal@v1.5.1 (or set TEMPORAL_CLI_PATH)');
+  }
+  const ip = options.ip ?? '127.0.0.1';
+  const port = options.port || (await freePort(ip));
+  const namespace = options.namespace ?? 'default';
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', namespace, '--log-level', 'warn'];
+  if (options.uiPort) args.push('--ui-port', String(options.uiPort), '--ui-ip', ip);
+  else args.push('--headless');
+  if (options.dbFile) {
+    fs.mkdirSync(path.dirname(path.resolve(options.dbFile)), { recursive: true });
+    args.push('--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
+  }
+  const out = options.logFile ? fs.openSync(options.logFile, 'a') : 'ignore';
+  const child = spawn(binary, args, { stdio: ['ignore', out, out], detached: false });
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const address = `${ip}:${port}`;
+  try {
+    await waitForTemporal(address, options.readyTimeoutMs ?? 120_000, namespace, () => !exited);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    address,
+    uiUrl: options.uiPort ? `http://${ip === '0.0.0.0' ? 'localhost' : ip}:${options.uiPort}` : undefined,
+    process: child,
+    async stop() {
+      if (exited) return;
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}

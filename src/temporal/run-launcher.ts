@@ -1,0 +1,100 @@
+/**
+ * The API's side of runs on Temporal: start a run's workflow, cancel it, ask it for live progress.
+ *
+ * The client connects lazily, so the API serves everything else while Temporal is down; starting a
+ * run then fails with {@link TemporalUnavailableError} and the API answers 503.
+ */
+import { Client, Connection, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import type { AssayConfig } from '../config';
+import type { Run } from '../store/entities';
+import { RUN_WORKFLOW_TYPE, runStateQuery, type RunLiveState, type RunWorkflowInput } from '../../workflows/definitions';
+import { registerSearchAttributes, SA_ENVIRONMENT, SA_RUNNER, SA_TRIGGER, SA_WORKSPACE } from './search-attributes';
+
+/** Temporal could not be reached or refused the call. */
+export class TemporalUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TemporalUnavailableError';
+  }
+}
+
+export interface RunLauncher {
+  /** Starts workflow `run-<runId>` for a stored `queued` run. @throws TemporalUnavailableError */
+  start(run: Run): Promise<void>;
+  /** Requests cancellation; false when no such workflow exists. @throws TemporalUnavailableError */
+  cancel(run: Run): Promise<boolean>;
+  /** The workflow's live state, or null when no worker answered within `deadlineMs`. */
+  liveState(run: Run, deadlineMs: number): Promise<RunLiveState | null>;
+  /** Link to the run in the Temporal Web UI. */
+  uiLink(run: Run): string;
+  close(): Promise<void>;
+}
+
+export function createRunLauncher(config: AssayConfig): RunLauncher {
+  const connection = Connection.lazy({ address: config.temporal.address, connectTimeout: '5 seconds' });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  let registered: Promise<unknown> | undefined;
+
+  /** Search attributes must exist before a start that sets them; register once per process. */
+  function ensureSearchAttributes(): Promise<unknown> {
+    registered ??= registerSearchAttributes(connection, config.temporal.namespace).catch((err) => {
+      registered = undefined;
+      throw err;
+    });
+    return registered;
+  }
+
+  return {
+    async start(run) {
+      const input: RunWorkflowInput = { runId: run.id };
+      try {
+        await ensureSearchAttributes();
+        await client.workflow.start(RUN_WORKFLOW_TYPE, {
+          taskQueue: config.temporal.taskQueue,
+          workflowId: run.workflowId,
+          args: [input],
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          typedSearchAttributes: [
+            { key: SA_WORKSPACE, value: run.workspaceId },
+            { key: SA_RUNNER, value: run.runnerName },
+            { key: SA_ENVIRONMENT, value: run.environmentName },
+            { key: SA_TRIGGER, value: run.trigger },
+          ],
+          staticSummary: `Run ${run.id}: runner "${run.runnerName}" on environment "${run.environmentName}"`.slice(0, 200),
+        });
+      } catch (err) {
+        throw new TemporalUnavailableError(`Could not start workflow ${run.workflowId}: ${(err as Error).message}`, { cause: err });
+      }
+    },
+
+    async cancel(run) {
+      try {
+        await client.workflow.getHandle(run.workflowId).cancel();
+        return true;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return false;
+        throw new TemporalUnavailableError(`Could not cancel workflow ${run.workflowId}: ${(err as Error).message}`, { cause: err });
+      }
+    },
+
+    async liveState(run, deadlineMs) {
+      try {
+        return await client.withDeadline(Date.now() + deadlineMs, () =>
+          client.workflow.getHandle(run.workflowId).query(runStateQuery),
+        );
+      } catch {
+        // No worker answered in time, or Temporal is down: the caller falls back to the stored row.
+        return null;
+      }
+    },
+
+    uiLink(run) {
+      return `${config.temporal.uiUrl}/namespaces/${encodeURIComponent(config.temporal.namespace)}/workflows/${encodeURIComponent(run.workflowId)}`;
+    },
+
+    async close() {
+      await connection.close();
+    },
+  };
+}
+

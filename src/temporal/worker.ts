@@ -1,0 +1,61 @@
+/**
+ * The worker: polls the run task queue and executes run workflows and their activities.
+ */
+import { NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import type { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import type { AssayConfig } from '../config';
+import { createActivities } from '../../activities';
+import { registerSearchAttributes } from './search-attributes';
+import { workflowSource } from './bundle';
+
+let runtimeInstalled = false;
+
+/** Routes the SDK's logs through our logger, once per process. */
+function installRuntime(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const log = (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) =>
+    logger[level]({ ...meta, source: 'temporal' }, message);
+  Runtime.install({
+    logger: { log: (level, message, meta) => log(level.toLowerCase() as 'info')(message, meta), trace: log('trace'), debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+  });
+}
+
+export interface RunWorkerHandle {
+  worker: Worker;
+  connection: NativeConnection;
+  /** Resolves when the worker has stopped (after `shutdown()`); rejects if it crashed. */
+  running: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Connects, registers search attributes, and starts polling. */
+export async function startRunWorker(deps: { config: AssayConfig; dataSource: DataSource; logger: Logger }): Promise<RunWorkerHandle> {
+  const { config, dataSource, logger } = deps;
+  installRuntime(logger);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  await registerSearchAttributes(connection, config.temporal.namespace);
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    ...workflowSource(),
+    activities: createActivities({ dataSource, config }),
+    // Let in-flight requests finish (or be retried elsewhere) on a graceful stop.
+    shutdownGraceTime: '10 seconds',
+  });
+  const running = worker.run();
+  logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'worker started');
+  return {
+    worker,
+    connection,
+    running,
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+      await connection.close();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * Names and message definitions of the run workflow, shared by the workflow, the worker and the
+ * API client (importing this module pulls in no workflow code).
+ */
+import { defineQuery } from '@temporalio/workflow';
+import type { RunProgress, RunStatus } from '../src/domain/types';
+
+/** Workflow type name of a run. */
+export const RUN_WORKFLOW_TYPE = 'runWorkflow';
+
+/** Input of the run workflow. Only ids go in: the plan is loaded by an activity (secrets stay out of the start event). */
+export interface RunWorkflowInput {
+  runId: string;
+  /** Set when the workflow continued as new to keep its history short. */
+  resume?: import('./run-state').ResumeState;
+}
+
+/** What the progress query answers. Times are ISO 8601 UTC. */
+export interface RunLiveState {
+  status: RunStatus;
+  progress: RunProgress;
+  startedAt?: string;
+  estimatedCompletion?: string;
+}
+
+/** Live state of a run: answered by a worker without adding history events. */
+export const runStateQuery = defineQuery<RunLiveState>('runState');

@@ -1,0 +1,4 @@
+/**
+ * Entry point of the workflow bundle: every workflow type the worker serves.
+ */
+export { runWorkflow } from './run';
