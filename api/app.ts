@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import type { ApiDeps, AppState } from './context';
+import compose from 'koa-compose';
+import type { ApiDeps, AppContext, AppState } from './context';
 import { errorHandler } from './errors';
 import { authenticate, defaultScope } from './auth';
 import { rateLimit } from './rate-limit';
@@ -40,6 +41,11 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     await next();
   });
   app.use(errorHandler(deps.logger));
+  // Nothing answered: a 404 problem (after the routers had their chance to answer 405).
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body == null) throw new Problem('not-found', `No route for ${ctx.method} ${ctx.path}.`);
+  });
 
   const root = new Router<AppState>();
   root.get('/healthz', async (ctx) => {
@@ -52,31 +58,27 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     ctx.body = { type: `/problems/${code}`, code, ...PROBLEMS[code] };
   });
 
-  const v1 = new Router<AppState>({ prefix: '/v1' });
-  v1.use(authenticate(deps.dataSource));
-  v1.use(rateLimit(deps.config.api.rateLimitPerMinute));
-  v1.use(defaultScope());
-  v1.use(jsonOnly);
-  v1.use(
+  // Everything under /v1: authentication, rate limit, scope, JSON-only bodies, body parsing.
+  const v1Pipeline = compose<AppContext>([
+    authenticate(deps.dataSource),
+    rateLimit(deps.config.api.rateLimitPerMinute),
+    defaultScope(),
+    jsonOnly,
     bodyParser({
       enableTypes: ['json'],
       // The list replaces the parser's defaults (it merges arrays by index), so it is given whole.
       extendTypes: { json: JSON_TYPES },
       jsonLimit: deps.config.api.maxBodyBytes,
       encoding: 'utf-8',
-    }),
-  );
-  for (const router of [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter]) {
-    const r = router(deps);
-    v1.use(r.routes(), r.allowedMethods({ throw: true }));
-  }
-
+    }) as unknown as Koa.Middleware<AppState>,
+  ]);
   app.use(root.routes());
   app.use(root.allowedMethods());
-  app.use(v1.routes());
-  app.use(v1.allowedMethods({ throw: true }));
-  app.use((ctx) => {
-    throw new Problem('not-found', `No route for ${ctx.method} ${ctx.path}.`);
-  });
+  app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1Pipeline(ctx, next) : next()));
+  for (const router of [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter]) {
+    const r = router(deps).prefix('/v1');
+    app.use(r.routes());
+    app.use(r.allowedMethods({ throw: true }));
+  }
   return app;
 }

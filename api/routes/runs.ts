@@ -209,7 +209,7 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
   router.post('/runs/:runId/cancel', requireScope('run'), async (ctx) => {
     const run = await loadRun(repo, ctx);
     if (run.status === 'completed' || run.status === 'failed') {
-      throw new Problem('run-finished', `Run ${run.id} has already ended (${run.status}).`, { status: run.status });
+      throw new Problem('run-finished', `Run ${run.id} has already ended (${run.status}).`, { runStatus: run.status });
     }
     let found: boolean;
     try {

@@ -190,6 +190,7 @@ export function assignNodeIds(flow: FlowNode[]): FlowNode[] {
     let n = i + 1;
     while (used.has(`n${n}`)) n += 1;
     used.add(`n${n}`);
-    return { id: `n${n}`, ...node };
+    const { id: _missing, ...rest } = node;
+    return { id: `n${n}`, ...rest } as FlowNode;
   });
 }

@@ -16,9 +16,10 @@ export function normaliseFolder(folder: string): string {
 export function folderCondition(column: string, folder: string, param = 'folder'): { sql: string; params: Record<string, string> } {
   const f = normaliseFolder(folder);
   if (f === '') return { sql: '1=1', params: {} };
-  const escaped = f.replace(/[\\%_]/g, (c) => `\\${c}`);
+  // '!' as the LIKE escape: a backslash is read differently by MySQL and SQLite string literals.
+  const escaped = f.replace(/[!%_]/g, (c) => `!${c}`);
   return {
-    sql: `(${column} = :${param} OR ${column} LIKE :${param}Prefix ESCAPE '\\')`,
+    sql: `(${column} = :${param} OR ${column} LIKE :${param}Prefix ESCAPE '!')`,
     params: { [param]: f, [`${param}Prefix`]: `${escaped}/%` },
   };
 }

@@ -1,0 +1,136 @@
+/**
+ * A running Assay for tests: fresh database, API on a free loopback port, and (when asked) a
+ * worker on its own task queue, all against the shared real services (helpers/harness.ts).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import type { DataSource } from 'typeorm';
+import { loadConfig, type AssayConfig } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { migrate, openDataSource } from '../../src/store/data-source';
+import { ensureWorkspace, issueKey } from '../../src/keys';
+import type { KeyScope } from '../../src/store/entities';
+import { startApi, startWorker, type ApiHandle } from '../../src/server';
+import type { RunWorkerHandle } from '../../src/temporal/worker';
+import { freshDatabase, getServices, unique } from './harness';
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestApp {
+  url: string;
+  key: string;
+  workspaceId: string;
+  config: AssayConfig;
+  dataSource: DataSource;
+  api: ApiHandle;
+  worker?: RunWorkerHandle;
+  /** Calls the API with the app's key (or `options.key`); JSON in and out. */
+  request<T = any>(method: string, path: string, body?: unknown, options?: { key?: string | null; headers?: Record<string, string>; raw?: string }): Promise<Reply<T>>;
+  /** Issues another key in the same workspace (or a new one). */
+  issueKey(scope: KeyScope, workspace?: string): Promise<string>;
+  startWorker(): Promise<RunWorkerHandle>;
+  stop(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  dialect?: 'mysql' | 'sqlite';
+  worker?: boolean;
+  /** Extra environment for loadConfig (e.g. ASSAY_RATE_LIMIT_PER_MINUTE). */
+  env?: Record<string, string>;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const services = await getServices();
+  const db = await freshDatabase(options.dialect ?? 'mysql');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-app-'));
+  const config = loadConfig({
+    ASSAY_DATA_DIR: dataDir,
+    TEMPORAL_ADDRESS: services.temporalAddress,
+    ASSAY_TASK_QUEUE: unique('assay-test'),
+    ASSAY_PORT: '0',
+    ASSAY_HOST: '127.0.0.1',
+    ASSAY_LOG_LEVEL: process.env.ASSAY_TEST_LOG_LEVEL ?? 'silent',
+    ...options.env,
+  });
+  config.database = db.database;
+  const logger = createLogger(config.logLevel, 'assay-test');
+  const dataSource = await openDataSource(config.database);
+  await migrate(dataSource);
+  const workspace = await ensureWorkspace(dataSource.manager, 'default');
+  const { key } = await issueKey(dataSource.manager, workspace.id, { name: 'test', scope: 'write' });
+  const api = await startApi(config, dataSource, logger);
+
+  const app: TestApp = {
+    url: api.url,
+    key,
+    workspaceId: workspace.id,
+    config,
+    dataSource,
+    api,
+    async request(method, p, body, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      const useKey = opts.key === undefined ? key : opts.key;
+      if (useKey !== null) headers.authorization = `Bearer ${useKey}`;
+      let payload: string | undefined = opts.raw;
+      if (body !== undefined) {
+        payload = JSON.stringify(body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(`${api.url}${p}`, { method, headers, body: payload });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        /* not JSON: keep the text */
+      }
+      return { status: res.status, headers: res.headers, body: parsed as never };
+    },
+    async issueKey(scope, workspaceName) {
+      const ws = workspaceName ? await ensureWorkspace(dataSource.manager, workspaceName) : workspace;
+      return (await issueKey(dataSource.manager, ws.id, { name: `test-${scope}`, scope })).key;
+    },
+    async startWorker() {
+      app.worker = await startWorker(config, dataSource, logger);
+      return app.worker;
+    },
+    async stop() {
+      await app.worker?.shutdown();
+      await api.close();
+      await dataSource.destroy();
+      await db.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  if (options.worker) await app.startWorker();
+  return app;
+}
+
+/** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */
+export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await fn();
+      if (value) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Waits until run `runId` is completed or failed; returns the run document. */
+export async function waitForRun(app: TestApp, runId: string, timeoutMs = 60_000): Promise<any> {
+  return eventually(async () => {
+    const res = await app.request('GET', `/v1/runs/${runId}`);
+    return res.body.status === 'completed' || res.body.status === 'failed' ? res.body : undefined;
+  }, timeoutMs, 150);
+}
