@@ -76,6 +76,10 @@ function decodeBody(text: string, contentType: string | undefined, truncated: bo
  *   in bytes and the elapsed time in ms; or `error`/`errorCode` when no response arrived.
  */
 export async function sendHttpRequest(req: ResolvedRequest): Promise<HttpExchange> {
+  return { ...(await exchange(req)), finishedAtMs: Date.now() };
+}
+
+async function exchange(req: ResolvedRequest): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   let url: URL;

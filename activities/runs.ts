@@ -6,20 +6,23 @@
  * - `finishRun` changes only a run that has not ended yet.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { In, type DataSource } from 'typeorm';
+import { In, type DataSource, type EntityManager } from 'typeorm';
 import type { AssayConfig } from '../src/config';
 import { Environment, Run, Runner, RunTestCaseResult } from '../src/store/entities';
 import { jsonValue } from '../src/store/entities/columns';
 import { resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 
-export interface RecordTestCaseInput {
+export interface ProgressInput {
   runId: string;
-  position: number;
-  result: TestCaseResult;
   progress: { completed: number; total: number };
   /** Epoch ms of the workflow's estimate, or undefined. */
   estimatedCompletionMs?: number;
+}
+
+export interface RecordTestCaseInput extends ProgressInput {
+  position: number;
+  result: TestCaseResult;
 }
 
 export interface FinishRunInput {
@@ -34,6 +37,18 @@ export interface FinishRunInput {
 
 /** Non-retryable failure types, so the workflow can tell a broken setup from a passing outage. */
 export const RUN_SETUP_FAILED = 'RunSetupFailed';
+
+/** Writes a running run's progress columns. */
+async function updateProgress(manager: EntityManager, input: ProgressInput): Promise<void> {
+  await manager.getRepository(Run).update(
+    { id: input.runId, status: 'running' },
+    {
+      progressCompleted: input.progress.completed,
+      progressTotal: input.progress.total,
+      estimatedCompletion: input.estimatedCompletionMs ? new Date(input.estimatedCompletionMs) : null,
+    },
+  );
+}
 
 export function createRunActivities(dataSource: DataSource, config: AssayConfig) {
   return {
@@ -105,15 +120,13 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig)
           },
           ['runId', 'position'],
         );
-        await manager.getRepository(Run).update(
-          { id: input.runId, status: 'running' },
-          {
-            progressCompleted: input.progress.completed,
-            progressTotal: input.progress.total,
-            estimatedCompletion: input.estimatedCompletionMs ? new Date(input.estimatedCompletionMs) : null,
-          },
-        );
+        await updateProgress(manager, input);
       });
+    },
+
+    /** Stores progress mid-test-case (the workflow's checkpoint). No-op once the run has ended. */
+    async saveProgress(input: ProgressInput): Promise<void> {
+      await updateProgress(dataSource.manager, input);
     },
 
     /** Ends the run: `completed` with its result, or `failed` with its error. No-op on a run that already ended. */

@@ -27,8 +27,10 @@ export interface InterpreterEnv {
   dynamic: DynamicSources;
   /** Sends a request (an activity); `summary` labels it in the Temporal Web UI. */
   sendHttp(request: ResolvedRequest, summary: string): Promise<HttpExchange>;
-  /** Called after each node, for progress. */
-  onNodeDone(): void;
+  /** Called before each node; throws to stop the run (its deadline has passed). */
+  beforeNode(): void;
+  /** Called after each node: progress and checkpoints. */
+  afterNode(): Promise<void>;
 }
 
 /** Per-test-case state visible to expressions. */
@@ -139,10 +141,11 @@ export async function runTestCase(testCase: TestCaseDefinition, env: Interpreter
     },
   };
   for (const node of testCase.flow) {
+    env.beforeNode();
     const nodeResult = await runNode(node, env, state);
     state.result.nodes.push(nodeResult);
     state.result.duration += nodeResult.duration;
-    env.onNodeDone();
+    await env.afterNode();
   }
   state.result.duration = Math.round(state.result.duration * 10) / 10;
   if (state.result.nodes.some((n) => n.status === 'failed')) state.result.status = 'failed';

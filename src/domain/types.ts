@@ -116,6 +116,12 @@ export interface HttpExchange {
   error?: string;
   /** Stable code of a network failure, e.g. ECONNREFUSED, TIMEOUT. */
   errorCode?: string;
+  /**
+   * Epoch ms (worker clock) when the exchange ended. Recorded in history with the result, so the
+   * workflow can read time deterministically between local activities, whose results arrive within
+   * one workflow task where the workflow clock does not move.
+   */
+  finishedAtMs: number;
 }
 
 export interface AssertionResult {

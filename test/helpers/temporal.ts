@@ -1,0 +1,37 @@
+/**
+ * Temporal helpers for tests: a client on the shared server, workflow status, and recording of
+ * workflow histories as replay fixtures (when ASSAY_RECORD_HISTORIES=1).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { getServices } from './harness';
+
+let client: Promise<Client> | undefined;
+
+/** A client on the shared Temporal server (closed with the process). */
+export function temporalClient(): Promise<Client> {
+  client ??= getServices().then(async ({ temporalAddress }) => new Client({ connection: await Connection.connect({ address: temporalAddress }) }));
+  return client;
+}
+
+/** Execution status name of a workflow: RUNNING, COMPLETED, FAILED, CANCELLED, ... */
+export async function workflowStatus(workflowId: string): Promise<string> {
+  const description = await (await temporalClient()).workflow.getHandle(workflowId).describe();
+  return description.status.name;
+}
+
+/** Folder of the committed replay fixtures. */
+export const HISTORY_FIXTURES = path.resolve(__dirname, '../../../test/fixtures/histories');
+
+/**
+ * With ASSAY_RECORD_HISTORIES=1, writes the history of `workflowId` to the fixtures as `<name>.json`
+ * (all executions of a continued-as-new chain are not followed: the first execution is written).
+ */
+export async function recordHistory(name: string, workflowId: string): Promise<void> {
+  if (process.env.ASSAY_RECORD_HISTORIES !== '1') return;
+  const history = await (await temporalClient()).workflow.getHandle(workflowId).fetchHistory();
+  fs.mkdirSync(HISTORY_FIXTURES, { recursive: true });
+  fs.writeFileSync(path.join(HISTORY_FIXTURES, `${name}.json`), `${historyToJSON(history)}\n`);
+}
