@@ -92,6 +92,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig)
             apiNodeActivity: config.runs.apiNodeActivity,
             requestTimeoutMs: config.runs.requestTimeoutMs,
             maxResponseBytes: config.runs.maxResponseBytes,
+            testCasesPerExecution: config.runs.testCasesPerExecution,
           },
         };
         await runs.update(

@@ -53,6 +53,8 @@ export interface AssayConfig {
     requestTimeoutMs: number;
     /** Response body bytes kept for assertions; the rest is cut off and flagged (`ASSAY_MAX_RESPONSE_BYTES`, default 256 KiB). */
     maxResponseBytes: number;
+    /** Test cases one workflow execution runs before continuing as new (`ASSAY_TEST_CASES_PER_EXECUTION`, default 200). */
+    testCasesPerExecution: number;
   };
   /** pino log level (`ASSAY_LOG_LEVEL`, default `info`). */
   logLevel: string;
@@ -129,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       apiNodeActivity: oneOf(env, 'ASSAY_API_NODE_ACTIVITY', ['local', 'normal'] as const, 'local'),
       requestTimeoutMs: integer(env, 'ASSAY_REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
       maxResponseBytes: integer(env, 'ASSAY_MAX_RESPONSE_BYTES', 256 * 1024, 1024, 1024 * 1024),
+      testCasesPerExecution: integer(env, 'ASSAY_TEST_CASES_PER_EXECUTION', 200, 1, 2000),
     },
     logLevel: env.ASSAY_LOG_LEVEL || 'info',
   };

@@ -18,7 +18,7 @@
  * clock readings the activities return (recorded in history, so replay sees the same), and cuts
  * each request's timeout to the time left. The final status is written from a non-cancellable scope.
  *
- * History stays bounded: after {@link TEST_CASES_PER_EXECUTION} test cases, or when Temporal
+ * History stays bounded: after `settings.testCasesPerExecution` test cases, or when Temporal
  * suggests it, the workflow continues as new carrying its counts.
  */
 import {
@@ -55,9 +55,6 @@ const finalStore = proxyActivities<Activities>({
 
 const http = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 const localHttp = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
-
-/** Test cases per workflow execution before continuing as new (Temporal may suggest it sooner). */
-const TEST_CASES_PER_EXECUTION = 200;
 
 /** Longest stretch of local activities before a normal activity ends the workflow task. */
 const CHECKPOINT_MS = 1000;
@@ -166,7 +163,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
         setCurrentDetails(book.details());
         ranHere += 1;
         const more = book.nextIndex < plan.testCases.length;
-        if (more && (ranHere >= TEST_CASES_PER_EXECUTION || workflowInfo().continueAsNewSuggested)) return 'continue';
+        if (more && (ranHere >= plan.settings.testCasesPerExecution || workflowInfo().continueAsNewSuggested)) return 'continue';
       }
       return 'done';
     });

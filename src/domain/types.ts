@@ -207,5 +207,7 @@ export interface RunPlan {
     apiNodeActivity: 'local' | 'normal';
     requestTimeoutMs: number;
     maxResponseBytes: number;
+    /** Test cases per workflow execution before continuing as new. */
+    testCasesPerExecution: number;
   };
 }

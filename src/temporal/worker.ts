@@ -17,10 +17,14 @@ function installRuntime(logger: Logger): void {
   runtimeInstalled = true;
   const log = (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) =>
     logger[level]({ ...meta, source: 'temporal' }, message);
-  Runtime.install({
+  try {
+    Runtime.install({
     logger: { log: (level, message, meta) => log(level.toLowerCase() as 'info')(message, meta), trace: log('trace'), debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
-  });
+    });
+  } catch {
+    // A runtime already exists in this process (a replay worker made one first): keep it.
+  }
 }
 
 export interface RunWorkerHandle {

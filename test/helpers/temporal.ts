@@ -31,7 +31,10 @@ export const HISTORY_FIXTURES = path.resolve(__dirname, '../../../test/fixtures/
  */
 export async function recordHistory(name: string, workflowId: string): Promise<void> {
   if (process.env.ASSAY_RECORD_HISTORIES !== '1') return;
-  const history = await (await temporalClient()).workflow.getHandle(workflowId).fetchHistory();
+  const handle = (await temporalClient()).workflow.getHandle(workflowId);
+  // The store says "completed" a moment before the workflow closes: wait for the close.
+  await handle.result().catch(() => undefined);
+  const history = await handle.fetchHistory();
   fs.mkdirSync(HISTORY_FIXTURES, { recursive: true });
   fs.writeFileSync(path.join(HISTORY_FIXTURES, `${name}.json`), `${historyToJSON(history)}\n`);
 }

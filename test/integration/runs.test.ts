@@ -206,3 +206,43 @@ describe('runs on Temporal', function () {
     expect(run.error).to.equal('Run could not start: Runner "gone" no longer exists');
   });
 });
+
+describe('long runs', function () {
+  this.timeout(120_000);
+  let app: TestApp;
+  let target: Target;
+
+  before(async () => {
+    [app, target] = await Promise.all([startTestApp({ worker: true, env: { ASSAY_TEST_CASES_PER_EXECUTION: '2' } }), startTarget()]);
+    await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
+  });
+  after(async () => {
+    await target?.close();
+    await app?.stop();
+  });
+
+  it('continue as new to keep history short, and still report one run with every result', async () => {
+    for (let i = 1; i <= 5; i++) {
+      await app.request('POST', '/v1/test-cases', {
+        name: `case ${i}`,
+        folder: 'long',
+        flow: [get(`{{base}}/users/${i}`, [{ target: 'response.body.id', operator: 'equals', expected: i }])],
+      });
+    }
+    await app.request('POST', '/v1/runners', { name: 'long', folder: 'long' });
+    const { runId } = (await app.request('POST', '/v1/runs', { runner: 'long', environment: 'local' })).body;
+    const run = await waitForRun(app, runId);
+    expect(run).to.include({ status: 'completed', result: 'passed' });
+    expect(run.summary).to.deep.equal({ total: 5, passed: 5, failed: 0, skipped: 0 });
+    const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
+    expect(results.details.testCases.map((c: { name: string }) => c.name)).to.deep.equal(['case 1', 'case 2', 'case 3', 'case 4', 'case 5']);
+    const client = await temporalClient();
+    const executions = await eventually(async () => {
+      const statuses: string[] = [];
+      for await (const wf of client.workflow.list({ query: `WorkflowId = "run-${runId}"` })) statuses.push(wf.status.name);
+      return statuses.length === 3 ? statuses.sort() : undefined;
+    }, 20_000, 300);
+    expect(executions).to.deep.equal(['COMPLETED', 'CONTINUED_AS_NEW', 'CONTINUED_AS_NEW']);
+    await recordHistory('continued-as-new-last-execution', `run-${runId}`);
+  });
+});
