@@ -3,7 +3,8 @@
  * asks for them:
  *
  * - MySQL/MariaDB: the server in `DATABASE_URL` when set (each test file gets its own fresh
- *   database on it), else a MySQL 8 container through testcontainers.
+ *   database on it); else one answering on 127.0.0.1:3306 as root without a password (unless
+ *   ASSAY_TEST_LOCAL_MYSQL=0); else a MySQL 8 container through testcontainers.
  * - Temporal: the frontend in `TEMPORAL_ADDRESS` when set; else the Temporal CLI dev server when a
  *   `temporal` binary is found (started here, waiting for readiness); else a container.
  *
@@ -22,9 +23,24 @@ interface Services {
 
 let services: Promise<Services> | undefined;
 
+/** A MySQL/MariaDB on this machine's default port with root and no password (as on Assay's dev machines). */
+const LOCAL_MYSQL = 'mysql://root@127.0.0.1:3306/';
+
+async function answers(url: string): Promise<boolean> {
+  const mysql = await import('mysql2/promise');
+  try {
+    const conn = await mysql.createConnection({ uri: url, connectTimeout: 2000 });
+    await conn.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function startMysql(): Promise<{ url: string; stop(): Promise<void> }> {
   const given = process.env.DATABASE_URL;
   if (given && /^(mysql|mariadb):/.test(given)) return { url: given.replace(/^mariadb:/, 'mysql:'), stop: async () => {} };
+  if (process.env.ASSAY_TEST_LOCAL_MYSQL !== '0' && (await answers(LOCAL_MYSQL))) return { url: LOCAL_MYSQL, stop: async () => {} };
   const { MySqlContainer } = await import('@testcontainers/mysql');
   const container = await new MySqlContainer('mysql:8.4').withRootPassword('assay').start();
   return { url: container.getConnectionUri(true), stop: async () => void (await container.stop()) };

@@ -1,0 +1,62 @@
+# Assay — make targets. Every target puts Node 24 and the Temporal CLI on PATH first
+# (scripts/env.sh installs them into ~/.cache/assay when missing).
+SHELL := /bin/bash
+ENV := . scripts/env.sh &&
+STAMP := node_modules/.assay-install-stamp
+
+.PHONY: install build dev run test test-unit lint bench demo up down record-histories clean
+
+## install: project dependencies (npm ci) and the compiled build
+install: $(STAMP) build
+
+# `npm install`, not `npm ci`: the registry these machines reach lacks some optional platform
+# packages of @swc/core (404), so npm records no lockfile entry for them and `npm ci` refuses the
+# lockfile. `npm install` installs the versions the lockfile pins all the same.
+$(STAMP): package.json package-lock.json
+	@$(ENV) npm install --no-audit --no-fund
+	@touch $(STAMP)
+
+## build: TypeScript to dist/ and the prebuilt workflow bundle
+build: $(STAMP)
+	@$(ENV) npm run --silent build
+
+## dev: everything locally (Temporal dev server + Web UI, store, API, worker); prints URLs and the dev key
+dev: install
+	@$(ENV) node --no-node-snapshot --enable-source-maps dist/src/main.js dev
+
+## run: API and worker in one process against TEMPORAL_ADDRESS (no dev server)
+run: install
+	@$(ENV) node --no-node-snapshot --enable-source-maps dist/src/main.js all
+
+## test: the whole suite (unit, store on MySQL/MariaDB and SQLite, API, runs on Temporal, replay)
+test: install
+	@$(ENV) npx mocha
+
+## test-unit: only the unit tests (no services)
+test-unit: install
+	@$(ENV) npx mocha --spec 'dist/test/unit/**/*.test.js'
+
+## lint: ESLint and the TypeScript checker
+lint: $(STAMP)
+	@$(ENV) npm run --silent lint
+
+## bench: run overhead against Newman and a plain undici loop (docs/benchmarks.md)
+bench: install
+	@$(ENV) node --no-node-snapshot dist/bench/run-overhead.js
+
+## demo: go-httpbin on loopback, a demo suite through the API, results printed
+demo: install
+	@$(ENV) scripts/demo.sh
+
+## up / down: the docker-compose stack (MySQL 8, Temporal on MySQL, Temporal UI, API, worker)
+up:
+	docker compose up -d --build
+down:
+	docker compose down
+
+## record-histories: refresh test/fixtures/histories (only for a deliberately compatible workflow change)
+record-histories: install
+	@$(ENV) ASSAY_RECORD_HISTORIES=1 npx mocha --spec dist/test/integration/runs.test.js --spec dist/test/integration/worker-restart.test.js
+
+clean:
+	rm -rf dist node_modules/.assay-install-stamp

@@ -1,0 +1,88 @@
+/**
+ * A whole Assay in one process for local use (`make demo`, `make bench`): a Temporal dev server
+ * unless one answers at TEMPORAL_ADDRESS, the store (DATABASE_URL or an embedded SQLite file in a
+ * temporary folder), the worker, the API on a free loopback port and a dev API key, plus a small
+ * JSON client for the API.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type AssayConfig } from './config';
+import { createLogger } from './logger';
+import { ensureDevKey, openStore, startApi, startWorker } from './server';
+import { startDevServer, waitForTemporal } from './temporal/dev-server';
+
+export interface LocalStack {
+  config: AssayConfig;
+  apiUrl: string;
+  key: string;
+  /** Calls the API; throws with the problem document on a 4xx/5xx. */
+  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export async function startLocalStack(env: Record<string, string> = {}): Promise<LocalStack> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-local-'));
+  const config = loadConfig({
+    ...process.env,
+    ASSAY_DATA_DIR: dataDir,
+    ASSAY_PORT: '0',
+    ASSAY_LOG_LEVEL: 'warn',
+    ASSAY_TASK_QUEUE: `local-${process.pid}-${Date.now()}`,
+    ...env,
+  });
+  const logger = createLogger(config.logLevel, 'assay');
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const up = process.env.TEMPORAL_ADDRESS ? await waitForTemporal(config.temporal.address, 1500).then(() => true, () => false) : false;
+    if (!up) {
+      const server = await startDevServer({ dbFile: path.join(dataDir, 'temporal.db') });
+      config.temporal.address = server.address;
+      stops.push(() => server.stop());
+    }
+    const dataSource = await openStore(config, logger);
+    stops.push(() => dataSource.destroy());
+    const worker = await startWorker(config, dataSource, logger);
+    stops.push(() => worker.shutdown());
+    const api = await startApi(config, dataSource, logger);
+    stops.push(() => api.close());
+    const key = await ensureDevKey(config, dataSource);
+    return {
+      config,
+      apiUrl: api.url,
+      key,
+      async call(method, p, body) {
+        const res = await fetch(`${api.url}${p}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const json = (await res.json()) as never;
+        if (res.status >= 400) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+        return json;
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Starts a run and polls until it ends; returns the run document. */
+export async function runAndWait<T = Record<string, unknown>>(
+  stack: LocalStack,
+  body: { runner: string; environment: string; timeout?: number; variables?: Record<string, string | number | boolean> },
+  pollMs = 10,
+): Promise<T & { runId: string; status: string }> {
+  const { runId } = await stack.call<{ runId: string }>('POST', '/v1/runs', body);
+  for (;;) {
+    const run = await stack.call<T & { runId: string; status: string }>('GET', `/v1/runs/${runId}`);
+    if (run.status === 'completed' || run.status === 'failed') return run;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
