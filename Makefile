@@ -29,7 +29,7 @@ run: install
 	@$(ENV) node --no-node-snapshot --enable-source-maps dist/src/main.js all
 
 ## test: the whole suite (unit, store on MySQL/MariaDB and SQLite, API, runs on Temporal, replay)
-test: install
+test: install lint
 	@$(ENV) npx mocha
 
 ## test-unit: only the unit tests (no services)

@@ -30,6 +30,9 @@ export interface RunLauncher {
   close(): Promise<void>;
 }
 
+/** How long starting a workflow may take before the API gives up and answers 503. */
+const START_DEADLINE_MS = 5000;
+
 export function createRunLauncher(config: AssayConfig): RunLauncher {
   const connection = Connection.lazy({ address: config.temporal.address, connectTimeout: '5 seconds' });
   const client = new Client({ connection, namespace: config.temporal.namespace });
@@ -48,8 +51,9 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
     async start(run) {
       const input: RunWorkflowInput = { runId: run.id };
       try {
-        await ensureSearchAttributes();
-        await client.workflow.start(RUN_WORKFLOW_TYPE, {
+        // The client retries an unreachable server for a long time; a caller waiting for a 503 should not.
+        await client.withDeadline(Date.now() + START_DEADLINE_MS, ensureSearchAttributes);
+        await client.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start(RUN_WORKFLOW_TYPE, {
           taskQueue: config.temporal.taskQueue,
           workflowId: run.workflowId,
           args: [input],
@@ -61,7 +65,7 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
             { key: SA_TRIGGER, value: run.trigger },
           ],
           staticSummary: `Run ${run.id}: runner "${run.runnerName}" on environment "${run.environmentName}"`.slice(0, 200),
-        });
+        }));
       } catch (err) {
         throw new TemporalUnavailableError(`Could not start workflow ${run.workflowId}: ${(err as Error).message}`, { cause: err });
       }
@@ -69,7 +73,7 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
 
     async cancel(run) {
       try {
-        await client.workflow.getHandle(run.workflowId).cancel();
+        await client.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.getHandle(run.workflowId).cancel());
         return true;
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return false;

@@ -380,3 +380,32 @@ describe('rate limiting', function () {
     expect((await app.request('GET', '/v1/workspaces', undefined, { key: other })).status).to.equal(200);
   });
 });
+
+describe('starting a run while Temporal is unreachable', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  before(async () => {
+    const net = await import('node:net');
+    const probe = net.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const { port } = probe.address() as import('node:net').AddressInfo;
+    await new Promise<void>((r) => probe.close(() => r()));
+    app = await startTestApp({ env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
+    await app.request('POST', '/v1/environments', { name: 'e' });
+    await app.request('POST', '/v1/runners', { name: 'r', folder: '' });
+  });
+  after(async () => {
+    await app?.stop();
+  });
+
+  it('answers 503 and records the run as failed with the reason, never leaving it queued', async () => {
+    const res = await app.request('POST', '/v1/runs', { runner: 'r', environment: 'e' });
+    expectProblem(res, 503, 'temporal-unavailable');
+    expect(res.body.runId).to.match(/^run_/);
+    const run = (await app.request('GET', `/v1/runs/${res.body.runId}`)).body;
+    expect(run.status).to.equal('failed');
+    expect(run.error).to.equal('The run could not be started: the workflow service is unavailable.');
+    // The rest of the API keeps working.
+    expect((await app.request('GET', '/v1/environments')).status).to.equal(200);
+  });
+});
