@@ -1,0 +1,524 @@
+/**
+ * The script sandbox: user scripts run in isolated-vm isolates (separate V8 heaps with a memory
+ * limit), never in the worker's own context.
+ *
+ * Isolation and speed:
+ * - Each run gets its own isolate and a fresh context in it, created on the run's first script and
+ *   reused by its later scripts (so libraries load once per run, not per hook), then released when
+ *   the run ends or has been idle for `contextIdleMs`. Runs never share a context or an isolate.
+ * - Spare isolates are kept warm; library scripts are compiled once per process and the V8 code
+ *   cache (`cachedData`, produced by this process only) makes later compiles cheap.
+ *   `createSnapshot` is not used: isolated-vm's maintainer advises against it and it aborts on Intl.
+ * - Each script is compiled inside a function of its own, so `var`s and hook functions of one
+ *   script never leak into the next; `$request`, `$response`, `$context`, `$log` and `console` are
+ *   that function's parameters.
+ *
+ * Limits: `memoryLimitMb` per isolate; `timeoutMs` of wall time per execution. isolated-vm's own
+ * timeout covers only synchronous code, so an execution still waiting after `timeoutMs` (on a
+ * fetch, a timer, a promise that never settles) disposes its isolate. A script that throws, times
+ * out or runs out of memory yields `ok: false` with the message and the line; nothing throws to the
+ * caller, and the next execution gets a healthy isolate.
+ *
+ * The bridged `fetch` goes through the host (undici) with `fetchTimeoutMs` and a response cap of
+ * `maxFetchBytes`.
+ */
+import { randomBytes } from 'node:crypto';
+import ivm from 'isolated-vm';
+import { Agent, interceptors, request } from 'undici';
+import { libraryManifest, librarySource, ownLibrary } from './libraries';
+
+export type HookName = 'beforeRequest' | 'afterResponse' | 'generateValue';
+
+/** A script configuration (spec "Scripts and libraries"): code and library URLs. */
+export interface ScriptConfig {
+  code: string;
+  libs?: string[];
+}
+
+export interface ScriptRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+export interface ScriptResponse {
+  status?: number;
+  headers: Record<string, string>;
+  body?: unknown;
+  /** Milliseconds. */
+  time: number;
+}
+
+export interface ScriptLog {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+}
+
+export interface ScriptInput {
+  /** The run the script belongs to: its context is kept for the run's later scripts. */
+  runId: string;
+  script: ScriptConfig;
+  /** The hook to call after the script's top level ran; none for a Script node. */
+  hook?: HookName;
+  request?: ScriptRequest;
+  response?: ScriptResponse;
+  variables: Record<string, unknown>;
+  /** Earlier nodes' requests and responses by node id (read-only in the script). */
+  nodes?: Record<string, unknown>;
+  /** Innermost loop: index, item. */
+  loop?: unknown;
+  testCase?: { id: string; name: string };
+  /** Names the script in stack traces, e.g. `n3.beforeRequest`. */
+  label: string;
+  /** Wall-time limit for this execution in ms (default: the sandbox's `timeoutMs`). */
+  timeoutMs?: number;
+}
+
+export interface ScriptError {
+  kind: 'error' | 'syntax' | 'timeout' | 'memory' | 'library';
+  message: string;
+  /** Line and column in the user's code, when known. */
+  line?: number;
+  column?: number;
+}
+
+export interface ScriptResult {
+  ok: boolean;
+  /** `$request` after the script (a beforeRequest hook may change it). */
+  request?: ScriptRequest;
+  /** The variables after the script (`$context.set`/`unset`). */
+  variables: Record<string, unknown>;
+  /** What `generateValue` returned. */
+  value?: unknown;
+  logs: ScriptLog[];
+  error?: ScriptError;
+  durationMs: number;
+}
+
+export interface SandboxOptions {
+  memoryLimitMb: number;
+  timeoutMs: number;
+  fetchTimeoutMs: number;
+  maxFetchBytes: number;
+  libraryTimeoutMs: number;
+  maxLibraryBytes: number;
+  /** Runs whose contexts are kept at once; the least recently used is released beyond it. */
+  maxContexts: number;
+  contextIdleMs: number;
+  /** Warm isolates kept ready. */
+  spareIsolates: number;
+}
+
+export const DEFAULT_SANDBOX_OPTIONS: SandboxOptions = {
+  memoryLimitMb: 64,
+  timeoutMs: 5000,
+  fetchTimeoutMs: 10_000,
+  maxFetchBytes: 1024 * 1024,
+  libraryTimeoutMs: 10_000,
+  maxLibraryBytes: 5 * 1024 * 1024,
+  maxContexts: 16,
+  contextIdleMs: 60_000,
+  spareIsolates: 1,
+};
+
+/** A library that could not be loaded into a script's context. */
+class LibraryError extends Error {}
+
+interface RunContext {
+  runId: string;
+  isolate: ivm.Isolate;
+  context: ivm.Context;
+  run: ivm.Reference<(id: number, hook: string | null, input: string) => Promise<string>>;
+  loaded: Set<string>;
+  lastUsed: number;
+  busy: number;
+}
+
+const BUILTINS_FIRST = ['lodash', 'faker', 'zod', 'ky', 'luxon'];
+
+/** Finds `<label>.js:<line>:<column>` in an isolate error's stack. */
+function locate(err: Error, label: string): { line?: number; column?: number } {
+  const text = `${err.stack ?? ''}\n${err.message}`;
+  const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const m = new RegExp(`${escaped}\\.js:(\\d+)(?::(\\d+))?`).exec(text);
+  return m ? { line: Number(m[1]), column: m[2] ? Number(m[2]) : undefined } : {};
+}
+
+export class Sandbox {
+  readonly options: SandboxOptions;
+  private readonly contexts = new Map<string, Promise<RunContext>>();
+  private readonly spares: ivm.Isolate[] = [];
+  private readonly codeCache = new Map<string, ivm.ExternalCopy<ArrayBuffer>>();
+  private readonly compiled = new WeakMap<ivm.Isolate, Map<string, ivm.Script>>();
+  private readonly customLibraries = new Map<string, string>();
+  private readonly agent = new Agent({ keepAliveTimeout: 10_000 });
+  private readonly sweeper: NodeJS.Timeout;
+  private nextScript = 1;
+  private disposed = false;
+
+  constructor(options: Partial<SandboxOptions> = {}) {
+    this.options = { ...DEFAULT_SANDBOX_OPTIONS, ...options };
+    this.sweeper = setInterval(() => this.sweep(), Math.min(30_000, this.options.contextIdleMs)).unref();
+  }
+
+  /** Runs one script. Never throws for anything the script does. */
+  async execute(input: ScriptInput): Promise<ScriptResult> {
+    const started = performance.now();
+    const done = (r: Omit<ScriptResult, 'durationMs'>): ScriptResult => ({ ...r, durationMs: Math.round((performance.now() - started) * 100) / 100 });
+    const fail = (error: ScriptError) => done({ ok: false, variables: input.variables, logs: [], error });
+    const timeoutMs = Math.max(1, Math.min(input.timeoutMs ?? this.options.timeoutMs, this.options.timeoutMs));
+
+    let ctx: RunContext;
+    try {
+      ctx = await this.contextFor(input.runId);
+    } catch (err) {
+      return fail({ kind: 'error', message: `The sandbox could not start: ${(err as Error).message}` });
+    }
+    ctx.busy += 1;
+    ctx.lastUsed = Date.now();
+    try {
+      try {
+        await this.loadLibraries(ctx, input.script.libs ?? []);
+      } catch (err) {
+        if (err instanceof LibraryError) return fail({ kind: 'library', message: err.message });
+        throw err;
+      }
+      const id = this.nextScript++;
+      let script: ivm.Script;
+      try {
+        script = await ctx.isolate.compileScript(
+          `__assay.register(${id}, async function ($request, $response, $context, $log, console) {\n${input.script.code}\n;return { beforeRequest: typeof beforeRequest === 'function' ? beforeRequest : undefined, afterResponse: typeof afterResponse === 'function' ? afterResponse : undefined, generateValue: typeof generateValue === 'function' ? generateValue : undefined };\n});`,
+          { filename: `${input.label}.js`, lineOffset: -1 },
+        );
+      } catch (err) {
+        return fail({ kind: 'syntax', message: (err as Error).message, ...locate(err as Error, input.label) });
+      }
+      const payload = JSON.stringify({
+        request: input.request,
+        response: input.response,
+        variables: input.variables,
+        nodes: input.nodes,
+        loop: input.loop,
+        runId: input.runId,
+        testCase: input.testCase,
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const wallClock = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new WallClockTimeout()), timeoutMs);
+      });
+      try {
+        const json = await Promise.race([
+          (async () => {
+            await script.run(ctx.context, { timeout: timeoutMs });
+            return ctx.run.apply(undefined, [id, input.hook ?? null, payload], { timeout: timeoutMs, result: { promise: true, copy: true } });
+          })(),
+          wallClock,
+        ]);
+        const out = JSON.parse(json) as { request?: ScriptRequest; variables: Record<string, unknown>; value?: unknown; logs: ScriptLog[] };
+        return done({ ok: true, request: out.request, variables: out.variables, value: out.value, logs: out.logs });
+      } catch (err) {
+        return fail(this.classify(err, ctx, input.label, timeoutMs));
+      } finally {
+        clearTimeout(timer);
+        script.release();
+      }
+    } finally {
+      ctx.busy -= 1;
+      ctx.lastUsed = Date.now();
+    }
+  }
+
+  /** Releases a run's context (its isolate goes back to the spares or away). */
+  async releaseRun(runId: string): Promise<void> {
+    const pending = this.contexts.get(runId);
+    if (!pending) return;
+    this.contexts.delete(runId);
+    const ctx = await pending.catch(() => undefined);
+    if (ctx) this.recycle(ctx);
+  }
+
+  /** Number of runs with a live context (for tests and metrics). */
+  get activeRuns(): number {
+    return this.contexts.size;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    clearInterval(this.sweeper);
+    for (const runId of [...this.contexts.keys()]) await this.releaseRun(runId);
+    for (const isolate of this.spares.splice(0)) if (!isolate.isDisposed) isolate.dispose();
+    await this.agent.close();
+  }
+
+  // --- errors ---------------------------------------------------------------------------------
+
+  private classify(err: unknown, ctx: RunContext, label: string, timeoutMs: number): ScriptError {
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof WallClockTimeout || /Script execution timed out/i.test(message)) {
+      this.discard(ctx);
+      return { kind: 'timeout', message: `The script did not finish within ${timeoutMs} ms` };
+    }
+    if (ctx.isolate.isDisposed || /disposed|memory limit/i.test(message)) {
+      this.discard(ctx);
+      return { kind: 'memory', message: `The script exceeded its memory limit of ${this.options.memoryLimitMb} MB` };
+    }
+    const e = err instanceof Error ? err : new Error(message);
+    const firstLine = (e.stack ?? '').split('\n')[0] || `${e.name}: ${message}`;
+    return { kind: 'error', message: firstLine.startsWith(e.name) ? firstLine : `${e.name}: ${message}`, ...locate(e, label) };
+  }
+
+  // --- contexts and isolates --------------------------------------------------------------------
+
+  private contextFor(runId: string): Promise<RunContext> {
+    let pending = this.contexts.get(runId);
+    if (!pending) {
+      pending = this.createContext(runId);
+      this.contexts.set(runId, pending);
+      pending.catch(() => this.contexts.delete(runId));
+      this.evictBeyondLimit();
+    }
+    return pending;
+  }
+
+  private async createContext(runId: string): Promise<RunContext> {
+    if (this.disposed) throw new Error('the sandbox is shut down');
+    const isolate = this.spares.pop() ?? this.newIsolate();
+    setImmediate(() => this.topUpSpares());
+    const context = await isolate.createContext();
+    const global = context.global;
+    await global.set('globalThis', global.derefInto());
+    await global.set('__assayRandomBytes', new ivm.Callback((n: number) => [...randomBytes(Math.min(65536, Math.max(0, Number(n) || 0)))]));
+    await context.evalClosure(
+      `globalThis.__assayHost = {
+        fetch: (url, init) => $0.apply(undefined, [url, init], { arguments: { copy: true }, result: { promise: true, copy: true } }),
+        sleep: (ms) => $1.apply(undefined, [ms], { arguments: { copy: true }, result: { promise: true } }),
+        randomBytes: globalThis.__assayRandomBytes,
+      };
+      delete globalThis.__assayRandomBytes;`,
+      // Each function arrives in the isolate as a Reference, reachable only through these closures.
+      [(url: string, init: FetchInit) => this.hostFetch(url, init), (ms: number) => this.hostSleep(ms)],
+      { arguments: { reference: true } },
+    );
+    const manifest = libraryManifest();
+    await this.compile(isolate, 'runtime', librarySource(manifest.runtime.fileName)).then((s) => s.run(context));
+    const loaded = new Set<string>();
+    for (const name of BUILTINS_FIRST) {
+      const lib = manifest.libraries.find((l) => l.name === name)!;
+      await (await this.compile(isolate, lib.fileName, librarySource(lib.fileName))).run(context);
+      loaded.add(lib.fileName);
+    }
+    const run = (await context.eval('__assay.run', { reference: true })) as RunContext['run'];
+    return { runId, isolate, context, run, loaded, lastUsed: Date.now(), busy: 0 };
+  }
+
+  private newIsolate(): ivm.Isolate {
+    return new ivm.Isolate({
+      memoryLimit: this.options.memoryLimitMb,
+      onCatastrophicError: (message) => {
+        process.stderr.write(`isolated-vm catastrophic error: ${message}\n`);
+      },
+    });
+  }
+
+  private topUpSpares(): void {
+    while (!this.disposed && this.spares.length < this.options.spareIsolates) {
+      const isolate = this.newIsolate();
+      this.spares.push(isolate);
+      // Compile the runtime and built-ins now, so the next run's context only has to run them.
+      const manifest = libraryManifest();
+      void this.compile(isolate, 'runtime', librarySource(manifest.runtime.fileName)).catch(() => undefined);
+      for (const name of BUILTINS_FIRST) {
+        const lib = manifest.libraries.find((l) => l.name === name)!;
+        void this.compile(isolate, lib.fileName, librarySource(lib.fileName)).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Compiles `source` in `isolate` once, with this process's V8 code cache. */
+  private async compile(isolate: ivm.Isolate, key: string, source: string): Promise<ivm.Script> {
+    let scripts = this.compiled.get(isolate);
+    if (!scripts) {
+      scripts = new Map();
+      this.compiled.set(isolate, scripts);
+    }
+    const existing = scripts.get(key);
+    if (existing) return existing;
+    const cached = this.codeCache.get(key);
+    const script = await isolate.compileScript(source, {
+      filename: key,
+      ...(cached ? { cachedData: cached } : { produceCachedData: true }),
+    });
+    const produced = (script as ivm.Script & ivm.CachedDataResult).cachedData;
+    if (!cached && produced) this.codeCache.set(key, produced);
+    scripts.set(key, script);
+    return script;
+  }
+
+  /** Puts a released context's isolate back among the spares when there is room, else disposes it. */
+  private recycle(ctx: RunContext): void {
+    ctx.run.release();
+    ctx.context.release();
+    if (ctx.isolate.isDisposed) return;
+    if (!this.disposed && this.spares.length < this.options.spareIsolates) this.spares.push(ctx.isolate);
+    else ctx.isolate.dispose();
+  }
+
+  /** Forgets a context whose isolate is broken (timed out, out of memory) and disposes it. */
+  private discard(ctx: RunContext): void {
+    if (this.contexts.get(ctx.runId)) this.contexts.delete(ctx.runId);
+    if (!ctx.isolate.isDisposed) ctx.isolate.dispose();
+  }
+
+  private evictBeyondLimit(): void {
+    if (this.contexts.size <= this.options.maxContexts) return;
+    // Oldest first (Map keeps insertion order); contexts still being created are skipped.
+    for (const runId of this.contexts.keys()) {
+      if (this.contexts.size <= this.options.maxContexts) break;
+      void this.releaseRun(runId);
+    }
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [runId, pending] of this.contexts) {
+      void pending.then((ctx) => {
+        if (ctx.busy === 0 && now - ctx.lastUsed > this.options.contextIdleMs) void this.releaseRun(runId);
+      }, () => undefined);
+    }
+  }
+
+  // --- libraries --------------------------------------------------------------------------------
+
+  private async loadLibraries(ctx: RunContext, libs: string[]): Promise<void> {
+    for (const entry of libs) {
+      const own = ownLibrary(entry);
+      const key = own ? own.fileName : entry;
+      if (ctx.loaded.has(key)) continue;
+      const source = own ? librarySource(own.fileName) : await this.fetchLibrary(entry);
+      let script: ivm.Script;
+      try {
+        script = await this.compile(ctx.isolate, key, source);
+      } catch (err) {
+        const message = (err as Error).message;
+        if (/import statement|Unexpected token 'export'|Cannot use 'import\.meta'|export/i.test(message)) {
+          throw new LibraryError(
+            `Library ${entry} is an ES module (it uses import/export); scripts load IIFE or UMD builds only. Convert it with the bundler (POST {bundler_url}/api/bundle with {"url": "${entry}"}) and list the returned blobUrl in libs.`,
+          );
+        }
+        throw new LibraryError(`Library ${entry} does not compile: ${message}`);
+      }
+      try {
+        await script.run(ctx.context, { timeout: this.options.timeoutMs });
+      } catch (err) {
+        throw new LibraryError(`Library ${entry} failed while loading: ${(err as Error).message}`);
+      }
+      ctx.loaded.add(key);
+    }
+  }
+
+  /** Fetches a custom library (http/https only, with a timeout and a size cap), cached in memory by URL. */
+  private async fetchLibrary(url: string): Promise<string> {
+    const cached = this.customLibraries.get(url);
+    if (cached !== undefined) return cached;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new LibraryError(`"${url}" is neither a library URL nor the name of a predefined library (see GET /v1/libraries)`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LibraryError(`Library ${url}: only http and https URLs can be loaded`);
+    const res = await this.download(url, this.options.libraryTimeoutMs, this.options.maxLibraryBytes).catch((err: Error) => {
+      throw new LibraryError(`Library ${url} could not be fetched: ${err.message}`);
+    });
+    if (res.status !== 200) throw new LibraryError(`Library ${url} answered HTTP ${res.status}`);
+    if (res.truncated) throw new LibraryError(`Library ${url} is larger than ${this.options.maxLibraryBytes} bytes`);
+    const text = res.body.toString('utf8');
+    if (this.customLibraries.size >= 100) this.customLibraries.delete(this.customLibraries.keys().next().value!);
+    this.customLibraries.set(url, text);
+    return text;
+  }
+
+  // --- host bridge ------------------------------------------------------------------------------
+
+  private hostSleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(0, Number(ms) || 0), 2 ** 31 - 1)).unref());
+  }
+
+  private async hostFetch(url: string, init: FetchInit): Promise<FetchAnswer> {
+    try {
+      const parsed = new URL(url);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { error: `only http and https URLs can be fetched, not ${parsed.protocol}` };
+      const res = await this.download(url, this.options.fetchTimeoutMs, this.options.maxFetchBytes, {
+        method: init.method,
+        headers: Object.fromEntries(init.headers ?? []),
+        body: init.bodyBase64 ? Buffer.from(init.bodyBase64, 'base64') : undefined,
+        follow: init.redirect !== 'manual',
+      });
+      if (res.truncated) return { error: `the response is larger than ${this.options.maxFetchBytes} bytes` };
+      return {
+        status: res.status,
+        statusText: res.statusText,
+        url: res.url,
+        redirected: res.url !== url,
+        headers: res.headers,
+        bodyBase64: res.body.toString('base64'),
+      };
+    } catch (err) {
+      return { error: (err as Error).message };
+    }
+  }
+
+  private async download(
+    url: string,
+    timeoutMs: number,
+    maxBytes: number,
+    init: { method?: string; headers?: Record<string, string>; body?: Buffer; follow?: boolean } = {},
+  ): Promise<{ status: number; statusText: string; url: string; headers: Array<[string, string]>; body: Buffer; truncated: boolean }> {
+    const dispatcher = init.follow === false ? this.agent : this.agent.compose(interceptors.redirect({ maxRedirections: 10 }));
+    const res = await request(url, {
+      method: (init.method ?? 'GET') as 'GET',
+      headers: { 'user-agent': 'Assay-Sandbox/0.1', ...init.headers },
+      body: init.body,
+      dispatcher,
+      signal: AbortSignal.timeout(timeoutMs),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        truncated = true;
+        res.body.destroy();
+        break;
+      }
+      chunks.push(chunk);
+    }
+    const headers: Array<[string, string]> = [];
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (v === undefined) continue;
+      for (const one of Array.isArray(v) ? v : [v]) headers.push([k.toLowerCase(), one]);
+    }
+    return { status: res.statusCode, statusText: '', url, headers, body: Buffer.concat(chunks), truncated };
+  }
+}
+
+interface FetchInit {
+  method?: string;
+  headers?: Array<[string, string]>;
+  bodyBase64?: string;
+  redirect?: string;
+}
+
+type FetchAnswer =
+  | { error: string }
+  | { status: number; statusText: string; url: string; redirected: boolean; headers: Array<[string, string]>; bodyBase64: string; error?: undefined };
+
+class WallClockTimeout extends Error {
+  constructor() {
+    super('wall-clock timeout');
+  }
+}
