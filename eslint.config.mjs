@@ -43,4 +43,9 @@ export default tseslint.config(
     files: ['**/*.mjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
+  {
+    // The sandbox runtime runs inside an isolate, where these are the globals it installs itself.
+    files: ['src/sandbox/runtime/**/*.js'],
+    languageOptions: { globals: { TextEncoder: 'readonly', TextDecoder: 'readonly', globalThis: 'readonly' } },
+  },
 );

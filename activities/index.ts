@@ -4,15 +4,27 @@
  */
 import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
-import { sendHttpRequest } from './http';
+import { Sandbox } from '../src/sandbox/sandbox';
+import { createNodeActivities } from './nodes';
 import { createRunActivities } from './runs';
 
-export function createActivities(deps: { dataSource: DataSource; config: AssayConfig }) {
+export function createActivities(deps: { dataSource: DataSource; config: AssayConfig; sandbox?: Sandbox }) {
+  const { config } = deps;
+  const sandbox =
+    deps.sandbox ??
+    new Sandbox({
+      memoryLimitMb: config.scripts.memoryLimitMb,
+      timeoutMs: config.scripts.timeoutMs,
+      fetchTimeoutMs: config.scripts.fetchTimeoutMs,
+      maxFetchBytes: config.scripts.maxFetchBytes,
+      maxContexts: config.scripts.maxContexts,
+    });
   return {
-    sendHttpRequest,
-    ...createRunActivities(deps.dataSource, deps.config),
+    ...createNodeActivities(sandbox),
+    ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
   };
 }
 
 export type Activities = ReturnType<typeof createActivities>;
 export type { RecordTestCaseInput, FinishRunInput } from './runs';
+export type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput } from './nodes';

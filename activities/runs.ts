@@ -50,7 +50,7 @@ async function updateProgress(manager: EntityManager, input: ProgressInput): Pro
   );
 }
 
-export function createRunActivities(dataSource: DataSource, config: AssayConfig) {
+export function createRunActivities(dataSource: DataSource, config: AssayConfig, hooks: { onRunFinished?: (runId: string) => Promise<void> } = {}) {
   return {
     /**
      * Marks the run `running` and freezes its plan: the runner's test cases and the environment's
@@ -93,6 +93,8 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig)
             requestTimeoutMs: config.runs.requestTimeoutMs,
             maxResponseBytes: config.runs.maxResponseBytes,
             testCasesPerExecution: config.runs.testCasesPerExecution,
+            maxLoopIterations: config.runs.maxLoopIterations,
+            segmentHistoryEvents: config.runs.segmentHistoryEvents,
           },
         };
         await runs.update(
@@ -132,6 +134,8 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig)
 
     /** Ends the run: `completed` with its result, or `failed` with its error. No-op on a run that already ended. */
     async finishRun(input: FinishRunInput): Promise<void> {
+      // This worker's script context of the run is no longer needed (others expire on their own).
+      await hooks.onRunFinished?.(input.runId).catch(() => undefined);
       await dataSource.transaction(async (manager) => {
         const runs = manager.getRepository(Run);
         const run = await runs.findOneBy({ id: input.runId });

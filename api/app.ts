@@ -19,6 +19,7 @@ import { environmentsRouter } from './routes/environments';
 import { testCasesRouter } from './routes/test-cases';
 import { runnersRouter } from './routes/runners';
 import { runsRouter } from './routes/runs';
+import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 
 const JSON_TYPES = ['application/json', 'application/merge-patch+json', 'application/*+json'];
 
@@ -74,8 +75,10 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   ]);
   app.use(root.routes());
   app.use(root.allowedMethods());
+  const files = libraryFilesRouter();
+  app.use(files.routes());
   app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1Pipeline(ctx, next) : next()));
-  for (const router of [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter]) {
+  for (const router of [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter]) {
     const r = router(deps).prefix('/v1');
     app.use(r.routes());
     app.use(r.allowedMethods({ throw: true }));

@@ -3,7 +3,7 @@
  * by small parsers. Failures are 400 problems naming each field at fault.
  */
 import Ajv, { type JSONSchemaType, type ValidateFunction } from 'ajv';
-import { ajvIssues, type FlowIssue } from '../src/domain/flow-validation';
+import { ajvIssues, type FlowIssue } from '../src/validation/flow';
 import { fieldError, invalid, Problem } from './problem';
 import type { AppContext } from './context';
 

@@ -55,6 +55,23 @@ export interface AssayConfig {
     maxResponseBytes: number;
     /** Test cases one workflow execution runs before continuing as new (`ASSAY_TEST_CASES_PER_EXECUTION`, default 200). */
     testCasesPerExecution: number;
+    /** Iterations a Loop or Iteration node may run at most (`ASSAY_MAX_LOOP_ITERATIONS`, default 1000). */
+    maxLoopIterations: number;
+    /** History length past which the rest of a loop runs in a child workflow (`ASSAY_SEGMENT_HISTORY_EVENTS`, default 2500). */
+    segmentHistoryEvents: number;
+  };
+  /** The script sandbox (src/sandbox/sandbox.ts). */
+  scripts: {
+    /** Heap limit per isolate (`ASSAY_SCRIPT_MEMORY_MB`, default 64). */
+    memoryLimitMb: number;
+    /** Wall time one script may take (`ASSAY_SCRIPT_TIMEOUT_MS`, default 5000). */
+    timeoutMs: number;
+    /** Timeout of a script's `fetch` (`ASSAY_SCRIPT_FETCH_TIMEOUT_MS`, default 10000). */
+    fetchTimeoutMs: number;
+    /** Largest response a script's `fetch` reads (`ASSAY_SCRIPT_MAX_FETCH_BYTES`, default 1 MiB). */
+    maxFetchBytes: number;
+    /** Runs whose script contexts a worker keeps at once (`ASSAY_SCRIPT_MAX_CONTEXTS`, default 16). */
+    maxContexts: number;
   };
   /** pino log level (`ASSAY_LOG_LEVEL`, default `info`). */
   logLevel: string;
@@ -132,6 +149,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       requestTimeoutMs: integer(env, 'ASSAY_REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
       maxResponseBytes: integer(env, 'ASSAY_MAX_RESPONSE_BYTES', 256 * 1024, 1024, 1024 * 1024),
       testCasesPerExecution: integer(env, 'ASSAY_TEST_CASES_PER_EXECUTION', 200, 1, 2000),
+      maxLoopIterations: integer(env, 'ASSAY_MAX_LOOP_ITERATIONS', 1000, 1, 1_000_000),
+      segmentHistoryEvents: integer(env, 'ASSAY_SEGMENT_HISTORY_EVENTS', 2500, 20, 40_000),
+    },
+    scripts: {
+      memoryLimitMb: integer(env, 'ASSAY_SCRIPT_MEMORY_MB', 64, 8, 4096),
+      timeoutMs: integer(env, 'ASSAY_SCRIPT_TIMEOUT_MS', 5000, 10, 600_000),
+      fetchTimeoutMs: integer(env, 'ASSAY_SCRIPT_FETCH_TIMEOUT_MS', 10_000, 10, 600_000),
+      maxFetchBytes: integer(env, 'ASSAY_SCRIPT_MAX_FETCH_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+      maxContexts: integer(env, 'ASSAY_SCRIPT_MAX_CONTEXTS', 16, 1, 1000),
     },
     logLevel: env.ASSAY_LOG_LEVEL || 'info',
   };

@@ -2,3 +2,4 @@
  * Entry point of the workflow bundle: every workflow type the worker serves.
  */
 export { runWorkflow } from './run';
+export { loopSegmentWorkflow } from './segment';

@@ -6,23 +6,19 @@
  *    evaluated here; each test case's result is stored as soon as it ends.
  * 3. The run ends `completed` (result `passed` when no test case failed) or `failed` with an error.
  *
- * Speed (docs/benchmarks.md): on the Temporal dev server a normal activity costs about 100 ms and
- * a local activity about 1 ms, so by default (`apiNodeActivity: 'local'`) API nodes and result
- * writes are local activities. A local activity keeps the workflow task open, and nothing from the
- * outside (a cancel, a timer, a query) reaches the workflow until that task ends; so at most every
- * {@link CHECKPOINT_MS} the workflow stores its progress with a normal activity, which ends the task.
+ * Speed: nodes and result writes are local activities by default, with a checkpoint (here: storing
+ * the progress) at most every second; see workflows/execution.ts and docs/benchmarks.md.
  *
  * Timeout: timed here, not with Temporal's workflow timeouts (those kill a workflow without running
  * its code, and the row would stay `running`). A cancellable scope with the run's timeout covers
- * normal activities; between local activities the workflow checks the deadline itself against the
- * clock readings the activities return (recorded in history, so replay sees the same), and cuts
- * each request's timeout to the time left. The final status is written from a non-cancellable scope.
+ * normal activities and timers; between local activities the interpreter checks the deadline
+ * against the clock readings the activities return, and each request's timeout is cut to the time
+ * left. The final status is written from a non-cancellable scope.
  *
  * History stays bounded: after `settings.testCasesPerExecution` test cases, or when Temporal
  * suggests it, the workflow continues as new carrying its counts.
  */
 import {
-  ActivityCancellationType,
   ApplicationFailure,
   CancellationScope,
   continueAsNew,
@@ -31,14 +27,13 @@ import {
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
-  uuid4,
   workflowInfo,
-  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activities';
-import type { HttpExchange, ResolvedRequest, RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
+import type { RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import { runStateQuery, type RunWorkflowInput } from './definitions';
-import { runTestCase, type InterpreterEnv } from './interpreter';
+import { createExecution, TIMED_OUT } from './execution';
+import { DeadlineReached, FlowRunner } from './interpreter';
 import { RunBook } from './run-state';
 
 const STORE_RETRY = { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 8 };
@@ -53,26 +48,12 @@ const finalStore = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-const http = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
-const localHttp = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
-
-/** Longest stretch of local activities before a normal activity ends the workflow task. */
-const CHECKPOINT_MS = 1000;
-
 /** What the workflow returns when the run completed. */
 export interface RunOutcome {
   runId: string;
   status: 'completed';
   result: RunResultValue;
   summary: RunSummary;
-}
-
-/** Thrown between nodes once the run's deadline has passed. */
-class DeadlineReached extends Error {
-  constructor() {
-    super('deadline reached');
-    this.name = 'DeadlineReached';
-  }
 }
 
 function messageOf(err: unknown): string {
@@ -85,13 +66,8 @@ function messageOf(err: unknown): string {
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   const { runId } = input;
   const book = new RunBook(input.resume);
-  setHandler(runStateQuery, () => book.live(clock.now()));
-
-  /** Workflow time, moved forward by the clock readings local activities return. */
-  const clock = {
-    observed: 0,
-    now: () => Math.max(Date.now(), clock.observed),
-  };
+  let clock = () => Date.now();
+  setHandler(runStateQuery, () => book.live(clock()));
 
   if (!input.resume) {
     try {
@@ -114,34 +90,16 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   const progressInput = () => ({
     runId,
     progress: book.progress,
-    estimatedCompletionMs: book.estimatedCompletionMs(clock.now()),
+    estimatedCompletionMs: book.estimatedCompletionMs(env.now()),
   });
-  let lastBoundary = Date.now();
-
-  const env: InterpreterEnv = {
-    variables: plan.variables,
+  const env = createExecution({
+    runId,
     settings: plan.settings,
-    dynamic: { uuid: uuid4, now: () => clock.now(), random: () => Math.random() },
-    sendHttp: async (request, summary) => {
-      const timeLeft = deadline - clock.now();
-      const bounded: ResolvedRequest = { ...request, timeoutMs: Math.max(1, Math.min(request.timeoutMs, timeLeft)) };
-      const exchange = await sendHttp(plan, bounded, summary);
-      clock.observed = Math.max(clock.observed, exchange.finishedAtMs);
-      // Cut short by the run's deadline, not by its own timeout: the test case is interrupted.
-      if (exchange.errorCode === 'TIMEOUT' && bounded.timeoutMs < request.timeoutMs) throw new DeadlineReached();
-      return exchange;
-    },
-    beforeNode: () => {
-      if (clock.now() >= deadline) throw new DeadlineReached();
-    },
-    afterNode: async () => {
-      book.nodeDone();
-      if (local && clock.now() - lastBoundary >= CHECKPOINT_MS) {
-        await store.saveProgress(progressInput());
-        lastBoundary = Date.now();
-      }
-    },
-  };
+    deadlineMs: deadline,
+    onNodeDone: () => book.nodeDone(),
+    checkpoint: () => store.saveProgress(progressInput()),
+  });
+  clock = env.now;
 
   const record = (recordInput: RecordTestCaseInput) =>
     local ? localStore.recordTestCaseResult(recordInput) : store.recordTestCaseResult(recordInput);
@@ -155,7 +113,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     outcome = await scope.run(async () => {
       while (book.nextIndex < plan.testCases.length) {
         const position = book.nextIndex;
-        const result = await runTestCase(plan.testCases[position]!, env);
+        const result = await FlowRunner.runTestCase(env, plan.testCases[position]!, plan.variables);
         pending = { position, result };
         book.testCaseDone(result);
         await record({ ...progressInput(), position, result });
@@ -179,7 +137,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     await CancellationScope.nonCancellable(() => finalStore.finishRun(failedRun(runId, book, error, pending)));
     setCurrentDetails(`${book.details()}\n\n${error}`);
     if (userCancelled) throw err;
-    throw ApplicationFailure.nonRetryable(error, timedOut ? 'RunTimedOut' : 'RunFailed');
+    throw ApplicationFailure.nonRetryable(error, timedOut ? TIMED_OUT : 'RunFailed');
   }
 
   if (outcome === 'continue') {
@@ -190,19 +148,6 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   await finalStore.finishRun({ runId, status: 'completed', result, summary: book.summary, unfinished: [] });
   setCurrentDetails(book.details());
   return { runId, status: 'completed', result, summary: book.summary };
-}
-
-function sendHttp(plan: RunPlan, request: ResolvedRequest, summary: string): Promise<HttpExchange> {
-  // The activity never throws for network errors; a retry only covers a worker that died mid-request.
-  const options: ActivityOptions = {
-    startToCloseTimeout: request.timeoutMs + 10_000,
-    retry: { maximumAttempts: 3, initialInterval: '200 milliseconds' },
-    cancellationType: ActivityCancellationType.TRY_CANCEL,
-    summary,
-  };
-  return plan.settings.apiNodeActivity === 'local'
-    ? localHttp.sendHttpRequest.executeWithOptions(options, [request])
-    : http.sendHttpRequest.executeWithOptions(options, [request]);
 }
 
 /**

@@ -4,13 +4,14 @@
  *   GET    /v1/test-cases?folder=&tags=a,b     list: `folder` selects it and its subfolders; `tags`
  *                                              (comma-separated) keeps test cases carrying all of them;
  *                                              ordered by folder then name; `limit`, `cursor`
- *   POST   /v1/test-cases                      create {name, folder?, description?, tags?, flow}   → 201
+ *   POST   /v1/test-cases                      create {name, folder?, description?, tags?, flow, dataSets?} → 201
  *   GET    /v1/test-cases/{testCaseId}
- *   PUT    /v1/test-cases/{testCaseId}         replace {name, folder?, description?, tags?, flow}  → 200
- *   PATCH  /v1/test-cases/{testCaseId}         any of {tags, name, folder, description, flow}       → 200
+ *   PUT    /v1/test-cases/{testCaseId}         replace {name, folder?, description?, tags?, flow, dataSets?} → 200
+ *   PATCH  /v1/test-cases/{testCaseId}         any of {tags, name, folder, description, flow, dataSets} → 200
  *   DELETE /v1/test-cases/{testCaseId}         also removes it from runners that list it          → 204
  *
- * A flow is validated as a whole before anything is stored (src/domain/flow-validation.ts).
+ * A flow is validated as a whole, against the test case's data sets, before anything is stored
+ * (src/validation/flow.ts); docs/flows.md describes nodes and data sets.
  */
 import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
@@ -18,8 +19,8 @@ import { newId } from '../../src/ids';
 import { Runner, TestCase, TestCaseTag } from '../../src/store/entities';
 import { normaliseFolder } from '../../src/store/folders';
 import { tagsOf, testCaseQuery } from '../../src/store/test-cases';
-import { assignNodeIds, validateFlow } from '../../src/domain/flow-validation';
-import type { FlowNode } from '../../src/domain/types';
+import { assignNodeIds, validateDataSets, validateFlow } from '../../src/validation/flow';
+import type { DataSet, FlowNode } from '../../src/domain/types';
 import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { Problem } from '../problem';
@@ -33,6 +34,7 @@ interface TestCaseInput {
   description?: string;
   tags?: string[];
   flow: unknown;
+  dataSets?: unknown;
 }
 
 const TAG = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^,]+$' } as const;
@@ -41,8 +43,9 @@ const fields = {
   folder: { type: 'string', maxLength: 255 },
   description: { type: 'string', maxLength: 2000 },
   tags: { type: 'array', maxItems: 50, uniqueItems: true, items: TAG },
-  // The flow's own shape is checked by validateFlow, with paths inside the flow.
+  // The flow's and the data sets' own shapes are checked by validateFlow/validateDataSets, with paths inside them.
   flow: { type: 'array' },
+  dataSets: { type: 'array' },
 };
 const validateFull = bodyValidator<TestCaseInput>({ type: 'object', required: ['name', 'flow'], additionalProperties: false, properties: fields });
 const validatePatch = bodyValidator<Partial<TestCaseInput>>({ type: 'object', additionalProperties: false, minProperties: 1, properties: fields });
@@ -56,16 +59,22 @@ export function testCaseJson(tc: TestCase) {
     description: tc.description,
     tags: tagsOf(tc),
     flow: tc.flow,
+    dataSets: tc.dataSets ?? [],
     createdAt: iso(tc.createdAt),
     updatedAt: iso(tc.updatedAt),
   };
 }
 
-/** Validates a flow and gives its nodes ids; 400 naming the node at fault. */
-function checkedFlow(flow: unknown): FlowNode[] {
-  const issues = validateFlow(flow, ['flow']);
+/**
+ * Validates a flow and the data sets it may iterate over, and gives nodes without an id one; 400
+ * naming every field at fault.
+ */
+function checked(flow: unknown, dataSets: unknown): { flow: FlowNode[]; dataSets: DataSet[] | null } {
+  const setIssues = dataSets === undefined ? [] : validateDataSets(dataSets, ['dataSets']);
+  const names = setIssues.length === 0 && Array.isArray(dataSets) ? (dataSets as DataSet[]).map((d) => d.name) : [];
+  const issues = [...setIssues, ...validateFlow(flow, ['flow'], names)];
   if (issues.length > 0) throw issuesProblem(issues);
-  return assignNodeIds(flow as FlowNode[]);
+  return { flow: assignNodeIds(flow as FlowNode[]), dataSets: (dataSets as DataSet[] | undefined) ?? null };
 }
 
 async function load(manager: EntityManager, ctx: AppContext): Promise<TestCase> {
@@ -114,7 +123,7 @@ export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
 
   router.post('/test-cases', requireScope('write'), async (ctx) => {
     const input = validateFull(jsonBody(ctx));
-    const flow = checkedFlow(input.flow);
+    const { flow, dataSets } = checked(input.flow, input.dataSets);
     const now = new Date();
     const tc = Object.assign(new TestCase(), {
       id: newId('testCase'),
@@ -123,6 +132,7 @@ export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
       folder: normaliseFolder(input.folder ?? ''),
       description: input.description ?? '',
       flow,
+      dataSets,
       createdAt: now,
       updatedAt: now,
     });
@@ -138,7 +148,7 @@ export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
 
   router.put('/test-cases/:testCaseId', requireScope('write'), async (ctx) => {
     const input = validateFull(jsonBody(ctx));
-    const flow = checkedFlow(input.flow);
+    const { flow, dataSets } = checked(input.flow, input.dataSets);
     ctx.body = testCaseJson(
       await dataSource.transaction(async (manager) => {
         const tc = await load(manager, ctx);
@@ -147,6 +157,7 @@ export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
           folder: normaliseFolder(input.folder ?? ''),
           description: input.description ?? '',
           flow,
+          dataSets,
           updatedAt: new Date(),
         });
         return save(manager, tc, input.tags ?? []);
@@ -156,14 +167,18 @@ export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
 
   router.patch('/test-cases/:testCaseId', requireScope('write'), async (ctx) => {
     const patch = validatePatch(jsonBody(ctx));
-    const flow = patch.flow === undefined ? undefined : checkedFlow(patch.flow);
     ctx.body = testCaseJson(
       await dataSource.transaction(async (manager) => {
         const tc = await load(manager, ctx);
         if (patch.name !== undefined) tc.name = patch.name;
         if (patch.folder !== undefined) tc.folder = normaliseFolder(patch.folder);
         if (patch.description !== undefined) tc.description = patch.description;
-        if (flow !== undefined) tc.flow = flow;
+        if (patch.flow !== undefined || patch.dataSets !== undefined) {
+          // The flow is checked against the data sets it will have after the patch, and the other way round.
+          const next = checked(patch.flow ?? tc.flow, patch.dataSets ?? tc.dataSets ?? undefined);
+          tc.flow = next.flow;
+          tc.dataSets = next.dataSets;
+        }
         tc.updatedAt = new Date();
         return save(manager, tc, patch.tags ?? tagsOf(tc));
       }),

@@ -132,3 +132,39 @@ function normalise(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalise);
   return value;
 }
+
+/**
+ * JSONata's truthiness (`$boolean`): false for undefined, null, false, 0, '' and empty objects;
+ * an array is true when any of its members is. Used for IF conditions, `while` and `breakCondition`.
+ */
+export function truthy(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (Array.isArray(value)) return value.some(truthy);
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return Boolean(value);
+}
+
+/**
+ * Node ids an expression reads through `nodes.<id>` (for "reference to nothing" checks when a
+ * flow is saved). Returns [] when the expression does not parse.
+ */
+export function referencedNodeIds(expression: string): string[] {
+  let ast: unknown;
+  try {
+    ast = jsonata(expression).ast();
+  } catch {
+    return [];
+  }
+  const ids = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(walk);
+    const n = node as { type?: string; steps?: Array<{ type?: string; value?: unknown }> };
+    if (n.type === 'path' && n.steps && n.steps[0]?.type === 'name' && n.steps[0].value === 'nodes' && n.steps[1]?.type === 'name') {
+      ids.add(String(n.steps[1].value));
+    }
+    for (const v of Object.values(node)) if (v && typeof v === 'object') walk(v);
+  };
+  walk(ast);
+  return [...ids];
+}

@@ -3,7 +3,9 @@
  *
  * Rules (spec "Local request" and issue 2):
  * - `{{name}}` is replaced by the variable `name` (names are case-sensitive; spaces inside the
- *   braces are ignored). Values are written as text: 5 becomes "5", true becomes "true".
+ *   braces are ignored). Values are written as text: 5 becomes "5", true becomes "true", objects
+ *   and arrays become JSON. `{{user.name}}` reads a field of an object variable (a variable whose
+ *   name itself contains the dots wins).
  * - An unknown name stays as written, braces included, so a typo is visible in the request.
  * - Dynamic values: `{{$guid}}` (a UUID v4), `{{$timestamp}}` (Unix seconds), `{{$isoTimestamp}}`
  *   (ISO 8601 UTC), `{{$randomInt}}` (0 to 1000). In a workflow their sources are Temporal's
@@ -12,7 +14,8 @@
  *
  * Pure module (imported by workflow code).
  */
-import type { Variables } from './types';
+/** Variables as templates see them: names to JSON values. */
+export type TemplateVariables = Record<string, unknown>;
 
 /** Sources of the dynamic `{{$...}}` values. */
 export interface DynamicSources {
@@ -42,18 +45,37 @@ function dynamicValue(name: string, dynamic: DynamicSources): string | undefined
   }
 }
 
+const own = (o: unknown, k: string): boolean => o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k);
+
+/** The value a placeholder name refers to, or undefined. */
+function lookup(variables: TemplateVariables, name: string): unknown {
+  if (own(variables, name)) return variables[name];
+  const path = name.split('.');
+  let value: unknown = variables;
+  for (const key of path) {
+    if (!own(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+function asText(value: unknown): string {
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
 /** Replaces placeholders in one string. */
-export function fillTemplate(text: string, variables: Variables, dynamic: DynamicSources): string {
+export function fillTemplate(text: string, variables: TemplateVariables, dynamic: DynamicSources): string {
   if (!text.includes('{{')) return text;
   return text.replace(PLACEHOLDER, (whole, name: string) => {
-    if (Object.prototype.hasOwnProperty.call(variables, name)) return String(variables[name]);
+    const value = lookup(variables, name);
+    if (value !== undefined) return asText(value);
     if (name.startsWith('$')) return dynamicValue(name, dynamic) ?? whole;
     return whole;
   });
 }
 
 /** Replaces placeholders in every string inside a JSON value (object keys included). */
-export function fillTemplates<T>(value: T, variables: Variables, dynamic: DynamicSources): T {
+export function fillTemplates<T>(value: T, variables: TemplateVariables, dynamic: DynamicSources): T {
   if (typeof value === 'string') return fillTemplate(value, variables, dynamic) as T;
   if (Array.isArray(value)) return value.map((v) => fillTemplates(v, variables, dynamic)) as T;
   if (value !== null && typeof value === 'object') {

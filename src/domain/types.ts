@@ -69,17 +69,117 @@ export interface RequestSpec {
   followRedirects?: boolean;
 }
 
-export interface ApiNode {
-  type: 'api';
-  /** Identifier unique within the test case; later expressions read `nodes.<id>.response`. */
-  id: string;
-  name?: string;
-  request: RequestSpec;
-  assertions?: Assertion[];
+/** A script configuration (spec "Scripts and libraries"): code and library URLs. */
+export interface ScriptConfig {
+  code: string;
+  /** URLs of IIFE/UMD libraries (or `name@version` of a predefined one) loaded before the code. */
+  libs?: string[];
 }
 
-/** A node of a test flow. Issue 2 knows API nodes; the interpreter rejects others with a clear error. */
-export type FlowNode = ApiNode;
+/**
+ * Retries of an API node's request, reported as one execution with its attempts. A retry happens
+ * on a network error (when `onNetworkError`) or on a listed status; `"5xx"`-style entries match a
+ * class. Delays grow by `backoff` up to `maxDelayMs`; a `Retry-After` header (seconds) is honoured.
+ */
+export interface RetryPolicy {
+  /** Total attempts including the first, 1 to 10. */
+  attempts: number;
+  /** Milliseconds before the second attempt (default 500). */
+  delayMs?: number;
+  /** Multiplier of the delay after each attempt (default 2). */
+  backoff?: number;
+  /** Largest delay in ms (default 10000). */
+  maxDelayMs?: number;
+  /** Statuses that cause a retry (default `[429, "5xx"]`). */
+  onStatus?: Array<number | string>;
+  /** Retry when no response arrived (default true). */
+  onNetworkError?: boolean;
+}
+
+interface NodeBase {
+  /** Identifier unique within the test case; expressions read `nodes.<id>`. */
+  id: string;
+  name?: string;
+}
+
+/** Sends a request; assertions on it decide pass or fail (spec "Test-flow nodes"). */
+export interface ApiNode extends NodeBase {
+  type: 'api';
+  request: RequestSpec;
+  assertions?: Assertion[];
+  /** Hooks `beforeRequest` and `afterResponse` defined by this script run around the request. */
+  script?: ScriptConfig;
+  retry?: RetryPolicy;
+}
+
+/** Runs `then` when the JSONata `condition` holds, else `else` (spec: IF node). */
+export interface IfNode extends NodeBase {
+  type: 'if';
+  condition: string;
+  then: FlowNode[];
+  else?: FlowNode[];
+}
+
+/** Repeats `body` `count` times, or while the JSONata `while` holds (checked before each iteration). */
+export interface LoopNode extends NodeBase {
+  type: 'loop';
+  count?: number;
+  while?: string;
+  /** JSONata, evaluated after each iteration: when true the loop ends at once (spec). */
+  breakCondition?: string;
+  /** Iterations allowed at most (never above the worker's ASSAY_MAX_LOOP_ITERATIONS). */
+  maxIterations?: number;
+  body: FlowNode[];
+}
+
+/** Runs `body` once per item of an array: a JSONata `items` expression or a data set of the test case. */
+export interface IterationNode extends NodeBase {
+  type: 'iteration';
+  items?: string;
+  dataSet?: string;
+  /** Name of the item in templates and expressions (default `item`). */
+  as?: string;
+  breakCondition?: string;
+  maxIterations?: number;
+  body: FlowNode[];
+}
+
+/** Runs script code; with `variable`, stores what its `generateValue` returns. */
+export interface ScriptNode extends NodeBase {
+  type: 'script';
+  script: ScriptConfig;
+  variable?: string;
+}
+
+/** Waits `ms` milliseconds, or the number a JSONata `expression` yields (a durable timer). */
+export interface WaitNode extends NodeBase {
+  type: 'wait';
+  ms?: number;
+  expression?: string;
+}
+
+/** Sets variables from JSONata expressions: `{"token": "nodes.login.response.body.token"}`. */
+export interface ContextNode extends NodeBase {
+  type: 'context';
+  set: Record<string, string>;
+}
+
+/** Runs `children` concurrently, at most `concurrency` at a time (default: all). */
+export interface ParallelNode extends NodeBase {
+  type: 'parallel';
+  concurrency?: number;
+  children: FlowNode[];
+}
+
+/** A node of a test flow: a tree (spec "Test-flow nodes", issue 3). */
+export type FlowNode = ApiNode | IfNode | LoopNode | IterationNode | ScriptNode | WaitNode | ContextNode | ParallelNode;
+export type FlowNodeType = FlowNode['type'];
+export const NODE_TYPES: readonly FlowNodeType[] = ['api', 'if', 'loop', 'iteration', 'script', 'wait', 'context', 'parallel'];
+
+/** A data set attached to a test case, for Iteration nodes: a JSON array or CSV text. */
+export type DataSet =
+  | { name: string; type: 'json'; data: unknown[] }
+  | { name: string; type: 'csv'; csv: string; /** Turn numbers and booleans into JSON values (default false). */ cast?: boolean };
 
 export interface TestCaseDefinition {
   id: string;
@@ -87,6 +187,8 @@ export interface TestCaseDefinition {
   folder: string;
   tags: string[];
   flow: FlowNode[];
+  /** Data sets by name, as arrays (CSV already parsed). */
+  dataSets: Record<string, unknown[]>;
 }
 
 /** What an API node's request turned into, as sent (after templating). */
@@ -139,17 +241,62 @@ export interface AssertionResult {
 /** Test case status values (spec: `passed`; the rest are documented in docs/spec-choices.md). */
 export type TestCaseStatus = 'passed' | 'failed' | 'skipped';
 
+export interface ScriptLogLine {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+}
+
+/** One attempt of an API node's request. */
+export interface AttemptResult {
+  attempt: number;
+  status?: number;
+  error?: string;
+  timeMs: number;
+  /** Wait before the next attempt, ms. */
+  delayMs?: number;
+}
+
+export interface IterationResult {
+  index: number;
+  item?: unknown;
+  status: 'passed' | 'failed';
+  nodes: NodeResult[];
+}
+
 export interface NodeResult {
   id: string;
   name?: string;
-  type: FlowNode['type'];
+  type: FlowNodeType;
   status: 'passed' | 'failed' | 'skipped';
-  /** Milliseconds spent in the node (request time for API nodes). */
+  /** Milliseconds spent in the node (for API nodes: request time, all attempts). */
   duration: number;
+  error?: string;
+  /** Why a node was skipped (the branch not taken). */
+  reason?: string;
+  // API nodes
   request?: { method: string; url: string };
   response?: { status?: number; timeMs: number; size: number; truncated: boolean };
-  error?: string;
   assertions?: AssertionResult[];
+  attempts?: AttemptResult[];
+  // Scripts (Script nodes and API node hooks)
+  logs?: ScriptLogLine[];
+  /** Line of the user's code a script error points to. */
+  line?: number;
+  // IF
+  condition?: unknown;
+  branch?: 'then' | 'else' | 'none';
+  // IF, Parallel
+  children?: NodeResult[];
+  // Loop, Iteration
+  iterations?: number;
+  stoppedBy?: 'count' | 'condition' | 'items' | 'break' | 'cap' | 'error';
+  iterationResults?: IterationResult[];
+  /** Iterations run but not listed in `iterationResults` (only the first are kept). */
+  omittedIterations?: number;
+  // Context, Script
+  variablesSet?: Record<string, unknown>;
+  // Wait
+  waitedMs?: number;
 }
 
 /** One test case's outcome as stored and returned under `details.testCases`. */
@@ -209,5 +356,9 @@ export interface RunPlan {
     maxResponseBytes: number;
     /** Test cases per workflow execution before continuing as new. */
     testCasesPerExecution: number;
+    /** Iterations one Loop or Iteration node may run at most. */
+    maxLoopIterations: number;
+    /** History length past which the rest of a loop runs in a child workflow. */
+    segmentHistoryEvents: number;
   };
 }

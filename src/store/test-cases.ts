@@ -6,6 +6,7 @@ import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { TestCase, TestCaseTag, Runner } from './entities';
 import { folderCondition } from './folders';
 import type { TestCaseDefinition } from '../domain/types';
+import { dataSetsByName } from '../validation/data-sets';
 
 /** Filters of a test case query. Both given: a test case must match both. */
 export interface TestCaseFilter {
@@ -45,7 +46,7 @@ export function tagsOf(testCase: TestCase): string[] {
 
 /** The definition a run executes. */
 export function toDefinition(testCase: TestCase): TestCaseDefinition {
-  return { id: testCase.id, name: testCase.name, folder: testCase.folder, tags: tagsOf(testCase), flow: testCase.flow };
+  return { id: testCase.id, name: testCase.name, folder: testCase.folder, tags: tagsOf(testCase), flow: testCase.flow, dataSets: dataSetsByName(testCase.dataSets) };
 }
 
 /**

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { assignNodeIds, validateFlow } from '../../src/domain/flow-validation';
+import { assignNodeIds, validateFlow } from '../../src/validation/flow';
 import type { FlowNode } from '../../src/domain/types';
 
 const api = (extra: Record<string, unknown> = {}) => ({ type: 'api', request: { method: 'GET', url: 'http://x' }, ...extra });
 
-describe('flow validation (src/domain/flow-validation)', () => {
+describe('flow validation (src/validation/flow)', () => {
   it('accepts a valid flow', () => {
     expect(validateFlow([api({ assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] })])).to.deep.equal([]);
   });
@@ -24,7 +24,7 @@ describe('flow validation (src/domain/flow-validation)', () => {
 
   it('rejects a node id used twice', () => {
     const issues = validateFlow([api({ id: 'a' }), api({ id: 'a' })]);
-    expect(issues).to.deep.equal([{ path: ['flow', 1, 'id'], message: '"a" is already the id of node 0' }]);
+    expect(issues).to.deep.equal([{ path: ['flow', 1, 'id'], message: '"a" is already the id of the node at flow.0' }]);
   });
 
   it('rejects expressions that do not parse, bad regexes, unsafe regexes, bad schemas, missing expected', () => {

@@ -1,0 +1,165 @@
+/**
+ * The activities of flow nodes that touch the outside world.
+ *
+ * `executeApiNode` is one durable step for an API node (DESIGN.md, "How a run flows"): its
+ * `beforeRequest` hook (which may change `$request`), the request with its retries, and its
+ * `afterResponse` hook (which may set variables); reported as one execution with its attempts.
+ * `runScript` runs a Script node. Neither throws for what the user's request or script does: a
+ * failure comes back as data and fails the node, not the run.
+ */
+import { Context } from '@temporalio/activity';
+import type { Sandbox, ScriptResult } from '../src/sandbox/sandbox';
+import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from '../src/domain/types';
+import { sendHttpRequest } from './http';
+
+/** Context a script sees besides the request: variables, earlier nodes, the loop, the test case. */
+export interface ScriptScope {
+  runId: string;
+  /** Node id, names the script in stack traces. */
+  label: string;
+  variables: Record<string, unknown>;
+  nodes?: Record<string, unknown>;
+  loop?: unknown;
+  testCase: { id: string; name: string };
+}
+
+export interface ApiNodeInput extends ScriptScope {
+  request: ResolvedRequest;
+  script?: ScriptConfig;
+  retry?: RetryPolicy;
+  /** Epoch ms of the run's deadline: no attempt or delay runs past it. */
+  deadlineMs: number;
+}
+
+export interface ApiNodeOutput {
+  /** The request as sent (after `beforeRequest`). */
+  request: { method: string; url: string; headers: Record<string, string>; body?: unknown };
+  /** The last attempt's exchange; absent when `beforeRequest` failed and nothing was sent. */
+  exchange?: HttpExchange;
+  attempts: AttemptResult[];
+  /** Variables after the hooks. */
+  variables: Record<string, unknown>;
+  logs: ScriptLogLine[];
+  scriptError?: { hook: 'beforeRequest' | 'afterResponse'; message: string; line?: number };
+  /** Epoch ms when the node ended (see HttpExchange.finishedAtMs). */
+  finishedAtMs: number;
+}
+
+export interface ScriptNodeInput extends ScriptScope {
+  script: ScriptConfig;
+  /** Call the script's `generateValue` and return its value. */
+  generateValue: boolean;
+}
+
+export type ScriptNodeOutput = ScriptResult & { finishedAtMs: number };
+
+/** True when `status` is listed in `onStatus` (numbers, or classes such as "5xx"). */
+export function statusMatches(status: number, onStatus: Array<number | string>): boolean {
+  return onStatus.some((s) => (typeof s === 'number' ? s === status : /^[1-5]xx$/.test(s) && Math.floor(status / 100) === Number(s[0])));
+}
+
+/** Milliseconds a Retry-After header asks for (seconds or an HTTP date), if any. */
+function retryAfterMs(headers: Record<string, string>): number | undefined {
+  const value = headers['retry-after'];
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+async function pause(ms: number): Promise<void> {
+  try {
+    await Context.current().sleep(ms);
+  } catch (err) {
+    if ((err as Error).name === 'CancelledFailure') throw err;
+    await new Promise((r) => setTimeout(r, ms));
+  }
+}
+
+/** Sends the request, retrying as the policy says, within the run's deadline. */
+async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | undefined, deadlineMs: number): Promise<{ exchange: HttpExchange; attempts: AttemptResult[] }> {
+  const policy = {
+    attempts: retry?.attempts ?? 1,
+    delayMs: retry?.delayMs ?? 500,
+    backoff: retry?.backoff ?? 2,
+    maxDelayMs: retry?.maxDelayMs ?? 10_000,
+    onStatus: retry?.onStatus ?? [429, '5xx'],
+    onNetworkError: retry?.onNetworkError ?? true,
+  };
+  const attempts: AttemptResult[] = [];
+  let delay = policy.delayMs;
+  for (let attempt = 1; ; attempt++) {
+    const timeLeft = deadlineMs - Date.now();
+    const exchange = await sendHttpRequest({ ...request, timeoutMs: Math.max(1, Math.min(request.timeoutMs, timeLeft)) });
+    const record: AttemptResult = { attempt, status: exchange.status, error: exchange.error, timeMs: exchange.timeMs };
+    attempts.push(record);
+    if (attempt >= policy.attempts) return { exchange, attempts };
+    const retryable = exchange.error
+      ? policy.onNetworkError && exchange.errorCode !== 'INVALID_URL' && exchange.errorCode !== 'CANCELLED'
+      : exchange.status !== undefined && statusMatches(exchange.status, policy.onStatus);
+    if (!retryable) return { exchange, attempts };
+    const wait = Math.min(policy.maxDelayMs, retryAfterMs(exchange.headers) ?? delay);
+    if (Date.now() + wait >= deadlineMs) return { exchange, attempts };
+    record.delayMs = wait;
+    await pause(wait);
+    delay = Math.min(policy.maxDelayMs, delay * policy.backoff);
+  }
+}
+
+export function createNodeActivities(sandbox: Sandbox) {
+  return {
+    /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
+    async executeApiNode(input: ApiNodeInput): Promise<ApiNodeOutput> {
+      const scope = { runId: input.runId, variables: input.variables, nodes: input.nodes, loop: input.loop, testCase: input.testCase };
+      let variables = input.variables;
+      const logs: ScriptLogLine[] = [];
+      let request: ApiNodeOutput['request'] = { method: input.request.method, url: input.request.url, headers: input.request.headers, body: input.request.body };
+      const end = (out: Omit<ApiNodeOutput, 'finishedAtMs' | 'logs' | 'variables' | 'request'>): ApiNodeOutput => ({ ...out, request, variables, logs, finishedAtMs: Date.now() });
+
+      if (input.script && /\bbeforeRequest\b/.test(input.script.code)) {
+        const r = await sandbox.execute({ ...scope, script: input.script, hook: 'beforeRequest', request, label: `${input.label}.beforeRequest`, variables });
+        logs.push(...r.logs);
+        variables = r.variables;
+        if (!r.ok) return end({ attempts: [], scriptError: { hook: 'beforeRequest', message: r.error!.message, line: r.error!.line } });
+        if (r.request) request = { ...request, ...r.request, headers: { ...(r.request.headers ?? {}) } };
+      }
+
+      const resolved: ResolvedRequest = { ...input.request, method: request.method.toUpperCase() as ResolvedRequest['method'], url: request.url, headers: request.headers, body: request.body };
+      const { exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs);
+
+      if (input.script && /\bafterResponse\b/.test(input.script.code) && !exchange.error) {
+        const r = await sandbox.execute({
+          ...scope,
+          script: input.script,
+          hook: 'afterResponse',
+          request,
+          response: { status: exchange.status, headers: exchange.headers, body: exchange.body, time: exchange.timeMs },
+          label: `${input.label}.afterResponse`,
+          variables,
+        });
+        logs.push(...r.logs);
+        variables = r.variables;
+        if (!r.ok) return end({ exchange, attempts, scriptError: { hook: 'afterResponse', message: r.error!.message, line: r.error!.line } });
+      }
+      return end({ exchange, attempts });
+    },
+
+    /** A Script node: the code's top level, and `generateValue` when asked. */
+    async runScript(input: ScriptNodeInput): Promise<ScriptNodeOutput> {
+      const result = await sandbox.execute({
+        runId: input.runId,
+        script: input.script,
+        hook: input.generateValue ? 'generateValue' : undefined,
+        variables: input.variables,
+        nodes: input.nodes,
+        loop: input.loop,
+        testCase: input.testCase,
+        label: input.label,
+      });
+      return { ...result, finishedAtMs: Date.now() };
+    },
+
+    /** Does nothing: a normal activity that ends a workflow task (see workflows/execution.ts). */
+    async checkpoint(): Promise<void> {},
+  };
+}

@@ -1,0 +1,402 @@
+/**
+ * Validation of a test case's flow when it is saved (issue 3, item 6): the shape, a JSON Schema
+ * checked with ajv (unknown node types and fields, wrong types), and what a schema cannot say:
+ * node ids used once in the whole tree, JSONata expressions that parse, `nodes.<id>` references
+ * and data set names that point at something, regular expressions that compile and cannot
+ * backtrack catastrophically, JSON Schemas that compile, script code that parses, library
+ * entries that are URLs or predefined libraries.
+ *
+ * Every problem is reported with the path of the field at fault (e.g. `['flow', 2, 'then', 0,
+ * 'condition']`), so the API names it. Nothing is stored unless the whole flow is valid.
+ */
+import vm from 'node:vm';
+import Ajv from 'ajv';
+import safeRegex from 'safe-regex2';
+import { checkSchema, parseRegex } from '../domain/assertions';
+import { checkExpression, referencedNodeIds } from '../domain/expressions';
+import { ASSERTION_OPERATORS, HTTP_METHODS, NODE_TYPES, type Assertion, type DataSet, type FlowNode, type ScriptConfig } from '../domain/types';
+import { ownLibrary } from '../sandbox/libraries';
+import { dataSetRows } from './data-sets';
+
+/** A problem at a path inside the request body. */
+export interface FlowIssue {
+  path: Array<string | number>;
+  message: string;
+}
+
+/** Largest number of nodes in a flow, counted through every branch and body. */
+export const MAX_FLOW_NODES = 500;
+/** Largest `count` of a Loop node (the worker's iteration cap applies on top). */
+export const MAX_LOOP_COUNT = 1_000_000;
+
+const NODE_ID = '^[A-Za-z_][A-Za-z0-9_-]{0,63}$';
+const VARIABLE = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const EXPRESSION = { type: 'string', minLength: 1, maxLength: 4000 } as const;
+const NODES = { type: 'array', items: { $ref: '#/$defs/node' } } as const;
+
+const scriptSchema = {
+  type: 'object',
+  required: ['code'],
+  additionalProperties: false,
+  properties: {
+    code: { type: 'string', maxLength: 200_000 },
+    libs: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 2000 } },
+  },
+} as const;
+
+const assertionSchema = {
+  type: 'object',
+  required: ['target', 'operator'],
+  additionalProperties: false,
+  properties: { name: { type: 'string', maxLength: 200 }, target: EXPRESSION, operator: { enum: [...ASSERTION_OPERATORS] }, expected: {} },
+} as const;
+
+/** One schema per node type, chosen by `type`. */
+const nodeSchemas: Record<FlowNode['type'], object> = {
+  api: {
+    required: ['request'],
+    properties: {
+      request: {
+        type: 'object',
+        required: ['method', 'url'],
+        additionalProperties: false,
+        properties: {
+          method: { enum: [...HTTP_METHODS] },
+          url: { type: 'string', minLength: 1, maxLength: 8192 },
+          headers: { type: 'object', additionalProperties: { type: 'string', maxLength: 8192 }, maxProperties: 100 },
+          body: {},
+          timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000 },
+          followRedirects: { type: 'boolean' },
+        },
+      },
+      assertions: { type: 'array', maxItems: 200, items: assertionSchema },
+      script: scriptSchema,
+      retry: {
+        type: 'object',
+        required: ['attempts'],
+        additionalProperties: false,
+        properties: {
+          attempts: { type: 'integer', minimum: 1, maximum: 10 },
+          delayMs: { type: 'integer', minimum: 0, maximum: 60_000 },
+          backoff: { type: 'number', minimum: 1, maximum: 10 },
+          maxDelayMs: { type: 'integer', minimum: 0, maximum: 300_000 },
+          onStatus: { type: 'array', maxItems: 50, items: { anyOf: [{ type: 'integer', minimum: 100, maximum: 599 }, { type: 'string', pattern: '^[1-5]xx$' }] } },
+          onNetworkError: { type: 'boolean' },
+        },
+      },
+    },
+  },
+  if: { required: ['condition', 'then'], properties: { condition: EXPRESSION, then: NODES, else: NODES } },
+  loop: {
+    required: ['body'],
+    properties: {
+      count: { type: 'integer', minimum: 0, maximum: MAX_LOOP_COUNT },
+      while: EXPRESSION,
+      breakCondition: EXPRESSION,
+      maxIterations: { type: 'integer', minimum: 1 },
+      body: NODES,
+    },
+  },
+  iteration: {
+    required: ['body'],
+    properties: {
+      items: EXPRESSION,
+      dataSet: { type: 'string', minLength: 1, maxLength: 100 },
+      as: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' },
+      breakCondition: EXPRESSION,
+      maxIterations: { type: 'integer', minimum: 1 },
+      body: NODES,
+    },
+  },
+  script: { required: ['script'], properties: { script: scriptSchema, variable: VARIABLE } },
+  wait: { properties: { ms: { type: 'integer', minimum: 0, maximum: 86_400_000 }, expression: EXPRESSION } },
+  context: { required: ['set'], properties: { set: { type: 'object', minProperties: 1, maxProperties: 100, propertyNames: { minLength: 1, maxLength: 200 }, additionalProperties: EXPRESSION } } },
+  parallel: { required: ['children'], properties: { concurrency: { type: 'integer', minimum: 1, maximum: 50 }, children: NODES } },
+};
+
+/** JSON Schema of a flow (an array of nodes). */
+export const flowSchema = {
+  $defs: {
+    node: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { enum: [...NODE_TYPES] } },
+      allOf: Object.entries(nodeSchemas).map(([type, schema]) => {
+        const s = schema as { required?: string[]; properties: Record<string, unknown> };
+        return {
+          if: { properties: { type: { const: type } }, required: ['type'] },
+          then: {
+            required: ['type', ...(s.required ?? [])],
+            additionalProperties: false,
+            properties: { type: { const: type }, id: { type: 'string', pattern: NODE_ID }, name: { type: 'string', maxLength: 200 }, ...s.properties },
+          },
+        };
+      }),
+    },
+  },
+  type: 'array',
+  items: { $ref: '#/$defs/node' },
+} as const;
+
+/** JSON Schema of a test case's data sets. */
+export const dataSetsSchema = {
+  type: 'array',
+  maxItems: 20,
+  items: {
+    type: 'object',
+    required: ['name', 'type'],
+    properties: { name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,100}$' }, type: { enum: ['json', 'csv'] } },
+    allOf: [
+      { if: { properties: { type: { const: 'json' } } }, then: { required: ['data'], additionalProperties: false, properties: { name: {}, type: {}, data: { type: 'array' } } } },
+      { if: { properties: { type: { const: 'csv' } } }, then: { required: ['csv'], additionalProperties: false, properties: { name: {}, type: {}, csv: { type: 'string', maxLength: 5_000_000 }, cast: { type: 'boolean' } } } },
+    ],
+  },
+} as const;
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateShape = ajv.compile(flowSchema);
+const validateDataSetsShape = ajv.compile(dataSetsSchema);
+
+/** Splits an ajv instancePath (`/2/request/url`) into segments, numbers for array indexes. */
+function segments(instancePath: string): Array<string | number> {
+  if (!instancePath) return [];
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+/** Converts ajv errors into issues under `prefix`, without duplicates. */
+export function ajvIssues(errors: Ajv['errors'], prefix: Array<string | number> = []): FlowIssue[] {
+  const issues: FlowIssue[] = [];
+  const seen = new Set<string>();
+  for (const e of errors ?? []) {
+    if (e.keyword === 'if' || e.keyword === 'allOf') continue;
+    const path = [...prefix, ...segments(e.instancePath)];
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') {
+      path.push((e.params as { missingProperty: string }).missingProperty);
+      message = 'is required';
+    }
+    if (e.keyword === 'additionalProperties') {
+      path.push((e.params as { additionalProperty: string }).additionalProperty);
+      message = 'is not a known field';
+    }
+    if (e.keyword === 'enum') message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    const key = `${JSON.stringify(path)} ${message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      issues.push({ path, message });
+    }
+  }
+  return issues;
+}
+
+function checkAssertion(a: Assertion, path: Array<string | number>, issues: FlowIssue[]): void {
+  const at = [...path, 'expected'];
+  const hasExpected = Object.prototype.hasOwnProperty.call(a, 'expected');
+  switch (a.operator) {
+    case 'exists':
+    case 'notExists':
+      break;
+    case 'greaterThan':
+    case 'greaterThanOrEqual':
+    case 'lessThan':
+    case 'lessThanOrEqual':
+      if (typeof a.expected !== 'number') issues.push({ path: at, message: `must be a number for ${a.operator}` });
+      break;
+    case 'inRange':
+      if (!Array.isArray(a.expected) || a.expected.length !== 2 || a.expected.some((v) => typeof v !== 'number') || (a.expected[0] as number) > (a.expected[1] as number)) {
+        issues.push({ path: at, message: 'must be [min, max] with min <= max' });
+      }
+      break;
+    case 'oneOf':
+      if (!Array.isArray(a.expected)) issues.push({ path: at, message: 'must be an array of allowed values' });
+      break;
+    case 'matches':
+      try {
+        const re = parseRegex(a.expected);
+        if (!safeRegex(re)) issues.push({ path: at, message: 'this regular expression can backtrack catastrophically; simplify nested quantifiers' });
+      } catch (err) {
+        issues.push({ path: at, message: `is not a valid regular expression: ${(err as Error).message}` });
+      }
+      break;
+    case 'matchesSchema': {
+      const problem = hasExpected ? checkSchema(a.expected) : 'is required';
+      if (problem) issues.push({ path: at, message: problem === 'is required' ? problem : `is not a valid JSON Schema: ${problem}` });
+      break;
+    }
+    case 'isType':
+      if (!['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'].includes(a.expected as string)) {
+        issues.push({ path: at, message: 'must be one of string, number, integer, boolean, object, array, null' });
+      }
+      break;
+    default:
+      if (!hasExpected) issues.push({ path: at, message: `is required for ${a.operator}` });
+  }
+}
+
+/** Parses (never runs) script code the way the sandbox wraps it, to report syntax errors with their line. */
+function checkScript(script: ScriptConfig, path: Array<string | number>, issues: FlowIssue[]): void {
+  try {
+    new vm.Script(`(async function () {\n${script.code}\n})`, { filename: 'script.js', lineOffset: -1 });
+  } catch (err) {
+    const line = /script\.js:(\d+)/.exec(String((err as Error).stack))?.[1];
+    issues.push({ path: [...path, 'code'], message: `does not parse: ${(err as Error).message}${line ? ` (line ${line})` : ''}` });
+  }
+  (script.libs ?? []).forEach((entry, i) => {
+    let isUrl = false;
+    try {
+      const u = new URL(entry);
+      isUrl = u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      /* not a URL */
+    }
+    if (!isUrl && !ownLibrary(entry)) {
+      issues.push({ path: [...path, 'libs', i], message: 'must be an http(s) URL of an IIFE/UMD library or a predefined library such as "crypto-js@4.2.0" (GET /v1/libraries)' });
+    }
+  });
+}
+
+/**
+ * Validates `flow` (found at `prefix` in the request body) against the test case's data sets.
+ *
+ * @returns the issues; an empty array means the flow can be stored.
+ */
+export function validateFlow(flow: unknown, prefix: Array<string | number> = ['flow'], dataSetNames: string[] = []): FlowIssue[] {
+  if (!validateShape(flow)) return ajvIssues(validateShape.errors, prefix);
+  const issues: FlowIssue[] = [];
+  const ids = new Map<string, string>();
+  const references: Array<{ id: string; path: Array<string | number> }> = [];
+  let count = 0;
+
+  const expression = (text: string, path: Array<string | number>) => {
+    const err = checkExpression(text);
+    if (err) issues.push({ path, message: `is not a valid JSONata expression: ${err.message}` });
+    else for (const id of referencedNodeIds(text)) references.push({ id, path });
+  };
+
+  const visit = (nodes: FlowNode[], path: Array<string | number>) => {
+    nodes.forEach((node, i) => {
+      const at = [...path, i];
+      count += 1;
+      if (node.id !== undefined) {
+        const first = ids.get(node.id);
+        if (first !== undefined) issues.push({ path: [...at, 'id'], message: `"${node.id}" is already the id of the node at ${first}` });
+        else ids.set(node.id, at.join('.'));
+      }
+      switch (node.type) {
+        case 'api':
+          (node.assertions ?? []).forEach((a, j) => {
+            expression(a.target, [...at, 'assertions', j, 'target']);
+            checkAssertion(a, [...at, 'assertions', j], issues);
+          });
+          if (node.script) checkScript(node.script, [...at, 'script'], issues);
+          break;
+        case 'if':
+          expression(node.condition, [...at, 'condition']);
+          visit(node.then, [...at, 'then']);
+          if (node.else) visit(node.else, [...at, 'else']);
+          break;
+        case 'loop':
+          if ((node.count === undefined) === (node.while === undefined)) issues.push({ path: at, message: 'a Loop node needs exactly one of count and while' });
+          if (node.while !== undefined) expression(node.while, [...at, 'while']);
+          if (node.breakCondition !== undefined) expression(node.breakCondition, [...at, 'breakCondition']);
+          visit(node.body, [...at, 'body']);
+          break;
+        case 'iteration':
+          if ((node.items === undefined) === (node.dataSet === undefined)) issues.push({ path: at, message: 'an Iteration node needs exactly one of items and dataSet' });
+          if (node.items !== undefined) expression(node.items, [...at, 'items']);
+          if (node.dataSet !== undefined && !dataSetNames.includes(node.dataSet)) {
+            issues.push({ path: [...at, 'dataSet'], message: `no data set named "${node.dataSet}" is attached to the test case` });
+          }
+          if (node.breakCondition !== undefined) expression(node.breakCondition, [...at, 'breakCondition']);
+          visit(node.body, [...at, 'body']);
+          break;
+        case 'script':
+          checkScript(node.script, [...at, 'script'], issues);
+          break;
+        case 'wait':
+          if ((node.ms === undefined) === (node.expression === undefined)) issues.push({ path: at, message: 'a Wait node needs exactly one of ms and expression' });
+          if (node.expression !== undefined) expression(node.expression, [...at, 'expression']);
+          break;
+        case 'context':
+          for (const [name, expr] of Object.entries(node.set)) expression(expr, [...at, 'set', name]);
+          break;
+        case 'parallel':
+          visit(node.children, [...at, 'children']);
+          break;
+      }
+    });
+  };
+  visit(flow as FlowNode[], prefix);
+  if (count > MAX_FLOW_NODES) issues.push({ path: prefix, message: `has ${count} nodes; at most ${MAX_FLOW_NODES} are allowed` });
+  const known = new Set([...ids.keys(), ...autoIds(flow as FlowNode[])]);
+  for (const ref of references) {
+    if (!known.has(ref.id)) issues.push({ path: ref.path, message: `refers to nodes.${ref.id}, but no node has the id "${ref.id}"` });
+  }
+  return issues;
+}
+
+/** Validates data sets: the shape, unique names, and that CSV text parses. */
+export function validateDataSets(sets: unknown, prefix: Array<string | number> = ['dataSets']): FlowIssue[] {
+  if (!validateDataSetsShape(sets)) return ajvIssues(validateDataSetsShape.errors, prefix);
+  const issues: FlowIssue[] = [];
+  const names = new Set<string>();
+  (sets as DataSet[]).forEach((set, i) => {
+    if (names.has(set.name)) issues.push({ path: [...prefix, i, 'name'], message: `"${set.name}" is used by another data set` });
+    names.add(set.name);
+    try {
+      dataSetRows(set);
+    } catch (err) {
+      issues.push({ path: [...prefix, i, set.type === 'csv' ? 'csv' : 'data'], message: `does not parse: ${(err as Error).message}` });
+    }
+  });
+  return issues;
+}
+
+/** Ids {@link assignNodeIds} will give to nodes without one, so references to them are valid. */
+function autoIds(flow: FlowNode[]): string[] {
+  const ids: string[] = [];
+  forEachNode(assignNodeIds(flow), (n) => ids.push(n.id));
+  return ids;
+}
+
+/** Calls `fn` for every node of the tree, depth first. */
+export function forEachNode(flow: FlowNode[], fn: (node: FlowNode) => void): void {
+  for (const node of flow) {
+    fn(node);
+    if (node.type === 'if') {
+      forEachNode(node.then, fn);
+      if (node.else) forEachNode(node.else, fn);
+    } else if (node.type === 'loop' || node.type === 'iteration') forEachNode(node.body, fn);
+    else if (node.type === 'parallel') forEachNode(node.children, fn);
+  }
+}
+
+/**
+ * Gives every node without an id one: `n1`, `n2`, … numbered depth first through the whole tree,
+ * skipping ids in use. Ids a user gave are kept.
+ */
+export function assignNodeIds(flow: FlowNode[]): FlowNode[] {
+  const used = new Set<string>();
+  forEachNode(flow, (n) => n.id && used.add(n.id));
+  let n = 0;
+  const nextId = () => {
+    do n += 1;
+    while (used.has(`n${n}`));
+    used.add(`n${n}`);
+    return `n${n}`;
+  };
+  const assign = (nodes: FlowNode[]): FlowNode[] =>
+    nodes.map((node) => {
+      const { id: given, ...rest } = node;
+      const withId = { id: given || nextId(), ...rest } as FlowNode;
+      if (withId.type === 'if') return { ...withId, then: assign(withId.then), ...(withId.else ? { else: assign(withId.else) } : {}) };
+      if (withId.type === 'loop' || withId.type === 'iteration') return { ...withId, body: assign(withId.body) };
+      if (withId.type === 'parallel') return { ...withId, children: assign(withId.children) };
+      return withId;
+    });
+  return assign(flow);
+}

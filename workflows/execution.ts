@@ -1,0 +1,132 @@
+/**
+ * How the interpreter's effects become Temporal commands, shared by the run workflow and the loop
+ * segment workflow.
+ *
+ * - API nodes and Script nodes are activities: local ones by default (about 1 ms each on the dev
+ *   server, against about 100 ms for a normal activity; docs/benchmarks.md), normal ones when
+ *   `apiNodeActivity` is `normal`.
+ * - A local activity keeps the workflow task open, so nothing from the outside (a cancel, a timer,
+ *   a query) reaches the workflow until the task ends: at most every {@link CHECKPOINT_MS} of local
+ *   work, `checkpoint` (a normal activity) ends the task.
+ * - The clock: inside one workflow task `Date.now()` does not move, so the time activities report
+ *   (recorded in history, hence the same on replay) moves it forward; the deadline is checked
+ *   against it before every node.
+ * - Wait nodes are durable timers.
+ * - The rest of a long loop runs in a child workflow (`loopSegmentWorkflow`).
+ */
+import {
+  ActivityCancellationType,
+  ApplicationFailure,
+  executeChild,
+  proxyActivities,
+  proxyLocalActivities,
+  sleep,
+  uuid4,
+  workflowInfo,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { RunPlan } from '../src/domain/types';
+import { DeadlineReached, type InterpreterEnv, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
+
+/** Longest stretch of local activities before a normal activity ends the workflow task. */
+export const CHECKPOINT_MS = 1000;
+/** Failure type of a run (or segment) that reached its deadline. */
+export const TIMED_OUT = 'RunTimedOut';
+
+const nodeActivities = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
+const localNodeActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
+const { checkpoint } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 8 } });
+
+export interface ExecutionOptions {
+  runId: string;
+  settings: RunPlan['settings'];
+  deadlineMs: number;
+  /** Called after each node. */
+  onNodeDone?: () => void;
+  /** Ends the workflow task (a normal activity); the run workflow also stores its progress there. */
+  checkpoint?: () => Promise<void>;
+}
+
+/** The interpreter's environment for one workflow execution. */
+export function createExecution(options: ExecutionOptions): InterpreterEnv {
+  const { runId, settings, deadlineMs } = options;
+  const local = settings.apiNodeActivity === 'local';
+  const activities = local ? localNodeActivities : nodeActivities;
+  let observed = 0;
+  let lastBoundary = Date.now();
+  const now = () => Math.max(Date.now(), observed);
+  const observe = (ms: number) => {
+    observed = Math.max(observed, ms);
+  };
+  const endTask = options.checkpoint ?? (() => checkpoint());
+  const activityOptions = (timeoutMs: number, summary: string): ActivityOptions => ({
+    startToCloseTimeout: timeoutMs,
+    // Network errors come back as data; a retry only covers a worker that died mid-node.
+    retry: { maximumAttempts: 3, initialInterval: '200 milliseconds' },
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    summary,
+  });
+
+  return {
+    runId,
+    settings,
+    deadlineMs,
+    dynamic: { uuid: uuid4, now, random: () => Math.random() },
+    now,
+    async executeApiNode(input, summary) {
+      const attempts = input.retry?.attempts ?? 1;
+      const perAttempt = Math.min(input.request.timeoutMs, Math.max(1, deadlineMs - now()));
+      const hooks = input.script ? 2 * 30_000 : 0;
+      const delays = (attempts - 1) * (input.retry?.maxDelayMs ?? 10_000);
+      const bounded = { ...input, request: { ...input.request, timeoutMs: perAttempt } };
+      const out = await activities.executeApiNode.executeWithOptions(activityOptions(perAttempt * attempts + delays + hooks + 10_000, summary), [bounded]);
+      observe(out.finishedAtMs);
+      // Cut short by the run's deadline, not by its own timeout: the test case is interrupted.
+      const last = out.exchange;
+      if (last?.errorCode === 'TIMEOUT' && perAttempt < input.request.timeoutMs) throw new DeadlineReached();
+      return out;
+    },
+    async runScript(input, summary) {
+      const out = await activities.runScript.executeWithOptions(activityOptions(settings.requestTimeoutMs + 40_000, summary), [input]);
+      observe(out.finishedAtMs);
+      return out;
+    },
+    async sleep(ms, summary) {
+      await sleep(ms, { summary });
+      lastBoundary = Date.now();
+    },
+    historyLength: () => workflowInfo().historyLength,
+    async runLoopSegment(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
+      try {
+        return await executeChild('loopSegmentWorkflow', {
+          workflowId: `${workflowInfo().workflowId}-loop-${input.node.id}-${uuid4().slice(0, 8)}`,
+          args: [input],
+          taskQueue: workflowInfo().taskQueue,
+          staticSummary: `Loop ${input.node.id} from iteration ${input.start + 1}`,
+        });
+      } catch (err) {
+        const cause = (err as { cause?: { type?: string } }).cause;
+        if (cause?.type === TIMED_OUT) throw new DeadlineReached();
+        throw err;
+      } finally {
+        lastBoundary = Date.now();
+      }
+    },
+    beforeNode() {
+      if (now() >= deadlineMs) throw new DeadlineReached();
+    },
+    async afterNode() {
+      options.onNodeDone?.();
+      if (local && now() - lastBoundary >= CHECKPOINT_MS) {
+        await endTask();
+        lastBoundary = Date.now();
+      }
+    },
+  };
+}
+
+/** Maps a DeadlineReached to the failure type the parent recognises. */
+export function timedOut(message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, TIMED_OUT);
+}
