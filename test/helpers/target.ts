@@ -6,8 +6,12 @@
  *   GET  /slow?ms=N             waits N ms, then 200 {waited: N}
  *   ANY  /echo                  200 {method, path, query, headers, body}
  *   GET  /big?kb=N              200 text/plain of N KiB
+ *   GET  /flaky?key=K&fail=N    503 the first N times for key K, then 200 {attempt}
+ *   GET  /libs/greeter.umd.js   a UMD library defining the global `Greeter`
+ *   GET  /libs/greeter.esm.js   the same as an ES module (export)
  *
- * It counts requests per path (`hits`) and can be closed.
+ * It counts requests per path (`hits`), the most requests in flight at once (`maxInFlight`), and
+ * can be closed.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,17 +19,35 @@ import type { AddressInfo } from 'node:net';
 export interface Target {
   url: string;
   hits: Map<string, number>;
+  /** Most requests being answered at the same moment since start (or since `resetInFlight`). */
+  maxInFlight: number;
+  resetInFlight(): void;
   close(): Promise<void>;
 }
+
+const UMD = `(function (root, factory) {
+  if (typeof define === 'function' && define.amd) define([], factory);
+  else if (typeof module === 'object' && module.exports) module.exports = factory();
+  else root.Greeter = factory();
+}(typeof self !== 'undefined' ? self : this, function () {
+  return { greet: function (name) { return 'hello, ' + name + '!'; }, version: '1.0.0' };
+}));`;
+const ESM = `export function greet(name) { return 'hello, ' + name + '!'; }\nexport default { greet };\n`;
 
 const NAMES = ['Ada', 'Grace', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Radia', 'Tony', 'Margaret'];
 
 export async function startTarget(): Promise<Target> {
   const hits = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
+  const flaky = new Map<string, number>();
+  let inFlight = 0;
+  const target = { maxInFlight: 0 };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
+    inFlight += 1;
+    target.maxInFlight = Math.max(target.maxInFlight, inFlight);
+    res.on('close', () => (inFlight -= 1));
     const json = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
@@ -60,6 +82,16 @@ export async function startTarget(): Promise<Target> {
         }
         return json(200, { method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body });
       }
+      if (url.pathname === '/flaky') {
+        const key = url.searchParams.get('key') ?? '';
+        const seen = (flaky.get(key) ?? 0) + 1;
+        flaky.set(key, seen);
+        return seen <= Number(url.searchParams.get('fail') ?? 0) ? json(503, { attempt: seen }) : json(200, { attempt: seen });
+      }
+      if (url.pathname === '/libs/greeter.umd.js' || url.pathname === '/libs/greeter.esm.js') {
+        res.writeHead(200, { 'content-type': 'application/javascript' });
+        return res.end(url.pathname.includes('umd') ? UMD : ESM);
+      }
       if (url.pathname === '/big') {
         res.writeHead(200, { 'content-type': 'text/plain' });
         return res.end('x'.repeat(Number(url.searchParams.get('kb') ?? 1) * 1024));
@@ -72,6 +104,12 @@ export async function startTarget(): Promise<Target> {
   return {
     url: `http://127.0.0.1:${port}`,
     hits,
+    get maxInFlight() {
+      return target.maxInFlight;
+    },
+    resetInFlight() {
+      target.maxInFlight = 0;
+    },
     async close() {
       for (const t of timers) clearTimeout(t);
       server.closeAllConnections();
