@@ -56,7 +56,8 @@ down:
 
 ## record-histories: refresh test/fixtures/histories (only for a deliberately compatible workflow change)
 record-histories: install
-	@$(ENV) ASSAY_RECORD_HISTORIES=1 npx mocha --spec dist/test/integration/runs.test.js --spec dist/test/integration/worker-restart.test.js
+	@$(ENV) ASSAY_RECORD_HISTORIES=1 npx mocha --no-config --require dist/test/setup.js --timeout 120000 --exit --node-option no-node-snapshot \
+		dist/test/integration/runs.test.js dist/test/integration/worker-restart.test.js dist/test/integration/flows.test.js
 
 clean:
 	rm -rf dist node_modules/.assay-install-stamp

@@ -9,6 +9,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { Sandbox, ScriptResult } from '../src/sandbox/sandbox';
+import { ACTIVITY_LIMITS, evaluateExpression, ExpressionError } from '../src/domain/expressions';
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from '../src/domain/types';
 import { sendHttpRequest } from './http';
 
@@ -157,6 +158,19 @@ export function createNodeActivities(sandbox: Sandbox) {
         label: input.label,
       });
       return { ...result, finishedAtMs: Date.now() };
+    },
+
+    /**
+     * Evaluates an expression too heavy for the workflow's step budget, with a larger budget and a
+     * wall-clock limit. Errors come back as data.
+     */
+    async evaluateExpression(input: { expression: string; input: unknown }): Promise<{ value?: unknown; error?: { message: string; code: string } }> {
+      try {
+        return { value: await evaluateExpression(input.expression, input.input, {}, ACTIVITY_LIMITS) };
+      } catch (err) {
+        const e = err instanceof ExpressionError ? err : new ExpressionError(String(err), input.expression, 'UNKNOWN');
+        return { error: { message: e.message, code: e.code } };
+      }
     },
 
     /** Does nothing: a normal activity that ends a workflow task (see workflows/execution.ts). */

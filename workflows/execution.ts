@@ -12,7 +12,11 @@
  *   (recorded in history, hence the same on replay) moves it forward; the deadline is checked
  *   against it before every node.
  * - Wait nodes are durable timers.
- * - The rest of a long loop runs in a child workflow (`loopSegmentWorkflow`).
+ * - The rest of a long loop runs in a child workflow (`loopSegmentWorkflow`). `historyLength` only
+ *   moves when a workflow task starts, and local activities add their markers when it ends, so the
+ *   estimate adds the markers not in history yet.
+ * - Expressions are evaluated here with a small step budget; one that needs more runs again in a
+ *   local activity with a larger budget and a wall-clock limit (src/domain/expressions.ts).
  */
 import {
   ActivityCancellationType,
@@ -27,6 +31,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RunPlan } from '../src/domain/types';
+import { BUDGET_CODE, evaluateExpression, ExpressionError } from '../src/domain/expressions';
 import { DeadlineReached, type InterpreterEnv, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
 
 /** Longest stretch of local activities before a normal activity ends the workflow task. */
@@ -60,6 +65,21 @@ export function createExecution(options: ExecutionOptions): InterpreterEnv {
     observed = Math.max(observed, ms);
   };
   const endTask = options.checkpoint ?? (() => checkpoint());
+  // Local activity markers written since the history length was last seen to change.
+  let seenHistory = 0;
+  let pendingMarkers = 0;
+  const historyLength = () => {
+    const length = workflowInfo().historyLength;
+    if (length !== seenHistory) {
+      seenHistory = length;
+      pendingMarkers = 0;
+    }
+    return length + pendingMarkers;
+  };
+  const localDone = () => {
+    historyLength();
+    if (local) pendingMarkers += 1;
+  };
   const activityOptions = (timeoutMs: number, summary: string): ActivityOptions => ({
     startToCloseTimeout: timeoutMs,
     // Network errors come back as data; a retry only covers a worker that died mid-node.
@@ -82,6 +102,7 @@ export function createExecution(options: ExecutionOptions): InterpreterEnv {
       const bounded = { ...input, request: { ...input.request, timeoutMs: perAttempt } };
       const out = await activities.executeApiNode.executeWithOptions(activityOptions(perAttempt * attempts + delays + hooks + 10_000, summary), [bounded]);
       observe(out.finishedAtMs);
+      localDone();
       // Cut short by the run's deadline, not by its own timeout: the test case is interrupted.
       const last = out.exchange;
       if (last?.errorCode === 'TIMEOUT' && perAttempt < input.request.timeoutMs) throw new DeadlineReached();
@@ -90,17 +111,32 @@ export function createExecution(options: ExecutionOptions): InterpreterEnv {
     async runScript(input, summary) {
       const out = await activities.runScript.executeWithOptions(activityOptions(settings.requestTimeoutMs + 40_000, summary), [input]);
       observe(out.finishedAtMs);
+      localDone();
       return out;
+    },
+    async evaluate(expression, input) {
+      try {
+        return await evaluateExpression(expression, input);
+      } catch (err) {
+        if (!(err instanceof ExpressionError) || err.code !== BUDGET_CODE) throw err;
+      }
+      const out = await localNodeActivities.evaluateExpression.executeWithOptions(
+        { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 2 }, summary: 'heavy expression' },
+        [{ expression, input }],
+      );
+      pendingMarkers += 1;
+      if (out.error) throw new ExpressionError(out.error.message, expression, out.error.code);
+      return out.value;
     },
     async sleep(ms, summary) {
       await sleep(ms, { summary });
       lastBoundary = Date.now();
     },
-    historyLength: () => workflowInfo().historyLength,
+    historyLength,
     async runLoopSegment(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
       try {
         return await executeChild('loopSegmentWorkflow', {
-          workflowId: `${workflowInfo().workflowId}-loop-${input.node.id}-${uuid4().slice(0, 8)}`,
+          workflowId: `run-${runId}-loop-${input.node.id}-${uuid4().slice(0, 8)}`,
           args: [input],
           taskQueue: workflowInfo().taskQueue,
           staticSummary: `Loop ${input.node.id} from iteration ${input.start + 1}`,

@@ -17,7 +17,7 @@
  * Templates (`{{name}}`) see the variables plus the innermost loops' `index`, `iteration` and item.
  */
 import { evaluateAssertion, preview } from '../src/domain/assertions';
-import { evaluateExpression, ExpressionError, truthy } from '../src/domain/expressions';
+import { ExpressionError, truthy } from '../src/domain/expressions';
 import { fillTemplate, fillTemplates, type DynamicSources, type TemplateVariables } from '../src/domain/templating';
 import type {
   ApiNode,
@@ -117,6 +117,8 @@ export interface InterpreterEnv {
   now(): number;
   executeApiNode(input: ApiNodeInput, summary: string): Promise<ApiNodeOutput>;
   runScript(input: ScriptNodeInput, summary: string): Promise<ScriptNodeOutput>;
+  /** Evaluates a user expression: in the workflow, or in an activity when it is heavy. Throws ExpressionError. */
+  evaluate(expression: string, input: unknown): Promise<unknown>;
   sleep(ms: number, summary: string): Promise<void>;
   /** Events in the current workflow execution's history. */
   historyLength(): number;
@@ -261,7 +263,7 @@ export class FlowRunner {
   }
 
   private evaluate(expression: string): Promise<unknown> {
-    return evaluateExpression(expression, this.expressionInput());
+    return this.env.evaluate(expression, this.expressionInput());
   }
 
   private fail(result: NodeResult, message: string, extra: Partial<Failure> = {}): NodeResult {
@@ -316,7 +318,7 @@ export class FlowRunner {
       const input = this.expressionInput({ response });
       result.assertions = [];
       for (const assertion of node.assertions ?? []) {
-        const outcome = await evaluateAssertion(assertion, input as never);
+        const outcome = await evaluateAssertion(assertion, input as never, this.env.evaluate);
         result.assertions.push(outcome);
         this.state.assertions += 1;
         if (outcome.passed) this.state.passedAssertions += 1;

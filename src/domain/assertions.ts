@@ -197,12 +197,15 @@ function check(assertion: Assertion, actual: unknown): string | null {
   }
 }
 
-/** Evaluates one assertion. Never throws. */
-export async function evaluateAssertion(assertion: Assertion, context: AssertionContext): Promise<AssertionResult> {
+/** Evaluates a JSONata expression against an input; throws ExpressionError. */
+export type Evaluator = (expression: string, input: unknown) => Promise<unknown>;
+
+/** Evaluates one assertion (with `evaluate`, by default the workflow-safe evaluator). Never throws. */
+export async function evaluateAssertion(assertion: Assertion, context: AssertionContext, evaluate: Evaluator = evaluateExpression): Promise<AssertionResult> {
   const base = { name: assertion.name, target: assertion.target, operator: assertion.operator, expected: assertion.expected };
   let actual: unknown;
   try {
-    actual = await evaluateExpression(assertion.target, context);
+    actual = await evaluate(assertion.target, context);
   } catch (err) {
     return { ...base, passed: false, message: (err as Error).message };
   }

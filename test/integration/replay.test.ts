@@ -1,7 +1,8 @@
 /**
  * Determinism: the recorded histories in test/fixtures/histories (a completed run with failures, a
  * timed-out run, a cancelled run, a run whose worker was killed, the last execution of a run that
- * continued as new) replay against the current workflow bundle. A change to workflow code that
+ * continued as new, a flow with every node type, a loop continued in a child workflow) replay
+ * against the current workflow bundle. A change to workflow code that
  * would break runs in flight fails here. Refresh the fixtures with `make record-histories` when a
  * change is deliberately made compatible (with `patched()`), never to silence this test.
  */
@@ -20,7 +21,15 @@ describe('replay of recorded workflow histories', function () {
   this.timeout(120_000);
 
   it('has the fixtures to replay, and a prebuilt bundle', () => {
-    expect(files).to.include.members(['completed-mixed.json', 'timed-out.json', 'cancelled.json', 'worker-killed.json', 'continued-as-new-last-execution.json']);
+    expect(files).to.include.members([
+      'completed-mixed.json',
+      'timed-out.json',
+      'cancelled.json',
+      'worker-killed.json',
+      'continued-as-new-last-execution.json',
+      'every-node-type.json',
+      'loop-continued-in-child.json',
+    ]);
     expect(fs.existsSync(BUNDLE_PATH), 'run `npm run build` first').to.equal(true);
   });
 

@@ -49,6 +49,17 @@ describe('JSONata evaluation (src/domain/expressions)', () => {
     expect(Date.now() - started).to.be.lessThan(5000);
   });
 
+  it('stops at a wall-clock limit outside workflows', async () => {
+    const started = Date.now();
+    try {
+      await evaluateExpression('($f := function($n){ $f($n + 1) }; $f(0))', {}, {}, { maxSteps: 1e9, maxDepth: 500, maxSequence: 1e6, timeoutMs: 200 });
+      expect.fail('should have stopped');
+    } catch (err) {
+      expect((err as ExpressionError).code).to.equal('D1012');
+    }
+    expect(Date.now() - started).to.be.lessThan(3000);
+  });
+
   it('stops deep non-tail recursion at the depth limit', async () => {
     const deep = '($f := function($n){ $n = 0 ? 0 : 1 + $f($n - 1) }; $f(100000))';
     try {
