@@ -409,3 +409,48 @@ describe('starting a run while Temporal is unreachable', function () {
     expect((await app.request('GET', '/v1/environments')).status).to.equal(200);
   });
 });
+
+describe('script libraries and data sets over the API', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => {
+    await app?.stop();
+  });
+
+  it('lists the built-in and predefined libraries with stable URLs, and serves each file', async () => {
+    const res = await app.request('GET', '/v1/libraries');
+    expect(res.status).to.equal(200);
+    const byGlobal = Object.fromEntries(res.body.items.map((l: { global: string }) => [l.global, l]));
+    expect(Object.keys(byGlobal).sort()).to.deep.equal(['CryptoJS', '_', 'axios', 'dayjs', 'faker', 'ky', 'luxon', 'moment', 'numeral', 'turf', 'validator', 'z']);
+    expect(byGlobal._).to.include({ version: '4.17.21', kind: 'builtin' });
+    expect(byGlobal.CryptoJS).to.include({ version: '4.2.0', kind: 'predefined', url: `${app.config.api.publicUrl}/libs/crypto-js@4.2.0.js` });
+    const file = await fetch(`${app.url}/libs/crypto-js@4.2.0.js`);
+    expect(file.status).to.equal(200);
+    expect(file.headers.get('content-type')).to.equal('application/javascript; charset=utf-8');
+    expect(file.headers.get('cache-control')).to.contain('immutable');
+    expect(await file.text()).to.contain('CryptoJS');
+    const again = await fetch(`${app.url}/libs/crypto-js@4.2.0.js`, { headers: { 'if-none-match': file.headers.get('etag')! } });
+    expect(again.status).to.equal(304);
+    expect((await fetch(`${app.url}/libs/nope@1.js`)).status).to.equal(404);
+  });
+
+  it('stores data sets with a test case and refuses broken ones or dangling references, storing nothing', async () => {
+    const flow = [{ type: 'iteration', dataSet: 'users', body: [{ type: 'api', request: { method: 'GET', url: 'http://127.0.0.1:9/{{item.id}}' } }] }];
+    const created = await app.request('POST', '/v1/test-cases', { name: 'ds', flow, dataSets: [{ name: 'users', type: 'csv', csv: 'id\n1\n2', cast: true }] });
+    expect(created.status).to.equal(201);
+    expect(created.body.dataSets).to.deep.equal([{ name: 'users', type: 'csv', csv: 'id\n1\n2', cast: true }]);
+    const dangling = await app.request('POST', '/v1/test-cases', { name: 'ds2', flow });
+    expectProblem(dangling, 400, 'validation-failed');
+    expect(dangling.body.errors[0]).to.include({ pointer: '#/flow/0/dataSet' });
+    const patchedAway = await app.request('PATCH', `/v1/test-cases/${created.body.id}`, { dataSets: [] });
+    expectProblem(patchedAway, 400, 'validation-failed');
+    expect((await app.request('GET', `/v1/test-cases/${created.body.id}`)).body.dataSets).to.have.length(1);
+    const script = await app.request('POST', '/v1/test-cases', { name: 'bad script', flow: [{ type: 'script', script: { code: 'function (' } }] });
+    expectProblem(script, 400, 'validation-failed');
+    expect(script.body.errors[0].field).to.equal('flow[0].script.code');
+    expect((await app.request('GET', '/v1/test-cases')).body.items.map((t: { name: string }) => t.name)).to.deep.equal(['ds']);
+  });
+});
