@@ -40,9 +40,10 @@ test-unit: install
 lint: $(STAMP)
 	@$(ENV) npm run --silent lint
 
-## bench: run overhead against Newman and a plain undici loop (docs/benchmarks.md)
+## bench: run overhead against Newman and an undici loop; script hooks against postman-sandbox (docs/benchmarks.md)
 bench: install
 	@$(ENV) node --no-node-snapshot dist/bench/run-overhead.js
+	@$(ENV) node --no-node-snapshot dist/bench/sandbox.js
 
 ## demo: go-httpbin on loopback, a demo suite through the API, results printed
 demo: install
