@@ -32,7 +32,7 @@ describe('test flows', function () {
   let target: Target;
 
   before(async () => {
-    [app, target] = await Promise.all([startTestApp({ worker: true, env: { ASSAY_MAX_LOOP_ITERATIONS: '20' } }), startTarget()]);
+    [app, target] = await Promise.all([startTestApp({ worker: true, env: { ASSAY_MAX_LOOP_ITERATIONS: '20', ASSAY_SCRIPT_TIMEOUT_MS: '1500', ASSAY_SCRIPT_MEMORY_MB: '32' } }), startTarget()]);
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
   });
   after(async () => {
@@ -171,6 +171,22 @@ describe('test flows', function () {
     expect(bad).to.deep.include({ status: 'failed', line: 3, error: 'script failed (line 3): ReferenceError: undefinedThing is not defined' });
     expect(cases[1].nodes[1].status).to.equal('passed');
     expect(cases[2].status).to.equal('passed');
+  });
+
+  it('scripts that loop forever, allocate without end, or reach for process fail their step; the worker stays healthy', async () => {
+    const { cases, run } = await runFlows(app, 'hostile-scripts', [
+      { name: 'endless loop', flow: [{ type: 'script', id: 's', script: { code: 'for (;;) {}' } }] },
+      { name: 'endless await', flow: [{ type: 'api', id: 'a', request: { method: 'GET', url: '{{base}}/echo' }, script: { code: 'async function beforeRequest() { await new Promise(() => {}); }' } }] },
+      { name: 'endless allocation', flow: [{ type: 'script', id: 's', script: { code: 'const keep = [];\nwhile (true) keep.push(new Array(100000).fill(1));' } }] },
+      { name: 'process', flow: [{ type: 'script', id: 's', script: { code: 'process.exit(1)' } }] },
+      { name: 'healthy afterwards', flow: [{ type: 'script', id: 's', variable: 'v', script: { code: 'async function generateValue() { return _.sum([1, 2]); }' } }, echo('v={{v}}', { id: 'req', assertions: [{ target: 'response.body.query.v', operator: 'equals', expected: '3' }] })] },
+    ]);
+    expect(cases.map((c) => c.status)).to.deep.equal(['failed', 'failed', 'failed', 'failed', 'passed']);
+    expect(cases[0].nodes[0].error).to.equal('script failed: The script did not finish within 1500 ms');
+    expect(cases[1].nodes[0].error).to.equal('beforeRequest failed: The script did not finish within 1500 ms');
+    expect(cases[2].nodes[0].error).to.equal('script failed: The script exceeded its memory limit of 32 MB');
+    expect(cases[3].nodes[0].error).to.equal('script failed (line 1): ReferenceError: process is not defined');
+    expect(run.status).to.equal('completed');
   });
 
   it('Wait, Context and Parallel nodes', async () => {
