@@ -14,6 +14,8 @@ export const ID_PREFIXES = {
   testCase: 'tc',
   runner: 'rnr',
   run: 'run',
+  deployment: 'dep',
+  delivery: 'dlv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

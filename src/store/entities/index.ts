@@ -5,6 +5,8 @@ export { TestCase, TestCaseTag } from './test-case';
 export { Runner, RUNNER_ORDERS, type RunnerOrder } from './runner';
 export { Run } from './run';
 export { RunTestCaseResult } from './run-test-case-result';
+export { Deployment, type DeploymentWebhooks, type OutgoingWebhook } from './deployment';
+export { WebhookDelivery, type DeliveryEvent, type DeliveryStatus } from './webhook-delivery';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -13,6 +15,8 @@ import { TestCase, TestCaseTag } from './test-case';
 import { Runner } from './runner';
 import { Run } from './run';
 import { RunTestCaseResult } from './run-test-case-result';
+import { Deployment } from './deployment';
+import { WebhookDelivery } from './webhook-delivery';
 
 /** Every entity, for the data source. */
-export const ENTITIES = [Workspace, ApiKey, Environment, TestCase, TestCaseTag, Runner, Run, RunTestCaseResult];
+export const ENTITIES = [Workspace, ApiKey, Environment, TestCase, TestCaseTag, Runner, Run, RunTestCaseResult, Deployment, WebhookDelivery];

@@ -9,6 +9,8 @@ import type { RunPlan, RunResultValue, RunStatus, RunSummary, RunTrigger, Variab
 @Entity('runs')
 @Index('ix_runs_workspace_created', ['workspaceId', 'createdAt'])
 @Index('ix_runs_runner_env_created', ['workspaceId', 'runnerName', 'environmentName', 'createdAt'])
+@Index('ix_runs_deployment_created', ['workspaceId', 'deploymentId', 'createdAt'])
+@Index('uq_runs_workflow', ['workflowId'], { unique: true })
 export class Run {
   @PrimaryColumn({ type: 'varchar', length: 40 })
   id!: string;
@@ -37,8 +39,13 @@ export class Run {
   @Column({ type: 'varchar', length: 12, default: 'api' })
   trigger!: RunTrigger;
 
+  /** The workflow that carries the run; unique, so a scheduled workflow creates its row only once. */
   @Column({ type: 'varchar', length: 200 })
   workflowId!: string;
+
+  /** The deployment that started the run (schedule, webhook), or null. */
+  @IdColumn({ nullable: true })
+  deploymentId!: string | null;
 
   /** Seconds. */
   @Column({ type: 'int' })

@@ -1,0 +1,88 @@
+import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
+import { IdColumn, JsonColumn, TimestampColumn } from './columns';
+
+/** One outgoing webhook (spec "Events"): where to send, how, and the payload template. */
+export interface OutgoingWebhook {
+  url: string;
+  /** HTTP method (default POST). */
+  method?: string;
+  headers?: Record<string, string>;
+  /** Body template; absent: the default payload (docs/deployments.md). */
+  payload?: unknown;
+}
+
+export interface DeploymentWebhooks {
+  onComplete?: OutgoingWebhook[];
+  onFailure?: OutgoingWebhook[];
+}
+
+/**
+ * A deployment (spec "Deployment"): a runner paired with an environment, with an optional cron
+ * schedule (a Temporal Schedule), an optional incoming webhook address and outgoing webhooks.
+ */
+@Entity('deployments')
+@Index('uq_deployments_name', ['workspaceId', 'name'], { unique: true })
+export class Deployment {
+  @PrimaryColumn({ type: 'varchar', length: 40 })
+  id!: string;
+
+  @IdColumn()
+  workspaceId!: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  runnerName!: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  environmentName!: string;
+
+  /** Five-field cron expression, or null for no schedule. */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  schedule!: string | null;
+
+  /** IANA time zone of the schedule. */
+  @Column({ type: 'varchar', length: 64, default: 'UTC' })
+  timezone!: string;
+
+  @Column({ type: 'boolean', default: true })
+  enabled!: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  webhookEnabled!: boolean;
+
+  /** The secret path segment of the incoming webhook address. */
+  @Index('uq_deployments_webhook', { unique: true })
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  webhookId!: string | null;
+
+  /** SHA-256 (hex) of the incoming webhook's bearer token. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  webhookTokenHash!: string | null;
+
+  /** Refuse incoming webhook calls that carry neither the token nor an API key (default true). */
+  @Column({ type: 'boolean', default: true })
+  webhookRequireAuth!: boolean;
+
+  @JsonColumn({ nullable: true })
+  webhooks!: DeploymentWebhooks | null;
+
+  /** Key of the HMAC-SHA256 signature of outgoing webhooks (x-assay-signature). */
+  @Column({ type: 'varchar', length: 200 })
+  signingSecret!: string;
+
+  /** When the Temporal Schedule last matched this row; null while a change is not synced yet. */
+  @TimestampColumn({ nullable: true })
+  scheduleSyncedAt!: Date | null;
+
+  /** Why the last sync with Temporal failed, if it did. */
+  @Column({ type: 'text', nullable: true })
+  scheduleError!: string | null;
+
+  @TimestampColumn()
+  createdAt!: Date;
+
+  @TimestampColumn()
+  updatedAt!: Date;
+}
