@@ -7,6 +7,7 @@ import type { AssayConfig } from '../src/config';
 import { Sandbox } from '../src/sandbox/sandbox';
 import { createNodeActivities } from './nodes';
 import { createRunActivities } from './runs';
+import { createWebhookActivities } from './webhooks';
 
 export function createActivities(deps: { dataSource: DataSource; config: AssayConfig; sandbox?: Sandbox }) {
   const { config } = deps;
@@ -22,6 +23,7 @@ export function createActivities(deps: { dataSource: DataSource; config: AssayCo
   return {
     ...createNodeActivities(sandbox),
     ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
+    ...createWebhookActivities(deps.dataSource, config),
   };
 }
 

@@ -8,7 +8,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import type { AssayConfig } from '../src/config';
-import { Environment, Run, Runner, RunTestCaseResult } from '../src/store/entities';
+import { Deployment, Environment, Run, Runner, RunTestCaseResult } from '../src/store/entities';
 import { jsonValue } from '../src/store/entities/columns';
 import { resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
@@ -52,6 +52,52 @@ async function updateProgress(manager: EntityManager, input: ProgressInput): Pro
 
 export function createRunActivities(dataSource: DataSource, config: AssayConfig, hooks: { onRunFinished?: (runId: string) => Promise<void> } = {}) {
   return {
+    /**
+     * Creates the row of a run a deployment's schedule started (no API call precedes it). Idempotent:
+     * a second call for the same workflow finds the row and does nothing.
+     *
+     * @throws ApplicationFailure (non-retryable) when the deployment was deleted or disabled meanwhile.
+     */
+    async createScheduledRun(input: { runId: string; deploymentId: string; workflowId: string }): Promise<void> {
+      const runs = dataSource.getRepository(Run);
+      if (await runs.findOneBy({ workflowId: input.workflowId })) return;
+      const deployment = await dataSource.getRepository(Deployment).findOneBy({ id: input.deploymentId });
+      if (!deployment) throw ApplicationFailure.nonRetryable(`Deployment ${input.deploymentId} no longer exists`, RUN_SETUP_FAILED);
+      if (!deployment.enabled) throw ApplicationFailure.nonRetryable(`Deployment "${deployment.name}" is disabled`, RUN_SETUP_FAILED);
+      try {
+        await runs.insert(
+          runs.create({
+            id: input.runId,
+            workspaceId: deployment.workspaceId,
+            runnerId: null,
+            runnerName: deployment.runnerName,
+            environmentId: null,
+            environmentName: deployment.environmentName,
+            deploymentId: deployment.id,
+            status: 'queued',
+            result: null,
+            trigger: 'schedule',
+            workflowId: input.workflowId,
+            timeoutSeconds: config.runs.defaultTimeoutSeconds,
+            variables: {},
+            context: { trigger: 'schedule', deployment: deployment.name },
+            error: null,
+            summary: null,
+            progressCompleted: 0,
+            progressTotal: 0,
+            estimatedCompletion: null,
+            duration: null,
+            createdAt: new Date(),
+            startedAt: null,
+            completedAt: null,
+          }) as never,
+        );
+      } catch (err) {
+        // A retry after an insert that did land: the row is there.
+        if (!(await runs.findOneBy({ workflowId: input.workflowId }))) throw err;
+      }
+    },
+
     /**
      * Marks the run `running` and freezes its plan: the runner's test cases and the environment's
      * variables overlaid with the run's own. A second call returns the frozen plan unchanged.

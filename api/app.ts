@@ -20,6 +20,8 @@ import { testCasesRouter } from './routes/test-cases';
 import { runnersRouter } from './routes/runners';
 import { runsRouter } from './routes/runs';
 import { librariesRouter, libraryFilesRouter } from './routes/libraries';
+import { deploymentsRouter } from './routes/deployments';
+import { incomingWebhooksRouter } from './routes/incoming-webhooks';
 
 const JSON_TYPES = ['application/json', 'application/merge-patch+json', 'application/*+json'];
 
@@ -77,8 +79,11 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.use(root.allowedMethods());
   const files = libraryFilesRouter();
   app.use(files.routes());
+  const hooks = incomingWebhooksRouter(deps);
+  app.use(hooks.routes());
+  app.use(hooks.allowedMethods({ throw: true }));
   app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1Pipeline(ctx, next) : next()));
-  for (const router of [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter]) {
+  for (const router of [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter]) {
     const r = router(deps).prefix('/v1');
     app.use(r.routes());
     app.use(r.allowedMethods({ throw: true }));

@@ -7,12 +7,14 @@ import type { Logger } from 'pino';
 import type { AssayConfig } from '../src/config';
 import type { KeyScope } from '../src/store/entities';
 import type { RunLauncher } from '../src/temporal/run-launcher';
+import type { ScheduleSync } from '../src/temporal/schedules';
 
 /** What every router needs, given once when the app is built. */
 export interface ApiDeps {
   config: AssayConfig;
   dataSource: DataSource;
   runs: RunLauncher;
+  schedules: ScheduleSync;
   logger: Logger;
 }
 

@@ -73,6 +73,19 @@ export interface AssayConfig {
     /** Runs whose script contexts a worker keeps at once (`ASSAY_SCRIPT_MAX_CONTEXTS`, default 16). */
     maxContexts: number;
   };
+  /** Deployments: schedules and webhooks (docs/deployments.md). */
+  deployments: {
+    /** How often the API brings Temporal Schedules in line with the store (`ASSAY_RECONCILE_INTERVAL_MS`, default 30000). */
+    reconcileIntervalMs: number;
+  };
+  webhooks: {
+    /** First retry of a failed outgoing delivery (`ASSAY_WEBHOOK_RETRY_INITIAL_MS`, default 1000); doubles each time. */
+    retryInitialMs: number;
+    /** Longest wait between attempts (`ASSAY_WEBHOOK_RETRY_MAX_MS`, default 300000). */
+    retryMaximumMs: number;
+    /** Attempts stop this long after the first (`ASSAY_WEBHOOK_GIVE_UP_AFTER_MS`, default 24 h). */
+    giveUpAfterMs: number;
+  };
   /** pino log level (`ASSAY_LOG_LEVEL`, default `info`). */
   logLevel: string;
 }
@@ -158,6 +171,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       fetchTimeoutMs: integer(env, 'ASSAY_SCRIPT_FETCH_TIMEOUT_MS', 10_000, 10, 600_000),
       maxFetchBytes: integer(env, 'ASSAY_SCRIPT_MAX_FETCH_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       maxContexts: integer(env, 'ASSAY_SCRIPT_MAX_CONTEXTS', 16, 1, 1000),
+    },
+    deployments: {
+      reconcileIntervalMs: integer(env, 'ASSAY_RECONCILE_INTERVAL_MS', 30_000, 1000, 86_400_000),
+    },
+    webhooks: {
+      retryInitialMs: integer(env, 'ASSAY_WEBHOOK_RETRY_INITIAL_MS', 1000, 10, 3_600_000),
+      retryMaximumMs: integer(env, 'ASSAY_WEBHOOK_RETRY_MAX_MS', 300_000, 10, 86_400_000),
+      giveUpAfterMs: integer(env, 'ASSAY_WEBHOOK_GIVE_UP_AFTER_MS', 86_400_000, 1000, 30 * 86_400_000),
     },
     logLevel: env.ASSAY_LOG_LEVEL || 'info',
   };

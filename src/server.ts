@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { AssayConfig } from './config';
 import { migrate, openDataSource } from './store/data-source';
 import { createRunLauncher, type RunLauncher } from './temporal/run-launcher';
+import { ScheduleSync } from './temporal/schedules';
 import { startRunWorker, type RunWorkerHandle } from './temporal/worker';
 import { createApp } from '../api/app';
 import { ensureWorkspace, findKey, issueKey } from './keys';
@@ -24,6 +25,7 @@ export async function openStore(config: AssayConfig, logger: Logger): Promise<Da
 export interface ApiHandle {
   server: Server;
   launcher: RunLauncher;
+  schedules: ScheduleSync;
   url: string;
   close(): Promise<void>;
 }
@@ -31,7 +33,9 @@ export interface ApiHandle {
 /** Serves the REST API on the configured host and port (port 0: a free one). */
 export async function startApi(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<ApiHandle> {
   const launcher = createRunLauncher(config);
-  const app = createApp({ config, dataSource, runs: launcher, logger });
+  const schedules = new ScheduleSync(config, dataSource, logger);
+  schedules.start(config.deployments.reconcileIntervalMs);
+  const app = createApp({ config, dataSource, runs: launcher, schedules, logger });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.api.port, config.api.host, () => resolve(s));
     s.once('error', reject);
@@ -43,10 +47,12 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   return {
     server,
     launcher,
+    schedules,
     url,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await schedules.close();
       await launcher.close();
     },
   };

@@ -3,14 +3,21 @@
  * API client (importing this module pulls in no workflow code).
  */
 import { defineQuery } from '@temporalio/workflow';
-import type { RunProgress, RunStatus } from '../src/domain/types';
+import type { RunProgress, RunStatus, RunTrigger } from '../src/domain/types';
 
 /** Workflow type name of a run. */
 export const RUN_WORKFLOW_TYPE = 'runWorkflow';
 
-/** Input of the run workflow. Only ids go in: the plan is loaded by an activity (secrets stay out of the start event). */
+/**
+ * Input of the run workflow. Only ids go in: the plan is loaded by an activity (secrets stay out of
+ * the start event). A run started by the API or an incoming webhook has its `runId` (its row exists);
+ * a run started by a deployment's schedule has none and creates its row itself.
+ */
 export interface RunWorkflowInput {
-  runId: string;
+  runId?: string;
+  /** The deployment whose run this is: its outgoing webhooks fire when the run ends. */
+  deploymentId?: string;
+  trigger?: RunTrigger;
   /** Set when the workflow continued as new to keep its history short. */
   resume?: import('./run-state').ResumeState;
 }

@@ -3,3 +3,4 @@
  */
 export { runWorkflow } from './run';
 export { loopSegmentWorkflow } from './segment';
+export { deliverWebhooksWorkflow } from './webhooks';

@@ -23,10 +23,12 @@ import {
   CancellationScope,
   continueAsNew,
   isCancellation,
+  ParentClosePolicy,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
+  startChild,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activities';
@@ -35,6 +37,7 @@ import { runStateQuery, type RunWorkflowInput } from './definitions';
 import { createExecution, TIMED_OUT } from './execution';
 import { DeadlineReached, FlowRunner } from './interpreter';
 import { RunBook } from './run-state';
+import { ulidFrom } from '../src/domain/ulid';
 
 const STORE_RETRY = { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 8 };
 
@@ -64,7 +67,16 @@ function messageOf(err: unknown): string {
 }
 
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
-  const { runId } = input;
+  // A scheduled run has no row yet: make its id here (deterministic: workflow clock and random) and its row in an activity.
+  const runId = input.runId ?? `run_${ulidFrom(Date.now(), Math.random)}`;
+  if (!input.runId && input.deploymentId) {
+    try {
+      await store.createScheduledRun({ runId, deploymentId: input.deploymentId, workflowId: workflowInfo().workflowId });
+    } catch (err) {
+      throw ApplicationFailure.nonRetryable(`Scheduled run not created: ${messageOf(err)}`, 'RunSetupFailed');
+    }
+  }
+  const onEnd = () => fireWebhooks(runId, input.deploymentId);
   const book = new RunBook(input.resume);
   let clock = () => Date.now();
   setHandler(runStateQuery, () => book.live(clock()));
@@ -75,9 +87,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     } catch (err) {
       const cancelled = isCancellation(err);
       const error = cancelled ? 'Run cancelled before it started' : `Run could not start: ${messageOf(err)}`;
-      await CancellationScope.nonCancellable(() =>
-        finalStore.finishRun({ runId, status: 'failed', error, summary: book.summary, unfinished: [] }),
-      );
+      await CancellationScope.nonCancellable(async () => {
+        await finalStore.finishRun({ runId, status: 'failed', error, summary: book.summary, unfinished: [] });
+        await onEnd();
+      });
       if (cancelled) throw err;
       throw ApplicationFailure.nonRetryable(error, 'RunSetupFailed');
     }
@@ -134,20 +147,38 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
         ? 'Run cancelled'
         : `Run failed: ${messageOf(err)}`;
     book.status = 'failed';
-    await CancellationScope.nonCancellable(() => finalStore.finishRun(failedRun(runId, book, error, pending)));
+    await CancellationScope.nonCancellable(async () => {
+      await finalStore.finishRun(failedRun(runId, book, error, pending));
+      await onEnd();
+    });
     setCurrentDetails(`${book.details()}\n\n${error}`);
     if (userCancelled) throw err;
     throw ApplicationFailure.nonRetryable(error, timedOut ? TIMED_OUT : 'RunFailed');
   }
 
   if (outcome === 'continue') {
-    return continueAsNew<typeof runWorkflow>({ runId, resume: book.resumeState() });
+    return continueAsNew<typeof runWorkflow>({ runId, deploymentId: input.deploymentId, trigger: input.trigger, resume: book.resumeState() });
   }
   const result: RunResultValue = book.summary.failed > 0 ? 'failed' : 'passed';
   book.status = 'completed';
   await finalStore.finishRun({ runId, status: 'completed', result, summary: book.summary, unfinished: [] });
+  await onEnd();
   setCurrentDetails(book.details());
   return { runId, status: 'completed', result, summary: book.summary };
+}
+
+/**
+ * Hands a finished run's outgoing webhooks to a child workflow that outlives this one (abandoned
+ * on close), so a receiver that is down for hours delays nothing here.
+ */
+async function fireWebhooks(runId: string, deploymentId: string | undefined): Promise<void> {
+  if (!deploymentId) return;
+  await startChild('deliverWebhooksWorkflow', {
+    workflowId: `webhooks-${runId}`,
+    args: [{ runId, deploymentId }],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    staticSummary: `Outgoing webhooks of run ${runId}`,
+  });
 }
 
 /**

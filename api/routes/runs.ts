@@ -2,21 +2,22 @@
  * Runs (spec "Run", "States and transitions", "Endpoints").
  *
  *   POST /v1/runs                      {runner, environment, timeout?, variables?}           → 201
- *   GET  /v1/runs                      listing: runner, environment, status, trigger, limit,
+ *   GET  /v1/runs                      listing: runner, environment, status, trigger, deployment, limit,
  *                                      orderBy=createdAt, order=desc|asc, cursor
  *   GET  /v1/runs/{runId}              status; progress and estimatedCompletion while running;
  *                                      result, summary, duration, completedAt once completed;
  *                                      error once failed
  *   GET  /v1/runs/{runId}/results      runId, status, result, summary, duration, completedAt, details
  *   POST /v1/runs/{runId}/cancel       requests cancellation; the run ends `failed` ("Run cancelled") → 202
+ *   GET  /v1/runs/{runId}/deliveries   outgoing webhook deliveries of a deployment's run: event, url,
+ *                                      status (pending, delivered, failed), attempts, last status/error
  *
  * Starting and cancelling need scope `run`. `timeout` is in seconds (default 1800, at most
  * ASSAY_MAX_RUN_TIMEOUT_SECONDS); `duration` is in milliseconds.
  */
 import Router from '@koa/router';
 import type { Repository } from 'typeorm';
-import { newId, runWorkflowId } from '../../src/ids';
-import { Environment, Run, Runner, RunTestCaseResult } from '../../src/store/entities';
+import { Environment, Run, Runner, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
 import { RUN_STATUSES, type RunStatus, type Variables } from '../../src/domain/types';
 import type { RunLiveState } from '../../workflows/definitions';
 import type { RunLauncher } from '../../src/temporal/run-launcher';
@@ -24,6 +25,7 @@ import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, Problem } from '../problem';
 import { bodyValidator, cursor, jsonBody, queryEnum, queryInt, queryString } from '../validation';
+import { createAndStartRun } from '../run-starter';
 import { iso, nameSchema, page, variablesSchema } from './shared';
 
 interface RunInput {
@@ -52,6 +54,7 @@ export function runJson(run: Run, launcher: RunLauncher, live?: RunLiveState | n
     variables: run.variables,
     createdAt: iso(run.createdAt),
   };
+  if (run.deploymentId) doc.deploymentId = run.deploymentId;
   if (run.context) doc.context = run.context;
   if (run.startedAt) doc.startedAt = iso(run.startedAt);
   if (run.status === 'running') {
@@ -110,43 +113,18 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     ];
     if (errors.length > 0) throw new Problem('unknown-reference', errors.map((e) => e.detail).join('; '), { errors });
 
-    const id = newId('run');
-    const run = repo.create({
-      id,
-      workspaceId,
-      runnerId: runner!.id,
-      runnerName: runner!.name,
-      environmentId: environment!.id,
-      environmentName: environment!.name,
-      status: 'queued',
-      result: null,
-      trigger: 'api',
-      workflowId: runWorkflowId(id),
-      timeoutSeconds: input.timeout ?? config.runs.defaultTimeoutSeconds,
-      variables: input.variables ?? {},
-      context: null,
-      error: null,
-      summary: null,
-      progressCompleted: 0,
-      progressTotal: 0,
-      estimatedCompletion: null,
-      duration: null,
-      createdAt: new Date(),
-      startedAt: null,
-      completedAt: null,
-    });
-    await repo.save(run);
-    try {
-      await launcher.start(run);
-    } catch (err) {
-      // Leave no run `queued` forever: record why it never started.
-      logger.warn({ err, runId: id }, 'could not start run workflow');
-      await repo.update(
-        { id, status: 'queued' },
-        { status: 'failed', error: 'The run could not be started: the workflow service is unavailable.', completedAt: new Date(), duration: 0 },
-      );
-      throw new Problem('temporal-unavailable', `Run ${id} could not be started: the workflow service is unavailable. Retry later.`, { runId: id });
-    }
+    const run = await createAndStartRun(
+      { dataSource, runs: launcher, logger },
+      {
+        workspaceId,
+        runner: runner!,
+        environment: environment!,
+        timeoutSeconds: input.timeout ?? config.runs.defaultTimeoutSeconds,
+        variables: input.variables ?? {},
+        trigger: 'api',
+      },
+    );
+    const id = run.id;
     ctx.status = 201;
     ctx.set('Location', `/v1/runs/${id}`);
     ctx.body = { runId: id, status: run.status, runner: run.runnerName, environment: run.environmentName, createdAt: iso(run.createdAt), links: links(run, launcher) };
@@ -162,6 +140,8 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     const runner = queryString(ctx, 'runner');
     const environment = queryString(ctx, 'environment');
     const trigger = queryString(ctx, 'trigger');
+    const deployment = queryString(ctx, 'deployment');
+    if (deployment) qb.andWhere('run.deploymentId = :deployment', { deployment });
     if (runner) qb.andWhere('run.runnerName = :runner', { runner });
     if (environment) qb.andWhere('run.environmentName = :environment', { environment });
     if (status) qb.andWhere('run.status = :status', { status: status as RunStatus });
@@ -204,6 +184,28 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     doc.details = { testCases: rows.map((r) => r.detail) };
     doc.links = links(run, launcher);
     ctx.body = doc;
+  });
+
+  router.get('/runs/:runId/deliveries', async (ctx) => {
+    const run = await loadRun(repo, ctx);
+    const rows = await dataSource.getRepository(WebhookDelivery).find({ where: { runId: run.id }, order: { event: 'ASC', position: 'ASC' } });
+    ctx.body = page(
+      rows.map((d) => ({
+        id: d.id,
+        event: d.event === 'complete' ? 'onComplete' : 'onFailure',
+        position: d.position,
+        url: d.url,
+        method: d.method,
+        status: d.status,
+        attempts: d.attempts,
+        lastStatusCode: d.lastStatusCode,
+        lastError: d.lastError,
+        deliveredAt: iso(d.deliveredAt),
+        createdAt: iso(d.createdAt),
+        updatedAt: iso(d.updatedAt),
+      })),
+      null,
+    );
   });
 
   router.post('/runs/:runId/cancel', requireScope('run'), async (ctx) => {

@@ -49,7 +49,7 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
 
   return {
     async start(run) {
-      const input: RunWorkflowInput = { runId: run.id };
+      const input: RunWorkflowInput = { runId: run.id, trigger: run.trigger, ...(run.deploymentId ? { deploymentId: run.deploymentId } : {}) };
       try {
         // The client retries an unreachable server for a long time; a caller waiting for a 503 should not.
         await client.withDeadline(Date.now() + START_DEADLINE_MS, ensureSearchAttributes);

@@ -3,6 +3,7 @@ import { dataSetRows } from '../../src/validation/data-sets';
 import { referencedNodeIds, truthy } from '../../src/domain/expressions';
 import { fillTemplate } from '../../src/domain/templating';
 import { statusMatches } from '../../activities/nodes';
+import { ulidFrom } from '../../src/domain/ulid';
 
 describe('data sets, truthiness, references, templates of objects, retry statuses', () => {
   it('parses CSV with a header row; strings by default, numbers and booleans with cast', () => {
@@ -39,5 +40,15 @@ describe('data sets, truthiness, references, templates of objects, retry statuse
     expect(statusMatches(503, [429, '5xx'])).to.equal(true);
     expect(statusMatches(429, [429, '5xx'])).to.equal(true);
     expect(statusMatches(404, [429, '5xx'])).to.equal(false);
+  });
+});
+
+describe('ULIDs made in workflow code', () => {
+  it('have the format and the time of the ulid package', async () => {
+    const { decodeTime, isValid } = await import('ulid');
+    const id = ulidFrom(1_795_259_137_543, () => 0.5);
+    expect(isValid(id)).to.equal(true);
+    expect(decodeTime(id)).to.equal(1_795_259_137_543);
+    expect(ulidFrom(1, () => 0)).to.equal('00000000010000000000000000');
   });
 });

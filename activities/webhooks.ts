@@ -1,0 +1,171 @@
+/**
+ * Outgoing webhooks of a finished run (spec "Events"; docs/deployments.md).
+ *
+ * When each array fires: `onComplete` when the run completed (whatever its result); `onFailure`
+ * when the run failed (timeout, cancellation, an error) or completed with a result other than
+ * `passed`. A completed run with failing tests fires both.
+ *
+ * `planDeliveries` records one delivery per entry (idempotent); `deliverWebhook` makes one attempt
+ * and throws when it did not land, so Temporal retries it with exponential backoff; each attempt
+ * carries the same `x-assay-delivery` id, so a receiver can drop a duplicate if an attempt that did
+ * land was not recorded (a worker dying in between).
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
+import { request } from 'undici';
+import type { DataSource } from 'typeorm';
+import type { AssayConfig } from '../src/config';
+import { newId } from '../src/ids';
+import { Deployment, Run, RunTestCaseResult, WebhookDelivery, type DeliveryEvent, type OutgoingWebhook } from '../src/store/entities';
+import { defaultPayload, renderTemplate, signature, type WebhookData } from '../src/webhooks/payload';
+
+export interface DeliveryPlan {
+  deliveries: Array<{ id: string; event: DeliveryEvent; position: number }>;
+  /** Retry policy of the attempts (worker configuration), milliseconds. */
+  retry: { initialMs: number; maximumMs: number; giveUpAfterMs: number };
+}
+
+/** Timeout of one delivery attempt. */
+const ATTEMPT_TIMEOUT_MS = 10_000;
+
+export function createWebhookActivities(dataSource: DataSource, config: AssayConfig) {
+  async function data(run: Run, deployment: Deployment): Promise<WebhookData> {
+    const rows = await dataSource.getRepository(RunTestCaseResult).find({ where: { runId: run.id }, order: { position: 'ASC' } });
+    const summary = run.summary ?? { total: rows.length, passed: 0, failed: 0, skipped: 0 };
+    const outcome = run.status === 'completed' && run.result === 'passed' ? 'passed' : 'failed';
+    return {
+      event: run.status === 'completed' ? 'run.completed' : 'run.failed',
+      deployment: { id: deployment.id, name: deployment.name, runner: run.runnerName, environment: run.environmentName },
+      result: {
+        runId: run.id,
+        status: outcome,
+        runStatus: run.status,
+        result: run.result,
+        summary,
+        details: { testCases: rows.map((r) => r.detail) },
+        passed: summary.passed,
+        failed: summary.failed,
+        skipped: summary.skipped,
+        total: summary.total,
+        duration: run.duration,
+        timestamp: (run.completedAt ?? new Date()).toISOString(),
+        detailsUrl: `${config.api.publicUrl}/v1/runs/${run.id}/results`,
+        error: run.error,
+        trigger: run.trigger,
+      },
+      context: run.context ?? {},
+    };
+  }
+
+  return {
+    /** Records the deliveries a finished run owes (one per entry of the arrays that fire). */
+    async planDeliveries(input: { runId: string; deploymentId: string }): Promise<DeliveryPlan> {
+      const retry = { initialMs: config.webhooks.retryInitialMs, maximumMs: config.webhooks.retryMaximumMs, giveUpAfterMs: config.webhooks.giveUpAfterMs };
+      const run = await dataSource.getRepository(Run).findOneBy({ id: input.runId });
+      const deployment = await dataSource.getRepository(Deployment).findOneBy({ id: input.deploymentId });
+      if (!run || !deployment || (run.status !== 'completed' && run.status !== 'failed')) return { deliveries: [], retry };
+      const fire: Array<[DeliveryEvent, OutgoingWebhook[]]> = [];
+      if (run.status === 'completed') fire.push(['complete', deployment.webhooks?.onComplete ?? []]);
+      if (run.status === 'failed' || run.result !== 'passed') fire.push(['failure', deployment.webhooks?.onFailure ?? []]);
+      const repo = dataSource.getRepository(WebhookDelivery);
+      const deliveries: DeliveryPlan['deliveries'] = [];
+      for (const [event, entries] of fire) {
+        for (const [position, entry] of entries.entries()) {
+          const existing = await repo.findOneBy({ runId: run.id, event, position });
+          if (existing) {
+            deliveries.push({ id: existing.id, event, position });
+            continue;
+          }
+          const now = new Date();
+          const row = repo.create({
+            id: newId('delivery'),
+            runId: run.id,
+            deploymentId: deployment.id,
+            event,
+            position,
+            url: entry.url,
+            method: (entry.method ?? 'POST').toUpperCase(),
+            status: 'pending',
+            attempts: 0,
+            lastStatusCode: null,
+            lastError: null,
+            deliveredAt: null,
+            createdAt: now,
+            updatedAt: now,
+          });
+          await repo.insert(row);
+          deliveries.push({ id: row.id, event, position });
+        }
+      }
+      return { deliveries, retry };
+    },
+
+    /** One attempt of a delivery. Throws (retryable) unless the receiver answered 2xx. */
+    async deliverWebhook(input: { deliveryId: string }): Promise<{ status: number }> {
+      const repo = dataSource.getRepository(WebhookDelivery);
+      const delivery = await repo.findOneByOrFail({ id: input.deliveryId });
+      if (delivery.status === 'delivered') return { status: delivery.lastStatusCode ?? 200 };
+      const run = await dataSource.getRepository(Run).findOneByOrFail({ id: delivery.runId });
+      const deployment = await dataSource.getRepository(Deployment).findOneBy({ id: delivery.deploymentId });
+      if (!deployment) throw ApplicationFailure.nonRetryable('The deployment was deleted', 'DeploymentGone');
+      const entry = (delivery.event === 'complete' ? deployment.webhooks?.onComplete : deployment.webhooks?.onFailure)?.[delivery.position];
+      if (!entry) throw ApplicationFailure.nonRetryable('The webhook entry was removed from the deployment', 'WebhookGone');
+
+      const d = await data(run, deployment);
+      const payload = entry.payload === undefined ? defaultPayload(d) : await renderTemplate(entry.payload, d);
+      const body = JSON.stringify(payload);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(entry.headers ?? {})) {
+        const rendered = await renderTemplate(v, d);
+        headers[k.toLowerCase()] = typeof rendered === 'string' ? rendered : JSON.stringify(rendered);
+      }
+      Object.assign(headers, {
+        'content-type': 'application/json',
+        'user-agent': 'Assay-Webhooks/0.1',
+        'x-assay-event': d.event,
+        'x-assay-delivery': delivery.id,
+        'x-assay-deployment': deployment.id,
+        'x-assay-signature': signature(deployment.signingSecret, body),
+      });
+
+      const attempt = Context.current().info.attempt;
+      let status: number | null = null;
+      let error: string | null = null;
+      try {
+        const res = await request(entry.url, {
+          method: delivery.method as 'POST',
+          headers,
+          body,
+          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+          headersTimeout: ATTEMPT_TIMEOUT_MS,
+          bodyTimeout: ATTEMPT_TIMEOUT_MS,
+        });
+        status = res.statusCode;
+        await res.body.dump();
+        if (status < 200 || status >= 300) error = `The receiver answered HTTP ${status}`;
+      } catch (err) {
+        error = `The receiver could not be reached: ${(err as Error).message}`;
+      }
+      await repo.update(
+        { id: delivery.id },
+        {
+          attempts: attempt,
+          lastStatusCode: status,
+          lastError: error,
+          ...(error ? {} : { status: 'delivered' as const, deliveredAt: new Date() }),
+          updatedAt: new Date(),
+        },
+      );
+      if (error) throw ApplicationFailure.retryable(error, 'DeliveryFailed');
+      return { status: status! };
+    },
+
+    /** Records that a delivery gave up (its retries ran out or it cannot be sent). */
+    async markDeliveryFailed(input: { deliveryId: string; error: string }): Promise<void> {
+      await dataSource.getRepository(WebhookDelivery).update(
+        { id: input.deliveryId, status: 'pending' },
+        { status: 'failed', lastError: input.error, updatedAt: new Date() },
+      );
+    },
+  };
+}

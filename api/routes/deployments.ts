@@ -1,0 +1,322 @@
+/**
+ * Deployments (spec "Deployment"; docs/deployments.md): a runner paired with an environment, with
+ * an optional cron schedule, an incoming webhook address and outgoing webhooks. Addressed by id.
+ *
+ *   GET    /v1/deployments                         list (by name)
+ *   POST   /v1/deployments                         create                                      → 201
+ *   GET    /v1/deployments/{id}                    one, with its schedule's next run times
+ *   PATCH  /v1/deployments/{id}                    any field                                   → 200
+ *   DELETE /v1/deployments/{id}                    also deletes its schedule                   → 204
+ *   POST   /v1/deployments/{id}/runs               run it now (scope `run`)                    → 201
+ *   POST   /v1/deployments/{id}/rotate-webhook     new webhook address and token (shown once)  → 200
+ *   POST   /v1/deployments/{id}/rotate-signing-secret  new signing secret (shown once)         → 200
+ *
+ * Body: {name, runner, environment, schedule?, timezone?, enabled?, webhookEnabled?,
+ * webhookRequireAuth?, webhooks?: {onComplete?: [...], onFailure?: [...]}, signingSecret?}. A
+ * schedule that is not a valid five-field cron expression, a bad time zone, a webhook entry with a
+ * bad URL, method or template: 400 naming the field; an unknown runner or environment: 422; nothing
+ * is stored then. The webhook token and the signing secret are shown only when they are made.
+ */
+import { randomBytes } from 'node:crypto';
+import Router from '@koa/router';
+import { CronExpressionParser } from 'cron-parser';
+import type { EntityManager } from 'typeorm';
+import { newId } from '../../src/ids';
+import { hashKey } from '../../src/keys';
+import { Deployment, Environment, Runner, type DeploymentWebhooks } from '../../src/store/entities';
+import { templateIssues } from '../../src/webhooks/payload';
+import type { ScheduleState } from '../../src/temporal/schedules';
+import { requireScope } from '../auth';
+import type { ApiDeps, AppContext, AppState } from '../context';
+import { fieldError, invalid, Problem, type FieldError } from '../problem';
+import { createAndStartRun } from '../run-starter';
+import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
+import { iso, nameSchema, page, PAGE, uniqueName } from './shared';
+
+interface DeploymentInput {
+  name?: string;
+  runner?: string;
+  environment?: string;
+  schedule?: string | null;
+  timezone?: string;
+  enabled?: boolean;
+  webhookEnabled?: boolean;
+  webhookRequireAuth?: boolean;
+  webhooks?: DeploymentWebhooks | null;
+  signingSecret?: string;
+}
+
+const webhookEntry = {
+  type: 'object',
+  required: ['url'],
+  additionalProperties: false,
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2048 },
+    method: { enum: ['POST', 'PUT', 'PATCH', 'post', 'put', 'patch'] },
+    headers: { type: 'object', maxProperties: 50, additionalProperties: { type: 'string', maxLength: 4096 } },
+    payload: {},
+  },
+};
+const fields = {
+  name: nameSchema,
+  runner: nameSchema,
+  environment: nameSchema,
+  schedule: { type: ['string', 'null'], maxLength: 200 },
+  timezone: { type: 'string', minLength: 1, maxLength: 64 },
+  enabled: { type: 'boolean' },
+  webhookEnabled: { type: 'boolean' },
+  webhookRequireAuth: { type: 'boolean' },
+  webhooks: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    properties: { onComplete: { type: 'array', maxItems: 20, items: webhookEntry }, onFailure: { type: 'array', maxItems: 20, items: webhookEntry } },
+  },
+  signingSecret: { type: 'string', minLength: 16, maxLength: 200 },
+};
+const validateCreate = bodyValidator<DeploymentInput & { name: string; runner: string; environment: string }>({
+  type: 'object',
+  required: ['name', 'runner', 'environment'],
+  additionalProperties: false,
+  properties: fields,
+});
+const validatePatch = bodyValidator<DeploymentInput>({ type: 'object', additionalProperties: false, minProperties: 1, properties: fields });
+
+/**
+ * Checks a cron expression: five fields (minute hour day-of-month month day-of-week), values in
+ * range. Restricting both day of month and day of week is refused: cron tools disagree on whether
+ * that means "and" or "or" (Temporal reads "and"), so it would not do what half the users expect.
+ */
+export function cronProblem(expression: string, timezone: string): string | null {
+  const parts = expression.trim().split(/\s+/);
+  if (parts.length !== 5) return `must have five fields (minute hour day-of-month month day-of-week), got ${parts.length}`;
+  try {
+    CronExpressionParser.parse(expression, { tz: timezone });
+  } catch (err) {
+    return `is not a valid cron expression: ${(err as Error).message}`;
+  }
+  if (parts[2] !== '*' && parts[2] !== '?' && parts[4] !== '*' && parts[4] !== '?') {
+    return 'restricts both day of month and day of week; use one of them (tools disagree on what both mean)';
+  }
+  return null;
+}
+
+function timezoneProblem(timezone: string): string | null {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+    return null;
+  } catch {
+    return `is not an IANA time zone such as "UTC" or "Europe/Berlin"`;
+  }
+}
+
+/** Field errors of everything a schema cannot check. */
+function semanticErrors(d: Pick<Deployment, 'schedule' | 'timezone' | 'webhooks'>): FieldError[] {
+  const errors: FieldError[] = [];
+  const tz = timezoneProblem(d.timezone);
+  if (tz) errors.push(fieldError(['timezone'], tz));
+  if (d.schedule !== null && !tz) {
+    const cron = cronProblem(d.schedule, d.timezone);
+    if (cron) errors.push(fieldError(['schedule'], cron));
+  }
+  for (const array of ['onComplete', 'onFailure'] as const) {
+    (d.webhooks?.[array] ?? []).forEach((entry, i) => {
+      const at = ['webhooks', array, i];
+      try {
+        const u = new URL(entry.url);
+        if (u.protocol !== 'http:' && u.protocol !== 'https:') errors.push(fieldError([...at, 'url'], 'must be an http or https URL'));
+      } catch {
+        errors.push(fieldError([...at, 'url'], 'is not a valid URL'));
+      }
+      for (const issue of [...templateIssues(entry.payload, [...at, 'payload']), ...templateIssues(entry.headers ?? {}, [...at, 'headers'])]) {
+        errors.push(fieldError(issue.path, issue.message));
+      }
+    });
+  }
+  return errors;
+}
+
+const secret = (prefix: string) => `${prefix}_${randomBytes(32).toString('base64url')}`;
+
+async function load(manager: EntityManager, ctx: AppContext): Promise<Deployment> {
+  const id = ctx.params.deploymentId!;
+  const d = await manager.getRepository(Deployment).findOneBy({ id, workspaceId: ctx.state.caller.workspaceId });
+  if (!d) throw new Problem('not-found', `Deployment "${id}" does not exist.`);
+  return d;
+}
+
+export function deploymentsRouter({ dataSource, schedules, runs, logger, config }: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const repo = dataSource.getRepository(Deployment);
+
+  /** The JSON form of a deployment (never the secrets). */
+  const json = (d: Deployment, schedule: ScheduleState, once: { webhookToken?: string; signingSecret?: string } = {}) => ({
+    id: d.id,
+    name: d.name,
+    runner: d.runnerName,
+    environment: d.environmentName,
+    schedule: d.schedule,
+    timezone: d.timezone,
+    enabled: d.enabled,
+    scheduleState: schedule,
+    webhookEnabled: d.webhookEnabled,
+    webhookRequireAuth: d.webhookRequireAuth,
+    ...(d.webhookEnabled && d.webhookId ? { webhookUrl: `${config.api.publicUrl}/webhooks/deploy/${d.webhookId}` } : {}),
+    webhooks: d.webhooks ?? { onComplete: [], onFailure: [] },
+    ...once,
+    createdAt: iso(d.createdAt),
+    updatedAt: iso(d.updatedAt),
+  });
+
+  /** 422 unless the runner and environment exist in the workspace. */
+  async function checkReferences(workspaceId: string, runner: string, environment: string): Promise<void> {
+    const [r, e] = await Promise.all([
+      dataSource.getRepository(Runner).findOneBy({ workspaceId, name: runner }),
+      dataSource.getRepository(Environment).findOneBy({ workspaceId, name: environment }),
+    ]);
+    const errors = [
+      ...(r ? [] : [fieldError(['runner'], `runner "${runner}" does not exist`)]),
+      ...(e ? [] : [fieldError(['environment'], `environment "${environment}" does not exist`)]),
+    ];
+    if (errors.length) throw new Problem('unknown-reference', errors.map((x) => x.detail).join('; '), { errors });
+  }
+
+  /** Saves, then syncs the schedule (a failed sync is recorded and retried; the answer says `pending`). */
+  async function saveAndSync(d: Deployment, insert: boolean): Promise<ScheduleState> {
+    d.scheduleSyncedAt = null;
+    await uniqueName('Deployment', d.name, async () => {
+      if (insert) await repo.insert(d as never);
+      else await repo.save(d);
+    });
+    await schedules.sync(d);
+    return schedules.state((await repo.findOneByOrFail({ id: d.id }))!, true);
+  }
+
+  router.get('/deployments', async (ctx) => {
+    const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
+    const after = cursor.decode<string>(ctx);
+    const qb = repo.createQueryBuilder('d').where('d.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    if (after !== undefined) qb.andWhere('d.name > :after', { after });
+    const rows = await qb.orderBy('d.name', 'ASC').take(limit + 1).getMany();
+    const items = rows.slice(0, limit);
+    ctx.body = page(
+      await Promise.all(items.map(async (d) => json(d, await schedules.state(d, false)))),
+      rows.length > limit ? cursor.encode(items[items.length - 1]!.name) : null,
+    );
+  });
+
+  router.post('/deployments', requireScope('write'), async (ctx) => {
+    const input = validateCreate(jsonBody(ctx));
+    const now = new Date();
+    const d = repo.create({
+      id: newId('deployment'),
+      workspaceId: ctx.state.caller.workspaceId,
+      name: input.name,
+      runnerName: input.runner,
+      environmentName: input.environment,
+      schedule: input.schedule?.trim() || null,
+      timezone: input.timezone ?? 'UTC',
+      enabled: input.enabled ?? true,
+      webhookEnabled: input.webhookEnabled ?? false,
+      webhookRequireAuth: input.webhookRequireAuth ?? true,
+      webhookId: null,
+      webhookTokenHash: null,
+      webhooks: input.webhooks ?? null,
+      signingSecret: input.signingSecret ?? secret('whsec'),
+      scheduleSyncedAt: null,
+      scheduleError: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const errors = semanticErrors(d);
+    if (errors.length) throw invalid(errors);
+    await checkReferences(d.workspaceId, d.runnerName, d.environmentName);
+    let webhookToken: string | undefined;
+    if (d.webhookEnabled) {
+      d.webhookId = randomBytes(24).toString('base64url');
+      webhookToken = secret('whk');
+      d.webhookTokenHash = hashKey(webhookToken);
+    }
+    const schedule = await saveAndSync(d, true);
+    ctx.status = 201;
+    ctx.set('Location', `/v1/deployments/${d.id}`);
+    ctx.body = json(d, schedule, { ...(webhookToken ? { webhookToken } : {}), ...(input.signingSecret ? {} : { signingSecret: d.signingSecret }) });
+  });
+
+  router.get('/deployments/:deploymentId', async (ctx) => {
+    const d = await load(dataSource.manager, ctx);
+    ctx.body = json(d, await schedules.state(d, true));
+  });
+
+  router.patch('/deployments/:deploymentId', requireScope('write'), async (ctx) => {
+    const patch = validatePatch(jsonBody(ctx));
+    const d = await load(dataSource.manager, ctx);
+    if (patch.name !== undefined) d.name = patch.name;
+    if (patch.runner !== undefined) d.runnerName = patch.runner;
+    if (patch.environment !== undefined) d.environmentName = patch.environment;
+    if (patch.schedule !== undefined) d.schedule = patch.schedule?.trim() || null;
+    if (patch.timezone !== undefined) d.timezone = patch.timezone;
+    if (patch.enabled !== undefined) d.enabled = patch.enabled;
+    if (patch.webhookRequireAuth !== undefined) d.webhookRequireAuth = patch.webhookRequireAuth;
+    if (patch.webhooks !== undefined) d.webhooks = patch.webhooks;
+    if (patch.signingSecret !== undefined) d.signingSecret = patch.signingSecret;
+    const errors = semanticErrors(d);
+    if (errors.length) throw invalid(errors);
+    if (patch.runner !== undefined || patch.environment !== undefined) await checkReferences(d.workspaceId, d.runnerName, d.environmentName);
+    let webhookToken: string | undefined;
+    if (patch.webhookEnabled !== undefined) {
+      d.webhookEnabled = patch.webhookEnabled;
+      if (d.webhookEnabled && !d.webhookId) {
+        d.webhookId = randomBytes(24).toString('base64url');
+        webhookToken = secret('whk');
+        d.webhookTokenHash = hashKey(webhookToken);
+      }
+    }
+    d.updatedAt = new Date();
+    const schedule = await saveAndSync(d, false);
+    ctx.body = json(d, schedule, webhookToken ? { webhookToken } : {});
+  });
+
+  router.delete('/deployments/:deploymentId', requireScope('write'), async (ctx) => {
+    const d = await load(dataSource.manager, ctx);
+    await repo.delete({ id: d.id });
+    await schedules.remove(d.id);
+    ctx.status = 204;
+  });
+
+  router.post('/deployments/:deploymentId/runs', requireScope('run'), async (ctx) => {
+    const d = await load(dataSource.manager, ctx);
+    const [runner, environment] = await Promise.all([
+      dataSource.getRepository(Runner).findOneBy({ workspaceId: d.workspaceId, name: d.runnerName }),
+      dataSource.getRepository(Environment).findOneBy({ workspaceId: d.workspaceId, name: d.environmentName }),
+    ]);
+    if (!runner || !environment) throw new Problem('unknown-reference', `The deployment's ${runner ? 'environment' : 'runner'} no longer exists.`);
+    const run = await createAndStartRun(
+      { dataSource, runs, logger },
+      { workspaceId: d.workspaceId, runner, environment, timeoutSeconds: config.runs.defaultTimeoutSeconds, variables: {}, trigger: 'api', deploymentId: d.id },
+    );
+    ctx.status = 201;
+    ctx.set('Location', `/v1/runs/${run.id}`);
+    ctx.body = { runId: run.id, status: run.status, runner: run.runnerName, environment: run.environmentName, deploymentId: d.id, createdAt: iso(run.createdAt) };
+  });
+
+  router.post('/deployments/:deploymentId/rotate-webhook', requireScope('write'), async (ctx) => {
+    const d = await load(dataSource.manager, ctx);
+    const webhookToken = secret('whk');
+    d.webhookId = randomBytes(24).toString('base64url');
+    d.webhookTokenHash = hashKey(webhookToken);
+    d.webhookEnabled = true;
+    d.updatedAt = new Date();
+    await repo.save(d);
+    ctx.body = json(d, await schedules.state(d, false), { webhookToken });
+  });
+
+  router.post('/deployments/:deploymentId/rotate-signing-secret', requireScope('write'), async (ctx) => {
+    const d = await load(dataSource.manager, ctx);
+    d.signingSecret = secret('whsec');
+    d.updatedAt = new Date();
+    await repo.save(d);
+    ctx.body = json(d, await schedules.state(d, false), { signingSecret: d.signingSecret });
+  });
+
+  return router;
+}

@@ -1,0 +1,122 @@
+/**
+ * Incoming webhooks (spec "Incoming webhook body", "Authentication" 2; docs/deployments.md):
+ *
+ *   POST {webhook_base}/webhooks/deploy/{webhookId}   JSON body → 200 {runId, status, ...}
+ *
+ * Starts a run of the deployment. Authentication: `Authorization: Bearer <WEBHOOK_TOKEN>` (the
+ * deployment's own token) or `X-API-Key: <API_KEY>` (a key of the deployment's workspace with scope
+ * `run` or `write`). A call with neither is refused (401) unless the deployment has
+ * `webhookRequireAuth: false`. Unknown or disabled webhook: 404; a wrong token or key: 401; a body
+ * that is not a JSON object: 400 (415 when not JSON); an unknown environment override: 422. No run
+ * is started by a refused call.
+ *
+ * Body: `trigger` (a label, default "webhook"), `environment` (overrides the deployment's),
+ * `version`, `variables` (the run's variables), `metadata`, and any other fields (branch, commit,
+ * pipeline id…). Everything but `variables` is stored on the run as its `context` and returned with
+ * its results.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type Koa from 'koa';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { findKey, hashKey } from '../../src/keys';
+import { Deployment, Environment, KEY_SCOPES, Runner } from '../../src/store/entities';
+import type { Variables } from '../../src/domain/types';
+import type { ApiDeps, AppState } from '../context';
+import { fieldError, Problem } from '../problem';
+import { createAndStartRun } from '../run-starter';
+import { bodyValidator } from '../validation';
+import { iso, variablesSchema } from './shared';
+
+interface WebhookBody {
+  trigger?: string;
+  environment?: string;
+  version?: string;
+  variables?: Variables;
+  metadata?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+const validateBody = bodyValidator<WebhookBody>({
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    trigger: { type: 'string', minLength: 1, maxLength: 200 },
+    environment: { type: 'string', minLength: 1, maxLength: 100 },
+    version: { type: 'string', maxLength: 200 },
+    variables: variablesSchema,
+    metadata: { type: 'object' },
+  },
+});
+
+function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function incomingWebhooksRouter({ dataSource, runs, logger, config }: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const limiter = new RateLimiterMemory({ points: config.api.rateLimitPerMinute, duration: 60 });
+  const parse = bodyParser({ enableTypes: ['json'], jsonLimit: config.api.maxBodyBytes, encoding: 'utf-8' }) as unknown as Koa.Middleware<AppState>;
+
+  router.post('/webhooks/deploy/:webhookId', async (ctx, next) => {
+    const deployment = await dataSource.getRepository(Deployment).findOneBy({ webhookId: ctx.params.webhookId! });
+    if (!deployment || !deployment.webhookEnabled) throw new Problem('not-found', 'No enabled webhook at this address.');
+    try {
+      await limiter.consume(deployment.id, 1);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      throw new Problem('rate-limited', `Too many calls to this webhook; retry in ${retryAfter} s.`, { retryAfter });
+    }
+
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
+    const apiKey = ctx.get('X-API-Key');
+    if (bearer) {
+      if (!deployment.webhookTokenHash || !sameHash(hashKey(bearer[1]!), deployment.webhookTokenHash)) throw new Problem('unauthorized', 'The webhook token is wrong.');
+    } else if (apiKey) {
+      const key = await findKey(dataSource.manager, apiKey);
+      if (!key || key.workspaceId !== deployment.workspaceId || KEY_SCOPES.indexOf(key.scope) < KEY_SCOPES.indexOf('run')) {
+        throw new Problem('unauthorized', 'The API key is unknown, revoked, of another workspace, or its scope does not allow starting runs.');
+      }
+    } else if (deployment.webhookRequireAuth) {
+      throw new Problem('unauthorized', 'Send `Authorization: Bearer <WEBHOOK_TOKEN>` or `X-API-Key: <API_KEY>`.');
+    }
+
+    const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+    if (hasBody && !ctx.is('application/json', 'application/*+json')) {
+      throw new Problem('unsupported-media-type', 'The webhook body must be JSON (Content-Type: application/json).');
+    }
+    await parse(ctx, async () => undefined);
+    const body = validateBody(hasBody ? (ctx.request as { body?: unknown }).body : {});
+
+    const environmentName = body.environment ?? deployment.environmentName;
+    const [runner, environment] = await Promise.all([
+      dataSource.getRepository(Runner).findOneBy({ workspaceId: deployment.workspaceId, name: deployment.runnerName }),
+      dataSource.getRepository(Environment).findOneBy({ workspaceId: deployment.workspaceId, name: environmentName }),
+    ]);
+    if (!environment) throw new Problem('unknown-reference', `environment "${environmentName}" does not exist`, { errors: [fieldError(['environment'], `environment "${environmentName}" does not exist`)] });
+    if (!runner) throw new Problem('unknown-reference', `The deployment's runner "${deployment.runnerName}" no longer exists.`);
+
+    const { variables, ...context } = body;
+    const run = await createAndStartRun(
+      { dataSource, runs, logger },
+      {
+        workspaceId: deployment.workspaceId,
+        runner,
+        environment,
+        timeoutSeconds: config.runs.defaultTimeoutSeconds,
+        variables: variables ?? {},
+        trigger: 'webhook',
+        deploymentId: deployment.id,
+        context: { trigger: 'webhook', ...context },
+      },
+    );
+    ctx.status = 200;
+    ctx.body = { runId: run.id, status: run.status, runner: run.runnerName, environment: run.environmentName, deploymentId: deployment.id, createdAt: iso(run.createdAt), links: { self: `/v1/runs/${run.id}`, results: `/v1/runs/${run.id}/results` } };
+    void next;
+  });
+  return router;
+}

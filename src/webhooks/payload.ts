@@ -1,0 +1,117 @@
+/**
+ * Outgoing webhook payloads (spec "Events"): templates, the data they see, the default payload,
+ * and the signature.
+ *
+ * Templates: in every string of a `payload` (keys too) and in header values, `{{expression}}` is a
+ * JSONata expression over {@link WebhookData}: `{{deployment.name}}`, `{{result.passed}}`,
+ * `{{result.status = 'passed' ? ':white_check_mark:' : ':x:'}}`. A string that is one placeholder
+ * and nothing else takes the value's JSON type (`"{{result.summary}}"` becomes the summary object);
+ * inside longer text, values are written as text (objects as JSON). A placeholder that yields
+ * nothing or fails stays as written, so a mistake is visible to the receiver.
+ *
+ * Signature: `x-assay-signature: sha256=<lower-case hex HMAC-SHA256 of the exact body bytes>`,
+ * keyed with the deployment's signing secret (spec "Authentication" 4; DESIGN.md).
+ */
+import { createHmac } from 'node:crypto';
+import { ACTIVITY_LIMITS, checkExpression, evaluateExpression } from '../domain/expressions';
+import type { RunSummary, TestCaseResult } from '../domain/types';
+
+/** What payload templates see. Durations are milliseconds, times ISO 8601 UTC. */
+export interface WebhookData {
+  /** `run.completed` or `run.failed`. */
+  event: string;
+  deployment: { id: string; name: string; runner: string; environment: string };
+  result: {
+    runId: string;
+    /** The outcome: `passed` when the run completed with result passed, else `failed`. */
+    status: 'passed' | 'failed';
+    /** The run's status: `completed` or `failed`. */
+    runStatus: string;
+    result: string | null;
+    summary: RunSummary;
+    details: { testCases: TestCaseResult[] };
+    passed: number;
+    failed: number;
+    skipped: number;
+    total: number;
+    duration: number | null;
+    timestamp: string;
+    detailsUrl: string;
+    error: string | null;
+    trigger: string;
+  };
+  /** What the caller of an incoming webhook sent (trigger, version, metadata, other fields), or {}. */
+  context: Record<string, unknown>;
+}
+
+const PLACEHOLDER = /\{\{([\s\S]+?)\}\}/g;
+const WHOLE = /^\{\{([\s\S]+?)\}\}$/;
+
+/** Problems with the templates in a value: placeholders that do not parse, with their path. */
+export function templateIssues(value: unknown, path: Array<string | number>): Array<{ path: Array<string | number>; message: string }> {
+  const issues: Array<{ path: Array<string | number>; message: string }> = [];
+  const visit = (v: unknown, at: Array<string | number>) => {
+    if (typeof v === 'string') {
+      for (const m of v.matchAll(PLACEHOLDER)) {
+        const err = checkExpression(m[1]!.trim());
+        if (err) issues.push({ path: at, message: `{{${m[1]}}} is not a valid JSONata expression: ${err.message}` });
+      }
+    } else if (Array.isArray(v)) v.forEach((x, i) => visit(x, [...at, i]));
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        visit(k, [...at, k]);
+        visit(x, [...at, k]);
+      }
+    }
+  };
+  visit(value, path);
+  return issues;
+}
+
+async function evaluate(expression: string, data: WebhookData): Promise<unknown> {
+  try {
+    return await evaluateExpression(expression.trim(), data, {}, ACTIVITY_LIMITS);
+  } catch {
+    return undefined;
+  }
+}
+
+async function renderString(text: string, data: WebhookData): Promise<unknown> {
+  const whole = WHOLE.exec(text);
+  if (whole && !whole[1]!.includes('}}')) {
+    const value = await evaluate(whole[1]!, data);
+    return value === undefined ? text : value;
+  }
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(PLACEHOLDER)) {
+    out += text.slice(last, m.index);
+    const value = await evaluate(m[1]!, data);
+    out += value === undefined ? m[0] : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+    last = m.index! + m[0].length;
+  }
+  return out + text.slice(last);
+}
+
+/** Renders a payload template (any JSON value) against `data`. */
+export async function renderTemplate(template: unknown, data: WebhookData): Promise<unknown> {
+  if (typeof template === 'string') return template.includes('{{') ? renderString(template, data) : template;
+  if (Array.isArray(template)) return Promise.all(template.map((v) => renderTemplate(v, data)));
+  if (template && typeof template === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(template)) out[String(await renderTemplate(k, data))] = await renderTemplate(v, data);
+    return out;
+  }
+  return template;
+}
+
+/** The payload sent when an entry configures none (docs/deployments.md). */
+export function defaultPayload(data: WebhookData): unknown {
+  const { details: _details, ...result } = data.result;
+  return { event: data.event, deployment: data.deployment, run: result, context: data.context };
+}
+
+/** `sha256=<hex>` of the exact body bytes under `secret`. */
+export function signature(secret: string, body: string | Buffer): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
