@@ -58,7 +58,7 @@ down:
 ## record-histories: refresh test/fixtures/histories (only for a deliberately compatible workflow change)
 record-histories: install
 	@$(ENV) ASSAY_RECORD_HISTORIES=1 npx mocha --no-config --require dist/test/setup.js --timeout 120000 --exit --node-option no-node-snapshot \
-		dist/test/integration/runs.test.js dist/test/integration/worker-restart.test.js dist/test/integration/flows.test.js
+		dist/test/integration/runs.test.js dist/test/integration/worker-restart.test.js dist/test/integration/flows.test.js dist/test/integration/deployments.test.js
 
 clean:
 	rm -rf dist node_modules/.assay-install-stamp

@@ -99,11 +99,12 @@ export class ScheduleSync {
    */
   async sync(d: Deployment): Promise<boolean> {
     try {
-      this.registered ??= registerSearchAttributes(this.connection, this.config.temporal.namespace).catch((err) => {
+      // Made inside the deadline: a call started outside it would retry for the client's default 20 s.
+      this.registered ??= this.call(() => registerSearchAttributes(this.connection, this.config.temporal.namespace)).catch((err) => {
         this.registered = undefined;
         throw err;
       });
-      await this.call(() => this.registered!);
+      await this.registered;
       const scheduleId = this.scheduleId(d.id);
       const handle = this.client.schedule.getHandle(scheduleId);
       if (!d.schedule) {

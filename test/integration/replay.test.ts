@@ -1,7 +1,8 @@
 /**
  * Determinism: the recorded histories in test/fixtures/histories (a completed run with failures, a
  * timed-out run, a cancelled run, a run whose worker was killed, the last execution of a run that
- * continued as new, a flow with every node type, a loop continued in a child workflow) replay
+ * continued as new, a flow with every node type, a loop continued in a child workflow, a run started
+ * by a schedule, the outgoing webhook deliveries of a run) replay
  * against the current workflow bundle. A change to workflow code that
  * would break runs in flight fails here. Refresh the fixtures with `make record-histories` when a
  * change is deliberately made compatible (with `patched()`), never to silence this test.
@@ -29,6 +30,8 @@ describe('replay of recorded workflow histories', function () {
       'continued-as-new-last-execution.json',
       'every-node-type.json',
       'loop-continued-in-child.json',
+      'scheduled-run.json',
+      'webhook-deliveries.json',
     ]);
     expect(fs.existsSync(BUNDLE_PATH), 'run `npm run build` first').to.equal(true);
   });
