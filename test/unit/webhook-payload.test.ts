@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import { defaultPayload, renderTemplate, signature, templateIssues, type WebhookData } from '../../src/webhooks/payload';
+
+const data: WebhookData = {
+  event: 'run.completed',
+  deployment: { id: 'dep_1', name: 'nightly', runner: 'smoke', environment: 'staging' },
+  result: {
+    runId: 'run_1',
+    status: 'failed',
+    runStatus: 'completed',
+    result: 'failed',
+    summary: { total: 12, passed: 11, failed: 1, skipped: 0 },
+    details: { testCases: [] },
+    passed: 11,
+    failed: 1,
+    skipped: 0,
+    total: 12,
+    duration: 4310,
+    timestamp: '2026-11-21T03:00:05.210Z',
+    detailsUrl: 'https://assay.example.com/v1/runs/run_1/results',
+    error: null,
+    trigger: 'webhook',
+  },
+  context: { version: '1.4.2', branch: 'main' },
+};
+
+describe('outgoing webhook payloads (src/webhooks/payload)', () => {
+  it('signs the exact body bytes: sha256=<hex HMAC-SHA256>', () => {
+    // RFC 4231 test case 2.
+    expect(signature('Jefe', 'what do ya want for nothing?')).to.equal('sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+  });
+
+  it('renders the Slack payload of docs/deployments.md', async () => {
+    const slack = await renderTemplate(
+      {
+        text: "{{result.status = 'passed' ? ':white_check_mark:' : ':x:'}} {{deployment.name}} on {{deployment.environment}}: {{result.passed}}/{{result.total}} passed",
+        blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '{{result.passed}} passed, {{result.failed}} failed in {{$round(result.duration / 1000, 1)}} s' } }],
+      },
+      data,
+    );
+    expect(slack).to.deep.equal({
+      text: ':x: nightly on staging: 11/12 passed',
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '11 passed, 1 failed in 4.3 s' } }],
+    });
+  });
+
+  it('renders the Discord payload: whole-value placeholders keep their type', async () => {
+    const discord = (await renderTemplate({ color: "{{result.status = 'passed' ? 3066993 : 15158332}}", summary: '{{result.summary}}', v: '{{context.version}}', passed: '{{$string(result.passed)}}' }, data)) as Record<string, unknown>;
+    expect(discord).to.deep.equal({ color: 15158332, summary: { total: 12, passed: 11, failed: 1, skipped: 0 }, v: '1.4.2', passed: '11' });
+  });
+
+  it('leaves placeholders that yield nothing as written; templates in keys work too', async () => {
+    expect(await renderTemplate({ '{{deployment.name}}-key': '{{result.nothing}} and {{context.branch}}' }, data)).to.deep.equal({ 'nightly-key': '{{result.nothing}} and main' });
+  });
+
+  it('reports placeholders that do not parse, with their path', () => {
+    expect(templateIssues({ a: ['ok {{result.passed}}', 'bad {{result.(}}'] }, ['payload']).map((i) => i.path.join('.'))).to.deep.equal(['payload.a.1']);
+  });
+
+  it('builds the default payload without the details', () => {
+    const payload = defaultPayload(data) as { run: Record<string, unknown>; event: string };
+    expect(payload.event).to.equal('run.completed');
+    expect(payload.run).not.to.have.property('details');
+    expect(payload.run).to.include({ runId: 'run_1', status: 'failed', total: 12 });
+  });
+});
