@@ -1,10 +1,11 @@
 /**
  * The API's side of runs on Temporal: start a run's workflow, cancel it, ask it for live progress.
  *
- * The client connects lazily, so the API serves everything else while Temporal is down; starting a
- * run then fails with {@link TemporalUnavailableError} and the API answers 503.
+ * The client connects on first use, so the API serves everything else while Temporal is down;
+ * starting a run then fails with {@link TemporalUnavailableError} and the API answers 503.
  */
-import { Client, Connection, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { OnDemandClient } from './client';
 import type { AssayConfig } from '../config';
 import type { Run } from '../store/entities';
 import { RUN_WORKFLOW_TYPE, runStateQuery, type RunLiveState, type RunWorkflowInput } from '../../workflows/definitions';
@@ -34,16 +35,18 @@ export interface RunLauncher {
 const START_DEADLINE_MS = 5000;
 
 export function createRunLauncher(config: AssayConfig): RunLauncher {
-  const connection = Connection.lazy({ address: config.temporal.address, connectTimeout: '5 seconds' });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const temporal = new OnDemandClient(config);
   let registered: Promise<unknown> | undefined;
 
   /** Search attributes must exist before a start that sets them; register once per process. */
   function ensureSearchAttributes(): Promise<unknown> {
-    registered ??= registerSearchAttributes(connection, config.temporal.namespace).catch((err) => {
-      registered = undefined;
-      throw err;
-    });
+    registered ??= temporal
+      .connection()
+      .then((connection) => temporal.call(START_DEADLINE_MS, () => registerSearchAttributes(connection, config.temporal.namespace)))
+      .catch((err) => {
+        registered = undefined;
+        throw err;
+      });
     return registered;
   }
 
@@ -52,8 +55,8 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
       const input: RunWorkflowInput = { runId: run.id, trigger: run.trigger, ...(run.deploymentId ? { deploymentId: run.deploymentId } : {}) };
       try {
         // The client retries an unreachable server for a long time; a caller waiting for a 503 should not.
-        await client.withDeadline(Date.now() + START_DEADLINE_MS, ensureSearchAttributes);
-        await client.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start(RUN_WORKFLOW_TYPE, {
+        await ensureSearchAttributes();
+        await temporal.call(START_DEADLINE_MS, (client) => client.workflow.start(RUN_WORKFLOW_TYPE, {
           taskQueue: config.temporal.taskQueue,
           workflowId: run.workflowId,
           args: [input],
@@ -73,7 +76,7 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
 
     async cancel(run) {
       try {
-        await client.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.getHandle(run.workflowId).cancel());
+        await temporal.call(START_DEADLINE_MS, (client) => client.workflow.getHandle(run.workflowId).cancel());
         return true;
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return false;
@@ -83,9 +86,7 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
 
     async liveState(run, deadlineMs) {
       try {
-        return await client.withDeadline(Date.now() + deadlineMs, () =>
-          client.workflow.getHandle(run.workflowId).query(runStateQuery),
-        );
+        return await temporal.call(deadlineMs, (client) => client.workflow.getHandle(run.workflowId).query(runStateQuery));
       } catch {
         // No worker answered in time, or Temporal is down: the caller falls back to the stored row.
         return null;
@@ -97,7 +98,7 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
     },
 
     async close() {
-      await connection.close();
+      await temporal.close();
     },
   };
 }

@@ -18,7 +18,8 @@
  * store at start-up and every `reconcileIntervalMs` after, and deletes schedules of this
  * installation that no deployment owns any more.
  */
-import { Client, Connection, ScheduleNotFoundError, ScheduleOverlapPolicy, type ScheduleDescription, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import { OnDemandClient } from './client';
 import { IsNull, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from '../config';
@@ -47,8 +48,7 @@ export interface ReconcileReport {
 const CALL_DEADLINE_MS = 5000;
 
 export class ScheduleSync {
-  private readonly connection: Connection;
-  private readonly client: Client;
+  private readonly temporal: OnDemandClient;
   private registered: Promise<unknown> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -57,8 +57,7 @@ export class ScheduleSync {
     private readonly dataSource: DataSource,
     private readonly logger: Logger,
   ) {
-    this.connection = Connection.lazy({ address: config.temporal.address, connectTimeout: '5 seconds' });
-    this.client = new Client({ connection: this.connection, namespace: config.temporal.namespace });
+    this.temporal = new OnDemandClient(config);
   }
 
   /** Schedule id of a deployment. */
@@ -70,8 +69,8 @@ export class ScheduleSync {
     return `${this.config.temporal.taskQueue}.deployment.`;
   }
 
-  private call<T>(fn: () => Promise<T>): Promise<T> {
-    return this.client.withDeadline(Date.now() + CALL_DEADLINE_MS, fn);
+  private call<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+    return this.temporal.call(CALL_DEADLINE_MS, fn);
   }
 
   private action(d: Deployment): ScheduleOptionsStartWorkflowAction<never> {
@@ -100,15 +99,14 @@ export class ScheduleSync {
   async sync(d: Deployment): Promise<boolean> {
     try {
       // Made inside the deadline: a call started outside it would retry for the client's default 20 s.
-      this.registered ??= this.call(() => registerSearchAttributes(this.connection, this.config.temporal.namespace)).catch((err) => {
+      this.registered ??= this.temporal.connection().then((connection) => this.call(() => registerSearchAttributes(connection, this.config.temporal.namespace))).catch((err) => {
         this.registered = undefined;
         throw err;
       });
       await this.registered;
       const scheduleId = this.scheduleId(d.id);
-      const handle = this.client.schedule.getHandle(scheduleId);
       if (!d.schedule) {
-        await this.call(() => handle.delete()).catch((err) => {
+        await this.call((client) => client.schedule.getHandle(scheduleId).delete()).catch((err) => {
           if (!(err instanceof ScheduleNotFoundError)) throw err;
         });
       } else {
@@ -116,11 +114,11 @@ export class ScheduleSync {
         const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' } as const;
         const state = { paused: !d.enabled, note: d.enabled ? 'enabled' : 'deployment disabled' };
         try {
-          await this.call(() => handle.update((previous: ScheduleDescription) => ({ ...previous, spec, action: this.action(d), policies, state })));
+          await this.call((client) => client.schedule.getHandle(scheduleId).update((previous: ScheduleDescription) => ({ ...previous, spec, action: this.action(d), policies, state })));
         } catch (err) {
           if (!(err instanceof ScheduleNotFoundError)) throw err;
-          await this.call(() =>
-            this.client.schedule.create({
+          await this.call((client) =>
+            client.schedule.create({
               scheduleId,
               spec,
               action: this.action(d),
@@ -143,14 +141,14 @@ export class ScheduleSync {
 
   /** Deletes a deployment's schedule; a failure leaves an orphan that reconcile deletes. */
   async remove(deploymentId: string): Promise<void> {
-    await this.call(() => this.client.schedule.getHandle(this.scheduleId(deploymentId)).delete()).catch((err) => {
+    await this.call((client) => client.schedule.getHandle(this.scheduleId(deploymentId)).delete()).catch((err) => {
       if (!(err instanceof ScheduleNotFoundError)) this.logger.warn({ err, deploymentId }, 'schedule delete failed; reconcile will retry');
     });
   }
 
   /** Starts a run of the schedule now (the schedule's own action). */
   async trigger(deploymentId: string): Promise<void> {
-    await this.call(() => this.client.schedule.getHandle(this.scheduleId(deploymentId)).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
+    await this.call((client) => client.schedule.getHandle(this.scheduleId(deploymentId)).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
   }
 
   /** The schedule as the API shows it; asks Temporal for the next run times when `live`. */
@@ -161,7 +159,7 @@ export class ScheduleSync {
     const base: ScheduleState = { status: d.enabled ? 'active' : 'paused', scheduleId };
     if (!live) return base;
     try {
-      const description = await this.call(() => this.client.schedule.getHandle(scheduleId).describe());
+      const description = await this.call((client) => client.schedule.getHandle(scheduleId).describe());
       return { ...base, status: description.state.paused ? 'paused' : 'active', nextRunTimes: description.info.nextActionTimes.slice(0, 5).map((t) => t.toISOString()) };
     } catch {
       return base;
@@ -183,11 +181,11 @@ export class ScheduleSync {
     const wanted = new Set((await repo.find({ select: { id: true, schedule: true } })).filter((d) => d.schedule).map((d) => this.scheduleId(d.id)));
     try {
       const existing: string[] = [];
-      await this.call(async () => {
-        for await (const s of this.client.schedule.list()) if (s.scheduleId.startsWith(this.prefix)) existing.push(s.scheduleId);
+      await this.call(async (client) => {
+        for await (const s of client.schedule.list()) if (s.scheduleId.startsWith(this.prefix)) existing.push(s.scheduleId);
       });
       for (const id of existing.filter((id) => !wanted.has(id))) {
-        await this.call(() => this.client.schedule.getHandle(id).delete()).catch(() => undefined);
+        await this.call((client) => client.schedule.getHandle(id).delete()).catch(() => undefined);
         report.deleted.push(id);
       }
     } catch (err) {
@@ -206,6 +204,6 @@ export class ScheduleSync {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.connection.close();
+    await this.temporal.close();
   }
 }

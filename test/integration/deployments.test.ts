@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
 import { Deployment } from '../../src/store/entities';
+import { createRunActivities } from '../../activities/runs';
 import { ScheduleSync } from '../../src/temporal/schedules';
 import { createLogger } from '../../src/logger';
 import { eventually, startTestApp, waitForRun, type Reply, type TestApp } from '../helpers/app';
@@ -133,6 +134,20 @@ describe('deployments', function () {
       const [row] = await app.dataSource.query('SELECT workflowId FROM runs WHERE id = ?', [listed.runId]);
       expect(row.workflowId).to.match(new RegExp(`^run-scheduled-${d.id}-\\d{4}-`));
       await recordHistory('scheduled-run', row.workflowId);
+    });
+
+    it('creates a scheduled run\'s row once, however often its activity runs; refuses for a disabled deployment', async () => {
+      const activities = createRunActivities(app.dataSource, app.config);
+      const d = (await app.request('POST', '/v1/deployments', { name: 'idempotent', runner: 'green', environment: 'local' })).body;
+      const input = { runId: 'run_01IDEMPOTENT0000000000000', deploymentId: d.id, workflowId: `run-scheduled-${d.id}-2026-11-21T00:00:00Z` };
+      await activities.createScheduledRun(input);
+      await activities.createScheduledRun(input);
+      const rows = await app.dataSource.query('SELECT id, `trigger` FROM runs WHERE workflowId = ?', [input.workflowId]);
+      expect(rows).to.deep.equal([{ id: input.runId, trigger: 'schedule' }]);
+      await app.request('PATCH', `/v1/deployments/${d.id}`, { enabled: false });
+      let refused: unknown;
+      await activities.createScheduledRun({ ...input, runId: 'run_01IDEMPOTENT0000000000001', workflowId: `${input.workflowId}-2` }).catch((err: unknown) => (refused = err));
+      expect((refused as Error).message).to.equal('Deployment "idempotent" is disabled');
     });
 
     it('after a failed call to Temporal the row says pending, and reconciling brings the schedule in line; orphans are deleted', async () => {

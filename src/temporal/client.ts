@@ -1,0 +1,50 @@
+/**
+ * A Temporal client that connects on first use, for the API's processes: the API serves
+ * everything else while Temporal is down, and a call made meanwhile fails fast.
+ *
+ * `Connection.lazy` is not used: its background connect keeps retrying after a call gave up, and
+ * closing it then leaves a rejected promise no one handles ("Channel has been shut down"). Here the
+ * connect is one awaited promise with a timeout, forgotten when it fails, so the next call tries
+ * again, and `close` waits for it.
+ */
+import { Client, Connection } from '@temporalio/client';
+import type { AssayConfig } from '../config';
+
+export class OnDemandClient {
+  private connecting: Promise<{ connection: Connection; client: Client }> | undefined;
+
+  constructor(private readonly config: AssayConfig) {}
+
+  /** The client, connecting first if needed. @throws when Temporal cannot be reached within 5 s. */
+  async get(): Promise<Client> {
+    this.connecting ??= (async () => {
+      const connection = await Connection.connect({ address: this.config.temporal.address, connectTimeout: '5 seconds' });
+      return { connection, client: new Client({ connection, namespace: this.config.temporal.namespace }) };
+    })();
+    try {
+      return (await this.connecting).client;
+    } catch (err) {
+      this.connecting = undefined;
+      throw err;
+    }
+  }
+
+  /** The connection (for the operator service); connects first if needed. */
+  async connection(): Promise<Connection> {
+    await this.get();
+    return (await this.connecting!).connection;
+  }
+
+  /** Runs `fn` with the client under a deadline of `ms` (the client's own retries stop there). */
+  async call<T>(ms: number, fn: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.get();
+    return client.withDeadline(Date.now() + ms, () => fn(client));
+  }
+
+  async close(): Promise<void> {
+    const pending = this.connecting;
+    this.connecting = undefined;
+    const connected = await pending?.catch(() => undefined);
+    await connected?.connection.close();
+  }
+}
