@@ -21,6 +21,7 @@ import { runnersRouter } from './routes/runners';
 import { runsRouter } from './routes/runs';
 import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 import { deploymentsRouter } from './routes/deployments';
+import { designsRouter } from './routes/designs';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
 
 const JSON_TYPES = ['application/json', 'application/merge-patch+json', 'application/*+json'];
@@ -83,7 +84,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.use(hooks.routes());
   app.use(hooks.allowedMethods({ throw: true }));
   app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1Pipeline(ctx, next) : next()));
-  for (const router of [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter]) {
+  for (const router of [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter]) {
     const r = router(deps).prefix('/v1');
     app.use(r.routes());
     app.use(r.allowedMethods({ throw: true }));

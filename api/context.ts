@@ -8,6 +8,7 @@ import type { AssayConfig } from '../src/config';
 import type { KeyScope } from '../src/store/entities';
 import type { RunLauncher } from '../src/temporal/run-launcher';
 import type { ScheduleSync } from '../src/temporal/schedules';
+import type { MockEngine } from '../src/mock/engine';
 
 /** What every router needs, given once when the app is built. */
 export interface ApiDeps {
@@ -15,6 +16,7 @@ export interface ApiDeps {
   dataSource: DataSource;
   runs: RunLauncher;
   schedules: ScheduleSync;
+  mocks: MockEngine;
   logger: Logger;
 }
 

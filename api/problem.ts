@@ -36,6 +36,13 @@ export const PROBLEMS = {
   'name-taken': { status: 409, title: 'Name already taken', description: 'Another resource of this kind has the same name.' },
   'run-finished': { status: 409, title: 'Run already finished', description: 'The run has ended; it cannot be cancelled.' },
   'in-use': { status: 409, title: 'Resource in use', description: 'Another resource refers to this one.' },
+  'route-taken': { status: 409, title: 'Route already designed', description: 'Another API design of the same method answers the same paths; `designId` names it.' },
+  'ai-not-configured': { status: 503, title: 'AI generator not configured', description: 'Set ASSAY_AI_BASE_URL and ASSAY_AI_MODEL to an OpenAI-compatible API, or ask for mode "fast".' },
+  'ai-failed': { status: 502, title: 'AI generator failed', description: 'The AI provider failed, or answered something that is not JSON valid against the schema.' },
+  'mock-not-found': { status: 404, title: 'No API design matches', description: 'No design of the workspace matches the mock request; `designs` lists them.' },
+  'mock-method-not-allowed': { status: 405, title: 'Method not designed', description: 'The path is designed for other methods; `allowed` lists them.' },
+  'mock-response-not-found': { status: 404, title: 'No such mock response', description: 'The selectors (_status_, _code_, x-mock-response-code, Prefer) match no response; `defined` lists statuses and codes.' },
+  'mock-bad-selector': { status: 400, title: 'Invalid response selector', description: 'A status or code selector is not a number.' },
   'payload-too-large': { status: 413, title: 'Payload too large', description: 'The request body exceeds the size limit.' },
   'unsupported-media-type': {
     status: 415,

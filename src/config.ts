@@ -86,6 +86,14 @@ export interface AssayConfig {
     /** Attempts stop this long after the first (`ASSAY_WEBHOOK_GIVE_UP_AFTER_MS`, default 24 h). */
     giveUpAfterMs: number;
   };
+  mocks: {
+    /** How long a process trusts its cached designs before checking for changes (`ASSAY_MOCK_REVALIDATE_MS`, default 2000). */
+    revalidateMs: number;
+    /** Seed of random response choice and fake data (`ASSAY_MOCK_SEED`); random when unset. */
+    seed?: number;
+  };
+  /** The optional AI sample generator: an OpenAI-compatible API; null unless ASSAY_AI_BASE_URL and ASSAY_AI_MODEL are set. */
+  ai: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number } | null;
   /** pino log level (`ASSAY_LOG_LEVEL`, default `info`). */
   logLevel: string;
 }
@@ -180,6 +188,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       retryMaximumMs: integer(env, 'ASSAY_WEBHOOK_RETRY_MAX_MS', 300_000, 10, 86_400_000),
       giveUpAfterMs: integer(env, 'ASSAY_WEBHOOK_GIVE_UP_AFTER_MS', 86_400_000, 1000, 30 * 86_400_000),
     },
+    mocks: {
+      revalidateMs: integer(env, 'ASSAY_MOCK_REVALIDATE_MS', 2000, 0, 3_600_000),
+      seed: env.ASSAY_MOCK_SEED ? integer(env, 'ASSAY_MOCK_SEED', 0, 0, 2 ** 31 - 1) : undefined,
+    },
+    ai:
+      env.ASSAY_AI_BASE_URL && env.ASSAY_AI_MODEL
+        ? { baseUrl: env.ASSAY_AI_BASE_URL, model: env.ASSAY_AI_MODEL, apiKey: env.ASSAY_AI_API_KEY || undefined, timeoutMs: integer(env, 'ASSAY_AI_TIMEOUT_MS', 30_000, 100, 600_000) }
+        : null,
     logLevel: env.ASSAY_LOG_LEVEL || 'info',
   };
 }

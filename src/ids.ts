@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   run: 'run',
   deployment: 'dep',
   delivery: 'dlv',
+  design: 'dsg',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -3,13 +3,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from './config';
 import { migrate, openDataSource } from './store/data-source';
 import { createRunLauncher, type RunLauncher } from './temporal/run-launcher';
 import { ScheduleSync } from './temporal/schedules';
+import { MockEngine } from './mock/engine';
 import { startRunWorker, type RunWorkerHandle } from './temporal/worker';
 import { createApp } from '../api/app';
 import { ensureWorkspace, findKey, issueKey } from './keys';
@@ -24,6 +25,7 @@ export async function openStore(config: AssayConfig, logger: Logger): Promise<Da
 
 export interface ApiHandle {
   server: Server;
+  mocks: MockEngine;
   launcher: RunLauncher;
   schedules: ScheduleSync;
   url: string;
@@ -35,10 +37,16 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   const launcher = createRunLauncher(config);
   const schedules = new ScheduleSync(config, dataSource, logger);
   schedules.start(config.deployments.reconcileIntervalMs);
-  const app = createApp({ config, dataSource, runs: launcher, schedules, logger });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.api.port, config.api.host, () => resolve(s));
-    s.once('error', reject);
+  const mocks = new MockEngine({ dataSource, revalidateMs: config.mocks.revalidateMs, seed: config.mocks.seed });
+  const app = createApp({ config, dataSource, runs: launcher, schedules, mocks, logger });
+  const koa = app.callback();
+  // The mock path is hot: it skips Koa and goes straight to the engine.
+  const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
+  const server = http.createServer((req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.api.port, config.api.host, () => resolve());
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.api.port;
@@ -46,6 +54,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   logger.info({ url }, 'API listening');
   return {
     server,
+    mocks,
     launcher,
     schedules,
     url,

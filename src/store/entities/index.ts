@@ -7,6 +7,7 @@ export { Run } from './run';
 export { RunTestCaseResult } from './run-test-case-result';
 export { Deployment, type DeploymentWebhooks, type OutgoingWebhook } from './deployment';
 export { WebhookDelivery, type DeliveryEvent, type DeliveryStatus } from './webhook-delivery';
+export { ApiDesign, type MockResponse } from './api-design';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -17,6 +18,7 @@ import { Run } from './run';
 import { RunTestCaseResult } from './run-test-case-result';
 import { Deployment } from './deployment';
 import { WebhookDelivery } from './webhook-delivery';
+import { ApiDesign } from './api-design';
 
 /** Every entity, for the data source. */
-export const ENTITIES = [Workspace, ApiKey, Environment, TestCase, TestCaseTag, Runner, Run, RunTestCaseResult, Deployment, WebhookDelivery];
+export const ENTITIES = [Workspace, ApiKey, Environment, TestCase, TestCaseTag, Runner, Run, RunTestCaseResult, Deployment, WebhookDelivery, ApiDesign];

@@ -1,0 +1,304 @@
+/**
+ * API designs, the mock service's definitions (spec "Mock definition"; docs/mocks.md).
+ *
+ *   GET    /v1/designs                 list (by path, then method; `path` filters by prefix)
+ *   POST   /v1/designs                 create                                            → 201
+ *   GET    /v1/designs/{id}
+ *   PUT    /v1/designs/{id}            replace                                           → 200
+ *   PATCH  /v1/designs/{id}            any field                                         → 200
+ *   DELETE /v1/designs/{id}                                                              → 204
+ *   POST   /v1/designs/import          an OpenAPI 3.x document (the JSON body, or {document: "<JSON or YAML text>"})
+ *                                      → 201 {created, skipped}; `?replace=true` replaces designs of the same routes
+ *   POST   /v1/mock-samples            {schema, mode: "fast"|"ai", hint?} → {data}
+ *
+ * Body of a design: {method, path, name?, description?, requestSchema?, responseSchemas?: {"<status>": schema},
+ * responses: [{status, code, name?, data?, headers?, delayMs?, dynamic?, schema?}]}. A response
+ * without `data` but with a schema (its own, or `responseSchemas[status]`) gets sample data when the
+ * design is saved. Refused with 400 naming the field: a bad method, status, path or schema, a code
+ * used twice within a status; with 409: a route another design of the same method claims. Every
+ * answer carries `mockUrl` (`{base_url}/mock/{workspaceId}{path}`) once the design has responses.
+ */
+import Router from '@koa/router';
+import Ajv from 'ajv';
+import type { EntityManager } from 'typeorm';
+import { newId } from '../../src/ids';
+import { ApiDesign, type MockResponse } from '../../src/store/entities';
+import { isUniqueViolation } from '../../src/store/errors';
+import { parsePath } from '../../src/mock/paths';
+import { designsFromOpenApi, parseOpenApi } from '../../src/mock/openapi';
+import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
+import { HTTP_METHODS } from '../../src/domain/types';
+import { requireScope } from '../auth';
+import type { ApiDeps, AppContext, AppState } from '../context';
+import { fieldError, invalid, Problem, type FieldError } from '../problem';
+import { bodyValidator, cursor, jsonBody, queryInt, queryString } from '../validation';
+import { iso, page, PAGE } from './shared';
+
+interface DesignInput {
+  method: string;
+  path: string;
+  name?: string;
+  description?: string;
+  requestSchema?: object | null;
+  responseSchemas?: Record<string, object> | null;
+  responses: MockResponse[];
+}
+
+const responseSchema = {
+  type: 'object',
+  required: ['status', 'code'],
+  additionalProperties: false,
+  properties: {
+    status: { type: 'integer', minimum: 100, maximum: 599 },
+    code: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    name: { type: 'string', maxLength: 200 },
+    data: {},
+    headers: { type: 'object', maxProperties: 50, additionalProperties: { type: 'string', maxLength: 4096 } },
+    delayMs: { type: 'integer', minimum: 0, maximum: 60_000 },
+    dynamic: { type: 'boolean' },
+    schema: { type: 'object' },
+  },
+};
+const fields = {
+  method: { enum: [...HTTP_METHODS, ...HTTP_METHODS.map((m) => m.toLowerCase())] },
+  path: { type: 'string', minLength: 1, maxLength: 500 },
+  name: { type: 'string', maxLength: 200 },
+  description: { type: 'string', maxLength: 2000 },
+  requestSchema: { type: ['object', 'null'] },
+  responseSchemas: { type: ['object', 'null'], propertyNames: { pattern: '^[1-5][0-9][0-9]$' }, additionalProperties: { type: 'object' } },
+  responses: { type: 'array', maxItems: 100, items: responseSchema },
+};
+const validateFull = bodyValidator<DesignInput>({ type: 'object', required: ['method', 'path', 'responses'], additionalProperties: false, properties: fields });
+const validatePatch = bodyValidator<Partial<DesignInput>>({ type: 'object', additionalProperties: false, minProperties: 1, properties: fields });
+const validateSample = bodyValidator<{ schema: object; mode?: 'fast' | 'ai'; hint?: string }>({
+  type: 'object',
+  required: ['schema'],
+  additionalProperties: false,
+  properties: { schema: { type: 'object' }, mode: { enum: ['fast', 'ai'] }, hint: { type: 'string', maxLength: 1000 } },
+});
+
+// Compile-only checks: OpenAPI formats (int32, int64, binary…) are not JSON Schema formats; do not validate or warn about them.
+const schemaChecker = new Ajv({ strict: false, validateFormats: false, logger: false });
+
+/** Checks what the JSON Schema of the body cannot, fills sample data, and returns the parsed path. */
+function prepare(input: DesignInput, prefix: Array<string | number> = []): { design: DesignInput; routeKey: string } {
+  const errors: FieldError[] = [];
+  const parsed = parsePath(input.path);
+  if ('error' in parsed) errors.push(fieldError([...prefix, 'path'], parsed.error));
+  const schemaError = (schema: unknown, at: Array<string | number>) => {
+    try {
+      schemaChecker.compile(schema as object);
+    } catch (err) {
+      errors.push(fieldError(at, `is not a valid JSON Schema: ${(err as Error).message}`));
+    }
+  };
+  if (input.requestSchema) schemaError(input.requestSchema, [...prefix, 'requestSchema']);
+  for (const [status, schema] of Object.entries(input.responseSchemas ?? {})) schemaError(schema, [...prefix, 'responseSchemas', status]);
+  const seen = new Map<string, number>();
+  input.responses.forEach((r, i) => {
+    const key = `${r.status}/${r.code}`;
+    const other = seen.get(key);
+    if (other !== undefined) errors.push(fieldError([...prefix, 'responses', i, 'code'], `code ${r.code} is already used by responses[${other}] for status ${r.status}`));
+    else seen.set(key, i);
+    if (r.schema) schemaError(r.schema, [...prefix, 'responses', i, 'schema']);
+  });
+  if (errors.length) throw invalid(errors);
+  const responses = input.responses.map((r) => {
+    if (r.data !== undefined) return r;
+    const schema = r.schema ?? input.responseSchemas?.[String(r.status)];
+    return { ...r, data: schema ? sampleFromSchema(schema) : null };
+  });
+  const p = parsed as Exclude<typeof parsed, { error: string }>;
+  return { design: { ...input, method: input.method.toUpperCase(), path: p.path, responses }, routeKey: p.routeKey };
+}
+
+export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const repo = dataSource.getRepository(ApiDesign);
+
+  const json = (d: ApiDesign) => ({
+    id: d.id,
+    method: d.method,
+    path: d.path,
+    name: d.name,
+    description: d.description,
+    requestSchema: d.requestSchema,
+    responseSchemas: d.responseSchemas,
+    responses: d.responses,
+    mockUrl: d.responses.length > 0 ? `${config.api.publicUrl}/mock/${d.workspaceId}${d.path}` : null,
+    createdAt: iso(d.createdAt),
+    updatedAt: iso(d.updatedAt),
+  });
+
+  /** Saves; a route another design claims is 409 naming it. */
+  async function save(manager: EntityManager, d: ApiDesign, insert: boolean): Promise<void> {
+    try {
+      if (insert) await manager.getRepository(ApiDesign).insert(d as never);
+      else await manager.getRepository(ApiDesign).save(d);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      const other = await manager.getRepository(ApiDesign).findOneBy({ workspaceId: d.workspaceId, method: d.method, routeKey: d.routeKey });
+      throw new Problem('route-taken', `${d.method} ${d.path} is already designed${other ? ` by ${other.id} (${other.method} ${other.path})` : ''}: both would answer the same requests.`, {
+        errors: [fieldError(['path'], 'another design of this method claims the same route')],
+        ...(other ? { designId: other.id } : {}),
+      });
+    }
+  }
+
+  async function load(ctx: AppContext): Promise<ApiDesign> {
+    const d = await repo.findOneBy({ id: ctx.params.designId!, workspaceId: ctx.state.caller.workspaceId });
+    if (!d) throw new Problem('not-found', `Design "${ctx.params.designId}" does not exist.`);
+    return d;
+  }
+
+  router.get('/designs', async (ctx) => {
+    const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
+    const after = cursor.decode<[string, string]>(ctx);
+    const qb = repo.createQueryBuilder('d').where('d.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    const prefixFilter = queryString(ctx, 'path');
+    if (prefixFilter) qb.andWhere("d.path LIKE :p ESCAPE '!'", { p: `${prefixFilter.replace(/[!%_]/g, (c) => `!${c}`)}%` });
+    if (after) qb.andWhere('(d.path > :ap OR (d.path = :ap AND d.method > :am))', { ap: after[0], am: after[1] });
+    const rows = await qb.orderBy('d.path', 'ASC').addOrderBy('d.method', 'ASC').take(limit + 1).getMany();
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    ctx.body = page(items.map(json), rows.length > limit && last ? cursor.encode([last.path, last.method]) : null);
+  });
+
+  router.post('/designs', requireScope('write'), async (ctx) => {
+    const { design, routeKey } = prepare(validateFull(jsonBody(ctx)));
+    const now = new Date();
+    const d = repo.create({
+      id: newId('design'),
+      workspaceId: ctx.state.caller.workspaceId,
+      name: design.name ?? '',
+      description: design.description ?? '',
+      method: design.method,
+      path: design.path,
+      routeKey,
+      requestSchema: design.requestSchema ?? null,
+      responseSchemas: design.responseSchemas ?? null,
+      responses: design.responses,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await save(dataSource.manager, d, true);
+    mocks.invalidate(d.workspaceId);
+    ctx.status = 201;
+    ctx.set('Location', `/v1/designs/${d.id}`);
+    ctx.body = json(d);
+  });
+
+  router.post('/designs/import', requireScope('write'), async (ctx) => {
+    const body = jsonBody(ctx) as Record<string, unknown>;
+    const replace = queryString(ctx, 'replace') === 'true';
+    let doc: Record<string, unknown>;
+    try {
+      doc = typeof body.document === 'string' ? parseOpenApi(body.document) : parseOpenApi(JSON.stringify(body.document ?? body));
+    } catch (err) {
+      throw invalid([fieldError(['document'], (err as Error).message)], `Not an importable OpenAPI document: ${(err as Error).message}`);
+    }
+    const result = designsFromOpenApi(doc);
+    const workspaceId = ctx.state.caller.workspaceId;
+    const created = await dataSource.transaction(async (manager) => {
+      const out: ApiDesign[] = [];
+      for (const [i, imported] of result.designs.entries()) {
+        const { design, routeKey } = prepare(imported as DesignInput, ['designs', i]);
+        const existing = await manager.getRepository(ApiDesign).findOneBy({ workspaceId, method: design.method, routeKey });
+        if (existing && !replace) {
+          result.skipped.push({ operation: `${design.method} ${design.path}`, reason: `already designed by ${existing.id}; import with ?replace=true to replace it` });
+          continue;
+        }
+        const now = new Date();
+        const d = manager.getRepository(ApiDesign).create({
+          id: existing?.id ?? newId('design'),
+          workspaceId,
+          name: design.name ?? '',
+          description: design.description ?? '',
+          method: design.method,
+          path: design.path,
+          routeKey,
+          requestSchema: design.requestSchema ?? null,
+          responseSchemas: design.responseSchemas ?? null,
+          responses: design.responses,
+          createdAt: existing?.createdAt ?? now,
+          updatedAt: now,
+        });
+        await save(manager, d, !existing);
+        out.push(d);
+      }
+      return out;
+    });
+    mocks.invalidate(workspaceId);
+    ctx.status = 201;
+    ctx.body = { title: result.title, created: created.map(json), skipped: result.skipped };
+  });
+
+  router.get('/designs/:designId', async (ctx) => {
+    ctx.body = json(await load(ctx));
+  });
+
+  for (const [method, validate] of [
+    ['put', validateFull],
+    ['patch', validatePatch],
+  ] as const) {
+    router[method]('/designs/:designId', requireScope('write'), async (ctx) => {
+      const input = validate(jsonBody(ctx)) as Partial<DesignInput>;
+      const d = await load(ctx);
+      const merged: DesignInput =
+        method === 'put'
+          ? (input as DesignInput)
+          : {
+              method: input.method ?? d.method,
+              path: input.path ?? d.path,
+              name: input.name ?? d.name,
+              description: input.description ?? d.description,
+              requestSchema: input.requestSchema !== undefined ? input.requestSchema : d.requestSchema,
+              responseSchemas: input.responseSchemas !== undefined ? input.responseSchemas : d.responseSchemas,
+              responses: input.responses ?? d.responses,
+            };
+      const { design, routeKey } = prepare(merged);
+      Object.assign(d, {
+        name: design.name ?? '',
+        description: design.description ?? '',
+        method: design.method,
+        path: design.path,
+        routeKey,
+        requestSchema: design.requestSchema ?? null,
+        responseSchemas: design.responseSchemas ?? null,
+        responses: design.responses,
+        updatedAt: new Date(),
+      });
+      await save(dataSource.manager, d, false);
+      mocks.invalidate(d.workspaceId);
+      ctx.body = json(d);
+    });
+  }
+
+  router.delete('/designs/:designId', requireScope('write'), async (ctx) => {
+    const d = await load(ctx);
+    await repo.delete({ id: d.id });
+    mocks.invalidate(d.workspaceId);
+    ctx.status = 204;
+  });
+
+  router.post('/mock-samples', async (ctx) => {
+    const input = validateSample(jsonBody(ctx));
+    try {
+      schemaChecker.compile(input.schema);
+    } catch (err) {
+      throw invalid([fieldError(['schema'], `is not a valid JSON Schema: ${(err as Error).message}`)]);
+    }
+    if ((input.mode ?? 'fast') === 'fast') {
+      ctx.body = { mode: 'fast', data: sampleFromSchema(input.schema) };
+      return;
+    }
+    try {
+      ctx.body = { mode: 'ai', data: await sampleWithAi(input.schema, config.ai, input.hint) };
+    } catch (err) {
+      if (!(err instanceof SampleError)) throw err;
+      throw new Problem(err.code as never, err.message);
+    }
+  });
+
+  return router;
+}

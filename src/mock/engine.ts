@@ -1,0 +1,282 @@
+/**
+ * The mock service (spec "Mock service behavior"; docs/mocks.md): answers requests to
+ * `{base_url}/mock/{workspaceId}/<path>` from the workspace's API designs.
+ *
+ * Hot path, so it is plain `node:http` (the Koa app never sees these requests), routes are matched
+ * by find-my-way (a radix router that ranks a literal segment above a parameter at every segment,
+ * whatever the order designs were made in: spec rules 5 and 6), and every response body is
+ * compiled when the designs are loaded, not per request.
+ *
+ * Choosing the response:
+ * - status: `_status_` from the query string, else a `_status_` header, else Postman's
+ *   `x-mock-response-code` header, else Prism's `Prefer: code=…`; without one, the design's default
+ *   status: the lowest 2xx it defines, else its lowest status (rules 2 and 4);
+ * - within the status: `_code_` (query, then header) picks the response with that code (rule 3);
+ *   Postman's `x-mock-response-name` or Prism's `Prefer: example=…` pick it by name; else one is
+ *   chosen at random (rule 2). `_code_` alone looks in the default status first, then in the other
+ *   statuses in ascending order.
+ * The selector parameters are removed from the query before placeholders read it.
+ *
+ * Refusals are problem+json that say what is defined: no design for the path (404
+ * `mock-not-found`, with the designs of the workspace), the path with another method (405
+ * `mock-method-not-allowed`, with `Allow`), a selector matching no response (404
+ * `mock-response-not-found`, with every status and its codes), a selector that is not a number
+ * (400 `mock-bad-selector`).
+ *
+ * Designs are cached per workspace; a change through this process is seen at once, a change
+ * through another process within `revalidateMs`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Faker, base, en } from '@faker-js/faker';
+import FindMyWay from 'find-my-way';
+import type { DataSource } from 'typeorm';
+import { ApiDesign } from '../store/entities';
+import { parsePath } from './paths';
+import { compileBody, compileHeaders, type CompiledBody, type TemplateScope } from './templates';
+
+interface CompiledResponse {
+  status: number;
+  code: number;
+  name?: string;
+  body: CompiledBody;
+  headers: (scope: TemplateScope) => Record<string, string>;
+  delayMs: number;
+}
+
+interface CompiledDesign {
+  id: string;
+  method: string;
+  path: string;
+  /** Responses by status, statuses ascending. */
+  byStatus: Map<number, CompiledResponse[]>;
+  statuses: number[];
+  defaultStatus: number;
+}
+
+interface WorkspaceMocks {
+  version: string;
+  checkedAt: number;
+  router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
+  designs: CompiledDesign[];
+}
+
+export interface MockEngineOptions {
+  dataSource: DataSource;
+  /** How long a process trusts its cached designs before checking the store for changes, ms. */
+  revalidateMs?: number;
+  /** Seed of the random choices and fake data (reproducible answers); random when absent. */
+  seed?: number;
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+const SELECTORS = ['_status_', '_code_'];
+const WORKSPACE_ID = /^ws_[0-9A-HJKMNP-TV-Z]{26}$/;
+const NO_BODY = new Set([204, 205, 304]);
+
+/** Compiles one design's responses. */
+function compileDesign(d: ApiDesign): CompiledDesign {
+  const byStatus = new Map<number, CompiledResponse[]>();
+  for (const r of d.responses) {
+    const list = byStatus.get(r.status) ?? [];
+    list.push({
+      status: r.status,
+      code: r.code,
+      name: r.name,
+      body: NO_BODY.has(r.status) ? { static: '' } : compileBody(r.data === undefined ? null : r.data, r.dynamic === true),
+      headers: compileHeaders(r.headers, r.dynamic === true),
+      delayMs: Math.min(r.delayMs ?? 0, 60_000),
+    });
+    byStatus.set(r.status, list);
+  }
+  const statuses = [...byStatus.keys()].sort((a, b) => a - b);
+  const defaultStatus = statuses.find((s) => s >= 200 && s < 300) ?? statuses[0]!;
+  return { id: d.id, method: d.method, path: d.path, byStatus, statuses, defaultStatus };
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** `Prefer: code=404, example=busy` (RFC 7240 preferences, Prism's names). */
+function prefer(header: string | undefined): { code?: string; example?: string } {
+  const out: { code?: string; example?: string } = {};
+  for (const part of (header ?? '').split(',')) {
+    const m = /^\s*(code|example)\s*=\s*"?([^";]*)"?/i.exec(part);
+    if (m) out[m[1]!.toLowerCase() as 'code' | 'example'] = m[2]!.trim();
+  }
+  return out;
+}
+
+export class MockEngine {
+  private readonly cache = new Map<string, Promise<WorkspaceMocks>>();
+  private readonly faker: Faker;
+  private readonly revalidateMs: number;
+
+  constructor(private readonly options: MockEngineOptions) {
+    this.revalidateMs = options.revalidateMs ?? 2000;
+    this.faker = new Faker({ locale: [en, base] });
+    if (options.seed !== undefined) this.faker.seed(options.seed);
+  }
+
+  /** Forgets a workspace's cached designs (after a change through this process). */
+  invalidate(workspaceId: string): void {
+    this.cache.delete(workspaceId);
+  }
+
+  /** True for requests this engine answers. */
+  static owns(url: string | undefined): boolean {
+    return url !== undefined && url.startsWith('/mock/');
+  }
+
+  /** Answers a request to /mock/{workspaceId}/…; never throws. `onError` hears of failures (for the log). */
+  handle(req: IncomingMessage, res: ServerResponse, onError?: (err: unknown) => void): void {
+    this.answer(req, res).catch((err) => {
+      onError?.(err);
+      if (!res.headersSent) this.problem(res, 500, 'internal', 'The mock service failed to answer.');
+      else res.destroy();
+    });
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url!;
+    const q = url.indexOf('?');
+    const pathname = q < 0 ? url : url.slice(0, q);
+    const slash = pathname.indexOf('/', 6);
+    const workspaceId = slash < 0 ? pathname.slice(6) : pathname.slice(6, slash);
+    const path = slash < 0 ? '/' : pathname.slice(slash) || '/';
+    if (!WORKSPACE_ID.test(workspaceId)) {
+      return this.problem(res, 404, 'mock-not-found', `"${workspaceId}" is not a workspace id; mock addresses look like /mock/{workspaceId}/your/path.`);
+    }
+    const mocks = await this.load(workspaceId);
+    const method = (req.method ?? 'GET').toUpperCase();
+    let found = mocks.router.find(method as FindMyWay.HTTPMethod, path);
+    if (!found && method === 'HEAD') found = mocks.router.find('GET', path);
+    if (!found) {
+      const allowed = METHODS.filter((m) => mocks.router.find(m, path) || (m === 'HEAD' && mocks.router.find('GET', path)));
+      if (allowed.length > 0) {
+        if (method === 'OPTIONS') {
+          res.writeHead(204, { allow: allowed.join(', '), 'access-control-allow-origin': '*', 'access-control-allow-methods': allowed.join(', '), 'access-control-allow-headers': '*' });
+          return void res.end();
+        }
+        res.setHeader('allow', allowed.join(', '));
+        return this.problem(res, 405, 'mock-method-not-allowed', `${path} is designed for ${allowed.join(', ')}, not ${method}.`, { allowed });
+      }
+      return this.problem(res, 404, 'mock-not-found', `No API design matches ${method} ${path}.`, {
+        designs: mocks.designs.slice(0, 100).map((d) => `${d.method} ${d.path}`),
+      });
+    }
+    const design = found.store as CompiledDesign;
+    const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+    const preference = prefer(first(req.headers.prefer));
+    const statusSelector = query.get('_status_') ?? first(req.headers._status_) ?? first(req.headers['x-mock-response-code']) ?? preference.code;
+    const codeSelector = query.get('_code_') ?? first(req.headers._code_);
+    const nameSelector = first(req.headers['x-mock-response-name']) ?? preference.example;
+    const defined = Object.fromEntries(design.statuses.map((s) => [String(s), design.byStatus.get(s)!.map((r) => r.code)]));
+
+    let status: number | undefined;
+    if (statusSelector !== undefined) {
+      status = Number(statusSelector);
+      if (!Number.isInteger(status)) return this.problem(res, 400, 'mock-bad-selector', `The status selector "${statusSelector}" is not a number.`, { defined });
+    }
+    let code: number | undefined;
+    if (codeSelector !== undefined) {
+      code = Number(codeSelector);
+      if (!Number.isInteger(code)) return this.problem(res, 400, 'mock-bad-selector', `The _code_ selector "${codeSelector}" is not a number.`, { defined });
+    }
+
+    let response: CompiledResponse | undefined;
+    const among = (s: number) => design.byStatus.get(s) ?? [];
+    if (code !== undefined) {
+      const order = status !== undefined ? [status] : [design.defaultStatus, ...design.statuses.filter((s) => s !== design.defaultStatus)];
+      for (const s of order) {
+        response = among(s).find((r) => r.code === code);
+        if (response) break;
+      }
+    } else if (nameSelector !== undefined) {
+      const order = status !== undefined ? [status] : design.statuses;
+      for (const s of order) {
+        response = among(s).find((r) => r.name === nameSelector);
+        if (response) break;
+      }
+    } else {
+      const list = among(status ?? design.defaultStatus);
+      response = list.length <= 1 ? list[0] : list[this.faker.number.int({ min: 0, max: list.length - 1 })];
+    }
+    if (!response) {
+      const wanted = [status !== undefined ? `status ${status}` : '', code !== undefined ? `code ${code}` : '', nameSelector !== undefined ? `name "${nameSelector}"` : ''].filter(Boolean).join(', ');
+      return this.problem(res, 404, 'mock-response-not-found', `${design.method} ${design.path} defines no response with ${wanted}. Defined (status: codes): ${Object.entries(defined).map(([s, c]) => `${s}: ${c.join(', ')}`).join('; ')}.`, { defined });
+    }
+
+    for (const s of SELECTORS) query.delete(s);
+    const scope: TemplateScope = { params: found.params as Record<string, string>, query: Object.fromEntries(query), faker: this.faker };
+    if (response.delayMs > 0) await new Promise((r) => setTimeout(r, response.delayMs));
+    const body = 'static' in response.body ? response.body.static : response.body.render(scope);
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json; charset=utf-8',
+      'access-control-allow-origin': '*',
+      'x-mock-design': design.id,
+      'x-mock-response-code': response.code,
+      ...response.headers(scope),
+    };
+    if (!NO_BODY.has(response.status)) headers['content-length'] = Buffer.byteLength(body);
+    res.writeHead(response.status, headers);
+    res.end(method === 'HEAD' || NO_BODY.has(response.status) ? undefined : body);
+  }
+
+  private problem(res: ServerResponse, status: number, code: string, detail: string, extras: Record<string, unknown> = {}): void {
+    const body = JSON.stringify({ type: `/problems/${code}`, title: TITLES[code] ?? 'Mock error', status, detail, code, ...extras });
+    res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'access-control-allow-origin': '*' });
+    res.end(body);
+  }
+
+  /** The workspace's compiled designs, rebuilt when they changed. */
+  private async load(workspaceId: string): Promise<WorkspaceMocks> {
+    const cached = this.cache.get(workspaceId);
+    if (cached) {
+      const mocks = await cached;
+      if (Date.now() - mocks.checkedAt < this.revalidateMs) return mocks;
+      const version = await this.version(workspaceId);
+      if (version === mocks.version) {
+        mocks.checkedAt = Date.now();
+        return mocks;
+      }
+      if (this.cache.get(workspaceId) === cached) this.cache.delete(workspaceId);
+    }
+    let pending = this.cache.get(workspaceId);
+    if (!pending) {
+      pending = this.build(workspaceId);
+      this.cache.set(workspaceId, pending);
+      pending.catch(() => this.cache.delete(workspaceId));
+    }
+    return pending;
+  }
+
+  private async version(workspaceId: string): Promise<string> {
+    const [row] = (await this.options.dataSource.query('SELECT COUNT(*) AS n, MAX(updatedAt) AS at FROM api_designs WHERE workspaceId = ?', [workspaceId])) as Array<{ n: number | string; at: unknown }>;
+    return `${row?.n}/${String(row?.at)}`;
+  }
+
+  private async build(workspaceId: string): Promise<WorkspaceMocks> {
+    const version = await this.version(workspaceId);
+    const rows = await this.options.dataSource.getRepository(ApiDesign).find({ where: { workspaceId }, order: { path: 'ASC', method: 'ASC' } });
+    const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: true });
+    const designs: CompiledDesign[] = [];
+    for (const row of rows) {
+      if (row.responses.length === 0) continue;
+      const parsed = parsePath(row.path);
+      if ('error' in parsed) continue;
+      const design = compileDesign(row);
+      router.on(row.method as FindMyWay.HTTPMethod, parsed.routerPath, () => undefined, design);
+      designs.push(design);
+    }
+    return { version, checkedAt: Date.now(), router, designs };
+  }
+}
+
+const TITLES: Record<string, string> = {
+  'mock-not-found': 'No API design matches',
+  'mock-method-not-allowed': 'Method not designed',
+  'mock-response-not-found': 'No such mock response',
+  'mock-bad-selector': 'Invalid response selector',
+  internal: 'Internal error',
+};
