@@ -67,7 +67,7 @@ export function parseOpenApi(text: string): Json {
   try {
     doc = text.trimStart().startsWith('{') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new Error(`The document is neither JSON nor YAML: ${(err as Error).message}`);
+    throw new Error(`The document is neither JSON nor YAML: ${(err as Error).message}`, { cause: err });
   }
   if (!doc || typeof doc !== 'object') throw new Error('The document is not an object');
   const version = (doc as Json).openapi;
