@@ -40,10 +40,11 @@ test-unit: install
 lint: $(STAMP)
 	@$(ENV) npm run --silent lint
 
-## bench: run overhead against Newman and an undici loop; script hooks against postman-sandbox (docs/benchmarks.md)
+## bench: run overhead against Newman and an undici loop; script hooks against postman-sandbox; mocks against bare node:http (docs/benchmarks.md)
 bench: install
 	@$(ENV) node --no-node-snapshot dist/bench/run-overhead.js
 	@$(ENV) node --no-node-snapshot dist/bench/sandbox.js
+	@$(ENV) node --no-node-snapshot dist/bench/mocks.js
 
 ## demo: go-httpbin on loopback, a demo suite through the API, results printed
 demo: install

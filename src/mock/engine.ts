@@ -32,15 +32,17 @@ import FindMyWay from 'find-my-way';
 import type { DataSource } from 'typeorm';
 import { ApiDesign } from '../store/entities';
 import { parsePath } from './paths';
-import { compileBody, compileHeaders, type CompiledBody, type TemplateScope } from './templates';
+import { compileBody, compileHeaders, type CompiledBody, type CompiledHeaders, type TemplateScope } from './templates';
 
 interface CompiledResponse {
   status: number;
   code: number;
   name?: string;
   body: CompiledBody;
-  headers: (scope: TemplateScope) => Record<string, string>;
+  headers: CompiledHeaders;
   delayMs: number;
+  /** For a response with nothing to fill: the whole answer, ready to write. */
+  ready?: { headers: Record<string, string | number>; body: string };
 }
 
 interface CompiledDesign {
@@ -51,6 +53,8 @@ interface CompiledDesign {
   byStatus: Map<number, CompiledResponse[]>;
   statuses: number[];
   defaultStatus: number;
+  /** Status → codes, for the answer when a selector matches nothing. */
+  defined: Record<string, number[]>;
 }
 
 interface WorkspaceMocks {
@@ -90,7 +94,21 @@ function compileDesign(d: ApiDesign): CompiledDesign {
   }
   const statuses = [...byStatus.keys()].sort((a, b) => a - b);
   const defaultStatus = statuses.find((s) => s >= 200 && s < 300) ?? statuses[0]!;
-  return { id: d.id, method: d.method, path: d.path, byStatus, statuses, defaultStatus };
+  for (const list of byStatus.values()) {
+    for (const r of list) {
+      if (!('static' in r.body) || !('static' in r.headers)) continue;
+      const headers = baseHeaders(d.id, r);
+      Object.assign(headers, r.headers.static);
+      if (!NO_BODY.has(r.status)) headers['content-length'] = Buffer.byteLength(r.body.static);
+      r.ready = { headers, body: r.body.static };
+    }
+  }
+  const defined = Object.fromEntries(statuses.map((s) => [String(s), byStatus.get(s)!.map((r) => r.code)]));
+  return { id: d.id, method: d.method, path: d.path, byStatus, statuses, defaultStatus, defined };
+}
+
+function baseHeaders(designId: string, r: Pick<CompiledResponse, 'code'>): Record<string, string | number> {
+  return { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*', 'x-mock-design': designId, 'x-mock-response-code': r.code };
 }
 
 function first(value: string | string[] | undefined): string | undefined {
@@ -109,6 +127,8 @@ function prefer(header: string | undefined): { code?: string; example?: string }
 
 export class MockEngine {
   private readonly cache = new Map<string, Promise<WorkspaceMocks>>();
+  /** The same designs once built, for the synchronous hot path. */
+  private readonly fresh = new Map<string, WorkspaceMocks>();
   private readonly faker: Faker;
   private readonly revalidateMs: number;
 
@@ -121,6 +141,7 @@ export class MockEngine {
   /** Forgets a workspace's cached designs (after a change through this process). */
   invalidate(workspaceId: string): void {
     this.cache.delete(workspaceId);
+    this.fresh.delete(workspaceId);
   }
 
   /** True for requests this engine answers. */
@@ -130,14 +151,21 @@ export class MockEngine {
 
   /** Answers a request to /mock/{workspaceId}/…; never throws. `onError` hears of failures (for the log). */
   handle(req: IncomingMessage, res: ServerResponse, onError?: (err: unknown) => void): void {
-    this.answer(req, res).catch((err) => {
+    let answered: Promise<void> | void;
+    try {
+      answered = this.answer(req, res);
+    } catch (err) {
+      answered = Promise.reject(err);
+    }
+    answered?.catch((err) => {
       onError?.(err);
       if (!res.headersSent) this.problem(res, 500, 'internal', 'The mock service failed to answer.');
       else res.destroy();
     });
   }
 
-  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Answers synchronously when the workspace's designs are cached and fresh (the hot path). */
+  private answer(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
     const url = req.url!;
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
@@ -147,9 +175,15 @@ export class MockEngine {
     if (!WORKSPACE_ID.test(workspaceId)) {
       return this.problem(res, 404, 'mock-not-found', `"${workspaceId}" is not a workspace id; mock addresses look like /mock/{workspaceId}/your/path.`);
     }
-    const mocks = await this.load(workspaceId);
-    const method = (req.method ?? 'GET').toUpperCase();
+    const cached = this.fresh.get(workspaceId);
+    if (cached && Date.now() - cached.checkedAt < this.revalidateMs) return this.respond(cached, req, res, url, q, path);
+    return this.load(workspaceId).then((mocks) => this.respond(mocks, req, res, url, q, path));
+  }
+
+  private respond(mocks: WorkspaceMocks, req: IncomingMessage, res: ServerResponse, url: string, q: number, path: string): Promise<void> | void {
+    const method = req.method ?? 'GET';
     let found = mocks.router.find(method as FindMyWay.HTTPMethod, path);
+    if (!found && method !== method.toUpperCase()) found = mocks.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path);
     if (!found && method === 'HEAD') found = mocks.router.find('GET', path);
     if (!found) {
       const allowed = METHODS.filter((m) => mocks.router.find(m, path) || (m === 'HEAD' && mocks.router.find('GET', path)));
@@ -166,12 +200,13 @@ export class MockEngine {
       });
     }
     const design = found.store as CompiledDesign;
-    const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
-    const preference = prefer(first(req.headers.prefer));
-    const statusSelector = query.get('_status_') ?? first(req.headers._status_) ?? first(req.headers['x-mock-response-code']) ?? preference.code;
-    const codeSelector = query.get('_code_') ?? first(req.headers._code_);
-    const nameSelector = first(req.headers['x-mock-response-name']) ?? preference.example;
-    const defined = Object.fromEntries(design.statuses.map((s) => [String(s), design.byStatus.get(s)!.map((r) => r.code)]));
+    const headers = req.headers;
+    const query = q < 0 ? undefined : new URLSearchParams(url.slice(q + 1));
+    const preference = headers.prefer === undefined ? {} : prefer(first(headers.prefer));
+    const statusSelector = query?.get('_status_') ?? first(headers._status_) ?? first(headers['x-mock-response-code']) ?? preference.code;
+    const codeSelector = query?.get('_code_') ?? first(headers._code_);
+    const nameSelector = first(headers['x-mock-response-name']) ?? preference.example;
+    const defined = design.defined;
 
     let status: number | undefined;
     if (statusSelector !== undefined) {
@@ -207,20 +242,24 @@ export class MockEngine {
       return this.problem(res, 404, 'mock-response-not-found', `${design.method} ${design.path} defines no response with ${wanted}. Defined (status: codes): ${Object.entries(defined).map(([s, c]) => `${s}: ${c.join(', ')}`).join('; ')}.`, { defined });
     }
 
-    for (const s of SELECTORS) query.delete(s);
-    const scope: TemplateScope = { params: found.params as Record<string, string>, query: Object.fromEntries(query), faker: this.faker };
-    if (response.delayMs > 0) await new Promise((r) => setTimeout(r, response.delayMs));
-    const body = 'static' in response.body ? response.body.static : response.body.render(scope);
-    const headers: Record<string, string | number> = {
-      'content-type': 'application/json; charset=utf-8',
-      'access-control-allow-origin': '*',
-      'x-mock-design': design.id,
-      'x-mock-response-code': response.code,
-      ...response.headers(scope),
+    const chosen = response;
+    const write = () => {
+      if (chosen.ready) {
+        res.writeHead(chosen.status, chosen.ready.headers);
+        res.end(method === 'HEAD' ? undefined : chosen.ready.body);
+        return;
+      }
+      if (query) for (const s of SELECTORS) query.delete(s);
+      const scope: TemplateScope = { params: found.params as Record<string, string>, query: query ? Object.fromEntries(query) : {}, faker: this.faker };
+      const body = 'static' in chosen.body ? chosen.body.static : chosen.body.render(scope);
+      const out = baseHeaders(design.id, chosen);
+      Object.assign(out, 'static' in chosen.headers ? chosen.headers.static : chosen.headers.render(scope));
+      if (!NO_BODY.has(chosen.status)) out['content-length'] = Buffer.byteLength(body);
+      res.writeHead(chosen.status, out);
+      res.end(method === 'HEAD' || NO_BODY.has(chosen.status) ? undefined : body);
     };
-    if (!NO_BODY.has(response.status)) headers['content-length'] = Buffer.byteLength(body);
-    res.writeHead(response.status, headers);
-    res.end(method === 'HEAD' || NO_BODY.has(response.status) ? undefined : body);
+    if (chosen.delayMs > 0) return new Promise<void>((resolve) => setTimeout(() => resolve(write()), chosen.delayMs));
+    write();
   }
 
   private problem(res: ServerResponse, status: number, code: string, detail: string, extras: Record<string, unknown> = {}): void {
@@ -238,15 +277,21 @@ export class MockEngine {
       const version = await this.version(workspaceId);
       if (version === mocks.version) {
         mocks.checkedAt = Date.now();
+        this.fresh.set(workspaceId, mocks);
         return mocks;
       }
-      if (this.cache.get(workspaceId) === cached) this.cache.delete(workspaceId);
+      if (this.cache.get(workspaceId) === cached) this.invalidate(workspaceId);
     }
     let pending = this.cache.get(workspaceId);
     if (!pending) {
       pending = this.build(workspaceId);
       this.cache.set(workspaceId, pending);
-      pending.catch(() => this.cache.delete(workspaceId));
+      pending.then(
+        (mocks) => {
+          if (this.cache.get(workspaceId) === pending) this.fresh.set(workspaceId, mocks);
+        },
+        () => this.cache.delete(workspaceId),
+      );
     }
     return pending;
   }

@@ -127,12 +127,14 @@ export function compileBody(data: unknown, dynamic: boolean): CompiledBody {
   return { render: (scope) => JSON.stringify(renderNode(node, scope)) };
 }
 
-/** Compiles header values (rendered as text). */
-export function compileHeaders(headers: Record<string, string> | undefined, dynamic: boolean): (scope: TemplateScope) => Record<string, string> {
+/** Compiled headers: fixed values, or a renderer. */
+export type CompiledHeaders = { static: Record<string, string> } | { render(scope: TemplateScope): Record<string, string> };
+
+/** Compiles header values (rendered as text); names are lower-cased. */
+export function compileHeaders(headers: Record<string, string> | undefined, dynamic: boolean): CompiledHeaders {
   const entries = Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), dynamic ? compileString(v) : ({ kind: 'static', value: v } as Node)] as const);
   if (entries.every(([, n]) => n.kind === 'static')) {
-    const fixed = Object.fromEntries(entries.map(([k, n]) => [k, String((n as { value: unknown }).value)]));
-    return () => fixed;
+    return { static: Object.fromEntries(entries.map(([k, n]) => [k, String((n as { value: unknown }).value)])) };
   }
-  return (scope) => Object.fromEntries(entries.map(([k, n]) => [k, String(renderNode(n, scope))]));
+  return { render: (scope) => Object.fromEntries(entries.map(([k, n]) => [k, String(renderNode(n, scope))])) };
 }
