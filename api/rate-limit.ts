@@ -9,14 +9,18 @@
 import type { Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { Problem } from './problem';
-import type { AppState } from './context';
+import type { AppContext, AppState } from './context';
 
-export function rateLimit(perMinute: number): Middleware<AppState> {
+/**
+ * @param perMinute points per key and minute
+ * @param keyOf whom a request counts against (default: its API key)
+ */
+export function rateLimit(perMinute: number, keyOf: (ctx: AppContext) => string = (ctx) => ctx.state.caller.keyId): Middleware<AppState> {
   const limiter = new RateLimiterMemory({ points: perMinute, duration: 60 });
   return async (ctx, next) => {
     let res: RateLimiterRes;
     try {
-      res = await limiter.consume(ctx.state.caller.keyId, 1);
+      res = await limiter.consume(keyOf(ctx), 1);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));

@@ -92,6 +92,39 @@ export interface AssayConfig {
     /** Seed of random response choice and fake data (`ASSAY_MOCK_SEED`); random when unset. */
     seed?: number;
   };
+  /** The bundler service (src/bundler, docs/bundler.md): ESM libraries from a URL to one IIFE script. */
+  bundler: {
+    /** Interface it binds to (`ASSAY_BUNDLER_HOST`, default ASSAY_HOST). */
+    host: string;
+    /** Its port (`ASSAY_BUNDLER_PORT`, default 8081). */
+    port: number;
+    /** Address scripts and browsers reach it at, used in `blobUrl` (`ASSAY_BUNDLER_PUBLIC_URL`). */
+    publicUrl: string;
+    /** Whether POST /api/bundle needs an API key (`ASSAY_BUNDLER_REQUIRE_KEY`, default true). */
+    requireKey: boolean;
+    /** Bundle requests per minute per API key, or per client address without a key (`ASSAY_BUNDLER_RATE_LIMIT_PER_MINUTE`, default 120). */
+    rateLimitPerMinute: number;
+    /** Fetch from private, loopback and link-local addresses too (`ASSAY_BUNDLER_ALLOW_PRIVATE`, default false). */
+    allowPrivate: boolean;
+    /** Hosts (`name` or `name:port`) fetched even when they are private (`ASSAY_BUNDLER_ALLOW_HOSTS`, comma-separated). */
+    allowHosts: string[];
+    /** Time one module fetch may take, redirects included (`ASSAY_BUNDLER_FETCH_TIMEOUT_MS`, default 10000). */
+    fetchTimeoutMs: number;
+    /** Time a whole bundle may take (`ASSAY_BUNDLER_BUILD_TIMEOUT_MS`, default 60000). */
+    buildTimeoutMs: number;
+    /** Largest module (`ASSAY_BUNDLER_MAX_MODULE_BYTES`, default 5 MiB). */
+    maxModuleBytes: number;
+    /** Largest sum of fetched modules (`ASSAY_BUNDLER_MAX_TOTAL_BYTES`, default 25 MiB). */
+    maxTotalBytes: number;
+    /** Largest bundle produced (`ASSAY_BUNDLER_MAX_OUTPUT_BYTES`, default 10 MiB). */
+    maxOutputBytes: number;
+    /** Most modules in one bundle (`ASSAY_BUNDLER_MAX_MODULES`, default 2000; lodash-es has 640). */
+    maxModules: number;
+    /** Redirects followed per module (`ASSAY_BUNDLER_MAX_REDIRECTS`, default 5). */
+    maxRedirects: number;
+    /** How long a bundle of a URL that pins no version is reused before it is built again (`ASSAY_BUNDLER_UNPINNED_TTL_SECONDS`, default 3600). */
+    unpinnedTtlSeconds: number;
+  };
   /** The optional AI sample generator: an OpenAI-compatible API; null unless ASSAY_AI_BASE_URL and ASSAY_AI_MODEL are set. */
   ai: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number } | null;
   /** pino log level (`ASSAY_LOG_LEVEL`, default `info`). */
@@ -128,6 +161,24 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: 
   return raw as T;
 }
 
+function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function hostList(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name];
+  if (!raw) return [];
+  const hosts = raw.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  for (const h of hosts) {
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h)) throw new ConfigError(name, `"${h}" is not a host or host:port`);
+  }
+  return hosts;
+}
+
 function databaseFrom(env: NodeJS.ProcessEnv, dataDir: string): DatabaseConfig {
   const url = env.DATABASE_URL;
   if (url === undefined || url === '') return { type: 'sqlite', file: path.join(dataDir, 'assay.db') };
@@ -146,6 +197,7 @@ function databaseFrom(env: NodeJS.ProcessEnv, dataDir: string): DatabaseConfig {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
   const dataDir = path.resolve(env.ASSAY_DATA_DIR || '.assay');
   const port = integer(env, 'ASSAY_PORT', 8080, 0, 65535);
+  const bundlerPort = integer(env, 'ASSAY_BUNDLER_PORT', 8081, 0, 65535);
   return {
     dataDir,
     database: databaseFrom(env, dataDir),
@@ -191,6 +243,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
     mocks: {
       revalidateMs: integer(env, 'ASSAY_MOCK_REVALIDATE_MS', 2000, 0, 3_600_000),
       seed: env.ASSAY_MOCK_SEED ? integer(env, 'ASSAY_MOCK_SEED', 0, 0, 2 ** 31 - 1) : undefined,
+    },
+    bundler: {
+      host: env.ASSAY_BUNDLER_HOST || env.ASSAY_HOST || '127.0.0.1',
+      port: bundlerPort,
+      publicUrl: (env.ASSAY_BUNDLER_PUBLIC_URL || `http://localhost:${bundlerPort}`).replace(/\/$/, ''),
+      requireKey: boolean(env, 'ASSAY_BUNDLER_REQUIRE_KEY', true),
+      rateLimitPerMinute: integer(env, 'ASSAY_BUNDLER_RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
+      allowPrivate: boolean(env, 'ASSAY_BUNDLER_ALLOW_PRIVATE', false),
+      allowHosts: hostList(env, 'ASSAY_BUNDLER_ALLOW_HOSTS'),
+      fetchTimeoutMs: integer(env, 'ASSAY_BUNDLER_FETCH_TIMEOUT_MS', 10_000, 10, 600_000),
+      buildTimeoutMs: integer(env, 'ASSAY_BUNDLER_BUILD_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      maxModuleBytes: integer(env, 'ASSAY_BUNDLER_MAX_MODULE_BYTES', 5 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+      maxTotalBytes: integer(env, 'ASSAY_BUNDLER_MAX_TOTAL_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      maxOutputBytes: integer(env, 'ASSAY_BUNDLER_MAX_OUTPUT_BYTES', 10 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+      maxModules: integer(env, 'ASSAY_BUNDLER_MAX_MODULES', 2000, 1, 100_000),
+      maxRedirects: integer(env, 'ASSAY_BUNDLER_MAX_REDIRECTS', 5, 0, 20),
+      unpinnedTtlSeconds: integer(env, 'ASSAY_BUNDLER_UNPINNED_TTL_SECONDS', 3600, 0, 365 * 86_400),
     },
     ai:
       env.ASSAY_AI_BASE_URL && env.ASSAY_AI_MODEL

@@ -3,10 +3,11 @@
  *
  *   api      the REST API (applies migrations first)
  *   worker   the Temporal worker (waits for the schema)
+ *   bundler  the bundler service (ESM libraries to scripts; docs/bundler.md), on its own port
  *   all      API and worker in one process
  *   dev      everything for a developer: a Temporal dev server (UI on 8233, history in
- *            <dataDir>/temporal.db), migrations, a default workspace and API key, API and worker;
- *            prints the URLs and the key
+ *            <dataDir>/temporal.db), migrations, a default workspace and API key, API, worker
+ *            and bundler; prints the URLs and the key
  *   migrate  apply migrations and exit
  *
  * Configuration comes from environment variables (src/config.ts, README "Configuration").
@@ -15,7 +16,7 @@ import type { DataSource } from 'typeorm';
 import path from 'node:path';
 import { loadConfig, type AssayConfig } from './config';
 import { createLogger } from './logger';
-import { openStore, startApi, startWorker, ensureDevKey } from './server';
+import { openStore, startApi, startBundler, startWorker, ensureDevKey } from './server';
 import { openDataSource } from './store/data-source';
 import { startDevServer, waitForTemporal } from './temporal/dev-server';
 
@@ -74,6 +75,13 @@ async function main(): Promise<void> {
       stoppers.push(() => api.close());
       return;
     }
+    case 'bundler': {
+      const ds = await openStore(config, logger);
+      stoppers.push(() => ds.destroy());
+      const bundler = await startBundler(config, ds, logger);
+      stoppers.push(() => bundler.close());
+      return;
+    }
     case 'worker': {
       const ds = await waitForSchema(config, logger);
       stoppers.push(() => ds.destroy());
@@ -104,6 +112,8 @@ async function main(): Promise<void> {
       const api = await startApi(config, ds, logger);
       stoppers.push(() => api.close());
       if (command === 'dev') {
+        const bundler = await startBundler(config, ds, logger);
+        stoppers.push(() => bundler.close());
         const key = await ensureDevKey(config, ds);
         const store = config.database.type === 'sqlite' ? `SQLite file ${config.database.file}` : 'MySQL (DATABASE_URL)';
         process.stdout.write(
@@ -111,6 +121,7 @@ async function main(): Promise<void> {
             '',
             'Assay is running.',
             `  API:              ${api.url}/v1   (health: ${api.url}/healthz)`,
+            `  Bundler:          ${bundler.url}/api/bundle`,
             `  Temporal Web UI:  ${config.temporal.uiUrl}`,
             `  Temporal:         ${config.temporal.address}`,
             `  Store:            ${store}`,
@@ -126,7 +137,7 @@ async function main(): Promise<void> {
       return;
     }
     default:
-      throw new Error(`Unknown command "${command}". Use one of: api, worker, all, dev, migrate.`);
+      throw new Error(`Unknown command "${command}". Use one of: api, worker, bundler, all, dev, migrate.`);
   }
 }
 

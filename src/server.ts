@@ -13,6 +13,8 @@ import { ScheduleSync } from './temporal/schedules';
 import { MockEngine } from './mock/engine';
 import { startRunWorker, type RunWorkerHandle } from './temporal/worker';
 import { createApp } from '../api/app';
+import { createBundlerApp } from '../api/bundler';
+import { Bundler } from './bundler/service';
 import { ensureWorkspace, findKey, issueKey } from './keys';
 
 /** Opens the store and applies pending migrations. */
@@ -44,13 +46,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
   const server = http.createServer((req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)));
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.api.port, config.api.host, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.api.port;
-  const url = `http://${config.api.host === '0.0.0.0' ? 'localhost' : config.api.host}:${port}`;
+  const url = await listen(server, config.api.port, config.api.host);
   logger.info({ url }, 'API listening');
   return {
     server,
@@ -63,6 +59,48 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       server.closeAllConnections();
       await schedules.close();
       await launcher.close();
+    },
+  };
+}
+
+async function listen(server: Server, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const actual = typeof address === 'object' && address ? address.port : port;
+  return `http://${host === '0.0.0.0' ? 'localhost' : host}:${actual}`;
+}
+
+export interface BundlerHandle {
+  server: Server;
+  bundler: Bundler;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the bundler service (docs/bundler.md) on its own host and port (port 0: a free one).
+ * When ASSAY_BUNDLER_PUBLIC_URL is not set and the port was 0, `blobUrl`s use the real address.
+ */
+export async function startBundler(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<BundlerHandle> {
+  const settings = { ...config.bundler };
+  const bundler = new Bundler({ dataSource, config: settings, logger });
+  const app = createBundlerApp({ config, dataSource, bundler, logger });
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  const url = await listen(server, settings.port, settings.host);
+  if (settings.port === 0 && /^http:\/\/localhost:0$/.test(settings.publicUrl)) settings.publicUrl = url;
+  logger.info({ url }, 'bundler listening');
+  return {
+    server,
+    bundler,
+    url,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await bundler.close();
     },
   };
 }

@@ -19,4 +19,15 @@ describe('configuration (src/config)', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://x' })).to.throw(ConfigError, 'DATABASE_URL');
     expect(() => loadConfig({ ASSAY_API_NODE_ACTIVITY: 'remote' })).to.throw(ConfigError, 'local, normal');
   });
+
+  it('configures the bundler: its own port, guarded fetches by default, allowed hosts and booleans', () => {
+    const defaults = loadConfig({}).bundler;
+    expect(defaults).to.include({ port: 8081, publicUrl: 'http://localhost:8081', requireKey: true, allowPrivate: false, maxModules: 2000 });
+    expect(defaults.allowHosts).to.deep.equal([]);
+    const set = loadConfig({ ASSAY_BUNDLER_ALLOW_HOSTS: 'Mirror.internal, 10.0.0.5:8080,[::1]:9000', ASSAY_BUNDLER_REQUIRE_KEY: 'no', ASSAY_BUNDLER_PUBLIC_URL: 'https://bundler.example/' }).bundler;
+    expect(set.allowHosts).to.deep.equal(['mirror.internal', '10.0.0.5:8080', '[::1]:9000']);
+    expect(set).to.include({ requireKey: false, publicUrl: 'https://bundler.example' });
+    expect(() => loadConfig({ ASSAY_BUNDLER_ALLOW_HOSTS: 'http://mirror' })).to.throw(ConfigError, 'ASSAY_BUNDLER_ALLOW_HOSTS');
+    expect(() => loadConfig({ ASSAY_BUNDLER_ALLOW_PRIVATE: 'maybe' })).to.throw(ConfigError, 'ASSAY_BUNDLER_ALLOW_PRIVATE');
+  });
 });

@@ -8,6 +8,7 @@ export { RunTestCaseResult } from './run-test-case-result';
 export { Deployment, type DeploymentWebhooks, type OutgoingWebhook } from './deployment';
 export { WebhookDelivery, type DeliveryEvent, type DeliveryStatus } from './webhook-delivery';
 export { ApiDesign, type MockResponse } from './api-design';
+export { Bundle, BundleBlob, type BundleModule } from './bundle';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -19,6 +20,7 @@ import { RunTestCaseResult } from './run-test-case-result';
 import { Deployment } from './deployment';
 import { WebhookDelivery } from './webhook-delivery';
 import { ApiDesign } from './api-design';
+import { Bundle, BundleBlob } from './bundle';
 
 /** Every entity, for the data source. */
-export const ENTITIES = [Workspace, ApiKey, Environment, TestCase, TestCaseTag, Runner, Run, RunTestCaseResult, Deployment, WebhookDelivery, ApiDesign];
+export const ENTITIES = [Workspace, ApiKey, Environment, TestCase, TestCaseTag, Runner, Run, RunTestCaseResult, Deployment, WebhookDelivery, ApiDesign, Bundle, BundleBlob];

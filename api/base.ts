@@ -1,0 +1,43 @@
+/**
+ * What every Assay HTTP service (the API, the bundler) starts with: a request id on every answer,
+ * errors mapped to problem+json once, a 404 problem when nothing answered, `GET /healthz`
+ * (checks the database) and `GET /problems/{code}` (RFC 9457 §3.1.1: the problem `type` URIs
+ * resolve to a description).
+ */
+import { randomUUID } from 'node:crypto';
+import type Koa from 'koa';
+import Router from '@koa/router';
+import type { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import type { AppState } from './context';
+import { errorHandler } from './errors';
+import { Problem, PROBLEMS, type ProblemCode } from './problem';
+
+/** Installs the shared middleware and routes on `app`; call before the service's own routers. */
+export function useServiceBase(app: Koa<AppState>, deps: { dataSource: DataSource; logger: Logger }): void {
+  app.proxy = true;
+  app.use(async (ctx, next) => {
+    ctx.state.requestId = ctx.get('X-Request-Id') || randomUUID();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    await next();
+  });
+  app.use(errorHandler(deps.logger));
+  // Nothing answered: a 404 problem (after the routers had their chance to answer 405).
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body == null) throw new Problem('not-found', `No route for ${ctx.method} ${ctx.path}.`);
+  });
+
+  const root = new Router<AppState>();
+  root.get('/healthz', async (ctx) => {
+    await deps.dataSource.query('SELECT 1');
+    ctx.body = { status: 'ok' };
+  });
+  root.get('/problems/:code', (ctx) => {
+    const code = ctx.params.code as ProblemCode;
+    if (!Object.prototype.hasOwnProperty.call(PROBLEMS, code)) throw new Problem('not-found', `No problem type "${ctx.params.code}".`);
+    ctx.body = { type: `/problems/${code}`, code, ...PROBLEMS[code] };
+  });
+  app.use(root.routes());
+  app.use(root.allowedMethods());
+}
