@@ -13,6 +13,6 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 USER node
-EXPOSE 8080
+EXPOSE 8080 8081
 # isolated-vm (script sandbox) needs --no-node-snapshot on Node 20+.
 CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/src/main.js", "api"]

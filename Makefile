@@ -4,7 +4,7 @@ SHELL := /bin/bash
 ENV := . scripts/env.sh &&
 STAMP := node_modules/.assay-install-stamp
 
-.PHONY: install build dev run test test-unit lint bench demo up down record-histories clean
+.PHONY: install build dev run bundler test test-unit lint bench demo up down record-histories clean
 
 ## install: project dependencies (npm ci) and the compiled build
 install: $(STAMP) build
@@ -28,6 +28,10 @@ dev: install
 run: install
 	@$(ENV) node --no-node-snapshot --enable-source-maps dist/src/main.js all
 
+## bundler: the bundler service alone on ASSAY_BUNDLER_PORT (default 8081); docs/bundler.md
+bundler: install
+	@$(ENV) node --enable-source-maps dist/src/main.js bundler
+
 ## test: the whole suite (unit, store on MySQL/MariaDB and SQLite, API, runs on Temporal, replay)
 test: install lint
 	@$(ENV) npx mocha
@@ -40,11 +44,12 @@ test-unit: install
 lint: $(STAMP)
 	@$(ENV) npm run --silent lint
 
-## bench: run overhead against Newman and an undici loop; script hooks against postman-sandbox; mocks against bare node:http (docs/benchmarks.md)
+## bench: run overhead against Newman and an undici loop; script hooks against postman-sandbox; mocks against bare node:http; bundler cold and cached against plain esbuild (docs/benchmarks.md)
 bench: install
 	@$(ENV) node --no-node-snapshot dist/bench/run-overhead.js
 	@$(ENV) node --no-node-snapshot dist/bench/sandbox.js
 	@$(ENV) node --no-node-snapshot dist/bench/mocks.js
+	@$(ENV) node dist/bench/bundler.js
 
 ## demo: go-httpbin on loopback, a demo suite through the API, results printed
 demo: install

@@ -5,6 +5,7 @@
 import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
 import { Sandbox } from '../src/sandbox/sandbox';
+import { storedBlobReader } from '../src/bundler/blobs';
 import { createNodeActivities } from './nodes';
 import { createRunActivities } from './runs';
 import { createWebhookActivities } from './webhooks';
@@ -19,6 +20,7 @@ export function createActivities(deps: { dataSource: DataSource; config: AssayCo
       fetchTimeoutMs: config.scripts.fetchTimeoutMs,
       maxFetchBytes: config.scripts.maxFetchBytes,
       maxContexts: config.scripts.maxContexts,
+      localLibrary: storedBlobReader(deps.dataSource, config.bundler.publicUrl),
     });
   return {
     ...createNodeActivities(sandbox),

@@ -108,6 +108,11 @@ export interface SandboxOptions {
   contextIdleMs: number;
   /** Warm isolates kept ready. */
   spareIsolates: number;
+  /**
+   * Library code the host has without the network, by URL (the worker passes the bundler's
+   * blobs from the store: src/bundler/blobs.ts); undefined means fetch it.
+   */
+  localLibrary?: (url: string) => Promise<string | undefined>;
 }
 
 export const DEFAULT_SANDBOX_OPTIONS: SandboxOptions = {
@@ -417,7 +422,10 @@ export class Sandbox {
     }
   }
 
-  /** Fetches a custom library (http/https only, with a timeout and a size cap), cached in memory by URL. */
+  /**
+   * A custom library's code: from {@link SandboxOptions.localLibrary} when the host has it, else
+   * fetched (http/https only, with a timeout and a size cap); cached in memory by URL.
+   */
   private async fetchLibrary(url: string): Promise<string> {
     const cached = this.customLibraries.get(url);
     if (cached !== undefined) return cached;
@@ -428,12 +436,18 @@ export class Sandbox {
       throw new LibraryError(`"${url}" is neither a library URL nor the name of a predefined library (see GET /v1/libraries)`);
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LibraryError(`Library ${url}: only http and https URLs can be loaded`);
+    const local = await this.options.localLibrary?.(url);
+    if (local !== undefined) return this.remember(url, local);
     const res = await this.download(url, this.options.libraryTimeoutMs, this.options.maxLibraryBytes).catch((err: Error) => {
       throw new LibraryError(`Library ${url} could not be fetched: ${err.message}`);
     });
     if (res.status !== 200) throw new LibraryError(`Library ${url} answered HTTP ${res.status}`);
     if (res.truncated) throw new LibraryError(`Library ${url} is larger than ${this.options.maxLibraryBytes} bytes`);
-    const text = res.body.toString('utf8');
+    return this.remember(url, res.body.toString('utf8'));
+  }
+
+  /** Keeps the last 100 custom libraries in memory, by URL. */
+  private remember(url: string, text: string): string {
     if (this.customLibraries.size >= 100) this.customLibraries.delete(this.customLibraries.keys().next().value!);
     this.customLibraries.set(url, text);
     return text;

@@ -16,6 +16,7 @@ import { migrate, openDataSource } from '../../src/store/data-source';
 import { ensureWorkspace, issueKey } from '../../src/keys';
 import { startBundler, type BundlerHandle } from '../../src/server';
 import { Sandbox } from '../../src/sandbox/sandbox';
+import { storedBlobReader } from '../../src/bundler/blobs';
 import type { DatabaseConfig } from '../../src/config';
 import { startCdn, type Cdn } from '../helpers/cdn';
 import { startTarget, type Target } from '../helpers/target';
@@ -249,6 +250,24 @@ describe('bundler service', function () {
       expect(cdn.total()).to.equal(before);
       const blob = await fetch(`${second.url}/blobs/${built.body.sha256}.js`);
       expect(blob.status).to.equal(200);
+    });
+
+    it('workers read blobs from the store: a script loads a bundle while the bundler is down', async () => {
+      const b = await bundler();
+      const built = await post(b, { url: `${cdn.url}/ky@1.7.3/distribution/index.js`, globalName: 'kyStored', defaultAccessPath: 'default' });
+      expect(built.status).to.equal(200);
+      await b.close();
+      expect(await fetch(built.body.blobUrl).then(() => 'up', () => 'down')).to.equal('down');
+      const offline = new Sandbox({ timeoutMs: 3000, localLibrary: storedBlobReader(dataSource, b.url) });
+      try {
+        const r = await offline.execute({ runId: 'stored', script: { code: 'async function generateValue() { return typeof kyStored.get }', libs: [built.body.blobUrl] }, hook: 'generateValue', variables: {}, label: 'n1' });
+        expect(r.error).to.equal(undefined);
+        expect(r.value).to.equal('function');
+        const other = await offline.execute({ runId: 'stored', script: { code: 'async function generateValue() { return 1 }', libs: [`${b.url}/blobs/${'1'.repeat(64)}.js`] }, hook: 'generateValue', variables: {}, label: 'n2' });
+        expect(other.error?.kind).to.equal('library');
+      } finally {
+        await offline.dispose();
+      }
     });
 
     it('two bundlers on one database: what one builds, the other answers and serves', async () => {
