@@ -29,6 +29,7 @@ import { authenticate } from './auth';
 import { rateLimit } from './rate-limit';
 import { fieldError, invalid, Problem } from './problem';
 import { bodyValidator, jsonBody } from './validation';
+import { sendImmutableScript } from './scripts';
 
 interface BundleBody {
   url: string;
@@ -116,17 +117,7 @@ export function createBundlerApp(deps: BundlerAppDeps): Koa<AppState> {
     const match = /^([0-9a-f]{64})\.js$/.exec(ctx.params.file ?? '');
     const blob = match ? await bundler.blob(match[1]!) : undefined;
     if (!blob) throw new Problem('not-found', `No bundle "${ctx.params.file}"; POST /api/bundle answers a blobUrl.`);
-    const etag = `"${blob.id}"`;
-    ctx.set('ETag', etag);
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    if (ctx.get('If-None-Match') === etag) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.type = 'text/javascript; charset=utf-8';
-    ctx.body = blob.code;
+    sendImmutableScript(ctx, blob.id, () => blob.code);
   });
 
   app.use(router.routes());

@@ -13,6 +13,7 @@ import { libraryManifest, librarySource } from '../../src/sandbox/libraries';
 import type { ApiDeps, AppState } from '../context';
 import { Problem } from '../problem';
 import { page } from './shared';
+import { sendImmutableScript } from '../scripts';
 
 export function librariesRouter({ config }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
@@ -38,16 +39,7 @@ export function libraryFilesRouter(): Router<AppState> {
   router.get('/libs/:file', (ctx) => {
     const lib = libraryManifest().libraries.find((l) => l.fileName === ctx.params.file);
     if (!lib) throw new Problem('not-found', `No library file "${ctx.params.file}"; GET /v1/libraries lists them.`);
-    const etag = `"${lib.sha256}"`;
-    ctx.set('ETag', etag);
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    ctx.set('Access-Control-Allow-Origin', '*');
-    if (ctx.get('If-None-Match') === etag) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.type = 'application/javascript; charset=utf-8';
-    ctx.body = librarySource(lib.fileName);
+    sendImmutableScript(ctx, lib.sha256, () => librarySource(lib.fileName));
   });
   return router;
 }

@@ -429,7 +429,7 @@ describe('script libraries and data sets over the API', function () {
     expect(byGlobal.CryptoJS).to.include({ version: '4.2.0', kind: 'predefined', url: `${app.config.api.publicUrl}/libs/crypto-js@4.2.0.js` });
     const file = await fetch(`${app.url}/libs/crypto-js@4.2.0.js`);
     expect(file.status).to.equal(200);
-    expect(file.headers.get('content-type')).to.equal('application/javascript; charset=utf-8');
+    expect(file.headers.get('content-type')).to.equal('text/javascript; charset=utf-8');
     expect(file.headers.get('cache-control')).to.contain('immutable');
     expect(await file.text()).to.contain('CryptoJS');
     const again = await fetch(`${app.url}/libs/crypto-js@4.2.0.js`, { headers: { 'if-none-match': file.headers.get('etag')! } });
