@@ -3,12 +3,17 @@
  * node_modules (lodash-es: 640 modules of nested relative imports; @turf/distance: bare imports of
  * other packages; ky: a default export; zod), with unpkg-style redirects. Each bundle's blobUrl is
  * loaded into the real script sandbox and the library is called. Also: the cache (hit without
- * refetching, restart, two bundlers on one database, concurrent requests, unpinned URLs), each
+ * refetching; a restarted bundler process and a second one on the same database answering from
+ * it; workers reading blobs from the store; concurrent requests; unpinned URLs), each
  * guard (scheme, private hosts on the first URL, at a redirect, at connect time and in an import;
  * slow origins; module, total and output size; module count; syntax errors; top-level await; Node
  * built-ins; not JavaScript), the request validation, and the SQLite store.
  */
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
@@ -78,7 +83,45 @@ describe('bundler service', function () {
     return handle;
   }
 
-  async function post<T = any>(b: BundlerHandle, body: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+  /** `node dist/src/main.js bundler` as its own OS process on the test database; resolves once it listens. */
+  async function bundlerProcess(): Promise<{ url: string; close(): Promise<void> }> {
+    if (db.database.type !== 'mysql') throw new Error('bundler processes share the MySQL test database');
+    const child = spawn(process.execPath, [path.resolve(__dirname, '../../src/main.js'), 'bundler'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: db.database.url,
+        ASSAY_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'assay-bundler-')),
+        ASSAY_BUNDLER_PORT: '0',
+        ASSAY_HOST: '127.0.0.1',
+        ASSAY_BUNDLER_ALLOW_HOSTS: `127.0.0.1:${cdn.port}`,
+        ASSAY_LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`the bundler process did not start: ${out}`)), 30_000);
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"bundler listening"/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`the bundler process exited (${code}): ${out}`)));
+    });
+    return {
+      url,
+      async close() {
+        child.kill('SIGTERM');
+        await exited;
+      },
+    };
+  }
+
+  async function post<T = any>(b: { url: string }, body: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
     const res = await fetch(`${b.url}/api/bundle`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
@@ -239,17 +282,18 @@ describe('bundler service', function () {
   describe('cache shared through the database', () => {
     it('survives a restart: a new bundler process answers from the cache without fetching', async () => {
       const url = `${cdn.url}/ky@1.7.3/distribution/index.js`;
-      const first = await bundler();
+      const first = await bundlerProcess();
       const built = await post(first, { url, globalName: 'kyRestart', defaultAccessPath: 'default' });
       expect(built.body.cached).to.equal(false);
       await first.close();
       const before = cdn.total();
-      const second = await bundler();
+      const second = await bundlerProcess();
       const again = await post(second, { url, globalName: 'kyRestart', defaultAccessPath: 'default' });
       expect(again.body).to.include({ cached: true, sha256: built.body.sha256 });
       expect(cdn.total()).to.equal(before);
       const blob = await fetch(`${second.url}/blobs/${built.body.sha256}.js`);
       expect(blob.status).to.equal(200);
+      await second.close();
     });
 
     it('workers read blobs from the store: a script loads a bundle while the bundler is down', async () => {
@@ -270,8 +314,8 @@ describe('bundler service', function () {
       }
     });
 
-    it('two bundlers on one database: what one builds, the other answers and serves', async () => {
-      const [a, b] = [main, await bundler()];
+    it('two bundler processes on one database: what one builds, the other answers and serves', async () => {
+      const [a, b] = [main, await bundlerProcess()];
       const body = { url: `${cdn.url}/zod@4.1.12/index.js`, globalName: 'zShared' };
       const built = await post(a, body);
       expect(built.body.cached).to.equal(false);
@@ -280,6 +324,7 @@ describe('bundler service', function () {
       expect(answered.body).to.include({ cached: true, sha256: built.body.sha256, size: built.body.size });
       expect(cdn.total()).to.equal(before);
       expect(await (await fetch(`${b.url}/blobs/${built.body.sha256}.js`)).text()).to.equal(await (await fetch(built.body.blobUrl)).text());
+      await b.close();
     });
 
     it('concurrent identical requests share one build', async () => {
