@@ -8,7 +8,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import type { AssayConfig } from '../src/config';
-import { Deployment, Environment, Run, Runner, RunTestCaseResult } from '../src/store/entities';
+import { Deployment, Environment, Run, Runner, RunTestCaseResult, queuedRun } from '../src/store/entities';
 import { jsonValue } from '../src/store/entities/columns';
 import { resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
@@ -66,31 +66,22 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
       if (!deployment.enabled) throw ApplicationFailure.nonRetryable(`Deployment "${deployment.name}" is disabled`, RUN_SETUP_FAILED);
       try {
         await runs.insert(
-          runs.create({
-            id: input.runId,
-            workspaceId: deployment.workspaceId,
-            runnerId: null,
-            runnerName: deployment.runnerName,
-            environmentId: null,
-            environmentName: deployment.environmentName,
-            deploymentId: deployment.id,
-            status: 'queued',
-            result: null,
-            trigger: 'schedule',
-            workflowId: input.workflowId,
-            timeoutSeconds: config.runs.defaultTimeoutSeconds,
-            variables: {},
-            context: { trigger: 'schedule', deployment: deployment.name },
-            error: null,
-            summary: null,
-            progressCompleted: 0,
-            progressTotal: 0,
-            estimatedCompletion: null,
-            duration: null,
-            createdAt: new Date(),
-            startedAt: null,
-            completedAt: null,
-          }) as never,
+          runs.create(
+            queuedRun({
+              id: input.runId,
+              workspaceId: deployment.workspaceId,
+              runnerId: null,
+              runnerName: deployment.runnerName,
+              environmentId: null,
+              environmentName: deployment.environmentName,
+              deploymentId: deployment.id,
+              trigger: 'schedule',
+              workflowId: input.workflowId,
+              timeoutSeconds: config.runs.defaultTimeoutSeconds,
+              variables: {},
+              context: { trigger: 'schedule', deployment: deployment.name },
+            }),
+          ) as never,
         );
       } catch (err) {
         // A retry after an insert that did land: the row is there.

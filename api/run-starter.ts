@@ -7,7 +7,7 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { newId, runWorkflowId } from '../src/ids';
-import { Run, type Environment, type Runner } from '../src/store/entities';
+import { Run, queuedRun, type Environment, type Runner } from '../src/store/entities';
 import type { RunTrigger, Variables } from '../src/domain/types';
 import type { RunLauncher } from '../src/temporal/run-launcher';
 import { Problem } from './problem';
@@ -27,31 +27,22 @@ export interface NewRun {
 export async function createAndStartRun(deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger }, input: NewRun): Promise<Run> {
   const repo = deps.dataSource.getRepository(Run);
   const id = newId('run');
-  const run = repo.create({
-    id,
-    workspaceId: input.workspaceId,
-    runnerId: input.runner.id,
-    runnerName: input.runner.name,
-    environmentId: input.environment.id,
-    environmentName: input.environment.name,
-    deploymentId: input.deploymentId ?? null,
-    status: 'queued',
-    result: null,
-    trigger: input.trigger,
-    workflowId: runWorkflowId(id),
-    timeoutSeconds: input.timeoutSeconds,
-    variables: input.variables,
-    context: input.context ?? null,
-    error: null,
-    summary: null,
-    progressCompleted: 0,
-    progressTotal: 0,
-    estimatedCompletion: null,
-    duration: null,
-    createdAt: new Date(),
-    startedAt: null,
-    completedAt: null,
-  });
+  const run = repo.create(
+    queuedRun({
+      id,
+      workspaceId: input.workspaceId,
+      runnerId: input.runner.id,
+      runnerName: input.runner.name,
+      environmentId: input.environment.id,
+      environmentName: input.environment.name,
+      deploymentId: input.deploymentId ?? null,
+      trigger: input.trigger,
+      workflowId: runWorkflowId(id),
+      timeoutSeconds: input.timeoutSeconds,
+      variables: input.variables,
+      context: input.context ?? null,
+    }),
+  );
   await repo.save(run);
   try {
     await deps.runs.start(run);

@@ -3,7 +3,7 @@ export { ApiKey, KEY_SCOPES, type KeyScope } from './api-key';
 export { Environment } from './environment';
 export { TestCase, TestCaseTag } from './test-case';
 export { Runner, RUNNER_ORDERS, type RunnerOrder } from './runner';
-export { Run } from './run';
+export { Run, queuedRun, type NewRunFields } from './run';
 export { RunTestCaseResult } from './run-test-case-result';
 export { Deployment, type DeploymentWebhooks, type OutgoingWebhook } from './deployment';
 export { WebhookDelivery, type DeliveryEvent, type DeliveryStatus } from './webhook-delivery';

@@ -90,3 +90,32 @@ export class Run {
   @TimestampColumn({ nullable: true })
   completedAt!: Date | null;
 }
+
+/** What a new run is given by whoever creates it; the rest of its row starts out empty. */
+export type NewRunFields = Pick<
+  Run,
+  'id' | 'workspaceId' | 'runnerId' | 'runnerName' | 'environmentId' | 'environmentName' | 'deploymentId' | 'trigger' | 'workflowId' | 'timeoutSeconds' | 'variables' | 'context'
+>;
+
+/**
+ * The row of a run that was just created: `queued`, created now, no result, progress or times
+ * yet. One definition for every creator (API calls, webhooks, scheduled runs). Plain values, to
+ * pass to a repository's `create`.
+ */
+export function queuedRun(fields: NewRunFields): Omit<Run, 'plan'> {
+  return {
+    ...fields,
+    status: 'queued',
+    result: null,
+    error: null,
+    summary: null,
+    progressCompleted: 0,
+    progressTotal: 0,
+    estimatedCompletion: null,
+    duration: null,
+    createdAt: new Date(),
+    startedAt: null,
+    completedAt: null,
+  };
+}
+
