@@ -112,6 +112,20 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
   return { design: { ...input, method: input.method.toUpperCase(), path: p.path, responses }, routeKey: p.routeKey };
 }
 
+/** The columns a checked design sets, the same for create, import and replace. */
+function storedFields(design: DesignInput, routeKey: string): Pick<ApiDesign, 'name' | 'description' | 'method' | 'path' | 'routeKey' | 'requestSchema' | 'responseSchemas' | 'responses'> {
+  return {
+    name: design.name ?? '',
+    description: design.description ?? '',
+    method: design.method,
+    path: design.path,
+    routeKey,
+    requestSchema: design.requestSchema ?? null,
+    responseSchemas: design.responseSchemas ?? null,
+    responses: design.responses,
+  };
+}
+
 export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
   const repo = dataSource.getRepository(ApiDesign);
@@ -170,14 +184,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     const d = repo.create({
       id: newId('design'),
       workspaceId: ctx.state.caller.workspaceId,
-      name: design.name ?? '',
-      description: design.description ?? '',
-      method: design.method,
-      path: design.path,
-      routeKey,
-      requestSchema: design.requestSchema ?? null,
-      responseSchemas: design.responseSchemas ?? null,
-      responses: design.responses,
+      ...storedFields(design, routeKey),
       createdAt: now,
       updatedAt: now,
     });
@@ -212,14 +219,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
         const d = manager.getRepository(ApiDesign).create({
           id: existing?.id ?? newId('design'),
           workspaceId,
-          name: design.name ?? '',
-          description: design.description ?? '',
-          method: design.method,
-          path: design.path,
-          routeKey,
-          requestSchema: design.requestSchema ?? null,
-          responseSchemas: design.responseSchemas ?? null,
-          responses: design.responses,
+          ...storedFields(design, routeKey),
           createdAt: existing?.createdAt ?? now,
           updatedAt: now,
         });
@@ -257,17 +257,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
               responses: input.responses ?? d.responses,
             };
       const { design, routeKey } = prepare(merged);
-      Object.assign(d, {
-        name: design.name ?? '',
-        description: design.description ?? '',
-        method: design.method,
-        path: design.path,
-        routeKey,
-        requestSchema: design.requestSchema ?? null,
-        responseSchemas: design.responseSchemas ?? null,
-        responses: design.responses,
-        updatedAt: new Date(),
-      });
+      Object.assign(d, storedFields(design, routeKey), { updatedAt: new Date() });
       await save(dataSource.manager, d, false);
       mocks.invalidate(d.workspaceId);
       ctx.body = json(d);
