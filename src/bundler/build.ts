@@ -98,7 +98,6 @@ function locationOf(message: esbuild.Message): Record<string, unknown> {
 /** Turns esbuild's failure into the matching {@link BundleError}. */
 function explain(errors: esbuild.Message[], first: BundleError | undefined): BundleError {
   if (first) return first;
-  for (const e of errors) if (e.detail instanceof BundleError) return e.detail;
   const e = errors[0];
   if (!e) return new BundleError('bundle-failed', 'esbuild failed without a message.');
   const where = locationOf(e);
