@@ -107,6 +107,28 @@ async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | un
   }
 }
 
+/**
+ * Header sent with every API node's request: an id of this node execution that stays the same when
+ * the node is executed again after a worker crash (the activity runs again; Temporal delivers
+ * requests at least once), and across the node's own retry attempts. A tested service may use it to
+ * drop a repeated request. A header of that name set by the test case wins. docs/flows.md.
+ */
+export const EXECUTION_HEADER = 'x-assay-execution';
+
+/**
+ * `<workflowId>/<workflow run id>/<activity id>`: all three are fixed by the workflow's history,
+ * so a replay after a crash schedules the same activity id. Undefined outside an activity.
+ */
+function executionId(): string | undefined {
+  try {
+    const info = Context.current().info;
+    const wf = info.workflowExecution;
+    return wf ? `${wf.workflowId}/${wf.runId}/${info.activityId}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function createNodeActivities(sandbox: Sandbox) {
   return {
     /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
@@ -125,6 +147,10 @@ export function createNodeActivities(sandbox: Sandbox) {
         if (r.request) request = { ...request, ...r.request, headers: { ...(r.request.headers ?? {}) } };
       }
 
+      const execution = executionId();
+      if (execution && !Object.keys(request.headers).some((h) => h.toLowerCase() === EXECUTION_HEADER)) {
+        request = { ...request, headers: { ...request.headers, [EXECUTION_HEADER]: execution } };
+      }
       const resolved: ResolvedRequest = { ...input.request, method: request.method.toUpperCase() as ResolvedRequest['method'], url: request.url, headers: request.headers, body: request.body };
       const { exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs);
 

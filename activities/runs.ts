@@ -16,6 +16,8 @@ import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src
 export interface ProgressInput {
   runId: string;
   progress: { completed: number; total: number };
+  /** Fraction of the run's work done, 0 to 1 (workflows/run-state.ts `RunBook.work`). */
+  work?: number;
   /** Epoch ms of the workflow's estimate, or undefined. */
   estimatedCompletionMs?: number;
 }
@@ -45,6 +47,7 @@ async function updateProgress(manager: EntityManager, input: ProgressInput): Pro
     {
       progressCompleted: input.progress.completed,
       progressTotal: input.progress.total,
+      ...(input.work !== undefined ? { progressWork: input.work } : {}),
       estimatedCompletion: input.estimatedCompletionMs ? new Date(input.estimatedCompletionMs) : null,
     },
   );
@@ -80,6 +83,8 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
               timeoutSeconds: config.runs.defaultTimeoutSeconds,
               variables: {},
               context: { trigger: 'schedule', deployment: deployment.name },
+              // The workflow is this one: the recovery sweep has nothing to start.
+              workflowStartedAt: new Date(),
             }),
           ) as never,
         );

@@ -1,11 +1,16 @@
 /**
  * The one place where errors become answers: a {@link Problem} is written as problem+json; Koa's
  * HTTP errors (body parsing, size limits) are mapped to their problem codes; anything else is a
- * 500 whose body says only that something failed and gives the request id to find it in the logs.
+ * 500 whose body says only that something failed and gives the request id to find it in the logs,
+ * except an unreachable database: 503 `database-unavailable` with `Retry-After`.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Problem } from './problem';
+import { isDatabaseUnavailable } from '../src/store/data-source';
+
+/** Seconds a client is asked to wait while the database is unreachable. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 import type { AppState } from './context';
 
 function fromHttpError(err: { status?: number; type?: string; message?: string; expose?: boolean }): Problem | null {
@@ -35,7 +40,12 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
       else {
         const mapped = fromHttpError(err as { status?: number });
         if (mapped) problem = mapped;
-        else {
+        else if (isDatabaseUnavailable(err)) {
+          logger.warn({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, error: (err as Error).message }, 'database unavailable');
+          problem = new Problem('database-unavailable', `The database cannot be reached right now; nothing was changed. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.`, {
+            retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+          });
+        } else {
           logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
           problem = new Problem('internal', 'An internal error occurred. Quote the instance id when reporting it.');
         }

@@ -25,6 +25,12 @@ export const PROBLEMS = {
     description: 'The request is well-formed JSON but some fields are invalid; `errors` lists each one.',
   },
   'invalid-query': { status: 400, title: 'Invalid query parameter', description: 'A query string parameter is invalid.' },
+  'invalid-header': { status: 400, title: 'Invalid header', description: 'A request header is malformed; `errors` names it (e.g. `Idempotency-Key`).' },
+  'idempotency-key-reused': {
+    status: 422,
+    title: 'Idempotency key reused',
+    description: 'The `Idempotency-Key` was already used within 24 h for a different request (another endpoint or body); `runId` names the run it started. Use a new key for a new request.',
+  },
   unauthorized: {
     status: 401,
     title: 'Unauthorized',
@@ -77,6 +83,11 @@ export const PROBLEMS = {
     description: 'The API key exceeded its request rate. Retry after the number of seconds in `Retry-After`.',
   },
   internal: { status: 500, title: 'Internal error', description: 'Something failed inside Assay. The `instance` identifies it in the logs.' },
+  'database-unavailable': {
+    status: 503,
+    title: 'Database unavailable',
+    description: 'The database cannot be reached right now. Nothing was changed; retry after the number of seconds in `Retry-After`. Runs in progress wait for it and carry on.',
+  },
   'temporal-unavailable': {
     status: 503,
     title: 'Workflow service unavailable',

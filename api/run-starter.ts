@@ -1,15 +1,26 @@
 /**
  * Creating and starting a run, for every API path that starts one (POST /v1/runs, incoming
- * webhooks, POST /v1/deployments/{id}/runs): the row is stored `queued`, then workflow
- * `run-<runId>` starts. When Temporal cannot be reached the row is ended `failed` with the reason
- * (never left `queued`) and the caller gets 503.
+ * webhooks, POST /v1/deployments/{id}/runs).
+ *
+ * 1. With an `Idempotency-Key` (api/idempotency.ts), a run created by the same key and request
+ *    within 24 h is returned instead of a new one (`replayed: true`).
+ * 2. The row is stored `queued` (with the key, unique per workspace: two concurrent calls with
+ *    one key store one row).
+ * 3. Workflow `run-<runId>` starts, and the row records `workflowStartedAt`.
+ *
+ * No crash loses a run: a process killed between 2 and 3 leaves a `queued` row without
+ * `workflowStartedAt`, which the recovery sweep (src/temporal/run-recovery.ts) starts within
+ * seconds; starting is idempotent (a workflow already there counts as started). When Temporal
+ * cannot be reached the row is ended `failed` with the reason (never left `queued`), its key is
+ * released so a retry can succeed, and the caller gets 503.
  */
-import type { DataSource } from 'typeorm';
+import { IsNull, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { newId, runWorkflowId } from '../src/ids';
 import { Run, queuedRun, type Environment, type Runner } from '../src/store/entities';
 import type { RunTrigger, Variables } from '../src/domain/types';
 import type { RunLauncher } from '../src/temporal/run-launcher';
+import { IDEMPOTENCY_WINDOW_MS, type IdempotencyRequest } from './idempotency';
 import { Problem } from './problem';
 
 export interface NewRun {
@@ -22,10 +33,62 @@ export interface NewRun {
   deploymentId?: string;
   /** Caller context stored on the run and returned with its results. */
   context?: Record<string, unknown>;
+  /** The caller's Idempotency-Key, when it sent one. */
+  idempotency?: IdempotencyRequest;
 }
 
-export async function createAndStartRun(deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger }, input: NewRun): Promise<Run> {
+export interface StartedRun {
+  run: Run;
+  /** True when the run was created by an earlier call with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+/** True for a unique-index violation on MySQL/MariaDB or SQLite. */
+function isDuplicateKey(err: unknown): boolean {
+  const e = err as { code?: string; driverError?: { code?: string } };
+  const code = e.driverError?.code ?? e.code;
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * The run an earlier call with the same key created, if any within the window; an older one gives
+ * its key up. @throws Problem `idempotency-key-reused` when the key was used for another request.
+ */
+async function earlierRun(dataSource: DataSource, workspaceId: string, idem: IdempotencyRequest): Promise<Run | undefined> {
+  const repo = dataSource.getRepository(Run);
+  const existing = await repo.findOneBy({ workspaceId, idempotencyKey: idem.key });
+  if (!existing) return undefined;
+  if (existing.createdAt.getTime() < Date.now() - IDEMPOTENCY_WINDOW_MS) {
+    await repo.update({ id: existing.id, idempotencyKey: idem.key }, { idempotencyKey: null });
+    return undefined;
+  }
+  if (existing.idempotencyFingerprint !== idem.fingerprint) {
+    throw new Problem(
+      'idempotency-key-reused',
+      `Idempotency-Key "${idem.key}" was used within the last 24 h for another request (run ${existing.id}); send a new key for a new request.`,
+      { runId: existing.id },
+    );
+  }
+  return existing;
+}
+
+/**
+ * Starts the workflow of a stored `queued` run (idempotent) and records that it did.
+ * @throws TemporalUnavailableError
+ */
+export async function startWorkflowOf(dataSource: DataSource, launcher: RunLauncher, run: Run): Promise<void> {
+  await launcher.start(run);
+  run.workflowStartedAt = new Date();
+  await dataSource.getRepository(Run).update({ id: run.id, workflowStartedAt: IsNull() }, { workflowStartedAt: run.workflowStartedAt });
+}
+
+export async function createAndStartRun(deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger }, input: NewRun): Promise<StartedRun> {
   const repo = deps.dataSource.getRepository(Run);
+  const idem = input.idempotency;
+  if (idem) {
+    const earlier = await earlierRun(deps.dataSource, input.workspaceId, idem);
+    if (earlier) return { run: await replay(deps, earlier), replayed: true };
+  }
   const id = newId('run');
   const run = repo.create(
     queuedRun({
@@ -41,18 +104,40 @@ export async function createAndStartRun(deps: { dataSource: DataSource; runs: Ru
       timeoutSeconds: input.timeoutSeconds,
       variables: input.variables,
       context: input.context ?? null,
+      idempotencyKey: idem?.key ?? null,
+      idempotencyFingerprint: idem?.fingerprint ?? null,
     }),
   );
-  await repo.save(run);
   try {
-    await deps.runs.start(run);
+    await repo.insert(run as never);
+  } catch (err) {
+    // Another call with the same key stored its run first: that one is the answer.
+    if (idem && isDuplicateKey(err)) {
+      const earlier = await earlierRun(deps.dataSource, input.workspaceId, idem);
+      if (earlier) return { run: await replay(deps, earlier), replayed: true };
+    }
+    throw err;
+  }
+  try {
+    await startWorkflowOf(deps.dataSource, deps.runs, run);
   } catch (err) {
     deps.logger.warn({ err, runId: id }, 'could not start run workflow');
     await repo.update(
-      { id, status: 'queued' },
-      { status: 'failed', error: 'The run could not be started: the workflow service is unavailable.', completedAt: new Date(), duration: 0 },
+      { id, status: 'queued', workflowStartedAt: IsNull() },
+      { status: 'failed', error: 'The run could not be started: the workflow service is unavailable.', completedAt: new Date(), duration: 0, idempotencyKey: null },
     );
     throw new Problem('temporal-unavailable', `Run ${id} could not be started: the workflow service is unavailable. Retry later.`, { runId: id });
+  }
+  return { run, replayed: false };
+}
+
+/**
+ * A replayed call: the run as stored now. Its workflow is started here if the call that created it
+ * died before starting it (the recovery sweep would too, a few seconds later).
+ */
+async function replay(deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger }, run: Run): Promise<Run> {
+  if (run.status === 'queued' && !run.workflowStartedAt) {
+    await startWorkflowOf(deps.dataSource, deps.runs, run).catch((err) => deps.logger.warn({ err, runId: run.id }, 'could not start run workflow on replay; the recovery sweep retries'));
   }
   return run;
 }

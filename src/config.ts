@@ -27,6 +27,17 @@ export interface AssayConfig {
     taskQueue: string;
     /** Base URL of the Temporal Web UI, used for links in run documents (`TEMPORAL_UI_URL`). */
     uiUrl: string;
+    /**
+     * Workflow task timeout of run workflows (`ASSAY_WORKFLOW_TASK_TIMEOUT_MS`, default 2000; Temporal's
+     * own default is 10 s). A task held by a worker that was killed is handed to another worker after
+     * this long, so it bounds what a worker crash costs a run (docs/benchmarks.md, "Worker kills").
+     */
+    workflowTaskTimeoutMs: number;
+    /**
+     * How long a workflow task waits on a worker's sticky queue before any worker may take it
+     * (`ASSAY_STICKY_TIMEOUT_MS`, default 1000; the SDK's default is 10 s).
+     */
+    stickyTimeoutMs: number;
   };
   api: {
     /** Interface the HTTP server binds to (`ASSAY_HOST`, default `127.0.0.1`). */
@@ -37,8 +48,12 @@ export interface AssayConfig {
     publicUrl: string;
     /** Requests per minute allowed per API key before 429 (`ASSAY_RATE_LIMIT_PER_MINUTE`, default 1200). */
     rateLimitPerMinute: number;
-    /** How long GET /v1/runs/{id} waits for a worker to answer the progress query (`ASSAY_QUERY_DEADLINE_MS`, default 2000). */
-    queryDeadlineMs: number;
+    /**
+     * How often the API looks for `queued` runs whose workflow was never started (an API process
+     * killed between storing the row and starting the workflow) and starts them
+     * (`ASSAY_RECOVERY_INTERVAL_MS`, default 5000). src/temporal/run-recovery.ts.
+     */
+    recoveryIntervalMs: number;
     /** Largest accepted request body (`ASSAY_MAX_BODY_BYTES`, default 1 MiB). */
     maxBodyBytes: number;
   };
@@ -206,13 +221,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       namespace: env.TEMPORAL_NAMESPACE || 'default',
       taskQueue: env.ASSAY_TASK_QUEUE || 'assay-runs',
       uiUrl: (env.TEMPORAL_UI_URL || 'http://localhost:8233').replace(/\/$/, ''),
+      workflowTaskTimeoutMs: integer(env, 'ASSAY_WORKFLOW_TASK_TIMEOUT_MS', 2000, 1000, 60_000),
+      stickyTimeoutMs: integer(env, 'ASSAY_STICKY_TIMEOUT_MS', 1000, 100, 60_000),
     },
     api: {
       host: env.ASSAY_HOST || '127.0.0.1',
       port,
       publicUrl: (env.ASSAY_PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
       rateLimitPerMinute: integer(env, 'ASSAY_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
-      queryDeadlineMs: integer(env, 'ASSAY_QUERY_DEADLINE_MS', 2000, 50, 60_000),
+      recoveryIntervalMs: integer(env, 'ASSAY_RECOVERY_INTERVAL_MS', 5000, 100, 3_600_000),
       maxBodyBytes: integer(env, 'ASSAY_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     },
     runs: {

@@ -19,6 +19,7 @@ import { createLogger } from './logger';
 import { openStore, startApi, startBundler, startWorker, ensureDevKey } from './server';
 import { openDataSource } from './store/data-source';
 import { startDevServer, waitForTemporal } from './temporal/dev-server';
+import { retryForever } from './retry';
 
 type Stopper = () => Promise<void>;
 
@@ -35,17 +36,20 @@ function onSignal(stoppers: Stopper[], logger: ReturnType<typeof createLogger>):
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-/** The worker must not run before the API has migrated the schema: wait for it (up to 2 minutes). */
+/**
+ * The worker must not run before the API has migrated the schema: wait for it, and for the
+ * database itself, with backoff (one log line per attempt), however long it takes.
+ */
 async function waitForSchema(config: AssayConfig, logger: ReturnType<typeof createLogger>): Promise<DataSource> {
-  const until = Date.now() + 120_000;
-  for (;;) {
-    const dataSource = await openDataSource(config.database).catch(() => undefined);
-    if (dataSource && !(await dataSource.showMigrations())) return dataSource;
-    await dataSource?.destroy();
-    if (Date.now() > until) throw new Error('The database schema is not migrated; start the API (or `main.js migrate`) first.');
-    logger.info('waiting for the database schema');
-    await new Promise((r) => setTimeout(r, 2000));
-  }
+  return retryForever(
+    async () => {
+      const dataSource = await openDataSource(config.database);
+      if (!(await dataSource.showMigrations())) return dataSource;
+      await dataSource.destroy();
+      throw new Error('The database schema is not migrated yet; start the API (or `main.js migrate`).');
+    },
+    { logger, what: 'the migrated database schema', maxDelayMs: 10_000 },
+  );
 }
 
 async function temporalIsUp(address: string): Promise<boolean> {
@@ -107,10 +111,11 @@ async function main(): Promise<void> {
       }
       const ds = await openStore(config, logger);
       stoppers.push(() => ds.destroy());
-      const worker = await startWorker(config, ds, logger);
-      stoppers.push(() => worker.shutdown());
+      // The API first: it serves (and answers 503 for new runs) while the worker waits for Temporal.
       const api = await startApi(config, ds, logger);
       stoppers.push(() => api.close());
+      const worker = await startWorker(config, ds, logger);
+      stoppers.push(() => worker.shutdown());
       if (command === 'dev') {
         const bundler = await startBundler(config, ds, logger);
         stoppers.push(() => bundler.close());

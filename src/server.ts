@@ -7,9 +7,11 @@ import http, { type Server } from 'node:http';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from './config';
-import { migrate, openDataSource } from './store/data-source';
+import { isDatabaseUnavailable, migrate, openDataSource } from './store/data-source';
 import { createRunLauncher, type RunLauncher } from './temporal/run-launcher';
 import { ScheduleSync } from './temporal/schedules';
+import { RunRecovery } from './temporal/run-recovery';
+import { retryForever } from './retry';
 import { MockEngine } from './mock/engine';
 import { startRunWorker, type RunWorkerHandle } from './temporal/worker';
 import { createApp } from '../api/app';
@@ -17,9 +19,16 @@ import { createBundlerApp } from '../api/bundler';
 import { Bundler } from './bundler/service';
 import { ensureWorkspace, findKey, issueKey } from './keys';
 
-/** Opens the store and applies pending migrations. */
+/**
+ * Opens the store and applies pending migrations. A database that cannot be reached is waited for
+ * (backoff from 1 s to 30 s, one log line per attempt) rather than ending the process.
+ */
 export async function openStore(config: AssayConfig, logger: Logger): Promise<DataSource> {
-  const dataSource = await openDataSource(config.database);
+  const dataSource = await retryForever(() => openDataSource(config.database), {
+    logger,
+    what: 'the database',
+    isTransient: isDatabaseUnavailable,
+  });
   const applied = await migrate(dataSource);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   return dataSource;
@@ -30,6 +39,7 @@ export interface ApiHandle {
   mocks: MockEngine;
   launcher: RunLauncher;
   schedules: ScheduleSync;
+  recovery: RunRecovery;
   url: string;
   close(): Promise<void>;
 }
@@ -39,6 +49,8 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   const launcher = createRunLauncher(config);
   const schedules = new ScheduleSync(config, dataSource, logger);
   schedules.start(config.deployments.reconcileIntervalMs);
+  const recovery = new RunRecovery(dataSource, launcher, logger);
+  recovery.start(config.api.recoveryIntervalMs);
   const mocks = new MockEngine({ dataSource, revalidateMs: config.mocks.revalidateMs, seed: config.mocks.seed });
   const app = createApp({ config, dataSource, runs: launcher, schedules, mocks, logger });
   const koa = app.callback();
@@ -53,10 +65,12 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
     mocks,
     launcher,
     schedules,
+    recovery,
     url,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await recovery.close();
       await schedules.close();
       await launcher.close();
     },

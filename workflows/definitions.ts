@@ -3,7 +3,15 @@
  * API client (importing this module pulls in no workflow code).
  */
 import { defineQuery } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { RunProgress, RunStatus, RunTrigger } from '../src/domain/types';
+
+/**
+ * Search attribute carried by every run workflow: the run's id (`run_…`). API and webhook runs get
+ * it at start; a scheduled run (workflow id `run-scheduled-<deploymentId>-<time>`, chosen by
+ * Temporal's schedule) sets it once it has made its id. `temporal workflow list -q 'AssayRunId="run_…"'`.
+ */
+export const RUN_ID_SEARCH_ATTRIBUTE = defineSearchAttributeKey('AssayRunId', SearchAttributeType.KEYWORD);
 
 /** Workflow type name of a run. */
 export const RUN_WORKFLOW_TYPE = 'runWorkflow';

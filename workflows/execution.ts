@@ -41,7 +41,8 @@ export const TIMED_OUT = 'RunTimedOut';
 
 const nodeActivities = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 const localNodeActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
-const { checkpoint } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 8 } });
+// No attempt limit: a database outage holds the run at its checkpoint until the deadline, never fails it.
+const { checkpoint } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '10 seconds' } });
 
 export interface ExecutionOptions {
   runId: string;

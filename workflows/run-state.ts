@@ -2,9 +2,48 @@
  * The run workflow's bookkeeping: counts, summary, progress and the estimate of completion.
  * Pure and deterministic (times come from the workflow clock passed in).
  */
-import type { RunPlan, RunProgress, RunStatus, RunSummary, TestCaseResult } from '../src/domain/types';
-import { countNodes } from './interpreter';
+import type { FlowNode, RunPlan, RunProgress, RunStatus, RunSummary, TestCaseDefinition, TestCaseResult } from '../src/domain/types';
 import type { RunLiveState } from './definitions';
+
+/**
+ * Node executions a test case is expected to take: every node once, a Loop's body `count` times
+ * (at most its maxIterations), an Iteration's body once per row of its data set; a loop whose
+ * length is only known at run time (`while`, an `items` expression) counts its body once.
+ * IF counts its larger branch. Used for progress, never for control.
+ */
+export function expectedNodeExecutions(testCase: Pick<TestCaseDefinition, 'flow' | 'dataSets'>, maxLoopIterations = Infinity): number {
+  const count = (nodes: FlowNode[]): number =>
+    nodes.reduce((n, node) => {
+      if (node.type === 'if') return n + 1 + Math.max(count(node.then), count(node.else ?? []));
+      if (node.type === 'loop' || node.type === 'iteration') {
+        let times = 1;
+        if (node.type === 'loop' && node.count !== undefined && node.while === undefined) times = node.count;
+        if (node.type === 'iteration' && node.dataSet !== undefined) times = testCase.dataSets?.[node.dataSet]?.length ?? 1;
+        times = Math.max(1, Math.min(times, node.maxIterations ?? Infinity, maxLoopIterations));
+        return n + 1 + times * count(node.body);
+      }
+      if (node.type === 'parallel') return n + 1 + count(node.children);
+      return n + 1;
+    }, 0);
+  return Math.max(1, count(testCase.flow));
+}
+
+/**
+ * When a running run should end, from the observed rate (issue 9 item 6): the time elapsed so far
+ * stretched by the work left, `now + elapsed × (1 − work) / work`. Before any work is done, the
+ * deadline. Never before `nowMs` (+1 s) and never after the deadline (unless that has passed too).
+ *
+ * @param work fraction of the run's work done, 0 to 1 ({@link RunBook.work}).
+ * @returns epoch ms.
+ */
+export function estimateCompletion(input: { startedAtMs: number; deadlineMs: number; work: number; nowMs: number }): number {
+  const { startedAtMs, deadlineMs, work, nowMs } = input;
+  const soonest = nowMs + 1000;
+  if (!(work > 0)) return Math.max(soonest, deadlineMs);
+  const elapsed = Math.max(0, nowMs - startedAtMs);
+  const eta = nowMs + (elapsed * (1 - Math.min(1, work))) / work;
+  return Math.round(Math.max(soonest, Math.min(eta, deadlineMs)));
+}
 
 /** What a run carries into the next execution when it continues as new. */
 export interface ResumeState {
@@ -20,6 +59,11 @@ export class RunBook {
   plan?: RunPlan;
   nextIndex = 0;
   nodesDone = 0;
+  /** Node executions in the test case under way. */
+  nodesInTestCase = 0;
+  /** Expected node executions per test case ({@link expectedNodeExecutions}) and their prefix sums. */
+  private expected: number[] = [];
+  private expectedBefore: number[] = [];
   totalNodes = 0;
   summary: RunSummary = { total: 0, passed: 0, failed: 0, skipped: 0 };
 
@@ -35,7 +79,14 @@ export class RunBook {
   begin(plan: RunPlan): void {
     this.plan = plan;
     this.status = 'running';
-    this.totalNodes = plan.testCases.reduce((n, tc) => n + countNodes(tc), 0);
+    this.expected = plan.testCases.map((tc) => expectedNodeExecutions(tc, plan.settings.maxLoopIterations));
+    let sum = 0;
+    this.expectedBefore = this.expected.map((e) => {
+      const before = sum;
+      sum += e;
+      return before;
+    });
+    this.totalNodes = sum;
     this.summary.total = plan.testCases.length;
   }
 
@@ -46,6 +97,20 @@ export class RunBook {
 
   nodeDone(): void {
     this.nodesDone += 1;
+    this.nodesInTestCase += 1;
+  }
+
+  /**
+   * Fraction of the run's work done, 0 to 1: the expected node executions of the test cases done,
+   * plus those of the test case under way (at most 95 % of it until it ends: a loop may run longer
+   * than expected).
+   */
+  get work(): number {
+    if (!this.plan || this.totalNodes === 0) return 0;
+    const i = Math.min(this.nextIndex, this.expected.length);
+    if (i >= this.expected.length) return 1;
+    const current = Math.min(this.nodesInTestCase, 0.95 * this.expected[i]!);
+    return Math.min(1, (this.expectedBefore[i]! + current) / this.totalNodes);
   }
 
   testCaseDone(result: TestCaseResult): void {
@@ -53,6 +118,7 @@ export class RunBook {
     else if (result.status === 'skipped') this.summary.skipped += 1;
     else this.summary.failed += 1;
     this.nextIndex += 1;
+    this.nodesInTestCase = 0;
   }
 
   get progress(): RunProgress {
@@ -61,15 +127,10 @@ export class RunBook {
     return { completed, total, percentage: total === 0 ? 0 : Math.round((completed / total) * 1000) / 10 };
   }
 
-  /**
-   * Epoch ms when the run should end at the pace so far (by nodes, finer than test cases); the
-   * deadline until the first node has finished.
-   */
+  /** Epoch ms when the run should end at the pace so far ({@link estimateCompletion}). */
   estimatedCompletionMs(nowMs: number): number | undefined {
     if (!this.plan) return undefined;
-    if (this.nodesDone === 0 || this.totalNodes === 0) return this.deadlineMs;
-    const elapsed = Math.max(0, nowMs - this.plan.startedAtMs);
-    return Math.min(this.deadlineMs, Math.round(this.plan.startedAtMs + (elapsed * this.totalNodes) / this.nodesDone));
+    return estimateCompletion({ startedAtMs: this.plan.startedAtMs, deadlineMs: this.deadlineMs, work: this.work, nowMs });
   }
 
   live(nowMs: number): RunLiveState {
@@ -93,7 +154,7 @@ export class RunBook {
       `**${this.plan?.runner ?? '?'}** on **${this.plan?.environment ?? '?'}**: ${this.status}`,
       '',
       `Test cases: ${p.completed}/${p.total} (${p.percentage}%), passed ${s.passed}, failed ${s.failed}, skipped ${s.skipped}`,
-      `Nodes: ${this.nodesDone}/${this.totalNodes}`,
+      `Nodes: ${this.nodesDone} run, about ${this.totalNodes} expected`,
     ].join('\n');
   }
 }

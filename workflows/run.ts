@@ -24,6 +24,8 @@ import {
   continueAsNew,
   isCancellation,
   ParentClosePolicy,
+  patched,
+  upsertSearchAttributes,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -33,15 +35,20 @@ import {
 } from '@temporalio/workflow';
 import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activities';
 import type { RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
-import { runStateQuery, type RunWorkflowInput } from './definitions';
+import { RUN_ID_SEARCH_ATTRIBUTE, runStateQuery, type RunWorkflowInput } from './definitions';
 import { createExecution, TIMED_OUT } from './execution';
 import { DeadlineReached, FlowRunner } from './interpreter';
 import { RunBook } from './run-state';
 import { ulidFrom } from '../src/domain/ulid';
 
-const STORE_RETRY = { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 8 };
+/**
+ * Bookkeeping writes retry without an attempt limit: a database outage delays a run, never fails it.
+ * What bounds them is the run's own deadline (the cancellable scope below), or nothing for the final
+ * write, which must land.
+ */
+const STORE_RETRY = { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' };
 
-/** Bookkeeping writes: short, retried through brief database hiccups. */
+/** Bookkeeping writes: short, retried until they land or the run's deadline passes. */
 const store = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: STORE_RETRY });
 const localStore = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: STORE_RETRY });
 
@@ -75,6 +82,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     } catch (err) {
       throw ApplicationFailure.nonRetryable(`Scheduled run not created: ${messageOf(err)}`, 'RunSetupFailed');
     }
+    // Every run workflow carries AssayRunId (API runs get it at start); runs recorded before it replay without.
+    if (patched('scheduled-run-id-search-attribute')) upsertSearchAttributes([{ key: RUN_ID_SEARCH_ATTRIBUTE, value: runId }]);
   }
   const onEnd = () => fireWebhooks(runId, input.deploymentId);
   const book = new RunBook(input.resume);
@@ -103,6 +112,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   const progressInput = () => ({
     runId,
     progress: book.progress,
+    work: book.work,
     estimatedCompletionMs: book.estimatedCompletionMs(env.now()),
   });
   const env = createExecution({

@@ -7,7 +7,8 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
-const store = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+// No attempt limit: a database outage delays deliveries, never drops them.
+const store = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '30 seconds' } });
 const delivery = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds' });
 
 export async function deliverWebhooksWorkflow(input: { runId: string; deploymentId: string }): Promise<{ delivered: number; failed: number }> {

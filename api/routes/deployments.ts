@@ -30,6 +30,7 @@ import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, invalid, Problem, type FieldError } from '../problem';
 import { createAndStartRun } from '../run-starter';
+import { readIdempotencyKey } from '../idempotency';
 import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
 import { iso, nameSchema, page, PAGE, uniqueName } from './shared';
 
@@ -290,10 +291,12 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
       dataSource.getRepository(Environment).findOneBy({ workspaceId: d.workspaceId, name: d.environmentName }),
     ]);
     if (!runner || !environment) throw new Problem('unknown-reference', `The deployment's ${runner ? 'environment' : 'runner'} no longer exists.`);
-    const run = await createAndStartRun(
+    const idempotency = readIdempotencyKey(ctx, `POST /v1/deployments/${d.id}/runs`, {});
+    const { run, replayed } = await createAndStartRun(
       { dataSource, runs, logger },
-      { workspaceId: d.workspaceId, runner, environment, timeoutSeconds: config.runs.defaultTimeoutSeconds, variables: {}, trigger: 'api', deploymentId: d.id },
+      { workspaceId: d.workspaceId, runner, environment, timeoutSeconds: config.runs.defaultTimeoutSeconds, variables: {}, trigger: 'api', deploymentId: d.id, idempotency },
     );
+    if (replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.status = 201;
     ctx.set('Location', `/v1/runs/${run.id}`);
     ctx.body = { runId: run.id, status: run.status, runner: run.runnerName, environment: run.environmentName, deploymentId: d.id, createdAt: iso(run.createdAt) };

@@ -14,6 +14,9 @@
  * `version`, `variables` (the run's variables), `metadata`, and any other fields (branch, commit,
  * pipeline id…). Everything but `variables` is stored on the run as its `context` and returned with
  * its results.
+ *
+ * `Idempotency-Key` (api/idempotency.ts): the same key and body within 24 h answer the run the
+ * first call started (header `Idempotent-Replayed: true`), never a second run.
  */
 import { timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
@@ -26,6 +29,7 @@ import type { Variables } from '../../src/domain/types';
 import type { ApiDeps, AppState } from '../context';
 import { fieldError, Problem } from '../problem';
 import { createAndStartRun } from '../run-starter';
+import { readIdempotencyKey } from '../idempotency';
 import { bodyValidator } from '../validation';
 import { iso, variablesSchema } from './shared';
 
@@ -100,8 +104,9 @@ export function incomingWebhooksRouter({ dataSource, runs, logger, config }: Api
     if (!environment) throw new Problem('unknown-reference', `environment "${environmentName}" does not exist`, { errors: [fieldError(['environment'], `environment "${environmentName}" does not exist`)] });
     if (!runner) throw new Problem('unknown-reference', `The deployment's runner "${deployment.runnerName}" no longer exists.`);
 
+    const idempotency = readIdempotencyKey(ctx, `webhook ${deployment.id}`, body);
     const { variables, ...context } = body;
-    const run = await createAndStartRun(
+    const { run, replayed } = await createAndStartRun(
       { dataSource, runs, logger },
       {
         workspaceId: deployment.workspaceId,
@@ -112,8 +117,10 @@ export function incomingWebhooksRouter({ dataSource, runs, logger, config }: Api
         trigger: 'webhook',
         deploymentId: deployment.id,
         context: { trigger: 'webhook', ...context },
+        idempotency,
       },
     );
+    if (replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.status = 200;
     ctx.body = { runId: run.id, status: run.status, runner: run.runnerName, environment: run.environmentName, deploymentId: deployment.id, createdAt: iso(run.createdAt), links: { self: `/v1/runs/${run.id}`, results: `/v1/runs/${run.id}/results` } };
     void next;

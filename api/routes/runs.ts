@@ -4,13 +4,17 @@
  *   POST /v1/runs                      {runner, environment, timeout?, variables?}           → 201
  *   GET  /v1/runs                      listing: runner, environment, status, trigger, deployment, limit,
  *                                      orderBy=createdAt, order=desc|asc, cursor
- *   GET  /v1/runs/{runId}              status; progress and estimatedCompletion while running;
+ *   GET  /v1/runs/{runId}              status; progress and estimatedCompletion while running (from the
+ *                                      stored row, never waiting on Temporal);
  *                                      result, summary, duration, completedAt once completed;
  *                                      error once failed
  *   GET  /v1/runs/{runId}/results      runId, status, result, summary, duration, completedAt, details
  *   POST /v1/runs/{runId}/cancel       requests cancellation; the run ends `failed` ("Run cancelled") → 202
  *   GET  /v1/runs/{runId}/deliveries   outgoing webhook deliveries of a deployment's run: event, url,
  *                                      status (pending, delivered, failed), attempts, last status/error
+ *
+ * Starting a run accepts `Idempotency-Key` (api/idempotency.ts): the same key and body within
+ * 24 h answer the run the first call created (201 again, `Idempotent-Replayed: true`).
  *
  * Starting and cancelling need scope `run`. `timeout` is in seconds (default 1800, at most
  * ASSAY_MAX_RUN_TIMEOUT_SECONDS); `duration` is in milliseconds.
@@ -19,13 +23,14 @@ import Router from '@koa/router';
 import type { Repository } from 'typeorm';
 import { Environment, Run, Runner, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
 import { RUN_STATUSES, type RunStatus, type Variables } from '../../src/domain/types';
-import type { RunLiveState } from '../../workflows/definitions';
+import { estimateCompletion } from '../../workflows/run-state';
 import type { RunLauncher } from '../../src/temporal/run-launcher';
 import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, Problem } from '../problem';
 import { bodyValidator, cursor, jsonBody, queryEnum, queryInt, queryString } from '../validation';
 import { createAndStartRun } from '../run-starter';
+import { readIdempotencyKey } from '../idempotency';
 import { iso, nameSchema, page, variablesSchema } from './shared';
 
 interface RunInput {
@@ -42,8 +47,14 @@ function links(run: Run, launcher: RunLauncher) {
   return { self: `/v1/runs/${run.id}`, results: `/v1/runs/${run.id}/results`, temporal: launcher.uiLink(run) };
 }
 
-/** The run document. `live` (from the workflow query) refines progress while the run is running. */
-export function runJson(run: Run, launcher: RunLauncher, live?: RunLiveState | null) {
+/**
+ * The run document, from the stored row alone (no call to Temporal, so polling answers fast even
+ * while a request is in flight or a worker is down). Progress is what the workflow stored at its
+ * last checkpoint (at most about a second old while nodes run); `estimatedCompletion` is computed
+ * now from the observed rate (workflows/run-state.ts `estimateCompletion`): never in the past while
+ * running, and it keeps moving while no worker is up.
+ */
+export function runJson(run: Run, launcher: RunLauncher, nowMs = Date.now()) {
   const doc: Record<string, unknown> = {
     runId: run.id,
     status: run.status,
@@ -58,14 +69,14 @@ export function runJson(run: Run, launcher: RunLauncher, live?: RunLiveState | n
   if (run.context) doc.context = run.context;
   if (run.startedAt) doc.startedAt = iso(run.startedAt);
   if (run.status === 'running') {
-    doc.progress = live?.progress ?? {
+    doc.progress = {
       completed: run.progressCompleted,
       total: run.progressTotal,
       percentage: run.progressTotal === 0 ? 0 : Math.round((run.progressCompleted / run.progressTotal) * 1000) / 10,
     };
-    const eta = live?.estimatedCompletion ?? iso(run.estimatedCompletion);
-    const deadline = run.startedAt ? new Date(run.startedAt.getTime() + run.timeoutSeconds * 1000).toISOString() : undefined;
-    doc.estimatedCompletion = eta ?? deadline;
+    const startedAtMs = (run.startedAt ?? run.createdAt).getTime();
+    const eta = estimateCompletion({ startedAtMs, deadlineMs: startedAtMs + run.timeoutSeconds * 1000, work: run.progressWork, nowMs });
+    doc.estimatedCompletion = new Date(eta).toISOString();
   }
   if (run.status === 'completed') doc.result = run.result;
   if (run.status === 'completed' || run.status === 'failed') {
@@ -102,6 +113,7 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
 
   router.post('/runs', requireScope('run'), async (ctx) => {
     const input = validateRun(jsonBody(ctx));
+    const idempotency = readIdempotencyKey(ctx, 'POST /v1/runs', input);
     const workspaceId = ctx.state.caller.workspaceId;
     const [runner, environment] = await Promise.all([
       dataSource.getRepository(Runner).findOneBy({ workspaceId, name: input.runner }),
@@ -113,7 +125,7 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     ];
     if (errors.length > 0) throw new Problem('unknown-reference', errors.map((e) => e.detail).join('; '), { errors });
 
-    const run = await createAndStartRun(
+    const { run, replayed } = await createAndStartRun(
       { dataSource, runs: launcher, logger },
       {
         workspaceId,
@@ -122,9 +134,11 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
         timeoutSeconds: input.timeout ?? config.runs.defaultTimeoutSeconds,
         variables: input.variables ?? {},
         trigger: 'api',
+        idempotency,
       },
     );
     const id = run.id;
+    if (replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.status = 201;
     ctx.set('Location', `/v1/runs/${id}`);
     ctx.body = { runId: id, status: run.status, runner: run.runnerName, environment: run.environmentName, createdAt: iso(run.createdAt), links: links(run, launcher) };
@@ -163,8 +177,7 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
 
   router.get('/runs/:runId', async (ctx) => {
     const run = await loadRun(repo, ctx);
-    const live = run.status === 'running' ? await launcher.liveState(run, config.api.queryDeadlineMs) : null;
-    ctx.body = runJson(run, launcher, live);
+    ctx.body = runJson(run, launcher);
   });
 
   router.get('/runs/:runId/results', async (ctx) => {

@@ -4,12 +4,12 @@
  * The client connects on first use, so the API serves everything else while Temporal is down;
  * starting a run then fails with {@link TemporalUnavailableError} and the API answers 503.
  */
-import { WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import { OnDemandClient } from './client';
 import type { AssayConfig } from '../config';
 import type { Run } from '../store/entities';
 import { RUN_WORKFLOW_TYPE, runStateQuery, type RunLiveState, type RunWorkflowInput } from '../../workflows/definitions';
-import { registerSearchAttributes, SA_ENVIRONMENT, SA_RUNNER, SA_TRIGGER, SA_WORKSPACE } from './search-attributes';
+import { registerSearchAttributes, SA_ENVIRONMENT, SA_RUN_ID, SA_RUNNER, SA_TRIGGER, SA_WORKSPACE } from './search-attributes';
 
 /** Temporal could not be reached or refused the call. */
 export class TemporalUnavailableError extends Error {
@@ -19,9 +19,19 @@ export class TemporalUnavailableError extends Error {
   }
 }
 
+/** What Temporal knows of a run's workflow: running, closed (with its status), or not found. */
+export type WorkflowPresence = { state: 'running' } | { state: 'closed'; status: string } | { state: 'not-found' };
+
 export interface RunLauncher {
-  /** Starts workflow `run-<runId>` for a stored `queued` run. @throws TemporalUnavailableError */
+  /**
+   * Starts workflow `run-<runId>` for a stored `queued` run. Idempotent: a workflow that already
+   * exists under that id (started by an earlier call, a crashed API, another API process's
+   * recovery sweep) counts as started.
+   * @throws TemporalUnavailableError
+   */
   start(run: Run): Promise<void>;
+  /** Whether the run's workflow exists and is running. @throws TemporalUnavailableError */
+  describe(run: Run): Promise<WorkflowPresence>;
   /** Requests cancellation; false when no such workflow exists. @throws TemporalUnavailableError */
   cancel(run: Run): Promise<boolean>;
   /** The workflow's live state, or null when no worker answered within `deadlineMs`. */
@@ -61,7 +71,9 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
           workflowId: run.workflowId,
           args: [input],
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          workflowTaskTimeout: config.temporal.workflowTaskTimeoutMs,
           typedSearchAttributes: [
+            { key: SA_RUN_ID, value: run.id },
             { key: SA_WORKSPACE, value: run.workspaceId },
             { key: SA_RUNNER, value: run.runnerName },
             { key: SA_ENVIRONMENT, value: run.environmentName },
@@ -70,7 +82,18 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
           staticSummary: `Run ${run.id}: runner "${run.runnerName}" on environment "${run.environmentName}"`.slice(0, 200),
         }));
       } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return;
         throw new TemporalUnavailableError(`Could not start workflow ${run.workflowId}: ${(err as Error).message}`, { cause: err });
+      }
+    },
+
+    async describe(run) {
+      try {
+        const d = await temporal.call(START_DEADLINE_MS, (client) => client.workflow.getHandle(run.workflowId).describe());
+        return d.status.name === 'RUNNING' ? { state: 'running' } : { state: 'closed', status: d.status.name };
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return { state: 'not-found' };
+        throw new TemporalUnavailableError(`Could not describe workflow ${run.workflowId}: ${(err as Error).message}`, { cause: err });
       }
     },
 

@@ -82,6 +82,7 @@ export class ScheduleSync {
       // The server appends the nominal time: run-scheduled-<deploymentId>-2026-11-21T12:00:00Z.
       workflowId: `run-scheduled-${d.id}`,
       args: [input] as never,
+      workflowTaskTimeout: this.config.temporal.workflowTaskTimeoutMs,
       typedSearchAttributes: [
         { key: SA_WORKSPACE, value: d.workspaceId },
         { key: SA_RUNNER, value: d.runnerName },

@@ -1,7 +1,9 @@
 /**
  * Custom search attributes that make runs findable in the Temporal Web UI and with `temporal
- * workflow list --query`: `AssayWorkspace`, `AssayRunner`, `AssayEnvironment`, `AssayTrigger`
- * (all Keyword). Example query: `AssayRunner = "smoke" AND AssayEnvironment = "staging"`.
+ * workflow list --query`: `AssayWorkspace`, `AssayRunner`, `AssayEnvironment`, `AssayTrigger`,
+ * `AssayRunId` (all Keyword). Example query: `AssayRunner = "smoke" AND AssayEnvironment = "staging"`.
+ * Every run workflow carries `AssayRunId` (a scheduled run's workflow id is Temporal's
+ * `run-scheduled-<deploymentId>-<time>`, so `AssayRunId = "run_…"` is the one way that finds any run).
  *
  * The service registers them itself at start-up (API and worker), on the dev server and on a real
  * cluster alike, through the operator service. Registration is idempotent: existing attributes are
@@ -10,13 +12,15 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { RUN_ID_SEARCH_ATTRIBUTE } from '../../workflows/definitions';
 
 export const SA_WORKSPACE = defineSearchAttributeKey('AssayWorkspace', SearchAttributeType.KEYWORD);
 export const SA_RUNNER = defineSearchAttributeKey('AssayRunner', SearchAttributeType.KEYWORD);
 export const SA_ENVIRONMENT = defineSearchAttributeKey('AssayEnvironment', SearchAttributeType.KEYWORD);
 export const SA_TRIGGER = defineSearchAttributeKey('AssayTrigger', SearchAttributeType.KEYWORD);
+export const SA_RUN_ID = RUN_ID_SEARCH_ATTRIBUTE;
 
-const ALL = [SA_WORKSPACE, SA_RUNNER, SA_ENVIRONMENT, SA_TRIGGER];
+const ALL = [SA_WORKSPACE, SA_RUNNER, SA_ENVIRONMENT, SA_TRIGGER, SA_RUN_ID];
 
 /**
  * Adds the attributes missing from `namespace`.

@@ -8,6 +8,7 @@ import type { AssayConfig } from '../config';
 import { createActivities } from '../../activities';
 import { registerSearchAttributes } from './search-attributes';
 import { workflowSource } from './bundle';
+import { retryForever } from '../retry';
 
 let runtimeInstalled = false;
 
@@ -35,12 +36,27 @@ export interface RunWorkerHandle {
   shutdown(): Promise<void>;
 }
 
-/** Connects, registers search attributes, and starts polling. */
+/**
+ * Connects (waiting for Temporal with backoff, one log line per attempt, when it is not reachable
+ * yet), registers search attributes, and starts polling.
+ */
 export async function startRunWorker(deps: { config: AssayConfig; dataSource: DataSource; logger: Logger }): Promise<RunWorkerHandle> {
   const { config, dataSource, logger } = deps;
   installRuntime(logger);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  await registerSearchAttributes(connection, config.temporal.namespace);
+  // Temporal not up yet (or restarting): wait for it with backoff rather than exit.
+  const connection = await retryForever(
+    async () => {
+      const c = await NativeConnection.connect({ address: config.temporal.address });
+      try {
+        await registerSearchAttributes(c, config.temporal.namespace);
+        return c;
+      } catch (err) {
+        await c.close().catch(() => undefined);
+        throw err;
+      }
+    },
+    { logger, what: `Temporal at ${config.temporal.address}` },
+  );
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -49,6 +65,9 @@ export async function startRunWorker(deps: { config: AssayConfig; dataSource: Da
     activities: createActivities({ dataSource, config }),
     // Let in-flight requests finish (or be retried elsewhere) on a graceful stop.
     shutdownGraceTime: '10 seconds',
+    // After a worker dies, its runs' next workflow tasks wait this long on its sticky queue before
+    // any worker may take them (SDK default 10 s; docs/benchmarks.md "Worker kills").
+    stickyQueueScheduleToStartTimeout: config.temporal.stickyTimeoutMs,
   });
   const running = worker.run();
   logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'worker started');

@@ -195,11 +195,9 @@ describe('runs on Temporal', function () {
     await app.request('POST', '/v1/runners', { name: 'gone', folder: 'gone' });
     const runId = await startRun('gone');
     expect((await app.request('DELETE', '/v1/runners/gone')).status).to.equal(204);
-    // No worker: the API answers from the stored row within its query deadline.
-    const started = Date.now();
+    // No worker: the API answers from the stored row.
     const queued = await app.request('GET', `/v1/runs/${runId}`);
     expect(queued.body.status).to.equal('queued');
-    expect(Date.now() - started).to.be.lessThan(app.config.api.queryDeadlineMs + 2000);
     await app.startWorker();
     const run = await waitForRun(app, runId);
     expect(run.status).to.equal('failed');

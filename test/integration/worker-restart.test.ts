@@ -66,11 +66,10 @@ describe('a worker killed mid-run', function () {
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
 
-    // No worker: the query gets no answer, and the stored row answers instead, within the deadline.
-    const started = Date.now();
+    // No worker: the stored row answers, and the estimate of completion is still ahead of now.
     const meanwhile = await app.request('GET', `/v1/runs/${runId}`);
-    expect(Date.now() - started).to.be.lessThan(app.config.api.queryDeadlineMs + 2000);
     expect(meanwhile.body.status).to.equal('running');
+    expect(Date.parse(meanwhile.body.estimatedCompletion)).to.be.greaterThan(Date.now());
     expect(meanwhile.body.progress.completed).to.be.at.least(1);
     expect(meanwhile.body.progress.total).to.equal(6);
 

@@ -11,6 +11,8 @@ import type { RunPlan, RunResultValue, RunStatus, RunSummary, RunTrigger, Variab
 @Index('ix_runs_runner_env_created', ['workspaceId', 'runnerName', 'environmentName', 'createdAt'])
 @Index('ix_runs_deployment_created', ['workspaceId', 'deploymentId', 'createdAt'])
 @Index('uq_runs_workflow', ['workflowId'], { unique: true })
+@Index('uq_runs_idempotency', ['workspaceId', 'idempotencyKey'], { unique: true })
+@Index('ix_runs_status_created', ['status', 'createdAt'])
 export class Run {
   @PrimaryColumn({ type: 'varchar', length: 40 })
   id!: string;
@@ -73,6 +75,32 @@ export class Run {
   @TimestampColumn({ nullable: true })
   estimatedCompletion!: Date | null;
 
+  /**
+   * Fraction of the run's work done, 0 to 1, finer than test cases (nodes within the test case
+   * under way, loop iterations counted when known). The API estimates completion from it and the
+   * time elapsed (activities/runs.ts writes it at every checkpoint).
+   */
+  @Column({ type: 'double', default: 0 })
+  progressWork!: number;
+
+  /**
+   * The client's `Idempotency-Key` of the call that created the run, unique per workspace; null
+   * when none was sent (or after 24 h, when a new run takes the key over). api/idempotency.ts.
+   */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  idempotencyKey!: string | null;
+
+  /** SHA-256 (hex) of what that call asked for, to refuse the same key reused for another request. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  idempotencyFingerprint!: string | null;
+
+  /**
+   * When Temporal accepted the run's workflow. Null on a `queued` row means the workflow may not
+   * exist yet: the recovery sweep (src/temporal/run-recovery.ts) starts it.
+   */
+  @TimestampColumn({ nullable: true })
+  workflowStartedAt!: Date | null;
+
   /** Milliseconds from startedAt to completedAt. */
   @Column({ type: 'int', nullable: true })
   duration!: number | null;
@@ -95,7 +123,8 @@ export class Run {
 export type NewRunFields = Pick<
   Run,
   'id' | 'workspaceId' | 'runnerId' | 'runnerName' | 'environmentId' | 'environmentName' | 'deploymentId' | 'trigger' | 'workflowId' | 'timeoutSeconds' | 'variables' | 'context'
->;
+> &
+  Partial<Pick<Run, 'idempotencyKey' | 'idempotencyFingerprint' | 'workflowStartedAt'>>;
 
 /**
  * The row of a run that was just created: `queued`, created now, no result, progress or times
@@ -111,7 +140,11 @@ export function queuedRun(fields: NewRunFields): Omit<Run, 'plan'> {
     summary: null,
     progressCompleted: 0,
     progressTotal: 0,
+    progressWork: 0,
     estimatedCompletion: null,
+    idempotencyKey: fields.idempotencyKey ?? null,
+    idempotencyFingerprint: fields.idempotencyFingerprint ?? null,
+    workflowStartedAt: fields.workflowStartedAt ?? null,
     duration: null,
     createdAt: new Date(),
     startedAt: null,
