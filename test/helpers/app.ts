@@ -42,6 +42,8 @@ export interface TestAppOptions {
   worker?: boolean;
   /** Extra environment for loadConfig (e.g. ASSAY_RATE_LIMIT_PER_MINUTE). */
   env?: Record<string, string>;
+  /** Reaches the fresh MySQL database at another address (e.g. through helpers/tcp-proxy.ts). */
+  databaseAddress?: string;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -58,6 +60,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   config.database = db.database;
+  if (options.databaseAddress && db.database.type === 'mysql') {
+    const url = new URL(db.database.url);
+    url.host = options.databaseAddress;
+    config.database = { type: 'mysql', url: url.toString() };
+  }
   const logger = createLogger(config.logLevel, 'assay-test');
   const dataSource = await openDataSource(config.database);
   await migrate(dataSource);
