@@ -408,6 +408,12 @@ export class Sandbox {
         throw err;
       }
     }
+    if (this.disposed) {
+      prepared.run.release();
+      prepared.context.release();
+      if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+      throw new Error('the sandbox is shut down');
+    }
     return { ...prepared, key, runId, lastUsed: Date.now(), busy: 0, released: false };
   }
 

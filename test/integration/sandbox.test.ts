@@ -214,9 +214,12 @@ describe('script sandbox', function () {
       expect(r.error).to.include({ kind: 'error', line: 3, column: 10 }); // the `await`
       expect(r.error!.message).to.match(/^HTTPError: Request failed with status code 404/);
     });
-    it('a multi-line message and its cause are kept whole', async () => {
+    it('a multi-line message, its cause and an AggregateError\'s errors are kept whole', async () => {
       const r = await exec(`\nthrow new Error('first line\\nsecond line', { cause: new TypeError('the cause') });`);
       expect(r.error).to.deep.equal({ kind: 'error', message: 'Error: first line\nsecond line\nCaused by: TypeError: the cause', line: 2, column: 7 });
+      // The inner errors of an AggregateError are listed, even when the script deleted the global.
+      const all = await exec(`const e = new AggregateError([new Error('a'), new TypeError('b')], 'two checks failed');\ndelete globalThis.AggregateError;\nthrow e;`);
+      expect(all.error).to.deep.equal({ kind: 'error', message: 'AggregateError: two checks failed\n  Error: a\n  TypeError: b', line: 1, column: 11 });
     });
     it('a message longer than 4096 characters is cut with a visible marker', async () => {
       const r = await exec(`throw new RangeError('x'.repeat(10000))`);

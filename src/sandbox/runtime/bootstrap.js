@@ -447,6 +447,9 @@ globalThis.__assay = {
   },
 };
 
+// Taken now: user code may delete or replace the global.
+const AggregateErrorClass = globalThis.AggregateError;
+
 /** Characters of an error's text and stack sent to the host; the host cuts the text to its own bound. */
 const MAX_ERROR_TEXT = 8192;
 const MAX_ERROR_STACK = 16384;
@@ -463,7 +466,7 @@ function thrownText(value, depth) {
     const name = typeof value.name === 'string' && value.name !== '' ? value.name : 'Error';
     const message = value.message === undefined || value.message === null ? '' : String(value.message);
     let text = message === '' ? name : `${name}: ${message}`;
-    if (value instanceof AggregateError && Array.isArray(value.errors)) {
+    if (typeof AggregateErrorClass === 'function' && value instanceof AggregateErrorClass && Array.isArray(value.errors)) {
       for (const inner of value.errors.slice(0, 5)) text += `\n  ${thrownText(inner, depth + 1)}`;
     }
     if (value.cause !== undefined && depth < 3) text += `\nCaused by: ${thrownText(value.cause, depth + 1)}`;
