@@ -564,13 +564,13 @@ export class FlowRunner {
   }
 }
 
-/** Variables that a script or context node changed or removed (removed ones show as null). */
 /** ` (line 3, column 10)` for a script error's place in the user's code; empty when unknown. */
 function where(place: { line?: number; column?: number }): string {
   if (!place.line) return '';
   return place.column ? ` (line ${place.line}, column ${place.column})` : ` (line ${place.line})`;
 }
 
+/** Variables that a script or context node changed or removed (removed ones show as null). */
 function changed(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(after)) if (JSON.stringify(before[k]) !== JSON.stringify(v)) out[k] = preview(v, 500);
