@@ -41,7 +41,11 @@ export interface ApiNodeOutput {
   /** Variables after the hooks. */
   variables: Record<string, unknown>;
   logs: ScriptLogLine[];
-  scriptError?: { hook: 'beforeRequest' | 'afterResponse'; message: string; line?: number };
+  /**
+   * A failed hook: the sandbox's message (whole, at most 4096 characters then a cut marker) and the
+   * line and column of the user's code, when known.
+   */
+  scriptError?: { hook: 'beforeRequest' | 'afterResponse'; message: string; line?: number; column?: number };
   /** Epoch ms when the node ended (see HttpExchange.finishedAtMs). */
   finishedAtMs: number;
 }
@@ -143,7 +147,7 @@ export function createNodeActivities(sandbox: Sandbox) {
         const r = await sandbox.execute({ ...scope, script: input.script, hook: 'beforeRequest', request, label: `${input.label}.beforeRequest`, variables });
         logs.push(...r.logs);
         variables = r.variables;
-        if (!r.ok) return end({ attempts: [], scriptError: { hook: 'beforeRequest', message: r.error!.message, line: r.error!.line } });
+        if (!r.ok) return end({ attempts: [], scriptError: { hook: 'beforeRequest', message: r.error!.message, line: r.error!.line, column: r.error!.column } });
         if (r.request) request = { ...request, ...r.request, headers: { ...(r.request.headers ?? {}) } };
       }
 
@@ -166,7 +170,7 @@ export function createNodeActivities(sandbox: Sandbox) {
         });
         logs.push(...r.logs);
         variables = r.variables;
-        if (!r.ok) return end({ exchange, attempts, scriptError: { hook: 'afterResponse', message: r.error!.message, line: r.error!.line } });
+        if (!r.ok) return end({ exchange, attempts, scriptError: { hook: 'afterResponse', message: r.error!.message, line: r.error!.line, column: r.error!.column } });
       }
       return end({ exchange, attempts });
     },

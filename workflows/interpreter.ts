@@ -337,8 +337,7 @@ export class FlowRunner {
     }
     if (out.scriptError) {
       result.line = out.scriptError.line;
-      const where = out.scriptError.line ? ` (line ${out.scriptError.line})` : '';
-      return this.fail(result, `${out.scriptError.hook} failed${where}: ${out.scriptError.message}`);
+      return this.fail(result, `${out.scriptError.hook} failed${where(out.scriptError)}: ${out.scriptError.message}`);
     }
     return result;
   }
@@ -503,8 +502,7 @@ export class FlowRunner {
     if (out.logs.length) result.logs = out.logs;
     if (!out.ok) {
       result.line = out.error?.line;
-      const where = out.error?.line ? ` (line ${out.error.line})` : '';
-      return this.fail(result, `script failed${where}: ${out.error?.message ?? 'unknown error'}`);
+      return this.fail(result, `script failed${where(out.error ?? {})}: ${out.error?.message ?? 'unknown error'}`);
     }
     this.state.variables = { ...out.variables };
     if (node.variable !== undefined) this.state.variables[node.variable] = out.value;
@@ -564,6 +562,12 @@ export class FlowRunner {
     if (children.some((c) => c.status === 'failed')) result.status = 'failed';
     return result;
   }
+}
+
+/** ` (line 3, column 10)` for a script error's place in the user's code; empty when unknown. */
+function where(place: { line?: number; column?: number }): string {
+  if (!place.line) return '';
+  return place.column ? ` (line ${place.line}, column ${place.column})` : ` (line ${place.line})`;
 }
 
 /** Variables that a script or context node changed or removed (removed ones show as null). */

@@ -3,12 +3,19 @@
  * limit), never in the worker's own context.
  *
  * Isolation and speed:
- * - Each run gets its own isolate and a fresh context in it, created on the run's first script and
- *   reused by its later scripts (so libraries load once per run, not per hook), then released when
- *   the run ends or has been idle for `contextIdleMs`. Runs never share a context or an isolate.
- * - Spare isolates are kept warm; library scripts are compiled once per process and the V8 code
- *   cache (`cachedData`, produced by this process only) makes later compiles cheap.
- *   `createSnapshot` is not used: isolated-vm's maintainer advises against it and it aborts on Intl.
+ * - Each test case of a run gets its own isolate and a fresh context in it (runtime and built-in
+ *   libraries only), created on the test case's first script and reused by its later scripts (so a
+ *   library loads once per test case, not per hook), then released when the run's next test case
+ *   starts, when the run ends, or when idle for `contextIdleMs`. Runs and test cases never share a
+ *   context, so a library one test case lists in `libs` is never visible to another (issue 9,
+ *   item 8). Within a test case, a library or global an earlier script left stays visible to the
+ *   later ones while the context lives; contexts are a cache (a worker restart or the idle sweep
+ *   loses them), so a script must list every library it uses.
+ * - Spare isolates are kept warm with a fresh context already prepared in them, so a new test
+ *   case's first script rarely waits for the runtime and built-ins; library scripts are compiled
+ *   once per isolate, and the V8 code cache (`cachedData`, produced by this process only) makes
+ *   compiles in new isolates cheap. `createSnapshot` is not used: isolated-vm's maintainer advises
+ *   against it and it aborts on Intl.
  * - Each script is compiled inside a function of its own, so `var`s and hook functions of one
  *   script never leak into the next; `$request`, `$response`, `$context`, `$log` and `console` are
  *   that function's parameters.
@@ -17,7 +24,9 @@
  * timeout covers only synchronous code, so an execution still waiting after `timeoutMs` (on a
  * fetch, a timer, a promise that never settles) disposes its isolate. A script that throws, times
  * out or runs out of memory yields `ok: false` with the message and the line; nothing throws to the
- * caller, and the next execution gets a healthy isolate.
+ * caller, and the next execution gets a healthy isolate. What a script throws is described inside
+ * the isolate (runtime/bootstrap.js), where the value is whole: the full message (bounded by
+ * {@link boundMessage}) and the line and column of the user's own frame (see {@link locate}).
  *
  * The bridged `fetch` goes through the host (undici) with `fetchTimeoutMs` and a response cap of
  * `maxFetchBytes`.
@@ -56,7 +65,7 @@ export interface ScriptLog {
 }
 
 export interface ScriptInput {
-  /** The run the script belongs to: its context is kept for the run's later scripts. */
+  /** The run the script belongs to. */
   runId: string;
   script: ScriptConfig;
   /** The hook to call after the script's top level ran; none for a Script node. */
@@ -68,6 +77,11 @@ export interface ScriptInput {
   nodes?: Record<string, unknown>;
   /** Innermost loop: index, item. */
   loop?: unknown;
+  /**
+   * The test case the script belongs to (`$context.testCase`). Scripts share a context per run and
+   * test case: the test case's later scripts see what its earlier ones loaded or set, no other
+   * test case does. Without it, per run.
+   */
   testCase?: { id: string; name: string };
   /** Names the script in stack traces, e.g. `n3.beforeRequest`. */
   label: string;
@@ -77,8 +91,16 @@ export interface ScriptInput {
 
 export interface ScriptError {
   kind: 'error' | 'syntax' | 'timeout' | 'memory' | 'library';
+  /**
+   * `name: message` of what the script threw, the whole message (a ZodError's JSON list of issues
+   * included; a thrown non-Error value as `Uncaught <value>`), at most
+   * {@link MAX_ERROR_MESSAGE_CHARS} characters, then `… [cut: N more characters]`.
+   */
   message: string;
-  /** Line and column in the user's code, when known. */
+  /**
+   * Line and column in the user's code (its innermost frame, below any library's frames), when
+   * known: not for a thrown non-Error value, which carries no stack.
+   */
   line?: number;
   column?: number;
 }
@@ -91,6 +113,7 @@ export interface ScriptResult {
   variables: Record<string, unknown>;
   /** What `generateValue` returned. */
   value?: unknown;
+  /** Lines logged; for a script that threw, those logged before it threw. */
   logs: ScriptLog[];
   error?: ScriptError;
   durationMs: number;
@@ -103,10 +126,10 @@ export interface SandboxOptions {
   maxFetchBytes: number;
   libraryTimeoutMs: number;
   maxLibraryBytes: number;
-  /** Runs whose contexts are kept at once; the least recently used is released beyond it. */
+  /** Contexts (run and test case) kept at once; the oldest are released beyond it. */
   maxContexts: number;
   contextIdleMs: number;
-  /** Warm isolates kept ready. */
+  /** Warm isolates kept ready, each with a fresh context (runtime and built-ins run) prepared. */
   spareIsolates: number;
   /**
    * Library code the host has without the network, by URL (the worker passes the bundler's
@@ -130,30 +153,79 @@ export const DEFAULT_SANDBOX_OPTIONS: SandboxOptions = {
 /** A library that could not be loaded into a script's context. */
 class LibraryError extends Error {}
 
-interface RunContext {
-  runId: string;
+/** A fresh context with the runtime and the built-in libraries run in it, no user code yet. */
+interface PreparedContext {
   isolate: ivm.Isolate;
   context: ivm.Context;
   run: ivm.Reference<(id: number, hook: string | null, input: string) => Promise<string>>;
+  /** Library keys run in the context: built-in file names, predefined file names, custom URLs. */
   loaded: Set<string>;
+}
+
+/** The context of one test case of one run (or of one run, for callers that name no test case). */
+interface ScriptContext extends PreparedContext {
+  key: string;
+  runId: string;
   lastUsed: number;
   busy: number;
+  /** Set once the context is given back; an execution still holding it asks for a new one. */
+  released: boolean;
+}
+
+interface ContextEntry {
+  runId: string;
+  pending: Promise<ScriptContext>;
+  /** The context once created (synchronous access for the sweep and for test case changes). */
+  ctx?: ScriptContext;
+}
+
+/** A warm isolate and the fresh context being prepared in it. */
+interface Spare {
+  isolate: ivm.Isolate;
+  ready: Promise<PreparedContext>;
 }
 
 const BUILTINS_FIRST = ['lodash', 'faker', 'zod', 'ky', 'luxon'];
 
-/** Finds `<label>.js:<line>:<column>` in an isolate error's stack. */
-function locate(err: Error, label: string): { line?: number; column?: number } {
-  const text = `${err.stack ?? ''}\n${err.message}`;
+/** Longest error message reported, in characters; a longer one is cut with a visible marker. */
+export const MAX_ERROR_MESSAGE_CHARS = 4096;
+
+/**
+ * `text` cut to {@link MAX_ERROR_MESSAGE_CHARS} characters (never inside a surrogate pair), then
+ * `… [cut: N more characters]`; `total` is the length of the whole text when `text` is already a
+ * prefix of it (the isolate sends at most 8 KiB).
+ */
+export function boundMessage(text: string, total = text.length): string {
+  if (total <= MAX_ERROR_MESSAGE_CHARS && text.length <= MAX_ERROR_MESSAGE_CHARS) return text;
+  let end = Math.min(text.length, MAX_ERROR_MESSAGE_CHARS);
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}… [cut: ${total - end} more characters]`;
+}
+
+/**
+ * Line and column of the user's code in an error's stack or message: the first (innermost) frame
+ * in `<label>.js:<line>:<column>`, the file the user's script is compiled as. Frames of a
+ * library's own code (zod's `parse`, a `libs` file) or of the runtime come before it in the stack
+ * and are skipped; so is a frame of another script whose label merely ends in this one's.
+ */
+export function locate(text: string, label: string): { line?: number; column?: number } {
   const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const m = new RegExp(`${escaped}\\.js:(\\d+)(?::(\\d+))?`).exec(text);
+  const m = new RegExp(`(?:^|[\\s(\\[@])${escaped}\\.js:(\\d+)(?::(\\d+))?`, 'm').exec(text);
   return m ? { line: Number(m[1]), column: m[2] ? Number(m[2]) : undefined } : {};
+}
+
+/** What the runtime (runtime/bootstrap.js `describeThrown`) reports for a value a script threw. */
+interface ThrownDescription {
+  text: string;
+  length: number;
+  stack?: string;
 }
 
 export class Sandbox {
   readonly options: SandboxOptions;
-  private readonly contexts = new Map<string, Promise<RunContext>>();
-  private readonly spares: ivm.Isolate[] = [];
+  private readonly contexts = new Map<string, ContextEntry>();
+  private readonly spares: Spare[] = [];
   private readonly codeCache = new Map<string, ivm.ExternalCopy<ArrayBuffer>>();
   private readonly compiled = new WeakMap<ivm.Isolate, Map<string, ivm.Script>>();
   private readonly customLibraries = new Map<string, string>();
@@ -171,12 +243,16 @@ export class Sandbox {
   async execute(input: ScriptInput): Promise<ScriptResult> {
     const started = performance.now();
     const done = (r: Omit<ScriptResult, 'durationMs'>): ScriptResult => ({ ...r, durationMs: Math.round((performance.now() - started) * 100) / 100 });
-    const fail = (error: ScriptError) => done({ ok: false, variables: input.variables, logs: [], error });
+    // Every message is bounded by boundMessage where it is made.
+    const fail = (error: ScriptError, logs: ScriptLog[] = []) => done({ ok: false, variables: input.variables, logs, error });
     const timeoutMs = Math.max(1, Math.min(input.timeoutMs ?? this.options.timeoutMs, this.options.timeoutMs));
 
-    let ctx: RunContext;
+    let ctx: ScriptContext;
     try {
-      ctx = await this.contextFor(input.runId);
+      ctx = await this.contextFor(input.runId, input.testCase?.id);
+      // Released between its creation and now (its run ended, or evicted): take a new one, once.
+      if (ctx.released) ctx = await this.contextFor(input.runId, input.testCase?.id);
+      if (ctx.released) throw new Error('its context was released while the script was starting');
     } catch (err) {
       return fail({ kind: 'error', message: `The sandbox could not start: ${(err as Error).message}` });
     }
@@ -186,7 +262,7 @@ export class Sandbox {
       try {
         await this.loadLibraries(ctx, input.script.libs ?? []);
       } catch (err) {
-        if (err instanceof LibraryError) return fail({ kind: 'library', message: err.message });
+        if (err instanceof LibraryError) return fail({ kind: 'library', message: boundMessage(err.message) });
         throw err;
       }
       const id = this.nextScript++;
@@ -197,7 +273,8 @@ export class Sandbox {
           { filename: `${input.label}.js`, lineOffset: -1 },
         );
       } catch (err) {
-        return fail({ kind: 'syntax', message: (err as Error).message, ...locate(err as Error, input.label) });
+        const e = err as Error;
+        return fail({ kind: 'syntax', message: boundMessage(e.message), ...locate(`${e.stack ?? ''}\n${e.message}`, input.label) });
       }
       const payload = JSON.stringify({
         request: input.request,
@@ -220,7 +297,14 @@ export class Sandbox {
           })(),
           wallClock,
         ]);
-        const out = JSON.parse(json) as { request?: ScriptRequest; variables: Record<string, unknown>; value?: unknown; logs: ScriptLog[] };
+        const out = JSON.parse(json) as
+          | { ok: true; request?: ScriptRequest; variables: Record<string, unknown>; value?: unknown; logs: ScriptLog[] }
+          | { ok: false; error: ThrownDescription; logs: ScriptLog[] };
+        if (!out.ok) {
+          // What the script threw, described inside the isolate; the lines it logged before are kept.
+          const where = locate(out.error.stack ?? '', input.label);
+          return fail({ kind: 'error', message: boundMessage(out.error.text, out.error.length), ...where }, out.logs);
+        }
         return done({ ok: true, request: out.request, variables: out.variables, value: out.value, logs: out.logs });
       } catch (err) {
         return fail(this.classify(err, ctx, input.label, timeoutMs));
@@ -234,31 +318,34 @@ export class Sandbox {
     }
   }
 
-  /** Releases a run's context (its isolate goes back to the spares or away). */
+  /** Releases every context of a run (their isolates go back to the spares or away). */
   async releaseRun(runId: string): Promise<void> {
-    const pending = this.contexts.get(runId);
-    if (!pending) return;
-    this.contexts.delete(runId);
-    const ctx = await pending.catch(() => undefined);
-    if (ctx) this.recycle(ctx);
+    const keys = [...this.contexts].filter(([, entry]) => entry.runId === runId).map(([key]) => key);
+    await Promise.all(keys.map((key) => this.release(key)));
   }
 
-  /** Number of runs with a live context (for tests and metrics). */
+  /** Number of runs with at least one live context (for tests and metrics). */
   get activeRuns(): number {
+    return new Set([...this.contexts.values()].map((e) => e.runId)).size;
+  }
+
+  /** Number of live contexts: one per test case under way (for tests and metrics). */
+  get activeContexts(): number {
     return this.contexts.size;
   }
 
   async dispose(): Promise<void> {
     this.disposed = true;
     clearInterval(this.sweeper);
-    for (const runId of [...this.contexts.keys()]) await this.releaseRun(runId);
-    for (const isolate of this.spares.splice(0)) if (!isolate.isDisposed) isolate.dispose();
+    for (const key of [...this.contexts.keys()]) await this.release(key);
+    for (const spare of this.spares.splice(0)) if (!spare.isolate.isDisposed) spare.isolate.dispose();
     await this.agent.close();
   }
 
   // --- errors ---------------------------------------------------------------------------------
 
-  private classify(err: unknown, ctx: RunContext, label: string, timeoutMs: number): ScriptError {
+  /** An error that reached the host: a timeout, the memory limit, or isolated-vm's own failure. */
+  private classify(err: unknown, ctx: ScriptContext, label: string, timeoutMs: number): ScriptError {
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof WallClockTimeout || /Script execution timed out/i.test(message)) {
       this.discard(ctx);
@@ -269,52 +356,102 @@ export class Sandbox {
       return { kind: 'memory', message: `The script exceeded its memory limit of ${this.options.memoryLimitMb} MB` };
     }
     const e = err instanceof Error ? err : new Error(message);
-    const firstLine = (e.stack ?? '').split('\n')[0] || `${e.name}: ${message}`;
-    return { kind: 'error', message: firstLine.startsWith(e.name) ? firstLine : `${e.name}: ${message}`, ...locate(e, label) };
+    return { kind: 'error', message: boundMessage(message === '' ? e.name : `${e.name}: ${message}`), ...locate(`${e.stack ?? ''}\n${message}`, label) };
   }
 
   // --- contexts and isolates --------------------------------------------------------------------
 
-  private contextFor(runId: string): Promise<RunContext> {
-    let pending = this.contexts.get(runId);
-    if (!pending) {
-      pending = this.createContext(runId);
-      this.contexts.set(runId, pending);
-      pending.catch(() => this.contexts.delete(runId));
-      this.evictBeyondLimit();
+  /**
+   * The context of a run's test case, created on its first script. A run's test cases run one
+   * after another (workflows/run.ts), so a new test case means the run's earlier ones are over:
+   * their idle contexts are released here (the sweep and the run's end catch the rest).
+   */
+  private contextFor(runId: string, testCaseId: string | undefined): Promise<ScriptContext> {
+    const key = JSON.stringify(testCaseId === undefined ? [runId] : [runId, testCaseId]);
+    const existing = this.contexts.get(key);
+    if (existing) return existing.pending;
+    // Takes a spare isolate synchronously, before the run's older contexts give theirs back.
+    const pending = this.createContext(key, runId);
+    const entry: ContextEntry = { runId, pending };
+    this.contexts.set(key, entry);
+    pending.then(
+      (ctx) => {
+        entry.ctx = ctx;
+      },
+      () => {
+        if (this.contexts.get(key) === entry) this.contexts.delete(key);
+      },
+    );
+    for (const [other, e] of this.contexts) {
+      if (other !== key && e.runId === runId && e.ctx && e.ctx.busy === 0) void this.release(other);
     }
+    this.evictBeyondLimit();
     return pending;
   }
 
-  private async createContext(runId: string): Promise<RunContext> {
+  private async createContext(key: string, runId: string): Promise<ScriptContext> {
     if (this.disposed) throw new Error('the sandbox is shut down');
-    const isolate = this.spares.pop() ?? this.newIsolate();
+    const spare = this.spares.shift();
     setImmediate(() => this.topUpSpares());
+    let prepared = spare
+      ? await spare.ready.catch(() => {
+          if (!spare.isolate.isDisposed) spare.isolate.dispose();
+          return undefined;
+        })
+      : undefined;
+    if (!prepared) {
+      const isolate = this.newIsolate();
+      try {
+        prepared = await this.prepare(isolate);
+      } catch (err) {
+        if (!isolate.isDisposed) isolate.dispose();
+        throw err;
+      }
+    }
+    if (this.disposed) {
+      prepared.run.release();
+      prepared.context.release();
+      if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+      throw new Error('the sandbox is shut down');
+    }
+    return { ...prepared, key, runId, lastUsed: Date.now(), busy: 0, released: false };
+  }
+
+  /**
+   * A fresh context in `isolate`: the host bridge, the runtime, then the built-in libraries. Spare
+   * isolates get theirs in the background, so a new test case's first script rarely waits for it.
+   */
+  private async prepare(isolate: ivm.Isolate): Promise<PreparedContext> {
     const context = await isolate.createContext();
-    const global = context.global;
-    await global.set('globalThis', global.derefInto());
-    await global.set('__assayRandomBytes', new ivm.Callback((n: number) => [...randomBytes(Math.min(65536, Math.max(0, Number(n) || 0)))]));
-    await context.evalClosure(
-      `globalThis.__assayHost = {
+    try {
+      const global = context.global;
+      await global.set('globalThis', global.derefInto());
+      await global.set('__assayRandomBytes', new ivm.Callback((n: number) => [...randomBytes(Math.min(65536, Math.max(0, Number(n) || 0)))]));
+      await context.evalClosure(
+        `globalThis.__assayHost = {
         fetch: (url, init) => $0.apply(undefined, [url, init], { arguments: { copy: true }, result: { promise: true, copy: true } }),
         sleep: (ms) => $1.apply(undefined, [ms], { arguments: { copy: true }, result: { promise: true } }),
         randomBytes: globalThis.__assayRandomBytes,
       };
       delete globalThis.__assayRandomBytes;`,
-      // Each function arrives in the isolate as a Reference, reachable only through these closures.
-      [(url: string, init: FetchInit) => this.hostFetch(url, init), (ms: number) => this.hostSleep(ms)],
-      { arguments: { reference: true } },
-    );
-    const manifest = libraryManifest();
-    await this.compile(isolate, 'runtime', librarySource(manifest.runtime.fileName)).then((s) => s.run(context));
-    const loaded = new Set<string>();
-    for (const name of BUILTINS_FIRST) {
-      const lib = manifest.libraries.find((l) => l.name === name)!;
-      await (await this.compile(isolate, lib.fileName, librarySource(lib.fileName))).run(context);
-      loaded.add(lib.fileName);
+        // Each function arrives in the isolate as a Reference, reachable only through these closures.
+        [(url: string, init: FetchInit) => this.hostFetch(url, init), (ms: number) => this.hostSleep(ms)],
+        { arguments: { reference: true } },
+      );
+      const manifest = libraryManifest();
+      await this.compile(isolate, 'runtime', librarySource(manifest.runtime.fileName)).then((s) => s.run(context));
+      const loaded = new Set<string>();
+      for (const name of BUILTINS_FIRST) {
+        const lib = manifest.libraries.find((l) => l.name === name)!;
+        await (await this.compile(isolate, lib.fileName, librarySource(lib.fileName))).run(context);
+        loaded.add(lib.fileName);
+      }
+      const run = (await context.eval('__assay.run', { reference: true })) as PreparedContext['run'];
+      return { isolate, context, run, loaded };
+    } catch (err) {
+      context.release();
+      throw err;
     }
-    const run = (await context.eval('__assay.run', { reference: true })) as RunContext['run'];
-    return { runId, isolate, context, run, loaded, lastUsed: Date.now(), busy: 0 };
   }
 
   private newIsolate(): ivm.Isolate {
@@ -327,17 +464,14 @@ export class Sandbox {
   }
 
   private topUpSpares(): void {
-    while (!this.disposed && this.spares.length < this.options.spareIsolates) {
-      const isolate = this.newIsolate();
-      this.spares.push(isolate);
-      // Compile the runtime and built-ins now, so the next run's context only has to run them.
-      const manifest = libraryManifest();
-      void this.compile(isolate, 'runtime', librarySource(manifest.runtime.fileName)).catch(() => undefined);
-      for (const name of BUILTINS_FIRST) {
-        const lib = manifest.libraries.find((l) => l.name === name)!;
-        void this.compile(isolate, lib.fileName, librarySource(lib.fileName)).catch(() => undefined);
-      }
-    }
+    while (!this.disposed && this.spares.length < this.options.spareIsolates) this.addSpare(this.newIsolate());
+  }
+
+  /** Keeps `isolate` as a spare and prepares a fresh context in it now. */
+  private addSpare(isolate: ivm.Isolate): void {
+    const ready = this.prepare(isolate);
+    ready.catch(() => undefined); // awaited (and a failure handled) by whoever takes the spare
+    this.spares.push({ isolate, ready });
   }
 
   /** Compiles `source` in `isolate` once, with this process's V8 code cache. */
@@ -360,42 +494,57 @@ export class Sandbox {
     return script;
   }
 
-  /** Puts a released context's isolate back among the spares when there is room, else disposes it. */
-  private recycle(ctx: RunContext): void {
+  /** Forgets a context and gives its isolate back. */
+  private async release(key: string): Promise<void> {
+    const entry = this.contexts.get(key);
+    if (!entry) return;
+    this.contexts.delete(key);
+    const ctx = await entry.pending.catch(() => undefined);
+    if (ctx) this.recycle(ctx);
+  }
+
+  /**
+   * Drops a released context and puts its isolate back among the spares (with a fresh context
+   * prepared in it; user code never ran there) when there is room, else disposes it.
+   */
+  private recycle(ctx: ScriptContext): void {
+    if (ctx.released) return;
+    ctx.released = true;
     ctx.run.release();
     ctx.context.release();
     if (ctx.isolate.isDisposed) return;
-    if (!this.disposed && this.spares.length < this.options.spareIsolates) this.spares.push(ctx.isolate);
+    if (!this.disposed && this.spares.length < this.options.spareIsolates) this.addSpare(ctx.isolate);
     else ctx.isolate.dispose();
   }
 
   /** Forgets a context whose isolate is broken (timed out, out of memory) and disposes it. */
-  private discard(ctx: RunContext): void {
-    if (this.contexts.get(ctx.runId)) this.contexts.delete(ctx.runId);
+  private discard(ctx: ScriptContext): void {
+    ctx.released = true;
+    const entry = this.contexts.get(ctx.key);
+    if (entry && entry.ctx === ctx) this.contexts.delete(ctx.key);
     if (!ctx.isolate.isDisposed) ctx.isolate.dispose();
   }
 
   private evictBeyondLimit(): void {
     if (this.contexts.size <= this.options.maxContexts) return;
-    // Oldest first (Map keeps insertion order); contexts still being created are skipped.
-    for (const runId of this.contexts.keys()) {
+    // Oldest first (Map keeps insertion order).
+    for (const key of [...this.contexts.keys()]) {
       if (this.contexts.size <= this.options.maxContexts) break;
-      void this.releaseRun(runId);
+      void this.release(key);
     }
   }
 
   private sweep(): void {
     const now = Date.now();
-    for (const [runId, pending] of this.contexts) {
-      void pending.then((ctx) => {
-        if (ctx.busy === 0 && now - ctx.lastUsed > this.options.contextIdleMs) void this.releaseRun(runId);
-      }, () => undefined);
+    for (const [key, entry] of this.contexts) {
+      const ctx = entry.ctx;
+      if (ctx && ctx.busy === 0 && now - ctx.lastUsed > this.options.contextIdleMs) void this.release(key);
     }
   }
 
   // --- libraries --------------------------------------------------------------------------------
 
-  private async loadLibraries(ctx: RunContext, libs: string[]): Promise<void> {
+  private async loadLibraries(ctx: ScriptContext, libs: string[]): Promise<void> {
     for (const entry of libs) {
       const own = ownLibrary(entry);
       const key = own ? own.fileName : entry;

@@ -168,7 +168,7 @@ describe('test flows', function () {
     expect(cases[0].nodes[0]).to.deep.include({ variablesSet: { user: 'ada-007' }, logs: [{ level: 'info', message: 'generating' }] });
     expect(cases[0].nodes[1].logs).to.deep.equal([{ level: 'info', message: 'signed for ada-007' }]);
     const bad = cases[1].nodes[0];
-    expect(bad).to.deep.include({ status: 'failed', line: 3, error: 'script failed (line 3): ReferenceError: undefinedThing is not defined' });
+    expect(bad).to.deep.include({ status: 'failed', line: 3, error: 'script failed (line 3, column 1): ReferenceError: undefinedThing is not defined' });
     expect(cases[1].nodes[1].status).to.equal('passed');
     expect(cases[2].status).to.equal('passed');
   });
@@ -185,7 +185,7 @@ describe('test flows', function () {
     expect(cases[0].nodes[0].error).to.equal('script failed: The script did not finish within 1500 ms');
     expect(cases[1].nodes[0].error).to.equal('beforeRequest failed: The script did not finish within 1500 ms');
     expect(cases[2].nodes[0].error).to.equal('script failed: The script exceeded its memory limit of 32 MB');
-    expect(cases[3].nodes[0].error).to.equal('script failed (line 1): ReferenceError: process is not defined');
+    expect(cases[3].nodes[0].error).to.equal('script failed (line 1, column 1): ReferenceError: process is not defined');
     expect(run.status).to.equal('completed');
   });
 

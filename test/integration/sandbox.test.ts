@@ -2,8 +2,9 @@
  * The script sandbox (isolated-vm) on its own, against real HTTP servers on loopback: every
  * built-in and predefined library called for real at its pinned version, the Web APIs a bare
  * context lacks, custom UMD libraries, the ESM and wrong-name errors, each way a script can go
- * wrong (throw, syntax, endless loops, endless allocation, reaching for `process`), and that the
- * sandbox stays healthy and runs stay apart afterwards.
+ * wrong (throw, syntax, endless loops, endless allocation, reaching for `process`) and the error
+ * each reports (whole message, bounded, at the user's line and column), and that the sandbox stays
+ * healthy and runs and test cases stay apart afterwards.
  */
 import { expect } from 'chai';
 import { Sandbox, type ScriptInput, type ScriptResult } from '../../src/sandbox/sandbox';
@@ -193,12 +194,110 @@ describe('script sandbox', function () {
     });
   });
 
+  describe('error messages: the whole message, bounded, at the user\'s line and column', () => {
+    it('a ZodError thrown by the built-in zod keeps its issues and points at the user\'s frame, below zod\'s and lodash\'s', async () => {
+      const r = await exec(
+        `async function afterResponse() {\n  const User = z.object({ name: z.string(), id: z.number() });\n  _.map([$response.body], (b) => User.parse(b));\n}`,
+        { hook: 'afterResponse', response: { status: 200, headers: {}, body: { name: 5, id: 'x' }, time: 1 }, label: 'n1.afterResponse' },
+      );
+      expect(r.ok).to.equal(false);
+      expect(r.error).to.include({ kind: 'error', line: 3, column: 39 }); // `parse` in `User.parse(b)`
+      expect(r.error!.message).to.match(/^ZodError: \[/);
+      const issues = JSON.parse(r.error!.message.slice('ZodError: '.length)) as Array<{ path: string[]; message: string }>;
+      expect(issues.map((i) => [i.path.join('.'), i.message])).to.deep.equal([
+        ['name', 'Invalid input: expected string, received number'],
+        ['id', 'Invalid input: expected number, received string'],
+      ]);
+    });
+    it('an error from an awaited library call (ky) points at the user\'s await', async () => {
+      const r = await exec(`async function generateValue() {\n\n  return await ky.get($context.get('base') + '/status/404').json();\n}`, { hook: 'generateValue' });
+      expect(r.error).to.include({ kind: 'error', line: 3, column: 10 }); // the `await`
+      expect(r.error!.message).to.match(/^HTTPError: Request failed with status code 404/);
+    });
+    it('a multi-line message, its cause and an AggregateError\'s errors are kept whole', async () => {
+      const r = await exec(`\nthrow new Error('first line\\nsecond line', { cause: new TypeError('the cause') });`);
+      expect(r.error).to.deep.equal({ kind: 'error', message: 'Error: first line\nsecond line\nCaused by: TypeError: the cause', line: 2, column: 7 });
+      // The inner errors of an AggregateError are listed, even when the script deleted the global.
+      const all = await exec(`const e = new AggregateError([new Error('a'), new TypeError('b')], 'two checks failed');\ndelete globalThis.AggregateError;\nthrow e;`);
+      expect(all.error).to.deep.equal({ kind: 'error', message: 'AggregateError: two checks failed\n  Error: a\n  TypeError: b', line: 1, column: 11 });
+    });
+    it('a message longer than 4096 characters is cut with a visible marker', async () => {
+      const r = await exec(`throw new RangeError('x'.repeat(10000))`);
+      expect(r.error!.message).to.equal(`RangeError: ${'x'.repeat(4096 - 'RangeError: '.length)}… [cut: ${10012 - 4096} more characters]`);
+      expect(r.error!.line).to.equal(1);
+    });
+    it('values that are not Errors keep what they say: strings, objects, Error-like objects, null', async () => {
+      const thrown = async (code: string) => (await exec(code)).error;
+      expect(await thrown(`throw 'token missing'`)).to.deep.equal({ kind: 'error', message: 'Uncaught "token missing"' });
+      expect(await thrown(`throw { a: 1, b: [2] }`)).to.deep.equal({ kind: 'error', message: 'Uncaught {"a":1,"b":[2]}' });
+      expect(await thrown(`throw { name: 'LoginFailed', message: 'no token\\nin the answer' }`)).to.deep.equal({ kind: 'error', message: 'LoginFailed: no token\nin the answer' });
+      expect(await thrown(`throw null`)).to.deep.equal({ kind: 'error', message: 'Uncaught null' });
+      expect(await thrown(`throw new Proxy({}, { get() { throw new Error('trap'); } })`)).to.deep.equal({ kind: 'error', message: 'Uncaught exception (its value could not be read)' });
+      await exec(`1`); // the sandbox is fine afterwards
+    });
+    it('an Error subclass keeps its own name; lines logged before the throw are kept', async () => {
+      const r = await exec(`$log('step 1');\nclass LoginError extends Error { constructor(m) { super(m); this.name = 'LoginError'; } }\nconsole.warn('step 2');\nthrow new LoginError('bad password');`);
+      expect(r.error).to.deep.equal({ kind: 'error', message: 'LoginError: bad password', line: 4, column: 7 });
+      expect(r.logs).to.deep.equal([
+        { level: 'info', message: 'step 1' },
+        { level: 'warn', message: 'step 2' },
+      ]);
+    });
+    it('the line is the frame of this script, not of an earlier script of the test case whose label ends alike', async () => {
+      const testCase = { id: 'tc-frames', name: 'frames' };
+      const runId = 'frames';
+      await exec(`globalThis.check = (v) => {\n\n  if (!v) throw new Error('falsy');\n};`, { runId, testCase, label: 'xn1' });
+      const r = await exec(`\n\ncheck(0);`, { runId, testCase, label: 'n1' });
+      expect(r.error).to.deep.equal({ kind: 'error', message: 'Error: falsy', line: 3, column: 1 });
+    });
+  });
+
   describe('isolation', () => {
     it('runs never see each other\'s globals; scripts of one run do not share their variables', async () => {
       await exec(`globalThis.leak = 'from run A'; var local = 1;`, { runId: 'A' });
       const other = await value(`return typeof leak`, { runId: 'B' });
       expect(other).to.equal('undefined');
       expect(await value(`return typeof local`, { runId: 'A' })).to.equal('undefined');
+    });
+    describe('per test case: libraries and globals of one test case are never seen by another', () => {
+      const moment = 'http://assay.example/libs/moment@2.30.1.js';
+      const tc = (id: string) => ({ id, name: `case ${id}` });
+      it('a library the first test case lists is not defined in the second, nor when the first comes back', async () => {
+        const runId = 'libs-per-test-case';
+        expect(await value(`globalThis.mark = 'tc1'; return moment('2026-11-21').format('dddd')`, { runId, testCase: tc('1'), libs: [moment] })).to.equal('Saturday');
+        const second = await exec(`moment()`, { runId, testCase: tc('2') });
+        expect(second.error).to.deep.include({ kind: 'error', message: 'ReferenceError: moment is not defined', line: 1 });
+        expect(await value(`return [typeof moment, typeof mark, typeof _, typeof z]`, { runId, testCase: tc('2') })).to.deep.equal(['undefined', 'undefined', 'function', 'object']);
+        expect(await value(`return [typeof moment, typeof mark]`, { runId, testCase: tc('1') })).to.deep.equal(['undefined', 'undefined']);
+      });
+      it('within one test case, a library an earlier script loaded stays visible to its later scripts', async () => {
+        const runId = 'libs-within-test-case';
+        await exec(`1`, { runId, testCase: tc('1'), libs: [moment] });
+        expect(await value(`return moment.version`, { runId, testCase: tc('1') })).to.equal('2.30.1');
+      });
+      it('a run keeps one context: its next test case releases the earlier one; the run\'s end releases the last', async () => {
+        const own = new Sandbox({ timeoutMs: 1500, memoryLimitMb: 32 });
+        try {
+          const run1 = (testCase: { id: string; name: string }) => own.execute({ runId: 'r1', testCase, script: { code: '1' }, variables: {}, label: 'n1' });
+          await run1(tc('1'));
+          await own.execute({ runId: 'r2', testCase: tc('1'), script: { code: '1' }, variables: {}, label: 'n1' });
+          expect([own.activeRuns, own.activeContexts]).to.deep.equal([2, 2]);
+          await run1(tc('2'));
+          await run1(tc('3'));
+          expect([own.activeRuns, own.activeContexts]).to.deep.equal([2, 2]);
+          await own.releaseRun('r1');
+          expect([own.activeRuns, own.activeContexts]).to.deep.equal([1, 1]);
+        } finally {
+          await own.dispose();
+        }
+      });
+      it('a lost context (released, as by a worker restart or the idle sweep) changes nothing for a script that lists its libraries', async () => {
+        const runId = 'lost-context';
+        const code = `return [moment('2026-11-21').add(1, 'day').format('YYYY-MM-DD'), typeof mark]`;
+        expect(await value(`globalThis.mark = 1; ${code}`, { runId, testCase: tc('1'), libs: [moment] })).to.deep.equal(['2026-11-22', 'number']);
+        await sandbox.releaseRun(runId);
+        expect(await value(code, { runId, testCase: tc('1'), libs: [moment] })).to.deep.equal(['2026-11-22', 'undefined']);
+      });
     });
     it('releases a run\'s context when asked', async () => {
       await exec(`1`, { runId: 'released' });

@@ -24,6 +24,9 @@ import 'fast-text-encoding';
 const host = globalThis.__assayHost;
 delete globalThis.__assayHost;
 
+// Enough frames that a user's frame below a library's own (zod, lodash chains) is still in the stack.
+Error.stackTraceLimit = 32;
+
 // --- base64 -----------------------------------------------------------------------------------
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 function btoa(input) {
@@ -433,12 +436,74 @@ globalThis.__assay = {
         else if (hook === 'generateValue') throw new Error('The script defines no generateValue function');
       }
       return safeStringify({ ok: true, request: $request, variables, value, logs, execution });
+    } catch (thrown) {
+      // Described here, where the thrown value is still whole: isolated-vm's copy to the host keeps
+      // only an Error's first stack line and turns any other value into a generic message.
+      return safeStringify({ ok: false, error: describeThrown(thrown), logs, execution });
     } finally {
       // Timers a finished execution left behind must not run into the next one.
       for (const id of timers.keys()) if (!before.has(id)) timers.delete(id);
     }
   },
 };
+
+// Taken now: user code may delete or replace the global.
+const AggregateErrorClass = globalThis.AggregateError;
+
+/** Characters of an error's text and stack sent to the host; the host cuts the text to its own bound. */
+const MAX_ERROR_TEXT = 8192;
+const MAX_ERROR_STACK = 16384;
+
+/** `name: message` of an Error or Error-like object (`name` and `message` strings). */
+function isErrorLike(value) {
+  if (value instanceof Error) return true;
+  return value !== null && typeof value === 'object' && typeof value.name === 'string' && typeof value.message === 'string';
+}
+
+/** One line's worth of text for any thrown value, its causes (up to 3 deep) appended. */
+function thrownText(value, depth) {
+  if (isErrorLike(value)) {
+    const name = typeof value.name === 'string' && value.name !== '' ? value.name : 'Error';
+    const message = value.message === undefined || value.message === null ? '' : String(value.message);
+    let text = message === '' ? name : `${name}: ${message}`;
+    if (typeof AggregateErrorClass === 'function' && value instanceof AggregateErrorClass && Array.isArray(value.errors)) {
+      for (const inner of value.errors.slice(0, 5)) text += `\n  ${thrownText(inner, depth + 1)}`;
+    }
+    if (value.cause !== undefined && depth < 3) text += `\nCaused by: ${thrownText(value.cause, depth + 1)}`;
+    return text;
+  }
+  // A value that is not an Error (`throw "x"`, `throw { code: 1 }`): shown as V8 shows it, "Uncaught …".
+  if (typeof value === 'string') return `Uncaught ${JSON.stringify(value)}`;
+  let shown;
+  try {
+    shown = safeStringify(value);
+  } catch {
+    shown = undefined;
+  }
+  return `Uncaught ${shown === undefined ? String(value) : shown}`;
+}
+
+/**
+ * What the host reports for a value the user's script threw: `text` (`name: message`, the whole
+ * message, multi-line JSON of a ZodError included; at most MAX_ERROR_TEXT characters), `length`
+ * (of the whole text) and `stack` (for the line and column of the user's frame). Reading a hostile
+ * value (a getter that throws) falls back to a fixed text.
+ */
+function describeThrown(value) {
+  let text;
+  let stack;
+  try {
+    text = thrownText(value, 0);
+  } catch {
+    text = 'Uncaught exception (its value could not be read)';
+  }
+  try {
+    if (value !== null && typeof value === 'object' && typeof value.stack === 'string') stack = value.stack.slice(0, MAX_ERROR_STACK);
+  } catch {
+    stack = undefined;
+  }
+  return { text: text.slice(0, MAX_ERROR_TEXT), length: text.length, stack };
+}
 
 function safeStringify(value) {
   const seen = new WeakSet();
