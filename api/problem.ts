@@ -35,6 +35,11 @@ export const PROBLEMS = {
   'method-not-allowed': { status: 405, title: 'Method not allowed', description: 'The path exists but not with this method.' },
   'name-taken': { status: 409, title: 'Name already taken', description: 'Another resource of this kind has the same name.' },
   'run-finished': { status: 409, title: 'Run already finished', description: 'The run has ended; it cannot be cancelled.' },
+  'run-active': {
+    status: 409,
+    title: 'Run still active',
+    description: 'The run is queued or running; it cannot be deleted. Cancel it first (POST /v1/runs/{runId}/cancel), then delete it once it has ended.',
+  },
   'deployment-disabled': {
     status: 409,
     title: 'Deployment disabled',

@@ -16,6 +16,7 @@ import { createApp } from '../api/app';
 import { createBundlerApp } from '../api/bundler';
 import { Bundler } from './bundler/service';
 import { ensureWorkspace, findKey, issueKey } from './keys';
+import { startRetentionSweep } from './store/retention';
 
 /** Opens the store and applies pending migrations. */
 export async function openStore(config: AssayConfig, logger: Logger): Promise<DataSource> {
@@ -48,6 +49,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   server.keepAliveTimeout = 65_000;
   const url = await listen(server, config.api.port, config.api.host);
   logger.info({ url }, 'API listening');
+  const retention = startRetentionSweep(config, dataSource, logger);
   return {
     server,
     mocks,
@@ -57,6 +59,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await retention.stop();
       await schedules.close();
       await launcher.close();
     },

@@ -12,6 +12,8 @@
  *   POST /v1/runs/{runId}/cancel       requests cancellation; the run ends `failed` ("Run cancelled") → 202
  *   GET  /v1/runs/{runId}/deliveries   outgoing webhook deliveries of a deployment's run: event, url,
  *                                      status (pending, delivered, failed), attempts, last status/error
+ *   DELETE /v1/runs/{runId}            deletes an ended run with its results and deliveries → 204 (scope
+ *                                      `write`); 409 `run-active` while queued or running (cancel first)
  *
  * Starting and cancelling need scope `run`. `timeout` is in seconds (default 1800, at most
  * ASSAY_MAX_RUN_TIMEOUT_SECONDS); `duration` is in milliseconds.
@@ -27,6 +29,7 @@ import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, Problem } from '../problem';
 import { bodyValidator, cursor, jsonBody, queryEnum, queryFilter, queryFilterEnum, queryInt } from '../validation';
 import { createAndStartRun } from '../run-starter';
+import { deleteRun } from '../../src/store/retention';
 import { iso, nameSchema, page, variablesSchema } from './shared';
 
 interface RunInput {
@@ -229,6 +232,17 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     }
     ctx.status = 202;
     ctx.body = { runId: run.id, status: found ? run.status : 'failed', cancelRequested: true };
+  });
+
+  // DELETE /v1/runs/{runId} (scope `write`): an ended run with its results and deliveries → 204.
+  router.delete('/runs/:runId', requireScope('write'), async (ctx) => {
+    const runId = ctx.params.runId!;
+    const done = await deleteRun(dataSource, ctx.state.caller.workspaceId, runId);
+    if (done.outcome === 'not-found') throw new Problem('not-found', `Run "${runId}" does not exist.`);
+    if (done.outcome === 'active') {
+      throw new Problem('run-active', `Run ${runId} is ${done.status}; cancel it first (POST /v1/runs/${runId}/cancel), then delete it once it has ended.`, { runStatus: done.status });
+    }
+    ctx.status = 204;
   });
 
   return router;
