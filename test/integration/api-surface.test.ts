@@ -11,6 +11,7 @@
  *   deliveries, never an active run nor another workspace's.
  */
 import { expect } from 'chai';
+import { Client, Connection } from '@temporalio/client';
 import { Run, RunTestCaseResult, WebhookDelivery, queuedRun } from '../../src/store/entities';
 import { deleteRun, sweepExpiredRuns } from '../../src/store/retention';
 import { newId, runWorkflowId } from '../../src/ids';
@@ -43,7 +44,11 @@ describe('API surface (issue 9: 405 Allow, disabled deployments, empty filters, 
   let receiver: Receiver;
 
   before(async () => {
-    [app, target, receiver] = await Promise.all([startTestApp({ worker: true }), startTarget(), startReceiver()]);
+    [app, target, receiver] = await Promise.all([
+      startTestApp({ worker: true, env: { ASSAY_WEBHOOK_RETRY_INITIAL_MS: '200', ASSAY_WEBHOOK_RETRY_MAX_MS: '500' } }),
+      startTarget(),
+      startReceiver(),
+    ]);
     for (const name of ['local', 'staging']) await app.request('POST', '/v1/environments', { name, variables: { base: target.url } });
     const ok = [{ type: 'api', request: { method: 'GET', url: '{{base}}/users/1' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }];
     await app.request('POST', '/v1/test-cases', { name: 'ok', folder: 'green', tags: ['smoke'], flow: ok });
@@ -242,6 +247,24 @@ describe('API surface (issue 9: 405 Allow, disabled deployments, empty filters, 
       expect(other.status).to.equal(200);
       expect(other.body.details.testCases).to.have.length(1);
       expect((await app.request('GET', `/v1/runs/${kept}/deliveries`)).body.items).to.have.length(1);
+    });
+
+    it('a run deleted while a delivery is still being retried: the delivery stops instead of retrying for a day', async () => {
+      const dep = (await app.request('POST', '/v1/deployments', { name: 'down-receiver', runner: 'green', environment: 'local', webhooks: { onComplete: [{ url: `${receiver.url}/down` }] } })).body;
+      receiver.secret = dep.signingSecret;
+      receiver.failFirst('/down', 1_000_000);
+      const runId = (await app.request('POST', `/v1/deployments/${dep.id}/runs`)).body.runId;
+      await waitForRun(app, runId);
+      await eventually(async () => (await app.request('GET', `/v1/runs/${runId}/deliveries`)).body.items[0]?.attempts >= 2);
+      expect((await app.request('DELETE', `/v1/runs/${runId}`)).status).to.equal(204);
+      const connection = await Connection.connect({ address: app.config.temporal.address });
+      try {
+        const handle = new Client({ connection }).workflow.getHandle(`webhooks-${runId}`);
+        await eventually(async () => (await handle.describe()).status.name === 'COMPLETED', 30_000, 200);
+      } finally {
+        await connection.close();
+      }
+      expect(await countRows('webhook_deliveries', 'runId', runId)).to.equal(0);
     });
 
     it('404 for an unknown run and for a run of another workspace (which stays); 403 for read and run keys', async () => {
