@@ -11,7 +11,7 @@
  * The sweep runs shortly after the API starts, then every hour, in batches of
  * {@link RETENTION_BATCH_SIZE} runs (one transaction each) and at most
  * {@link RETENTION_MAX_BATCHES} batches per sweep, so one sweep stays bounded however many runs
- * have expired; what is left is deleted by the next. Several API processes may sweep at once: a
+ * have expired; what is left is deleted by the next (hourly, 20,000 runs a sweep). Several API processes may sweep at once: a
  * run deleted by one is simply not found by the other.
  */
 import { In, LessThan, type DataSource, type EntityManager } from 'typeorm';
@@ -68,9 +68,9 @@ export async function deleteRun(dataSource: DataSource, workspaceId: string, run
 
 /**
  * One sweep: deletes every ended run (of any workspace) whose `completedAt` is before `cutoff`,
- * oldest first, in batches of `batchSize` (one transaction each), at most `maxBatches` batches.
- * Returns how many runs were deleted. Runs without `completedAt`, and queued or running runs, are
- * never deleted.
+ * oldest first, at most `batchSize` × `maxBatches` runs, in batches of `batchSize` (one transaction
+ * each); `shouldStop` is asked between batches. Returns how many runs were deleted. Runs without
+ * `completedAt`, and queued or running runs, are never deleted.
  */
 export async function sweepExpiredRuns(
   dataSource: DataSource,
@@ -79,19 +79,19 @@ export async function sweepExpiredRuns(
 ): Promise<number> {
   const batchSize = options.batchSize ?? RETENTION_BATCH_SIZE;
   const maxBatches = options.maxBatches ?? RETENTION_MAX_BATCHES;
+  // One query finds the whole sweep's share (there is no index on completedAt to page along).
+  const ids = (
+    await dataSource.getRepository(Run).find({
+      select: { id: true },
+      where: { status: In([...ENDED_RUN_STATUSES]), completedAt: LessThan(cutoff) },
+      order: { completedAt: 'ASC', id: 'ASC' },
+      take: batchSize * maxBatches,
+    })
+  ).map((r) => r.id);
   let deleted = 0;
-  for (let batch = 0; batch < maxBatches && !options.shouldStop?.(); batch++) {
-    const ids = (
-      await dataSource.getRepository(Run).find({
-        select: { id: true },
-        where: { status: In([...ENDED_RUN_STATUSES]), completedAt: LessThan(cutoff) },
-        order: { completedAt: 'ASC', id: 'ASC' },
-        take: batchSize,
-      })
-    ).map((r) => r.id);
-    if (ids.length === 0) break;
-    deleted += await dataSource.transaction((manager) => deleteEndedRuns(manager, ids));
-    if (ids.length < batchSize) break;
+  for (let start = 0; start < ids.length && !options.shouldStop?.(); start += batchSize) {
+    const batch = ids.slice(start, start + batchSize);
+    deleted += await dataSource.transaction((manager) => deleteEndedRuns(manager, batch));
   }
   return deleted;
 }
