@@ -103,9 +103,12 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
     /** One attempt of a delivery. Throws (retryable) unless the receiver answered 2xx. */
     async deliverWebhook(input: { deliveryId: string }): Promise<{ status: number }> {
       const repo = dataSource.getRepository(WebhookDelivery);
-      const delivery = await repo.findOneByOrFail({ id: input.deliveryId });
+      const delivery = await repo.findOneBy({ id: input.deliveryId });
+      // The run was deleted (DELETE /v1/runs/{id} or the retention sweep) with its deliveries: nothing to send.
+      if (!delivery) throw ApplicationFailure.nonRetryable('The run and its deliveries were deleted', 'RunDeleted');
       if (delivery.status === 'delivered') return { status: delivery.lastStatusCode ?? 200 };
-      const run = await dataSource.getRepository(Run).findOneByOrFail({ id: delivery.runId });
+      const run = await dataSource.getRepository(Run).findOneBy({ id: delivery.runId });
+      if (!run) throw ApplicationFailure.nonRetryable('The run was deleted', 'RunDeleted');
       const deployment = await dataSource.getRepository(Deployment).findOneBy({ id: delivery.deploymentId });
       if (!deployment) throw ApplicationFailure.nonRetryable('The deployment was deleted', 'DeploymentGone');
       const entry = (delivery.event === 'complete' ? deployment.webhooks?.onComplete : deployment.webhooks?.onFailure)?.[delivery.position];

@@ -7,7 +7,7 @@
 import Koa from 'koa';
 import compose from 'koa-compose';
 import type { ApiDeps, AppContext, AppState } from './context';
-import { useServiceBase } from './base';
+import { allowedMethods, useServiceBase } from './base';
 import { jsonBodies } from './body';
 import { authenticate, defaultScope } from './auth';
 import { rateLimit } from './rate-limit';
@@ -34,14 +34,15 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   ]);
   const files = libraryFilesRouter();
   app.use(files.routes());
+  app.use(allowedMethods(files));
   const hooks = incomingWebhooksRouter(deps);
   app.use(hooks.routes());
-  app.use(hooks.allowedMethods({ throw: true }));
+  app.use(allowedMethods(hooks));
   app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1Pipeline(ctx, next) : next()));
   for (const router of [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter]) {
     const r = router(deps).prefix('/v1');
     app.use(r.routes());
-    app.use(r.allowedMethods({ throw: true }));
+    app.use(allowedMethods(r));
   }
   return app;
 }

@@ -2,10 +2,11 @@
  * What every Assay HTTP service (the API, the bundler) starts with: a request id on every answer,
  * errors mapped to problem+json once, a 404 problem when nothing answered, `GET /healthz`
  * (checks the database) and `GET /problems/{code}` (RFC 9457 §3.1.1: the problem `type` URIs
- * resolve to a description).
+ * resolve to a description). {@link allowedMethods} gives every router the same 405 answer.
  */
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
+import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
@@ -39,5 +40,28 @@ export function useServiceBase(app: Koa<AppState>, deps: { dataSource: DataSourc
     ctx.body = { type: `/problems/${code}`, code, ...PROBLEMS[code] };
   });
   app.use(root.routes());
-  app.use(root.allowedMethods());
+  app.use(allowedMethods(root));
+}
+
+/**
+ * A router's answer to a known path asked with another method: 405 problem `method-not-allowed`
+ * with the `Allow` header listing the path's methods (RFC 9110 §15.5.6: a 405 MUST carry `Allow`;
+ * §10.2.1) and the same list as `allowed` in the body. A method the router knows nowhere (501 in
+ * @koa/router) is answered the same way when the path exists; on a path no route has, the request
+ * goes on to the 404 `not-found`. Use it in place of `router.allowedMethods()`.
+ */
+export function allowedMethods(router: Router<AppState>): Middleware<AppState> {
+  const inner = router.allowedMethods() as unknown as Middleware<AppState>;
+  return async (ctx, next) => {
+    await inner(ctx, next);
+    if ((ctx.status !== 405 && ctx.status !== 501) || ctx.body != null) return;
+    const allowed = [...new Set(ctx.response.get('Allow').split(',').map((m) => m.trim()).filter(Boolean))];
+    if (allowed.length === 0) {
+      ctx.remove('Allow');
+      ctx.status = 404;
+      return;
+    }
+    ctx.set('Allow', allowed.join(', '));
+    throw new Problem('method-not-allowed', `${ctx.path} answers ${allowed.join(', ')}, not ${ctx.method}.`, { allowed });
+  };
 }

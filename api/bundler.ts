@@ -23,7 +23,7 @@ import { BundleError } from '../src/bundler/errors';
 import { accessPathProblem, detectGlobalName, globalNameProblem } from '../src/bundler/names';
 import type { Bundler } from '../src/bundler/service';
 import type { AppState } from './context';
-import { useServiceBase } from './base';
+import { allowedMethods, useServiceBase } from './base';
 import { jsonBodies } from './body';
 import { authenticate } from './auth';
 import { rateLimit } from './rate-limit';
@@ -121,6 +121,6 @@ export function createBundlerApp(deps: BundlerAppDeps): Koa<AppState> {
   });
 
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  app.use(allowedMethods(router));
   return app;
 }

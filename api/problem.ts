@@ -41,6 +41,16 @@ export const PROBLEMS = {
   'method-not-allowed': { status: 405, title: 'Method not allowed', description: 'The path exists but not with this method.' },
   'name-taken': { status: 409, title: 'Name already taken', description: 'Another resource of this kind has the same name.' },
   'run-finished': { status: 409, title: 'Run already finished', description: 'The run has ended; it cannot be cancelled.' },
+  'run-active': {
+    status: 409,
+    title: 'Run still active',
+    description: 'The run is queued or running; it cannot be deleted. Cancel it first (POST /v1/runs/{runId}/cancel), then delete it once it has ended.',
+  },
+  'deployment-disabled': {
+    status: 409,
+    title: 'Deployment disabled',
+    description: 'The deployment has `enabled: false`, so it starts no runs (schedule, incoming webhook, run-now). Enable it with PATCH /v1/deployments/{id} {"enabled": true}.',
+  },
   'in-use': { status: 409, title: 'Resource in use', description: 'Another resource refers to this one.' },
   'route-taken': { status: 409, title: 'Route already designed', description: 'Another API design of the same method answers the same paths; `designId` names it.' },
   'ai-not-configured': { status: 503, title: 'AI generator not configured', description: 'Set ASSAY_AI_BASE_URL and ASSAY_AI_MODEL to an OpenAI-compatible API, or ask for mode "fast".' },

@@ -37,7 +37,31 @@ export function queryString(ctx: AppContext, name: string): string | undefined {
   return value === undefined ? undefined : value;
 }
 
-function queryProblem(name: string, detail: string): Problem {
+/**
+ * A filter parameter of a listing (`?runner=smoke`): its value, or undefined when the parameter is
+ * absent. Present but empty or blank (`?runner=`, `?runner=%20`), or given more than once, is a
+ * 400 `invalid-query` naming it: a script whose variable is unset must not get an unfiltered list
+ * back and read the wrong record as its answer (issue 9 item 12; docs/spec-choices.md "API surface").
+ * Paging parameters (`limit`, `cursor`, `order`) are read by their own parsers, not this one.
+ */
+export function queryFilter(ctx: AppContext, name: string): string | undefined {
+  const raw = ctx.query[name];
+  if (raw === undefined) return undefined;
+  if (Array.isArray(raw) && raw.length > 1) throw queryProblem(name, 'must be given once');
+  const value = Array.isArray(raw) ? raw[0]! : raw;
+  if (value.trim() === '') throw queryProblem(name, 'must not be empty; leave the parameter out to list without this filter');
+  return value;
+}
+
+/** A filter parameter restricted to `allowed` ({@link queryFilter} rules), or undefined when absent. */
+export function queryFilterEnum<T extends string>(ctx: AppContext, name: string, allowed: readonly T[]): T | undefined {
+  const value = queryFilter(ctx, name);
+  if (value !== undefined && !(allowed as readonly string[]).includes(value)) throw queryProblem(name, `must be one of ${allowed.join(', ')}`);
+  return value as T | undefined;
+}
+
+/** The 400 `invalid-query` problem about parameter `name`. */
+export function queryProblem(name: string, detail: string): Problem {
   return new Problem('invalid-query', `Query parameter "${name}" ${detail}.`, {
     errors: [{ field: name, pointer: `?${name}`, detail }],
   });

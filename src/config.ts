@@ -74,6 +74,12 @@ export interface AssayConfig {
     maxLoopIterations: number;
     /** History length past which the rest of a loop runs in a child workflow (`ASSAY_SEGMENT_HISTORY_EVENTS`, default 2500). */
     segmentHistoryEvents: number;
+    /**
+     * Days an ended run is kept after its `completedAt` before the API's hourly sweep deletes it with
+     * its results and webhook deliveries (`ASSAY_RUN_RETENTION_DAYS`, default 0 = keep forever;
+     * src/store/retention.ts).
+     */
+    retentionDays: number;
   };
   /** The script sandbox (src/sandbox/sandbox.ts). */
   scripts: {
@@ -241,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       testCasesPerExecution: integer(env, 'ASSAY_TEST_CASES_PER_EXECUTION', 200, 1, 2000),
       maxLoopIterations: integer(env, 'ASSAY_MAX_LOOP_ITERATIONS', 1000, 1, 1_000_000),
       segmentHistoryEvents: integer(env, 'ASSAY_SEGMENT_HISTORY_EVENTS', 2500, 20, 40_000),
+      retentionDays: integer(env, 'ASSAY_RUN_RETENTION_DAYS', 0, 0, 36_500),
     },
     scripts: {
       memoryLimitMb: integer(env, 'ASSAY_SCRIPT_MEMORY_MB', 64, 8, 4096),

@@ -14,6 +14,8 @@ import { startDevServer, waitForTemporal } from './temporal/dev-server';
 
 export interface LocalStack {
   config: AssayConfig;
+  /** The API process's handle (its run launcher, recovery sweep…). */
+  api: import('./server').ApiHandle;
   apiUrl: string;
   key: string;
   /** Calls the API; throws with the problem document on a 4xx/5xx. */
@@ -21,7 +23,11 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-export async function startLocalStack(env: Record<string, string> = {}): Promise<LocalStack> {
+/**
+ * Starts the stack. `options.worker: false` leaves the worker out (a caller that runs workers as
+ * separate processes, e.g. bench/durability.ts, starts its own on `config.temporal.taskQueue`).
+ */
+export async function startLocalStack(env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<LocalStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-local-'));
   const config = loadConfig({
     ...process.env,
@@ -46,13 +52,16 @@ export async function startLocalStack(env: Record<string, string> = {}): Promise
     }
     const dataSource = await openStore(config, logger);
     stops.push(() => dataSource.destroy());
-    const worker = await startWorker(config, dataSource, logger);
-    stops.push(() => worker.shutdown());
+    if (options.worker !== false) {
+      const worker = await startWorker(config, dataSource, logger);
+      stops.push(() => worker.shutdown());
+    }
     const api = await startApi(config, dataSource, logger);
     stops.push(() => api.close());
     const key = await ensureDevKey(config, dataSource);
     return {
       config,
+      api,
       apiUrl: api.url,
       key,
       async call(method, p, body) {

@@ -18,6 +18,7 @@ import { createApp } from '../api/app';
 import { createBundlerApp } from '../api/bundler';
 import { Bundler } from './bundler/service';
 import { ensureWorkspace, findKey, issueKey } from './keys';
+import { startRetentionSweep } from './store/retention';
 
 /**
  * Opens the store and applies pending migrations. A database that cannot be reached is waited for
@@ -60,6 +61,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   server.keepAliveTimeout = 65_000;
   const url = await listen(server, config.api.port, config.api.host);
   logger.info({ url }, 'API listening');
+  const retention = startRetentionSweep(config, dataSource, logger);
   return {
     server,
     mocks,
@@ -71,6 +73,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await recovery.close();
+      await retention.stop();
       await schedules.close();
       await launcher.close();
     },

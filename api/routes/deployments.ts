@@ -8,6 +8,7 @@
  *   PATCH  /v1/deployments/{id}                    any field                                   → 200
  *   DELETE /v1/deployments/{id}                    also deletes its schedule                   → 204
  *   POST   /v1/deployments/{id}/runs               run it now (scope `run`)                    → 201
+ *                                                  (409 `deployment-disabled` when `enabled: false`)
  *   POST   /v1/deployments/{id}/rotate-webhook     new webhook address and token (shown once)  → 200
  *   POST   /v1/deployments/{id}/rotate-signing-secret  new signing secret (shown once)         → 200
  *
@@ -134,6 +135,18 @@ function semanticErrors(d: Pick<Deployment, 'schedule' | 'timezone' | 'webhooks'
     });
   }
   return errors;
+}
+
+/**
+ * The 409 `deployment-disabled` answer to a call that would start a run of a deployment with
+ * `enabled: false` (run-now, incoming webhook; its schedule is paused too). No run is created.
+ */
+export function deploymentDisabled(d: Pick<Deployment, 'id' | 'name'>): Problem {
+  return new Problem(
+    'deployment-disabled',
+    `Deployment "${d.name}" is disabled (enabled: false), so it starts no runs. Enable it with PATCH /v1/deployments/${d.id} {"enabled": true}.`,
+    { deploymentId: d.id },
+  );
 }
 
 const secret = (prefix: string) => `${prefix}_${randomBytes(32).toString('base64url')}`;
@@ -286,6 +299,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
 
   router.post('/deployments/:deploymentId/runs', requireScope('run'), async (ctx) => {
     const d = await load(dataSource.manager, ctx);
+    if (!d.enabled) throw deploymentDisabled(d);
     const [runner, environment] = await Promise.all([
       dataSource.getRepository(Runner).findOneBy({ workspaceId: d.workspaceId, name: d.runnerName }),
       dataSource.getRepository(Environment).findOneBy({ workspaceId: d.workspaceId, name: d.environmentName }),

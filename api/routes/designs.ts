@@ -1,7 +1,8 @@
 /**
  * API designs, the mock service's definitions (spec "Mock definition"; docs/mocks.md).
  *
- *   GET    /v1/designs                 list (by path, then method; `path` filters by prefix)
+ *   GET    /v1/designs                 list (by path, then method; `path` filters by prefix; an
+ *                                      empty `path=` is 400 `invalid-query`)
  *   POST   /v1/designs                 create                                            → 201
  *   GET    /v1/designs/{id}
  *   PUT    /v1/designs/{id}            replace                                           → 200
@@ -31,7 +32,7 @@ import { HTTP_METHODS } from '../../src/domain/types';
 import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, invalid, Problem, type FieldError } from '../problem';
-import { bodyValidator, cursor, jsonBody, queryInt, queryString } from '../validation';
+import { bodyValidator, cursor, jsonBody, queryFilter, queryInt, queryString } from '../validation';
 import { iso, page, PAGE } from './shared';
 
 interface DesignInput {
@@ -169,8 +170,8 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
     const after = cursor.decode<[string, string]>(ctx);
     const qb = repo.createQueryBuilder('d').where('d.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
-    const prefixFilter = queryString(ctx, 'path');
-    if (prefixFilter) qb.andWhere("d.path LIKE :p ESCAPE '!'", { p: `${prefixFilter.replace(/[!%_]/g, (c) => `!${c}`)}%` });
+    const prefixFilter = queryFilter(ctx, 'path');
+    if (prefixFilter !== undefined) qb.andWhere("d.path LIKE :p ESCAPE '!'", { p: `${prefixFilter.replace(/[!%_]/g, (c) => `!${c}`)}%` });
     if (after) qb.andWhere('(d.path > :ap OR (d.path = :ap AND d.method > :am))', { ap: after[0], am: after[1] });
     const rows = await qb.orderBy('d.path', 'ASC').addOrderBy('d.method', 'ASC').take(limit + 1).getMany();
     const items = rows.slice(0, limit);

@@ -3,10 +3,17 @@
  *
  *   POST {webhook_base}/webhooks/deploy/{webhookId}   JSON body → 200 {runId, status, ...}
  *
- * Starts a run of the deployment. Authentication: `Authorization: Bearer <WEBHOOK_TOKEN>` (the
- * deployment's own token) or `X-API-Key: <API_KEY>` (a key of the deployment's workspace with scope
- * `run` or `write`). A call with neither is refused (401) unless the deployment has
- * `webhookRequireAuth: false`. Unknown or disabled webhook: 404; a wrong token or key: 401; a body
+ * Starts a run of the deployment. Authentication (spec "Authentication" 2; the spec leaves the
+ * precedence open, docs/spec-choices.md): a call may carry `Authorization: Bearer <WEBHOOK_TOKEN>`
+ * (the deployment's own token), `X-API-Key: <API_KEY>` (a key of the deployment's workspace with
+ * scope `run` or `write`), or both. It is accepted when **any one** credential it carries is valid,
+ * whatever the others say; it is refused with 401 when it carries credentials and none is valid
+ * (also when the deployment has `webhookRequireAuth: false`), the detail saying what was wrong with
+ * each. An `Authorization` header that is not `Bearer <token>` counts as a wrong credential. A call
+ * with no credential is refused (401) unless the deployment has `webhookRequireAuth: false`.
+ *
+ * Other refusals: unknown webhook or webhook not enabled (`webhookEnabled: false`): 404; the
+ * deployment disabled (`enabled: false`): 409 `deployment-disabled` (after authentication); a body
  * that is not a JSON object: 400 (415 when not JSON); an unknown environment override: 422. No run
  * is started by a refused call.
  *
@@ -26,11 +33,12 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { findKey, hashKey } from '../../src/keys';
 import { Deployment, Environment, KEY_SCOPES, Runner } from '../../src/store/entities';
 import type { Variables } from '../../src/domain/types';
-import type { ApiDeps, AppState } from '../context';
+import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, Problem } from '../problem';
 import { createAndStartRun } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { bodyValidator } from '../validation';
+import { deploymentDisabled } from './deployments';
 import { iso, variablesSchema } from './shared';
 
 interface WebhookBody {
@@ -65,6 +73,34 @@ export function incomingWebhooksRouter({ dataSource, runs, logger, config }: Api
   const limiter = new RateLimiterMemory({ points: config.api.rateLimitPerMinute, duration: 60 });
   const parse = bodyParser({ enableTypes: ['json'], jsonLimit: config.api.maxBodyBytes, encoding: 'utf-8' }) as unknown as Koa.Middleware<AppState>;
 
+  /**
+   * Checks the credentials of a call to `deployment`'s webhook (rule in the file's docstring):
+   * returns when one of them is valid, or when there are none and the deployment does not require
+   * any; otherwise throws 401 `unauthorized` whose detail names what was wrong with each.
+   */
+  async function authenticateCall(ctx: AppContext, deployment: Deployment): Promise<void> {
+    const authorization = ctx.get('Authorization');
+    const apiKey = ctx.get('X-API-Key');
+    if (!authorization && !apiKey) {
+      if (deployment.webhookRequireAuth) throw new Problem('unauthorized', 'Send `Authorization: Bearer <WEBHOOK_TOKEN>` or `X-API-Key: <API_KEY>`.');
+      return;
+    }
+    const wrong: string[] = [];
+    if (authorization) {
+      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      if (!bearer) wrong.push('the Authorization header is not `Bearer <WEBHOOK_TOKEN>`');
+      else if (deployment.webhookTokenHash && sameHash(hashKey(bearer[1]!), deployment.webhookTokenHash)) return;
+      else wrong.push('the webhook token is wrong');
+    }
+    if (apiKey) {
+      const key = await findKey(dataSource.manager, apiKey);
+      if (key && key.workspaceId === deployment.workspaceId && KEY_SCOPES.indexOf(key.scope) >= KEY_SCOPES.indexOf('run')) return;
+      wrong.push('the API key is unknown, revoked, of another workspace, or its scope does not allow starting runs');
+    }
+    const text = wrong.join('; and ');
+    throw new Problem('unauthorized', `${text.charAt(0).toUpperCase()}${text.slice(1)}.`);
+  }
+
   router.post('/webhooks/deploy/:webhookId', async (ctx, next) => {
     const deployment = await dataSource.getRepository(Deployment).findOneBy({ webhookId: ctx.params.webhookId! });
     if (!deployment || !deployment.webhookEnabled) throw new Problem('not-found', 'No enabled webhook at this address.');
@@ -76,18 +112,8 @@ export function incomingWebhooksRouter({ dataSource, runs, logger, config }: Api
       throw new Problem('rate-limited', `Too many calls to this webhook; retry in ${retryAfter} s.`, { retryAfter });
     }
 
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
-    const apiKey = ctx.get('X-API-Key');
-    if (bearer) {
-      if (!deployment.webhookTokenHash || !sameHash(hashKey(bearer[1]!), deployment.webhookTokenHash)) throw new Problem('unauthorized', 'The webhook token is wrong.');
-    } else if (apiKey) {
-      const key = await findKey(dataSource.manager, apiKey);
-      if (!key || key.workspaceId !== deployment.workspaceId || KEY_SCOPES.indexOf(key.scope) < KEY_SCOPES.indexOf('run')) {
-        throw new Problem('unauthorized', 'The API key is unknown, revoked, of another workspace, or its scope does not allow starting runs.');
-      }
-    } else if (deployment.webhookRequireAuth) {
-      throw new Problem('unauthorized', 'Send `Authorization: Bearer <WEBHOOK_TOKEN>` or `X-API-Key: <API_KEY>`.');
-    }
+    await authenticateCall(ctx, deployment);
+    if (!deployment.enabled) throw deploymentDisabled(deployment);
 
     const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
     if (hasBody && !ctx.is('application/json', 'application/*+json')) {

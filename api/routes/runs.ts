@@ -3,7 +3,8 @@
  *
  *   POST /v1/runs                      {runner, environment, timeout?, variables?}           → 201
  *   GET  /v1/runs                      listing: runner, environment, status, trigger, deployment, limit,
- *                                      orderBy=createdAt, order=desc|asc, cursor
+ *                                      orderBy=createdAt, order=desc|asc, cursor; a filter given
+ *                                      empty (`runner=`) is 400 `invalid-query` naming it
  *   GET  /v1/runs/{runId}              status; progress and estimatedCompletion while running (from the
  *                                      stored row, never waiting on Temporal);
  *                                      result, summary, duration, completedAt once completed;
@@ -12,6 +13,8 @@
  *   POST /v1/runs/{runId}/cancel       requests cancellation; the run ends `failed` ("Run cancelled") → 202
  *   GET  /v1/runs/{runId}/deliveries   outgoing webhook deliveries of a deployment's run: event, url,
  *                                      status (pending, delivered, failed), attempts, last status/error
+ *   DELETE /v1/runs/{runId}            deletes an ended run with its results and deliveries → 204 (scope
+ *                                      `write`); 409 `run-active` while queued or running (cancel first)
  *
  * Starting a run accepts `Idempotency-Key` (api/idempotency.ts): the same key and body within
  * 24 h answer the run the first call created (201 again, `Idempotent-Replayed: true`).
@@ -22,15 +25,16 @@
 import Router from '@koa/router';
 import type { Repository } from 'typeorm';
 import { Environment, Run, Runner, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
-import { RUN_STATUSES, type RunStatus, type Variables } from '../../src/domain/types';
+import { RUN_STATUSES, type RunTrigger, type Variables } from '../../src/domain/types';
 import { estimateCompletion } from '../../workflows/run-state';
 import type { RunLauncher } from '../../src/temporal/run-launcher';
 import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, Problem } from '../problem';
-import { bodyValidator, cursor, jsonBody, queryEnum, queryInt, queryString } from '../validation';
+import { bodyValidator, cursor, jsonBody, queryEnum, queryFilter, queryFilterEnum, queryInt } from '../validation';
 import { createAndStartRun } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
+import { deleteRun } from '../../src/store/retention';
 import { iso, nameSchema, page, variablesSchema } from './shared';
 
 interface RunInput {
@@ -39,6 +43,9 @@ interface RunInput {
   timeout?: number;
   variables?: Variables;
 }
+
+/** The values of the `trigger` filter (a Record, so that a new trigger kind cannot be forgotten here). */
+const RUN_TRIGGERS = Object.keys({ api: true, schedule: true, webhook: true } satisfies Record<RunTrigger, true>) as RunTrigger[];
 
 /** Default and largest page of the run listing. */
 const RUN_PAGE = { default: 20, max: 200 } as const;
@@ -148,18 +155,18 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     const limit = queryInt(ctx, 'limit', RUN_PAGE.default, 1, RUN_PAGE.max);
     queryEnum(ctx, 'orderBy', ['createdAt'] as const, 'createdAt');
     const order = queryEnum(ctx, 'order', ['desc', 'asc'] as const, 'desc');
-    const status = queryString(ctx, 'status');
-    if (status !== undefined) queryEnum(ctx, 'status', RUN_STATUSES, 'queued');
+    // Filters: absent means "any"; an empty value is a 400 (queryFilter), never "any".
+    const status = queryFilterEnum(ctx, 'status', RUN_STATUSES);
+    const runner = queryFilter(ctx, 'runner');
+    const environment = queryFilter(ctx, 'environment');
+    const trigger = queryFilterEnum(ctx, 'trigger', RUN_TRIGGERS);
+    const deployment = queryFilter(ctx, 'deployment');
     const qb = repo.createQueryBuilder('run').where('run.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
-    const runner = queryString(ctx, 'runner');
-    const environment = queryString(ctx, 'environment');
-    const trigger = queryString(ctx, 'trigger');
-    const deployment = queryString(ctx, 'deployment');
-    if (deployment) qb.andWhere('run.deploymentId = :deployment', { deployment });
-    if (runner) qb.andWhere('run.runnerName = :runner', { runner });
-    if (environment) qb.andWhere('run.environmentName = :environment', { environment });
-    if (status) qb.andWhere('run.status = :status', { status: status as RunStatus });
-    if (trigger) qb.andWhere('run.trigger = :trigger', { trigger });
+    if (deployment !== undefined) qb.andWhere('run.deploymentId = :deployment', { deployment });
+    if (runner !== undefined) qb.andWhere('run.runnerName = :runner', { runner });
+    if (environment !== undefined) qb.andWhere('run.environmentName = :environment', { environment });
+    if (status !== undefined) qb.andWhere('run.status = :status', { status });
+    if (trigger !== undefined) qb.andWhere('run.trigger = :trigger', { trigger });
     const after = cursor.decode<[string, string]>(ctx);
     if (after) {
       const cmp = order === 'desc' ? '<' : '>';
@@ -238,6 +245,17 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     }
     ctx.status = 202;
     ctx.body = { runId: run.id, status: found ? run.status : 'failed', cancelRequested: true };
+  });
+
+  // DELETE /v1/runs/{runId} (scope `write`): an ended run with its results and deliveries → 204.
+  router.delete('/runs/:runId', requireScope('write'), async (ctx) => {
+    const runId = ctx.params.runId!;
+    const done = await deleteRun(dataSource, ctx.state.caller.workspaceId, runId);
+    if (done.outcome === 'not-found') throw new Problem('not-found', `Run "${runId}" does not exist.`);
+    if (done.outcome === 'active') {
+      throw new Problem('run-active', `Run ${runId} is ${done.status}; cancel it first (POST /v1/runs/${runId}/cancel), then delete it once it has ended.`, { runStatus: done.status });
+    }
+    ctx.status = 204;
   });
 
   return router;

@@ -1,9 +1,10 @@
 /**
  * Test cases (spec "Test case"): addressed by id, filed in folders, labelled with tags.
  *
- *   GET    /v1/test-cases?folder=&tags=a,b     list: `folder` selects it and its subfolders; `tags`
+ *   GET    /v1/test-cases?folder=users&tags=a,b  list: `folder` selects it and its subfolders; `tags`
  *                                              (comma-separated) keeps test cases carrying all of them;
- *                                              ordered by folder then name; `limit`, `cursor`
+ *                                              ordered by folder then name; `limit`, `cursor`. A filter
+ *                                              given empty (`folder=`, `tags=,`) is 400 `invalid-query`
  *   POST   /v1/test-cases                      create {name, folder?, description?, tags?, flow, dataSets?} → 201
  *   GET    /v1/test-cases/{testCaseId}
  *   PUT    /v1/test-cases/{testCaseId}         replace {name, folder?, description?, tags?, flow, dataSets?} → 200
@@ -24,7 +25,7 @@ import type { DataSet, FlowNode } from '../../src/domain/types';
 import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { Problem } from '../problem';
-import { bodyValidator, cursor, issuesProblem, jsonBody, queryInt, queryString } from '../validation';
+import { bodyValidator, cursor, issuesProblem, jsonBody, queryFilter, queryInt, queryProblem } from '../validation';
 import { iso, page, PAGE } from './shared';
 import { isUniqueViolation } from '../../src/store/errors';
 
@@ -110,9 +111,12 @@ export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
 
   router.get('/test-cases', async (ctx) => {
     const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
-    const tagsParam = queryString(ctx, 'tags');
-    const tags = tagsParam ? [...new Set(tagsParam.split(',').map((t) => t.trim()).filter(Boolean))] : [];
-    const qb = testCaseQuery(dataSource.manager, ctx.state.caller.workspaceId, { folder: queryString(ctx, 'folder'), tags });
+    // Filters: absent means "any"; an empty value is a 400 (queryFilter), never "any".
+    const folder = queryFilter(ctx, 'folder');
+    const tagsParam = queryFilter(ctx, 'tags');
+    const tags = tagsParam === undefined ? [] : [...new Set(tagsParam.split(',').map((t) => t.trim()).filter(Boolean))];
+    if (tagsParam !== undefined && tags.length === 0) throw queryProblem('tags', 'must name at least one tag (comma-separated)');
+    const qb = testCaseQuery(dataSource.manager, ctx.state.caller.workspaceId, { folder, tags });
     const after = cursor.decode<[string, string]>(ctx);
     if (after) qb.andWhere('(tc.folder > :af OR (tc.folder = :af AND tc.name > :an))', { af: after[0], an: after[1] });
     const rows = await qb.orderBy('tc.folder', 'ASC').addOrderBy('tc.name', 'ASC').take(limit + 1).getMany();

@@ -92,14 +92,27 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   );
 }
 
-/** A readable, bounded copy of a value for results: long strings and big structures are cut. */
+/**
+ * A readable, bounded copy of a value for results (docs/api.md "Results": `actual` 2,000
+ * characters; `expected`, variables a node set, iteration items 500; IF conditions 200).
+ * A string longer than `maxChars` keeps its first `maxChars` characters (UTF-16 units, never half
+ * a surrogate pair) followed by the marker `…(cut, N chars)`, N being the whole length; an object
+ * or array whose JSON is longer becomes that JSON text cut the same way, with the marker
+ * `…(cut, N chars of JSON)`. Shorter values, numbers, booleans and null are returned unchanged.
+ */
 export function preview(value: unknown, maxChars = 2000): unknown {
   if (value === undefined) return undefined;
-  if (typeof value === 'string') return value.length > maxChars ? `${value.slice(0, maxChars)}… (${value.length} chars)` : value;
+  if (typeof value === 'string') return value.length > maxChars ? `${head(value, maxChars)}…(cut, ${value.length} chars)` : value;
   if (typeof value !== 'object' || value === null) return value;
   const text = JSON.stringify(value);
   if (text.length <= maxChars) return value;
-  return `${text.slice(0, maxChars)}… (${text.length} chars of JSON)`;
+  return `${head(text, maxChars)}…(cut, ${text.length} chars of JSON)`;
+}
+
+/** The first `n` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */
+function head(text: string, n: number): string {
+  const last = text.charCodeAt(n - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? n - 1 : n);
 }
 
 function describe(value: unknown): string {

@@ -325,7 +325,9 @@ describe('REST API contract', function () {
   describe('other errors', () => {
     it('404 problem for an unknown route; 405 for a known path with a wrong method', async () => {
       expectProblem(await app.request('GET', '/v1/nothing-here'), 404, 'not-found');
-      expectProblem(await app.request('DELETE', '/v1/workspaces'), 405, 'method-not-allowed');
+      const wrongMethod = await app.request('DELETE', '/v1/workspaces');
+      expectProblem(wrongMethod, 405, 'method-not-allowed');
+      expect(wrongMethod.headers.get('allow')).to.equal('HEAD, GET');
     });
 
     it('413 for a body over the size limit', async () => {

@@ -491,6 +491,21 @@ describe('bundler service', function () {
       expect(detected.body.errors[0].detail).to.contain('detected from the URL').and.to.contain('"ky" is already a global');
     });
 
+    it('405 with Allow for a known path asked with another method (RFC 9110 §15.5.6)', async () => {
+      const cases: Array<[string, string, string[]]> = [
+        ['GET', '/api/bundle', ['POST']],
+        ['DELETE', `/blobs/${'0'.repeat(64)}.js`, ['GET', 'HEAD']],
+        ['POST', '/healthz', ['GET', 'HEAD']],
+      ];
+      for (const [method, path, allowed] of cases) {
+        const res = await fetch(`${main.url}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+        const body = (await res.json()) as { allowed: string[] };
+        expectProblem({ status: res.status, headers: res.headers, body }, 405, 'method-not-allowed');
+        expect((res.headers.get('allow') ?? '').split(', ').sort(), `${method} ${path}`).to.deep.equal(allowed);
+        expect([...body.allowed].sort()).to.deep.equal(allowed);
+      }
+    });
+
     it('refuses bodies that are not JSON', async () => {
       expectProblem(await post(main, 'url=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported-media-type');
       expectProblem(await post(main, '{"url": '), 400, 'malformed-json');

@@ -221,6 +221,19 @@ describe('mock service', function () {
       expect(bad.status).to.equal(404);
     });
 
+    it('405 lists every designed method in Allow and `allowed`, for a parameterised path and an unknown method too', async () => {
+      for (const method of ['PUT', 'DELETE']) {
+        const res = await design({ method, path: '/things/{id}', responses: [{ status: 204, code: 1 }] });
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      }
+      for (const method of ['GET', 'POST', 'PURGE']) {
+        const res = await mockJson('/things/7', { method });
+        expectProblem(res, 405, 'mock-method-not-allowed');
+        expect(res.headers.get('allow'), method).to.equal('PUT, DELETE');
+        expect(res.body.allowed).to.deep.equal(['PUT', 'DELETE']);
+      }
+    });
+
     it('sends the response headers and waits the response delay', async () => {
       await design({ method: 'POST', path: '/slow', responses: [{ status: 202, code: 1, delayMs: 300, headers: { 'X-Trace': 'abc', 'Content-Type': 'application/vnd.api+json' }, data: { accepted: true } }] });
       const started = Date.now();

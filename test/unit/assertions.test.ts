@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { evaluateAssertion, type AssertionContext } from '../../src/domain/assertions';
+import { evaluateAssertion, preview, type AssertionContext } from '../../src/domain/assertions';
 import type { Assertion } from '../../src/domain/types';
 
 const context: AssertionContext = {
@@ -92,5 +92,14 @@ describe('assertions (src/domain/assertions)', () => {
     const result = await evaluateAssertion({ target: 'response.body.name', operator: 'greaterThan', expected: 3 }, context);
     expect(result.passed).to.equal(false);
     expect(result.message).to.equal('expected a number, got "Ada Lovelace" (string)');
+  });
+
+  it('preview cuts long values visibly: the first characters, then …(cut, N chars), never half a surrogate pair', () => {
+    expect(preview('a'.repeat(500), 500)).to.equal('a'.repeat(500));
+    expect(preview('a'.repeat(501), 500)).to.equal(`${'a'.repeat(500)}…(cut, 501 chars)`);
+    expect(preview({ list: 'b'.repeat(600) }, 500)).to.equal(`${JSON.stringify({ list: 'b'.repeat(600) }).slice(0, 500)}…(cut, 611 chars of JSON)`);
+    expect(preview({ short: true }, 500)).to.deep.equal({ short: true });
+    expect(preview(12345, 2)).to.equal(12345);
+    expect(preview(`${'x'.repeat(499)}😀tail`, 500)).to.equal(`${'x'.repeat(499)}…(cut, 505 chars)`);
   });
 });

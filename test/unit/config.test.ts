@@ -20,6 +20,14 @@ describe('configuration (src/config)', () => {
     expect(() => loadConfig({ ASSAY_API_NODE_ACTIVITY: 'remote' })).to.throw(ConfigError, 'local, normal');
   });
 
+  it('keeps runs forever unless ASSAY_RUN_RETENTION_DAYS says otherwise', () => {
+    expect(loadConfig({}).runs.retentionDays).to.equal(0);
+    expect(loadConfig({ ASSAY_RUN_RETENTION_DAYS: '' }).runs.retentionDays).to.equal(0);
+    expect(loadConfig({ ASSAY_RUN_RETENTION_DAYS: '30' }).runs.retentionDays).to.equal(30);
+    expect(() => loadConfig({ ASSAY_RUN_RETENTION_DAYS: '-1' })).to.throw(ConfigError, 'ASSAY_RUN_RETENTION_DAYS');
+    expect(() => loadConfig({ ASSAY_RUN_RETENTION_DAYS: '1.5' })).to.throw(ConfigError, 'ASSAY_RUN_RETENTION_DAYS');
+  });
+
   it('configures the bundler: its own port, guarded fetches by default, allowed hosts and booleans', () => {
     const defaults = loadConfig({}).bundler;
     expect(defaults).to.include({ port: 8081, publicUrl: 'http://localhost:8081', requireKey: true, allowPrivate: false, maxModules: 2000 });
