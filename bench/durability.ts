@@ -95,21 +95,26 @@ function kill(child: ChildProcess): Promise<void> {
   return exited;
 }
 
+/** Names unique to this bench process and scenario (the store may be shared with earlier runs). */
+let scenario = 0;
+const tag = () => `${process.pid}-${scenario}`;
+
 async function setUp(stack: LocalStack, base: string): Promise<void> {
-  await stack.call('POST', '/v1/environments', { name: 'local', variables: { base } });
+  scenario += 1;
+  await stack.call('POST', '/v1/environments', { name: `local-${tag()}`, variables: { base } });
   for (let i = 1; i <= CASES; i++) {
     await stack.call('POST', '/v1/test-cases', {
-      name: `case ${String(i).padStart(3, '0')}`,
-      folder: 'bench',
+      name: `case ${tag()} ${String(i).padStart(3, '0')}`,
+      folder: `bench-${tag()}`,
       flow: [{ type: 'api', request: { method: 'GET', url: `{{base}}/slow?ms=${SLOW_MS}` }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }],
     });
   }
-  await stack.call('POST', '/v1/runners', { name: 'bench', folder: 'bench' });
+  await stack.call('POST', '/v1/runners', { name: `bench-${tag()}`, folder: `bench-${tag()}` });
 }
 
 async function timedRun(stack: LocalStack, during?: (runId: string) => Promise<void>): Promise<{ ms: number; result: string }> {
   const started = performance.now();
-  const { runId } = await stack.call<{ runId: string }>('POST', '/v1/runs', { runner: 'bench', environment: 'local' });
+  const { runId } = await stack.call<{ runId: string }>('POST', '/v1/runs', { runner: `bench-${tag()}`, environment: `local-${tag()}` });
   const side = during?.(runId);
   for (let i = 0; i < 60_000; i++) {
     const run = await stack.call<{ status: string; result?: string; error?: string }>('GET', `/v1/runs/${runId}`);
@@ -123,7 +128,7 @@ async function timedRun(stack: LocalStack, during?: (runId: string) => Promise<v
 }
 
 async function workerKills(label: string, wftMs: number, stickyMs: number, target: Awaited<ReturnType<typeof startSlowServer>>): Promise<string> {
-  const stack = await startLocalStack({ ASSAY_WORKFLOW_TASK_TIMEOUT_MS: String(wftMs) }, { worker: false });
+  const stack = await startLocalStack({ ASSAY_WORKFLOW_TASK_TIMEOUT_MS: String(wftMs), ASSAY_RATE_LIMIT_PER_MINUTE: '10000000' }, { worker: false });
   const workers: ChildProcess[] = [];
   try {
     await setUp(stack, target.url);
@@ -158,27 +163,31 @@ async function workerKills(label: string, wftMs: number, stickyMs: number, targe
 }
 
 async function polling(target: Awaited<ReturnType<typeof startSlowServer>>): Promise<string[]> {
-  const stack = await startLocalStack();
+  const stack = await startLocalStack({ ASSAY_RATE_LIMIT_PER_MINUTE: '10000000' });
   try {
-    await stack.call('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
+    scenario += 1;
+    const t = tag();
+    await stack.call('POST', '/v1/environments', { name: `poll-${t}`, variables: { base: target.url } });
     for (let i = 1; i <= 20; i++) {
-      await stack.call('POST', '/v1/test-cases', { name: `slow ${i}`, folder: 'poll', flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/slow?ms=1000' } }] });
+      await stack.call('POST', '/v1/test-cases', { name: `slow ${t} ${i}`, folder: `poll-${t}`, flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/slow?ms=1000' } }] });
     }
-    await stack.call('POST', '/v1/runners', { name: 'poll', folder: 'poll' });
+    await stack.call('POST', '/v1/runners', { name: `poll-${t}`, folder: `poll-${t}` });
     const ids: string[] = [];
-    for (let i = 0; i < RUNS; i++) ids.push((await stack.call<{ runId: string }>('POST', '/v1/runs', { runner: 'poll', environment: 'local' })).runId);
+    for (let i = 0; i < RUNS; i++) ids.push((await stack.call<{ runId: string }>('POST', '/v1/runs', { runner: `poll-${t}`, environment: `poll-${t}` })).runId);
     await sleep(1500);
     const rest: number[] = [];
     const query: number[] = [];
-    const until = performance.now() + POLL_SECONDS * 1000;
+    let until = performance.now() + POLL_SECONDS * 1000;
     for (let i = 0; performance.now() < until; i++) {
-      const id = ids[i % ids.length]!;
-      let t = performance.now();
-      await stack.call('GET', `/v1/runs/${id}`);
+      const t = performance.now();
+      await stack.call('GET', `/v1/runs/${ids[i % ids.length]!}`);
       rest.push(performance.now() - t);
-      // What GET did before: ask the workflow (answered only between workflow tasks).
-      t = performance.now();
-      await stack.api.launcher.liveState({ workflowId: `run-${id}` } as Run, 2000);
+    }
+    // What GET did before: ask the workflow (answered only between workflow tasks).
+    until = performance.now() + POLL_SECONDS * 1000;
+    for (let i = 0; performance.now() < until; i++) {
+      const t = performance.now();
+      await stack.api.launcher.liveState({ workflowId: `run-${ids[i % ids.length]!}` } as Run, 2000);
       query.push(performance.now() - t);
     }
     const row = (name: string, v: number[]) =>
@@ -206,7 +215,7 @@ async function main(): Promise<void> {
         '|---|---|---|---|---|---|',
         ...rows,
         '',
-        `### Polling while ${RUNS} runs have 1 s requests in flight (${POLL_SECONDS} s of back-to-back calls)`,
+        `### Polling while ${RUNS} runs have 1 s requests in flight (${POLL_SECONDS} s of back-to-back calls each)`,
         '',
         '| what answers | calls | p50 | p95 | p99 | max |',
         '|---|---|---|---|---|---|',

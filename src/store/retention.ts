@@ -79,7 +79,7 @@ export async function sweepExpiredRuns(
 ): Promise<number> {
   const batchSize = options.batchSize ?? RETENTION_BATCH_SIZE;
   const maxBatches = options.maxBatches ?? RETENTION_MAX_BATCHES;
-  // One query finds the whole sweep's share (there is no index on completedAt to page along).
+  // One query finds the whole sweep's share (index ix_runs_status_completed).
   const ids = (
     await dataSource.getRepository(Run).find({
       select: { id: true },

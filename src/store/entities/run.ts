@@ -13,6 +13,7 @@ import type { RunPlan, RunResultValue, RunStatus, RunSummary, RunTrigger, Variab
 @Index('uq_runs_workflow', ['workflowId'], { unique: true })
 @Index('uq_runs_idempotency', ['workspaceId', 'idempotencyKey'], { unique: true })
 @Index('ix_runs_status_created', ['status', 'createdAt'])
+@Index('ix_runs_status_completed', ['status', 'completedAt'])
 export class Run {
   @PrimaryColumn({ type: 'varchar', length: 40 })
   id!: string;

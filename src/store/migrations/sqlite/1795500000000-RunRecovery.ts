@@ -16,6 +16,7 @@ export class RunRecovery1795500000000 implements MigrationInterface {
         await queryRunner.query(`CREATE UNIQUE INDEX "uq_runs_workflow" ON "runs" ("workflowId") `);
         await queryRunner.query(`CREATE INDEX "ix_runs_runner_env_created" ON "runs" ("workspaceId", "runnerName", "environmentName", "createdAt") `);
         await queryRunner.query(`CREATE INDEX "ix_runs_workspace_created" ON "runs" ("workspaceId", "createdAt") `);
+        await queryRunner.query(`CREATE INDEX "ix_runs_status_completed" ON "runs" ("status", "completedAt") `);
         await queryRunner.query(`CREATE INDEX "ix_runs_status_created" ON "runs" ("status", "createdAt") `);
         await queryRunner.query(`CREATE UNIQUE INDEX "uq_runs_idempotency" ON "runs" ("workspaceId", "idempotencyKey") `);
     }
@@ -23,6 +24,7 @@ export class RunRecovery1795500000000 implements MigrationInterface {
     public async down(queryRunner: QueryRunner): Promise<void> {
         await queryRunner.query(`DROP INDEX "uq_runs_idempotency"`);
         await queryRunner.query(`DROP INDEX "ix_runs_status_created"`);
+        await queryRunner.query(`DROP INDEX "ix_runs_status_completed"`);
         await queryRunner.query(`DROP INDEX "ix_runs_workspace_created"`);
         await queryRunner.query(`DROP INDEX "ix_runs_runner_env_created"`);
         await queryRunner.query(`DROP INDEX "uq_runs_workflow"`);
