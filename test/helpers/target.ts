@@ -19,6 +19,8 @@ import type { AddressInfo } from 'node:net';
 export interface Target {
   url: string;
   hits: Map<string, number>;
+  /** `X-Assay-Execution` header of every request, by path, in arrival order. */
+  executions: Map<string, string[]>;
   /** Most requests being answered at the same moment since start (or since `resetInFlight`). */
   maxInFlight: number;
   resetInFlight(): void;
@@ -38,6 +40,7 @@ const NAMES = ['Ada', 'Grace', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 
 
 export async function startTarget(): Promise<Target> {
   const hits = new Map<string, number>();
+  const executions = new Map<string, string[]>();
   const timers = new Set<NodeJS.Timeout>();
   const flaky = new Map<string, number>();
   let inFlight = 0;
@@ -45,6 +48,8 @@ export async function startTarget(): Promise<Target> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
+    const execution = req.headers['x-assay-execution'];
+    if (typeof execution === 'string') executions.set(url.pathname, [...(executions.get(url.pathname) ?? []), execution]);
     inFlight += 1;
     target.maxInFlight = Math.max(target.maxInFlight, inFlight);
     res.on('close', () => (inFlight -= 1));
@@ -104,6 +109,7 @@ export async function startTarget(): Promise<Target> {
   return {
     url: `http://127.0.0.1:${port}`,
     hits,
+    executions,
     get maxInFlight() {
       return target.maxInFlight;
     },

@@ -14,7 +14,7 @@ import { createLogger } from '../../src/logger';
 import { eventually, startTestApp, waitForRun, type Reply, type TestApp } from '../helpers/app';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startTarget, type Target } from '../helpers/target';
-import { recordHistory } from '../helpers/temporal';
+import { recordHistory, temporalClient } from '../helpers/temporal';
 
 function expectProblem(res: Reply, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body)).to.equal(status);
@@ -133,6 +133,14 @@ describe('deployments', function () {
       expect((await app.request('GET', '/v1/runs?trigger=schedule')).body.items.map((r: { runId: string }) => r.runId)).to.include(listed.runId);
       const [row] = await app.dataSource.query('SELECT workflowId FROM runs WHERE id = ?', [listed.runId]);
       expect(row.workflowId).to.match(new RegExp(`^run-scheduled-${d.id}-\\d{4}-`));
+      // Its workflow id follows the schedule, and the AssayRunId search attribute finds it (docs/api.md).
+      const client = await temporalClient();
+      const found = await eventually(async () => {
+        const ids: string[] = [];
+        for await (const w of client.workflow.list({ query: `AssayRunId = "${listed.runId}"` })) ids.push(w.workflowId);
+        return ids.length > 0 ? ids : undefined;
+      }, 30_000, 250);
+      expect(found).to.deep.equal([row.workflowId]);
       await recordHistory('scheduled-run', row.workflowId);
     });
 
