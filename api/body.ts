@@ -1,12 +1,15 @@
 /**
  * JSON request bodies: anything else is refused with 415 (`unsupported-media-type`), and the
  * body is parsed by @koa/bodyparser up to a size limit (413 `payload-too-large` beyond it,
- * 400 `malformed-json` when it does not parse; errors.ts maps both).
+ * 400 `malformed-json` when it does not parse; errors.ts maps both). A body nesting arrays/objects
+ * deeper than MAX_JSON_DEPTH (64) is refused with 400 `too-deep` naming where
+ * ({@link refuseDeepBody}; issue 10 item 6).
  */
 import type Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import compose from 'koa-compose';
-import { Problem } from './problem';
+import { fieldError, Problem } from './problem';
+import { MAX_JSON_DEPTH, tooDeep } from '../src/validation/json-limits';
 import type { AppContext, AppState } from './context';
 
 const JSON_TYPES = ['application/json', 'application/merge-patch+json', 'application/*+json'];
@@ -17,6 +20,29 @@ const jsonOnly: Koa.Middleware<AppState> = async (ctx, next) => {
   if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody && !ctx.is(JSON_TYPES)) {
     throw new Problem('unsupported-media-type', `Request bodies must be JSON (Content-Type: application/json), not "${ctx.get('Content-Type') || 'none'}".`);
   }
+  await next();
+};
+
+/**
+ * The 400 `too-deep` problem for a JSON value nesting deeper than {@link MAX_JSON_DEPTH} at
+ * `path` (segments under `prefix`, e.g. `['document']` for an imported document).
+ */
+export function tooDeepProblem(path: Array<string | number>, what = 'The request body'): Problem {
+  return new Problem('too-deep', `${what} nests arrays/objects deeper than ${MAX_JSON_DEPTH} levels.`, {
+    limit: MAX_JSON_DEPTH,
+    errors: [fieldError(path, `nests deeper than ${MAX_JSON_DEPTH} levels`)],
+  });
+}
+
+/** Throws the 400 `too-deep` problem when `body` (a parsed request body) nests too deeply. */
+export function refuseDeepBody(body: unknown): void {
+  const at = tooDeep(body);
+  if (at) throw tooDeepProblem(at);
+}
+
+/** Checks the depth of `ctx.request.body` once the parser has set it. */
+const depthLimit: Koa.Middleware<AppState> = async (ctx, next) => {
+  refuseDeepBody((ctx.request as { body?: unknown }).body);
   await next();
 };
 
@@ -31,5 +57,6 @@ export function jsonBodies(maxBytes: number): Koa.Middleware<AppState> {
       jsonLimit: maxBytes,
       encoding: 'utf-8',
     }) as unknown as Koa.Middleware<AppState>,
+    depthLimit,
   ]) as unknown as Koa.Middleware<AppState>;
 }

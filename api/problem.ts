@@ -25,6 +25,16 @@ export const PROBLEMS = {
     description: 'The request is well-formed JSON but some fields are invalid; `errors` lists each one.',
   },
   'invalid-query': { status: 400, title: 'Invalid query parameter', description: 'A query string parameter is invalid.' },
+  'too-deep': {
+    status: 400,
+    title: 'JSON nested too deeply',
+    description: 'The body (or a document in it) nests arrays/objects deeper than `limit` (64) levels; `errors` points at where. Flatten it.',
+  },
+  'bad-cursor': {
+    status: 400,
+    title: 'Bad paging cursor',
+    description: 'The `cursor` query parameter is not one this listing returned (`nextCursor`); `errors` names it. Start again without `cursor`.',
+  },
   'invalid-header': { status: 400, title: 'Invalid header', description: 'A request header is malformed; `errors` names it (e.g. `Idempotency-Key`).' },
   'idempotency-key-reused': {
     status: 422,
@@ -76,6 +86,11 @@ export const PROBLEMS = {
   'top-level-await': { status: 422, title: 'Top-level await', description: 'A module uses top-level await, which a classic script (what scripts load) cannot contain.' },
   'bundle-timeout': { status: 422, title: 'Bundle timed out', description: 'Fetching and bundling took longer than ASSAY_BUNDLER_BUILD_TIMEOUT_MS.' },
   'bundle-failed': { status: 422, title: 'Bundle failed', description: "esbuild refused the sources; its message is in `detail` and `message`." },
+  'sample-too-large': {
+    status: 422,
+    title: 'Sample too large',
+    description: 'A schema asks for sample data over the caps (`minItems` over 1,000, `minLength` over 65,536, or a sample over 1 MiB in all); `errors` points at the schema. Lower the minimums or give `data`.',
+  },
   'payload-too-large': { status: 413, title: 'Payload too large', description: 'The request body exceeds the size limit.' },
   'unsupported-media-type': {
     status: 415,

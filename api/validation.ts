@@ -84,18 +84,60 @@ export function queryEnum<T extends string>(ctx: AppContext, name: string, allow
   return raw as T;
 }
 
-/** Opaque cursors for keyset pagination: base64url of JSON. */
+/**
+ * The shapes a listing's cursor decodes to: `name` (one non-empty string: the last name of the
+ * page), `pair` (two strings: e.g. folder and name, path and method), `time-id` (an ISO 8601
+ * instant and an id: runs by `createdAt`).
+ */
+export type CursorShape = 'name' | 'pair' | 'time-id';
+/** What {@link cursor.decode} returns for each {@link CursorShape}. */
+export interface CursorValue {
+  name: string;
+  pair: [string, string];
+  'time-id': [string, string];
+}
+
+/** Longest cursor text accepted (characters); a real one is far shorter. */
+const MAX_CURSOR_CHARS = 2048;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+
+function cursorMatches(value: unknown, shape: CursorShape): boolean {
+  const str = (v: unknown) => typeof v === 'string' && v.length <= 1000;
+  switch (shape) {
+    case 'name':
+      return str(value) && (value as string).length > 0;
+    case 'pair':
+      return Array.isArray(value) && value.length === 2 && value.every(str);
+    case 'time-id':
+      return Array.isArray(value) && value.length === 2 && value.every(str) && ISO_INSTANT.test(value[0] as string) && !Number.isNaN(Date.parse(value[0] as string));
+  }
+}
+
+/**
+ * Opaque cursors for keyset pagination: base64url of JSON. A cursor that is not base64url, not
+ * JSON, or not of the listing's {@link CursorShape} (`e30` = `{}`, `W251bGwsbnVsbF0` =
+ * `[null,null]`) is a 400 `bad-cursor` naming the parameter, never a query with a bad value.
+ */
 export const cursor = {
   encode(value: unknown): string {
     return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
   },
-  decode<T>(ctx: AppContext, name = 'cursor'): T | undefined {
-    const raw = queryString(ctx, name);
-    if (!raw) return undefined;
+  /** The cursor of the request (undefined when absent or empty). @throws Problem 400 `bad-cursor` */
+  decode<S extends CursorShape>(ctx: AppContext, shape: S, name = 'cursor'): CursorValue[S] | undefined {
+    const raw = ctx.query[name];
+    if (raw === undefined) return undefined;
+    const bad = (detail: string) =>
+      new Problem('bad-cursor', `Query parameter "${name}" ${detail}.`, { errors: [{ field: name, pointer: `?${name}`, detail }] });
+    if (Array.isArray(raw)) throw bad('must be given once');
+    if (raw === '') return undefined;
+    if (raw.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(raw)) throw bad('is not a cursor returned by this API');
+    let value: unknown;
     try {
-      return JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as T;
+      value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
     } catch {
-      throw queryProblem(name, 'is not a cursor returned by this API');
+      throw bad('is not a cursor returned by this API');
     }
+    if (!cursorMatches(value, shape)) throw bad('is not a cursor returned by this listing');
+    return value as CursorValue[S];
   },
 };

@@ -207,7 +207,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
 
   router.get('/deployments', async (ctx) => {
     const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
-    const after = cursor.decode<string>(ctx);
+    const after = cursor.decode(ctx, 'name');
     const qb = repo.createQueryBuilder('d').where('d.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
     if (after !== undefined) qb.andWhere('d.name > :after', { after });
     const rows = await qb.orderBy('d.name', 'ASC').take(limit + 1).getMany();

@@ -26,7 +26,9 @@ import { newId } from '../../src/ids';
 import { ApiDesign, type MockResponse } from '../../src/store/entities';
 import { isUniqueViolation } from '../../src/store/errors';
 import { parsePath } from '../../src/mock/paths';
-import { designsFromOpenApi, parseOpenApi } from '../../src/mock/openapi';
+import { designsFromOpenApi, DocumentTooDeepError, parseOpenApi } from '../../src/mock/openapi';
+import { tooDeepProblem } from '../body';
+import { schemaLoop } from '../../src/validation/json-limits';
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
 import { HTTP_METHODS } from '../../src/domain/types';
 import { requireScope } from '../auth';
@@ -87,6 +89,11 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
   const parsed = parsePath(input.path);
   if ('error' in parsed) errors.push(fieldError([...prefix, 'path'], parsed.error));
   const schemaError = (schema: unknown, at: Array<string | number>) => {
+    const loop = schemaLoop(schema);
+    if (loop) {
+      errors.push(fieldError(at, loop));
+      return;
+    }
     try {
       schemaChecker.compile(schema as object);
     } catch (err) {
@@ -104,11 +111,24 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
     if (r.schema) schemaError(r.schema, [...prefix, 'responses', i, 'schema']);
   });
   if (errors.length) throw invalid(errors);
-  const responses = input.responses.map((r) => {
+  const sampleErrors: Array<{ err: SampleError; at: Array<string | number> }> = [];
+  const responses = input.responses.map((r, i) => {
     if (r.data !== undefined) return r;
+    const own = r.schema !== undefined && r.schema !== null;
     const schema = r.schema ?? input.responseSchemas?.[String(r.status)];
-    return { ...r, data: schema ? sampleFromSchema(schema) : null };
+    try {
+      return { ...r, data: schema ? sampleFromSchema(schema) : null };
+    } catch (err) {
+      if (!(err instanceof SampleError)) throw err;
+      sampleErrors.push({ err, at: own ? [...prefix, 'responses', i, 'schema'] : [...prefix, 'responseSchemas', String(r.status)] });
+      return r;
+    }
   });
+  if (sampleErrors.length) {
+    const first = sampleErrors[0]!.err;
+    const fields = sampleErrors.map(({ err, at }) => fieldError([...at, ...err.path], err.detail));
+    throw new Problem(first.code as never, sampleErrors.length === 1 ? `${fields[0]!.field}: ${first.detail}` : `${fields.length} responses cannot be sampled`, { errors: fields });
+  }
   const p = parsed as Exclude<typeof parsed, { error: string }>;
   return { design: { ...input, method: input.method.toUpperCase(), path: p.path, responses }, routeKey: p.routeKey };
 }
@@ -168,7 +188,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
 
   router.get('/designs', async (ctx) => {
     const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
-    const after = cursor.decode<[string, string]>(ctx);
+    const after = cursor.decode(ctx, 'pair');
     const qb = repo.createQueryBuilder('d').where('d.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
     const prefixFilter = queryFilter(ctx, 'path');
     if (prefixFilter !== undefined) qb.andWhere("d.path LIKE :p ESCAPE '!'", { p: `${prefixFilter.replace(/[!%_]/g, (c) => `!${c}`)}%` });
@@ -203,9 +223,16 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     try {
       doc = typeof body.document === 'string' ? parseOpenApi(body.document) : parseOpenApi(JSON.stringify(body.document ?? body));
     } catch (err) {
+      if (err instanceof DocumentTooDeepError) throw tooDeepProblem(['document', ...err.path], 'The document');
       throw invalid([fieldError(['document'], (err as Error).message)], `Not an importable OpenAPI document: ${(err as Error).message}`);
     }
-    const result = designsFromOpenApi(doc);
+    let result: ReturnType<typeof designsFromOpenApi>;
+    try {
+      result = designsFromOpenApi(doc);
+    } catch (err) {
+      if (!(err instanceof SampleError)) throw err;
+      throw new Problem(err.code as never, err.message, { errors: [fieldError(['document', ...err.path], err.detail)] });
+    }
     const workspaceId = ctx.state.caller.workspaceId;
     const created = await dataSource.transaction(async (manager) => {
       const out: ApiDesign[] = [];
@@ -274,13 +301,21 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
 
   router.post('/mock-samples', async (ctx) => {
     const input = validateSample(jsonBody(ctx));
+    const loop = schemaLoop(input.schema);
+    if (loop) throw invalid([fieldError(['schema'], loop)]);
     try {
       schemaChecker.compile(input.schema);
     } catch (err) {
       throw invalid([fieldError(['schema'], `is not a valid JSON Schema: ${(err as Error).message}`)]);
     }
     if ((input.mode ?? 'fast') === 'fast') {
-      ctx.body = { mode: 'fast', data: sampleFromSchema(input.schema) };
+      try {
+        ctx.body = { mode: 'fast', data: sampleFromSchema(input.schema) };
+      } catch (err) {
+        if (!(err instanceof SampleError)) throw err;
+        const field = fieldError(['schema', ...err.path], err.detail);
+        throw new Problem(err.code as never, `${field.field}: ${err.detail}`, { errors: [field] });
+      }
       return;
     }
     try {

@@ -71,7 +71,7 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
 
   router.get('/environments', async (ctx) => {
     const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
-    const after = cursor.decode<string>(ctx);
+    const after = cursor.decode(ctx, 'name');
     const qb = repo.createQueryBuilder('e').where('e.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
     if (after !== undefined) qb.andWhere('e.name > :after', { after });
     const rows = await qb.orderBy('e.name', 'ASC').take(limit + 1).getMany();

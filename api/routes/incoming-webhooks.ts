@@ -38,6 +38,7 @@ import { fieldError, Problem } from '../problem';
 import { createAndStartRun } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { bodyValidator } from '../validation';
+import { refuseDeepBody } from '../body';
 import { deploymentDisabled } from './deployments';
 import { iso, variablesSchema } from './shared';
 
@@ -120,6 +121,7 @@ export function incomingWebhooksRouter({ dataSource, runs, logger, config }: Api
       throw new Problem('unsupported-media-type', 'The webhook body must be JSON (Content-Type: application/json).');
     }
     await parse(ctx, async () => undefined);
+    refuseDeepBody((ctx.request as { body?: unknown }).body);
     const body = validateBody(hasBody ? (ctx.request as { body?: unknown }).body : {});
 
     const environmentName = body.environment ?? deployment.environmentName;

@@ -105,7 +105,7 @@ export function runnersRouter({ dataSource }: ApiDeps): Router<AppState> {
 
   router.get('/runners', async (ctx) => {
     const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
-    const after = cursor.decode<string>(ctx);
+    const after = cursor.decode(ctx, 'name');
     const qb = repo.createQueryBuilder('r').where('r.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
     if (after !== undefined) qb.andWhere('r.name > :after', { after });
     const rows = await qb.orderBy('r.name', 'ASC').take(limit + 1).getMany();

@@ -167,7 +167,7 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     if (environment !== undefined) qb.andWhere('run.environmentName = :environment', { environment });
     if (status !== undefined) qb.andWhere('run.status = :status', { status });
     if (trigger !== undefined) qb.andWhere('run.trigger = :trigger', { trigger });
-    const after = cursor.decode<[string, string]>(ctx);
+    const after = cursor.decode(ctx, 'time-id');
     if (after) {
       const cmp = order === 'desc' ? '<' : '>';
       qb.andWhere(`(run.createdAt ${cmp} :ac OR (run.createdAt = :ac AND run.id ${cmp} :ai))`, { ac: new Date(after[0]), ai: after[1] });

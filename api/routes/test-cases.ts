@@ -117,7 +117,7 @@ export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
     const tags = tagsParam === undefined ? [] : [...new Set(tagsParam.split(',').map((t) => t.trim()).filter(Boolean))];
     if (tagsParam !== undefined && tags.length === 0) throw queryProblem('tags', 'must name at least one tag (comma-separated)');
     const qb = testCaseQuery(dataSource.manager, ctx.state.caller.workspaceId, { folder, tags });
-    const after = cursor.decode<[string, string]>(ctx);
+    const after = cursor.decode(ctx, 'pair');
     if (after) qb.andWhere('(tc.folder > :af OR (tc.folder = :af AND tc.name > :an))', { af: after[0], an: after[1] });
     const rows = await qb.orderBy('tc.folder', 'ASC').addOrderBy('tc.name', 'ASC').take(limit + 1).getMany();
     const items = rows.slice(0, limit);

@@ -8,7 +8,8 @@
 import { parse as parseYaml } from 'yaml';
 import type { MockResponse } from '../store/entities';
 import { parsePath } from './paths';
-import { sampleFromSchema } from './samples';
+import { SampleError, sampleFromSchema } from './samples';
+import { MAX_JSON_DEPTH, tooDeep } from '../validation/json-limits';
 
 export interface ImportedDesign {
   method: string;
@@ -61,14 +62,29 @@ function jsonContent(doc: Json, response: Json): Json | undefined {
   return type ? deref(doc, content[type]) : undefined;
 }
 
-/** Parses the text of an OpenAPI document. @throws Error with a readable message. */
+/** A document nesting deeper than MAX_JSON_DEPTH; `path` points at where (empty when the YAML parser gave up). */
+export class DocumentTooDeepError extends Error {
+  constructor(readonly path: Array<string | number>) {
+    super(`The document nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+}
+
+/**
+ * Parses the text of an OpenAPI document.
+ * @throws DocumentTooDeepError when it nests deeper than MAX_JSON_DEPTH (also when the YAML parser
+ *   runs out of stack on it); Error with a readable message when it is not an OpenAPI 3.x document.
+ */
 export function parseOpenApi(text: string): Json {
   let doc: unknown;
   try {
-    doc = text.trimStart().startsWith('{') ? JSON.parse(text) : parseYaml(text);
+    doc = text.trimStart().startsWith('{') ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
   } catch (err) {
+    // The yaml parser recurses per nesting level: a deep document overflows its stack.
+    if (err instanceof RangeError || /Maximum call stack/i.test((err as Error).message)) throw new DocumentTooDeepError([]);
     throw new Error(`The document is neither JSON nor YAML: ${(err as Error).message}`, { cause: err });
   }
+  const deep = tooDeep(doc);
+  if (deep) throw new DocumentTooDeepError(deep);
   if (!doc || typeof doc !== 'object') throw new Error('The document is not an object');
   const version = (doc as Json).openapi;
   if (typeof version !== 'string' || !/^3\./.test(version)) throw new Error(`Only OpenAPI 3.x documents can be imported (this one says openapi: ${JSON.stringify(version ?? (doc as Json).swagger ?? null)})`);
@@ -107,7 +123,14 @@ export function designsFromOpenApi(doc: Json): ImportResult {
         } else if (media && 'example' in media) {
           responses.push({ status, code: 1, data: media.example });
         } else if (schema) {
-          responses.push({ status, code: 1, data: sampleFromSchema(schema, doc) });
+          let data: unknown;
+          try {
+            data = sampleFromSchema(schema, doc);
+          } catch (err) {
+            if (!(err instanceof SampleError)) throw err;
+            throw new SampleError(`${label} ${statusKey}: ${err.message}`, err.status, err.code, ['paths', rawPath, method, 'responses', statusKey], err.detail);
+          }
+          responses.push({ status, code: 1, data });
         } else {
           responses.push({ status, code: 1, name: String(response?.description ?? '').slice(0, 200) || undefined, data: null });
         }

@@ -14,9 +14,96 @@ import addFormats from 'ajv-formats';
 import { sample } from 'openapi-sampler';
 import { request } from 'undici';
 
-/** Generates example-like data for `schema`; `document` resolves `$ref`s (an OpenAPI document). */
+/**
+ * Caps on quick samples (issue 10 item 11; docs/mocks.md "Sample data"): an array's `minItems`,
+ * a string's `minLength`, the sampler's nesting depth, and the size of the whole sample (its JSON,
+ * in bytes, estimated from the schema before sampling and measured after).
+ */
+export const SAMPLE_LIMITS = { maxItems: 1000, maxStringLength: 65_536, maxDepth: 8, maxBytes: 1024 * 1024 } as const;
+/** How many schema nodes the size estimate visits at most (a schema that needs more is refused). */
+const MAX_ESTIMATE_STEPS = 100_000;
+
+type Schema = Record<string, unknown>;
+
+function resolveRef(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, part)) return undefined;
+    node = (node as Schema)[part];
+  }
+  return node;
+}
+
+/**
+ * An upper bound of the JSON size (bytes) openapi-sampler produces for `schema`, following its
+ * rules (an array has `minItems` items, or one; objects get every property and two
+ * additionalProperties; nesting stops at depth 8; a schema already being sampled is not entered
+ * again). Throws {@link SampleError} `sample-too-large` naming the keyword when a cap bites.
+ */
+function estimateSample(schema: unknown, root: unknown): number {
+  let steps = 0;
+  const tooLarge = (path: Array<string | number>, detail: string) =>
+    new SampleError(`The sample would be too large: ${detail}.`, 422, 'sample-too-large', path, detail);
+  const visit = (node: unknown, depth: number, path: Array<string | number>, stack: unknown[]): number => {
+    if (++steps > MAX_ESTIMATE_STEPS) throw tooLarge(path, `the schema needs more than ${MAX_ESTIMATE_STEPS} steps to sample`);
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return 8;
+    if (depth > SAMPLE_LIMITS.maxDepth || stack.includes(node) || stack.length > 64) return 8;
+    const s = node as Schema;
+    if (s.example !== undefined || s.default !== undefined || s.const !== undefined) return 8 + JSON.stringify(s.example ?? s.default ?? s.const ?? null).length;
+    const inner = [...stack, node];
+    if (typeof s.$ref === 'string') return visit(resolveRef(root, s.$ref), depth, [...path, '$ref'], inner);
+    let total = 8;
+    for (const k of ['allOf', 'oneOf', 'anyOf'] as const) {
+      if (Array.isArray(s[k])) (s[k] as unknown[]).forEach((sub, i) => (total += visit(sub, depth, [...path, k, i], inner)));
+    }
+    if (typeof s.minLength === 'number' && s.minLength > SAMPLE_LIMITS.maxStringLength) {
+      throw tooLarge([...path, 'minLength'], `minLength ${s.minLength} is over the ${SAMPLE_LIMITS.maxStringLength} a sample may have`);
+    }
+    if (typeof s.minLength === 'number') total += s.minLength;
+    if (typeof s.minItems === 'number' && s.minItems > SAMPLE_LIMITS.maxItems) {
+      throw tooLarge([...path, 'minItems'], `minItems ${s.minItems} is over the ${SAMPLE_LIMITS.maxItems} items a sample may have`);
+    }
+    const items = s.prefixItems ?? s.items ?? s.contains;
+    if (Array.isArray(items)) items.forEach((sub, i) => (total += visit(sub, depth + 1, [...path, 'prefixItems', i], inner)));
+    else if (items && typeof items === 'object') {
+      const n = Math.min(typeof s.maxItems === 'number' ? s.maxItems : Infinity, typeof s.minItems === 'number' && s.minItems > 0 ? s.minItems : 1);
+      total += Math.max(0, n) * (1 + visit(items, depth + 1, [...path, 'items'], inner));
+    }
+    if (s.properties && typeof s.properties === 'object') {
+      for (const [name, sub] of Object.entries(s.properties as Schema)) total += name.length + 4 + visit(sub, depth + 1, [...path, 'properties', name], inner);
+    }
+    if (s.additionalProperties && typeof s.additionalProperties === 'object') total += 2 * (16 + visit(s.additionalProperties, depth + 1, [...path, 'additionalProperties'], inner));
+    if (total > SAMPLE_LIMITS.maxBytes) throw tooLarge(path, `its sample would be over ${SAMPLE_LIMITS.maxBytes} bytes (about ${Math.round(total)})`);
+    return total;
+  };
+  return visit(schema, 1, [], []);
+}
+
+/**
+ * Generates example-like data for `schema`; `document` resolves `$ref`s (an OpenAPI document;
+ * without one, `$ref`s resolve against the schema itself, `#/$defs/...`).
+ * @throws SampleError 422 `sample-too-large` (pointing at the keyword) when the sample would pass
+ *   {@link SAMPLE_LIMITS}; 400 `validation-failed` when the sampler cannot follow the schema.
+ */
 export function sampleFromSchema(schema: object, document?: object): unknown {
-  return sample(schema as never, { skipReadOnly: false, skipWriteOnly: true, quiet: true, maxSampleDepth: 8 }, document);
+  const root = document ?? schema;
+  estimateSample(schema, root);
+  let value: unknown;
+  try {
+    value = sample(schema as never, { skipReadOnly: false, skipWriteOnly: true, quiet: true, maxSampleDepth: SAMPLE_LIMITS.maxDepth }, root as never);
+  } catch (err) {
+    const detail = `cannot be sampled: ${(err as Error).message}`;
+    throw new SampleError(`The schema ${detail}`, 400, 'validation-failed', [], detail);
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(value) ?? 'null');
+  if (bytes > SAMPLE_LIMITS.maxBytes) {
+    const detail = `its sample would be ${bytes} bytes, over the ${SAMPLE_LIMITS.maxBytes} allowed`;
+    throw new SampleError(`The sample would be too large: ${detail}.`, 422, 'sample-too-large', [], detail);
+  }
+  return value;
 }
 
 /** Settings of the AI generator; null when not configured. */
@@ -27,12 +114,17 @@ export interface AiSettings {
   timeoutMs: number;
 }
 
-/** Why the AI generator could not give data; `status` is the HTTP status the API should answer. */
+/**
+ * Why no sample could be made; `status` and `code` are what the API answers, `path` points into
+ * the schema at fault (segments; empty for the whole schema) and `detail` says what is wrong there.
+ */
 export class SampleError extends Error {
   constructor(
     message: string,
     readonly status: number,
     readonly code: string,
+    readonly path: Array<string | number> = [],
+    readonly detail: string = message,
   ) {
     super(message);
   }

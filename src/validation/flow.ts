@@ -17,6 +17,7 @@ import { checkExpression, referencedNodeIds } from '../domain/expressions';
 import { ASSERTION_OPERATORS, HTTP_METHODS, NODE_TYPES, type Assertion, type DataSet, type FlowNode, type ScriptConfig } from '../domain/types';
 import { ownLibrary } from '../sandbox/libraries';
 import { dataSetRows } from './data-sets';
+import { schemaLoop } from './json-limits';
 
 /** A problem at a path inside the request body. */
 export interface FlowIssue {
@@ -223,7 +224,7 @@ function checkAssertion(a: Assertion, path: Array<string | number>, issues: Flow
       }
       break;
     case 'matchesSchema': {
-      const problem = hasExpected ? checkSchema(a.expected) : 'is required';
+      const problem = hasExpected ? (schemaLoop(a.expected) ?? checkSchema(a.expected)) : 'is required';
       if (problem) issues.push({ path: at, message: problem === 'is required' ? problem : `is not a valid JSON Schema: ${problem}` });
       break;
     }

@@ -197,7 +197,7 @@ describe('REST API contract', function () {
       const all = [...first.body.items, ...second.body.items].map((t: { id: string }) => t.id);
       expect(new Set(all).size).to.equal(4);
       expectProblem(await app.request('GET', '/v1/test-cases?limit=0'), 400, 'invalid-query');
-      expectProblem(await app.request('GET', '/v1/test-cases?cursor=%%%'), 400, 'invalid-query');
+      expectProblem(await app.request('GET', '/v1/test-cases?cursor=%%%'), 400, 'bad-cursor');
     });
 
     it('409 on a duplicate name in the same folder; the same name in another folder is fine', async () => {
