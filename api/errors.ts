@@ -51,6 +51,9 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
         }
       }
       ctx.status = problem.status;
+      // The request body was not read to its end (a 413, or a refusal before parsing): the rest
+      // would be read as the next request or stall the connection, so close it after this answer.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.type = 'application/problem+json';
       ctx.body = problem.toJSON(`urn:assay:request:${ctx.state.requestId}`);
       if (problem.status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="assay"');

@@ -28,7 +28,7 @@ export const PROBLEMS = {
   'too-deep': {
     status: 400,
     title: 'JSON nested too deeply',
-    description: 'The body (or a document in it) nests arrays/objects deeper than `limit` (64) levels; `errors` points at where. Flatten it.',
+    description: 'The body (or a document in it) nests arrays/objects deeper than `limit` (31, the deepest MariaDB stores) levels; `errors` points at where. Flatten it.',
   },
   'bad-cursor': {
     status: 400,

@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import { CronExpressionParser } from 'cron-parser';
+import { temporalCronProblem } from '../../src/temporal/cron';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
 import { hashKey } from '../../src/keys';
@@ -85,18 +86,21 @@ const validatePatch = bodyValidator<DeploymentInput>({ type: 'object', additiona
 
 /**
  * Checks a cron expression: five fields (minute hour day-of-month month day-of-week), values in
- * range. Restricting both day of month and day of week is refused: cron tools disagree on whether
+ * range, and only what Temporal's schedule parser accepts (src/temporal/cron.ts: no `?`, `L`, `#`). Restricting both day of month and day of week is refused: cron tools disagree on whether
  * that means "and" or "or" (Temporal reads "and"), so it would not do what half the users expect.
  */
 export function cronProblem(expression: string, timezone: string): string | null {
   const parts = expression.trim().split(/\s+/);
   if (parts.length !== 5) return `must have five fields (minute hour day-of-month month day-of-week), got ${parts.length}`;
+  // What Temporal's schedule parser refuses (`?`, `L`, `#`…) would leave the schedule pending forever.
+  const temporal = temporalCronProblem(expression);
+  if (temporal) return `is not a cron expression Temporal accepts: ${temporal}`;
   try {
     CronExpressionParser.parse(expression, { tz: timezone });
   } catch (err) {
     return `is not a valid cron expression: ${(err as Error).message}`;
   }
-  if (parts[2] !== '*' && parts[2] !== '?' && parts[4] !== '*' && parts[4] !== '?') {
+  if (parts[2] !== '*' && parts[4] !== '*') {
     return 'restricts both day of month and day of week; use one of them (tools disagree on what both mean)';
   }
   return null;

@@ -28,7 +28,7 @@ import { isUniqueViolation } from '../../src/store/errors';
 import { parsePath } from '../../src/mock/paths';
 import { designsFromOpenApi, DocumentTooDeepError, parseOpenApi } from '../../src/mock/openapi';
 import { tooDeepProblem } from '../body';
-import { schemaLoop } from '../../src/validation/json-limits';
+import { MAX_JSON_DEPTH, schemaLoop, tooDeep } from '../../src/validation/json-limits';
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
 import { HTTP_METHODS } from '../../src/domain/types';
 import { requireScope } from '../auth';
@@ -128,6 +128,11 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
     const first = sampleErrors[0]!.err;
     const fields = sampleErrors.map(({ err, at }) => fieldError([...at, ...err.path], err.detail));
     throw new Problem(first.code as never, sampleErrors.length === 1 ? `${fields[0]!.field}: ${first.detail}` : `${fields.length} responses cannot be sampled`, { errors: fields });
+  }
+  // Imports inline `$ref`s and samples fill data: what is stored must still fit the depth limit.
+  for (const [field, value] of [['requestSchema', input.requestSchema], ['responseSchemas', input.responseSchemas], ['responses', responses]] as const) {
+    const deep = tooDeep(value, MAX_JSON_DEPTH);
+    if (deep) throw tooDeepProblem([...prefix, field, ...deep], `The design's ${field}`);
   }
   const p = parsed as Exclude<typeof parsed, { error: string }>;
   return { design: { ...input, method: input.method.toUpperCase(), path: p.path, responses }, routeKey: p.routeKey };

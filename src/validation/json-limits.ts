@@ -13,8 +13,13 @@
  * Both walks are iterative and bounded, so they are safe on any input.
  */
 
-/** Deepest nesting of arrays/objects accepted: the top-level value is depth 1. */
-export const MAX_JSON_DEPTH = 64;
+/**
+ * Deepest nesting of arrays/objects accepted: the top-level value is depth 1. 31 because MariaDB's
+ * JSON columns refuse values nested 32 deep (their `JSON_VALID` check constraint; MySQL's limit is
+ * 100, SQLite's 1000) and an incoming-webhook body is stored whole as its run's context: any
+ * deeper value would be accepted by one store and fail with a 500 on another.
+ */
+export const MAX_JSON_DEPTH = 31;
 
 /**
  * The path to the first array/object nested deeper than `limit` (the top-level value is depth 1),
