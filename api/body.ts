@@ -8,8 +8,8 @@
 import type Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import compose from 'koa-compose';
-import { fieldError, Problem } from './problem';
-import { MAX_JSON_DEPTH, tooDeep } from '../src/validation/json-limits';
+import { fieldError, invalid, Problem } from './problem';
+import { illFormedString, MAX_JSON_DEPTH, tooDeep } from '../src/validation/json-limits';
 import type { AppContext, AppState } from './context';
 
 const JSON_TYPES = ['application/json', 'application/merge-patch+json', 'application/*+json'];
@@ -34,10 +34,16 @@ export function tooDeepProblem(path: Array<string | number>, what = 'The request
   });
 }
 
-/** Throws the 400 `too-deep` problem when `body` (a parsed request body) nests too deeply. */
+/**
+ * Throws the 400 `too-deep` problem when `body` (a parsed request body) nests too deeply, and a
+ * 400 `validation-failed` naming the field when a string holds a lone UTF-16 surrogate (no store
+ * keeps it: MariaDB's JSON columns refuse it).
+ */
 export function refuseDeepBody(body: unknown): void {
   const at = tooDeep(body);
   if (at) throw tooDeepProblem(at);
+  const bad = illFormedString(body);
+  if (bad) throw invalid([fieldError(bad, 'contains a lone UTF-16 surrogate (\\ud800-\\udfff outside a pair): not Unicode text')]);
 }
 
 /** Checks the depth of `ctx.request.body` once the parser has set it. */

@@ -126,3 +126,28 @@ export function schemaLoop(schema: unknown, document?: unknown): string | null {
   }
   return null;
 }
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one (code units). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The path to the first string (value or key) of `value` that is not well-formed Unicode (a lone
+ * UTF-16 surrogate, `"\ud800"`: valid JSON text per RFC 8259 §8.2, but not text, and refused by
+ * MariaDB's JSON columns), or null. Iterative; call after {@link tooDeep} has bounded the depth.
+ */
+export function illFormedString(value: unknown): Array<string | number> | null {
+  const stack: Array<{ node: unknown; path: Array<string | number> }> = [{ node: value, path: [] }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (typeof node === 'string') {
+      if (LONE_SURROGATE.test(node)) return path;
+    } else if (Array.isArray(node)) node.forEach((v, i) => stack.push({ node: v, path: [...path, i] }));
+    else if (node !== null && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) {
+        if (LONE_SURROGATE.test(k)) return [...path, k];
+        stack.push({ node: v, path: [...path, k] });
+      }
+    }
+  }
+  return null;
+}
