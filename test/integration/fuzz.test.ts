@@ -142,8 +142,17 @@ describe('Fuzz: every body endpoint and every listing (issue 10)', function () {
     const copy = JSON.parse(JSON.stringify(template ?? {})) as unknown;
     const containers: Array<{ parent: Record<string, unknown> | unknown[]; key: string | number }> = [];
     const walk = (node: unknown) => {
-      if (Array.isArray(node)) node.forEach((v, i) => (containers.push({ parent: node, key: i }), walk(v)));
-      else if (node && typeof node === 'object') for (const [k, v] of Object.entries(node)) (containers.push({ parent: node as Record<string, unknown>, key: k }), walk(v));
+      if (Array.isArray(node)) {
+        node.forEach((v, i) => {
+          containers.push({ parent: node, key: i });
+          walk(v);
+        });
+      } else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) {
+          containers.push({ parent: node as Record<string, unknown>, key: k });
+          walk(v);
+        }
+      }
     };
     walk(copy);
     if (containers.length === 0) return randomValue(r);
