@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import type Router from '@koa/router';
 import { createApp } from '../../api/app';
 import { createLogger } from '../../src/logger';
+import { startBundler } from '../../src/server';
 import { startTestApp, type Reply, type TestApp } from '../helpers/app';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -61,7 +62,7 @@ describe('Fuzz: every body endpoint and every listing (issue 10)', function () {
   let sent = 0;
 
   before(async () => {
-    app = await startTestApp({ env: { ASSAY_RATE_LIMIT_PER_MINUTE: '1000000' } });
+    app = await startTestApp({ env: { ASSAY_RATE_LIMIT_PER_MINUTE: '1000000', ASSAY_BUNDLER_RATE_LIMIT_PER_MINUTE: '1000000' } });
     const ok = async (res: Promise<Reply>) => {
       const r = await res;
       expect(r.status, JSON.stringify(r.body)).to.be.oneOf([200, 201]);
@@ -106,9 +107,23 @@ describe('Fuzz: every body endpoint and every listing (issue 10)', function () {
     return path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(ids[name] ?? `no-such-${name}`));
   }
 
-  async function send(method: string, path: string, raw: string | undefined, label: string): Promise<void> {
+  async function send(method: string, path: string, raw: string | undefined, label: string, base?: string): Promise<void> {
     sent++;
-    const res = await app.request(method, path, undefined, { raw, headers: raw === undefined ? {} : { 'content-type': 'application/json' } });
+    let res: Reply;
+    if (base) {
+      // Another service (the bundler): same checks, its own address.
+      const answer = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' }, body: raw });
+      const text = await answer.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* keep the text */
+      }
+      res = { status: answer.status, headers: answer.headers, body };
+    } else {
+      res = await app.request(method, path, undefined, { raw, headers: raw === undefined ? {} : { 'content-type': 'application/json' } });
+    }
     const where = `seed ${SEED}: ${method} ${path} [${label}] body ${String(raw).slice(0, 120)} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
     if (res.status >= 500) failures.push(where);
     else if (res.status >= 400) {
@@ -188,6 +203,21 @@ describe('Fuzz: every body endpoint and every listing (issue 10)', function () {
       for (let i = 0; i < 6; i++) await send(rt.method, path, JSON.stringify(mutate(template, r)), `mutation ${i}`);
     }
     expect(sent).to.be.within(200, 1000);
+    expect(failures, failures.join('\n')).to.deep.equal([]);
+  });
+
+  it("answers no 5xx and only problem+json errors on the bundler's body endpoint", async function () {
+    const bundler = await startBundler(app.config, app.dataSource, createLogger('silent', 'fuzz-bundler'));
+    try {
+      const r = rng(SEED + 2);
+      // Only loopback URLs: the bundler refuses them (403) before any fetch, so nothing leaves the machine.
+      const template = { url: 'http://127.0.0.1:9/lib.js', globalName: 'lib', minify: true };
+      const fixed = [deepArray(6_000), deepObject(5_000), `{"url":${deepArray(100)}}`, '[]', '"x"', '{"url":', JSON.stringify({ url: `http://127.0.0.1:9/${'a'.repeat(70_000)}` })];
+      for (const raw of fixed) await send('POST', '/api/bundle', raw, 'fixed', bundler.url);
+      for (let i = 0; i < 10; i++) await send('POST', '/api/bundle', JSON.stringify(mutate(template, r)), `mutation ${i}`, bundler.url);
+    } finally {
+      await bundler.close();
+    }
     expect(failures, failures.join('\n')).to.deep.equal([]);
   });
 
