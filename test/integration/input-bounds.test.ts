@@ -95,6 +95,11 @@ describe('Input bounds (issue 10: JSON depth, cursors, 413 keep-alive, design pa
       expectProblem(res, 400, 'too-deep');
       const runs = await app.request('GET', `/v1/runs?deployment=${d.body.id}`);
       expect(runs.body.items).to.have.length(0);
+      // The body is stored whole as the run's context: 31 levels (body 1, metadata 2, …) must store.
+      const fits = await app.request('POST', url.pathname, undefined, { key: null, raw: `{"metadata":${deepObject(29)}}`, headers: { 'content-type': 'application/json' } });
+      expect(fits.status, JSON.stringify(fits.body)).to.equal(200);
+      const tooDeepByOne = await app.request('POST', url.pathname, undefined, { key: null, raw: `{"metadata":${deepObject(30)}}`, headers: { 'content-type': 'application/json' } });
+      expectProblem(tooDeepByOne, 400, 'too-deep');
     });
 
     it('refuses schemas that refer back to themselves in place (they never finish validating), and accepts tree schemas', async () => {
