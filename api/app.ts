@@ -2,14 +2,15 @@
  * The Koa application: REST API under /v1, problem descriptions under /problems, and /healthz.
  *
  * Middleware, outermost first: request id → error mapping → (for /v1) authentication → rate
- * limit → scope → JSON-only bodies → body parsing → routers.
+ * limit → scope (one table, api/scopes.ts) → JSON-only bodies → body parsing → routers.
  */
 import Koa from 'koa';
 import compose from 'koa-compose';
 import type { ApiDeps, AppContext, AppState } from './context';
 import { allowedMethods, useServiceBase } from './base';
 import { jsonBodies } from './body';
-import { authenticate, defaultScope } from './auth';
+import { authenticate } from './auth';
+import { enforceScopes } from './scopes';
 import { rateLimit } from './rate-limit';
 import { workspacesRouter } from './routes/workspaces';
 import { environmentsRouter } from './routes/environments';
@@ -21,6 +22,9 @@ import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
 
+/** The routers served under /v1 (each gets the `/v1` prefix); every route needs an entry in api/scopes.ts. */
+export const V1_ROUTERS = [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter];
+
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   useServiceBase(app, deps);
@@ -29,7 +33,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const v1Pipeline = compose<AppContext>([
     authenticate(deps.dataSource),
     rateLimit(deps.config.api.rateLimitPerMinute),
-    defaultScope(),
+    enforceScopes(),
     jsonBodies(deps.config.api.maxBodyBytes),
   ]);
   const files = libraryFilesRouter();
@@ -39,7 +43,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.use(hooks.routes());
   app.use(allowedMethods(hooks));
   app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1Pipeline(ctx, next) : next()));
-  for (const router of [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter]) {
+  for (const router of V1_ROUTERS) {
     const r = router(deps).prefix('/v1');
     app.use(r.routes());
     app.use(allowedMethods(r));

@@ -27,7 +27,6 @@ import { hashKey } from '../../src/keys';
 import { Deployment, Environment, Runner, type DeploymentWebhooks } from '../../src/store/entities';
 import { templateIssues } from '../../src/webhooks/payload';
 import type { ScheduleState } from '../../src/temporal/schedules';
-import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, invalid, Problem, type FieldError } from '../problem';
 import { createAndStartRun } from '../run-starter';
@@ -218,7 +217,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     );
   });
 
-  router.post('/deployments', requireScope('write'), async (ctx) => {
+  router.post('/deployments', async (ctx) => {
     const input = validateCreate(jsonBody(ctx));
     const now = new Date();
     const d = repo.create({
@@ -261,7 +260,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     ctx.body = json(d, await schedules.state(d, true));
   });
 
-  router.patch('/deployments/:deploymentId', requireScope('write'), async (ctx) => {
+  router.patch('/deployments/:deploymentId', async (ctx) => {
     const patch = validatePatch(jsonBody(ctx));
     const d = await load(dataSource.manager, ctx);
     if (patch.name !== undefined) d.name = patch.name;
@@ -290,14 +289,14 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     ctx.body = json(d, schedule, webhookToken ? { webhookToken } : {});
   });
 
-  router.delete('/deployments/:deploymentId', requireScope('write'), async (ctx) => {
+  router.delete('/deployments/:deploymentId', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
     await repo.delete({ id: d.id });
     await schedules.remove(d.id);
     ctx.status = 204;
   });
 
-  router.post('/deployments/:deploymentId/runs', requireScope('run'), async (ctx) => {
+  router.post('/deployments/:deploymentId/runs', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
     if (!d.enabled) throw deploymentDisabled(d);
     const [runner, environment] = await Promise.all([
@@ -316,7 +315,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     ctx.body = { runId: run.id, status: run.status, runner: run.runnerName, environment: run.environmentName, deploymentId: d.id, createdAt: iso(run.createdAt) };
   });
 
-  router.post('/deployments/:deploymentId/rotate-webhook', requireScope('write'), async (ctx) => {
+  router.post('/deployments/:deploymentId/rotate-webhook', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
     const webhookToken = secret('whk');
     d.webhookId = randomBytes(24).toString('base64url');
@@ -327,7 +326,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     ctx.body = json(d, await schedules.state(d, false), { webhookToken });
   });
 
-  router.post('/deployments/:deploymentId/rotate-signing-secret', requireScope('write'), async (ctx) => {
+  router.post('/deployments/:deploymentId/rotate-signing-secret', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
     d.signingSecret = secret('whsec');
     d.updatedAt = new Date();

