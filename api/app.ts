@@ -9,7 +9,7 @@ import compose from 'koa-compose';
 import type { ApiDeps, AppContext, AppState } from './context';
 import { allowedMethods, useServiceBase } from './base';
 import { jsonBodies } from './body';
-import { authenticate } from './auth';
+import { AuthFailureLimiter, authenticate } from './auth';
 import { enforceScopes } from './scopes';
 import { rateLimit } from './rate-limit';
 import { workspacesRouter } from './routes/workspaces';
@@ -31,7 +31,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
 
   // Everything under /v1: authentication, rate limit, scope, JSON-only bodies, body parsing.
   const v1Pipeline = compose<AppContext>([
-    authenticate(deps.dataSource),
+    authenticate(deps.dataSource, new AuthFailureLimiter(deps.config.api.authFailuresPerMinute)),
     rateLimit(deps.config.api.rateLimitPerMinute),
     enforceScopes(),
     jsonBodies(deps.config.api.maxBodyBytes),

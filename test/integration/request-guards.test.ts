@@ -3,6 +3,7 @@
  * client-chosen request ids are bounded, unreadable requests and cut connections log one line and
  * get a problem answer, and failed authentication is limited per client address.
  */
+import http from 'node:http';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
@@ -23,6 +24,19 @@ function rawExchange(port: number, bytes: string, options: { halfClose?: boolean
     socket.write(bytes, () => {
       if (options.halfClose) socket.end();
     });
+  });
+}
+
+/** GET `url` from the local address `localAddress` (any of 127.0.0.0/8 works on loopback). */
+function getFrom(localAddress: string, url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { localAddress, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
   });
 }
 
@@ -127,6 +141,45 @@ describe('request guards', function () {
       for (const entry of logged()) expect([20, 30]).to.include(entry.level); // debug or info
       // The server still answers.
       expect((await fetch(`${api.url}/healthz`)).status).to.equal(200);
+    });
+  });
+
+  describe('failed authentication per client address (item 13)', () => {
+    let limited: TestApp;
+    before(async () => {
+      limited = await startTestApp({ env: { ASSAY_AUTH_FAILURES_PER_MINUTE: '5' } });
+    });
+    after(async () => {
+      await limited?.stop();
+    });
+
+    it('after N failed authentications an address gets 429 with Retry-After before any key lookup; another address is unaffected', async () => {
+      const url = `${limited.url}/v1/environments`;
+      const bad = (n: number) => ({ authorization: `Bearer assay_guess_${n}` });
+      for (let i = 0; i < 5; i++) {
+        const res = await getFrom('127.0.0.1', url, i === 2 ? {} : bad(i)); // a missing header counts too
+        expect(res.status, JSON.stringify(res.body)).to.equal(401);
+      }
+      const refused = await getFrom('127.0.0.1', url, bad(99));
+      expect(refused.status).to.equal(429);
+      expect(refused.headers['content-type']).to.match(/^application\/problem\+json/);
+      expect(refused.body).to.include({ code: 'auth-rate-limited', status: 429 });
+      const retryAfter = Number(refused.headers['retry-after']);
+      expect(retryAfter).to.be.within(1, 60);
+      // X-Forwarded-For is chosen by the client: it does not move the count to another address.
+      expect((await getFrom('127.0.0.1', url, { ...bad(100), 'x-forwarded-for': '203.0.113.9' })).status).to.equal(429);
+      // Refused before the lookup: even a good key from this address waits for the window.
+      expect((await getFrom('127.0.0.1', url, { authorization: `Bearer ${limited.key}` })).status).to.equal(429);
+      // Another client address (127.0.0.2 on loopback) is not affected, with a good key or a bad one.
+      const other = await getFrom('127.0.0.2', url, { authorization: `Bearer ${limited.key}` });
+      expect(other.status, JSON.stringify(other.body)).to.equal(200);
+      expect((await getFrom('127.0.0.2', url, bad(101))).status).to.equal(401);
+    });
+
+    it('successful authentications do not count', async () => {
+      for (let i = 0; i < 12; i++) {
+        expect((await getFrom('127.0.0.3', `${limited.url}/v1/environments`, { authorization: `Bearer ${limited.key}` })).status).to.equal(200);
+      }
     });
   });
 });
