@@ -21,12 +21,15 @@ import { createBundlerApp } from '../api/bundler';
 import { Bundler } from './bundler/service';
 import { ensureWorkspace, findKey, issueKey } from './keys';
 import { startRetentionSweep } from './store/retention';
+import { makePrivateDir, PRIVATE_FILE_MODE, tightenFiles } from './private-files';
 
 /**
- * Opens the store and applies pending migrations. A database that cannot be reached is waited for
+ * Opens the store and applies pending migrations. The data folder is made mode 0700 first
+ * (src/private-files.ts). A database that cannot be reached is waited for
  * (backoff from 1 s to 30 s, one log line per attempt) rather than ending the process.
  */
 export async function openStore(config: AssayConfig, logger: Logger): Promise<DataSource> {
+  makePrivateDir(config.dataDir, { tighten: true });
   const dataSource = await retryForever(() => openDataSource(config.database), {
     logger,
     what: 'the database',
@@ -160,17 +163,19 @@ export function startWorker(config: AssayConfig, dataSource: DataSource, logger:
 
 /**
  * Dev mode: makes sure workspace "default" exists with an API key, keeps the key in
- * `<dataDir>/dev-api-key` (mode 600) so that it can be printed at every start, and returns it.
+ * `<dataDir>/dev-api-key` (mode 0600, the folder 0700) so that it can be printed at every start, and returns it.
  */
 export async function ensureDevKey(config: AssayConfig, dataSource: DataSource): Promise<string> {
   const file = path.join(config.dataDir, 'dev-api-key');
+  makePrivateDir(config.dataDir, { tighten: true });
+  tightenFiles(file);
   if (fs.existsSync(file)) {
     const saved = fs.readFileSync(file, 'utf8').trim();
     if (saved && (await findKey(dataSource.manager, saved))) return saved;
   }
   const workspace = await ensureWorkspace(dataSource.manager, 'default');
   const { key } = await issueKey(dataSource.manager, workspace.id, { name: 'dev', scope: 'write' });
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  fs.writeFileSync(file, `${key}\n`, { mode: PRIVATE_FILE_MODE });
+  tightenFiles(file);
   return key;
 }

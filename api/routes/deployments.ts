@@ -17,6 +17,8 @@
  * schedule that is not a valid five-field cron expression, a bad time zone, a webhook entry with a
  * bad URL, method or template: 400 naming the field; an unknown runner or environment: 422; nothing
  * is stored then. The webhook token and the signing secret are shown only when they are made.
+ * Outgoing webhook entries' header values are answered as `"***"`; on PATCH a `"***"` value keeps
+ * the stored one (api/secrets.ts).
  */
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
@@ -33,6 +35,7 @@ import { createAndStartRun } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
 import { iso, nameSchema, page, PAGE, uniqueName } from './shared';
+import { keepMaskedWebhookHeaders, maskWebhookHeaders } from '../secrets';
 
 interface DeploymentInput {
   name?: string;
@@ -161,7 +164,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
   const router = new Router<AppState>();
   const repo = dataSource.getRepository(Deployment);
 
-  /** The JSON form of a deployment (never the secrets). */
+  /** The JSON form of a deployment (never the secrets: outgoing webhook header values read `"***"`). */
   const json = (d: Deployment, schedule: ScheduleState, once: { webhookToken?: string; signingSecret?: string } = {}) => ({
     id: d.id,
     name: d.name,
@@ -174,7 +177,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     webhookEnabled: d.webhookEnabled,
     webhookRequireAuth: d.webhookRequireAuth,
     ...(d.webhookEnabled && d.webhookId ? { webhookUrl: `${config.api.publicUrl}/webhooks/deploy/${d.webhookId}` } : {}),
-    webhooks: d.webhooks ?? { onComplete: [], onFailure: [] },
+    webhooks: maskWebhookHeaders(d.webhooks ?? { onComplete: [], onFailure: [] }),
     ...once,
     createdAt: iso(d.createdAt),
     updatedAt: iso(d.updatedAt),
@@ -219,6 +222,8 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
 
   router.post('/deployments', async (ctx) => {
     const input = validateCreate(jsonBody(ctx));
+    const kept = keepMaskedWebhookHeaders(input.webhooks, null);
+    if (kept.length) throw invalid(kept);
     const now = new Date();
     const d = repo.create({
       id: newId('deployment'),
@@ -270,7 +275,11 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     if (patch.timezone !== undefined) d.timezone = patch.timezone;
     if (patch.enabled !== undefined) d.enabled = patch.enabled;
     if (patch.webhookRequireAuth !== undefined) d.webhookRequireAuth = patch.webhookRequireAuth;
-    if (patch.webhooks !== undefined) d.webhooks = patch.webhooks;
+    if (patch.webhooks !== undefined) {
+      const kept = keepMaskedWebhookHeaders(patch.webhooks, d.webhooks);
+      if (kept.length) throw invalid(kept);
+      d.webhooks = patch.webhooks;
+    }
     if (patch.signingSecret !== undefined) d.signingSecret = patch.signingSecret;
     const errors = semanticErrors(d);
     if (errors.length) throw invalid(errors);

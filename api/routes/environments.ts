@@ -8,13 +8,17 @@
  *   PATCH  /v1/environments/{name}          {variables?, description?, name?}: JSON merge patch (RFC 7396)
  *                                            on `variables`: a key set to null is removed  → 200
  *   DELETE /v1/environments/{name}                                                         → 204
+ *
+ * A `read`-scope key gets every variable value masked as `"***"` (names kept); `run` and `write`
+ * keys get the values (docs/security.md "Secrets at rest and in answers").
  */
 import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
 import { Environment } from '../../src/store/entities';
 import type { Variables } from '../../src/domain/types';
-import type { ApiDeps, AppContext, AppState } from '../context';
+import type { ApiDeps, AppContext, AppState, Caller } from '../context';
+import { MASKED } from '../secrets';
 import { Problem } from '../problem';
 import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
 import { iso, nameSchema, page, PAGE, uniqueName, variablesSchema } from './shared';
@@ -52,9 +56,13 @@ const validateCreate = bodyValidator<EnvironmentInput & { name: string }>(create
 const validateReplace = bodyValidator<EnvironmentInput>(replaceSchema);
 const validatePatch = bodyValidator<EnvironmentPatch>(patchSchema);
 
-/** The JSON form of an environment. */
-export function environmentJson(e: Environment) {
-  return { id: e.id, name: e.name, description: e.description, variables: e.variables, createdAt: iso(e.createdAt), updatedAt: iso(e.updatedAt) };
+/**
+ * The JSON form of an environment as `caller` may see it: for a `read`-scope key every variable
+ * value is `"***"` (the names stay), for `run` and `write` keys the values as stored.
+ */
+export function environmentJson(e: Environment, caller: Pick<Caller, 'scope'>) {
+  const variables = caller.scope === 'read' ? Object.fromEntries(Object.keys(e.variables).map((k) => [k, MASKED])) : e.variables;
+  return { id: e.id, name: e.name, description: e.description, variables, createdAt: iso(e.createdAt), updatedAt: iso(e.updatedAt) };
 }
 
 async function load(manager: EntityManager, ctx: AppContext): Promise<Environment> {
@@ -76,7 +84,7 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
     const rows = await qb.orderBy('e.name', 'ASC').take(limit + 1).getMany();
     const more = rows.length > limit;
     const items = rows.slice(0, limit);
-    ctx.body = page(items.map(environmentJson), more ? cursor.encode(items[items.length - 1]!.name) : null);
+    ctx.body = page(items.map((e) => environmentJson(e, ctx.state.caller)), more ? cursor.encode(items[items.length - 1]!.name) : null);
   });
 
   router.post('/environments', async (ctx) => {
@@ -94,11 +102,11 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
     await uniqueName('Environment', input.name, () => repo.insert(env));
     ctx.status = 201;
     ctx.set('Location', `/v1/environments/${encodeURIComponent(env.name)}`);
-    ctx.body = environmentJson(env);
+    ctx.body = environmentJson(env, ctx.state.caller);
   });
 
   router.get('/environments/:environmentName', async (ctx) => {
-    ctx.body = environmentJson(await load(dataSource.manager, ctx));
+    ctx.body = environmentJson(await load(dataSource.manager, ctx), ctx.state.caller);
   });
 
   router.put('/environments/:environmentName', async (ctx) => {
@@ -109,7 +117,7 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
     env.variables = input.variables ?? {};
     env.updatedAt = new Date();
     await uniqueName('Environment', env.name, () => repo.save(env));
-    ctx.body = environmentJson(env);
+    ctx.body = environmentJson(env, ctx.state.caller);
   });
 
   router.patch('/environments/:environmentName', async (ctx) => {
@@ -130,7 +138,7 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
       await uniqueName('Environment', env.name, () => manager.getRepository(Environment).save(env));
       return env;
     });
-    ctx.body = environmentJson(updated);
+    ctx.body = environmentJson(updated, ctx.state.caller);
   });
 
   router.delete('/environments/:environmentName', async (ctx) => {
