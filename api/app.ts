@@ -42,7 +42,9 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const hooks = incomingWebhooksRouter(deps);
   app.use(hooks.routes());
   app.use(allowedMethods(hooks));
-  app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1Pipeline(ctx, next) : next()));
+  // Case-insensitive like the routers (@koa/router matches paths case-insensitively): `/V1/…`
+  // must not reach a /v1 route without authentication and the scope check.
+  app.use((ctx, next) => (/^\/v1(\/|$)/i.test(ctx.path) ? v1Pipeline(ctx, next) : next()));
   for (const router of V1_ROUTERS) {
     const r = router(deps).prefix('/v1');
     app.use(r.routes());

@@ -9,7 +9,7 @@
  * is at least the entry's. `public` entries need no key at all (they live outside /v1 and are
  * listed here so the table documents every endpoint).
  *
- * A /v1 request that matches no entry (a path or method no router answers; it ends in 404 or 405)
+ * Paths match case-insensitively, as the routers do. A /v1 request that matches no entry (a path or method no router answers; it ends in 404 or 405)
  * needs `read` for GET/HEAD and `write` otherwise, so an endpoint forgotten in the table is never
  * open to a lesser key; a test checks that every router route has an entry.
  */
@@ -99,7 +99,7 @@ function compile(table: Readonly<Record<string, EndpointScope>>): CompiledEntry[
       .split('/')
       .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('/');
-    return { method, template, pattern: new RegExp(`^${source}/?$`), scope };
+    return { method, template, pattern: new RegExp(`^${source}/?$`, 'i'), scope };
   });
 }
 

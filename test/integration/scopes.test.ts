@@ -95,6 +95,18 @@ describe('scopes per endpoint (one table)', function () {
     expect(ok.body.data.id).to.be.a('number');
   });
 
+  it('/V1/… in other letter cases (which the routers answer) is authenticated and scope-checked too', async () => {
+    const schema = { type: 'integer' };
+    for (const path of ['/V1/environments', '/v1/ENVIRONMENTS', '/V1/Workspaces']) {
+      expect((await app.request('GET', path, undefined, { key: null })).status, path).to.equal(401);
+    }
+    expect((await app.request('POST', '/V1/mock-samples', { schema }, { key: null })).status).to.equal(401);
+    const refused = await app.request('POST', '/V1/Mock-Samples', { schema }, { key: keys.run });
+    expect(refused.status).to.equal(403);
+    expect(refused.body.scopeNeeded).to.equal('write');
+    expect((await app.request('GET', '/V1/environments', undefined, { key: keys.read })).status).to.equal(200);
+  });
+
   it('a path no route has still needs write for writes and read for reads (404 after the check)', async () => {
     expect((await app.request('POST', '/v1/nowhere', {}, { key: keys.run })).status).to.equal(403);
     expect((await app.request('POST', '/v1/nowhere', {}, { key: keys.write })).status).to.equal(404);
