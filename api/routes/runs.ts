@@ -35,6 +35,7 @@ import { createAndStartRun } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { deleteRun } from '../../src/store/retention';
 import { iso, nameSchema, page, variablesSchema } from './shared';
+import { MASKED } from '../secrets';
 
 interface RunInput {
   runner: string;
@@ -58,9 +59,10 @@ function links(run: Run, launcher: RunLauncher) {
  * while a request is in flight or a worker is down). Progress is what the workflow stored at its
  * last checkpoint (at most about a second old while nodes run); `estimatedCompletion` is computed
  * now from the observed rate (workflows/run-state.ts `estimateCompletion`): never in the past while
- * running, and it keeps moving while no worker is up.
+ * running, and it keeps moving while no worker is up. With `maskVariables` (a `read`-scope
+ * caller) the run's `variables` values read `"***"`, as environment variables do for such keys.
  */
-export function runJson(run: Run, launcher: RunLauncher, nowMs = Date.now()) {
+export function runJson(run: Run, launcher: RunLauncher, nowMs = Date.now(), maskVariables = false) {
   const doc: Record<string, unknown> = {
     runId: run.id,
     status: run.status,
@@ -68,7 +70,7 @@ export function runJson(run: Run, launcher: RunLauncher, nowMs = Date.now()) {
     environment: run.environmentName,
     trigger: run.trigger,
     timeout: run.timeoutSeconds,
-    variables: run.variables,
+    variables: maskVariables ? Object.fromEntries(Object.keys(run.variables ?? {}).map((k) => [k, MASKED])) : run.variables,
     createdAt: iso(run.createdAt),
   };
   if (run.deploymentId) doc.deploymentId = run.deploymentId;
@@ -176,14 +178,14 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
     ctx.body = page(
-      items.map((r) => runJson(r, launcher)),
+      items.map((r) => runJson(r, launcher, Date.now(), ctx.state.caller.scope === 'read')),
       rows.length > limit && last ? cursor.encode([last.createdAt.toISOString(), last.id]) : null,
     );
   });
 
   router.get('/runs/:runId', async (ctx) => {
     const run = await loadRun(repo, ctx);
-    ctx.body = runJson(run, launcher);
+    ctx.body = runJson(run, launcher, Date.now(), ctx.state.caller.scope === 'read');
   });
 
   router.get('/runs/:runId/results', async (ctx) => {

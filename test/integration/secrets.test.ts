@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { startTestApp, waitForRun, type TestApp } from '../helpers/app';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { ensureDevKey, openStore } from '../../src/server';
@@ -23,7 +23,7 @@ describe('secrets at rest and in answers', function () {
   describe('in answers', () => {
     let app: TestApp;
     before(async () => {
-      app = await startTestApp();
+      app = await startTestApp({ worker: true });
       await app.request('POST', '/v1/environments', { name: 'local', variables: { base: 'http://127.0.0.1:9', token: 's3cret-token', retries: 3, verbose: true } });
       await app.request('POST', '/v1/runners', { name: 'all', folder: 'any' });
     });
@@ -102,7 +102,7 @@ describe('secrets at rest and in answers', function () {
       expect((await app.dataSource.getRepository(Deployment).findOneByOrFail({ id })).name).to.equal('one-header');
     });
 
-    it('environment variable values are "***" for read-scope keys and in clear for run and write keys', async () => {
+    it('environment and run variable values are "***" for read-scope keys and in clear for run and write keys', async () => {
       const read = await app.issueKey('read');
       const one = await app.request('GET', '/v1/environments/local', undefined, { key: read });
       expect(one.status).to.equal(200);
@@ -114,6 +114,15 @@ describe('secrets at rest and in answers', function () {
         const key = await app.issueKey(scope);
         expect((await app.request('GET', '/v1/environments/local', undefined, { key })).body.variables).to.deep.equal({ base: 'http://127.0.0.1:9', token: 's3cret-token', retries: 3, verbose: true });
       }
+      // A run's own variables likewise.
+      const started = await app.request('POST', '/v1/runs', { runner: 'all', environment: 'local', variables: { build: '1.4.2', apiToken: 'run-secret' } });
+      expect(started.status, JSON.stringify(started.body)).to.equal(201);
+      const runId = started.body.runId as string;
+      expect((await app.request('GET', `/v1/runs/${runId}`, undefined, { key: read })).body.variables).to.deep.equal({ build: '***', apiToken: '***' });
+      const runs = await app.request('GET', '/v1/runs', undefined, { key: read });
+      expect(runs.body.items.find((r: { runId: string }) => r.runId === runId).variables).to.deep.equal({ build: '***', apiToken: '***' });
+      expect((await app.request('GET', `/v1/runs/${runId}`, undefined, { key: await app.issueKey('run') })).body.variables).to.deep.equal({ build: '1.4.2', apiToken: 'run-secret' });
+      await waitForRun(app, runId);
       // The stored values are untouched by reading.
       expect((await app.dataSource.getRepository(Environment).findOneByOrFail({ name: 'local' })).variables.token).to.equal('s3cret-token');
     });
