@@ -17,7 +17,7 @@ import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
 import { newId } from '../src/ids';
 import { Deployment, Run, RunTestCaseResult, WebhookDelivery, type DeliveryEvent, type OutgoingWebhook } from '../src/store/entities';
-import { defaultPayload, renderTemplate, signature, type WebhookData } from '../src/webhooks/payload';
+import { defaultPayload, renderTemplate, signature, standardWebhookHeaders, type WebhookData } from '../src/webhooks/payload';
 
 export interface DeliveryPlan {
   deliveries: Array<{ id: string; event: DeliveryEvent; position: number }>;
@@ -129,6 +129,9 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
         'x-assay-delivery': delivery.id,
         'x-assay-deployment': deployment.id,
         'x-assay-signature': signature(deployment.signingSecret, body),
+        // Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature): a fresh timestamp
+        // on every attempt, so receivers can refuse old (replayed) deliveries.
+        ...standardWebhookHeaders(deployment.signingSecret, delivery.id, body),
       });
 
       const attempt = Context.current().info.attempt;

@@ -2,14 +2,15 @@
  * The Koa application: REST API under /v1, problem descriptions under /problems, and /healthz.
  *
  * Middleware, outermost first: request id → error mapping → (for /v1) authentication → rate
- * limit → scope → JSON-only bodies → body parsing → routers.
+ * limit → scope (one table, api/scopes.ts) → JSON-only bodies → body parsing → routers.
  */
 import Koa from 'koa';
 import compose from 'koa-compose';
 import type { ApiDeps, AppContext, AppState } from './context';
 import { allowedMethods, useServiceBase } from './base';
 import { jsonBodies } from './body';
-import { authenticate, defaultScope } from './auth';
+import { AuthFailureLimiter, authenticate } from './auth';
+import { enforceScopes } from './scopes';
 import { rateLimit } from './rate-limit';
 import { workspacesRouter } from './routes/workspaces';
 import { environmentsRouter } from './routes/environments';
@@ -21,15 +22,18 @@ import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
 
+/** The routers served under /v1 (each gets the `/v1` prefix); every route needs an entry in api/scopes.ts. */
+export const V1_ROUTERS = [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter];
+
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   useServiceBase(app, deps);
 
   // Everything under /v1: authentication, rate limit, scope, JSON-only bodies, body parsing.
   const v1Pipeline = compose<AppContext>([
-    authenticate(deps.dataSource),
+    authenticate(deps.dataSource, new AuthFailureLimiter(deps.config.api.authFailuresPerMinute)),
     rateLimit(deps.config.api.rateLimitPerMinute),
-    defaultScope(),
+    enforceScopes(),
     jsonBodies(deps.config.api.maxBodyBytes),
   ]);
   const files = libraryFilesRouter();
@@ -38,8 +42,10 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const hooks = incomingWebhooksRouter(deps);
   app.use(hooks.routes());
   app.use(allowedMethods(hooks));
-  app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1Pipeline(ctx, next) : next()));
-  for (const router of [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter]) {
+  // Case-insensitive like the routers (@koa/router matches paths case-insensitively): `/V1/…`
+  // must not reach a /v1 route without authentication and the scope check.
+  app.use((ctx, next) => (/^\/v1(\/|$)/i.test(ctx.path) ? v1Pipeline(ctx, next) : next()));
+  for (const router of V1_ROUTERS) {
     const r = router(deps).prefix('/v1');
     app.use(r.routes());
     app.use(allowedMethods(r));

@@ -14,11 +14,34 @@ import type { AppState } from './context';
 import { errorHandler } from './errors';
 import { Problem, PROBLEMS, type ProblemCode } from './problem';
 
+/** A client's `X-Request-Id` is kept only when it is 1–128 characters of `[A-Za-z0-9._:-]`. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The request id of a request: the client's `X-Request-Id` when it is 1–128 characters of
+ * `[A-Za-z0-9._:-]` (docs/api.md "Request ids"), else a new UUID, so that a client cannot put
+ * arbitrary text of any length into logs and answers.
+ */
+export function requestIdFrom(header: string | undefined): string {
+  return header && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
 /** Installs the shared middleware and routes on `app`; call before the service's own routers. */
 export function useServiceBase(app: Koa<AppState>, deps: { dataSource: DataSource; logger: Logger }): void {
   app.proxy = true;
+  // Errors Koa sees outside the middleware chain (a request or response stream failing). Without
+  // this listener Koa prints a multi-line stack to stderr; a client that cut its connection or
+  // sent an unreadable body is one line at debug.
+  app.on('error', (err: Error & { code?: string; expose?: boolean; status?: number }) => {
+    const code = err.code ?? '';
+    if (code.startsWith('HPE_') || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED' || (err.expose && (err.status ?? 500) < 500)) {
+      deps.logger.debug({ code: code || undefined, reason: err.message.split('\n')[0] }, 'client connection error');
+    } else {
+      deps.logger.error({ err }, 'request stream failed');
+    }
+  });
   app.use(async (ctx, next) => {
-    ctx.state.requestId = ctx.get('X-Request-Id') || randomUUID();
+    ctx.state.requestId = requestIdFrom(ctx.get('X-Request-Id'));
     ctx.set('X-Request-Id', ctx.state.requestId);
     await next();
   });

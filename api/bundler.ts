@@ -25,7 +25,7 @@ import type { Bundler } from '../src/bundler/service';
 import type { AppState } from './context';
 import { allowedMethods, useServiceBase } from './base';
 import { jsonBodies } from './body';
-import { authenticate } from './auth';
+import { AuthFailureLimiter, authenticate } from './auth';
 import { rateLimit } from './rate-limit';
 import { fieldError, invalid, Problem } from './problem';
 import { bodyValidator, jsonBody } from './validation';
@@ -82,7 +82,7 @@ export function createBundlerApp(deps: BundlerAppDeps): Koa<AppState> {
   router.post(
     '/api/bundle',
     ...(config.bundler.requireKey
-      ? [authenticate(deps.dataSource), rateLimit(config.bundler.rateLimitPerMinute)]
+      ? [authenticate(deps.dataSource, new AuthFailureLimiter(config.api.authFailuresPerMinute)), rateLimit(config.bundler.rateLimitPerMinute)]
       : [rateLimit(config.bundler.rateLimitPerMinute, (ctx) => ctx.ip)]),
     jsonBodies(64 * 1024),
     async (ctx) => {

@@ -107,6 +107,14 @@ export const PROBLEMS = {
     title: 'Too many requests',
     description: 'The API key exceeded its request rate. Retry after the number of seconds in `Retry-After`.',
   },
+  'auth-rate-limited': {
+    status: 429,
+    title: 'Too many failed authentications',
+    description: 'This client address sent too many requests with a missing, malformed, unknown or revoked API key (ASSAY_AUTH_FAILURES_PER_MINUTE). Retry after the number of seconds in `Retry-After`.',
+  },
+  'malformed-request': { status: 400, title: 'Malformed request', description: 'The request could not be read as HTTP/1.1 (a bad request line or header, or a connection cut mid-request); the connection is closed.' },
+  'request-timeout': { status: 408, title: 'Request timeout', description: 'The request (its headers or body) did not arrive in time; the connection is closed.' },
+  'headers-too-large': { status: 431, title: 'Request headers too large', description: "The request's headers exceed the server's limit (Node's `--max-http-header-size`, 16 KiB by default); the connection is closed." },
   internal: { status: 500, title: 'Internal error', description: 'Something failed inside Assay. The `instance` identifies it in the logs.' },
   'database-unavailable': {
     status: 503,

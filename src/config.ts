@@ -56,6 +56,13 @@ export interface AssayConfig {
     recoveryIntervalMs: number;
     /** Largest accepted request body (`ASSAY_MAX_BODY_BYTES`, default 1 MiB). */
     maxBodyBytes: number;
+    /**
+     * Failed authentications (401: no, malformed, unknown or revoked key) allowed per client
+     * address (TCP peer) and minute; past it every keyed request from the address is answered 429
+     * `auth-rate-limited` before its key is looked up (`ASSAY_AUTH_FAILURES_PER_MINUTE`, default
+     * 30). api/auth.ts, docs/security.md "Failed authentication".
+     */
+    authFailuresPerMinute: number;
   };
   runs: {
     /** Run timeout when POST /v1/runs gives none, seconds (spec: clients use 1800). */
@@ -237,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       rateLimitPerMinute: integer(env, 'ASSAY_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
       recoveryIntervalMs: integer(env, 'ASSAY_RECOVERY_INTERVAL_MS', 5000, 100, 3_600_000),
       maxBodyBytes: integer(env, 'ASSAY_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+      authFailuresPerMinute: integer(env, 'ASSAY_AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
     },
     runs: {
       defaultTimeoutSeconds: 1800,

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import http, { type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from './config';
@@ -15,16 +16,20 @@ import { retryForever } from './retry';
 import { MockEngine } from './mock/engine';
 import { startRunWorker, type RunWorkerHandle } from './temporal/worker';
 import { createApp } from '../api/app';
+import { PROBLEMS, type ProblemCode } from '../api/problem';
 import { createBundlerApp } from '../api/bundler';
 import { Bundler } from './bundler/service';
 import { ensureWorkspace, findKey, issueKey } from './keys';
 import { startRetentionSweep } from './store/retention';
+import { makePrivateDir, PRIVATE_FILE_MODE, tightenFiles } from './private-files';
 
 /**
- * Opens the store and applies pending migrations. A database that cannot be reached is waited for
+ * Opens the store and applies pending migrations. The data folder is made mode 0700 first
+ * (src/private-files.ts). A database that cannot be reached is waited for
  * (backoff from 1 s to 30 s, one log line per attempt) rather than ending the process.
  */
 export async function openStore(config: AssayConfig, logger: Logger): Promise<DataSource> {
+  makePrivateDir(config.dataDir, { tighten: true });
   const dataSource = await retryForever(() => openDataSource(config.database), {
     logger,
     what: 'the database',
@@ -59,6 +64,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
   const server = http.createServer((req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)));
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', onClientError(logger));
   const url = await listen(server, config.api.port, config.api.host);
   logger.info({ url }, 'API listening');
   const retention = startRetentionSweep(config, dataSource, logger);
@@ -77,6 +83,33 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       await schedules.close();
       await launcher.close();
     },
+  };
+}
+
+/**
+ * The servers' 'clientError' handler (Node emits it for a request it cannot parse, a connection cut
+ * mid-request, or a header/request timeout). It logs ONE line (`client connection error` with the
+ * error code; `debug` for a connection the client reset, `info` otherwise) instead of a stack, and
+ * when the socket can still be written answers with a problem+json and closes: 400 `malformed-request`,
+ * 431 `headers-too-large`, 408 `request-timeout` (the statuses Node's own default
+ * handler uses; https://nodejs.org/api/http.html#event-clienterror).
+ */
+export function onClientError(logger: Logger): (err: Error & { code?: string }, socket: Duplex) => void {
+  return (err, socket) => {
+    const code = err.code ?? 'unknown';
+    const reset = code === 'ECONNRESET' || code === 'EPIPE';
+    logger[reset ? 'debug' : 'info']({ code, reason: err.message.split('\n')[0] }, 'client connection error');
+    if (reset || !socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+      // The client is gone, or an answer has already started on this socket: just close it.
+      socket.destroy();
+      return;
+    }
+    const problem: ProblemCode = code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request-timeout' : 'malformed-request';
+    const { status, title } = PROBLEMS[problem];
+    const body = JSON.stringify({ type: `/problems/${problem}`, title, status, detail: PROBLEMS[problem].description, code: problem });
+    socket.end(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   };
 }
 
@@ -107,6 +140,7 @@ export async function startBundler(config: AssayConfig, dataSource: DataSource, 
   const app = createBundlerApp({ config, dataSource, bundler, logger });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', onClientError(logger));
   const url = await listen(server, settings.port, settings.host);
   if (settings.port === 0 && /^http:\/\/localhost:0$/.test(settings.publicUrl)) settings.publicUrl = url;
   logger.info({ url }, 'bundler listening');
@@ -129,17 +163,19 @@ export function startWorker(config: AssayConfig, dataSource: DataSource, logger:
 
 /**
  * Dev mode: makes sure workspace "default" exists with an API key, keeps the key in
- * `<dataDir>/dev-api-key` (mode 600) so that it can be printed at every start, and returns it.
+ * `<dataDir>/dev-api-key` (mode 0600, the folder 0700) so that it can be printed at every start, and returns it.
  */
 export async function ensureDevKey(config: AssayConfig, dataSource: DataSource): Promise<string> {
   const file = path.join(config.dataDir, 'dev-api-key');
+  makePrivateDir(config.dataDir, { tighten: true });
+  tightenFiles(file);
   if (fs.existsSync(file)) {
     const saved = fs.readFileSync(file, 'utf8').trim();
     if (saved && (await findKey(dataSource.manager, saved))) return saved;
   }
   const workspace = await ensureWorkspace(dataSource.manager, 'default');
   const { key } = await issueKey(dataSource.manager, workspace.id, { name: 'dev', scope: 'write' });
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  fs.writeFileSync(file, `${key}\n`, { mode: PRIVATE_FILE_MODE });
+  tightenFiles(file);
   return key;
 }

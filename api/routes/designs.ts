@@ -31,7 +31,6 @@ import { tooDeepProblem } from '../body';
 import { MAX_JSON_DEPTH, schemaLoop, tooDeep } from '../../src/validation/json-limits';
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
 import { HTTP_METHODS } from '../../src/domain/types';
-import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, invalid, Problem, type FieldError } from '../problem';
 import { bodyValidator, cursor, jsonBody, queryFilter, queryInt, queryString } from '../validation';
@@ -204,7 +203,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     ctx.body = page(items.map(json), rows.length > limit && last ? cursor.encode([last.path, last.method]) : null);
   });
 
-  router.post('/designs', requireScope('write'), async (ctx) => {
+  router.post('/designs', async (ctx) => {
     const { design, routeKey } = prepare(validateFull(jsonBody(ctx)));
     const now = new Date();
     const d = repo.create({
@@ -221,7 +220,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     ctx.body = json(d);
   });
 
-  router.post('/designs/import', requireScope('write'), async (ctx) => {
+  router.post('/designs/import', async (ctx) => {
     const body = jsonBody(ctx) as Record<string, unknown>;
     const replace = queryString(ctx, 'replace') === 'true';
     let doc: Record<string, unknown>;
@@ -274,7 +273,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     ['put', validateFull],
     ['patch', validatePatch],
   ] as const) {
-    router[method]('/designs/:designId', requireScope('write'), async (ctx) => {
+    router[method]('/designs/:designId', async (ctx) => {
       const input = validate(jsonBody(ctx)) as Partial<DesignInput>;
       const d = await load(ctx);
       const merged: DesignInput =
@@ -297,7 +296,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     });
   }
 
-  router.delete('/designs/:designId', requireScope('write'), async (ctx) => {
+  router.delete('/designs/:designId', async (ctx) => {
     const d = await load(ctx);
     await repo.delete({ id: d.id });
     mocks.invalidate(d.workspaceId);

@@ -8,14 +8,17 @@
  *   PATCH  /v1/environments/{name}          {variables?, description?, name?}: JSON merge patch (RFC 7396)
  *                                            on `variables`: a key set to null is removed  → 200
  *   DELETE /v1/environments/{name}                                                         → 204
+ *
+ * A `read`-scope key gets every variable value masked as `"***"` (names kept); `run` and `write`
+ * keys get the values (docs/security.md "Secrets at rest and in answers").
  */
 import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
 import { Environment } from '../../src/store/entities';
 import type { Variables } from '../../src/domain/types';
-import { requireScope } from '../auth';
-import type { ApiDeps, AppContext, AppState } from '../context';
+import type { ApiDeps, AppContext, AppState, Caller } from '../context';
+import { MASKED } from '../secrets';
 import { Problem } from '../problem';
 import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
 import { iso, nameSchema, page, PAGE, uniqueName, variablesSchema } from './shared';
@@ -53,9 +56,13 @@ const validateCreate = bodyValidator<EnvironmentInput & { name: string }>(create
 const validateReplace = bodyValidator<EnvironmentInput>(replaceSchema);
 const validatePatch = bodyValidator<EnvironmentPatch>(patchSchema);
 
-/** The JSON form of an environment. */
-export function environmentJson(e: Environment) {
-  return { id: e.id, name: e.name, description: e.description, variables: e.variables, createdAt: iso(e.createdAt), updatedAt: iso(e.updatedAt) };
+/**
+ * The JSON form of an environment as `caller` may see it: for a `read`-scope key every variable
+ * value is `"***"` (the names stay), for `run` and `write` keys the values as stored.
+ */
+export function environmentJson(e: Environment, caller: Pick<Caller, 'scope'>) {
+  const variables = caller.scope === 'read' ? Object.fromEntries(Object.keys(e.variables).map((k) => [k, MASKED])) : e.variables;
+  return { id: e.id, name: e.name, description: e.description, variables, createdAt: iso(e.createdAt), updatedAt: iso(e.updatedAt) };
 }
 
 async function load(manager: EntityManager, ctx: AppContext): Promise<Environment> {
@@ -77,10 +84,10 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
     const rows = await qb.orderBy('e.name', 'ASC').take(limit + 1).getMany();
     const more = rows.length > limit;
     const items = rows.slice(0, limit);
-    ctx.body = page(items.map(environmentJson), more ? cursor.encode(items[items.length - 1]!.name) : null);
+    ctx.body = page(items.map((e) => environmentJson(e, ctx.state.caller)), more ? cursor.encode(items[items.length - 1]!.name) : null);
   });
 
-  router.post('/environments', requireScope('write'), async (ctx) => {
+  router.post('/environments', async (ctx) => {
     const input = validateCreate(jsonBody(ctx));
     const now = new Date();
     const env = repo.create({
@@ -95,14 +102,14 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
     await uniqueName('Environment', input.name, () => repo.insert(env));
     ctx.status = 201;
     ctx.set('Location', `/v1/environments/${encodeURIComponent(env.name)}`);
-    ctx.body = environmentJson(env);
+    ctx.body = environmentJson(env, ctx.state.caller);
   });
 
   router.get('/environments/:environmentName', async (ctx) => {
-    ctx.body = environmentJson(await load(dataSource.manager, ctx));
+    ctx.body = environmentJson(await load(dataSource.manager, ctx), ctx.state.caller);
   });
 
-  router.put('/environments/:environmentName', requireScope('write'), async (ctx) => {
+  router.put('/environments/:environmentName', async (ctx) => {
     const input = validateReplace(jsonBody(ctx));
     const env = await load(dataSource.manager, ctx);
     env.name = input.name ?? env.name;
@@ -110,10 +117,10 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
     env.variables = input.variables ?? {};
     env.updatedAt = new Date();
     await uniqueName('Environment', env.name, () => repo.save(env));
-    ctx.body = environmentJson(env);
+    ctx.body = environmentJson(env, ctx.state.caller);
   });
 
-  router.patch('/environments/:environmentName', requireScope('write'), async (ctx) => {
+  router.patch('/environments/:environmentName', async (ctx) => {
     const patch = validatePatch(jsonBody(ctx));
     const updated = await dataSource.transaction(async (manager) => {
       const env = await load(manager, ctx);
@@ -131,10 +138,10 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
       await uniqueName('Environment', env.name, () => manager.getRepository(Environment).save(env));
       return env;
     });
-    ctx.body = environmentJson(updated);
+    ctx.body = environmentJson(updated, ctx.state.caller);
   });
 
-  router.delete('/environments/:environmentName', requireScope('write'), async (ctx) => {
+  router.delete('/environments/:environmentName', async (ctx) => {
     const env = await load(dataSource.manager, ctx);
     await repo.delete({ id: env.id });
     ctx.status = 204;

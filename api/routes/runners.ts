@@ -22,7 +22,6 @@ import { newId } from '../../src/ids';
 import { Runner, RUNNER_ORDERS, TestCase, type RunnerOrder } from '../../src/store/entities';
 import { normaliseFolder } from '../../src/store/folders';
 import { resolveRunnerSelection } from '../../src/store/test-cases';
-import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, invalid, Problem } from '../problem';
 import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
@@ -113,7 +112,7 @@ export function runnersRouter({ dataSource }: ApiDeps): Router<AppState> {
     ctx.body = page(items.map(runnerJson), rows.length > limit ? cursor.encode(items[items.length - 1]!.name) : null);
   });
 
-  router.post('/runners', requireScope('write'), async (ctx) => {
+  router.post('/runners', async (ctx) => {
     const input = validateCreate(jsonBody(ctx));
     const now = new Date();
     const runner = Object.assign(new Runner(), { id: newId('runner'), workspaceId: ctx.state.caller.workspaceId, createdAt: now, updatedAt: now });
@@ -141,7 +140,7 @@ export function runnersRouter({ dataSource }: ApiDeps): Router<AppState> {
     ['put', validateReplace, true],
     ['patch', validatePatch, false],
   ] as const) {
-    router[method]('/runners/:runnerName', requireScope('write'), async (ctx) => {
+    router[method]('/runners/:runnerName', async (ctx) => {
       const input = validate(jsonBody(ctx));
       ctx.body = runnerJson(
         await dataSource.transaction(async (manager) => {
@@ -155,7 +154,7 @@ export function runnersRouter({ dataSource }: ApiDeps): Router<AppState> {
     });
   }
 
-  router.delete('/runners/:runnerName', requireScope('write'), async (ctx) => {
+  router.delete('/runners/:runnerName', async (ctx) => {
     const runner = await load(dataSource.manager, ctx);
     await repo.delete({ id: runner.id });
     ctx.status = 204;

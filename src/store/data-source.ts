@@ -6,11 +6,11 @@
  * folder under `migrations/`, generated from the same entities.
  */
 import 'reflect-metadata';
-import fs from 'node:fs';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
 import type { DatabaseConfig } from '../config';
 import { ENTITIES } from './entities';
+import { makePrivateDir, makePrivateFile, sqliteFiles, tightenFiles } from '../private-files';
 
 /** Which MySQL-family server a URL points at; TypeORM reads MariaDB's catalogue differently. */
 export type MysqlFlavour = 'mysql' | 'mariadb';
@@ -54,7 +54,11 @@ export function createDataSource(
       extra: { connectTimeout: 10_000 },
     });
   }
-  fs.mkdirSync(path.dirname(path.resolve(database.file)), { recursive: true });
+  // The store is private to the user running Assay: a new folder 0700, the file (and so its -wal
+  // and -shm, which SQLite creates with the database file's mode) 0600 (src/private-files.ts).
+  makePrivateDir(path.dirname(path.resolve(database.file)));
+  makePrivateFile(database.file);
+  tightenFiles(...sqliteFiles(database.file));
   return new DataSource({
     type: 'better-sqlite3',
     database: database.file,

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { Connection } from '@temporalio/client';
+import { makePrivateDir, PRIVATE_FILE_MODE, sqliteFiles, tightenFiles } from '../private-files';
 
 export interface DevServerOptions {
   /** Path of the `temporal` binary; found by {@link findTemporalCli} when absent. */
@@ -93,16 +94,21 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   if (options.uiPort) args.push('--ui-port', String(options.uiPort), '--ui-ip', ip);
   else args.push('--headless');
   if (options.dbFile) {
-    fs.mkdirSync(path.dirname(path.resolve(options.dbFile)), { recursive: true });
+    makePrivateDir(path.dirname(path.resolve(options.dbFile)));
+    // The Temporal CLI creates the file itself; an existing one (and its -wal/-shm) is tightened
+    // here, a new one right after the server is up.
+    tightenFiles(...sqliteFiles(options.dbFile));
     args.push('--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   }
-  const out = options.logFile ? fs.openSync(options.logFile, 'a') : 'ignore';
+  const out = options.logFile ? fs.openSync(options.logFile, 'a', PRIVATE_FILE_MODE) : 'ignore';
+  if (options.logFile) tightenFiles(options.logFile);
   const child = spawn(binary, args, { stdio: ['ignore', out, out], detached: false });
   let exited = false;
   child.once('exit', () => (exited = true));
   const address = `${ip}:${port}`;
   try {
     await waitForTemporal(address, options.readyTimeoutMs ?? 120_000, namespace, () => !exited);
+    if (options.dbFile) tightenFiles(...sqliteFiles(options.dbFile));
   } catch (err) {
     child.kill('SIGKILL');
     throw err;

@@ -10,7 +10,9 @@
  * nothing or fails stays as written, so a mistake is visible to the receiver.
  *
  * Signature: `x-assay-signature: sha256=<lower-case hex HMAC-SHA256 of the exact body bytes>`,
- * keyed with the deployment's signing secret (spec "Authentication" 4; DESIGN.md).
+ * keyed with the deployment's signing secret (spec "Authentication" 4; DESIGN.md); and the
+ * Standard Webhooks headers ({@link standardWebhookHeaders}), which bind a timestamp into the
+ * signature so receivers can refuse replays.
  */
 import { createHmac } from 'node:crypto';
 import { ACTIVITY_LIMITS, checkExpression, evaluateExpression } from '../domain/expressions';
@@ -114,4 +116,34 @@ export function defaultPayload(data: WebhookData): unknown {
 /** `sha256=<hex>` of the exact body bytes under `secret`. */
 export function signature(secret: string, body: string | Buffer): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** The Standard Webhooks headers of one delivery attempt. */
+export interface StandardWebhookHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+/**
+ * The Standard Webhooks headers (https://www.standardwebhooks.com, spec v1.0.0 "Signature
+ * scheme"): `webhook-id` (the delivery id, the same on every attempt), `webhook-timestamp`
+ * (integer Unix seconds of this attempt) and `webhook-signature: v1,<base64 HMAC-SHA256 of
+ * "<id>.<timestamp>.<body>">`.
+ *
+ * Key: the UTF-8 bytes of the deployment's signing secret exactly as shown (`whsec_…` included),
+ * the same key as `x-assay-signature`. Our secrets are not base64 of the key as the spec's
+ * `whsec_<base64>` format is, so a receiver using a Standard Webhooks library passes the raw key,
+ * e.g. `new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' })`, or the spec form
+ * `'whsec_' + base64(secret)` (docs/deployments.md).
+ *
+ * @param secret the deployment's signing secret
+ * @param id the delivery id
+ * @param body the exact body bytes sent
+ * @param now the attempt's time (default: now)
+ */
+export function standardWebhookHeaders(secret: string, id: string, body: string | Buffer, now: Date = new Date()): StandardWebhookHeaders {
+  const timestamp = String(Math.floor(now.getTime() / 1000));
+  const mac = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.`).update(body).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${mac}` };
 }

@@ -28,6 +28,13 @@ describe('configuration (src/config)', () => {
     expect(() => loadConfig({ ASSAY_RUN_RETENTION_DAYS: '1.5' })).to.throw(ConfigError, 'ASSAY_RUN_RETENTION_DAYS');
   });
 
+  it('limits failed authentication to 30 per client address and minute unless ASSAY_AUTH_FAILURES_PER_MINUTE says otherwise', () => {
+    expect(loadConfig({}).api.authFailuresPerMinute).to.equal(30);
+    expect(loadConfig({ ASSAY_AUTH_FAILURES_PER_MINUTE: '5' }).api.authFailuresPerMinute).to.equal(5);
+    expect(() => loadConfig({ ASSAY_AUTH_FAILURES_PER_MINUTE: '0' })).to.throw(ConfigError, 'ASSAY_AUTH_FAILURES_PER_MINUTE');
+    expect(() => loadConfig({ ASSAY_AUTH_FAILURES_PER_MINUTE: 'many' })).to.throw(ConfigError, 'ASSAY_AUTH_FAILURES_PER_MINUTE');
+  });
+
   it('configures the bundler: its own port, guarded fetches by default, allowed hosts and booleans', () => {
     const defaults = loadConfig({}).bundler;
     expect(defaults).to.include({ port: 8081, publicUrl: 'http://localhost:8081', requireKey: true, allowPrivate: false, maxModules: 2000 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { defaultPayload, renderTemplate, signature, templateIssues, type WebhookData } from '../../src/webhooks/payload';
+import { Webhook } from 'standardwebhooks';
+import { defaultPayload, renderTemplate, signature, standardWebhookHeaders, templateIssues, type WebhookData } from '../../src/webhooks/payload';
 
 const data: WebhookData = {
   event: 'run.completed',
@@ -28,6 +29,34 @@ describe('outgoing webhook payloads (src/webhooks/payload)', () => {
   it('signs the exact body bytes: sha256=<hex HMAC-SHA256>', () => {
     // RFC 4231 test case 2.
     expect(signature('Jefe', 'what do ya want for nothing?')).to.equal('sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+  });
+
+  describe('Standard Webhooks headers, checked with the standardwebhooks package', () => {
+    const secret = 'whsec_q9Xo-0uJ3nZ_kR2bH7sVwY4tLmC8eA1dF6gP5iN0oUk';
+    const body = JSON.stringify({ event: 'run.completed', run: { runId: 'run_1' } });
+
+    it('webhook-id, integer-second webhook-timestamp and a v1 signature the library verifies with the raw secret', () => {
+      const headers = standardWebhookHeaders(secret, 'dlv_01', body);
+      expect(headers['webhook-id']).to.equal('dlv_01');
+      expect(headers['webhook-timestamp']).to.match(/^\d{10}$/);
+      expect(headers['webhook-signature']).to.match(/^v1,[A-Za-z0-9+/]+=*$/);
+      // The two documented ways of giving the library our key (the secret's UTF-8 bytes).
+      expect(new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' }).verify(body, { ...headers })).to.deep.equal(JSON.parse(body));
+      expect(new Webhook(`whsec_${Buffer.from(secret, 'utf8').toString('base64')}`).verify(body, { ...headers })).to.deep.equal(JSON.parse(body));
+      // The library signs the same bytes the same way.
+      const at = new Date(Number(headers['webhook-timestamp']) * 1000);
+      expect(new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' }).sign('dlv_01', at, body)).to.equal(headers['webhook-signature']);
+    });
+
+    it('a replayed (old) delivery, a tampered body, another id or another secret is refused', () => {
+      const wh = new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
+      const old = standardWebhookHeaders(secret, 'dlv_01', body, new Date(Date.now() - 10 * 60_000));
+      expect(() => wh.verify(body, { ...old })).to.throw(/too old/);
+      const fresh = standardWebhookHeaders(secret, 'dlv_01', body);
+      expect(() => wh.verify(body.replace('run_1', 'run_2'), { ...fresh })).to.throw(/No matching signature/);
+      expect(() => wh.verify(body, { ...fresh, 'webhook-id': 'dlv_02' })).to.throw(/No matching signature/);
+      expect(() => new Webhook(Buffer.from(`${secret}x`, 'utf8'), { format: 'raw' }).verify(body, { ...fresh })).to.throw(/No matching signature/);
+    });
   });
 
   it('renders the Slack payload of docs/deployments.md', async () => {

@@ -1,0 +1,153 @@
+/**
+ * Scopes per endpoint (issue 10 item 3; docs/security.md "Scopes per endpoint"): ONE table says
+ * which API key scope every endpoint needs, and ONE middleware ({@link enforceScopes}) applies it
+ * to every /v1 request after authentication and before the body is parsed. Routers do not check
+ * scopes themselves.
+ *
+ * Scopes are ordered `read` < `run` < `write` (spec "Authentication": `read` allows GET, `run` adds
+ * starting and cancelling runs, `write` allows everything); a key satisfies an entry when its scope
+ * is at least the entry's. `public` entries need no key at all (they live outside /v1 and are
+ * listed here so the table documents every endpoint).
+ *
+ * Paths match case-insensitively, as the routers do. A /v1 request that matches no entry (a path or method no router answers; it ends in 404 or 405)
+ * needs `read` for GET/HEAD and `write` otherwise, so an endpoint forgotten in the table is never
+ * open to a lesser key; a test checks that every router route has an entry.
+ */
+import type { Middleware } from 'koa';
+import { KEY_SCOPES, type KeyScope } from '../src/store/entities';
+import { Problem } from './problem';
+import type { AppState } from './context';
+
+/** What an endpoint needs: a key scope, or `public` (no key). */
+export type EndpointScope = KeyScope | 'public';
+
+/**
+ * The table: `"<METHOD> <path template>"` (the router's own path syntax, `:name` is one segment)
+ * → scope needed. HEAD is answered by the GET entry.
+ */
+export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
+  // Outside /v1: no API key checked here (library files are public; the incoming deploy webhook
+  // authenticates itself with its signature or a run-scope key, docs/deployments.md).
+  'GET /libs/:file': 'public',
+  'POST /webhooks/deploy/:webhookId': 'public',
+
+  'GET /v1/workspaces': 'read',
+
+  'GET /v1/environments': 'read',
+  'POST /v1/environments': 'write',
+  'GET /v1/environments/:environmentName': 'read',
+  'PUT /v1/environments/:environmentName': 'write',
+  'PATCH /v1/environments/:environmentName': 'write',
+  'DELETE /v1/environments/:environmentName': 'write',
+
+  'GET /v1/test-cases': 'read',
+  'POST /v1/test-cases': 'write',
+  'GET /v1/test-cases/:testCaseId': 'read',
+  'PUT /v1/test-cases/:testCaseId': 'write',
+  'PATCH /v1/test-cases/:testCaseId': 'write',
+  'DELETE /v1/test-cases/:testCaseId': 'write',
+
+  'GET /v1/runners': 'read',
+  'POST /v1/runners': 'write',
+  'GET /v1/runners/:runnerName': 'read',
+  'GET /v1/runners/:runnerName/test-cases': 'read',
+  'PUT /v1/runners/:runnerName': 'write',
+  'PATCH /v1/runners/:runnerName': 'write',
+  'DELETE /v1/runners/:runnerName': 'write',
+
+  'POST /v1/runs': 'run',
+  'GET /v1/runs': 'read',
+  'GET /v1/runs/:runId': 'read',
+  'GET /v1/runs/:runId/results': 'read',
+  'GET /v1/runs/:runId/deliveries': 'read',
+  'POST /v1/runs/:runId/cancel': 'run',
+  'DELETE /v1/runs/:runId': 'write',
+
+  'GET /v1/libraries': 'read',
+
+  'GET /v1/deployments': 'read',
+  'POST /v1/deployments': 'write',
+  'GET /v1/deployments/:deploymentId': 'read',
+  'PATCH /v1/deployments/:deploymentId': 'write',
+  'DELETE /v1/deployments/:deploymentId': 'write',
+  'POST /v1/deployments/:deploymentId/runs': 'run',
+  'POST /v1/deployments/:deploymentId/rotate-webhook': 'write',
+  'POST /v1/deployments/:deploymentId/rotate-signing-secret': 'write',
+
+  'GET /v1/designs': 'read',
+  'POST /v1/designs': 'write',
+  'POST /v1/designs/import': 'write',
+  'GET /v1/designs/:designId': 'read',
+  'PUT /v1/designs/:designId': 'write',
+  'PATCH /v1/designs/:designId': 'write',
+  'DELETE /v1/designs/:designId': 'write',
+  // A design-side helper: generates sample data from a schema (CPU work), so `write` like designs.
+  'POST /v1/mock-samples': 'write',
+};
+
+interface CompiledEntry {
+  method: string;
+  template: string;
+  pattern: RegExp;
+  scope: EndpointScope;
+}
+
+function compile(table: Readonly<Record<string, EndpointScope>>): CompiledEntry[] {
+  return Object.entries(table).map(([key, scope]) => {
+    const [method, template] = key.split(' ') as [string, string];
+    const source = template
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    return { method, template, pattern: new RegExp(`^${source}/?$`, 'i'), scope };
+  });
+}
+
+const COMPILED = compile(ENDPOINT_SCOPES);
+
+/**
+ * The table entry for a request, or undefined when none matches. Literal segments win over
+ * parameters (`/v1/designs/import` before `/v1/designs/:designId`) because the entry with fewer
+ * parameters is preferred.
+ */
+export function scopeEntryFor(method: string, path: string): { template: string; scope: EndpointScope } | undefined {
+  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+  let best: CompiledEntry | undefined;
+  for (const entry of COMPILED) {
+    if (entry.method !== m || !entry.pattern.test(path)) continue;
+    if (!best || params(entry.template) < params(best.template)) best = entry;
+  }
+  return best && { template: best.template, scope: best.scope };
+}
+
+function params(template: string): number {
+  return template.split('/').filter((s) => s.startsWith(':')).length;
+}
+
+/** The scope a /v1 request needs: its table entry, else `read` for GET/HEAD and `write` otherwise. */
+export function scopeNeeded(method: string, path: string): KeyScope {
+  const entry = scopeEntryFor(method, path);
+  if (entry && entry.scope !== 'public') return entry.scope;
+  return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
+}
+
+/** True when a key of scope `have` may do what needs `needed`. */
+export function scopeAllows(have: KeyScope, needed: KeyScope): boolean {
+  return KEY_SCOPES.indexOf(have) >= KEY_SCOPES.indexOf(needed);
+}
+
+/**
+ * The one scope check for /v1 (runs after authentication): 403 problem `forbidden` naming the
+ * scope needed when the caller's key has less. Runs before body parsing, so a refused request's
+ * body is never read.
+ */
+export function enforceScopes(): Middleware<AppState> {
+  return async (ctx, next) => {
+    const needed = scopeNeeded(ctx.method, ctx.path);
+    const have = ctx.state.caller.scope;
+    if (!scopeAllows(have, needed)) {
+      throw new Problem('forbidden', `${ctx.method} ${ctx.path} needs an API key with scope "${needed}"; this key has "${have}".`, { scopeNeeded: needed });
+    }
+    await next();
+  };
+}
