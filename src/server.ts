@@ -19,6 +19,7 @@ import { createBundlerApp } from '../api/bundler';
 import { Bundler } from './bundler/service';
 import { ensureWorkspace, findKey, issueKey } from './keys';
 import { startRetentionSweep } from './store/retention';
+import { policyFromConfig, registerOwnEndpoint } from './net/address-policy';
 
 /**
  * Opens the store and applies pending migrations. A database that cannot be reached is waited for
@@ -60,6 +61,8 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   const server = http.createServer((req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)));
   server.keepAliveTimeout = 65_000;
   const url = await listen(server, config.api.port, config.api.host);
+  // The address policy of every outgoing request in this process refuses the API's own port.
+  const unregister = registerOwnEndpoint({ label: "the API's own port (ASSAY_PORT)", host: config.api.host, port: Number(new URL(url).port) });
   logger.info({ url }, 'API listening');
   const retention = startRetentionSweep(config, dataSource, logger);
   return {
@@ -72,6 +75,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      unregister();
       await recovery.close();
       await retention.stop();
       await schedules.close();
@@ -103,11 +107,13 @@ export interface BundlerHandle {
  */
 export async function startBundler(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<BundlerHandle> {
   const settings = { ...config.bundler };
-  const bundler = new Bundler({ dataSource, config: settings, logger });
+  const policy = policyFromConfig(config);
+  const bundler = new Bundler({ dataSource, config: settings, logger, policy });
   const app = createBundlerApp({ config, dataSource, bundler, logger });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   const url = await listen(server, settings.port, settings.host);
+  const unregister = registerOwnEndpoint({ label: "the bundler's own port (ASSAY_BUNDLER_PORT)", host: settings.host, port: Number(new URL(url).port) });
   if (settings.port === 0 && /^http:\/\/localhost:0$/.test(settings.publicUrl)) settings.publicUrl = url;
   logger.info({ url }, 'bundler listening');
   return {
@@ -117,7 +123,9 @@ export async function startBundler(config: AssayConfig, dataSource: DataSource, 
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      unregister();
       await bundler.close();
+      await policy.close();
     },
   };
 }
