@@ -36,7 +36,7 @@ const KNOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGA
 
 function describeError(err: unknown, req: ResolvedRequest): { error: string; errorCode: string } {
   const refused = addressRefusalIn(err);
-  if (refused) return { errorCode: ADDRESS_NOT_ALLOWED, error: `${req.method} ${req.url} was not sent: ${refused.message}` };
+  if (refused) return { errorCode: ADDRESS_NOT_ALLOWED, error: `${req.method} ${req.url} was not sent (ADDRESS_NOT_ALLOWED): ${refused.message}` };
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
   if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
