@@ -20,7 +20,7 @@ export function bundlerOnlyPolicy(config: AssayConfig['bundler']): AddressPolicy
   return new AddressPolicy({
     allow: [],
     deny: [],
-    allowFor: { bundler: config.allowHosts.map(parseRule) },
+    allowFor: { bundler: config.allowHosts.map((h) => parseRule(h, { asWritten: true })) },
     privateAccess: { node: 'none', script: 'none', library: 'none', webhook: 'none', bundler: config.allowPrivate ? 'all' : 'none' },
     infrastructure: [],
     connectTimeoutMs: config.fetchTimeoutMs,

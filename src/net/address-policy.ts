@@ -117,9 +117,11 @@ export function addressRefusalIn(err: unknown): AddressNotAllowedError | undefin
 
 /**
  * Parses one rule (`host`, `host:port`, `*.suffix`, `cidr`, `cidr:port`, `[ipv6 or cidr]:port`).
+ * `asWritten`: an IP address is a host as written in URLs (matched against the URL's host, not
+ * against what a name resolves to), as `ASSAY_BUNDLER_ALLOW_HOSTS` has always meant.
  * @throws Error naming what is wrong
  */
-export function parseRule(raw: string): EgressRule {
+export function parseRule(raw: string, options: { asWritten?: boolean } = {}): EgressRule {
   const text = raw.trim().toLowerCase();
   let hostPart = text;
   let portPart: string | undefined;
@@ -149,6 +151,7 @@ export function parseRule(raw: string): EgressRule {
   }
   if (ipaddr.isValid(hostPart)) {
     const address = normalise(hostPart);
+    if (options.asWritten) return { text, host: ipaddr.parse(hostPart).toString(), port };
     return { text, cidr: [address, address.kind() === 'ipv4' ? 32 : 128], port };
   }
   if (!/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(hostPart)) {
@@ -164,7 +167,7 @@ export function parseRules(list: string | undefined): EgressRule[] {
     .split(',')
     .map((r) => r.trim())
     .filter(Boolean)
-    .map(parseRule);
+    .map((r) => parseRule(r));
 }
 
 /** An address in canonical form: IPv4-mapped IPv6 becomes its IPv4. */
@@ -424,7 +427,7 @@ export function policyFromConfig(config: Parameters<typeof infrastructureOf>[0] 
   return new AddressPolicy({
     allow: config.egress.allow,
     deny: config.egress.deny,
-    allowFor: { bundler: config.bundler.allowHosts.map(parseRule) },
+    allowFor: { bundler: config.bundler.allowHosts.map((h) => parseRule(h, { asWritten: true })) },
     privateAccess: { ...config.egress.privateAccess, bundler: config.bundler.allowPrivate ? 'all' : 'none' },
     infrastructure: infrastructureOf(config),
   });

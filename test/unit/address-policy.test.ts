@@ -181,6 +181,16 @@ describe('address policy (src/net/address-policy)', () => {
       expect(await refusal(p, 'library', 'http://127.0.0.1:4873/')).to.be.instanceOf(AddressNotAllowedError);
     });
 
+    it('ASSAY_BUNDLER_ALLOW_HOSTS entries are hosts as written: 127.0.0.1:4873 does not open localhost:4873', async () => {
+      const config = loadConfig({ ASSAY_BUNDLER_ALLOW_HOSTS: '127.0.0.1:4873,[::1]:4874' });
+      const p = policyFromConfig(config);
+      expect(await refusal(p, 'bundler', 'http://127.0.0.1:4873/')).to.equal(undefined);
+      expect(await refusal(p, 'bundler', 'http://[::1]:4874/')).to.equal(undefined);
+      expect(await refusal(p, 'bundler', 'http://localhost:4873/')).to.be.instanceOf(AddressNotAllowedError);
+      expect(await refusal(p, 'bundler', 'http://127.0.0.1:4875/')).to.be.instanceOf(AddressNotAllowedError);
+      await p.close();
+    });
+
     it('parses every rule form and names a malformed one', () => {
       expect(parseRule('Mirror.Internal')).to.include({ host: 'mirror.internal', port: undefined });
       expect(parseRule('mirror.internal:8080')).to.include({ host: 'mirror.internal', port: 8080 });
