@@ -198,6 +198,9 @@ function isLocal(address: Address): boolean {
   return false;
 }
 
+/** Connect errors after which the next address of a name is tried. */
+const FAST_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'EAFNOSUPPORT']);
+
 const METADATA = METADATA_ADDRESSES.map((a) => normalise(a).toString());
 const PRIVATE_RANGES = new Set(['private', 'uniqueLocal', 'linkLocal', 'carrierGradeNat']);
 
@@ -321,10 +324,10 @@ export class AddressPolicy {
 
   /**
    * Resolves `hostname` and judges every address (refused when any is refused).
-   * @returns the address to connect to
+   * @returns the addresses to connect to, in the resolver's order
    * @throws AddressNotAllowedError, or the resolver's error
    */
-  async resolve(kind: EgressKind, hostname: string, port: number): Promise<{ address: string; family: number }> {
+  async resolve(kind: EgressKind, hostname: string, port: number): Promise<dns.LookupAddress[]> {
     const bare = hostname.replace(/^\[|\]$/g, '');
     const list: dns.LookupAddress[] = net.isIP(bare) ? [{ address: bare, family: net.isIP(bare) }] : await dns.promises.lookup(bare, { all: true });
     if (list.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
@@ -332,7 +335,7 @@ export class AddressPolicy {
       const refusal = await this.judge(kind, bare, entry.address, port);
       if (refusal) throw refusal;
     }
-    return list[0]!;
+    return list;
   }
 
   /**
@@ -360,7 +363,18 @@ export class AddressPolicy {
         connect: (opts, callback) => {
           const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
           this.resolve(kind, opts.hostname, port).then(
-            (chosen) => base({ ...opts, hostname: chosen.address }, callback),
+            (addresses) => {
+              // Connects to the judged addresses only, the next one when one refuses at once (a
+              // name with an IPv6 and an IPv4 address, a server listening on one of them). TLS
+              // still checks the certificate against the name (undici takes it from `host`).
+              const attempt = (i: number) =>
+                base({ ...opts, hostname: addresses[i]!.address }, (err, socket) => {
+                  if (err && i + 1 < addresses.length && FAST_FAILURES.has((err as NodeJS.ErrnoException).code ?? '')) return attempt(i + 1);
+                  if (err) return callback(err, null);
+                  callback(null, socket!);
+                });
+              attempt(0);
+            },
             (err: Error) => callback(err, null),
           );
         },
