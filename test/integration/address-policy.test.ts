@@ -85,6 +85,7 @@ describe('address policy: user requests never reach the service itself', functio
     }
     // A redirect from an allowed target to the Web UI is refused at the hop.
     cases.push({ name: 'node redirected → web ui', flow: [{ type: 'api', id: 'n', request: { method: 'GET', url: `${redirector.url}/hop`, followRedirects: true } }] });
+    cases.push({ name: 'script redirected → web ui', flow: [{ type: 'script', id: 's', script: { code: `await fetch(${JSON.stringify(`${redirector.url}/hop`)});` } }] });
     // The operator allows loopback: an ordinary target is still reached by every kind.
     cases.push({
       name: 'allowed target',
@@ -138,7 +139,10 @@ describe('address policy: user requests never reach the service itself', functio
     const redirected = byName.get('node redirected → web ui');
     expect(redirected.status).to.equal('failed');
     expect(redirected.nodes[0].error).to.contain('ADDRESS_NOT_ALLOWED');
-    expect(redirector.paths).to.deep.equal(['/hop']);
+    const scriptRedirected = byName.get('script redirected → web ui');
+    expect(scriptRedirected.status).to.equal('failed');
+    expect(JSON.stringify(scriptRedirected.failures)).to.contain('The address policy refuses');
+    expect(redirector.paths).to.deep.equal(['/hop', '/hop']);
     expect(byName.get('allowed target').status, JSON.stringify(byName.get('allowed target'))).to.equal('passed');
 
     const deliveries = await eventually(async () => {
