@@ -5,21 +5,38 @@
  * (`HttpExchange.error`), never thrown: a request that cannot connect fails its test case, not
  * the run (issue 2). Only a bug would make this activity throw.
  *
- * Requests go through one keep-alive undici agent per worker. The body is kept up to
- * `maxResponseBytes` (the rest is cut off and `truncated` set) so that what returns to the
- * workflow stays well under Temporal's payload limits.
+ * Requests go through the worker's address policy (src/net/address-policy.ts): its keep-alive
+ * agent for API nodes judges every connection, redirect hops included, and a refused one comes
+ * back as `errorCode: ADDRESS_NOT_ALLOWED` with the address and the rule in `error`.
+ *
+ * The body is kept up to `maxResponseBytes`: reading stops at the cap (the body stream is
+ * destroyed, so a 100 MB answer costs the worker no more than the cap), `truncated` is set and
+ * `size` is the bytes received until then (issue 10 item 10). What returns to the workflow thus
+ * stays well under Temporal's payload limits.
  */
 import { Context } from '@temporalio/activity';
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
 import type { HttpExchange, ResolvedRequest } from '../src/domain/types';
+import { ADDRESS_NOT_ALLOWED, addressRefusalIn } from '../src/net/address-policy';
 
-const agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
-const redirectingAgent = agent.compose(interceptors.redirect({ maxRedirections: 10 }));
+/** The redirect-following dispatcher over each agent (one per agent). */
+const redirecting = new WeakMap<Agent, Dispatcher>();
+
+function redirectingOver(agent: Agent): Dispatcher {
+  let d = redirecting.get(agent);
+  if (!d) {
+    d = agent.compose(interceptors.redirect({ maxRedirections: 10 }));
+    redirecting.set(agent, d);
+  }
+  return d;
+}
 
 /** Network error codes reported as they are; anything else becomes NETWORK_ERROR. */
 const KNOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ETIMEDOUT']);
 
 function describeError(err: unknown, req: ResolvedRequest): { error: string; errorCode: string } {
+  const refused = addressRefusalIn(err);
+  if (refused) return { errorCode: ADDRESS_NOT_ALLOWED, error: `${req.method} ${req.url} was not sent (ADDRESS_NOT_ALLOWED): ${refused.message}` };
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
   if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
@@ -70,16 +87,16 @@ function decodeBody(text: string, contentType: string | undefined, truncated: bo
 }
 
 /**
- * Sends `req` and reads the response.
+ * Sends `req` through `agent` (the address policy's agent for API nodes) and reads the response.
  *
  * @returns status, lower-cased headers, the body (parsed JSON when the response is JSON), its size
  *   in bytes and the elapsed time in ms; or `error`/`errorCode` when no response arrived.
  */
-export async function sendHttpRequest(req: ResolvedRequest): Promise<HttpExchange> {
-  return { ...(await exchange(req)), finishedAtMs: Date.now() };
+export async function sendHttpRequest(req: ResolvedRequest, agent: Agent): Promise<HttpExchange> {
+  return { ...(await exchange(req, agent)), finishedAtMs: Date.now() };
 }
 
-async function exchange(req: ResolvedRequest): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
+async function exchange(req: ResolvedRequest, agent: Agent): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   let url: URL;
@@ -97,7 +114,7 @@ async function exchange(req: ResolvedRequest): Promise<Omit<HttpExchange, 'finis
   const signals = [AbortSignal.timeout(req.timeoutMs)];
   const cancellation = activityCancellation();
   if (cancellation) signals.push(cancellation);
-  const dispatcher: Dispatcher = req.followRedirects ? redirectingAgent : agent;
+  const dispatcher: Dispatcher = req.followRedirects ? redirectingOver(agent) : agent;
 
   try {
     const res = await request(url, {
@@ -113,27 +130,26 @@ async function exchange(req: ResolvedRequest): Promise<Omit<HttpExchange, 'finis
     let kept = 0;
     let size = 0;
     let truncated = false;
+    const responseHeaders = headerRecord(res.headers as Record<string, string | string[] | undefined>);
+    // Stop reading at the cap: destroying the body closes the connection, nothing more arrives.
     for await (const chunk of res.body as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (kept < req.maxResponseBytes) {
-        const room = req.maxResponseBytes - kept;
-        chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-        kept += Math.min(room, chunk.length);
-      }
-      if (size > req.maxResponseBytes) truncated = true;
-      // Stop reading far past the limit: nothing more will be kept.
-      if (size > req.maxResponseBytes * 16) {
+      const room = req.maxResponseBytes - kept;
+      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      kept += Math.min(room, chunk.length);
+      if (size > req.maxResponseBytes) {
+        truncated = true;
         res.body.destroy();
         break;
       }
     }
-    const responseHeaders = headerRecord(res.headers as Record<string, string | string[] | undefined>);
     const text = Buffer.concat(chunks).toString('utf8');
     return {
       status: res.statusCode,
       headers: responseHeaders,
       body: decodeBody(text, responseHeaders['content-type'], truncated),
-      size: Math.max(size, Number(responseHeaders['content-length'] ?? 0) || 0),
+      // Cut: the bytes received until the cut; whole: what arrived (or Content-Length, for HEAD).
+      size: truncated ? size : Math.max(size, Number(responseHeaders['content-length'] ?? 0) || 0),
       truncated,
       timeMs: elapsed(),
     };

@@ -6,12 +6,18 @@ import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
 import { Sandbox } from '../src/sandbox/sandbox';
 import { storedBlobReader } from '../src/bundler/blobs';
+import { policyFromConfig, type AddressPolicy } from '../src/net/address-policy';
 import { createNodeActivities } from './nodes';
 import { createRunActivities } from './runs';
 import { createWebhookActivities } from './webhooks';
 
-export function createActivities(deps: { dataSource: DataSource; config: AssayConfig; sandbox?: Sandbox }) {
+/**
+ * `policy`: the address policy of every outgoing request the activities make (default: the one
+ * `config` describes, src/net/address-policy.ts); the sandbox given in `sandbox` brings its own.
+ */
+export function createActivities(deps: { dataSource: DataSource; config: AssayConfig; sandbox?: Sandbox; policy?: AddressPolicy }) {
   const { config } = deps;
+  const policy = deps.policy ?? policyFromConfig(config);
   const sandbox =
     deps.sandbox ??
     new Sandbox({
@@ -21,11 +27,12 @@ export function createActivities(deps: { dataSource: DataSource; config: AssayCo
       maxFetchBytes: config.scripts.maxFetchBytes,
       maxContexts: config.scripts.maxContexts,
       localLibrary: storedBlobReader(deps.dataSource, config.bundler.publicUrl),
+      policy,
     });
   return {
-    ...createNodeActivities(sandbox),
+    ...createNodeActivities(sandbox, policy.agent('node')),
     ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
-    ...createWebhookActivities(deps.dataSource, config),
+    ...createWebhookActivities(deps.dataSource, config, policy),
   };
 }
 

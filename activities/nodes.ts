@@ -11,6 +11,8 @@ import { Context } from '@temporalio/activity';
 import type { Sandbox, ScriptResult } from '../src/sandbox/sandbox';
 import { ACTIVITY_LIMITS, evaluateExpression, ExpressionError } from '../src/domain/expressions';
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from '../src/domain/types';
+import type { Agent } from 'undici';
+import { ADDRESS_NOT_ALLOWED } from '../src/net/address-policy';
 import { sendHttpRequest } from './http';
 
 /** Context a script sees besides the request: variables, earlier nodes, the loop, the test case. */
@@ -82,7 +84,7 @@ async function pause(ms: number): Promise<void> {
 }
 
 /** Sends the request, retrying as the policy says, within the run's deadline. */
-async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | undefined, deadlineMs: number): Promise<{ exchange: HttpExchange; attempts: AttemptResult[] }> {
+async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | undefined, deadlineMs: number, agent: Agent): Promise<{ exchange: HttpExchange; attempts: AttemptResult[] }> {
   const policy = {
     attempts: retry?.attempts ?? 1,
     delayMs: retry?.delayMs ?? 500,
@@ -95,12 +97,12 @@ async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | un
   let delay = policy.delayMs;
   for (let attempt = 1; ; attempt++) {
     const timeLeft = deadlineMs - Date.now();
-    const exchange = await sendHttpRequest({ ...request, timeoutMs: Math.max(1, Math.min(request.timeoutMs, timeLeft)) });
+    const exchange = await sendHttpRequest({ ...request, timeoutMs: Math.max(1, Math.min(request.timeoutMs, timeLeft)) }, agent);
     const record: AttemptResult = { attempt, status: exchange.status, error: exchange.error, timeMs: exchange.timeMs };
     attempts.push(record);
     if (attempt >= policy.attempts) return { exchange, attempts };
     const retryable = exchange.error
-      ? policy.onNetworkError && exchange.errorCode !== 'INVALID_URL' && exchange.errorCode !== 'CANCELLED'
+      ? policy.onNetworkError && exchange.errorCode !== 'INVALID_URL' && exchange.errorCode !== 'CANCELLED' && exchange.errorCode !== ADDRESS_NOT_ALLOWED
       : exchange.status !== undefined && statusMatches(exchange.status, policy.onStatus);
     if (!retryable) return { exchange, attempts };
     const wait = Math.min(policy.maxDelayMs, retryAfterMs(exchange.headers) ?? delay);
@@ -133,7 +135,11 @@ function executionId(): string | undefined {
   }
 }
 
-export function createNodeActivities(sandbox: Sandbox) {
+/**
+ * The node activities over a sandbox and the agent API nodes send through (the address policy's
+ * `agent('node')`, src/net/address-policy.ts).
+ */
+export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
   return {
     /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
     async executeApiNode(input: ApiNodeInput): Promise<ApiNodeOutput> {
@@ -156,7 +162,7 @@ export function createNodeActivities(sandbox: Sandbox) {
         request = { ...request, headers: { ...request.headers, [EXECUTION_HEADER]: execution } };
       }
       const resolved: ResolvedRequest = { ...input.request, method: request.method.toUpperCase() as ResolvedRequest['method'], url: request.url, headers: request.headers, body: request.body };
-      const { exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs);
+      const { exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent);
 
       if (input.script && /\bafterResponse\b/.test(input.script.code) && !exchange.error) {
         const r = await sandbox.execute({

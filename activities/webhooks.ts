@@ -17,6 +17,7 @@ import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
 import { newId } from '../src/ids';
 import { Deployment, Run, RunTestCaseResult, WebhookDelivery, type DeliveryEvent, type OutgoingWebhook } from '../src/store/entities';
+import { addressRefusalIn, type AddressPolicy } from '../src/net/address-policy';
 import { defaultPayload, renderTemplate, signature, standardWebhookHeaders, type WebhookData } from '../src/webhooks/payload';
 
 export interface DeliveryPlan {
@@ -28,7 +29,12 @@ export interface DeliveryPlan {
 /** Timeout of one delivery attempt. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
-export function createWebhookActivities(dataSource: DataSource, config: AssayConfig) {
+/**
+ * The webhook activities. Deliveries go through `policy`'s agent for webhooks (private, loopback
+ * and link-local receivers refused unless ASSAY_EGRESS_PRIVATE_FOR_WEBHOOKS allows them); a
+ * refused receiver fails the delivery at once (no retries), with the policy's message.
+ */
+export function createWebhookActivities(dataSource: DataSource, config: AssayConfig, policy: AddressPolicy) {
   async function data(run: Run, deployment: Deployment): Promise<WebhookData> {
     const rows = await dataSource.getRepository(RunTestCaseResult).find({ where: { runId: run.id }, order: { position: 'ASC' } });
     const summary = run.summary ?? { total: rows.length, passed: 0, failed: 0, skipped: 0 };
@@ -145,12 +151,18 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
           signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
           headersTimeout: ATTEMPT_TIMEOUT_MS,
           bodyTimeout: ATTEMPT_TIMEOUT_MS,
+          dispatcher: policy.agent('webhook'),
         });
         status = res.statusCode;
         await res.body.dump();
         if (status < 200 || status >= 300) error = `The receiver answered HTTP ${status}`;
       } catch (err) {
-        error = `The receiver could not be reached: ${(err as Error).message}`;
+        const refused = addressRefusalIn(err);
+        error = refused ? `The receiver was not contacted: ${refused.message}` : `The receiver could not be reached: ${(err as Error).message}`;
+        if (refused) {
+          await repo.update({ id: delivery.id }, { attempts: attempt, lastStatusCode: null, lastError: error, updatedAt: new Date() });
+          throw ApplicationFailure.nonRetryable(error, 'AddressNotAllowed');
+        }
       }
       await repo.update(
         { id: delivery.id },

@@ -72,7 +72,8 @@ export const PROBLEMS = {
   'host-not-allowed': {
     status: 403,
     title: 'Host not allowed',
-    description: 'The bundler fetches only from public addresses; the library URL, a redirect or an import points at a private, loopback or link-local one (`url`, `address`). ASSAY_BUNDLER_ALLOW_HOSTS can allow a mirror.',
+    description:
+      'The address policy refuses where the library URL, a redirect or an import points: a private, loopback or link-local address, cloud metadata or the service itself (`url`, `address`, `rule`). ASSAY_BUNDLER_ALLOW_HOSTS can allow a mirror (docs/security.md "Address policy").',
   },
   'unsupported-import': { status: 422, title: 'Unsupported import', description: 'A module imports something the bundler cannot fetch: another scheme (data:, file:) or a #subpath import (`url`, `specifier`).' },
   'node-builtin': { status: 422, title: 'Needs Node built-ins', description: 'A module imports a Node built-in (`specifier`); scripts run without Node APIs. Use a browser build of the library.' },

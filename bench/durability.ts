@@ -21,7 +21,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { startLocalStack, type LocalStack } from '../src/local-stack';
+import { LOCAL_EGRESS_ENV, startLocalStack, type LocalStack } from '../src/local-stack';
 import type { Run } from '../src/store/entities';
 
 const CASES = Number(process.env.BENCH_KILL_CASES ?? 40);
@@ -62,6 +62,7 @@ async function spawnWorker(stack: LocalStack, stickyMs: number): Promise<ChildPr
   const db = stack.config.database;
   const child = spawn(process.execPath, ['--no-node-snapshot', MAIN, 'worker'], {
     env: {
+      ...LOCAL_EGRESS_ENV,
       ...process.env,
       DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite://${db.file}`,
       TEMPORAL_ADDRESS: stack.config.temporal.address,

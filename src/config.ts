@@ -8,6 +8,7 @@
  * A variable that is set but malformed stops start-up with a {@link ConfigError} naming it.
  */
 import path from 'node:path';
+import { parseRules, type EgressRule, type PrivateAccess } from './net/address-policy';
 
 /** Which store the service uses: MySQL/MariaDB when `DATABASE_URL` is set, else an embedded SQLite file. */
 export type DatabaseConfig =
@@ -153,6 +154,23 @@ export interface AssayConfig {
     /** How long a bundle of a URL that pins no version is reused before it is built again (`ASSAY_BUNDLER_UNPINNED_TTL_SECONDS`, default 3600). */
     unpinnedTtlSeconds: number;
   };
+  /**
+   * The address policy of user-controlled outgoing requests (src/net/address-policy.ts,
+   * docs/security.md "Address policy (outgoing requests)"). The service's own infrastructure and
+   * cloud metadata addresses are refused whatever these say.
+   */
+  egress: {
+    /** Rules (`host`, `host:port`, `*.suffix`, `cidr`, `cidr:port`) always allowed (`ASSAY_EGRESS_ALLOW`, comma-separated). */
+    allow: EgressRule[];
+    /** Rules always refused, before the allow list (`ASSAY_EGRESS_DENY`, comma-separated). */
+    deny: EgressRule[];
+    /**
+     * Which non-public addresses each kind may reach: `none` (false), `loopback`, or `all` (true:
+     * loopback, private, link-local). `ASSAY_EGRESS_PRIVATE_FOR_NODES`, `_SCRIPTS`, `_LIBRARIES`,
+     * `_WEBHOOKS`; default `none` for all (`main.js dev` makes nodes and scripts `loopback`).
+     */
+    privateAccess: { node: PrivateAccess; script: PrivateAccess; library: PrivateAccess; webhook: PrivateAccess };
+  };
   /** The optional AI sample generator: an OpenAI-compatible API; null unless ASSAY_AI_BASE_URL and ASSAY_AI_MODEL are set. */
   ai: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number } | null;
   /** pino log level (`ASSAY_LOG_LEVEL`, default `info`). */
@@ -205,6 +223,23 @@ function hostList(env: NodeJS.ProcessEnv, name: string): string[] {
     if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h)) throw new ConfigError(name, `"${h}" is not a host or host:port`);
   }
   return hosts;
+}
+
+function rules(env: NodeJS.ProcessEnv, name: string): EgressRule[] {
+  try {
+    return parseRules(env[name]);
+  } catch (err) {
+    throw new ConfigError(name, (err as Error).message);
+  }
+}
+
+function privateAccess(env: NodeJS.ProcessEnv, name: string, fallback: PrivateAccess): PrivateAccess {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on|all)$/i.test(raw)) return 'all';
+  if (/^(0|false|no|off|none)$/i.test(raw)) return 'none';
+  if (/^loopback$/i.test(raw)) return 'loopback';
+  throw new ConfigError(name, `expected true (all private ranges), loopback or false, got "${raw}"`);
 }
 
 function databaseFrom(env: NodeJS.ProcessEnv, dataDir: string): DatabaseConfig {
@@ -292,6 +327,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       maxModules: integer(env, 'ASSAY_BUNDLER_MAX_MODULES', 2000, 1, 100_000),
       maxRedirects: integer(env, 'ASSAY_BUNDLER_MAX_REDIRECTS', 5, 0, 20),
       unpinnedTtlSeconds: integer(env, 'ASSAY_BUNDLER_UNPINNED_TTL_SECONDS', 3600, 0, 365 * 86_400),
+    },
+    egress: {
+      allow: rules(env, 'ASSAY_EGRESS_ALLOW'),
+      deny: rules(env, 'ASSAY_EGRESS_DENY'),
+      privateAccess: {
+        node: privateAccess(env, 'ASSAY_EGRESS_PRIVATE_FOR_NODES', 'none'),
+        script: privateAccess(env, 'ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS', 'none'),
+        library: privateAccess(env, 'ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES', 'none'),
+        webhook: privateAccess(env, 'ASSAY_EGRESS_PRIVATE_FOR_WEBHOOKS', 'none'),
+      },
     },
     ai:
       env.ASSAY_AI_BASE_URL && env.ASSAY_AI_MODEL

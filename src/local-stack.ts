@@ -12,6 +12,18 @@ import { createLogger } from './logger';
 import { ensureDevKey, openStore, startApi, startWorker } from './server';
 import { startDevServer, waitForTemporal } from './temporal/dev-server';
 
+/**
+ * The address policy of a local stack (and of the worker processes a bench starts beside it): API
+ * nodes, scripts, libraries and webhooks may reach loopback, minus the service's own ports. A
+ * variable set in the environment wins.
+ */
+export const LOCAL_EGRESS_ENV: Record<string, string> = {
+  ASSAY_EGRESS_PRIVATE_FOR_NODES: 'loopback',
+  ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS: 'loopback',
+  ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES: 'loopback',
+  ASSAY_EGRESS_PRIVATE_FOR_WEBHOOKS: 'loopback',
+};
+
 export interface LocalStack {
   config: AssayConfig;
   /** The API process's handle (its run launcher, recovery sweep…). */
@@ -30,6 +42,8 @@ export interface LocalStack {
 export async function startLocalStack(env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<LocalStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-local-'));
   const config = loadConfig({
+    // Local use tests services on this machine: loopback is allowed (docs/security.md "Address policy").
+    ...LOCAL_EGRESS_ENV,
     ...process.env,
     ASSAY_DATA_DIR: dataDir,
     ASSAY_PORT: '0',

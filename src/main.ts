@@ -59,9 +59,20 @@ async function temporalIsUp(address: string): Promise<boolean> {
   );
 }
 
+/**
+ * `dev` lets API nodes and scripts reach loopback so local services can be tested (issue 10 item 1;
+ * docs/security.md "Address policy (outgoing requests)"), unless ASSAY_EGRESS_PRIVATE_FOR_NODES or
+ * _SCRIPTS says otherwise. The service's own ports stay refused.
+ */
+function allowLoopbackForDev(config: AssayConfig): void {
+  if (!process.env.ASSAY_EGRESS_PRIVATE_FOR_NODES) config.egress.privateAccess.node = 'loopback';
+  if (!process.env.ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS) config.egress.privateAccess.script = 'loopback';
+}
+
 async function main(): Promise<void> {
   const command = process.argv[2] ?? 'all';
   const config = loadConfig();
+  if (command === 'dev') allowLoopbackForDev(config);
   const logger = createLogger(config.logLevel);
   const stoppers: Stopper[] = [];
   onSignal(stoppers, logger);

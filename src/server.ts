@@ -22,6 +22,7 @@ import { Bundler } from './bundler/service';
 import { ensureWorkspace, findKey, issueKey } from './keys';
 import { startRetentionSweep } from './store/retention';
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenFiles } from './private-files';
+import { policyFromConfig, registerOwnEndpoint } from './net/address-policy';
 
 /**
  * Opens the store and applies pending migrations. The data folder is made mode 0700 first
@@ -66,6 +67,8 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   server.keepAliveTimeout = 65_000;
   server.on('clientError', onClientError(logger));
   const url = await listen(server, config.api.port, config.api.host);
+  // The address policy of every outgoing request in this process refuses the API's own port.
+  const unregister = registerOwnEndpoint({ label: "the API's own port (ASSAY_PORT)", host: config.api.host, port: Number(new URL(url).port) });
   logger.info({ url }, 'API listening');
   const retention = startRetentionSweep(config, dataSource, logger);
   return {
@@ -78,6 +81,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      unregister();
       await recovery.close();
       await retention.stop();
       await schedules.close();
@@ -136,12 +140,14 @@ export interface BundlerHandle {
  */
 export async function startBundler(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<BundlerHandle> {
   const settings = { ...config.bundler };
-  const bundler = new Bundler({ dataSource, config: settings, logger });
+  const policy = policyFromConfig(config);
+  const bundler = new Bundler({ dataSource, config: settings, logger, policy });
   const app = createBundlerApp({ config, dataSource, bundler, logger });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   server.on('clientError', onClientError(logger));
   const url = await listen(server, settings.port, settings.host);
+  const unregister = registerOwnEndpoint({ label: "the bundler's own port (ASSAY_BUNDLER_PORT)", host: settings.host, port: Number(new URL(url).port) });
   if (settings.port === 0 && /^http:\/\/localhost:0$/.test(settings.publicUrl)) settings.publicUrl = url;
   logger.info({ url }, 'bundler listening');
   return {
@@ -151,7 +157,9 @@ export async function startBundler(config: AssayConfig, dataSource: DataSource, 
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      unregister();
       await bundler.close();
+      await policy.close();
     },
   };
 }

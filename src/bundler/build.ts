@@ -25,7 +25,7 @@ import { createHash } from 'node:crypto';
 import * as esbuild from 'esbuild';
 import { BundleError } from './errors';
 import { ModuleFetcher, type FetchLimits } from './fetcher';
-import type { HostPolicy } from './guard';
+import type { AddressPolicy } from '../net/address-policy';
 import { TEMPORARY_GLOBAL, wrapperFor } from './names';
 
 /** What to bundle. */
@@ -115,7 +115,7 @@ function explain(errors: esbuild.Message[], first: BundleError | undefined): Bun
  * Fetches and bundles `input.url`.
  * @throws BundleError (every 4xx of docs/bundler.md "Errors")
  */
-export async function buildBundle(input: BuildInput, policy: HostPolicy, limits: BuildLimits): Promise<BuildOutput> {
+export async function buildBundle(input: BuildInput, policy: AddressPolicy, limits: BuildLimits): Promise<BuildOutput> {
   const deadline = new AbortController();
   const fetcher = new ModuleFetcher(policy, limits, deadline.signal);
   const warnings: string[] = [];

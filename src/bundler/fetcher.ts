@@ -1,7 +1,7 @@
 /**
  * Fetching the modules of one bundle over HTTP(S), inside its limits.
  *
- * Redirects are followed by hand so that every hop is judged by the {@link HostPolicy} and the
+ * Redirects are followed by hand so that every hop is judged by the address policy and the
  * URL after the last hop becomes the module's identity (a relative import then resolves against
  * where the module really is, and two URLs that redirect to one file load it once). Each URL is
  * fetched once per bundle. Limits (all from `ASSAY_BUNDLER_*`, docs/bundler.md "Limits"): a
@@ -13,7 +13,8 @@
 import { createHash } from 'node:crypto';
 import { request } from 'undici';
 import { BundleError } from './errors';
-import { blockedAddressIn, hostNotAllowed, type HostPolicy } from './guard';
+import { addressRefusalIn, type AddressPolicy } from '../net/address-policy';
+import { hostNotAllowed } from './guard';
 
 /** The limits one bundle is built within. Sizes in bytes, times in milliseconds. */
 export interface FetchLimits {
@@ -45,7 +46,7 @@ export class ModuleFetcher {
   private totalBytes = 0;
 
   constructor(
-    private readonly policy: HostPolicy,
+    private readonly policy: AddressPolicy,
     private readonly limits: FetchLimits,
     /** Aborted when the bundle's deadline passes. */
     private readonly deadline: AbortSignal,
@@ -89,7 +90,8 @@ export class ModuleFetcher {
     let current = new URL(url);
     for (let hop = 0; ; hop++) {
       const hopRole = hop === 0 ? role : `${role} (redirected)`;
-      const dispatcher = this.policy.dispatcherFor(current, hopRole);
+      // The policy's agent judges the address of every connection (each hop, each import).
+      const dispatcher = this.policy.agent('bundler');
       let res: Awaited<ReturnType<typeof request>>;
       try {
         res = await request(current, {
@@ -177,8 +179,8 @@ export class ModuleFetcher {
 
   /** Names what went wrong with one fetch: refused address, timeout, deadline, or network failure. */
   private failure(err: unknown, url: URL, role: string, timeout: AbortSignal): BundleError {
-    const blocked = blockedAddressIn(err);
-    if (blocked) return hostNotAllowed(url, blocked.address, role);
+    const refused = addressRefusalIn(err);
+    if (refused) return hostNotAllowed(url, refused, role);
     if (this.deadline.aborted) return this.deadline.reason instanceof BundleError ? this.deadline.reason : new BundleError('bundle-timeout', 'The bundle took too long.');
     const code = (err as { code?: string }).code;
     if (timeout.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {

@@ -20,7 +20,8 @@ import type { Logger } from 'pino';
 import type { AssayConfig } from '../config';
 import { Bundle, BundleBlob } from '../store/entities';
 import { buildBundle } from './build';
-import { HostPolicy } from './guard';
+import type { AddressPolicy } from '../net/address-policy';
+import { bundlerOnlyPolicy } from './guard';
 import { isPinned } from './names';
 
 /** A bundle request, checked (api/bundler.ts validates the body). */
@@ -72,14 +73,18 @@ export function cacheKey(req: Pick<BundleRequest, 'url' | 'globalName' | 'minify
 }
 
 export class Bundler {
-  private readonly policy: HostPolicy;
+  private readonly policy: AddressPolicy;
+  /** Whether {@link policy} is the bundler's own (closed by {@link close}). */
+  private readonly ownPolicy: boolean;
   private readonly inFlight = new Map<string, Promise<BundleAnswer>>();
   private readonly blobs = new LRUCache<string, BundleBlob>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (b) => Math.max(1, b.size) });
 
   constructor(
-    private readonly deps: { dataSource: DataSource; config: AssayConfig['bundler']; logger: Logger },
+    /** `policy`: the process's address policy (src/net/address-policy.ts); default: one from `config` alone. */
+    private readonly deps: { dataSource: DataSource; config: AssayConfig['bundler']; logger: Logger; policy?: AddressPolicy },
   ) {
-    this.policy = new HostPolicy({ allowPrivate: deps.config.allowPrivate, allowHosts: deps.config.allowHosts, connectTimeoutMs: deps.config.fetchTimeoutMs });
+    this.ownPolicy = !deps.policy;
+    this.policy = deps.policy ?? bundlerOnlyPolicy(deps.config);
   }
 
   /**
@@ -166,6 +171,6 @@ export class Bundler {
   /** Closes the connection pools. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.inFlight.values()]);
-    await this.policy.close();
+    if (this.ownPolicy) await this.policy.close();
   }
 }

@@ -208,15 +208,21 @@ export interface HttpExchange {
   headers: Record<string, string>;
   /** Parsed JSON when the body is JSON, else the text; undefined for an empty body. */
   body?: unknown;
-  /** Bytes received (before any cut). */
+  /**
+   * Bytes received. When cut (`truncated`), the bytes received until reading stopped (just past
+   * `maxResponseBytes`), not the whole body's size.
+   */
   size: number;
-  /** True when the body was longer than the kept limit and was cut. */
+  /** True when the body was longer than the kept limit: reading stopped there and the rest was never read. */
   truncated: boolean;
   /** Elapsed time from sending to the end of the body, milliseconds. */
   timeMs: number;
   /** Network-level failure (connection refused, DNS, timeout), human readable. */
   error?: string;
-  /** Stable code of a network failure, e.g. ECONNREFUSED, TIMEOUT. */
+  /**
+   * Stable code of a network failure, e.g. ECONNREFUSED, TIMEOUT, or ADDRESS_NOT_ALLOWED when the
+   * address policy refused the connection (src/net/address-policy.ts).
+   */
   errorCode?: string;
   /**
    * Epoch ms (worker clock) when the exchange ended. Recorded in history with the result, so the

@@ -29,11 +29,14 @@
  * {@link boundMessage}) and the line and column of the user's own frame (see {@link locate}).
  *
  * The bridged `fetch` goes through the host (undici) with `fetchTimeoutMs` and a response cap of
- * `maxFetchBytes`.
+ * `maxFetchBytes`. It and libraries loaded by URL connect through the address policy
+ * (`SandboxOptions.policy`, src/net/address-policy.ts): kind `script` for `fetch`, `library` for
+ * libraries; a refused address is the fetch's error (`fetch` rejects) or the library's error.
  */
 import { randomBytes } from 'node:crypto';
 import ivm from 'isolated-vm';
-import { Agent, interceptors, request } from 'undici';
+import { interceptors, request, type Dispatcher } from 'undici';
+import { AddressPolicy, type EgressKind } from '../net/address-policy';
 import { libraryManifest, librarySource, ownLibrary } from './libraries';
 
 export type HookName = 'beforeRequest' | 'afterResponse' | 'generateValue';
@@ -136,6 +139,21 @@ export interface SandboxOptions {
    * blobs from the store: src/bundler/blobs.ts); undefined means fetch it.
    */
   localLibrary?: (url: string) => Promise<string | undefined>;
+  /**
+   * The address policy of `fetch` (kind `script`) and of libraries loaded by URL (kind
+   * `library`). Default: a policy of its own that refuses every non-public address.
+   */
+  policy?: AddressPolicy;
+}
+
+/** The policy of a sandbox given none: public addresses only, for every kind. */
+function strictPolicy(): AddressPolicy {
+  return new AddressPolicy({
+    allow: [],
+    deny: [],
+    privateAccess: { node: 'none', script: 'none', library: 'none', webhook: 'none', bundler: 'none' },
+    infrastructure: [],
+  });
 }
 
 export const DEFAULT_SANDBOX_OPTIONS: SandboxOptions = {
@@ -229,13 +247,17 @@ export class Sandbox {
   private readonly codeCache = new Map<string, ivm.ExternalCopy<ArrayBuffer>>();
   private readonly compiled = new WeakMap<ivm.Isolate, Map<string, ivm.Script>>();
   private readonly customLibraries = new Map<string, string>();
-  private readonly agent = new Agent({ keepAliveTimeout: 10_000 });
+  private readonly policy: AddressPolicy;
+  /** Whether {@link policy} is the sandbox's own (closed by {@link dispose}). */
+  private readonly ownPolicy: boolean;
   private readonly sweeper: NodeJS.Timeout;
   private nextScript = 1;
   private disposed = false;
 
   constructor(options: Partial<SandboxOptions> = {}) {
     this.options = { ...DEFAULT_SANDBOX_OPTIONS, ...options };
+    this.ownPolicy = !options.policy;
+    this.policy = options.policy ?? strictPolicy();
     this.sweeper = setInterval(() => this.sweep(), Math.min(30_000, this.options.contextIdleMs)).unref();
   }
 
@@ -339,7 +361,7 @@ export class Sandbox {
     clearInterval(this.sweeper);
     for (const key of [...this.contexts.keys()]) await this.release(key);
     for (const spare of this.spares.splice(0)) if (!spare.isolate.isDisposed) spare.isolate.dispose();
-    await this.agent.close();
+    if (this.ownPolicy) await this.policy.close();
   }
 
   // --- errors ---------------------------------------------------------------------------------
@@ -587,7 +609,7 @@ export class Sandbox {
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LibraryError(`Library ${url}: only http and https URLs can be loaded`);
     const local = await this.options.localLibrary?.(url);
     if (local !== undefined) return this.remember(url, local);
-    const res = await this.download(url, this.options.libraryTimeoutMs, this.options.maxLibraryBytes).catch((err: Error) => {
+    const res = await this.download('library', url, this.options.libraryTimeoutMs, this.options.maxLibraryBytes).catch((err: Error) => {
       throw new LibraryError(`Library ${url} could not be fetched: ${err.message}`);
     });
     if (res.status !== 200) throw new LibraryError(`Library ${url} answered HTTP ${res.status}`);
@@ -612,7 +634,7 @@ export class Sandbox {
     try {
       const parsed = new URL(url);
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { error: `only http and https URLs can be fetched, not ${parsed.protocol}` };
-      const res = await this.download(url, this.options.fetchTimeoutMs, this.options.maxFetchBytes, {
+      const res = await this.download('script', url, this.options.fetchTimeoutMs, this.options.maxFetchBytes, {
         method: init.method,
         headers: Object.fromEntries(init.headers ?? []),
         body: init.bodyBase64 ? Buffer.from(init.bodyBase64, 'base64') : undefined,
@@ -632,13 +654,16 @@ export class Sandbox {
     }
   }
 
+  /** One GET (or the script's request) through the policy's agent for `kind`, read up to `maxBytes`. */
   private async download(
+    kind: EgressKind,
     url: string,
     timeoutMs: number,
     maxBytes: number,
     init: { method?: string; headers?: Record<string, string>; body?: Buffer; follow?: boolean } = {},
   ): Promise<{ status: number; statusText: string; url: string; headers: Array<[string, string]>; body: Buffer; truncated: boolean }> {
-    const dispatcher = init.follow === false ? this.agent : this.agent.compose(interceptors.redirect({ maxRedirections: 10 }));
+    const agent = this.policy.agent(kind);
+    const dispatcher: Dispatcher = init.follow === false ? agent : agent.compose(interceptors.redirect({ maxRedirections: 10 }));
     const res = await request(url, {
       method: (init.method ?? 'GET') as 'GET',
       headers: { 'user-agent': 'Assay-Sandbox/0.1', ...init.headers },

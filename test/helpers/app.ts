@@ -13,7 +13,35 @@ import { ensureWorkspace, issueKey } from '../../src/keys';
 import type { KeyScope } from '../../src/store/entities';
 import { startApi, startWorker, type ApiHandle } from '../../src/server';
 import type { RunWorkerHandle } from '../../src/temporal/worker';
+import { AddressPolicy, type InfrastructureEndpoint } from '../../src/net/address-policy';
 import { freshDatabase, getServices, unique } from './harness';
+
+/**
+ * What the test app's operator allows (issue 10 item 1): API nodes, scripts, libraries and
+ * outgoing webhooks may reach loopback, where every test target, receiver and CDN listens. The
+ * service's own infrastructure (Temporal, the Web UI, the database, the API's and bundler's ports)
+ * stays refused, as it always is. A test overrides these through `TestAppOptions.env`.
+ */
+export const TEST_EGRESS_ENV: Record<string, string> = {
+  ASSAY_EGRESS_PRIVATE_FOR_NODES: 'loopback',
+  ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS: 'loopback',
+  ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES: 'loopback',
+  ASSAY_EGRESS_PRIVATE_FOR_WEBHOOKS: 'loopback',
+};
+
+/**
+ * An address policy for a Sandbox or Bundler a test builds by hand: loopback allowed for every
+ * kind, as in {@link TEST_EGRESS_ENV}; `infrastructure` refused (plus the API and bundler ports this
+ * process listens on, which every policy refuses).
+ */
+export function testEgressPolicy(infrastructure: InfrastructureEndpoint[] = []): AddressPolicy {
+  return new AddressPolicy({
+    allow: [],
+    deny: [],
+    privateAccess: { node: 'loopback', script: 'loopback', library: 'loopback', webhook: 'loopback', bundler: 'loopback' },
+    infrastructure,
+  });
+}
 
 export interface Reply<T = any> {
   status: number;
@@ -57,6 +85,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ASSAY_PORT: '0',
     ASSAY_HOST: '127.0.0.1',
     ASSAY_LOG_LEVEL: process.env.ASSAY_TEST_LOG_LEVEL ?? 'silent',
+    ...TEST_EGRESS_ENV,
     ...options.env,
   });
   config.database = db.database;

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { TestApp } from './app';
+import { TEST_EGRESS_ENV, type TestApp } from './app';
 
 const MAIN = path.resolve(__dirname, '../../src/main.js');
 
@@ -16,11 +16,15 @@ export interface AssayProcess {
   kill(): Promise<void>;
 }
 
-/** The environment that points a child process at `app`'s store, Temporal and task queue. */
+/**
+ * The environment that points a child process at `app`'s store, Temporal and task queue, with the
+ * test app's address policy (loopback allowed: TEST_EGRESS_ENV).
+ */
 export function processEnv(app: TestApp, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const db = app.config.database;
   return {
     ...process.env,
+    ...TEST_EGRESS_ENV,
     DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite://${db.file}`,
     TEMPORAL_ADDRESS: app.config.temporal.address,
     ASSAY_TASK_QUEUE: app.config.temporal.taskQueue,

@@ -26,6 +26,7 @@ import type { DatabaseConfig } from '../../src/config';
 import { startCdn, type Cdn } from '../helpers/cdn';
 import { startTarget, type Target } from '../helpers/target';
 import { freshDatabase } from '../helpers/harness';
+import { testEgressPolicy } from '../helpers/app';
 
 interface Reply<T = any> {
   status: number;
@@ -150,8 +151,9 @@ describe('bundler service', function () {
     await migrate(dataSource);
     const workspace = await ensureWorkspace(dataSource.manager, 'default');
     key = (await issueKey(dataSource.manager, workspace.id, { name: 'bundler-test', scope: 'read' })).key;
-    sandbox = new Sandbox({ timeoutMs: 3000, memoryLimitMb: 64 });
     main = await bundler();
+    // As a worker does: blobs come from the store; loopback (the CDN, the target) is allowed.
+    sandbox = new Sandbox({ timeoutMs: 3000, memoryLimitMb: 64, localLibrary: storedBlobReader(dataSource, main.url), policy: testEgressPolicy() });
   });
   after(async () => {
     for (const b of bundlers) await b.close().catch(() => undefined);

@@ -9,6 +9,7 @@
 import { expect } from 'chai';
 import { Sandbox, type ScriptInput, type ScriptResult } from '../../src/sandbox/sandbox';
 import { startTarget, type Target } from '../helpers/target';
+import { testEgressPolicy } from '../helpers/app';
 
 describe('script sandbox', function () {
   this.timeout(60_000);
@@ -18,7 +19,7 @@ describe('script sandbox', function () {
 
   before(async () => {
     target = await startTarget();
-    sandbox = new Sandbox({ timeoutMs: 1500, memoryLimitMb: 32, maxFetchBytes: 64 * 1024, fetchTimeoutMs: 1000 });
+    sandbox = new Sandbox({ timeoutMs: 1500, memoryLimitMb: 32, maxFetchBytes: 64 * 1024, fetchTimeoutMs: 1000, policy: testEgressPolicy() });
   });
   after(async () => {
     await sandbox?.dispose();
@@ -104,6 +105,23 @@ describe('script sandbox', function () {
       const slow = await exec(`await fetch($context.get('base') + '/slow?ms=3000')`);
       expect(slow.ok).to.equal(false);
       expect(slow.error!.message).to.match(/fetch failed/);
+    });
+    it('a sandbox given no address policy refuses loopback for fetch and libraries (issue 10 item 1)', async () => {
+      const strict = new Sandbox({ timeoutMs: 1500, memoryLimitMb: 32 });
+      try {
+        const hitsBefore = target.hits.get('/echo') ?? 0;
+        const libHitsBefore = target.hits.get('/libs/greeter.umd.js') ?? 0;
+        const fetched = await strict.execute({ runId: 'strict', script: { code: `await fetch(${JSON.stringify(`${target.url}/echo`)})` }, variables: {}, label: 'n1' });
+        expect(fetched.ok).to.equal(false);
+        expect(fetched.error!.message).to.contain('The address policy refuses').and.contain('ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS');
+        const lib = await strict.execute({ runId: 'strict', script: { code: '1', libs: [`${target.url}/libs/greeter.umd.js`] }, variables: {}, label: 'n2' });
+        expect(lib.error?.kind).to.equal('library');
+        expect(lib.error!.message).to.contain('The address policy refuses').and.contain('ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES');
+        expect(target.hits.get('/echo') ?? 0).to.equal(hitsBefore);
+        expect(target.hits.get('/libs/greeter.umd.js') ?? 0).to.equal(libHitsBefore);
+      } finally {
+        await strict.dispose();
+      }
     });
     it('has no require, no process, no file system', async () => {
       for (const [code, missing] of [['process.env', 'process'], ["require('fs')", 'require'], ['Buffer.from("x")', 'Buffer']]) {

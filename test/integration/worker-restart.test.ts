@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
+import { eventually, startTestApp, TEST_EGRESS_ENV, waitForRun, type TestApp } from '../helpers/app';
 import { startTarget, type Target } from '../helpers/target';
 import { recordHistory } from '../helpers/temporal';
 
@@ -17,6 +17,8 @@ function spawnWorker(app: TestApp): ChildProcess {
   const child = spawn(process.execPath, ['--no-node-snapshot', MAIN, 'worker'], {
     env: {
       ...process.env,
+      // The test operator's address policy: the target is on loopback.
+      ...TEST_EGRESS_ENV,
       DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite://${db.file}`,
       TEMPORAL_ADDRESS: app.config.temporal.address,
       ASSAY_TASK_QUEUE: app.config.temporal.taskQueue,
