@@ -92,6 +92,18 @@ export const PROBLEMS = {
     title: 'Too many requests',
     description: 'The API key exceeded its request rate. Retry after the number of seconds in `Retry-After`.',
   },
+  'quota-exceeded': {
+    status: 429,
+    title: 'Quota exceeded',
+    description:
+      'Starting this run would exceed a quota of the workspace (`quota`: `concurrent-runs`, ASSAY_QUOTA_CONCURRENT_RUNS, or `runs-per-minute`, ASSAY_QUOTA_RUNS_PER_MINUTE); `limit` and `current` give the figures. Nothing was stored; retry after the number of seconds in `Retry-After`.',
+  },
+  'loop-iterations-exceeded': {
+    status: 422,
+    title: 'Too many loop iterations',
+    description:
+      'The flow expects more loop iterations than ASSAY_QUOTA_LOOP_ITERATIONS, counting each Loop or Iteration node\'s `count` (or `maxIterations`, or ASSAY_MAX_LOOP_ITERATIONS) multiplied through nesting; `errors` names the loop node, `expectedIterations` and `limit` give the figures. Lower a count or set `maxIterations`.',
+  },
   internal: { status: 500, title: 'Internal error', description: 'Something failed inside Assay. The `instance` identifies it in the logs.' },
   'database-unavailable': {
     status: 503,

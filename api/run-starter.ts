@@ -8,18 +8,25 @@
  *    one key store one row).
  * 3. Workflow `run-<runId>` starts, and the row records `workflowStartedAt`.
  *
+ * Before 2, the workspace's quotas (config `quotas`, docs/security.md "Quotas"): runs `queued` or
+ * `running` at once, and runs started in the last minute; over either → 429 `quota-exceeded` with
+ * `Retry-After`, nothing stored. A replayed key (1) answers before the quotas are looked at, so
+ * replays never count against them. Counting and inserting are not one transaction, so concurrent
+ * starts may overshoot a quota by the number of calls in flight.
+ *
  * No crash loses a run: a process killed between 2 and 3 leaves a `queued` row without
  * `workflowStartedAt`, which the recovery sweep (src/temporal/run-recovery.ts) starts within
  * seconds; starting is idempotent (a workflow already there counts as started). When Temporal
  * cannot be reached the row is ended `failed` with the reason (never left `queued`), its key is
  * released so a retry can succeed, and the caller gets 503.
  */
-import { IsNull, type DataSource } from 'typeorm';
+import { In, IsNull, MoreThan, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { newId, runWorkflowId } from '../src/ids';
 import { Run, queuedRun, type Environment, type Runner } from '../src/store/entities';
 import type { RunTrigger, Variables } from '../src/domain/types';
 import type { RunLauncher } from '../src/temporal/run-launcher';
+import type { AssayConfig } from '../src/config';
 import { IDEMPOTENCY_WINDOW_MS, type IdempotencyRequest } from './idempotency';
 import { Problem } from './problem';
 
@@ -82,12 +89,65 @@ export async function startWorkflowOf(dataSource: DataSource, launcher: RunLaunc
   await dataSource.getRepository(Run).update({ id: run.id, workflowStartedAt: IsNull() }, { workflowStartedAt: run.workflowStartedAt });
 }
 
-export async function createAndStartRun(deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger }, input: NewRun): Promise<StartedRun> {
+/** Seconds a client is told to wait when the workspace has too many runs queued or running. */
+export const CONCURRENT_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * Refuses a new run over the workspace's quotas.
+ * @throws Problem `quota-exceeded` (429) with `quota` (`concurrent-runs` or `runs-per-minute`),
+ *   `limit`, `current` and `retryAfter` (seconds: until the oldest run of the last minute leaves
+ *   the window; {@link CONCURRENT_RETRY_AFTER_SECONDS} for concurrent runs).
+ */
+export async function checkRunQuotas(dataSource: DataSource, workspaceId: string, quotas: AssayConfig['quotas']): Promise<void> {
+  const repo = dataSource.getRepository(Run);
+  const active = await repo.count({ where: { workspaceId, status: In(['queued', 'running']) } });
+  if (active >= quotas.concurrentRuns) {
+    throw new Problem(
+      'quota-exceeded',
+      `The workspace has ${active} runs queued or running; at most ${quotas.concurrentRuns} may be at once (ASSAY_QUOTA_CONCURRENT_RUNS). Retry when one has ended.`,
+      { quota: 'concurrent-runs', limit: quotas.concurrentRuns, current: active, retryAfter: CONCURRENT_RETRY_AFTER_SECONDS },
+    );
+  }
+  const now = Date.now();
+  const since = new Date(now - 60_000);
+  const recent = await repo.count({ where: { workspaceId, createdAt: MoreThan(since) } });
+  if (recent >= quotas.runsPerMinute) {
+    const oldest = await repo.findOne({ select: { id: true, createdAt: true }, where: { workspaceId, createdAt: MoreThan(since) }, order: { createdAt: 'ASC' } });
+    const retryAfter = Math.max(1, Math.ceil(((oldest?.createdAt.getTime() ?? now) + 60_000 - now) / 1000));
+    throw new Problem(
+      'quota-exceeded',
+      `The workspace started ${recent} runs in the last minute; at most ${quotas.runsPerMinute} are allowed per minute (ASSAY_QUOTA_RUNS_PER_MINUTE). Retry in ${retryAfter} s.`,
+      { quota: 'runs-per-minute', limit: quotas.runsPerMinute, current: recent, retryAfter },
+    );
+  }
+}
+
+/**
+ * Creates and starts a run (steps in the module comment).
+ * @throws Problem `idempotency-key-reused` (422), `quota-exceeded` (429, only when `deps.quotas`
+ *   is given), `temporal-unavailable` (503).
+ */
+export async function createAndStartRun(
+  deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger; quotas?: AssayConfig['quotas'] },
+  input: NewRun,
+): Promise<StartedRun> {
   const repo = deps.dataSource.getRepository(Run);
   const idem = input.idempotency;
   if (idem) {
     const earlier = await earlierRun(deps.dataSource, input.workspaceId, idem);
     if (earlier) return { run: await replay(deps, earlier), replayed: true };
+  }
+  if (deps.quotas) {
+    try {
+      await checkRunQuotas(deps.dataSource, input.workspaceId, deps.quotas);
+    } catch (err) {
+      // A concurrent call with the same key may have stored its run meanwhile: that is a replay, not a new run.
+      if (idem) {
+        const earlier = await earlierRun(deps.dataSource, input.workspaceId, idem);
+        if (earlier) return { run: await replay(deps, earlier), replayed: true };
+      }
+      throw err;
+    }
   }
   const id = newId('run');
   const run = repo.create(

@@ -307,7 +307,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     if (!runner || !environment) throw new Problem('unknown-reference', `The deployment's ${runner ? 'environment' : 'runner'} no longer exists.`);
     const idempotency = readIdempotencyKey(ctx, `POST /v1/deployments/${d.id}/runs`, {});
     const { run, replayed } = await createAndStartRun(
-      { dataSource, runs, logger },
+      { dataSource, runs, logger, quotas: config.quotas },
       { workspaceId: d.workspaceId, runner, environment, timeoutSeconds: config.runs.defaultTimeoutSeconds, variables: {}, trigger: 'api', deploymentId: d.id, idempotency },
     );
     if (replayed) ctx.set('Idempotent-Replayed', 'true');

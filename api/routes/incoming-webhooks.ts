@@ -133,7 +133,7 @@ export function incomingWebhooksRouter({ dataSource, runs, logger, config }: Api
     const idempotency = readIdempotencyKey(ctx, `webhook ${deployment.id}`, body);
     const { variables, ...context } = body;
     const { run, replayed } = await createAndStartRun(
-      { dataSource, runs, logger },
+      { dataSource, runs, logger, quotas: config.quotas },
       {
         workspaceId: deployment.workspaceId,
         runner,

@@ -136,7 +136,7 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     if (errors.length > 0) throw new Problem('unknown-reference', errors.map((e) => e.detail).join('; '), { errors });
 
     const { run, replayed } = await createAndStartRun(
-      { dataSource, runs: launcher, logger },
+      { dataSource, runs: launcher, logger, quotas: config.quotas },
       {
         workspaceId,
         runner: runner!,
