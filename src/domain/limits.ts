@@ -15,6 +15,7 @@
  * | variables after a script or hook                             | 256 KiB  |
  * | a `generateValue` result, an expression result, `$request`   | 256 KiB  |
  * | one test case result as recorded                             | 512 KiB  |
+ * | a run's plan (`startRun`: test cases and variables)          | 1.5 MiB  |
  *
  * When a cap bites on a node's own output the node fails with a message naming the value and the
  * cap (e.g. "script variables exceed 256 KiB (4.0 MiB)"); what is over the cap is not kept (the
@@ -35,6 +36,8 @@ export const PAYLOAD_LIMITS = {
   variablesBytes: 256 * KiB,
   valueBytes: 256 * KiB,
   testCaseResultBytes: 512 * KiB,
+  /** The frozen plan `startRun` returns (and continue-as-new carries): over it the run fails to start. */
+  planBytes: 1536 * KiB,
 } as const;
 
 /** UTF-8 byte length of a string (without TextEncoder, which workflow code may lack). */
@@ -79,7 +82,9 @@ export function formatBytes(bytes: number): string {
  * a plural subject ("script variables exceed 256 KiB (4.0 MiB)").
  */
 export function overCapMessage(what: string, bytes: number, cap: number, verb: 'exceeds' | 'exceed' = 'exceeds'): string {
-  return `${what} ${verb} ${formatBytes(cap)} (${formatBytes(bytes)}); the limit keeps run histories small (docs/security.md, "Payload caps")`;
+  // Just over the cap, both round alike: give the exact figure instead.
+  const size = formatBytes(bytes) === formatBytes(cap) ? `${bytes} bytes` : formatBytes(bytes);
+  return `${what} ${verb} ${formatBytes(cap)} (${size}); the limit keeps run histories small (docs/security.md, "Payload caps")`;
 }
 
 /** Cuts `text` to at most `maxBytes` UTF-8 bytes (never inside a surrogate pair). */

@@ -5,6 +5,8 @@
  * - A script setting a 4 MB variable, a `generateValue` returning 4 MB and a hook logging 4 MB
  *   each fail their node with a message naming the cap; the run goes on and ends (result
  *   `failed`) instead of failing workflow tasks with GrpcMessageTooLarge until its timeout.
+ * - A run whose plan (test cases and variables, the result of `startRun`) is over its cap fails
+ *   with the reason.
  * - A run whose workflow is terminated with the Temporal client ends `failed` with the reason after
  *   a recovery sweep; cancelling such a run ends it at once.
  */
@@ -85,6 +87,15 @@ describe('payload caps and the closed-workflow reconciler', function () {
     expect(JSON.stringify(cases[2]).length).to.be.below(200 * 1024);
     expect(node(3, 'logLines').logs.length).to.be.within(2, 130);
     expect(run.error ?? null).to.equal(null);
+  });
+
+  it('fails a run whose plan is over its cap with the reason, instead of a workflow task that can never complete', async () => {
+    // Three test cases with 800 KB request bodies: the plan (their flows) is 2.3 MiB.
+    const big = (name: string) => ({ name, flow: [{ type: 'api', request: { method: 'POST', url: '{{base}}/echo', body: { blob: 'p'.repeat(800_000) } } }] });
+    const runId = await startRun('big-plan', [big('one'), big('two'), big('three')]);
+    const run = await waitForRun(app, runId, 60_000);
+    expect(run.status).to.equal('failed');
+    expect(run.error).to.match(/^Run could not start: the run's plan \(the runner's test cases and the variables\) exceeds 1\.5 MiB \(2\.3 MiB\)/);
   });
 
   it('ends a run whose workflow was terminated: the sweep fails it with the reason', async () => {
