@@ -67,6 +67,7 @@ describe('payload caps and the closed-workflow reconciler', function () {
         ],
       },
       { name: 'many log lines', flow: [{ type: 'script', id: 'logLines', script: { code: `for (let i = 0; i < 4096; i++) $log('z'.repeat(2048));` } }] },
+      { name: 'big context value', flow: [{ type: 'context', id: 'ctxBig', set: { big: '$pad("", 300000, "x")' } }] },
       { name: 'still runs', flow: [{ type: 'api', id: 'ok', request: { method: 'GET', url: '{{base}}/users/1' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }] },
     ]);
     const run = await waitForRun(app, runId, 120_000);
@@ -74,13 +75,14 @@ describe('payload caps and the closed-workflow reconciler', function () {
     expect(run.result).to.equal('failed');
     const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
     const cases = results.details.testCases as any[];
-    expect(cases.map((c) => `${c.name}:${c.status}`)).to.deep.equal(['big variable:failed', 'big value:failed', 'big log:failed', 'many log lines:failed', 'still runs:passed']);
+    expect(cases.map((c) => `${c.name}:${c.status}`)).to.deep.equal(['big variable:failed', 'big value:failed', 'big log:failed', 'many log lines:failed', 'big context value:failed', 'still runs:passed']);
 
     const node = (i: number, id: string) => cases[i].nodes.find((n: any) => n.id === id);
     expect(node(0, 'setBig').error).to.match(/^script failed: script variables exceed 256 KiB \(4\.0 MiB\)/);
     expect(node(1, 'genBig').error).to.match(/^script failed: the generateValue result exceeds 256 KiB \(4\.0 MiB\)/);
     expect(node(2, 'logBig').error).to.match(/^afterResponse failed: script logs exceed 128 KiB \(3\.\d MiB\)/);
     expect(node(3, 'logLines').error).to.match(/script logs exceed 128 KiB/);
+    expect(node(4, 'ctxBig').error).to.match(/^set\.big: the value exceeds 256 KiB \(293 KiB\)/);
     // The logs kept are the first ones, cut, with a line saying so; the whole result stays small.
     const logs = node(2, 'logBig').logs as Array<{ message: string }>;
     expect(logs.at(-1)!.message).to.match(/logs cut: 3\.\d MiB logged, at most 128 KiB are kept/);
