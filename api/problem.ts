@@ -102,7 +102,7 @@ export const PROBLEMS = {
     status: 422,
     title: 'Too many loop iterations',
     description:
-      'The flow expects more loop iterations than ASSAY_QUOTA_LOOP_ITERATIONS, counting each Loop or Iteration node\'s `count` (or `maxIterations`, or ASSAY_MAX_LOOP_ITERATIONS) multiplied through nesting; `errors` names the loop node, `expectedIterations` and `limit` give the figures. Lower a count or set `maxIterations`.',
+      'The flow (when saved) or the runner\'s test cases together (when a run starts) expect more loop iterations than ASSAY_QUOTA_LOOP_ITERATIONS, counting each Loop or Iteration node\'s `count` (or `maxIterations`, or ASSAY_MAX_LOOP_ITERATIONS) multiplied through nesting; `node` (with `errors`, or `runner` and `testCase`) names the loop node, `expectedIterations` and `limit` give the figures. Lower a count or set `maxIterations`.',
   },
   internal: { status: 500, title: 'Internal error', description: 'Something failed inside Assay. The `instance` identifies it in the logs.' },
   'database-unavailable': {

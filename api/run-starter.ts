@@ -8,7 +8,8 @@
  *    one key store one row).
  * 3. Workflow `run-<runId>` starts, and the row records `workflowStartedAt`.
  *
- * Before 2, the workspace's quotas (config `quotas`, docs/security.md "Quotas"): runs `queued` or
+ * Before 2, the workspace's quotas (config `quotas`, docs/security.md "Quotas"): loop iterations
+ * the runner's test cases expect together (422 `loop-iterations-exceeded`), runs `queued` or
  * `running` at once, and runs started in the last minute; over either → 429 `quota-exceeded` with
  * `Retry-After`, nothing stored. A replayed key (1) answers before the quotas are looked at, so
  * replays never count against them. Counting and inserting are not one transaction, so concurrent
@@ -27,6 +28,8 @@ import { Run, queuedRun, type Environment, type Runner } from '../src/store/enti
 import type { RunTrigger, Variables } from '../src/domain/types';
 import type { RunLauncher } from '../src/temporal/run-launcher';
 import type { AssayConfig } from '../src/config';
+import { resolveRunnerSelection } from '../src/store/test-cases';
+import { expectedLoopIterations } from '../src/validation/flow';
 import { IDEMPOTENCY_WINDOW_MS, type IdempotencyRequest } from './idempotency';
 import { Problem } from './problem';
 
@@ -122,13 +125,54 @@ export async function checkRunQuotas(dataSource: DataSource, workspaceId: string
   }
 }
 
+/** What {@link createAndStartRun} checks a new run against. */
+export interface RunLimits {
+  quotas: AssayConfig['quotas'];
+  /** ASSAY_MAX_LOOP_ITERATIONS: the count of a loop whose count is not known. */
+  maxLoopIterations: number;
+}
+
+/** The run limits of a configuration. */
+export function runLimits(config: AssayConfig): RunLimits {
+  return { quotas: config.quotas, maxLoopIterations: config.runs.maxLoopIterations };
+}
+
+const figure = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * Refuses a run whose test cases together expect more loop iterations than
+ * `quotas.loopIterations` (src/validation/flow.ts `expectedLoopIterations`, summed over the
+ * runner's test cases): test cases saved before the quota was lowered, or many test cases each
+ * within it.
+ * @throws Problem `loop-iterations-exceeded` (422) naming the test case and loop node that expect
+ *   the most, with `expectedIterations` and `limit`.
+ */
+export async function checkLoopIterations(dataSource: DataSource, runner: Runner, limits: RunLimits): Promise<void> {
+  const limit = limits.quotas.loopIterations;
+  let total = 0;
+  let worst: { testCase: string; node?: string; iterations: number; chain: number[] } | undefined;
+  for (const tc of await resolveRunnerSelection(dataSource.manager, runner)) {
+    const expected = expectedLoopIterations(tc.flow, { maxLoopIterations: limits.maxLoopIterations, dataSets: tc.dataSets ?? [] });
+    total += expected.total;
+    const top = expected.loops[0];
+    if (top && (!worst || top.iterations > worst.iterations)) worst = { testCase: tc.name, node: top.id, iterations: top.iterations, chain: top.chain };
+  }
+  if (total <= limit || !worst) return;
+  const where = `test case "${worst.testCase}", ${worst.node ? `loop node "${worst.node}"` : 'a loop node'}: ${worst.chain.map(figure).join(' × ')} = ${figure(worst.iterations)}`;
+  throw new Problem(
+    'loop-iterations-exceeded',
+    `Runner "${runner.name}" expects ${figure(total)} loop iterations per run across its test cases; at most ${figure(limit)} are allowed (ASSAY_QUOTA_LOOP_ITERATIONS). The most: ${where}.`,
+    { runner: runner.name, testCase: worst.testCase, ...(worst.node ? { node: worst.node } : {}), expectedIterations: total, limit },
+  );
+}
+
 /**
  * Creates and starts a run (steps in the module comment).
- * @throws Problem `idempotency-key-reused` (422), `quota-exceeded` (429, only when `deps.quotas`
- *   is given), `temporal-unavailable` (503).
+ * @throws Problem `idempotency-key-reused` (422), `loop-iterations-exceeded` (422) and
+ *   `quota-exceeded` (429), these two only when `deps.limits` is given; `temporal-unavailable` (503).
  */
 export async function createAndStartRun(
-  deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger; quotas?: AssayConfig['quotas'] },
+  deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger; limits?: RunLimits },
   input: NewRun,
 ): Promise<StartedRun> {
   const repo = deps.dataSource.getRepository(Run);
@@ -137,9 +181,10 @@ export async function createAndStartRun(
     const earlier = await earlierRun(deps.dataSource, input.workspaceId, idem);
     if (earlier) return { run: await replay(deps, earlier), replayed: true };
   }
-  if (deps.quotas) {
+  if (deps.limits) {
+    await checkLoopIterations(deps.dataSource, input.runner, deps.limits);
     try {
-      await checkRunQuotas(deps.dataSource, input.workspaceId, deps.quotas);
+      await checkRunQuotas(deps.dataSource, input.workspaceId, deps.limits.quotas);
     } catch (err) {
       // A concurrent call with the same key may have stored its run meanwhile: that is a replay, not a new run.
       if (idem) {

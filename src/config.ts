@@ -95,7 +95,8 @@ export interface AssayConfig {
     /** Runs one workspace may start per rolling minute (`ASSAY_QUOTA_RUNS_PER_MINUTE`, default 120). */
     runsPerMinute: number;
     /**
-     * Loop iterations one test case's flow may expect, totalled through nesting
+     * Loop iterations a test case's flow (when saved) and a run's test cases together (when it
+     * starts) may expect, totalled through nesting
      * (`ASSAY_QUOTA_LOOP_ITERATIONS`, default 100000): each Loop or Iteration node counts its
      * `count` (or `maxIterations`, or ASSAY_MAX_LOOP_ITERATIONS when unknown) times those of the
      * loops around it. src/validation/flow.ts `expectedLoopIterations`.

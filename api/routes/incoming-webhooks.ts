@@ -35,7 +35,7 @@ import { Deployment, Environment, KEY_SCOPES, Runner } from '../../src/store/ent
 import type { Variables } from '../../src/domain/types';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, Problem } from '../problem';
-import { createAndStartRun } from '../run-starter';
+import { createAndStartRun, runLimits } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { bodyValidator } from '../validation';
 import { deploymentDisabled } from './deployments';
@@ -133,7 +133,7 @@ export function incomingWebhooksRouter({ dataSource, runs, logger, config }: Api
     const idempotency = readIdempotencyKey(ctx, `webhook ${deployment.id}`, body);
     const { variables, ...context } = body;
     const { run, replayed } = await createAndStartRun(
-      { dataSource, runs, logger, quotas: config.quotas },
+      { dataSource, runs, logger, limits: runLimits(config) },
       {
         workspaceId: deployment.workspaceId,
         runner,

@@ -35,7 +35,7 @@ import { requireScope } from '../auth';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, Problem } from '../problem';
 import { bodyValidator, cursor, jsonBody, queryEnum, queryFilter, queryFilterEnum, queryInt } from '../validation';
-import { createAndStartRun } from '../run-starter';
+import { createAndStartRun, runLimits } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { deleteRun } from '../../src/store/retention';
 import { iso, nameSchema, page, variablesSchema } from './shared';
@@ -136,7 +136,7 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     if (errors.length > 0) throw new Problem('unknown-reference', errors.map((e) => e.detail).join('; '), { errors });
 
     const { run, replayed } = await createAndStartRun(
-      { dataSource, runs: launcher, logger, quotas: config.quotas },
+      { dataSource, runs: launcher, logger, limits: runLimits(config) },
       {
         workspaceId,
         runner: runner!,

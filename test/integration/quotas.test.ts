@@ -2,7 +2,8 @@
  * Per-workspace quotas (issue 10, item 12) on a dedicated app with small limits: concurrent runs
  * and runs per minute answer 429 `quota-exceeded` with `Retry-After` (replayed Idempotency-Keys
  * never count), and a flow whose nested loops expect more iterations than allowed is refused when
- * saved with 422 `loop-iterations-exceeded` naming the node and the figure.
+ * saved with 422 `loop-iterations-exceeded` naming the node and the figure, and a run whose test
+ * cases together expect too many is refused at start.
  *
  * No worker runs: runs stay `queued`, so they hold their place in the concurrency quota until the
  * test ends them in the store.
@@ -116,5 +117,20 @@ describe('per-workspace quotas', function () {
     expect(patched.status, JSON.stringify(patched.body)).to.equal(422);
     expect(patched.body.node).to.equal('each');
     expect(patched.body.expectedIterations).to.equal(4 + 1200);
+  });
+
+  it('refuses to start a run whose test cases together expect more iterations than allowed, storing nothing', async () => {
+    const d = await workspace('quota-d');
+    for (const [name, count] of [['six hundred', 600], ['five hundred', 500]] as const) {
+      const res = await app.request('POST', '/v1/test-cases', { name, folder: 'loops', flow: [{ type: 'loop', id: 'l', count, body: [] }] }, { key: d });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    }
+    expect((await app.request('POST', '/v1/runners', { name: 'loops', folder: 'loops' }, { key: d })).status).to.equal(201);
+    const before = await app.dataSource.getRepository(Run).count();
+    const res = await app.request('POST', '/v1/runs', { runner: 'loops', environment: 'local' }, { key: d });
+    expect(res.status, JSON.stringify(res.body)).to.equal(422);
+    expect(res.body).to.deep.include({ code: 'loop-iterations-exceeded', runner: 'loops', testCase: 'six hundred', node: 'l', expectedIterations: 1100, limit: 1000 });
+    expect(res.body.detail).to.match(/expects 1,100 loop iterations per run across its test cases; at most 1,000/);
+    expect(await app.dataSource.getRepository(Run).count()).to.equal(before);
   });
 });
