@@ -16,6 +16,7 @@
  * | a `generateValue` result, an expression result, `$request`   | 256 KiB  |
  * | one test case result as recorded                             | 512 KiB  |
  * | a run's plan (`startRun`: test cases and variables)          | 1.5 MiB  |
+ * | a normal activity's input (variables, earlier nodes)         | 1.5 MiB  |
  *
  * When a cap bites on a node's own output the node fails with a message naming the value and the
  * cap (e.g. "script variables exceed 256 KiB (4.0 MiB)"); what is over the cap is not kept (the
@@ -36,6 +37,11 @@ export const PAYLOAD_LIMITS = {
   variablesBytes: 256 * KiB,
   valueBytes: 256 * KiB,
   testCaseResultBytes: 512 * KiB,
+  /**
+   * The input of a normal (not local) node activity, written to history with its scheduling:
+   * variables and, for scripts, earlier nodes' requests and responses. Over it the node fails.
+   */
+  activityInputBytes: 1536 * KiB,
   /** The frozen plan `startRun` returns (and continue-as-new carries): over it the run fails to start. */
   planBytes: 1536 * KiB,
 } as const;

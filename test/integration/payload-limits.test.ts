@@ -100,6 +100,27 @@ describe('payload caps and the closed-workflow reconciler', function () {
     expect(run.error).to.match(/^Run could not start: the run's plan \(the runner's test cases and the variables\) exceeds 1\.5 MiB \(2\.3 MiB\)/);
   });
 
+  it('with normal activities, fails a node whose input (earlier responses) is over its cap instead of stalling the run', async () => {
+    const normal = await startTestApp({ worker: true, env: { ASSAY_API_NODE_ACTIVITY: 'normal', ASSAY_RECOVERY_INTERVAL_MS: '3600000' } });
+    try {
+      await normal.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
+      // Eighteen responses of 250 KiB, then a script that sees them all in `nodes`: 4.4 MiB of input, over gRPC's 4 MB.
+      const fetches = Array.from({ length: 18 }, (_, i) => ({ type: 'api', id: `big${i}`, request: { method: 'GET', url: '{{base}}/big?kb=250' } }));
+      const flow = [...fetches, { type: 'script', id: 'reads', script: { code: '$log(Object.keys($context.nodes ?? {}).length)' } }];
+      expect((await normal.request('POST', '/v1/test-cases', { name: 'wide', folder: 'wide', flow })).status).to.equal(201);
+      expect((await normal.request('POST', '/v1/runners', { name: 'wide', folder: 'wide' })).status).to.equal(201);
+      const { runId } = (await normal.request('POST', '/v1/runs', { runner: 'wide', environment: 'local', timeout: 40 })).body;
+      const run = await waitForRun(normal, runId, 100_000);
+      expect(run.status, JSON.stringify(run)).to.equal('completed');
+      const [tc] = (await normal.request('GET', `/v1/runs/${runId}/results`)).body.details.testCases;
+      const reads = tc.nodes.find((n: any) => n.id === 'reads');
+      expect(reads.status).to.equal('failed');
+      expect(reads.error).to.match(/the node's input \(variables and earlier nodes' requests and responses\) exceeds 1\.5 MiB \(\d\.\d MiB\)/);
+    } finally {
+      await normal.stop();
+    }
+  });
+
   it('ends a run whose workflow was terminated: the sweep fails it with the reason', async () => {
     const runId = await startRun('terminated', [{ name: 'waits', flow: [{ type: 'wait', id: 'w', ms: 600_000 }] }]);
     await eventually(async () => (await app.request('GET', `/v1/runs/${runId}`)).body.status === 'running');
