@@ -13,6 +13,7 @@ import { ACTIVITY_LIMITS, evaluateExpression, ExpressionError } from '../src/dom
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from '../src/domain/types';
 import type { Agent } from 'undici';
 import { ADDRESS_NOT_ALLOWED } from '../src/net/address-policy';
+import { capLogs, cutToBytes, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { sendHttpRequest } from './http';
 
 /** Context a script sees besides the request: variables, earlier nodes, the loop, the test case. */
@@ -59,6 +60,87 @@ export interface ScriptNodeInput extends ScriptScope {
 }
 
 export type ScriptNodeOutput = ScriptResult & { finishedAtMs: number };
+
+/**
+ * A script's result within the payload caps (src/domain/limits.ts): logs cut to
+ * `PAYLOAD_LIMITS.logBytes`; variables over `variablesBytes` (and grown past what they were
+ * before the script), a `generateValue` result or `$request` over `valueBytes`, or a whole result
+ * over `activityResultBytes` fail the script (`kind: 'limit'`) and are dropped: the variables go
+ * back to `before`. An error the script itself raised is kept as the reason.
+ */
+export function capScriptResult(result: ScriptResult, before: Record<string, unknown>): ScriptResult {
+  const out: ScriptResult = { ...result };
+  const failures: string[] = [];
+  const { logs, cutFrom } = capLogs(out.logs);
+  out.logs = logs;
+  if (cutFrom !== undefined) failures.push(overCapMessage('script logs', cutFrom, PAYLOAD_LIMITS.logBytes, 'exceed'));
+  const variableBytes = jsonBytes(out.variables);
+  if (variableBytes > PAYLOAD_LIMITS.variablesBytes && variableBytes > jsonBytes(before)) {
+    failures.push(overCapMessage('script variables', variableBytes, PAYLOAD_LIMITS.variablesBytes, 'exceed'));
+    out.variables = before;
+  }
+  const valueBytes = jsonBytes(out.value);
+  if (valueBytes > PAYLOAD_LIMITS.valueBytes) {
+    failures.push(overCapMessage('the generateValue result', valueBytes, PAYLOAD_LIMITS.valueBytes));
+    out.value = undefined;
+  }
+  const requestBytes = jsonBytes(out.request);
+  if (requestBytes > PAYLOAD_LIMITS.valueBytes) {
+    failures.push(overCapMessage('$request', requestBytes, PAYLOAD_LIMITS.valueBytes));
+    out.request = undefined;
+  }
+  if (failures.length === 0) {
+    const total = jsonBytes(out);
+    if (total <= PAYLOAD_LIMITS.activityResultBytes) return out;
+    failures.push(overCapMessage('the script result', total, PAYLOAD_LIMITS.activityResultBytes));
+    out.value = undefined;
+    out.request = undefined;
+    out.variables = before;
+  }
+  if (out.ok) {
+    out.ok = false;
+    out.error = { kind: 'limit', message: failures.join('; ') };
+  }
+  // Never more than the variables that came in, the logs and a bounded message: within the cap.
+  if (jsonBytes(out) > PAYLOAD_LIMITS.activityResultBytes) out.logs = capLogs(out.logs, 16 * 1024).logs;
+  return out;
+}
+
+/**
+ * An API node's output within `PAYLOAD_LIMITS.activityResultBytes` (hooks were capped on their
+ * own by {@link capScriptResult}): first the response body is cut (as text, flagged `truncated`),
+ * then the request body; if still over, the node fails with the reason as its network-level error.
+ */
+export function capApiNodeOutput(out: ApiNodeOutput, before: Record<string, unknown>): ApiNodeOutput {
+  const cap = PAYLOAD_LIMITS.activityResultBytes;
+  let total = jsonBytes(out);
+  if (total <= cap) return out;
+  const original = total;
+  const capped: ApiNodeOutput = { ...out };
+  const ex = capped.exchange;
+  if (ex && ex.body !== undefined) {
+    const bodyBytes = jsonBytes(ex.body);
+    const room = Math.max(0, cap - (total - bodyBytes) - 1024);
+    const text = typeof ex.body === 'string' ? ex.body : JSON.stringify(ex.body);
+    capped.exchange = { ...ex, body: room > 0 ? cutToBytes(text, Math.floor(room / 2)) : undefined, truncated: true };
+    total = jsonBytes(capped);
+  }
+  if (total > cap && capped.request.body !== undefined) {
+    capped.request = { ...capped.request, body: undefined };
+    total = jsonBytes(capped);
+  }
+  if (total <= cap) return capped;
+  const message = overCapMessage('the node result', original, cap);
+  return {
+    request: { method: capped.request.method, url: cutToBytes(capped.request.url, 8192), headers: {} },
+    exchange: capped.exchange ? { ...capped.exchange, headers: {}, body: undefined, error: message, errorCode: 'RESULT_TOO_LARGE' } : undefined,
+    attempts: capped.attempts,
+    variables: before,
+    logs: capLogs(capped.logs, 16 * 1024).logs,
+    scriptError: capped.exchange ? capped.scriptError : { hook: 'beforeRequest', message },
+    finishedAtMs: capped.finishedAtMs,
+  };
+}
 
 /** True when `status` is listed in `onStatus` (numbers, or classes such as "5xx"). */
 export function statusMatches(status: number, onStatus: Array<number | string>): boolean {
@@ -147,10 +229,11 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
       let variables = input.variables;
       const logs: ScriptLogLine[] = [];
       let request: ApiNodeOutput['request'] = { method: input.request.method, url: input.request.url, headers: input.request.headers, body: input.request.body };
-      const end = (out: Omit<ApiNodeOutput, 'finishedAtMs' | 'logs' | 'variables' | 'request'>): ApiNodeOutput => ({ ...out, request, variables, logs, finishedAtMs: Date.now() });
+      const end = (out: Omit<ApiNodeOutput, 'finishedAtMs' | 'logs' | 'variables' | 'request'>): ApiNodeOutput =>
+        capApiNodeOutput({ ...out, request, variables, logs: capLogs(logs).logs, finishedAtMs: Date.now() }, input.variables);
 
       if (input.script && /\bbeforeRequest\b/.test(input.script.code)) {
-        const r = await sandbox.execute({ ...scope, script: input.script, hook: 'beforeRequest', request, label: `${input.label}.beforeRequest`, variables });
+        const r = capScriptResult(await sandbox.execute({ ...scope, script: input.script, hook: 'beforeRequest', request, label: `${input.label}.beforeRequest`, variables }), variables);
         logs.push(...r.logs);
         variables = r.variables;
         if (!r.ok) return end({ attempts: [], scriptError: { hook: 'beforeRequest', message: r.error!.message, line: r.error!.line, column: r.error!.column } });
@@ -165,7 +248,7 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
       const { exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent);
 
       if (input.script && /\bafterResponse\b/.test(input.script.code) && !exchange.error) {
-        const r = await sandbox.execute({
+        const r = capScriptResult(await sandbox.execute({
           ...scope,
           script: input.script,
           hook: 'afterResponse',
@@ -173,7 +256,7 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
           response: { status: exchange.status, headers: exchange.headers, body: exchange.body, time: exchange.timeMs },
           label: `${input.label}.afterResponse`,
           variables,
-        });
+        }), variables);
         logs.push(...r.logs);
         variables = r.variables;
         if (!r.ok) return end({ exchange, attempts, scriptError: { hook: 'afterResponse', message: r.error!.message, line: r.error!.line, column: r.error!.column } });
@@ -183,7 +266,7 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
 
     /** A Script node: the code's top level, and `generateValue` when asked. */
     async runScript(input: ScriptNodeInput): Promise<ScriptNodeOutput> {
-      const result = await sandbox.execute({
+      const raw = await sandbox.execute({
         runId: input.runId,
         script: input.script,
         hook: input.generateValue ? 'generateValue' : undefined,
@@ -193,7 +276,7 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
         testCase: input.testCase,
         label: input.label,
       });
-      return { ...result, finishedAtMs: Date.now() };
+      return { ...capScriptResult(raw, input.variables), finishedAtMs: Date.now() };
     },
 
     /**
@@ -202,7 +285,10 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
      */
     async evaluateExpression(input: { expression: string; input: unknown }): Promise<{ value?: unknown; error?: { message: string; code: string } }> {
       try {
-        return { value: await evaluateExpression(input.expression, input.input, {}, ACTIVITY_LIMITS) };
+        const value = await evaluateExpression(input.expression, input.input, {}, ACTIVITY_LIMITS);
+        const bytes = jsonBytes(value);
+        if (bytes > PAYLOAD_LIMITS.valueBytes) return { error: { message: overCapMessage('the expression result', bytes, PAYLOAD_LIMITS.valueBytes), code: 'RESULT_TOO_LARGE' } };
+        return { value };
       } catch (err) {
         const e = err instanceof ExpressionError ? err : new ExpressionError(String(err), input.expression, 'UNKNOWN');
         return { error: { message: e.message, code: e.code } };

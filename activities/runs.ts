@@ -12,6 +12,7 @@ import { Deployment, Environment, Run, Runner, RunTestCaseResult, queuedRun } fr
 import { jsonValue } from '../src/store/entities/columns';
 import { resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
+import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 
 export interface ProgressInput {
   runId: string;
@@ -139,6 +140,14 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
             segmentHistoryEvents: config.runs.segmentHistoryEvents,
           },
         };
+        // The plan is this activity's result, written to history: over the cap the run cannot start.
+        const planBytes = jsonBytes(plan);
+        if (planBytes > PAYLOAD_LIMITS.planBytes) {
+          throw ApplicationFailure.nonRetryable(
+            `${overCapMessage("the run's plan (the runner's test cases and the variables)", planBytes, PAYLOAD_LIMITS.planBytes)}. Split the runner or shrink the largest test cases.`,
+            RUN_SETUP_FAILED,
+          );
+        }
         await runs.update(
           { id: run.id, status: 'queued' },
           { status: 'running', startedAt, plan: jsonValue(plan), progressCompleted: 0, progressTotal: testCases.length },

@@ -116,6 +116,18 @@ export const PROBLEMS = {
   'malformed-request': { status: 400, title: 'Malformed request', description: 'The request could not be read as HTTP/1.1 (a bad request line or header, or a connection cut mid-request); the connection is closed.' },
   'request-timeout': { status: 408, title: 'Request timeout', description: 'The request (its headers or body) did not arrive in time; the connection is closed.' },
   'headers-too-large': { status: 431, title: 'Request headers too large', description: "The request's headers exceed the server's limit (Node's `--max-http-header-size`, 16 KiB by default); the connection is closed." },
+  'quota-exceeded': {
+    status: 429,
+    title: 'Quota exceeded',
+    description:
+      'Starting this run would exceed a quota of the workspace (`quota`: `concurrent-runs`, ASSAY_QUOTA_CONCURRENT_RUNS, or `runs-per-minute`, ASSAY_QUOTA_RUNS_PER_MINUTE); `limit` and `current` give the figures. Nothing was stored; retry after the number of seconds in `Retry-After`.',
+  },
+  'loop-iterations-exceeded': {
+    status: 422,
+    title: 'Too many loop iterations',
+    description:
+      'The flow (when saved) or the runner\'s test cases together (when a run starts) expect more loop iterations than ASSAY_QUOTA_LOOP_ITERATIONS, counting each Loop or Iteration node\'s `count` (or `maxIterations`, or ASSAY_MAX_LOOP_ITERATIONS) multiplied through nesting; `node` (with `errors`, or `runner` and `testCase`) names the loop node, `expectedIterations` and `limit` give the figures. Lower a count or set `maxIterations`.',
+  },
   internal: { status: 500, title: 'Internal error', description: 'Something failed inside Assay. The `instance` identifies it in the logs.' },
   'database-unavailable': {
     status: 503,

@@ -8,18 +8,28 @@
  *    one key store one row).
  * 3. Workflow `run-<runId>` starts, and the row records `workflowStartedAt`.
  *
+ * Before 2, the workspace's quotas (config `quotas`, docs/security.md "Quotas"): loop iterations
+ * the runner's test cases expect together (422 `loop-iterations-exceeded`), runs `queued` or
+ * `running` at once, and runs started in the last minute; over either → 429 `quota-exceeded` with
+ * `Retry-After`, nothing stored. A replayed key (1) answers before the quotas are looked at, so
+ * replays never count against them. Counting and inserting are not one transaction, so concurrent
+ * starts may overshoot a quota by the number of calls in flight.
+ *
  * No crash loses a run: a process killed between 2 and 3 leaves a `queued` row without
  * `workflowStartedAt`, which the recovery sweep (src/temporal/run-recovery.ts) starts within
  * seconds; starting is idempotent (a workflow already there counts as started). When Temporal
  * cannot be reached the row is ended `failed` with the reason (never left `queued`), its key is
  * released so a retry can succeed, and the caller gets 503.
  */
-import { IsNull, type DataSource } from 'typeorm';
+import { In, IsNull, MoreThan, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { newId, runWorkflowId } from '../src/ids';
 import { Run, queuedRun, type Environment, type Runner } from '../src/store/entities';
 import type { RunTrigger, Variables } from '../src/domain/types';
 import type { RunLauncher } from '../src/temporal/run-launcher';
+import type { AssayConfig } from '../src/config';
+import { resolveRunnerSelection } from '../src/store/test-cases';
+import { expectedLoopIterations } from '../src/validation/flow';
 import { IDEMPOTENCY_WINDOW_MS, type IdempotencyRequest } from './idempotency';
 import { Problem } from './problem';
 
@@ -82,12 +92,107 @@ export async function startWorkflowOf(dataSource: DataSource, launcher: RunLaunc
   await dataSource.getRepository(Run).update({ id: run.id, workflowStartedAt: IsNull() }, { workflowStartedAt: run.workflowStartedAt });
 }
 
-export async function createAndStartRun(deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger }, input: NewRun): Promise<StartedRun> {
+/** Seconds a client is told to wait when the workspace has too many runs queued or running. */
+export const CONCURRENT_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * Refuses a new run over the workspace's quotas.
+ * @throws Problem `quota-exceeded` (429) with `quota` (`concurrent-runs` or `runs-per-minute`),
+ *   `limit`, `current` and `retryAfter` (seconds: until the oldest run of the last minute leaves
+ *   the window; {@link CONCURRENT_RETRY_AFTER_SECONDS} for concurrent runs).
+ */
+export async function checkRunQuotas(dataSource: DataSource, workspaceId: string, quotas: AssayConfig['quotas']): Promise<void> {
+  const repo = dataSource.getRepository(Run);
+  const active = await repo.count({ where: { workspaceId, status: In(['queued', 'running']) } });
+  if (active >= quotas.concurrentRuns) {
+    throw new Problem(
+      'quota-exceeded',
+      `The workspace has ${active} runs queued or running; at most ${quotas.concurrentRuns} may be at once (ASSAY_QUOTA_CONCURRENT_RUNS). Retry when one has ended.`,
+      { quota: 'concurrent-runs', limit: quotas.concurrentRuns, current: active, retryAfter: CONCURRENT_RETRY_AFTER_SECONDS },
+    );
+  }
+  const now = Date.now();
+  const since = new Date(now - 60_000);
+  const recent = await repo.count({ where: { workspaceId, createdAt: MoreThan(since) } });
+  if (recent >= quotas.runsPerMinute) {
+    const oldest = await repo.findOne({ select: { id: true, createdAt: true }, where: { workspaceId, createdAt: MoreThan(since) }, order: { createdAt: 'ASC' } });
+    const retryAfter = Math.max(1, Math.ceil(((oldest?.createdAt.getTime() ?? now) + 60_000 - now) / 1000));
+    throw new Problem(
+      'quota-exceeded',
+      `The workspace started ${recent} runs in the last minute; at most ${quotas.runsPerMinute} are allowed per minute (ASSAY_QUOTA_RUNS_PER_MINUTE). Retry in ${retryAfter} s.`,
+      { quota: 'runs-per-minute', limit: quotas.runsPerMinute, current: recent, retryAfter },
+    );
+  }
+}
+
+/** What {@link createAndStartRun} checks a new run against. */
+export interface RunLimits {
+  quotas: AssayConfig['quotas'];
+  /** ASSAY_MAX_LOOP_ITERATIONS: the count of a loop whose count is not known. */
+  maxLoopIterations: number;
+}
+
+/** The run limits of a configuration. */
+export function runLimits(config: AssayConfig): RunLimits {
+  return { quotas: config.quotas, maxLoopIterations: config.runs.maxLoopIterations };
+}
+
+const figure = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * Refuses a run whose test cases together expect more loop iterations than
+ * `quotas.loopIterations` (src/validation/flow.ts `expectedLoopIterations`, summed over the
+ * runner's test cases): test cases saved before the quota was lowered, or many test cases each
+ * within it.
+ * @throws Problem `loop-iterations-exceeded` (422) naming the test case and loop node that expect
+ *   the most, with `expectedIterations` and `limit`.
+ */
+export async function checkLoopIterations(dataSource: DataSource, runner: Runner, limits: RunLimits): Promise<void> {
+  const limit = limits.quotas.loopIterations;
+  let total = 0;
+  let worst: { testCase: string; node?: string; iterations: number; chain: number[] } | undefined;
+  for (const tc of await resolveRunnerSelection(dataSource.manager, runner)) {
+    const expected = expectedLoopIterations(tc.flow, { maxLoopIterations: limits.maxLoopIterations, dataSets: tc.dataSets ?? [] });
+    total += expected.total;
+    const top = expected.loops[0];
+    if (top && (!worst || top.iterations > worst.iterations)) worst = { testCase: tc.name, node: top.id, iterations: top.iterations, chain: top.chain };
+  }
+  if (total <= limit || !worst) return;
+  const where = `test case "${worst.testCase}", ${worst.node ? `loop node "${worst.node}"` : 'a loop node'}: ${worst.chain.map(figure).join(' × ')} = ${figure(worst.iterations)}`;
+  throw new Problem(
+    'loop-iterations-exceeded',
+    `Runner "${runner.name}" expects ${figure(total)} loop iterations per run across its test cases; at most ${figure(limit)} are allowed (ASSAY_QUOTA_LOOP_ITERATIONS). The most: ${where}.`,
+    { runner: runner.name, testCase: worst.testCase, ...(worst.node ? { node: worst.node } : {}), expectedIterations: total, limit },
+  );
+}
+
+/**
+ * Creates and starts a run (steps in the module comment).
+ * @throws Problem `idempotency-key-reused` (422), `loop-iterations-exceeded` (422) and
+ *   `quota-exceeded` (429), these two only when `deps.limits` is given; `temporal-unavailable` (503).
+ */
+export async function createAndStartRun(
+  deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger; limits?: RunLimits },
+  input: NewRun,
+): Promise<StartedRun> {
   const repo = deps.dataSource.getRepository(Run);
   const idem = input.idempotency;
   if (idem) {
     const earlier = await earlierRun(deps.dataSource, input.workspaceId, idem);
     if (earlier) return { run: await replay(deps, earlier), replayed: true };
+  }
+  if (deps.limits) {
+    await checkLoopIterations(deps.dataSource, input.runner, deps.limits);
+    try {
+      await checkRunQuotas(deps.dataSource, input.workspaceId, deps.limits.quotas);
+    } catch (err) {
+      // A concurrent call with the same key may have stored its run meanwhile: that is a replay, not a new run.
+      if (idem) {
+        const earlier = await earlierRun(deps.dataSource, input.workspaceId, idem);
+        if (earlier) return { run: await replay(deps, earlier), replayed: true };
+      }
+      throw err;
+    }
   }
   const id = newId('run');
   const run = repo.create(

@@ -129,7 +129,7 @@ async function timedRun(stack: LocalStack, during?: (runId: string) => Promise<v
 }
 
 async function workerKills(label: string, wftMs: number, stickyMs: number, target: Awaited<ReturnType<typeof startSlowServer>>): Promise<string> {
-  const stack = await startLocalStack({ ASSAY_WORKFLOW_TASK_TIMEOUT_MS: String(wftMs), ASSAY_RATE_LIMIT_PER_MINUTE: '10000000' }, { worker: false });
+  const stack = await startLocalStack({ ASSAY_WORKFLOW_TASK_TIMEOUT_MS: String(wftMs), ASSAY_RATE_LIMIT_PER_MINUTE: '10000000', ASSAY_QUOTA_CONCURRENT_RUNS: '1000000', ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000' }, { worker: false });
   const workers: ChildProcess[] = [];
   try {
     await setUp(stack, target.url);
@@ -164,7 +164,7 @@ async function workerKills(label: string, wftMs: number, stickyMs: number, targe
 }
 
 async function polling(target: Awaited<ReturnType<typeof startSlowServer>>): Promise<string[]> {
-  const stack = await startLocalStack({ ASSAY_RATE_LIMIT_PER_MINUTE: '10000000' });
+  const stack = await startLocalStack({ ASSAY_RATE_LIMIT_PER_MINUTE: '10000000', ASSAY_QUOTA_CONCURRENT_RUNS: '1000000', ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000' });
   try {
     scenario += 1;
     const t = tag();

@@ -94,7 +94,7 @@ async function assayRun(stack: LocalStack): Promise<{ wall: number; server: numb
 async function main(): Promise<void> {
   const log = (m: string) => process.stderr.write(`${m}\n`);
   const target = await startTargetServer();
-  const stack = await startLocalStack({ ASSAY_RATE_LIMIT_PER_MINUTE: '1000000' });
+  const stack = await startLocalStack({ ASSAY_RATE_LIMIT_PER_MINUTE: '1000000', ASSAY_QUOTA_CONCURRENT_RUNS: '1000000', ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000' });
   try {
     await stack.call('POST', '/v1/environments', { name: 'bench', variables: { base: target.url } });
     for (let c = 0; c < CASES; c++) {

@@ -89,6 +89,28 @@ export interface AssayConfig {
      */
     retentionDays: number;
   };
+  /**
+   * Per-workspace quotas (issue 10, item 12; docs/security.md, "Quotas"). Starting a run over a
+   * quota answers 429 `quota-exceeded` with `Retry-After`; a flow expecting more loop iterations
+   * than allowed is refused with 422 `loop-iterations-exceeded` when saved.
+   */
+  quotas: {
+    /**
+     * Runs of one workspace `queued` or `running` at once (`ASSAY_QUOTA_CONCURRENT_RUNS`, default 20).
+     * Runs started by a deployment's schedule are counted but never refused.
+     */
+    concurrentRuns: number;
+    /** Runs one workspace may start per rolling minute (`ASSAY_QUOTA_RUNS_PER_MINUTE`, default 120). */
+    runsPerMinute: number;
+    /**
+     * Loop iterations a test case's flow (when saved) and a run's test cases together (when it
+     * starts) may expect, totalled through nesting
+     * (`ASSAY_QUOTA_LOOP_ITERATIONS`, default 100000): each Loop or Iteration node counts its
+     * `count` (or `maxIterations`, or ASSAY_MAX_LOOP_ITERATIONS when unknown) times those of the
+     * loops around it. src/validation/flow.ts `expectedLoopIterations`.
+     */
+    loopIterations: number;
+  };
   /** The script sandbox (src/sandbox/sandbox.ts). */
   scripts: {
     /** Heap limit per isolate (`ASSAY_SCRIPT_MEMORY_MB`, default 64). */
@@ -291,6 +313,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       maxLoopIterations: integer(env, 'ASSAY_MAX_LOOP_ITERATIONS', 1000, 1, 1_000_000),
       segmentHistoryEvents: integer(env, 'ASSAY_SEGMENT_HISTORY_EVENTS', 2500, 20, 40_000),
       retentionDays: integer(env, 'ASSAY_RUN_RETENTION_DAYS', 0, 0, 36_500),
+    },
+    quotas: {
+      concurrentRuns: integer(env, 'ASSAY_QUOTA_CONCURRENT_RUNS', 20, 1, 1_000_000),
+      runsPerMinute: integer(env, 'ASSAY_QUOTA_RUNS_PER_MINUTE', 120, 1, 10_000_000),
+      loopIterations: integer(env, 'ASSAY_QUOTA_LOOP_ITERATIONS', 100_000, 1, 1_000_000_000),
     },
     scripts: {
       memoryLimitMb: integer(env, 'ASSAY_SCRIPT_MEMORY_MB', 64, 8, 4096),

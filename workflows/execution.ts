@@ -32,6 +32,7 @@ import {
 import type { Activities } from '../activities';
 import type { RunPlan } from '../src/domain/types';
 import { BUDGET_CODE, evaluateExpression, ExpressionError } from '../src/domain/expressions';
+import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { DeadlineReached, type InterpreterEnv, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
 
 /** Longest stretch of local activities before a normal activity ends the workflow task. */
@@ -89,6 +90,17 @@ export function createExecution(options: ExecutionOptions): InterpreterEnv {
     summary,
   });
 
+  // A normal activity's input is written to history when it is scheduled (a local activity's is
+  // not): over the cap the node fails here, instead of every workflow task failing with
+  // GrpcMessageTooLarge until the run's deadline (src/domain/limits.ts).
+  const inputTooLarge = (input: unknown): string | undefined => {
+    if (local) return undefined;
+    const bytes = jsonBytes(input);
+    return bytes > PAYLOAD_LIMITS.activityInputBytes
+      ? overCapMessage("the node's input (variables and earlier nodes' requests and responses)", bytes, PAYLOAD_LIMITS.activityInputBytes)
+      : undefined;
+  };
+
   return {
     runId,
     settings,
@@ -101,6 +113,18 @@ export function createExecution(options: ExecutionOptions): InterpreterEnv {
       const hooks = input.script ? 2 * 30_000 : 0;
       const delays = (attempts - 1) * (input.retry?.maxDelayMs ?? 10_000);
       const bounded = { ...input, request: { ...input.request, timeoutMs: perAttempt } };
+      const tooLarge = inputTooLarge(bounded);
+      if (tooLarge) {
+        const at = now();
+        return {
+          request: { method: input.request.method, url: input.request.url, headers: {} },
+          exchange: { headers: {}, size: 0, truncated: false, timeMs: 0, error: tooLarge, errorCode: 'INPUT_TOO_LARGE', finishedAtMs: at },
+          attempts: [],
+          variables: input.variables,
+          logs: [],
+          finishedAtMs: at,
+        };
+      }
       const out = await activities.executeApiNode.executeWithOptions(activityOptions(perAttempt * attempts + delays + hooks + 10_000, summary), [bounded]);
       observe(out.finishedAtMs);
       localDone();
@@ -110,6 +134,8 @@ export function createExecution(options: ExecutionOptions): InterpreterEnv {
       return out;
     },
     async runScript(input, summary) {
+      const tooLarge = inputTooLarge(input);
+      if (tooLarge) return { ok: false, variables: input.variables, logs: [], error: { kind: 'limit', message: tooLarge }, durationMs: 0, finishedAtMs: now() };
       const out = await activities.runScript.executeWithOptions(activityOptions(settings.requestTimeoutMs + 40_000, summary), [input]);
       observe(out.finishedAtMs);
       localDone();

@@ -18,6 +18,7 @@
  */
 import { evaluateAssertion, preview } from '../src/domain/assertions';
 import { ExpressionError, truthy } from '../src/domain/expressions';
+import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { fillTemplate, fillTemplates, type DynamicSources, type TemplateVariables } from '../src/domain/templating';
 import type {
   ApiNode,
@@ -535,6 +536,9 @@ export class FlowRunner {
     for (const [name, expression] of Object.entries(node.set)) {
       try {
         const value = await this.evaluate(expression);
+        // Variables go into activity inputs and child workflows: capped like a script's (src/domain/limits.ts).
+        const bytes = jsonBytes(value);
+        if (bytes > PAYLOAD_LIMITS.valueBytes) return this.fail(result, `set.${name}: ${overCapMessage('the value', bytes, PAYLOAD_LIMITS.valueBytes)}`);
         set[name] = value;
         if (value === undefined) delete this.state.variables[name];
         else this.state.variables = { ...this.state.variables, [name]: value };

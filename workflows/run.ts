@@ -40,6 +40,7 @@ import { createExecution, TIMED_OUT } from './execution';
 import { DeadlineReached, FlowRunner } from './interpreter';
 import { RunBook } from './run-state';
 import { ulidFrom } from '../src/domain/ulid';
+import { capTestCaseResult } from '../src/domain/limits';
 
 /**
  * Bookkeeping writes retry without an attempt limit: a database outage delays a run, never fails it.
@@ -136,7 +137,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     outcome = await scope.run(async () => {
       while (book.nextIndex < plan.testCases.length) {
         const position = book.nextIndex;
-        const result = await FlowRunner.runTestCase(env, plan.testCases[position]!, plan.variables);
+        // Capped (src/domain/limits.ts): the result is an activity input, written to history.
+        const result = capTestCaseResult(await FlowRunner.runTestCase(env, plan.testCases[position]!, plan.variables));
         pending = { position, result };
         book.testCaseDone(result);
         await record({ ...progressInput(), position, result });

@@ -32,7 +32,7 @@ import { templateIssues } from '../../src/webhooks/payload';
 import type { ScheduleState } from '../../src/temporal/schedules';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, invalid, Problem, type FieldError } from '../problem';
-import { createAndStartRun } from '../run-starter';
+import { createAndStartRun, runLimits } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
 import { iso, nameSchema, page, PAGE, uniqueName } from './shared';
@@ -319,7 +319,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     if (!runner || !environment) throw new Problem('unknown-reference', `The deployment's ${runner ? 'environment' : 'runner'} no longer exists.`);
     const idempotency = readIdempotencyKey(ctx, `POST /v1/deployments/${d.id}/runs`, {});
     const { run, replayed } = await createAndStartRun(
-      { dataSource, runs, logger },
+      { dataSource, runs, logger, limits: runLimits(config) },
       { workspaceId: d.workspaceId, runner, environment, timeoutSeconds: config.runs.defaultTimeoutSeconds, variables: {}, trigger: 'api', deploymentId: d.id, idempotency },
     );
     if (replayed) ctx.set('Idempotent-Replayed', 'true');

@@ -35,7 +35,7 @@ import { Deployment, Environment, KEY_SCOPES, Runner } from '../../src/store/ent
 import type { Variables } from '../../src/domain/types';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, Problem } from '../problem';
-import { createAndStartRun } from '../run-starter';
+import { createAndStartRun, runLimits } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { bodyValidator } from '../validation';
 import { refuseDeepBody } from '../body';
@@ -135,7 +135,7 @@ export function incomingWebhooksRouter({ dataSource, runs, logger, config }: Api
     const idempotency = readIdempotencyKey(ctx, `webhook ${deployment.id}`, body);
     const { variables, ...context } = body;
     const { run, replayed } = await createAndStartRun(
-      { dataSource, runs, logger },
+      { dataSource, runs, logger, limits: runLimits(config) },
       {
         workspaceId: deployment.workspaceId,
         runner,

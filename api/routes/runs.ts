@@ -10,7 +10,9 @@
  *                                      result, summary, duration, completedAt once completed;
  *                                      error once failed
  *   GET  /v1/runs/{runId}/results      runId, status, result, summary, duration, completedAt, details
- *   POST /v1/runs/{runId}/cancel       requests cancellation; the run ends `failed` ("Run cancelled") → 202
+ *   POST /v1/runs/{runId}/cancel       requests cancellation; the run ends `failed` ("Run cancelled") → 202;
+ *                                      a run whose workflow already closed without ending it (terminated,
+ *                                      timed out) is ended `failed` at once with that reason
  *   GET  /v1/runs/{runId}/deliveries   outgoing webhook deliveries of a deployment's run: event, url,
  *                                      status (pending, delivered, failed), attempts, last status/error
  *   DELETE /v1/runs/{runId}            deletes an ended run with its results and deliveries → 204 (scope
@@ -28,10 +30,11 @@ import { Environment, Run, Runner, RunTestCaseResult, WebhookDelivery } from '..
 import { RUN_STATUSES, type RunTrigger, type Variables } from '../../src/domain/types';
 import { estimateCompletion } from '../../workflows/run-state';
 import type { RunLauncher } from '../../src/temporal/run-launcher';
+import { closedWorkflowReason, failOpenRun } from '../../src/temporal/run-recovery';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError, Problem } from '../problem';
 import { bodyValidator, cursor, jsonBody, queryEnum, queryFilter, queryFilterEnum, queryInt } from '../validation';
-import { createAndStartRun } from '../run-starter';
+import { createAndStartRun, runLimits } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { deleteRun } from '../../src/store/retention';
 import { iso, nameSchema, page, variablesSchema } from './shared';
@@ -134,7 +137,7 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     if (errors.length > 0) throw new Problem('unknown-reference', errors.map((e) => e.detail).join('; '), { errors });
 
     const { run, replayed } = await createAndStartRun(
-      { dataSource, runs: launcher, logger },
+      { dataSource, runs: launcher, logger, limits: runLimits(config) },
       {
         workspaceId,
         runner: runner!,
@@ -235,17 +238,27 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
       throw new Problem('run-finished', `Run ${run.id} has already ended (${run.status}).`, { runStatus: run.status });
     }
     let found: boolean;
+    let closedStatus: string | undefined;
     try {
       found = await launcher.cancel(run);
+      if (found) {
+        const presence = await launcher.describe(run);
+        if (presence.state === 'closed') closedStatus = presence.status;
+      }
     } catch {
       throw new Problem('temporal-unavailable', 'The workflow service is unavailable; the run could not be cancelled. Retry later.');
     }
+    let ended = false;
     if (!found) {
       // No workflow behind the row: end it here so it does not stay open.
       await repo.update({ id: run.id, status: run.status }, { status: 'failed', error: 'Run cancelled', completedAt: new Date(), duration: 0 });
+      ended = true;
+    } else if (closedStatus) {
+      // The workflow closed without ending the row (terminated, timed out): nothing would end it, so end it here.
+      ended = await failOpenRun(dataSource, run, closedWorkflowReason(closedStatus));
     }
     ctx.status = 202;
-    ctx.body = { runId: run.id, status: found ? run.status : 'failed', cancelRequested: true };
+    ctx.body = { runId: run.id, status: ended ? 'failed' : run.status, cancelRequested: true };
   });
 
   // DELETE /v1/runs/{runId} (scope `write`): an ended run with its results and deliveries → 204.

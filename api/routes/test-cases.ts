@@ -12,7 +12,9 @@
  *   DELETE /v1/test-cases/{testCaseId}         also removes it from runners that list it          → 204
  *
  * A flow is validated as a whole, against the test case's data sets, before anything is stored
- * (src/validation/flow.ts); docs/flows.md describes nodes and data sets.
+ * (src/validation/flow.ts); docs/flows.md describes nodes and data sets. A flow expecting more loop
+ * iterations than ASSAY_QUOTA_LOOP_ITERATIONS (counts multiplied through nesting) is refused with
+ * 422 `loop-iterations-exceeded` naming the loop node.
  */
 import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
@@ -20,10 +22,11 @@ import { newId } from '../../src/ids';
 import { Runner, TestCase, TestCaseTag } from '../../src/store/entities';
 import { normaliseFolder } from '../../src/store/folders';
 import { tagsOf, testCaseQuery } from '../../src/store/test-cases';
-import { assignNodeIds, validateDataSets, validateFlow } from '../../src/validation/flow';
+import { assignNodeIds, expectedLoopIterations, validateDataSets, validateFlow } from '../../src/validation/flow';
+import type { AssayConfig } from '../../src/config';
 import type { DataSet, FlowNode } from '../../src/domain/types';
 import type { ApiDeps, AppContext, AppState } from '../context';
-import { Problem } from '../problem';
+import { fieldError, Problem } from '../problem';
 import { bodyValidator, cursor, issuesProblem, jsonBody, queryFilter, queryInt, queryProblem } from '../validation';
 import { iso, page, PAGE } from './shared';
 import { isUniqueViolation } from '../../src/store/errors';
@@ -69,12 +72,36 @@ export function testCaseJson(tc: TestCase) {
  * Validates a flow and the data sets it may iterate over, and gives nodes without an id one; 400
  * naming every field at fault.
  */
-function checked(flow: unknown, dataSets: unknown): { flow: FlowNode[]; dataSets: DataSet[] | null } {
+function checked(flow: unknown, dataSets: unknown, config: AssayConfig): { flow: FlowNode[]; dataSets: DataSet[] | null } {
   const setIssues = dataSets === undefined ? [] : validateDataSets(dataSets, ['dataSets']);
   const names = setIssues.length === 0 && Array.isArray(dataSets) ? (dataSets as DataSet[]).map((d) => d.name) : [];
   const issues = [...setIssues, ...validateFlow(flow, ['flow'], names)];
   if (issues.length > 0) throw issuesProblem(issues);
-  return { flow: assignNodeIds(flow as FlowNode[]), dataSets: (dataSets as DataSet[] | undefined) ?? null };
+  const sets = (dataSets as DataSet[] | undefined) ?? null;
+  checkLoopQuota(flow as FlowNode[], sets ?? [], config);
+  return { flow: assignNodeIds(flow as FlowNode[]), dataSets: sets };
+}
+
+const figure = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * The per-run loop iteration quota (ASSAY_QUOTA_LOOP_ITERATIONS; src/validation/flow.ts
+ * `expectedLoopIterations`). @throws Problem `loop-iterations-exceeded` (422) naming the loop node
+ * that expects the most iterations, with `expectedIterations` and `limit`.
+ */
+function checkLoopQuota(flow: FlowNode[], dataSets: DataSet[], config: AssayConfig): void {
+  const limit = config.quotas.loopIterations;
+  const { total, loops } = expectedLoopIterations(flow, { maxLoopIterations: config.runs.maxLoopIterations, dataSets });
+  const worst = loops[0];
+  if (total <= limit || !worst) return;
+  const name = worst.id ? `loop node "${worst.id}"` : 'a loop node';
+  const detail = `${name} may run ${worst.chain.map(figure).join(' × ')} = ${figure(worst.iterations)} iterations through its nesting; the flow expects ${figure(total)} loop iterations per run, at most ${figure(limit)} are allowed (ASSAY_QUOTA_LOOP_ITERATIONS). Lower a count or set maxIterations.`;
+  throw new Problem('loop-iterations-exceeded', `flow: ${detail}`, {
+    errors: [fieldError(worst.path, detail)],
+    ...(worst.id ? { node: worst.id } : {}),
+    expectedIterations: total,
+    limit,
+  });
 }
 
 async function load(manager: EntityManager, ctx: AppContext): Promise<TestCase> {
@@ -105,7 +132,7 @@ async function save(manager: EntityManager, tc: TestCase, tags: string[]): Promi
   return tc;
 }
 
-export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
+export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
 
   router.get('/test-cases', async (ctx) => {
@@ -126,7 +153,7 @@ export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
 
   router.post('/test-cases', async (ctx) => {
     const input = validateFull(jsonBody(ctx));
-    const { flow, dataSets } = checked(input.flow, input.dataSets);
+    const { flow, dataSets } = checked(input.flow, input.dataSets, config);
     const now = new Date();
     const tc = Object.assign(new TestCase(), {
       id: newId('testCase'),
@@ -151,7 +178,7 @@ export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
 
   router.put('/test-cases/:testCaseId', async (ctx) => {
     const input = validateFull(jsonBody(ctx));
-    const { flow, dataSets } = checked(input.flow, input.dataSets);
+    const { flow, dataSets } = checked(input.flow, input.dataSets, config);
     ctx.body = testCaseJson(
       await dataSource.transaction(async (manager) => {
         const tc = await load(manager, ctx);
@@ -178,7 +205,7 @@ export function testCasesRouter({ dataSource }: ApiDeps): Router<AppState> {
         if (patch.description !== undefined) tc.description = patch.description;
         if (patch.flow !== undefined || patch.dataSets !== undefined) {
           // The flow is checked against the data sets it will have after the patch, and the other way round.
-          const next = checked(patch.flow ?? tc.flow, patch.dataSets ?? tc.dataSets ?? undefined);
+          const next = checked(patch.flow ?? tc.flow, patch.dataSets ?? tc.dataSets ?? undefined, config);
           tc.flow = next.flow;
           tc.dataSets = next.dataSets;
         }

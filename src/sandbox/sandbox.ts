@@ -93,7 +93,8 @@ export interface ScriptInput {
 }
 
 export interface ScriptError {
-  kind: 'error' | 'syntax' | 'timeout' | 'memory' | 'library';
+  /** `limit`: the script's output was over a payload cap (src/domain/limits.ts), set by activities/nodes.ts. */
+  kind: 'error' | 'syntax' | 'timeout' | 'memory' | 'library' | 'limit';
   /**
    * `name: message` of what the script threw, the whole message (a ZodError's JSON list of issues
    * included; a thrown non-Error value as `Uncaught <value>`), at most

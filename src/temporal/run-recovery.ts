@@ -13,8 +13,16 @@
  *   step): the row is ended `failed` with the workflow's status.
  * - A run whose timeout has passed before it could be started: ended `failed`.
  * - Temporal unreachable: nothing changes; the next sweep tries again.
+ *
+ * The same sweep reconciles runs whose workflow closed without ending the row (issue 10, item 5):
+ * a workflow terminated by an operator or by Temporal (history or payload limits), timed out, or
+ * failed before its last step wrote the row. Rows `queued`/`running` whose workflow was started
+ * more than {@link STALE_MS} ago are described, at most {@link DESCRIBES_PER_SWEEP} per sweep,
+ * oldest first, each row at most once per {@link STALE_MS} per process (so long, healthy runs do
+ * not crowd the others out); a closed (or vanished) workflow ends the row `failed` with the reason,
+ * e.g. "The run's workflow was terminated". See {@link closedWorkflowReason}.
  */
-import { IsNull, LessThan, type DataSource } from 'typeorm';
+import { In, IsNull, LessThan, Not, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { Run } from '../store/entities';
 import type { RunLauncher } from './run-launcher';
@@ -23,15 +31,64 @@ import type { RunLauncher } from './run-launcher';
 export const GRACE_MS = 10_000;
 /** Rows handled per sweep; the next sweep takes the rest. */
 const BATCH = 100;
+/** Runs whose workflow started longer ago than this are checked for a closed workflow. */
+export const STALE_MS = 60_000;
+/** Workflows described per sweep by the reconciler (each is one call to Temporal). */
+export const DESCRIBES_PER_SWEEP = 20;
+/** Candidate rows read per sweep by the reconciler, before skipping those checked recently. */
+const CANDIDATES = 500;
 
 export interface SweepOutcome {
   started: string[];
   failed: string[];
+  /** Runs ended `failed` because their workflow had closed (or vanished) without ending them. */
+  reconciled: string[];
+}
+
+/**
+ * The error a run gets when its workflow closed while the row was still open, from the workflow's
+ * status (Temporal's WorkflowExecutionStatus names): TERMINATED → "The run's workflow was
+ * terminated", TIMED_OUT → "… timed out", FAILED → "… failed", CANCELED → "Run cancelled",
+ * COMPLETED and others → "… ended (<status>) without recording the run's end"; `not-found` (deleted,
+ * or past the namespace's retention) → "… no longer exists".
+ */
+export function closedWorkflowReason(status: string | 'not-found'): string {
+  switch (status) {
+    case 'TERMINATED':
+      return "The run's workflow was terminated (by an operator, or by Temporal for exceeding a limit) before it recorded the run's end.";
+    case 'TIMED_OUT':
+      return "The run's workflow timed out before it recorded the run's end.";
+    case 'FAILED':
+      return "The run's workflow failed before it recorded the run's end.";
+    case 'CANCELED':
+    case 'CANCELLED':
+      return 'Run cancelled';
+    case 'not-found':
+      return "The run's workflow no longer exists (deleted, or past Temporal's retention); the run cannot finish.";
+    default:
+      return `The run's workflow ended (${status.toLowerCase()}) without recording the run's end.`;
+  }
+}
+
+/**
+ * Ends an open (`queued`/`running`) row `failed` with `error`; a no-op when it already ended.
+ * `duration` counts from the run's start (0 when it never started).
+ * @returns whether this call ended it.
+ */
+export async function failOpenRun(dataSource: DataSource, run: Pick<Run, 'id' | 'startedAt'>, error: string): Promise<boolean> {
+  const completedAt = new Date();
+  const done = await dataSource.getRepository(Run).update(
+    { id: run.id, status: In(['queued', 'running']) },
+    { status: 'failed', result: null, error, completedAt, duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0, estimatedCompletion: null },
+  );
+  return Boolean(done.affected);
 }
 
 export class RunRecovery {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
+  /** Run id → epoch ms the reconciler last described its workflow (this process only). */
+  private readonly checked = new Map<string, number>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -62,14 +119,51 @@ export class RunRecovery {
    * One pass over `queued` rows without a started workflow, older than `graceMs`.
    * @returns the ids started and failed by this pass.
    */
-  async sweep(graceMs = GRACE_MS): Promise<SweepOutcome> {
+  async sweep(graceMs = GRACE_MS, staleMs = STALE_MS): Promise<SweepOutcome> {
+    const outcome = await this.startStranded(graceMs);
+    outcome.reconciled = await this.reconcileClosed(staleMs);
+    return outcome;
+  }
+
+  /**
+   * Ends `failed` the open rows whose workflow has closed (see the module comment).
+   * @param staleMs only runs whose workflow started longer ago than this, each once per this long.
+   * @returns the ids ended.
+   */
+  async reconcileClosed(staleMs = STALE_MS): Promise<string[]> {
+    const repo = this.dataSource.getRepository(Run);
+    const now = Date.now();
+    const before = new Date(now - staleMs);
+    for (const [id, at] of this.checked) if (at <= now - staleMs) this.checked.delete(id);
+    const candidates = await repo.find({
+      where: { status: In(['queued', 'running']), workflowStartedAt: Not(IsNull()), createdAt: LessThan(before) },
+      order: { createdAt: 'ASC' },
+      take: CANDIDATES,
+    });
+    const ended: string[] = [];
+    const due = candidates.filter((run) => (run.workflowStartedAt ?? run.createdAt) <= before && !this.checked.has(run.id)).slice(0, DESCRIBES_PER_SWEEP);
+    for (const run of due) {
+      this.checked.set(run.id, now);
+      const presence = await this.launcher.describe(run);
+      if (presence.state === 'running') continue;
+      const reason = closedWorkflowReason(presence.state === 'closed' ? presence.status : 'not-found');
+      if (await failOpenRun(this.dataSource, run, reason)) {
+        ended.push(run.id);
+        this.logger.warn({ runId: run.id, workflowStatus: presence.state === 'closed' ? presence.status : 'not-found' }, 'ended a run whose workflow had closed without ending it');
+      }
+    }
+    return ended;
+  }
+
+  /** Starts the workflows of `queued` rows that have none (the first part of the module comment). */
+  private async startStranded(graceMs: number): Promise<SweepOutcome> {
     const repo = this.dataSource.getRepository(Run);
     const rows = await repo.find({
       where: { status: 'queued', workflowStartedAt: IsNull(), createdAt: LessThan(new Date(Date.now() - graceMs)) },
       order: { createdAt: 'ASC' },
       take: BATCH,
     });
-    const outcome: SweepOutcome = { started: [], failed: [] };
+    const outcome: SweepOutcome = { started: [], failed: [], reconciled: [] };
     for (const run of rows) {
       const fail = async (error: string) => {
         const done = await repo.update({ id: run.id, status: 'queued' }, { status: 'failed', error, completedAt: new Date(), duration: 0 });
