@@ -100,6 +100,8 @@ function compile(expression: string, limits: EvaluationLimits): jsonata.Expressi
     expr.assign(Symbol.for('jsonata.__evaluate_entry') as never, (_node: unknown, _input: unknown, environment: StepFrame) => {
       const base = environment.base;
       base.assaySteps = (base.assaySteps ?? 0) + 1;
+      const meter = base.lookup(METER_BINDING) as StepMeter | undefined;
+      if (meter) meter.steps += 1;
       if (base.assaySteps > maxSteps) {
         throw {
           code: BUDGET_CODE,
@@ -115,8 +117,19 @@ function compile(expression: string, limits: EvaluationLimits): jsonata.Expressi
 
 /** The part of JSONata's evaluation frame the step hook uses. */
 interface StepFrame {
-  base: { assaySteps?: number };
+  base: { assaySteps?: number; lookup(name: string): unknown };
 }
+
+/**
+ * Counts the evaluation steps of the evaluations it is passed to (added up), so a workflow can
+ * bound the work of one workflow task (workflows/execution.ts). Deterministic like the step budget.
+ */
+export interface StepMeter {
+  steps: number;
+}
+
+/** Name under which a {@link StepMeter} is bound for the step hook (not a documented variable). */
+const METER_BINDING = '__assayStepMeter';
 
 /**
  * Checks that `expression` parses. Returns null when it does, else the error (for API validation).
@@ -152,7 +165,8 @@ function regexLiterals(ast: unknown): Array<{ regex: RegExp; position: number }>
 }
 
 /**
- * Evaluates a JSONata `expression` against `input`, with `bindings` as `$name` variables.
+ * Evaluates a JSONata `expression` against `input`, with `bindings` as `$name` variables; the
+ * steps it takes are added to `meter` when one is given.
  *
  * @returns the value (JSONata sequences are turned into plain arrays); `undefined` when nothing matched.
  * @throws ExpressionError on a parse error, an evaluation error, or when a limit is reached.
@@ -162,10 +176,11 @@ export async function evaluateExpression(
   input: unknown,
   bindings: Record<string, unknown> = {},
   limits: EvaluationLimits = DEFAULT_LIMITS,
+  meter?: StepMeter,
 ): Promise<unknown> {
   const expr = compile(expression, limits);
   try {
-    const result = await expr.evaluate(input, bindings);
+    const result = await expr.evaluate(input, meter ? { ...bindings, [METER_BINDING]: meter } : bindings);
     return normalise(result);
   } catch (err) {
     throw toExpressionError(err, expression);
