@@ -9,9 +9,12 @@
  */
 import { Context } from '@temporalio/activity';
 import type { Sandbox, ScriptResult } from '../src/sandbox/sandbox';
-import { ACTIVITY_LIMITS, evaluateExpression, ExpressionError } from '../src/domain/expressions';
+import { ExpressionPool } from './expression-pool';
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from '../src/domain/types';
 import { sendHttpRequest } from './http';
+
+/** Threads for heavy expressions, shared by the activities of this process (started on first use). */
+let expressionPool: ExpressionPool | undefined;
 
 /** Context a script sees besides the request: variables, earlier nodes, the loop, the test case. */
 export interface ScriptScope {
@@ -191,16 +194,13 @@ export function createNodeActivities(sandbox: Sandbox) {
     },
 
     /**
-     * Evaluates an expression too heavy for the workflow's step budget, with a larger budget and a
-     * wall-clock limit. Errors come back as data.
+     * Evaluates an expression too heavy for the workflow's step budget, with a larger budget, on a
+     * worker thread that is terminated past its time limit (activities/expression-pool.ts), never
+     * on the worker's main thread. Errors come back as data.
      */
     async evaluateExpression(input: { expression: string; input: unknown }): Promise<{ value?: unknown; error?: { message: string; code: string } }> {
-      try {
-        return { value: await evaluateExpression(input.expression, input.input, {}, ACTIVITY_LIMITS) };
-      } catch (err) {
-        const e = err instanceof ExpressionError ? err : new ExpressionError(String(err), input.expression, 'UNKNOWN');
-        return { error: { message: e.message, code: e.code } };
-      }
+      expressionPool ??= new ExpressionPool();
+      return expressionPool.evaluate(input.expression, input.input);
     },
 
     /** Does nothing: a normal activity that ends a workflow task (see workflows/execution.ts). */
