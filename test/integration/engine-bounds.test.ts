@@ -5,10 +5,13 @@
  *   (no timing threshold: a backtracking engine would hold the workflow task for minutes);
  * - a backreference is refused when the test case is saved, with a 400 naming the field;
  * - a Loop of 1,000 around a Loop of 1,000 around a Context node yields between workflow tasks: its
- *   20 s timeout is checked (the run fails "timed out") with no workflow task failed or timed out, and a run of another workspace started meanwhile completes while the first is
+ *   20 s timeout is checked (the run fails "timed out") with no workflow task failed or timed out
+ *   (and its history, yields included, replays), and a run of another workspace started meanwhile completes while the first is
  *   still running.
  */
 import { expect } from 'chai';
+import { Worker } from '@temporalio/worker';
+import { workflowSource } from '../../src/temporal/bundle';
 import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
 import { startTarget, type Target } from '../helpers/target';
 import { temporalClient } from '../helpers/temporal';
@@ -118,5 +121,7 @@ describe('engine bounds: linear-time regular expressions, in-workflow work budge
     const events = history.events ?? [];
     expect(events.filter((e) => e.workflowTaskFailedEventAttributes || e.workflowTaskTimedOutEventAttributes)).to.deep.equal([]);
     expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'checkpoint').length).to.be.greaterThan(0);
+    // The budget is counted, not timed: the history with its yields replays deterministically.
+    await Worker.runReplayHistory({ ...workflowSource(), replayName: 'nested-loops' }, history);
   });
 });
