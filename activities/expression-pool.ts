@@ -39,6 +39,13 @@ export interface ExpressionPoolOptions {
   timeoutMs?: number;
 }
 
+/** The pool shared by this process's activities and webhook deliveries (started on first use). */
+export function sharedExpressionPool(): ExpressionPool {
+  shared ??= new ExpressionPool();
+  return shared;
+}
+let shared: ExpressionPool | undefined;
+
 export class ExpressionPool {
   private readonly size: number;
   private readonly timeoutMs: number;
@@ -90,7 +97,6 @@ export class ExpressionPool {
 
   private spawn(): Slot {
     const worker = new Worker(path.join(__dirname, 'expression-thread.js'));
-    worker.unref();
     const slot: Slot = { worker };
     worker.on('message', (message: { id: number } & PoolResult) => {
       if (slot.job?.id !== message.id) return;
@@ -102,6 +108,8 @@ export class ExpressionPool {
     };
     worker.on('error', (err) => lost(err.message));
     worker.on('exit', (code) => lost(`exit code ${code}`));
+    // After the listeners: adding a 'message' listener refs the thread's port again.
+    worker.unref();
     this.slots.push(slot);
     return slot;
   }

@@ -9,12 +9,9 @@
  */
 import { Context } from '@temporalio/activity';
 import type { Sandbox, ScriptResult } from '../src/sandbox/sandbox';
-import { ExpressionPool } from './expression-pool';
+import { sharedExpressionPool } from './expression-pool';
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from '../src/domain/types';
 import { sendHttpRequest } from './http';
-
-/** Threads for heavy expressions, shared by the activities of this process (started on first use). */
-let expressionPool: ExpressionPool | undefined;
 
 /** Context a script sees besides the request: variables, earlier nodes, the loop, the test case. */
 export interface ScriptScope {
@@ -199,8 +196,7 @@ export function createNodeActivities(sandbox: Sandbox) {
      * on the worker's main thread. Errors come back as data.
      */
     async evaluateExpression(input: { expression: string; input: unknown }): Promise<{ value?: unknown; error?: { message: string; code: string } }> {
-      expressionPool ??= new ExpressionPool();
-      return expressionPool.evaluate(input.expression, input.input);
+      return sharedExpressionPool().evaluate(input.expression, input.input);
     },
 
     /** Does nothing: a normal activity that ends a workflow task (see workflows/execution.ts). */
