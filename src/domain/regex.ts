@@ -12,8 +12,9 @@
  * (RE2 syntax: https://github.com/google/re2/wiki/Syntax), translated by `RE2JS.translateRegExp`
  * (named groups `(?<n>…)`, `\u{…}`, `[^]`). Not supported, refused when a flow is saved:
  * backreferences (`\1`, `\k<name>`), lookahead and lookbehind (`(?=`, `(?!`, `(?<=`, `(?<!`),
- * repeat counts above 1,000, programs larger than {@link MAX_PROGRAM_SIZE}. Flags: `i`, `m`, `s`; `g`, `y`, `d`, `u`, `v` are accepted and
- * ignored (RE2 is always Unicode-aware).
+ * repeat counts above 1,000, programs larger than {@link MAX_PROGRAM_SIZE}. Flags: `i`, `m`, `s`;
+ * `g`, `y`, `d`, `u`, `v` are accepted and ignored (RE2 is always Unicode-aware). `\s` is ASCII
+ * whitespace only.
  *
  * Pure module: no I/O, no Node built-ins (imported by workflow code).
  */
