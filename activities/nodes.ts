@@ -9,7 +9,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { Sandbox, ScriptResult } from '../src/sandbox/sandbox';
-import { ACTIVITY_LIMITS, evaluateExpression, ExpressionError } from '../src/domain/expressions';
+import { sharedExpressionPool } from './expression-pool';
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from '../src/domain/types';
 import type { Agent } from 'undici';
 import { ADDRESS_NOT_ALLOWED } from '../src/net/address-policy';
@@ -280,19 +280,16 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
     },
 
     /**
-     * Evaluates an expression too heavy for the workflow's step budget, with a larger budget and a
-     * wall-clock limit. Errors come back as data.
+     * Evaluates an expression too heavy for the workflow's step budget, with a larger budget, on a
+     * worker thread that is terminated past its time limit (activities/expression-pool.ts), never
+     * on the worker's main thread. Errors come back as data.
      */
     async evaluateExpression(input: { expression: string; input: unknown }): Promise<{ value?: unknown; error?: { message: string; code: string } }> {
-      try {
-        const value = await evaluateExpression(input.expression, input.input, {}, ACTIVITY_LIMITS);
-        const bytes = jsonBytes(value);
-        if (bytes > PAYLOAD_LIMITS.valueBytes) return { error: { message: overCapMessage('the expression result', bytes, PAYLOAD_LIMITS.valueBytes), code: 'RESULT_TOO_LARGE' } };
-        return { value };
-      } catch (err) {
-        const e = err instanceof ExpressionError ? err : new ExpressionError(String(err), input.expression, 'UNKNOWN');
-        return { error: { message: e.message, code: e.code } };
-      }
+      const out = await sharedExpressionPool().evaluate(input.expression, input.input);
+      if (out.error) return out;
+      const bytes = jsonBytes(out.value);
+      if (bytes > PAYLOAD_LIMITS.valueBytes) return { error: { message: overCapMessage('the expression result', bytes, PAYLOAD_LIMITS.valueBytes), code: 'RESULT_TOO_LARGE' } };
+      return out;
     },
 
     /** Does nothing: a normal activity that ends a workflow task (see workflows/execution.ts). */

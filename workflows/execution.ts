@@ -17,12 +17,21 @@
  *   estimate adds the markers not in history yet.
  * - Expressions are evaluated here with a small step budget; one that needs more runs again in a
  *   local activity with a larger budget and a wall-clock limit (src/domain/expressions.ts).
+ * - Pure in-workflow work (Context and IF nodes, loop iterations, expressions) holds the worker's
+ *   workflow thread: no other run's workflow task runs meanwhile. So the work of one workflow task
+ *   is metered ({@link TASK_WORK_BUDGET}: JSONata steps, plus {@link NODE_WORK} per node or loop
+ *   iteration); past the budget the task ends with the no-op `checkpoint` activity (other workflows
+ *   run, then this one goes on) and the deadline is checked with the new task's clock. Not a 1 ms
+ *   timer: on the dev server such a timer fires after 0.8–0.9 s, the activity returns in tens of
+ *   ms. Its events are in `historyLength` from the next task on, so the segmenting estimate counts
+ *   them. Guarded by `patched(YIELD_PATCH)`: histories recorded before replay without them.
  */
 import {
   ActivityCancellationType,
   ApplicationFailure,
   executeChild,
   proxyActivities,
+  patched,
   proxyLocalActivities,
   sleep,
   uuid4,
@@ -31,12 +40,23 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RunPlan } from '../src/domain/types';
-import { BUDGET_CODE, evaluateExpression, ExpressionError } from '../src/domain/expressions';
+import { BUDGET_CODE, evaluateExpression, ExpressionError, WORKFLOW_LIMITS, type StepMeter } from '../src/domain/expressions';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { DeadlineReached, type InterpreterEnv, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
 
 /** Longest stretch of local activities before a normal activity ends the workflow task. */
 export const CHECKPOINT_MS = 1000;
+/**
+ * Work one workflow task may do before it yields (a `checkpoint` activity), in JSONata evaluation steps; a
+ * node or a loop iteration counts {@link NODE_WORK}. Measured inside the workflow sandbox, a unit
+ * costs 0.15 to 1 ms by machine load, so a task yields after about 0.03 to 0.2 s (the workflow task
+ * timeout is 2 s by default). Issue 10 item 12.
+ */
+export const TASK_WORK_BUDGET = 200;
+/** Work counted for each node and each loop iteration (their own bookkeeping, besides expressions). */
+export const NODE_WORK = 2;
+/** patched() id of the yield past {@link TASK_WORK_BUDGET}. */
+export const YIELD_PATCH = 'yield-after-task-work-budget';
 /** Failure type of a run (or segment) that reached its deadline. */
 export const TIMED_OUT = 'RunTimedOut';
 
@@ -81,6 +101,31 @@ export function createExecution(options: ExecutionOptions): InterpreterEnv {
   const localDone = () => {
     historyLength();
     if (local) pendingMarkers += 1;
+  };
+  // Work done in the current workflow task. A new task is seen by the history length changing.
+  const meter: StepMeter = { steps: 0 };
+  let meteredTaskHistory = -1;
+  const workInTask = (): number => {
+    const length = workflowInfo().historyLength;
+    if (length !== meteredTaskHistory) {
+      meteredTaskHistory = length;
+      meter.steps = 0;
+    }
+    return meter.steps;
+  };
+  /** Counts `work`; past the budget, ends the task with the `checkpoint` activity (a promise), else undefined (no extra await). */
+  const pace = (work: number): Promise<void> | undefined => {
+    if (workInTask() + work < TASK_WORK_BUDGET) {
+      meter.steps += work;
+      return undefined;
+    }
+    meter.steps += work;
+    if (!patched(YIELD_PATCH)) return undefined;
+    return (async () => {
+      await checkpoint();
+      lastBoundary = Date.now();
+      if (now() >= deadlineMs) throw new DeadlineReached();
+    })();
   };
   const activityOptions = (timeoutMs: number, summary: string): ActivityOptions => ({
     startToCloseTimeout: timeoutMs,
@@ -142,8 +187,9 @@ export function createExecution(options: ExecutionOptions): InterpreterEnv {
       return out;
     },
     async evaluate(expression, input) {
+      workInTask();
       try {
-        return await evaluateExpression(expression, input);
+        return await evaluateExpression(expression, input, {}, WORKFLOW_LIMITS, meter);
       } catch (err) {
         if (!(err instanceof ExpressionError) || err.code !== BUDGET_CODE) throw err;
       }
@@ -185,6 +231,11 @@ export function createExecution(options: ExecutionOptions): InterpreterEnv {
         await endTask();
         lastBoundary = Date.now();
       }
+      const pause = pace(NODE_WORK);
+      if (pause) await pause;
+    },
+    afterIteration() {
+      return pace(NODE_WORK);
     },
   };
 }

@@ -126,8 +126,14 @@ export interface InterpreterEnv {
   runLoopSegment(input: LoopSegmentInput): Promise<LoopSegmentOutput>;
   /** Called before each node; throws {@link DeadlineReached} past the deadline. */
   beforeNode(): void;
-  /** Called after each node: progress and checkpoints. */
+  /** Called after each node: progress, checkpoints, and a yield when the task's work budget is spent. */
   afterNode(): Promise<void>;
+  /**
+   * Called after each loop iteration: counts its work; returns a promise (to await) only when the
+   * workflow task yields, so iterations add no await otherwise (command order stays as recorded).
+   * May reject with {@link DeadlineReached}.
+   */
+  afterIteration?(): Promise<void> | undefined;
 }
 
 /** Iteration results kept in the details of a loop; the rest are counted in `omittedIterations`. */
@@ -465,6 +471,8 @@ export class FlowRunner {
       if (kept + out.iterationResults.length < KEPT_ITERATIONS) {
         out.iterationResults.push({ index, ...(node.type === 'iteration' ? { item: preview(frame.item, 500) } : {}), status: failed ? 'failed' : 'passed', nodes });
       } else out.omittedIterations += 1;
+      const pause = this.env.afterIteration?.();
+      if (pause) await pause;
       if (node.breakCondition !== undefined) {
         this.state.loops.push(frame);
         try {

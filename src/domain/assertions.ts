@@ -8,11 +8,13 @@
  *
  * Pure module (runs inside the workflow sandbox): JSONata through {@link evaluateExpression}, JSON
  * Schema through ajv (draft-07 by default, draft 2020-12 when the schema's `$schema` says so).
+ * Regular expressions (`matches`, schema `pattern`s) run on RE2, in time linear in the input.
  */
 import Ajv, { type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { evaluateExpression } from './expressions';
+import { ajvRegExp, LinearRegExp } from './regex';
 import type { Assertion, AssertionResult, Variables } from './types';
 
 /** What an assertion's target expression sees. */
@@ -41,10 +43,10 @@ function validatorFor(schema: unknown): ValidateFunction {
     const declared = (schema as { $schema?: unknown } | null)?.$schema;
     const use2020 = typeof declared === 'string' && declared.includes('2020-12');
     if (use2020) {
-      ajv2020 ??= addFormats(new Ajv2020({ allErrors: true, strict: false }));
+      ajv2020 ??= addFormats(new Ajv2020({ allErrors: true, strict: false, code: { regExp: ajvRegExp } }));
       validate = ajv2020.compile(schema as object);
     } else {
-      ajvDraft7 ??= addFormats(new Ajv({ allErrors: true, strict: false }));
+      ajvDraft7 ??= addFormats(new Ajv({ allErrors: true, strict: false, code: { regExp: ajvRegExp } }));
       validate = ajvDraft7.compile(schema as object);
     }
     if (validators.size > 1000) validators.clear();
@@ -68,11 +70,17 @@ export function checkSchema(schema: unknown): string | null {
   }
 }
 
-/** Parses `expected` of a `matches` assertion: `"^a.c$"` or `"/^a.c$/i"`. Throws on an invalid pattern. */
-export function parseRegex(expected: unknown): RegExp {
+/**
+ * Parses `expected` of a `matches` assertion: `"^a.c$"` or `"/^a.c$/i"`, into a regular expression
+ * that runs on RE2 in linear time (src/domain/regex.ts; issue 10 item 4).
+ *
+ * @throws Error when `expected` is not a string; UnsupportedRegexError when the pattern does not
+ *   parse or uses what RE2 cannot run (backreferences, lookaround).
+ */
+export function parseRegex(expected: unknown): LinearRegExp {
   if (typeof expected !== 'string') throw new Error('expected must be a regular expression string');
   const slashed = /^\/(.*)\/([dgimsuvy]*)$/s.exec(expected);
-  return slashed ? new RegExp(slashed[1]!, slashed[2]) : new RegExp(expected);
+  return slashed ? new LinearRegExp(slashed[1]!, slashed[2]) : new LinearRegExp(expected);
 }
 
 /** Deep equality of JSON values. */
@@ -181,7 +189,7 @@ function check(assertion: Assertion, actual: unknown): string | null {
       if (!Array.isArray(expected)) return 'expected value must be an array';
       return expected.some((v) => deepEqual(actual, v)) ? null : `expected one of ${describe(expected)}, got ${describe(actual)}`;
     case 'matches': {
-      let re: RegExp;
+      let re: LinearRegExp;
       try {
         re = parseRegex(expected);
       } catch (err) {

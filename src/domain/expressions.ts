@@ -17,9 +17,14 @@
  * need), and an expression that needs more is evaluated again in a local activity with
  * {@link ACTIVITY_LIMITS}, where a wall-clock timeout works too (workflows/execution.ts).
  *
+ * Regex literals (`$match`, `$replace`, `$contains`, `$split`, `~>`) run on RE2 through JSONata's
+ * `RegexEngine` option ({@link LinearRegExp}): linear in the input, so no pattern can stall the
+ * thread; {@link checkExpression} refuses literals RE2 cannot run.
+ *
  * Pure module: no I/O, no Node built-ins (imported by workflow code).
  */
 import jsonata from 'jsonata';
+import { checkRegex, LinearRegExp } from './regex';
 
 /** Limits on one evaluation. Defaults bound an evaluation to well under a second on a 2-core machine. */
 export interface EvaluationLimits {
@@ -79,7 +84,13 @@ function compile(expression: string, limits: EvaluationLimits): jsonata.Expressi
   if (!expr) {
     try {
       // `stack` and `sequence` are JSONata 2.x guardrails; `timeout` is deliberately not used (see above).
-      expr = jsonata(expression, { stack: limits.maxDepth, sequence: limits.maxSequence, ...(limits.timeoutMs ? { timeout: limits.timeoutMs } : {}) } as never);
+      // RegexEngine: regex literals (`$match(s, /a+/)`, `~> $replace(/x/, 'y')`) run on RE2, in linear time.
+      expr = jsonata(expression, {
+        stack: limits.maxDepth,
+        sequence: limits.maxSequence,
+        RegexEngine: LinearRegExp,
+        ...(limits.timeoutMs ? { timeout: limits.timeoutMs } : {}),
+      } as never);
     } catch (err) {
       throw toExpressionError(err, expression);
     }
@@ -89,6 +100,8 @@ function compile(expression: string, limits: EvaluationLimits): jsonata.Expressi
     expr.assign(Symbol.for('jsonata.__evaluate_entry') as never, (_node: unknown, _input: unknown, environment: StepFrame) => {
       const base = environment.base;
       base.assaySteps = (base.assaySteps ?? 0) + 1;
+      const meter = base.lookup(METER_BINDING) as StepMeter | undefined;
+      if (meter) meter.steps += 1;
       if (base.assaySteps > maxSteps) {
         throw {
           code: BUDGET_CODE,
@@ -104,23 +117,56 @@ function compile(expression: string, limits: EvaluationLimits): jsonata.Expressi
 
 /** The part of JSONata's evaluation frame the step hook uses. */
 interface StepFrame {
-  base: { assaySteps?: number };
+  base: { assaySteps?: number; lookup(name: string): unknown };
 }
+
+/**
+ * Counts the evaluation steps of the evaluations it is passed to (added up), so a workflow can
+ * bound the work of one workflow task (workflows/execution.ts). Deterministic like the step budget.
+ */
+export interface StepMeter {
+  steps: number;
+}
+
+/** Name under which a {@link StepMeter} is bound for the step hook (not a documented variable). */
+const METER_BINDING = '__assayStepMeter';
 
 /**
  * Checks that `expression` parses. Returns null when it does, else the error (for API validation).
  */
 export function checkExpression(expression: string): ExpressionError | null {
+  let expr: jsonata.Expression;
   try {
-    compile(expression, DEFAULT_LIMITS);
-    return null;
+    expr = compile(expression, DEFAULT_LIMITS);
   } catch (err) {
     return toExpressionError(err, expression);
   }
+  // Regex literals run on RE2 (src/domain/regex.ts): refuse the ones it cannot run when the flow is saved.
+  for (const { regex, position } of regexLiterals(expr.ast())) {
+    const problem = checkRegex(regex.source, regex.flags);
+    if (problem) return new ExpressionError(`regular expression /${regex.source}/ at position ${position}: ${problem} in expression "${expression}"`, expression, 'ASSAY_REGEX', position);
+  }
+  return null;
+}
+
+/** The regex literals of a parsed expression (JSONata AST nodes of type `regex`; their value is a RegExp). */
+function regexLiterals(ast: unknown): Array<{ regex: RegExp; position: number }> {
+  const found: Array<{ regex: RegExp; position: number }> = [];
+  const seen = new Set<object>();
+  const walk = (node: unknown, depth: number): void => {
+    if (!node || typeof node !== 'object' || seen.has(node) || depth > 10_000) return;
+    seen.add(node);
+    const n = node as { type?: unknown; value?: unknown; position?: unknown };
+    if (n.type === 'regex' && typeof (n.value as RegExp | undefined)?.source === 'string') found.push({ regex: n.value as RegExp, position: typeof n.position === 'number' ? n.position : 0 });
+    for (const v of Object.values(node)) if (v && typeof v === 'object' && typeof (v as RegExp).source !== 'string') walk(v, depth + 1);
+  };
+  walk(ast, 0);
+  return found;
 }
 
 /**
- * Evaluates a JSONata `expression` against `input`, with `bindings` as `$name` variables.
+ * Evaluates a JSONata `expression` against `input`, with `bindings` as `$name` variables; the
+ * steps it takes are added to `meter` when one is given.
  *
  * @returns the value (JSONata sequences are turned into plain arrays); `undefined` when nothing matched.
  * @throws ExpressionError on a parse error, an evaluation error, or when a limit is reached.
@@ -130,10 +176,11 @@ export async function evaluateExpression(
   input: unknown,
   bindings: Record<string, unknown> = {},
   limits: EvaluationLimits = DEFAULT_LIMITS,
+  meter?: StepMeter,
 ): Promise<unknown> {
   const expr = compile(expression, limits);
   try {
-    const result = await expr.evaluate(input, bindings);
+    const result = await expr.evaluate(input, meter ? { ...bindings, [METER_BINDING]: meter } : bindings);
     return normalise(result);
   } catch (err) {
     throw toExpressionError(err, expression);

@@ -11,6 +11,7 @@
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
+import { ajvRegExp } from '../domain/regex';
 import { sample } from 'openapi-sampler';
 import { request } from 'undici';
 
@@ -130,7 +131,8 @@ export class SampleError extends Error {
   }
 }
 
-const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+// Patterns run on RE2 (linear time; issue 10 item 4).
+const ajv = addFormats(new Ajv({ allErrors: true, strict: false, code: { regExp: ajvRegExp } }));
 
 /** Asks the configured model for one realistic example of `schema`. @throws SampleError */
 export async function sampleWithAi(schema: object, settings: AiSettings | null, hint?: string): Promise<unknown> {

@@ -15,7 +15,8 @@
  * signature so receivers can refuse replays.
  */
 import { createHmac } from 'node:crypto';
-import { ACTIVITY_LIMITS, checkExpression, evaluateExpression } from '../domain/expressions';
+import { sharedExpressionPool } from '../../activities/expression-pool';
+import { BUDGET_CODE, checkExpression, evaluateExpression, ExpressionError, WORKFLOW_LIMITS } from '../domain/expressions';
 import type { RunSummary, TestCaseResult } from '../domain/types';
 
 /** What payload templates see. Durations are milliseconds, times ISO 8601 UTC. */
@@ -70,12 +71,18 @@ export function templateIssues(value: unknown, path: Array<string | number>): Ar
   return issues;
 }
 
+/**
+ * Evaluates a placeholder: with the small in-process budget first; one that needs more runs on the
+ * expression threads (2,000,000 steps, stopped at 3 s), never on the caller's main thread.
+ */
 async function evaluate(expression: string, data: WebhookData): Promise<unknown> {
   try {
-    return await evaluateExpression(expression.trim(), data, {}, ACTIVITY_LIMITS);
-  } catch {
-    return undefined;
+    return await evaluateExpression(expression.trim(), data, {}, WORKFLOW_LIMITS);
+  } catch (err) {
+    if (!(err instanceof ExpressionError) || err.code !== BUDGET_CODE) return undefined;
   }
+  const out = await sharedExpressionPool().evaluate(expression.trim(), data);
+  return out.error ? undefined : out.value;
 }
 
 async function renderString(text: string, data: WebhookData): Promise<unknown> {

@@ -77,4 +77,15 @@ describe('JSONata evaluation (src/domain/expressions)', () => {
     const results = await Promise.all(Array.from({ length: 20 }, () => evaluateExpression(expr, {}, {}, limits)));
     expect(results.every((r) => r === 20100)).to.equal(true);
   });
+
+  it('adds the steps of evaluations to a meter, the same count every time', async () => {
+    const first = { steps: 0 };
+    const second = { steps: 0 };
+    await evaluateExpression('$sum([1, 2, 3].($ * 2))', {}, {}, undefined, first);
+    await evaluateExpression('$sum([1, 2, 3].($ * 2))', {}, {}, undefined, second);
+    expect(first.steps).to.be.greaterThan(5);
+    expect(second.steps).to.equal(first.steps);
+    await evaluateExpression('1', {}, {}, undefined, second);
+    expect(second.steps).to.be.greaterThan(first.steps);
+  });
 });

@@ -92,4 +92,16 @@ describe('outgoing webhook payloads (src/webhooks/payload)', () => {
     expect(payload.run).not.to.have.property('details');
     expect(payload.run).to.include({ runId: 'run_1', status: 'failed', total: 12 });
   });
+
+  it('renders a heavy placeholder on the expression threads: the main thread keeps running, a runaway one stays as written', async function () {
+    this.timeout(20_000);
+    expect(await renderTemplate({ sum: '{{$reduce([1..1000], function($a, $b) { $a + $b })}}' }, data)).to.deep.equal({ sum: 500500 });
+    let ticks = 0;
+    const ticker = setInterval(() => (ticks += 1), 5);
+    const runaway = '{{($f := function($n){ $f($n + 1) }; $f(0))}}';
+    const rendered = await renderTemplate({ x: runaway }, data);
+    clearInterval(ticker);
+    expect(rendered).to.deep.equal({ x: runaway });
+    expect(ticks, 'the main thread ran timers while the placeholder was evaluated').to.be.greaterThan(0);
+  });
 });
