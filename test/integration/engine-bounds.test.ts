@@ -23,7 +23,7 @@ describe('engine bounds: linear-time regular expressions, in-workflow work budge
   let otherKey: string;
 
   before(async () => {
-    [app, target] = await Promise.all([startTestApp({ worker: true }), startTarget()]);
+    [app, target] = await Promise.all([startTestApp({ worker: true, env: { ASSAY_QUOTA_LOOP_ITERATIONS: '10000000' } }), startTarget()]);
     otherKey = await app.issueKey('write', 'engine-bounds-other');
     for (const key of [app.key, otherKey]) {
       const res = await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } }, { key });
