@@ -1,46 +1,27 @@
 /**
  * Durability: a worker process killed with SIGKILL in the middle of a run, then started again,
  * finishes the run with nothing lost: every test case recorded once, with its real result. While
- * no worker is up, the API still answers from the stored row within its query deadline.
+ * no worker is up, the API still answers from the stored row.
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { eventually, startTestApp, TEST_EGRESS_ENV, waitForRun, type TestApp } from '../helpers/app';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
+import { processEnv, spawnAssay, type AssayProcess } from '../helpers/processes';
 import { startTarget, type Target } from '../helpers/target';
 import { recordHistory } from '../helpers/temporal';
 
-const MAIN = path.resolve(__dirname, '../../src/main.js');
-
-function spawnWorker(app: TestApp): ChildProcess {
-  const db = app.config.database;
-  const child = spawn(process.execPath, ['--no-node-snapshot', MAIN, 'worker'], {
-    env: {
-      ...process.env,
-      // The test operator's address policy: the target is on loopback.
-      ...TEST_EGRESS_ENV,
-      DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite://${db.file}`,
-      TEMPORAL_ADDRESS: app.config.temporal.address,
-      ASSAY_TASK_QUEUE: app.config.temporal.taskQueue,
-      ASSAY_DATA_DIR: app.config.dataDir,
-      ASSAY_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return child;
-}
+const spawnWorker = (app: TestApp): AssayProcess => spawnAssay('worker', processEnv(app, { ASSAY_LOG_LEVEL: 'warn' }));
 
 describe('a worker killed mid-run', function () {
   this.timeout(120_000);
   let app: TestApp;
   let target: Target;
-  const children: ChildProcess[] = [];
+  const children: AssayProcess[] = [];
 
   before(async () => {
     [app, target] = await Promise.all([startTestApp(), startTarget()]);
   });
   after(async () => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    for (const c of children) await c.kill();
     await target?.close();
     await app?.stop();
   });
@@ -65,8 +46,7 @@ describe('a worker killed mid-run', function () {
       return run.status === 'running' && run.progress.completed >= 2;
     }, 60_000, 100);
 
-    first.kill('SIGKILL');
-    await new Promise((r) => first.once('exit', r));
+    await first.kill();
 
     // No worker: the stored row answers, and the estimate of completion is still ahead of now.
     const meanwhile = await app.request('GET', `/v1/runs/${runId}`);
