@@ -12,7 +12,43 @@ import { Deployment, Environment, Run, Runner, RunTestCaseResult, queuedRun } fr
 import { jsonValue } from '../src/store/entities/columns';
 import { resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
-import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
+import { capDepth, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
+import { Context } from '@temporalio/activity';
+import { isDatabaseRefusal } from '../src/store/data-source';
+
+/**
+ * Attempts after which a store activity gives up when the database refuses the write (a constraint
+ * or a value it cannot store will not heal): it then fails non-retryably, as it did before store
+ * activities retried without limit. Anything else — an unreachable database above all — is
+ * retried until the run's deadline (issue 9).
+ */
+export const STORE_ATTEMPTS_FOR_NON_OUTAGE_ERRORS = 8;
+
+/** Every method of `activities` run through {@link storeStep}, with its type unchanged. */
+function guardStoreSteps<T extends Record<string, (input: never) => Promise<unknown>>>(activities: T): T {
+  return Object.fromEntries(
+    Object.entries(activities).map(([name, fn]) => [name, (input: never) => storeStep(() => fn(input))]),
+  ) as T;
+}
+
+/** Runs a store step; see {@link STORE_ATTEMPTS_FOR_NON_OUTAGE_ERRORS}. */
+async function storeStep<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ApplicationFailure || !isDatabaseRefusal(err)) throw err;
+    let attempt = 1;
+    try {
+      attempt = Context.current().info.attempt;
+    } catch {
+      /* called outside an activity (tests): one attempt */
+    }
+    if (attempt >= STORE_ATTEMPTS_FOR_NON_OUTAGE_ERRORS) {
+      throw ApplicationFailure.nonRetryable(`The store refused the write: ${(err as Error).message}`, 'StoreRefused');
+    }
+    throw err;
+  }
+}
 
 export interface ProgressInput {
   runId: string;
@@ -55,7 +91,7 @@ async function updateProgress(manager: EntityManager, input: ProgressInput): Pro
 }
 
 export function createRunActivities(dataSource: DataSource, config: AssayConfig, hooks: { onRunFinished?: (runId: string) => Promise<void> } = {}) {
-  return {
+  const activities = {
     /**
      * Creates the row of a run a deployment's schedule started (no API call precedes it). Idempotent:
      * a second call for the same workflow finds the row and does nothing.
@@ -169,7 +205,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
             status: result.status,
             duration: Math.round(result.duration),
             assertions: result.assertions,
-            detail: jsonValue(result),
+            detail: jsonValue(capDepth(result)),
             createdAt: new Date(),
           },
           ['runId', 'position'],
@@ -202,7 +238,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
               status: result.status,
               duration: Math.round(result.duration),
               assertions: result.assertions,
-              detail: jsonValue(result),
+              detail: jsonValue(capDepth(result)),
               createdAt: completedAt,
             })),
             ['runId', 'position'],
@@ -223,4 +259,5 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
       });
     },
   };
+  return guardStoreSteps(activities);
 }

@@ -187,3 +187,34 @@ export function capTestCaseResult(result: TestCaseResult, maxBytes: number = PAY
 
   return withError({ ...r, nodes: [] }, 'script logs, large values and node details');
 }
+
+/**
+ * Deepest nesting a JSON document may have where it is stored in a JSON column. MariaDB's JSON
+ * columns refuse documents nested 32 levels or more (a CHECK constraint with JSON_VALID), so a
+ * result that carries a response body nested that deep would never be stored; the API refuses
+ * request bodies beyond 31 levels for the same reason (src/validation/json-limits.ts).
+ */
+export const STORED_JSON_MAX_DEPTH = 30;
+
+/**
+ * `value` with every array or object nested deeper than `maxDepth` (the top level is depth 1)
+ * replaced by the string `"…(cut: nested deeper than N levels)"`. Returns `value` itself when
+ * nothing is that deep. Pure; never throws.
+ */
+export function capDepth<T>(value: T, maxDepth: number = STORED_JSON_MAX_DEPTH): T {
+  const marker = `…(cut: nested deeper than ${maxDepth} levels)`;
+  let cut = false;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    if (depth > maxDepth) {
+      cut = true;
+      return marker;
+    }
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = walk(x, depth + 1);
+    return out;
+  };
+  const result = walk(value, 1);
+  return (cut ? result : value) as T;
+}

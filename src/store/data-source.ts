@@ -143,3 +143,15 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * True when `err` is the database refusing a statement (a constraint, a value it cannot store, a
+ * syntax error): MySQL/MariaDB `ER_…` codes other than those of an outage, SQLite constraint and
+ * size errors. Retrying such a write does not help; an unknown error is not counted as one.
+ */
+export function isDatabaseRefusal(err: unknown): boolean {
+  if (isDatabaseUnavailable(err)) return false;
+  const e = err as { code?: unknown; driverError?: { code?: unknown } };
+  const code = e?.driverError?.code ?? e?.code;
+  return typeof code === 'string' && (code.startsWith('ER_') || /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH|RANGE)/.test(code));
+}

@@ -6,6 +6,7 @@
  *   GET  /slow?ms=N             waits N ms, then 200 {waited: N}
  *   ANY  /echo                  200 {method, path, query, headers, body}
  *   GET  /big?kb=N              200 text/plain of N KiB
+ *   GET  /deep?levels=N         200 JSON nested N levels deep ({"d":{"d":…1…}})
  *   GET  /flaky?key=K&fail=N    503 the first N times for key K, then 200 {attempt}
  *   GET  /libs/greeter.umd.js   a UMD library defining the global `Greeter`
  *   GET  /libs/greeter.esm.js   the same as an ES module (export)
@@ -96,6 +97,12 @@ export async function startTarget(): Promise<Target> {
       if (url.pathname === '/libs/greeter.umd.js' || url.pathname === '/libs/greeter.esm.js') {
         res.writeHead(200, { 'content-type': 'application/javascript' });
         return res.end(url.pathname.includes('umd') ? UMD : ESM);
+      }
+      if (url.pathname === '/deep') {
+        // JSON nested `levels` deep: {"d":{"d":…{"d":1}…}}
+        const levels = Math.min(Number(url.searchParams.get('levels') ?? 40), 1000);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(`${'{"d":'.repeat(levels)}1${'}'.repeat(levels)}`);
       }
       if (url.pathname === '/big') {
         res.writeHead(200, { 'content-type': 'text/plain' });
