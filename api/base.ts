@@ -10,6 +10,7 @@ import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
+import type { AssayConfig } from '../src/config';
 import type { AppState } from './context';
 import { errorHandler } from './errors';
 import { Problem, PROBLEMS, type ProblemCode } from './problem';
@@ -27,8 +28,10 @@ export function requestIdFrom(header: string | undefined): string {
 }
 
 /** Installs the shared middleware and routes on `app`; call before the service's own routers. */
-export function useServiceBase(app: Koa<AppState>, deps: { dataSource: DataSource; logger: Logger }): void {
-  app.proxy = true;
+export function useServiceBase(app: Koa<AppState>, deps: { dataSource: DataSource; logger: Logger; config: AssayConfig }): void {
+  // X-Forwarded-For / -Proto are believed only behind a proxy the operator names (ASSAY_TRUST_PROXY):
+  // otherwise any client could choose the address that per-address limits count by.
+  app.proxy = deps.config.api.trustProxy;
   // Errors Koa sees outside the middleware chain (a request or response stream failing). Without
   // this listener Koa prints a multi-line stack to stderr; a client that cut its connection or
   // sent an unreadable body is one line at debug.

@@ -55,6 +55,12 @@ export interface AssayConfig {
      * (`ASSAY_RECOVERY_INTERVAL_MS`, default 5000). src/temporal/run-recovery.ts.
      */
     recoveryIntervalMs: number;
+    /**
+     * Believe `X-Forwarded-For` and `X-Forwarded-Proto` (Koa's `app.proxy`) for the client address of
+     * per-address limits and for links (`ASSAY_TRUST_PROXY`, default false: set it only behind a
+     * reverse proxy that overwrites those headers).
+     */
+    trustProxy: boolean;
     /** Largest accepted request body (`ASSAY_MAX_BODY_BYTES`, default 1 MiB). */
     maxBodyBytes: number;
     /**
@@ -300,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       publicUrl: (env.ASSAY_PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
       rateLimitPerMinute: integer(env, 'ASSAY_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
       recoveryIntervalMs: integer(env, 'ASSAY_RECOVERY_INTERVAL_MS', 5000, 100, 3_600_000),
+      trustProxy: boolean(env, 'ASSAY_TRUST_PROXY', false),
       maxBodyBytes: integer(env, 'ASSAY_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       authFailuresPerMinute: integer(env, 'ASSAY_AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
     },
