@@ -35,6 +35,26 @@ export default tseslint.config(
     },
   },
   {
+    // workflows/ as an allow-list (issue 11): Temporal's workflow API and its pure common types,
+    // other workflow modules and the pure modules of src/domain; anything else only as a type.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\./[\\w-]+$|\\.\\./src/domain/[\\w-]+$)',
+              allowTypeImports: true,
+              message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, ./<workflow module> and ../src/domain/<module>; anything else as `import type`.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // API answers in tests are arbitrary JSON documents read field by field.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
