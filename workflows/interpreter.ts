@@ -143,17 +143,6 @@ const KEPT_FAILURES = 200;
 /** Bytes of a response body kept in the state a child workflow receives. */
 const SEGMENT_BODY_BYTES = 32 * 1024;
 
-/** Total number of nodes of a flow, through every branch and body (each counted once). */
-export function countNodes(testCase: Pick<TestCaseDefinition, 'flow'>): number {
-  const count = (nodes: FlowNode[]): number =>
-    nodes.reduce((n, node) => {
-      if (node.type === 'if') return n + 1 + count(node.then) + count(node.else ?? []);
-      if (node.type === 'loop' || node.type === 'iteration') return n + 1 + count(node.body);
-      if (node.type === 'parallel') return n + 1 + count(node.children);
-      return n + 1;
-    }, 0);
-  return count(testCase.flow);
-}
 
 /** Fills placeholders and defaults of an API node's request. */
 export function resolveRequest(node: ApiNode, variables: TemplateVariables, dynamic: DynamicSources, settings: RunPlan['settings']): ResolvedRequest {

@@ -4,6 +4,7 @@
  */
 import type { FlowNode, RunPlan, RunProgress, RunStatus, RunSummary, TestCaseDefinition, TestCaseResult } from '../src/domain/types';
 import type { RunLiveState } from './definitions';
+import { childLists } from '../src/domain/flow';
 
 /**
  * Node executions a test case is expected to take: every node once, a Loop's body `count` times
@@ -14,16 +15,13 @@ import type { RunLiveState } from './definitions';
 export function expectedNodeExecutions(testCase: Pick<TestCaseDefinition, 'flow' | 'dataSets'>, maxLoopIterations = Infinity): number {
   const count = (nodes: FlowNode[]): number =>
     nodes.reduce((n, node) => {
-      if (node.type === 'if') return n + 1 + Math.max(count(node.then), count(node.else ?? []));
-      if (node.type === 'loop' || node.type === 'iteration') {
-        let times = 1;
-        if (node.type === 'loop' && node.count !== undefined && node.while === undefined) times = node.count;
-        if (node.type === 'iteration' && node.dataSet !== undefined) times = testCase.dataSets?.[node.dataSet]?.length ?? 1;
-        times = Math.max(1, Math.min(times, node.maxIterations ?? Infinity, maxLoopIterations));
-        return n + 1 + times * count(node.body);
-      }
-      if (node.type === 'parallel') return n + 1 + count(node.children);
-      return n + 1;
+      const lists = childLists(node).map((l) => count(l.nodes));
+      if (node.type === 'if') return n + 1 + Math.max(0, ...lists);
+      let times = 1;
+      if (node.type === 'loop' && node.count !== undefined && node.while === undefined) times = node.count;
+      if (node.type === 'iteration' && node.dataSet !== undefined) times = testCase.dataSets?.[node.dataSet]?.length ?? 1;
+      if (node.type === 'loop' || node.type === 'iteration') times = Math.max(1, Math.min(times, node.maxIterations ?? Infinity, maxLoopIterations));
+      return n + 1 + times * lists.reduce((a, b) => a + b, 0);
     }, 0);
   return Math.max(1, count(testCase.flow));
 }

@@ -14,6 +14,7 @@ import Ajv from 'ajv';
 import { checkSchema, parseRegex } from '../domain/assertions';
 import { checkExpression, referencedNodeIds } from '../domain/expressions';
 import { ASSERTION_OPERATORS, HTTP_METHODS, NODE_TYPES, type Assertion, type DataSet, type FlowNode, type ScriptConfig } from '../domain/types';
+import { childLists, forEachNode as walkFlow, mapChildLists } from '../domain/flow';
 import { ownLibrary } from '../sandbox/libraries';
 import { dataSetRows } from './data-sets';
 import { schemaLoop } from './json-limits';
@@ -296,14 +297,11 @@ export function validateFlow(flow: unknown, prefix: Array<string | number> = ['f
           break;
         case 'if':
           expression(node.condition, [...at, 'condition']);
-          visit(node.then, [...at, 'then']);
-          if (node.else) visit(node.else, [...at, 'else']);
           break;
         case 'loop':
           if ((node.count === undefined) === (node.while === undefined)) issues.push({ path: at, message: 'a Loop node needs exactly one of count and while' });
           if (node.while !== undefined) expression(node.while, [...at, 'while']);
           if (node.breakCondition !== undefined) expression(node.breakCondition, [...at, 'breakCondition']);
-          visit(node.body, [...at, 'body']);
           break;
         case 'iteration':
           if ((node.items === undefined) === (node.dataSet === undefined)) issues.push({ path: at, message: 'an Iteration node needs exactly one of items and dataSet' });
@@ -312,7 +310,6 @@ export function validateFlow(flow: unknown, prefix: Array<string | number> = ['f
             issues.push({ path: [...at, 'dataSet'], message: `no data set named "${node.dataSet}" is attached to the test case` });
           }
           if (node.breakCondition !== undefined) expression(node.breakCondition, [...at, 'breakCondition']);
-          visit(node.body, [...at, 'body']);
           break;
         case 'script':
           checkScript(node.script, [...at, 'script'], issues);
@@ -324,10 +321,8 @@ export function validateFlow(flow: unknown, prefix: Array<string | number> = ['f
         case 'context':
           for (const [name, expr] of Object.entries(node.set)) expression(expr, [...at, 'set', name]);
           break;
-        case 'parallel':
-          visit(node.children, [...at, 'children']);
-          break;
       }
+      for (const { field, nodes } of childLists(node)) visit(nodes, [...at, field]);
     });
   };
   visit(flow as FlowNode[], prefix);
@@ -363,16 +358,9 @@ function autoIds(flow: FlowNode[]): string[] {
   return ids;
 }
 
-/** Calls `fn` for every node of the tree, depth first. */
+/** Calls `fn` for every node of the tree, depth first (src/domain/flow.ts). */
 export function forEachNode(flow: FlowNode[], fn: (node: FlowNode) => void): void {
-  for (const node of flow) {
-    fn(node);
-    if (node.type === 'if') {
-      forEachNode(node.then, fn);
-      if (node.else) forEachNode(node.else, fn);
-    } else if (node.type === 'loop' || node.type === 'iteration') forEachNode(node.body, fn);
-    else if (node.type === 'parallel') forEachNode(node.children, fn);
-  }
+  walkFlow(flow, (node) => fn(node));
 }
 
 /**
@@ -393,10 +381,7 @@ export function assignNodeIds(flow: FlowNode[]): FlowNode[] {
     nodes.map((node) => {
       const { id: given, ...rest } = node;
       const withId = { id: given || nextId(), ...rest } as FlowNode;
-      if (withId.type === 'if') return { ...withId, then: assign(withId.then), ...(withId.else ? { else: assign(withId.else) } : {}) };
-      if (withId.type === 'loop' || withId.type === 'iteration') return { ...withId, body: assign(withId.body) };
-      if (withId.type === 'parallel') return { ...withId, children: assign(withId.children) };
-      return withId;
+      return mapChildLists(withId, assign);
     });
   return assign(flow);
 }
@@ -444,13 +429,6 @@ export function expectedLoopIterations(
     nodes.forEach((node, i) => {
       const at = [...path, i];
       switch (node.type) {
-        case 'if':
-          visit(node.then, [...at, 'then'], chain, multiplier);
-          if (node.else) visit(node.else, [...at, 'else'], chain, multiplier);
-          break;
-        case 'parallel':
-          visit(node.children, [...at, 'children'], chain, multiplier);
-          break;
         case 'loop':
         case 'iteration': {
           const cap = Math.min(node.maxIterations ?? Number.POSITIVE_INFINITY, options.maxLoopIterations);
@@ -463,6 +441,7 @@ export function expectedLoopIterations(
           break;
         }
         default:
+          for (const { field, nodes: children } of childLists(node)) visit(children, [...at, field], chain, multiplier);
           break;
       }
     });
