@@ -7,7 +7,7 @@
  * `runScript` runs a Script node. Neither throws for what the user's request or script does: a
  * failure comes back as data and fails the node, not the run.
  */
-import { Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
 import type { Sandbox, ScriptResult } from '../src/sandbox/sandbox';
 import { sharedExpressionPool } from './expression-pool';
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from '../src/domain/types';
@@ -160,7 +160,7 @@ async function pause(ms: number): Promise<void> {
   try {
     await Context.current().sleep(ms);
   } catch (err) {
-    if ((err as Error).name === 'CancelledFailure') throw err;
+    if (err instanceof CancelledFailure) throw err;
     await new Promise((r) => setTimeout(r, ms));
   }
 }

@@ -15,6 +15,7 @@ import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src
 import { capDepth, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { Context } from '@temporalio/activity';
 import { isDatabaseRefusal } from '../src/store/data-source';
+import { FAILURE_TYPES } from '../src/domain/failures';
 
 /**
  * Attempts after which a store activity gives up when the database refuses the write (a constraint
@@ -44,7 +45,7 @@ async function storeStep<T>(fn: () => Promise<T>): Promise<T> {
       /* called outside an activity (tests): one attempt */
     }
     if (attempt >= STORE_ATTEMPTS_FOR_NON_OUTAGE_ERRORS) {
-      throw ApplicationFailure.nonRetryable(`The store refused the write: ${(err as Error).message}`, 'StoreRefused');
+      throw ApplicationFailure.nonRetryable(`The store refused the write: ${(err as Error).message}`, FAILURE_TYPES.storeRefused);
     }
     throw err;
   }
@@ -75,7 +76,7 @@ export interface FinishRunInput {
 }
 
 /** Non-retryable failure types, so the workflow can tell a broken setup from a passing outage. */
-export const RUN_SETUP_FAILED = 'RunSetupFailed';
+export const RUN_SETUP_FAILED = FAILURE_TYPES.runSetupFailed;
 
 /** Writes a running run's progress columns. */
 async function updateProgress(manager: EntityManager, input: ProgressInput): Promise<void> {

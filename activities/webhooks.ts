@@ -19,6 +19,7 @@ import { newId } from '../src/ids';
 import { Deployment, Run, RunTestCaseResult, WebhookDelivery, type DeliveryEvent, type OutgoingWebhook } from '../src/store/entities';
 import { addressRefusalIn, type AddressPolicy } from '../src/net/address-policy';
 import { defaultPayload, renderTemplate, signature, standardWebhookHeaders, type WebhookData } from '../src/webhooks/payload';
+import { FAILURE_TYPES } from '../src/domain/failures';
 
 export interface DeliveryPlan {
   deliveries: Array<{ id: string; event: DeliveryEvent; position: number }>;
@@ -111,14 +112,14 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
       const repo = dataSource.getRepository(WebhookDelivery);
       const delivery = await repo.findOneBy({ id: input.deliveryId });
       // The run was deleted (DELETE /v1/runs/{id} or the retention sweep) with its deliveries: nothing to send.
-      if (!delivery) throw ApplicationFailure.nonRetryable('The run and its deliveries were deleted', 'RunDeleted');
+      if (!delivery) throw ApplicationFailure.nonRetryable('The run and its deliveries were deleted', FAILURE_TYPES.runDeleted);
       if (delivery.status === 'delivered') return { status: delivery.lastStatusCode ?? 200 };
       const run = await dataSource.getRepository(Run).findOneBy({ id: delivery.runId });
       if (!run) throw ApplicationFailure.nonRetryable('The run was deleted', 'RunDeleted');
       const deployment = await dataSource.getRepository(Deployment).findOneBy({ id: delivery.deploymentId });
-      if (!deployment) throw ApplicationFailure.nonRetryable('The deployment was deleted', 'DeploymentGone');
+      if (!deployment) throw ApplicationFailure.nonRetryable('The deployment was deleted', FAILURE_TYPES.deploymentGone);
       const entry = (delivery.event === 'complete' ? deployment.webhooks?.onComplete : deployment.webhooks?.onFailure)?.[delivery.position];
-      if (!entry) throw ApplicationFailure.nonRetryable('The webhook entry was removed from the deployment', 'WebhookGone');
+      if (!entry) throw ApplicationFailure.nonRetryable('The webhook entry was removed from the deployment', FAILURE_TYPES.webhookGone);
 
       const d = await data(run, deployment);
       const payload = entry.payload === undefined ? defaultPayload(d) : await renderTemplate(entry.payload, d);
@@ -174,7 +175,7 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
           updatedAt: new Date(),
         },
       );
-      if (error) throw ApplicationFailure.retryable(error, 'DeliveryFailed');
+      if (error) throw ApplicationFailure.retryable(error, FAILURE_TYPES.deliveryFailed);
       return { status: status! };
     },
 

@@ -43,6 +43,7 @@ import type { RunPlan } from '../src/domain/types';
 import { BUDGET_CODE, evaluateExpression, ExpressionError, WORKFLOW_LIMITS, type StepMeter } from '../src/domain/expressions';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { DeadlineReached, type InterpreterEnv, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
+import { FAILURE_TYPES } from '../src/domain/failures';
 
 /** Longest stretch of local activities before a normal activity ends the workflow task. */
 export const CHECKPOINT_MS = 1000;
@@ -58,7 +59,7 @@ export const NODE_WORK = 2;
 /** patched() id of the yield past {@link TASK_WORK_BUDGET}. */
 export const YIELD_PATCH = 'yield-after-task-work-budget';
 /** Failure type of a run (or segment) that reached its deadline. */
-export const TIMED_OUT = 'RunTimedOut';
+export const TIMED_OUT = FAILURE_TYPES.runTimedOut;
 
 const nodeActivities = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 const localNodeActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });

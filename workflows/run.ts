@@ -41,6 +41,7 @@ import { DeadlineReached, FlowRunner } from './interpreter';
 import { RunBook } from './run-state';
 import { ulidFrom } from '../src/domain/ulid';
 import { capTestCaseResult } from '../src/domain/limits';
+import { FAILURE_TYPES } from '../src/domain/failures';
 
 /**
  * Bookkeeping writes retry without an attempt limit: a database outage delays a run, never fails it.
@@ -81,7 +82,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     try {
       await store.createScheduledRun({ runId, deploymentId: input.deploymentId, workflowId: workflowInfo().workflowId });
     } catch (err) {
-      throw ApplicationFailure.nonRetryable(`Scheduled run not created: ${messageOf(err)}`, 'RunSetupFailed');
+      throw ApplicationFailure.nonRetryable(`Scheduled run not created: ${messageOf(err)}`, FAILURE_TYPES.runSetupFailed);
     }
     // Every run workflow carries AssayRunId (API runs get it at start); runs recorded before it replay without.
     if (patched('scheduled-run-id-search-attribute')) upsertSearchAttributes([{ key: RUN_ID_SEARCH_ATTRIBUTE, value: runId }]);
@@ -102,7 +103,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
         await onEnd();
       });
       if (cancelled) throw err;
-      throw ApplicationFailure.nonRetryable(error, 'RunSetupFailed');
+      throw ApplicationFailure.nonRetryable(error, FAILURE_TYPES.runSetupFailed);
     }
   }
   const plan = book.plan!;
@@ -165,7 +166,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     });
     setCurrentDetails(`${book.details()}\n\n${error}`);
     if (userCancelled) throw err;
-    throw ApplicationFailure.nonRetryable(error, timedOut ? TIMED_OUT : 'RunFailed');
+    throw ApplicationFailure.nonRetryable(error, timedOut ? TIMED_OUT : FAILURE_TYPES.runFailed);
   }
 
   if (outcome === 'continue') {

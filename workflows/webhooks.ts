@@ -6,6 +6,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { FAILURE_TYPES } from '../src/domain/failures';
 
 // No attempt limit: a database outage delays deliveries, never drops them.
 const store = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '30 seconds' } });
@@ -22,7 +23,7 @@ export async function deliverWebhooksWorkflow(input: { runId: string; deployment
           {
             startToCloseTimeout: '30 seconds',
             scheduleToCloseTimeout: plan.retry.giveUpAfterMs,
-            retry: { initialInterval: plan.retry.initialMs, backoffCoefficient: 2, maximumInterval: plan.retry.maximumMs, nonRetryableErrorTypes: ['DeploymentGone', 'WebhookGone'] },
+            retry: { initialInterval: plan.retry.initialMs, backoffCoefficient: 2, maximumInterval: plan.retry.maximumMs, nonRetryableErrorTypes: [FAILURE_TYPES.deploymentGone, FAILURE_TYPES.webhookGone, FAILURE_TYPES.runDeleted] },
             summary: `on${d.event === 'complete' ? 'Complete' : 'Failure'}[${d.position}]`,
           },
           [{ deliveryId: d.id }],

@@ -1,0 +1,26 @@
+/**
+ * The workflow–activity contract's failure types (issue 11, item 5): the `type` of every
+ * ApplicationFailure Assay throws, in one place, so the side that throws and the side that checks
+ * (a workflow's catch, a retry policy's `nonRetryableErrorTypes`) use the same constant. The
+ * values are part of recorded workflow histories: never rename one.
+ */
+export const FAILURE_TYPES = {
+  /** The run could not start: its row, runner, environment or deployment is gone, or it already ended. */
+  runSetupFailed: 'RunSetupFailed',
+  /** The run (or a loop segment) reached its deadline. */
+  runTimedOut: 'RunTimedOut',
+  /** The run failed for another reason (the message says which). */
+  runFailed: 'RunFailed',
+  /** The database refused a store write for good (not an outage). */
+  storeRefused: 'StoreRefused',
+  /** An outgoing webhook's deployment was deleted. */
+  deploymentGone: 'DeploymentGone',
+  /** An outgoing webhook's entry was removed from its deployment. */
+  webhookGone: 'WebhookGone',
+  /** An outgoing webhook's run (and its deliveries) were deleted. */
+  runDeleted: 'RunDeleted',
+  /** One delivery attempt did not land (retried). */
+  deliveryFailed: 'DeliveryFailed',
+} as const;
+
+export type FailureType = (typeof FAILURE_TYPES)[keyof typeof FAILURE_TYPES];
