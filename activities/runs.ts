@@ -14,7 +14,7 @@ import { resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import { capDepth, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { Context } from '@temporalio/activity';
-import { isDatabaseRefusal } from '../src/store/data-source';
+import { isDatabaseRefusal } from '../src/store/errors';
 import { FAILURE_TYPES } from '../src/domain/failures';
 
 /**
@@ -56,7 +56,10 @@ export interface ProgressInput {
   progress: { completed: number; total: number };
   /** Fraction of the run's work done, 0 to 1 (workflows/run-state.ts `RunBook.work`). */
   work?: number;
-  /** Epoch ms of the workflow's estimate, or undefined. */
+  /**
+   * Epoch ms of the workflow's estimate. Ignored: the API computes the estimate when it is read
+   * (from `work`); still accepted from runs whose workflow code sends it.
+   */
   estimatedCompletionMs?: number;
 }
 
@@ -86,7 +89,6 @@ async function updateProgress(manager: EntityManager, input: ProgressInput): Pro
       progressCompleted: input.progress.completed,
       progressTotal: input.progress.total,
       ...(input.work !== undefined ? { progressWork: input.work } : {}),
-      estimatedCompletion: input.estimatedCompletionMs ? new Date(input.estimatedCompletionMs) : null,
     },
   );
 }

@@ -7,7 +7,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Problem } from './problem';
-import { isDatabaseUnavailable } from '../src/store/data-source';
+import { isDatabaseUnavailable } from '../src/store/errors';
 
 /** Seconds a client is asked to wait while the database is unreachable. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;

@@ -27,8 +27,10 @@ import { newId, runWorkflowId } from '../src/ids';
 import { Run, queuedRun, type Environment, type Runner } from '../src/store/entities';
 import type { RunTrigger, Variables } from '../src/domain/types';
 import type { RunLauncher } from '../src/temporal/run-launcher';
+import { startWorkflowOf } from '../src/temporal/run-recovery';
 import type { AssayConfig } from '../src/config';
 import { resolveRunnerSelection } from '../src/store/test-cases';
+import { isUniqueViolation } from '../src/store/errors';
 import { expectedLoopIterations } from '../src/validation/flow';
 import { IDEMPOTENCY_WINDOW_MS, type IdempotencyRequest } from './idempotency';
 import { Problem } from './problem';
@@ -53,13 +55,6 @@ export interface StartedRun {
   replayed: boolean;
 }
 
-/** True for a unique-index violation on MySQL/MariaDB or SQLite. */
-function isDuplicateKey(err: unknown): boolean {
-  const e = err as { code?: string; driverError?: { code?: string } };
-  const code = e.driverError?.code ?? e.code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
 /**
  * The run an earlier call with the same key created, if any within the window; an older one gives
  * its key up. @throws Problem `idempotency-key-reused` when the key was used for another request.
@@ -80,16 +75,6 @@ async function earlierRun(dataSource: DataSource, workspaceId: string, idem: Ide
     );
   }
   return existing;
-}
-
-/**
- * Starts the workflow of a stored `queued` run (idempotent) and records that it did.
- * @throws TemporalUnavailableError
- */
-export async function startWorkflowOf(dataSource: DataSource, launcher: RunLauncher, run: Run): Promise<void> {
-  await launcher.start(run);
-  run.workflowStartedAt = new Date();
-  await dataSource.getRepository(Run).update({ id: run.id, workflowStartedAt: IsNull() }, { workflowStartedAt: run.workflowStartedAt });
 }
 
 /** Seconds a client is told to wait when the workspace has too many runs queued or running. */
@@ -177,20 +162,21 @@ export async function createAndStartRun(
 ): Promise<StartedRun> {
   const repo = deps.dataSource.getRepository(Run);
   const idem = input.idempotency;
-  if (idem) {
-    const earlier = await earlierRun(deps.dataSource, input.workspaceId, idem);
-    if (earlier) return { run: await replay(deps, earlier), replayed: true };
-  }
+  // The run an earlier call with the same key created, answered again; undefined when there is none.
+  const replayOfKey = async (): Promise<StartedRun | undefined> => {
+    const earlier = idem && (await earlierRun(deps.dataSource, input.workspaceId, idem));
+    return earlier ? { run: await replay(deps, earlier), replayed: true } : undefined;
+  };
+  const first = await replayOfKey();
+  if (first) return first;
   if (deps.limits) {
     await checkLoopIterations(deps.dataSource, input.runner, deps.limits);
     try {
       await checkRunQuotas(deps.dataSource, input.workspaceId, deps.limits.quotas);
     } catch (err) {
       // A concurrent call with the same key may have stored its run meanwhile: that is a replay, not a new run.
-      if (idem) {
-        const earlier = await earlierRun(deps.dataSource, input.workspaceId, idem);
-        if (earlier) return { run: await replay(deps, earlier), replayed: true };
-      }
+      const concurrent = await replayOfKey();
+      if (concurrent) return concurrent;
       throw err;
     }
   }
@@ -217,10 +203,8 @@ export async function createAndStartRun(
     await repo.insert(run as never);
   } catch (err) {
     // Another call with the same key stored its run first: that one is the answer.
-    if (idem && isDuplicateKey(err)) {
-      const earlier = await earlierRun(deps.dataSource, input.workspaceId, idem);
-      if (earlier) return { run: await replay(deps, earlier), replayed: true };
-    }
+    const stored = isUniqueViolation(err) ? await replayOfKey() : undefined;
+    if (stored) return stored;
     throw err;
   }
   try {

@@ -115,7 +115,6 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     runId,
     progress: book.progress,
     work: book.work,
-    estimatedCompletionMs: book.estimatedCompletionMs(env.now()),
   });
   const env = createExecution({
     runId,

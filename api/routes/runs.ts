@@ -248,15 +248,11 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     } catch {
       throw new Problem('temporal-unavailable', 'The workflow service is unavailable; the run could not be cancelled. Retry later.');
     }
+    // No workflow behind the row, or one that closed without ending it (terminated, timed out):
+    // nothing else would end the row, so end it here.
     let ended = false;
-    if (!found) {
-      // No workflow behind the row: end it here so it does not stay open.
-      await repo.update({ id: run.id, status: run.status }, { status: 'failed', error: 'Run cancelled', completedAt: new Date(), duration: 0 });
-      ended = true;
-    } else if (closedStatus) {
-      // The workflow closed without ending the row (terminated, timed out): nothing would end it, so end it here.
-      ended = await failOpenRun(dataSource, run, closedWorkflowReason(closedStatus));
-    }
+    if (!found) ended = await failOpenRun(dataSource, run, 'Run cancelled');
+    else if (closedStatus) ended = await failOpenRun(dataSource, run, closedWorkflowReason(closedStatus));
     ctx.status = 202;
     ctx.body = { runId: run.id, status: ended ? 'failed' : run.status, cancelRequested: true };
   });

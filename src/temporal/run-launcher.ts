@@ -27,9 +27,11 @@ export interface RunLauncher {
    * Starts workflow `run-<runId>` for a stored `queued` run. Idempotent: a workflow that already
    * exists under that id (started by an earlier call, a crashed API, another API process's
    * recovery sweep) counts as started.
+   * @returns `started` when this call started it, `existed` when a workflow with its id was already
+   *   there (running or closed).
    * @throws TemporalUnavailableError
    */
-  start(run: Run): Promise<void>;
+  start(run: Run): Promise<'started' | 'existed'>;
   /** Whether the run's workflow exists and is running. @throws TemporalUnavailableError */
   describe(run: Run): Promise<WorkflowPresence>;
   /** Requests cancellation; false when no such workflow exists. @throws TemporalUnavailableError */
@@ -81,8 +83,9 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
           ],
           staticSummary: `Run ${run.id}: runner "${run.runnerName}" on environment "${run.environmentName}"`.slice(0, 200),
         }));
+        return 'started';
       } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return 'existed';
         throw new TemporalUnavailableError(`Could not start workflow ${run.workflowId}: ${(err as Error).message}`, { cause: err });
       }
     },

@@ -84,6 +84,20 @@ export async function failOpenRun(dataSource: DataSource, run: Pick<Run, 'id' | 
   return Boolean(done.affected);
 }
 
+/**
+ * Starts the workflow of a stored `queued` run (idempotent: {@link RunLauncher.start}) and records
+ * `workflowStartedAt`, so the sweep leaves it alone. Used by every API path that starts a run
+ * (api/run-starter.ts) and by the sweep.
+ * @returns what {@link RunLauncher.start} says: `started`, or `existed` when the workflow was there.
+ * @throws TemporalUnavailableError
+ */
+export async function startWorkflowOf(dataSource: DataSource, launcher: RunLauncher, run: Run): Promise<'started' | 'existed'> {
+  const outcome = await launcher.start(run);
+  run.workflowStartedAt = new Date();
+  await dataSource.getRepository(Run).update({ id: run.id, workflowStartedAt: IsNull() }, { workflowStartedAt: run.workflowStartedAt });
+  return outcome;
+}
+
 export class RunRecovery {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
@@ -166,8 +180,7 @@ export class RunRecovery {
     const outcome: SweepOutcome = { started: [], failed: [], reconciled: [] };
     for (const run of rows) {
       const fail = async (error: string) => {
-        const done = await repo.update({ id: run.id, status: 'queued' }, { status: 'failed', error, completedAt: new Date(), duration: 0 });
-        if (done.affected) outcome.failed.push(run.id);
+        if (await failOpenRun(this.dataSource, run, error)) outcome.failed.push(run.id);
       };
       if (run.createdAt.getTime() + run.timeoutSeconds * 1000 < Date.now()) {
         const presence = await this.launcher.describe(run);
@@ -176,15 +189,14 @@ export class RunRecovery {
           continue;
         }
       }
-      await this.launcher.start(run);
-      const presence = await this.launcher.describe(run);
-      if (presence.state === 'closed') {
-        // Terminated (or otherwise closed) before its first step could mark the row.
-        const fresh = await repo.findOneBy({ id: run.id });
-        if (fresh?.status === 'queued') await fail(`The run's workflow ended (${presence.status.toLowerCase()}) before the run started.`);
-        continue;
+      // Only a workflow that was already there can have closed before its first step marked the row.
+      if ((await startWorkflowOf(this.dataSource, this.launcher, run)) === 'existed') {
+        const presence = await this.launcher.describe(run);
+        if (presence.state === 'closed') {
+          await fail(`The run's workflow ended (${presence.status.toLowerCase()}) before the run started.`);
+          continue;
+        }
       }
-      await repo.update({ id: run.id, workflowStartedAt: IsNull() }, { workflowStartedAt: new Date() });
       outcome.started.push(run.id);
       this.logger.info({ runId: run.id }, 'recovered a run whose workflow had not been started');
     }

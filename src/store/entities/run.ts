@@ -73,6 +73,10 @@ export class Run {
   @Column({ type: 'int', default: 0 })
   progressTotal!: number;
 
+  /**
+   * No longer written or read: the API computes `estimatedCompletion` when a run is read, from
+   * `progressWork` (workflows/run-state.ts `estimateCompletion`). Kept until a migration drops it.
+   */
   @TimestampColumn({ nullable: true })
   estimatedCompletion!: Date | null;
 
