@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { In, type DataSource, type EntityManager } from 'typeorm';
-import type { AssayConfig } from '../src/config';
+import { runSettingsOf, type AssayConfig } from '../src/config';
 import { Deployment, Environment, Run, Runner, RunTestCaseResult, queuedRun } from '../src/store/entities';
 import { jsonValue } from '../src/store/entities/columns';
 import { resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
@@ -170,14 +170,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
           startedAtMs: startedAt.getTime(),
           variables: { ...environment.variables, ...run.variables },
           testCases,
-          settings: {
-            apiNodeActivity: config.runs.apiNodeActivity,
-            requestTimeoutMs: config.runs.requestTimeoutMs,
-            maxResponseBytes: config.runs.maxResponseBytes,
-            testCasesPerExecution: config.runs.testCasesPerExecution,
-            maxLoopIterations: config.runs.maxLoopIterations,
-            segmentHistoryEvents: config.runs.segmentHistoryEvents,
-          },
+          settings: runSettingsOf(config),
         };
         // The plan is this activity's result, written to history: over the cap the run cannot start.
         const planBytes = jsonBytes(plan);

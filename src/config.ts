@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { parseRules, type EgressRule, type PrivateAccess } from './net/address-policy';
+import { RUN_SETTING_NAMES, type RunSettings } from './domain/types';
 
 /** Which store the service uses: MySQL/MariaDB when `DATABASE_URL` is set, else an embedded SQLite file. */
 export type DatabaseConfig =
@@ -71,23 +72,12 @@ export interface AssayConfig {
      */
     authFailuresPerMinute: number;
   };
-  runs: {
+  /** Run settings frozen into each run's plan ({@link RunSettings}, src/domain/types.ts) and the API's run limits. */
+  runs: RunSettings & {
     /** Run timeout when POST /v1/runs gives none, seconds (spec: clients use 1800). */
     defaultTimeoutSeconds: number;
     /** Largest run timeout accepted, seconds (`ASSAY_MAX_RUN_TIMEOUT_SECONDS`, default 86400). */
     maxTimeoutSeconds: number;
-    /** How API nodes execute: `local` (local activities) or `normal` activities (`ASSAY_API_NODE_ACTIVITY`). */
-    apiNodeActivity: 'local' | 'normal';
-    /** Per-request timeout when an API node sets none (`ASSAY_REQUEST_TIMEOUT_MS`, default 30000). */
-    requestTimeoutMs: number;
-    /** Response body bytes kept for assertions; the rest is cut off and flagged (`ASSAY_MAX_RESPONSE_BYTES`, default 256 KiB). */
-    maxResponseBytes: number;
-    /** Test cases one workflow execution runs before continuing as new (`ASSAY_TEST_CASES_PER_EXECUTION`, default 200). */
-    testCasesPerExecution: number;
-    /** Iterations a Loop or Iteration node may run at most (`ASSAY_MAX_LOOP_ITERATIONS`, default 1000). */
-    maxLoopIterations: number;
-    /** History length past which the rest of a loop runs in a child workflow (`ASSAY_SEGMENT_HISTORY_EVENTS`, default 2500). */
-    segmentHistoryEvents: number;
     /**
      * Days an ended run is kept after its `completedAt` before the API's hourly sweep deletes it with
      * its results and webhook deliveries (`ASSAY_RUN_RETENTION_DAYS`, default 0 = keep forever;
@@ -378,4 +368,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
         : null,
     logLevel: env.ASSAY_LOG_LEVEL || 'info',
   };
+}
+
+/**
+ * The run settings a run freezes into its plan: exactly the {@link RunSettings} fields of the
+ * configuration's `runs` section (src/domain/types.ts `RUN_SETTING_NAMES`).
+ */
+export function runSettingsOf(config: Pick<AssayConfig, 'runs'>): RunSettings {
+  return Object.fromEntries(RUN_SETTING_NAMES.map((name) => [name, config.runs[name]])) as unknown as RunSettings;
 }

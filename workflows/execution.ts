@@ -39,7 +39,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { RunPlan } from '../src/domain/types';
+import type { RunSettings } from '../src/domain/types';
 import { BUDGET_CODE, evaluateExpression, ExpressionError, WORKFLOW_LIMITS, type StepMeter } from '../src/domain/expressions';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { DeadlineReached, type InterpreterEnv, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
@@ -68,7 +68,7 @@ const { checkpoint } = proxyActivities<Activities>({ startToCloseTimeout: '30 se
 
 export interface ExecutionOptions {
   runId: string;
-  settings: RunPlan['settings'];
+  settings: RunSettings;
   deadlineMs: number;
   /** Called after each node. */
   onNodeDone?: () => void;

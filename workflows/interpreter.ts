@@ -31,7 +31,7 @@ import type {
   NodeResult,
   ParallelNode,
   ResolvedRequest,
-  RunPlan,
+  RunSettings,
   ScriptNode,
   TestCaseDefinition,
   TestCaseResult,
@@ -85,7 +85,7 @@ export interface FlowState {
 /** Input of a child workflow that runs the rest of a loop. */
 export interface LoopSegmentInput {
   runId: string;
-  settings: RunPlan['settings'];
+  settings: RunSettings;
   deadlineMs: number;
   testCase: { id: string; name: string; dataSets: Record<string, unknown[]> };
   node: LoopNode | IterationNode;
@@ -111,7 +111,7 @@ export interface LoopSegmentOutput {
 /** Everything the interpreter may use from the outside world. */
 export interface InterpreterEnv {
   runId: string;
-  settings: RunPlan['settings'];
+  settings: RunSettings;
   dynamic: DynamicSources;
   deadlineMs: number;
   /** Workflow time, moved forward by activities' clock readings. */
@@ -145,7 +145,7 @@ const SEGMENT_BODY_BYTES = 32 * 1024;
 
 
 /** Fills placeholders and defaults of an API node's request. */
-export function resolveRequest(node: ApiNode, variables: TemplateVariables, dynamic: DynamicSources, settings: RunPlan['settings']): ResolvedRequest {
+export function resolveRequest(node: ApiNode, variables: TemplateVariables, dynamic: DynamicSources, settings: RunSettings): ResolvedRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(node.request.headers ?? {})) {
     headers[fillTemplate(name, variables, dynamic)] = fillTemplate(value, variables, dynamic);

@@ -356,15 +356,36 @@ export interface RunPlan {
   variables: Variables;
   testCases: TestCaseDefinition[];
   /** Worker settings frozen into history so that replay takes the same path. */
-  settings: {
-    apiNodeActivity: 'local' | 'normal';
-    requestTimeoutMs: number;
-    maxResponseBytes: number;
-    /** Test cases per workflow execution before continuing as new. */
-    testCasesPerExecution: number;
-    /** Iterations one Loop or Iteration node may run at most. */
-    maxLoopIterations: number;
-    /** History length past which the rest of a loop runs in a child workflow. */
-    segmentHistoryEvents: number;
-  };
+  settings: RunSettings;
 }
+
+/**
+ * The worker settings a run takes from the configuration when it starts (`ASSAY_*`, src/config.ts
+ * `runs`) and freezes into its plan, so that replay and a later worker with other settings take the
+ * same path. Defined once here: the configuration's `runs` section extends it and
+ * `runSettingsOf` (src/config.ts) copies exactly these fields.
+ */
+export interface RunSettings {
+  /** How API and Script nodes execute: `local` activities or `normal` ones (`ASSAY_API_NODE_ACTIVITY`). */
+  apiNodeActivity: 'local' | 'normal';
+  /** Per-request timeout when an API node sets none, ms (`ASSAY_REQUEST_TIMEOUT_MS`). */
+  requestTimeoutMs: number;
+  /** Response body bytes kept for assertions (`ASSAY_MAX_RESPONSE_BYTES`). */
+  maxResponseBytes: number;
+  /** Test cases per workflow execution before continuing as new (`ASSAY_TEST_CASES_PER_EXECUTION`). */
+  testCasesPerExecution: number;
+  /** Iterations one Loop or Iteration node may run at most (`ASSAY_MAX_LOOP_ITERATIONS`). */
+  maxLoopIterations: number;
+  /** History length past which the rest of a loop runs in a child workflow (`ASSAY_SEGMENT_HISTORY_EVENTS`). */
+  segmentHistoryEvents: number;
+}
+
+/** Names of the {@link RunSettings} fields, in one list (copying settings out of the configuration). */
+export const RUN_SETTING_NAMES = [
+  'apiNodeActivity',
+  'requestTimeoutMs',
+  'maxResponseBytes',
+  'testCasesPerExecution',
+  'maxLoopIterations',
+  'segmentHistoryEvents',
+] as const satisfies readonly (keyof RunSettings)[];
