@@ -249,7 +249,6 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
             error: input.status === 'failed' ? (input.error ?? 'The run failed') : null,
             completedAt,
             duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0,
-            estimatedCompletion: null,
           },
         );
       });
