@@ -22,6 +22,10 @@ export class RunLoadShard {
   @Column({ type: 'int' })
   attempt!: number;
 
+  /** Identity of the worker that wrote it (`<pid>@<host>`, Temporal's worker identity). */
+  @Column({ type: 'varchar', length: 200 })
+  worker!: string;
+
   /** VUs running an iteration when it was written. */
   @Column({ type: 'int' })
   activeVUs!: number;
