@@ -6,6 +6,14 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+// src/ is the library (issue 11 item 3): it imports nothing from the layers above it (api/,
+// activities/, workflows/, bin/), at any depth. The exception of workflows/definitions goes away
+// when the definitions move to src/domain.
+const srcImportsNothingAbove = {
+  regex: '^(\\.\\./)+(api|activities|bin)(/|$)|^(\\.\\./)+workflows(/(?!definitions$)|$)',
+  message: 'src/ is the library: it may not import api/, activities/, workflows/ or bin/ (the processes are wired in bin/).',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.assay/**', 'coverage/**'] },
   js.configs.recommended,
@@ -19,7 +27,12 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [srcImportsNothingAbove] }] },
+  },
+  {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O libraries.
+    // (This replaces the block above for src/domain, so it repeats src/'s own restriction.)
     files: ['workflows/**/*.ts', 'src/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -29,6 +42,7 @@ export default tseslint.config(
           patterns: [
             { group: ['typeorm', 'mysql2', 'better-sqlite3', 'undici', 'pino', 'koa', '@koa/*', 'isolated-vm', 'esbuild'], message: 'No I/O libraries in workflow code.' },
             { group: ['**/store/**', '**/api/**', '**/activities/*', '!**/activities'], message: 'Workflow code imports only pure modules (types from activities are fine).' },
+            srcImportsNothingAbove,
           ],
         },
       ],

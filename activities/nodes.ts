@@ -9,7 +9,7 @@
  */
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { Sandbox, ScriptResult } from '../src/sandbox/sandbox';
-import { sharedExpressionPool } from './expression-pool';
+import { sharedExpressionPool } from '../src/expressions/pool';
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from '../src/domain/types';
 import type { Agent } from 'undici';
 import { ADDRESS_NOT_ALLOWED } from '../src/net/address-policy';
