@@ -36,7 +36,8 @@ export default tseslint.config(
   },
   {
     // workflows/ as an allow-list (issue 11): Temporal's workflow API and its pure common types,
-    // other workflow modules and the pure modules of src/domain; anything else only as a type.
+    // other workflow modules (siblings; a folder such as ./interpreter through its index) and the
+    // pure modules of src/domain (from workflows/ or workflows/interpreter/); anything else only as a type.
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': 'off',
@@ -45,9 +46,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\./[\\w-]+$|\\.\\./src/domain/[\\w-]+$)',
+              regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\./[\\w-]+$|\\.\\./src/domain/[\\w-]+$|\\.\\./\\.\\./src/domain/[\\w-]+$)',
               allowTypeImports: true,
-              message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, ./<workflow module> and ../src/domain/<module>; anything else as `import type`.',
+              message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, ./<workflow module> and (../)../src/domain/<module>; anything else as `import type`.',
             },
           ],
         },

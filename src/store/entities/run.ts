@@ -75,7 +75,7 @@ export class Run {
 
   /**
    * No longer written or read: the API computes `estimatedCompletion` when a run is read, from
-   * `progressWork` (workflows/run-state.ts `estimateCompletion`). Kept until a migration drops it.
+   * `progressWork` (workflows/run-ledger.ts `estimateCompletion`). Kept until a migration drops it.
    */
   @TimestampColumn({ nullable: true })
   estimatedCompletion!: Date | null;
