@@ -15,7 +15,6 @@
  * `size` is the bytes received until then (issue 10 item 10). What returns to the workflow thus
  * stays well under Temporal's payload limits.
  */
-import { Context } from '@temporalio/activity';
 import type { Agent } from 'undici';
 import type { HttpExchange, ResolvedRequest } from '../src/domain/types';
 import { ADDRESS_NOT_ALLOWED, addressRefusalIn } from '../src/net/address-policy';
@@ -77,16 +76,17 @@ function decodeBody(text: string, contentType: string | undefined, truncated: bo
 }
 
 /**
- * Sends `req` through `agent` (the address policy's agent for API nodes) and reads the response.
+ * Sends `req` through `agent` (the address policy's agent for API nodes) and reads the response;
+ * `signal` (an activity's cancellation, or none) aborts it as `CANCELLED`.
  *
  * @returns status, lower-cased headers, the body (parsed JSON when the response is JSON), its size
  *   in bytes and the elapsed time in ms; or `error`/`errorCode` when no response arrived.
  */
-export async function sendHttpRequest(req: ResolvedRequest, agent: Agent): Promise<HttpExchange> {
-  return { ...(await exchange(req, agent)), finishedAtMs: Date.now() };
+export async function sendHttpRequest(req: ResolvedRequest, agent: Agent, signal?: AbortSignal): Promise<HttpExchange> {
+  return { ...(await exchange(req, agent, signal)), finishedAtMs: Date.now() };
 }
 
-async function exchange(req: ResolvedRequest, agent: Agent): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
+async function exchange(req: ResolvedRequest, agent: Agent, cancellation: AbortSignal | undefined): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   let url: URL;
@@ -107,7 +107,7 @@ async function exchange(req: ResolvedRequest, agent: Agent): Promise<Omit<HttpEx
       headers,
       body,
       timeoutMs: req.timeoutMs,
-      signal: activityCancellation(),
+      signal: cancellation,
       followRedirects: req.followRedirects,
     });
     const responseHeaders = headerRecord(res.headers as Record<string, string | string[] | undefined>);
@@ -125,14 +125,5 @@ async function exchange(req: ResolvedRequest, agent: Agent): Promise<Omit<HttpEx
     };
   } catch (err) {
     return { headers: {}, size: 0, truncated: false, timeMs: elapsed(), ...describeError(err, req) };
-  }
-}
-
-/** The activity's cancellation signal, when running as an activity (absent in plain calls, e.g. benches). */
-function activityCancellation(): AbortSignal | undefined {
-  try {
-    return Context.current().cancellationSignal;
-  } catch {
-    return undefined;
   }
 }
