@@ -10,6 +10,7 @@ import { policyFromConfig, type AddressPolicy } from '../src/net/address-policy'
 import { createNodeActivities } from './nodes';
 import { createRunActivities } from './runs';
 import { createWebhookActivities } from './webhooks';
+import { createLoadActivities } from './load';
 
 /**
  * `policy`: the address policy of every outgoing request the activities make (default: the one
@@ -18,22 +19,34 @@ import { createWebhookActivities } from './webhooks';
 export function createActivities(deps: { dataSource: DataSource; config: AssayConfig; sandbox?: Sandbox; policy?: AddressPolicy }) {
   const { config } = deps;
   const policy = deps.policy ?? policyFromConfig(config);
-  const sandbox =
-    deps.sandbox ??
-    new Sandbox({
-      memoryLimitMb: config.scripts.memoryLimitMb,
-      timeoutMs: config.scripts.timeoutMs,
-      fetchTimeoutMs: config.scripts.fetchTimeoutMs,
-      maxFetchBytes: config.scripts.maxFetchBytes,
-      maxContexts: config.scripts.maxContexts,
-      localLibrary: storedBlobReader(deps.dataSource, config.bundler.publicUrl),
-      policy,
-    });
+  const sandbox = deps.sandbox ?? sandboxFromConfig(deps.dataSource, config, policy);
   return {
     ...createNodeActivities(sandbox, policy.agent('node')),
     ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
     ...createWebhookActivities(deps.dataSource, config, policy),
   };
+}
+
+/** The sandbox of a worker's activities, as the configuration describes it (`ASSAY_SCRIPT_*`). */
+export function sandboxFromConfig(dataSource: DataSource, config: AssayConfig, policy: AddressPolicy): Sandbox {
+  return new Sandbox({
+    memoryLimitMb: config.scripts.memoryLimitMb,
+    timeoutMs: config.scripts.timeoutMs,
+    fetchTimeoutMs: config.scripts.fetchTimeoutMs,
+    maxFetchBytes: config.scripts.maxFetchBytes,
+    maxContexts: config.scripts.maxContexts,
+    localLibrary: storedBlobReader(dataSource, config.bundler.publicUrl),
+    policy,
+  });
+}
+
+/**
+ * The load task queue's activities (activities/load.ts), with a sandbox of their own (scripts of
+ * load tests do not compete with functional runs' for contexts).
+ */
+export function createLoadWorkerActivities(deps: { dataSource: DataSource; config: AssayConfig; policy?: AddressPolicy }) {
+  const policy = deps.policy ?? policyFromConfig(deps.config);
+  return createLoadActivities({ dataSource: deps.dataSource, sandbox: sandboxFromConfig(deps.dataSource, deps.config, policy), agent: policy.agent('node') });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -8,12 +8,14 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import { runSettingsOf, type AssayConfig } from '../src/config';
-import { Deployment, Environment, Run, Runner, RunTestCaseResult, queuedRun } from '../src/store/entities';
+import { Deployment, Environment, Run, RunLoadShard, Runner, RunTestCaseResult, queuedRun } from '../src/store/entities';
+import { LoadMetrics, performanceResults } from '../src/perf/metrics';
 import { jsonValue } from '../src/store/entities/columns';
 import { resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import { capDepth, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { Context } from '@temporalio/activity';
+import { performancePlan, timeoutProblem, validateProfile, type PerformancePlan } from '../src/perf/profile';
 import { isDatabaseRefusal } from '../src/store/errors';
 import { FAILURE_TYPES } from '../src/domain/failures';
 
@@ -160,6 +162,17 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
           throw ApplicationFailure.nonRetryable(`Environment "${run.environmentName}" no longer exists`, RUN_SETUP_FAILED);
         }
         const testCases = (await resolveRunnerSelection(manager, runner)).map(toDefinition);
+        // A performance run's profile: the run's own, else its deployment's, else its runner's (docs/performance.md).
+        const deployment = run.loadProfile || !run.deploymentId ? null : await manager.getRepository(Deployment).findOneBy({ id: run.deploymentId });
+        const loadProfile = run.loadProfile ?? deployment?.loadProfile ?? runner.loadProfile ?? null;
+        let performance: PerformancePlan | undefined;
+        if (loadProfile) {
+          const { profile, issues } = validateProfile(loadProfile);
+          if (!profile) throw ApplicationFailure.nonRetryable(`The load profile is invalid: ${issues.map((i) => `${['performance', ...i.path].join('.')}: ${i.message}`).join('; ')}`, RUN_SETUP_FAILED);
+          const tooLong = timeoutProblem(profile, run.timeoutSeconds);
+          if (tooLong) throw ApplicationFailure.nonRetryable(`The run cannot start: ${tooLong}`, RUN_SETUP_FAILED);
+          performance = performancePlan(profile);
+        }
         const startedAt = new Date();
         const plan: RunPlan = {
           runId: run.id,
@@ -171,6 +184,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
           variables: { ...environment.variables, ...run.variables },
           testCases,
           settings: runSettingsOf(config),
+          ...(performance ? { performance } : {}),
         };
         // The plan is this activity's result, written to history: over the cap the run cannot start.
         const planBytes = jsonBytes(plan);
@@ -182,10 +196,63 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
         }
         await runs.update(
           { id: run.id, status: 'queued' },
-          { status: 'running', startedAt, plan: jsonValue(plan), progressCompleted: 0, progressTotal: testCases.length },
+          { status: 'running', startedAt, plan: jsonValue(plan), progressCompleted: 0, progressTotal: testCases.length, loadProfile: jsonValue(loadProfile) },
         );
         return plan;
       });
+    },
+
+    /**
+     * Ends the load part of a performance run: merges its shards' stored measurements (HDR add,
+     * exact), evaluates the profile's thresholds, stores the results' `performance` object and one
+     * test case result per test case (checks as assertions, up to 20 sample failures), and returns
+     * the run's result (`passed` when every threshold holds) and summary. Idempotent. A shard with
+     * no stored measurements counts as empty (it never started).
+     */
+    async completePerformanceRun(input: { runId: string }): Promise<{ result: RunResultValue; summary: RunSummary }> {
+      return storeStep(() =>
+        dataSource.transaction(async (manager) => {
+          const run = await manager.getRepository(Run).createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id: input.runId }).getOne();
+          const plan = run?.plan;
+          if (!run || !plan?.performance) throw ApplicationFailure.nonRetryable(`Run ${input.runId} is not a performance run`, FAILURE_TYPES.runFailed);
+          const shards = await manager.getRepository(RunLoadShard).findBy({ runId: input.runId });
+          const metrics = new LoadMetrics();
+          let loadMs = 0;
+          const failures: Array<Record<string, unknown>> = [];
+          for (const shard of shards) {
+            metrics.add(new LoadMetrics(shard.metrics));
+            loadMs = Math.max(loadMs, shard.position.elapsedMs);
+            failures.push(...shard.failures);
+          }
+          const performance = performanceResults(metrics, plan.performance.profile.thresholds, loadMs);
+          const result: RunResultValue = performance.thresholds.every((t) => t.passed) ? 'passed' : 'failed';
+          const summary: RunSummary = { total: plan.testCases.length, passed: 0, failed: 0, skipped: 0 };
+          const rows = plan.testCases.map((tc, position) => {
+            const figures = performance.byTestCase.find((f) => f.name === tc.name);
+            const own = failures.filter((f) => f.testCase === tc.name).slice(0, 20) as unknown as TestCaseResult['failures'];
+            const ran = figures !== undefined && figures.requests + figures.checks > 0;
+            const failed = own.length > 0 || (figures?.failedRequests ?? 0) > 0 || (figures !== undefined && figures.passedChecks < figures.checks);
+            const status: TestCaseResult['status'] = !ran ? 'skipped' : failed ? 'failed' : 'passed';
+            summary[status] += 1;
+            const stats = metrics.byTestCase.get(tc.name);
+            const detail: TestCaseResult = {
+              testCaseId: tc.id,
+              name: tc.name,
+              status,
+              // Mean time of one execution of the test case, ms.
+              duration: stats?.iterationDuration.totalCount ? Math.round(stats.iterationDuration.mean / 1000) : 0,
+              assertions: figures?.checks ?? 0,
+              passedAssertions: figures?.passedChecks ?? 0,
+              failures: own,
+              nodes: [],
+            };
+            return { runId: input.runId, position, testCaseId: tc.id, name: tc.name, status, duration: detail.duration, assertions: detail.assertions, detail: jsonValue(capDepth(detail)), createdAt: new Date() };
+          });
+          if (rows.length) await manager.getRepository(RunTestCaseResult).upsert(rows, ['runId', 'position']);
+          await manager.getRepository(Run).update({ id: input.runId }, { performance: jsonValue(performance), progressCompleted: plan.testCases.length, progressWork: 1 });
+          return { result, summary };
+        }),
+      );
     },
 
     /** Stores one test case's result and the run's progress. */

@@ -5,7 +5,8 @@ import { NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@t
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from '../src/config';
-import { createActivities } from '../activities';
+import { createActivities, createLoadWorkerActivities } from '../activities';
+import { LOAD_TASK_QUEUE_SUFFIX } from '../src/domain/run-workflow';
 import { registerSearchAttributes } from '../src/temporal/search-attributes';
 import { workflowSource } from '../src/temporal/bundle';
 import { retryForever } from '../src/retry';
@@ -69,14 +70,31 @@ export async function startRunWorker(deps: { config: AssayConfig; dataSource: Da
     // any worker may take them (SDK default 10 s; docs/benchmarks.md "Worker kills").
     stickyQueueScheduleToStartTimeout: config.temporal.stickyTimeoutMs,
   });
-  const running = worker.run();
-  logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'worker started');
+  // Performance runs' load shards: their own task queue, so load never starves functional runs.
+  const loadTaskQueue = `${config.temporal.taskQueue}${LOAD_TASK_QUEUE_SUFFIX}`;
+  const loadWorker =
+    config.load.shardsPerWorker > 0
+      ? await Worker.create({
+          connection,
+          namespace: config.temporal.namespace,
+          taskQueue: loadTaskQueue,
+          activities: createLoadWorkerActivities({ dataSource, config }),
+          maxConcurrentActivityTaskExecutions: config.load.shardsPerWorker,
+          // A shard's checkpoint reaches Temporal every second (activities/load.ts HEARTBEAT_MS).
+          maxHeartbeatThrottleInterval: '1 second',
+          defaultHeartbeatThrottleInterval: '1 second',
+          shutdownGraceTime: '5 seconds',
+        })
+      : undefined;
+  const running = Promise.all([worker.run(), loadWorker?.run()]).then(() => undefined);
+  logger.info({ taskQueue: config.temporal.taskQueue, loadTaskQueue: loadWorker ? loadTaskQueue : null, address: config.temporal.address }, 'worker started');
   return {
     worker,
     connection,
     running,
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
+      if (loadWorker?.getState() === 'RUNNING') loadWorker.shutdown();
       await running.catch(() => undefined);
       await connection.close();
     },

@@ -41,6 +41,14 @@ export interface AssayConfig {
      */
     stickyTimeoutMs: number;
   };
+  /** Performance runs' load generation (docs/performance.md). */
+  load: {
+    /**
+     * Load shards one worker process runs at once (`ASSAY_LOAD_SHARDS_PER_WORKER`, default 2); 0: the
+     * process does not poll the load task queue (`<ASSAY_TASK_QUEUE>-load`) at all.
+     */
+    shardsPerWorker: number;
+  };
   api: {
     /** Interface the HTTP server binds to (`ASSAY_HOST`, default `127.0.0.1`). */
     host: string;
@@ -289,6 +297,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       uiUrl: (env.TEMPORAL_UI_URL || 'http://localhost:8233').replace(/\/$/, ''),
       workflowTaskTimeoutMs: integer(env, 'ASSAY_WORKFLOW_TASK_TIMEOUT_MS', 2000, 1000, 60_000),
       stickyTimeoutMs: integer(env, 'ASSAY_STICKY_TIMEOUT_MS', 1000, 100, 60_000),
+    },
+    load: {
+      shardsPerWorker: integer(env, 'ASSAY_LOAD_SHARDS_PER_WORKER', 2, 0, 64),
     },
     api: {
       host: env.ASSAY_HOST || '127.0.0.1',

@@ -39,6 +39,7 @@ import { RUN_ID_SEARCH_ATTRIBUTE, runStateQuery, type RunWorkflowInput } from '.
 import { createWorkflowPort, TIMED_OUT } from './workflow-port';
 import { DeadlineReached, FlowInterpreter } from './interpreter';
 import { RunLedger } from './run-ledger';
+import { runLoad, salvageLoad } from './performance';
 import { ulidFrom } from '../src/domain/ulid';
 import { capTestCaseResult } from '../src/domain/limits';
 import { FAILURE_TYPES } from '../src/domain/failures';
@@ -133,8 +134,14 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   // A result between being computed and being stored: kept so that a timeout in between loses nothing.
   let pending: { position: number; result: TestCaseResult } | undefined;
   let outcome: 'done' | 'continue';
+  // A performance run's result comes from its thresholds (workflows/performance.ts), not from test cases passing.
+  let loadOutcome: { result: RunResultValue; summary: RunSummary } | undefined;
   try {
     outcome = await scope.run(async () => {
+      if (plan.performance) {
+        loadOutcome = await runLoad(runId, plan.performance);
+        return 'done';
+      }
       while (ledger.nextIndex < plan.testCases.length) {
         const position = ledger.nextIndex;
         // Capped (src/domain/limits.ts): the result is an activity input, written to history.
@@ -160,7 +167,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
         : `Run failed: ${messageOf(err)}`;
     ledger.status = 'failed';
     await CancellationScope.nonCancellable(async () => {
-      await finalStore.finishRun(failedRun(runId, ledger, error, pending));
+      // A performance run keeps the figures measured until it stopped.
+      const salvaged = plan.performance ? await salvageLoad(runId) : undefined;
+      if (salvaged) await finalStore.finishRun({ runId, status: 'failed', error, summary: salvaged.summary, unfinished: [] });
+      else await finalStore.finishRun(failedRun(runId, ledger, error, pending));
       await onEnd();
     });
     setCurrentDetails(`${ledger.details()}\n\n${error}`);
@@ -171,7 +181,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   if (outcome === 'continue') {
     return continueAsNew<typeof runWorkflow>({ runId, deploymentId: input.deploymentId, trigger: input.trigger, resume: ledger.resumeState() });
   }
-  const result: RunResultValue = ledger.summary.failed > 0 ? 'failed' : 'passed';
+  const result: RunResultValue = loadOutcome?.result ?? (ledger.summary.failed > 0 ? 'failed' : 'passed');
+  if (loadOutcome) ledger.summary = loadOutcome.summary;
   ledger.status = 'completed';
   await finalStore.finishRun({ runId, status: 'completed', result, summary: ledger.summary, unfinished: [] });
   await onEnd();

@@ -15,6 +15,19 @@ import type { RunPlan, RunProgress, RunStatus, RunSummary, RunTrigger } from './
  */
 export const RUN_ID_SEARCH_ATTRIBUTE = defineSearchAttributeKey('AssayRunId', SearchAttributeType.KEYWORD);
 
+/**
+ * Search attribute of performance runs: `AssayRunKind = "performance"`, set by the run workflow when
+ * its plan carries a load profile (docs/performance.md). Functional runs do not set it.
+ */
+export const RUN_KIND_SEARCH_ATTRIBUTE = defineSearchAttributeKey('AssayRunKind', SearchAttributeType.KEYWORD);
+
+/**
+ * Suffix of the load task queue after the run task queue's name (`assay-runs-load`): performance
+ * runs' load shards run there, on workers polling it (`ASSAY_LOAD_SHARDS_PER_WORKER`), so load never
+ * starves functional runs' activities.
+ */
+export const LOAD_TASK_QUEUE_SUFFIX = '-load';
+
 /** Workflow type name of a run. */
 export const RUN_WORKFLOW_TYPE = 'runWorkflow';
 

@@ -6,6 +6,8 @@
  */
 
 /** A variable value: spec "Run creation input" allows strings, numbers and booleans. */
+import type { PerformancePlan } from '../perf/profile';
+
 export type VariableValue = string | number | boolean;
 export type Variables = Record<string, VariableValue>;
 
@@ -357,6 +359,8 @@ export interface RunPlan {
   testCases: TestCaseDefinition[];
   /** Worker settings frozen into history so that replay takes the same path. */
   settings: RunSettings;
+  /** Present for a performance run: its load profile, validated (src/perf/profile.ts; docs/performance.md). */
+  performance?: PerformancePlan;
 }
 
 /**

@@ -195,13 +195,22 @@ export class LoadMetrics {
     }
   }
 
-  /** Records one finished iteration of a test case (k6: `iterations`, `iteration_duration`). */
-  recordIteration(testCase: string, durationMs: number, failed: boolean): void {
-    for (const stats of [this.all, named(this.byTestCase, testCase)]) {
-      stats.iterations += 1;
-      if (failed) stats.failedIterations += 1;
-      stats.iterationDuration.recordValue(toUs(durationMs));
-    }
+  /**
+   * Records one finished VU iteration (k6: `iterations`, `iteration_duration`): one pass over the
+   * runner's test cases.
+   */
+  recordIteration(durationMs: number, failed: boolean): void {
+    this.all.iterations += 1;
+    if (failed) this.all.failedIterations += 1;
+    this.all.iterationDuration.recordValue(toUs(durationMs));
+  }
+
+  /** Records one execution of a test case within an iteration (`iterations{testCase:…}`, `iteration_duration{testCase:…}`). */
+  recordTestCase(testCase: string, durationMs: number, failed: boolean): void {
+    const stats = named(this.byTestCase, testCase);
+    stats.iterations += 1;
+    if (failed) stats.failedIterations += 1;
+    stats.iterationDuration.recordValue(toUs(durationMs));
   }
 
   /** Sets the VUs active now (for the series and the peak). */

@@ -336,3 +336,36 @@ export function arrivalTime(profile: LoadProfile, k: number): number | undefined
   }
   return undefined;
 }
+
+/** Milliseconds a run needs besides its load: starting the shards and storing the figures. */
+export const RUN_OVERHEAD_MS = 30_000;
+
+/**
+ * Why `profile` cannot finish within a run `timeoutSeconds` long, naming both; undefined when it fits.
+ * It fits when its longest time ({@link longestMs}) plus {@link RUN_OVERHEAD_MS} is within the timeout.
+ */
+export function timeoutProblem(profile: LoadProfile, timeoutSeconds: number): string | undefined {
+  const needMs = longestMs(profile) + RUN_OVERHEAD_MS;
+  if (needMs <= timeoutSeconds * 1000) return undefined;
+  const parts = [`${formatDuration(plannedMs(profile))} of load`, `gracefulStop ${formatDuration(profile.gracefulStopMs)}`];
+  if (profile.executor === 'ramping-vus') parts.push(`gracefulRampDown ${formatDuration(profile.gracefulRampDownMs)}`);
+  parts.push(`${RUN_OVERHEAD_MS / 1000} s to start and finish`);
+  return `the load profile needs up to ${Math.ceil(needMs / 1000)} s (${parts.join(' + ')}) but the run's timeout is ${timeoutSeconds} s: raise timeout or shorten the profile`;
+}
+
+/** What a performance run's plan carries (the workflow reads it; it computes nothing of the profile itself). */
+export interface PerformancePlan {
+  profile: LoadProfile;
+  /** One summary per shard for the Temporal Web UI: `constant-vus · 50 VUs · 5m · shard 1/2 (25 VUs)`. */
+  shardSummaries: string[];
+  /** {@link longestMs}: bounds each shard activity's attempt. */
+  longestMs: number;
+}
+
+/** The plan of a validated profile. */
+export function performancePlan(profile: LoadProfile): PerformancePlan {
+  const description = describeProfile(profile);
+  const vus = peakVUs(profile);
+  const shardSummaries = Array.from({ length: profile.shards }, (_, i) => `${description} · shard ${i + 1}/${profile.shards} (${shareOf(vus, profile.shards, i)} VUs)`);
+  return { profile, shardSummaries, longestMs: longestMs(profile) };
+}

@@ -1,7 +1,7 @@
 /**
  * Custom search attributes that make runs findable in the Temporal Web UI and with `temporal
  * workflow list --query`: `AssayWorkspace`, `AssayRunner`, `AssayEnvironment`, `AssayTrigger`,
- * `AssayRunId` (all Keyword). Example query: `AssayRunner = "smoke" AND AssayEnvironment = "staging"`.
+ * `AssayRunId`, `AssayRunKind` (`performance` on performance runs) (all Keyword). Example query: `AssayRunner = "smoke" AND AssayEnvironment = "staging"`.
  * Every run workflow carries `AssayRunId` (a scheduled run's workflow id is Temporal's
  * `run-scheduled-<deploymentId>-<time>`, so `AssayRunId = "run_…"` is the one way that finds any run).
  *
@@ -12,15 +12,16 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { RUN_ID_SEARCH_ATTRIBUTE } from '../domain/run-workflow';
+import { RUN_ID_SEARCH_ATTRIBUTE, RUN_KIND_SEARCH_ATTRIBUTE } from '../domain/run-workflow';
 
 export const SA_WORKSPACE = defineSearchAttributeKey('AssayWorkspace', SearchAttributeType.KEYWORD);
 export const SA_RUNNER = defineSearchAttributeKey('AssayRunner', SearchAttributeType.KEYWORD);
 export const SA_ENVIRONMENT = defineSearchAttributeKey('AssayEnvironment', SearchAttributeType.KEYWORD);
 export const SA_TRIGGER = defineSearchAttributeKey('AssayTrigger', SearchAttributeType.KEYWORD);
 export const SA_RUN_ID = RUN_ID_SEARCH_ATTRIBUTE;
+export const SA_RUN_KIND = RUN_KIND_SEARCH_ATTRIBUTE;
 
-const ALL = [SA_WORKSPACE, SA_RUNNER, SA_ENVIRONMENT, SA_TRIGGER, SA_RUN_ID];
+const ALL = [SA_WORKSPACE, SA_RUNNER, SA_ENVIRONMENT, SA_TRIGGER, SA_RUN_ID, SA_RUN_KIND];
 
 /**
  * Adds the attributes missing from `namespace`.

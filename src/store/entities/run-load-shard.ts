@@ -36,6 +36,10 @@ export class RunLoadShard {
   @JsonColumn()
   metrics!: LoadMetricsState;
 
+  /** The first failures of the shard's iterations, as samples (activities/load.ts `LoadFailure`). */
+  @JsonColumn()
+  failures!: Array<Record<string, unknown>>;
+
   @TimestampColumn()
   updatedAt!: Date;
 }

@@ -4,7 +4,7 @@ export class PerformanceRuns1795600000000 implements MigrationInterface {
     name = 'PerformanceRuns1795600000000'
 
     public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`CREATE TABLE "run_load_shards" ("runId" varchar(40) NOT NULL, "shard" integer NOT NULL, "attempt" integer NOT NULL, "worker" varchar(200) NOT NULL, "activeVUs" integer NOT NULL, "position" json NOT NULL, "metrics" json NOT NULL, "updatedAt" datetime(3) NOT NULL, PRIMARY KEY ("runId", "shard"))`);
+        await queryRunner.query(`CREATE TABLE "run_load_shards" ("runId" varchar(40) NOT NULL, "shard" integer NOT NULL, "attempt" integer NOT NULL, "worker" varchar(200) NOT NULL, "activeVUs" integer NOT NULL, "position" json NOT NULL, "metrics" json NOT NULL, "failures" json NOT NULL, "updatedAt" datetime(3) NOT NULL, PRIMARY KEY ("runId", "shard"))`);
         await queryRunner.query(`DROP INDEX "uq_runs_idempotency"`);
         await queryRunner.query(`DROP INDEX "ix_runs_status_created"`);
         await queryRunner.query(`DROP INDEX "ix_runs_status_completed"`);
