@@ -77,7 +77,7 @@ export interface WebhookState extends AppState {
   deployment: Deployment;
   /** The validated body; `{}` when the call has none (step {@link parseWebhookBody}). */
   webhookBody: WebhookBody;
-  /** The runner and environment of the run (step {@link findRunTarget}). */
+  /** The runner and environment of the run (step {@link resolveRunTarget}). */
   target: RunTarget;
   /** The call's `Idempotency-Key`, when it sent one (step {@link readIdempotency}). */
   idempotency?: IdempotencyRequest;
@@ -164,7 +164,7 @@ export function parseWebhookBody({ config }: Pick<ApiDeps, 'config'>): WebhookSt
 }
 
 /** The runner and environment of the run: the deployment's, or the body's `environment` (422 when gone). */
-export function findRunTarget({ dataSource }: Pick<ApiDeps, 'dataSource'>): WebhookStep {
+export function resolveRunTarget({ dataSource }: Pick<ApiDeps, 'dataSource'>): WebhookStep {
   return async (ctx, next) => {
     ctx.state.target = await deploymentRunTarget(dataSource, ctx.state.deployment, ctx.state.webhookBody.environment);
     await next();
@@ -214,7 +214,7 @@ export function webhookSteps(deps: ApiDeps): WebhookStep[] {
     authenticateWebhookCall(deps),
     refuseDisabledDeployment,
     parseWebhookBody(deps),
-    findRunTarget(deps),
+    resolveRunTarget(deps),
     readIdempotency,
     startWebhookRun(deps),
     answerWebhookCall,
