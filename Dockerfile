@@ -15,4 +15,4 @@ COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 8080 8081
 # isolated-vm (script sandbox) needs --no-node-snapshot on Node 20+.
-CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/src/main.js", "api"]
+CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/bin/main.js", "api"]

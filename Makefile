@@ -22,15 +22,15 @@ build: $(STAMP)
 
 ## dev: everything locally (Temporal dev server + Web UI, store, API, worker); prints URLs and the dev key
 dev: install
-	@$(ENV) node --no-node-snapshot --enable-source-maps dist/src/main.js dev
+	@$(ENV) node --no-node-snapshot --enable-source-maps dist/bin/main.js dev
 
 ## run: API and worker in one process against TEMPORAL_ADDRESS (no dev server)
 run: install
-	@$(ENV) node --no-node-snapshot --enable-source-maps dist/src/main.js all
+	@$(ENV) node --no-node-snapshot --enable-source-maps dist/bin/main.js all
 
 ## bundler: the bundler service alone on ASSAY_BUNDLER_PORT (default 8081); docs/bundler.md
 bundler: install
-	@$(ENV) node --enable-source-maps dist/src/main.js bundler
+	@$(ENV) node --enable-source-maps dist/bin/main.js bundler
 
 ## test: the whole suite (unit, store on MySQL/MariaDB and SQLite, API, runs on Temporal, replay)
 test: install lint

@@ -6,6 +6,14 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+// src/ is the library (issue 11 item 3): it imports nothing from the layers above it (api/,
+// activities/, workflows/, bin/), at any depth. The run workflow's contract (its name, input, query,
+// search attribute) lives in src/domain/run-workflow.ts, so the API's Temporal client needs nothing above.
+const srcImportsNothingAbove = {
+  regex: '^(\\.\\./)+(api|activities|workflows|bin)(/|$)',
+  message: 'src/ is the library: it may not import api/, activities/, workflows/ or bin/ (the processes are wired in bin/).',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.assay/**', 'coverage/**'] },
   js.configs.recommended,
@@ -19,7 +27,12 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [srcImportsNothingAbove] }] },
+  },
+  {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O libraries.
+    // (This replaces the block above for src/domain, so it repeats src/'s own restriction.)
     files: ['workflows/**/*.ts', 'src/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -29,6 +42,7 @@ export default tseslint.config(
           patterns: [
             { group: ['typeorm', 'mysql2', 'better-sqlite3', 'undici', 'pino', 'koa', '@koa/*', 'isolated-vm', 'esbuild'], message: 'No I/O libraries in workflow code.' },
             { group: ['**/store/**', '**/api/**', '**/activities/*', '!**/activities'], message: 'Workflow code imports only pure modules (types from activities are fine).' },
+            srcImportsNothingAbove,
           ],
         },
       ],
@@ -36,7 +50,8 @@ export default tseslint.config(
   },
   {
     // workflows/ as an allow-list (issue 11): Temporal's workflow API and its pure common types,
-    // other workflow modules and the pure modules of src/domain; anything else only as a type.
+    // other workflow modules (siblings; a folder such as ./interpreter through its index) and the
+    // pure modules of src/domain (from workflows/ or workflows/interpreter/); anything else only as a type.
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': 'off',
@@ -45,9 +60,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\./[\\w-]+$|\\.\\./src/domain/[\\w-]+$)',
+              regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\./[\\w-]+$|\\.\\./src/domain/[\\w-]+$|\\.\\./\\.\\./src/domain/[\\w-]+$)',
               allowTypeImports: true,
-              message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, ./<workflow module> and ../src/domain/<module>; anything else as `import type`.',
+              message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, ./<workflow module> and (../)../src/domain/<module>; anything else as `import type`.',
             },
           ],
         },

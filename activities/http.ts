@@ -5,7 +5,8 @@
  * (`HttpExchange.error`), never thrown: a request that cannot connect fails its test case, not
  * the run (issue 2). Only a bug would make this activity throw.
  *
- * Requests go through the worker's address policy (src/net/address-policy.ts): its keep-alive
+ * Requests go through the worker's address policy (src/net/address-policy.ts; sent and read with
+ * src/net/http.ts): its keep-alive
  * agent for API nodes judges every connection, redirect hops included, and a refused one comes
  * back as `errorCode: ADDRESS_NOT_ALLOWED` with the address and the rule in `error`.
  *
@@ -14,22 +15,10 @@
  * `size` is the bytes received until then (issue 10 item 10). What returns to the workflow thus
  * stays well under Temporal's payload limits.
  */
-import { Context } from '@temporalio/activity';
-import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import type { Agent } from 'undici';
 import type { HttpExchange, ResolvedRequest } from '../src/domain/types';
 import { ADDRESS_NOT_ALLOWED, addressRefusalIn } from '../src/net/address-policy';
-
-/** The redirect-following dispatcher over each agent (one per agent). */
-const redirecting = new WeakMap<Agent, Dispatcher>();
-
-function redirectingOver(agent: Agent): Dispatcher {
-  let d = redirecting.get(agent);
-  if (!d) {
-    d = agent.compose(interceptors.redirect({ maxRedirections: 10 }));
-    redirecting.set(agent, d);
-  }
-  return d;
-}
+import { guardedRequest, isTimeout, readCapped } from '../src/net/http';
 
 /** Network error codes reported as they are; anything else becomes NETWORK_ERROR. */
 const KNOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ETIMEDOUT']);
@@ -39,7 +28,7 @@ function describeError(err: unknown, req: ResolvedRequest): { error: string; err
   if (refused) return { errorCode: ADDRESS_NOT_ALLOWED, error: `${req.method} ${req.url} was not sent (ADDRESS_NOT_ALLOWED): ${refused.message}` };
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
-  if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (isTimeout(err)) {
     return { errorCode: 'TIMEOUT', error: `No complete response from ${req.method} ${req.url} within ${req.timeoutMs} ms` };
   }
   if (e.name === 'AbortError' || code === 'UND_ERR_ABORTED') {
@@ -87,16 +76,17 @@ function decodeBody(text: string, contentType: string | undefined, truncated: bo
 }
 
 /**
- * Sends `req` through `agent` (the address policy's agent for API nodes) and reads the response.
+ * Sends `req` through `agent` (the address policy's agent for API nodes) and reads the response;
+ * `signal` (an activity's cancellation, or none) aborts it as `CANCELLED`.
  *
  * @returns status, lower-cased headers, the body (parsed JSON when the response is JSON), its size
  *   in bytes and the elapsed time in ms; or `error`/`errorCode` when no response arrived.
  */
-export async function sendHttpRequest(req: ResolvedRequest, agent: Agent): Promise<HttpExchange> {
-  return { ...(await exchange(req, agent)), finishedAtMs: Date.now() };
+export async function sendHttpRequest(req: ResolvedRequest, agent: Agent, signal?: AbortSignal): Promise<HttpExchange> {
+  return { ...(await exchange(req, agent, signal)), finishedAtMs: Date.now() };
 }
 
-async function exchange(req: ResolvedRequest, agent: Agent): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
+async function exchange(req: ResolvedRequest, agent: Agent, cancellation: AbortSignal | undefined): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   let url: URL;
@@ -111,39 +101,19 @@ async function exchange(req: ResolvedRequest, agent: Agent): Promise<Omit<HttpEx
 
   const headers: Record<string, string> = { 'user-agent': 'Assay/0.1', ...req.headers };
   const body = encodeBody(req, headers);
-  const signals = [AbortSignal.timeout(req.timeoutMs)];
-  const cancellation = activityCancellation();
-  if (cancellation) signals.push(cancellation);
-  const dispatcher: Dispatcher = req.followRedirects ? redirectingOver(agent) : agent;
-
   try {
-    const res = await request(url, {
+    const res = await guardedRequest(agent, url, {
       method: req.method,
       headers,
       body,
-      signal: AbortSignal.any(signals),
-      dispatcher,
-      headersTimeout: req.timeoutMs,
-      bodyTimeout: req.timeoutMs,
+      timeoutMs: req.timeoutMs,
+      signal: cancellation,
+      followRedirects: req.followRedirects,
     });
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let size = 0;
-    let truncated = false;
     const responseHeaders = headerRecord(res.headers as Record<string, string | string[] | undefined>);
     // Stop reading at the cap: destroying the body closes the connection, nothing more arrives.
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      const room = req.maxResponseBytes - kept;
-      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-      kept += Math.min(room, chunk.length);
-      if (size > req.maxResponseBytes) {
-        truncated = true;
-        res.body.destroy();
-        break;
-      }
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
+    const { bytes, size, truncated } = await readCapped(res.body, req.maxResponseBytes);
+    const text = bytes.toString('utf8');
     return {
       status: res.statusCode,
       headers: responseHeaders,
@@ -155,14 +125,5 @@ async function exchange(req: ResolvedRequest, agent: Agent): Promise<Omit<HttpEx
     };
   } catch (err) {
     return { headers: {}, size: 0, truncated: false, timeMs: elapsed(), ...describeError(err, req) };
-  }
-}
-
-/** The activity's cancellation signal, when running as an activity (absent in plain calls, e.g. benches). */
-function activityCancellation(): AbortSignal | undefined {
-  try {
-    return Context.current().cancellationSignal;
-  } catch {
-    return undefined;
   }
 }

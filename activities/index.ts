@@ -38,4 +38,4 @@ export function createActivities(deps: { dataSource: DataSource; config: AssayCo
 
 export type Activities = ReturnType<typeof createActivities>;
 export type { RecordTestCaseInput, FinishRunInput } from './runs';
-export type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput } from './nodes';
+export type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput } from '../src/domain/node-io';

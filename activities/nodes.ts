@@ -5,61 +5,22 @@
  * `beforeRequest` hook (which may change `$request`), the request with its retries, and its
  * `afterResponse` hook (which may set variables); reported as one execution with its attempts.
  * `runScript` runs a Script node. Neither throws for what the user's request or script does: a
- * failure comes back as data and fails the node, not the run.
+ * failure comes back as data and fails the node, not the run. Both are plain functions first
+ * ({@link createNodeExecutor}, which the in-process port activities/direct-port.ts uses too), then
+ * activities that add the activity's execution id, cancellation and sleep ({@link createNodeActivities}).
+ * Their input and output types are the interpreter's contract (src/domain/node-io.ts).
  */
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { Sandbox, ScriptResult } from '../src/sandbox/sandbox';
-import { sharedExpressionPool } from './expression-pool';
-import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from '../src/domain/types';
+import { sharedExpressionPool, type ExpressionPool, type PoolResult } from '../src/expressions/pool';
+import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptLogLine } from '../src/domain/types';
+import type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput } from '../src/domain/node-io';
 import type { Agent } from 'undici';
 import { ADDRESS_NOT_ALLOWED } from '../src/net/address-policy';
 import { capLogs, cutToBytes, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { sendHttpRequest } from './http';
 
-/** Context a script sees besides the request: variables, earlier nodes, the loop, the test case. */
-export interface ScriptScope {
-  runId: string;
-  /** Node id, names the script in stack traces. */
-  label: string;
-  variables: Record<string, unknown>;
-  nodes?: Record<string, unknown>;
-  loop?: unknown;
-  testCase: { id: string; name: string };
-}
-
-export interface ApiNodeInput extends ScriptScope {
-  request: ResolvedRequest;
-  script?: ScriptConfig;
-  retry?: RetryPolicy;
-  /** Epoch ms of the run's deadline: no attempt or delay runs past it. */
-  deadlineMs: number;
-}
-
-export interface ApiNodeOutput {
-  /** The request as sent (after `beforeRequest`). */
-  request: { method: string; url: string; headers: Record<string, string>; body?: unknown };
-  /** The last attempt's exchange; absent when `beforeRequest` failed and nothing was sent. */
-  exchange?: HttpExchange;
-  attempts: AttemptResult[];
-  /** Variables after the hooks. */
-  variables: Record<string, unknown>;
-  logs: ScriptLogLine[];
-  /**
-   * A failed hook: the sandbox's message (whole, at most 4096 characters then a cut marker) and the
-   * line and column of the user's code, when known.
-   */
-  scriptError?: { hook: 'beforeRequest' | 'afterResponse'; message: string; line?: number; column?: number };
-  /** Epoch ms when the node ended (see HttpExchange.finishedAtMs). */
-  finishedAtMs: number;
-}
-
-export interface ScriptNodeInput extends ScriptScope {
-  script: ScriptConfig;
-  /** Call the script's `generateValue` and return its value. */
-  generateValue: boolean;
-}
-
-export type ScriptNodeOutput = ScriptResult & { finishedAtMs: number };
+export type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput, ScriptScope } from '../src/domain/node-io';
 
 /**
  * A script's result within the payload caps (src/domain/limits.ts): logs cut to
@@ -156,17 +117,34 @@ function retryAfterMs(headers: Record<string, string>): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
-async function pause(ms: number): Promise<void> {
-  try {
-    await Context.current().sleep(ms);
-  } catch (err) {
-    if (err instanceof CancelledFailure) throw err;
-    await new Promise((r) => setTimeout(r, ms));
+/**
+ * What one API node execution gets from its caller besides its input; all optional. The activity
+ * gives its own (see {@link activityCall}); a plain call (activities/direct-port.ts, benches) may
+ * give none.
+ */
+export interface NodeCall {
+  /** Value of the {@link EXECUTION_HEADER} header; none: the header is not sent. */
+  executionId?: string;
+  /** Aborts a request under way (it ends as `CANCELLED`). */
+  signal?: AbortSignal;
+  /** Waits between attempts, ms (default: a plain timer). May reject to stop the node. */
+  sleep?(ms: number): Promise<void>;
+}
+
+async function pause(ms: number, call: NodeCall): Promise<void> {
+  if (call.sleep) {
+    try {
+      await call.sleep(ms);
+      return;
+    } catch (err) {
+      if (err instanceof CancelledFailure) throw err;
+    }
   }
+  await new Promise((r) => setTimeout(r, ms));
 }
 
 /** Sends the request, retrying as the policy says, within the run's deadline. */
-async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | undefined, deadlineMs: number, agent: Agent): Promise<{ exchange: HttpExchange; attempts: AttemptResult[] }> {
+async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | undefined, deadlineMs: number, agent: Agent, call: NodeCall): Promise<{ exchange: HttpExchange; attempts: AttemptResult[] }> {
   const policy = {
     attempts: retry?.attempts ?? 1,
     delayMs: retry?.delayMs ?? 500,
@@ -179,7 +157,7 @@ async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | un
   let delay = policy.delayMs;
   for (let attempt = 1; ; attempt++) {
     const timeLeft = deadlineMs - Date.now();
-    const exchange = await sendHttpRequest({ ...request, timeoutMs: Math.max(1, Math.min(request.timeoutMs, timeLeft)) }, agent);
+    const exchange = await sendHttpRequest({ ...request, timeoutMs: Math.max(1, Math.min(request.timeoutMs, timeLeft)) }, agent, call.signal);
     const record: AttemptResult = { attempt, status: exchange.status, error: exchange.error, timeMs: exchange.timeMs };
     attempts.push(record);
     if (attempt >= policy.attempts) return { exchange, attempts };
@@ -190,7 +168,7 @@ async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | un
     const wait = Math.min(policy.maxDelayMs, retryAfterMs(exchange.headers) ?? delay);
     if (Date.now() + wait >= deadlineMs) return { exchange, attempts };
     record.delayMs = wait;
-    await pause(wait);
+    await pause(wait, call);
     delay = Math.min(policy.maxDelayMs, delay * policy.backoff);
   }
 }
@@ -204,27 +182,49 @@ async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | un
 export const EXECUTION_HEADER = 'x-assay-execution';
 
 /**
- * `<workflowId>/<workflow run id>/<activity id>`: all three are fixed by the workflow's history,
- * so a replay after a crash schedules the same activity id. Undefined outside an activity.
+ * The current activity's {@link NodeCall}: the execution id `<workflowId>/<workflow run id>/<activity id>`
+ * (all three fixed by the workflow's history, so a replay after a crash schedules the same activity
+ * id), its cancellation signal and its cancellable sleep. Empty outside an activity (a bench calling
+ * the activity functions directly).
  */
-function executionId(): string | undefined {
+function activityCall(): NodeCall {
+  let context: Context;
   try {
-    const info = Context.current().info;
-    const wf = info.workflowExecution;
-    return wf ? `${wf.workflowId}/${wf.runId}/${info.activityId}` : undefined;
+    context = Context.current();
   } catch {
-    return undefined;
+    return {};
   }
+  const wf = context.info.workflowExecution;
+  return {
+    executionId: wf ? `${wf.workflowId}/${wf.runId}/${context.info.activityId}` : undefined,
+    signal: context.cancellationSignal,
+    sleep: (ms) => context.sleep(ms),
+  };
 }
 
 /**
- * The node activities over a sandbox and the agent API nodes send through (the address policy's
- * `agent('node')`, src/net/address-policy.ts).
+ * The heavy-expression fallback: evaluates on `pool` (a worker thread, {@link ACTIVITY_LIMITS}, a
+ * wall-clock limit) an expression too heavy for the in-workflow step budget. The value is capped
+ * at `PAYLOAD_LIMITS.valueBytes` (`RESULT_TOO_LARGE`). Errors come back as data, never thrown.
  */
-export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
+export async function evaluateHeavyExpression(pool: ExpressionPool, expression: string, input: unknown): Promise<PoolResult> {
+  const out = await pool.evaluate(expression, input);
+  if (out.error) return out;
+  const bytes = jsonBytes(out.value);
+  if (bytes > PAYLOAD_LIMITS.valueBytes) return { error: { message: overCapMessage('the expression result', bytes, PAYLOAD_LIMITS.valueBytes), code: 'RESULT_TOO_LARGE' } };
+  return out;
+}
+
+/**
+ * What executes API and Script nodes over a sandbox and the agent API nodes send through (the
+ * address policy's `agent('node')`, src/net/address-policy.ts): plain async functions, shared by
+ * the activities ({@link createNodeActivities}) and the in-process port (activities/direct-port.ts).
+ * Neither throws for what the user's request or script does.
+ */
+export function createNodeExecutor(sandbox: Sandbox, httpAgent: Agent) {
   return {
     /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
-    async executeApiNode(input: ApiNodeInput): Promise<ApiNodeOutput> {
+    async executeApiNode(input: ApiNodeInput, call: NodeCall = {}): Promise<ApiNodeOutput> {
       const scope = { runId: input.runId, variables: input.variables, nodes: input.nodes, loop: input.loop, testCase: input.testCase };
       let variables = input.variables;
       const logs: ScriptLogLine[] = [];
@@ -240,12 +240,12 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
         if (r.request) request = { ...request, ...r.request, headers: { ...(r.request.headers ?? {}) } };
       }
 
-      const execution = executionId();
+      const execution = call.executionId;
       if (execution && !Object.keys(request.headers).some((h) => h.toLowerCase() === EXECUTION_HEADER)) {
         request = { ...request, headers: { ...request.headers, [EXECUTION_HEADER]: execution } };
       }
       const resolved: ResolvedRequest = { ...input.request, method: request.method.toUpperCase() as ResolvedRequest['method'], url: request.url, headers: request.headers, body: request.body };
-      const { exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent);
+      const { exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent, call);
 
       if (input.script && /\bafterResponse\b/.test(input.script.code) && !exchange.error) {
         const r = capScriptResult(await sandbox.execute({
@@ -278,21 +278,31 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
       });
       return { ...capScriptResult(raw, input.variables), finishedAtMs: Date.now() };
     },
+  };
+}
+
+/** The node activities: {@link createNodeExecutor}'s functions in the activity's context, the heavy-expression fallback and the checkpoint. */
+export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
+  const nodes = createNodeExecutor(sandbox, httpAgent);
+  return {
+    /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
+    executeApiNode(input: ApiNodeInput): Promise<ApiNodeOutput> {
+      return nodes.executeApiNode(input, activityCall());
+    },
+
+    /** A Script node: the code's top level, and `generateValue` when asked. */
+    runScript: nodes.runScript,
 
     /**
      * Evaluates an expression too heavy for the workflow's step budget, with a larger budget, on a
-     * worker thread that is terminated past its time limit (activities/expression-pool.ts), never
+     * worker thread that is terminated past its time limit (src/expressions/pool.ts), never
      * on the worker's main thread. Errors come back as data.
      */
-    async evaluateExpression(input: { expression: string; input: unknown }): Promise<{ value?: unknown; error?: { message: string; code: string } }> {
-      const out = await sharedExpressionPool().evaluate(input.expression, input.input);
-      if (out.error) return out;
-      const bytes = jsonBytes(out.value);
-      if (bytes > PAYLOAD_LIMITS.valueBytes) return { error: { message: overCapMessage('the expression result', bytes, PAYLOAD_LIMITS.valueBytes), code: 'RESULT_TOO_LARGE' } };
-      return out;
+    evaluateExpression(input: { expression: string; input: unknown }): Promise<{ value?: unknown; error?: { message: string; code: string } }> {
+      return evaluateHeavyExpression(sharedExpressionPool(), input.expression, input.input);
     },
 
-    /** Does nothing: a normal activity that ends a workflow task (see workflows/execution.ts). */
+    /** Does nothing: a normal activity that ends a workflow task (see workflows/workflow-port.ts). */
     async checkpoint(): Promise<void> {},
   };
 }

@@ -54,7 +54,7 @@ async function storeStep<T>(fn: () => Promise<T>): Promise<T> {
 export interface ProgressInput {
   runId: string;
   progress: { completed: number; total: number };
-  /** Fraction of the run's work done, 0 to 1 (workflows/run-state.ts `RunBook.work`). */
+  /** Fraction of the run's work done, 0 to 1 (workflows/run-ledger.ts `RunLedger.work`). */
   work?: number;
   /**
    * Epoch ms of the workflow's estimate. Ignored: the API computes the estimate when it is read
@@ -249,7 +249,6 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
             error: input.status === 'failed' ? (input.error ?? 'The run failed') : null,
             completedAt,
             duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0,
-            estimatedCompletion: null,
           },
         );
       });

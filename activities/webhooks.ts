@@ -12,12 +12,12 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/activity';
-import { request } from 'undici';
 import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
 import { newId } from '../src/ids';
 import { Deployment, Run, RunTestCaseResult, WebhookDelivery, type DeliveryEvent, type OutgoingWebhook } from '../src/store/entities';
 import { addressRefusalIn, type AddressPolicy } from '../src/net/address-policy';
+import { guardedRequest } from '../src/net/http';
 import { defaultPayload, renderTemplate, signature, standardWebhookHeaders, type WebhookData } from '../src/webhooks/payload';
 import { FAILURE_TYPES } from '../src/domain/failures';
 
@@ -145,15 +145,7 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
       let status: number | null = null;
       let error: string | null = null;
       try {
-        const res = await request(entry.url, {
-          method: delivery.method as 'POST',
-          headers,
-          body,
-          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-          headersTimeout: ATTEMPT_TIMEOUT_MS,
-          bodyTimeout: ATTEMPT_TIMEOUT_MS,
-          dispatcher: policy.agent('webhook'),
-        });
+        const res = await guardedRequest(policy.agent('webhook'), entry.url, { method: delivery.method, headers, body, timeoutMs: ATTEMPT_TIMEOUT_MS });
         status = res.statusCode;
         await res.body.dump();
         if (status < 200 || status >= 300) error = `The receiver answered HTTP ${status}`;

@@ -18,7 +18,7 @@ import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
-import { openStore, startBundler } from '../src/server';
+import { openStore, startBundler } from '../bin/processes';
 import { startCdn } from '../test/helpers/cdn';
 
 const COLD = Number(process.env.BENCH_BUNDLER_COLD ?? 5);

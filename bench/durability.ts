@@ -2,7 +2,7 @@
  * `make bench` part 5: what a crash costs, and how fast polling answers (issue 9, items 4 and 5).
  *
  * Worker kills: one runner of CASES test cases (one GET of SLOW_MS each) against a loopback server;
- * workers are separate processes (`node dist/src/main.js worker`). A run without kills gives the
+ * workers are separate processes (`node dist/bin/main.js worker`). A run without kills gives the
  * baseline; then the same run with KILLS kills: each time a fresh worker is started and ready
  * first, then the old one gets SIGKILL, so what is measured is how long the run waits for Temporal
  * to hand its work to the new worker, not Node's boot. Cost per kill = (killed − baseline) / KILLS;
@@ -21,7 +21,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { LOCAL_EGRESS_ENV, startLocalStack, type LocalStack } from '../src/local-stack';
+import { LOCAL_EGRESS_ENV, startLocalStack, type LocalStack } from '../bin/local-stack';
 import type { Run } from '../src/store/entities';
 
 const CASES = Number(process.env.BENCH_KILL_CASES ?? 40);
@@ -29,7 +29,7 @@ const SLOW_MS = 100;
 const KILLS = Number(process.env.BENCH_KILLS ?? 3);
 const RUNS = 4;
 const POLL_SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 10);
-const MAIN = path.resolve(__dirname, '../src/main.js');
+const MAIN = path.resolve(__dirname, '../bin/main.js');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -14,7 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { startLocalStack, type LocalStack } from '../src/local-stack';
+import { startLocalStack, type LocalStack } from '../bin/local-stack';
 
 const SECONDS = Number(process.env.BENCH_MOCK_SECONDS ?? 8);
 const STATIC_DATA = { id: 1, name: 'Ada Lovelace', email: 'ada@example.com', roles: ['admin', 'author'], active: true };

@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { runAndWait, startLocalStack, type LocalStack } from '../src/local-stack';
+import { runAndWait, startLocalStack, type LocalStack } from '../bin/local-stack';
 
 const CASES = 20;
 const NODES_PER_CASE = 10;

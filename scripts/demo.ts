@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { freePort } from '../src/temporal/dev-server';
-import { runAndWait, startLocalStack } from '../src/local-stack';
+import { runAndWait, startLocalStack } from '../bin/local-stack';
 
 type Assertion = { target: string; operator: string; expected?: unknown; name?: string };
 const api = (method: string, url: string, assertions: Assertion[], extra: Record<string, unknown> = {}) => ({

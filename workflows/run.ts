@@ -7,7 +7,7 @@
  * 3. The run ends `completed` (result `passed` when no test case failed) or `failed` with an error.
  *
  * Speed: nodes and result writes are local activities by default, with a checkpoint (here: storing
- * the progress) at most every second; see workflows/execution.ts and docs/benchmarks.md.
+ * the progress) at most every second; see workflows/workflow-port.ts and docs/benchmarks.md.
  *
  * Timeout: timed here, not with Temporal's workflow timeouts (those kill a workflow without running
  * its code, and the row would stay `running`). A cancellable scope with the run's timeout covers
@@ -35,10 +35,10 @@ import {
 } from '@temporalio/workflow';
 import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activities';
 import type { RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
-import { RUN_ID_SEARCH_ATTRIBUTE, runStateQuery, type RunWorkflowInput } from './definitions';
-import { createExecution, TIMED_OUT } from './execution';
-import { DeadlineReached, FlowRunner } from './interpreter';
-import { RunBook } from './run-state';
+import { RUN_ID_SEARCH_ATTRIBUTE, runStateQuery, type RunWorkflowInput } from '../src/domain/run-workflow';
+import { createWorkflowPort, TIMED_OUT } from './workflow-port';
+import { DeadlineReached, FlowInterpreter } from './interpreter';
+import { RunLedger } from './run-ledger';
 import { ulidFrom } from '../src/domain/ulid';
 import { capTestCaseResult } from '../src/domain/limits';
 import { FAILURE_TYPES } from '../src/domain/failures';
@@ -88,42 +88,42 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     if (patched('scheduled-run-id-search-attribute')) upsertSearchAttributes([{ key: RUN_ID_SEARCH_ATTRIBUTE, value: runId }]);
   }
   const onEnd = () => fireWebhooks(runId, input.deploymentId);
-  const book = new RunBook(input.resume);
+  const ledger = new RunLedger(input.resume);
   let clock = () => Date.now();
-  setHandler(runStateQuery, () => book.live(clock()));
+  setHandler(runStateQuery, () => ledger.live(clock()));
 
   if (!input.resume) {
     try {
-      book.begin(await store.startRun({ runId }));
+      ledger.begin(await store.startRun({ runId }));
     } catch (err) {
       const cancelled = isCancellation(err);
       const error = cancelled ? 'Run cancelled before it started' : `Run could not start: ${messageOf(err)}`;
       await CancellationScope.nonCancellable(async () => {
-        await finalStore.finishRun({ runId, status: 'failed', error, summary: book.summary, unfinished: [] });
+        await finalStore.finishRun({ runId, status: 'failed', error, summary: ledger.summary, unfinished: [] });
         await onEnd();
       });
       if (cancelled) throw err;
       throw ApplicationFailure.nonRetryable(error, FAILURE_TYPES.runSetupFailed);
     }
   }
-  const plan = book.plan!;
+  const plan = ledger.plan!;
   const local = plan.settings.apiNodeActivity === 'local';
-  const deadline = book.deadlineMs;
-  setCurrentDetails(book.details());
+  const deadline = ledger.deadlineMs;
+  setCurrentDetails(ledger.details());
 
   const progressInput = () => ({
     runId,
-    progress: book.progress,
-    work: book.work,
+    progress: ledger.progress,
+    work: ledger.work,
   });
-  const env = createExecution({
+  const port = createWorkflowPort({
     runId,
     settings: plan.settings,
     deadlineMs: deadline,
-    onNodeDone: () => book.nodeDone(),
+    onNodeDone: () => ledger.nodeDone(),
     checkpoint: () => store.saveProgress(progressInput()),
   });
-  clock = env.now;
+  clock = port.now;
 
   const record = (recordInput: RecordTestCaseInput) =>
     local ? localStore.recordTestCaseResult(recordInput) : store.recordTestCaseResult(recordInput);
@@ -135,17 +135,17 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   let outcome: 'done' | 'continue';
   try {
     outcome = await scope.run(async () => {
-      while (book.nextIndex < plan.testCases.length) {
-        const position = book.nextIndex;
+      while (ledger.nextIndex < plan.testCases.length) {
+        const position = ledger.nextIndex;
         // Capped (src/domain/limits.ts): the result is an activity input, written to history.
-        const result = capTestCaseResult(await FlowRunner.runTestCase(env, plan.testCases[position]!, plan.variables));
+        const result = capTestCaseResult(await FlowInterpreter.runTestCase(port, plan.testCases[position]!, plan.variables));
         pending = { position, result };
-        book.testCaseDone(result);
+        ledger.testCaseDone(result);
         await record({ ...progressInput(), position, result });
         pending = undefined;
-        setCurrentDetails(book.details());
+        setCurrentDetails(ledger.details());
         ranHere += 1;
-        const more = book.nextIndex < plan.testCases.length;
+        const more = ledger.nextIndex < plan.testCases.length;
         if (more && (ranHere >= plan.settings.testCasesPerExecution || workflowInfo().continueAsNewSuggested)) return 'continue';
       }
       return 'done';
@@ -158,25 +158,25 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       : userCancelled
         ? 'Run cancelled'
         : `Run failed: ${messageOf(err)}`;
-    book.status = 'failed';
+    ledger.status = 'failed';
     await CancellationScope.nonCancellable(async () => {
-      await finalStore.finishRun(failedRun(runId, book, error, pending));
+      await finalStore.finishRun(failedRun(runId, ledger, error, pending));
       await onEnd();
     });
-    setCurrentDetails(`${book.details()}\n\n${error}`);
+    setCurrentDetails(`${ledger.details()}\n\n${error}`);
     if (userCancelled) throw err;
     throw ApplicationFailure.nonRetryable(error, timedOut ? TIMED_OUT : FAILURE_TYPES.runFailed);
   }
 
   if (outcome === 'continue') {
-    return continueAsNew<typeof runWorkflow>({ runId, deploymentId: input.deploymentId, trigger: input.trigger, resume: book.resumeState() });
+    return continueAsNew<typeof runWorkflow>({ runId, deploymentId: input.deploymentId, trigger: input.trigger, resume: ledger.resumeState() });
   }
-  const result: RunResultValue = book.summary.failed > 0 ? 'failed' : 'passed';
-  book.status = 'completed';
-  await finalStore.finishRun({ runId, status: 'completed', result, summary: book.summary, unfinished: [] });
+  const result: RunResultValue = ledger.summary.failed > 0 ? 'failed' : 'passed';
+  ledger.status = 'completed';
+  await finalStore.finishRun({ runId, status: 'completed', result, summary: ledger.summary, unfinished: [] });
   await onEnd();
-  setCurrentDetails(book.details());
-  return { runId, status: 'completed', result, summary: book.summary };
+  setCurrentDetails(ledger.details());
+  return { runId, status: 'completed', result, summary: ledger.summary };
 }
 
 /**
@@ -199,17 +199,17 @@ async function fireWebhooks(runId: string, deploymentId: string | undefined): Pr
  */
 function failedRun(
   runId: string,
-  book: RunBook,
+  ledger: RunLedger,
   error: string,
   pending: { position: number; result: TestCaseResult } | undefined,
 ): FinishRunInput {
-  const plan = book.plan!;
-  const summary = { ...book.summary };
+  const plan = ledger.plan!;
+  const summary = { ...ledger.summary };
   const unfinished: FinishRunInput['unfinished'] = [];
   if (pending) unfinished.push(pending);
   plan.testCases.forEach((tc, position) => {
-    if (position < book.nextIndex) return;
-    const interrupted = position === book.nextIndex;
+    if (position < ledger.nextIndex) return;
+    const interrupted = position === ledger.nextIndex;
     const result: TestCaseResult = {
       testCaseId: tc.id,
       name: tc.name,

@@ -5,14 +5,14 @@
  * way), and returns the state, the counts and the iteration results it kept.
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
-import { createExecution, timedOut } from './execution';
-import { DeadlineReached, FlowRunner, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
+import { createWorkflowPort, timedOut } from './workflow-port';
+import { DeadlineReached, FlowInterpreter, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
 
 export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
-  const env = createExecution({ runId: input.runId, settings: input.settings, deadlineMs: input.deadlineMs });
+  const port = createWorkflowPort({ runId: input.runId, settings: input.settings, deadlineMs: input.deadlineMs });
   const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, input.deadlineMs - Date.now()) });
   try {
-    return await scope.run(() => new FlowRunner(env, input.testCase, input.state).runIterations(input.node, input.start, input.items, input.kept));
+    return await scope.run(() => new FlowInterpreter(port, input.testCase, input.state).runIterations(input.node, input.start, input.items, input.kept));
   } catch (err) {
     const userCancelled = CancellationScope.current().consideredCancelled;
     if (err instanceof DeadlineReached || (isCancellation(err) && !userCancelled)) throw timedOut('The run reached its timeout');

@@ -27,7 +27,7 @@
 import Router from '@koa/router';
 import { Run, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
 import { RUN_STATUSES, type RunTrigger, type Variables } from '../../src/domain/types';
-import { estimateCompletion } from '../../workflows/run-state';
+import { estimateCompletion } from '../../workflows/run-ledger';
 import type { RunWorkflowClient } from '../../src/temporal/run-workflows';
 import { closedWorkflowReason, failOpenRun } from '../../src/temporal/run-recovery';
 import type { ApiDeps, AppContext, AppState } from '../context';
@@ -72,7 +72,7 @@ function links(run: Run, workflows: RunWorkflowClient) {
  * The run document, from the stored row alone (no call to Temporal, so polling answers fast even
  * while a request is in flight or a worker is down). Progress is what the workflow stored at its
  * last checkpoint (at most about a second old while nodes run); `estimatedCompletion` is computed
- * now from the observed rate (workflows/run-state.ts `estimateCompletion`): never in the past while
+ * now from the observed rate (workflows/run-ledger.ts `estimateCompletion`): never in the past while
  * running, and it keeps moving while no worker is up. With `maskVariables` (a `read`-scope
  * caller) the run's `variables` values read `"***"`, as environment variables do for such keys.
  */

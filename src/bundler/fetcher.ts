@@ -11,9 +11,10 @@
  * still running.
  */
 import { createHash } from 'node:crypto';
-import { request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { BundleError } from './errors';
 import { addressRefusalIn, type AddressPolicy } from '../net/address-policy';
+import { guardedRequest, isTimeout, readCapped, type CappedBody } from '../net/http';
 import { hostNotAllowed } from './guard';
 
 /** The limits one bundle is built within. Sizes in bytes, times in milliseconds. */
@@ -91,16 +92,12 @@ export class ModuleFetcher {
     for (let hop = 0; ; hop++) {
       const hopRole = hop === 0 ? role : `${role} (redirected)`;
       // The policy's agent judges the address of every connection (each hop, each import).
-      const dispatcher = this.policy.agent('bundler');
-      let res: Awaited<ReturnType<typeof request>>;
+      let res: Dispatcher.ResponseData;
       try {
-        res = await request(current, {
-          method: 'GET',
+        res = await guardedRequest(this.policy.agent('bundler'), current, {
           headers: { accept: 'text/javascript, application/javascript, application/json;q=0.9, */*;q=0.5', 'user-agent': 'Assay-Bundler/0.1' },
-          dispatcher,
+          timeoutMs: this.limits.fetchTimeoutMs,
           signal,
-          headersTimeout: this.limits.fetchTimeoutMs,
-          bodyTimeout: this.limits.fetchTimeoutMs,
         });
       } catch (err) {
         throw this.failure(err, current, hopRole, timeout);
@@ -138,29 +135,23 @@ export class ModuleFetcher {
         res.body.destroy();
         throw this.tooLarge(current);
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
+      let read: CappedBody;
       try {
-        for await (const chunk of res.body as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          this.totalBytes += chunk.length;
-          if (size > this.limits.maxModuleBytes) {
-            res.body.destroy();
-            throw this.tooLarge(current);
-          }
+        // Every module's bytes count towards the bundle's total as they arrive.
+        read = await readCapped(res.body, this.limits.maxModuleBytes, (bytes) => {
+          this.totalBytes += bytes;
           if (this.totalBytes > this.limits.maxTotalBytes) {
-            res.body.destroy();
             throw new BundleError('bundle-too-large', `The library's modules add up to more than ${this.limits.maxTotalBytes} bytes (ASSAY_BUNDLER_MAX_TOTAL_BYTES).`, {
               maxTotalBytes: this.limits.maxTotalBytes,
             });
           }
-          chunks.push(chunk);
-        }
+        });
       } catch (err) {
         if (err instanceof BundleError) throw err;
         throw this.failure(err, current, hopRole, timeout);
       }
-      const body = Buffer.concat(chunks);
+      if (read.truncated) throw this.tooLarge(current);
+      const body = read.bytes;
       const module: FetchedModule = { url: current.href, contentType, body, sha256: createHash('sha256').update(body).digest('hex') };
       // Two URLs redirecting to one file share the first copy.
       const known = this.byFinal.get(module.url);
@@ -183,7 +174,7 @@ export class ModuleFetcher {
     if (refused) return hostNotAllowed(url, refused, role);
     if (this.deadline.aborted) return this.deadline.reason instanceof BundleError ? this.deadline.reason : new BundleError('bundle-timeout', 'The bundle took too long.');
     const code = (err as { code?: string }).code;
-    if (timeout.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    if (timeout.aborted || isTimeout(err)) {
       return new BundleError('module-fetch-timeout', `${url.href} did not answer within ${this.limits.fetchTimeoutMs} ms (ASSAY_BUNDLER_FETCH_TIMEOUT_MS).`, {
         url: url.href,
         fetchTimeoutMs: this.limits.fetchTimeoutMs,

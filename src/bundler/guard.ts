@@ -8,21 +8,18 @@
  * the service's own infrastructure and cloud metadata stay refused whatever is configured. This
  * file only turns a refusal into the bundler's 403 problem.
  */
-import { AddressPolicy, parseRule, type AddressNotAllowedError } from '../net/address-policy';
+import { bundlerAllowRules, publicOnlyPolicy, type AddressNotAllowedError, type AddressPolicy } from '../net/address-policy';
 import type { AssayConfig } from '../config';
 import { BundleError } from './errors';
 
 /**
  * The policy of a bundler given none by its process: its own settings only (no infrastructure
- * known; src/server.ts `startBundler` passes the process's policy instead).
+ * known; bin/processes.ts `startBundler` passes the process's policy instead).
  */
 export function bundlerOnlyPolicy(config: AssayConfig['bundler']): AddressPolicy {
-  return new AddressPolicy({
-    allow: [],
-    deny: [],
-    allowFor: { bundler: config.allowHosts.map((h) => parseRule(h, { asWritten: true })) },
-    privateAccess: { node: 'none', script: 'none', library: 'none', webhook: 'none', bundler: config.allowPrivate ? 'all' : 'none' },
-    infrastructure: [],
+  return publicOnlyPolicy({
+    allowFor: bundlerAllowRules(config.allowHosts),
+    privateAccess: { bundler: config.allowPrivate ? 'all' : 'none' },
     connectTimeoutMs: config.fetchTimeoutMs,
   });
 }

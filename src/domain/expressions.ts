@@ -15,7 +15,7 @@
  * (every `await` passes through its async-context tracking). So workflows evaluate with
  * {@link WORKFLOW_LIMITS} (2,000 steps, about 0.3 s at worst, far above what ordinary expressions
  * need), and an expression that needs more is evaluated again in a local activity with
- * {@link ACTIVITY_LIMITS}, where a wall-clock timeout works too (workflows/execution.ts).
+ * {@link ACTIVITY_LIMITS}, where a wall-clock timeout works too (workflows/workflow-port.ts).
  *
  * Regex literals (`$match`, `$replace`, `$contains`, `$split`, `~>`) run on RE2 through JSONata's
  * `RegexEngine` option ({@link LinearRegExp}): linear in the input, so no pattern can stall the
@@ -122,7 +122,7 @@ interface StepFrame {
 
 /**
  * Counts the evaluation steps of the evaluations it is passed to (added up), so a workflow can
- * bound the work of one workflow task (workflows/execution.ts). Deterministic like the step budget.
+ * bound the work of one workflow task (workflows/workflow-port.ts). Deterministic like the step budget.
  */
 export interface StepMeter {
   steps: number;

@@ -431,6 +431,31 @@ export const SWITCHES: Record<EgressKind, string> = {
 };
 
 /**
+ * A policy that knows no configuration: public unicast addresses only, for every kind (no rules,
+ * no infrastructure, cloud metadata refused as always). `options` replace parts of it, and
+ * `options.privateAccess` the switches it names (the bundler's own settings: src/bundler/guard.ts).
+ */
+export function publicOnlyPolicy(
+  options: Partial<Omit<AddressPolicyOptions, 'privateAccess'>> & { privateAccess?: Partial<Record<EgressKind, PrivateAccess>> } = {},
+): AddressPolicy {
+  return new AddressPolicy({
+    allow: [],
+    deny: [],
+    infrastructure: [],
+    ...options,
+    privateAccess: { node: 'none', script: 'none', library: 'none', webhook: 'none', bundler: 'none', ...options.privateAccess },
+  });
+}
+
+/**
+ * The extra allow rules of the bundler: `ASSAY_BUNDLER_ALLOW_HOSTS`, hosts (and addresses) as
+ * written in URLs. @throws Error naming a bad entry
+ */
+export function bundlerAllowRules(hosts: string[]): Partial<Record<EgressKind, EgressRule[]>> {
+  return { bundler: hosts.map((h) => parseRule(h, { asWritten: true })) };
+}
+
+/**
  * The policy of a configuration: its rules and switches (src/config.ts `egress`, `bundler`) and
  * the infrastructure it names ({@link infrastructureOf}).
  */
@@ -441,7 +466,7 @@ export function policyFromConfig(config: Parameters<typeof infrastructureOf>[0] 
   return new AddressPolicy({
     allow: config.egress.allow,
     deny: config.egress.deny,
-    allowFor: { bundler: config.bundler.allowHosts.map((h) => parseRule(h, { asWritten: true })) },
+    allowFor: bundlerAllowRules(config.bundler.allowHosts),
     privateAccess: { ...config.egress.privateAccess, bundler: config.bundler.allowPrivate ? 'all' : 'none' },
     infrastructure: infrastructureOf(config),
   });

@@ -35,8 +35,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import ivm from 'isolated-vm';
-import { interceptors, request, type Dispatcher } from 'undici';
-import { AddressPolicy, type EgressKind } from '../net/address-policy';
+import { publicOnlyPolicy, type AddressPolicy, type EgressKind } from '../net/address-policy';
+import { guardedRequest, readCapped } from '../net/http';
 import { libraryManifest, librarySource, ownLibrary } from './libraries';
 
 export type HookName = 'beforeRequest' | 'afterResponse' | 'generateValue';
@@ -147,16 +147,6 @@ export interface SandboxOptions {
   policy?: AddressPolicy;
 }
 
-/** The policy of a sandbox given none: public addresses only, for every kind. */
-function strictPolicy(): AddressPolicy {
-  return new AddressPolicy({
-    allow: [],
-    deny: [],
-    privateAccess: { node: 'none', script: 'none', library: 'none', webhook: 'none', bundler: 'none' },
-    infrastructure: [],
-  });
-}
-
 export const DEFAULT_SANDBOX_OPTIONS: SandboxOptions = {
   memoryLimitMb: 64,
   timeoutMs: 5000,
@@ -258,7 +248,7 @@ export class Sandbox {
   constructor(options: Partial<SandboxOptions> = {}) {
     this.options = { ...DEFAULT_SANDBOX_OPTIONS, ...options };
     this.ownPolicy = !options.policy;
-    this.policy = options.policy ?? strictPolicy();
+    this.policy = options.policy ?? publicOnlyPolicy();
     this.sweeper = setInterval(() => this.sweep(), Math.min(30_000, this.options.contextIdleMs)).unref();
   }
 
@@ -663,35 +653,20 @@ export class Sandbox {
     maxBytes: number,
     init: { method?: string; headers?: Record<string, string>; body?: Buffer; follow?: boolean } = {},
   ): Promise<{ status: number; statusText: string; url: string; headers: Array<[string, string]>; body: Buffer; truncated: boolean }> {
-    const agent = this.policy.agent(kind);
-    const dispatcher: Dispatcher = init.follow === false ? agent : agent.compose(interceptors.redirect({ maxRedirections: 10 }));
-    const res = await request(url, {
-      method: (init.method ?? 'GET') as 'GET',
+    const res = await guardedRequest(this.policy.agent(kind), url, {
+      method: init.method,
       headers: { 'user-agent': 'Assay-Sandbox/0.1', ...init.headers },
       body: init.body,
-      dispatcher,
-      signal: AbortSignal.timeout(timeoutMs),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      timeoutMs,
+      followRedirects: init.follow !== false,
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let truncated = false;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxBytes) {
-        truncated = true;
-        res.body.destroy();
-        break;
-      }
-      chunks.push(chunk);
-    }
+    const { bytes, truncated } = await readCapped(res.body, maxBytes);
     const headers: Array<[string, string]> = [];
     for (const [k, v] of Object.entries(res.headers)) {
       if (v === undefined) continue;
       for (const one of Array.isArray(v) ? v : [v]) headers.push([k.toLowerCase(), one]);
     }
-    return { status: res.statusCode, statusText: '', url, headers, body: Buffer.concat(chunks), truncated };
+    return { status: res.statusCode, statusText: '', url, headers, body: bytes, truncated };
   }
 }
 

@@ -79,7 +79,7 @@ export async function failOpenRun(dataSource: DataSource, run: Pick<Run, 'id' | 
   const completedAt = new Date();
   const done = await dataSource.getRepository(Run).update(
     { id: run.id, status: In(['queued', 'running']) },
-    { status: 'failed', result: null, error, completedAt, duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0, estimatedCompletion: null },
+    { status: 'failed', result: null, error, completedAt, duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0 },
   );
   return Boolean(done.affected);
 }

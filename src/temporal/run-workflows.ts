@@ -11,7 +11,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNo
 import { OnDemandClient } from './client';
 import type { AssayConfig } from '../config';
 import type { Run } from '../store/entities';
-import { RUN_WORKFLOW_TYPE, runStateQuery, type RunLiveState, type RunWorkflowInput } from '../../workflows/definitions';
+import { RUN_WORKFLOW_TYPE, runStateQuery, type RunLiveState, type RunWorkflowInput } from '../domain/run-workflow';
 import { registerSearchAttributes, SA_ENVIRONMENT, SA_RUN_ID, SA_RUNNER, SA_TRIGGER, SA_WORKSPACE } from './search-attributes';
 
 /** What a {@link RunWorkflowClient} call was doing when Temporal failed it. */

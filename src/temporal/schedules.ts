@@ -24,7 +24,7 @@ import { IsNull, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from '../config';
 import { Deployment } from '../store/entities';
-import { RUN_WORKFLOW_TYPE, type RunWorkflowInput } from '../../workflows/definitions';
+import { RUN_WORKFLOW_TYPE, type RunWorkflowInput } from '../domain/run-workflow';
 import { registerSearchAttributes, SA_ENVIRONMENT, SA_RUNNER, SA_TRIGGER, SA_WORKSPACE } from './search-attributes';
 
 /** What a schedule looks like from the API. */

@@ -12,7 +12,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { RUN_ID_SEARCH_ATTRIBUTE } from '../../workflows/definitions';
+import { RUN_ID_SEARCH_ATTRIBUTE } from '../domain/run-workflow';
 
 export const SA_WORKSPACE = defineSearchAttributeKey('AssayWorkspace', SearchAttributeType.KEYWORD);
 export const SA_RUNNER = defineSearchAttributeKey('AssayRunner', SearchAttributeType.KEYWORD);

@@ -15,7 +15,7 @@
  * signature so receivers can refuse replays.
  */
 import { createHmac } from 'node:crypto';
-import { sharedExpressionPool } from '../../activities/expression-pool';
+import { sharedExpressionPool } from '../expressions/pool';
 import { BUDGET_CODE, checkExpression, evaluateExpression, ExpressionError, WORKFLOW_LIMITS } from '../domain/expressions';
 import type { RunSummary, TestCaseResult } from '../domain/types';
 

@@ -11,8 +11,8 @@ import { createLogger } from '../../src/logger';
 import { migrate, openDataSource } from '../../src/store/data-source';
 import { ensureWorkspace, issueKey } from '../../src/keys';
 import type { KeyScope } from '../../src/store/entities';
-import { startApi, startWorker, type ApiHandle } from '../../src/server';
-import type { RunWorkerHandle } from '../../src/temporal/worker';
+import { startApi, startWorker, type ApiHandle } from '../../bin/processes';
+import type { RunWorkerHandle } from '../../bin/worker';
 import { AddressPolicy, type InfrastructureEndpoint } from '../../src/net/address-policy';
 import { freshDatabase, getServices, unique } from './harness';
 

@@ -1,12 +1,12 @@
 /**
- * Assay as real child processes (`node dist/src/main.js api|worker`) for tests that kill them with
+ * Assay as real child processes (`node dist/bin/main.js api|worker`) for tests that kill them with
  * SIGKILL: configured from a TestApp's database, Temporal and task queue unless told otherwise.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { TEST_EGRESS_ENV, type TestApp } from './app';
 
-const MAIN = path.resolve(__dirname, '../../src/main.js');
+const MAIN = path.resolve(__dirname, '../../bin/main.js');
 
 export interface AssayProcess {
   child: ChildProcess;
@@ -34,7 +34,7 @@ export function processEnv(app: TestApp, extra: Record<string, string> = {}): No
   };
 }
 
-/** Starts `node dist/src/main.js <command>` with `env`. */
+/** Starts `node dist/bin/main.js <command>` with `env`. */
 export function spawnAssay(command: 'api' | 'worker' | 'all', env: NodeJS.ProcessEnv): AssayProcess {
   const child = spawn(process.execPath, ['--no-node-snapshot', MAIN, command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

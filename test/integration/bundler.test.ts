@@ -19,7 +19,7 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { migrate, openDataSource } from '../../src/store/data-source';
 import { ensureWorkspace, issueKey } from '../../src/keys';
-import { startBundler, type BundlerHandle } from '../../src/server';
+import { startBundler, type BundlerHandle } from '../../bin/processes';
 import { Sandbox } from '../../src/sandbox/sandbox';
 import { storedBlobReader } from '../../src/bundler/blobs';
 import type { DatabaseConfig } from '../../src/config';
@@ -84,10 +84,10 @@ describe('bundler service', function () {
     return handle;
   }
 
-  /** `node dist/src/main.js bundler` as its own OS process on the test database; resolves once it listens. */
+  /** `node dist/bin/main.js bundler` as its own OS process on the test database; resolves once it listens. */
   async function bundlerProcess(): Promise<{ url: string; close(): Promise<void> }> {
     if (db.database.type !== 'mysql') throw new Error('bundler processes share the MySQL test database');
-    const child = spawn(process.execPath, [path.resolve(__dirname, '../../src/main.js'), 'bundler'], {
+    const child = spawn(process.execPath, [path.resolve(__dirname, '../../bin/main.js'), 'bundler'], {
       env: {
         ...process.env,
         DATABASE_URL: db.database.url,

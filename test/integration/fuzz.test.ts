@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import type Router from '@koa/router';
 import { createApp } from '../../api/app';
 import { createLogger } from '../../src/logger';
-import { startBundler } from '../../src/server';
+import { startBundler } from '../../bin/processes';
 import { startTestApp, type Reply, type TestApp } from '../helpers/app';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);

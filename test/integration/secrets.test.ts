@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { startTestApp, waitForRun, type TestApp } from '../helpers/app';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
-import { ensureDevKey, openStore } from '../../src/server';
+import { ensureDevKey, openStore } from '../../bin/processes';
 import { Deployment, Environment } from '../../src/store/entities';
 import { findTemporalCli, startDevServer } from '../../src/temporal/dev-server';
 

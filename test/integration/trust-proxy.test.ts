@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { createLogger } from '../../src/logger';
-import { startBundler, type BundlerHandle } from '../../src/server';
+import { startBundler, type BundlerHandle } from '../../bin/processes';
 import { startTestApp, type TestApp } from '../helpers/app';
 
 describe('X-Forwarded-For and per-address limits', function () {

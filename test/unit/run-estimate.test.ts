@@ -3,7 +3,7 @@
  * when they are known, and the estimate follows the observed rate, never in the past.
  */
 import { expect } from 'chai';
-import { estimateCompletion, expectedNodeExecutions, RunBook } from '../../workflows/run-state';
+import { estimateCompletion, expectedNodeExecutions, RunLedger } from '../../workflows/run-ledger';
 import type { FlowNode, RunPlan } from '../../src/domain/types';
 
 const api = (id: string): FlowNode => ({ id, type: 'api', request: { method: 'GET', url: 'http://127.0.0.1/' } }) as FlowNode;
@@ -66,12 +66,12 @@ describe('a run of loops: the estimate is not early', () => {
       settings: { maxLoopIterations: 1000 },
       testCases: [{ id: 'tc', name: 'loop', flow: [{ id: 'l', type: 'loop', count: 100, body: [api('b')] }], dataSets: {} }],
     } as unknown as RunPlan;
-    const book = new RunBook();
-    book.begin(plan);
-    for (let i = 0; i < 51; i++) book.nodeDone(); // the loop node and 50 iterations
-    expect(book.work).to.be.closeTo(0.5, 0.01);
+    const ledger = new RunLedger();
+    ledger.begin(plan);
+    for (let i = 0; i < 51; i++) ledger.nodeDone(); // the loop node and 50 iterations
+    expect(ledger.work).to.be.closeTo(0.5, 0.01);
     // 15 s for half the work: about 15 s more, where counting the body once said it was long done.
-    const eta = book.estimatedCompletionMs(15_000)!;
+    const eta = ledger.estimatedCompletionMs(15_000)!;
     expect(eta).to.be.within(29_000, 31_000);
   });
 });

@@ -1,4 +1,5 @@
 import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
+import type { LoadProfileInput } from '../../perf/profile';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
 
 /** One outgoing webhook (spec "Events"): where to send, how, and the payload template. */
@@ -79,6 +80,13 @@ export class Deployment {
   /** Why the last sync with Temporal failed, if it did. */
   @Column({ type: 'text', nullable: true })
   scheduleError!: string | null;
+
+  /**
+   * A load profile (src/perf/profile.ts) that makes this deployment's scheduled and webhook's runs performance runs, unless a run
+   * gives its own; null for functional runs.
+   */
+  @JsonColumn({ nullable: true })
+  loadProfile!: LoadProfileInput | null;
 
   @TimestampColumn()
   createdAt!: Date;

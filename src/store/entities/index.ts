@@ -5,6 +5,7 @@ export { TestCase, TestCaseTag } from './test-case';
 export { Runner, RUNNER_ORDERS, type RunnerOrder } from './runner';
 export { Run, queuedRun, type NewRunFields } from './run';
 export { RunTestCaseResult } from './run-test-case-result';
+export { RunLoadShard } from './run-load-shard';
 export { Deployment, type DeploymentWebhooks, type OutgoingWebhook } from './deployment';
 export { WebhookDelivery, type DeliveryEvent, type DeliveryStatus } from './webhook-delivery';
 export { ApiDesign, type MockResponse } from './api-design';
@@ -17,10 +18,11 @@ import { TestCase, TestCaseTag } from './test-case';
 import { Runner } from './runner';
 import { Run } from './run';
 import { RunTestCaseResult } from './run-test-case-result';
+import { RunLoadShard } from './run-load-shard';
 import { Deployment } from './deployment';
 import { WebhookDelivery } from './webhook-delivery';
 import { ApiDesign } from './api-design';
 import { Bundle, BundleBlob } from './bundle';
 
 /** Every entity, for the data source. */
-export const ENTITIES = [Workspace, ApiKey, Environment, TestCase, TestCaseTag, Runner, Run, RunTestCaseResult, Deployment, WebhookDelivery, ApiDesign, Bundle, BundleBlob];
+export const ENTITIES = [Workspace, ApiKey, Environment, TestCase, TestCaseTag, Runner, Run, RunTestCaseResult, RunLoadShard, Deployment, WebhookDelivery, ApiDesign, Bundle, BundleBlob];

@@ -1,5 +1,7 @@
 import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
+import type { LoadProfileInput } from '../../perf/profile';
+import type { PerformanceResults } from '../../perf/metrics';
 import type { RunPlan, RunResultValue, RunStatus, RunSummary, RunTrigger, Variables } from '../../domain/types';
 
 /**
@@ -74,13 +76,6 @@ export class Run {
   progressTotal!: number;
 
   /**
-   * No longer written or read: the API computes `estimatedCompletion` when a run is read, from
-   * `progressWork` (workflows/run-state.ts `estimateCompletion`). Kept until a migration drops it.
-   */
-  @TimestampColumn({ nullable: true })
-  estimatedCompletion!: Date | null;
-
-  /**
    * Fraction of the run's work done, 0 to 1, finer than test cases (nodes within the test case
    * under way, loop iterations counted when known). The API estimates completion from it and the
    * time elapsed (activities/runs.ts writes it at every checkpoint).
@@ -106,6 +101,17 @@ export class Run {
   @TimestampColumn({ nullable: true })
   workflowStartedAt!: Date | null;
 
+  /**
+   * The load profile of a performance run as it was given (src/perf/profile.ts; from the call, the
+   * deployment or the runner); null for a functional run.
+   */
+  @JsonColumn({ nullable: true })
+  loadProfile!: LoadProfileInput | null;
+
+  /** The results' `performance` object once a performance run ended (src/perf/metrics.ts); not loaded unless asked for. */
+  @JsonColumn({ nullable: true, select: false })
+  performance!: PerformanceResults | null;
+
   /** Milliseconds from startedAt to completedAt. */
   @Column({ type: 'int', nullable: true })
   duration!: number | null;
@@ -129,14 +135,14 @@ export type NewRunFields = Pick<
   Run,
   'id' | 'workspaceId' | 'runnerId' | 'runnerName' | 'environmentId' | 'environmentName' | 'deploymentId' | 'trigger' | 'workflowId' | 'timeoutSeconds' | 'variables' | 'context'
 > &
-  Partial<Pick<Run, 'idempotencyKey' | 'idempotencyFingerprint' | 'workflowStartedAt'>>;
+  Partial<Pick<Run, 'idempotencyKey' | 'idempotencyFingerprint' | 'workflowStartedAt' | 'loadProfile'>>;
 
 /**
  * The row of a run that was just created: `queued`, created now, no result, progress or times
  * yet. One definition for every creator (API calls, webhooks, scheduled runs). Plain values, to
  * pass to a repository's `create`.
  */
-export function queuedRun(fields: NewRunFields): Omit<Run, 'plan'> {
+export function queuedRun(fields: NewRunFields): Omit<Run, 'plan' | 'performance'> {
   return {
     ...fields,
     status: 'queued',
@@ -146,7 +152,7 @@ export function queuedRun(fields: NewRunFields): Omit<Run, 'plan'> {
     progressCompleted: 0,
     progressTotal: 0,
     progressWork: 0,
-    estimatedCompletion: null,
+    loadProfile: fields.loadProfile ?? null,
     idempotencyKey: fields.idempotencyKey ?? null,
     idempotencyFingerprint: fields.idempotencyFingerprint ?? null,
     workflowStartedAt: fields.workflowStartedAt ?? null,

@@ -1,4 +1,5 @@
 import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
+import type { LoadProfileInput } from '../../perf/profile';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
 
 /** Order of test cases selected by folder or tags (explicit ids always come first, in their order). */
@@ -35,6 +36,13 @@ export class Runner {
 
   @Column({ type: 'varchar', length: 20, default: 'name' })
   order!: RunnerOrder;
+
+  /**
+   * A load profile (src/perf/profile.ts) that makes this runner's runs performance runs, unless a run
+   * gives its own; null for functional runs.
+   */
+  @JsonColumn({ nullable: true })
+  loadProfile!: LoadProfileInput | null;
 
   @TimestampColumn()
   createdAt!: Date;

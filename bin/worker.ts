@@ -4,11 +4,11 @@
 import { NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import type { AssayConfig } from '../config';
-import { createActivities } from '../../activities';
-import { registerSearchAttributes } from './search-attributes';
-import { workflowSource } from './bundle';
-import { retryForever } from '../retry';
+import type { AssayConfig } from '../src/config';
+import { createActivities } from '../activities';
+import { registerSearchAttributes } from '../src/temporal/search-attributes';
+import { workflowSource } from '../src/temporal/bundle';
+import { retryForever } from '../src/retry';
 
 let runtimeInstalled = false;
 

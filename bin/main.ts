@@ -1,5 +1,5 @@
 /**
- * Assay's entry point: `node dist/src/main.js <command>`.
+ * Assay's entry point: `node dist/bin/main.js <command>`.
  *
  *   api      the REST API (applies migrations first)
  *   worker   the Temporal worker (waits for the schema)
@@ -14,12 +14,12 @@
  */
 import type { DataSource } from 'typeorm';
 import path from 'node:path';
-import { loadConfig, type AssayConfig } from './config';
-import { createLogger } from './logger';
-import { openStore, startApi, startBundler, startWorker, ensureDevKey } from './server';
-import { openDataSource } from './store/data-source';
-import { startDevServer, waitForTemporal } from './temporal/dev-server';
-import { retryForever } from './retry';
+import { loadConfig, type AssayConfig } from '../src/config';
+import { createLogger } from '../src/logger';
+import { openStore, startApi, startBundler, startWorker, ensureDevKey } from './processes';
+import { openDataSource } from '../src/store/data-source';
+import { startDevServer, waitForTemporal } from '../src/temporal/dev-server';
+import { retryForever } from '../src/retry';
 
 type Stopper = () => Promise<void>;
 

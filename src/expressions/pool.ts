@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ACTIVITY_LIMITS } from '../src/domain/expressions';
+import { ACTIVITY_LIMITS } from '../domain/expressions';
 
 /** The outcome of one evaluation: the value, or the error as data (message and JSONata/Assay code). */
 export type PoolResult = { value?: unknown; error?: { message: string; code: string } };
@@ -96,7 +96,7 @@ export class ExpressionPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(path.join(__dirname, 'expression-thread.js'));
+    const worker = new Worker(path.join(__dirname, 'thread.js'));
     const slot: Slot = { worker };
     worker.on('message', (message: { id: number } & PoolResult) => {
       if (slot.job?.id !== message.id) return;

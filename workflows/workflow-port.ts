@@ -1,6 +1,7 @@
 /**
- * How the interpreter's effects become Temporal commands, shared by the run workflow and the loop
- * segment workflow.
+ * The interpreter's workflow port: how its effects become Temporal commands (durable steps),
+ * shared by the run workflow and the loop segment workflow. The other adapter of the same port,
+ * activities/direct-port.ts, runs flows in-process (workflows/interpreter/port.ts).
  *
  * - API nodes and Script nodes are activities: local ones by default (about 1 ms each on the dev
  *   server, against about 100 ms for a normal activity; docs/benchmarks.md), normal ones when
@@ -42,7 +43,7 @@ import type { Activities } from '../activities';
 import type { RunSettings } from '../src/domain/types';
 import { BUDGET_CODE, evaluateExpression, ExpressionError, WORKFLOW_LIMITS, type StepMeter } from '../src/domain/expressions';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
-import { DeadlineReached, type InterpreterEnv, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
+import { DeadlineReached, type InterpreterPort, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
 import { FAILURE_TYPES } from '../src/domain/failures';
 
 /** Longest stretch of local activities before a normal activity ends the workflow task. */
@@ -66,7 +67,8 @@ const localNodeActivities = proxyLocalActivities<Activities>({ startToCloseTimeo
 // No attempt limit: a database outage holds the run at its checkpoint until the deadline, never fails it.
 const { checkpoint } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '10 seconds' } });
 
-export interface ExecutionOptions {
+/** What the port of one workflow execution is built from. */
+export interface WorkflowPortOptions {
   runId: string;
   settings: RunSettings;
   deadlineMs: number;
@@ -76,8 +78,8 @@ export interface ExecutionOptions {
   checkpoint?: () => Promise<void>;
 }
 
-/** The interpreter's environment for one workflow execution. */
-export function createExecution(options: ExecutionOptions): InterpreterEnv {
+/** The interpreter's port for one workflow execution (see the module comment). */
+export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPort {
   const { runId, settings, deadlineMs } = options;
   const local = settings.apiNodeActivity === 'local';
   const activities = local ? localNodeActivities : nodeActivities;

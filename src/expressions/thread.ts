@@ -1,12 +1,12 @@
 /**
- * Worker-thread side of the expression pool (activities/expression-pool.ts): evaluates one JSONata
+ * Worker-thread side of the expression pool (src/expressions/pool.ts): evaluates one JSONata
  * expression per message with {@link ACTIVITY_LIMITS} and posts the value or the error back. The
  * pool terminates the thread when an evaluation outlives its time limit.
  *
  * Message in: `{ id, expression, input }`; out: `{ id, value }` or `{ id, error: { message, code } }`.
  */
 import { parentPort } from 'node:worker_threads';
-import { ACTIVITY_LIMITS, evaluateExpression, ExpressionError } from '../src/domain/expressions';
+import { ACTIVITY_LIMITS, evaluateExpression, ExpressionError } from '../domain/expressions';
 
 parentPort?.on('message', (message: { id: number; expression: string; input: unknown }) => {
   void (async () => {

@@ -7,23 +7,23 @@ import http, { type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import type { AssayConfig } from './config';
-import { migrate, openDataSource } from './store/data-source';
-import { isDatabaseUnavailable } from './store/errors';
-import { createRunWorkflowClient, type RunWorkflowClient } from './temporal/run-workflows';
-import { ScheduleSync } from './temporal/schedules';
-import { RunRecovery } from './temporal/run-recovery';
-import { retryForever } from './retry';
-import { MockEngine } from './mock/engine';
-import { startRunWorker, type RunWorkerHandle } from './temporal/worker';
+import type { AssayConfig } from '../src/config';
+import { migrate, openDataSource } from '../src/store/data-source';
+import { isDatabaseUnavailable } from '../src/store/errors';
+import { createRunWorkflowClient, type RunWorkflowClient } from '../src/temporal/run-workflows';
+import { ScheduleSync } from '../src/temporal/schedules';
+import { RunRecovery } from '../src/temporal/run-recovery';
+import { retryForever } from '../src/retry';
+import { MockEngine } from '../src/mock/engine';
+import { startRunWorker, type RunWorkerHandle } from './worker';
 import { createApp } from '../api/app';
-import { PROBLEMS, type ProblemCode } from './problems';
+import { PROBLEMS, type ProblemCode } from '../src/problems';
 import { createBundlerApp } from '../api/bundler';
-import { Bundler } from './bundler/service';
-import { ensureWorkspace, findKey, issueKey } from './keys';
-import { startRetentionSweep } from './store/retention';
-import { makePrivateDir, PRIVATE_FILE_MODE, tightenFiles } from './private-files';
-import { policyFromConfig, registerOwnEndpoint } from './net/address-policy';
+import { Bundler } from '../src/bundler/service';
+import { ensureWorkspace, findKey, issueKey } from '../src/keys';
+import { startRetentionSweep } from '../src/store/retention';
+import { makePrivateDir, PRIVATE_FILE_MODE, tightenFiles } from '../src/private-files';
+import { policyFromConfig, registerOwnEndpoint } from '../src/net/address-policy';
 
 /**
  * Opens the store and applies pending migrations. The data folder is made mode 0700 first

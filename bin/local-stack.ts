@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, type AssayConfig } from './config';
-import { createLogger } from './logger';
-import { ensureDevKey, openStore, startApi, startWorker } from './server';
-import { startDevServer, waitForTemporal } from './temporal/dev-server';
+import { loadConfig, type AssayConfig } from '../src/config';
+import { createLogger } from '../src/logger';
+import { ensureDevKey, openStore, startApi, startWorker } from './processes';
+import { startDevServer, waitForTemporal } from '../src/temporal/dev-server';
 
 /**
  * The address policy of a local stack (and of the worker processes a bench starts beside it): API
@@ -27,7 +27,7 @@ export const LOCAL_EGRESS_ENV: Record<string, string> = {
 export interface LocalStack {
   config: AssayConfig;
   /** The API process's handle (its run launcher, recovery sweep…). */
-  api: import('./server').ApiHandle;
+  api: import('./processes').ApiHandle;
   apiUrl: string;
   key: string;
   /** Calls the API; throws with the problem document on a 4xx/5xx. */

@@ -1,9 +1,10 @@
 /**
- * The run workflow's bookkeeping: counts, summary, progress and the estimate of completion.
- * Pure and deterministic (times come from the workflow clock passed in).
+ * The run's ledger ({@link RunLedger}): the run workflow's bookkeeping of counts, summary,
+ * progress and the estimate of completion. Pure and deterministic (times come from the workflow
+ * clock passed in).
  */
 import type { FlowNode, RunPlan, RunProgress, RunStatus, RunSummary, TestCaseDefinition, TestCaseResult } from '../src/domain/types';
-import type { RunLiveState } from './definitions';
+import type { ResumeState, RunLiveState } from '../src/domain/run-workflow';
 import { childLists } from '../src/domain/flow';
 
 /**
@@ -31,7 +32,7 @@ export function expectedNodeExecutions(testCase: Pick<TestCaseDefinition, 'flow'
  * stretched by the work left, `now + elapsed × (1 − work) / work`. Before any work is done, the
  * deadline. Never before `nowMs` (+1 s) and never after the deadline (unless that has passed too).
  *
- * @param work fraction of the run's work done, 0 to 1 ({@link RunBook.work}).
+ * @param work fraction of the run's work done, 0 to 1 ({@link RunLedger.work}).
  * @returns epoch ms.
  */
 export function estimateCompletion(input: { startedAtMs: number; deadlineMs: number; work: number; nowMs: number }): number {
@@ -43,16 +44,12 @@ export function estimateCompletion(input: { startedAtMs: number; deadlineMs: num
   return Math.round(Math.max(soonest, Math.min(eta, deadlineMs)));
 }
 
-/** What a run carries into the next execution when it continues as new. */
-export interface ResumeState {
-  plan: RunPlan;
-  /** Position of the next test case to run. */
-  nextIndex: number;
-  summary: RunSummary;
-  nodesDone: number;
-}
-
-export class RunBook {
+/**
+ * The bookkeeping of one run workflow execution: the plan, the test cases done and the summary,
+ * the node executions done against those expected (progress, the work fraction and the estimate),
+ * the live state the query answers and the state it continues as new with.
+ */
+export class RunLedger {
   status: RunStatus = 'queued';
   plan?: RunPlan;
   nextIndex = 0;

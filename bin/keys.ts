@@ -9,10 +9,10 @@
  * Scopes: `read` (GET only), `run` (read, start and cancel runs), `write` (everything; default).
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config';
-import { migrate, openDataSource } from '../store/data-source';
-import { ApiKey, KEY_SCOPES, Workspace, type KeyScope } from '../store/entities';
-import { ensureWorkspace, issueKey } from '../keys';
+import { loadConfig } from '../src/config';
+import { migrate, openDataSource } from '../src/store/data-source';
+import { ApiKey, KEY_SCOPES, Workspace, type KeyScope } from '../src/store/entities';
+import { ensureWorkspace, issueKey } from '../src/keys';
 
 const USAGE = 'usage: keys create --workspace NAME [--name LABEL] [--scope read|run|write] | keys list --workspace NAME | keys revoke --id KEY_ID';
 

@@ -1,10 +1,12 @@
 /**
- * Names and message definitions of the run workflow, shared by the workflow, the worker and the
- * API client (importing this module pulls in no workflow code).
+ * The run workflow's contract: its type name, input, live state query and search attribute, shared
+ * by the workflow, the worker, the API and the run launcher (importing this module pulls in no
+ * workflow code). `@temporalio/workflow` and `@temporalio/common` are imported for `defineQuery`
+ * and `defineSearchAttributeKey` only (both are pure definitions).
  */
 import { defineQuery } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import type { RunProgress, RunStatus, RunTrigger } from '../src/domain/types';
+import type { RunPlan, RunProgress, RunStatus, RunSummary, RunTrigger } from './types';
 
 /**
  * Search attribute carried by every run workflow: the run's id (`run_…`). API and webhook runs get
@@ -15,6 +17,15 @@ export const RUN_ID_SEARCH_ATTRIBUTE = defineSearchAttributeKey('AssayRunId', Se
 
 /** Workflow type name of a run. */
 export const RUN_WORKFLOW_TYPE = 'runWorkflow';
+
+/** What a run carries into the next execution when it continues as new (workflows/run-ledger.ts). */
+export interface ResumeState {
+  plan: RunPlan;
+  /** Position of the next test case to run. */
+  nextIndex: number;
+  summary: RunSummary;
+  nodesDone: number;
+}
 
 /**
  * Input of the run workflow. Only ids go in: the plan is loaded by an activity (secrets stay out of
@@ -27,7 +38,7 @@ export interface RunWorkflowInput {
   deploymentId?: string;
   trigger?: RunTrigger;
   /** Set when the workflow continued as new to keep its history short. */
-  resume?: import('./run-state').ResumeState;
+  resume?: ResumeState;
 }
 
 /** What the progress query answers. Times are ISO 8601 UTC. */

@@ -1,0 +1,119 @@
+/**
+ * Outgoing HTTP requests that a tenant controls, in one place (issue 11 item 3): API nodes
+ * (activities/http.ts), scripts' bridged `fetch` and libraries loaded by URL
+ * (src/sandbox/sandbox.ts), the bundler's module fetches (src/bundler/fetcher.ts) and outgoing
+ * webhooks (activities/webhooks.ts).
+ *
+ * {@link guardedRequest} sends one request through the address policy's agent of its kind
+ * (`AddressPolicy.agent`, src/net/address-policy.ts: every connection, redirect hops included,
+ * is judged after DNS), with a time limit on the whole exchange and on undici's headers and body waits, optionally
+ * following redirects. {@link readCapped} reads a response body up to a byte cap. A refused
+ * connection surfaces as an error whose `cause` chain holds the refusal (`addressRefusalIn`);
+ * {@link isTimeout} tells a time limit apart from other failures. What each caller makes of a
+ * refusal, a timeout or a cut body (its messages and codes) stays with the caller.
+ */
+import { interceptors, request, type Agent, type Dispatcher } from 'undici';
+
+/** Redirect hops followed at most when a request follows redirects. */
+export const MAX_REDIRECTIONS = 10;
+
+/** One request through {@link guardedRequest}. */
+export interface GuardedRequestOptions {
+  /** HTTP method (default `GET`). */
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /**
+   * Time limit in ms: of the whole exchange (an abort signal, the body read included) and of
+   * undici's waits for the response headers and between body chunks.
+   */
+  timeoutMs: number;
+  /** Another reason to abort (the activity's cancellation, a bundle's deadline). */
+  signal?: AbortSignal;
+  /** Follow up to {@link MAX_REDIRECTIONS} redirects (each hop a new judged connection). Default false. */
+  followRedirects?: boolean;
+}
+
+/** The redirect-following dispatcher over each agent (one per agent). */
+const redirecting = new WeakMap<Agent, Dispatcher>();
+
+function redirectingOver(agent: Agent): Dispatcher {
+  let d = redirecting.get(agent);
+  if (!d) {
+    d = agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS }));
+    redirecting.set(agent, d);
+  }
+  return d;
+}
+
+/**
+ * Sends one request through `agent`, the address policy's agent of the request's kind
+ * (`policy.agent(kind)`). The response body is the caller's to read ({@link readCapped}) or dump.
+ * @throws undici's errors: a refused address (found with `addressRefusalIn`), a time limit
+ *   ({@link isTimeout}), an abort through `signal`, a network failure
+ */
+export function guardedRequest(agent: Agent, url: string | URL, options: GuardedRequestOptions): Promise<Dispatcher.ResponseData> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  return request(url, {
+    method: (options.method ?? 'GET') as Dispatcher.HttpMethod,
+    headers: options.headers,
+    body: options.body,
+    dispatcher: options.followRedirects ? redirectingOver(agent) : agent,
+    signal: options.signal ? AbortSignal.any([timeout, options.signal]) : timeout,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+}
+
+/** A body read by {@link readCapped}. */
+export interface CappedBody {
+  /** The bytes kept: all of them, or the first `maxBytes` when cut. */
+  bytes: Buffer;
+  /** Bytes received, in bytes: the whole body, or when cut those received until the cut. */
+  size: number;
+  /** The body was longer than `maxBytes`; reading stopped there. */
+  truncated: boolean;
+}
+
+/**
+ * Reads `body` up to `maxBytes` bytes. Past the cap it stops and destroys the stream (the
+ * connection closes, nothing more arrives: a huge answer costs no more than the cap), keeping the
+ * first `maxBytes` bytes. `onChunk` is called with the size of each chunk read within the cap and
+ * may throw to stop reading (a cap shared by several bodies); the stream is then destroyed and the
+ * error rethrown. Time limits are the request's ({@link guardedRequest}).
+ * @throws the stream's error (reset, body timeout, abort), or `onChunk`'s
+ */
+export async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, onChunk?: (bytes: number) => void): Promise<CappedBody> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let kept = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      chunks.push(chunk.subarray(0, maxBytes - kept));
+      body.destroy();
+      return { bytes: Buffer.concat(chunks), size, truncated: true };
+    }
+    try {
+      onChunk?.(chunk.length);
+    } catch (err) {
+      body.destroy();
+      throw err;
+    }
+    chunks.push(chunk);
+    kept += chunk.length;
+  }
+  return { bytes: Buffer.concat(chunks), size, truncated: false };
+}
+
+/** undici's codes for a request past its connect, headers or body time limit. */
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * Whether a request failed on a time limit: the abort signal's `TimeoutError`, or undici's
+ * connect, headers or body timeout (its code on the error or on its `cause`).
+ */
+export function isTimeout(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; cause?: { code?: string } } | undefined;
+  return e?.name === 'TimeoutError' || TIMEOUT_CODES.has(e?.code ?? e?.cause?.code ?? '');
+}

@@ -1,0 +1,474 @@
+/**
+ * What a performance run measures, as k6 names it (https://grafana.com/docs/k6/latest/using-k6/metrics/reference/):
+ * `http_reqs`, `http_req_duration`, `http_req_failed`, `checks`, `iterations`,
+ * `iteration_duration`, `data_sent`, `data_received`, plus dropped and interrupted iterations.
+ *
+ * Latencies go into HDR histograms (hdr-histogram-js, 3 significant digits, microseconds up to an
+ * hour), which merge exactly across shards (`add`) and serialise compactly (compressed base64) for
+ * heartbeats. Memory stays flat for a run of any length: no per-request arrays; the per-second time
+ * series keeps at most {@link MAX_SERIES_POINTS} points, halving its resolution when full.
+ *
+ * A request "failed" as in k6's `http_req_failed`: no response (network error, timeout, refused
+ * address) or a status outside 200–399.
+ */
+import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
+import { aggregationName, compare, type Threshold } from './thresholds';
+
+/** Points of a time series at most; past it, adjacent points merge (resolution doubles). */
+export const MAX_SERIES_POINTS = 3600;
+/** Request names (and test case names) broken down at most; the rest count under {@link OTHER}. */
+export const MAX_NAMES = 100;
+/** The bucket of names past {@link MAX_NAMES}. */
+export const OTHER = '(other)';
+
+const HIGHEST_US = 3_600_000_000;
+
+function histogram(): Histogram {
+  return build({ bitBucketSize: 'packed', lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: 3, autoResize: true });
+}
+
+function decode(text: string): Histogram {
+  const h = histogram();
+  if (text) h.add(decodeFromCompressedBase64(text, 'packed'));
+  return h;
+}
+
+const toUs = (ms: number) => Math.min(HIGHEST_US, Math.max(1, Math.round(ms * 1000)));
+const toMs = (us: number) => Math.round(us) / 1000;
+
+/** Counts and a latency histogram of requests (all, one request name, or one test case). */
+class RequestStats {
+  requests = 0;
+  failed = 0;
+  checks = 0;
+  passedChecks = 0;
+  iterations = 0;
+  failedIterations = 0;
+  readonly duration: Histogram;
+  readonly iterationDuration: Histogram;
+
+  constructor(state?: RequestStatsState) {
+    this.duration = decode(state?.duration ?? '');
+    this.iterationDuration = decode(state?.iterationDuration ?? '');
+    if (state) {
+      this.requests = state.requests;
+      this.failed = state.failed;
+      this.checks = state.checks;
+      this.passedChecks = state.passedChecks;
+      this.iterations = state.iterations;
+      this.failedIterations = state.failedIterations;
+    }
+  }
+
+  add(other: RequestStats): void {
+    this.requests += other.requests;
+    this.failed += other.failed;
+    this.checks += other.checks;
+    this.passedChecks += other.passedChecks;
+    this.iterations += other.iterations;
+    this.failedIterations += other.failedIterations;
+    this.duration.add(other.duration);
+    this.iterationDuration.add(other.iterationDuration);
+  }
+
+  state(): RequestStatsState {
+    return {
+      requests: this.requests,
+      failed: this.failed,
+      checks: this.checks,
+      passedChecks: this.passedChecks,
+      iterations: this.iterations,
+      failedIterations: this.failedIterations,
+      duration: this.duration.totalCount ? encodeIntoCompressedBase64(this.duration) : '',
+      iterationDuration: this.iterationDuration.totalCount ? encodeIntoCompressedBase64(this.iterationDuration) : '',
+    };
+  }
+}
+
+/** {@link RequestStats} as JSON (histograms as compressed base64). */
+export interface RequestStatsState {
+  requests: number;
+  failed: number;
+  checks: number;
+  passedChecks: number;
+  iterations: number;
+  failedIterations: number;
+  duration: string;
+  iterationDuration: string;
+}
+
+/** One point of the time series: the requests that ended in `[t, t + resolution)` seconds. */
+export interface SeriesPoint {
+  /** Epoch seconds of the point's start. */
+  t: number;
+  requests: number;
+  failed: number;
+  /** 95th percentile of the point's request durations, ms (0 without requests). */
+  p95: number;
+  /** VUs active at the point's end (largest seen in the point). */
+  vus: number;
+}
+
+/** A shard's cumulative measurements, serialisable: what it heartbeats and what the run merges. */
+export interface LoadMetricsState {
+  all: RequestStatsState;
+  byName: Record<string, RequestStatsState>;
+  byTestCase: Record<string, RequestStatsState>;
+  droppedIterations: number;
+  interruptedIterations: number;
+  bytesSent: number;
+  bytesReceived: number;
+  /** Most VUs active at once. */
+  peakVUs: number;
+  /** Seconds per series point (1, doubling when the series is full). */
+  resolution: number;
+  series: SeriesPoint[];
+}
+
+/** One request, as the load generator records it. */
+export interface RequestSample {
+  /** The API node's name, or its id. */
+  name: string;
+  testCase: string;
+  durationMs: number;
+  /** HTTP status; undefined when no response came (error). */
+  status?: number;
+  bytesSent: number;
+  bytesReceived: number;
+  /** When it ended, epoch ms. */
+  endedAtMs: number;
+}
+
+/** Cumulative measurements of a shard (or of a whole run, once shards are merged). */
+export class LoadMetrics {
+  readonly all: RequestStats;
+  readonly byName = new Map<string, RequestStats>();
+  readonly byTestCase = new Map<string, RequestStats>();
+  droppedIterations = 0;
+  interruptedIterations = 0;
+  bytesSent = 0;
+  bytesReceived = 0;
+  peakVUs = 0;
+  resolution = 1;
+  series: SeriesPoint[] = [];
+  /** The open point's histogram (its p95 is computed when the point closes). */
+  private pointHistogram = histogram();
+  private vus = 0;
+
+  constructor(state?: LoadMetricsState) {
+    this.all = new RequestStats(state?.all);
+    if (!state) return;
+    for (const [name, s] of Object.entries(state.byName)) this.byName.set(name, new RequestStats(s));
+    for (const [name, s] of Object.entries(state.byTestCase)) this.byTestCase.set(name, new RequestStats(s));
+    this.droppedIterations = state.droppedIterations;
+    this.interruptedIterations = state.interruptedIterations;
+    this.bytesSent = state.bytesSent;
+    this.bytesReceived = state.bytesReceived;
+    this.peakVUs = state.peakVUs;
+    this.resolution = state.resolution;
+    this.series = state.series.map((p) => ({ ...p }));
+  }
+
+  /** Records one request (k6: `http_reqs`, `http_req_duration`, `http_req_failed`, data). */
+  recordRequest(sample: RequestSample): void {
+    const failed = sample.status === undefined || sample.status < 200 || sample.status >= 400;
+    const us = toUs(sample.durationMs);
+    for (const stats of [this.all, named(this.byName, sample.name), named(this.byTestCase, sample.testCase)]) {
+      stats.requests += 1;
+      if (failed) stats.failed += 1;
+      stats.duration.recordValue(us);
+    }
+    this.bytesSent += sample.bytesSent;
+    this.bytesReceived += sample.bytesReceived;
+    const point = this.pointAt(sample.endedAtMs);
+    point.requests += 1;
+    if (failed) point.failed += 1;
+    this.pointHistogram.recordValue(us);
+  }
+
+  /** Records assertions of one request name as checks (k6: `checks`). */
+  recordChecks(name: string, testCase: string, passed: number, total: number): void {
+    if (total === 0) return;
+    for (const stats of [this.all, named(this.byName, name), named(this.byTestCase, testCase)]) {
+      stats.checks += total;
+      stats.passedChecks += passed;
+    }
+  }
+
+  /** Records one finished iteration of a test case (k6: `iterations`, `iteration_duration`). */
+  recordIteration(testCase: string, durationMs: number, failed: boolean): void {
+    for (const stats of [this.all, named(this.byTestCase, testCase)]) {
+      stats.iterations += 1;
+      if (failed) stats.failedIterations += 1;
+      stats.iterationDuration.recordValue(toUs(durationMs));
+    }
+  }
+
+  /** Sets the VUs active now (for the series and the peak). */
+  setVUs(vus: number, nowMs: number): void {
+    this.vus = vus;
+    this.peakVUs = Math.max(this.peakVUs, vus);
+    const point = this.pointAt(nowMs);
+    point.vus = Math.max(point.vus, vus);
+  }
+
+  /** The series point covering `ms`, opening a new one (and closing the last) when time moved on. */
+  private pointAt(ms: number): SeriesPoint {
+    const second = Math.floor(ms / 1000);
+    const t = second - (second % this.resolution);
+    let last = this.series[this.series.length - 1];
+    if (last && t <= last.t) return last; // late samples count in the open point
+    if (last) this.closePoint(last);
+    last = { t, requests: 0, failed: 0, p95: 0, vus: this.vus };
+    this.series.push(last);
+    if (this.series.length > MAX_SERIES_POINTS) this.coarsen();
+    return this.series[this.series.length - 1]!;
+  }
+
+  private closePoint(point: SeriesPoint): void {
+    if (this.pointHistogram.totalCount) point.p95 = toMs(this.pointHistogram.getValueAtPercentile(95));
+    this.pointHistogram.reset();
+  }
+
+  /** Halves the series' resolution: adjacent points merge (p95 of the pair: the higher, an upper bound). */
+  private coarsen(): void {
+    this.resolution *= 2;
+    const merged: SeriesPoint[] = [];
+    for (const p of this.series) {
+      const t = p.t - (p.t % this.resolution);
+      const last = merged[merged.length - 1];
+      if (last && last.t === t) {
+        last.requests += p.requests;
+        last.failed += p.failed;
+        last.p95 = Math.max(last.p95, p.p95);
+        last.vus = Math.max(last.vus, p.vus);
+      } else merged.push({ ...p, t });
+    }
+    this.series = merged;
+  }
+
+  /** Adds another shard's measurements: counts and histograms exactly; series points by time. */
+  add(other: LoadMetrics): void {
+    this.all.add(other.all);
+    for (const [name, s] of other.byName) named(this.byName, name).add(s);
+    for (const [name, s] of other.byTestCase) named(this.byTestCase, name).add(s);
+    this.droppedIterations += other.droppedIterations;
+    this.interruptedIterations += other.interruptedIterations;
+    this.bytesSent += other.bytesSent;
+    this.bytesReceived += other.bytesReceived;
+    this.peakVUs += other.peakVUs;
+    const resolution = Math.max(this.resolution, other.resolution);
+    const points = new Map<number, SeriesPoint>();
+    for (const p of [...this.series, ...other.series]) {
+      const t = p.t - (p.t % resolution);
+      const at = points.get(t);
+      if (!at) points.set(t, { ...p, t });
+      else {
+        at.requests += p.requests;
+        at.failed += p.failed;
+        at.p95 = Math.max(at.p95, p.p95);
+        at.vus += p.vus;
+      }
+    }
+    this.resolution = resolution;
+    this.series = [...points.values()].sort((a, b) => a.t - b.t);
+    while (this.series.length > MAX_SERIES_POINTS) this.coarsen();
+  }
+
+  /** The cumulative state (closing nothing: the open point's p95 is filled from its histogram so far). */
+  state(): LoadMetricsState {
+    const series = this.series.map((p) => ({ ...p }));
+    const open = series[series.length - 1];
+    if (open && this.pointHistogram.totalCount) open.p95 = toMs(this.pointHistogram.getValueAtPercentile(95));
+    return {
+      all: this.all.state(),
+      byName: Object.fromEntries([...this.byName].map(([n, s]) => [n, s.state()])),
+      byTestCase: Object.fromEntries([...this.byTestCase].map(([n, s]) => [n, s.state()])),
+      droppedIterations: this.droppedIterations,
+      interruptedIterations: this.interruptedIterations,
+      bytesSent: this.bytesSent,
+      bytesReceived: this.bytesReceived,
+      peakVUs: this.peakVUs,
+      resolution: this.resolution,
+      series,
+    };
+  }
+}
+
+function named(map: Map<string, RequestStats>, name: string): RequestStats {
+  let stats = map.get(name);
+  if (stats) return stats;
+  const key = map.size >= MAX_NAMES ? OTHER : name;
+  stats = map.get(key) ?? new RequestStats();
+  map.set(key, stats);
+  return stats;
+}
+
+/** Latency figures of a histogram, ms. */
+export interface LatencyFigures {
+  avg: number;
+  min: number;
+  med: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+function latency(h: Histogram): LatencyFigures {
+  if (!h.totalCount) return { avg: 0, min: 0, med: 0, p90: 0, p95: 0, p99: 0, max: 0 };
+  return {
+    avg: toMs(h.mean),
+    min: toMs(h.minNonZeroValue),
+    med: toMs(h.getValueAtPercentile(50)),
+    p90: toMs(h.getValueAtPercentile(90)),
+    p95: toMs(h.getValueAtPercentile(95)),
+    p99: toMs(h.getValueAtPercentile(99)),
+    max: toMs(h.maxValue),
+  };
+}
+
+/** The outcome of one threshold. */
+export interface ThresholdOutcome {
+  /** `http_req_duration{name:login}`. */
+  metric: string;
+  /** `p(95)<300`. */
+  threshold: string;
+  passed: boolean;
+  /** The aggregated value it was compared with (ms for durations, a fraction for rates). */
+  actual: number;
+}
+
+/** Per-request-name (or per-test-case) figures in results. */
+export interface NamedFigures extends LatencyFigures {
+  name: string;
+  requests: number;
+  failedRequests: number;
+  errorRate: number;
+  checks: number;
+  passedChecks: number;
+}
+
+/**
+ * The `performance` object of a run's results. The first five fields are the interface spec's
+ * (docs/interface-spec.md "Run results": ms, a fraction, requests per second); the rest is Assay's.
+ */
+export interface PerformanceResults {
+  avgResponseTime: number;
+  p95ResponseTime: number;
+  p99ResponseTime: number;
+  errorRate: number;
+  requestsPerSecond: number;
+  minResponseTime: number;
+  medResponseTime: number;
+  p90ResponseTime: number;
+  maxResponseTime: number;
+  requests: number;
+  failedRequests: number;
+  iterations: number;
+  failedIterations: number;
+  droppedIterations: number;
+  interruptedIterations: number;
+  checks: { total: number; passed: number; rate: number };
+  /** Bytes. */
+  dataSent: number;
+  dataReceived: number;
+  peakVUs: number;
+  /** Milliseconds of load generated (the profile's time reached; outages excluded). */
+  loadDurationMs: number;
+  iterationDuration: LatencyFigures;
+  byName: NamedFigures[];
+  byTestCase: NamedFigures[];
+  thresholds: ThresholdOutcome[];
+  /** Seconds per point. */
+  seriesResolution: number;
+  /** `t` epoch seconds; a missing second means no request ended then (an outage shows as a gap). */
+  series: SeriesPoint[];
+}
+
+function namedFigures(name: string, s: RequestStats): NamedFigures {
+  return {
+    name,
+    requests: s.requests,
+    failedRequests: s.failed,
+    errorRate: s.requests ? s.failed / s.requests : 0,
+    checks: s.checks,
+    passedChecks: s.passedChecks,
+    ...latency(s.duration),
+  };
+}
+
+/** The value a threshold compares, from the stats it names. */
+function aggregate(threshold: Threshold, s: RequestStats, metrics: LoadMetrics, seconds: number): number {
+  const a = threshold.aggregation;
+  switch (threshold.metric) {
+    case 'http_req_duration':
+    case 'iteration_duration': {
+      const h = threshold.metric === 'http_req_duration' ? s.duration : s.iterationDuration;
+      if (!h.totalCount) return 0;
+      if (typeof a === 'object') return toMs(h.getValueAtPercentile(a.p));
+      return a === 'avg' ? toMs(h.mean) : a === 'min' ? toMs(h.minNonZeroValue) : a === 'max' ? toMs(h.maxValue) : toMs(h.getValueAtPercentile(50));
+    }
+    case 'http_req_failed':
+      return s.requests ? s.failed / s.requests : 0;
+    case 'checks':
+      return s.checks ? s.passedChecks / s.checks : 0;
+    case 'http_reqs':
+    case 'iterations':
+    case 'data_sent':
+    case 'data_received': {
+      const count =
+        threshold.metric === 'http_reqs' ? s.requests : threshold.metric === 'iterations' ? s.iterations : threshold.metric === 'data_sent' ? metrics.bytesSent : metrics.bytesReceived;
+      return a === 'rate' ? (seconds > 0 ? count / seconds : 0) : count;
+    }
+  }
+}
+
+/**
+ * Evaluates thresholds against merged measurements. A threshold whose tag names nothing measured
+ * compares against zeros (as k6 does for a sub-metric without samples).
+ */
+export function evaluateThresholds(thresholds: Threshold[], metrics: LoadMetrics, loadDurationMs: number): ThresholdOutcome[] {
+  const seconds = loadDurationMs / 1000;
+  return thresholds.map((t) => {
+    const stats = t.tags.name !== undefined ? metrics.byName.get(t.tags.name) : t.tags.testCase !== undefined ? metrics.byTestCase.get(t.tags.testCase) : metrics.all;
+    const actual = aggregate(t, stats ?? new RequestStats(), metrics, seconds);
+    return { metric: t.key, threshold: `${aggregationName(t.aggregation)}${t.operator}${t.value}`, passed: compare(actual, t.operator, t.value), actual: Math.round(actual * 10_000) / 10_000 };
+  });
+}
+
+/** The results' `performance` object from merged measurements. */
+export function performanceResults(metrics: LoadMetrics, thresholds: Threshold[], loadDurationMs: number): PerformanceResults {
+  const all = metrics.all;
+  const l = latency(all.duration);
+  const seconds = loadDurationMs / 1000;
+  const state = metrics.state();
+  return {
+    avgResponseTime: l.avg,
+    p95ResponseTime: l.p95,
+    p99ResponseTime: l.p99,
+    errorRate: all.requests ? all.failed / all.requests : 0,
+    requestsPerSecond: seconds > 0 ? Math.round((all.requests / seconds) * 100) / 100 : 0,
+    minResponseTime: l.min,
+    medResponseTime: l.med,
+    p90ResponseTime: l.p90,
+    maxResponseTime: l.max,
+    requests: all.requests,
+    failedRequests: all.failed,
+    iterations: all.iterations,
+    failedIterations: all.failedIterations,
+    droppedIterations: metrics.droppedIterations,
+    interruptedIterations: metrics.interruptedIterations,
+    checks: { total: all.checks, passed: all.passedChecks, rate: all.checks ? all.passedChecks / all.checks : 0 },
+    dataSent: metrics.bytesSent,
+    dataReceived: metrics.bytesReceived,
+    peakVUs: metrics.peakVUs,
+    loadDurationMs: Math.round(loadDurationMs),
+    iterationDuration: latency(all.iterationDuration),
+    byName: [...metrics.byName].map(([n, s]) => namedFigures(n, s)).sort((a, b) => b.requests - a.requests),
+    byTestCase: [...metrics.byTestCase].map(([n, s]) => namedFigures(n, s)),
+    thresholds: evaluateThresholds(thresholds, metrics, loadDurationMs),
+    seriesResolution: state.resolution,
+    series: state.series,
+  };
+}

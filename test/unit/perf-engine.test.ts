@@ -1,0 +1,185 @@
+/**
+ * Load measurements and the load engine (issue 12 items 3–5): percentiles from HDR histograms,
+ * exact merges across shards, state that survives a round trip (heartbeats), thresholds deciding
+ * pass/fail, a bounded time series; the engine keeping VUs and arrival rates, dropping iterations
+ * with no VU free, and resuming from a position.
+ */
+import { expect } from 'chai';
+import { LoadEngine, type IterationContext } from '../../src/perf/engine';
+import { evaluateThresholds, LoadMetrics, MAX_SERIES_POINTS, performanceResults } from '../../src/perf/metrics';
+import { validateProfile, type LoadProfile } from '../../src/perf/profile';
+import { parseThresholds } from '../../src/perf/thresholds';
+
+const profile = (input: unknown): LoadProfile => {
+  const { profile: p, issues } = validateProfile(input);
+  expect(issues).to.deep.equal([]);
+  return p!;
+};
+const request = (durationMs: number, status = 200, name = 'get', endedAtMs = 1_700_000_000_000) => ({
+  name,
+  testCase: 'tc',
+  durationMs,
+  status,
+  bytesSent: 10,
+  bytesReceived: 100,
+  endedAtMs,
+});
+
+describe('load metrics', () => {
+  it('gives percentiles of a known distribution (90 % 10 ms, 10 % 100 ms)', () => {
+    const m = new LoadMetrics();
+    for (let i = 0; i < 1000; i++) m.recordRequest(request(i % 10 === 0 ? 100 : 10));
+    const r = performanceResults(m, [], 10_000);
+    expect(r.avgResponseTime).to.be.closeTo(19, 0.1);
+    expect(r.p95ResponseTime).to.be.closeTo(100, 0.1);
+    expect(r.medResponseTime).to.be.closeTo(10, 0.01);
+    expect(r.requests).to.equal(1000);
+    expect(r.requestsPerSecond).to.equal(100);
+    expect(r.dataReceived).to.equal(100_000);
+  });
+
+  it('counts failures as k6 does: no response or a status outside 200–399', () => {
+    const m = new LoadMetrics();
+    for (const status of [200, 302, 399, 400, 500]) m.recordRequest(request(5, status));
+    m.recordRequest({ ...request(5), status: undefined });
+    expect(performanceResults(m, [], 1000).errorRate).to.equal(3 / 6);
+  });
+
+  it('merges shards exactly and survives a round trip through its state', () => {
+    const a = new LoadMetrics();
+    const b = new LoadMetrics();
+    const whole = new LoadMetrics();
+    for (let i = 1; i <= 500; i++) {
+      a.recordRequest(request(i));
+      whole.recordRequest(request(i));
+    }
+    for (let i = 501; i <= 1000; i++) {
+      b.recordRequest(request(i, 200, 'post'));
+      whole.recordRequest(request(i, 200, 'post'));
+    }
+    const merged = new LoadMetrics(JSON.parse(JSON.stringify(a.state())));
+    merged.add(new LoadMetrics(JSON.parse(JSON.stringify(b.state()))));
+    const [m, w] = [performanceResults(merged, [], 1000), performanceResults(whole, [], 1000)];
+    expect(m.p95ResponseTime).to.equal(w.p95ResponseTime);
+    expect(m.p99ResponseTime).to.equal(w.p99ResponseTime);
+    expect(m.avgResponseTime).to.equal(w.avgResponseTime);
+    expect(m.p95ResponseTime).to.be.closeTo(950, 1);
+    expect(m.byName.map((n) => [n.name, n.requests])).to.have.deep.members([
+      ['get', 500],
+      ['post', 500],
+    ]);
+  });
+
+  it('decides thresholds, per request name too', () => {
+    const m = new LoadMetrics();
+    for (let i = 0; i < 100; i++) m.recordRequest(request(i < 98 ? 20 : 500, 200, i % 2 ? 'a' : 'b'));
+    m.recordChecks('a', 'tc', 99, 100);
+    const { thresholds } = parseThresholds({
+      http_req_duration: ['p(95)<100', 'p(99)<100', 'max<=500'],
+      'http_req_duration{name:a}': ['avg<10'],
+      checks: ['rate>0.98'],
+      http_req_failed: ['rate<0.01'],
+      http_reqs: ['count==100'],
+    });
+    const outcomes = evaluateThresholds(thresholds, m, 10_000);
+    expect(outcomes.map((o) => `${o.metric} ${o.threshold} ${o.passed}`)).to.deep.equal([
+      'http_req_duration p(95)<100 true',
+      'http_req_duration p(99)<100 false',
+      'http_req_duration max<=500 true',
+      'http_req_duration{name:a} avg<10 false',
+      'checks rate>0.98 true',
+      'http_req_failed rate<0.01 true',
+      'http_reqs count==100 true',
+    ]);
+  });
+
+  it('keeps a bounded per-second series whose gaps show when no request ended', () => {
+    const m = new LoadMetrics();
+    const t0 = 1_700_000_000_000;
+    m.recordRequest(request(5, 200, 'get', t0));
+    m.recordRequest(request(7, 200, 'get', t0 + 400));
+    m.recordRequest(request(9, 500, 'get', t0 + 5000)); // 4 s with nothing: a gap
+    const s = m.state().series;
+    expect(s.map((p) => p.t)).to.deep.equal([t0 / 1000, t0 / 1000 + 5]);
+    expect(s[0]).to.include({ requests: 2, failed: 0 });
+    expect(s[0]!.p95).to.be.closeTo(7, 0.01);
+    expect(s[1]).to.include({ requests: 1, failed: 1 });
+    expect(s[1]!.p95).to.be.closeTo(9, 0.01);
+    const long = new LoadMetrics();
+    for (let sec = 0; sec < MAX_SERIES_POINTS * 2 + 10; sec++) long.recordRequest(request(1, 200, 'get', t0 + sec * 1000));
+    const state = long.state();
+    expect(state.series.length).to.be.at.most(MAX_SERIES_POINTS);
+    expect(state.resolution).to.equal(4);
+    expect(state.series.reduce((n, p) => n + p.requests, 0)).to.equal(MAX_SERIES_POINTS * 2 + 10);
+  });
+});
+
+describe('load engine', function () {
+  this.timeout(20_000);
+
+  it('runs constant VUs for the duration, each VU looping with its own iteration count', async () => {
+    const seen = new Map<number, number[]>();
+    const engine = new LoadEngine(profile({ executor: 'constant-vus', vus: 3, duration: '600ms', gracefulStop: '1s' }), 0, async (ctx: IterationContext) => {
+      seen.set(ctx.vu, [...(seen.get(ctx.vu) ?? []), ctx.iteration]);
+      await new Promise((r) => setTimeout(r, 50));
+    }, { elapsedMs: 0, nextArrival: 0 });
+    const started = Date.now();
+    await engine.run();
+    const took = Date.now() - started;
+    expect([...seen.keys()].sort()).to.deep.equal([1, 2, 3]);
+    for (const iterations of seen.values()) {
+      expect(iterations[0]).to.equal(0);
+      expect(iterations).to.deep.equal(iterations.map((_, i) => i));
+      expect(iterations.length).to.be.within(8, 13);
+    }
+    expect(took).to.be.within(550, 1200);
+  });
+
+  it('holds an arrival rate whatever the latency, across shards, and drops iterations with no VU free', async () => {
+    const p = profile({ executor: 'constant-arrival-rate', rate: 200, duration: '1s', preAllocatedVUs: 40, shards: 2, gracefulStop: '2s' });
+    const starts: number[] = [];
+    const vus = new Set<number>();
+    const shards = [0, 1].map(
+      (shard) =>
+        new LoadEngine(p, shard, async (ctx) => {
+          starts.push(Date.now());
+          vus.add(ctx.vu);
+          await new Promise((r) => setTimeout(r, 30));
+        }, { elapsedMs: 0, nextArrival: 0 }),
+    );
+    await Promise.all(shards.map((s) => s.run()));
+    expect(starts.length).to.be.within(190, 200);
+    expect([...vus].every((v) => v >= 1 && v <= 40)).to.equal(true);
+
+    let dropped = 0;
+    const slow = new LoadEngine(profile({ executor: 'constant-arrival-rate', rate: 100, duration: '500ms', preAllocatedVUs: 2, gracefulStop: '1s' }), 0, () => new Promise((r) => setTimeout(r, 200)), { elapsedMs: 0, nextArrival: 0 }, { dropped: () => (dropped += 1) });
+    await slow.run();
+    expect(dropped).to.be.greaterThan(35);
+  });
+
+  it('resumes from a position: only the rest of the profile runs', async () => {
+    const p = profile({ executor: 'constant-arrival-rate', rate: 100, duration: '1s', preAllocatedVUs: 5 });
+    let count = 0;
+    const engine = new LoadEngine(p, 0, async () => void (count += 1), { elapsedMs: 700, nextArrival: 70 });
+    const started = Date.now();
+    await engine.run();
+    expect(count).to.equal(30);
+    expect(Date.now() - started).to.be.within(250, 600);
+    expect(engine.position()).to.deep.equal({ elapsedMs: 1000, nextArrival: 100 });
+  });
+
+  it('abandons iterations still running at the end of the graceful stop', async () => {
+    let interrupted = 0;
+    let recordedLate = false;
+    const engine = new LoadEngine(profile({ executor: 'constant-vus', vus: 2, duration: '200ms', gracefulStop: '100ms' }), 0, async (ctx) => {
+      await new Promise((r) => setTimeout(r, 1000));
+      if (ctx.live()) recordedLate = true;
+    }, { elapsedMs: 0, nextArrival: 0 }, { interrupted: () => (interrupted += 1) });
+    const started = Date.now();
+    await engine.run();
+    expect(Date.now() - started).to.be.below(800);
+    expect(interrupted).to.equal(2);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(recordedLate).to.equal(false);
+  });
+});

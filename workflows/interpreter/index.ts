@@ -1,0 +1,10 @@
+/**
+ * The flow interpreter's public surface: the interpreter ({@link FlowInterpreter}), its port
+ * ({@link InterpreterPort}, implemented by workflows/workflow-port.ts and activities/direct-port.ts),
+ * its types and the pure helpers others reuse.
+ */
+export { FlowInterpreter } from './interpreter';
+export type { InterpreterPort } from './port';
+export { DeadlineReached, emptyState, type Failure, type FlowState, type LoopFrame, type LoopSegmentInput, type LoopSegmentOutput, type NodeContext } from './types';
+export { KEPT_ITERATIONS, compactState } from './loop';
+export { resolveRequest } from './api-node';
