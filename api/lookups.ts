@@ -1,13 +1,13 @@
 /**
  * Looking up what a request names in the caller's workspace: the runner and environment a run
  * starts with (POST /v1/runs, deployments, run-now, incoming webhooks), and any one record by
- * its key, 404 `not-found` when the workspace has none.
+ * its key, 404 `not-found` when the workspace has none; listings query the workspace's rows.
  */
-import type { EntityManager, EntityTarget, FindOptionsWhere, ObjectLiteral } from 'typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager, EntityTarget, FindOptionsWhere, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
 import { Environment, Runner, type Deployment } from '../src/store/entities';
 import { fieldError } from '../src/problems';
 import { Problem } from './problem';
+import type { AppContext } from './context';
 
 /** The runner and the environment of a run. */
 export interface RunTarget {
@@ -64,4 +64,9 @@ export async function findOr404<E extends ObjectLiteral>(manager: EntityManager,
   const found = await manager.getRepository(entity).findOneBy(where);
   if (!found) throw new Problem('not-found', `${what} does not exist.`);
   return found;
+}
+
+/** A query of `repo`'s rows in the caller's workspace (`alias` names the entity in it), for a listing to filter and page. */
+export function workspaceRows<E extends ObjectLiteral>(repo: Repository<E>, alias: string, ctx: AppContext): SelectQueryBuilder<E> {
+  return repo.createQueryBuilder(alias).where(`${alias}.workspaceId = :ws`, { ws: ctx.state.caller.workspaceId });
 }

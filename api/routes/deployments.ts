@@ -35,7 +35,7 @@ import { answerStartedRun, runStarter } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { bodyValidator, jsonBody } from '../validation';
 import { byName, keysetPage, readPaging } from '../paging';
-import { deploymentRunTarget, findOr404, requireRunTarget } from '../lookups';
+import { deploymentRunTarget, findOr404, requireRunTarget, workspaceRows } from '../lookups';
 import { iso, nameSchema, uniqueName } from './shared';
 import { issueWebhookToken, keepMaskedWebhookHeaders, maskWebhookHeaders, newSecret } from '../secrets';
 
@@ -201,7 +201,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
 
   router.get('/deployments', async (ctx) => {
     const paging = readPaging(ctx, ORDER);
-    const qb = repo.createQueryBuilder('d').where('d.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    const qb = workspaceRows(repo, 'd', ctx);
     ctx.body = await keysetPage(qb, paging, ORDER, async (d) => json(d, await schedules.state(d, false)));
   });
 

@@ -36,7 +36,7 @@ import { fieldError, type FieldError } from '../../src/problems';
 import { invalid, Problem } from '../problem';
 import { bodyValidator, jsonBody, queryFilter, queryString } from '../validation';
 import { keysetPage, readPaging, type Keyset } from '../paging';
-import { findOr404 } from '../lookups';
+import { findOr404, workspaceRows } from '../lookups';
 import { iso } from './shared';
 
 interface DesignInput {
@@ -202,7 +202,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
 
   router.get('/designs', async (ctx) => {
     const paging = readPaging(ctx, ORDER);
-    const qb = repo.createQueryBuilder('d').where('d.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    const qb = workspaceRows(repo, 'd', ctx);
     const prefixFilter = queryFilter(ctx, 'path');
     if (prefixFilter !== undefined) qb.andWhere("d.path LIKE :p ESCAPE '!'", { p: `${prefixFilter.replace(/[!%_]/g, (c) => `!${c}`)}%` });
     ctx.body = await keysetPage(qb, paging, ORDER, json);

@@ -21,7 +21,7 @@ import type { ApiDeps, AppContext, AppState, Caller } from '../context';
 import { MASKED } from '../secrets';
 import { bodyValidator, jsonBody } from '../validation';
 import { byName, keysetPage, readPaging } from '../paging';
-import { findOr404 } from '../lookups';
+import { findOr404, workspaceRows } from '../lookups';
 import { iso, nameSchema, uniqueName, variablesSchema } from './shared';
 
 interface EnvironmentInput {
@@ -79,7 +79,7 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
 
   router.get('/environments', async (ctx) => {
     const paging = readPaging(ctx, ORDER);
-    const qb = repo.createQueryBuilder('e').where('e.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    const qb = workspaceRows(repo, 'e', ctx);
     ctx.body = await keysetPage(qb, paging, ORDER, (e) => environmentJson(e, ctx.state.caller));
   });
 

@@ -27,7 +27,7 @@ import { fieldError } from '../../src/problems';
 import { invalid, Problem } from '../problem';
 import { bodyValidator, jsonBody } from '../validation';
 import { byName, keysetPage, page, readPaging } from '../paging';
-import { findOr404 } from '../lookups';
+import { findOr404, workspaceRows } from '../lookups';
 import { iso, nameSchema, uniqueName } from './shared';
 import { testCaseJson } from './test-cases';
 
@@ -107,7 +107,7 @@ export function runnersRouter({ dataSource }: ApiDeps): Router<AppState> {
 
   router.get('/runners', async (ctx) => {
     const paging = readPaging(ctx, ORDER);
-    const qb = repo.createQueryBuilder('r').where('r.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    const qb = workspaceRows(repo, 'r', ctx);
     ctx.body = await keysetPage(qb, paging, ORDER, runnerJson);
   });
 

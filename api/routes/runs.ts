@@ -36,7 +36,7 @@ import { bodyValidator, jsonBody, queryEnum, queryFilter, queryFilterEnum } from
 import { answerStartedRun, runStarter } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
 import { keysetPage, page, readPaging, type Keyset } from '../paging';
-import { findOr404, requireRunTarget } from '../lookups';
+import { findOr404, requireRunTarget, workspaceRows } from '../lookups';
 import { deleteRun } from '../../src/store/retention';
 import { iso, nameSchema, variablesSchema } from './shared';
 import { MASKED } from '../secrets';
@@ -155,7 +155,7 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
     const environment = queryFilter(ctx, 'environment');
     const trigger = queryFilterEnum(ctx, 'trigger', RUN_TRIGGERS);
     const deployment = queryFilter(ctx, 'deployment');
-    const qb = repo.createQueryBuilder('run').where('run.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    const qb = workspaceRows(repo, 'run', ctx);
     if (deployment !== undefined) qb.andWhere('run.deploymentId = :deployment', { deployment });
     if (runner !== undefined) qb.andWhere('run.runnerName = :runner', { runner });
     if (environment !== undefined) qb.andWhere('run.environmentName = :environment', { environment });
