@@ -7,7 +7,7 @@ import type { Middleware } from 'koa';
 import type { DataSource } from 'typeorm';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { findKey } from '../src/keys';
-import { Problem } from './problem';
+import { Problem, retryAfterSeconds } from './problem';
 import type { AppContext, AppState } from './context';
 
 /**
@@ -36,7 +36,7 @@ export class AuthFailureLimiter {
   async check(address: string): Promise<void> {
     const used = await this.limiter.get(address);
     if (used && used.consumedPoints >= this.perMinute) {
-      const retryAfter = Math.max(1, Math.ceil(used.msBeforeNext / 1000));
+      const retryAfter = retryAfterSeconds(used.msBeforeNext);
       throw new Problem('auth-rate-limited', `Too many failed authentications from this address (limit ${this.perMinute} per minute); retry in ${retryAfter} s.`, { retryAfter });
     }
   }

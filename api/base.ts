@@ -13,7 +13,8 @@ import type { Logger } from 'pino';
 import type { AssayConfig } from '../src/config';
 import type { AppState } from './context';
 import { errorHandler } from './errors';
-import { Problem, PROBLEMS, type ProblemCode } from './problem';
+import { PROBLEMS, problemTypeUri, type ProblemCode } from '../src/problems';
+import { Problem } from './problem';
 
 /** A client's `X-Request-Id` is kept only when it is 1–128 characters of `[A-Za-z0-9._:-]`. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -63,7 +64,7 @@ export function useServiceBase(app: Koa<AppState>, deps: { dataSource: DataSourc
   root.get('/problems/:code', (ctx) => {
     const code = ctx.params.code as ProblemCode;
     if (!Object.prototype.hasOwnProperty.call(PROBLEMS, code)) throw new Problem('not-found', `No problem type "${ctx.params.code}".`);
-    ctx.body = { type: `/problems/${code}`, code, ...PROBLEMS[code] };
+    ctx.body = { type: problemTypeUri(code), code, ...PROBLEMS[code] };
   });
   app.use(root.routes());
   app.use(allowedMethods(root));
@@ -87,7 +88,6 @@ export function allowedMethods(router: Router<AppState>): Middleware<AppState> {
       ctx.status = 404;
       return;
     }
-    ctx.set('Allow', allowed.join(', '));
-    throw new Problem('method-not-allowed', `${ctx.path} answers ${allowed.join(', ')}, not ${ctx.method}.`, { allowed });
+    throw new Problem('method-not-allowed', `${ctx.path} answers ${allowed.join(', ')}, not ${ctx.method}.`, { allowed }, { headers: { Allow: allowed.join(', ') } });
   };
 }

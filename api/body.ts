@@ -8,16 +8,29 @@
 import type Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import compose from 'koa-compose';
-import { fieldError, invalid, Problem } from './problem';
+import { fieldError } from '../src/problems';
+import { invalid, Problem } from './problem';
 import { illFormedString, MAX_JSON_DEPTH, tooDeep } from '../src/validation/json-limits';
 import type { AppContext, AppState } from './context';
 
 const JSON_TYPES = ['application/json', 'application/merge-patch+json', 'application/*+json'];
 
+/**
+ * True when the request carries a body: a non-zero `Content-Length`, or `Transfer-Encoding`
+ * (chunked: its length is not known before it is read).
+ */
+export function hasBody(ctx: AppContext): boolean {
+  return (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+}
+
+/** The body the parser set ({@link jsonBodies}); undefined before parsing or without a body. */
+export function parsedBody(ctx: AppContext): unknown {
+  return (ctx.request as { body?: unknown }).body;
+}
+
 /** 415 for a request body that is not JSON; bodies of GET/DELETE are ignored. */
 const jsonOnly: Koa.Middleware<AppState> = async (ctx, next) => {
-  const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-  if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody && !ctx.is(JSON_TYPES)) {
+  if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody(ctx) && !ctx.is(JSON_TYPES)) {
     throw new Problem('unsupported-media-type', `Request bodies must be JSON (Content-Type: application/json), not "${ctx.get('Content-Type') || 'none'}".`);
   }
   await next();
@@ -48,7 +61,7 @@ export function refuseDeepBody(body: unknown): void {
 
 /** Checks the depth of `ctx.request.body` once the parser has set it. */
 const depthLimit: Koa.Middleware<AppState> = async (ctx, next) => {
-  refuseDeepBody((ctx.request as { body?: unknown }).body);
+  refuseDeepBody(parsedBody(ctx));
   await next();
 };
 

@@ -27,7 +27,8 @@ import { allowedMethods, useServiceBase } from './base';
 import { jsonBodies } from './body';
 import { AuthFailureLimiter, authenticate } from './auth';
 import { rateLimit } from './rate-limit';
-import { fieldError, invalid, Problem } from './problem';
+import { fieldError } from '../src/problems';
+import { invalid, Problem } from './problem';
 import { bodyValidator, jsonBody } from './validation';
 import { sendImmutableScript } from './scripts';
 

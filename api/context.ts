@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from '../src/config';
 import type { KeyScope } from '../src/store/entities';
-import type { RunLauncher } from '../src/temporal/run-launcher';
+import type { RunWorkflowClient } from '../src/temporal/run-workflows';
 import type { ScheduleSync } from '../src/temporal/schedules';
 import type { MockEngine } from '../src/mock/engine';
 
@@ -14,7 +14,8 @@ import type { MockEngine } from '../src/mock/engine';
 export interface ApiDeps {
   config: AssayConfig;
   dataSource: DataSource;
-  runs: RunLauncher;
+  /** The run workflows on Temporal (start, describe, cancel, Web UI links). */
+  workflows: RunWorkflowClient;
   schedules: ScheduleSync;
   mocks: MockEngine;
   logger: Logger;

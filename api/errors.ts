@@ -1,17 +1,21 @@
 /**
- * The one place where errors become answers: a {@link Problem} is written as problem+json; Koa's
- * HTTP errors (body parsing, size limits) are mapped to their problem codes; anything else is a
- * 500 whose body says only that something failed and gives the request id to find it in the logs,
- * except an unreachable database: 503 `database-unavailable` with `Retry-After`.
+ * The one place where errors become answers (RFC 9457 `application/problem+json`): a
+ * {@link Problem} is written with the headers it carries; everything else is first mapped to one
+ * ({@link toProblem}): Koa's HTTP errors (body parsing, size limits) to their codes, an
+ * unreachable database (src/store/errors.ts) to 503 `database-unavailable` with `Retry-After`,
+ * Temporal unreachable (src/temporal/run-workflows.ts) to 503 `temporal-unavailable`, and
+ * anything else to a 500 whose body says only that something failed and gives the request id to
+ * find it in the logs.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Problem } from './problem';
 import { isDatabaseUnavailable } from '../src/store/errors';
+import { TemporalUnavailableError } from '../src/temporal/run-workflows';
+import type { AppContext, AppState } from './context';
 
 /** Seconds a client is asked to wait while the database is unreachable. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
-import type { AppState } from './context';
 
 function fromHttpError(err: { status?: number; type?: string; message?: string; expose?: boolean }): Problem | null {
   switch (err.status) {
@@ -29,36 +33,46 @@ function fromHttpError(err: { status?: number; type?: string; message?: string; 
   }
 }
 
-/** Catches everything thrown below it. */
+/** The 503 of a Temporal call that failed: what could not be done to which run. */
+function fromTemporal(err: TemporalUnavailableError): Problem {
+  if (err.operation === 'start') {
+    return new Problem('temporal-unavailable', `Run ${err.runId} could not be started: the workflow service is unavailable. Retry later.`, { runId: err.runId });
+  }
+  const what = err.operation === 'cancel' ? 'the run could not be cancelled' : "the run's workflow could not be described";
+  return new Problem('temporal-unavailable', `The workflow service is unavailable; ${what}. Retry later.`);
+}
+
+/** The problem answering `err` (module comment); logs what is not the client's doing. */
+export function toProblem(err: unknown, ctx: AppContext, logger: Logger): Problem {
+  if (err instanceof Problem) return err;
+  const mapped = fromHttpError(err as { status?: number });
+  if (mapped) return mapped;
+  const where = { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path };
+  if (isDatabaseUnavailable(err)) {
+    logger.warn({ ...where, error: (err as Error).message }, 'database unavailable');
+    return new Problem('database-unavailable', `The database cannot be reached right now; nothing was changed. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.`, {
+      retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+    });
+  }
+  if (err instanceof TemporalUnavailableError) return fromTemporal(err);
+  logger.error({ err, ...where }, 'unhandled error');
+  return new Problem('internal', 'An internal error occurred. Quote the instance id when reporting it.');
+}
+
+/** Catches everything thrown below it and answers it as problem+json with the problem's headers. */
 export function errorHandler(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
-      let problem: Problem;
-      if (err instanceof Problem) problem = err;
-      else {
-        const mapped = fromHttpError(err as { status?: number });
-        if (mapped) problem = mapped;
-        else if (isDatabaseUnavailable(err)) {
-          logger.warn({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, error: (err as Error).message }, 'database unavailable');
-          problem = new Problem('database-unavailable', `The database cannot be reached right now; nothing was changed. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.`, {
-            retryAfter: DATABASE_RETRY_AFTER_SECONDS,
-          });
-        } else {
-          logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
-          problem = new Problem('internal', 'An internal error occurred. Quote the instance id when reporting it.');
-        }
-      }
+      const problem = toProblem(err, ctx, logger);
       ctx.status = problem.status;
       // The request body was not read to its end (a 413, or a refusal before parsing): the rest
       // would be read as the next request or stall the connection, so close it after this answer.
       if (!ctx.req.complete) ctx.set('Connection', 'close');
+      ctx.set(problem.headers);
       ctx.type = 'application/problem+json';
       ctx.body = problem.toJSON(`urn:assay:request:${ctx.state.requestId}`);
-      if (problem.status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="assay"');
-      const retryAfter = problem.extras.retryAfter;
-      if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
     }
   };
 }

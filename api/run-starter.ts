@@ -19,14 +19,16 @@
  * `workflowStartedAt`, which the recovery sweep (src/temporal/run-recovery.ts) starts within
  * seconds; starting is idempotent (a workflow already there counts as started). When Temporal
  * cannot be reached the row is ended `failed` with the reason (never left `queued`), its key is
- * released so a retry can succeed, and the caller gets 503.
+ * released so a retry can succeed, and the caller gets 503 `temporal-unavailable` (api/errors.ts).
+ *
+ * The workflow itself is started through src/temporal/run-workflows.ts ({@link RunWorkflowClient}).
  */
 import { In, IsNull, MoreThan, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { newId, runWorkflowId } from '../src/ids';
 import { Run, queuedRun, type Environment, type Runner } from '../src/store/entities';
 import type { RunTrigger, Variables } from '../src/domain/types';
-import type { RunLauncher } from '../src/temporal/run-launcher';
+import { TemporalUnavailableError, type RunWorkflowClient } from '../src/temporal/run-workflows';
 import { startWorkflowOf } from '../src/temporal/run-recovery';
 import type { AssayConfig } from '../src/config';
 import { resolveRunnerSelection } from '../src/store/test-cases';
@@ -34,6 +36,8 @@ import { isUniqueViolation } from '../src/store/errors';
 import { expectedLoopIterations } from '../src/validation/flow';
 import { IDEMPOTENCY_WINDOW_MS, type IdempotencyRequest } from './idempotency';
 import { Problem } from './problem';
+import type { ApiDeps, AppContext } from './context';
+import { iso } from './routes/shared';
 
 export interface NewRun {
   workspaceId: string;
@@ -151,13 +155,23 @@ export async function checkLoopIterations(dataSource: DataSource, runner: Runner
   );
 }
 
+/** What starting a run needs. */
+export interface RunStarterDeps {
+  dataSource: DataSource;
+  workflows: RunWorkflowClient;
+  logger: Logger;
+  /** The quotas to check; none when absent. */
+  limits?: RunLimits;
+}
+
 /**
  * Creates and starts a run (steps in the module comment).
  * @throws Problem `idempotency-key-reused` (422), `loop-iterations-exceeded` (422) and
- *   `quota-exceeded` (429), these two only when `deps.limits` is given; `temporal-unavailable` (503).
+ *   `quota-exceeded` (429), these two only when `deps.limits` is given;
+ *   TemporalUnavailableError (operation `start`: 503 `temporal-unavailable`).
  */
 export async function createAndStartRun(
-  deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger; limits?: RunLimits },
+  deps: RunStarterDeps,
   input: NewRun,
 ): Promise<StartedRun> {
   const repo = deps.dataSource.getRepository(Run);
@@ -208,14 +222,15 @@ export async function createAndStartRun(
     throw err;
   }
   try {
-    await startWorkflowOf(deps.dataSource, deps.runs, run);
+    await startWorkflowOf(deps.dataSource, deps.workflows, run);
   } catch (err) {
     deps.logger.warn({ err, runId: id }, 'could not start run workflow');
     await repo.update(
       { id, status: 'queued', workflowStartedAt: IsNull() },
       { status: 'failed', error: 'The run could not be started: the workflow service is unavailable.', completedAt: new Date(), duration: 0, idempotencyKey: null },
     );
-    throw new Problem('temporal-unavailable', `Run ${id} could not be started: the workflow service is unavailable. Retry later.`, { runId: id });
+    if (err instanceof TemporalUnavailableError) throw err;
+    throw new TemporalUnavailableError(`Could not record the start of workflow ${run.workflowId}: ${(err as Error).message}`, { operation: 'start', runId: id, cause: err });
   }
   return { run, replayed: false };
 }
@@ -224,9 +239,35 @@ export async function createAndStartRun(
  * A replayed call: the run as stored now. Its workflow is started here if the call that created it
  * died before starting it (the recovery sweep would too, a few seconds later).
  */
-async function replay(deps: { dataSource: DataSource; runs: RunLauncher; logger: Logger }, run: Run): Promise<Run> {
+async function replay(deps: RunStarterDeps, run: Run): Promise<Run> {
   if (run.status === 'queued' && !run.workflowStartedAt) {
-    await startWorkflowOf(deps.dataSource, deps.runs, run).catch((err) => deps.logger.warn({ err, runId: run.id }, 'could not start run workflow on replay; the recovery sweep retries'));
+    await startWorkflowOf(deps.dataSource, deps.workflows, run).catch((err) => deps.logger.warn({ err, runId: run.id }, 'could not start run workflow on replay; the recovery sweep retries'));
   }
   return run;
+}
+
+/** Starts runs for the API's routes: {@link createAndStartRun} with the configuration's limits. */
+export function runStarter({ dataSource, workflows, logger, config }: ApiDeps): (input: NewRun) => Promise<StartedRun> {
+  const deps: RunStarterDeps = { dataSource, workflows, logger, limits: runLimits(config) };
+  return (input) => createAndStartRun(deps, input);
+}
+
+/**
+ * Answers a call that started (or replayed) a run: `status` (201 from /v1, 200 from an incoming
+ * webhook), `Idempotent-Replayed: true` on a replay, `Location` of the run when asked, and the body
+ * `{runId, status, runner, environment, deploymentId?, createdAt, links?}`.
+ */
+export function answerStartedRun(ctx: AppContext, { run, replayed }: StartedRun, answer: { status: 200 | 201; location?: boolean; links?: Record<string, string> }): void {
+  if (replayed) ctx.set('Idempotent-Replayed', 'true');
+  ctx.status = answer.status;
+  if (answer.location) ctx.set('Location', `/v1/runs/${run.id}`);
+  ctx.body = {
+    runId: run.id,
+    status: run.status,
+    runner: run.runnerName,
+    environment: run.environmentName,
+    ...(run.deploymentId ? { deploymentId: run.deploymentId } : {}),
+    createdAt: iso(run.createdAt),
+    ...(answer.links ? { links: answer.links } : {}),
+  };
 }

@@ -7,10 +7,13 @@
  *   (`onComplete`/`onFailure`), the header the one of the same name (case-insensitive).
  * - Environment variable values are masked the same way for `read`-scope keys
  *   (api/routes/environments.ts).
+ * - A deployment's incoming webhook token and signing secret are made here, shown once when made;
+ *   only the token's hash is stored ({@link issueWebhookToken}, {@link webhookTokenMatches}).
  */
-import type { DeploymentWebhooks } from '../src/store/entities';
-import type { FieldError } from './problem';
-import { fieldError } from './problem';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Deployment, DeploymentWebhooks } from '../src/store/entities';
+import { hashKey } from '../src/keys';
+import { fieldError, type FieldError } from '../src/problems';
 
 /** What a masked secret reads in an answer. */
 export const MASKED = '***';
@@ -53,4 +56,29 @@ export function keepMaskedWebhookHeaders(incoming: DeploymentWebhooks | null | u
     });
   }
   return errors;
+}
+
+/** A new secret: `<prefix>_` and 32 random bytes in base64url (`whk` webhook tokens, `whsec` signing secrets). */
+export function newSecret(prefix: 'whk' | 'whsec'): string {
+  return `${prefix}_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * Gives `d` a new incoming webhook address (`webhookId`, 24 random bytes in base64url) and token;
+ * stores only the token's hash on `d` (not saved here).
+ * @returns the token, to show once.
+ */
+export function issueWebhookToken(d: Pick<Deployment, 'webhookId' | 'webhookTokenHash'>): string {
+  const token = newSecret('whk');
+  d.webhookId = randomBytes(24).toString('base64url');
+  d.webhookTokenHash = hashKey(token);
+  return token;
+}
+
+/** True when `token` is `d`'s webhook token (its hash compared in constant time). */
+export function webhookTokenMatches(d: Pick<Deployment, 'webhookTokenHash'>, token: string): boolean {
+  if (!d.webhookTokenHash) return false;
+  const x = Buffer.from(hashKey(token), 'hex');
+  const y = Buffer.from(d.webhookTokenHash, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
 }

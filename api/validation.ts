@@ -4,7 +4,9 @@
  */
 import Ajv, { type JSONSchemaType, type ValidateFunction } from 'ajv';
 import { ajvIssues, type FlowIssue } from '../src/validation/flow';
-import { fieldError, invalid, Problem } from './problem';
+import { fieldError } from '../src/problems';
+import { invalid, Problem } from './problem';
+import { hasBody, parsedBody } from './body';
 import type { AppContext } from './context';
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
@@ -23,11 +25,10 @@ export function bodyValidator<T>(schema: JSONSchemaType<T> | Record<string, unkn
   };
 }
 
-/** The parsed JSON body; 400 when the request carries no body at all. */
+/** The parsed JSON body; 400 when the request carries no body at all (api/body.ts {@link hasBody}). */
 export function jsonBody(ctx: AppContext): unknown {
-  const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-  if (!hasBody) throw invalid([fieldError([], 'a JSON body is required')], 'A JSON request body is required.');
-  return (ctx.request as { body?: unknown }).body;
+  if (!hasBody(ctx)) throw invalid([fieldError([], 'a JSON body is required')], 'A JSON request body is required.');
+  return parsedBody(ctx);
 }
 
 /** A query parameter as a string (the first when repeated), or undefined. */
@@ -83,61 +84,3 @@ export function queryEnum<T extends string>(ctx: AppContext, name: string, allow
   if (!(allowed as readonly string[]).includes(raw)) throw queryProblem(name, `must be one of ${allowed.join(', ')}`);
   return raw as T;
 }
-
-/**
- * The shapes a listing's cursor decodes to: `name` (one non-empty string: the last name of the
- * page), `pair` (two strings: e.g. folder and name, path and method), `time-id` (an ISO 8601
- * instant and an id: runs by `createdAt`).
- */
-export type CursorShape = 'name' | 'pair' | 'time-id';
-/** What {@link cursor.decode} returns for each {@link CursorShape}. */
-export interface CursorValue {
-  name: string;
-  pair: [string, string];
-  'time-id': [string, string];
-}
-
-/** Longest cursor text accepted (characters); a real one is far shorter. */
-const MAX_CURSOR_CHARS = 2048;
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
-
-function cursorMatches(value: unknown, shape: CursorShape): boolean {
-  const str = (v: unknown) => typeof v === 'string' && v.length <= 1000;
-  switch (shape) {
-    case 'name':
-      return str(value) && (value as string).length > 0;
-    case 'pair':
-      return Array.isArray(value) && value.length === 2 && value.every(str);
-    case 'time-id':
-      return Array.isArray(value) && value.length === 2 && value.every(str) && ISO_INSTANT.test(value[0] as string) && !Number.isNaN(Date.parse(value[0] as string));
-  }
-}
-
-/**
- * Opaque cursors for keyset pagination: base64url of JSON. A cursor that is not base64url, not
- * JSON, or not of the listing's {@link CursorShape} (`e30` = `{}`, `W251bGwsbnVsbF0` =
- * `[null,null]`) is a 400 `bad-cursor` naming the parameter, never a query with a bad value.
- */
-export const cursor = {
-  encode(value: unknown): string {
-    return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
-  },
-  /** The cursor of the request (undefined when absent or empty). @throws Problem 400 `bad-cursor` */
-  decode<S extends CursorShape>(ctx: AppContext, shape: S, name = 'cursor'): CursorValue[S] | undefined {
-    const raw = ctx.query[name];
-    if (raw === undefined) return undefined;
-    const bad = (detail: string) =>
-      new Problem('bad-cursor', `Query parameter "${name}" ${detail}.`, { errors: [{ field: name, pointer: `?${name}`, detail }] });
-    if (Array.isArray(raw)) throw bad('must be given once');
-    if (raw === '') return undefined;
-    if (raw.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(raw)) throw bad('is not a cursor returned by this API');
-    let value: unknown;
-    try {
-      value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    } catch {
-      throw bad('is not a cursor returned by this API');
-    }
-    if (!cursorMatches(value, shape)) throw bad('is not a cursor returned by this listing');
-    return value as CursorValue[S];
-  },
-};

@@ -188,7 +188,7 @@ async function polling(target: Awaited<ReturnType<typeof startSlowServer>>): Pro
     until = performance.now() + POLL_SECONDS * 1000;
     for (let i = 0; performance.now() < until; i++) {
       const t = performance.now();
-      await stack.api.launcher.liveState({ workflowId: `run-${ids[i % ids.length]!}` } as Run, 2000);
+      await stack.api.workflows.liveState({ workflowId: `run-${ids[i % ids.length]!}` } as Run, 2000);
       query.push(performance.now() - t);
     }
     const row = (name: string, v: number[]) =>

@@ -10,14 +10,14 @@ import type { Logger } from 'pino';
 import type { AssayConfig } from '../src/config';
 import { migrate, openDataSource } from '../src/store/data-source';
 import { isDatabaseUnavailable } from '../src/store/errors';
-import { createRunLauncher, type RunLauncher } from '../src/temporal/run-launcher';
+import { createRunWorkflowClient, type RunWorkflowClient } from '../src/temporal/run-workflows';
 import { ScheduleSync } from '../src/temporal/schedules';
 import { RunRecovery } from '../src/temporal/run-recovery';
 import { retryForever } from '../src/retry';
 import { MockEngine } from '../src/mock/engine';
 import { startRunWorker, type RunWorkerHandle } from './worker';
 import { createApp } from '../api/app';
-import { PROBLEMS, type ProblemCode } from '../api/problem';
+import { PROBLEMS, type ProblemCode } from '../src/problems';
 import { createBundlerApp } from '../api/bundler';
 import { Bundler } from '../src/bundler/service';
 import { ensureWorkspace, findKey, issueKey } from '../src/keys';
@@ -45,7 +45,7 @@ export async function openStore(config: AssayConfig, logger: Logger): Promise<Da
 export interface ApiHandle {
   server: Server;
   mocks: MockEngine;
-  launcher: RunLauncher;
+  workflows: RunWorkflowClient;
   schedules: ScheduleSync;
   recovery: RunRecovery;
   url: string;
@@ -54,13 +54,13 @@ export interface ApiHandle {
 
 /** Serves the REST API on the configured host and port (port 0: a free one). */
 export async function startApi(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<ApiHandle> {
-  const launcher = createRunLauncher(config);
+  const workflows = createRunWorkflowClient(config);
   const schedules = new ScheduleSync(config, dataSource, logger);
   schedules.start(config.deployments.reconcileIntervalMs);
-  const recovery = new RunRecovery(dataSource, launcher, logger);
+  const recovery = new RunRecovery(dataSource, workflows, logger);
   recovery.start(config.api.recoveryIntervalMs);
   const mocks = new MockEngine({ dataSource, revalidateMs: config.mocks.revalidateMs, seed: config.mocks.seed });
-  const app = createApp({ config, dataSource, runs: launcher, schedules, mocks, logger });
+  const app = createApp({ config, dataSource, workflows, schedules, mocks, logger });
   const koa = app.callback();
   // The mock path is hot: it skips Koa and goes straight to the engine.
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
@@ -75,7 +75,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   return {
     server,
     mocks,
-    launcher,
+    workflows,
     schedules,
     recovery,
     url,
@@ -86,7 +86,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       await recovery.close();
       await retention.stop();
       await schedules.close();
-      await launcher.close();
+      await workflows.close();
     },
   };
 }

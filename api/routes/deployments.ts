@@ -20,23 +20,24 @@
  * Outgoing webhook entries' header values are answered as `"***"`; on PATCH a `"***"` value keeps
  * the stored one (api/secrets.ts).
  */
-import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import { CronExpressionParser } from 'cron-parser';
 import { temporalCronProblem } from '../../src/temporal/cron';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
-import { hashKey } from '../../src/keys';
-import { Deployment, Environment, Runner, type DeploymentWebhooks } from '../../src/store/entities';
+import { Deployment, type DeploymentWebhooks } from '../../src/store/entities';
 import { templateIssues } from '../../src/webhooks/payload';
 import type { ScheduleState } from '../../src/temporal/schedules';
 import type { ApiDeps, AppContext, AppState } from '../context';
-import { fieldError, invalid, Problem, type FieldError } from '../problem';
-import { createAndStartRun, runLimits } from '../run-starter';
+import { fieldError, type FieldError } from '../../src/problems';
+import { invalid, Problem } from '../problem';
+import { answerStartedRun, runStarter } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
-import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
-import { iso, nameSchema, page, PAGE, uniqueName } from './shared';
-import { keepMaskedWebhookHeaders, maskWebhookHeaders } from '../secrets';
+import { bodyValidator, jsonBody } from '../validation';
+import { byName, keysetPage, readPaging } from '../paging';
+import { deploymentRunTarget, findOr404, requireRunTarget, workspaceRows } from '../lookups';
+import { iso, nameSchema, uniqueName } from './shared';
+import { issueWebhookToken, keepMaskedWebhookHeaders, maskWebhookHeaders, newSecret } from '../secrets';
 
 interface DeploymentInput {
   name?: string;
@@ -155,18 +156,18 @@ export function deploymentDisabled(d: Pick<Deployment, 'id' | 'name'>): Problem 
   );
 }
 
-const secret = (prefix: string) => `${prefix}_${randomBytes(32).toString('base64url')}`;
-
-async function load(manager: EntityManager, ctx: AppContext): Promise<Deployment> {
+function load(manager: EntityManager, ctx: AppContext): Promise<Deployment> {
   const id = ctx.params.deploymentId!;
-  const d = await manager.getRepository(Deployment).findOneBy({ id, workspaceId: ctx.state.caller.workspaceId });
-  if (!d) throw new Problem('not-found', `Deployment "${id}" does not exist.`);
-  return d;
+  return findOr404(manager, Deployment, { id, workspaceId: ctx.state.caller.workspaceId }, `Deployment "${id}"`);
 }
 
-export function deploymentsRouter({ dataSource, schedules, runs, logger, config }: ApiDeps): Router<AppState> {
+const ORDER = byName<Deployment>('d');
+
+export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
+  const { dataSource, schedules, config } = deps;
   const router = new Router<AppState>();
   const repo = dataSource.getRepository(Deployment);
+  const startRun = runStarter(deps);
 
   /** The JSON form of a deployment (never the secrets: outgoing webhook header values read `"***"`). */
   const json = (d: Deployment, schedule: ScheduleState, once: { webhookToken?: string; signingSecret?: string } = {}) => ({
@@ -187,19 +188,6 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     updatedAt: iso(d.updatedAt),
   });
 
-  /** 422 unless the runner and environment exist in the workspace. */
-  async function checkReferences(workspaceId: string, runner: string, environment: string): Promise<void> {
-    const [r, e] = await Promise.all([
-      dataSource.getRepository(Runner).findOneBy({ workspaceId, name: runner }),
-      dataSource.getRepository(Environment).findOneBy({ workspaceId, name: environment }),
-    ]);
-    const errors = [
-      ...(r ? [] : [fieldError(['runner'], `runner "${runner}" does not exist`)]),
-      ...(e ? [] : [fieldError(['environment'], `environment "${environment}" does not exist`)]),
-    ];
-    if (errors.length) throw new Problem('unknown-reference', errors.map((x) => x.detail).join('; '), { errors });
-  }
-
   /** Saves, then syncs the schedule (a failed sync is recorded and retried; the answer says `pending`). */
   async function saveAndSync(d: Deployment, insert: boolean): Promise<ScheduleState> {
     d.scheduleSyncedAt = null;
@@ -212,16 +200,9 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
   }
 
   router.get('/deployments', async (ctx) => {
-    const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
-    const after = cursor.decode(ctx, 'name');
-    const qb = repo.createQueryBuilder('d').where('d.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
-    if (after !== undefined) qb.andWhere('d.name > :after', { after });
-    const rows = await qb.orderBy('d.name', 'ASC').take(limit + 1).getMany();
-    const items = rows.slice(0, limit);
-    ctx.body = page(
-      await Promise.all(items.map(async (d) => json(d, await schedules.state(d, false)))),
-      rows.length > limit ? cursor.encode(items[items.length - 1]!.name) : null,
-    );
+    const paging = readPaging(ctx, ORDER);
+    const qb = workspaceRows(repo, 'd', ctx);
+    ctx.body = await keysetPage(qb, paging, ORDER, async (d) => json(d, await schedules.state(d, false)));
   });
 
   router.post('/deployments', async (ctx) => {
@@ -243,7 +224,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
       webhookId: null,
       webhookTokenHash: null,
       webhooks: input.webhooks ?? null,
-      signingSecret: input.signingSecret ?? secret('whsec'),
+      signingSecret: input.signingSecret ?? newSecret('whsec'),
       scheduleSyncedAt: null,
       scheduleError: null,
       createdAt: now,
@@ -251,13 +232,8 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     });
     const errors = semanticErrors(d);
     if (errors.length) throw invalid(errors);
-    await checkReferences(d.workspaceId, d.runnerName, d.environmentName);
-    let webhookToken: string | undefined;
-    if (d.webhookEnabled) {
-      d.webhookId = randomBytes(24).toString('base64url');
-      webhookToken = secret('whk');
-      d.webhookTokenHash = hashKey(webhookToken);
-    }
+    await requireRunTarget(dataSource, d.workspaceId, { runner: d.runnerName, environment: d.environmentName });
+    const webhookToken = d.webhookEnabled ? issueWebhookToken(d) : undefined;
     const schedule = await saveAndSync(d, true);
     ctx.status = 201;
     ctx.set('Location', `/v1/deployments/${d.id}`);
@@ -287,16 +263,12 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
     if (patch.signingSecret !== undefined) d.signingSecret = patch.signingSecret;
     const errors = semanticErrors(d);
     if (errors.length) throw invalid(errors);
-    if (patch.runner !== undefined || patch.environment !== undefined) await checkReferences(d.workspaceId, d.runnerName, d.environmentName);
-    let webhookToken: string | undefined;
-    if (patch.webhookEnabled !== undefined) {
-      d.webhookEnabled = patch.webhookEnabled;
-      if (d.webhookEnabled && !d.webhookId) {
-        d.webhookId = randomBytes(24).toString('base64url');
-        webhookToken = secret('whk');
-        d.webhookTokenHash = hashKey(webhookToken);
-      }
+    if (patch.runner !== undefined || patch.environment !== undefined) {
+      await requireRunTarget(dataSource, d.workspaceId, { runner: d.runnerName, environment: d.environmentName });
     }
+    if (patch.webhookEnabled !== undefined) d.webhookEnabled = patch.webhookEnabled;
+    // Turned on for the first time: the deployment gets its address and token (shown once).
+    const webhookToken = patch.webhookEnabled && !d.webhookId ? issueWebhookToken(d) : undefined;
     d.updatedAt = new Date();
     const schedule = await saveAndSync(d, false);
     ctx.body = json(d, schedule, webhookToken ? { webhookToken } : {});
@@ -312,27 +284,15 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
   router.post('/deployments/:deploymentId/runs', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
     if (!d.enabled) throw deploymentDisabled(d);
-    const [runner, environment] = await Promise.all([
-      dataSource.getRepository(Runner).findOneBy({ workspaceId: d.workspaceId, name: d.runnerName }),
-      dataSource.getRepository(Environment).findOneBy({ workspaceId: d.workspaceId, name: d.environmentName }),
-    ]);
-    if (!runner || !environment) throw new Problem('unknown-reference', `The deployment's ${runner ? 'environment' : 'runner'} no longer exists.`);
+    const target = await deploymentRunTarget(dataSource, d);
     const idempotency = readIdempotencyKey(ctx, `POST /v1/deployments/${d.id}/runs`, {});
-    const { run, replayed } = await createAndStartRun(
-      { dataSource, runs, logger, limits: runLimits(config) },
-      { workspaceId: d.workspaceId, runner, environment, timeoutSeconds: config.runs.defaultTimeoutSeconds, variables: {}, trigger: 'api', deploymentId: d.id, idempotency },
-    );
-    if (replayed) ctx.set('Idempotent-Replayed', 'true');
-    ctx.status = 201;
-    ctx.set('Location', `/v1/runs/${run.id}`);
-    ctx.body = { runId: run.id, status: run.status, runner: run.runnerName, environment: run.environmentName, deploymentId: d.id, createdAt: iso(run.createdAt) };
+    const started = await startRun({ workspaceId: d.workspaceId, ...target, timeoutSeconds: config.runs.defaultTimeoutSeconds, variables: {}, trigger: 'api', deploymentId: d.id, idempotency });
+    answerStartedRun(ctx, started, { status: 201, location: true });
   });
 
   router.post('/deployments/:deploymentId/rotate-webhook', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
-    const webhookToken = secret('whk');
-    d.webhookId = randomBytes(24).toString('base64url');
-    d.webhookTokenHash = hashKey(webhookToken);
+    const webhookToken = issueWebhookToken(d);
     d.webhookEnabled = true;
     d.updatedAt = new Date();
     await repo.save(d);
@@ -341,7 +301,7 @@ export function deploymentsRouter({ dataSource, schedules, runs, logger, config 
 
   router.post('/deployments/:deploymentId/rotate-signing-secret', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
-    d.signingSecret = secret('whsec');
+    d.signingSecret = newSecret('whsec');
     d.updatedAt = new Date();
     await repo.save(d);
     ctx.body = json(d, await schedules.state(d, false), { signingSecret: d.signingSecret });

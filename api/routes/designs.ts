@@ -32,9 +32,12 @@ import { MAX_JSON_DEPTH, schemaLoop, tooDeep } from '../../src/validation/json-l
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
 import { HTTP_METHODS } from '../../src/domain/types';
 import type { ApiDeps, AppContext, AppState } from '../context';
-import { fieldError, invalid, Problem, type FieldError } from '../problem';
-import { bodyValidator, cursor, jsonBody, queryFilter, queryInt, queryString } from '../validation';
-import { iso, page, PAGE } from './shared';
+import { fieldError, type FieldError } from '../../src/problems';
+import { invalid, Problem } from '../problem';
+import { bodyValidator, jsonBody, queryFilter, queryString } from '../validation';
+import { keysetPage, readPaging, type Keyset } from '../paging';
+import { findOr404, workspaceRows } from '../lookups';
+import { iso } from './shared';
 
 interface DesignInput {
   method: string;
@@ -78,6 +81,15 @@ const validateSample = bodyValidator<{ schema: object; mode?: 'fast' | 'ai'; hin
   additionalProperties: false,
   properties: { schema: { type: 'object' }, mode: { enum: ['fast', 'ai'] }, hint: { type: 'string', maxLength: 1000 } },
 });
+
+/** The design listing's order: by path, then method. */
+const ORDER: Keyset<ApiDesign, 'pair'> = {
+  shape: 'pair',
+  keys: [
+    { column: 'd.path', of: (d) => d.path },
+    { column: 'd.method', of: (d) => d.method },
+  ],
+};
 
 // Compile-only checks: OpenAPI formats (int32, int64, binary…) are not JSON Schema formats; do not validate or warn about them.
 const schemaChecker = new Ajv({ strict: false, validateFormats: false, logger: false });
@@ -184,23 +196,16 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     }
   }
 
-  async function load(ctx: AppContext): Promise<ApiDesign> {
-    const d = await repo.findOneBy({ id: ctx.params.designId!, workspaceId: ctx.state.caller.workspaceId });
-    if (!d) throw new Problem('not-found', `Design "${ctx.params.designId}" does not exist.`);
-    return d;
+  function load(ctx: AppContext): Promise<ApiDesign> {
+    return findOr404(dataSource.manager, ApiDesign, { id: ctx.params.designId!, workspaceId: ctx.state.caller.workspaceId }, `Design "${ctx.params.designId}"`);
   }
 
   router.get('/designs', async (ctx) => {
-    const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
-    const after = cursor.decode(ctx, 'pair');
-    const qb = repo.createQueryBuilder('d').where('d.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    const paging = readPaging(ctx, ORDER);
+    const qb = workspaceRows(repo, 'd', ctx);
     const prefixFilter = queryFilter(ctx, 'path');
     if (prefixFilter !== undefined) qb.andWhere("d.path LIKE :p ESCAPE '!'", { p: `${prefixFilter.replace(/[!%_]/g, (c) => `!${c}`)}%` });
-    if (after) qb.andWhere('(d.path > :ap OR (d.path = :ap AND d.method > :am))', { ap: after[0], am: after[1] });
-    const rows = await qb.orderBy('d.path', 'ASC').addOrderBy('d.method', 'ASC').take(limit + 1).getMany();
-    const items = rows.slice(0, limit);
-    const last = items[items.length - 1];
-    ctx.body = page(items.map(json), rows.length > limit && last ? cursor.encode([last.path, last.method]) : null);
+    ctx.body = await keysetPage(qb, paging, ORDER, json);
   });
 
   router.post('/designs', async (ctx) => {

@@ -19,9 +19,10 @@ import { Environment } from '../../src/store/entities';
 import type { Variables } from '../../src/domain/types';
 import type { ApiDeps, AppContext, AppState, Caller } from '../context';
 import { MASKED } from '../secrets';
-import { Problem } from '../problem';
-import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
-import { iso, nameSchema, page, PAGE, uniqueName, variablesSchema } from './shared';
+import { bodyValidator, jsonBody } from '../validation';
+import { byName, keysetPage, readPaging } from '../paging';
+import { findOr404, workspaceRows } from '../lookups';
+import { iso, nameSchema, uniqueName, variablesSchema } from './shared';
 
 interface EnvironmentInput {
   name?: string;
@@ -65,26 +66,21 @@ export function environmentJson(e: Environment, caller: Pick<Caller, 'scope'>) {
   return { id: e.id, name: e.name, description: e.description, variables, createdAt: iso(e.createdAt), updatedAt: iso(e.updatedAt) };
 }
 
-async function load(manager: EntityManager, ctx: AppContext): Promise<Environment> {
+function load(manager: EntityManager, ctx: AppContext): Promise<Environment> {
   const name = ctx.params.environmentName!;
-  const env = await manager.getRepository(Environment).findOneBy({ workspaceId: ctx.state.caller.workspaceId, name });
-  if (!env) throw new Problem('not-found', `Environment "${name}" does not exist.`);
-  return env;
+  return findOr404(manager, Environment, { workspaceId: ctx.state.caller.workspaceId, name }, `Environment "${name}"`);
 }
+
+const ORDER = byName<Environment>('e');
 
 export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
   const repo = dataSource.getRepository(Environment);
 
   router.get('/environments', async (ctx) => {
-    const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
-    const after = cursor.decode(ctx, 'name');
-    const qb = repo.createQueryBuilder('e').where('e.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
-    if (after !== undefined) qb.andWhere('e.name > :after', { after });
-    const rows = await qb.orderBy('e.name', 'ASC').take(limit + 1).getMany();
-    const more = rows.length > limit;
-    const items = rows.slice(0, limit);
-    ctx.body = page(items.map((e) => environmentJson(e, ctx.state.caller)), more ? cursor.encode(items[items.length - 1]!.name) : null);
+    const paging = readPaging(ctx, ORDER);
+    const qb = workspaceRows(repo, 'e', ctx);
+    ctx.body = await keysetPage(qb, paging, ORDER, (e) => environmentJson(e, ctx.state.caller));
   });
 
   router.post('/environments', async (ctx) => {

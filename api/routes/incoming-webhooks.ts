@@ -24,23 +24,31 @@
  *
  * `Idempotency-Key` (api/idempotency.ts): the same key and body within 24 h answer the run the
  * first call started (header `Idempotent-Replayed: true`), never a second run.
+ *
+ * The route is a chain of named steps ({@link webhookSteps}), each adding what it found to
+ * `ctx.state`: find the webhook (404) → rate limit per deployment (429) → authenticate (401) →
+ * refuse a disabled deployment (409) → parse and validate the body (415, 400, 413) → find the
+ * runner and environment (422) → read the idempotency key (400) → start the run (422, 429, 503)
+ * → answer.
  */
-import { timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
-import { bodyParser } from '@koa/bodyparser';
 import type Koa from 'koa';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { findKey, hashKey } from '../../src/keys';
-import { Deployment, Environment, KEY_SCOPES, Runner } from '../../src/store/entities';
+import compose from 'koa-compose';
+import type { ParameterizedContext } from 'koa';
+import { findKey } from '../../src/keys';
+import { Deployment, KEY_SCOPES } from '../../src/store/entities';
 import type { Variables } from '../../src/domain/types';
-import type { ApiDeps, AppContext, AppState } from '../context';
-import { fieldError, Problem } from '../problem';
-import { createAndStartRun, runLimits } from '../run-starter';
-import { readIdempotencyKey } from '../idempotency';
+import type { ApiDeps, AppState } from '../context';
+import { Problem } from '../problem';
+import { answerStartedRun, runStarter, type StartedRun } from '../run-starter';
+import { readIdempotencyKey, type IdempotencyRequest } from '../idempotency';
 import { bodyValidator } from '../validation';
-import { refuseDeepBody } from '../body';
+import { hasBody, jsonBodies, parsedBody } from '../body';
+import { PerMinuteLimit } from '../rate-limit';
+import { deploymentRunTarget, type RunTarget } from '../lookups';
+import { webhookTokenMatches } from '../secrets';
 import { deploymentDisabled } from './deployments';
-import { iso, variablesSchema } from './shared';
+import { variablesSchema } from './shared';
 
 interface WebhookBody {
   trigger?: string;
@@ -63,95 +71,158 @@ const validateBody = bodyValidator<WebhookBody>({
   },
 });
 
-function sameHash(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && timingSafeEqual(x, y);
+/** What the steps of a webhook call find, in order; a step reads only what earlier steps set. */
+export interface WebhookState extends AppState {
+  /** The deployment whose webhook is called (step {@link findWebhook}). */
+  deployment: Deployment;
+  /** The validated body; `{}` when the call has none (step {@link parseWebhookBody}). */
+  webhookBody: WebhookBody;
+  /** The runner and environment of the run (step {@link resolveRunTarget}). */
+  target: RunTarget;
+  /** The call's `Idempotency-Key`, when it sent one (step {@link readIdempotency}). */
+  idempotency?: IdempotencyRequest;
+  /** The run started or replayed (step {@link startWebhookRun}). */
+  started: StartedRun;
 }
 
-export function incomingWebhooksRouter({ dataSource, runs, logger, config }: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>();
-  const limiter = new RateLimiterMemory({ points: config.api.rateLimitPerMinute, duration: 60 });
-  const parse = bodyParser({ enableTypes: ['json'], jsonLimit: config.api.maxBodyBytes, encoding: 'utf-8' }) as unknown as Koa.Middleware<AppState>;
+/** A step of the webhook chain. */
+export type WebhookStep = Koa.Middleware<WebhookState>;
+type WebhookContext = ParameterizedContext<WebhookState>;
 
-  /**
-   * Checks the credentials of a call to `deployment`'s webhook (rule in the file's docstring):
-   * returns when one of them is valid, or when there are none and the deployment does not require
-   * any; otherwise throws 401 `unauthorized` whose detail names what was wrong with each.
-   */
-  async function authenticateCall(ctx: AppContext, deployment: Deployment): Promise<void> {
+/** 404 unless `:webhookId` is the address of a deployment whose webhook is enabled. */
+export function findWebhook({ dataSource }: Pick<ApiDeps, 'dataSource'>): WebhookStep {
+  return async (ctx, next) => {
+    const deployment = await dataSource.getRepository(Deployment).findOneBy({ webhookId: ctx.params.webhookId! });
+    if (!deployment || !deployment.webhookEnabled) throw new Problem('not-found', 'No enabled webhook at this address.');
+    ctx.state.deployment = deployment;
+    await next();
+  };
+}
+
+/** 429 `rate-limited` (with `Retry-After`) beyond `ASSAY_RATE_LIMIT_PER_MINUTE` calls per deployment and minute. */
+export function limitWebhookCalls({ config }: Pick<ApiDeps, 'config'>): WebhookStep {
+  const limit = new PerMinuteLimit(config.api.rateLimitPerMinute);
+  return async (ctx, next) => {
+    await limit.consume(ctx.state.deployment.id, (retryAfter) => `Too many calls to this webhook; retry in ${retryAfter} s.`);
+    await next();
+  };
+}
+
+/**
+ * Checks the credentials of the call (rule in the file's docstring): goes on when one of them is
+ * valid, or when there are none and the deployment does not require any; otherwise 401
+ * `unauthorized` whose detail names what was wrong with each.
+ */
+export function authenticateWebhookCall({ dataSource }: Pick<ApiDeps, 'dataSource'>): WebhookStep {
+  /** True when the call's credentials let it start a run; throws 401 when it has only wrong ones. */
+  async function accepted(ctx: WebhookContext): Promise<boolean> {
+    const { deployment } = ctx.state;
     const authorization = ctx.get('Authorization');
     const apiKey = ctx.get('X-API-Key');
     if (!authorization && !apiKey) {
       if (deployment.webhookRequireAuth) throw new Problem('unauthorized', 'Send `Authorization: Bearer <WEBHOOK_TOKEN>` or `X-API-Key: <API_KEY>`.');
-      return;
+      return true;
     }
     const wrong: string[] = [];
     if (authorization) {
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       if (!bearer) wrong.push('the Authorization header is not `Bearer <WEBHOOK_TOKEN>`');
-      else if (deployment.webhookTokenHash && sameHash(hashKey(bearer[1]!), deployment.webhookTokenHash)) return;
+      else if (webhookTokenMatches(deployment, bearer[1]!)) return true;
       else wrong.push('the webhook token is wrong');
     }
     if (apiKey) {
       const key = await findKey(dataSource.manager, apiKey);
-      if (key && key.workspaceId === deployment.workspaceId && KEY_SCOPES.indexOf(key.scope) >= KEY_SCOPES.indexOf('run')) return;
+      if (key && key.workspaceId === deployment.workspaceId && KEY_SCOPES.indexOf(key.scope) >= KEY_SCOPES.indexOf('run')) return true;
       wrong.push('the API key is unknown, revoked, of another workspace, or its scope does not allow starting runs');
     }
     const text = wrong.join('; and ');
     throw new Problem('unauthorized', `${text.charAt(0).toUpperCase()}${text.slice(1)}.`);
   }
+  return async (ctx, next) => {
+    await accepted(ctx);
+    await next();
+  };
+}
 
-  router.post('/webhooks/deploy/:webhookId', async (ctx, next) => {
-    const deployment = await dataSource.getRepository(Deployment).findOneBy({ webhookId: ctx.params.webhookId! });
-    if (!deployment || !deployment.webhookEnabled) throw new Problem('not-found', 'No enabled webhook at this address.');
-    try {
-      await limiter.consume(deployment.id, 1);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new Problem('rate-limited', `Too many calls to this webhook; retry in ${retryAfter} s.`, { retryAfter });
-    }
+/** 409 `deployment-disabled` when the deployment has `enabled: false`. */
+export const refuseDisabledDeployment: WebhookStep = async (ctx, next) => {
+  if (!ctx.state.deployment.enabled) throw deploymentDisabled(ctx.state.deployment);
+  await next();
+};
 
-    await authenticateCall(ctx, deployment);
-    if (!deployment.enabled) throw deploymentDisabled(deployment);
+/**
+ * Parses the body as the /v1 routes do (api/body.ts: 415 unless JSON, 400 malformed or too deep,
+ * 413 too large) and validates it; a call without a body counts as `{}`.
+ */
+export function parseWebhookBody({ config }: Pick<ApiDeps, 'config'>): WebhookStep {
+  const parse = jsonBodies(config.api.maxBodyBytes) as unknown as WebhookStep;
+  return (ctx, next) =>
+    parse(ctx, async () => {
+      ctx.state.webhookBody = validateBody(hasBody(ctx) ? parsedBody(ctx) : {});
+      await next();
+    });
+}
 
-    const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (hasBody && !ctx.is('application/json', 'application/*+json')) {
-      throw new Problem('unsupported-media-type', 'The webhook body must be JSON (Content-Type: application/json).');
-    }
-    await parse(ctx, async () => undefined);
-    refuseDeepBody((ctx.request as { body?: unknown }).body);
-    const body = validateBody(hasBody ? (ctx.request as { body?: unknown }).body : {});
+/** The runner and environment of the run: the deployment's, or the body's `environment` (422 when gone). */
+export function resolveRunTarget({ dataSource }: Pick<ApiDeps, 'dataSource'>): WebhookStep {
+  return async (ctx, next) => {
+    ctx.state.target = await deploymentRunTarget(dataSource, ctx.state.deployment, ctx.state.webhookBody.environment);
+    await next();
+  };
+}
 
-    const environmentName = body.environment ?? deployment.environmentName;
-    const [runner, environment] = await Promise.all([
-      dataSource.getRepository(Runner).findOneBy({ workspaceId: deployment.workspaceId, name: deployment.runnerName }),
-      dataSource.getRepository(Environment).findOneBy({ workspaceId: deployment.workspaceId, name: environmentName }),
-    ]);
-    if (!environment) throw new Problem('unknown-reference', `environment "${environmentName}" does not exist`, { errors: [fieldError(['environment'], `environment "${environmentName}" does not exist`)] });
-    if (!runner) throw new Problem('unknown-reference', `The deployment's runner "${deployment.runnerName}" no longer exists.`);
+/** Reads `Idempotency-Key` (400 `invalid-header` when malformed), fingerprinting the body for this deployment. */
+export const readIdempotency: WebhookStep = async (ctx, next) => {
+  ctx.state.idempotency = readIdempotencyKey(ctx, `webhook ${ctx.state.deployment.id}`, ctx.state.webhookBody);
+  await next();
+};
 
-    const idempotency = readIdempotencyKey(ctx, `webhook ${deployment.id}`, body);
-    const { variables, ...context } = body;
-    const { run, replayed } = await createAndStartRun(
-      { dataSource, runs, logger, limits: runLimits(config) },
-      {
-        workspaceId: deployment.workspaceId,
-        runner,
-        environment,
-        timeoutSeconds: config.runs.defaultTimeoutSeconds,
-        variables: variables ?? {},
-        trigger: 'webhook',
-        deploymentId: deployment.id,
-        context: { trigger: 'webhook', ...context },
-        idempotency,
-      },
-    );
-    if (replayed) ctx.set('Idempotent-Replayed', 'true');
-    ctx.status = 200;
-    ctx.body = { runId: run.id, status: run.status, runner: run.runnerName, environment: run.environmentName, deploymentId: deployment.id, createdAt: iso(run.createdAt), links: { self: `/v1/runs/${run.id}`, results: `/v1/runs/${run.id}/results` } };
-    void next;
-  });
+/**
+ * Starts the run (api/run-starter.ts: quotas, idempotency): the body's `variables` are the run's,
+ * everything else is stored as its `context`.
+ */
+export function startWebhookRun(deps: ApiDeps): WebhookStep {
+  const startRun = runStarter(deps);
+  return async (ctx, next) => {
+    const { deployment, target, idempotency } = ctx.state;
+    const { variables, ...context } = ctx.state.webhookBody;
+    ctx.state.started = await startRun({
+      workspaceId: deployment.workspaceId,
+      ...target,
+      timeoutSeconds: deps.config.runs.defaultTimeoutSeconds,
+      variables: variables ?? {},
+      trigger: 'webhook',
+      deploymentId: deployment.id,
+      context: { trigger: 'webhook', ...context },
+      idempotency,
+    });
+    await next();
+  };
+}
+
+/** 200 with the run, its deployment and links (`Idempotent-Replayed: true` on a replay). */
+export const answerWebhookCall: WebhookStep = async (ctx) => {
+  const { run } = ctx.state.started;
+  answerStartedRun(ctx, ctx.state.started, { status: 200, links: { self: `/v1/runs/${run.id}`, results: `/v1/runs/${run.id}/results` } });
+};
+
+/** The steps of a webhook call, in order (module comment). */
+export function webhookSteps(deps: ApiDeps): WebhookStep[] {
+  return [
+    findWebhook(deps),
+    limitWebhookCalls(deps),
+    authenticateWebhookCall(deps),
+    refuseDisabledDeployment,
+    parseWebhookBody(deps),
+    resolveRunTarget(deps),
+    readIdempotency,
+    startWebhookRun(deps),
+    answerWebhookCall,
+  ];
+}
+
+export function incomingWebhooksRouter(deps: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  router.post('/webhooks/deploy/:webhookId', compose(webhookSteps(deps)) as unknown as Koa.Middleware<AppState>);
   return router;
 }

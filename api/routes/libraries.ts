@@ -12,7 +12,7 @@ import Router from '@koa/router';
 import { libraryManifest, librarySource } from '../../src/sandbox/libraries';
 import type { ApiDeps, AppState } from '../context';
 import { Problem } from '../problem';
-import { page } from './shared';
+import { page } from '../paging';
 import { sendImmutableScript } from '../scripts';
 
 export function librariesRouter({ config }: ApiDeps): Router<AppState> {

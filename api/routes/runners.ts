@@ -23,9 +23,12 @@ import { Runner, RUNNER_ORDERS, TestCase, type RunnerOrder } from '../../src/sto
 import { normaliseFolder } from '../../src/store/folders';
 import { resolveRunnerSelection } from '../../src/store/test-cases';
 import type { ApiDeps, AppContext, AppState } from '../context';
-import { fieldError, invalid, Problem } from '../problem';
-import { bodyValidator, cursor, jsonBody, queryInt } from '../validation';
-import { iso, nameSchema, page, PAGE, uniqueName } from './shared';
+import { fieldError } from '../../src/problems';
+import { invalid, Problem } from '../problem';
+import { bodyValidator, jsonBody } from '../validation';
+import { byName, keysetPage, page, readPaging } from '../paging';
+import { findOr404, workspaceRows } from '../lookups';
+import { iso, nameSchema, uniqueName } from './shared';
 import { testCaseJson } from './test-cases';
 
 interface RunnerInput {
@@ -91,25 +94,21 @@ function apply(runner: Runner, input: RunnerInput, replace: boolean): void {
   if (replace || input.order !== undefined) runner.order = input.order ?? 'name';
 }
 
-async function load(manager: EntityManager, ctx: AppContext): Promise<Runner> {
+function load(manager: EntityManager, ctx: AppContext): Promise<Runner> {
   const name = ctx.params.runnerName!;
-  const runner = await manager.getRepository(Runner).findOneBy({ workspaceId: ctx.state.caller.workspaceId, name });
-  if (!runner) throw new Problem('not-found', `Runner "${name}" does not exist.`);
-  return runner;
+  return findOr404(manager, Runner, { workspaceId: ctx.state.caller.workspaceId, name }, `Runner "${name}"`);
 }
+
+const ORDER = byName<Runner>('r');
 
 export function runnersRouter({ dataSource }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
   const repo = dataSource.getRepository(Runner);
 
   router.get('/runners', async (ctx) => {
-    const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
-    const after = cursor.decode(ctx, 'name');
-    const qb = repo.createQueryBuilder('r').where('r.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
-    if (after !== undefined) qb.andWhere('r.name > :after', { after });
-    const rows = await qb.orderBy('r.name', 'ASC').take(limit + 1).getMany();
-    const items = rows.slice(0, limit);
-    ctx.body = page(items.map(runnerJson), rows.length > limit ? cursor.encode(items[items.length - 1]!.name) : null);
+    const paging = readPaging(ctx, ORDER);
+    const qb = workspaceRows(repo, 'r', ctx);
+    ctx.body = await keysetPage(qb, paging, ORDER, runnerJson);
   });
 
   router.post('/runners', async (ctx) => {

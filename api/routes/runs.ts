@@ -25,19 +25,20 @@
  * ASSAY_MAX_RUN_TIMEOUT_SECONDS); `duration` is in milliseconds.
  */
 import Router from '@koa/router';
-import type { Repository } from 'typeorm';
-import { Environment, Run, Runner, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
+import { Run, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
 import { RUN_STATUSES, type RunTrigger, type Variables } from '../../src/domain/types';
 import { estimateCompletion } from '../../workflows/run-ledger';
-import type { RunLauncher } from '../../src/temporal/run-launcher';
+import type { RunWorkflowClient } from '../../src/temporal/run-workflows';
 import { closedWorkflowReason, failOpenRun } from '../../src/temporal/run-recovery';
 import type { ApiDeps, AppContext, AppState } from '../context';
-import { fieldError, Problem } from '../problem';
-import { bodyValidator, cursor, jsonBody, queryEnum, queryFilter, queryFilterEnum, queryInt } from '../validation';
-import { createAndStartRun, runLimits } from '../run-starter';
+import { Problem } from '../problem';
+import { bodyValidator, jsonBody, queryEnum, queryFilter, queryFilterEnum } from '../validation';
+import { answerStartedRun, runStarter } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
+import { keysetPage, page, readPaging, type Keyset } from '../paging';
+import { findOr404, requireRunTarget, workspaceRows } from '../lookups';
 import { deleteRun } from '../../src/store/retention';
-import { iso, nameSchema, page, variablesSchema } from './shared';
+import { iso, nameSchema, variablesSchema } from './shared';
 import { MASKED } from '../secrets';
 
 interface RunInput {
@@ -53,8 +54,18 @@ const RUN_TRIGGERS = Object.keys({ api: true, schedule: true, webhook: true } sa
 /** Default and largest page of the run listing. */
 const RUN_PAGE = { default: 20, max: 200 } as const;
 
-function links(run: Run, launcher: RunLauncher) {
-  return { self: `/v1/runs/${run.id}`, results: `/v1/runs/${run.id}/results`, temporal: launcher.uiLink(run) };
+/** The run listing's order: by `createdAt`, then id (the cursor holds both). */
+const ORDER: Keyset<Run, 'time-id'> = {
+  shape: 'time-id',
+  keys: [
+    { column: 'run.createdAt', of: (run) => run.createdAt.toISOString(), parse: (value) => new Date(value) },
+    { column: 'run.id', of: (run) => run.id },
+  ],
+};
+
+/** The links of a run document: itself, its results, and its workflow in the Temporal Web UI. */
+function links(run: Run, workflows: RunWorkflowClient) {
+  return { self: `/v1/runs/${run.id}`, results: `/v1/runs/${run.id}/results`, temporal: workflows.uiLink(run) };
 }
 
 /**
@@ -65,7 +76,7 @@ function links(run: Run, launcher: RunLauncher) {
  * running, and it keeps moving while no worker is up. With `maskVariables` (a `read`-scope
  * caller) the run's `variables` values read `"***"`, as environment variables do for such keys.
  */
-export function runJson(run: Run, launcher: RunLauncher, nowMs = Date.now(), maskVariables = false) {
+export function runJson(run: Run, workflows: RunWorkflowClient, nowMs = Date.now(), maskVariables = false) {
   const doc: Record<string, unknown> = {
     runId: run.id,
     status: run.status,
@@ -96,20 +107,16 @@ export function runJson(run: Run, launcher: RunLauncher, nowMs = Date.now(), mas
     doc.completedAt = iso(run.completedAt);
   }
   if (run.status === 'failed') doc.error = run.error ?? 'The run failed';
-  doc.links = links(run, launcher);
+  doc.links = links(run, workflows);
   return doc;
 }
 
-async function loadRun(repo: Repository<Run>, ctx: AppContext): Promise<Run> {
-  const runId = ctx.params.runId!;
-  const run = await repo.findOneBy({ id: runId, workspaceId: ctx.state.caller.workspaceId });
-  if (!run) throw new Problem('not-found', `Run "${runId}" does not exist.`);
-  return run;
-}
-
-export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDeps): Router<AppState> {
+export function runsRouter(deps: ApiDeps): Router<AppState> {
+  const { dataSource, workflows, config } = deps;
   const router = new Router<AppState>();
   const repo = dataSource.getRepository(Run);
+  const startRun = runStarter(deps);
+  const loadRun = (ctx: AppContext) => findOr404(dataSource.manager, Run, { id: ctx.params.runId!, workspaceId: ctx.state.caller.workspaceId }, `Run "${ctx.params.runId}"`);
   const validateRun = bodyValidator<RunInput>({
     type: 'object',
     required: ['runner', 'environment'],
@@ -126,37 +133,20 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     const input = validateRun(jsonBody(ctx));
     const idempotency = readIdempotencyKey(ctx, 'POST /v1/runs', input);
     const workspaceId = ctx.state.caller.workspaceId;
-    const [runner, environment] = await Promise.all([
-      dataSource.getRepository(Runner).findOneBy({ workspaceId, name: input.runner }),
-      dataSource.getRepository(Environment).findOneBy({ workspaceId, name: input.environment }),
-    ]);
-    const errors = [
-      ...(runner ? [] : [fieldError(['runner'], `runner "${input.runner}" does not exist`)]),
-      ...(environment ? [] : [fieldError(['environment'], `environment "${input.environment}" does not exist`)]),
-    ];
-    if (errors.length > 0) throw new Problem('unknown-reference', errors.map((e) => e.detail).join('; '), { errors });
-
-    const { run, replayed } = await createAndStartRun(
-      { dataSource, runs: launcher, logger, limits: runLimits(config) },
-      {
-        workspaceId,
-        runner: runner!,
-        environment: environment!,
-        timeoutSeconds: input.timeout ?? config.runs.defaultTimeoutSeconds,
-        variables: input.variables ?? {},
-        trigger: 'api',
-        idempotency,
-      },
-    );
-    const id = run.id;
-    if (replayed) ctx.set('Idempotent-Replayed', 'true');
-    ctx.status = 201;
-    ctx.set('Location', `/v1/runs/${id}`);
-    ctx.body = { runId: id, status: run.status, runner: run.runnerName, environment: run.environmentName, createdAt: iso(run.createdAt), links: links(run, launcher) };
+    const target = await requireRunTarget(dataSource, workspaceId, input);
+    const started = await startRun({
+      workspaceId,
+      ...target,
+      timeoutSeconds: input.timeout ?? config.runs.defaultTimeoutSeconds,
+      variables: input.variables ?? {},
+      trigger: 'api',
+      idempotency,
+    });
+    answerStartedRun(ctx, started, { status: 201, location: true, links: links(started.run, workflows) });
   });
 
   router.get('/runs', async (ctx) => {
-    const limit = queryInt(ctx, 'limit', RUN_PAGE.default, 1, RUN_PAGE.max);
+    const paging = readPaging(ctx, ORDER, RUN_PAGE);
     queryEnum(ctx, 'orderBy', ['createdAt'] as const, 'createdAt');
     const order = queryEnum(ctx, 'order', ['desc', 'asc'] as const, 'desc');
     // Filters: absent means "any"; an empty value is a 400 (queryFilter), never "any".
@@ -165,34 +155,23 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     const environment = queryFilter(ctx, 'environment');
     const trigger = queryFilterEnum(ctx, 'trigger', RUN_TRIGGERS);
     const deployment = queryFilter(ctx, 'deployment');
-    const qb = repo.createQueryBuilder('run').where('run.workspaceId = :ws', { ws: ctx.state.caller.workspaceId });
+    const qb = workspaceRows(repo, 'run', ctx);
     if (deployment !== undefined) qb.andWhere('run.deploymentId = :deployment', { deployment });
     if (runner !== undefined) qb.andWhere('run.runnerName = :runner', { runner });
     if (environment !== undefined) qb.andWhere('run.environmentName = :environment', { environment });
     if (status !== undefined) qb.andWhere('run.status = :status', { status });
     if (trigger !== undefined) qb.andWhere('run.trigger = :trigger', { trigger });
-    const after = cursor.decode(ctx, 'time-id');
-    if (after) {
-      const cmp = order === 'desc' ? '<' : '>';
-      qb.andWhere(`(run.createdAt ${cmp} :ac OR (run.createdAt = :ac AND run.id ${cmp} :ai))`, { ac: new Date(after[0]), ai: after[1] });
-    }
-    const dir = order === 'desc' ? 'DESC' : 'ASC';
-    const rows = await qb.orderBy('run.createdAt', dir).addOrderBy('run.id', dir).take(limit + 1).getMany();
-    const items = rows.slice(0, limit);
-    const last = items[items.length - 1];
-    ctx.body = page(
-      items.map((r) => runJson(r, launcher, Date.now(), ctx.state.caller.scope === 'read')),
-      rows.length > limit && last ? cursor.encode([last.createdAt.toISOString(), last.id]) : null,
-    );
+    const mask = ctx.state.caller.scope === 'read';
+    ctx.body = await keysetPage(qb, paging, ORDER, (r) => runJson(r, workflows, Date.now(), mask), order === 'desc' ? 'DESC' : 'ASC');
   });
 
   router.get('/runs/:runId', async (ctx) => {
-    const run = await loadRun(repo, ctx);
-    ctx.body = runJson(run, launcher, Date.now(), ctx.state.caller.scope === 'read');
+    const run = await loadRun(ctx);
+    ctx.body = runJson(run, workflows, Date.now(), ctx.state.caller.scope === 'read');
   });
 
   router.get('/runs/:runId/results', async (ctx) => {
-    const run = await loadRun(repo, ctx);
+    const run = await loadRun(ctx);
     const rows = await dataSource.getRepository(RunTestCaseResult).find({ where: { runId: run.id }, order: { position: 'ASC' } });
     const doc: Record<string, unknown> = { runId: run.id, status: run.status, runner: run.runnerName, environment: run.environmentName };
     if (run.status === 'completed') doc.result = run.result;
@@ -206,12 +185,12 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
     if (run.status === 'failed') doc.error = run.error;
     if (run.context) doc.context = run.context;
     doc.details = { testCases: rows.map((r) => r.detail) };
-    doc.links = links(run, launcher);
+    doc.links = links(run, workflows);
     ctx.body = doc;
   });
 
   router.get('/runs/:runId/deliveries', async (ctx) => {
-    const run = await loadRun(repo, ctx);
+    const run = await loadRun(ctx);
     const rows = await dataSource.getRepository(WebhookDelivery).find({ where: { runId: run.id }, order: { event: 'ASC', position: 'ASC' } });
     ctx.body = page(
       rows.map((d) => ({
@@ -233,26 +212,17 @@ export function runsRouter({ dataSource, runs: launcher, config, logger }: ApiDe
   });
 
   router.post('/runs/:runId/cancel', async (ctx) => {
-    const run = await loadRun(repo, ctx);
+    const run = await loadRun(ctx);
     if (run.status === 'completed' || run.status === 'failed') {
       throw new Problem('run-finished', `Run ${run.id} has already ended (${run.status}).`, { runStatus: run.status });
     }
-    let found: boolean;
-    let closedStatus: string | undefined;
-    try {
-      found = await launcher.cancel(run);
-      if (found) {
-        const presence = await launcher.describe(run);
-        if (presence.state === 'closed') closedStatus = presence.status;
-      }
-    } catch {
-      throw new Problem('temporal-unavailable', 'The workflow service is unavailable; the run could not be cancelled. Retry later.');
-    }
+    // Temporal unreachable: 503 `temporal-unavailable` (api/errors.ts).
+    const presence = await workflows.cancel(run);
     // No workflow behind the row, or one that closed without ending it (terminated, timed out):
     // nothing else would end the row, so end it here.
     let ended = false;
-    if (!found) ended = await failOpenRun(dataSource, run, 'Run cancelled');
-    else if (closedStatus) ended = await failOpenRun(dataSource, run, closedWorkflowReason(closedStatus));
+    if (presence.state === 'not-found') ended = await failOpenRun(dataSource, run, 'Run cancelled');
+    else if (presence.state === 'closed') ended = await failOpenRun(dataSource, run, closedWorkflowReason(presence.status));
     ctx.status = 202;
     ctx.body = { runId: run.id, status: ended ? 'failed' : run.status, cancelRequested: true };
   });

@@ -1,5 +1,6 @@
 /**
- * Small pieces every router uses: names, timestamps, list envelopes, and the 409 on a taken name.
+ * Small pieces every router uses: names, timestamps, and the 409 on a taken name (paging:
+ * api/paging.ts; lookups: api/lookups.ts).
  */
 import { isUniqueViolation } from '../../src/store/errors';
 import { Problem } from '../problem';
@@ -16,17 +17,9 @@ export const variablesSchema = {
   additionalProperties: { type: ['string', 'number', 'boolean'] },
 } as const;
 
-/** Default and largest page size of list operations (docs/spec-choices.md). */
-export const PAGE = { default: 50, max: 200 } as const;
-
 /** ISO 8601 UTC with milliseconds, or undefined. */
 export function iso(date: Date | null | undefined): string | undefined {
   return date ? date.toISOString() : undefined;
-}
-
-/** A page of a list: `items` and the cursor of the next page (null on the last). */
-export function page<T>(items: T[], nextCursor: string | null): { items: T[]; nextCursor: string | null } {
-  return { items, nextCursor };
 }
 
 /** Runs `write`; a unique-key violation becomes 409 name-taken about `what`. */

@@ -26,9 +26,11 @@ import { assignNodeIds, expectedLoopIterations, validateDataSets, validateFlow }
 import type { AssayConfig } from '../../src/config';
 import type { DataSet, FlowNode } from '../../src/domain/types';
 import type { ApiDeps, AppContext, AppState } from '../context';
-import { fieldError, Problem } from '../problem';
-import { bodyValidator, cursor, issuesProblem, jsonBody, queryFilter, queryInt, queryProblem } from '../validation';
-import { iso, page, PAGE } from './shared';
+import { fieldError } from '../../src/problems';
+import { Problem } from '../problem';
+import { bodyValidator, issuesProblem, jsonBody, queryFilter, queryProblem } from '../validation';
+import { keysetPage, readPaging, type Keyset } from '../paging';
+import { iso } from './shared';
 import { isUniqueViolation } from '../../src/store/errors';
 
 interface TestCaseInput {
@@ -50,6 +52,15 @@ const fields = {
   flow: { type: 'array' },
   dataSets: { type: 'array' },
 };
+/** The test case listing's order: by folder, then name (unique within a folder). */
+const ORDER: Keyset<TestCase, 'pair'> = {
+  shape: 'pair',
+  keys: [
+    { column: 'tc.folder', of: (tc) => tc.folder },
+    { column: 'tc.name', of: (tc) => tc.name },
+  ],
+};
+
 const validateFull = bodyValidator<TestCaseInput>({ type: 'object', required: ['name', 'flow'], additionalProperties: false, properties: fields });
 const validatePatch = bodyValidator<Partial<TestCaseInput>>({ type: 'object', additionalProperties: false, minProperties: 1, properties: fields });
 
@@ -136,19 +147,14 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
   const router = new Router<AppState>();
 
   router.get('/test-cases', async (ctx) => {
-    const limit = queryInt(ctx, 'limit', PAGE.default, 1, PAGE.max);
+    const paging = readPaging(ctx, ORDER);
     // Filters: absent means "any"; an empty value is a 400 (queryFilter), never "any".
     const folder = queryFilter(ctx, 'folder');
     const tagsParam = queryFilter(ctx, 'tags');
     const tags = tagsParam === undefined ? [] : [...new Set(tagsParam.split(',').map((t) => t.trim()).filter(Boolean))];
     if (tagsParam !== undefined && tags.length === 0) throw queryProblem('tags', 'must name at least one tag (comma-separated)');
     const qb = testCaseQuery(dataSource.manager, ctx.state.caller.workspaceId, { folder, tags });
-    const after = cursor.decode(ctx, 'pair');
-    if (after) qb.andWhere('(tc.folder > :af OR (tc.folder = :af AND tc.name > :an))', { af: after[0], an: after[1] });
-    const rows = await qb.orderBy('tc.folder', 'ASC').addOrderBy('tc.name', 'ASC').take(limit + 1).getMany();
-    const items = rows.slice(0, limit);
-    const last = items[items.length - 1];
-    ctx.body = page(items.map(testCaseJson), rows.length > limit && last ? cursor.encode([last.folder, last.name]) : null);
+    ctx.body = await keysetPage(qb, paging, ORDER, testCaseJson);
   });
 
   router.post('/test-cases', async (ctx) => {

@@ -5,7 +5,8 @@
 import Router from '@koa/router';
 import { Workspace } from '../../src/store/entities';
 import type { ApiDeps, AppState } from '../context';
-import { iso, page } from './shared';
+import { iso } from './shared';
+import { page } from '../paging';
 
 export function workspacesRouter({ dataSource }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();

@@ -1,7 +1,7 @@
 /**
  * Why a bundle could not be made. Every refusal of the bundler is a {@link BundleError} with a
  * stable code; the bundler's HTTP interface (api/bundler.ts) answers each as RFC 9457
- * problem+json with the status the problem catalogue (api/problem.ts) gives the code.
+ * problem+json with the status the problem catalogue (src/problems.ts) gives the code.
  */
 
 /** The codes, each a 4xx answer (docs/bundler.md, "Errors"). */

@@ -25,7 +25,7 @@
 import { In, IsNull, LessThan, Not, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { Run } from '../store/entities';
-import type { RunLauncher } from './run-launcher';
+import type { RunWorkflowClient } from './run-workflows';
 
 /** Rows younger than this are left to the call that is starting them (its start deadline is 5 s). */
 export const GRACE_MS = 10_000;
@@ -85,14 +85,15 @@ export async function failOpenRun(dataSource: DataSource, run: Pick<Run, 'id' | 
 }
 
 /**
- * Starts the workflow of a stored `queued` run (idempotent: {@link RunLauncher.start}) and records
- * `workflowStartedAt`, so the sweep leaves it alone. Used by every API path that starts a run
- * (api/run-starter.ts) and by the sweep.
- * @returns what {@link RunLauncher.start} says: `started`, or `existed` when the workflow was there.
+ * Starts the workflow of a stored `queued` run (idempotent: {@link RunWorkflowClient.startWorkflow})
+ * and records `workflowStartedAt`, so the sweep leaves it alone. Used by every API path that starts
+ * a run (api/run-starter.ts) and by the sweep.
+ * @returns what {@link RunWorkflowClient.startWorkflow} says: `started`, or `existed` when the
+ *   workflow was there.
  * @throws TemporalUnavailableError
  */
-export async function startWorkflowOf(dataSource: DataSource, launcher: RunLauncher, run: Run): Promise<'started' | 'existed'> {
-  const outcome = await launcher.start(run);
+export async function startWorkflowOf(dataSource: DataSource, workflows: RunWorkflowClient, run: Run): Promise<'started' | 'existed'> {
+  const outcome = await workflows.startWorkflow(run);
   run.workflowStartedAt = new Date();
   await dataSource.getRepository(Run).update({ id: run.id, workflowStartedAt: IsNull() }, { workflowStartedAt: run.workflowStartedAt });
   return outcome;
@@ -106,7 +107,7 @@ export class RunRecovery {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly launcher: RunLauncher,
+    private readonly workflows: RunWorkflowClient,
     private readonly logger: Logger,
   ) {}
 
@@ -158,7 +159,7 @@ export class RunRecovery {
     const due = candidates.filter((run) => (run.workflowStartedAt ?? run.createdAt) <= before && !this.checked.has(run.id)).slice(0, DESCRIBES_PER_SWEEP);
     for (const run of due) {
       this.checked.set(run.id, now);
-      const presence = await this.launcher.describe(run);
+      const presence = await this.workflows.describe(run);
       if (presence.state === 'running') continue;
       const reason = closedWorkflowReason(presence.state === 'closed' ? presence.status : 'not-found');
       if (await failOpenRun(this.dataSource, run, reason)) {
@@ -183,15 +184,15 @@ export class RunRecovery {
         if (await failOpenRun(this.dataSource, run, error)) outcome.failed.push(run.id);
       };
       if (run.createdAt.getTime() + run.timeoutSeconds * 1000 < Date.now()) {
-        const presence = await this.launcher.describe(run);
+        const presence = await this.workflows.describe(run);
         if (presence.state === 'not-found') {
           await fail(`The run could not be started within its timeout of ${run.timeoutSeconds} s: the workflow service was unavailable.`);
           continue;
         }
       }
       // Only a workflow that was already there can have closed before its first step marked the row.
-      if ((await startWorkflowOf(this.dataSource, this.launcher, run)) === 'existed') {
-        const presence = await this.launcher.describe(run);
+      if ((await startWorkflowOf(this.dataSource, this.workflows, run)) === 'existed') {
+        const presence = await this.workflows.describe(run);
         if (presence.state === 'closed') {
           await fail(`The run's workflow ended (${presence.status.toLowerCase()}) before the run started.`);
           continue;

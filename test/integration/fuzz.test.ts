@@ -37,7 +37,7 @@ function apiRoutes(app: TestApp): Route[] {
   const koa = createApp({
     config: app.config,
     dataSource: app.dataSource,
-    runs: app.api.launcher,
+    workflows: app.api.workflows,
     schedules: app.api.schedules,
     mocks: app.api.mocks,
     logger: createLogger('silent', 'fuzz'),

@@ -31,7 +31,7 @@ describe('scopes per endpoint (one table)', function () {
     return {
       config: app.config,
       dataSource: app.dataSource,
-      runs: app.api.launcher,
+      workflows: app.api.workflows,
       schedules: app.api.schedules,
       mocks: app.api.mocks,
       logger: createLogger('silent', 'assay-test'),

@@ -1,8 +1,11 @@
 /**
- * The API's side of runs on Temporal: start a run's workflow, cancel it, ask it for live progress.
+ * The workflows of runs on Temporal, as the API and the recovery sweep see them: start the
+ * workflow of a stored run, describe it, cancel it, query its live state, link to it in the
+ * Temporal Web UI. Starting a *run* (row, idempotency, quotas) is api/run-starter.ts; it starts
+ * the workflow through this client.
  *
  * The client connects on first use, so the API serves everything else while Temporal is down;
- * starting a run then fails with {@link TemporalUnavailableError} and the API answers 503.
+ * a call then fails with {@link TemporalUnavailableError} and the API answers 503.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import { OnDemandClient } from './client';
@@ -11,18 +14,30 @@ import type { Run } from '../store/entities';
 import { RUN_WORKFLOW_TYPE, runStateQuery, type RunLiveState, type RunWorkflowInput } from '../domain/run-workflow';
 import { registerSearchAttributes, SA_ENVIRONMENT, SA_RUN_ID, SA_RUNNER, SA_TRIGGER, SA_WORKSPACE } from './search-attributes';
 
-/** Temporal could not be reached or refused the call. */
+/** What a {@link RunWorkflowClient} call was doing when Temporal failed it. */
+export type WorkflowOperation = 'start' | 'describe' | 'cancel';
+
+/**
+ * Temporal could not be reached or refused the call. `operation` and `runId` say what failed
+ * (the API's answer names them: api/errors.ts); `message` adds the cause, for logs.
+ */
 export class TemporalUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  readonly operation: WorkflowOperation;
+  readonly runId: string;
+
+  constructor(message: string, options: { operation: WorkflowOperation; runId: string; cause?: unknown }) {
+    super(message, { cause: options.cause });
     this.name = 'TemporalUnavailableError';
+    this.operation = options.operation;
+    this.runId = options.runId;
   }
 }
 
 /** What Temporal knows of a run's workflow: running, closed (with its status), or not found. */
 export type WorkflowPresence = { state: 'running' } | { state: 'closed'; status: string } | { state: 'not-found' };
 
-export interface RunLauncher {
+/** The workflows of runs (module comment); {@link createRunWorkflowClient} makes one. */
+export interface RunWorkflowClient {
   /**
    * Starts workflow `run-<runId>` for a stored `queued` run. Idempotent: a workflow that already
    * exists under that id (started by an earlier call, a crashed API, another API process's
@@ -31,11 +46,16 @@ export interface RunLauncher {
    *   there (running or closed).
    * @throws TemporalUnavailableError
    */
-  start(run: Run): Promise<'started' | 'existed'>;
+  startWorkflow(run: Run): Promise<'started' | 'existed'>;
   /** Whether the run's workflow exists and is running. @throws TemporalUnavailableError */
   describe(run: Run): Promise<WorkflowPresence>;
-  /** Requests cancellation; false when no such workflow exists. @throws TemporalUnavailableError */
-  cancel(run: Run): Promise<boolean>;
+  /**
+   * Requests cancellation of the run's workflow, then tells what Temporal knows of it: `not-found`
+   * when there is no such workflow (nothing was requested), else what describing it says
+   * (`running` while the cancellation is being handled, `closed` when it had already closed).
+   * @throws TemporalUnavailableError (operation `cancel`, also when describing fails)
+   */
+  cancel(run: Run): Promise<WorkflowPresence>;
   /** The workflow's live state, or null when no worker answered within `deadlineMs`. */
   liveState(run: Run, deadlineMs: number): Promise<RunLiveState | null>;
   /** Link to the run in the Temporal Web UI. */
@@ -46,7 +66,8 @@ export interface RunLauncher {
 /** How long starting a workflow may take before the API gives up and answers 503. */
 const START_DEADLINE_MS = 5000;
 
-export function createRunLauncher(config: AssayConfig): RunLauncher {
+/** A client of the run workflows of `config.temporal` (its namespace, task queue and Web UI). */
+export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient {
   const temporal = new OnDemandClient(config);
   let registered: Promise<unknown> | undefined;
 
@@ -62,8 +83,19 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
     return registered;
   }
 
+  /** What Temporal knows of the run's workflow; failures are `operation`'s. */
+  async function presence(run: Run, operation: WorkflowOperation): Promise<WorkflowPresence> {
+    try {
+      const d = await temporal.call(START_DEADLINE_MS, (client) => client.workflow.getHandle(run.workflowId).describe());
+      return d.status.name === 'RUNNING' ? { state: 'running' } : { state: 'closed', status: d.status.name };
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return { state: 'not-found' };
+      throw new TemporalUnavailableError(`Could not describe workflow ${run.workflowId}: ${(err as Error).message}`, { operation, runId: run.id, cause: err });
+    }
+  }
+
   return {
-    async start(run) {
+    async startWorkflow(run) {
       const input: RunWorkflowInput = { runId: run.id, trigger: run.trigger, ...(run.deploymentId ? { deploymentId: run.deploymentId } : {}) };
       try {
         // The client retries an unreachable server for a long time; a caller waiting for a 503 should not.
@@ -86,28 +118,22 @@ export function createRunLauncher(config: AssayConfig): RunLauncher {
         return 'started';
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) return 'existed';
-        throw new TemporalUnavailableError(`Could not start workflow ${run.workflowId}: ${(err as Error).message}`, { cause: err });
+        throw new TemporalUnavailableError(`Could not start workflow ${run.workflowId}: ${(err as Error).message}`, { operation: 'start', runId: run.id, cause: err });
       }
     },
 
-    async describe(run) {
-      try {
-        const d = await temporal.call(START_DEADLINE_MS, (client) => client.workflow.getHandle(run.workflowId).describe());
-        return d.status.name === 'RUNNING' ? { state: 'running' } : { state: 'closed', status: d.status.name };
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return { state: 'not-found' };
-        throw new TemporalUnavailableError(`Could not describe workflow ${run.workflowId}: ${(err as Error).message}`, { cause: err });
-      }
+    describe(run) {
+      return presence(run, 'describe');
     },
 
     async cancel(run) {
       try {
         await temporal.call(START_DEADLINE_MS, (client) => client.workflow.getHandle(run.workflowId).cancel());
-        return true;
       } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return false;
-        throw new TemporalUnavailableError(`Could not cancel workflow ${run.workflowId}: ${(err as Error).message}`, { cause: err });
+        if (err instanceof WorkflowNotFoundError) return { state: 'not-found' };
+        throw new TemporalUnavailableError(`Could not cancel workflow ${run.workflowId}: ${(err as Error).message}`, { operation: 'cancel', runId: run.id, cause: err });
       }
+      return presence(run, 'cancel');
     },
 
     async liveState(run, deadlineMs) {
