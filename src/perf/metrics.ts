@@ -481,3 +481,44 @@ export function performanceResults(metrics: LoadMetrics, thresholds: Threshold[]
     series: state.series,
   };
 }
+
+/** Live figures of a running performance run (GET /v1/runs/{id} `performance`; docs/performance.md). */
+export interface LiveFigures {
+  /** Milliseconds into the profile (the least advanced shard's). */
+  elapsedMs: number;
+  /** The profile's planned load, ms. */
+  durationMs: number;
+  /** elapsedMs / durationMs, 0 to 100. */
+  percent: number;
+  activeVUs: number;
+  /** Requests per second over the last complete points of the series (up to 5 s). */
+  requestsPerSecond: number;
+  requests: number;
+  p95ResponseTime: number;
+  errorRate: number;
+}
+
+/**
+ * Merges shards' latest snapshots into live figures. `shards` is every stored snapshot (a shard not
+ * started yet has none and counts at 0 ms); `expectedShards` the profile's shard count.
+ */
+export function liveFigures(shards: Array<{ metrics: LoadMetricsState; elapsedMs: number; activeVUs: number }>, expectedShards: number, durationMs: number, nowMs: number): LiveFigures {
+  const merged = new LoadMetrics();
+  for (const s of shards) merged.add(new LoadMetrics(s.metrics));
+  const elapsedMs = shards.length < expectedShards ? 0 : Math.min(...shards.map((s) => s.elapsedMs));
+  const nowSecond = Math.floor(nowMs / 1000);
+  // Complete points of the last 5 seconds (the current second is still filling).
+  const recent = merged.series.filter((p) => p.t < nowSecond && p.t >= nowSecond - 5);
+  const seconds = recent.length ? Math.max(1, nowSecond - recent[0]!.t) : 0;
+  const h = merged.all.duration;
+  return {
+    elapsedMs,
+    durationMs,
+    percent: durationMs > 0 ? Math.min(100, Math.round((elapsedMs / durationMs) * 1000) / 10) : 0,
+    activeVUs: shards.reduce((n, s) => n + s.activeVUs, 0),
+    requestsPerSecond: seconds ? Math.round((recent.reduce((n, p) => n + p.requests, 0) / seconds) * 10) / 10 : 0,
+    requests: merged.all.requests,
+    p95ResponseTime: h.totalCount ? toMs(h.getValueAtPercentile(95)) : 0,
+    errorRate: merged.all.requests ? merged.all.failed / merged.all.requests : 0,
+  };
+}
