@@ -53,6 +53,21 @@ async function storeStep<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The stored row of a test case's result (its detail capped: src/domain/limits.ts). */
+function testCaseRow(runId: string, position: number, result: TestCaseResult, createdAt: Date) {
+  return {
+    runId,
+    position,
+    testCaseId: result.testCaseId,
+    name: result.name,
+    status: result.status,
+    duration: Math.round(result.duration),
+    assertions: result.assertions,
+    detail: jsonValue(capDepth(result)),
+    createdAt,
+  };
+}
+
 export interface ProgressInput {
   runId: string;
   progress: { completed: number; total: number };
@@ -246,7 +261,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
               failures: own,
               nodes: [],
             };
-            return { runId: input.runId, position, testCaseId: tc.id, name: tc.name, status, duration: detail.duration, assertions: detail.assertions, detail: jsonValue(capDepth(detail)), createdAt: new Date() };
+            return testCaseRow(input.runId, position, detail, new Date());
           });
           if (rows.length) await manager.getRepository(RunTestCaseResult).upsert(rows, ['runId', 'position']);
           await manager.getRepository(Run).update({ id: input.runId }, { performance: jsonValue(performance), progressCompleted: plan.testCases.length, progressWork: 1 });
@@ -260,17 +275,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
       const { result } = input;
       await dataSource.transaction(async (manager) => {
         await manager.getRepository(RunTestCaseResult).upsert(
-          {
-            runId: input.runId,
-            position: input.position,
-            testCaseId: result.testCaseId,
-            name: result.name,
-            status: result.status,
-            duration: Math.round(result.duration),
-            assertions: result.assertions,
-            detail: jsonValue(capDepth(result)),
-            createdAt: new Date(),
-          },
+          testCaseRow(input.runId, input.position, result, new Date()),
           ['runId', 'position'],
         );
         await updateProgress(manager, input);
@@ -293,17 +298,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
         const completedAt = new Date();
         if (input.unfinished.length > 0) {
           await manager.getRepository(RunTestCaseResult).upsert(
-            input.unfinished.map(({ position, result }) => ({
-              runId: input.runId,
-              position,
-              testCaseId: result.testCaseId,
-              name: result.name,
-              status: result.status,
-              duration: Math.round(result.duration),
-              assertions: result.assertions,
-              detail: jsonValue(capDepth(result)),
-              createdAt: completedAt,
-            })),
+            input.unfinished.map(({ position, result }) => testCaseRow(input.runId, position, result, completedAt)),
             ['runId', 'position'],
           );
         }
