@@ -40,6 +40,7 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
     const rows = await dataSource.getRepository(RunTestCaseResult).find({ where: { runId: run.id }, order: { position: 'ASC' } });
     const summary = run.summary ?? { total: rows.length, passed: 0, failed: 0, skipped: 0 };
     const outcome = run.status === 'completed' && run.result === 'passed' ? 'passed' : 'failed';
+    const performance = run.loadProfile ? (await dataSource.getRepository(Run).findOne({ select: { id: true, performance: true }, where: { id: run.id } }))?.performance : undefined;
     return {
       event: run.status === 'completed' ? 'run.completed' : 'run.failed',
       deployment: { id: deployment.id, name: deployment.name, runner: run.runnerName, environment: run.environmentName },
@@ -61,6 +62,7 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
         trigger: run.trigger,
       },
       context: run.context ?? {},
+      ...(performance ? { performance } : {}),
     };
   }
 

@@ -36,6 +36,7 @@ import { isUniqueViolation } from '../src/store/errors';
 import { expectedLoopIterations } from '../src/validation/flow';
 import { IDEMPOTENCY_WINDOW_MS, type IdempotencyRequest } from './idempotency';
 import { Problem } from './problem';
+import type { LoadProfileInput } from '../src/perf/profile';
 import type { ApiDeps, AppContext } from './context';
 import { iso } from './routes/shared';
 
@@ -51,6 +52,8 @@ export interface NewRun {
   context?: Record<string, unknown>;
   /** The caller's Idempotency-Key, when it sent one. */
   idempotency?: IdempotencyRequest;
+  /** The run's own load profile (a performance run); else the deployment's or runner's applies when it starts. */
+  loadProfile?: LoadProfileInput | null;
 }
 
 export interface StartedRun {
@@ -211,6 +214,7 @@ export async function createAndStartRun(
       context: input.context ?? null,
       idempotencyKey: idem?.key ?? null,
       idempotencyFingerprint: idem?.fingerprint ?? null,
+      loadProfile: input.loadProfile ?? null,
     }),
   );
   try {

@@ -13,7 +13,8 @@
  *   POST   /v1/deployments/{id}/rotate-signing-secret  new signing secret (shown once)         → 200
  *
  * Body: {name, runner, environment, schedule?, timezone?, enabled?, webhookEnabled?,
- * webhookRequireAuth?, webhooks?: {onComplete?: [...], onFailure?: [...]}, signingSecret?}. A
+ * webhookRequireAuth?, webhooks?: {onComplete?: [...], onFailure?: [...]}, signingSecret?, loadProfile?}
+ * (`loadProfile`: docs/performance.md; it must fit the default run timeout). A
  * schedule that is not a valid five-field cron expression, a bad time zone, a webhook entry with a
  * bad URL, method or template: 400 naming the field; an unknown runner or environment: 422; nothing
  * is stored then. The webhook token and the signing secret are shown only when they are made.
@@ -38,6 +39,8 @@ import { byName, keysetPage, readPaging } from '../paging';
 import { deploymentRunTarget, findOr404, requireRunTarget, workspaceRows } from '../lookups';
 import { iso, nameSchema, uniqueName } from './shared';
 import { issueWebhookToken, keepMaskedWebhookHeaders, maskWebhookHeaders, newSecret } from '../secrets';
+import { checkedProfile, loadProfileSchema } from '../load-profile';
+import type { LoadProfileInput } from '../../src/perf/profile';
 
 interface DeploymentInput {
   name?: string;
@@ -50,6 +53,8 @@ interface DeploymentInput {
   webhookRequireAuth?: boolean;
   webhooks?: DeploymentWebhooks | null;
   signingSecret?: string;
+  /** A load profile that makes the deployment's runs performance runs (docs/performance.md); null clears it. */
+  loadProfile?: LoadProfileInput | null;
 }
 
 const webhookEntry = {
@@ -78,6 +83,7 @@ const fields = {
     properties: { onComplete: { type: 'array', maxItems: 20, items: webhookEntry }, onFailure: { type: 'array', maxItems: 20, items: webhookEntry } },
   },
   signingSecret: { type: 'string', minLength: 16, maxLength: 200 },
+  loadProfile: loadProfileSchema,
 };
 const validateCreate = bodyValidator<DeploymentInput & { name: string; runner: string; environment: string }>({
   type: 'object',
@@ -183,6 +189,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     webhookRequireAuth: d.webhookRequireAuth,
     ...(d.webhookEnabled && d.webhookId ? { webhookUrl: `${config.api.publicUrl}/webhooks/deploy/${d.webhookId}` } : {}),
     webhooks: maskWebhookHeaders(d.webhooks ?? { onComplete: [], onFailure: [] }),
+    loadProfile: d.loadProfile ?? null,
     ...once,
     createdAt: iso(d.createdAt),
     updatedAt: iso(d.updatedAt),
@@ -224,6 +231,8 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
       webhookId: null,
       webhookTokenHash: null,
       webhooks: input.webhooks ?? null,
+      // Its runs have the default timeout: the profile must fit it.
+      loadProfile: checkedProfile(input.loadProfile, 'loadProfile', config.runs.defaultTimeoutSeconds) ?? null,
       signingSecret: input.signingSecret ?? newSecret('whsec'),
       scheduleSyncedAt: null,
       scheduleError: null,
@@ -255,6 +264,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     if (patch.timezone !== undefined) d.timezone = patch.timezone;
     if (patch.enabled !== undefined) d.enabled = patch.enabled;
     if (patch.webhookRequireAuth !== undefined) d.webhookRequireAuth = patch.webhookRequireAuth;
+    if (patch.loadProfile !== undefined) d.loadProfile = checkedProfile(patch.loadProfile, 'loadProfile', config.runs.defaultTimeoutSeconds) ?? null;
     if (patch.webhooks !== undefined) {
       const kept = keepMaskedWebhookHeaders(patch.webhooks, d.webhooks);
       if (kept.length) throw invalid(kept);

@@ -9,7 +9,7 @@
  *   PATCH  /v1/runners/{name}                  any field                                     → 200
  *   DELETE /v1/runners/{name}                                                                → 204
  *
- * Body: {name, description?, testCaseIds?, folder?, tags?, order?}. Selection: `testCaseIds` run
+ * Body: {name, description?, testCaseIds?, folder?, tags?, order?, loadProfile?} (`loadProfile`: docs/performance.md). Selection: `testCaseIds` run
  * first in their order; then the test cases in `folder` (subfolders included; '' is every folder)
  * that carry all `tags`, ordered by `order` (`name`: folder then name, the default; `createdAt`).
  * At least one of a non-empty `testCaseIds`, `folder` or a non-empty `tags` is required; an id
@@ -30,6 +30,8 @@ import { byName, keysetPage, page, readPaging } from '../paging';
 import { findOr404, workspaceRows } from '../lookups';
 import { iso, nameSchema, uniqueName } from './shared';
 import { testCaseJson } from './test-cases';
+import { checkedProfile, loadProfileSchema } from '../load-profile';
+import type { LoadProfileInput } from '../../src/perf/profile';
 
 interface RunnerInput {
   name?: string;
@@ -38,6 +40,8 @@ interface RunnerInput {
   folder?: string | null;
   tags?: string[];
   order?: RunnerOrder;
+  /** A load profile that makes this runner's runs performance runs (docs/performance.md); null clears it. */
+  loadProfile?: LoadProfileInput | null;
 }
 
 const fields = {
@@ -47,6 +51,7 @@ const fields = {
   folder: { type: ['string', 'null'], maxLength: 255 },
   tags: { type: 'array', maxItems: 50, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 100 } },
   order: { enum: [...RUNNER_ORDERS] },
+  loadProfile: loadProfileSchema,
 };
 const validateCreate = bodyValidator<RunnerInput & { name: string }>({ type: 'object', required: ['name'], additionalProperties: false, properties: fields });
 const validateReplace = bodyValidator<RunnerInput>({ type: 'object', additionalProperties: false, properties: fields });
@@ -62,6 +67,7 @@ export function runnerJson(r: Runner) {
     folder: r.folder,
     tags: r.tags,
     order: r.order,
+    loadProfile: r.loadProfile ?? null,
     createdAt: iso(r.createdAt),
     updatedAt: iso(r.updatedAt),
   };
@@ -92,6 +98,7 @@ function apply(runner: Runner, input: RunnerInput, replace: boolean): void {
   if (replace || input.folder !== undefined) runner.folder = input.folder === undefined || input.folder === null ? null : normaliseFolder(input.folder);
   if (replace || input.tags !== undefined) runner.tags = input.tags ?? [];
   if (replace || input.order !== undefined) runner.order = input.order ?? 'name';
+  if (replace || input.loadProfile !== undefined) runner.loadProfile = checkedProfile(input.loadProfile, 'loadProfile') ?? null;
 }
 
 function load(manager: EntityManager, ctx: AppContext): Promise<Runner> {

@@ -1,15 +1,18 @@
 /**
  * Runs (spec "Run", "States and transitions", "Endpoints").
  *
- *   POST /v1/runs                      {runner, environment, timeout?, variables?}           → 201
+ *   POST /v1/runs                      {runner, environment, timeout?, variables?, performance?} → 201
+ *                                      (`performance`: a load profile, docs/performance.md)
  *   GET  /v1/runs                      listing: runner, environment, status, trigger, deployment, limit,
  *                                      orderBy=createdAt, order=desc|asc, cursor; a filter given
  *                                      empty (`runner=`) is 400 `invalid-query` naming it
  *   GET  /v1/runs/{runId}              status; progress and estimatedCompletion while running (from the
  *                                      stored row, never waiting on Temporal);
  *                                      result, summary, duration, completedAt once completed;
- *                                      error once failed
- *   GET  /v1/runs/{runId}/results      runId, status, result, summary, duration, completedAt, details
+ *                                      error once failed; a running performance run adds live
+ *                                      `performance` figures (progress in seconds of its profile)
+ *   GET  /v1/runs/{runId}/results      runId, status, result, summary, duration, completedAt, details, and
+ *                                      `performance` for a performance run (docs/performance.md)
  *   POST /v1/runs/{runId}/cancel       requests cancellation; the run ends `failed` ("Run cancelled") → 202;
  *                                      a run whose workflow already closed without ending it (terminated,
  *                                      timed out) is ended `failed` at once with that reason
@@ -25,7 +28,9 @@
  * ASSAY_MAX_RUN_TIMEOUT_SECONDS); `duration` is in milliseconds.
  */
 import Router from '@koa/router';
-import { Run, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
+import { Run, RunLoadShard, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
+import { liveFigures } from '../../src/perf/metrics';
+import { plannedMs, validateProfile } from '../../src/perf/profile';
 import { RUN_STATUSES, type RunTrigger, type Variables } from '../../src/domain/types';
 import { estimateCompletion } from '../../workflows/run-ledger';
 import type { RunWorkflowClient } from '../../src/temporal/run-workflows';
@@ -40,12 +45,16 @@ import { findOr404, requireRunTarget, workspaceRows } from '../lookups';
 import { deleteRun } from '../../src/store/retention';
 import { iso, nameSchema, variablesSchema } from './shared';
 import { MASKED } from '../secrets';
+import { checkedProfile } from '../load-profile';
+import type { LoadProfileInput } from '../../src/perf/profile';
 
 interface RunInput {
   runner: string;
   environment: string;
   timeout?: number;
   variables?: Variables;
+  /** A load profile: makes this a performance run (docs/performance.md). */
+  performance?: LoadProfileInput;
 }
 
 /** The values of the `trigger` filter (a Record, so that a new trigger kind cannot be forgotten here). */
@@ -126,6 +135,7 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       environment: nameSchema,
       timeout: { type: 'integer', minimum: 1, maximum: config.runs.maxTimeoutSeconds },
       variables: variablesSchema,
+      performance: { type: 'object' },
     },
   });
 
@@ -133,12 +143,17 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
     const input = validateRun(jsonBody(ctx));
     const idempotency = readIdempotencyKey(ctx, 'POST /v1/runs', input);
     const workspaceId = ctx.state.caller.workspaceId;
+    const timeoutSeconds = input.timeout ?? config.runs.defaultTimeoutSeconds;
+    checkedProfile(input.performance, 'performance', timeoutSeconds);
     const target = await requireRunTarget(dataSource, workspaceId, input);
+    // The runner's stored profile makes its runs performance runs too: it must fit this run's timeout.
+    if (!input.performance) checkedProfile(target.runner.loadProfile, 'the runner\'s loadProfile', timeoutSeconds);
     const started = await startRun({
       workspaceId,
       ...target,
-      timeoutSeconds: input.timeout ?? config.runs.defaultTimeoutSeconds,
+      timeoutSeconds,
       variables: input.variables ?? {},
+      loadProfile: input.performance ?? null,
       trigger: 'api',
       idempotency,
     });
@@ -167,8 +182,30 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
 
   router.get('/runs/:runId', async (ctx) => {
     const run = await loadRun(ctx);
-    ctx.body = runJson(run, workflows, Date.now(), ctx.state.caller.scope === 'read');
+    const now = Date.now();
+    const doc = runJson(run, workflows, now, ctx.state.caller.scope === 'read');
+    if (run.status === 'running' && run.loadProfile) await addLiveFigures(doc, run, now);
+    ctx.body = doc;
   });
+
+  /**
+   * A running performance run's live figures (docs/performance.md "Results"), merged from its
+   * shards' latest snapshots: progress in time and `estimatedCompletion` at the end of the profile.
+   */
+  async function addLiveFigures(doc: Record<string, unknown>, run: Run, nowMs: number): Promise<void> {
+    const { profile } = validateProfile(run.loadProfile);
+    if (!profile) return;
+    const shards = await dataSource.getRepository(RunLoadShard).findBy({ runId: run.id });
+    const live = liveFigures(
+      shards.map((s) => ({ metrics: s.metrics, elapsedMs: s.position.elapsedMs, activeVUs: s.activeVUs })),
+      profile.shards,
+      plannedMs(profile),
+      nowMs,
+    );
+    doc.performance = live;
+    doc.progress = { completed: Math.round(live.elapsedMs / 1000), total: Math.round(live.durationMs / 1000), percentage: live.percent, unit: 'seconds' };
+    doc.estimatedCompletion = new Date(nowMs + Math.max(1000, live.durationMs - live.elapsedMs)).toISOString();
+  }
 
   router.get('/runs/:runId/results', async (ctx) => {
     const run = await loadRun(ctx);
@@ -185,6 +222,10 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
     if (run.status === 'failed') doc.error = run.error;
     if (run.context) doc.context = run.context;
     doc.details = { testCases: rows.map((r) => r.detail) };
+    if (run.loadProfile) {
+      const stored = await repo.findOne({ select: { id: true, performance: true }, where: { id: run.id } });
+      if (stored?.performance) doc.performance = stored.performance;
+    }
     doc.links = links(run, workflows);
     ctx.body = doc;
   });

@@ -14,6 +14,7 @@
  * Standard Webhooks headers ({@link standardWebhookHeaders}), which bind a timestamp into the
  * signature so receivers can refuse replays.
  */
+import type { PerformanceResults } from '../perf/metrics';
 import { createHmac } from 'node:crypto';
 import { sharedExpressionPool } from '../expressions/pool';
 import { BUDGET_CODE, checkExpression, evaluateExpression, ExpressionError, WORKFLOW_LIMITS } from '../domain/expressions';
@@ -45,6 +46,11 @@ export interface WebhookData {
   };
   /** What the caller of an incoming webhook sent (trigger, version, metadata, other fields), or {}. */
   context: Record<string, unknown>;
+  /**
+   * A performance run's figures (the results' `performance` object, docs/performance.md), for
+   * templates such as `{{performance.p95ResponseTime}}`; absent for functional runs.
+   */
+  performance?: PerformanceResults;
 }
 
 const PLACEHOLDER = /\{\{([\s\S]+?)\}\}/g;
@@ -117,7 +123,9 @@ export async function renderTemplate(template: unknown, data: WebhookData): Prom
 /** The payload sent when an entry configures none (docs/deployments.md). */
 export function defaultPayload(data: WebhookData): unknown {
   const { details: _details, ...result } = data.result;
-  return { event: data.event, deployment: data.deployment, run: result, context: data.context };
+  // The time series and per-name breakdown are for plots and reports: the default payload keeps the figures.
+  const performance = data.performance && (({ series: _s, byName: _n, byTestCase: _t, ...figures }) => figures)(data.performance);
+  return { event: data.event, deployment: data.deployment, run: result, context: data.context, ...(performance ? { performance } : {}) };
 }
 
 /** `sha256=<hex>` of the exact body bytes under `secret`. */
