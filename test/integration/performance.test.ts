@@ -12,18 +12,23 @@ import type { AddressInfo } from 'node:net';
 import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
 import { processEnv, spawnAssay, type AssayProcess } from '../helpers/processes';
 import { RunLoadShard } from '../../src/store/entities';
+import { temporalClient } from '../helpers/temporal';
 
 /** A loopback target: `/fixed` answers after 20 ms; `/mix` after 10 ms, every tenth request after 100 ms. */
 interface LoadTarget {
   url: string;
   count(path: string): number;
+  /** Query strings of the requests to `/data`, in arrival order. */
+  queries: URLSearchParams[];
   close(): Promise<void>;
 }
 
 async function startLoadTarget(): Promise<LoadTarget> {
   const counts = new Map<string, number>();
+  const queries: URLSearchParams[] = [];
   const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
+    const [path, query] = (req.url ?? '/').split('?') as [string, string | undefined];
+    if (path === '/data' && queries.length < 10_000) queries.push(new URLSearchParams(query));
     const n = (counts.get(path) ?? 0) + 1;
     counts.set(path, n);
     const delay = path === '/fixed' ? 20 : path === '/mix' ? (n % 10 === 0 ? 100 : 10) : 0;
@@ -37,6 +42,7 @@ async function startLoadTarget(): Promise<LoadTarget> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     count: (path) => counts.get(path) ?? 0,
+    queries,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
@@ -157,6 +163,34 @@ describe('performance runs', function () {
     expect(doc.performance.checks.rate).to.equal(0);
     expect(doc.details.testCases[0].status).to.equal('failed');
     expect(doc.details.testCases[0].failures[0]).to.include({ node: 'get', operator: 'equals' });
+  });
+
+  it('gives each iteration its VU number, iteration count and a data-set row; the run is findable by AssayRunKind', async () => {
+    const tc = await app.request('POST', '/v1/test-cases', {
+      name: 'data',
+      folder: 'data',
+      dataSets: [{ name: 'users', type: 'json', data: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }],
+      flow: [{ type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/data?vu={{__VU}}&iter={{__ITER}}&user={{__DATA.users.id}}' }, assertions: [statusCheck] }],
+    });
+    expect(tc.status, JSON.stringify(tc.body)).to.equal(201);
+    await app.request('POST', '/v1/runners', { name: 'data', folder: 'data' });
+    const runId = await start('data', { executor: 'constant-arrival-rate', rate: 20, duration: '1500ms', preAllocatedVUs: 3, shards: 1 });
+    const run = await waitForRun(app, runId, 60_000);
+    expect(run.status).to.equal('completed');
+    const seen = target.queries.map((q) => ({ vu: Number(q.get('vu')), iter: Number(q.get('iter')), user: q.get('user') }));
+    expect(seen).to.have.length(30);
+    expect(seen.every((r) => r.vu >= 1 && r.vu <= 3 && Number.isInteger(r.iter))).to.equal(true);
+    // Rows round robin over the iterations: each of the 3 rows 10 times.
+    expect(['a', 'b', 'c'].map((u) => seen.filter((r) => r.user === u).length)).to.deep.equal([10, 10, 10]);
+    // Each VU's iterations count 0, 1, 2… (k6's __ITER).
+    for (const vu of new Set(seen.map((r) => r.vu))) {
+      const iters = seen.filter((r) => r.vu === vu).map((r) => r.iter).sort((x, y) => x - y);
+      expect(iters).to.deep.equal(iters.map((_, i) => i));
+    }
+    const client = await temporalClient();
+    const found: string[] = [];
+    for await (const wf of client.workflow.list({ query: `AssayRunKind = "performance" AND AssayRunId = "${runId}"` })) found.push(wf.workflowId);
+    expect(found).to.deep.equal([`run-${runId}`]);
   });
 
   it('refuses bad profiles naming the field, and a profile longer than the timeout naming both', async () => {
