@@ -12,6 +12,8 @@
  *   needs more goes to the heavy-expression pool, as the `evaluateExpression` activity does;
  * - `historyLength` is 0: a loop always runs inline, never in a child workflow;
  * - `$uuid` and `$random…` come from node:crypto;
+ * - a plain field path (`response.status`) is read directly when JSONata would give the same value
+ *   ({@link simplePathValue});
  * - no X-Assay-Execution header unless the caller gives one per API node (`executionId`).
  *
  * Made for the load generator (many virtual users running flows inside one activity): the shared
@@ -56,6 +58,28 @@ function cryptoRandom(): number {
   return (high! * 2 ** 21 + (low! >>> 11)) / 2 ** 53;
 }
 
+/** JSONata words that are not field names in a path. */
+const JSONATA_WORDS = new Set(['and', 'or', 'in', 'true', 'false', 'null', 'function']);
+const SIMPLE_PATH = /^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*$/;
+
+/**
+ * The value of a plain field path (`response.status`, `response.body.user.id`) read directly, when
+ * JSONata would give the same: every step an object (not an array, which JSONata maps over), the
+ * value not an array. `undefined` means "not simple: ask JSONata". Load tests evaluate such
+ * assertion targets thousands of times a second; the workflow port never takes this path (its
+ * JSONata step counts pace workflow tasks and must stay as recorded).
+ */
+export function simplePathValue(expression: string, input: unknown): { value: unknown } | undefined {
+  if (!SIMPLE_PATH.test(expression)) return undefined;
+  let value: unknown = input;
+  for (const name of expression.split('.')) {
+    if (JSONATA_WORDS.has(name) || value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    value = Object.prototype.hasOwnProperty.call(value, name) ? (value as Record<string, unknown>)[name] : undefined;
+    if (value === undefined) return { value: undefined };
+  }
+  return Array.isArray(value) || (typeof value === 'number' && !Number.isFinite(value)) ? undefined : { value };
+}
+
 /** Waits `ms` on a real timer. */
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -72,6 +96,8 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
 
   /** The guarded evaluator: the small step budget here, the pool past it. Throws ExpressionError. */
   const evaluate = async (expression: string, input: unknown): Promise<unknown> => {
+    const simple = simplePathValue(expression, input);
+    if (simple) return simple.value;
     try {
       return await evaluateExpression(expression, input, {}, WORKFLOW_LIMITS);
     } catch (err) {
@@ -91,7 +117,8 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       dynamic,
       now: Date.now,
       async executeApiNode(input) {
-        const out = await nodes.executeApiNode(input, { executionId: options.executionId?.(input.label) });
+        // Not a Temporal payload: no payload cap to hold it to (the request and hooks keep theirs).
+        const out = await nodes.executeApiNode(input, { executionId: options.executionId?.(input.label), capOutput: false });
         // Each attempt's timeout is cut to the time left (activities/nodes.ts): a timeout at the deadline interrupts the test case.
         if (out.exchange?.errorCode === 'TIMEOUT' && Date.now() >= deadlineMs) throw new DeadlineReached();
         return out;

@@ -129,6 +129,11 @@ export interface NodeCall {
   signal?: AbortSignal;
   /** Waits between attempts, ms (default: a plain timer). May reject to stop the node. */
   sleep?(ms: number): Promise<void>;
+  /**
+   * False: the output is not held to Temporal's payload cap (`capApiNodeOutput`), because it never
+   * becomes a payload (the direct port: load tests). Default true.
+   */
+  capOutput?: boolean;
 }
 
 async function pause(ms: number, call: NodeCall): Promise<void> {
@@ -229,8 +234,10 @@ export function createNodeExecutor(sandbox: Sandbox, httpAgent: Agent) {
       let variables = input.variables;
       const logs: ScriptLogLine[] = [];
       let request: ApiNodeOutput['request'] = { method: input.request.method, url: input.request.url, headers: input.request.headers, body: input.request.body };
-      const end = (out: Omit<ApiNodeOutput, 'finishedAtMs' | 'logs' | 'variables' | 'request'>): ApiNodeOutput =>
-        capApiNodeOutput({ ...out, request, variables, logs: capLogs(logs).logs, finishedAtMs: Date.now() }, input.variables);
+      const end = (out: Omit<ApiNodeOutput, 'finishedAtMs' | 'logs' | 'variables' | 'request'>): ApiNodeOutput => {
+        const whole = { ...out, request, variables, logs: capLogs(logs).logs, finishedAtMs: Date.now() };
+        return call.capOutput === false ? whole : capApiNodeOutput(whole, input.variables);
+      };
 
       if (input.script && /\bbeforeRequest\b/.test(input.script.code)) {
         const r = capScriptResult(await sandbox.execute({ ...scope, script: input.script, hook: 'beforeRequest', request, label: `${input.label}.beforeRequest`, variables }), variables);
