@@ -11,6 +11,7 @@ import { createNodeActivities } from './nodes';
 import { createRunActivities } from './runs';
 import { createWebhookActivities } from './webhooks';
 import { createLoadActivities } from './load';
+import { directPorts } from './direct-port';
 
 /**
  * `policy`: the address policy of every outgoing request the activities make (default: the one
@@ -41,12 +42,14 @@ export function sandboxFromConfig(dataSource: DataSource, config: AssayConfig, p
 }
 
 /**
- * The load task queue's activities (activities/load.ts), with a sandbox of their own (scripts of
- * load tests do not compete with functional runs' for contexts).
+ * The load task queue's activities (activities/load.ts): a sandbox of their own for parts on the
+ * activity's thread (load tests' scripts do not compete with functional runs' for contexts), and
+ * `ASSAY_LOAD_THREADS` parts per shard.
  */
 export function createLoadWorkerActivities(deps: { dataSource: DataSource; config: AssayConfig; policy?: AddressPolicy }) {
   const policy = deps.policy ?? policyFromConfig(deps.config);
-  return createLoadActivities({ dataSource: deps.dataSource, sandbox: sandboxFromConfig(deps.dataSource, deps.config, policy), agent: policy.agent('node') });
+  const ports = directPorts({ sandbox: sandboxFromConfig(deps.dataSource, deps.config, policy), agent: policy.agent('node') });
+  return createLoadActivities({ dataSource: deps.dataSource, ports, config: deps.config, threads: deps.config.load.threads });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

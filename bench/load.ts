@@ -12,7 +12,7 @@
  * proxy); without it, its rows say so. Assay runs a real performance run: POST /v1/runs with a
  * constant-vus profile, the load shard in the worker of a local stack (Temporal dev server or
  * TEMPORAL_ADDRESS), figures from GET /v1/runs/{id}/results. Prints a Markdown table for
- * docs/benchmarks.md. BENCH_LOAD_SECONDS (default 10) and BENCH_LOAD_VUS (default 50) change the
+ * docs/benchmarks.md. BENCH_LOAD_SECONDS (default 30) and BENCH_LOAD_VUS (default 50) change the
  * throughput scenario. Everything binds to loopback.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startLocalStack, type LocalStack } from '../bin/local-stack';
 
-const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 30);
 const VUS = Number(process.env.BENCH_LOAD_VUS ?? 50);
 const DELAY_MS = 20;
 const DELAY_VUS = 20;

@@ -7,6 +7,7 @@
  * Units: every `*Ms` field is milliseconds, every `*Seconds` field is seconds, sizes are bytes.
  * A variable that is set but malformed stops start-up with a {@link ConfigError} naming it.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { parseRules, type EgressRule, type PrivateAccess } from './net/address-policy';
 import { RUN_SETTING_NAMES, type RunSettings } from './domain/types';
@@ -48,6 +49,11 @@ export interface AssayConfig {
      * process does not poll the load task queue (`<ASSAY_TASK_QUEUE>-load`) at all.
      */
     shardsPerWorker: number;
+    /**
+     * Threads one load shard runs on (`ASSAY_LOAD_THREADS`, default the machine's cores, at most 16):
+     * each a part of the shard's VUs or rate, so one worker process makes load on every core.
+     */
+    threads: number;
   };
   api: {
     /** Interface the HTTP server binds to (`ASSAY_HOST`, default `127.0.0.1`). */
@@ -300,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
     },
     load: {
       shardsPerWorker: integer(env, 'ASSAY_LOAD_SHARDS_PER_WORKER', 2, 0, 64),
+      threads: integer(env, 'ASSAY_LOAD_THREADS', Math.min(16, os.availableParallelism()), 1, 64),
     },
     api: {
       host: env.ASSAY_HOST || '127.0.0.1',

@@ -1,0 +1,152 @@
+/**
+ * One part of a load shard: the load engine (src/perf/engine.ts) driving its share of the profile,
+ * each iteration running the runner's test cases through the interpreter's direct port, every
+ * request and check measured (src/perf/metrics.ts). A shard runs one part per thread
+ * (activities/load.ts): part `p` of `parts` is sub-shard `p` of the profile split `parts` ways, so
+ * the parts of all shards and threads together keep the profile's VUs and rates exactly.
+ *
+ * Runs the same on the activity's own thread or on a worker thread (activities/load-thread.ts).
+ */
+import type { NodeResult, RunPlan } from '../src/domain/types';
+import { forEachNode } from '../src/domain/flow';
+import { LoadEngine, type EnginePosition } from '../src/perf/engine';
+import { LoadMetrics, type LoadMetricsState } from '../src/perf/metrics';
+import { DeadlineReached, FlowInterpreter, type Failure, type InterpreterPort } from '../workflows/interpreter';
+import type { DirectPortOptions } from './direct-port';
+
+/** Sample failures a shard keeps (the first ones). */
+export const KEPT_FAILURES = 20;
+
+/** A failure kept as a sample, with where it happened. */
+export interface LoadFailure extends Failure {
+  testCase: string;
+  vu: number;
+  iteration: number;
+}
+
+/** Where a part is: its engine position and the iterations it started (data-set rows go round robin). */
+export interface PartPosition {
+  position: EnginePosition;
+  started: number;
+}
+
+/** What a part is asked to run. */
+export interface LoadPartSpec {
+  runId: string;
+  plan: RunPlan;
+  /** Global 0-based part index: shard × threads + thread. */
+  part: number;
+  /** Parts of the whole run: shards × threads. */
+  parts: number;
+  resume?: PartPosition;
+}
+
+/** A part's measurements since it started (this attempt), its position and its VUs. */
+export interface PartState extends PartPosition {
+  metrics: LoadMetricsState;
+  failures: LoadFailure[];
+  activeVUs: number;
+}
+
+/** A running part. */
+export interface LoadPart {
+  state(): PartState;
+  stop(): void;
+  /** Resolves when the part's profile (graceful stop included) is over. */
+  done: Promise<void>;
+}
+
+/** The checks (assertions) of a test case's node results, by request name. */
+function checksOf(nodes: NodeResult[] | undefined, out: Map<string, { passed: number; total: number }>): void {
+  for (const node of nodes ?? []) {
+    if (node.assertions?.length) {
+      const name = node.name ?? node.id;
+      const c = out.get(name) ?? { passed: 0, total: 0 };
+      c.total += node.assertions.length;
+      c.passed += node.assertions.filter((a) => a.passed).length;
+      out.set(name, c);
+    }
+    checksOf(node.children, out);
+    for (const it of node.iterationResults ?? []) checksOf(it.nodes, out);
+  }
+}
+
+/** Starts a part over `ports` (a direct port factory, activities/direct-port.ts). */
+export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOptions) => InterpreterPort): LoadPart {
+  const { plan, part, parts } = spec;
+  const profile = { ...plan.performance!.profile, shards: parts };
+  const metrics = new LoadMetrics();
+  const failures: LoadFailure[] = [];
+  let started = spec.resume?.started ?? 0;
+  // Requests are named by their API node's name, or its id (threshold tag `name`).
+  const requestNames = new Map(
+    plan.testCases.map((tc) => {
+      const names = new Map<string, string>();
+      forEachNode(tc.flow, (node) => void (node.name && names.set(node.id, node.name)));
+      return [tc.id, names];
+    }),
+  );
+
+  const engine = new LoadEngine(
+    profile,
+    part,
+    async (it) => {
+      const row = started * parts + part;
+      started += 1;
+      const iterationStart = Date.now();
+      let iterationFailed = false;
+      const variables: Record<string, unknown> = { ...plan.variables, __VU: it.vu, __ITER: it.iteration };
+      for (const testCase of plan.testCases) {
+        if (!it.live()) return;
+        const data: Record<string, unknown> = {};
+        for (const [name, rows] of Object.entries(testCase.dataSets)) if (rows.length > 0) data[name] = rows[row % rows.length];
+        const port = ports({ runId: spec.runId, settings: plan.settings, deadlineMs: it.deadlineMs });
+        const executeApiNode = port.executeApiNode;
+        const names = requestNames.get(testCase.id);
+        port.executeApiNode = async (nodeInput, summary) => {
+          const out = await executeApiNode(nodeInput, summary);
+          if (it.live()) {
+            const body = out.request.body;
+            const sent = out.request.url.length + (body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : Buffer.byteLength(JSON.stringify(body)));
+            const name = names?.get(nodeInput.label) ?? nodeInput.label;
+            const last = out.attempts.length - 1;
+            out.attempts.forEach((a, i) =>
+              metrics.recordRequest({ name, testCase: testCase.name, durationMs: a.timeMs, status: a.error ? undefined : a.status, bytesSent: sent, bytesReceived: i === last ? (out.exchange?.size ?? 0) : 0, endedAtMs: Date.now() }),
+            );
+          }
+          return out;
+        };
+        const testCaseStart = Date.now();
+        let result;
+        try {
+          result = await FlowInterpreter.runTestCase(port, testCase, { ...variables, __DATA: data });
+        } catch (err) {
+          if (err instanceof DeadlineReached) return; // cut by the graceful stop: the engine counts it interrupted
+          throw err;
+        }
+        if (!it.live()) return;
+        const failed = result.status === 'failed';
+        iterationFailed ||= failed;
+        metrics.recordTestCase(testCase.name, Date.now() - testCaseStart, failed);
+        if (result.assertions > 0) {
+          const checks = new Map<string, { passed: number; total: number }>();
+          checksOf(result.nodes, checks);
+          for (const [name, c] of checks) metrics.recordChecks(name, testCase.name, c.passed, c.total);
+        }
+        for (const f of result.failures) if (failures.length < KEPT_FAILURES) failures.push({ ...f, testCase: testCase.name, vu: it.vu, iteration: it.iteration });
+      }
+      if (it.live()) metrics.recordIteration(Date.now() - iterationStart, iterationFailed);
+    },
+    spec.resume?.position ?? { elapsedMs: 0, nextArrival: 0 },
+    {
+      vus: (active, now) => metrics.setVUs(active, now),
+      dropped: () => (metrics.droppedIterations += 1),
+      interrupted: () => (metrics.interruptedIterations += 1),
+    },
+  );
+  return {
+    state: () => ({ metrics: metrics.state(), failures: [...failures], position: engine.position(), started, activeVUs: engine.activeVUs() }),
+    stop: () => engine.stop(),
+    done: engine.run(),
+  };
+}
