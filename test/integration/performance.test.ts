@@ -193,6 +193,18 @@ describe('performance runs', function () {
     expect(found).to.deep.equal([`run-${runId}`]);
   });
 
+  it('cancels a performance run and keeps the figures measured until then', async () => {
+    const runId = await start('fixed', { executor: 'constant-vus', vus: 4, duration: '60s' });
+    await eventually(async () => (await app.request('GET', `/v1/runs/${runId}`)).body.performance?.requests > 50, 30_000, 200);
+    expect((await app.request('POST', `/v1/runs/${runId}/cancel`)).status).to.equal(202);
+    const run = await waitForRun(app, runId, 60_000);
+    expect(run.status).to.equal('failed');
+    expect(run.error).to.equal('Run cancelled');
+    const doc = await results(runId);
+    expect(doc.performance.requests).to.be.greaterThan(50);
+    expect(doc.performance.loadDurationMs).to.be.below(60_000);
+  });
+
   it('refuses bad profiles naming the field, and a profile longer than the timeout naming both', async () => {
     const bad = await app.request('POST', '/v1/runs', {
       runner: 'fixed',

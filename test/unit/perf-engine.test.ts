@@ -168,6 +168,25 @@ describe('load engine', function () {
     expect(engine.position()).to.deep.equal({ elapsedMs: 1000, nextArrival: 100 });
   });
 
+  it('ramps VUs up and down through the stages', async () => {
+    const seen: number[] = [];
+    const engine = new LoadEngine(
+      profile({ executor: 'ramping-vus', startVUs: 0, stages: [{ duration: '600ms', target: 6 }, { duration: '600ms', target: 0 }], gracefulRampDown: '0s', gracefulStop: '1s' }),
+      0,
+      () => new Promise((r) => setTimeout(r, 20)),
+      { elapsedMs: 0, nextArrival: 0 },
+      { vus: (active) => seen.push(active) },
+    );
+    await engine.run();
+    const peak = Math.max(...seen);
+    const at = seen.indexOf(peak);
+    expect(peak).to.be.within(5, 6);
+    expect(seen[0]).to.be.at.most(1);
+    expect(seen.slice(at).at(-1)).to.equal(0);
+    // Rising, then falling: no second peak after the descent began.
+    expect(seen.slice(0, at).every((v, i, a) => i === 0 || v + 1 >= a[i - 1]!)).to.equal(true);
+  });
+
   it('abandons iterations still running at the end of the graceful stop', async () => {
     let interrupted = 0;
     let recordedLate = false;

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { LoadMetrics, performanceResults } from '../../src/perf/metrics';
 import { Webhook } from 'standardwebhooks';
 import { defaultPayload, renderTemplate, signature, standardWebhookHeaders, templateIssues, type WebhookData } from '../../src/webhooks/payload';
 
@@ -26,6 +27,17 @@ const data: WebhookData = {
 };
 
 describe('outgoing webhook payloads (src/webhooks/payload)', () => {
+  it("gives templates a performance run's figures, and keeps the default payload to the figures (no series)", async () => {
+    const metrics = new LoadMetrics();
+    for (let i = 0; i < 100; i++) metrics.recordRequest({ name: 'get', testCase: 'tc', durationMs: i < 95 ? 10 : 200, status: 200, bytesSent: 10, bytesReceived: 10, endedAtMs: 1_700_000_000_000 + i * 100 });
+    const perf = { ...data, performance: performanceResults(metrics, [], 10_000) };
+    expect(await renderTemplate({ text: 'p95 {{performance.p95ResponseTime}} ms, {{performance.requestsPerSecond}}/s' }, perf)).to.deep.equal({ text: 'p95 10.007 ms, 10/s' });
+    const payload = defaultPayload(perf) as { performance: Record<string, unknown> };
+    expect(payload.performance).to.include({ requests: 100, errorRate: 0 });
+    expect(payload.performance).to.not.have.any.keys('series', 'byName', 'byTestCase');
+    expect(defaultPayload(data)).to.not.have.property('performance');
+  });
+
   it('signs the exact body bytes: sha256=<hex HMAC-SHA256>', () => {
     // RFC 4231 test case 2.
     expect(signature('Jefe', 'what do ya want for nothing?')).to.equal('sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
