@@ -151,7 +151,8 @@ describe('performance runs', function () {
     expect(p.requests).to.equal(target.count('/fixed') - before);
     expect(p.droppedIterations).to.equal(0);
     expect(p.requestsPerSecond).to.be.within(47.5, 52.5);
-    expect(p.p95ResponseTime).to.be.within(19.9, 60);
+    // The target takes 20 ms; the generator adds little (its threads start cold: a bound, not a figure).
+    expect(p.p95ResponseTime).to.be.within(19.9, 100);
   });
 
   it('counts failed requests as k6 does (a 404 fails http_req_failed and its check)', async () => {
