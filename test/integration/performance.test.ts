@@ -7,12 +7,16 @@
  * a run's shards, and memory that does not grow with the run's length.
  */
 import { expect } from 'chai';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
 import { processEnv, spawnAssay, type AssayProcess } from '../helpers/processes';
 import { RunLoadShard } from '../../src/store/entities';
 import { temporalClient } from '../helpers/temporal';
+import { freePort, startDevServer } from '../../src/temporal/dev-server';
 
 /** A loopback target: `/fixed` answers after 20 ms; `/mix` after 10 ms, every tenth request after 100 ms. */
 interface LoadTarget {
@@ -304,6 +308,39 @@ describe('performance runs', function () {
       expect(gap).to.be.at.least(5);
       expect(seconds.some((t) => t * 1000 > killedAt)).to.equal(true);
     });
+  });
+
+  it('carries on through a Temporal server killed (-9) and restarted mid-run', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-temporal-restart-'));
+    const port = await freePort();
+    const options = { port, dbFile: path.join(dir, 'temporal.db') };
+    let server = await startDevServer(options);
+    const own = await startTestApp({ worker: true, env: { TEMPORAL_ADDRESS: server.address } });
+    try {
+      await own.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
+      await own.request('POST', '/v1/test-cases', { name: 'fixed', folder: 'fixed', flow: [{ type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/fixed' }, assertions: [statusCheck] }] });
+      await own.request('POST', '/v1/runners', { name: 'fixed', folder: 'fixed' });
+      const before = target.count('/fixed');
+      const res = await own.request('POST', '/v1/runs', { runner: 'fixed', environment: 'local', timeout: 600, performance: { executor: 'constant-arrival-rate', rate: 20, duration: '12s', preAllocatedVUs: 4 } });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      const runId = res.body.runId;
+      await eventually(async () => ((await own.dataSource.getRepository(RunLoadShard).findOneBy({ runId }))?.metrics.all.requests ?? 0) > 40, 60_000, 200);
+      server.process.kill('SIGKILL');
+      await new Promise((r) => setTimeout(r, 3000));
+      server = await startDevServer(options);
+      const run = await waitForRun(own, runId, 120_000);
+      expect(run.status, JSON.stringify(run)).to.equal('completed');
+      const p = (await own.request('GET', `/v1/runs/${runId}/results`)).body.performance;
+      const sent = target.count('/fixed') - before;
+      // The whole profile ran (12 s at 20/s), nothing counted twice; a shard retried after the
+      // outage loses at most what it made after its last heartbeat.
+      expect(p.requests).to.be.at.most(sent);
+      expect(p.requests).to.be.within(200, 240);
+    } finally {
+      await own.stop();
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps memory flat over a run at full speed (no per-request storage)', async () => {
