@@ -4,9 +4,15 @@
  * `workerData: { spec, config }` (the configuration structured-cloned; its egress rules are parsed
  * again here). Posts `{ type: 'state', state }` every `stateMs` and `{ type: 'done', state }` at the
  * end; `{ type: 'stop' }` stops it at once. It has its own sandbox, address policy agent and (only
- * if a script loads a stored library) database connection.
+ * if a script loads a stored library) database connection. Before its clock starts it warms the
+ * load path up against a server of its own ({@link warmUp}).
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
+import { Agent } from 'undici';
+import type { TestCaseDefinition } from '../src/domain/types';
+import { FlowInterpreter } from '../workflows/interpreter';
 import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
 import { parseRule, policyFromConfig } from '../src/net/address-policy';
@@ -31,6 +37,44 @@ export function reviveConfig(config: AssayConfig): AssayConfig {
   return { ...config, egress: { ...config.egress, allow: config.egress.allow.map((r) => parseRule(r.text)), deny: config.egress.deny.map((r) => parseRule(r.text)) } };
 }
 
+/** Iterations of the warm-up ({@link warmUp}). */
+export const WARM_UP_ITERATIONS = 300;
+
+/**
+ * Runs the load path (interpreter, node executor, HTTP client, assertions) a few hundred times
+ * against a server inside this thread before the part's clock starts, so that the first seconds of
+ * the real load do not run on cold code (measured: p95 42 ms instead of 23 ms in the first second
+ * with a 20 ms target). No request leaves the thread; nothing is measured.
+ */
+async function warmUp(spec: LoadPartSpec, sandbox: Sandbox): Promise<void> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const agent = new Agent({ connections: 8 });
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/warm`;
+    const testCase = {
+      id: 'warm-up',
+      name: 'warm-up',
+      dataSets: {},
+      flow: [{ type: 'api', id: 'warm', request: { method: 'GET', url }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }],
+    } as unknown as TestCaseDefinition;
+    const ports = directPorts({ sandbox, agent });
+    const lanes = Array.from({ length: 8 }, async (_, lane) => {
+      for (let i = lane; i < WARM_UP_ITERATIONS; i += 8) {
+        await FlowInterpreter.runTestCase(ports({ runId: `${spec.runId}-warm-up`, settings: spec.plan.settings, deadlineMs: Date.now() + 10_000 }), testCase, {});
+      }
+    });
+    await Promise.all(lanes);
+  } finally {
+    await agent.close().catch(() => undefined);
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
 async function main(): Promise<void> {
   const { spec, stateMs } = workerData as LoadThreadData;
   const config = reviveConfig((workerData as LoadThreadData).config);
@@ -49,6 +93,7 @@ async function main(): Promise<void> {
     localLibrary: blobs,
     policy,
   });
+  await warmUp(spec, sandbox).catch(() => undefined);
   const part = startLoadPart(spec, directPorts({ sandbox, agent: policy.agent('node') }));
   parentPort!.on('message', (m: { type: string }) => {
     if (m.type === 'stop') part.stop();
