@@ -140,7 +140,8 @@ async function assay(stack: LocalStack, url: string, vus: number, seconds: numbe
 const row = (f: Figures) => `| ${f.tool} | ${f.note ?? `${Math.round(f.rps).toLocaleString('en')} | ${f.requests.toLocaleString('en')} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.failed}`} |`;
 
 async function main(): Promise<void> {
-  const stack = await startLocalStack({ ASSAY_LOG_LEVEL: 'error' });
+  // Two load threads (ASSAY_LOAD_THREADS, opt-in): this machine's 2 cores.
+  const stack = await startLocalStack({ ASSAY_LOG_LEVEL: 'error', ASSAY_LOAD_THREADS: process.env.ASSAY_LOAD_THREADS ?? '2' });
   try {
     await stack.call('POST', '/v1/environments', { name: 'bench', variables: {} });
     await stack.call('POST', '/v1/test-cases', {

@@ -7,7 +7,6 @@
  * Units: every `*Ms` field is milliseconds, every `*Seconds` field is seconds, sizes are bytes.
  * A variable that is set but malformed stops start-up with a {@link ConfigError} naming it.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { parseRules, type EgressRule, type PrivateAccess } from './net/address-policy';
 import { RUN_SETTING_NAMES, type RunSettings } from './domain/types';
@@ -50,8 +49,10 @@ export interface AssayConfig {
      */
     shardsPerWorker: number;
     /**
-     * Threads one load shard runs on (`ASSAY_LOAD_THREADS`, default the machine's cores, at most 16):
-     * each a part of the shard's VUs or rate, so one worker process makes load on every core.
+     * Threads one load shard runs on (`ASSAY_LOAD_THREADS`, default 1): each a part of the shard's VUs
+     * or rate, so one worker process makes load on several cores. Opt-in: with worker threads the
+     * process's RSS grew about 7 MB a minute in a 40-minute soak (docs/benchmarks.md), against
+     * 0.6 MB a minute on one thread.
      */
     threads: number;
   };
@@ -306,7 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
     },
     load: {
       shardsPerWorker: integer(env, 'ASSAY_LOAD_SHARDS_PER_WORKER', 2, 0, 64),
-      threads: integer(env, 'ASSAY_LOAD_THREADS', Math.min(16, os.availableParallelism()), 1, 64),
+      threads: integer(env, 'ASSAY_LOAD_THREADS', 1, 1, 64),
     },
     api: {
       host: env.ASSAY_HOST || '127.0.0.1',

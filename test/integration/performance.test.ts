@@ -63,7 +63,8 @@ describe('performance runs', function () {
   let target: LoadTarget;
 
   before(async () => {
-    [app, target] = await Promise.all([startTestApp({ worker: true }), startLoadTarget()]);
+    // Two load threads per shard: the threaded path (activities/load-thread.ts) is what these tests drive.
+    [app, target] = await Promise.all([startTestApp({ worker: true, env: { ASSAY_LOAD_THREADS: '2' } }), startLoadTarget()]);
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
     for (const [name, path] of [
       ['mix', '/mix'],
