@@ -50,9 +50,9 @@ export interface AssayConfig {
     shardsPerWorker: number;
     /**
      * Threads one load shard runs on (`ASSAY_LOAD_THREADS`, default 1): each a part of the shard's VUs
-     * or rate, so one worker process makes load on several cores. Opt-in: with worker threads the
-     * process's RSS grew about 7 MB a minute in a 40-minute soak (docs/benchmarks.md), against
-     * 0.6 MB a minute on one thread.
+     * or rate, so one worker process makes load on several cores. Opt-in: with two worker threads the
+     * process's RSS grew about 7 MB a minute for the first half hour of a 40-minute soak before
+     * levelling off (docs/benchmarks.md), against 0.6 MB a minute on one thread.
      */
     threads: number;
   };
