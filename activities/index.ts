@@ -20,7 +20,7 @@ import { directPorts } from './direct-port';
 export function createActivities(deps: { dataSource: DataSource; config: AssayConfig; sandbox?: Sandbox; policy?: AddressPolicy }) {
   const { config } = deps;
   const policy = deps.policy ?? policyFromConfig(config);
-  const sandbox = deps.sandbox ?? sandboxFromConfig(deps.dataSource, config, policy);
+  const sandbox = deps.sandbox ?? sandboxFromConfig(config, policy, storedBlobReader(deps.dataSource, config.bundler.publicUrl));
   return {
     ...createNodeActivities(sandbox, policy.agent('node')),
     ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
@@ -28,15 +28,18 @@ export function createActivities(deps: { dataSource: DataSource; config: AssayCo
   };
 }
 
-/** The sandbox of a worker's activities, as the configuration describes it (`ASSAY_SCRIPT_*`). */
-export function sandboxFromConfig(dataSource: DataSource, config: AssayConfig, policy: AddressPolicy): Sandbox {
+/**
+ * The sandbox of a worker's activities, as the configuration describes it (`ASSAY_SCRIPT_*`);
+ * `localLibrary` reads libraries the bundler stored (src/bundler/blobs.ts `storedBlobReader`).
+ */
+export function sandboxFromConfig(config: AssayConfig, policy: AddressPolicy, localLibrary: (url: string) => Promise<string | undefined>): Sandbox {
   return new Sandbox({
     memoryLimitMb: config.scripts.memoryLimitMb,
     timeoutMs: config.scripts.timeoutMs,
     fetchTimeoutMs: config.scripts.fetchTimeoutMs,
     maxFetchBytes: config.scripts.maxFetchBytes,
     maxContexts: config.scripts.maxContexts,
-    localLibrary: storedBlobReader(dataSource, config.bundler.publicUrl),
+    localLibrary,
     policy,
   });
 }
@@ -48,7 +51,7 @@ export function sandboxFromConfig(dataSource: DataSource, config: AssayConfig, p
  */
 export function createLoadWorkerActivities(deps: { dataSource: DataSource; config: AssayConfig; policy?: AddressPolicy }) {
   const policy = deps.policy ?? policyFromConfig(deps.config);
-  const ports = directPorts({ sandbox: sandboxFromConfig(deps.dataSource, deps.config, policy), agent: policy.agent('node') });
+  const ports = directPorts({ sandbox: sandboxFromConfig(deps.config, policy, storedBlobReader(deps.dataSource, deps.config.bundler.publicUrl)), agent: policy.agent('node') });
   return createLoadActivities({ dataSource: deps.dataSource, ports, config: deps.config, threads: deps.config.load.threads });
 }
 

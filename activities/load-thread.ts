@@ -1,6 +1,6 @@
 /**
  * A worker thread running one part of a load shard (activities/load-part.ts), so that one worker
- * process makes load on every core (`ASSAY_LOAD_THREADS`). Started by activities/load.ts with
+ * process makes load on several cores (`ASSAY_LOAD_THREADS`). Started by activities/load.ts with
  * `workerData: { spec, config }` (the configuration structured-cloned; its egress rules are parsed
  * again here). Posts `{ type: 'state', state }` every `stateMs` and `{ type: 'done', state }` at the
  * end; `{ type: 'stop' }` stops it at once. It has its own sandbox, address policy agent and (only
@@ -18,7 +18,8 @@ import type { AssayConfig } from '../src/config';
 import { parseRule, policyFromConfig } from '../src/net/address-policy';
 import { openDataSource } from '../src/store/data-source';
 import { storedBlobReader } from '../src/bundler/blobs';
-import { Sandbox } from '../src/sandbox/sandbox';
+import type { Sandbox } from '../src/sandbox/sandbox';
+import { sandboxFromConfig } from './index';
 import { directPorts } from './direct-port';
 import { startLoadPart, type LoadPartSpec, type PartState } from './load-part';
 
@@ -84,15 +85,7 @@ async function main(): Promise<void> {
     dataSource ??= openDataSource(config.database);
     return dataSource.then((ds) => storedBlobReader(ds, config.bundler.publicUrl)(url));
   };
-  const sandbox = new Sandbox({
-    memoryLimitMb: config.scripts.memoryLimitMb,
-    timeoutMs: config.scripts.timeoutMs,
-    fetchTimeoutMs: config.scripts.fetchTimeoutMs,
-    maxFetchBytes: config.scripts.maxFetchBytes,
-    maxContexts: config.scripts.maxContexts,
-    localLibrary: blobs,
-    policy,
-  });
+  const sandbox = sandboxFromConfig(config, policy, blobs);
   await warmUp(spec, sandbox).catch(() => undefined);
   const part = startLoadPart(spec, directPorts({ sandbox, agent: policy.agent('node') }));
   parentPort!.on('message', (m: { type: string }) => {
@@ -110,9 +103,5 @@ async function main(): Promise<void> {
   parentPort!.close();
 }
 
-if (parentPort) {
-  main().catch((err: unknown) => {
-    // The parent sees the thread's error event and fails the attempt (it retries from the last heartbeat).
-    throw err;
-  });
-}
+// A failure rejects unhandled: the parent sees the thread's error event and fails the attempt (it retries from the last heartbeat).
+if (parentPort) void main();

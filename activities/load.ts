@@ -3,8 +3,8 @@
  * (`<task queue>-load`), one per shard of a run's load profile.
  *
  * `runLoadShard` runs the shard as `threads` parts (activities/load-part.ts), one per worker thread
- * (activities/load-thread.ts; `ASSAY_LOAD_THREADS`, default the machine's cores) or, with one
- * thread, on the activity's own: each part's virtual users run the runner's test cases through the
+ * (activities/load-thread.ts; `ASSAY_LOAD_THREADS`, default 1) or, with one thread, on the
+ * activity's own: each part's virtual users run the runner's test cases through the
  * same interpreter as a functional run, over its direct port (API nodes through the address
  * policy's pooled keep-alive agent, scripts in a sandbox).
  *
@@ -139,7 +139,6 @@ export function createLoadActivities(deps: { dataSource: DataSource; ports: (opt
       const resume = ctx.info.heartbeatDetails as LoadCheckpoint | undefined;
       // Each thread runs at least one VU.
       const threads = resume?.threads ?? Math.max(1, Math.min(deps.threads, Math.floor(peakVUs(profile) / profile.shards)));
-      const before = new LoadMetrics(resume?.metrics);
       if (resume) ctx.log.info('resuming load shard from its last heartbeat', { runId: input.runId, shard: input.shard, attempt, threads });
 
       const parts = Array.from({ length: threads }, (_, t) => {
@@ -148,7 +147,8 @@ export function createLoadActivities(deps: { dataSource: DataSource; ports: (opt
       });
       const checkpoint = (): { checkpoint: LoadCheckpoint; activeVUs: number } => {
         const states = parts.map((p) => p.state());
-        const metrics = new LoadMetrics(before.state());
+        // Measurements of earlier attempts (the resumed checkpoint's) plus this attempt's parts.
+        const metrics = new LoadMetrics(resume?.metrics);
         for (const s of states) metrics.add(new LoadMetrics(s.metrics));
         const failures = [...(resume?.failures ?? []), ...states.flatMap((s) => s.failures)].slice(0, KEPT_FAILURES);
         return {

@@ -10,6 +10,7 @@ import { In, type DataSource, type EntityManager } from 'typeorm';
 import { runSettingsOf, type AssayConfig } from '../src/config';
 import { Deployment, Environment, Run, RunLoadShard, Runner, RunTestCaseResult, queuedRun } from '../src/store/entities';
 import { LoadMetrics, performanceResults } from '../src/perf/metrics';
+import { KEPT_FAILURES } from './load-part';
 import { jsonValue } from '../src/store/entities/columns';
 import { resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
@@ -244,7 +245,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
           const summary: RunSummary = { total: plan.testCases.length, passed: 0, failed: 0, skipped: 0 };
           const rows = plan.testCases.map((tc, position) => {
             const figures = performance.byTestCase.find((f) => f.name === tc.name);
-            const own = failures.filter((f) => f.testCase === tc.name).slice(0, 20) as unknown as TestCaseResult['failures'];
+            const own = failures.filter((f) => f.testCase === tc.name).slice(0, KEPT_FAILURES) as unknown as TestCaseResult['failures'];
             const ran = figures !== undefined && figures.requests + figures.checks > 0;
             const failed = own.length > 0 || (figures?.failedRequests ?? 0) > 0 || (figures !== undefined && figures.passedChecks < figures.checks);
             const status: TestCaseResult['status'] = !ran ? 'skipped' : failed ? 'failed' : 'passed';

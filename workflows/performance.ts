@@ -1,8 +1,8 @@
 /**
  * The load part of a performance run (docs/performance.md), inside the run workflow: one
  * `runLoadShard` activity per shard on the load task queue (`<task queue>-load`, so load never
- * starves functional runs' activities), run in parallel; then `completePerformanceRun` merges their
- * measurements and decides the result from the thresholds.
+ * starves functional runs' activities), run in parallel. The run workflow then merges their
+ * measurements with its store's `completePerformanceRun` (workflows/run.ts).
  *
  * Each shard heartbeats every second; a heartbeat missed for {@link LOAD_HEARTBEAT_TIMEOUT} (a
  * worker killed, a Temporal restart) fails the attempt, and the next attempt, on any worker,
@@ -11,20 +11,15 @@
  * computed by `startRun` into the plan (`PerformancePlan`): this code only reads it.
  */
 import { proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import type { LoadActivities } from '../activities/load';
 import type { PerformancePlan } from '../src/perf/profile';
-import type { RunResultValue, RunSummary } from '../src/domain/types';
 import { LOAD_TASK_QUEUE_SUFFIX, RUN_KIND_SEARCH_ATTRIBUTE } from '../src/domain/run-workflow';
 
 /** How long a shard may go without a heartbeat before its attempt counts as lost. */
 export const LOAD_HEARTBEAT_TIMEOUT = '10 seconds';
 
-const STORE_RETRY = { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' };
-const { completePerformanceRun } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: STORE_RETRY });
-
-/** Runs the load of a performance run and returns its result and summary. */
-export async function runLoad(runId: string, performance: PerformancePlan): Promise<{ result: RunResultValue; summary: RunSummary }> {
+/** Runs every shard of a performance run's load to its end. */
+export async function runLoad(runId: string, performance: PerformancePlan): Promise<void> {
   upsertSearchAttributes([{ key: RUN_KIND_SEARCH_ATTRIBUTE, value: 'performance' }]);
   const options = {
     taskQueue: `${workflowInfo().taskQueue}${LOAD_TASK_QUEUE_SUFFIX}`,
@@ -35,14 +30,4 @@ export async function runLoad(runId: string, performance: PerformancePlan): Prom
   };
   const { runLoadShard } = proxyActivities<LoadActivities>(options);
   await Promise.all(performance.shardSummaries.map((summary, shard) => runLoadShard.executeWithOptions({ ...options, summary }, [{ runId, shard }])));
-  return completePerformanceRun({ runId });
-}
-
-/** The figures measured so far, stored, when a performance run stops early (timeout, cancel): best effort. */
-export async function salvageLoad(runId: string): Promise<{ result: RunResultValue; summary: RunSummary } | undefined> {
-  try {
-    return await completePerformanceRun({ runId });
-  } catch {
-    return undefined;
-  }
 }

@@ -39,7 +39,7 @@ import { RUN_ID_SEARCH_ATTRIBUTE, runStateQuery, type RunWorkflowInput } from '.
 import { createWorkflowPort, TIMED_OUT } from './workflow-port';
 import { DeadlineReached, FlowInterpreter } from './interpreter';
 import { RunLedger } from './run-ledger';
-import { runLoad, salvageLoad } from './performance';
+import { runLoad } from './performance';
 import { ulidFrom } from '../src/domain/ulid';
 import { capTestCaseResult } from '../src/domain/limits';
 import { FAILURE_TYPES } from '../src/domain/failures';
@@ -139,7 +139,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   try {
     outcome = await scope.run(async () => {
       if (plan.performance) {
-        loadOutcome = await runLoad(runId, plan.performance);
+        await runLoad(runId, plan.performance);
+        // Merges the shards' measurements and decides the result from the thresholds.
+        loadOutcome = await store.completePerformanceRun({ runId });
         return 'done';
       }
       while (ledger.nextIndex < plan.testCases.length) {
@@ -167,8 +169,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
         : `Run failed: ${messageOf(err)}`;
     ledger.status = 'failed';
     await CancellationScope.nonCancellable(async () => {
-      // A performance run keeps the figures measured until it stopped.
-      const salvaged = plan.performance ? await salvageLoad(runId) : undefined;
+      // A performance run keeps the figures measured until it stopped (best effort: else as any run).
+      const salvaged = plan.performance ? await finalStore.completePerformanceRun({ runId }).catch(() => undefined) : undefined;
       if (salvaged) await finalStore.finishRun({ runId, status: 'failed', error, summary: salvaged.summary, unfinished: [] });
       else await finalStore.finishRun(failedRun(runId, ledger, error, pending));
       await onEnd();
