@@ -261,15 +261,17 @@ describe('performance runs', function () {
     });
     after(async () => procApp?.stop());
 
-    const worker = () => {
-      const w = spawnAssay('worker', processEnv(procApp, { ASSAY_LOAD_SHARDS_PER_WORKER: '1' }));
+    const worker = (env: Record<string, string> = {}) => {
+      const w = spawnAssay('worker', processEnv(procApp, { ASSAY_LOAD_SHARDS_PER_WORKER: '1', ...env }));
       workers.push(w);
       return w;
     };
     const shardRows = (runId: string) => procApp.dataSource.getRepository(RunLoadShard).findBy({ runId });
 
     it('two workers share a run’s shards; one killed (-9) mid-run: the run completes, nothing counted twice, the outage a gap', async () => {
-      const [a] = [worker(), worker()];
+      // The worker killed runs its shard on two threads; its replacement (one thread by default) resumes
+      // it with the checkpoint's thread count.
+      const [a] = [worker({ ASSAY_LOAD_THREADS: '2' }), worker()];
       const before = target.count('/fixed');
       const res = await procApp.request('POST', '/v1/runs', {
         runner: 'fixed',
