@@ -4,7 +4,7 @@ SHELL := /bin/bash
 ENV := . scripts/env.sh &&
 STAMP := node_modules/.assay-install-stamp
 
-.PHONY: install build dev run bundler test test-unit lint bench demo up down record-histories clean
+.PHONY: install build dev run bundler test test-unit lint bench demo up down record-histories clean screenshots
 
 ## install: project dependencies (npm ci) and the compiled build
 install: $(STAMP) build
@@ -32,9 +32,15 @@ run: install
 bundler: install
 	@$(ENV) node --enable-source-maps dist/bin/main.js bundler
 
-## test: the whole suite (unit, store on MySQL/MariaDB and SQLite, API, runs on Temporal, replay)
+## test: the whole suite (unit, store on MySQL/MariaDB and SQLite, API, runs on Temporal, replay, the console in Chromium)
 test: install lint
+	@scripts/ensure-chromium.sh
 	@$(ENV) npx mocha
+
+## screenshots: the browser tests, saving their screenshots into docs/console/ (docs/console.md)
+screenshots: install
+	@scripts/ensure-chromium.sh
+	@$(ENV) ASSAY_SCREENSHOTS=1 npx mocha --spec 'dist/test/browser/**/*.test.js'
 
 ## test-unit: only the unit tests (no services)
 test-unit: install

@@ -2,7 +2,8 @@
  * The Koa application: REST API under /v1, problem descriptions under /problems, and /healthz.
  *
  * Middleware, outermost first: request id → error mapping → (for /v1) authentication → rate
- * limit → scope (one table, api/scopes.ts) → JSON-only bodies → body parsing → routers.
+ * limit → scope (one table, api/scopes.ts) → JSON-only bodies → body parsing → routers; then the
+ * web console (api/console.ts) for any other GET.
  */
 import Koa from 'koa';
 import compose from 'koa-compose';
@@ -21,6 +22,7 @@ import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
+import { serveConsole } from './console';
 
 /** The routers served under /v1 (each gets the `/v1` prefix); every route needs an entry in api/scopes.ts. */
 export const V1_ROUTERS = [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter];
@@ -50,5 +52,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     app.use(r.routes());
     app.use(allowedMethods(r));
   }
+  // The web console: every other GET is a console file or route (api/console.ts).
+  app.use(serveConsole(deps.config.api.consoleDir));
   return app;
 }

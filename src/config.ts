@@ -86,6 +86,17 @@ export interface AssayConfig {
      * 30). api/auth.ts, docs/security.md "Failed authentication".
      */
     authFailuresPerMinute: number;
+    /**
+     * Folder of the built web console served under `/` (`ASSAY_CONSOLE_DIR`, default `dist/console`
+     * beside the compiled code; `npm run build` writes it). api/console.ts, docs/console.md.
+     */
+    consoleDir: string;
+    /**
+     * Requests per minute and API key allowed through `POST /v1/relay`, the console's opt-in relay
+     * for local requests the browser cannot send itself (`ASSAY_RELAY_PER_MINUTE`, default 60).
+     * api/routes/relay.ts, docs/console.md "Relay".
+     */
+    relayPerMinute: number;
   };
   /** Run settings frozen into each run's plan ({@link RunSettings}, src/domain/types.ts) and the API's run limits. */
   runs: RunSettings & {
@@ -318,6 +329,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       trustProxy: boolean(env, 'ASSAY_TRUST_PROXY', false),
       maxBodyBytes: integer(env, 'ASSAY_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       authFailuresPerMinute: integer(env, 'ASSAY_AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
+      consoleDir: path.resolve(env.ASSAY_CONSOLE_DIR || path.join(__dirname, '..', 'console')),
+      relayPerMinute: integer(env, 'ASSAY_RELAY_PER_MINUTE', 60, 1, 1_000_000),
     },
     runs: {
       defaultTimeoutSeconds: 1800,

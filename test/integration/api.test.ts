@@ -63,6 +63,10 @@ describe('REST API contract', function () {
       expect(res.status).to.equal(200);
       expect(res.body.items).to.have.length(1);
       expect(res.body.items[0]).to.include({ id: app.workspaceId, name: 'default', current: true });
+      expect(res.body.items[0].key.scope).to.equal('write');
+      const reader = await app.issueKey('read');
+      const asReader = await app.request('GET', '/v1/workspaces', undefined, { key: reader });
+      expect(asReader.body.items[0].key).to.include({ scope: 'read', prefix: reader.slice(0, asReader.body.items[0].key.prefix.length) });
       const other = await app.issueKey('write', 'team-b');
       const theirs = await app.request('GET', '/v1/workspaces', undefined, { key: other });
       expect(theirs.body.items.map((w: { name: string }) => w.name)).to.deep.equal(['team-b']);

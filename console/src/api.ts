@@ -1,0 +1,86 @@
+/**
+ * The console's client of the Assay REST API (docs/api.md): same origin, `Authorization: Bearer`
+ * with the session's key, JSON in and out. Errors arrive as RFC 9457 problem documents and are
+ * thrown as {@link ApiError}, whose `problem` carries `title`, `detail`, `code` and the per-field
+ * `errors` the console shows next to the field at fault. A 401 signs the user out.
+ */
+import { session, signOut } from './session';
+
+/** One field error of a `validation-failed` problem: `field` like `flow[1].request.url`, `pointer` a JSON pointer. */
+export interface FieldError {
+  field?: string;
+  pointer?: string;
+  detail: string;
+}
+
+/** An RFC 9457 problem document as Assay sends it. */
+export interface Problem {
+  type?: string;
+  title: string;
+  status: number;
+  detail?: string;
+  code?: string;
+  errors?: FieldError[];
+  [extra: string]: unknown;
+}
+
+/** A failed API call: the problem the API answered, or a network failure turned into one. */
+export class ApiError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail ? `${problem.title}: ${problem.detail}` : problem.title);
+  }
+}
+
+/** Options of {@link api}. */
+export interface CallOptions {
+  /** Another key than the session's (sign-in checks a key before storing it). */
+  key?: string;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Calls `method path` (path starts with `/v1`) and returns the parsed JSON answer (undefined for
+ * 204). Throws {@link ApiError} for any answer ≥ 400 and for network failures (code `network`).
+ */
+export async function api<T = unknown>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
+  const key = options.key ?? session()?.key;
+  const headers: Record<string, string> = { Accept: 'application/json, application/problem+json', ...options.headers };
+  if (key) headers.Authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: options.signal });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError({ title: 'Assay is unreachable', status: 0, code: 'network', detail: (err as Error).message });
+  }
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (res.status >= 400) {
+    const problem: Problem =
+      parsed && typeof parsed === 'object' && 'title' in parsed ? (parsed as Problem) : { title: res.statusText || 'Request failed', status: res.status, detail: text.slice(0, 300) };
+    if (res.status === 401 && !options.key) signOut();
+    throw new ApiError(problem);
+  }
+  return parsed as T;
+}
+
+/** A list page as every Assay listing answers it (docs/api.md "Lists and paging"). */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** Builds `path?query` from the defined, non-empty entries of `query`. */
+export function withQuery(path: string, query: Record<string, string | number | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}

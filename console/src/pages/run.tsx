@@ -1,0 +1,373 @@
+/**
+ * One run (issue 13 item 3): summary, live progress, each test case with its nodes, failed
+ * assertions with expected vs actual, request and response details, script logs and errors; a
+ * link to the workflow in the Temporal Web UI; cancel and re-run. Performance runs add their
+ * figures and per-second charts (docs/performance.md "Results"). Polls every second while the run
+ * is queued or running.
+ */
+import { useLocation, useRoute } from 'preact-iso';
+import { api } from '../api';
+import { useAction, usePoll } from '../hooks';
+import { can } from '../session';
+import type { NodeResult, PerformanceResults, Run, RunResults, TestCaseResult } from '../types';
+import { bytes, dateTime, duration, relative, show } from '../format';
+import { Badge, ConfirmButton, Empty, PageHeader, ProblemBox, ProgressBar } from '../ui/kit';
+import { Chart } from '../ui/chart';
+
+const active = (r: Run | undefined) => !r || r.status === 'queued' || r.status === 'running';
+
+export function RunPage() {
+  const { params } = useRoute();
+  const { route } = useLocation();
+  const runId = params.runId!;
+  const run = usePoll((signal) => api<Run>('GET', `/v1/runs/${encodeURIComponent(runId)}`, undefined, { signal }), [runId], 1000, active);
+  const results = usePoll(
+    (signal) => api<RunResults>('GET', `/v1/runs/${encodeURIComponent(runId)}/results`, undefined, { signal }),
+    [runId],
+    2000,
+    (d) => !d || d.status === 'queued' || d.status === 'running',
+  );
+  const cancel = useAction(async () => {
+    await api('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`);
+    run.reload();
+  });
+  const rerun = useAction(async () => {
+    const r = run.data!;
+    const body: Record<string, unknown> = { runner: r.runner, environment: r.environment };
+    if (r.timeout) body.timeout = r.timeout;
+    if (r.variables && Object.keys(r.variables).length && !Object.values(r.variables).includes('***')) body.variables = r.variables;
+    const next = await api<Run>('POST', '/v1/runs', body);
+    route(`/runs/${next.runId}`);
+  });
+
+  if (run.problem && !run.data) return <ProblemBox problem={run.problem} onRetry={run.reload} />;
+  const r = run.data;
+  if (!r) return <p class="muted">Loading…</p>;
+  const perf: PerformanceResults | undefined = results.data?.performance;
+  const testCases = results.data?.details.testCases ?? [];
+
+  return (
+    <>
+      <PageHeader
+        title={`${r.runner} on ${r.environment}`}
+        sub={
+          <>
+            <span class="mono">{r.runId}</span> · {r.trigger} · created {relative(r.createdAt)}
+          </>
+        }
+      >
+        {r.links?.temporal && (
+          <a class="button secondary" href={r.links.temporal} target="_blank" rel="noreferrer">
+            Open in Temporal Web UI
+          </a>
+        )}
+        {can('run') && active(r) && (
+          <ConfirmButton class="danger" question="Cancel this run? It ends failed with “Run cancelled”." onConfirm={() => void cancel.run()} disabled={cancel.busy}>
+            Cancel run
+          </ConfirmButton>
+        )}
+        {can('run') && !active(r) && (
+          <button type="button" onClick={() => void rerun.run()} disabled={rerun.busy}>
+            Re-run
+          </button>
+        )}
+      </PageHeader>
+      <ProblemBox problem={cancel.problem ?? rerun.problem} />
+      <div class="cards" aria-label="Summary">
+        <Stat label="Status" value={<Badge value={r.status} />} />
+        <Stat label="Result" value={<Badge value={r.result} />} />
+        <Stat label="Passed" value={r.summary?.passed ?? '—'} />
+        <Stat label="Failed" value={r.summary?.failed ?? '—'} />
+        <Stat label="Skipped" value={r.summary?.skipped ?? '—'} />
+        <Stat label="Duration" value={duration(r.duration)} />
+      </div>
+      <div class="card run-live" style={{ minHeight: '4.2rem', marginBottom: '1rem' }}>
+        {r.status === 'running' || r.status === 'queued' ? (
+          <>
+            <ProgressBar percentage={r.progress?.percentage ?? 0} label="Run progress" />
+            <p class="muted" style={{ margin: '0.4rem 0 0' }}>
+              {r.status === 'queued'
+                ? 'Queued: waiting for a worker.'
+                : `${r.progress?.completed ?? 0} of ${r.progress?.total ?? '?'} test cases · expected to finish ${relative(r.estimatedCompletion)}`}
+            </p>
+          </>
+        ) : (
+          <dl class="kv">
+            <dt>Started</dt>
+            <dd>{dateTime(r.startedAt)}</dd>
+            <dt>Completed</dt>
+            <dd>{dateTime(r.completedAt)}</dd>
+          </dl>
+        )}
+      </div>
+      {r.error && (
+        <div class="problem" role="alert">
+          <strong class="problem-title">Run failed</strong>
+          <p class="problem-detail">{r.error}</p>
+        </div>
+      )}
+      {r.variables && Object.keys(r.variables).length > 0 && (
+        <details class="card" style={{ marginBottom: '1rem' }}>
+          <summary>Variables of this run</summary>
+          <dl class="kv">
+            {Object.entries(r.variables).map(([k, v]) => (
+              <>
+                <dt key={`k${k}`}>{k}</dt>
+                <dd key={`v${k}`} class="mono">
+                  {String(v)}
+                </dd>
+              </>
+            ))}
+          </dl>
+        </details>
+      )}
+      {r.performance && active(r) && <LiveFigures run={r} />}
+      {perf && <Performance perf={perf} />}
+      <h2>Test cases</h2>
+      <ProblemBox problem={results.problem} onRetry={results.reload} />
+      {results.data && testCases.length === 0 && <Empty title={active(r) ? 'No test case has finished yet' : 'This run has no test case results'}>Results appear as each test case ends.</Empty>}
+      {testCases.map((tc) => (
+        <TestCase key={tc.testCaseId} tc={tc} />
+      ))}
+    </>
+  );
+}
+
+function Stat({ label, value }: { label: string; value: preact.ComponentChildren }) {
+  return (
+    <div class="stat">
+      <span class="label">{label}</span>
+      <span class="value">{value}</span>
+    </div>
+  );
+}
+
+function LiveFigures({ run }: { run: Run }) {
+  const p = run.performance!;
+  return (
+    <div class="cards" aria-label="Live load figures">
+      <Stat label="Active VUs" value={p.activeVUs ?? '—'} />
+      <Stat label="Requests/s" value={p.requestsPerSecond?.toFixed(1) ?? '—'} />
+      <Stat label="p95" value={duration(p.p95ResponseTime)} />
+      <Stat label="Errors" value={p.errorRate === undefined ? '—' : `${(p.errorRate * 100).toFixed(2)} %`} />
+      <Stat label="Requests" value={p.requests ?? '—'} />
+    </div>
+  );
+}
+
+/** Final figures and per-second charts of a performance run. */
+function Performance({ perf }: { perf: PerformanceResults }) {
+  const series = perf.series ?? [];
+  const times = series.map((s) => s.t);
+  const res = perf.seriesResolution ?? 1;
+  return (
+    <section aria-label="Performance">
+      <h2>Performance</h2>
+      <div class="cards">
+        <Stat label="Requests/s" value={perf.requestsPerSecond.toFixed(1)} />
+        <Stat label="Average" value={duration(perf.avgResponseTime)} />
+        <Stat label="p95" value={duration(perf.p95ResponseTime)} />
+        <Stat label="p99" value={duration(perf.p99ResponseTime)} />
+        <Stat label="Error rate" value={`${(perf.errorRate * 100).toFixed(2)} %`} />
+        <Stat label="Requests" value={perf.requests ?? '—'} />
+        <Stat label="Peak VUs" value={perf.peakVUs ?? '—'} />
+        {perf.checks && <Stat label="Checks passed" value={`${(perf.checks.rate * 100).toFixed(1)} %`} />}
+      </div>
+      {perf.thresholds && perf.thresholds.length > 0 && (
+        <table aria-label="Thresholds" style={{ marginBottom: '1rem' }}>
+          <thead>
+            <tr>
+              <th>Metric</th>
+              <th>Threshold</th>
+              <th class="num">Actual</th>
+              <th>Outcome</th>
+            </tr>
+          </thead>
+          <tbody>
+            {perf.thresholds.map((t, i) => (
+              <tr key={i}>
+                <td class="mono">{t.metric}</td>
+                <td class="mono">{t.threshold}</td>
+                <td class="num">{t.actual === undefined ? '—' : t.actual.toFixed(2)}</td>
+                <td>
+                  <Badge value={t.passed ? 'passed' : 'failed'} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {series.length > 1 && (
+        <>
+          <Chart
+            title="Requests per second and VUs"
+            times={times}
+            series={[
+              { label: 'requests/s', values: series.map((s) => s.requests / res), color: '#2f7fd8', unit: 'req/s' },
+              { label: 'failed/s', values: series.map((s) => s.failed / res), color: '#d0453a', unit: 'req/s' },
+              { label: 'VUs', values: series.map((s) => s.vus), color: '#8a63d2' },
+            ]}
+          />
+          <Chart title="p95 response time (ms)" times={times} series={[{ label: 'p95', values: series.map((s) => s.p95), color: '#1f9d6a', unit: 'ms' }]} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function TestCase({ tc }: { tc: TestCaseResult }) {
+  return (
+    <details class="testcase" open={tc.status === 'failed'} data-testcase={tc.name}>
+      <summary>
+        <Badge value={tc.status} />
+        <strong>{tc.name}</strong>
+        <span class="muted">
+          {tc.passedAssertions}/{tc.assertions} assertions · {duration(tc.duration)}
+        </span>
+      </summary>
+      <div class="testcase-body">
+        {tc.error && (
+          <div class="problem" role="alert">
+            <p class="problem-detail">{tc.error}</p>
+          </div>
+        )}
+        {tc.failures.length > 0 && (
+          <section aria-label={`Failures of ${tc.name}`}>
+            <h3>Failures</h3>
+            {tc.failures.map((f, i) => (
+              <div class="failure" key={i}>
+                <div>
+                  <span class="mono">{f.node}</span> {f.assertion && <code>{f.assertion}</code>} {f.operator && <span class="muted">{f.operator}</span>}
+                </div>
+                <div>{f.message}</div>
+                {(f.expected !== undefined || f.actual !== undefined) && <Compare expected={f.expected} actual={f.actual} />}
+              </div>
+            ))}
+          </section>
+        )}
+        <h3>Nodes</h3>
+        {tc.nodes.map((n) => (
+          <Node key={n.id} node={n} />
+        ))}
+      </div>
+    </details>
+  );
+}
+
+function Compare({ expected, actual }: { expected: unknown; actual: unknown }) {
+  return (
+    <div class="compare">
+      <div>
+        <span class="muted">Expected</span>
+        <pre data-testid="expected">{show(expected)}</pre>
+      </div>
+      <div>
+        <span class="muted">Actual</span>
+        <pre data-testid="actual">{show(actual)}</pre>
+      </div>
+    </div>
+  );
+}
+
+function Node({ node }: { node: NodeResult }) {
+  return (
+    <div class={`node node-${node.status}`}>
+      <div>
+        <Badge value={node.status} /> <strong>{node.name ?? node.id}</strong> <span class="muted">{node.type}</span> <span class="muted">· {duration(node.duration)}</span>
+      </div>
+      {node.reason && <div class="muted">{node.reason}</div>}
+      {node.error && (
+        <div class="failure">
+          {node.error}
+          {node.line !== undefined && <span class="muted"> (line {node.line})</span>}
+        </div>
+      )}
+      {node.request && (
+        <dl class="kv">
+          <dt>Request</dt>
+          <dd class="mono">
+            {node.request.method} {node.request.url}
+          </dd>
+          {node.response && (
+            <>
+              <dt>Response</dt>
+              <dd>
+                {node.response.status ?? '—'} · {duration(node.response.timeMs)} · {bytes(node.response.size)}
+                {node.response.truncated && ' · body cut'}
+              </dd>
+            </>
+          )}
+          {node.attempts && node.attempts.length > 1 && (
+            <>
+              <dt>Attempts</dt>
+              <dd>{node.attempts.length}</dd>
+            </>
+          )}
+        </dl>
+      )}
+      {node.condition !== undefined && (
+        <div class="muted">
+          condition <code>{String(node.condition)}</code> → {node.branch}
+        </div>
+      )}
+      {node.assertions && node.assertions.length > 0 && (
+        <table class="assertions" aria-label={`Assertions of ${node.name ?? node.id}`}>
+          <thead>
+            <tr>
+              <th>Assertion</th>
+              <th>Expected</th>
+              <th>Actual</th>
+              <th></th>
+            </tr>
+          </thead>
+          <tbody>
+            {node.assertions.map((a, i) => (
+              <tr key={i}>
+                <td>
+                  {a.name && <div>{a.name}</div>}
+                  <code>{a.target}</code> <span class="muted">{a.operator}</span>
+                  {a.message && !a.passed && <div class="field-error">{a.message}</div>}
+                </td>
+                <td>
+                  <pre>{a.expected === undefined ? '' : show(a.expected)}</pre>
+                </td>
+                <td>
+                  <pre>{show(a.actual)}</pre>
+                </td>
+                <td>
+                  <Badge value={a.passed ? 'passed' : 'failed'} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {node.logs && node.logs.length > 0 && (
+        <details>
+          <summary>Script logs ({node.logs.length})</summary>
+          <pre class="logs">{node.logs.map((l) => `[${l.level}] ${l.message}`).join('\n')}</pre>
+        </details>
+      )}
+      {node.variablesSet && Object.keys(node.variablesSet).length > 0 && (
+        <details>
+          <summary>Variables set</summary>
+          <pre>{JSON.stringify(node.variablesSet, null, 2)}</pre>
+        </details>
+      )}
+      {node.children?.map((c) => (
+        <Node key={c.id} node={c} />
+      ))}
+      {node.iterationResults?.map((it) => (
+        <details key={it.index} class="iteration">
+          <summary>
+            Iteration {it.index + 1} <Badge value={it.status} />
+          </summary>
+          {it.nodes.map((c) => (
+            <Node key={c.id} node={c} />
+          ))}
+        </details>
+      ))}
+      {node.omittedIterations ? <div class="muted">{node.omittedIterations} more iterations not listed</div> : null}
+    </div>
+  );
+}

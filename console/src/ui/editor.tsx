@@ -1,0 +1,124 @@
+/**
+ * A code editor (CodeMirror 6) for JSON, scripts and bodies. Follows the system theme (one-dark
+ * when the system is dark). `diagnostics` are shown as lint marks (JSON pointers resolved by the
+ * caller to text ranges; see {@link pointerRange}).
+ */
+import { useEffect, useRef } from 'preact/hooks';
+import { EditorView, basicSetup } from 'codemirror';
+import { EditorState, Compartment, type Extension } from '@codemirror/state';
+import { keymap } from '@codemirror/view';
+import { json } from '@codemirror/lang-json';
+import { javascript } from '@codemirror/lang-javascript';
+import { linter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
+import { oneDark } from '@codemirror/theme-one-dark';
+import { findNodeAtLocation, parseTree } from 'jsonc-parser';
+
+export type EditorLanguage = 'json' | 'javascript' | 'text';
+
+/** A mark the editor shows: a character range and a message. */
+export interface EditorMark {
+  from: number;
+  to: number;
+  message: string;
+}
+
+export interface EditorProps {
+  value: string;
+  onChange?: (value: string) => void;
+  language?: EditorLanguage;
+  /** Accessible name of the editor (it has no visible <label>). */
+  label: string;
+  readOnly?: boolean;
+  marks?: EditorMark[];
+  /** Called on Ctrl/Cmd+Enter. */
+  onSubmit?: () => void;
+  minHeight?: string;
+}
+
+function languageOf(lang: EditorLanguage): Extension {
+  return lang === 'json' ? json() : lang === 'javascript' ? javascript() : [];
+}
+
+const dark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
+
+/** The CodeMirror editor; the value is controlled (a new `value` prop replaces the text). */
+export function Editor({ value, onChange, language = 'text', label, readOnly = false, marks, onSubmit, minHeight = '8rem' }: EditorProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const onChangeRef = useRef(onChange);
+  onChangeRef.current = onChange;
+  const onSubmitRef = useRef(onSubmit);
+  onSubmitRef.current = onSubmit;
+  const lang = useRef(new Compartment());
+  const theme = useRef(new Compartment());
+
+  useEffect(() => {
+    const state = EditorState.create({
+      doc: value,
+      extensions: [
+        keymap.of([{ key: 'Mod-Enter', run: () => (onSubmitRef.current ? (onSubmitRef.current(), true) : false) }]),
+        basicSetup,
+        lang.current.of(languageOf(language)),
+        theme.current.of(dark() ? oneDark : []),
+        linter(null),
+        EditorView.lineWrapping,
+        EditorState.readOnly.of(readOnly),
+        EditorView.contentAttributes.of({ 'aria-label': label }),
+        EditorView.theme({ '&': { minHeight }, '.cm-scroller': { minHeight } }),
+        EditorView.updateListener.of((u) => {
+          if (u.docChanged) onChangeRef.current?.(u.state.doc.toString());
+        }),
+      ],
+    });
+    view.current = new EditorView({ state, parent: host.current! });
+    const media = window.matchMedia?.('(prefers-color-scheme: dark)');
+    const onTheme = () => view.current?.dispatch({ effects: theme.current.reconfigure(dark() ? oneDark : []) });
+    media?.addEventListener('change', onTheme);
+    return () => {
+      media?.removeEventListener('change', onTheme);
+      view.current?.destroy();
+      view.current = null;
+    };
+    // The editor is created once; value, language and marks are pushed by the effects below.
+  }, []);
+
+  useEffect(() => {
+    const v = view.current;
+    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+  }, [value]);
+
+  useEffect(() => {
+    view.current?.dispatch({ effects: lang.current.reconfigure(languageOf(language)) });
+  }, [language]);
+
+  useEffect(() => {
+    const v = view.current;
+    if (!v) return;
+    const len = v.state.doc.length;
+    const diagnostics: Diagnostic[] = (marks ?? []).map((m) => ({ from: Math.min(m.from, len), to: Math.min(Math.max(m.to, m.from), len), severity: 'error', message: m.message }));
+    v.dispatch(setDiagnostics(v.state, diagnostics));
+  }, [marks]);
+
+  return <div class="editor" ref={host} />;
+}
+
+/**
+ * The text range of the value a JSON pointer (`#/flow/1/request/url`) names in `text` (found with
+ * Microsoft's jsonc-parser, which keeps offsets), or of its nearest existing parent; the whole text
+ * when the text does not parse. Puts the API's field errors on the right line.
+ */
+export function pointerRange(text: string, pointer: string): { from: number; to: number } {
+  const tree = parseTree(text);
+  if (!tree) return { from: 0, to: text.length };
+  const path: (string | number)[] = pointer
+    .replace(/^#?\/?/, '')
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  for (let n = path.length; n >= 0; n--) {
+    const node = findNodeAtLocation(tree, path.slice(0, n));
+    if (node) return { from: node.offset, to: node.offset + node.length };
+  }
+  return { from: 0, to: text.length };
+}
