@@ -1,0 +1,143 @@
+/**
+ * The page's dialogs (native <dialog>, modal, closed with Escape): import from curl, copy as curl,
+ * save as test case.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError, type Problem } from '../api';
+import { can } from '../session';
+import { CopyButton, Field, ProblemBox, fieldError } from '../ui/kit';
+import { CurlError, parseCurl, toCurl, type CurlImport } from './curl';
+import { displayName, type LocalRequest } from './store';
+import { testCaseBody, toApiNodeRequest } from './test-case';
+import { resolve, type Variables } from './variables';
+
+/** A modal dialog named `title`; `onClose` runs on Escape and on the Close button. */
+export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current!;
+    if (!d.open) d.showModal();
+    const onCancel = (e: Event) => {
+      e.preventDefault();
+      onClose();
+    };
+    d.addEventListener('cancel', onCancel);
+    return () => d.removeEventListener('cancel', onCancel);
+  }, []);
+  return (
+    <dialog ref={ref} class="lr-dialog" aria-label={title}>
+      <header class="lr-dialog-head">
+        <h2>{title}</h2>
+        <button type="button" class="secondary small" onClick={onClose}>
+          Close
+        </button>
+      </header>
+      {children}
+    </dialog>
+  );
+}
+
+/** Paste a curl command line; `onImport` gets what was read (warnings included). */
+export function ImportCurlDialog({ onClose, onImport }: { onClose: () => void; onImport: (imported: CurlImport) => void }) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string>();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    try {
+      onImport(parseCurl(text));
+    } catch (err) {
+      setError(err instanceof CurlError ? err.message : `This command line cannot be read: ${(err as Error).message}`);
+    }
+  };
+  return (
+    <Dialog title="Import from curl" onClose={onClose}>
+      <form onSubmit={submit}>
+        <Field label="curl command" error={error} hint="Supported: -X, -H, -d/--data/--data-raw/--data-binary/--data-urlencode, --json, -F/--form, -u, --url, -G, -I, -A, -b. Other flags are listed after the import.">
+          <textarea rows={8} cols={70} value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder={`curl -X POST https://api.example.com/users -H 'Content-Type: application/json' -d '{"name":"Ada"}'`} />
+        </Field>
+        <div class="row">
+          <button type="submit">Import</button>
+          <button type="button" class="secondary" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** The request as a curl command line, variables as written or resolved from the linked group. */
+export function CopyCurlDialog({ request, variables, onClose }: { request: LocalRequest; variables: Variables; onClose: () => void }) {
+  const [resolved, setResolved] = useState(false);
+  const command = toCurl(request, { origin: location.origin, transform: resolved ? (s) => resolve(s, variables) : undefined });
+  return (
+    <Dialog title="Copy as curl" onClose={onClose}>
+      <label class="check">
+        <input type="checkbox" checked={resolved} onChange={(e) => setResolved(e.currentTarget.checked)} />
+        Resolve variables (values of the linked group, new {'{{$guid}}'} and {'{{$timestamp}}'})
+      </label>
+      <Field label="curl command line" hint="Quoted for POSIX shells (sh, bash, zsh). Multipart files are named by their file name: run it next to them.">
+        <textarea rows={10} cols={80} readOnly value={command} />
+      </Field>
+      <CopyButton text={command} label="Copy command" />
+    </Dialog>
+  );
+}
+
+/** "Save as test case": the explicit upload (POST /v1/test-cases), then a link to the new test case. */
+export function SaveTestCaseDialog({ request, onClose }: { request: LocalRequest; onClose: () => void }) {
+  const [name, setName] = useState(displayName(request).slice(0, 200));
+  const [folder, setFolder] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<Problem>();
+  const [created, setCreated] = useState<{ id: string; name: string }>();
+  const converted = toApiNodeRequest(request, location.origin);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!('request' in converted)) return;
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      const tc = await api<{ id: string; name: string }>('POST', '/v1/test-cases', testCaseBody(request, converted.request, name, folder));
+      setCreated(tc);
+    } catch (err) {
+      setProblem(err instanceof ApiError ? err.problem : { title: 'Could not save the test case', status: 0, detail: String(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title="Save as test case" onClose={onClose}>
+      <p class="muted">This uploads the request (method, URL, headers, body; variables as written) to Assay as a test case with one API node. Nothing else about local requests is ever sent.</p>
+      {'reason' in converted ? (
+        <p class="notice" role="alert">
+          {converted.reason}
+        </p>
+      ) : created ? (
+        <p class="notice" role="status">
+          Saved. <a href={`/test-cases/${created.id}`}>Open the test case “{created.name}”</a>
+        </p>
+      ) : (
+        <form onSubmit={submit}>
+          <Field label="Test case name" error={fieldError(problem, 'name')}>
+            <input value={name} maxLength={200} required onInput={(e) => setName(e.currentTarget.value)} />
+          </Field>
+          <Field label="Folder (optional)" error={fieldError(problem, 'folder')} hint="Like users/admin; empty is the top level.">
+            <input value={folder} onInput={(e) => setFolder(e.currentTarget.value)} />
+          </Field>
+          <ProblemBox problem={problem} />
+          {!can('write') && <p class="muted">Saving needs a key with the write scope; this key's scope is lower, so Assay will refuse it.</p>}
+          <div class="row">
+            <button type="submit" disabled={busy}>
+              {busy ? 'Saving…' : 'Save test case'}
+            </button>
+            <button type="button" class="secondary" onClick={onClose}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}
