@@ -54,7 +54,7 @@ export function ImportCurlDialog({ onClose, onImport }: { onClose: () => void; o
     <Dialog title="Import from curl" onClose={onClose}>
       <form onSubmit={submit}>
         <Field label="curl command" error={error} hint="Supported: -X, -H, -d/--data/--data-raw/--data-binary/--data-urlencode, --json, -F/--form, -u, --url, -G, -I, -A, -b. Other flags are listed after the import.">
-          <textarea rows={8} cols={70} value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder={`curl -X POST https://api.example.com/users -H 'Content-Type: application/json' -d '{"name":"Ada"}'`} />
+          <textarea aria-label="curl command" rows={8} cols={70} value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder={`curl -X POST https://api.example.com/users -H 'Content-Type: application/json' -d '{"name":"Ada"}'`} />
         </Field>
         <div class="row">
           <button type="submit">Import</button>
@@ -78,7 +78,7 @@ export function CopyCurlDialog({ request, variables, onClose }: { request: Local
         Resolve variables (values of the linked group, new {'{{$guid}}'} and {'{{$timestamp}}'})
       </label>
       <Field label="curl command line" hint="Quoted for POSIX shells (sh, bash, zsh). Multipart files are named by their file name: run it next to them.">
-        <textarea rows={10} cols={80} readOnly value={command} />
+        <textarea aria-label="curl command line" rows={10} cols={80} readOnly value={command} />
       </Field>
       <CopyButton text={command} label="Copy command" />
     </Dialog>
@@ -124,7 +124,7 @@ export function SaveTestCaseDialog({ request, onClose }: { request: LocalRequest
             <input value={name} maxLength={200} required onInput={(e) => setName(e.currentTarget.value)} />
           </Field>
           <Field label="Folder (optional)" error={fieldError(problem, 'folder')} hint="Like users/admin; empty is the top level.">
-            <input value={folder} onInput={(e) => setFolder(e.currentTarget.value)} />
+            <input aria-label="Folder" value={folder} onInput={(e) => setFolder(e.currentTarget.value)} />
           </Field>
           <ProblemBox problem={problem} />
           {!can('write') && <p class="muted">Saving needs a key with the write scope; this key's scope is lower, so Assay will refuse it.</p>}

@@ -95,7 +95,7 @@ export function RequestEditor(props: RequestEditorProps) {
         </div>
       )}
       <Field label="Name" hint="Optional. When empty, the URL is shown as the name.">
-        <input value={r.name} placeholder={r.url || '/'} onInput={(e) => onPatch({ name: e.currentTarget.value })} />
+        <input aria-label="Name" value={r.name} placeholder={r.url || '/'} onInput={(e) => onPatch({ name: e.currentTarget.value })} />
       </Field>
       <form
         class="lr-line"
@@ -105,14 +105,14 @@ export function RequestEditor(props: RequestEditorProps) {
         }}
       >
         <Field label="Method">
-          <select value={r.method} onChange={(e) => onPatch({ method: e.currentTarget.value as Method })}>
+          <select aria-label="Method" value={r.method} onChange={(e) => onPatch({ method: e.currentTarget.value as Method })}>
             {METHODS.map((m) => (
               <option key={m}>{m}</option>
             ))}
           </select>
         </Field>
         <Field label="URL" hint="Relative URLs (like /) go to this console's own address. {{name}} variables come from the linked group.">
-          <input class="mono" value={r.url} spellcheck={false} onInput={(e) => onPatch({ url: e.currentTarget.value })} />
+          <input aria-label="URL" class="mono" value={r.url} spellcheck={false} onInput={(e) => onPatch({ url: e.currentTarget.value })} />
         </Field>
         <button type="submit" class="lr-send" disabled={sending} aria-keyshortcuts="Control+Enter Meta+Enter" title="Send (Ctrl+Enter)">
           {sending ? 'Sending…' : 'Send'}
@@ -208,7 +208,7 @@ function GroupSection({ request: r, groups, environments, environmentsProblem, g
       <legend>Variables</legend>
       <div class="row">
         <Field label="Variable group" hint="{{name}} in the URL, headers and body is replaced from it (case-sensitive); {{$guid}} and {{$timestamp}} are new on every send.">
-          <select value={value} onChange={(e) => setGroup(e.currentTarget.value)}>
+          <select aria-label="Variable group" value={value} onChange={(e) => setGroup(e.currentTarget.value)}>
             <option value="">No group</option>
             <optgroup label="Local groups (this browser)">
               {groups.map((g) => (
