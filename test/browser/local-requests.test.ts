@@ -590,7 +590,8 @@ describe('Local requests page (console)', function () {
     await page.getByRole('button', { name: 'Save as test case' }).click();
     await dialog.getByLabel('Folder').fill('local');
     await dialog.getByRole('button', { name: 'Save test case' }).click();
-    await dialog.getByRole('alert').filter({ hasText: /taken|exists|name/i }).waitFor();
+    await dialog.locator('.problem').getByText('Name already taken').waitFor();
+    expect(await dialog.locator('.field-invalid').textContent()).to.contain('is already taken in this folder');
     await dialog.getByRole('button', { name: 'Close' }).click();
 
     await page.getByRole('radio', { name: 'Multipart form (files)' }).check();
