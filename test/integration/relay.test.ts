@@ -30,7 +30,8 @@ const BINARY = Buffer.from(Array.from({ length: 1024 }, (_, i) => i % 256));
 /**
  * A loopback server for the relay to reach. Routes: `/raw` records the request and answers 201
  * "Made It" with repeated headers; `/binary` answers {@link BINARY}; `/big?bytes=N` N bytes of
- * text; `/slow?ms=N` waits; `/redirect` 302 to `/raw`; `/text` UTF-8 text with a BOM.
+ * text; `/slow?ms=N` waits; `/reset` cuts the connection without answering; `/redirect` 302 to
+ * `/raw`; `/text` UTF-8 text with a BOM.
  */
 async function startRelayTarget(): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
   const seen: Seen[] = [];
@@ -60,6 +61,8 @@ async function startRelayTarget(): Promise<{ url: string; seen: Seen[]; close():
           res.writeHead(200, { 'content-type': 'text/plain' }).end('late');
         }, Number(url.searchParams.get('ms')));
         timers.add(t);
+      } else if (url.pathname === '/reset') {
+        req.socket.destroy();
       } else if (url.pathname === '/redirect') {
         res.writeHead(302, { location: '/raw?from=redirect' }).end();
       } else if (url.pathname === '/text') {
@@ -293,7 +296,7 @@ describe('the console relay (POST /v1/relay)', function () {
     expect(probes).to.deep.equal([]);
   });
 
-  it('answers 502 relay-failed with ECONNREFUSED when nothing listens, and TIMEOUT past timeoutMs', async () => {
+  it('answers 502 relay-failed with ECONNREFUSED when nothing listens, TIMEOUT past timeoutMs, and a code when the connection is cut', async () => {
     const port = await closedPort();
     const refused = await relay({ method: 'GET', url: `http://127.0.0.1:${port}/` });
     expectProblem(refused, 502, 'relay-failed');
@@ -305,9 +308,9 @@ describe('the console relay (POST /v1/relay)', function () {
     expect(slow.body.errorCode).to.equal('TIMEOUT');
     expect(slow.body.detail).to.equal('TIMEOUT: no complete response within 300 ms.');
     expect(Date.now() - started).to.be.below(4000);
-    const unresolvable = await relay({ method: 'GET', url: 'http://no-such-host.invalid/' });
-    expectProblem(unresolvable, 502, 'relay-failed');
-    expect(unresolvable.body.errorCode).to.be.oneOf(['ENOTFOUND', 'EAI_AGAIN']);
+    const cut = await relay({ method: 'GET', url: `${target.url}/reset` });
+    expectProblem(cut, 502, 'relay-failed');
+    expect(cut.body.errorCode).to.be.oneOf(['UND_ERR_SOCKET', 'ECONNRESET']);
   });
 
   it('names each invalid field: method, unknown fields, header shape, timeoutMs over ASSAY_REQUEST_TIMEOUT_MS, missing url', async () => {
@@ -408,7 +411,7 @@ describe('the console relay (POST /v1/relay)', function () {
           [{ method: 'GET', url: `http://127.0.0.1:${apiPort}/v1/workspaces?token=${SECRET}`, headers: secretHeaders }],
           [{ method: 'GET', url: `http://127.0.0.1:${port}/?token=${SECRET}`, headers: secretHeaders }],
           [{ method: 'GET', url: `${target.url}/slow?ms=3000&token=${SECRET}`, headers: secretHeaders, timeoutMs: 100 }],
-          [{ method: 'GET', url: `http://${SECRET}.invalid/`, headers: secretHeaders }],
+          [{ method: 'PUT', url: `${target.url}/reset?token=${SECRET}`, headers: secretHeaders, body: SECRET }],
           [{ method: 'GET', url: `ftp://${SECRET}/`, headers: [[`bad ${SECRET}`, `v\n${SECRET}`]] }],
           [undefined, `{"method":"GET","url":"http://x/${SECRET}",`],
         ] as Array<[unknown, string?]>) {
