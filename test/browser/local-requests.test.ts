@@ -421,6 +421,51 @@ describe('Local requests page (console)', function () {
     await page.context().close();
   });
 
+  it('relays a multipart form with a file (sent to the relay as base64)', async () => {
+    const page = await open();
+    await newRequest(page);
+    await target(page, 'POST', `${closed.url}/relay-upload`);
+    await page.getByRole('checkbox', { name: /Send through the Assay relay/ }).check();
+    await page.getByRole('radio', { name: 'Multipart form (files)' }).check();
+    await page.getByRole('button', { name: 'Add part' }).click();
+    await page.getByLabel('Part 1 kind').selectOption('file');
+    await page.getByLabel('Part 1 name').fill('doc');
+    await page.getByLabel('Part 1 file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('relayed file\n') });
+    await page.getByTestId('part-1-file').filter({ hasText: 'notes.txt' }).waitFor();
+    const seen = await sendAndEcho(page, closed);
+    expect(seen.headers['content-type']).to.match(/^multipart\/form-data; boundary=/);
+    expect(seen.body).to.contain('name="doc"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\nrelayed file\n\r\n');
+    await page.context().close();
+  });
+
+  it("shows the relay's problems: a refused connection, a refused address, a read key", async () => {
+    const gone = await startEcho(false);
+    await gone.close();
+    const page = await open();
+    await newRequest(page);
+    await page.getByRole('checkbox', { name: /Send through the Assay relay/ }).check();
+    const problem = page.getByRole('region', { name: 'Response' }).locator('.problem');
+    await target(page, 'GET', `${gone.url}/nothing-here`);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await problem.filter({ hasText: 'Relay failed' }).waitFor();
+    expect(await problem.textContent()).to.contain('ECONNREFUSED');
+    // `/` is the console's own origin: the Assay API, which the address policy always refuses.
+    await target(page, 'GET', '/');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await problem.filter({ hasText: 'Address not allowed' }).waitFor();
+    await page.context().close();
+
+    const { page: reader } = await openConsole(browser, app);
+    await signIn(reader, await app.issueKey('read'));
+    await reader.getByRole('link', { name: 'Local requests' }).click();
+    await newRequest(reader);
+    await target(reader, 'GET', `${echo.url}/read`);
+    await reader.getByRole('checkbox', { name: /Send through the Assay relay/ }).check();
+    await reader.getByRole('button', { name: 'Send', exact: true }).click();
+    await reader.getByRole('region', { name: 'Response' }).locator('.problem').filter({ hasText: 'Forbidden' }).waitFor();
+    await reader.context().close();
+  });
+
   it('imports a curl command line, listing the flags it does not support', async () => {
     const page = await open();
     await page.getByRole('button', { name: 'Import from curl' }).first().click();

@@ -125,6 +125,7 @@ export function RequestEditor(props: RequestEditorProps) {
           <span class="field-hint">
             {' '}
             — off: the browser sends it (subject to CORS). On: the method, URL, headers and body go to the Assay server, which sends the request and returns the answer.
+            {!can('run') && ' The relay needs a key with the run scope; this key is read only.'}
           </span>
         </span>
       </label>
