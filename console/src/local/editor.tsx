@@ -10,7 +10,7 @@ import type { Problem } from '../api';
 import { bytes, duration } from '../format';
 import { can } from '../session';
 import type { Environment } from '../types';
-import { Editor, type EditorMark } from '../ui/editor';
+import { Editor, type EditorMark, type EditorProps } from '../ui/editor';
 import { ConfirmButton, Field, ProblemBox } from '../ui/kit';
 import { PartsEditor, RowsEditor } from './rows';
 import { BODY_KINDS, METHODS, displayName, putFile, deleteFile, type BodyKind, type LocalGroup, type LocalRequest, type Method } from './store';
@@ -31,6 +31,17 @@ function jsonMarks(text: string): EditorMark[] {
   const errors: ParseError[] = [];
   parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   return errors.slice(0, 1).map((e) => ({ from: e.offset, to: e.offset + Math.max(e.length, 1), message: `Not valid JSON (${printParseErrorCode(e.error)})` }));
+}
+
+/**
+ * The shared {@link Editor}, fed its text once, when it mounts: after that the editor owns the
+ * text and reports it with `onChange`. (Feeding every saved text back as `value` lets a
+ * re-render that is one keystroke behind replace the text with an older one, which answers with
+ * a newer one, and so on: fast typing made the shared Editor's value effect ping-pong forever.)
+ */
+function BodyEditor(props: EditorProps) {
+  const [initial] = useState(props.value);
+  return <Editor {...props} value={initial} />;
 }
 
 export interface RequestEditorProps {
@@ -150,7 +161,7 @@ export function RequestEditor(props: RequestEditorProps) {
         {bodyIgnored && <p class="field-hint">A {r.method} request is sent without its body: browsers refuse one.</p>}
         {r.bodyKind === 'json' && (
           <>
-            <Editor label="JSON body" language="json" value={r.text} onChange={(text) => onPatch({ text })} onSubmit={onSend} marks={marks} />
+            <BodyEditor label="JSON body" language="json" value={r.text} onChange={(text) => onPatch({ text })} onSubmit={onSend} marks={marks} />
             <p class="field-hint" role={marks.length ? 'status' : undefined}>
               {marks.length
                 ? 'Not valid JSON: it is still sent, exactly as written, with Content-Type: application/json.'
@@ -160,7 +171,7 @@ export function RequestEditor(props: RequestEditorProps) {
         )}
         {r.bodyKind === 'text' && (
           <>
-            <Editor label="Text body" language="text" value={r.text} onChange={(text) => onPatch({ text })} onSubmit={onSend} />
+            <BodyEditor label="Text body" language="text" value={r.text} onChange={(text) => onPatch({ text })} onSubmit={onSend} />
             <p class="field-hint">Sent with Content-Type: text/plain;charset=UTF-8 unless a header says otherwise.</p>
           </>
         )}
