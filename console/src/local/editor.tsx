@@ -333,7 +333,7 @@ function AnswerView({ outcome }: { outcome: Extract<SendOutcome, { kind: 'answer
   const cls = a.status >= 500 ? 'failed' : a.status >= 400 ? 'failed' : a.status >= 300 ? 'pending' : 'passed';
   return (
     <div class="lr-answer">
-      <div class="cards">
+      <div class="lr-stats">
         <div class="stat">
           <span class="label">Status</span>
           <span class="value" data-testid="response-status">
