@@ -10,7 +10,7 @@ function Placeholder() {
 }
 
 /** Routes of the resource pages: path (preact-iso syntax, `:name` one segment) → page. */
-export const resourceRoutes: { path: string; component: ComponentType<any> }[] = [
+export const resourceRoutes: { path: string; component: ComponentType<object> }[] = [
   { path: '/test-cases', component: Placeholder },
   { path: '/environments', component: Placeholder },
   { path: '/runners', component: Placeholder },
