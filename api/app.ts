@@ -22,10 +22,11 @@ import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
+import { relayRouter } from './routes/relay';
 import { serveConsole } from './console';
 
 /** The routers served under /v1 (each gets the `/v1` prefix); every route needs an entry in api/scopes.ts. */
-export const V1_ROUTERS = [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter];
+export const V1_ROUTERS = [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter, relayRouter];
 
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>();

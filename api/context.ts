@@ -9,6 +9,7 @@ import type { KeyScope } from '../src/store/entities';
 import type { RunWorkflowClient } from '../src/temporal/run-workflows';
 import type { ScheduleSync } from '../src/temporal/schedules';
 import type { MockEngine } from '../src/mock/engine';
+import type { AddressPolicy } from '../src/net/address-policy';
 
 /** What every router needs, given once when the app is built. */
 export interface ApiDeps {
@@ -19,6 +20,12 @@ export interface ApiDeps {
   schedules: ScheduleSync;
   mocks: MockEngine;
   logger: Logger;
+  /**
+   * The address policy of the API process's own outgoing requests (the console's relay,
+   * api/routes/relay.ts, sends as an API node: kind `node`). bin/processes.ts `startApi` makes it
+   * from the configuration and closes it; when absent the relay makes its own the same way.
+   */
+  policy?: AddressPolicy;
 }
 
 /** Who is calling: set by the auth middleware on every /v1 request. */

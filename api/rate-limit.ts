@@ -48,16 +48,24 @@ export class PerMinuteLimit {
 }
 
 /**
+ * The `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds) headers of a limit
+ * of `perMinute` calls (IETF draft "RateLimit header fields for HTTP").
+ */
+export function rateLimitHeaders(perMinute: number, remaining: number, resetSeconds: number): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(perMinute),
+    'RateLimit-Remaining': String(remaining),
+    'RateLimit-Reset': String(resetSeconds),
+  };
+}
+
+/**
  * @param perMinute points per key and minute
  * @param keyOf whom a request counts against (default: its API key)
  */
 export function rateLimit(perMinute: number, keyOf: (ctx: AppContext) => string = (ctx) => ctx.state.caller.keyId): Middleware<AppState> {
   const limit = new PerMinuteLimit(perMinute);
-  const headers = (remaining: number, resetSeconds: number) => ({
-    'RateLimit-Limit': String(perMinute),
-    'RateLimit-Remaining': String(remaining),
-    'RateLimit-Reset': String(resetSeconds),
-  });
+  const headers = (remaining: number, resetSeconds: number) => rateLimitHeaders(perMinute, remaining, resetSeconds);
   return async (ctx, next) => {
     const left = await limit.consume(
       keyOf(ctx),

@@ -60,7 +60,9 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   const recovery = new RunRecovery(dataSource, workflows, logger);
   recovery.start(config.api.recoveryIntervalMs);
   const mocks = new MockEngine({ dataSource, revalidateMs: config.mocks.revalidateMs, seed: config.mocks.seed });
-  const app = createApp({ config, dataSource, workflows, schedules, mocks, logger });
+  // The relay's (POST /v1/relay) address policy: the same rules as the workers' API nodes.
+  const policy = policyFromConfig(config);
+  const app = createApp({ config, dataSource, workflows, schedules, mocks, logger, policy });
   const koa = app.callback();
   // The mock path is hot: it skips Koa and goes straight to the engine.
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
@@ -83,6 +85,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       unregister();
+      await policy.close();
       await recovery.close();
       await retention.stop();
       await schedules.close();

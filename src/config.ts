@@ -94,7 +94,7 @@ export interface AssayConfig {
     /**
      * Requests per minute and API key allowed through `POST /v1/relay`, the console's opt-in relay
      * for local requests the browser cannot send itself (`ASSAY_RELAY_PER_MINUTE`, default 60).
-     * api/routes/relay.ts, docs/console.md "Relay".
+     * api/routes/relay.ts, docs/api.md "Relay".
      */
     relayPerMinute: number;
   };

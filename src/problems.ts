@@ -78,6 +78,18 @@ export const PROBLEMS = {
     description:
       'The address policy refuses where the library URL, a redirect or an import points: a private, loopback or link-local address, cloud metadata or the service itself (`url`, `address`, `rule`). ASSAY_BUNDLER_ALLOW_HOSTS can allow a mirror (docs/security.md "Address policy").',
   },
+  'address-not-allowed': {
+    status: 403,
+    title: 'Address not allowed',
+    description:
+      'The address policy refuses where the relayed request (POST /v1/relay) or one of its redirects points, as it would for an API node: cloud metadata, the service\'s own infrastructure, a deny rule, or a loopback or private address API nodes may not reach (ASSAY_EGRESS_PRIVATE_FOR_NODES); `address`, `port` and `rule` say which. Nothing was sent (docs/security.md "Address policy").',
+  },
+  'relay-failed': {
+    status: 502,
+    title: 'Relay failed',
+    description:
+      'The relayed request (POST /v1/relay) got no complete response: `errorCode` says why (`ECONNREFUSED`, `ENOTFOUND`, `ECONNRESET`, `TIMEOUT`, a TLS error code, …), as an API node would report it. Nothing was stored.',
+  },
   'unsupported-import': { status: 422, title: 'Unsupported import', description: 'A module imports something the bundler cannot fetch: another scheme (data:, file:) or a #subpath import (`url`, `specifier`).' },
   'node-builtin': { status: 422, title: 'Needs Node built-ins', description: 'A module imports a Node built-in (`specifier`); scripts run without Node APIs. Use a browser build of the library.' },
   'module-fetch-failed': { status: 422, title: 'Module could not be fetched', description: 'A module could not be reached, answered another status than 200 (`httpStatus`), or redirected too often (`url`).' },

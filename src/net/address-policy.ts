@@ -4,7 +4,8 @@
  *
  * One module and one configuration for every outgoing request a tenant controls: API nodes
  * (activities/http.ts), scripts' `fetch` and libraries loaded by URL (src/sandbox/sandbox.ts), the
- * bundler's fetches (src/bundler/fetcher.ts) and outgoing webhooks (activities/webhooks.ts). Each
+ * bundler's fetches (src/bundler/fetcher.ts), outgoing webhooks (activities/webhooks.ts) and the
+ * console's relay (api/routes/relay.ts, with the kind `node` of API nodes). Each
  * caller takes the undici dispatcher of its {@link EgressKind} from {@link AddressPolicy.agent};
  * the check runs in that dispatcher's connector, for every new connection, after DNS: so every
  * redirect hop (a new origin is a new connection) and every spelling of an address (`localhost`,

@@ -2,7 +2,7 @@
  * Outgoing HTTP requests that a tenant controls, in one place (issue 11 item 3): API nodes
  * (activities/http.ts), scripts' bridged `fetch` and libraries loaded by URL
  * (src/sandbox/sandbox.ts), the bundler's module fetches (src/bundler/fetcher.ts) and outgoing
- * webhooks (activities/webhooks.ts).
+ * webhooks (activities/webhooks.ts), and the console's relay (api/routes/relay.ts, as API nodes).
  *
  * {@link guardedRequest} sends one request through the address policy's agent of its kind
  * (`AddressPolicy.agent`, src/net/address-policy.ts: every connection, redirect hops included,
@@ -21,7 +21,11 @@ export const MAX_REDIRECTIONS = 10;
 export interface GuardedRequestOptions {
   /** HTTP method (default `GET`). */
   method?: string;
-  headers?: Record<string, string>;
+  /**
+   * Request headers: a record, or a flat `[name, value, name, value, …]` list that keeps the order,
+   * the letter case and repeats as given (the relay, api/routes/relay.ts).
+   */
+  headers?: Record<string, string> | string[];
   body?: string | Buffer;
   /**
    * Time limit in ms: of the whole exchange (an abort signal, the body read included) and of
@@ -32,6 +36,12 @@ export interface GuardedRequestOptions {
   signal?: AbortSignal;
   /** Follow up to {@link MAX_REDIRECTIONS} redirects (each hop a new judged connection). Default false. */
   followRedirects?: boolean;
+  /**
+   * `raw`: the response's `headers` are undici's flat `[name, value, …]` list, in the order
+   * received with the server's letter case and every repeat (typed as a record by undici; read it
+   * as `string[]`). Default: a record with lower-case names.
+   */
+  responseHeaders?: 'raw';
 }
 
 /** The redirect-following dispatcher over each agent (one per agent). */
@@ -99,6 +109,7 @@ export async function guardedRequest(agent: Agent, url: string | URL, options: G
       signal: options.signal ? AbortSignal.any([timeout.signal, options.signal]) : timeout.signal,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
+      responseHeaders: options.responseHeaders,
     });
     // The limit covers the body read too: released once the body is done with (read, dumped or destroyed).
     res.body.once('close', timeout.release);
