@@ -96,13 +96,15 @@ export function valueText(value: unknown): string {
 export function FieldErrors({ errors, label }: { errors: { field?: string; pointer?: string; detail: string }[]; label: string }) {
   if (errors.length === 0) return null;
   return (
-    <ul class="res-field-errors" role="alert" aria-label={label}>
-      {errors.map((e, i) => (
-        <li key={i}>
-          {(e.field ?? e.pointer) && <code>{e.field ?? e.pointer}</code>} {e.detail}
-        </li>
-      ))}
-    </ul>
+    <div role="alert">
+      <ul class="res-field-errors" aria-label={label}>
+        {errors.map((e, i) => (
+          <li key={i}>
+            {(e.field ?? e.pointer) && <code>{e.field ?? e.pointer}</code>} {e.detail}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 

@@ -148,6 +148,9 @@ export function DeploymentPage() {
   const [busy, setBusy] = useState<string | undefined>();
   const d = dep.data;
   const secrets = onceSecrets.get(id);
+  // The switch shows the user's choice at once (the PATCH follows); a refused PATCH puts it back.
+  const [enabledView, setEnabledView] = useState<boolean | undefined>();
+  const enabledNow = enabledView ?? d?.enabled ?? false;
 
   const act = async (what: string, fn: () => Promise<void>) => {
     setBusy(what);
@@ -160,11 +163,18 @@ export function DeploymentPage() {
       setBusy(undefined);
     }
   };
-  const toggleEnabled = (enabled: boolean) =>
-    act('enabled', async () => {
-      await api<Deployment>('PATCH', `/v1/deployments/${seg(id)}`, { enabled });
+  const toggleEnabled = (enabled: boolean) => {
+    setEnabledView(enabled);
+    return act('enabled', async () => {
+      try {
+        await api<Deployment>('PATCH', `/v1/deployments/${seg(id)}`, { enabled });
+      } catch (err) {
+        setEnabledView(undefined);
+        throw err;
+      }
       dep.reload();
     });
+  };
   const runNow = () =>
     act('run', async () => {
       const run = await api<Run>('POST', `/v1/deployments/${seg(id)}/runs`);
@@ -234,9 +244,9 @@ export function DeploymentPage() {
               <dd>{d.loadProfile ? 'performance (load profile)' : 'functional'}</dd>
             </dl>
             <label class="res-switch">
-              <input type="checkbox" role="switch" checked={d.enabled} disabled={!can('write') || busy === 'enabled'} onChange={(e) => void toggleEnabled(e.currentTarget.checked)} />
+              <input type="checkbox" role="switch" checked={enabledNow} disabled={!can('write') || busy === 'enabled'} onChange={(e) => void toggleEnabled(e.currentTarget.checked)} />
               <span>Enabled</span>
-              <span class="muted">{d.enabled ? 'schedule, webhook and run-now start runs' : 'starts no runs: schedule paused, webhook and run-now refused'}</span>
+              <span class="muted">{enabledNow ? 'schedule, webhook and run-now start runs' : 'starts no runs: schedule paused, webhook and run-now refused'}</span>
             </label>
           </section>
           <section class="card" aria-label="Schedule">

@@ -17,7 +17,7 @@ import { LibrariesPage } from './libraries';
  * Routes of the resource pages: path (preact-iso syntax, `:name` one segment) → page. The fixed
  * `…/new` paths come before `…/:id` (preact-iso picks the first match).
  */
-export const resourceRoutes: { path: string; component: ComponentType<any> }[] = [
+export const resourceRoutes: { path: string; component: ComponentType<Record<string, unknown>> }[] = [
   { path: '/test-cases', component: TestCasesPage },
   { path: '/test-cases/new', component: NewTestCasePage },
   { path: '/test-cases/:id', component: TestCasePage },
