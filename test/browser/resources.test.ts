@@ -60,6 +60,8 @@ describe('console resource pages', function () {
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       ids[key] = res.body.id;
     }
+    const runner = await app.request('POST', '/v1/runners', { name: 'smoke', description: 'ids first, then users', testCaseIds: [ids['health']], folder: 'users', order: 'name' });
+    expect(runner.status, JSON.stringify(runner.body)).to.equal(201);
     ({ context, page } = await signedIn(browser, app));
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
   });
@@ -212,8 +214,6 @@ describe('console resource pages', function () {
   });
 
   it('previews the test cases a runner selects, in run order, with a link to start a run', async () => {
-    const res = await app.request('POST', '/v1/runners', { name: 'smoke', description: 'ids first, then users', testCaseIds: [ids['health']], folder: 'users', order: 'name' });
-    expect(res.status, JSON.stringify(res.body)).to.equal(201);
     await page.goto(`${app.url}/runners/smoke`);
     await page.getByRole('table', { name: 'Selected test cases' }).waitFor();
     const rows = await page.getByRole('table', { name: 'Selected test cases' }).locator('tbody tr td:nth-child(2)').allInnerTexts();

@@ -200,7 +200,7 @@ export function DeploymentPage() {
     <>
       <PageHeader title={d ? `Deployment ${d.name}` : 'Deployment'} sub={d && <code>{d.id}</code>}>
         {d && can('run') && (
-          <button type="button" onClick={() => void runNow()} disabled={busy === 'run' || !d.enabled} title={d.enabled ? undefined : 'Disabled deployments start no runs'}>
+          <button type="button" onClick={() => void runNow()} disabled={busy === 'run' || !enabledNow} title={enabledNow ? undefined : 'Disabled deployments start no runs'}>
             {busy === 'run' ? 'Starting…' : 'Run now'}
           </button>
         )}
