@@ -230,7 +230,7 @@ export function DeploymentPage() {
       {d && !editing && (
         <div class="res-grid">
           <section class="card" aria-label="Deployment">
-            <h2>Runs</h2>
+            <h2>Runner and environment</h2>
             <dl class="kv">
               <dt>Runner</dt>
               <dd>

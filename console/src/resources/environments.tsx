@@ -232,7 +232,8 @@ function EnvironmentBody({ env, reload, onRenamed, onDeleted }: { env: Environme
                       )}
                     </td>
                     <td class="muted">{r.value === API_MASK && readKey ? 'masked' : typeof typed}</td>
-                    <td class="res-row-actions">
+                    <td>
+                      <div class="res-row-actions">
                       <button type="button" class="secondary small" aria-pressed={r.shown} aria-label={`${r.shown ? 'Hide' : 'Show'} value of ${label}`} onClick={() => update(i, { shown: !r.shown })}>
                         {r.shown ? 'Hide' : 'Show'}
                       </button>
@@ -241,6 +242,7 @@ function EnvironmentBody({ env, reload, onRenamed, onDeleted }: { env: Environme
                           Remove
                         </button>
                       )}
+                      </div>
                     </td>
                   </tr>
                 );
