@@ -147,7 +147,7 @@ export function RunnerPage() {
         <table aria-label="Selected test cases">
           <thead>
             <tr>
-              <th class="num">#</th>
+              <th class="num res-narrow">#</th>
               <th>Name</th>
               <th>Folder</th>
               <th>Tags</th>
