@@ -270,6 +270,11 @@ describe('console resource pages', function () {
     await page.reload();
     await page.getByRole('table', { name: 'Recent runs' }).getByText(runId).waitFor();
     expect(await page.getByText('Webhook token — shown this once.').count()).to.equal(0);
+
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.waitForURL(/\/runs\/run_/);
+    const started = page.url().split('/runs/')[1]!;
+    expect((await app.request('GET', `/v1/runs/${started}`)).body).to.include({ trigger: 'api', deploymentId: (await app.request('GET', '/v1/deployments')).body.items.find((x: { name: string }) => x.name === 'from-ci').id });
   });
 
   it('tries an API design’s mock from the browser and shows its status and body', async () => {
@@ -296,6 +301,76 @@ describe('console resource pages', function () {
     await page.getByTestId('try-status').getByText('404').waitFor();
     expect(JSON.parse(await page.getByTestId('try-body').innerText())).to.deep.equal({ error: 'no such user' });
     await page.getByRole('region', { name: 'Status 200' }).getByText('X-Team').waitFor();
+  });
+
+  it('asks before deleting a test case, and deletes it only when confirmed', async () => {
+    const res = await app.request('POST', '/v1/test-cases', { name: 'to delete', folder: 'tmp', flow: flow('/gone') });
+    await page.goto(`${app.url}/test-cases/${res.body.id}`);
+    await page.getByRole('textbox', { name: 'Flow', exact: true }).waitFor();
+    const questions: string[] = [];
+    page.once('dialog', (d) => {
+      questions.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await eventually(async () => questions.length === 1);
+    expect(questions[0]).to.contain('Delete test case “to delete”?');
+    expect((await app.request('GET', `/v1/test-cases/${res.body.id}`)).status).to.equal(200);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(`${app.url}/test-cases`);
+    expect((await app.request('GET', `/v1/test-cases/${res.body.id}`)).status).to.equal(404);
+  });
+
+  it('creates, renames and deletes an environment', async () => {
+    await page.goto(`${app.url}/environments`);
+    await page.getByLabel('Environment name').fill('qa');
+    await page.getByRole('button', { name: 'Create environment' }).click();
+    await page.waitForURL(`${app.url}/environments/qa`);
+    await page.getByText('No variables yet.').waitFor();
+    await page.getByLabel('New name').fill('qa-2');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.waitForURL(`${app.url}/environments/qa-2`);
+    expect((await app.request('GET', '/v1/environments/qa')).status).to.equal(404);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete environment' }).click();
+    await page.waitForURL(`${app.url}/environments`);
+    expect((await app.request('GET', '/v1/environments/qa-2')).status).to.equal(404);
+  });
+
+  it('edits a runner’s selection, and the preview follows', async () => {
+    await app.request('POST', '/v1/runners', { name: 'edit-me', folder: 'users' });
+    await page.goto(`${app.url}/runners/edit-me`);
+    await page.getByRole('table', { name: 'Selected test cases' }).waitFor();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Tags (all required; comma-separated)').fill('fast');
+    await page.getByRole('combobox', { name: /^Order/ }).selectOption('createdAt');
+    await page.getByRole('button', { name: 'Save runner' }).click();
+    await page.getByRole('region', { name: 'Selection' }).waitFor();
+    const stored = (await app.request('GET', '/v1/runners/edit-me')).body;
+    expect(stored).to.include({ folder: 'users', order: 'createdAt' });
+    expect(stored.tags).to.deep.equal(['fast']);
+    await eventually(async () => (await page.getByRole('table', { name: 'Selected test cases' }).locator('tbody tr').count()) === 1);
+    expect(await page.getByRole('table', { name: 'Selected test cases' }).locator('tbody tr td:nth-child(2)').allInnerTexts()).to.deep.equal(['get user']);
+  });
+
+  it('marks the API’s errors in a new design’s JSON, then creates it', async () => {
+    await page.goto(`${app.url}/designs/new`);
+    await page.getByRole('textbox', { name: 'Design', exact: true }).waitFor();
+    const design = { method: 'FETCH', path: '/orders/{orderId}', responses: [{ status: 200, code: 1, data: { id: 7 } }] };
+    await setEditor(page, 'Design', JSON.stringify(design, null, 2));
+    await page.getByRole('button', { name: 'Create design' }).click();
+    const errors = page.getByRole('list', { name: 'Design errors' });
+    await errors.waitFor();
+    expect(await errors.innerText()).to.match(/^method /);
+    expect(await page.locator('.cm-lintRange-error').first().innerText()).to.equal('"FETCH"');
+    expect((await app.request('GET', '/v1/designs?path=/orders')).body.items).to.have.length(0);
+
+    await setEditor(page, 'Design', JSON.stringify({ ...design, method: 'GET' }, null, 2));
+    await page.getByRole('button', { name: 'Create design' }).click();
+    await page.waitForURL(/\/designs\/dsg_/);
+    await page.getByTestId('mock-url').waitFor();
+    expect((await app.request('GET', '/v1/designs?path=/orders')).body.items).to.have.length(1);
   });
 
   it('lists the script libraries with their URLs', async () => {
