@@ -9,7 +9,8 @@
  */
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { eventually, startTestApp, type TestApp } from '../helpers/app';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
+import { startReceiver } from '../helpers/receiver';
 import { launchBrowser, openConsole, recordApiRequests, screenshot, signIn, signedIn } from '../helpers/browser';
 
 /** A one-node flow calling `{{base}}` + `path`. */
@@ -275,6 +276,36 @@ describe('console resource pages', function () {
     await page.waitForURL(/\/runs\/run_/);
     const started = page.url().split('/runs/')[1]!;
     expect((await app.request('GET', `/v1/runs/${started}`)).body).to.include({ trigger: 'api', deploymentId: (await app.request('GET', '/v1/deployments')).body.items.find((x: { name: string }) => x.name === 'from-ci').id });
+  });
+
+  it('lists the outgoing webhook deliveries of a deployment’s recent runs', async () => {
+    const receiver = await startReceiver();
+    try {
+      const res = await app.request('POST', '/v1/deployments', {
+        name: 'notifying',
+        runner: 'smoke',
+        environment: 'staging',
+        webhooks: { onComplete: [{ url: `${receiver.url}/complete` }], onFailure: [{ url: `${receiver.url}/failure`, method: 'PUT' }] },
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      receiver.secret = res.body.signingSecret;
+      receiver.failFirst('/failure', 1);
+      const started = await app.request('POST', `/v1/deployments/${res.body.id}/runs`);
+      await waitForRun(app, started.body.runId);
+      await eventually(async () => receiver.received.length === 2, 30_000);
+
+      await page.goto(`${app.url}/deployments/${res.body.id}`);
+      const table = page.getByRole('table', { name: 'Webhook deliveries' });
+      await table.waitFor();
+      const complete = await table.locator('tbody tr', { hasText: 'onComplete' }).locator('td').allInnerTexts();
+      const failure = await table.locator('tbody tr', { hasText: 'onFailure' }).locator('td').allInnerTexts();
+      expect(complete.slice(1, 5)).to.deep.equal(['onComplete', `POST ${receiver.url}/complete`, 'delivered', '1']);
+      expect(failure.slice(1, 5)).to.deep.equal(['onFailure', `PUT ${receiver.url}/failure`, 'delivered', '2']);
+      expect(failure[5]).to.contain('204');
+      await page.getByRole('table', { name: 'Recent runs' }).getByRole('link', { name: started.body.runId }).waitFor();
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('tries an API design’s mock from the browser and shows its status and body', async () => {

@@ -390,6 +390,7 @@ function RecentRuns({ runs, problem, reload }: { runs: Run[] | undefined; proble
       )}
       <h2>Webhook deliveries</h2>
       <ProblemBox problem={deliveries.problem} onRetry={deliveries.reload} />
+      {!deliveries.data && !deliveries.problem && <Loading what="deliveries" />}
       {deliveries.data && deliveries.data.length === 0 && <p class="muted">No deliveries for these runs. Add onComplete / onFailure entries to the deployment's webhooks to notify other systems.</p>}
       {deliveries.data && deliveries.data.length > 0 && (
         <table aria-label="Webhook deliveries">
