@@ -87,6 +87,7 @@ describe('console resource pages', function () {
     await eventually(async () => (await names(page, 'Test cases')).length === 1);
     expect(await names(page, 'Test cases')).to.deep.equal(['get user']);
     expect(await page.getByRole('button', { name: 'fast', exact: true }).getAttribute('aria-pressed')).to.equal('true');
+    await screenshot(page, 'test-cases');
 
     await tree.getByRole('button', { name: /^All folders/ }).click();
     await eventually(async () => (await names(page, 'Test cases')).length === 2);
