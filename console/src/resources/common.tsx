@@ -79,13 +79,8 @@ export function problemOf(err: unknown): Problem {
   return err instanceof ApiError ? err.problem : { title: 'Unexpected error', status: 0, detail: String((err as Error)?.message ?? err) };
 }
 
-/** A variable value as typed: `true`/`false` → boolean, a plain decimal number → number, else the string. */
-export function typedValue(text: string): string | number | boolean {
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  if (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(text)) return Number(text);
-  return text;
-}
+/** A variable value as typed (`true`/`false` → boolean, plain numbers → number): the start-run form's rule. */
+export { typedValue } from '../pages/start-run';
 
 /** The text an input shows for a variable value (strings as they are, others as JSON). */
 export function valueText(value: unknown): string {
