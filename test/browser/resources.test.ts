@@ -9,9 +9,9 @@
  */
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
+import { eventually, waitForRun, type TestApp } from '../helpers/app';
 import { startReceiver } from '../helpers/receiver';
-import { launchBrowser, openConsole, recordApiRequests, screenshot, signIn, signedIn } from '../helpers/browser';
+import { launchBrowser, openConsole, startConsoleApp, recordApiRequests, screenshot, signIn, signedIn } from '../helpers/browser';
 
 /** A one-node flow calling `{{base}}` + `path`. */
 function flow(path: string) {
@@ -47,7 +47,7 @@ describe('console resource pages', function () {
   const ids: Record<string, string> = {};
 
   before(async () => {
-    [app, browser] = await Promise.all([startTestApp({ worker: true }), launchBrowser()]);
+    [app, browser] = await Promise.all([startConsoleApp({ worker: true }), launchBrowser()]);
     const env = await app.request('POST', '/v1/environments', { name: 'staging', description: 'the staging stack', variables: { base: 'http://127.0.0.1:9', token: 'abc-secret', retries: 3 } });
     expect(env.status).to.equal(201);
     const seed: [string, string, string, string[]][] = [

@@ -7,9 +7,9 @@
  */
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
+import { eventually, waitForRun, type TestApp } from '../helpers/app';
 import { startTarget, type Target } from '../helpers/target';
-import { launchBrowser, openConsole, screenshot, signIn, signedIn } from '../helpers/browser';
+import { launchBrowser, openConsole, startConsoleApp, screenshot, signIn, signedIn } from '../helpers/browser';
 
 const get = (url: string, assertions: unknown[] = []) => ({ type: 'api', request: { method: 'GET', url }, assertions });
 
@@ -20,7 +20,7 @@ describe('console: runs (Chromium)', function () {
   let browser: Browser;
 
   before(async () => {
-    [app, target, browser] = await Promise.all([startTestApp({ worker: true }), startTarget(), launchBrowser()]);
+    [app, target, browser] = await Promise.all([startConsoleApp({ worker: true }), startTarget(), launchBrowser()]);
     expect((await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } })).status).to.equal(201);
     // Four slow test cases (progress has steps to show) and one whose assertion fails.
     for (let i = 1; i <= 4; i++) {
