@@ -136,6 +136,7 @@ async function main(): Promise<void> {
           [
             '',
             'Assay is running.',
+            `  Console:          ${api.url}/   (sign in with the dev API key below)`,
             `  API:              ${api.url}/v1   (health: ${api.url}/healthz)`,
             `  Bundler:          ${bundler.url}/api/bundle`,
             `  Temporal Web UI:  ${config.temporal.uiUrl}`,

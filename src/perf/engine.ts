@@ -100,9 +100,13 @@ export class LoadEngine {
     return { elapsedMs: Math.min(this.elapsedMs(), this.planned), nextArrival: this.nextArrival };
   }
 
-  /** VUs running an iteration now. */
+  /**
+   * Active VUs now, as k6's `vus` metric counts them: for VU executors every VU started and not yet
+   * stopped, also while it sleeps its think time between iterations; for arrival-rate executors the
+   * VUs running an iteration.
+   */
   activeVUs(): number {
-    return this.vus.filter((v) => v.busy).length;
+    return this.vus.filter((v) => v.busy || v.looping).length;
   }
 
   /** Stops at once: no iteration starts; those under way are abandoned. */

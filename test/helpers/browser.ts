@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
-import type { TestApp } from './app';
+import net from 'node:net';
+import { startTestApp, type TestApp, type TestAppOptions } from './app';
 
 /** Launch flags for a machine with no internet (the closed network refuses Chromium's own calls). */
 export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
@@ -22,6 +23,19 @@ export function chromiumPath(): string {
 /** A headless Chromium. Close it in `after`. */
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS, headless: true });
+}
+
+/**
+ * A test app for the console: as {@link startTestApp}, but on a port chosen first, with
+ * `ASSAY_PUBLIC_URL` set to it, so the addresses the console shows (webhook URLs, mock addresses,
+ * library URLs) are real ones a test (and a screenshot reader) can use.
+ */
+export async function startConsoleApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return startTestApp({ ...options, env: { ASSAY_PORT: String(port), ASSAY_PUBLIC_URL: `http://127.0.0.1:${port}`, ...options.env } });
 }
 
 /** A fresh browser context (its own storage) and page at `app.url`, 1280×800, dark or light. */

@@ -100,6 +100,9 @@ describe('Fuzz: every body endpoint and every listing (issue 10)', function () {
     'PATCH /v1/designs/:designId': { name: 'n' },
     'POST /v1/designs/import': { openapi: '3.0.0', info: { title: 't' }, paths: { '/x': { get: { responses: { 200: { description: 'ok' } } } } } },
     'POST /v1/mock-samples': { schema: { type: 'object', properties: { a: { type: 'string' } } } },
+    // Cloud metadata: the address policy refuses it (403) before any connection, so a mutation
+    // that stays valid sends nothing off the machine.
+    'POST /v1/relay': { method: 'POST', url: 'http://169.254.169.254/latest', headers: [['Content-Type', 'text/plain']], body: 'x', bodyEncoding: 'utf8', timeoutMs: 1000 },
     'POST /webhooks/deploy/:webhookId': { trigger: 'ci', metadata: { a: 1 } },
   };
 

@@ -187,6 +187,22 @@ describe('load engine', function () {
     expect(seen.slice(0, at).every((v, i, a) => i === 0 || v + 1 >= a[i - 1]!)).to.equal(true);
   });
 
+  it('counts a VU as active while it sleeps its think time, as k6 does', async () => {
+    const seen: number[] = [];
+    const engine = new LoadEngine(
+      profile({ executor: 'constant-vus', vus: 2, duration: '500ms', thinkTime: '100ms', gracefulStop: '1s' }),
+      0,
+      () => new Promise((r) => setTimeout(r, 2)),
+      { elapsedMs: 0, nextArrival: 0 },
+      { vus: (active) => seen.push(active) },
+    );
+    await engine.run();
+    // Iterations take 2 ms of every ~102: counting only VUs inside an iteration would report 0 nearly always.
+    expect(seen.length).to.be.greaterThan(3);
+    expect(seen.slice(1, -1).every((v) => v === 2), `active VUs seen: ${seen}`).to.equal(true);
+    expect(seen.at(-1), 'none once the profile has ended').to.equal(0);
+  });
+
   it('abandons iterations still running at the end of the graceful stop', async () => {
     let interrupted = 0;
     let recordedLate = false;

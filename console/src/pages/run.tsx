@@ -6,6 +6,7 @@
  * is queued or running.
  */
 import { useLocation, useRoute } from 'preact-iso';
+import { useEffect } from 'preact/hooks';
 import { api } from '../api';
 import { useAction, usePoll } from '../hooks';
 import { can } from '../session';
@@ -39,6 +40,12 @@ export function RunPage() {
     const next = await api<Run>('POST', '/v1/runs', body);
     route(`/runs/${next.runId}`);
   });
+
+  // When the run ends, read its results once more: the last poll may predate the final test cases.
+  const finalStatus = run.data && !active(run.data) ? run.data.status : undefined;
+  useEffect(() => {
+    if (finalStatus) results.reload();
+  }, [finalStatus]);
 
   if (run.problem && !run.data) return <ProblemBox problem={run.problem} onRetry={run.reload} />;
   const r = run.data;

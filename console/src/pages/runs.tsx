@@ -1,6 +1,6 @@
 /**
  * The runs list (issue 13 item 3): newest first, filtered by runner, environment, status and
- * trigger, paged with the API's cursors, polled every second while any listed run is queued or
+ * trigger, paged with the API's cursors (20 a page; `?limit=N` in the address for another size), polled every second while any listed run is queued or
  * running so their progress bars move.
  */
 import { useState } from 'preact/hooks';
@@ -17,20 +17,21 @@ const ACTIVE = (r: Run) => r.status === 'queued' || r.status === 'running';
 export function RunsPage() {
   const { query, route, path } = useLocation();
   const filters = { runner: query.runner ?? '', environment: query.environment ?? '', status: query.status ?? '', trigger: query.trigger ?? '' };
+  const limit = Math.min(200, Math.max(1, Number(query.limit) || 20));
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
   const runners = useLoad((signal) => api<Page<Runner>>('GET', '/v1/runners?limit=200', undefined, { signal }), []);
   const envs = useLoad((signal) => api<Page<Environment>>('GET', '/v1/environments?limit=200', undefined, { signal }), []);
   const runs = usePoll(
-    (signal) => api<Page<Run>>('GET', withQuery('/v1/runs', { ...filters, cursor, limit: 20, orderBy: 'createdAt', order: 'desc' }), undefined, { signal }),
-    [filters.runner, filters.environment, filters.status, filters.trigger, cursor],
+    (signal) => api<Page<Run>>('GET', withQuery('/v1/runs', { ...filters, cursor, limit, orderBy: 'createdAt', order: 'desc' }), undefined, { signal }),
+    [filters.runner, filters.environment, filters.status, filters.trigger, cursor, limit],
     1000,
     (d) => !!d?.items.some(ACTIVE),
   );
 
   const setFilter = (name: string, value: string) => {
     setCursors([]);
-    route(withQuery(path, { ...filters, [name]: value }), true);
+    route(withQuery(path, { ...filters, limit: query.limit, [name]: value }), true);
   };
 
   return (

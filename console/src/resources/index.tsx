@@ -1,20 +1,36 @@
 /**
- * The resource pages (test cases, environments, runners, deployments, API designs, libraries) and
- * their routes, mounted by main.tsx.
+ * The resource pages (issue 13 item 4): test cases, environments, runners, deployments, API
+ * designs and libraries, and their routes, mounted by main.tsx. Each page reads the REST API
+ * (docs/api.md, docs/deployments.md, docs/mocks.md); edit controls appear only for write keys
+ * (`can('write')`), so read keys see read-only pages. Styles: resources.css.
  */
 import type { ComponentType } from 'preact';
-import { Empty } from '../ui/kit';
+import './resources.css';
+import { NewTestCasePage, TestCasePage, TestCasesPage } from './test-cases';
+import { EnvironmentPage, EnvironmentsPage } from './environments';
+import { NewRunnerPage, RunnerPage, RunnersPage } from './runners';
+import { DeploymentPage, DeploymentsPage, NewDeploymentPage } from './deployments';
+import { DesignPage, DesignsPage, NewDesignPage } from './designs';
+import { LibrariesPage } from './libraries';
 
-function Placeholder() {
-  return <Empty title="Coming soon" />;
-}
-
-/** Routes of the resource pages: path (preact-iso syntax, `:name` one segment) → page. */
-export const resourceRoutes: { path: string; component: ComponentType<any> }[] = [
-  { path: '/test-cases', component: Placeholder },
-  { path: '/environments', component: Placeholder },
-  { path: '/runners', component: Placeholder },
-  { path: '/deployments', component: Placeholder },
-  { path: '/designs', component: Placeholder },
-  { path: '/libraries', component: Placeholder },
+/**
+ * Routes of the resource pages: path (preact-iso syntax, `:name` one segment) → page. The fixed
+ * `…/new` paths come before `…/:id` (preact-iso picks the first match).
+ */
+export const resourceRoutes: { path: string; component: ComponentType<Record<string, unknown>> }[] = [
+  { path: '/test-cases', component: TestCasesPage },
+  { path: '/test-cases/new', component: NewTestCasePage },
+  { path: '/test-cases/:id', component: TestCasePage },
+  { path: '/environments', component: EnvironmentsPage },
+  { path: '/environments/:name', component: EnvironmentPage },
+  { path: '/runners', component: RunnersPage },
+  { path: '/runners/new', component: NewRunnerPage },
+  { path: '/runners/:name', component: RunnerPage },
+  { path: '/deployments', component: DeploymentsPage },
+  { path: '/deployments/new', component: NewDeploymentPage },
+  { path: '/deployments/:id', component: DeploymentPage },
+  { path: '/designs', component: DesignsPage },
+  { path: '/designs/new', component: NewDesignPage },
+  { path: '/designs/:id', component: DesignPage },
+  { path: '/libraries', component: LibrariesPage },
 ];

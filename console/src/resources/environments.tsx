@@ -1,0 +1,304 @@
+/**
+ * Environment pages (issue 13 item 4): the list (and a create form), and one environment with its
+ * variables. Values are masked (••••) until the user asks to see one ("Show"); a read-scope key
+ * gets every value as `"***"` from the API anyway (docs/api.md "Environments"). A write key edits
+ * the variables (typed values: `true`, `false` and numbers are sent as such) and saves them as a
+ * JSON merge patch (RFC 7396) of the changes only, so a masked `"***"` is never sent back; it also
+ * renames and deletes the environment.
+ */
+import { useState } from 'preact/hooks';
+import { useLocation, useRoute } from 'preact-iso';
+import { api, type Problem } from '../api';
+import { useAction, useLoad } from '../hooks';
+import { can } from '../session';
+import type { Environment } from '../types';
+import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
+import { Loading, listAll, problemOf, seg, typedValue, valueText } from './common';
+
+/** The mask the API puts in place of every value for a read-scope key. */
+export const API_MASK = '***';
+
+/** `/environments`: every environment, and (write) a form to create one. */
+export function EnvironmentsPage() {
+  const { route } = useLocation();
+  const list = useLoad((signal) => listAll<Environment>('/v1/environments', signal), []);
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const create = useAction(async () => {
+    const env = await api<Environment>('POST', '/v1/environments', { name, description, variables: {} });
+    route(`/environments/${seg(env.name)}`);
+  });
+  return (
+    <>
+      <PageHeader title="Environments" sub="Named sets of variables a run uses ({{name}} in flows)." />
+      <ProblemBox problem={list.problem} onRetry={list.reload} />
+      {!list.data && !list.problem && <Loading what="environments" />}
+      {list.data && list.data.length === 0 && (
+        <Empty title="No environments yet">
+          {can('write') ? 'Create one below' : 'A key with write scope can create them'}, or with the API: <code>POST /v1/environments</code>.
+        </Empty>
+      )}
+      {list.data && list.data.length > 0 && (
+        <table aria-label="Environments">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Description</th>
+              <th class="num">Variables</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.map((e) => (
+              <tr key={e.name}>
+                <td>
+                  <a href={`/environments/${seg(e.name)}`}>{e.name}</a>
+                </td>
+                <td>{e.description || <span class="muted">—</span>}</td>
+                <td class="num">{Object.keys(e.variables ?? {}).length}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {can('write') && (
+        <form
+          class="card res-form res-create"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create.run();
+          }}
+        >
+          <h2>New environment</h2>
+          <div class="row">
+            <Field label="Environment name" hint="letters, digits, _ . -" error={fieldError(create.problem, 'name')}>
+              <input required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            </Field>
+            <Field label="Environment description" error={fieldError(create.problem, 'description')}>
+              <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+            </Field>
+          </div>
+          <ProblemBox problem={create.problem} />
+          <button type="submit" disabled={create.busy}>
+            {create.busy ? 'Creating…' : 'Create environment'}
+          </button>
+        </form>
+      )}
+    </>
+  );
+}
+
+/** One row of the variables table as the form holds it. */
+interface Row {
+  /** The name the variable had when loaded (undefined for a new row). */
+  original?: string;
+  name: string;
+  value: string;
+  shown: boolean;
+}
+
+/**
+ * The merge patch (RFC 7396) of the `variables` that turns `before` into `rows`: changed and new
+ * names with their typed values, removed (or renamed-away) names as null. Unchanged values are
+ * left out, so a value the API masked is never sent back. Throws when a row holds `"***"` as a
+ * new value, or when two rows share a name.
+ */
+export function variablesPatch(before: Record<string, unknown>, rows: { name: string; value: string }[]): Record<string, unknown> {
+  const patch: Record<string, unknown> = {};
+  const names = new Set<string>();
+  for (const r of rows) {
+    const name = r.name.trim();
+    if (!name) continue;
+    if (names.has(name)) throw new Error(`Two variables are named “${name}”.`);
+    names.add(name);
+    if (Object.hasOwn(before, name) && valueText(before[name]) === r.value) continue;
+    if (r.value === API_MASK) throw new Error(`“${name}” holds ${API_MASK}, the mask of a read key: type the real value.`);
+    patch[name] = typedValue(r.value);
+  }
+  for (const name of Object.keys(before)) if (!names.has(name)) patch[name] = null;
+  return patch;
+}
+
+function rowsOf(env: Environment): Row[] {
+  return Object.entries(env.variables ?? {}).map(([name, value]) => ({ original: name, name, value: valueText(value), shown: false }));
+}
+
+/** `/environments/:name`: the variables (masked), editing (write), rename and delete. */
+export function EnvironmentPage() {
+  const { params } = useRoute();
+  const { route } = useLocation();
+  const name = params.name!;
+  const env = useLoad((signal) => api<Environment>('GET', `/v1/environments/${seg(name)}`, undefined, { signal }), [name]);
+  return (
+    <>
+      <PageHeader title={`Environment ${name}`} sub={env.data?.description || undefined} />
+      <ProblemBox problem={env.problem} onRetry={env.reload} />
+      {!env.data && !env.problem && <Loading what="the environment" />}
+      {env.data && <EnvironmentBody key={env.data.name + JSON.stringify(env.data.variables)} env={env.data} reload={env.reload} onRenamed={(n) => route(`/environments/${seg(n)}`, true)} onDeleted={() => route('/environments')} />}
+    </>
+  );
+}
+
+function EnvironmentBody({ env, reload, onRenamed, onDeleted }: { env: Environment; reload: () => void; onRenamed: (name: string) => void; onDeleted: () => void }) {
+  const writable = can('write');
+  const readKey = !can('run');
+  const [rows, setRows] = useState<Row[]>(() => rowsOf(env));
+  const [localError, setLocalError] = useState<string | undefined>();
+  const [saved, setSaved] = useState(false);
+  const [newName, setNewName] = useState(env.name);
+  const [description, setDescription] = useState(env.description ?? '');
+  const [deleteProblem, setDeleteProblem] = useState<Problem | undefined>();
+  const update = (i: number, change: Partial<Row>) => {
+    setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...change } : r)));
+    setSaved(false);
+  };
+  const save = useAction(async () => {
+    setLocalError(undefined);
+    let patch: Record<string, unknown>;
+    try {
+      patch = variablesPatch(env.variables ?? {}, rows);
+    } catch (err) {
+      setLocalError((err as Error).message);
+      return;
+    }
+    const body: Record<string, unknown> = {};
+    if (Object.keys(patch).length) body.variables = patch;
+    if (description !== (env.description ?? '')) body.description = description;
+    if (Object.keys(body).length === 0) {
+      setSaved(true);
+      return;
+    }
+    await api('PATCH', `/v1/environments/${seg(env.name)}`, body);
+    reload();
+  });
+  const rename = useAction(async () => {
+    const renamed = await api<Environment>('PATCH', `/v1/environments/${seg(env.name)}`, { name: newName.trim() });
+    onRenamed(renamed.name);
+  });
+  const remove = async () => {
+    try {
+      await api('DELETE', `/v1/environments/${seg(env.name)}`);
+      onDeleted();
+    } catch (err) {
+      setDeleteProblem(problemOf(err));
+    }
+  };
+
+  return (
+    <>
+      {readKey && (
+        <p class="notice">
+          Your key has read scope: the API sends every value as <code>{API_MASK}</code>, so the real values cannot be shown here.
+        </p>
+      )}
+      <form
+        class="card res-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save.run();
+        }}
+      >
+        <h2>Variables</h2>
+        {rows.length === 0 && <p class="muted">No variables yet.{writable ? ' Add one below; flows use it as {{name}}.' : ''}</p>}
+        {rows.length > 0 && (
+          <table aria-label="Variables" class="res-vars">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Value</th>
+                <th>Type</th>
+                <th>
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r, i) => {
+                const label = r.name || `variable ${i + 1}`;
+                const typed = typedValue(r.value);
+                return (
+                  <tr key={i}>
+                    <td>
+                      {writable ? (
+                        <input aria-label={`Name of variable ${i + 1}`} value={r.name} onInput={(e) => update(i, { name: e.currentTarget.value })} />
+                      ) : (
+                        <code>{r.name}</code>
+                      )}
+                    </td>
+                    <td class="res-value">
+                      {writable ? (
+                        <input aria-label={`Value of ${label}`} type={r.shown ? 'text' : 'password'} autoComplete="off" value={r.value} onInput={(e) => update(i, { value: e.currentTarget.value })} />
+                      ) : (
+                        <code data-testid={`value-${r.name}`}>{r.shown ? r.value : '••••'}</code>
+                      )}
+                    </td>
+                    <td class="muted">{r.value === API_MASK && readKey ? 'masked' : typeof typed}</td>
+                    <td>
+                      <div class="res-row-actions">
+                      <button type="button" class="secondary small" aria-pressed={r.shown} aria-label={`${r.shown ? 'Hide' : 'Show'} value of ${label}`} onClick={() => update(i, { shown: !r.shown })}>
+                        {r.shown ? 'Hide' : 'Show'}
+                      </button>
+                      {writable && (
+                        <button type="button" class="secondary small" aria-label={`Remove ${label}`} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
+                          Remove
+                        </button>
+                      )}
+                      </div>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+        {writable && (
+          <>
+            <p class="field-hint">Values true, false and numbers are saved typed; anything else as a string.</p>
+            <Field label="Description" error={fieldError(save.problem, 'description')}>
+              <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+            </Field>
+            {localError && (
+              <p class="field-error" role="alert">
+                {localError}
+              </p>
+            )}
+            <ProblemBox problem={save.problem} />
+            <div class="row res-actions">
+              <button type="button" class="secondary" onClick={() => setRows([...rows, { name: '', value: '', shown: true }])}>
+                Add variable
+              </button>
+              <button type="submit" disabled={save.busy}>
+                {save.busy ? 'Saving…' : 'Save variables'}
+              </button>
+              <span class="muted" aria-live="polite">
+                {saved ? 'Nothing changed.' : ''}
+              </span>
+            </div>
+          </>
+        )}
+      </form>
+      {writable && (
+        <div class="card res-form res-danger-zone">
+          <h2>Rename or delete</h2>
+          <form
+            class="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void rename.run();
+            }}
+          >
+            <Field label="New name" error={fieldError(rename.problem, 'name')}>
+              <input required value={newName} onInput={(e) => setNewName(e.currentTarget.value)} />
+            </Field>
+            <button type="submit" class="secondary" disabled={rename.busy || newName.trim() === env.name}>
+              Rename
+            </button>
+            <ConfirmButton class="danger" question={`Delete environment “${env.name}” and its variables?`} onConfirm={() => void remove()}>
+              Delete environment
+            </ConfirmButton>
+          </form>
+          <ProblemBox problem={rename.problem ?? deleteProblem} />
+        </div>
+      )}
+    </>
+  );
+}

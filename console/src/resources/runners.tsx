@@ -1,0 +1,303 @@
+/**
+ * Runner pages (issue 13 item 4): the list, one runner with its selection (test case ids, folder,
+ * tags, order, load profile as JSON) and the preview of what a run would execute now
+ * (`GET /v1/runners/{name}/test-cases`, in order), a link to start a run with it, and the form to
+ * create (`POST /v1/runners`) or replace (`PUT /v1/runners/{name}`) a runner (write keys).
+ * Selection rules: docs/api.md "Runners".
+ */
+import { useState } from 'preact/hooks';
+import { useLocation, useRoute } from 'preact-iso';
+import { api, type Page, type Problem } from '../api';
+import { useAction, useLoad } from '../hooks';
+import { can } from '../session';
+import type { Runner } from '../types';
+import { Editor, type EditorMark } from '../ui/editor';
+import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
+import { Loading, listAll, marksUnder, pretty, problemOf, readJson, seg } from './common';
+import type { TestCase } from './test-cases';
+
+/** What a runner selects, in words: `3 ids, folder users, tags smoke`. */
+export function selectionText(r: Runner): string {
+  const parts: string[] = [];
+  if (r.testCaseIds?.length) parts.push(`${r.testCaseIds.length} test case id${r.testCaseIds.length === 1 ? '' : 's'}`);
+  if (r.folder !== undefined && r.folder !== null) parts.push(r.folder === '' ? 'every folder' : `folder ${r.folder}`);
+  if (r.tags?.length) parts.push(`tags ${r.tags.join(', ')}`);
+  return parts.join(' · ') || 'nothing';
+}
+
+/** `/runners`: every runner with what it selects. */
+export function RunnersPage() {
+  const list = useLoad((signal) => listAll<Runner>('/v1/runners', signal), []);
+  return (
+    <>
+      <PageHeader title="Runners" sub="Named selections of test cases; a run executes one runner against one environment.">
+        {can('write') && (
+          <a class="button" href="/runners/new">
+            New runner
+          </a>
+        )}
+      </PageHeader>
+      <ProblemBox problem={list.problem} onRetry={list.reload} />
+      {!list.data && !list.problem && <Loading what="runners" />}
+      {list.data && list.data.length === 0 && (
+        <Empty title="No runners yet">
+          {can('write') ? <a href="/runners/new">New runner</a> : 'A key with write scope can create them'}, or with the API: <code>POST /v1/runners</code>.
+        </Empty>
+      )}
+      {list.data && list.data.length > 0 && (
+        <table aria-label="Runners">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Description</th>
+              <th>Selects</th>
+              <th>Kind</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.map((r) => (
+              <tr key={r.name}>
+                <td>
+                  <a href={`/runners/${seg(r.name)}`}>{r.name}</a>
+                </td>
+                <td>{r.description || <span class="muted">—</span>}</td>
+                <td>{selectionText(r)}</td>
+                <td>{r.loadProfile ? <span class="badge">performance</span> : <span class="muted">functional</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+/** `/runners/:name`: the selection, the preview, start a run; edit and delete (write). */
+export function RunnerPage() {
+  const { params } = useRoute();
+  const { route } = useLocation();
+  const name = params.name!;
+  const runner = useLoad((signal) => api<Runner>('GET', `/v1/runners/${seg(name)}`, undefined, { signal }), [name]);
+  const preview = useLoad((signal) => api<Page<TestCase>>('GET', `/v1/runners/${seg(name)}/test-cases`, undefined, { signal }), [name, runner.data]);
+  const [editing, setEditing] = useState(false);
+  const [deleteProblem, setDeleteProblem] = useState<Problem | undefined>();
+  const r = runner.data;
+  const remove = async () => {
+    try {
+      await api('DELETE', `/v1/runners/${seg(name)}`);
+      route('/runners');
+    } catch (err) {
+      setDeleteProblem(problemOf(err));
+    }
+  };
+  return (
+    <>
+      <PageHeader title={`Runner ${name}`} sub={r?.description || undefined}>
+        {can('run') && (
+          <a class="button" href={`/runs/new?runner=${encodeURIComponent(name)}`}>
+            Start a run
+          </a>
+        )}
+        {r && can('write') && !editing && (
+          <button type="button" class="secondary" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        )}
+        {r && can('write') && (
+          <ConfirmButton class="danger" question={`Delete runner “${name}”? Deployments using it stop working.`} onConfirm={() => void remove()}>
+            Delete
+          </ConfirmButton>
+        )}
+      </PageHeader>
+      <ProblemBox problem={runner.problem ?? deleteProblem} onRetry={runner.problem ? runner.reload : undefined} />
+      {!r && !runner.problem && <Loading what="the runner" />}
+      {r && editing && (
+        <RunnerForm
+          runner={r}
+          onSaved={(saved) => {
+            setEditing(false);
+            if (saved.name !== name) route(`/runners/${seg(saved.name)}`, true);
+            else runner.reload();
+          }}
+          onCancel={() => setEditing(false)}
+        />
+      )}
+      {r && !editing && (
+        <section class="card" aria-label="Selection">
+          <h2>Selection</h2>
+          <dl class="kv">
+            <dt>Test case ids</dt>
+            <dd>{r.testCaseIds?.length ? r.testCaseIds.map((id) => <code key={id}>{id} </code>) : <span class="muted">none</span>}</dd>
+            <dt>Folder</dt>
+            <dd>{r.folder === undefined || r.folder === null ? <span class="muted">not selected by folder</span> : r.folder === '' ? 'every folder' : <code>{r.folder}</code>}</dd>
+            <dt>Tags</dt>
+            <dd>{r.tags?.length ? r.tags.map((t) => <span key={t} class="badge res-tag">{t}</span>) : <span class="muted">none</span>}</dd>
+            <dt>Order</dt>
+            <dd>{r.order ?? 'name'}</dd>
+            <dt>Load profile</dt>
+            <dd>{r.loadProfile ? <pre class="res-code">{pretty(r.loadProfile)}</pre> : <span class="muted">none (functional runs)</span>}</dd>
+          </dl>
+        </section>
+      )}
+      <h2>What a run executes now</h2>
+      <ProblemBox problem={preview.problem} onRetry={preview.reload} />
+      {!preview.data && !preview.problem && <Loading what="the selected test cases" />}
+      {preview.data && preview.data.items.length === 0 && <Empty title="This runner selects no test case now">Add test cases to its folder or give them its tags.</Empty>}
+      {preview.data && preview.data.items.length > 0 && (
+        <table aria-label="Selected test cases">
+          <thead>
+            <tr>
+              <th class="num res-narrow">#</th>
+              <th>Name</th>
+              <th>Folder</th>
+              <th>Tags</th>
+            </tr>
+          </thead>
+          <tbody>
+            {preview.data.items.map((t, i) => (
+              <tr key={t.id}>
+                <td class="num">{i + 1}</td>
+                <td>
+                  <a href={`/test-cases/${seg(t.id)}`}>{t.name}</a>
+                </td>
+                <td>{t.folder || <span class="muted">(top level)</span>}</td>
+                <td>
+                  {t.tags.map((tag) => (
+                    <span key={tag} class="badge res-tag">
+                      {tag}
+                    </span>
+                  ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+/** The form of a runner (new: POST; existing: PUT replaces it). */
+function RunnerForm({ runner, onSaved, onCancel }: { runner?: Runner; onSaved: (r: Runner) => void; onCancel?: () => void }) {
+  const [name, setName] = useState(runner?.name ?? '');
+  const [description, setDescription] = useState(runner?.description ?? '');
+  const [ids, setIds] = useState((runner?.testCaseIds ?? []).join('\n'));
+  const [byFolder, setByFolder] = useState(runner ? runner.folder !== undefined && runner.folder !== null : true);
+  const [folder, setFolder] = useState(runner?.folder ?? '');
+  const [tags, setTags] = useState((runner?.tags ?? []).join(', '));
+  const [order, setOrder] = useState(runner?.order ?? 'name');
+  const [profile, setProfile] = useState(runner?.loadProfile ? pretty(runner.loadProfile) : '');
+  const [profileMark, setProfileMark] = useState<EditorMark | undefined>();
+  const testCases = useLoad((signal) => listAll<TestCase>('/v1/test-cases', signal), []);
+  const save = useAction(async () => {
+    setProfileMark(undefined);
+    let loadProfile: unknown = null;
+    if (profile.trim()) {
+      const read = readJson(profile, 'The load profile');
+      if (!read.ok) {
+        setProfileMark(read.mark);
+        return;
+      }
+      loadProfile = read.value;
+    }
+    const body: Record<string, unknown> = {
+      name: name.trim(),
+      description,
+      testCaseIds: ids
+        .split(/[\s,]+/)
+        .map((s) => s.trim())
+        .filter(Boolean),
+      folder: byFolder ? folder.trim() : null,
+      tags: [...new Set(tags.split(',').map((t) => t.trim()).filter(Boolean))],
+      order,
+      loadProfile,
+    };
+    const saved = runner ? await api<Runner>('PUT', `/v1/runners/${seg(runner.name)}`, body) : await api<Runner>('POST', '/v1/runners', body);
+    onSaved(saved);
+  });
+  const p = save.problem;
+  const profileErrors = marksUnder(p, '/loadProfile', profile);
+  const idsKnown = new Map((testCases.data ?? []).map((t) => [t.id, t]));
+  return (
+    <form
+      class="card res-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save.run();
+      }}
+    >
+      <div class="row">
+        <Field label="Runner name" error={fieldError(p, 'name')}>
+          <input required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </Field>
+        <Field label="Description" error={fieldError(p, 'description')}>
+          <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+        </Field>
+      </div>
+      <Field label="Test case ids (run first, in this order; one per line)" error={fieldError(p, 'testCaseIds')} hint={testCases.data ? `${testCases.data.length} test cases exist; ids are on their pages` : undefined}>
+        <textarea rows={3} value={ids} onInput={(e) => setIds(e.currentTarget.value)} />
+      </Field>
+      {ids.trim() && testCases.data && (
+        <ul class="res-id-check" aria-label="Listed test cases">
+          {ids
+            .split(/[\s,]+/)
+            .filter(Boolean)
+            .map((id, i) => (
+              <li key={i}>
+                <code>{id}</code> {idsKnown.get(id) ? idsKnown.get(id)!.name : <span class="field-error">unknown id</span>}
+              </li>
+            ))}
+        </ul>
+      )}
+      <label class="check">
+        <input type="checkbox" checked={byFolder} onChange={(e) => setByFolder(e.currentTarget.checked)} /> Select by folder
+      </label>
+      <div class="row">
+        <Field label="Folder" hint="subfolders included; empty means every folder" error={fieldError(p, 'folder')}>
+          <input value={folder} disabled={!byFolder} onInput={(e) => setFolder(e.currentTarget.value)} />
+        </Field>
+        <Field label="Tags (all required; comma-separated)" error={fieldError(p, 'tags')}>
+          <input value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
+        </Field>
+        <Field label="Order" error={fieldError(p, 'order')}>
+          <select value={order} onChange={(e) => setOrder(e.currentTarget.value)}>
+            <option value="name">name (folder, then name)</option>
+            <option value="createdAt">createdAt (oldest first)</option>
+          </select>
+        </Field>
+      </div>
+      <div class={`field${profileMark || profileErrors.marks.length ? ' field-invalid' : ''}`}>
+        <span class="field-label">Load profile (JSON; empty for functional runs, docs/performance.md)</span>
+        <Editor value={profile} onChange={setProfile} language="json" label="Load profile" marks={profileMark ? [profileMark] : profileErrors.marks} minHeight="4rem" />
+        {profileMark && (
+          <p class="field-error" role="alert">
+            {profileMark.message} — nothing was sent.
+          </p>
+        )}
+      </div>
+      <ProblemBox problem={p} />
+      <div class="row res-actions">
+        <button type="submit" disabled={save.busy}>
+          {save.busy ? 'Saving…' : runner ? 'Save runner' : 'Create runner'}
+        </button>
+        {onCancel && (
+          <button type="button" class="secondary" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/** `/runners/new`: the runner form; creating goes to the runner's page. */
+export function NewRunnerPage() {
+  const { route } = useLocation();
+  if (!can('write')) return <Empty title="Creating runners needs a write key">Sign in with a key of scope write.</Empty>;
+  return (
+    <>
+      <PageHeader title="New runner" sub="Select test cases by id, by folder, by tags, or all three." />
+      <RunnerForm onSaved={(r) => route(`/runners/${seg(r.name)}`)} />
+    </>
+  );
+}

@@ -1,0 +1,383 @@
+/**
+ * Test case pages (issue 13 item 4): the list with its folder tree and tag filter, one test case
+ * to view and edit (name, folder, tags, description, the flow and data sets as JSON), and a new
+ * test case. Saving sends `PUT /v1/test-cases/{id}` (or `POST /v1/test-cases`); the API's
+ * `validation-failed` errors are shown at their field, flow errors as lint marks in the flow
+ * editor and as a list under it (docs/api.md "Errors", docs/flows.md).
+ */
+import { useMemo, useState } from 'preact/hooks';
+import { useLocation, useRoute } from 'preact-iso';
+import { api, type Problem } from '../api';
+import { useAction, useLoad } from '../hooks';
+import { can } from '../session';
+import { dateTime } from '../format';
+import { Editor, type EditorMark } from '../ui/editor';
+import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
+import { FieldErrors, Loading, listAll, marksUnder, pretty, problemOf, readJson, seg } from './common';
+
+/** A test case as `GET /v1/test-cases/{id}` answers it. */
+export interface TestCase {
+  id: string;
+  name: string;
+  folder: string;
+  description: string;
+  tags: string[];
+  flow: unknown[];
+  dataSets: unknown[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A node of the folder tree: its full path (`users/admin`), its last segment, children, count. */
+export interface FolderNode {
+  path: string;
+  name: string;
+  children: FolderNode[];
+  /** Test cases in this folder and its subfolders. */
+  count: number;
+}
+
+/** The folder tree of `folders` (`''` is the top level; `a/b` makes `a` and `a/b`), sorted by name. */
+export function folderTree(folders: string[]): FolderNode {
+  const root: FolderNode = { path: '', name: 'All folders', children: [], count: 0 };
+  for (const folder of folders) {
+    root.count++;
+    let node = root;
+    for (const part of folder.split('/').filter(Boolean)) {
+      const path = node.path ? `${node.path}/${part}` : part;
+      let child = node.children.find((c) => c.path === path);
+      if (!child) {
+        child = { path, name: part, children: [], count: 0 };
+        node.children.push(child);
+        node.children.sort((a, b) => a.name.localeCompare(b.name));
+      }
+      child.count++;
+      node = child;
+    }
+  }
+  return root;
+}
+
+/** True when `folder` is `selected` or below it (the API's `folder=` filter: subfolders included). */
+export function inFolder(folder: string, selected: string): boolean {
+  return selected === '' || folder === selected || folder.startsWith(`${selected}/`);
+}
+
+function FolderTree({ node, selected, onSelect }: { node: FolderNode; selected: string; onSelect: (path: string) => void }) {
+  return (
+    <li>
+      <button type="button" class={`res-folder${node.path === selected ? ' res-folder-current' : ''}`} aria-current={node.path === selected ? 'true' : undefined} onClick={() => onSelect(node.path)}>
+        <span>{node.name}</span> <span class="muted">({node.count})</span>
+      </button>
+      {node.children.length > 0 && (
+        <ul>
+          {node.children.map((c) => (
+            <FolderTree key={c.path} node={c} selected={selected} onSelect={onSelect} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+/**
+ * `/test-cases`: every test case (all pages of `GET /v1/test-cases`), a folder tree to pick a
+ * folder (with its subfolders), tag chips (keeps test cases carrying all chosen tags); the
+ * choices live in the address (`?folder=a/b&tags=x,y`) so they can be linked.
+ */
+export function TestCasesPage() {
+  const { query, route, path } = useLocation();
+  const list = useLoad((signal) => listAll<TestCase>('/v1/test-cases', signal), []);
+  const folder = query.folder ?? '';
+  const chosen = (query.tags ?? '').split(',').filter(Boolean);
+  const go = (nextFolder: string, nextTags: string[]) => {
+    const q = new URLSearchParams();
+    if (nextFolder) q.set('folder', nextFolder);
+    if (nextTags.length) q.set('tags', nextTags.join(','));
+    const s = q.toString();
+    route(s ? `${path}?${s}` : path, true);
+  };
+  const all = list.data ?? [];
+  const tree = useMemo(() => folderTree(all.map((t) => t.folder)), [list.data]);
+  const allTags = useMemo(() => [...new Set(all.flatMap((t) => t.tags))].sort(), [list.data]);
+  const shown = all.filter((t) => inFolder(t.folder, folder) && chosen.every((tag) => t.tags.includes(tag)));
+  const toggle = (tag: string) => go(folder, chosen.includes(tag) ? chosen.filter((t) => t !== tag) : [...chosen, tag]);
+
+  return (
+    <>
+      <PageHeader title="Test cases" sub="Flows of API calls and assertions, in folders, with tags.">
+        {can('write') && (
+          <a class="button" href={`/test-cases/new${folder ? `?folder=${encodeURIComponent(folder)}` : ''}`}>
+            New test case
+          </a>
+        )}
+      </PageHeader>
+      <ProblemBox problem={list.problem} onRetry={list.reload} />
+      {list.data && all.length === 0 ? (
+        <Empty title="No test cases yet">
+          {can('write') ? <a href="/test-cases/new">New test case</a> : 'A key with write scope can create them'}, or import them with the API:{' '}
+          <code>POST /v1/test-cases</code>.
+        </Empty>
+      ) : (
+        <div class="split">
+          <nav aria-label="Folders" class="res-tree card">
+            <ul>
+              <FolderTree node={tree} selected={folder} onSelect={(p) => go(p, chosen)} />
+            </ul>
+          </nav>
+          <div>
+            <fieldset class="res-chips" aria-label="Filter by tags">
+              <legend>Tags (test cases carrying all chosen tags)</legend>
+              {allTags.length === 0 && <span class="muted">No tags yet.</span>}
+              {allTags.map((tag) => (
+                <button key={tag} type="button" class={`res-chip${chosen.includes(tag) ? ' res-chip-on' : ''}`} aria-pressed={chosen.includes(tag)} onClick={() => toggle(tag)}>
+                  {tag}
+                </button>
+              ))}
+              {chosen.length > 0 && (
+                <button type="button" class="secondary small" onClick={() => go(folder, [])}>
+                  Clear tags
+                </button>
+              )}
+            </fieldset>
+            {!list.data && !list.problem && <Loading what="test cases" />}
+            {list.data && (
+              <table aria-label="Test cases">
+                <thead>
+                  <tr>
+                    <th>Name</th>
+                    <th>Folder</th>
+                    <th>Tags</th>
+                    <th>Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {shown.map((t) => (
+                    <tr key={t.id}>
+                      <td>
+                        <a href={`/test-cases/${seg(t.id)}`}>{t.name}</a>
+                      </td>
+                      <td>{t.folder || <span class="muted">(top level)</span>}</td>
+                      <td>
+                        {t.tags.map((tag) => (
+                          <span key={tag} class="badge res-tag">
+                            {tag}
+                          </span>
+                        ))}
+                      </td>
+                      <td>{dateTime(t.updatedAt)}</td>
+                    </tr>
+                  ))}
+                  {shown.length === 0 && (
+                    <tr>
+                      <td colSpan={4} class="muted">
+                        No test case in {folder ? `folder “${folder}”` : 'any folder'}
+                        {chosen.length ? ` carries all of the tags ${chosen.join(', ')}` : ''}. Choose another folder or fewer tags.
+                      </td>
+                    </tr>
+                  )}
+                </tbody>
+              </table>
+            )}
+          </div>
+        </div>
+      )}
+    </>
+  );
+}
+
+const NEW_FLOW = [
+  {
+    type: 'api',
+    id: 'health',
+    request: { method: 'GET', url: '{{base}}/health' },
+    assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+  },
+];
+
+/** The editable fields of a test case as the form holds them (texts). */
+interface Draft {
+  name: string;
+  folder: string;
+  tags: string;
+  description: string;
+  flow: string;
+  dataSets: string;
+}
+
+function draftOf(tc: TestCase | undefined, folder = ''): Draft {
+  return {
+    name: tc?.name ?? '',
+    folder: tc?.folder ?? folder,
+    tags: (tc?.tags ?? []).join(', '),
+    description: tc?.description ?? '',
+    flow: pretty(tc?.flow ?? NEW_FLOW),
+    dataSets: pretty(tc?.dataSets ?? []),
+  };
+}
+
+/**
+ * The form of a test case (edit and new): fields, the flow editor, the data sets editor.
+ * Invalid JSON is reported at its place before anything is sent; the API's field errors are put
+ * next to their field (flow and data sets errors as lint marks plus a list under the editor).
+ */
+function TestCaseForm({ tc, onSaved }: { tc?: TestCase; onSaved: (tc: TestCase) => void }) {
+  const { query } = useLocation();
+  const writable = can('write');
+  const [draft, setDraft] = useState<Draft>(() => draftOf(tc, query.folder ?? ''));
+  const [local, setLocal] = useState<{ flow?: EditorMark; dataSets?: EditorMark; message?: string }>({});
+  const [saved, setSaved] = useState(false);
+  const set = (k: keyof Draft) => (v: string) => {
+    setDraft((d) => ({ ...d, [k]: v }));
+    setSaved(false);
+  };
+  const save = useAction(async () => {
+    setLocal({});
+    setSaved(false);
+    const flow = readJson(draft.flow, 'The flow');
+    const dataSets = readJson(draft.dataSets, 'The data sets');
+    if (!flow.ok || !dataSets.ok) {
+      setLocal({ flow: flow.ok ? undefined : flow.mark, dataSets: dataSets.ok ? undefined : dataSets.mark, message: !flow.ok ? flow.message : !dataSets.ok ? dataSets.message : undefined });
+      return;
+    }
+    const body = {
+      name: draft.name,
+      folder: draft.folder,
+      description: draft.description,
+      tags: draft.tags
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+      flow: flow.value,
+      dataSets: dataSets.value,
+    };
+    const result = tc ? await api<TestCase>('PUT', `/v1/test-cases/${seg(tc.id)}`, body) : await api<TestCase>('POST', '/v1/test-cases', body);
+    setSaved(true);
+    onSaved(result);
+  });
+  const problem: Problem | undefined = save.problem;
+  const flowErr = marksUnder(problem, '/flow', draft.flow);
+  const dsErr = marksUnder(problem, '/dataSets', draft.dataSets);
+  const flowMarks = local.flow ? [local.flow] : flowErr.marks;
+  const dsMarks = local.dataSets ? [local.dataSets] : dsErr.marks;
+  // Problems other than field errors of the editors (a name taken, a loop quota…) go in the box.
+  const otherProblem = problem && (problem.errors?.length ?? 0) > 0 && flowErr.errors.length + dsErr.errors.length === problem.errors!.length ? undefined : problem;
+
+  return (
+    <form
+      class="card res-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (writable) void save.run();
+      }}
+    >
+      <div class="row">
+        <Field label="Name" error={fieldError(problem, 'name')}>
+          <input required value={draft.name} readOnly={!writable} onInput={(e) => set('name')(e.currentTarget.value)} />
+        </Field>
+        <Field label="Folder" hint="e.g. users/admin; empty for the top level" error={fieldError(problem, 'folder')}>
+          <input value={draft.folder} readOnly={!writable} onInput={(e) => set('folder')(e.currentTarget.value)} />
+        </Field>
+        <Field label="Tags" hint="comma-separated" error={fieldError(problem, 'tags')}>
+          <input value={draft.tags} readOnly={!writable} onInput={(e) => set('tags')(e.currentTarget.value)} />
+        </Field>
+      </div>
+      <Field label="Description" error={fieldError(problem, 'description')}>
+        <textarea rows={2} value={draft.description} readOnly={!writable} onInput={(e) => set('description')(e.currentTarget.value)} />
+      </Field>
+      <div class={`field${flowMarks.length ? ' field-invalid' : ''}`}>
+        <span class="field-label" id="flow-label">
+          Flow (JSON: a list of nodes, docs/flows.md)
+        </span>
+        <Editor value={draft.flow} onChange={set('flow')} language="json" label="Flow" readOnly={!writable} marks={flowMarks} onSubmit={() => writable && void save.run()} minHeight="16rem" />
+        {local.flow && (
+          <p class="field-error" role="alert">
+            {local.message} — nothing was sent.
+          </p>
+        )}
+        <FieldErrors errors={flowErr.errors} label="Flow errors" />
+      </div>
+      <div class={`field${dsMarks.length ? ' field-invalid' : ''}`}>
+        <span class="field-label">Data sets (JSON list; [] for none)</span>
+        <Editor value={draft.dataSets} onChange={set('dataSets')} language="json" label="Data sets" readOnly={!writable} marks={dsMarks} minHeight="4rem" />
+        {local.dataSets && !local.flow && (
+          <p class="field-error" role="alert">
+            {local.message} — nothing was sent.
+          </p>
+        )}
+        <FieldErrors errors={dsErr.errors} label="Data sets errors" />
+      </div>
+      <ProblemBox problem={otherProblem ? { ...otherProblem, errors: otherProblem.errors?.filter((e) => !e.pointer || !(/^#?\/(flow|dataSets)(\/|$)/.test(e.pointer))) } : undefined} />
+      {problem && !otherProblem && (
+        <p class="field-error" role="alert">
+          {problem.title}: nothing was saved. Fix the marked places and save again.
+        </p>
+      )}
+      {writable ? (
+        <div class="row res-actions">
+          <button type="submit" disabled={save.busy}>
+            {save.busy ? 'Saving…' : tc ? 'Save' : 'Create test case'}
+          </button>
+          <span class="muted" aria-live="polite">
+            {saved ? 'Saved.' : 'Ctrl+Enter in the flow editor saves too.'}
+          </span>
+        </div>
+      ) : (
+        <p class="notice">Your key has read scope: this test case is read-only.</p>
+      )}
+    </form>
+  );
+}
+
+/** `/test-cases/:id`: one test case, editable with a write key; Delete asks first. */
+export function TestCasePage() {
+  const { params } = useRoute();
+  const { route } = useLocation();
+  const id = params.id!;
+  const tc = useLoad((signal) => api<TestCase>('GET', `/v1/test-cases/${seg(id)}`, undefined, { signal }), [id]);
+  const [deleteProblem, setDeleteProblem] = useState<Problem | undefined>();
+  const remove = async () => {
+    try {
+      await api('DELETE', `/v1/test-cases/${seg(id)}`);
+      route('/test-cases');
+    } catch (err) {
+      setDeleteProblem(problemOf(err));
+    }
+  };
+  return (
+    <>
+      <PageHeader
+        title={tc.data ? tc.data.name : 'Test case'}
+        sub={
+          tc.data && (
+            <>
+              <a href={tc.data.folder ? `/test-cases?folder=${encodeURIComponent(tc.data.folder)}` : '/test-cases'}>{tc.data.folder || 'top level'}</a> · <code>{tc.data.id}</code> · updated{' '}
+              {dateTime(tc.data.updatedAt)}
+            </>
+          )
+        }
+      >
+        {tc.data && can('write') && (
+          <ConfirmButton class="danger" question={`Delete test case “${tc.data.name}”? Runners that list it forget it.`} onConfirm={() => void remove()}>
+            Delete
+          </ConfirmButton>
+        )}
+      </PageHeader>
+      <ProblemBox problem={tc.problem ?? deleteProblem} onRetry={tc.problem ? tc.reload : undefined} />
+      {!tc.data && !tc.problem && <Loading what="the test case" />}
+      {tc.data && <TestCaseForm key={tc.data.id} tc={tc.data} onSaved={tc.reload} />}
+    </>
+  );
+}
+
+/** `/test-cases/new`: the form with a starter flow; creating goes to the new test case's page. */
+export function NewTestCasePage() {
+  const { route } = useLocation();
+  if (!can('write')) return <Empty title="Creating test cases needs a write key">Sign in with a key of scope write.</Empty>;
+  return (
+    <>
+      <PageHeader title="New test case" sub="POST /v1/test-cases: a name, a folder, tags and a flow." />
+      <TestCaseForm onSaved={(tc) => route(`/test-cases/${seg(tc.id)}`)} />
+    </>
+  );
+}
