@@ -41,7 +41,10 @@ function languageOf(lang: EditorLanguage): Extension {
 
 const dark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
 
-/** The CodeMirror editor; the value is controlled (a new `value` prop replaces the text). */
+/**
+ * The CodeMirror editor; the value is controlled: a new `value` from outside (a load, a reset)
+ * replaces the text, while the editor's own edits coming back as `value` are left alone.
+ */
 export function Editor({ value, onChange, language = 'text', label, readOnly = false, marks, onSubmit, minHeight = '8rem' }: EditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -50,6 +53,14 @@ export function Editor({ value, onChange, language = 'text', label, readOnly = f
   const onSubmitRef = useRef(onSubmit);
   onSubmitRef.current = onSubmit;
   const lang = useRef(new Compartment());
+  /**
+   * Texts this editor reported through `onChange` since the last outside change. A `value` among
+   * them is our own edit coming back, possibly from a render one keystroke behind: writing it into
+   * the editor would undo the newer keystrokes and start an endless back-and-forth with the parent.
+   */
+  const emitted = useRef<string[]>([]);
+  /** True while an outside `value` is being written in (not reported back through `onChange`). */
+  const applying = useRef(false);
   const theme = useRef(new Compartment());
 
   useEffect(() => {
@@ -66,7 +77,11 @@ export function Editor({ value, onChange, language = 'text', label, readOnly = f
         EditorView.contentAttributes.of({ 'aria-label': label }),
         EditorView.theme({ '&': { minHeight }, '.cm-scroller': { minHeight } }),
         EditorView.updateListener.of((u) => {
-          if (u.docChanged) onChangeRef.current?.(u.state.doc.toString());
+          if (!u.docChanged || applying.current) return;
+          const text = u.state.doc.toString();
+          emitted.current.push(text);
+          if (emitted.current.length > 50) emitted.current.shift();
+          onChangeRef.current?.(text);
         }),
       ],
     });
@@ -84,7 +99,14 @@ export function Editor({ value, onChange, language = 'text', label, readOnly = f
 
   useEffect(() => {
     const v = view.current;
-    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    if (!v || emitted.current.includes(value) || v.state.doc.toString() === value) return;
+    emitted.current = [];
+    applying.current = true;
+    try {
+      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    } finally {
+      applying.current = false;
+    }
   }, [value]);
 
   useEffect(() => {
