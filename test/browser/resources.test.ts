@@ -154,6 +154,22 @@ describe('console resource pages', function () {
     expect(stored.flow[0].request.url).to.equal('{{base}}/orders?page=2');
   });
 
+  it('keeps up with fast typing in the flow editor and saves exactly what was typed', async () => {
+    const id = ids['list orders']!;
+    await page.goto(`${app.url}/test-cases/${id}`);
+    const editor = page.getByRole('textbox', { name: 'Flow', exact: true });
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    // Typed key by key with no pause: each keystroke re-renders the page while the next arrives.
+    const typed = '[{"type": "api", "request": {"method": "GET", "url": "{{base}}/orders?typed=fast"}}]';
+    await page.keyboard.type(typed);
+    await eventually(async () => (await editor.innerText()).replace(/\s+/g, '') === typed.replace(/\s+/g, ''), 10_000);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect((await app.request('GET', `/v1/test-cases/${id}`)).body.flow[0].request.url).to.equal('{{base}}/orders?typed=fast');
+  });
+
   it('creates a test case from the new test case page', async () => {
     await page.goto(`${app.url}/test-cases/new?folder=orders`);
     await page.getByLabel('Name').fill('create order');
