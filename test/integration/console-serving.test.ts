@@ -45,6 +45,10 @@ describe('the web console served by the API', () => {
       expect(res.headers.get('cache-control'), a).to.contain('max-age=31536000');
       expect(res.headers.get('content-type'), a).to.match(a.endsWith('.js') ? /javascript/ : /css/);
     }
+    // Compressed for browsers that accept it (fetch sends Accept-Encoding and decodes the answer).
+    const js = assets.find((a) => a.endsWith('.js'))!;
+    expect((await get(js, { headers: { 'accept-encoding': 'br' } })).headers.get('content-encoding')).to.equal('br');
+    expect((await get(js, { headers: { 'accept-encoding': 'gzip' } })).headers.get('content-encoding')).to.equal('gzip');
     const missing = await get('/assets/index-gone.js');
     expect(missing.status).to.equal(404);
     expect(missing.headers.get('content-type')).to.match(/problem\+json/);
