@@ -237,6 +237,23 @@ describe('console: runs (Chromium)', function () {
     await context.close();
   });
 
+  it('loads the code editor (CodeMirror) only on a page that has one', async () => {
+    const { context, page } = await openConsole(browser, app);
+    const chunks: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/assets/')) chunks.push(new URL(r.url()).pathname);
+    });
+    await signIn(page, app.key);
+    await page.goto(`${app.url}/runs`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    expect(chunks.filter((c) => c.includes('code-editor'))).to.deep.equal([]);
+    await page.getByRole('link', { name: 'Test cases' }).click();
+    await page.getByRole('link', { name: 'New test case' }).first().click();
+    await page.getByRole('textbox', { name: 'Flow', exact: true }).waitFor();
+    expect(chunks.filter((c) => c.includes('code-editor'))).to.have.length(1);
+    await context.close();
+  });
+
   it('follows the system theme (dark) and shows keyboard focus', async () => {
     const { context, page } = await signedIn(browser, app, { colorScheme: 'dark' });
     const bg = await page.evaluate('getComputedStyle(document.body).backgroundColor');

@@ -1,18 +1,13 @@
 /**
- * A code editor (CodeMirror 6) for JSON, scripts and bodies. Follows the system theme (one-dark
- * when the system is dark). `diagnostics` are shown as lint marks (JSON pointers resolved by the
- * caller to text ranges; see {@link pointerRange}).
+ * The console's code editor for JSON, scripts and bodies: {@link Editor} renders CodeMirror 6
+ * (./code-editor.tsx), which is loaded on first use in its own chunk, so pages without an editor
+ * (the runs) never download it. Until it arrives, a box of the editor's size stands in (no layout
+ * jump). Also {@link pointerRange}: where a JSON pointer of an API field error lies in a text.
  */
-import { useEffect, useRef } from 'preact/hooks';
-import { EditorView, basicSetup } from 'codemirror';
-import { EditorState, Compartment, type Extension } from '@codemirror/state';
-import { keymap } from '@codemirror/view';
-import { json } from '@codemirror/lang-json';
-import { javascript } from '@codemirror/lang-javascript';
-import { linter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
-import { oneDark } from '@codemirror/theme-one-dark';
+import { useEffect, useState } from 'preact/hooks';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 
+/** Languages the editor highlights. */
 export type EditorLanguage = 'json' | 'javascript' | 'text';
 
 /** A mark the editor shows: a character range and a message. */
@@ -22,6 +17,7 @@ export interface EditorMark {
   message: string;
 }
 
+/** Properties of {@link Editor}. */
 export interface EditorProps {
   value: string;
   onChange?: (value: string) => void;
@@ -35,93 +31,47 @@ export interface EditorProps {
   minHeight?: string;
 }
 
-function languageOf(lang: EditorLanguage): Extension {
-  return lang === 'json' ? json() : lang === 'javascript' ? javascript() : [];
-}
 
-const dark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
+type CodeEditorModule = typeof import('./code-editor');
+let loaded: CodeEditorModule | undefined;
+let loading: Promise<CodeEditorModule> | undefined;
 
 /**
- * The CodeMirror editor; the value is controlled: a new `value` from outside (a load, a reset)
- * replaces the text, while the editor's own edits coming back as `value` are left alone.
+ * The code editor; the value is controlled: a new `value` from outside (a load, a reset) replaces
+ * the text, while the editor's own edits coming back as `value` are left alone. Ctrl/Cmd+Enter
+ * calls `onSubmit`. `marks` are shown as lint marks (see {@link pointerRange}).
  */
-export function Editor({ value, onChange, language = 'text', label, readOnly = false, marks, onSubmit, minHeight = '8rem' }: EditorProps) {
-  const host = useRef<HTMLDivElement>(null);
-  const view = useRef<EditorView | null>(null);
-  const onChangeRef = useRef(onChange);
-  onChangeRef.current = onChange;
-  const onSubmitRef = useRef(onSubmit);
-  onSubmitRef.current = onSubmit;
-  const lang = useRef(new Compartment());
-  /**
-   * Texts this editor reported through `onChange` since the last outside change. A `value` among
-   * them is our own edit coming back, possibly from a render one keystroke behind: writing it into
-   * the editor would undo the newer keystrokes and start an endless back-and-forth with the parent.
-   */
-  const emitted = useRef<string[]>([]);
-  /** True while an outside `value` is being written in (not reported back through `onChange`). */
-  const applying = useRef(false);
-  const theme = useRef(new Compartment());
-
+export function Editor(props: EditorProps) {
+  const [module, setModule] = useState(loaded);
+  const [failed, setFailed] = useState(false);
   useEffect(() => {
-    const state = EditorState.create({
-      doc: value,
-      extensions: [
-        keymap.of([{ key: 'Mod-Enter', run: () => (onSubmitRef.current ? (onSubmitRef.current(), true) : false) }]),
-        basicSetup,
-        lang.current.of(languageOf(language)),
-        theme.current.of(dark() ? oneDark : []),
-        linter(null),
-        EditorView.lineWrapping,
-        EditorState.readOnly.of(readOnly),
-        EditorView.contentAttributes.of({ 'aria-label': label }),
-        EditorView.theme({ '&': { minHeight }, '.cm-scroller': { minHeight } }),
-        EditorView.updateListener.of((u) => {
-          if (!u.docChanged || applying.current) return;
-          const text = u.state.doc.toString();
-          emitted.current.push(text);
-          if (emitted.current.length > 50) emitted.current.shift();
-          onChangeRef.current?.(text);
-        }),
-      ],
-    });
-    view.current = new EditorView({ state, parent: host.current! });
-    const media = window.matchMedia?.('(prefers-color-scheme: dark)');
-    const onTheme = () => view.current?.dispatch({ effects: theme.current.reconfigure(dark() ? oneDark : []) });
-    media?.addEventListener('change', onTheme);
+    if (module) return;
+    let live = true;
+    (loading ??= import('./code-editor')).then(
+      (m) => {
+        loaded = m;
+        if (live) setModule(m);
+      },
+      () => {
+        // The chunk could not be fetched (offline, or a new build replaced it): say so; a later
+        // editor tries again.
+        loading = undefined;
+        if (live) setFailed(true);
+      },
+    );
     return () => {
-      media?.removeEventListener('change', onTheme);
-      view.current?.destroy();
-      view.current = null;
+      live = false;
     };
-    // The editor is created once; value, language and marks are pushed by the effects below.
   }, []);
-
-  useEffect(() => {
-    const v = view.current;
-    if (!v || emitted.current.includes(value) || v.state.doc.toString() === value) return;
-    emitted.current = [];
-    applying.current = true;
-    try {
-      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
-    } finally {
-      applying.current = false;
-    }
-  }, [value]);
-
-  useEffect(() => {
-    view.current?.dispatch({ effects: lang.current.reconfigure(languageOf(language)) });
-  }, [language]);
-
-  useEffect(() => {
-    const v = view.current;
-    if (!v) return;
-    const len = v.state.doc.length;
-    const diagnostics: Diagnostic[] = (marks ?? []).map((m) => ({ from: Math.min(m.from, len), to: Math.min(Math.max(m.to, m.from), len), severity: 'error', message: m.message }));
-    v.dispatch(setDiagnostics(v.state, diagnostics));
-  }, [marks]);
-
-  return <div class="editor" ref={host} />;
+  if (!module)
+    return (
+      <div class="editor editor-loading" aria-busy={!failed} style={{ minHeight: `calc(${props.minHeight ?? '8rem'} + 2px)`, padding: '0.5rem' }}>
+        <span class={failed ? 'field-error' : 'muted'} role={failed ? 'alert' : undefined}>
+          {failed ? 'The editor could not be loaded: reload the page.' : 'Loading the editor…'}
+        </span>
+      </div>
+    );
+  return <module.CodeEditor {...props} />;
 }
 
 /**
