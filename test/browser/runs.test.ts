@@ -254,6 +254,26 @@ describe('console: runs (Chromium)', function () {
     await context.close();
   });
 
+  it('opens every section without a script error, for a write key and a read key', async () => {
+    for (const key of [app.key, await app.issueKey('read')]) {
+      const { context, page } = await openConsole(browser, app);
+      const errors: string[] = [];
+      page.on('pageerror', (err) => errors.push(`${page.url()}: ${err.message}`));
+      page.on('console', (msg) => {
+        if (msg.type() === 'error') errors.push(`${page.url()}: ${msg.text()}`);
+      });
+      await signIn(page, key);
+      for (const section of ['Runs', 'Test cases', 'Environments', 'Runners', 'Deployments', 'API designs', 'Libraries', 'Local requests']) {
+        await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: section, exact: true }).click();
+        await page.getByRole('heading', { level: 1 }).first().waitFor();
+        await page.waitForLoadState('networkidle');
+        expect(await page.locator('[aria-current="page"]').textContent(), section).to.equal(section);
+      }
+      expect(errors).to.deep.equal([]);
+      await context.close();
+    }
+  });
+
   it('follows the system theme (dark) and shows keyboard focus', async () => {
     const { context, page } = await signedIn(browser, app, { colorScheme: 'dark' });
     const bg = await page.evaluate('getComputedStyle(document.body).backgroundColor');
