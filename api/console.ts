@@ -55,11 +55,10 @@ export function serveConsole(dir: string): Middleware<AppState> {
   };
 }
 
-/** The console's files and routes (see the module comment), uncompressed. */
+/** The console's files and routes (see the module comment), uncompressed; {@link serveConsole} chose the request. */
 function consoleFiles(dir: string): Middleware<AppState> {
   const index = path.join(dir, 'index.html');
   return async (ctx, next) => {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || SERVICE_PATHS.test(ctx.path)) return next();
     if (!fs.existsSync(index)) {
       await next();
       if (ctx.body == null && ctx.status === 404) throw new Problem('not-found', 'The web console is not built: run `npm run build` (or `make install`), or set ASSAY_CONSOLE_DIR.');

@@ -31,6 +31,14 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The problem to show for a failed call: an {@link ApiError}'s problem, or one titled `title` whose
+ * detail is the error's message (a bug in the console, a failed dynamic import).
+ */
+export function problemOf(err: unknown, title = 'Unexpected error'): Problem {
+  return err instanceof ApiError ? err.problem : { title, status: 0, detail: String((err as Error)?.message ?? err) };
+}
+
 /** Options of {@link api}. */
 export interface CallOptions {
   /** Another key than the session's (sign-in checks a key before storing it). */

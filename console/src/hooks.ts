@@ -3,7 +3,7 @@
  * ({@link usePoll}), and remember a value in storage ({@link useStored}).
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, type Problem } from './api';
+import { problemOf, type Problem } from './api';
 
 /** The state of a load: the data once it arrived, the problem when it failed. */
 export interface Loaded<T> {
@@ -12,10 +12,6 @@ export interface Loaded<T> {
   loading: boolean;
   /** Loads again (after an edit, or by a "retry" button). */
   reload: () => void;
-}
-
-function toProblem(err: unknown): Problem {
-  return err instanceof ApiError ? err.problem : { title: 'Unexpected error', status: 0, detail: String((err as Error)?.message ?? err) };
 }
 
 /** Runs `load` when `deps` change; keeps the previous data while reloading (no layout jump). */
@@ -36,7 +32,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
       },
       (err) => {
         if (ctl.signal.aborted) return;
-        setProblem(toProblem(err));
+        setProblem(problemOf(err));
         setLoading(false);
       },
     );
@@ -74,7 +70,7 @@ export function useAction<A extends unknown[], R>(action: (...args: A) => Promis
       try {
         return await action(...args);
       } catch (err) {
-        setProblem(toProblem(err));
+        setProblem(problemOf(err));
         return undefined;
       } finally {
         setBusy(false);

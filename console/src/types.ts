@@ -27,6 +27,11 @@ export interface Run {
   links?: { self: string; results: string; temporal?: string };
 }
 
+/** A run still to end: `queued` or `running` (docs/api.md "Runs"). */
+export function isActive(run: { status: string }): boolean {
+  return run.status === 'queued' || run.status === 'running';
+}
+
 /** Live figures of a running performance run (docs/performance.md "Results"). */
 export interface LivePerformance {
   elapsedMs?: number;

@@ -19,19 +19,11 @@
  * `'` written `'\''`), so that import(export(r)) gives back r's method, URL, enabled headers and body.
  */
 import { parse } from 'shell-quote';
-import type { BodyKind, Method, PartRow, Row } from './store';
+import type { BodyKind, LocalRequest, Method, PartRow, Row } from './store';
 import { METHODS } from './store';
 
 /** The fields of a request a curl command line carries. */
-export interface CurlRequest {
-  method: Method;
-  url: string;
-  headers: Row[];
-  bodyKind: BodyKind;
-  text: string;
-  form: Row[];
-  multipart: PartRow[];
-}
+export type CurlRequest = Pick<LocalRequest, 'method' | 'url' | 'headers' | 'bodyKind' | 'text' | 'form' | 'multipart'>;
 
 /** What {@link parseCurl} read, and what it could not take over (shown to the user). */
 export interface CurlImport {

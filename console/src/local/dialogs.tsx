@@ -4,7 +4,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, type Problem } from '../api';
+import { api, problemOf, type Problem } from '../api';
 import { can } from '../session';
 import { CopyButton, Field, ProblemBox, fieldError } from '../ui/kit';
 import { CurlError, parseCurl, toCurl, type CurlImport } from './curl';
@@ -102,7 +102,7 @@ export function SaveTestCaseDialog({ request, onClose }: { request: LocalRequest
       const tc = await api<{ id: string; name: string }>('POST', '/v1/test-cases', testCaseBody(request, converted.request, name, folder));
       setCreated(tc);
     } catch (err) {
-      setProblem(err instanceof ApiError ? err.problem : { title: 'Could not save the test case', status: 0, detail: String(err) });
+      setProblem(problemOf(err, 'Could not save the test case'));
     } finally {
       setBusy(false);
     }

@@ -10,12 +10,13 @@ import { useEffect } from 'preact/hooks';
 import { api } from '../api';
 import { useAction, usePoll } from '../hooks';
 import { can } from '../session';
-import type { NodeResult, PerformanceResults, Run, RunResults, TestCaseResult } from '../types';
+import { isActive, type NodeResult, type PerformanceResults, type Run, type RunResults, type TestCaseResult } from '../types';
 import { bytes, dateTime, duration, relative, show } from '../format';
 import { Badge, ConfirmButton, Empty, PageHeader, ProblemBox, ProgressBar } from '../ui/kit';
 import { Chart } from '../ui/chart';
 
-const active = (r: Run | undefined) => !r || r.status === 'queued' || r.status === 'running';
+/** Still to end, or not read yet (both keep the page polling). */
+const active = (r: Run | undefined) => !r || isActive(r);
 
 export function RunPage() {
   const { params } = useRoute();
@@ -26,7 +27,7 @@ export function RunPage() {
     (signal) => api<RunResults>('GET', `/v1/runs/${encodeURIComponent(runId)}/results`, undefined, { signal }),
     [runId],
     2000,
-    (d) => !d || d.status === 'queued' || d.status === 'running',
+    (d) => !d || isActive(d),
   );
   const cancel = useAction(async () => {
     await api('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`);

@@ -8,11 +8,9 @@ import { useLocation } from 'preact-iso';
 import { api, withQuery, type Page } from '../api';
 import { usePoll, useLoad } from '../hooks';
 import { can } from '../session';
-import type { Environment, Run, Runner } from '../types';
+import { isActive, type Environment, type Run, type Runner } from '../types';
 import { duration, relative } from '../format';
 import { Badge, Empty, Field, PageHeader, ProblemBox, ProgressBar } from '../ui/kit';
-
-const ACTIVE = (r: Run) => r.status === 'queued' || r.status === 'running';
 
 export function RunsPage() {
   const { query, route, path } = useLocation();
@@ -26,7 +24,7 @@ export function RunsPage() {
     (signal) => api<Page<Run>>('GET', withQuery('/v1/runs', { ...filters, cursor, limit, orderBy: 'createdAt', order: 'desc' }), undefined, { signal }),
     [filters.runner, filters.environment, filters.status, filters.trigger, cursor, limit],
     1000,
-    (d) => !!d?.items.some(ACTIVE),
+    (d) => !!d?.items.some(isActive),
   );
 
   const setFilter = (name: string, value: string) => {

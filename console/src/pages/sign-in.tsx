@@ -4,7 +4,7 @@
  * "Remember on this device" is ticked.
  */
 import { useState } from 'preact/hooks';
-import { api, ApiError, type Page, type Problem } from '../api';
+import { api, problemOf, type Page, type Problem } from '../api';
 import { signIn, type Scope } from '../session';
 import { Field, ProblemBox } from '../ui/kit';
 
@@ -30,7 +30,7 @@ export function SignIn() {
       const w = page.items[0]!;
       signIn({ key: trimmed, workspace: { id: w.id, name: w.name }, scope: w.key.scope, keyName: w.key.name }, remember);
     } catch (err) {
-      setProblem(err instanceof ApiError ? err.problem : { title: 'Sign-in failed', status: 0, detail: String(err) });
+      setProblem(problemOf(err, 'Sign-in failed'));
     } finally {
       setBusy(false);
     }

@@ -5,8 +5,10 @@
  */
 import type { ComponentChildren } from 'preact';
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { api, ApiError, type FieldError, type Page, type Problem } from '../api';
+import { api, type FieldError, type Page, type Problem } from '../api';
 import { pointerRange, type EditorMark } from '../ui/editor';
+import type { Loaded } from '../hooks';
+import { ProblemBox } from '../ui/kit';
 
 /**
  * Every item of a listing (docs/api.md "Lists and paging"): asks `path` with `limit=200`, then
@@ -74,11 +76,6 @@ export function underPointer(pointer: string, prefix: string): boolean {
   return p === prefix || p.startsWith(`${prefix}/`);
 }
 
-/** The problem of a failed call (an {@link ApiError}'s problem, or a generic one). */
-export function problemOf(err: unknown): Problem {
-  return err instanceof ApiError ? err.problem : { title: 'Unexpected error', status: 0, detail: String((err as Error)?.message ?? err) };
-}
-
 /** A variable value as typed (`true`/`false` → boolean, plain numbers → number): the start-run form's rule. */
 export { typedValue } from '../pages/start-run';
 
@@ -118,5 +115,32 @@ export function Loading({ what }: { what: string }) {
     <p class="res-loading muted" aria-live="polite">
       Loading {what}…
     </p>
+  );
+}
+
+/**
+ * The states of a listing page below its header: the problem (with "Try again"), "Loading…", the
+ * `empty` state when the list has no item, else `children(items)` (the table).
+ */
+export function ListBody<T>({ list, what, empty, children }: { list: Loaded<T[]>; what: string; empty: ComponentChildren; children: (items: T[]) => ComponentChildren }) {
+  return (
+    <>
+      <ProblemBox problem={list.problem} onRetry={list.reload} />
+      {!list.data && !list.problem && <Loading what={what} />}
+      {list.data && (list.data.length === 0 ? empty : children(list.data))}
+    </>
+  );
+}
+
+/** A test case's tags as badges. */
+export function TagChips({ tags }: { tags: string[] }) {
+  return (
+    <>
+      {tags.map((tag) => (
+        <span key={tag} class="badge res-tag">
+          {tag}
+        </span>
+      ))}
+    </>
   );
 }

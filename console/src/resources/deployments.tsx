@@ -11,14 +11,14 @@
  */
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { api, withQuery, type Page, type Problem } from '../api';
+import { api, withQuery, type Page, type Problem, problemOf } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { can } from '../session';
 import type { Environment, Run, Runner } from '../types';
 import { dateTime, duration, relative } from '../format';
 import { Editor, type EditorMark } from '../ui/editor';
 import { Badge, ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
-import { CodeBlock, Loading, listAll, marksUnder, pretty, problemOf, readJson, seg } from './common';
+import { CodeBlock, listAll, ListBody, Loading, marksUnder, pretty, readJson, seg } from './common';
 
 /** A deployment as `GET /v1/deployments/{id}` answers it (docs/deployments.md). */
 export interface Deployment {
@@ -94,41 +94,44 @@ export function DeploymentsPage() {
           </a>
         )}
       </PageHeader>
-      <ProblemBox problem={list.problem} onRetry={list.reload} />
-      {!list.data && !list.problem && <Loading what="deployments" />}
-      {list.data && list.data.length === 0 && (
-        <Empty title="No deployments yet">
-          {can('write') ? <a href="/deployments/new">New deployment</a> : 'A key with write scope can create them'}, or with the API: <code>POST /v1/deployments</code>.
-        </Empty>
-      )}
-      {list.data && list.data.length > 0 && (
-        <table aria-label="Deployments">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Runner</th>
-              <th>Environment</th>
-              <th>Schedule</th>
-              <th>Webhook</th>
-              <th>State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((d) => (
-              <tr key={d.id}>
-                <td>
-                  <a href={`/deployments/${seg(d.id)}`}>{d.name}</a>
-                </td>
-                <td>{d.runner}</td>
-                <td>{d.environment}</td>
-                <td>{d.schedule ? <code>{d.schedule}</code> : <span class="muted">none</span>} {d.schedule && <span class="muted">{d.timezone}</span>}</td>
-                <td>{d.webhookEnabled ? 'on' : <span class="muted">off</span>}</td>
-                <td>{d.enabled ? <span class="badge badge-passed">enabled</span> : <span class="badge">disabled</span>}</td>
+      <ListBody
+        list={list}
+        what="deployments"
+        empty={
+          <Empty title="No deployments yet">
+            {can('write') ? <a href="/deployments/new">New deployment</a> : 'A key with write scope can create them'}, or with the API: <code>POST /v1/deployments</code>.
+          </Empty>
+        }
+      >
+        {(items) => (
+          <table aria-label="Deployments">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Runner</th>
+                <th>Environment</th>
+                <th>Schedule</th>
+                <th>Webhook</th>
+                <th>State</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+            </thead>
+            <tbody>
+              {items.map((d) => (
+                <tr key={d.id}>
+                  <td>
+                    <a href={`/deployments/${seg(d.id)}`}>{d.name}</a>
+                  </td>
+                  <td>{d.runner}</td>
+                  <td>{d.environment}</td>
+                  <td>{d.schedule ? <code>{d.schedule}</code> : <span class="muted">none</span>} {d.schedule && <span class="muted">{d.timezone}</span>}</td>
+                  <td>{d.webhookEnabled ? 'on' : <span class="muted">off</span>}</td>
+                  <td>{d.enabled ? <span class="badge badge-passed">enabled</span> : <span class="badge">disabled</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </ListBody>
     </>
   );
 }

@@ -9,12 +9,12 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { api, withQuery, type Problem } from '../api';
+import { api, withQuery, type Problem, problemOf } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { can } from '../session';
 import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox } from '../ui/kit';
-import { FieldErrors, Loading, listAll, marksUnder, pretty, problemOf, readJson, seg } from './common';
+import { FieldErrors, listAll, ListBody, Loading, marksUnder, pretty, readJson, seg } from './common';
 
 /** One mock response of a design. */
 export interface MockResponse {
@@ -84,42 +84,45 @@ export function DesignsPage() {
           Filter
         </button>
       </form>
-      <ProblemBox problem={list.problem} onRetry={list.reload} />
-      {!list.data && !list.problem && <Loading what="designs" />}
-      {list.data && list.data.length === 0 && (
-        <Empty title={prefix ? `No design's path starts with ${prefix}` : 'No API designs yet'}>
-          {can('write') ? <a href="/designs/new">Create one or import an OpenAPI document</a> : 'A key with write scope can create them'}, or with the API: <code>POST /v1/designs</code>,{' '}
-          <code>POST /v1/designs/import</code>.
-        </Empty>
-      )}
-      {list.data && list.data.length > 0 && (
-        <table aria-label="API designs">
-          <thead>
-            <tr>
-              <th>Method</th>
-              <th>Path</th>
-              <th>Name</th>
-              <th>Statuses</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((d) => (
-              <tr key={d.id}>
-                <td>
-                  <span class="badge">{d.method}</span>
-                </td>
-                <td>
-                  <a href={`/designs/${seg(d.id)}`}>
-                    <code>{d.path}</code>
-                  </a>
-                </td>
-                <td>{d.name || <span class="muted">—</span>}</td>
-                <td>{[...new Set(d.responses.map((r) => r.status))].join(', ') || <span class="muted">no responses</span>}</td>
+      <ListBody
+        list={list}
+        what="designs"
+        empty={
+          <Empty title={prefix ? `No design's path starts with ${prefix}` : 'No API designs yet'}>
+            {can('write') ? <a href="/designs/new">Create one or import an OpenAPI document</a> : 'A key with write scope can create them'}, or with the API: <code>POST /v1/designs</code>,{' '}
+            <code>POST /v1/designs/import</code>.
+          </Empty>
+        }
+      >
+        {(items) => (
+          <table aria-label="API designs">
+            <thead>
+              <tr>
+                <th>Method</th>
+                <th>Path</th>
+                <th>Name</th>
+                <th>Statuses</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+            </thead>
+            <tbody>
+              {items.map((d) => (
+                <tr key={d.id}>
+                  <td>
+                    <span class="badge">{d.method}</span>
+                  </td>
+                  <td>
+                    <a href={`/designs/${seg(d.id)}`}>
+                      <code>{d.path}</code>
+                    </a>
+                  </td>
+                  <td>{d.name || <span class="muted">—</span>}</td>
+                  <td>{[...new Set(d.responses.map((r) => r.status))].join(', ') || <span class="muted">no responses</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </ListBody>
     </>
   );
 }

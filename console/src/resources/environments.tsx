@@ -8,12 +8,12 @@
  */
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { api, type Problem } from '../api';
+import { api, type Problem, problemOf } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { can } from '../session';
 import type { Environment } from '../types';
 import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
-import { Loading, listAll, problemOf, seg, typedValue, valueText } from './common';
+import { listAll, ListBody, Loading, seg, typedValue, valueText } from './common';
 
 /** The mask the API puts in place of every value for a read-scope key. */
 export const API_MASK = '***';
@@ -31,35 +31,38 @@ export function EnvironmentsPage() {
   return (
     <>
       <PageHeader title="Environments" sub="Named sets of variables a run uses ({{name}} in flows)." />
-      <ProblemBox problem={list.problem} onRetry={list.reload} />
-      {!list.data && !list.problem && <Loading what="environments" />}
-      {list.data && list.data.length === 0 && (
-        <Empty title="No environments yet">
-          {can('write') ? 'Create one below' : 'A key with write scope can create them'}, or with the API: <code>POST /v1/environments</code>.
-        </Empty>
-      )}
-      {list.data && list.data.length > 0 && (
-        <table aria-label="Environments">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Description</th>
-              <th class="num">Variables</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((e) => (
-              <tr key={e.name}>
-                <td>
-                  <a href={`/environments/${seg(e.name)}`}>{e.name}</a>
-                </td>
-                <td>{e.description || <span class="muted">—</span>}</td>
-                <td class="num">{Object.keys(e.variables ?? {}).length}</td>
+      <ListBody
+        list={list}
+        what="environments"
+        empty={
+          <Empty title="No environments yet">
+            {can('write') ? 'Create one below' : 'A key with write scope can create them'}, or with the API: <code>POST /v1/environments</code>.
+          </Empty>
+        }
+      >
+        {(items) => (
+          <table aria-label="Environments">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Description</th>
+                <th class="num">Variables</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+            </thead>
+            <tbody>
+              {items.map((e) => (
+                <tr key={e.name}>
+                  <td>
+                    <a href={`/environments/${seg(e.name)}`}>{e.name}</a>
+                  </td>
+                  <td>{e.description || <span class="muted">—</span>}</td>
+                  <td class="num">{Object.keys(e.variables ?? {}).length}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </ListBody>
       {can('write') && (
         <form
           class="card res-form res-create"

@@ -7,13 +7,13 @@
  */
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { api, type Page, type Problem } from '../api';
+import { api, type Page, type Problem, problemOf } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { can } from '../session';
 import type { Runner } from '../types';
 import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
-import { Loading, listAll, marksUnder, pretty, problemOf, readJson, seg } from './common';
+import { listAll, ListBody, Loading, marksUnder, pretty, readJson, seg, TagChips } from './common';
 import type { TestCase } from './test-cases';
 
 /** What a runner selects, in words: `3 ids, folder users, tags smoke`. */
@@ -37,37 +37,40 @@ export function RunnersPage() {
           </a>
         )}
       </PageHeader>
-      <ProblemBox problem={list.problem} onRetry={list.reload} />
-      {!list.data && !list.problem && <Loading what="runners" />}
-      {list.data && list.data.length === 0 && (
-        <Empty title="No runners yet">
-          {can('write') ? <a href="/runners/new">New runner</a> : 'A key with write scope can create them'}, or with the API: <code>POST /v1/runners</code>.
-        </Empty>
-      )}
-      {list.data && list.data.length > 0 && (
-        <table aria-label="Runners">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Description</th>
-              <th>Selects</th>
-              <th>Kind</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((r) => (
-              <tr key={r.name}>
-                <td>
-                  <a href={`/runners/${seg(r.name)}`}>{r.name}</a>
-                </td>
-                <td>{r.description || <span class="muted">—</span>}</td>
-                <td>{selectionText(r)}</td>
-                <td>{r.loadProfile ? <span class="badge">performance</span> : <span class="muted">functional</span>}</td>
+      <ListBody
+        list={list}
+        what="runners"
+        empty={
+          <Empty title="No runners yet">
+            {can('write') ? <a href="/runners/new">New runner</a> : 'A key with write scope can create them'}, or with the API: <code>POST /v1/runners</code>.
+          </Empty>
+        }
+      >
+        {(items) => (
+          <table aria-label="Runners">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Description</th>
+                <th>Selects</th>
+                <th>Kind</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+            </thead>
+            <tbody>
+              {items.map((r) => (
+                <tr key={r.name}>
+                  <td>
+                    <a href={`/runners/${seg(r.name)}`}>{r.name}</a>
+                  </td>
+                  <td>{r.description || <span class="muted">—</span>}</td>
+                  <td>{selectionText(r)}</td>
+                  <td>{r.loadProfile ? <span class="badge">performance</span> : <span class="muted">functional</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </ListBody>
     </>
   );
 }
@@ -162,11 +165,7 @@ export function RunnerPage() {
                 </td>
                 <td>{t.folder || <span class="muted">(top level)</span>}</td>
                 <td>
-                  {t.tags.map((tag) => (
-                    <span key={tag} class="badge res-tag">
-                      {tag}
-                    </span>
-                  ))}
+                  <TagChips tags={t.tags} />
                 </td>
               </tr>
             ))}

@@ -7,13 +7,13 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { api, type Problem } from '../api';
+import { api, type Problem, problemOf } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { can } from '../session';
 import { dateTime } from '../format';
 import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
-import { FieldErrors, Loading, listAll, marksUnder, pretty, problemOf, readJson, seg } from './common';
+import { FieldErrors, listAll, Loading, marksUnder, pretty, readJson, seg, TagChips } from './common';
 
 /** A test case as `GET /v1/test-cases/{id}` answers it. */
 export interface TestCase {
@@ -159,11 +159,7 @@ export function TestCasesPage() {
                       </td>
                       <td>{t.folder || <span class="muted">(top level)</span>}</td>
                       <td>
-                        {t.tags.map((tag) => (
-                          <span key={tag} class="badge res-tag">
-                            {tag}
-                          </span>
-                        ))}
+                        <TagChips tags={t.tags} />
                       </td>
                       <td>{dateTime(t.updatedAt)}</td>
                     </tr>
