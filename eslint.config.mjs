@@ -28,6 +28,22 @@ export default tseslint.config(
     },
   },
   {
+    // The console runs in the browser: from the server's code it may take types only (the result
+    // shapes in src/), never a value, and nothing from the layers above src/.
+    files: ['console/**/*.ts', 'console/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['../../src/**', '../../../src/**'], allowTypeImports: true, message: 'The console may import only types from src/.' },
+            { group: ['**/api/*', '**/activities/*', '**/workflows/*', '**/bin/*', '!./**'], message: 'The console imports nothing from the server layers.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [srcImportsNothingAbove] }] },
   },

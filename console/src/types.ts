@@ -1,7 +1,12 @@
 /**
- * The shapes of the API documents the console reads (docs/api.md). Mirrors of the server's types
- * (src/domain/types.ts), kept loose: the console shows what is there.
+ * The shapes of the API documents the console reads (docs/api.md). Results (test cases, nodes,
+ * assertions, performance figures) are the server's own types, imported as types only from the
+ * library (`src/`), so they have one definition; the rest are the documents as the console uses them.
  */
+import type { AssertionResult, NodeResult, TestCaseResult } from '../../src/domain/types';
+import type { PerformanceResults } from '../../src/perf/metrics';
+
+export type { AssertionResult, NodeResult, PerformanceResults, TestCaseResult };
 
 /** `GET /v1/runs/{id}` and the items of `GET /v1/runs`. */
 export interface Run {
@@ -42,74 +47,6 @@ export interface LivePerformance {
   p95ResponseTime?: number;
   errorRate?: number;
   requests?: number;
-}
-
-/** Final figures of a performance run. */
-export interface PerformanceResults {
-  avgResponseTime: number;
-  p95ResponseTime: number;
-  p99ResponseTime: number;
-  errorRate: number;
-  requestsPerSecond: number;
-  minResponseTime?: number;
-  medResponseTime?: number;
-  p90ResponseTime?: number;
-  maxResponseTime?: number;
-  requests?: number;
-  failedRequests?: number;
-  iterations?: number;
-  peakVUs?: number;
-  checks?: { total: number; passed: number; rate: number };
-  thresholds?: { metric: string; threshold: string; passed: boolean; actual?: number }[];
-  series?: { t: number; requests: number; failed: number; p95: number | null; vus: number }[];
-  seriesResolution?: number;
-}
-
-export interface AssertionResult {
-  name?: string;
-  target: string;
-  operator: string;
-  expected?: unknown;
-  actual?: unknown;
-  passed: boolean;
-  message?: string;
-}
-
-export interface NodeResult {
-  id: string;
-  name?: string;
-  type: string;
-  status: 'passed' | 'failed' | 'skipped';
-  duration: number;
-  error?: string;
-  reason?: string;
-  request?: { method: string; url: string };
-  response?: { status?: number; timeMs: number; size: number; truncated: boolean };
-  assertions?: AssertionResult[];
-  attempts?: { attempt?: number; error?: string; status?: number; timeMs?: number }[];
-  logs?: { level: string; message: string }[];
-  line?: number;
-  condition?: unknown;
-  branch?: string;
-  children?: NodeResult[];
-  iterations?: number;
-  stoppedBy?: string;
-  iterationResults?: { index: number; item?: unknown; status: string; nodes: NodeResult[] }[];
-  omittedIterations?: number;
-  variablesSet?: Record<string, unknown>;
-  waitedMs?: number;
-}
-
-export interface TestCaseResult {
-  testCaseId: string;
-  name: string;
-  status: string;
-  duration: number;
-  assertions: number;
-  passedAssertions: number;
-  failures: { node: string; assertion?: string; operator?: string; expected?: unknown; actual?: unknown; message: string }[];
-  nodes: NodeResult[];
-  error?: string;
 }
 
 /** `GET /v1/runs/{id}/results`. */
