@@ -1,0 +1,177 @@
+/**
+ * The REST client the `assay` command line uses (docs/cli.md): one method per call shape, JSON in
+ * and out, `Authorization: Bearer <key>` on every `/v1` call (spec "Authentication"). It never
+ * hides a failure: an answer that is not 2xx becomes an {@link ApiProblem} carrying the RFC 9457
+ * problem the API sent (`title`, `detail`, `code`, `errors`); a service that cannot be reached
+ * becomes an {@link UnreachableError}. 429 answers are retried after `Retry-After` (at most 5 times,
+ * spec "Errors": clients retry with backoff), as are network errors on idempotent reads.
+ */
+import { EXIT, CliError } from './errors';
+
+/** One field error of a `validation-failed` problem (docs/api.md "Errors"). */
+export interface ProblemFieldError {
+  field?: string;
+  pointer?: string;
+  detail?: string;
+}
+
+/** An RFC 9457 problem document as Assay answers it. */
+export interface ProblemDocument {
+  type?: string;
+  title?: string;
+  status?: number;
+  detail?: string;
+  code?: string;
+  errors?: ProblemFieldError[];
+  [extra: string]: unknown;
+}
+
+/**
+ * The API answered with an error status. `exitCode` follows docs/cli.md: a problem the caller can
+ * fix (400, 401, 403, 404, 409, 422) is a usage/configuration error (2); a service-side failure
+ * (429 after retries, 5xx) means the work could not complete (3).
+ */
+export class ApiProblem extends CliError {
+  constructor(
+    readonly status: number,
+    readonly problem: ProblemDocument,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(ApiProblem.describe(status, problem, method, path), status >= 500 || status === 429 ? EXIT.incomplete : EXIT.usage);
+  }
+
+  /** `POST /v1/runs: Unknown reference (422): runner "nope" does not exist` — one line. */
+  static describe(status: number, problem: ProblemDocument, method: string, path: string): string {
+    const title = problem.title ?? `HTTP ${status}`;
+    const detail = problem.detail ? `: ${problem.detail}` : '';
+    const fields = (problem.errors ?? [])
+      .filter((e) => e.field && !(problem.detail ?? '').includes(e.field))
+      .map((e) => `${e.field}: ${e.detail ?? 'invalid'}`);
+    return `${method} ${path.split('?')[0]}: ${title} (${status})${detail}${fields.length ? ` [${fields.join('; ')}]` : ''}`;
+  }
+}
+
+/** The service could not be reached (connection refused, DNS, TLS, timeout): exit code 3. */
+export class UnreachableError extends CliError {
+  constructor(url: string, cause: unknown) {
+    const reason = describeNetworkError(cause);
+    super(`Assay at ${url} could not be reached: ${reason}`, EXIT.incomplete);
+  }
+}
+
+function describeNetworkError(cause: unknown): string {
+  const err = cause as { cause?: { code?: string; message?: string }; message?: string; name?: string };
+  if (err?.name === 'TimeoutError') return 'no answer in time';
+  const inner = err?.cause;
+  if (inner?.code) return `${inner.code}${inner.message && !inner.message.includes(inner.code) ? ` (${inner.message})` : ''}`;
+  return inner?.message ?? err?.message ?? String(cause);
+}
+
+export interface ClientOptions {
+  /** Base address of the API, e.g. `http://127.0.0.1:8080` (no `/v1`). */
+  url: string;
+  /** An API key (docs/api.md "Authentication"). */
+  apiKey: string;
+  /** Per-request timeout in ms (default 30,000). */
+  timeoutMs?: number;
+  /** Waits between 429 retries (tests shorten it); default honours `Retry-After`. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Retry network errors too (safe for GET and for calls with an Idempotency-Key). */
+  retryNetwork?: boolean;
+}
+
+/** A list page (docs/api.md "Lists and paging"). */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+const USER_AGENT = 'assay-cli';
+
+export class AssayClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly timeoutMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.url.replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /**
+   * One call. `path` starts with `/` (`/v1/runs`). Answers the parsed JSON body (undefined for 204).
+   * @throws ApiProblem for a non-2xx answer, UnreachableError when no answer came.
+   */
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const url = new URL(this.baseUrl + path);
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT, ...options.headers };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    const retryNetwork = options.retryNetwork ?? method === 'GET';
+    for (let attempt = 1; ; attempt++) {
+      let res: Response;
+      try {
+        res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+      } catch (err) {
+        if (retryNetwork && attempt < 3) {
+          await this.sleep(500 * attempt);
+          continue;
+        }
+        throw new UnreachableError(this.baseUrl, err);
+      }
+      if (res.status === 429 && attempt < 6) {
+        const after = Number(res.headers.get('retry-after'));
+        await res.body?.cancel();
+        await this.sleep(Number.isFinite(after) && after > 0 ? Math.min(after, 60) * 1000 : 250 * 2 ** attempt);
+        continue;
+      }
+      const text = await res.text();
+      if (!res.ok) {
+        let problem: ProblemDocument;
+        try {
+          problem = JSON.parse(text) as ProblemDocument;
+        } catch {
+          problem = { title: res.statusText || `HTTP ${res.status}`, detail: text.slice(0, 200) || undefined };
+        }
+        throw new ApiProblem(res.status, problem, method, path);
+      }
+      if (!text) return undefined as T;
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        throw new CliError(`${method} ${path}: the answer is not JSON (is ${this.baseUrl} an Assay API?)`, EXIT.usage);
+      }
+    }
+  }
+
+  get<T>(path: string, query?: RequestOptions['query']): Promise<T> {
+    return this.request<T>('GET', path, { query });
+  }
+
+  /** Every item of a list, following `nextCursor` (200 per page). */
+  async listAll<T>(path: string, query: RequestOptions['query'] = {}): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.get<Page<T>>(path, { ...query, limit: 200, cursor });
+      items.push(...page.items);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    return items;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Runs the built `assay` command line (dist/bin/assay.js) as a child process, the way CI does:
+ * arguments, environment (ASSAY_URL / ASSAY_API_KEY of a test app), working directory; answers its
+ * exit code and what it wrote. stderr and stdout are not TTYs here, so progress is plain lines.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { TestApp } from './app';
+
+export const ASSAY_BIN = path.resolve(__dirname, '../../bin/assay.js');
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** Sets ASSAY_URL and ASSAY_API_KEY from the app (unless `env` overrides them). */
+  app?: Pick<TestApp, 'url' | 'key'>;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Text written to stdin, then closed. */
+  input?: string;
+  /** Called with the child once started (to send it a signal). */
+  onSpawn?: (child: ChildProcess) => void;
+  /** Kills the child (SIGKILL) after this long; default 120 s. */
+  timeoutMs?: number;
+}
+
+/** Runs `assay <args>`; resolves when it exits. */
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_OPTIONS: '' };
+  if (options.app) {
+    env.ASSAY_URL = options.app.url;
+    env.ASSAY_API_KEY = options.app.key;
+  }
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--enable-source-maps', ASSAY_BIN, ...args], { cwd: options.cwd ?? process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    if (options.input !== undefined) child.stdin.end(options.input);
+    else child.stdin.end();
+    options.onSpawn?.(child);
+  });
+}
