@@ -6,7 +6,7 @@
  * Pure type declarations (imported by workflow code).
  */
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from './types';
-import type { ScriptResult } from '../sandbox/sandbox';
+import type { ScriptResult, ScriptTest } from '../sandbox/sandbox';
 
 /** Context a script sees besides the request: variables, earlier nodes, the loop, the test case. */
 export interface ScriptScope {
@@ -38,6 +38,8 @@ export interface ApiNodeOutput {
   /** Variables after the hooks. */
   variables: Record<string, unknown>;
   logs: ScriptLogLine[];
+  /** Checks the hooks recorded with `$test` (beforeRequest's first), absent when none. */
+  tests?: ScriptTest[];
   /**
    * A failed hook: the sandbox's message (whole, at most 4096 characters then a cut marker) and the
    * line and column of the user's code, when known.

@@ -236,8 +236,9 @@ export interface HttpExchange {
 
 export interface AssertionResult {
   name?: string;
+  /** The JSONata target, or `$test` for a check a script recorded (operator `test`). */
   target: string;
-  operator: AssertionOperator;
+  operator: AssertionOperator | 'test';
   expected?: unknown;
   /** The value the target evaluated to (cut to a readable size). */
   actual?: unknown;

@@ -42,7 +42,8 @@ async function main(): Promise<void> {
   for (const lib of LIBRARIES) {
     const pkgDir = path.join(ROOT, 'node_modules', lib.package);
     const installed = (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version: string }).version;
-    if (installed !== lib.version) throw new Error(`${lib.package} is ${installed}, the sandbox pins ${lib.version}`);
+    const pinned = lib.packageVersion ?? lib.version;
+    if (installed !== pinned) throw new Error(`${lib.package} is ${installed}, the sandbox pins ${pinned}`);
     const text = lib.file ? fs.readFileSync(path.join(pkgDir, lib.file), 'utf8') : await iife({ contents: lib.bundle });
     const fileName = libraryFileName(lib);
     fs.writeFileSync(path.join(LIBS_DIR, fileName), text);

@@ -5,7 +5,9 @@
  *   only: 0.5 MB instead of 3.9 MB), `z` zod 4.1.12, `ky` ky 1.7.3, `luxon` luxon 3.7.2;
  * - predefined, loaded when a script lists their URL in `libs`: `CryptoJS` crypto-js 4.2.0,
  *   `dayjs` 1.11.12, `axios` 1.7.4, `moment` 2.30.1, `validator` 13.12.0, `turf` @turf/turf 7.2.0,
- *   `numeral` 2.0.6.
+ *   `numeral` 2.0.6;
+ * - Assay's own `postman` 1.0.0 (global `AssayPostman`): the `pm` object of scripts imported from
+ *   Postman (src/sandbox/postman/pm.js, bundled with chai 6.3.0 and ajv).
  *
  * They come from installed npm packages, never from the internet: UMD builds are copied, packages
  * without one are bundled to an IIFE by esbuild at build time (src/sandbox/build-libraries.ts),
@@ -25,6 +27,8 @@ export interface LibraryDefinition {
   /** npm package it comes from. */
   package: string;
   version: string;
+  /** The installed package version the build checks, when it differs from `version` (a library of Assay's own). */
+  packageVersion?: string;
   kind: LibraryKind;
   /** A UMD/IIFE file inside the package, copied as is. */
   file?: string;
@@ -45,6 +49,8 @@ export const LIBRARIES: readonly LibraryDefinition[] = [
   { global: 'validator', name: 'validator', package: 'validator', version: '13.12.0', kind: 'predefined', file: 'validator.min.js' },
   { global: 'turf', name: 'turf', package: '@turf/turf', version: '7.2.0', kind: 'predefined', file: 'turf.min.js' },
   { global: 'numeral', name: 'numeral', package: 'numeral', version: '2.0.6', kind: 'predefined', file: 'min/numeral.min.js' },
+  // Assay's own Postman compatibility layer (`pm`, chai's expect, ajv), for imported collections: docs/import-postman.md.
+  { global: 'AssayPostman', name: 'postman', package: 'chai', version: '1.0.0', packageVersion: '6.3.0', kind: 'predefined', bundle: "import './src/sandbox/postman/pm.js';" },
 ];
 
 /** Folder of the built library files (`dist/sandbox-libs`). */

@@ -109,6 +109,16 @@ export interface ScriptError {
   column?: number;
 }
 
+/**
+ * One check a script recorded with `$test(name, fn)` (docs/flows.md "Scripts"): `message` is what
+ * `fn` threw (`AssertionError: expected 404 to equal 200`), at most 2,000 characters.
+ */
+export interface ScriptTest {
+  name: string;
+  passed: boolean;
+  message?: string;
+}
+
 export interface ScriptResult {
   ok: boolean;
   /** `$request` after the script (a beforeRequest hook may change it). */
@@ -119,6 +129,8 @@ export interface ScriptResult {
   value?: unknown;
   /** Lines logged; for a script that threw, those logged before it threw. */
   logs: ScriptLog[];
+  /** Checks recorded with `$test` (absent when none), also those recorded before a throw. */
+  tests?: ScriptTest[];
   error?: ScriptError;
   durationMs: number;
 }
@@ -282,7 +294,7 @@ export class Sandbox {
       let script: ivm.Script;
       try {
         script = await ctx.isolate.compileScript(
-          `__assay.register(${id}, async function ($request, $response, $context, $log, console) {\n${input.script.code}\n;return { beforeRequest: typeof beforeRequest === 'function' ? beforeRequest : undefined, afterResponse: typeof afterResponse === 'function' ? afterResponse : undefined, generateValue: typeof generateValue === 'function' ? generateValue : undefined };\n});`,
+          `__assay.register(${id}, async function ($request, $response, $context, $log, console, $test) {\n${input.script.code}\n;return { beforeRequest: typeof beforeRequest === 'function' ? beforeRequest : undefined, afterResponse: typeof afterResponse === 'function' ? afterResponse : undefined, generateValue: typeof generateValue === 'function' ? generateValue : undefined };\n});`,
           { filename: `${input.label}.js`, lineOffset: -1 },
         );
       } catch (err) {
@@ -311,14 +323,15 @@ export class Sandbox {
           wallClock,
         ]);
         const out = JSON.parse(json) as
-          | { ok: true; request?: ScriptRequest; variables: Record<string, unknown>; value?: unknown; logs: ScriptLog[] }
-          | { ok: false; error: ThrownDescription; logs: ScriptLog[] };
+          | { ok: true; request?: ScriptRequest; variables: Record<string, unknown>; value?: unknown; logs: ScriptLog[]; tests?: ScriptTest[] }
+          | { ok: false; error: ThrownDescription; logs: ScriptLog[]; tests?: ScriptTest[] };
         if (!out.ok) {
           // What the script threw, described inside the isolate; the lines it logged before are kept.
           const where = locate(out.error.stack ?? '', input.label);
-          return fail({ kind: 'error', message: boundMessage(out.error.text, out.error.length), ...where }, out.logs);
+          const failed = fail({ kind: 'error', message: boundMessage(out.error.text, out.error.length), ...where }, out.logs);
+          return out.tests?.length ? { ...failed, tests: out.tests } : failed;
         }
-        return done({ ok: true, request: out.request, variables: out.variables, value: out.value, logs: out.logs });
+        return done({ ok: true, request: out.request, variables: out.variables, value: out.value, logs: out.logs, ...(out.tests?.length ? { tests: out.tests } : {}) });
       } catch (err) {
         return fail(this.classify(err, ctx, input.label, timeoutMs));
       } finally {

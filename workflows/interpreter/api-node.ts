@@ -6,7 +6,7 @@ import { evaluateAssertion, preview } from '../../src/domain/assertions';
 import { fillTemplate, fillTemplates, type DynamicSources, type TemplateVariables } from '../../src/domain/templating';
 import type { ApiNode, NodeResult, ResolvedRequest, RunSettings } from '../../src/domain/types';
 import type { FlowInterpreter } from './interpreter';
-import { where } from './script-node';
+import { recordScriptTests, where } from './script-node';
 
 /** Fills placeholders and defaults of an API node's request. */
 export function resolveRequest(node: ApiNode, variables: TemplateVariables, dynamic: DynamicSources, settings: RunSettings): ResolvedRequest {
@@ -78,9 +78,11 @@ export async function runApiNode(flow: FlowInterpreter, node: ApiNode): Promise<
       }
     }
   }
+  recordScriptTests(flow, result, node.id, out.tests);
   if (out.scriptError) {
     result.line = out.scriptError.line;
     return flow.fail(result, `${out.scriptError.hook} failed${where(out.scriptError)}: ${out.scriptError.message}`);
   }
   return result;
 }
+

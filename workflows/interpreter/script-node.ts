@@ -5,6 +5,7 @@
 import { preview } from '../../src/domain/assertions';
 import type { NodeResult, ScriptNode } from '../../src/domain/types';
 import type { FlowInterpreter } from './interpreter';
+import type { ScriptTest } from '../../src/sandbox/sandbox';
 
 /** Runs a Script node: failed (with the line of the user's code) when the script failed. */
 export async function runScriptNode(flow: FlowInterpreter, node: ScriptNode): Promise<NodeResult> {
@@ -23,6 +24,7 @@ export async function runScriptNode(flow: FlowInterpreter, node: ScriptNode): Pr
   );
   result.duration = out.durationMs;
   if (out.logs.length) result.logs = out.logs;
+  recordScriptTests(flow, result, node.id, out.tests);
   if (!out.ok) {
     result.line = out.error?.line;
     return flow.fail(result, `script failed${where(out.error ?? {})}: ${out.error?.message ?? 'unknown error'}`);
@@ -45,4 +47,23 @@ export function changed(before: Record<string, unknown>, after: Record<string, u
   for (const [k, v] of Object.entries(after)) if (JSON.stringify(before[k]) !== JSON.stringify(v)) out[k] = preview(v, 500);
   for (const k of Object.keys(before)) if (!(k in after)) out[k] = null;
   return out;
+}
+
+/**
+ * The checks a node's script recorded with `$test` (docs/flows.md "Scripts"), added to the node's
+ * assertions as `{name, target: "$test", operator: "test", passed, message}` and counted like
+ * assertions: a failed one fails the node and is listed in the test case's failures.
+ */
+export function recordScriptTests(flow: FlowInterpreter, result: NodeResult, nodeId: string, tests: ScriptTest[] | undefined): void {
+  if (!tests?.length) return;
+  result.assertions ??= [];
+  for (const t of tests) {
+    result.assertions.push({ name: t.name, target: '$test', operator: 'test', passed: t.passed, ...(t.passed ? {} : { message: t.message ?? 'failed' }) });
+    flow.state.assertions += 1;
+    if (t.passed) flow.state.passedAssertions += 1;
+    else {
+      result.status = 'failed';
+      flow.addFailure({ node: nodeId, assertion: t.name, operator: 'test', message: t.message ?? 'failed' });
+    }
+  }
 }

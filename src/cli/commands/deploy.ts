@@ -68,15 +68,15 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
       .command('run')
       .description("run a deployment now with its runner and environment (POST /v1/deployments/{id}/runs)")
       .argument('<name>', 'deployment name (or id)')
-      .option('--var <name=value>', 'run variable (repeatable)', collectVar, {}),
+      .option('--var <name=value>', 'run variable (repeatable)', collectVar),
   ).action(
     done(async () => {
       const cmd = sub(deploy, 'run');
-      const flags = cmd.opts<WaitFlags & { var: Record<string, string> }>();
+      const flags = cmd.opts<WaitFlags & { var?: Record<string, string> }>();
       parseReporters(flags.reporter);
       const client = ctx.client();
       const d = await findDeployment(client, cmd.args[0]!);
-      const body = Object.keys(flags.var).length ? { variables: flags.var } : {};
+      const body = flags.var && Object.keys(flags.var).length ? { variables: flags.var } : {};
       const started = await client.request<RunDocument>('POST', `/v1/deployments/${d.id}/runs`, { body, headers: { 'idempotency-key': randomUUID() }, retryNetwork: true });
       if (!flags.wait) {
         announceStarted(ctx, client, started);
@@ -115,22 +115,22 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
       .option('--trigger <label>', 'trigger label stored on the run', 'ci')
       .option('-e, --env <name>', "environment overriding the deployment's")
       .option('--version-label <version>', 'version stored on the run')
-      .option('--var <name=value>', 'run variable (repeatable)', collectVar, {})
-      .option('--field <name=value>', 'free-form context such as branch or commit (repeatable)', collectVar, {}),
+      .option('--var <name=value>', 'run variable (repeatable)', collectVar)
+      .option('--field <name=value>', 'free-form context such as branch or commit (repeatable)', collectVar),
   ).action(
     done(async () => {
       const cmd = program.commands.find((c) => c.name() === 'trigger')!;
-      const flags = cmd.opts<WaitFlags & { token?: string; trigger: string; env?: string; versionLabel?: string; var: Record<string, string>; field: Record<string, string> }>();
+      const flags = cmd.opts<WaitFlags & { token?: string; trigger: string; env?: string; versionLabel?: string; var?: Record<string, string>; field?: Record<string, string> }>();
       parseReporters(flags.reporter);
       const url = cmd.args[0]!;
       if (!/^https?:\/\/[^/]+\/webhooks\/deploy\/[^/?#]+$/.test(url)) throw new UsageError(`"${url}" is not a webhook address (…/webhooks/deploy/<id>; see assay deploy webhook NAME)`);
       const token = flags.token ?? ctx.io.env.ASSAY_WEBHOOK_TOKEN;
       const apiKey = ctx.settings().apiKey;
       if (!token && !apiKey) throw new UsageError('no credential: pass --token (or set ASSAY_WEBHOOK_TOKEN), or set ASSAY_API_KEY');
-      const body: Record<string, unknown> = { ...flags.field, trigger: flags.trigger };
+      const body: Record<string, unknown> = { ...(flags.field ?? {}), trigger: flags.trigger };
       if (flags.env) body.environment = flags.env;
       if (flags.versionLabel) body.version = flags.versionLabel;
-      if (Object.keys(flags.var).length) body.variables = flags.var;
+      if (flags.var && Object.keys(flags.var).length) body.variables = flags.var;
       const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': randomUUID() };
       if (token) headers.authorization = `Bearer ${token}`;
       if (apiKey) headers['x-api-key'] = apiKey;

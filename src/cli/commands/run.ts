@@ -118,18 +118,18 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
       .description('start a run of a runner against an environment (POST /v1/runs)')
       .requiredOption('-r, --runner <name>', 'runner to run')
       .requiredOption('-e, --env <name>', 'environment to run against')
-      .option('--var <name=value>', 'run variable overriding the environment (repeatable)', collectVar, {})
+      .option('--var <name=value>', 'run variable overriding the environment (repeatable)', collectVar)
       .option('-t, --timeout <seconds>', 'run timeout in seconds (server default 1800)', positiveInt('--timeout'))
       .option('--idempotency-key <key>', 'starts at most one run per key within 24 h (default: a new UUID per call)'),
   ).action(
     done(async () => {
       const cmd = program.commands.find((c) => c.name() === 'run')!;
-      const flags = cmd.opts<WaitFlags & { runner: string; env: string; var: Record<string, string>; timeout?: number; idempotencyKey?: string }>();
+      const flags = cmd.opts<WaitFlags & { runner: string; env: string; var?: Record<string, string>; timeout?: number; idempotencyKey?: string }>();
       parseReporters(flags.reporter);
       const client = ctx.client();
       const body: Record<string, unknown> = { runner: flags.runner, environment: flags.env };
       if (flags.timeout !== undefined) body.timeout = flags.timeout;
-      if (Object.keys(flags.var).length) body.variables = flags.var;
+      if (flags.var && Object.keys(flags.var).length) body.variables = flags.var;
       const started = await client.request<RunDocument>('POST', '/v1/runs', {
         body,
         headers: { 'idempotency-key': flags.idempotencyKey ?? randomUUID() },

@@ -425,27 +425,94 @@ globalThis.__assay = {
     });
     const $request = input.request;
     const $response = input.response;
+    const { $test, tests, settle } = makeTests();
     const before = new Set(timers.keys());
     const execution = nextExecution++;
     try {
-      const hooks = await userFn($request, $response, $context, $log, console);
+      const hooks = await userFn($request, $response, $context, $log, console, $test);
       let value;
       if (hook) {
         const fn = hooks && hooks[hook];
         if (typeof fn === 'function') value = await fn($request, $response, $context);
         else if (hook === 'generateValue') throw new Error('The script defines no generateValue function');
       }
-      return safeStringify({ ok: true, request: $request, variables, value, logs, execution });
+      await settle();
+      return safeStringify({ ok: true, request: $request, variables, value, logs, tests, execution });
     } catch (thrown) {
       // Described here, where the thrown value is still whole: isolated-vm's copy to the host keeps
       // only an Error's first stack line and turns any other value into a generic message.
-      return safeStringify({ ok: false, error: describeThrown(thrown), logs, execution });
+      await settle();
+      return safeStringify({ ok: false, error: describeThrown(thrown), logs, tests, execution });
     } finally {
       // Timers a finished execution left behind must not run into the next one.
       for (const id of timers.keys()) if (!before.has(id)) timers.delete(id);
     }
   },
 };
+
+/** Named checks a script records with `$test` (docs/flows.md "Scripts"): at most 200 per execution. */
+const MAX_TESTS = 200;
+
+/**
+ * `$test(name, fn)`: runs `fn` and records `{name, passed, message?}`, as Postman's `pm.test` and
+ * k6's `check` do: a check that throws fails (its error is the message), the script goes on. `fn`
+ * may be async (its promise is awaited before the hook's result is sent) or take a `done`
+ * callback (`done()` passes, `done(err)` fails; one never called fails when the hook ends).
+ * `$test(name, true|false)` records a value directly. Answers whether it passed (undefined while
+ * pending).
+ */
+function makeTests() {
+  const tests = [];
+  const pending = [];
+  const record = (entry, passed, error) => {
+    entry.passed = passed;
+    if (!passed) entry.message = error === undefined ? 'failed' : thrownText(error, 0).slice(0, 2000);
+  };
+  const $test = (name, fn) => {
+    const entry = { name: String(name === undefined ? '' : name).slice(0, 500), passed: false };
+    if (tests.length >= MAX_TESTS) return false;
+    tests.push(entry);
+    if (typeof fn === 'boolean') {
+      record(entry, fn, fn ? undefined : new Error('the value was false'));
+      return fn;
+    }
+    if (typeof fn !== 'function') {
+      record(entry, false, new TypeError('$test(name, fn): fn must be a function or a boolean'));
+      return false;
+    }
+    try {
+      if (fn.length > 0) {
+        let finish;
+        const done = new Promise((resolve) => (finish = resolve));
+        entry.passed = undefined;
+        pending.push({ entry, done, fromDone: true });
+        const returned = fn((err) => finish(err === undefined || err === null ? { ok: true } : { ok: false, err }));
+        if (returned && typeof returned.then === 'function') returned.then(undefined, (err) => finish({ ok: false, err }));
+        return undefined;
+      }
+      const returned = fn();
+      if (returned && typeof returned.then === 'function') {
+        entry.passed = undefined;
+        pending.push({ entry, done: returned.then(() => ({ ok: true }), (err) => ({ ok: false, err })) });
+        return undefined;
+      }
+      record(entry, true);
+      return true;
+    } catch (err) {
+      record(entry, false, err);
+      return false;
+    }
+  };
+  const settle = async () => {
+    for (const p of pending.splice(0)) {
+      // A done-callback check gets up to a second more after the hook ended (the script's own time limit still applies).
+      const outcome = p.fromDone ? await Promise.race([p.done, new Promise((r) => setTimeout(() => r(undefined), 1000))]) : await p.done;
+      if (outcome === undefined) record(p.entry, false, new Error('done() was never called'));
+      else record(p.entry, outcome.ok, outcome.err);
+    }
+  };
+  return { $test, tests, settle };
+}
 
 // Taken now: user code may delete or replace the global.
 const AggregateErrorClass = globalThis.AggregateError;

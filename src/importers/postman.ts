@@ -1,0 +1,497 @@
+/**
+ * Postman collection import (docs/import-postman.md): a Collection v2.0/v2.1 (read with Postman's
+ * own `postman-collection` SDK) and optionally a Postman environment become Assay test cases, an
+ * environment and a runner, in the order and with the variable passing a Newman run has.
+ *
+ * Mapping (why: a Newman run is one sequence of requests sharing variables; an Assay test case
+ * shares variables between its nodes, test cases start again from the run's variables):
+ *
+ * - each top-level folder → one test case (its requests, subfolders flattened in order, as API
+ *   nodes named `Sub folder / Request`); consecutive top-level requests → one test case named
+ *   after the collection; `--single-test-case` puts the whole collection in one test case.
+ *   A variable a script sets in one test case and a later test case reads is listed as a warning
+ *   (it would need `--single-test-case`).
+ * - request → API node: method, URL (path variables `:id` filled, disabled query parameters
+ *   dropped), headers (disabled dropped), body (raw: JSON object when it parses, else the text with
+ *   its Content-Type; urlencoded; form-data text fields as multipart; GraphQL), auth (bearer, basic,
+ *   API key, OAuth 2 access token; inherited from folders and collection; `noauth` stops it).
+ * - scripts (collection → folders → request, as Postman orders them) → the node's `beforeRequest`
+ *   / `afterResponse` hooks running the code as written through the `postman` sandbox library
+ *   (src/sandbox/postman/pm.js), so `pm.test` results become the node's assertions.
+ * - collection variables + environment values (environment wins) → one Assay environment; folder
+ *   variables are not imported (Newman 6 ignores them too; the report says so).
+ *
+ * Everything that cannot be translated is listed in the report (`untranslated`), never dropped
+ * silently: file uploads, other auth types, `setNextRequest`, `pm.cookies`, `pm.vault`,
+ * scripts that do not parse, …
+ */
+import vm from 'node:vm';
+import { Collection, ItemGroup, type Item, type Request, type RequestAuth } from 'postman-collection';
+
+/** A test case to create or update (fields of `POST /v1/test-cases`). */
+export interface ImportedTestCase {
+  name: string;
+  folder: string;
+  description?: string;
+  tags: string[];
+  flow: ImportedNode[];
+}
+
+/** An Assay flow node as the importer writes it (docs/flows.md). */
+export type ImportedNode =
+  { type: 'api'; id: string; name: string; request: { method: string; url: string; headers?: Record<string, string>; body?: unknown }; script?: { code: string; libs: string[] } };
+
+/** One thing the import could not carry over, or something the user should know. */
+export interface ImportNote {
+  /** Where: `Folder / Request` (or the collection). */
+  at: string;
+  message: string;
+}
+
+export interface PostmanImport {
+  collectionName: string;
+  environment: { name: string; variables: Record<string, string | number | boolean> };
+  testCases: ImportedTestCase[];
+  /** Requests imported, in Newman's run order. */
+  requests: number;
+  untranslated: ImportNote[];
+  warnings: ImportNote[];
+}
+
+export interface PostmanImportOptions {
+  /** Folder the test cases go in (default: the collection's name, made a folder name). */
+  folder?: string;
+  /** Name of the Assay environment (default: the Postman environment's name, else the collection's). */
+  environmentName?: string;
+  /** One test case for the whole collection (Newman's variable passing across folders). */
+  singleTestCase?: boolean;
+  /** Extra tags for every test case (`postman` is always added). */
+  tags?: string[];
+}
+
+/** The sandbox library imported scripts run with (src/sandbox/libraries.ts). */
+export const POSTMAN_LIBRARY = 'postman@1.0.0';
+const PREDEFINED_FOR: Array<{ test: RegExp; lib: string }> = [
+  { test: /\bCryptoJS\b|require\(\s*['"]crypto-js['"]\s*\)/, lib: 'crypto-js@4.2.0' },
+  { test: /\bmoment\b|require\(\s*['"]moment['"]\s*\)/, lib: 'moment@2.30.1' },
+];
+
+const PARAMETERS = ['pm', 'postman', 'tests', 'responseBody', 'responseCode', 'responseHeaders', 'responseTime', 'environment', 'globals', 'data', 'iteration', 'request', 'require'];
+
+const UNSUPPORTED_SCRIPT: Array<{ test: RegExp; what: string }> = [
+  { test: /\bsetNextRequest\s*\(/, what: 'setNextRequest (Newman changes the run order; Assay runs the nodes in order)' },
+  { test: /\bpm\.execution\.skipRequest\s*\(/, what: 'pm.execution.skipRequest' },
+  { test: /\bpm\.cookies\b/, what: 'pm.cookies (cookie jar)' },
+  { test: /\bpm\.vault\b/, what: 'pm.vault' },
+  { test: /\bpm\.require\s*\(/, what: 'pm.require (package library)' },
+  { test: /\bpm\.visualizer\b/, what: 'pm.visualizer (ignored: there is no visualizer)' },
+  { test: /\bxml2Json\s*\(|\bcheerio\b|\btv4\b/, what: 'xml2Json / cheerio / tv4 (not in the sandbox)' },
+];
+
+/** Text of a JSON value as a Postman variable value (strings stay as they are). */
+function variableValue(value: unknown): string | number | boolean {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (value === null || value === undefined) return '';
+  return JSON.stringify(value);
+}
+
+/** A folder name Assay accepts: path segments without slashes at the ends. */
+function folderName(name: string): string {
+  return name.replace(/[\\]/g, '/').split('/').map((s) => s.trim()).filter(Boolean).join(' - ').slice(0, 200) || 'postman';
+}
+
+/** A node id from a name, unique within `taken` (docs/flows.md: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`). */
+function nodeId(name: string, taken: Set<string>): string {
+  let base = name
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9_-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 56);
+  if (!/^[A-Za-z_]/.test(base)) base = `r_${base}`.slice(0, 56);
+  if (!base || base === 'r_') base = 'request';
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
+  taken.add(id);
+  return id;
+}
+
+function scriptOf(events: { listeners(name: string): Array<{ disabled?: boolean; script?: { exec?: string[] | string } }> } | undefined, listen: 'prerequest' | 'test'): string[] {
+  if (!events) return [];
+  const out: string[] = [];
+  for (const e of events.listeners(listen)) {
+    if (e.disabled) continue;
+    const exec = e.script?.exec;
+    const code = Array.isArray(exec) ? exec.join('\n') : typeof exec === 'string' ? exec : '';
+    if (code.trim()) out.push(code);
+  }
+  return out;
+}
+
+/** `Folder / Sub / Request` of an item, from the collection down. */
+function pathOf(names: string[]): string {
+  return names.join(' / ');
+}
+
+interface Scope {
+  names: string[];
+  pre: string[];
+  test: string[];
+}
+
+/** Auth of a request: its own, else the nearest folder's or the collection's (`noauth` stops). */
+function authOf(item: Item): RequestAuth | undefined {
+  const auth = item.getAuth() as RequestAuth | undefined;
+  if (!auth || auth.type === 'noauth') return undefined;
+  return auth;
+}
+
+function authParams(auth: RequestAuth): Record<string, unknown> {
+  const params = auth.parameters();
+  return params ? (params.toObject() as Record<string, unknown>) : {};
+}
+
+interface Translated {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: unknown;
+  basic?: { username: string; password: string };
+}
+
+const MULTIPART_BOUNDARY = '----AssayPostmanImportBoundary7MA4YWxkTrZu0gW';
+
+/** The request of an item as Assay sends it; notes what cannot be carried over. */
+function translateRequest(request: Request, item: Item, at: string, notes: ImportNote[]): Translated {
+  const url = request.url;
+  // Path variables (`/users/:id` with url.variable) are filled as Postman does.
+  const pathVars = url.variables?.toObject?.() as Record<string, unknown> | undefined;
+  let raw = url.toString();
+  if (pathVars) {
+    for (const [name, value] of Object.entries(pathVars)) {
+      raw = raw.replace(new RegExp(`(/):${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=/|\\?|#|$)`, 'g'), `$1${String(value ?? '')}`);
+    }
+  }
+  if (!/^[a-z]+:\/\//i.test(raw) && !/^\{\{/.test(raw)) raw = `http://${raw}`;
+  const headers: Record<string, string> = {};
+  request.headers.each((h) => {
+    if (h.disabled || !h.key) return;
+    headers[h.key] = String(h.value ?? '');
+  });
+  const hasHeader = (name: string) => Object.keys(headers).some((k) => k.toLowerCase() === name.toLowerCase());
+  const out: Translated = { method: (request.method || 'GET').toUpperCase(), url: raw, headers };
+
+  const body = request.body as (Request['body'] & { disabled?: boolean; options?: unknown }) | undefined;
+  if (body && !body.disabled && body.mode) {
+    switch (body.mode) {
+      case 'raw': {
+        const text = body.raw ?? '';
+        if (!text) break;
+        const language = (body.options as { raw?: { language?: string } } | undefined)?.raw?.language ?? 'text';
+        const types: Record<string, string> = { json: 'application/json', xml: 'application/xml', html: 'text/html', javascript: 'application/javascript', text: 'text/plain' };
+        if (!hasHeader('content-type')) headers['Content-Type'] = types[language] ?? 'text/plain';
+        let parsed: unknown;
+        if (language === 'json' || /json/i.test(headers['Content-Type'] ?? '')) {
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+        }
+        // A JSON object or array is kept as JSON (readable; Assay fills {{variables}} in its strings);
+        // anything else (JSON with unquoted {{variables}}, text, XML) is sent as the text written.
+        out.body = parsed !== null && typeof parsed === 'object' ? parsed : text;
+        break;
+      }
+      case 'urlencoded': {
+        const pairs: string[] = [];
+        body.urlencoded?.each((p) => {
+          if (p.disabled || !p.key) return;
+          pairs.push(`${encodeKeepingVariables(p.key)}=${encodeKeepingVariables(String(p.value ?? ''))}`);
+        });
+        if (!hasHeader('content-type')) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+        out.body = pairs.join('&');
+        break;
+      }
+      case 'formdata': {
+        const parts: string[] = [];
+        body.formdata?.each((p) => {
+          const param = p as unknown as { key: string; value?: string; type?: string; src?: unknown; disabled?: boolean; contentType?: string };
+          if (param.disabled || !param.key) return;
+          if (param.type === 'file') {
+            notes.push({ at, message: `form-data file field "${param.key}" is not imported (Assay's API nodes send no files); add the file content as text or use a local request in the console` });
+            return;
+          }
+          parts.push(
+            `--${MULTIPART_BOUNDARY}\r\nContent-Disposition: form-data; name="${param.key.replace(/"/g, '%22')}"\r\n${param.contentType ? `Content-Type: ${param.contentType}\r\n` : ''}\r\n${String(param.value ?? '')}\r\n`,
+          );
+        });
+        if (parts.length) {
+          headers['Content-Type'] = `multipart/form-data; boundary=${MULTIPART_BOUNDARY}`;
+          out.body = `${parts.join('')}--${MULTIPART_BOUNDARY}--\r\n`;
+        }
+        break;
+      }
+      case 'graphql': {
+        const g = (body as unknown as { graphql?: { query?: string; variables?: string } }).graphql ?? {};
+        let variables: unknown;
+        try {
+          variables = g.variables ? JSON.parse(g.variables) : undefined;
+        } catch {
+          notes.push({ at, message: 'GraphQL variables are not valid JSON; sent without them' });
+        }
+        if (!hasHeader('content-type')) headers['Content-Type'] = 'application/json';
+        out.body = variables === undefined ? { query: g.query ?? '' } : { query: g.query ?? '', variables };
+        break;
+      }
+      case 'file':
+        notes.push({ at, message: 'binary file body is not imported (Assay API nodes send JSON or text bodies)' });
+        break;
+      default:
+        notes.push({ at, message: `body mode "${body.mode}" is not imported` });
+    }
+  }
+
+  const auth = authOf(item);
+  if (auth) {
+    const p = authParams(auth);
+    switch (auth.type) {
+      case 'bearer':
+        if (!hasHeader('authorization')) headers.Authorization = `Bearer ${String(p.token ?? '')}`;
+        break;
+      case 'basic': {
+        const username = String(p.username ?? '');
+        const password = String(p.password ?? '');
+        if (hasHeader('authorization')) break;
+        if (/\{\{/.test(username + password)) out.basic = { username, password };
+        else headers.Authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+        break;
+      }
+      case 'apikey': {
+        const key = String(p.key ?? '');
+        const value = String(p.value ?? '');
+        if (!key) break;
+        if (p.in === 'query') out.url += `${out.url.includes('?') ? '&' : '?'}${encodeKeepingVariables(key)}=${encodeKeepingVariables(value)}`;
+        else if (!hasHeader(key)) headers[key] = value;
+        break;
+      }
+      case 'oauth2':
+        if (p.accessToken && (p.addTokenTo ?? 'header') === 'header') {
+          headers.Authorization = `${String(p.headerPrefix ?? 'Bearer')} ${String(p.accessToken)}`.trim();
+          notes.push({ at, message: 'OAuth 2.0: the stored access token is sent as a header; Assay does not fetch or refresh tokens (get one in a Script node or pre-request script)' });
+        } else notes.push({ at, message: 'OAuth 2.0 auth without a stored access token in a header is not imported' });
+        break;
+      default:
+        notes.push({ at, message: `auth type "${auth.type}" is not imported (bearer, basic, apikey and oauth2 access tokens are)` });
+    }
+  }
+  return out;
+}
+
+/** Percent-encodes text but keeps `{{variables}}` as written (they are filled at run time). */
+function encodeKeepingVariables(text: string): string {
+  return text
+    .split(/(\{\{[^{}]+\}\})/)
+    .map((part, i) => (i % 2 ? part : encodeURIComponent(part)))
+    .join('');
+}
+
+/** Whether `code` parses as a function body (the sandbox compiles it so); the error otherwise. */
+function syntaxError(code: string): string | undefined {
+  try {
+    new vm.Script(`(function () {\n${code}\n})`);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+function scriptFunctions(codes: string[], at: string, what: string, notes: ImportNote[]): string[] {
+  return codes.map((code) => {
+    const error = syntaxError(code);
+    if (error) {
+      notes.push({ at, message: `${what} script does not parse (${error}); it fails its node as it fails in Postman` });
+      return `function () { throw new SyntaxError(${JSON.stringify(`the imported ${what} script does not parse: ${error}`)}); }`;
+    }
+    for (const u of UNSUPPORTED_SCRIPT) if (u.test.test(code)) notes.push({ at, message: `${what} script uses ${u.what}` });
+    // The inner block lets the script declare names (`const data = …`) that are also parameters.
+    return `function (${PARAMETERS.join(', ')}) {\n{\n${code}\n}\n}`;
+  });
+}
+
+/** The hooks of an imported API node: Postman's scripts run by the `postman` library. */
+function hookCode(at: string, requestName: string, translated: Translated, pre: string[], test: string[], environmentName: string, notes: ImportNote[]): { code: string; libs: string[] } | undefined {
+  const needsPre = pre.length > 0 || translated.basic !== undefined;
+  if (!needsPre && test.length === 0) return undefined;
+  const info = JSON.stringify({ requestName, environmentName });
+  const parts = [`// Imported from Postman: the collection's, folders' and request's scripts of "${requestName.replace(/\n/g, ' ')}", run as written by`, `// Assay's Postman compatibility library (docs/import-postman.md).`];
+  if (needsPre) {
+    const template = JSON.stringify({ method: translated.method, url: translated.url, headers: translated.headers, body: translated.body, auth: translated.basic ? { type: 'basic', ...translated.basic } : undefined });
+    parts.push(
+      `async function beforeRequest() {`,
+      `  await AssayPostman.prerequest({ $request, $context, $test, console, info: ${info}, template: ${template} }, [`,
+      scriptFunctions(pre, at, 'pre-request', notes).join(',\n'),
+      `  ]);`,
+      `}`,
+    );
+  }
+  if (test.length) {
+    parts.push(
+      `async function afterResponse() {`,
+      `  await AssayPostman.test({ $request, $response, $context, $test, console, info: ${info} }, [`,
+      scriptFunctions(test, at, 'test', notes).join(',\n'),
+      `  ]);`,
+      `}`,
+    );
+  }
+  const code = parts.join('\n');
+  const libs = [POSTMAN_LIBRARY, ...PREDEFINED_FOR.filter((p) => p.test.test([...pre, ...test].join('\n'))).map((p) => p.lib)];
+  return { code, libs };
+}
+
+/** Names set by scripts (`pm.environment.set('x'`, `postman.setEnvironmentVariable("x"`…) and names read. */
+function variableFlow(codes: string[], templates: string[]): { sets: Set<string>; reads: Set<string> } {
+  const sets = new Set<string>();
+  const reads = new Set<string>();
+  const text = codes.join('\n');
+  for (const m of text.matchAll(/\.(?:set|setEnvironmentVariable|setGlobalVariable)\(\s*(['"`])([^'"`]+)\1/g)) sets.add(m[2]!);
+  for (const m of text.matchAll(/\.(?:get|getEnvironmentVariable|getGlobalVariable|has)\(\s*(['"`])([^'"`]+)\1/g)) reads.add(m[2]!);
+  for (const t of templates) for (const m of t.matchAll(/\{\{([^{}$]+)\}\}/g)) reads.add(m[1]!.trim());
+  return { sets, reads };
+}
+
+/**
+ * Converts a collection (parsed JSON of a v2.0/v2.1 export) and optionally an environment export.
+ * @throws Error with a one-line reason when `collection` is not a Postman collection.
+ */
+export function importPostman(collectionJson: unknown, environmentJson?: unknown, options: PostmanImportOptions = {}): PostmanImport {
+  const doc = collectionJson as { info?: { schema?: string; name?: string }; item?: unknown };
+  if (!doc || typeof doc !== 'object' || !doc.info || !Array.isArray(doc.item)) {
+    throw new Error('not a Postman collection (v2.0 or v2.1): expected an object with "info" and "item"');
+  }
+  const schema = String(doc.info.schema ?? '');
+  if (schema && !/collection\/v2\.[01]\.0/.test(schema)) throw new Error(`unsupported Postman collection schema "${schema}" (v2.0 and v2.1 are supported; export the collection as v2.1)`);
+  const collection = new Collection(collectionJson as never);
+  const collectionName = collection.name || 'Postman collection';
+  const untranslated: ImportNote[] = [];
+  const warnings: ImportNote[] = [];
+
+  // Variables: collection's, overlaid by the environment's (Postman: environment wins).
+  const variables: Record<string, string | number | boolean> = {};
+  collection.variables.each((v) => {
+    if (v.key && !v.disabled) variables[v.key] = variableValue(v.value);
+  });
+  let envName = options.environmentName;
+  if (environmentJson !== undefined) {
+    const env = environmentJson as { name?: string; values?: Array<{ key?: string; value?: unknown; enabled?: boolean }> };
+    if (!env || typeof env !== 'object' || !Array.isArray(env.values)) throw new Error('not a Postman environment export: expected an object with "values"');
+    for (const v of env.values) if (v.key && v.enabled !== false) variables[v.key] = variableValue(v.value);
+    envName ??= env.name;
+  }
+  envName = (envName ?? collectionName).replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'postman';
+
+  // Folder variables: the SDK (and so Newman 6) drops them; so does the import, saying so.
+  const scanFolders = (items: unknown[], names: string[]) => {
+    for (const raw of items as Array<{ name?: string; item?: unknown[]; variable?: Array<{ key?: string; disabled?: boolean }> }>) {
+      if (!raw || !Array.isArray(raw.item)) continue;
+      const here = [...names, String(raw.name ?? '')];
+      const keys = (raw.variable ?? []).filter((v) => v && v.key && !v.disabled).map((v) => v.key!);
+      if (keys.length) warnings.push({ at: pathOf(here), message: `folder variables (${keys.join(', ')}) are not imported: Newman ignores them too; move them to the collection or environment` });
+      scanFolders(raw.item, here);
+    }
+  };
+  scanFolders(doc.item as unknown[], []);
+
+  const baseFolder = folderName(options.folder ?? collectionName);
+  const tags = [...new Set(['postman', ...(options.tags ?? [])])];
+  const testCases: ImportedTestCase[] = [];
+  let requests = 0;
+  const flowsSetsReads: Array<{ name: string; sets: Set<string>; reads: Set<string> }> = [];
+
+  const rootScope: Scope = { names: [], pre: scriptOf(collection.events as never, 'prerequest'), test: scriptOf(collection.events as never, 'test') };
+  let current: { testCase: ImportedTestCase; ids: Set<string>; codes: string[]; templates: string[] } | undefined;
+  const startTestCase = (name: string, description?: string) => {
+    const taken = new Set(testCases.map((t) => t.name));
+    let unique = name.slice(0, 200) || 'requests';
+    for (let n = 2; taken.has(unique); n++) unique = `${name.slice(0, 190)} (${n})`;
+    const testCase: ImportedTestCase = { name: unique, folder: baseFolder, tags, flow: [], ...(description ? { description: description.slice(0, 2000) } : {}) };
+    testCases.push(testCase);
+    current = { testCase, ids: new Set(), codes: [], templates: [] };
+    return current;
+  };
+  const finish = () => {
+    if (current) flowsSetsReads.push({ name: current.testCase.name, ...variableFlow(current.codes, current.templates) });
+    current = undefined;
+  };
+
+  /** `asTestCase`: a top-level folder that is its own test case (its name is not repeated in node names). */
+  const visit = (entry: Item | ItemGroup<Item>, scope: Scope, relative: string[], asTestCase = false) => {
+    if (ItemGroup.isItemGroup(entry)) {
+      const group = entry as ItemGroup<Item>;
+      const inner: Scope = { names: [...scope.names, group.name], pre: [...scope.pre, ...scriptOf(group.events as never, 'prerequest')], test: [...scope.test, ...scriptOf(group.events as never, 'test')] };
+      const childRelative = asTestCase ? relative : [...relative, group.name];
+      group.items.each((child) => visit(child as Item | ItemGroup<Item>, inner, childRelative));
+      return;
+    }
+    const item = entry as Item;
+    if (!current) return;
+    requests += 1;
+    const names = [...relative, item.name];
+    const at = pathOf([...scope.names, item.name]);
+    const translated = translateRequest(item.request, item, at, untranslated);
+    const pre = [...scope.pre, ...scriptOf(item.events as never, 'prerequest')];
+    const test = [...scope.test, ...scriptOf(item.events as never, 'test')];
+    const script = hookCode(at, item.name, translated, pre, test, envName!, untranslated);
+    const node: ImportedNode = {
+      type: 'api',
+      id: nodeId(item.name, current.ids),
+      name: pathOf(names).slice(0, 200),
+      request: { method: translated.method, url: translated.url, ...(Object.keys(translated.headers).length ? { headers: translated.headers } : {}), ...(translated.body !== undefined ? { body: translated.body } : {}) },
+      ...(script ? { script } : {}),
+    };
+    if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].includes(translated.method)) {
+      untranslated.push({ at, message: `method ${translated.method} is not one Assay sends (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS); the request is left out` });
+      return;
+    }
+    current.testCase.flow.push(node);
+    current.codes.push(...pre, ...test);
+    current.templates.push(translated.url, ...Object.values(translated.headers), typeof translated.body === 'string' ? translated.body : JSON.stringify(translated.body ?? ''));
+  };
+
+  if (options.singleTestCase) {
+    startTestCase(collectionName, collection.description?.toString());
+    collection.items.each((entry) => visit(entry as Item | ItemGroup<Item>, rootScope, []));
+    finish();
+  } else {
+    collection.items.each((entry) => {
+      if (ItemGroup.isItemGroup(entry)) {
+        finish();
+        const group = entry as ItemGroup<Item>;
+        startTestCase(group.name, (group as unknown as { description?: { toString(): string } }).description?.toString());
+        visit(group, rootScope, [], true);
+        finish();
+      } else {
+        if (!current) startTestCase(collectionName, collection.description?.toString());
+        visit(entry as Item, rootScope, []);
+      }
+    });
+    finish();
+  }
+  // Drop flow-less test cases (empty folders), saying so.
+  for (const tc of [...testCases]) {
+    if (tc.flow.length) continue;
+    testCases.splice(testCases.indexOf(tc), 1);
+    warnings.push({ at: tc.name, message: 'folder has no requests; no test case made' });
+  }
+
+  // A variable one test case's scripts set and a later one reads: Newman passes it on, separate test cases do not.
+  for (let i = 0; i < flowsSetsReads.length; i++) {
+    for (const name of flowsSetsReads[i]!.sets) {
+      if (flowsSetsReads[i]!.reads.has(name) && !flowsSetsReads.slice(i + 1).some((f) => f.reads.has(name))) continue;
+      const later = flowsSetsReads.slice(i + 1).find((f) => f.reads.has(name) && !f.sets.has(name));
+      if (later && !(name in variables)) {
+        warnings.push({ at: later.name, message: `reads "${name}", which a script of "${flowsSetsReads[i]!.name}" sets: separate test cases do not pass variables on; import with --single-test-case to keep Newman's behaviour, or set it in the environment` });
+      }
+    }
+  }
+  return { collectionName, environment: { name: envName, variables }, testCases, requests, untranslated, warnings };
+}
