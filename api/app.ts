@@ -24,6 +24,7 @@ import { designsRouter } from './routes/designs';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
 import { relayRouter } from './routes/relay';
 import { serveConsole } from './console';
+import { cliDownloadRouter } from './routes/cli-download';
 
 /** The routers served under /v1 (each gets the `/v1` prefix); every route needs an entry in api/scopes.ts. */
 export const V1_ROUTERS = [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter, relayRouter];
@@ -42,6 +43,9 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const files = libraryFilesRouter();
   app.use(files.routes());
   app.use(allowedMethods(files));
+  const cli = cliDownloadRouter();
+  app.use(cli.routes());
+  app.use(allowedMethods(cli));
   const hooks = incomingWebhooksRouter(deps);
   app.use(hooks.routes());
   app.use(allowedMethods(hooks));

@@ -25,6 +25,8 @@ export interface CliOptions {
   input?: string;
   /** Called with the child once started (to send it a signal). */
   onSpawn?: (child: ChildProcess) => void;
+  /** Another build of the CLI to run (e.g. the single-file bundle); default dist/bin/assay.js. */
+  bin?: string;
   /** Kills the child (SIGKILL) after this long; default 120 s. */
   timeoutMs?: number;
 }
@@ -41,7 +43,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
     else env[k] = v;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', ASSAY_BIN, ...args], { cwd: options.cwd ?? process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--enable-source-maps', options.bin ?? ASSAY_BIN, ...args], { cwd: options.cwd ?? process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
