@@ -78,7 +78,7 @@ async function runExport(ctx: CliContext, flags: { dir: string; clean?: boolean 
     `Exported ${state.resources.length} resources of ${workspace} to ${flags.dir}: ${report.written.length} written, ${report.unchanged.length} unchanged${flags.clean ? `, ${report.removed.length} removed` : ''}.`,
   );
   if (report.stale.length) {
-    ctx.note(`${report.stale.length} files describe resources the workspace no longer has (export --clean removes them): ${report.stale.map((s) => path.join(flags.dir, s.file)).join(', ')}`);
+    ctx.note(`${report.stale.length === 1 ? '1 file describes a resource' : `${report.stale.length} files describe resources`} the workspace no longer has (export --clean removes them): ${report.stale.map((s) => path.join(flags.dir, s.file)).join(', ')}`);
   }
   if (report.unreadable.length) ctx.note(`warning: left alone, not resource files: ${report.unreadable.map((f) => path.join(flags.dir, f)).join(', ')}`);
   if (report.duplicates.length) ctx.note(`warning: left alone, a second file for a resource: ${report.duplicates.map((f) => path.join(flags.dir, f)).join(', ')}`);
@@ -109,7 +109,7 @@ async function runApply(ctx: CliContext, flags: { dir: string; prune?: boolean; 
     return EXIT.ok;
   }
   if (plan.actions.length === 0) return EXIT.ok;
-  if (!flags.yes && ctx.io.stdin.isTTY && ctx.io.stderr.isTTY) {
+  if (!flags.yes && ctx.io.stdin.isTTY && ctx.io.stderr.isTTY && !ctx.io.env.CI) {
     if (!(await confirm(ctx, 'Apply these changes? Type "yes" to go on: '))) {
       ctx.note('Not applied: nothing was changed.');
       return EXIT.ok;
