@@ -9,7 +9,9 @@ import { expect } from 'chai';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import YAML from 'yaml';
+import { main } from '../../src/cli/main';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { runCli, type CliRun } from '../helpers/cli';
 
@@ -276,6 +278,52 @@ describe('assay export and apply (tests as files)', function () {
       expect(res.stdout, file).not.to.include('Applied');
       expect(await state(), file).to.deep.equal(before);
     }
+  });
+
+  it('refuses a read key, which sees environment values masked', async () => {
+    const readKey = await app.issueKey('read');
+    const exported = await cli(['export', '--dir', 'd-read'], readKey);
+    expect(exported.code).to.equal(2);
+    expect(exported.stderr).to.include('assay: export needs a "run" or "write" API key; this key\'s scope is "read" (it sees environment values as "***")');
+    const applied = await cli(['apply', '--dir', 'd1'], readKey);
+    expect(applied.code).to.equal(2);
+    expect(applied.stderr).to.include('assay: apply needs a "write" API key');
+    await fs.access(path.join(tmp, 'd-read')).then(
+      () => expect.fail('export made its directory'),
+      () => undefined,
+    );
+  });
+
+  it('asks on a terminal before applying: "no" changes nothing, "yes" applies', async () => {
+    const d6 = path.join(tmp, 'd6');
+    await fs.cp(path.join(tmp, 'd1'), d6, { recursive: true });
+    await fs.writeFile(path.join(d6, 'environments/asked.yaml'), 'kind: Environment\nname: asked\n');
+    /** `assay apply` in this process, stdin and stderr terminals, answering `answer`. */
+    const onTerminal = async (answer: string) => {
+      let stdout = '';
+      let stderr = '';
+      const stdin = Object.assign(new PassThrough(), { isTTY: true });
+      stdin.end(answer);
+      const code = await main(['apply', '--dir', 'd6'], {
+        stdout: { write: (t: string) => (stdout += t), isTTY: true },
+        stderr: { write: (t: string) => (stderr += t), isTTY: true },
+        stdin,
+        env: { ASSAY_URL: app.url, ASSAY_API_KEY: otherKey },
+        cwd: tmp,
+        onSignal: () => () => {},
+      });
+      return { code, stdout, stderr };
+    };
+    const before = await state(otherKey);
+    const no = await onTerminal('no\n');
+    expect(no.code, no.stderr).to.equal(0);
+    expect(no.stdout).to.include('+ create environment asked');
+    expect(no.stderr).to.include('Apply these changes? Type "yes" to go on: ').and.include('Not applied: nothing was changed.');
+    expect(await state(otherKey)).to.deep.equal(before);
+    const yes = await onTerminal('yes\n');
+    expect(yes.code, yes.stderr).to.equal(0);
+    expect(yes.stdout).to.include('Applied: 1 created, 0 updated, 0 deleted.');
+    expect((await app.request('GET', '/v1/environments/asked', undefined, { key: otherKey })).status).to.equal(200);
   });
 
   it('stops at a server refusal, naming the resource and what was already applied', async () => {

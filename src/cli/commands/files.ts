@@ -50,7 +50,7 @@ function printProblems(ctx: CliContext, problems: FileProblem[], dir: string): E
 
 /** Asks on the terminal; true only for "yes" or "y". */
 async function confirm(ctx: CliContext, question: string): Promise<boolean> {
-  const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream, terminal: true });
+  const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream, terminal: false });
   try {
     const answer = await rl.question(question);
     return /^(y|yes)$/i.test(answer.trim());
