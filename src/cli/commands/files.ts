@@ -67,11 +67,18 @@ async function runExport(ctx: CliContext, flags: { dir: string; clean?: boolean 
     throw new CliError(`cannot export ${state.ambiguous.join(', ')}: it lists a test case whose folder/name is shared by another (a name containing "/"); rename one`);
   }
   const dir = path.resolve(ctx.io.cwd, flags.dir);
-  const report = await writeExport(
-    dir,
-    state.resources.map((r) => r.spec),
-    { clean: flags.clean },
-  );
+  let report;
+  try {
+    report = await writeExport(
+      dir,
+      state.resources.map((r) => r.spec),
+      { clean: flags.clean },
+    );
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOTDIR' || e.code === 'EEXIST' || e.code === 'EACCES' || e.code === 'EPERM') throw new UsageError(`cannot write to --dir ${flags.dir}: ${e.code} (${e.path ?? dir})`);
+    throw err;
+  }
   for (const f of report.written) ctx.print(`wrote ${path.join(flags.dir, f)}`);
   for (const r of report.removed) ctx.print(`removed ${path.join(flags.dir, r.file)} (${r.label} no longer exists)`);
   ctx.print(
