@@ -17,6 +17,7 @@ import {
   runError,
   runTotals,
   valueText,
+  visibleControls,
   type CaseUnit,
   type LogEntry,
   type Problem,
@@ -33,11 +34,8 @@ export const CLI_VALUE_CHARS = 300;
 /** Expected and actual share one line when both fit in this many characters. */
 const SIDE_BY_SIDE = 40;
 
-/** Control characters of user text (names, messages, logs) shown as `\u001b`, so no escape sequence reaches the terminal. */
-export function terminalSafe(text: string): string {
-  // eslint-disable-next-line no-control-regex -- finding control characters is the point
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+/** Control characters of user text shown as `\u001b`, so no escape sequence reaches the terminal (see {@link visibleControls}). */
+export const terminalSafe = visibleControls;
 
 type Style = Parameters<typeof styleText>[0];
 

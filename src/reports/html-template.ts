@@ -123,7 +123,7 @@ table { border-collapse: collapse; width: 100%; margin: 6px 0; font-size: 13px; 
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; font-size: 12px; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-.charts { display: grid; grid-template-columns: 1fr; gap: 14px; }
+.charts { display: grid; grid-template-columns: 1fr; gap: 14px; margin: 14px 0; }
 .chart { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 8px; }
 .chart h3 { margin: 2px 4px 6px; }
 .u-legend { color: var(--fg); }

@@ -29,6 +29,8 @@ import {
   runError,
   runTotals,
   valueText,
+  visibleControls,
+  formatTime,
   type Problem,
   type ReportInput,
 } from './model';
@@ -61,8 +63,8 @@ export function renderHtml(input: ReportInput): string {
     environment: run.environment ?? results.environment,
     runId: run.runId ?? results.runId,
     trigger: run.trigger,
-    startedAt: run.startedAt ?? results.startedAt,
-    completedAt: run.completedAt ?? results.completedAt,
+    startedAt: formatTime(run.startedAt ?? results.startedAt),
+    completedAt: formatTime(run.completedAt ?? results.completedAt),
     outcome,
     outcomeLabel: outcomeLabels[outcome],
     totals,
@@ -76,7 +78,7 @@ export function renderHtml(input: ReportInput): string {
     ].filter((l) => l.href),
     performance: perf ? performanceView(perf, Boolean(chart)) : undefined,
     testCases: (results.details?.testCases ?? []).map(testCaseView),
-    generatedAt: (input.generatedAt ?? new Date()).toISOString(),
+    generatedAt: formatTime((input.generatedAt ?? new Date()).toISOString()),
     chartJson: chart ? scriptJson(chart) : undefined,
     uplotJs: assets ? assets.uplotJs.replace(/<\/(script)/gi, '<\\/$1') : undefined,
     uplotCss: assets ? assets.uplotCss.replace(/<\/(style)/gi, '<\\/$1') : undefined,
@@ -117,14 +119,14 @@ function problemView(p: Problem, unit?: string) {
     operator: p.operator,
     expected: p.hasExpected ? pretty(p.expected) : '(no expected value)',
     actual: pretty(p.hasActual ? p.actual : undefined),
-    message: p.message,
+    message: visibleControls(p.message),
   };
 }
 
 function testCaseView(tc: TestCaseResult) {
   const units = caseUnits(tc);
   const rows = units.some((u) => u.kind !== 'case');
-  const problems = units.flatMap((u) => u.problems.map((p) => problemView(p, rows && u.kind !== 'case' ? u.name.slice(tc.name.length + 1) : undefined)));
+  const problems = units.flatMap((u) => u.problems.map((p) => problemView(p, rows && u.kind !== 'case' ? u.name.slice(tc.name.length + 2, -1) : undefined)));
   const facts = [tc.status === 'skipped' ? 'skipped' : formatMs(tc.duration)];
   if (tc.assertions) facts.push(`${tc.passedAssertions}/${tc.assertions} assertions`);
   if (rows) {
@@ -137,7 +139,7 @@ function testCaseView(tc: TestCaseResult) {
     mark: marks[tc.status],
     open: tc.status === 'failed',
     facts: facts.join(' · '),
-    error: tc.error,
+    error: tc.error ? visibleControls(tc.error) : undefined,
     problems,
     nodes: (tc.nodes ?? []).map(nodeView),
   };
@@ -181,7 +183,7 @@ function nodeView(n: NodeResult): NodeView {
     ...(n.request && n.response ? { response: { status: n.response.status !== undefined ? String(n.response.status) : 'no response' } } : {}),
     duration: formatMs(n.duration),
     facts,
-    ...(n.error ? { error: n.error } : {}),
+    ...(n.error ? { error: visibleControls(n.error) } : {}),
     assertions: (n.assertions ?? []).map((a) => ({
       passed: a.passed,
       label: a.name ? `${a.name} (${a.target})` : a.target,
@@ -190,7 +192,7 @@ function nodeView(n: NodeResult): NodeView {
       actual: valueText(a.actual, 500),
       message: a.passed ? '' : (a.message ?? ''),
     })),
-    logs: logsOfNodes([{ ...n, children: undefined, iterationResults: undefined }]).map((l) => ({ level: l.level, message: l.message })),
+    logs: logsOfNodes([{ ...n, children: undefined, iterationResults: undefined }]).map((l) => ({ level: l.level, message: visibleControls(l.message) })),
     children: (n.children ?? []).map(nodeView),
     rows: (n.iterationResults ?? []).map((it) => ({
       label: `${iteration ? 'row' : 'iteration'} ${it.index + 1}${it.item !== undefined ? `: ${valueText(it.item, 120)}` : ''}`,

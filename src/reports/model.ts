@@ -127,6 +127,19 @@ export function formatMs(ms: number | undefined): string {
   return s < 3600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
+/** Control characters of user text (names, messages, logs) written as `\u001b`, so no escape sequence reaches a terminal and nothing invisible hides in a page; tab and newline stay. */
+export function visibleControls(text: string): string {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** An ISO 8601 time for people: `2026-11-22 20:00:00 UTC` (the text as given when it does not parse). */
+export function formatTime(iso: string | undefined): string | undefined {
+  if (!iso) return undefined;
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
 /** A fraction as a percentage: `0.5%`, `12%`. */
 export function formatRate(fraction: number): string {
   const pct = fraction * 100;
