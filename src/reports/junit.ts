@@ -88,7 +88,15 @@ export function renderJunit(input: ReportInput): string {
   property('temporal', links.temporal);
   property('results', links.results);
 
-  for (const { unit, classname } of units) writeTestcase(suite, unit, classname);
+  // GitLab keeps only the first of several testcases with one name: same-named test cases (in
+  // different folders) get a number.
+  const seen = new Map<string, number>();
+  for (const { unit, classname } of units) {
+    const key = `${classname}\u0000${unit.name}`;
+    const count = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count);
+    writeTestcase(suite, count > 1 ? { ...unit, name: `${unit.name} (${count})` } : unit, classname);
+  }
   if (runFailed) {
     suite
       .ele('testcase', { name: 'run', classname: `${runner}.run`, time })

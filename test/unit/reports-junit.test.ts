@@ -47,6 +47,12 @@ describe('reports: junit', () => {
     expect(cases.every((c) => c.childNodes.length === 0 || child(c, 'failure').length === 0)).to.equal(true);
   });
 
+  it('two test cases of one name (in different folders) stay two testcases: the second is numbered', () => {
+    const input = passingRun();
+    input.results.details.testCases[1]!.name = 'get user';
+    expect(testcases(parseXml(renderJunit(input))).map((c) => c.getAttribute('name'))).to.deep.equal(['get user', 'get user (2)']);
+  });
+
   it('a failing run: the assertion is a <failure> with expected and actual, no response is an <error>, logs go to system-out', () => {
     const doc = parseXml(renderJunit(failingRun()));
     expect(attrs(doc.documentElement, 'tests', 'failures', 'errors')).to.deep.equal({ tests: '3', failures: '1', errors: '1' });
