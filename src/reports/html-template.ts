@@ -132,6 +132,7 @@ footer { color: var(--muted); font-size: 12px; margin-top: 28px; }
   body { padding: 0; font-size: 12px; }
   details.tc, .chart, .failure { break-inside: avoid; }
   details.tc > summary::before { content: ""; }
+  details::details-content { content-visibility: visible; display: block; }
   .node-head .dur { margin-left: 0; }
 }
 </style>

@@ -3,7 +3,7 @@
  * request at all (every request the page makes is recorded, and any but the file itself is
  * refused), the failing test case is open with its expected and actual side by side, a
  * data-driven test case shows its failing row, and a performance run's charts are drawn (uPlot
- * canvases) without a script error, in light and dark.
+ * canvases) without a script error, in light and dark; printed, every section shows.
  */
 import { expect } from 'chai';
 import fs from 'node:fs/promises';
@@ -45,7 +45,7 @@ describe('report.html (Chromium, file://)', function () {
 
   const failure = (scope: Page | Locator, text: string) => scope.locator('.failure').filter({ hasText: text });
 
-  it('a failing run: no request leaves, the failing test case is open with expected and actual, the passing one closed', async () => {
+  it('a failing run: no request leaves, the failing test case is open with expected and actual, the passing one closed (open when printed)', async () => {
     const { page, url, requests, errors, close } = await open('failing', failingRun());
     expect(await page.locator('[data-outcome]').textContent()).to.equal('FAILED');
     const failing = page.locator('details.tc', { hasText: 'user name <is> "Ada" & co' });
@@ -63,6 +63,9 @@ describe('report.html (Chromium, file://)', function () {
     expect(await passing.getAttribute('open')).to.equal(null);
     expect(await passing.locator('table.assertions').isVisible()).to.equal(false);
     await screenshot(page, 'report-html');
+    // Printed, every section is open.
+    await page.emulateMedia({ media: 'print' });
+    expect(await passing.locator('table.assertions').isVisible()).to.equal(true);
     expect(requests).to.deep.equal([url]);
     expect(errors).to.deep.equal([]);
     await close();
