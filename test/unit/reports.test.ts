@@ -1,0 +1,134 @@
+/**
+ * The cli, json and html reporters and writeReports, on documents built by hand
+ * (test/fixtures/junit/report-documents.ts): what a person reads in the terminal, what a script
+ * reads in results.json, and what the HTML file holds (escaped user text, embedded chart data,
+ * no external resource). The page itself is opened in Chromium by test/browser/html-report.test.ts.
+ */
+import { expect } from 'chai';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { REPORT_FILES, renderCli, renderHtml, renderJson, writeReports } from '../../src/reports/index';
+import { scriptJson } from '../../src/reports/html';
+import { dataDrivenRun, failingRun, passingRun, performanceRun, timedOutRun } from '../fixtures/junit/report-documents';
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+describe('reports: cli', () => {
+  it('a passing run: one line per test case, totals, links, and no colour unless asked', () => {
+    const text = renderCli(passingRun(), { color: false });
+    expect(text).to.not.match(ANSI);
+    expect(text).to.include('PASSED');
+    expect(text).to.match(/✔ get user\s+41 ms/).and.match(/✔ list users\s+13 ms/);
+    expect(text).to.include('Test cases:  2 passed, 0 failed, 0 skipped (2)');
+    expect(text).to.include('Assertions:  4 passed, 0 failed (4)');
+    expect(text).to.include('Duration:    3.25 s');
+    expect(text).to.include('Console:  http://127.0.0.1:3000/runs/run_01JTEST');
+    expect(text).to.match(/Temporal: http:\/\/127\.0\.0\.1:8233\/.*run-run_01JTEST/);
+    expect(text).to.not.include('Failures');
+    expect(renderCli(passingRun(), { color: true })).to.match(ANSI);
+  });
+
+  it('a failing run: each failure with its node, assertion, expected and actual side by side, node errors, logs of the failed node', () => {
+    const text = renderCli(failingRun(), { color: false });
+    expect(text).to.include('FAILED');
+    expect(text).to.match(/✘ user name <is> "Ada" & co/);
+    expect(text).to.include('Failures (2 test cases)');
+    expect(text).to.include('✘ get (GET http://127.0.0.1:4010/users/2 → 200)');
+    expect(text).to.include('response.body.name equals');
+    expect(text).to.match(/expected "Ada"\s+│\s+actual "Grace"/);
+    expect(text).to.include('✘ ping (GET http://127.0.0.1:4010/ping): connect ECONNREFUSED 127.0.0.1:9');
+    expect(text).to.include('[info] get: fetching user 2');
+    // A script's escape sequence is shown, never sent to the terminal.
+    expect(text).to.include('name was \\u001b[31mGrace');
+    expect(text).to.not.match(ANSI);
+    expect(text).to.include('Test cases:  1 passed, 2 failed, 0 skipped (3)');
+    expect(text).to.include('Assertions:  3 passed, 1 failed (4)');
+  });
+
+  it('a data-driven test case: the failures under the row that failed', () => {
+    const text = renderCli(dataDrivenRun(), { color: false });
+    expect(text).to.include('[row 2: {"id":2,"name":"Grace"}]');
+    expect(text).to.not.include('[row 1');
+    expect(text).to.match(/expected "Nobody"\s+│\s+actual "Grace"/);
+  });
+
+  it('a run that timed out: the interrupted and skipped test cases and the run\'s error', () => {
+    const text = renderCli(timedOutRun(), { color: false });
+    expect(text).to.include('RUN FAILED');
+    expect(text).to.match(/- after the slow one\s+skipped/);
+    expect(text).to.include('Interrupted: Run timed out after 600 s');
+    expect(text).to.include('Test cases:  1 passed, 1 failed, 1 skipped (3)');
+    expect(text).to.include('Run failed: Run timed out after 600 s');
+  });
+
+  it('a performance run: latency, throughput, error rate and thresholds', () => {
+    const text = renderCli(performanceRun(), { color: false });
+    expect(text).to.include('latency     avg 12 ms · p95 25 ms · p99 40 ms · max 88 ms');
+    expect(text).to.include('45.2 req/s');
+    expect(text).to.include('error rate 0.4% (5 failed)');
+    expect(text).to.include('thresholds  1 passed, 1 failed');
+    expect(text).to.match(/✘ http_req_failed rate<0.001 \(actual 0.4%\)/);
+  });
+});
+
+describe('reports: json', () => {
+  it('is the results document as it came, plus run and links', () => {
+    const input = failingRun();
+    const doc = JSON.parse(renderJson(input));
+    const { run, links, ...results } = doc;
+    expect(results).to.deep.equal(JSON.parse(JSON.stringify(input.results)));
+    expect(run).to.deep.equal(JSON.parse(JSON.stringify(input.run)));
+    expect(links).to.deep.equal(input.links);
+  });
+});
+
+describe('reports: html', () => {
+  it('escapes what the results hold and loads nothing from elsewhere', () => {
+    const input = failingRun();
+    input.results.details.testCases[1]!.name = '<img src=x onerror=alert(1)> & "quoted"';
+    const html = renderHtml(input);
+    expect(html).to.include('&lt;img src&#x3D;x onerror&#x3D;alert(1)&gt; &amp; &quot;quoted&quot;');
+    expect(html).to.not.include('<img');
+    expect(html).to.include(`default-src 'none'`);
+    // No external resource: no src/href to another document but the run's own links.
+    const refs = [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]);
+    expect(refs.every((r) => r!.startsWith('http://127.0.0.1:'))).to.equal(true);
+    expect(html).to.not.match(/<link|@import|url\(/);
+    // Without a performance section no chart library is inlined.
+    expect(html).to.not.include('uPlot');
+  });
+
+  it('a performance run embeds uPlot and the per-second series as JSON, an outage as a gap', () => {
+    const html = renderHtml(performanceRun());
+    expect(html).to.include('id="chart-throughput"').and.include('uPlot');
+    const json = /<script type="application\/json" id="chart-data">([^<]*)<\/script>/.exec(html)![1]!;
+    const data = JSON.parse(json);
+    expect(data.t).to.have.length(28); // 27 points and one gap marker
+    expect(data.rps[12]).to.equal(null);
+    expect(data.vus[data.vus.length - 1]).to.equal(10);
+  });
+
+  it('embedded JSON cannot close its script element, and request names are escaped', () => {
+    const evil = '</script><script>alert(1)</script>';
+    expect(scriptJson({ name: evil })).to.not.match(/[<>]/);
+    expect(JSON.parse(scriptJson({ name: evil })).name).to.equal(evil);
+    const input = performanceRun();
+    input.results.performance!.byName[0]!.name = evil;
+    expect(renderHtml(input)).to.not.include('<script>alert(1)');
+  });
+});
+
+describe('reports: writeReports', () => {
+  it('writes the file reporters into the folder (created) under their fixed names and skips cli', async () => {
+    const dir = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'assay-reports-')), 'nested', 'out');
+    const files = await writeReports(dataDrivenRun(), ['cli', 'junit', 'json', 'html'], dir);
+    expect(files).to.deep.equal([path.join(dir, REPORT_FILES.junit), path.join(dir, REPORT_FILES.json), path.join(dir, REPORT_FILES.html)]);
+    expect(REPORT_FILES).to.deep.equal({ json: 'results.json', junit: 'junit.xml', html: 'report.html' });
+    expect(await fs.readFile(path.join(dir, 'junit.xml'), 'utf8')).to.match(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
+    expect(JSON.parse(await fs.readFile(path.join(dir, 'results.json'), 'utf8')).runId).to.equal('run_01JROWS');
+    expect(await fs.readFile(path.join(dir, 'report.html'), 'utf8')).to.match(/^<!doctype html>/);
+    await fs.rm(path.dirname(path.dirname(dir)), { recursive: true });
+  });
+});
