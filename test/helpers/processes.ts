@@ -3,6 +3,7 @@
  * SIGKILL: configured from a TestApp's database, Temporal and task queue unless told otherwise.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { TEST_EGRESS_ENV, type TestApp } from './app';
 
@@ -69,4 +70,19 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
     if (Date.now() > until) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * A loopback port nothing listens on at the moment of asking (bound to port 0, then closed): for a
+ * server a test starts itself (go-httpbin) or for an address that must refuse connections.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
 }

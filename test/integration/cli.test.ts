@@ -7,25 +7,13 @@
  * killed with -9 while waiting, which loses nothing: the run completes and `assay wait` reports it.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
 import { runCli } from '../helpers/cli';
+import { freePort } from '../helpers/processes';
 import { startTarget, type Target } from '../helpers/target';
-
-/** A loopback port nothing listens on (bound, then closed). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 describe('assay CLI', function () {
   this.timeout(180_000);
@@ -108,7 +96,7 @@ describe('assay CLI', function () {
       const badBefore = await runCli(['--config', broken, 'deploy', 'list'], { cwd });
       expect(badBefore.code).to.equal(2);
       expect(badBefore.stderr).to.match(/config file .*broken\.json is not valid JSON/);
-      const flagWins = await runCli(['--url', `http://127.0.0.1:${await closedPort()}`, 'deploy', 'list'], { cwd });
+      const flagWins = await runCli(['--url', `http://127.0.0.1:${await freePort()}`, 'deploy', 'list'], { cwd });
       expect(flagWins.code).to.equal(3);
       fs.rmSync(path.join(cwd, '.assay.json'));
     });
@@ -154,7 +142,7 @@ describe('assay CLI', function () {
     });
 
     it('an unreachable service exits 3', async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const r = await runCli(['run', '--runner', 'green', '--env', 'local'], { env: { ASSAY_URL: `http://127.0.0.1:${port}`, ASSAY_API_KEY: 'ak_x' } });
       expect(r.code).to.equal(3);
       expect(r.stderr.trim()).to.equal(`assay: Assay at http://127.0.0.1:${port} could not be reached: ECONNREFUSED`);

@@ -11,27 +11,15 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { runCli } from '../helpers/cli';
-import { waitForHttp } from '../helpers/processes';
+import { freePort, waitForHttp } from '../helpers/processes';
 
 const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/postman');
 const ROOT = path.resolve(__dirname, '../../..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /** Runs the collection with Newman; answers `request :: test` → passed. */
 async function runNewman(collection: unknown, environment: unknown): Promise<Map<string, boolean>> {
