@@ -184,13 +184,15 @@ async function syncRunner(client: AssayClient | null, name: string, plan: Contra
   return runner ? 'updated' : 'created';
 }
 
-/** Posts the document to the mock designs import; answers what it made and the mock base address. */
+/**
+ * Posts the document to the mock designs import; answers what it made and the mock base address,
+ * `<the Assay URL the CLI uses>/mock/<workspace id>` (docs/mocks.md).
+ */
 async function importMocks(client: AssayClient, text: string): Promise<NonNullable<OpenApiImportReport['mocks']>> {
-  const answer = await client.request<{ created: Array<{ path: string; mockUrl: string | null }>; skipped: Array<{ operation: string; reason: string }> }>('POST', '/v1/designs/import', { body: { document: text } });
-  let mockBaseUrl: string | null = null;
-  const withUrl = answer.created.find((d) => d.mockUrl) ?? (await client.get<{ items: Array<{ path: string; mockUrl: string | null }> }>('/v1/designs', { limit: 20 })).items.find((d) => d.mockUrl);
-  if (withUrl?.mockUrl && withUrl.mockUrl.endsWith(withUrl.path)) mockBaseUrl = withUrl.mockUrl.slice(0, withUrl.mockUrl.length - withUrl.path.length);
-  return { created: answer.created.length, skipped: answer.skipped, mockBaseUrl };
+  const answer = await client.request<{ created: unknown[]; skipped: Array<{ operation: string; reason: string }> }>('POST', '/v1/designs/import', { body: { document: text } });
+  const workspaces = await client.get<{ items: Array<{ id: string; current?: boolean }> }>('/v1/workspaces');
+  const ws = workspaces.items.find((w) => w.current) ?? workspaces.items[0];
+  return { created: answer.created.length, skipped: answer.skipped, mockBaseUrl: ws ? `${client.baseUrl}/mock/${ws.id}` : null };
 }
 
 /** What the designs import would make of the document (a dry run; routes already designed are not known). */
