@@ -247,13 +247,7 @@ export function registerOpenApiImport(group: Command, ctx: CliContext, done: (ac
       const flags = cmd.opts<OpenApiFlags>();
       const spec = cmd.args[0]!;
       if (flags.baseUrl !== undefined) {
-        let ok = false;
-        try {
-          ok = ['http:', 'https:'].includes(new URL(flags.baseUrl).protocol);
-        } catch {
-          ok = false;
-        }
-        if (!ok) throw new UsageError(`--base-url "${flags.baseUrl}" is not an http(s) address`);
+        if (!URL.canParse(flags.baseUrl) || !['http:', 'https:'].includes(new URL(flags.baseUrl).protocol)) throw new UsageError(`--base-url "${flags.baseUrl}" is not an http(s) address`);
         if (!flags.environment) throw new UsageError('--base-url is stored in an environment: add --environment NAME');
       }
       const tags = flags.tags
