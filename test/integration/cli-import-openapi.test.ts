@@ -111,6 +111,10 @@ async function startShop(): Promise<Shop> {
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
         res.end(JSON.stringify(value));
       };
+      if (req.method === 'GET' && url.pathname === '/openapi.yaml') {
+        res.writeHead(200, { 'content-type': 'application/yaml' });
+        return res.end(SPEC.replace('https://shop.example.com/api', '/api'));
+      }
       if (req.method === 'GET' && url.pathname === '/items' && url.searchParams.get('limit')) return json(200, [item(1), item(2)]);
       if (req.method === 'POST' && url.pathname === '/items') {
         if (req.headers.authorization !== 'Bearer secret') return json(401, { error: 'who are you' });
@@ -258,6 +262,18 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     expect(r.stderr).to.match(/Would be: 3 created, 0 updated, 0 unchanged, 0 skipped/);
     expect(r.stderr).to.match(/1 operation left out by --tags/);
     expect((await app.request('GET', '/v1/test-cases?folder=dry')).body.items).to.deep.equal([]);
+  });
+
+  it('reads SPEC from a URL and resolves a relative servers[0].url against it', async () => {
+    const r = await runCli(['import', 'openapi', `${shop.url}/openapi.yaml`, '--environment', 'from-url', '--dry-run', '--json'], { app, cwd: dir });
+    expect(r.code, r.stderr).to.equal(0);
+    const report = JSON.parse(r.stdout);
+    expect(report).to.include({ title: 'Tiny Shop', baseUrl: `${shop.url}/api` });
+    expect(report.environment).to.deep.equal({ name: 'from-url', action: 'created', baseUrl: `${shop.url}/api` });
+    expect((await app.request('GET', '/v1/environments/from-url')).status).to.equal(404);
+    const gone = await runCli(['import', 'openapi', `${shop.url}/nothing.yaml`], { app, cwd: dir });
+    expect(gone.code).to.equal(2);
+    expect(gone.stderr).to.equal(`assay: ${shop.url}/nothing.yaml could not be fetched: HTTP 404\n`);
   });
 
   it('a document that is not OpenAPI 3.x, or does not parse, exits 2 with one line naming the file', async () => {
