@@ -299,6 +299,22 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     expect(missing.stderr).to.equal(`assay: ${path.join(dir, 'nope.yaml')}: no such file\n`);
   });
 
+  it('real descriptions (@readme/oas-examples Petstore 3.0, Train Travel 3.1, Star Trek) are accepted by the API whole, and re-import unchanged', async () => {
+    const examples = path.resolve(__dirname, '../../../node_modules/@readme/oas-examples');
+    for (const [file, created, skipped] of [
+      ['3.0/json/petstore.json', 9, 11],
+      ['3.1/json/train-travel.json', 7, 0],
+      ['3.0/json/star-trek.json', 120, 0],
+    ] as const) {
+      const args = ['import', 'openapi', path.join(examples, file), '--folder', `examples/${file}`, '--json'];
+      const first = await runCli(args, { app, cwd: dir });
+      expect(first.code, first.stderr).to.equal(0);
+      expect(JSON.parse(first.stdout).counts, file).to.deep.equal({ created, updated: 0, unchanged: 0, skipped, failed: 0 });
+      const again = await runCli(args, { app, cwd: dir });
+      expect(JSON.parse(again.stdout).counts, file).to.deep.equal({ created: 0, updated: 0, unchanged: created, skipped, failed: 0 });
+    }
+  });
+
   it('--with-mocks imports the mock designs, and the contract tests pass against the mocks', async () => {
     const r = await runCli(['import', 'openapi', specFile, '--with-mocks', '--json'], { app, cwd: dir });
     expect(r.code, r.stderr).to.equal(0);

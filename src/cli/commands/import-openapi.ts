@@ -55,7 +55,8 @@ export interface OpenApiImportReport {
   variables: SecurityVariable[];
   environment?: { name: string; action: ImportAction; baseUrl: string };
   runner?: { name: string; action: ImportAction; folder: string; tags: string[] };
-  mocks?: { created: number; skipped: Array<{ operation: string; reason: string }>; mockBaseUrl: string | null };
+  /** `--with-mocks`: designs made, operations the designs import skipped, the mock base address, or why the import was refused. */
+  mocks?: { created: number; skipped: Array<{ operation: string; reason: string }>; mockBaseUrl: string | null; error?: string };
   counts: { created: number; updated: number; unchanged: number; skipped: number; failed: number };
 }
 
@@ -223,7 +224,8 @@ function printReport(ctx: CliContext, r: OpenApiImportReport): void {
     ctx.note(`Set these variables in the environment${r.environment ? ` ${r.environment.name}` : ''}:`);
     for (const [name, vs] of byName) ctx.note(`  ${pad(name, 14)}${vs[0]!.hint}; ${[...new Set(vs.map((v) => v.where))].join(', ')} (scheme${vs.length > 1 ? 's' : ''} ${vs.map((v) => v.scheme).join(', ')})`);
   }
-  if (r.mocks) ctx.note(`Mock designs: ${r.mocks.created} created, ${r.mocks.skipped.length} skipped${r.mocks.mockBaseUrl ? `; mock base URL ${r.mocks.mockBaseUrl}` : ''}`);
+  if (r.mocks?.error) ctx.note(`Mock designs: not imported: ${r.mocks.error}`);
+  else if (r.mocks) ctx.note(`Mock designs: ${r.mocks.created} created, ${r.mocks.skipped.length} skipped${r.mocks.mockBaseUrl ? `; mock base URL ${r.mocks.mockBaseUrl}` : ''}`);
   const c = r.counts;
   ctx.note(`${r.dryRun ? 'Would be: ' : ''}${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged, ${c.skipped} skipped${c.failed ? `, ${c.failed} failed` : ''}`);
 }
@@ -283,12 +285,20 @@ export function registerOpenApiImport(group: Command, ctx: CliContext, done: (ac
       await syncTestCases(client, plan, report, dry);
       if (flags.environment && baseUrl) report.environment = { name: flags.environment, action: await syncEnvironment(client, flags.environment, baseUrl, dry), baseUrl };
       if (flags.runner) report.runner = { name: flags.runner, action: await syncRunner(client, flags.runner, plan, dry), folder: plan.folder, tags: [CONTRACT_TAG] };
-      if (flags.withMocks) report.mocks = dry || !client ? dryMocks(doc) : await importMocks(client, text);
+      if (flags.withMocks) {
+        try {
+          report.mocks = dry || !client ? dryMocks(doc) : await importMocks(client, text);
+        } catch (err) {
+          // The test cases are saved already: report them, and why the mocks are not.
+          if (!(err instanceof ApiProblem) || err.status === 401 || err.status === 403) throw err;
+          report.mocks = { created: 0, skipped: [], mockBaseUrl: null, error: err.message };
+        }
+      }
       for (const tc of report.testCases) report.counts[tc.action]++;
       printReport(ctx, report);
       if (flags.json) ctx.print(JSON.stringify(report, null, 2));
       else if (dry) ctx.print(JSON.stringify(report.testCases.map((t) => t.testCase), null, 2));
-      return report.counts.failed ? EXIT.usage : EXIT.ok;
+      return report.counts.failed || report.mocks?.error ? EXIT.usage : EXIT.ok;
     }),
   );
 }
