@@ -52,9 +52,10 @@ test-unit: install
 lint: $(STAMP)
 	@$(ENV) npm run --silent lint
 
-## bench: run overhead against Newman and an undici loop; script hooks against postman-sandbox; mocks against bare node:http; bundler cold and cached against plain esbuild; worker-kill cost and polling latency; load generation against autocannon and k6 (docs/benchmarks.md)
+## bench: run overhead against Newman and an undici loop; the CLI against the Newman CLI; script hooks against postman-sandbox; mocks against bare node:http; bundler cold and cached against plain esbuild; worker-kill cost and polling latency; load generation against autocannon and k6 (docs/benchmarks.md)
 bench: install
 	@$(ENV) node --no-node-snapshot dist/bench/run-overhead.js
+	@$(ENV) node --no-node-snapshot dist/bench/cli.js
 	@$(ENV) node --no-node-snapshot dist/bench/sandbox.js
 	@$(ENV) node --no-node-snapshot dist/bench/mocks.js
 	@$(ENV) node dist/bench/bundler.js

@@ -430,8 +430,10 @@ describe('script libraries and data sets over the API', function () {
     const res = await app.request('GET', '/v1/libraries');
     expect(res.status).to.equal(200);
     const byGlobal = Object.fromEntries(res.body.items.map((l: { global: string }) => [l.global, l]));
-    expect(Object.keys(byGlobal).sort()).to.deep.equal(['CryptoJS', '_', 'axios', 'dayjs', 'faker', 'ky', 'luxon', 'moment', 'numeral', 'turf', 'validator', 'z']);
+    expect(Object.keys(byGlobal).sort()).to.deep.equal(['AssayPostman', 'CryptoJS', '_', 'axios', 'dayjs', 'faker', 'ky', 'luxon', 'moment', 'numeral', 'turf', 'validator', 'z']);
     expect(byGlobal._).to.include({ version: '4.17.21', kind: 'builtin' });
+    // Assay's own Postman compatibility library (docs/import-postman.md), versioned on its own.
+    expect(byGlobal.AssayPostman).to.include({ name: 'postman', version: '1.0.0', kind: 'predefined', url: `${app.config.api.publicUrl}/libs/postman@1.0.0.js` });
     expect(byGlobal.CryptoJS).to.include({ version: '4.2.0', kind: 'predefined', url: `${app.config.api.publicUrl}/libs/crypto-js@4.2.0.js` });
     const file = await fetch(`${app.url}/libs/crypto-js@4.2.0.js`);
     expect(file.status).to.equal(200);
