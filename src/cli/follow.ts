@@ -1,8 +1,9 @@
 /**
  * Following a run until it ends (`assay run --wait`, `assay wait`; docs/cli.md "Waiting"):
  *
- * - polls `GET /v1/runs/{runId}` (every `pollMs`, default 1 s; the document comes from the stored
- *   row, so polling is cheap: docs/api.md "Watch");
+ * - polls `GET /v1/runs/{runId}` (every `pollMs`; by default every 0.2 s for the first 10 s, so a
+ *   short run is reported as soon as it ends, then every second; the document comes from the
+ *   stored row, so polling is cheap: docs/api.md "Watch");
  * - on a terminal (stderr is a TTY and `CI` is unset): a progress bar with the test cases done, the
  *   percentage and the ETA from the run's `estimatedCompletion` (cli-progress);
  * - otherwise: a plain line whenever the progress changes, and at least every `heartbeatMs`
@@ -21,6 +22,7 @@ import type { CliContext } from './context';
 import { CliError, EXIT } from './errors';
 
 export interface FollowOptions {
+  /** Fixed wait between polls, ms; default: 200 for the first 10 s of waiting, then 1000. */
   pollMs?: number;
   heartbeatMs?: number;
   graceMs?: number;
@@ -85,7 +87,8 @@ function ask(ctx: CliContext, question: string): Promise<string | null> {
  * @throws CliError (exit 3) when the service stays unreachable; ApiProblem for a refused poll.
  */
 export async function followRun(ctx: CliContext, client: AssayClient, first: RunDocument, options: FollowOptions = {}): Promise<FollowOutcome> {
-  const pollMs = options.pollMs ?? 1000;
+  const followStarted = Date.now();
+  const nextPollMs = () => options.pollMs ?? (Date.now() - followStarted < 10_000 ? 200 : 1000);
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const graceMs = options.graceMs ?? 60_000;
   const runId = first.runId;
@@ -171,7 +174,7 @@ export async function followRun(ctx: CliContext, client: AssayClient, first: Run
         bar?.stop();
         return { kind: 'detached', run, reason: `gave up waiting ${Math.round(graceMs / 1000)} s after the run's timeout (${timeoutS} s) should have ended it` };
       }
-      await sleep(pollMs);
+      await sleep(nextPollMs());
       try {
         run = await client.get<RunDocument>(`/v1/runs/${runId}`);
       } catch (err) {

@@ -57,7 +57,7 @@ export function addWaitOptions(cmd: Command, waitByDefault = false): Command {
   return cmd
     .option('--reporter <list>', `reports to make when the run ends: ${REPORTERS.join(', ')} (comma-separated)`, 'cli')
     .option('-o, --out <dir>', 'folder for report files (results.json, junit.xml, report.html)', 'assay-reports')
-    .addOption(new Option('--poll-interval <seconds>', 'seconds between status polls').default('1'))
+    .addOption(new Option('--poll-interval <seconds>', 'seconds between status polls (default: 0.2 for the first 10 s, then 1)'))
     .option('--detach-on-interrupt', 'on SIGINT/SIGTERM without a terminal, leave the run going instead of cancelling it');
 }
 
@@ -88,13 +88,13 @@ export async function reportRun(ctx: CliContext, client: AssayClient, run: RunDo
 /** Follows `run` (when asked) and reports it; shared by `run`, `wait`, `deploy run`, `trigger`. */
 export async function waitAndReport(ctx: CliContext, client: AssayClient, started: RunDocument, flags: WaitFlags): Promise<ExitCode> {
   const reporters = parseReporters(flags.reporter);
-  const pollS = Number(flags.pollInterval ?? 1);
-  if (!(pollS >= 0.05 && pollS <= 60)) throw new UsageError(`--poll-interval must be between 0.05 and 60 seconds, not "${flags.pollInterval}"`);
+  const pollS = flags.pollInterval === undefined ? undefined : Number(flags.pollInterval);
+  if (pollS !== undefined && !(pollS >= 0.05 && pollS <= 60)) throw new UsageError(`--poll-interval must be between 0.05 and 60 seconds, not "${flags.pollInterval}"`);
   const links = runLinks(client, started);
   ctx.note(`Run ${started.runId} (${started.runner} on ${started.environment})`);
   ctx.note(`  console:  ${links.console}`);
   if (links.temporal) ctx.note(`  temporal: ${links.temporal}`);
-  const outcome = await followRun(ctx, client, started, { pollMs: pollS * 1000, detachOnInterrupt: flags.detachOnInterrupt });
+  const outcome = await followRun(ctx, client, started, { pollMs: pollS === undefined ? undefined : pollS * 1000, detachOnInterrupt: flags.detachOnInterrupt });
   if (outcome.kind === 'detached') {
     ctx.note(`assay: ${outcome.reason}`);
     return EXIT.incomplete;
