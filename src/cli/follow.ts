@@ -104,10 +104,10 @@ export async function followRun(ctx: CliContext, client: AssayClient, first: Run
     if (tty) {
       const p = run.progress;
       const total = Math.max(1, p?.total ?? first.summary?.total ?? 1);
-      const payload = { status: run.status, eta: remaining(run.estimatedCompletion), done: p?.completed ?? 0, total: p?.total ?? '?' };
+      const payload = { status: run.status, etaText: remaining(run.estimatedCompletion), done: p?.completed ?? 0, cases: p?.total ?? '?' };
       if (!bar) {
         bar = new SingleBar(
-          { format: ` {bar} {percentage}% | {done}/{total} test cases | ETA {eta} | {status}`, hideCursor: true, stream: ctx.io.stderr as NodeJS.WritableStream, clearOnComplete: false, barsize: 30 },
+          { format: ` {bar} {percentage}% | {done}/{cases} test cases | ETA {etaText} | {status}`, hideCursor: true, stream: ctx.io.stderr as NodeJS.WritableStream, clearOnComplete: false, barsize: 30 },
         );
         bar.start(total, p?.completed ?? 0, payload);
       } else {
@@ -151,9 +151,11 @@ export async function followRun(ctx: CliContext, client: AssayClient, first: Run
     for (;;) {
       if (isFinal(run)) {
         if (bar) {
-          if (run.status === 'completed') bar.update(run.progress?.total ?? run.summary?.total ?? 1, { status: run.status, eta: '0s' });
+          const total = run.summary?.total ?? run.progress?.total;
+          if (run.status === 'completed') bar.update(total ?? 1, { status: run.status, etaText: '0s', done: total ?? '?', cases: total ?? '?' });
+          else bar.update({ status: run.status, etaText: '--' });
           bar.stop();
-        } else show();
+        } else if (!tty) show();
         return { kind: 'ended', run };
       }
       show();
