@@ -8,6 +8,7 @@
  * A variable that is set but malformed stops start-up with a {@link ConfigError} naming it.
  */
 import path from 'node:path';
+import { parseSecretKeys } from './secrets/keyring';
 import { parseRules, type EgressRule, type PrivateAccess } from './net/address-policy';
 import { RUN_SETTING_NAMES, type RunSettings } from './domain/types';
 
@@ -19,6 +20,11 @@ export type DatabaseConfig =
 export interface AssayConfig {
   /** Folder for the embedded database, the dev API key and other local state (`ASSAY_DATA_DIR`, default `.assay`). */
   dataDir: string;
+  /**
+   * The secret key ring (`ASSAY_SECRET_KEYS`: `id:key,…`, the first encrypts; src/secrets/keyring.ts).
+   * Undefined: a key generated into `<dataDir>/secret-keys`.
+   */
+  secretKeys?: string;
   database: DatabaseConfig;
   temporal: {
     /** gRPC address of the Temporal frontend (`TEMPORAL_ADDRESS`, default `127.0.0.1:7233`). */
@@ -305,8 +311,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
   const dataDir = path.resolve(env.ASSAY_DATA_DIR || '.assay');
   const port = integer(env, 'ASSAY_PORT', 8080, 0, 65535);
   const bundlerPort = integer(env, 'ASSAY_BUNDLER_PORT', 8081, 0, 65535);
+  if (env.ASSAY_SECRET_KEYS) {
+    try {
+      parseSecretKeys(env.ASSAY_SECRET_KEYS);
+    } catch (err) {
+      throw new ConfigError('ASSAY_SECRET_KEYS', (err as Error).message.replace(/^ASSAY_SECRET_KEYS:? ?/, ''));
+    }
+  }
   return {
     dataDir,
+    secretKeys: env.ASSAY_SECRET_KEYS || undefined,
     database: databaseFrom(env, dataDir),
     temporal: {
       address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
