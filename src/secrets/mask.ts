@@ -79,3 +79,50 @@ export class SecretMasker {
 
 /** A masker over no secrets (masks nothing). */
 export const NO_SECRETS = new SecretMasker([]);
+
+/** Secret values this process has opened (for its own logs), most recent last; at most 10,000. */
+const remembered = new Set<string>();
+let processWide: SecretMasker = NO_SECRETS;
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * Adds secret values this process handles (a run's, when a worker opens its plan) to the masker of
+ * its own logs (src/logger.ts), so a secret never reaches a log line either.
+ */
+export function rememberSecrets(values: Iterable<string>): void {
+  let added = false;
+  for (const v of values) {
+    if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH || remembered.has(v)) continue;
+    remembered.add(v);
+    added = true;
+  }
+  if (!added) return;
+  while (remembered.size > MAX_REMEMBERED) remembered.delete(remembered.values().next().value as string);
+  processWide = new SecretMasker(remembered);
+}
+
+/** The masker of this process's logs: every secret {@link rememberSecrets} was given. */
+export function processMasker(): SecretMasker {
+  return processWide;
+}
+
+/**
+ * A log argument with secrets masked: strings, plain objects and arrays deeply; an Error as an
+ * Error of the same name with its message and stack masked (pino serialises it as usual).
+ */
+export function maskLogArgument(masker: SecretMasker, value: unknown, depth = 0): unknown {
+  if (masker.empty) return value;
+  if (typeof value === 'string') return masker.maskText(value);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) {
+    const copy = new Error(masker.maskText(value.message));
+    copy.name = value.name;
+    copy.stack = value.stack === undefined ? undefined : masker.maskText(value.stack);
+    for (const [k, v] of Object.entries(value)) (copy as unknown as Record<string, unknown>)[k] = maskLogArgument(masker, v, depth + 1);
+    return copy;
+  }
+  if (Array.isArray(value)) return value.map((v) => maskLogArgument(masker, v, depth + 1));
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskLogArgument(masker, v, depth + 1)]));
+}
