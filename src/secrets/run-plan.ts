@@ -6,12 +6,11 @@
  */
 import type { RunPlan } from '../domain/types';
 import type { KeyRing } from './keyring';
-import { rememberSecrets, SecretMasker } from './mask';
+import { SecretMasker } from './mask';
 import { openVariables, type StoredVariable } from './variables';
 
-/** A stored plan with its variables opened, and the run's masker (its secrets also remembered for this process's logs). */
+/** A stored plan with its variables opened, and the run's masker (openVariables also has this process's logs mask them). */
 export function openPlan(stored: RunPlan, ring: KeyRing): { plan: RunPlan; masker: SecretMasker } {
   const opened = openVariables((stored.variables ?? {}) as Record<string, StoredVariable>, ring);
-  rememberSecrets(opened.secretValues);
   return { plan: { ...stored, variables: opened.values }, masker: new SecretMasker(opened.secretValues) };
 }

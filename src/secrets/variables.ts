@@ -12,6 +12,7 @@
  * value; results, logs, errors, webhook payloads and reports get it masked (src/secrets/mask.ts).
  */
 import { KeyRing } from './keyring';
+import { rememberSecrets } from './mask';
 
 /** A plain variable value (spec "Run creation input": strings, numbers or booleans). */
 export type Scalar = string | number | boolean;
@@ -79,6 +80,8 @@ export function sealVariables(input: Record<string, VariableInput>, ring: KeyRin
       continue;
     }
     out[name] = { secret: true, sealed: ring.seal(JSON.stringify(value.value), variableAad(name)) };
+    // This process has seen the value: its own logs mask it from now on.
+    rememberSecrets([String(value.value)]);
   }
   return out;
 }
@@ -107,6 +110,7 @@ export function openVariables(stored: Record<string, StoredVariable | VariableIn
       out.secretValues.push(String(v.value));
     } else out.values[name] = v;
   }
+  rememberSecrets(out.secretValues);
   return out;
 }
 
