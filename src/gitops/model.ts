@@ -275,7 +275,12 @@ export interface WebhookJson {
 /** The environment `e` as a spec: variables whose name looks secret become `{secret: true}`. */
 export function environmentFromApi(e: EnvironmentJson): EnvironmentSpec {
   const variables: Record<string, Scalar | SecretRef> = {};
-  for (const name of Object.keys(e.variables ?? {}).sort()) variables[name] = isSecretName(name) ? { secret: true } : e.variables![name]!;
+  for (const name of Object.keys(e.variables ?? {}).sort()) {
+    const value = e.variables![name]! as unknown;
+    // A secret variable (answered `{secret: true, value: "***"}`, docs/secrets.md) or a name that looks secret.
+    const secret = isSecretName(name) || (typeof value === 'object' && value !== null && (value as { secret?: unknown }).secret === true);
+    variables[name] = secret ? { secret: true } : (value as Scalar);
+  }
   return { kind: 'Environment', name: e.name, description: e.description ?? '', variables };
 }
 
