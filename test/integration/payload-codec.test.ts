@@ -126,6 +126,7 @@ describe('encrypted Temporal payloads and the codec server', function () {
       expect(decoded.some(isEncrypted)).to.equal(false);
       const texts = decoded.map((p) => utf8(p.data));
       expect(texts.join('\n')).to.include(`token=${MARKER}`);
+      expect(texts.join('\n')).to.match(new RegExp(`x-token"\\s*:\\s*"${MARKER}"`, 'i'));
       // Every decoded payload is one the default converter reads again.
       for (const p of decoded) expect(() => defaultPayloadConverter.fromPayload(p)).not.to.throw();
     });
