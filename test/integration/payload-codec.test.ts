@@ -21,7 +21,8 @@ import { workflowSource } from '../../src/temporal/bundle';
 import { findTemporalCli } from '../../src/temporal/dev-server';
 import { dataConverter, EncryptionCodec, ENCRYPTED_ENCODING, isEncrypted, payloadCodec } from '../../src/temporal/codec';
 import { KeyRing, parseSecretKeys } from '../../src/secrets/keyring';
-import { payloadToJson, type JsonPayload } from '../../api/routes/codec';
+import { codecOrigins, payloadToJson, type JsonPayload } from '../../api/routes/codec';
+import { loadConfig } from '../../src/config';
 
 const run = promisify(execFile);
 const MARKER = 'zq7MarkerOfTheCodecTestXv3';
@@ -277,6 +278,13 @@ describe('encrypted Temporal payloads and the codec server', function () {
       let error: Error | undefined;
       await c.decode([altered]).catch((err: Error) => (error = err));
       expect(error?.message).to.include('does not open with key "k1"');
+    });
+
+    it('allows the Web UI\'s origin, its localhost twin and ASSAY_CODEC_CORS_ORIGINS; refuses a value that is not an origin', () => {
+      const config = loadConfig({ TEMPORAL_UI_URL: 'http://localhost:8233/', ASSAY_CODEC_CORS_ORIGINS: 'https://temporal.example.com, https://ui.example.org:8443/' });
+      expect([...codecOrigins(config)].sort()).to.deep.equal(['http://127.0.0.1:8233', 'http://localhost:8233', 'https://temporal.example.com', 'https://ui.example.org:8443']);
+      expect(() => loadConfig({ ASSAY_CODEC_CORS_ORIGINS: 'https://temporal.example.com/path' })).to.throw(/^ASSAY_CODEC_CORS_ORIGINS: .*not an origin/);
+      expect(() => loadConfig({ ASSAY_CODEC_CORS_ORIGINS: 'temporal.example.com' })).to.throw(/ASSAY_CODEC_CORS_ORIGINS/);
     });
 
     it('encrypts each payload with a fresh IV (the same value twice gives two ciphertexts)', async () => {
