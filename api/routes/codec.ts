@@ -10,8 +10,12 @@
  * key ring serves every namespace).
  *
  * Authentication: `Authorization: Bearer <API key>`, any scope (the CLI sends its `--codec-auth`
- * value as that header; the Web UI sends the user's access token when "Pass access token" is set).
- * 401 `unauthorized` otherwise, counted by the same failed-authentication limit as /v1.
+ * value as that header). The Web UI cannot send an Assay key (its "Pass access token" sends its own
+ * sign-in token); it can send cookies ("Include cross-origin credentials"): a browser signs in once
+ * at `GET /codec/session` (a form; `POST /codec/session` with `key`, JSON or form-encoded, sets
+ * the `assay_codec` cookie: HttpOnly, `Path=/codec`, `SameSite=None; Secure`, 12 hours;
+ * `DELETE /codec/session` clears it), and a call without `Authorization` is authenticated by that
+ * cookie. 401 `unauthorized` otherwise, counted by the same failed-authentication limit as /v1.
  *
  * CORS (the Web UI calls from the browser): requests whose `Origin` is the Web UI's
  * (`TEMPORAL_UI_URL`, and its `localhost`/`127.0.0.1` twin: the dev server's UI answers on both) or
@@ -26,11 +30,12 @@ import Router from '@koa/router';
 import { ValueError, type Payload } from '@temporalio/common';
 import type { AssayConfig } from '../../src/config';
 import { fieldError, type FieldError } from '../../src/problems';
+import { findKey } from '../../src/keys';
 import { payloadCodec, type EncryptionCodec } from '../../src/temporal/codec';
 import { authenticate, type AuthFailureLimiter } from '../auth';
 import { jsonBodies, parsedBody } from '../body';
 import type { ApiDeps, AppContext, AppState } from '../context';
-import { invalid } from '../problem';
+import { invalid, Problem } from '../problem';
 
 /** The paths this module answers (case-insensitive like the routers). */
 const CODEC_PATH = /^\/codec(\/|$)/i;
@@ -151,12 +156,99 @@ function codecHandler(codec: EncryptionCodec, direction: 'encode' | 'decode'): M
   };
 }
 
-/** `POST /codec/encode` and `POST /codec/decode` (mount {@link codecCors} before it). */
+/** The cookie a browser signed in at `/codec/session` sends (the API key itself; HttpOnly, `/codec` only). */
+export const CODEC_COOKIE = 'assay_codec';
+/** How long a browser stays signed in for the codec (seconds). */
+export const CODEC_SESSION_SECONDS = 12 * 60 * 60;
+const KEY_SHAPE = /^[A-Za-z0-9._~-]{8,200}$/;
+
+/** The `assay_codec` cookie of the request, if any. */
+function sessionKey(ctx: AppContext): string | undefined {
+  for (const part of ctx.get('Cookie').split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === CODEC_COOKIE) {
+      const value = rest.join('=');
+      return KEY_SHAPE.test(value) ? value : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** A call without `Authorization` but with the session cookie is authenticated by the cookie's key. */
+const cookieAuthorization: Middleware<AppState> = async (ctx, next) => {
+  const key = ctx.get('Authorization') === '' ? sessionKey(ctx) : undefined;
+  if (key) ctx.request.headers.authorization = `Bearer ${key}`;
+  await next();
+};
+
+const page = (title: string, body: string): string =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
+
+/** The sign-in form of `GET /codec/session` (no script: the page's CSP allows none). */
+const SIGN_IN_PAGE = page(
+  'Assay codec server: sign in for the Temporal Web UI',
+  '<p>Paste an Assay API key (any scope). This browser then sends it, as an HttpOnly cookie for <code>/codec</code> only, with the Temporal Web UI&#39;s codec calls for 12 hours. In the UI&#39;s codec server settings, turn on &ldquo;Include cross-origin credentials&rdquo;.</p>' +
+    '<form method="post" action="session"><label>API key <input name="key" type="password" autocomplete="off" required></label> <button>Sign in</button></form>',
+);
+
+/** Answers HTML with a CSP that allows no script and forms to this origin only. */
+function html(ctx: AppContext, status: number, body: string): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Content-Security-Policy', "default-src 'none'; form-action 'self'; frame-ancestors 'none'");
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+}
+
+/** Reads `key` from a small form-encoded or JSON body. @throws 400/415 problems. */
+async function keyFromBody(ctx: AppContext): Promise<string> {
+  const form = ctx.is('application/x-www-form-urlencoded');
+  if (!form && !ctx.is('application/json')) throw new Problem('unsupported-media-type', 'Send the key as JSON ({"key": "…"}) or as a form field `key`.');
+  let text = '';
+  for await (const chunk of ctx.req) {
+    text += (chunk as Buffer).toString('utf8');
+    if (text.length > 4096) throw new Problem('payload-too-large', 'The sign-in body is at most 4096 bytes.');
+  }
+  let key: unknown;
+  if (form) key = new URLSearchParams(text).get('key');
+  else {
+    try {
+      key = (JSON.parse(text) as { key?: unknown } | null)?.key;
+    } catch {
+      throw new Problem('malformed-json', 'The request body is not valid JSON.');
+    }
+  }
+  if (typeof key !== 'string' || key.trim() === '') throw invalid([fieldError(['key'], 'must be an API key')]);
+  return key.trim();
+}
+
+/** `POST /codec/encode`, `POST /codec/decode` and the browser session (mount {@link codecCors} before it). */
 export function codecRouter(deps: Pick<ApiDeps, 'config' | 'dataSource'>, failures?: AuthFailureLimiter): Router<AppState> {
   const codec = payloadCodec(deps.config);
-  const guard = compose<AppContext>([authenticate(deps.dataSource, failures), jsonBodies(Math.max(deps.config.api.maxBodyBytes, CODEC_MAX_BODY_BYTES))]);
+  const guard = compose<AppContext>([cookieAuthorization, authenticate(deps.dataSource, failures), jsonBodies(Math.max(deps.config.api.maxBodyBytes, CODEC_MAX_BODY_BYTES))]);
   const router = new Router<AppState>();
   router.post('/codec/encode', guard, codecHandler(codec, 'encode'));
   router.post('/codec/decode', guard, codecHandler(codec, 'decode'));
+  router.get('/codec/session', (ctx) => html(ctx, 200, SIGN_IN_PAGE));
+  router.post('/codec/session', async (ctx) => {
+    const address = ctx.req.socket.remoteAddress ?? 'unknown';
+    await failures?.check(address);
+    const key = await keyFromBody(ctx);
+    if (!KEY_SHAPE.test(key) || !(await findKey(deps.dataSource.manager, key))) {
+      await failures?.fail(address);
+      throw new Problem('unauthorized', 'The API key is unknown or has been revoked.');
+    }
+    ctx.append('Set-Cookie', `${CODEC_COOKIE}=${key}; Path=/codec; Max-Age=${CODEC_SESSION_SECONDS}; HttpOnly; Secure; SameSite=None`);
+    if (ctx.is('application/json')) {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { signedIn: true, expiresInSeconds: CODEC_SESSION_SECONDS };
+    } else {
+      html(ctx, 200, page('Signed in', `<p>This browser may read decoded payloads in the Temporal Web UI for ${CODEC_SESSION_SECONDS / 3600} hours.</p>`));
+    }
+  });
+  router.delete('/codec/session', (ctx) => {
+    ctx.append('Set-Cookie', `${CODEC_COOKIE}=; Path=/codec; Max-Age=0; HttpOnly; Secure; SameSite=None`);
+    ctx.status = 204;
+  });
   return router;
 }

@@ -193,6 +193,12 @@ describe('encrypted Temporal payloads and the codec server', function () {
       expect(res.body).to.deep.equal({ payloads });
     });
 
+    const expectUnauthorized = (res: { status: number; headers: Headers; body: { code?: string } }) => {
+      expect(res.status).to.equal(401);
+      expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
+      expect(res.body.code).to.equal('unauthorized');
+    };
+
     it('refuses a call without a key, or with an unknown key: 401 problem', async () => {
       for (const key of [null, 'not-a-key']) {
         for (const path of ['/codec/decode', '/codec/encode']) {
@@ -243,6 +249,32 @@ describe('encrypted Temporal payloads and the codec server', function () {
       const evil = await fetch(`${app.url}/codec/decode`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
       expect(evil.headers.get('access-control-allow-origin')).to.equal(null);
       expect(evil.headers.get('access-control-allow-headers')).to.equal(null);
+    });
+
+    it('signs a browser in for the Web UI: the form, the HttpOnly cookie for /codec, decode with the cookie alone, sign-out', async () => {
+      const form = await fetch(`${app.url}/codec/session`);
+      expect(form.status).to.equal(200);
+      expect(form.headers.get('content-type')).to.match(/^text\/html/);
+      expect(form.headers.get('content-security-policy')).to.include("default-src 'none'");
+      expect(await form.text()).to.include('<form method="post"');
+      const read = await app.issueKey('read');
+      expectUnauthorized(await app.request('POST', '/codec/session', { key: 'assay_nope' }, { key: null }));
+      const signIn = await fetch(`${app.url}/codec/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ key: read }).toString() });
+      expect(signIn.status).to.equal(200);
+      const cookie = signIn.headers.get('set-cookie')!;
+      expect(cookie).to.match(new RegExp(`^assay_codec=${read};`));
+      for (const attribute of ['Path=/codec', 'HttpOnly', 'Secure', 'SameSite=None', 'Max-Age=43200']) expect(cookie).to.include(attribute);
+      const viaJson = await app.request('POST', '/codec/session', { key: read }, { key: null });
+      expect(viaJson.body).to.deep.equal({ signedIn: true, expiresInSeconds: 43200 });
+      const ui = new URL(app.config.temporal.uiUrl).origin;
+      const decoded = await post('/codec/decode', { payloads: historyPayloads() }, null, { Cookie: `other=1; assay_codec=${read}`, Origin: ui });
+      expect(decoded.status, JSON.stringify(decoded.body)).to.equal(200);
+      expect(decoded.headers.get('access-control-allow-credentials')).to.equal('true');
+      expect(JSON.stringify(decoded.body)).to.include(b64('json/plain'));
+      expectUnauthorized(await post('/codec/decode', { payloads: [] }, null, { Cookie: 'assay_codec=assay_unknownkey' }));
+      const out = await fetch(`${app.url}/codec/session`, { method: 'DELETE' });
+      expect(out.status).to.equal(204);
+      expect(out.headers.get('set-cookie')).to.match(/^assay_codec=; Path=\/codec; Max-Age=0/);
     });
 
     it('is a service path: the console never answers under /codec', async () => {
