@@ -13,9 +13,9 @@
  * value as that header). The Web UI cannot send an Assay key (its "Pass access token" sends its own
  * sign-in token); it can send cookies ("Include cross-origin credentials"): a browser signs in once
  * at `GET /codec/session` (a form; `POST /codec/session` with `key`, JSON or form-encoded, sets
- * the `assay_codec` cookie: HttpOnly, `Path=/codec`, `SameSite=None; Secure`, 12 hours;
- * `DELETE /codec/session` clears it), and a call without `Authorization` is authenticated by that
- * cookie. 401 `unauthorized` otherwise, counted by the same failed-authentication limit as /v1.
+ * the `assay_codec` cookie: the key's id and an expiry 12 hours ahead sealed with the key ring,
+ * HttpOnly, `Path=/codec`, `SameSite=None; Secure`; `DELETE /codec/session` clears it), and a call
+ * without `Authorization` is authenticated by that cookie while its key is not revoked. 401 `unauthorized` otherwise, counted by the same failed-authentication limit as /v1.
  *
  * CORS (the Web UI calls from the browser): requests whose `Origin` is the Web UI's
  * (`TEMPORAL_UI_URL`, and its `localhost`/`127.0.0.1` twin: the dev server's UI answers on both) or
@@ -31,6 +31,8 @@ import { ValueError, type Payload } from '@temporalio/common';
 import type { AssayConfig } from '../../src/config';
 import { fieldError, type FieldError } from '../../src/problems';
 import { findKey } from '../../src/keys';
+import { keyRingFor } from '../../src/secrets/keyring';
+import { ApiKey } from '../../src/store/entities';
 import { payloadCodec, type EncryptionCodec } from '../../src/temporal/codec';
 import { authenticate, type AuthFailureLimiter } from '../auth';
 import { jsonBodies, parsedBody } from '../body';
@@ -156,30 +158,50 @@ function codecHandler(codec: EncryptionCodec, direction: 'encode' | 'decode'): M
   };
 }
 
-/** The cookie a browser signed in at `/codec/session` sends (the API key itself; HttpOnly, `/codec` only). */
+/**
+ * The cookie a browser signed in at `/codec/session` sends: `{key id, expiry}` sealed with the key
+ * ring (AES-256-GCM, bound to this use), never the API key itself. HttpOnly, for `/codec` only.
+ */
 export const CODEC_COOKIE = 'assay_codec';
-/** How long a browser stays signed in for the codec (seconds). */
+/** How long a browser stays signed in for the codec (seconds; checked on every call, not only by the browser). */
 export const CODEC_SESSION_SECONDS = 12 * 60 * 60;
+const SESSION_AAD = 'codec-session';
 const KEY_SHAPE = /^[A-Za-z0-9._~-]{8,200}$/;
 
 /** The `assay_codec` cookie of the request, if any. */
-function sessionKey(ctx: AppContext): string | undefined {
+function sessionCookie(ctx: AppContext): string | undefined {
   for (const part of ctx.get('Cookie').split(';')) {
     const [name, ...rest] = part.trim().split('=');
-    if (name === CODEC_COOKIE) {
-      const value = rest.join('=');
-      return KEY_SHAPE.test(value) ? value : undefined;
-    }
+    if (name === CODEC_COOKIE) return rest.join('=') || undefined;
   }
   return undefined;
 }
 
-/** A call without `Authorization` but with the session cookie is authenticated by the cookie's key. */
-const cookieAuthorization: Middleware<AppState> = async (ctx, next) => {
-  const key = ctx.get('Authorization') === '' ? sessionKey(ctx) : undefined;
-  if (key) ctx.request.headers.authorization = `Bearer ${key}`;
-  await next();
-};
+/**
+ * Authentication of a codec call: `Authorization` as on /v1; without it, a valid session cookie
+ * (unexpired, sealed by this ring, its key not revoked) names the caller.
+ */
+function codecAuthentication(deps: Pick<ApiDeps, 'config' | 'dataSource'>, failures?: AuthFailureLimiter): Middleware<AppState> {
+  const byHeader = authenticate(deps.dataSource, failures);
+  const ring = keyRingFor(deps.config.secretKeys, deps.config.dataDir);
+  return async (ctx, next) => {
+    const cookie = ctx.get('Authorization') === '' ? sessionCookie(ctx) : undefined;
+    if (cookie) {
+      let session: { k?: unknown; e?: unknown } | undefined;
+      try {
+        session = JSON.parse(ring.open(cookie, SESSION_AAD)) as { k?: unknown; e?: unknown };
+      } catch {
+        session = undefined;
+      }
+      const key = session && typeof session.k === 'string' && typeof session.e === 'number' && session.e > Date.now() ? await deps.dataSource.manager.getRepository(ApiKey).findOneBy({ id: session.k }) : null;
+      if (key && !key.revokedAt) {
+        ctx.state.caller = { workspaceId: key.workspaceId, keyId: key.id, scope: key.scope };
+        return next();
+      }
+    }
+    return byHeader(ctx, next);
+  };
+}
 
 const page = (title: string, body: string): string =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
@@ -225,7 +247,8 @@ async function keyFromBody(ctx: AppContext): Promise<string> {
 /** `POST /codec/encode`, `POST /codec/decode` and the browser session (mount {@link codecCors} before it). */
 export function codecRouter(deps: Pick<ApiDeps, 'config' | 'dataSource'>, failures?: AuthFailureLimiter): Router<AppState> {
   const codec = payloadCodec(deps.config);
-  const guard = compose<AppContext>([cookieAuthorization, authenticate(deps.dataSource, failures), jsonBodies(Math.max(deps.config.api.maxBodyBytes, CODEC_MAX_BODY_BYTES))]);
+  const ring = keyRingFor(deps.config.secretKeys, deps.config.dataDir);
+  const guard = compose<AppContext>([codecAuthentication(deps, failures), jsonBodies(Math.max(deps.config.api.maxBodyBytes, CODEC_MAX_BODY_BYTES))]);
   const router = new Router<AppState>();
   router.post('/codec/encode', guard, codecHandler(codec, 'encode'));
   router.post('/codec/decode', guard, codecHandler(codec, 'decode'));
@@ -233,12 +256,14 @@ export function codecRouter(deps: Pick<ApiDeps, 'config' | 'dataSource'>, failur
   router.post('/codec/session', async (ctx) => {
     const address = ctx.req.socket.remoteAddress ?? 'unknown';
     await failures?.check(address);
-    const key = await keyFromBody(ctx);
-    if (!KEY_SHAPE.test(key) || !(await findKey(deps.dataSource.manager, key))) {
+    const text = await keyFromBody(ctx);
+    const key = KEY_SHAPE.test(text) ? await findKey(deps.dataSource.manager, text) : null;
+    if (!key) {
       await failures?.fail(address);
       throw new Problem('unauthorized', 'The API key is unknown or has been revoked.');
     }
-    ctx.append('Set-Cookie', `${CODEC_COOKIE}=${key}; Path=/codec; Max-Age=${CODEC_SESSION_SECONDS}; HttpOnly; Secure; SameSite=None`);
+    const sealed = ring.seal(JSON.stringify({ k: key.id, e: Date.now() + CODEC_SESSION_SECONDS * 1000 }), SESSION_AAD);
+    ctx.append('Set-Cookie', `${CODEC_COOKIE}=${sealed}; Path=/codec; Max-Age=${CODEC_SESSION_SECONDS}; HttpOnly; Secure; SameSite=None`);
     if (ctx.is('application/json')) {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { signedIn: true, expiresInSeconds: CODEC_SESSION_SECONDS };

@@ -262,16 +262,23 @@ describe('encrypted Temporal payloads and the codec server', function () {
       const signIn = await fetch(`${app.url}/codec/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ key: read }).toString() });
       expect(signIn.status).to.equal(200);
       const cookie = signIn.headers.get('set-cookie')!;
-      expect(cookie).to.match(new RegExp(`^assay_codec=${read};`));
+      const session = /^assay_codec=([^;]+);/.exec(cookie)![1]!;
+      expect(session, 'the cookie holds a sealed session, not the key').not.to.include(read.slice(6, 20));
       for (const attribute of ['Path=/codec', 'HttpOnly', 'Secure', 'SameSite=None', 'Max-Age=43200']) expect(cookie).to.include(attribute);
       const viaJson = await app.request('POST', '/codec/session', { key: read }, { key: null });
       expect(viaJson.body).to.deep.equal({ signedIn: true, expiresInSeconds: 43200 });
       const ui = new URL(app.config.temporal.uiUrl).origin;
-      const decoded = await post('/codec/decode', { payloads: historyPayloads() }, null, { Cookie: `other=1; assay_codec=${read}`, Origin: ui });
+      const decoded = await post('/codec/decode', { payloads: historyPayloads() }, null, { Cookie: `other=1; assay_codec=${session}`, Origin: ui });
       expect(decoded.status, JSON.stringify(decoded.body)).to.equal(200);
       expect(decoded.headers.get('access-control-allow-credentials')).to.equal('true');
       expect(JSON.stringify(decoded.body)).to.include(b64('json/plain'));
-      expectUnauthorized(await post('/codec/decode', { payloads: [] }, null, { Cookie: 'assay_codec=assay_unknownkey' }));
+      // A cookie that is not a session of this ring, one altered, and one whose key was revoked: 401.
+      expectUnauthorized(await post('/codec/decode', { payloads: [] }, null, { Cookie: `assay_codec=${read}` }));
+      const at = session.lastIndexOf('.') + 5;
+      const altered = `${session.slice(0, at)}${session[at] === 'A' ? 'B' : 'A'}${session.slice(at + 1)}`;
+      expectUnauthorized(await post('/codec/decode', { payloads: [] }, null, { Cookie: `assay_codec=${altered}` }));
+      await app.dataSource.query('UPDATE api_keys SET revokedAt = ? WHERE name = ?', [new Date(), 'test-read']);
+      expectUnauthorized(await post('/codec/decode', { payloads: [] }, null, { Cookie: `assay_codec=${session}` }));
       const out = await fetch(`${app.url}/codec/session`, { method: 'DELETE' });
       expect(out.status).to.equal(204);
       expect(out.headers.get('set-cookie')).to.match(/^assay_codec=; Path=\/codec; Max-Age=0/);
