@@ -209,7 +209,7 @@ const page = (title: string, body: string): string =>
 /** The sign-in form of `GET /codec/session` (no script: the page's CSP allows none). */
 const SIGN_IN_PAGE = page(
   'Assay codec server: sign in for the Temporal Web UI',
-  '<p>Paste an Assay API key (any scope). This browser then sends it, as an HttpOnly cookie for <code>/codec</code> only, with the Temporal Web UI&#39;s codec calls for 12 hours. In the UI&#39;s codec server settings, turn on &ldquo;Include cross-origin credentials&rdquo;.</p>' +
+  '<p>Paste an Assay API key (any scope). This browser then holds a 12-hour session (an HttpOnly cookie for <code>/codec</code> only, not the key itself) that the Temporal Web UI&#39;s codec calls carry. In the UI&#39;s codec server settings, turn on &ldquo;Include cross-origin credentials&rdquo;.</p>' +
     '<form method="post" action="session"><label>API key <input name="key" type="password" autocomplete="off" required></label> <button>Sign in</button></form>',
 );
 
