@@ -10,6 +10,7 @@ import { LOAD_TASK_QUEUE_SUFFIX } from '../src/domain/run-workflow';
 import { registerSearchAttributes } from '../src/temporal/search-attributes';
 import { workflowSource } from '../src/temporal/bundle';
 import { retryForever } from '../src/retry';
+import { dataConverter } from '../src/temporal/codec';
 
 let runtimeInstalled = false;
 
@@ -58,8 +59,11 @@ export async function startRunWorker(deps: { config: AssayConfig; dataSource: Da
     },
     { logger, what: `Temporal at ${config.temporal.address}` },
   );
+  // Every payload is encrypted with the key ring (src/temporal/codec.ts); API and worker need the same ring.
+  const converter = dataConverter(config);
   const worker = await Worker.create({
     connection,
+    dataConverter: converter,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...workflowSource(),
@@ -76,6 +80,7 @@ export async function startRunWorker(deps: { config: AssayConfig; dataSource: Da
     config.load.shardsPerWorker > 0
       ? await Worker.create({
           connection,
+          dataConverter: converter,
           namespace: config.temporal.namespace,
           taskQueue: loadTaskQueue,
           activities: createLoadWorkerActivities({ dataSource, config }),

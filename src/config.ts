@@ -46,6 +46,12 @@ export interface AssayConfig {
      * (`ASSAY_STICKY_TIMEOUT_MS`, default 1000; the SDK's default is 10 s).
      */
     stickyTimeoutMs: number;
+    /**
+     * Origins besides the Web UI's (`TEMPORAL_UI_URL`) allowed to call the codec server from a
+     * browser (`ASSAY_CODEC_CORS_ORIGINS`, comma-separated, e.g. `https://temporal.example.com`;
+     * api/routes/codec.ts, docs/codec.md).
+     */
+    codecCorsOrigins: string[];
   };
   /** Performance runs' load generation (docs/performance.md). */
   load: {
@@ -306,6 +312,24 @@ function databaseFrom(env: NodeJS.ProcessEnv, dataDir: string): DatabaseConfig {
   return { type: 'mysql', url: url.replace(/^mariadb:/, 'mysql:') };
 }
 
+/** A comma-separated list of web origins (`scheme://host[:port]`); @throws ConfigError for another value. */
+function origins(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((o) => o.trim().replace(/\/$/, ''))
+    .filter(Boolean)
+    .map((o) => {
+      let origin: string | undefined;
+      try {
+        origin = new URL(o).origin;
+      } catch {
+        /* reported below */
+      }
+      if (!origin || origin === 'null' || origin !== o.toLowerCase()) throw new ConfigError(name, `"${o}" is not an origin (scheme://host[:port], e.g. https://temporal.example.com)`);
+      return origin;
+    });
+}
+
 /** Reads the configuration from `env` (default `process.env`). Throws {@link ConfigError} on a malformed value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
   const dataDir = path.resolve(env.ASSAY_DATA_DIR || '.assay');
@@ -329,6 +353,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       uiUrl: (env.TEMPORAL_UI_URL || 'http://localhost:8233').replace(/\/$/, ''),
       workflowTaskTimeoutMs: integer(env, 'ASSAY_WORKFLOW_TASK_TIMEOUT_MS', 2000, 1000, 60_000),
       stickyTimeoutMs: integer(env, 'ASSAY_STICKY_TIMEOUT_MS', 1000, 100, 60_000),
+      codecCorsOrigins: origins(env, 'ASSAY_CODEC_CORS_ORIGINS'),
     },
     load: {
       shardsPerWorker: integer(env, 'ASSAY_LOAD_SHARDS_PER_WORKER', 2, 0, 64),
