@@ -30,6 +30,9 @@ import { LoadMetrics, type LoadMetricsState } from '../src/perf/metrics';
 import { peakVUs } from '../src/perf/profile';
 import type { DirectPortOptions } from './direct-port';
 import type { InterpreterPort } from '../workflows/interpreter';
+import { keyRingFor } from '../src/secrets/keyring';
+import { openPlan } from '../src/secrets/run-plan';
+import type { SecretMasker } from '../src/secrets/mask';
 import { KEPT_FAILURES, startLoadPart, type LoadFailure, type LoadPart, type LoadPartSpec, type PartPosition, type PartState } from './load-part';
 import type { LoadThreadData, LoadThreadMessage } from './load-thread';
 
@@ -74,7 +77,7 @@ export const WORKER_IDENTITY = `${process.pid}@${hostname()}`;
  * Stores a shard's snapshot unless a later attempt already stored one (a zombie attempt, cut off
  * from Temporal but still running, must not overwrite its successor's figures).
  */
-async function storeSnapshot(dataSource: DataSource, runId: string, shard: number, attempt: number, activeVUs: number, checkpoint: LoadCheckpoint): Promise<void> {
+async function storeSnapshot(dataSource: DataSource, runId: string, shard: number, attempt: number, activeVUs: number, checkpoint: LoadCheckpoint, masker: SecretMasker): Promise<void> {
   await dataSource.transaction(async (manager) => {
     const repo = manager.getRepository(RunLoadShard);
     const existing = await repo.findOne({ select: { attempt: true }, where: { runId, shard } });
@@ -88,7 +91,8 @@ async function storeSnapshot(dataSource: DataSource, runId: string, shard: numbe
       activeVUs,
       position: jsonValue({ elapsedMs, nextArrival: 0 }),
       metrics: jsonValue(checkpoint.metrics),
-      failures: jsonValue(checkpoint.failures),
+      // Sample failures carry URLs and messages: the run's secrets are masked (docs/security.md "Secrets").
+      failures: jsonValue(masker.maskDeep(checkpoint.failures)),
       updatedAt: new Date(),
     });
   });
@@ -133,9 +137,11 @@ export function createLoadActivities(deps: { dataSource: DataSource; ports: (opt
       const ctx = Context.current();
       const attempt = ctx.info.attempt;
       const run = await dataSource.getRepository(Run).createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id: input.runId }).getOne();
-      const plan = run?.plan as RunPlan | null | undefined;
-      if (!plan?.performance) throw new Error(`Run ${input.runId} has no performance plan`);
-      const { profile } = plan.performance;
+      const stored = run?.plan as RunPlan | null | undefined;
+      if (!stored?.performance) throw new Error(`Run ${input.runId} has no performance plan`);
+      // The stored plan keeps secret variables sealed: open them for the VUs, mask them in what is stored.
+      const { plan, masker } = openPlan(stored, keyRingFor(deps.config.secretKeys, deps.config.dataDir));
+      const { profile } = plan.performance!;
       const resume = ctx.info.heartbeatDetails as LoadCheckpoint | undefined;
       // Each thread runs at least one VU.
       const threads = resume?.threads ?? Math.max(1, Math.min(deps.threads, Math.floor(peakVUs(profile) / profile.shards)));
@@ -161,7 +167,7 @@ export function createLoadActivities(deps: { dataSource: DataSource; ports: (opt
         const { checkpoint: cp, activeVUs } = checkpoint();
         ctx.heartbeat(cp);
         // Live figures for the API: best effort, one write at a time (a slow database skips ticks).
-        writing ??= storeSnapshot(dataSource, input.runId, input.shard, attempt, activeVUs, cp)
+        writing ??= storeSnapshot(dataSource, input.runId, input.shard, attempt, activeVUs, cp, masker)
           .catch((err) => ctx.log.warn('load snapshot not stored', { error: String(err) }))
           .finally(() => (writing = undefined));
       }, HEARTBEAT_MS);
@@ -181,7 +187,7 @@ export function createLoadActivities(deps: { dataSource: DataSource; ports: (opt
       const { checkpoint: final } = checkpoint();
       // Heartbeat first: a retry after a failed store resumes at the end and only stores again.
       ctx.heartbeat(final);
-      await storeSnapshot(dataSource, input.runId, input.shard, attempt, 0, final);
+      await storeSnapshot(dataSource, input.runId, input.shard, attempt, 0, final, masker);
       return { shard: input.shard, requests: final.metrics.all.requests, iterations: final.metrics.all.iterations, attempt, threads, worker: WORKER_IDENTITY };
     },
   };

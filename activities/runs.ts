@@ -19,6 +19,10 @@ import { Context } from '@temporalio/activity';
 import { performancePlan, timeoutProblem, validateProfile, type PerformancePlan } from '../src/perf/profile';
 import { isDatabaseRefusal } from '../src/store/errors';
 import { FAILURE_TYPES } from '../src/domain/failures';
+import { LRUCache } from 'lru-cache';
+import { keyRingFor, KeyRingError } from '../src/secrets/keyring';
+import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
+import { openPlan } from '../src/secrets/run-plan';
 
 /**
  * Attempts after which a store activity gives up when the database refuses the write (a constraint
@@ -112,6 +116,30 @@ async function updateProgress(manager: EntityManager, input: ProgressInput): Pro
 }
 
 export function createRunActivities(dataSource: DataSource, config: AssayConfig, hooks: { onRunFinished?: (runId: string) => Promise<void> } = {}) {
+  const ring = keyRingFor(config.secretKeys, config.dataDir);
+  // The masker of each run's secret variables (docs/security.md "Secrets"): what is stored about a
+  // run (results, logs, errors, failures, performance figures) has every secret replaced by `***`.
+  const maskers = new LRUCache<string, SecretMasker>({ max: 500 });
+  const maskerFor = async (manager: EntityManager, runId: string): Promise<SecretMasker> => {
+    const cached = maskers.get(runId);
+    if (cached) return cached;
+    const run = await manager.getRepository(Run).createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id: runId }).getOne();
+    if (!run?.plan) return NO_SECRETS;
+    const { masker } = openPlan(run.plan, ring);
+    maskers.set(runId, masker);
+    return masker;
+  };
+  /** Opens a stored plan (its secret variables) for the workflow; a secret that cannot be opened fails the run's setup. */
+  const opened = (runId: string, stored: RunPlan): RunPlan => {
+    try {
+      const { plan, masker } = openPlan(stored, ring);
+      maskers.set(runId, masker);
+      return plan;
+    } catch (err) {
+      if (err instanceof KeyRingError) throw ApplicationFailure.nonRetryable(`A secret variable of the run cannot be opened: ${err.message}`, RUN_SETUP_FAILED);
+      throw err;
+    }
+  };
   const activities = {
     /**
      * Creates the row of a run a deployment's schedule started (no API call precedes it). Idempotent:
@@ -165,7 +193,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
         // `plan` is not selected by default (it can be large); ask for it here.
         const run = await runs.createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id: input.runId }).getOne();
         if (!run) throw ApplicationFailure.nonRetryable(`Run ${input.runId} does not exist`, RUN_SETUP_FAILED);
-        if (run.plan) return run.plan;
+        if (run.plan) return opened(run.id, run.plan);
         if (run.status !== 'queued') {
           throw ApplicationFailure.nonRetryable(`Run ${input.runId} has already ended (${run.status})`, RUN_SETUP_FAILED);
         }
@@ -197,13 +225,15 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
           environment: run.environmentName,
           timeoutSeconds: run.timeoutSeconds,
           startedAtMs: startedAt.getTime(),
+          // Stored as they are kept (secrets sealed); the workflow gets them opened.
           variables: { ...environment.variables, ...run.variables },
           testCases,
           settings: runSettingsOf(config),
           ...(performance ? { performance } : {}),
         };
+        const openedPlan = opened(run.id, plan);
         // The plan is this activity's result, written to history: over the cap the run cannot start.
-        const planBytes = jsonBytes(plan);
+        const planBytes = jsonBytes(openedPlan);
         if (planBytes > PAYLOAD_LIMITS.planBytes) {
           throw ApplicationFailure.nonRetryable(
             `${overCapMessage("the run's plan (the runner's test cases and the variables)", planBytes, PAYLOAD_LIMITS.planBytes)}. Split the runner or shrink the largest test cases.`,
@@ -214,7 +244,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
           { id: run.id, status: 'queued' },
           { status: 'running', startedAt, plan: jsonValue(plan), progressCompleted: 0, progressTotal: testCases.length, loadProfile: jsonValue(loadProfile) },
         );
-        return plan;
+        return openedPlan;
       });
     },
 
@@ -240,12 +270,13 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
             loadMs = Math.max(loadMs, shard.position.elapsedMs);
             failures.push(...shard.failures);
           }
-          const performance = performanceResults(metrics, plan.performance.profile.thresholds, loadMs);
+          const masker = await maskerFor(manager, input.runId);
+          const performance = masker.maskDeep(performanceResults(metrics, plan.performance.profile.thresholds, loadMs));
           const result: RunResultValue = performance.thresholds.every((t) => t.passed) ? 'passed' : 'failed';
           const summary: RunSummary = { total: plan.testCases.length, passed: 0, failed: 0, skipped: 0 };
           const rows = plan.testCases.map((tc, position) => {
             const figures = performance.byTestCase.find((f) => f.name === tc.name);
-            const own = failures.filter((f) => f.testCase === tc.name).slice(0, KEPT_FAILURES) as unknown as TestCaseResult['failures'];
+            const own = masker.maskDeep(failures.filter((f) => f.testCase === tc.name).slice(0, KEPT_FAILURES)) as unknown as TestCaseResult['failures'];
             const ran = figures !== undefined && figures.requests + figures.checks > 0;
             const failed = own.length > 0 || (figures?.failedRequests ?? 0) > 0 || (figures !== undefined && figures.passedChecks < figures.checks);
             const status: TestCaseResult['status'] = !ran ? 'skipped' : failed ? 'failed' : 'passed';
@@ -273,8 +304,8 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
 
     /** Stores one test case's result and the run's progress. */
     async recordTestCaseResult(input: RecordTestCaseInput): Promise<void> {
-      const { result } = input;
       await dataSource.transaction(async (manager) => {
+        const result = (await maskerFor(manager, input.runId)).maskDeep(input.result);
         await manager.getRepository(RunTestCaseResult).upsert(
           testCaseRow(input.runId, input.position, result, new Date()),
           ['runId', 'position'],
@@ -297,9 +328,10 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
         const run = await runs.findOneBy({ id: input.runId });
         if (!run || run.status === 'completed' || run.status === 'failed') return;
         const completedAt = new Date();
+        const masker = await maskerFor(manager, input.runId);
         if (input.unfinished.length > 0) {
           await manager.getRepository(RunTestCaseResult).upsert(
-            input.unfinished.map(({ position, result }) => testCaseRow(input.runId, position, result, completedAt)),
+            input.unfinished.map(({ position, result }) => testCaseRow(input.runId, position, masker.maskDeep(result), completedAt)),
             ['runId', 'position'],
           );
         }
@@ -309,7 +341,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
             status: input.status,
             result: input.status === 'completed' ? (input.result ?? null) : null,
             summary: input.summary,
-            error: input.status === 'failed' ? (input.error ?? 'The run failed') : null,
+            error: input.status === 'failed' ? masker.maskText(input.error ?? 'The run failed') : null,
             completedAt,
             duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0,
           },

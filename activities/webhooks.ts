@@ -9,6 +9,10 @@
  * and throws when it did not land, so Temporal retries it with exponential backoff; each attempt
  * carries the same `x-assay-delivery` id, so a receiver can drop a duplicate if an attempt that did
  * land was not recorded (a worker dying in between).
+ *
+ * The deployment's signing secret and header values are stored sealed (src/store/entities/
+ * deployment-secrets.ts; docs/secrets.md): an attempt opens them with the key ring, and seals a
+ * signing secret still stored plain (from before encryption) or under an older key.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/activity';
@@ -20,6 +24,8 @@ import { addressRefusalIn, type AddressPolicy } from '../src/net/address-policy'
 import { guardedRequest } from '../src/net/http';
 import { defaultPayload, renderTemplate, signature, standardWebhookHeaders, type WebhookData } from '../src/webhooks/payload';
 import { FAILURE_TYPES } from '../src/domain/failures';
+import { KeyRingError, keyRingFor } from '../src/secrets/keyring';
+import { openSigningSecret, openWebhookHeaders, sealSigningSecret, signingSecretNeedsSealing } from '../src/store/entities/deployment-secrets';
 
 export interface DeliveryPlan {
   deliveries: Array<{ id: string; event: DeliveryEvent; position: number }>;
@@ -36,6 +42,20 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
  * refused receiver fails the delivery at once (no retries), with the policy's message.
  */
 export function createWebhookActivities(dataSource: DataSource, config: AssayConfig, policy: AddressPolicy) {
+  const ring = keyRingFor(config.secretKeys, config.dataDir);
+
+  /**
+   * The plain signing secret of `deployment`. One stored plain or under an older key is sealed
+   * again under the primary key, unless the row changed meanwhile (a rotation wins).
+   */
+  async function signingSecretOf(deployment: Deployment): Promise<string> {
+    const secret = openSigningSecret(ring, deployment);
+    if (signingSecretNeedsSealing(ring, deployment)) {
+      await dataSource.getRepository(Deployment).update({ id: deployment.id, signingSecret: deployment.signingSecret }, { signingSecret: sealSigningSecret(ring, deployment.id, secret) });
+    }
+    return secret;
+  }
+
   async function data(run: Run, deployment: Deployment): Promise<WebhookData> {
     const rows = await dataSource.getRepository(RunTestCaseResult).find({ where: { runId: run.id }, order: { position: 'ASC' } });
     const summary = run.summary ?? { total: rows.length, passed: 0, failed: 0, skipped: 0 };
@@ -120,12 +140,26 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
       if (!run) throw ApplicationFailure.nonRetryable('The run was deleted', 'RunDeleted');
       const deployment = await dataSource.getRepository(Deployment).findOneBy({ id: delivery.deploymentId });
       if (!deployment) throw ApplicationFailure.nonRetryable('The deployment was deleted', FAILURE_TYPES.deploymentGone);
-      const entry = (delivery.event === 'complete' ? deployment.webhooks?.onComplete : deployment.webhooks?.onFailure)?.[delivery.position];
+      // A secret sealed with a key ASSAY_SECRET_KEYS no longer holds cannot be sent: no retry helps.
+      const unopenable = async (err: unknown): Promise<never> => {
+        if (!(err instanceof KeyRingError)) throw err;
+        const error = `The deployment's secrets cannot be opened: ${err.message}`;
+        await repo.update({ id: delivery.id }, { lastError: error, updatedAt: new Date() });
+        throw ApplicationFailure.nonRetryable(error, 'SecretUnavailable');
+      };
+      let webhooks: typeof deployment.webhooks;
+      try {
+        webhooks = openWebhookHeaders(ring, deployment.id, deployment.webhooks);
+      } catch (err) {
+        return unopenable(err);
+      }
+      const entry = (delivery.event === 'complete' ? webhooks?.onComplete : webhooks?.onFailure)?.[delivery.position];
       if (!entry) throw ApplicationFailure.nonRetryable('The webhook entry was removed from the deployment', FAILURE_TYPES.webhookGone);
 
       const d = await data(run, deployment);
       const payload = entry.payload === undefined ? defaultPayload(d) : await renderTemplate(entry.payload, d);
       const body = JSON.stringify(payload);
+      const signingSecret = await signingSecretOf(deployment).catch(unopenable);
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(entry.headers ?? {})) {
         const rendered = await renderTemplate(v, d);
@@ -137,10 +171,10 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
         'x-assay-event': d.event,
         'x-assay-delivery': delivery.id,
         'x-assay-deployment': deployment.id,
-        'x-assay-signature': signature(deployment.signingSecret, body),
+        'x-assay-signature': signature(signingSecret, body),
         // Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature): a fresh timestamp
         // on every attempt, so receivers can refuse old (replayed) deliveries.
-        ...standardWebhookHeaders(deployment.signingSecret, delivery.id, body),
+        ...standardWebhookHeaders(signingSecret, delivery.id, body),
       });
 
       const attempt = Context.current().info.attempt;

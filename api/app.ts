@@ -1,5 +1,6 @@
 /**
- * The Koa application: REST API under /v1, problem descriptions under /problems, and /healthz.
+ * The Koa application: REST API under /v1, problem descriptions under /problems, /healthz, and the
+ * Temporal codec server under /codec (api/routes/codec.ts).
  *
  * Middleware, outermost first: request id → error mapping → (for /v1) authentication → rate
  * limit → scope (one table, api/scopes.ts) → JSON-only bodies → body parsing → routers; then the
@@ -25,6 +26,7 @@ import { incomingWebhooksRouter } from './routes/incoming-webhooks';
 import { relayRouter } from './routes/relay';
 import { serveConsole } from './console';
 import { cliDownloadRouter } from './routes/cli-download';
+import { codecCors, codecRouter } from './routes/codec';
 
 /** The routers served under /v1 (each gets the `/v1` prefix); every route needs an entry in api/scopes.ts. */
 export const V1_ROUTERS = [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter, relayRouter];
@@ -33,9 +35,11 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   useServiceBase(app, deps);
 
+  // One count of failed authentications per address, for /v1 and the codec server.
+  const authFailures = new AuthFailureLimiter(deps.config.api.authFailuresPerMinute);
   // Everything under /v1: authentication, rate limit, scope, JSON-only bodies, body parsing.
   const v1Pipeline = compose<AppContext>([
-    authenticate(deps.dataSource, new AuthFailureLimiter(deps.config.api.authFailuresPerMinute)),
+    authenticate(deps.dataSource, authFailures),
     rateLimit(deps.config.api.rateLimitPerMinute),
     enforceScopes(),
     jsonBodies(deps.config.api.maxBodyBytes),
@@ -46,6 +50,11 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const cli = cliDownloadRouter();
   app.use(cli.routes());
   app.use(allowedMethods(cli));
+  // The codec server for the Temporal Web UI and CLI (outside /v1: its own protocol, CORS and auth).
+  app.use(codecCors(deps.config));
+  const codec = codecRouter(deps, authFailures);
+  app.use(codec.routes());
+  app.use(allowedMethods(codec));
   const hooks = incomingWebhooksRouter(deps);
   app.use(hooks.routes());
   app.use(allowedMethods(hooks));

@@ -29,7 +29,7 @@ import type { AppState } from './context';
 import { Problem } from './problem';
 
 /** Paths that belong to the service, never to the console (case-insensitive like the routers). */
-export const SERVICE_PATHS = /^\/(v1|problems|healthz|libs|cli|webhooks|mock)(\/|$)/i;
+export const SERVICE_PATHS = /^\/(v1|problems|healthz|libs|cli|webhooks|mock|codec)(\/|$)/i;
 
 /** The console's Content-Security-Policy (see the module comment for each source). */
 export const CONSOLE_CSP = [

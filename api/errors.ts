@@ -11,6 +11,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Problem } from './problem';
 import { isDatabaseUnavailable } from '../src/store/errors';
+import { KeyRingError } from '../src/secrets/keyring';
 import { TemporalUnavailableError } from '../src/temporal/run-workflows';
 import type { AppContext, AppState } from './context';
 
@@ -55,6 +56,10 @@ export function toProblem(err: unknown, ctx: AppContext, logger: Logger): Proble
     });
   }
   if (err instanceof TemporalUnavailableError) return fromTemporal(err);
+  if (err instanceof KeyRingError) {
+    logger.error({ ...where, error: err.message }, 'stored secret cannot be opened');
+    return new Problem('secret-unavailable', `A stored secret cannot be opened: ${err.message}. Nothing was changed.`);
+  }
   logger.error({ err, ...where }, 'unhandled error');
   return new Problem('internal', 'An internal error occurred. Quote the instance id when reporting it.');
 }

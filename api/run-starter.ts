@@ -34,7 +34,7 @@ import type { AssayConfig } from '../src/config';
 import { resolveRunnerSelection } from '../src/store/test-cases';
 import { isUniqueViolation } from '../src/store/errors';
 import { expectedLoopIterations } from '../src/validation/flow';
-import { IDEMPOTENCY_WINDOW_MS, type IdempotencyRequest } from './idempotency';
+import { IDEMPOTENCY_WINDOW_MS, sameRequest, type IdempotencyRequest } from './idempotency';
 import { Problem } from './problem';
 import type { LoadProfileInput } from '../src/perf/profile';
 import type { ApiDeps, AppContext } from './context';
@@ -45,6 +45,10 @@ export interface NewRun {
   runner: Runner;
   environment: Environment;
   timeoutSeconds: number;
+  /**
+   * The run's own variables as stored: plain values, secrets sealed (api/secrets.ts
+   * `sealVariableInputs`; docs/secrets.md). Never a secret in plain text.
+   */
   variables: Variables;
   trigger: RunTrigger;
   deploymentId?: string;
@@ -74,7 +78,7 @@ async function earlierRun(dataSource: DataSource, workspaceId: string, idem: Ide
     await repo.update({ id: existing.id, idempotencyKey: idem.key }, { idempotencyKey: null });
     return undefined;
   }
-  if (existing.idempotencyFingerprint !== idem.fingerprint) {
+  if (!sameRequest(existing.idempotencyFingerprint, idem)) {
     throw new Problem(
       'idempotency-key-reused',
       `Idempotency-Key "${idem.key}" was used within the last 24 h for another request (run ${existing.id}); send a new key for a new request.`,

@@ -10,15 +10,32 @@ import { LOAD_TASK_QUEUE_SUFFIX } from '../src/domain/run-workflow';
 import { registerSearchAttributes } from '../src/temporal/search-attributes';
 import { workflowSource } from '../src/temporal/bundle';
 import { retryForever } from '../src/retry';
+import { dataConverter } from '../src/temporal/codec';
 
 let runtimeInstalled = false;
 
-/** Routes the SDK's logs through our logger, once per process. */
+/**
+ * The SDK's log metadata without payload contents: at trace level it logs workflow activations
+ * with their (decoded) payloads, base64 JSON that may hold a run's secret variables where no masker
+ * can see them. Each `{metadata, data}` payload becomes `{metadata, data: "<N bytes>"}`.
+ */
+export function withoutPayloadData(value: unknown, depth = 0): unknown {
+  if (depth > 30 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => withoutPayloadData(v, depth + 1));
+  const record = value as Record<string, unknown>;
+  if ('metadata' in record && 'data' in record && (typeof record.data === 'string' || record.data instanceof Uint8Array)) {
+    const size = typeof record.data === 'string' ? Math.floor((record.data.length * 3) / 4) : record.data.length;
+    return { ...record, data: `<${size} bytes>` };
+  }
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, withoutPayloadData(v, depth + 1)]));
+}
+
+/** Routes the SDK's logs through our logger (payload contents left out), once per process. */
 function installRuntime(logger: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const log = (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) =>
-    logger[level]({ ...meta, source: 'temporal' }, message);
+    logger[level]({ ...(withoutPayloadData(meta ?? {}) as Record<string, unknown>), source: 'temporal' }, message);
   try {
     Runtime.install({
     logger: { log: (level, message, meta) => log(level.toLowerCase() as 'info')(message, meta), trace: log('trace'), debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
@@ -58,8 +75,11 @@ export async function startRunWorker(deps: { config: AssayConfig; dataSource: Da
     },
     { logger, what: `Temporal at ${config.temporal.address}` },
   );
+  // Every payload is encrypted with the key ring (src/temporal/codec.ts); API and worker need the same ring.
+  const converter = dataConverter(config);
   const worker = await Worker.create({
     connection,
+    dataConverter: converter,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...workflowSource(),
@@ -76,6 +96,7 @@ export async function startRunWorker(deps: { config: AssayConfig; dataSource: Da
     config.load.shardsPerWorker > 0
       ? await Worker.create({
           connection,
+          dataConverter: converter,
           namespace: config.temporal.namespace,
           taskQueue: loadTaskQueue,
           activities: createLoadWorkerActivities({ dataSource, config }),

@@ -8,6 +8,7 @@
  * A variable that is set but malformed stops start-up with a {@link ConfigError} naming it.
  */
 import path from 'node:path';
+import { parseSecretKeys } from './secrets/keyring';
 import { parseRules, type EgressRule, type PrivateAccess } from './net/address-policy';
 import { RUN_SETTING_NAMES, type RunSettings } from './domain/types';
 
@@ -19,6 +20,11 @@ export type DatabaseConfig =
 export interface AssayConfig {
   /** Folder for the embedded database, the dev API key and other local state (`ASSAY_DATA_DIR`, default `.assay`). */
   dataDir: string;
+  /**
+   * The secret key ring (`ASSAY_SECRET_KEYS`: `id:key,…`, the first encrypts; src/secrets/keyring.ts).
+   * Undefined: a key generated into `<dataDir>/secret-keys`.
+   */
+  secretKeys?: string;
   database: DatabaseConfig;
   temporal: {
     /** gRPC address of the Temporal frontend (`TEMPORAL_ADDRESS`, default `127.0.0.1:7233`). */
@@ -40,6 +46,12 @@ export interface AssayConfig {
      * (`ASSAY_STICKY_TIMEOUT_MS`, default 1000; the SDK's default is 10 s).
      */
     stickyTimeoutMs: number;
+    /**
+     * Origins besides the Web UI's (`TEMPORAL_UI_URL`) allowed to call the codec server from a
+     * browser (`ASSAY_CODEC_CORS_ORIGINS`, comma-separated, e.g. `https://temporal.example.com`;
+     * api/routes/codec.ts, docs/codec.md).
+     */
+    codecCorsOrigins: string[];
   };
   /** Performance runs' load generation (docs/performance.md). */
   load: {
@@ -300,13 +312,39 @@ function databaseFrom(env: NodeJS.ProcessEnv, dataDir: string): DatabaseConfig {
   return { type: 'mysql', url: url.replace(/^mariadb:/, 'mysql:') };
 }
 
+/** A comma-separated list of web origins (`scheme://host[:port]`); @throws ConfigError for another value. */
+function origins(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((o) => o.trim().replace(/\/$/, ''))
+    .filter(Boolean)
+    .map((o) => {
+      let origin: string | undefined;
+      try {
+        origin = new URL(o).origin;
+      } catch {
+        /* reported below */
+      }
+      if (!origin || origin === 'null' || origin !== o.toLowerCase()) throw new ConfigError(name, `"${o}" is not an origin (scheme://host[:port], e.g. https://temporal.example.com)`);
+      return origin;
+    });
+}
+
 /** Reads the configuration from `env` (default `process.env`). Throws {@link ConfigError} on a malformed value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
   const dataDir = path.resolve(env.ASSAY_DATA_DIR || '.assay');
   const port = integer(env, 'ASSAY_PORT', 8080, 0, 65535);
   const bundlerPort = integer(env, 'ASSAY_BUNDLER_PORT', 8081, 0, 65535);
+  if (env.ASSAY_SECRET_KEYS) {
+    try {
+      parseSecretKeys(env.ASSAY_SECRET_KEYS);
+    } catch (err) {
+      throw new ConfigError('ASSAY_SECRET_KEYS', (err as Error).message.replace(/^ASSAY_SECRET_KEYS:? ?/, ''));
+    }
+  }
   return {
     dataDir,
+    secretKeys: env.ASSAY_SECRET_KEYS || undefined,
     database: databaseFrom(env, dataDir),
     temporal: {
       address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
@@ -315,6 +353,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       uiUrl: (env.TEMPORAL_UI_URL || 'http://localhost:8233').replace(/\/$/, ''),
       workflowTaskTimeoutMs: integer(env, 'ASSAY_WORKFLOW_TASK_TIMEOUT_MS', 2000, 1000, 60_000),
       stickyTimeoutMs: integer(env, 'ASSAY_STICKY_TIMEOUT_MS', 1000, 100, 60_000),
+      codecCorsOrigins: origins(env, 'ASSAY_CODEC_CORS_ORIGINS'),
     },
     load: {
       shardsPerWorker: integer(env, 'ASSAY_LOAD_SHARDS_PER_WORKER', 2, 0, 64),

@@ -144,6 +144,12 @@ export const PROBLEMS = {
       'The flow (when saved) or the runner\'s test cases together (when a run starts) expect more loop iterations than ASSAY_QUOTA_LOOP_ITERATIONS, counting each Loop or Iteration node\'s `count` (or `maxIterations`, or ASSAY_MAX_LOOP_ITERATIONS) multiplied through nesting; `node` (with `errors`, or `runner` and `testCase`) names the loop node, `expectedIterations` and `limit` give the figures. Lower a count or set `maxIterations`.',
   },
   internal: { status: 500, title: 'Internal error', description: 'Something failed inside Assay. The `instance` identifies it in the logs.' },
+  'secret-unavailable': {
+    status: 500,
+    title: 'Secret unavailable',
+    description:
+      'A stored secret cannot be opened: it was sealed with a key that `ASSAY_SECRET_KEYS` no longer holds, or the stored text was altered. Nothing was changed. Put the old key back in the list (after the new one) and retry; docs/secrets.md.',
+  },
   'database-unavailable': {
     status: 503,
     title: 'Database unavailable',

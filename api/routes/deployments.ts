@@ -19,7 +19,9 @@
  * bad URL, method or template: 400 naming the field; an unknown runner or environment: 422; nothing
  * is stored then. The webhook token and the signing secret are shown only when they are made.
  * Outgoing webhook entries' header values are answered as `"***"`; on PATCH a `"***"` value keeps
- * the stored one (api/secrets.ts).
+ * the stored one (api/secrets.ts). The signing secret and the header values are stored sealed with
+ * the key ring (src/store/entities/deployment-secrets.ts; docs/secrets.md): every write seals them
+ * again under the primary key, including values stored plain before encryption.
  */
 import Router from '@koa/router';
 import { CronExpressionParser } from 'cron-parser';
@@ -27,6 +29,8 @@ import { temporalCronProblem } from '../../src/temporal/cron';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
 import { Deployment, type DeploymentWebhooks } from '../../src/store/entities';
+import { openSigningSecret, openWebhookHeaders, sealSigningSecret, sealWebhookHeaders } from '../../src/store/entities/deployment-secrets';
+import { keyRingFor } from '../../src/secrets/keyring';
 import { templateIssues } from '../../src/webhooks/payload';
 import type { ScheduleState } from '../../src/temporal/schedules';
 import type { ApiDeps, AppContext, AppState } from '../context';
@@ -174,6 +178,16 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
   const repo = dataSource.getRepository(Deployment);
   const startRun = runStarter(deps);
+  const ring = keyRingFor(config.secretKeys, config.dataDir);
+
+  /**
+   * Stores `plainWebhooks` (header values in plain text) and the signing secret `plainSecret` on
+   * `d`, sealed under the key ring's primary key.
+   */
+  const seal = (d: Deployment, plainWebhooks: DeploymentWebhooks | null, plainSecret: string) => {
+    d.webhooks = sealWebhookHeaders(ring, d.id, plainWebhooks);
+    d.signingSecret = sealSigningSecret(ring, d.id, plainSecret);
+  };
 
   /** The JSON form of a deployment (never the secrets: outgoing webhook header values read `"***"`). */
   const json = (d: Deployment, schedule: ScheduleState, once: { webhookToken?: string; signingSecret?: string } = {}) => ({
@@ -216,6 +230,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     const input = validateCreate(jsonBody(ctx));
     const kept = keepMaskedWebhookHeaders(input.webhooks, null);
     if (kept.length) throw invalid(kept);
+    const signingSecret = input.signingSecret ?? newSecret('whsec');
     const now = new Date();
     const d = repo.create({
       id: newId('deployment'),
@@ -233,7 +248,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
       webhooks: input.webhooks ?? null,
       // Its runs have the default timeout: the profile must fit it.
       loadProfile: checkedProfile(input.loadProfile, 'loadProfile', config.runs.defaultTimeoutSeconds) ?? null,
-      signingSecret: input.signingSecret ?? newSecret('whsec'),
+      signingSecret: '',
       scheduleSyncedAt: null,
       scheduleError: null,
       createdAt: now,
@@ -243,10 +258,11 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     if (errors.length) throw invalid(errors);
     await requireRunTarget(dataSource, d.workspaceId, { runner: d.runnerName, environment: d.environmentName });
     const webhookToken = d.webhookEnabled ? issueWebhookToken(d) : undefined;
+    seal(d, d.webhooks, signingSecret);
     const schedule = await saveAndSync(d, true);
     ctx.status = 201;
     ctx.set('Location', `/v1/deployments/${d.id}`);
-    ctx.body = json(d, schedule, { ...(webhookToken ? { webhookToken } : {}), ...(input.signingSecret ? {} : { signingSecret: d.signingSecret }) });
+    ctx.body = json(d, schedule, { ...(webhookToken ? { webhookToken } : {}), ...(input.signingSecret ? {} : { signingSecret }) });
   });
 
   router.get('/deployments/:deploymentId', async (ctx) => {
@@ -257,6 +273,9 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
   router.patch('/deployments/:deploymentId', async (ctx) => {
     const patch = validatePatch(jsonBody(ctx));
     const d = await load(dataSource.manager, ctx);
+    // Worked on in plain text, sealed again (under the primary key) just before saving.
+    d.webhooks = openWebhookHeaders(ring, d.id, d.webhooks);
+    const signingSecret = patch.signingSecret ?? openSigningSecret(ring, d);
     if (patch.name !== undefined) d.name = patch.name;
     if (patch.runner !== undefined) d.runnerName = patch.runner;
     if (patch.environment !== undefined) d.environmentName = patch.environment;
@@ -270,7 +289,6 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
       if (kept.length) throw invalid(kept);
       d.webhooks = patch.webhooks;
     }
-    if (patch.signingSecret !== undefined) d.signingSecret = patch.signingSecret;
     const errors = semanticErrors(d);
     if (errors.length) throw invalid(errors);
     if (patch.runner !== undefined || patch.environment !== undefined) {
@@ -280,6 +298,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     // Turned on for the first time: the deployment gets its address and token (shown once).
     const webhookToken = patch.webhookEnabled && !d.webhookId ? issueWebhookToken(d) : undefined;
     d.updatedAt = new Date();
+    seal(d, d.webhooks, signingSecret);
     const schedule = await saveAndSync(d, false);
     ctx.body = json(d, schedule, webhookToken ? { webhookToken } : {});
   });
@@ -305,16 +324,18 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     const webhookToken = issueWebhookToken(d);
     d.webhookEnabled = true;
     d.updatedAt = new Date();
+    seal(d, openWebhookHeaders(ring, d.id, d.webhooks), openSigningSecret(ring, d));
     await repo.save(d);
     ctx.body = json(d, await schedules.state(d, false), { webhookToken });
   });
 
   router.post('/deployments/:deploymentId/rotate-signing-secret', async (ctx) => {
     const d = await load(dataSource.manager, ctx);
-    d.signingSecret = newSecret('whsec');
+    const signingSecret = newSecret('whsec');
     d.updatedAt = new Date();
+    seal(d, openWebhookHeaders(ring, d.id, d.webhooks), signingSecret);
     await repo.save(d);
-    ctx.body = json(d, await schedules.state(d, false), { signingSecret: d.signingSecret });
+    ctx.body = json(d, await schedules.state(d, false), { signingSecret });
   });
 
   return router;

@@ -9,31 +9,42 @@
  *                                            on `variables`: a key set to null is removed  → 200
  *   DELETE /v1/environments/{name}                                                         → 204
  *
- * A `read`-scope key gets every variable value masked as `"***"` (names kept); `run` and `write`
- * keys get the values (docs/security.md "Secrets at rest and in answers").
+ * A variable is a plain value (string, number, boolean) or a secret (docs/secrets.md):
+ * sent as `{"value": …, "secret": true}`, stored sealed with the key ring (never in plain text),
+ * answered as `{"secret": true, "value": "***"}` to every key. Sending that answer back (PUT, PATCH)
+ * keeps the stored secret; 400 `validation-failed` naming `variables.<name>` when there is none, for
+ * a malformed object, and for a secret shorter than 4 characters (it could not be masked in
+ * results). A plain value replaces a secret and a secret a plain value. Every write seals the
+ * secrets it keeps under the key ring's primary key (rotation, ASSAY_SECRET_KEYS).
+ *
+ * A `read`-scope key gets plain values masked as `"***"` too (names kept); `run` and `write` keys
+ * get them (docs/security.md "Secrets at rest and in answers").
  */
 import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
 import { Environment } from '../../src/store/entities';
 import type { Variables } from '../../src/domain/types';
+import { keyRingFor } from '../../src/secrets/keyring';
+import type { VariableInput } from '../../src/secrets/variables';
 import type { ApiDeps, AppContext, AppState, Caller } from '../context';
-import { MASKED } from '../secrets';
+import { invalid } from '../problem';
+import { keptSecretErrors, resealStale, sealVariableInputs, variablesAnswer, variableShapeErrors, type VariablesInput } from '../secrets';
 import { bodyValidator, jsonBody } from '../validation';
 import { byName, keysetPage, readPaging } from '../paging';
 import { findOr404, workspaceRows } from '../lookups';
-import { iso, nameSchema, uniqueName, variablesSchema } from './shared';
+import { iso, nameSchema, uniqueName, validatedWith, variablesPatchSchema, variablesSchema } from './shared';
 
 interface EnvironmentInput {
   name?: string;
   description?: string;
-  variables?: Variables;
+  variables?: VariablesInput;
 }
 
 interface EnvironmentPatch {
   name?: string;
   description?: string;
-  variables?: Record<string, string | number | boolean | null>;
+  variables?: Record<string, VariableInput | null>;
 }
 
 const createSchema = {
@@ -49,7 +60,7 @@ const patchSchema = {
   properties: {
     name: nameSchema,
     description: { type: 'string', maxLength: 1000 },
-    variables: { ...variablesSchema, additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
+    variables: variablesPatchSchema,
   },
 };
 
@@ -57,13 +68,23 @@ const validateCreate = bodyValidator<EnvironmentInput & { name: string }>(create
 const validateReplace = bodyValidator<EnvironmentInput>(replaceSchema);
 const validatePatch = bodyValidator<EnvironmentPatch>(patchSchema);
 
+/** `validate` with the secret variables' shapes checked too (api/secrets.ts `variableShapeErrors`). */
+function validated<T>(validate: (body: unknown) => T, body: unknown): T {
+  return validatedWith(validate, body, (b) => variableShapeErrors(b));
+}
+
+/** 400 naming each `{"secret": true, "value": "***"}` of `variables` that `stored` has no secret for. */
+function requireKeptSecrets(variables: Record<string, unknown> | undefined, stored: Variables): void {
+  const errors = keptSecretErrors(variables, stored);
+  if (errors.length) throw invalid(errors);
+}
+
 /**
- * The JSON form of an environment as `caller` may see it: for a `read`-scope key every variable
- * value is `"***"` (the names stay), for `run` and `write` keys the values as stored.
+ * The JSON form of an environment as `caller` may see it: secrets `{"secret": true, "value":
+ * "***"}` for every key; plain values as stored, or `"***"` for a `read`-scope key (the names stay).
  */
 export function environmentJson(e: Environment, caller: Pick<Caller, 'scope'>) {
-  const variables = caller.scope === 'read' ? Object.fromEntries(Object.keys(e.variables).map((k) => [k, MASKED])) : e.variables;
-  return { id: e.id, name: e.name, description: e.description, variables, createdAt: iso(e.createdAt), updatedAt: iso(e.updatedAt) };
+  return { id: e.id, name: e.name, description: e.description, variables: variablesAnswer(e.variables, caller.scope), createdAt: iso(e.createdAt), updatedAt: iso(e.updatedAt) };
 }
 
 function load(manager: EntityManager, ctx: AppContext): Promise<Environment> {
@@ -73,9 +94,10 @@ function load(manager: EntityManager, ctx: AppContext): Promise<Environment> {
 
 const ORDER = byName<Environment>('e');
 
-export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
+export function environmentsRouter({ dataSource, config }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
   const repo = dataSource.getRepository(Environment);
+  const ring = keyRingFor(config.secretKeys, config.dataDir);
 
   router.get('/environments', async (ctx) => {
     const paging = readPaging(ctx, ORDER);
@@ -84,14 +106,15 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
   });
 
   router.post('/environments', async (ctx) => {
-    const input = validateCreate(jsonBody(ctx));
+    const input = validated(validateCreate, jsonBody(ctx));
+    requireKeptSecrets(input.variables, {});
     const now = new Date();
     const env = repo.create({
       id: newId('environment'),
       workspaceId: ctx.state.caller.workspaceId,
       name: input.name,
       description: input.description ?? '',
-      variables: input.variables ?? {},
+      variables: sealVariableInputs(input.variables ?? {}, ring),
       createdAt: now,
       updatedAt: now,
     });
@@ -106,30 +129,35 @@ export function environmentsRouter({ dataSource }: ApiDeps): Router<AppState> {
   });
 
   router.put('/environments/:environmentName', async (ctx) => {
-    const input = validateReplace(jsonBody(ctx));
+    const input = validated(validateReplace, jsonBody(ctx));
     const env = await load(dataSource.manager, ctx);
+    requireKeptSecrets(input.variables, env.variables);
     env.name = input.name ?? env.name;
     env.description = input.description ?? '';
-    env.variables = input.variables ?? {};
+    env.variables = sealVariableInputs(input.variables ?? {}, ring, env.variables);
     env.updatedAt = new Date();
     await uniqueName('Environment', env.name, () => repo.save(env));
     ctx.body = environmentJson(env, ctx.state.caller);
   });
 
   router.patch('/environments/:environmentName', async (ctx) => {
-    const patch = validatePatch(jsonBody(ctx));
+    const patch = validated(validatePatch, jsonBody(ctx));
     const updated = await dataSource.transaction(async (manager) => {
       const env = await load(manager, ctx);
+      requireKeptSecrets(patch.variables ?? undefined, env.variables);
       if (patch.name !== undefined) env.name = patch.name;
       if (patch.description !== undefined) env.description = patch.description;
-      if (patch.variables !== undefined) {
-        const merged: Variables = { ...env.variables };
+      // Every write seals the secrets it keeps under the primary key (a rotation reaches them).
+      const merged: Variables = { ...env.variables };
+      if (patch.variables) {
+        const set: VariablesInput = {};
         for (const [k, v] of Object.entries(patch.variables)) {
           if (v === null) delete merged[k];
-          else merged[k] = v;
+          else set[k] = v;
         }
-        env.variables = merged;
+        Object.assign(merged, sealVariableInputs(set, ring, env.variables));
       }
+      env.variables = resealStale(merged, ring);
       env.updatedAt = new Date();
       await uniqueName('Environment', env.name, () => manager.getRepository(Environment).save(env));
       return env;

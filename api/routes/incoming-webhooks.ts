@@ -20,7 +20,9 @@
  * Body: `trigger` (a label, default "webhook"), `environment` (overrides the deployment's),
  * `version`, `variables` (the run's variables), `metadata`, and any other fields (branch, commit,
  * pipeline id…). Everything but `variables` is stored on the run as its `context` and returned with
- * its results.
+ * its results. A variable may be a secret `{"value": …, "secret": true}` as in `POST /v1/runs`
+ * (docs/secrets.md): stored sealed on the run, answered masked; the same 400s for a malformed or
+ * too short one.
  *
  * `Idempotency-Key` (api/idempotency.ts): the same key and body within 24 h answer the run the
  * first call started (header `Idempotent-Replayed: true`), never a second run.
@@ -37,7 +39,7 @@ import compose from 'koa-compose';
 import type { ParameterizedContext } from 'koa';
 import { findKey } from '../../src/keys';
 import { Deployment, KEY_SCOPES } from '../../src/store/entities';
-import type { Variables } from '../../src/domain/types';
+import { keyRingFor } from '../../src/secrets/keyring';
 import type { ApiDeps, AppState } from '../context';
 import { Problem } from '../problem';
 import { answerStartedRun, runStarter, type StartedRun } from '../run-starter';
@@ -46,15 +48,15 @@ import { bodyValidator } from '../validation';
 import { hasBody, jsonBodies, parsedBody } from '../body';
 import { PerMinuteLimit } from '../rate-limit';
 import { deploymentRunTarget, type RunTarget } from '../lookups';
-import { webhookTokenMatches } from '../secrets';
+import { bodyVariables, keptSecretErrors, sealVariableInputs, variableShapeErrors, webhookTokenMatches, type VariablesInput } from '../secrets';
 import { deploymentDisabled } from './deployments';
-import { variablesSchema } from './shared';
+import { validatedWith, variablesSchema } from './shared';
 
 interface WebhookBody {
   trigger?: string;
   environment?: string;
   version?: string;
-  variables?: Variables;
+  variables?: VariablesInput;
   metadata?: Record<string, unknown>;
   [field: string]: unknown;
 }
@@ -158,7 +160,7 @@ export function parseWebhookBody({ config }: Pick<ApiDeps, 'config'>): WebhookSt
   const parse = jsonBodies(config.api.maxBodyBytes) as unknown as WebhookStep;
   return (ctx, next) =>
     parse(ctx, async () => {
-      ctx.state.webhookBody = validateBody(hasBody(ctx) ? parsedBody(ctx) : {});
+      ctx.state.webhookBody = validatedWith(validateBody, hasBody(ctx) ? parsedBody(ctx) : {}, (body) => [...variableShapeErrors(body), ...keptSecretErrors(bodyVariables(body), undefined)]);
       await next();
     });
 }
@@ -171,18 +173,25 @@ export function resolveRunTarget({ dataSource }: Pick<ApiDeps, 'dataSource'>): W
   };
 }
 
-/** Reads `Idempotency-Key` (400 `invalid-header` when malformed), fingerprinting the body for this deployment. */
-export const readIdempotency: WebhookStep = async (ctx, next) => {
-  ctx.state.idempotency = readIdempotencyKey(ctx, `webhook ${ctx.state.deployment.id}`, ctx.state.webhookBody);
-  await next();
-};
+/**
+ * Reads `Idempotency-Key` (400 `invalid-header` when malformed), fingerprinting the body for this
+ * deployment (secret variables as keyed HMACs, api/idempotency.ts).
+ */
+export function readIdempotency({ config }: Pick<ApiDeps, 'config'>): WebhookStep {
+  const ring = keyRingFor(config.secretKeys, config.dataDir);
+  return async (ctx, next) => {
+    ctx.state.idempotency = readIdempotencyKey(ctx, `webhook ${ctx.state.deployment.id}`, ctx.state.webhookBody, ring);
+    await next();
+  };
+}
 
 /**
- * Starts the run (api/run-starter.ts: quotas, idempotency): the body's `variables` are the run's,
- * everything else is stored as its `context`.
+ * Starts the run (api/run-starter.ts: quotas, idempotency): the body's `variables` are the run's
+ * (secrets sealed), everything else is stored as its `context`.
  */
 export function startWebhookRun(deps: ApiDeps): WebhookStep {
   const startRun = runStarter(deps);
+  const ring = keyRingFor(deps.config.secretKeys, deps.config.dataDir);
   return async (ctx, next) => {
     const { deployment, target, idempotency } = ctx.state;
     const { variables, ...context } = ctx.state.webhookBody;
@@ -190,7 +199,7 @@ export function startWebhookRun(deps: ApiDeps): WebhookStep {
       workspaceId: deployment.workspaceId,
       ...target,
       timeoutSeconds: deps.config.runs.defaultTimeoutSeconds,
-      variables: variables ?? {},
+      variables: sealVariableInputs(variables ?? {}, ring),
       trigger: 'webhook',
       deploymentId: deployment.id,
       context: { trigger: 'webhook', ...context },
@@ -215,7 +224,7 @@ export function webhookSteps(deps: ApiDeps): WebhookStep[] {
     refuseDisabledDeployment,
     parseWebhookBody(deps),
     resolveRunTarget(deps),
-    readIdempotency,
+    readIdempotency(deps),
     startWebhookRun(deps),
     answerWebhookCall,
   ];

@@ -24,6 +24,12 @@
  * Starting a run accepts `Idempotency-Key` (api/idempotency.ts): the same key and body within
  * 24 h answer the run the first call created (201 again, `Idempotent-Replayed: true`).
  *
+ * `variables` are plain values or secrets `{"value": …, "secret": true}` (docs/secrets.md): the run's
+ * row stores secrets sealed with the key ring; the run document answers them as `{"secret": true,
+ * "value": "***"}` to every key (plain values as sent, or `"***"` for a `read`-scope key). A secret
+ * shorter than 4 characters, or `{"secret": true, "value": "***"}` (a run has no stored secret to
+ * keep), is 400 `validation-failed` naming `variables.<name>`.
+ *
  * Starting and cancelling need scope `run`. `timeout` is in seconds (default 1800, at most
  * ASSAY_MAX_RUN_TIMEOUT_SECONDS); `duration` is in milliseconds.
  */
@@ -31,7 +37,8 @@ import Router from '@koa/router';
 import { Run, RunLoadShard, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
 import { liveFigures } from '../../src/perf/metrics';
 import { plannedMs, validateProfile } from '../../src/perf/profile';
-import { RUN_STATUSES, type RunTrigger, type Variables } from '../../src/domain/types';
+import { RUN_STATUSES, type RunTrigger } from '../../src/domain/types';
+import { keyRingFor } from '../../src/secrets/keyring';
 import { estimateCompletion } from '../../workflows/run-ledger';
 import type { RunWorkflowClient } from '../../src/temporal/run-workflows';
 import { closedWorkflowReason, failOpenRun } from '../../src/temporal/run-recovery';
@@ -43,8 +50,8 @@ import { readIdempotencyKey } from '../idempotency';
 import { keysetPage, page, readPaging, type Keyset } from '../paging';
 import { findOr404, requireRunTarget, workspaceRows } from '../lookups';
 import { deleteRun } from '../../src/store/retention';
-import { iso, nameSchema, variablesSchema } from './shared';
-import { MASKED } from '../secrets';
+import { iso, nameSchema, validatedWith, variablesSchema } from './shared';
+import { bodyVariables, keptSecretErrors, sealVariableInputs, variablesAnswer, variableShapeErrors, type VariablesInput } from '../secrets';
 import { checkedProfile } from '../load-profile';
 import type { LoadProfileInput } from '../../src/perf/profile';
 
@@ -52,7 +59,7 @@ interface RunInput {
   runner: string;
   environment: string;
   timeout?: number;
-  variables?: Variables;
+  variables?: VariablesInput;
   /** A load profile: makes this a performance run (docs/performance.md). */
   performance?: LoadProfileInput;
 }
@@ -82,8 +89,9 @@ function links(run: Run, workflows: RunWorkflowClient) {
  * while a request is in flight or a worker is down). Progress is what the workflow stored at its
  * last checkpoint (at most about a second old while nodes run); `estimatedCompletion` is computed
  * now from the observed rate (workflows/run-ledger.ts `estimateCompletion`): never in the past while
- * running, and it keeps moving while no worker is up. With `maskVariables` (a `read`-scope
- * caller) the run's `variables` values read `"***"`, as environment variables do for such keys.
+ * running, and it keeps moving while no worker is up. Secret variables read `{"secret": true,
+ * "value": "***"}`; with `maskVariables` (a `read`-scope caller) plain values read `"***"` too, as
+ * environment variables do for such keys.
  */
 export function runJson(run: Run, workflows: RunWorkflowClient, nowMs = Date.now(), maskVariables = false) {
   const doc: Record<string, unknown> = {
@@ -93,7 +101,7 @@ export function runJson(run: Run, workflows: RunWorkflowClient, nowMs = Date.now
     environment: run.environmentName,
     trigger: run.trigger,
     timeout: run.timeoutSeconds,
-    variables: maskVariables ? Object.fromEntries(Object.keys(run.variables ?? {}).map((k) => [k, MASKED])) : run.variables,
+    variables: variablesAnswer(run.variables, maskVariables ? 'read' : 'run'),
     createdAt: iso(run.createdAt),
   };
   if (run.deploymentId) doc.deploymentId = run.deploymentId;
@@ -125,6 +133,7 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
   const repo = dataSource.getRepository(Run);
   const startRun = runStarter(deps);
+  const ring = keyRingFor(config.secretKeys, config.dataDir);
   const loadRun = (ctx: AppContext) => findOr404(dataSource.manager, Run, { id: ctx.params.runId!, workspaceId: ctx.state.caller.workspaceId }, `Run "${ctx.params.runId}"`);
   const validateRun = bodyValidator<RunInput>({
     type: 'object',
@@ -140,8 +149,8 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
   });
 
   router.post('/runs', async (ctx) => {
-    const input = validateRun(jsonBody(ctx));
-    const idempotency = readIdempotencyKey(ctx, 'POST /v1/runs', input);
+    const input = validatedWith(validateRun, jsonBody(ctx), (body) => [...variableShapeErrors(body), ...keptSecretErrors(bodyVariables(body), undefined)]);
+    const idempotency = readIdempotencyKey(ctx, 'POST /v1/runs', input, ring);
     const workspaceId = ctx.state.caller.workspaceId;
     const timeoutSeconds = input.timeout ?? config.runs.defaultTimeoutSeconds;
     checkedProfile(input.performance, 'performance', timeoutSeconds);
@@ -152,7 +161,7 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       workspaceId,
       ...target,
       timeoutSeconds,
-      variables: input.variables ?? {},
+      variables: sealVariableInputs(input.variables ?? {}, ring),
       loadProfile: input.performance ?? null,
       trigger: 'api',
       idempotency,

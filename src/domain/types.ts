@@ -9,7 +9,25 @@
 import type { PerformancePlan } from '../perf/profile';
 
 export type VariableValue = string | number | boolean;
-export type Variables = Record<string, VariableValue>;
+
+/**
+ * A secret variable at rest (docs/secrets.md; src/secrets/variables.ts `StoredSecret`): its value
+ * sealed with the key ring (`v1.<keyId>.<iv>.<ciphertext>`), never the plain value.
+ */
+export interface SealedVariable {
+  secret: true;
+  sealed: string;
+}
+
+/** Plain variables only: names to strings, numbers or booleans (what templates and scripts get once secrets are opened). */
+export type PlainVariables = Record<string, VariableValue>;
+
+/**
+ * Variables as stored on environment and run rows (and carried in a run's plan): plain values as
+ * they are, secret ones sealed ({@link SealedVariable}). Open them with src/secrets/variables.ts
+ * `openVariables` before use.
+ */
+export type Variables = Record<string, VariableValue | SealedVariable>;
 
 /** HTTP methods an API node may send. */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;

@@ -234,7 +234,8 @@ export interface EnvironmentJson {
   id?: string;
   name: string;
   description?: string;
-  variables?: Record<string, Scalar>;
+  /** Plain values, and secrets as answered (`{"secret": true, "value": "***"}`). */
+  variables?: Record<string, Scalar | { secret: true; value: string }>;
 }
 
 /** A runner as the API answers it (api/routes/runners.ts runnerJson). */
@@ -272,10 +273,18 @@ export interface WebhookJson {
   payload?: unknown;
 }
 
-/** The environment `e` as a spec: variables whose name looks secret become `{secret: true}`. */
+/**
+ * The environment `e` as a spec: variables whose name looks secret, and secret variables (the API
+ * answers them `{"secret": true, "value": "***"}`, docs/secrets.md), become `{secret: true}`.
+ */
 export function environmentFromApi(e: EnvironmentJson): EnvironmentSpec {
   const variables: Record<string, Scalar | SecretRef> = {};
-  for (const name of Object.keys(e.variables ?? {}).sort()) variables[name] = isSecretName(name) ? { secret: true } : e.variables![name]!;
+  for (const name of Object.keys(e.variables ?? {}).sort()) {
+    const value = e.variables![name]! as unknown;
+    // A secret variable (answered `{secret: true, value: "***"}`, docs/secrets.md) or a name that looks secret.
+    const secret = isSecretName(name) || (typeof value === 'object' && value !== null && (value as { secret?: unknown }).secret === true);
+    variables[name] = secret ? { secret: true } : (value as Scalar);
+  }
   return { kind: 'Environment', name: e.name, description: e.description ?? '', variables };
 }
 

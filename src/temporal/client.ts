@@ -6,9 +6,13 @@
  * closing it then leaves a rejected promise no one handles ("Channel has been shut down"). Here the
  * connect is one awaited promise with a timeout, forgotten when it fails, so the next call tries
  * again, and `close` waits for it.
+ *
+ * Its payloads (workflow and schedule inputs, queries, results) go through the encryption codec
+ * (src/temporal/codec.ts).
  */
 import { Client, Connection } from '@temporalio/client';
 import type { AssayConfig } from '../config';
+import { dataConverter } from './codec';
 
 export class OnDemandClient {
   private connecting: Promise<{ connection: Connection; client: Client }> | undefined;
@@ -19,7 +23,7 @@ export class OnDemandClient {
   async get(): Promise<Client> {
     this.connecting ??= (async () => {
       const connection = await Connection.connect({ address: this.config.temporal.address, connectTimeout: '5 seconds' });
-      return { connection, client: new Client({ connection, namespace: this.config.temporal.namespace }) };
+      return { connection, client: new Client({ connection, namespace: this.config.temporal.namespace, dataConverter: dataConverter(this.config) }) };
     })();
     try {
       return (await this.connecting).client;

@@ -43,6 +43,14 @@ export function testEgressPolicy(infrastructure: InfrastructureEndpoint[] = []):
   });
 }
 
+/**
+ * The key ring of every test app (`ASSAY_SECRET_KEYS`; a test overrides it through
+ * `TestAppOptions.env`, `''` for a key generated into the app's data dir). One ring for all apps,
+ * so that the shared client of helpers/temporal.ts reads their encrypted Temporal payloads
+ * (src/temporal/codec.ts). A key for tests only, never for a real deployment.
+ */
+export const TEST_SECRET_KEYS = 'test1:xICCnYsGY8lXexMaRybtFWJL48eq8F6LoG30+0PC6f8=';
+
 export interface Reply<T = any> {
   status: number;
   headers: Headers;
@@ -85,6 +93,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ASSAY_PORT: '0',
     ASSAY_HOST: '127.0.0.1',
     ASSAY_LOG_LEVEL: process.env.ASSAY_TEST_LOG_LEVEL ?? 'silent',
+    ASSAY_SECRET_KEYS: TEST_SECRET_KEYS,
     ...TEST_EGRESS_ENV,
     ...options.env,
   });

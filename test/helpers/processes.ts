@@ -30,6 +30,8 @@ export function processEnv(app: TestApp, extra: Record<string, string> = {}): No
     TEMPORAL_ADDRESS: app.config.temporal.address,
     ASSAY_TASK_QUEUE: app.config.temporal.taskQueue,
     ASSAY_DATA_DIR: app.config.dataDir,
+    // The app's key ring: its processes read each other's encrypted Temporal payloads.
+    ASSAY_SECRET_KEYS: app.config.secretKeys ?? '',
     ASSAY_LOG_LEVEL: 'info',
     ...extra,
   };

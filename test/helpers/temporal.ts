@@ -5,14 +5,31 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { dataConverter } from '../../src/temporal/codec';
 import { getServices } from './harness';
+import { TEST_SECRET_KEYS } from './app';
 
 let client: Promise<Client> | undefined;
 
-/** A client on the shared Temporal server (closed with the process). */
+/**
+ * The data converter of the test apps (their key ring is TEST_SECRET_KEYS): for a client or a
+ * replay worker that reads their encrypted payloads (src/temporal/codec.ts).
+ */
+export function testDataConverter(): DataConverter {
+  return dataConverter({ secretKeys: TEST_SECRET_KEYS, dataDir: path.resolve('.assay') });
+}
+
+/**
+ * A client on the shared Temporal server (closed with the process), with the test apps' codec:
+ * results, queries and schedule actions read decrypted. `fetchHistory` gives raw events (encrypted
+ * payloads): replay them with `dataConverter: testDataConverter()`.
+ */
 export function temporalClient(): Promise<Client> {
-  client ??= getServices().then(async ({ temporalAddress }) => new Client({ connection: await Connection.connect({ address: temporalAddress }) }));
+  client ??= getServices().then(
+    async ({ temporalAddress }) => new Client({ connection: await Connection.connect({ address: temporalAddress }), dataConverter: testDataConverter() }),
+  );
   return client;
 }
 
@@ -28,6 +45,7 @@ export const HISTORY_FIXTURES = path.resolve(__dirname, '../../../test/fixtures/
 /**
  * With ASSAY_RECORD_HISTORIES=1, writes the history of `workflowId` to the fixtures as `<name>.json`
  * (all executions of a continued-as-new chain are not followed: the first execution is written).
+ * Its payloads are encrypted with TEST_SECRET_KEYS; replay.test.ts replays with that ring.
  */
 export async function recordHistory(name: string, workflowId: string): Promise<void> {
   if (process.env.ASSAY_RECORD_HISTORIES !== '1') return;

@@ -117,6 +117,17 @@ describe('assay CLI', function () {
       expect(run.variables).to.deep.equal({ user: '3' });
     });
 
+    it('--secret-var sends a secret run variable: the run uses it, every answer masks it', async () => {
+      const r = await runCli(['run', '--runner', 'green', '--env', 'local', '--secret-var', 'user=4444', '--wait', '--reporter', 'cli,json', '--out', 'secret-reports'], { app, cwd });
+      expect(r.code, r.stderr).to.equal(1); // /users/4444 is a 404: the value was used
+      const runId = /^Run (run_\w+)/m.exec(r.stderr)![1]!;
+      const run = (await app.request('GET', `/v1/runs/${runId}`)).body;
+      expect(run.variables).to.deep.equal({ user: { secret: true, value: '***' } });
+      const report = fs.readFileSync(path.join(cwd, 'secret-reports', 'results.json'), 'utf8');
+      expect(report).to.include('/users/***');
+      expect(report + r.stdout).not.to.include('4444');
+    });
+
     it('a run whose tests fail exits 1 and prints the failed assertion with expected and actual', async () => {
       const r = await runCli(['run', '--runner', 'red', '--env', 'local', '--wait'], { app, cwd });
       expect(r.code, r.stderr).to.equal(1);

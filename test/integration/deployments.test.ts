@@ -14,7 +14,7 @@ import { createLogger } from '../../src/logger';
 import { eventually, startTestApp, waitForRun, type Reply, type TestApp } from '../helpers/app';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startTarget, type Target } from '../helpers/target';
-import { recordHistory, temporalClient } from '../helpers/temporal';
+import { recordHistory, temporalClient, testDataConverter } from '../helpers/temporal';
 
 function expectProblem(res: Reply, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body)).to.equal(status);
@@ -34,7 +34,7 @@ describe('deployments', function () {
       startTarget(),
       startReceiver(),
     ]);
-    client = new Client({ connection: await Connection.connect({ address: app.config.temporal.address }) });
+    client = new Client({ connection: await Connection.connect({ address: app.config.temporal.address }), dataConverter: testDataConverter() });
     for (const name of ['local', 'staging']) await app.request('POST', '/v1/environments', { name, variables: { base: target.url } });
     await app.request('POST', '/v1/test-cases', { name: 'ok', folder: 'green', flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/users/1' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }] });
     await app.request('POST', '/v1/test-cases', { name: 'not ok', folder: 'red', flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/users/99' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }] });

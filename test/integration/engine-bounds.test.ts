@@ -14,7 +14,7 @@ import { Worker } from '@temporalio/worker';
 import { workflowSource } from '../../src/temporal/bundle';
 import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
 import { startTarget, type Target } from '../helpers/target';
-import { temporalClient } from '../helpers/temporal';
+import { temporalClient, testDataConverter } from '../helpers/temporal';
 
 describe('engine bounds: linear-time regular expressions, in-workflow work budget (issue 10 items 4, 12)', function () {
   this.timeout(180_000);
@@ -122,6 +122,6 @@ describe('engine bounds: linear-time regular expressions, in-workflow work budge
     expect(events.filter((e) => e.workflowTaskFailedEventAttributes || e.workflowTaskTimedOutEventAttributes)).to.deep.equal([]);
     expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'checkpoint').length).to.be.greaterThan(0);
     // The budget is counted, not timed: the history with its yields replays deterministically.
-    await Worker.runReplayHistory({ ...workflowSource(), replayName: 'nested-loops' }, history);
+    await Worker.runReplayHistory({ ...workflowSource(), dataConverter: testDataConverter(), replayName: 'nested-loops' }, history);
   });
 });

@@ -183,7 +183,7 @@ describe('Fuzz: every body endpoint and every listing (issue 10)', function () {
     const routes = apiRoutes(app);
     const bodies = routes.filter((rt) => ['POST', 'PUT', 'PATCH'].includes(rt.method));
     expect(bodies.length).to.be.greaterThan(15);
-    for (const rt of bodies) expect(rt.path).to.match(/^\/(v1|webhooks)\//);
+    for (const rt of bodies) expect(rt.path).to.match(/^\/(v1|webhooks|codec)\//);
   });
 
   it('answers no 5xx and only problem+json errors on every body endpoint', async function () {

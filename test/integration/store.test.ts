@@ -32,7 +32,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
 
     it('applies the migrations to an empty database, and then has nothing left to apply', async () => {
       const applied = await migrate(dataSource);
-      expect(applied).to.deep.equal(['Initial1795000000000', 'DataSets1795100000000', 'Deployments1795200000000', 'ApiDesigns1795300000000', 'Bundles1795400000000', 'RunRecovery1795500000000', 'PerformanceRuns1795600000000']);
+      expect(applied).to.deep.equal(['Initial1795000000000', 'DataSets1795100000000', 'Deployments1795200000000', 'ApiDesigns1795300000000', 'Bundles1795400000000', 'RunRecovery1795500000000', 'PerformanceRuns1795600000000', 'SealedSecrets1795700000000']);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
     });

@@ -37,7 +37,8 @@ export function RunPage() {
     const r = run.data!;
     const body: Record<string, unknown> = { runner: r.runner, environment: r.environment };
     if (r.timeout) body.timeout = r.timeout;
-    if (r.variables && Object.keys(r.variables).length && !Object.values(r.variables).includes('***')) body.variables = r.variables;
+    // Masked values (a read key's "***", secrets' {secret: true, value: "***"}) cannot be sent again.
+    if (r.variables && Object.keys(r.variables).length && !Object.values(r.variables).some((v) => v === '***' || typeof v === 'object')) body.variables = r.variables;
     const next = await api<Run>('POST', '/v1/runs', body);
     route(`/runs/${next.runId}`);
   });
@@ -122,7 +123,7 @@ export function RunPage() {
               <>
                 <dt key={`k${k}`}>{k}</dt>
                 <dd key={`v${k}`} class="mono">
-                  {String(v)}
+                  {typeof v === 'object' && v !== null ? '*** (secret)' : String(v)}
                 </dd>
               </>
             ))}

@@ -5,6 +5,11 @@
  * the variables (typed values: `true`, `false` and numbers are sent as such) and saves them as a
  * JSON merge patch (RFC 7396) of the changes only, so a masked `"***"` is never sent back; it also
  * renames and deletes the environment.
+ *
+ * Secret variables (docs/secrets.md): the API answers them `{"secret": true, "value": "***"}` to
+ * every key; they show a "secret" badge and `***`, never a value. A write key marks a variable
+ * secret with its "Secret" checkbox (sent as `{"value": …, "secret": true}`); a stored secret left
+ * as `***` is left out of the patch (kept); typing a value replaces it.
  */
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
@@ -17,6 +22,11 @@ import { listAll, ListBody, Loading, seg, typedValue, valueText } from './common
 
 /** The mask the API puts in place of every value for a read-scope key. */
 export const API_MASK = '***';
+
+/** A secret as the API answers it: `{"secret": true, "value": "***"}`. */
+export function isMaskedSecret(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { secret?: unknown }).secret === true;
+}
 
 /** `/environments`: every environment, and (write) a form to create one. */
 export function EnvironmentsPage() {
@@ -97,15 +107,19 @@ interface Row {
   name: string;
   value: string;
   shown: boolean;
+  /** Saved as a secret (`{"value": …, "secret": true}`). */
+  secret?: boolean;
 }
 
 /**
  * The merge patch (RFC 7396) of the `variables` that turns `before` into `rows`: changed and new
  * names with their typed values, removed (or renamed-away) names as null. Unchanged values are
- * left out, so a value the API masked is never sent back. Throws when a row holds `"***"` as a
- * new value, or when two rows share a name.
+ * left out, so a value the API masked is never sent back; a stored secret still `"***"` and still
+ * secret is unchanged (kept). A secret row is sent as `{"value": …, "secret": true}`. Throws when a
+ * row holds `"***"` as a new value (a read key's mask, or a secret renamed or made plain: its value
+ * is not known here), or when two rows share a name.
  */
-export function variablesPatch(before: Record<string, unknown>, rows: { name: string; value: string }[]): Record<string, unknown> {
+export function variablesPatch(before: Record<string, unknown>, rows: { name: string; value: string; secret?: boolean }[]): Record<string, unknown> {
   const patch: Record<string, unknown> = {};
   const names = new Set<string>();
   for (const r of rows) {
@@ -113,16 +127,21 @@ export function variablesPatch(before: Record<string, unknown>, rows: { name: st
     if (!name) continue;
     if (names.has(name)) throw new Error(`Two variables are named “${name}”.`);
     names.add(name);
-    if (Object.hasOwn(before, name) && valueText(before[name]) === r.value) continue;
-    if (r.value === API_MASK) throw new Error(`“${name}” holds ${API_MASK}, the mask of a read key: type the real value.`);
-    patch[name] = typedValue(r.value);
+    const was = Object.hasOwn(before, name) ? before[name] : undefined;
+    if (isMaskedSecret(was)) {
+      if (r.secret && r.value === API_MASK) continue;
+    } else if (was !== undefined && !r.secret && valueText(was) === r.value) continue;
+    if (r.value === API_MASK) throw new Error(`“${name}” holds ${API_MASK}, a masked value: type the real value.`);
+    patch[name] = r.secret ? { value: r.value, secret: true } : typedValue(r.value);
   }
   for (const name of Object.keys(before)) if (!names.has(name)) patch[name] = null;
   return patch;
 }
 
 function rowsOf(env: Environment): Row[] {
-  return Object.entries(env.variables ?? {}).map(([name, value]) => ({ original: name, name, value: valueText(value), shown: false }));
+  return Object.entries(env.variables ?? {}).map(([name, value]) =>
+    isMaskedSecret(value) ? { original: name, name, value: API_MASK, shown: false, secret: true } : { original: name, name, value: valueText(value), shown: false },
+  );
 }
 
 /** `/environments/:name`: the variables (masked), editing (write), rename and delete. */
@@ -209,6 +228,7 @@ function EnvironmentBody({ env, reload, onRenamed, onDeleted }: { env: Environme
                 <th>Name</th>
                 <th>Value</th>
                 <th>Type</th>
+                {writable && <th>Secret</th>}
                 <th>
                   <span class="sr-only">Actions</span>
                 </th>
@@ -218,6 +238,8 @@ function EnvironmentBody({ env, reload, onRenamed, onDeleted }: { env: Environme
               {rows.map((r, i) => {
                 const label = r.name || `variable ${i + 1}`;
                 const typed = typedValue(r.value);
+                // A stored secret's value never comes from the API: nothing to show.
+                const hidden = r.secret && r.value === API_MASK;
                 return (
                   <tr key={i}>
                     <td>
@@ -234,12 +256,19 @@ function EnvironmentBody({ env, reload, onRenamed, onDeleted }: { env: Environme
                         <code data-testid={`value-${r.name}`}>{r.shown ? r.value : '••••'}</code>
                       )}
                     </td>
-                    <td class="muted">{r.value === API_MASK && readKey ? 'masked' : typeof typed}</td>
+                    <td class="muted">{r.secret ? <span class="badge" data-testid={`secret-${r.name}`}>secret</span> : r.value === API_MASK && readKey ? 'masked' : typeof typed}</td>
+                    {writable && (
+                      <td>
+                        <input type="checkbox" aria-label={`${label} is secret`} checked={!!r.secret} onChange={(e) => update(i, { secret: e.currentTarget.checked })} />
+                      </td>
+                    )}
                     <td>
                       <div class="res-row-actions">
-                      <button type="button" class="secondary small" aria-pressed={r.shown} aria-label={`${r.shown ? 'Hide' : 'Show'} value of ${label}`} onClick={() => update(i, { shown: !r.shown })}>
-                        {r.shown ? 'Hide' : 'Show'}
-                      </button>
+                      {!(hidden && writable) && (
+                        <button type="button" class="secondary small" aria-pressed={r.shown} aria-label={`${r.shown ? 'Hide' : 'Show'} value of ${label}`} onClick={() => update(i, { shown: !r.shown })}>
+                          {r.shown ? 'Hide' : 'Show'}
+                        </button>
+                      )}
                       {writable && (
                         <button type="button" class="secondary small" aria-label={`Remove ${label}`} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
                           Remove
@@ -255,7 +284,10 @@ function EnvironmentBody({ env, reload, onRenamed, onDeleted }: { env: Environme
         )}
         {writable && (
           <>
-            <p class="field-hint">Values true, false and numbers are saved typed; anything else as a string.</p>
+            <p class="field-hint">
+              Values true, false and numbers are saved typed; anything else as a string. A secret is stored encrypted, never shown again and masked as {API_MASK} in results; leave {API_MASK} to keep a stored
+              secret.
+            </p>
             <Field label="Description" error={fieldError(save.problem, 'description')}>
               <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
             </Field>

@@ -15,7 +15,7 @@ import type { AssayClient } from '../client';
 import { ApiProblem, UnreachableError } from '../client';
 import { CliError, EXIT, UsageError } from '../errors';
 import type { Registrar } from '../main';
-import { addWaitOptions, announceStarted, collectVar, parseReporters, waitAndReport, type WaitFlags } from './run';
+import { addWaitOptions, announceStarted, collectVar, parseReporters, runVariables, waitAndReport, type WaitFlags } from './run';
 
 interface Deployment {
   id: string;
@@ -68,15 +68,17 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
       .command('run')
       .description("run a deployment now with its runner and environment (POST /v1/deployments/{id}/runs)")
       .argument('<name>', 'deployment name (or id)')
-      .option('--var <name=value>', 'run variable (repeatable)', collectVar),
+      .option('--var <name=value>', 'run variable (repeatable)', collectVar)
+      .option('--secret-var <name=value>', 'secret run variable, masked in results (repeatable)', collectVar),
   ).action(
     done(async () => {
       const cmd = sub(deploy, 'run');
-      const flags = cmd.opts<WaitFlags & { var?: Record<string, string> }>();
+      const flags = cmd.opts<WaitFlags & { var?: Record<string, string>; secretVar?: Record<string, string> }>();
       parseReporters(flags.reporter);
       const client = ctx.client();
       const d = await findDeployment(client, cmd.args[0]!);
-      const body = flags.var && Object.keys(flags.var).length ? { variables: flags.var } : {};
+      const variables = runVariables(flags.var, flags.secretVar);
+      const body = variables ? { variables } : {};
       const started = await client.request<RunDocument>('POST', `/v1/deployments/${d.id}/runs`, { body, headers: { 'idempotency-key': randomUUID() }, retryNetwork: true });
       if (!flags.wait) {
         announceStarted(ctx, client, started);
@@ -116,11 +118,12 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
       .option('-e, --env <name>', "environment overriding the deployment's")
       .option('--version-label <version>', 'version stored on the run')
       .option('--var <name=value>', 'run variable (repeatable)', collectVar)
+      .option('--secret-var <name=value>', 'secret run variable, masked in results (repeatable)', collectVar)
       .option('--field <name=value>', 'free-form context such as branch or commit (repeatable)', collectVar),
   ).action(
     done(async () => {
       const cmd = program.commands.find((c) => c.name() === 'trigger')!;
-      const flags = cmd.opts<WaitFlags & { token?: string; trigger: string; env?: string; versionLabel?: string; var?: Record<string, string>; field?: Record<string, string> }>();
+      const flags = cmd.opts<WaitFlags & { token?: string; trigger: string; env?: string; versionLabel?: string; var?: Record<string, string>; secretVar?: Record<string, string>; field?: Record<string, string> }>();
       parseReporters(flags.reporter);
       const url = cmd.args[0]!;
       if (!/^https?:\/\/[^/]+\/webhooks\/deploy\/[^/?#]+$/.test(url)) throw new UsageError(`"${url}" is not a webhook address (…/webhooks/deploy/<id>; see assay deploy webhook NAME)`);
@@ -130,7 +133,8 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
       const body: Record<string, unknown> = { ...(flags.field ?? {}), trigger: flags.trigger };
       if (flags.env) body.environment = flags.env;
       if (flags.versionLabel) body.version = flags.versionLabel;
-      if (flags.var && Object.keys(flags.var).length) body.variables = flags.var;
+      const variables = runVariables(flags.var, flags.secretVar);
+      if (variables) body.variables = variables;
       const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': randomUUID() };
       if (token) headers.authorization = `Bearer ${token}`;
       if (apiKey) headers['x-api-key'] = apiKey;

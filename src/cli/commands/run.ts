@@ -36,6 +36,17 @@ export function collectVar(value: string, previous: Record<string, string> = {})
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
+/**
+ * The run `variables` body: `--var` values as text, `--secret-var` values as secret variables
+ * (`{"value": …, "secret": true}`, docs/secrets.md: masked in results, logs and reports).
+ * Undefined when neither was given.
+ */
+export function runVariables(plain: Record<string, string> | undefined, secret: Record<string, string> | undefined): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = { ...(plain ?? {}) };
+  for (const [k, v] of Object.entries(secret ?? {})) out[k] = { value: v, secret: true };
+  return Object.keys(out).length ? out : undefined;
+}
+
 /** Parses `--reporter cli,junit`; @throws UsageError naming an unknown reporter. */
 export function parseReporters(text: string): ReporterName[] {
   const names = text.split(',').map((s) => s.trim()).filter(Boolean);
@@ -119,17 +130,19 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
       .requiredOption('-r, --runner <name>', 'runner to run')
       .requiredOption('-e, --env <name>', 'environment to run against')
       .option('--var <name=value>', 'run variable overriding the environment (repeatable)', collectVar)
+      .option('--secret-var <name=value>', 'secret run variable: masked in results, logs and reports (repeatable; prefer reading it from an environment variable: --secret-var "token=$TOKEN")', collectVar)
       .option('-t, --timeout <seconds>', 'run timeout in seconds (server default 1800)', positiveInt('--timeout'))
       .option('--idempotency-key <key>', 'starts at most one run per key within 24 h (default: a new UUID per call)'),
   ).action(
     done(async () => {
       const cmd = program.commands.find((c) => c.name() === 'run')!;
-      const flags = cmd.opts<WaitFlags & { runner: string; env: string; var?: Record<string, string>; timeout?: number; idempotencyKey?: string }>();
+      const flags = cmd.opts<WaitFlags & { runner: string; env: string; var?: Record<string, string>; secretVar?: Record<string, string>; timeout?: number; idempotencyKey?: string }>();
       parseReporters(flags.reporter);
       const client = ctx.client();
       const body: Record<string, unknown> = { runner: flags.runner, environment: flags.env };
       if (flags.timeout !== undefined) body.timeout = flags.timeout;
-      if (flags.var && Object.keys(flags.var).length) body.variables = flags.var;
+      const variables = runVariables(flags.var, flags.secretVar);
+      if (variables) body.variables = variables;
       const started = await client.request<RunDocument>('POST', '/v1/runs', {
         body,
         headers: { 'idempotency-key': flags.idempotencyKey ?? randomUUID() },

@@ -66,11 +66,16 @@ export class Deployment {
   @Column({ type: 'boolean', default: true })
   webhookRequireAuth!: boolean;
 
+  /** Outgoing webhooks; their header values are sealed (`openWebhookHeaders`, ./deployment-secrets.ts). */
   @JsonColumn({ nullable: true })
   webhooks!: DeploymentWebhooks | null;
 
-  /** Key of the HMAC-SHA256 signature of outgoing webhooks (x-assay-signature). */
-  @Column({ type: 'varchar', length: 200 })
+  /**
+   * Key of the HMAC-SHA256 signature of outgoing webhooks (x-assay-signature), sealed with the key
+   * ring (`v1.…`; a row from before encryption may still hold it plain): read it with
+   * `openSigningSecret` (./deployment-secrets.ts). 512 characters: a 200-character secret sealed.
+   */
+  @Column({ type: 'varchar', length: 512 })
   signingSecret!: string;
 
   /** When the Temporal Schedule last matched this row; null while a change is not synced yet. */
