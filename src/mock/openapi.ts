@@ -42,7 +42,12 @@ export function deref(doc: Json, value: unknown, depth = 0): Json | undefined {
   return deref(doc, node, depth + 1);
 }
 
-/** A copy of `schema` with local `$ref`s replaced by what they point to (cycles and depth > 8 become {}). */
+/**
+ * A copy of `schema` with local `$ref`s replaced by what they point to (cycles and depth > 8 become
+ * {}). An OpenAPI 3.0 `nullable: true|false` beside no `type` is dropped: without a type null is
+ * allowed anyway, and ajv refuses the pair ("nullable" cannot be used without "type"), which made
+ * such descriptions fail to import.
+ */
 function inline(doc: Json, schema: unknown, seen: string[] = []): unknown {
   if (Array.isArray(schema)) return schema.map((s) => inline(doc, s, seen));
   if (!schema || typeof schema !== 'object') return schema;
@@ -52,7 +57,9 @@ function inline(doc: Json, schema: unknown, seen: string[] = []): unknown {
     const target = deref(doc, schema);
     return target ? inline(doc, target, [...seen, ref]) : {};
   }
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inline(doc, v, seen)]));
+  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inline(doc, v, seen)]));
+  if (typeof out.nullable === 'boolean' && !('type' in out)) delete out.nullable;
+  return out;
 }
 
 function jsonContent(doc: Json, response: Json): Json | undefined {

@@ -299,6 +299,31 @@ describe('mock service', function () {
       expect(replaced.body.created).to.have.length(16);
     });
 
+    it('imports a 3.0 schema with `nullable` beside no `type` (ajv refuses that pair), keeping a property named "nullable"', async () => {
+      const doc = {
+        openapi: '3.0.3',
+        info: { title: 'nullable', version: '1' },
+        paths: {
+          '/notes/{id}': {
+            get: {
+              responses: {
+                '200': {
+                  description: 'ok',
+                  content: { 'application/json': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, note: { nullable: true, description: 'any or null' }, nullable: { type: 'boolean' }, ref: { nullable: true, allOf: [{ type: 'string' }] } } } } },
+                },
+              },
+            },
+          },
+        },
+      };
+      const res = await app.request('POST', '/v1/designs/import', doc);
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      const created = (await app.request('GET', `/v1/designs/${res.body.created[0].id}`)).body;
+      expect(created.responseSchemas['200'].properties.note).to.deep.equal({ description: 'any or null' });
+      expect(created.responseSchemas['200'].properties.nullable).to.deep.equal({ type: 'boolean' });
+      expect((await mockJson('/notes/5')).status).to.equal(200);
+    });
+
     it('imports YAML text too (the USPTO Data Set API), and refuses what is not OpenAPI 3', async () => {
       const doc = JSON.parse(fs.readFileSync(path.join(EXAMPLES, 'uspto.json'), 'utf8'));
       const res = await app.request('POST', '/v1/designs/import', { document: toYaml(doc) });
