@@ -119,21 +119,33 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
   const ring = keyRingFor(config.secretKeys, config.dataDir);
   // The masker of each run's secret variables (docs/security.md "Secrets"): what is stored about a
   // run (results, logs, errors, failures, performance figures) has every secret replaced by `***`.
-  const maskers = new LRUCache<string, SecretMasker>({ max: 500 });
-  const maskerFor = async (manager: EntityManager, runId: string): Promise<SecretMasker> => {
+  // With it, each test case's folder (from the plan), which results carry for reports (JUnit classnames).
+  const maskers = new LRUCache<string, { masker: SecretMasker; folders: Map<string, string> }>({ max: 500 });
+  const remember = (runId: string, plan: RunPlan, masker: SecretMasker) => {
+    const entry = { masker, folders: new Map(plan.testCases.map((tc) => [tc.id, tc.folder ?? ''])) };
+    maskers.set(runId, entry);
+    return entry;
+  };
+  const runFacts = async (manager: EntityManager, runId: string): Promise<{ masker: SecretMasker; folders: Map<string, string> }> => {
     const cached = maskers.get(runId);
     if (cached) return cached;
     const run = await manager.getRepository(Run).createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id: runId }).getOne();
-    if (!run?.plan) return NO_SECRETS;
-    const { masker } = openPlan(run.plan, ring);
-    maskers.set(runId, masker);
-    return masker;
+    if (!run?.plan) return { masker: NO_SECRETS, folders: new Map() };
+    const { plan, masker } = openPlan(run.plan, ring);
+    return remember(runId, plan, masker);
+  };
+  const maskerFor = async (manager: EntityManager, runId: string): Promise<SecretMasker> => (await runFacts(manager, runId)).masker;
+  /** A test case result as stored: the run's secrets masked, its folder added. */
+  const storable = async (manager: EntityManager, runId: string, result: TestCaseResult): Promise<TestCaseResult> => {
+    const { masker, folders } = await runFacts(manager, runId);
+    const folder = folders.get(result.testCaseId);
+    return masker.maskDeep(folder === undefined ? result : { ...result, folder });
   };
   /** Opens a stored plan (its secret variables) for the workflow; a secret that cannot be opened fails the run's setup. */
   const opened = (runId: string, stored: RunPlan): RunPlan => {
     try {
       const { plan, masker } = openPlan(stored, ring);
-      maskers.set(runId, masker);
+      remember(runId, plan, masker);
       return plan;
     } catch (err) {
       if (err instanceof KeyRingError) throw ApplicationFailure.nonRetryable(`A secret variable of the run cannot be opened: ${err.message}`, RUN_SETUP_FAILED);
@@ -285,6 +297,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
             const detail: TestCaseResult = {
               testCaseId: tc.id,
               name: tc.name,
+              ...(tc.folder !== undefined ? { folder: tc.folder } : {}),
               status,
               // Mean time of one execution of the test case, ms.
               duration: stats?.iterationDuration.totalCount ? Math.round(stats.iterationDuration.mean / 1000) : 0,
@@ -305,7 +318,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
     /** Stores one test case's result and the run's progress. */
     async recordTestCaseResult(input: RecordTestCaseInput): Promise<void> {
       await dataSource.transaction(async (manager) => {
-        const result = (await maskerFor(manager, input.runId)).maskDeep(input.result);
+        const result = await storable(manager, input.runId, input.result);
         await manager.getRepository(RunTestCaseResult).upsert(
           testCaseRow(input.runId, input.position, result, new Date()),
           ['runId', 'position'],
@@ -330,8 +343,9 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
         const completedAt = new Date();
         const masker = await maskerFor(manager, input.runId);
         if (input.unfinished.length > 0) {
+          const rows = await Promise.all(input.unfinished.map(async ({ position, result }) => testCaseRow(input.runId, position, await storable(manager, input.runId, result), completedAt)));
           await manager.getRepository(RunTestCaseResult).upsert(
-            input.unfinished.map(({ position, result }) => testCaseRow(input.runId, position, masker.maskDeep(result), completedAt)),
+            rows,
             ['runId', 'position'],
           );
         }

@@ -330,6 +330,8 @@ export interface NodeResult {
 export interface TestCaseResult {
   testCaseId: string;
   name: string;
+  /** The test case's folder when the run started (added when stored; absent in results stored before it was). */
+  folder?: string;
   status: TestCaseStatus;
   /** Milliseconds spent executing the test case's nodes. */
   duration: number;

@@ -79,9 +79,9 @@ describe('assay run --wait with every reporter', function () {
     expect(doc.documentElement.getAttribute('failures')).to.equal('1');
     const cases = testcases(doc).map((c) => ({ name: c.getAttribute('name'), classname: c.getAttribute('classname'), failures: c.getElementsByTagName('failure').length }));
     expect(cases).to.deep.equal([
-      { name: 'get user [row 1: {"id":1,"name":"Ada"}]', classname: 'reports.reports', failures: 0 },
-      { name: 'get user [row 2: {"id":2,"name":"Grace"}]', classname: 'reports.reports', failures: 0 },
-      { name: 'get user [row 3: {"id":99,"name":"Nobody"}]', classname: 'reports.reports', failures: 1 },
+      { name: 'get user [row 1: {"id":1,"name":"Ada"}]', classname: 'reports.users', failures: 0 },
+      { name: 'get user [row 2: {"id":2,"name":"Grace"}]', classname: 'reports.users', failures: 0 },
+      { name: 'get user [row 3: {"id":99,"name":"Nobody"}]', classname: 'reports.users', failures: 1 },
       { name: 'user 1 is Ada', classname: 'reports.reports', failures: 0 },
     ]);
     const failure = testcases(doc)[2]!.getElementsByTagName('failure')[0]!;
