@@ -296,9 +296,10 @@ describe('performance runs', function () {
       const p = (await (await procApp.request('GET', `/v1/runs/${runId}/results`)).body).performance;
       const sent = target.count('/fixed') - before;
       // Every request counted at most once; what is missing is at most what the killed shard made
-      // since its last heartbeat (1 s at 20/s, plus requests in flight).
+      // since its last stored snapshot: heartbeats are 1 s apart at 20/s, but on a busy 2-core
+      // machine the write can land a second late (seen: 33 lost), so 2 s plus requests in flight.
       expect(p.requests).to.be.at.most(sent);
-      expect(sent - p.requests).to.be.at.most(30);
+      expect(sent - p.requests).to.be.at.most(50);
       // The profile ran to its end on both shards: 12 s at 40/s, each arrival a request or, when
       // the machine was too busy to start it on time, a dropped iteration (k6's dropped_iterations).
       expect(p.requests + p.droppedIterations, JSON.stringify({ requests: p.requests, dropped: p.droppedIterations })).to.be.within(440, 480);
