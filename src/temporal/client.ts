@@ -14,6 +14,9 @@ import { Client, Connection } from '@temporalio/client';
 import type { AssayConfig } from '../config';
 import { dataConverter } from './codec';
 
+/** How long a closed client's connection stays open for the SDK's own pending retries (ms). */
+const CLOSE_GRACE_MS = 60_000;
+
 export class OnDemandClient {
   private connecting: Promise<{ connection: Connection; client: Client }> | undefined;
 
@@ -45,10 +48,18 @@ export class OnDemandClient {
     return client.withDeadline(Date.now() + ms, () => fn(client));
   }
 
+  /**
+   * Forgets the connection and closes it a minute later. The SDK retries a failed call on a timer
+   * (@temporalio/client grpc-retry) and opens a new call on the channel when the timer fires; a
+   * channel closed before that makes the timer throw "Channel has been shut down" as an uncaught
+   * exception (seen in the test suite after an API stopped). The delay (an unref'd timer, so it
+   * keeps no process alive) lets such retries end on an open channel.
+   */
   async close(): Promise<void> {
     const pending = this.connecting;
     this.connecting = undefined;
     const connected = await pending?.catch(() => undefined);
-    await connected?.connection.close();
+    if (!connected) return;
+    setTimeout(() => void connected.connection.close().catch(() => undefined), CLOSE_GRACE_MS).unref();
   }
 }
