@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
-import net from 'node:net';
 import { startTestApp, type TestApp, type TestAppOptions } from './app';
+import { freePort } from './processes';
 
 /** Launch flags for a machine with no internet (the closed network refuses Chromium's own calls). */
 export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
@@ -31,10 +31,7 @@ export async function launchBrowser(): Promise<Browser> {
  * library URLs) are real ones a test (and a screenshot reader) can use.
  */
 export async function startConsoleApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const port = await freePort();
   return startTestApp({ ...options, env: { ASSAY_PORT: String(port), ASSAY_PUBLIC_URL: `http://127.0.0.1:${port}`, ...options.env } });
 }
 

@@ -14,6 +14,8 @@ export interface CliRun {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  /** The stderr match that made `signalWhen` send its signal, if it did. */
+  signalledOn?: RegExpExecArray;
 }
 
 export interface CliOptions {
@@ -25,6 +27,8 @@ export interface CliOptions {
   input?: string;
   /** Called with the child once started (to send it a signal). */
   onSpawn?: (child: ChildProcess) => void;
+  /** Sends `signal` to the CLI the first time its stderr so far matches `pattern` (then `CliRun.signalledOn` holds the match). */
+  signalWhen?: { pattern: RegExp; signal: NodeJS.Signals };
   /** Another build of the CLI to run (e.g. the single-file bundle); default dist/bin/assay.js. */
   bin?: string;
   /** Kills the child (SIGKILL) after this long; default 120 s. */
@@ -46,13 +50,24 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
     const child = spawn(process.execPath, ['--enable-source-maps', options.bin ?? ASSAY_BIN, ...args], { cwd: options.cwd ?? process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    let signalledOn: RegExpExecArray | undefined;
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      const when = options.signalWhen;
+      if (when && !signalledOn) {
+        const m = when.pattern.exec(stderr);
+        if (m) {
+          signalledOn = m;
+          child.kill(when.signal);
+        }
+      }
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      resolve({ code, signal, stdout, stderr, signalledOn });
     });
     if (options.input !== undefined) child.stdin.end(options.input);
     else child.stdin.end();

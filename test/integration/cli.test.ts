@@ -160,21 +160,8 @@ describe('assay CLI', function () {
     });
 
     it('SIGINT without a terminal cancels the run and exits 3', async () => {
-      let sent = false;
-      const r = await runCli(['run', '--runner', 'slow', '--env', 'local', '--wait'], {
-        app,
-        cwd,
-        onSpawn: (child) => {
-          let seen = '';
-          child.stderr!.on('data', (d: Buffer) => {
-            seen += d.toString();
-            if (!sent && / running /.test(seen)) {
-              sent = true;
-              child.kill('SIGINT');
-            }
-          });
-        },
-      });
+      const r = await runCli(['run', '--runner', 'slow', '--env', 'local', '--wait'], { app, cwd, signalWhen: { pattern: / running /, signal: 'SIGINT' } });
+      const sent = r.signalledOn !== undefined;
       expect(sent).to.equal(true);
       expect(r.code, r.stderr).to.equal(3);
       expect(r.stderr).to.include('Cancelling run_');
@@ -184,22 +171,8 @@ describe('assay CLI', function () {
     });
 
     it('a CLI killed with -9 while waiting loses nothing: the run completes and `assay wait` reports it', async () => {
-      let runId: string | undefined;
-      const killed = await runCli(['run', '--runner', 'steady', '--env', 'local', '--wait'], {
-        app,
-        cwd,
-        onSpawn: (child) => {
-          let seen = '';
-          child.stderr!.on('data', (d: Buffer) => {
-            seen += d.toString();
-            const m = /^Run (run_\w+)/m.exec(seen);
-            if (m && !runId) {
-              runId = m[1];
-              child.kill('SIGKILL');
-            }
-          });
-        },
-      });
+      const killed = await runCli(['run', '--runner', 'steady', '--env', 'local', '--wait'], { app, cwd, signalWhen: { pattern: /^Run (run_\w+)/m, signal: 'SIGKILL' } });
+      const runId = killed.signalledOn?.[1];
       expect(killed.signal).to.equal('SIGKILL');
       expect(runId).to.be.a('string');
       const waited = await runCli(['wait', runId!, '--reporter', 'cli'], { app, cwd });
