@@ -6,7 +6,7 @@ STAMP := node_modules/.assay-install-stamp
 # mocha for a subset of the suite: without .mocharc.json, whose spec list would be added to the files named.
 MOCHA_ONLY := npx mocha --no-config --require dist/test/setup.js --timeout 60000 --exit --node-option no-node-snapshot --node-option enable-source-maps --node-option expose-gc
 
-.PHONY: install build dev run bundler test test-unit lint bench demo up down record-histories clean screenshots
+.PHONY: install build dev run bundler test test-unit lint bench bench-cluster demo up down record-histories clean screenshots cluster cluster-down cluster-status test-cluster
 
 ## install: project dependencies (npm ci) and the compiled build
 install: $(STAMP) build
@@ -52,7 +52,7 @@ test-unit: install
 lint: $(STAMP)
 	@$(ENV) npm run --silent lint
 
-## bench: run overhead against Newman and an undici loop; the CLI against the Newman CLI; script hooks against postman-sandbox; mocks against bare node:http; bundler cold and cached against plain esbuild; worker-kill cost and polling latency; load generation against autocannon and k6 (docs/benchmarks.md)
+## bench: run overhead against Newman and an undici loop; the CLI against the Newman CLI; script hooks against postman-sandbox; mocks against bare node:http; bundler cold and cached against plain esbuild; worker-kill cost and polling latency; load generation against autocannon and k6; scaling with worker processes (docs/benchmarks.md)
 bench: install
 	@$(ENV) node --no-node-snapshot dist/bench/run-overhead.js
 	@$(ENV) node --no-node-snapshot dist/bench/cli.js
@@ -61,12 +61,34 @@ bench: install
 	@$(ENV) node dist/bench/bundler.js
 	@$(ENV) node --no-node-snapshot dist/bench/durability.js
 	@$(ENV) scripts/k6.sh && node --no-node-snapshot dist/bench/load.js
+	@$(ENV) node --no-node-snapshot dist/bench/scaling.js
+
+## bench-cluster: the scaling bench (1 and 2 worker processes) on the Temporal server of `make cluster` (started when not running)
+bench-cluster: cluster
+	@$(ENV) TEMPORAL_ADDRESS=127.0.0.1:$${CLUSTER_TEMPORAL_PORT:-7233} BENCH_SCALING_LABEL="cluster (Temporal 1.30.8 on PostgreSQL)" node --no-node-snapshot dist/bench/scaling.js
 
 ## demo: go-httpbin on loopback, a demo suite through the API, results printed
 demo: install
 	@$(ENV) scripts/demo.sh
 
-## up / down: the docker-compose stack (MySQL 8, Temporal on MySQL, Temporal UI, API, worker)
+## cluster: the production topology on this machine, no Docker: a Temporal server on PostgreSQL (+ its Web UI), the API, ASSAY_WORKERS (2) workers and the bundler as separate processes; prints URLs and the dev key (docs/cluster.md)
+cluster: install
+	@scripts/ensure-postgres.sh && scripts/ensure-mariadb.sh && scripts/ensure-temporal-server.sh
+	@$(ENV) node dist/bin/cluster.js up
+
+## cluster-down: stops every process of `make cluster`
+cluster-down:
+	@$(ENV) node dist/bin/cluster.js down
+
+## cluster-status: one line per cluster process
+cluster-status:
+	@$(ENV) node dist/bin/cluster.js status
+
+## test-cluster: the cluster suite (REST smoke, a run, a schedule, a webhook, kill -9 chaos) against the running `make cluster`; no rebuild, so the cluster's dist/ stays as it runs
+test-cluster: $(STAMP)
+	@$(ENV) ASSAY_CLUSTER=1 $(MOCHA_ONLY) --timeout 300000 'dist/test/cluster/**/*.test.js'
+
+## up / down: the docker-compose stack, the same topology as `make cluster` (PostgreSQL 15 + Temporal on deploy/temporal/config.yaml, Temporal UI, MySQL 8, API, workers, bundler)
 up:
 	docker compose up -d --build
 down:

@@ -19,6 +19,7 @@ import type { Agent } from 'undici';
 import type { HttpExchange, ResolvedRequest } from '../src/domain/types';
 import { ADDRESS_NOT_ALLOWED, addressRefusalIn } from '../src/net/address-policy';
 import { guardedRequest, isTimeout, readCapped } from '../src/net/http';
+import { startClientSpan, type ClientSpan } from '../src/observability/tracing';
 
 /** Network error codes reported as they are; anything else becomes NETWORK_ERROR. */
 const KNOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ETIMEDOUT']);
@@ -77,16 +78,18 @@ function decodeBody(text: string, contentType: string | undefined, truncated: bo
 
 /**
  * Sends `req` through `agent` (the address policy's agent for API nodes) and reads the response;
- * `signal` (an activity's cancellation, or none) aborts it as `CANCELLED`.
+ * `signal` (an activity's cancellation, or none) aborts it as `CANCELLED`. `trace`: with traces on
+ * and a span active, the request is a client span and carries its W3C `traceparent`
+ * (src/observability/tracing.ts `startClientSpan`; a header of that name the test case set wins).
  *
  * @returns status, lower-cased headers, the body (parsed JSON when the response is JSON), its size
  *   in bytes and the elapsed time in ms; or `error`/`errorCode` when no response arrived.
  */
-export async function sendHttpRequest(req: ResolvedRequest, agent: Agent, signal?: AbortSignal): Promise<HttpExchange> {
-  return { ...(await exchange(req, agent, signal)), finishedAtMs: Date.now() };
+export async function sendHttpRequest(req: ResolvedRequest, agent: Agent, signal?: AbortSignal, trace?: boolean): Promise<HttpExchange> {
+  return { ...(await exchange(req, agent, signal, trace === true)), finishedAtMs: Date.now() };
 }
 
-async function exchange(req: ResolvedRequest, agent: Agent, cancellation: AbortSignal | undefined): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
+async function exchange(req: ResolvedRequest, agent: Agent, cancellation: AbortSignal | undefined, trace: boolean): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   let url: URL;
@@ -101,6 +104,7 @@ async function exchange(req: ResolvedRequest, agent: Agent, cancellation: AbortS
 
   const headers: Record<string, string> = { 'user-agent': 'Assay/0.1', ...req.headers };
   const body = encodeBody(req, headers);
+  const span: ClientSpan | undefined = trace ? startClientSpan(req.method, url, headers) : undefined;
   try {
     const res = await guardedRequest(agent, url, {
       method: req.method,
@@ -114,6 +118,7 @@ async function exchange(req: ResolvedRequest, agent: Agent, cancellation: AbortS
     // Stop reading at the cap: destroying the body closes the connection, nothing more arrives.
     const { bytes, size, truncated } = await readCapped(res.body, req.maxResponseBytes);
     const text = bytes.toString('utf8');
+    span?.end(res.statusCode);
     return {
       status: res.statusCode,
       headers: responseHeaders,
@@ -124,6 +129,8 @@ async function exchange(req: ResolvedRequest, agent: Agent, cancellation: AbortS
       timeMs: elapsed(),
     };
   } catch (err) {
-    return { headers: {}, size: 0, truncated: false, timeMs: elapsed(), ...describeError(err, req) };
+    const failure = describeError(err, req);
+    span?.end(undefined, failure.errorCode);
+    return { headers: {}, size: 0, truncated: false, timeMs: elapsed(), ...failure };
   }
 }

@@ -19,6 +19,8 @@ import type { Agent } from 'undici';
 import { ADDRESS_NOT_ALLOWED } from '../src/net/address-policy';
 import { capLogs, cutToBytes, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { sendHttpRequest } from './http';
+import { observeApiNode } from '../src/observability/metrics';
+import { tracingEnabled } from '../src/observability/tracing';
 
 export type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput, ScriptScope } from '../src/domain/node-io';
 
@@ -134,6 +136,12 @@ export interface NodeCall {
    * becomes a payload (the direct port: load tests). Default true.
    */
   capOutput?: boolean;
+  /**
+   * True: each request is a client span of the active trace and carries its `traceparent`
+   * (src/observability/tracing.ts `startClientSpan`; only when traces are on). Set for activities,
+   * not for load tests' virtual users.
+   */
+  trace?: boolean;
 }
 
 async function pause(ms: number, call: NodeCall): Promise<void> {
@@ -162,7 +170,7 @@ async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | un
   let delay = policy.delayMs;
   for (let attempt = 1; ; attempt++) {
     const timeLeft = deadlineMs - Date.now();
-    const exchange = await sendHttpRequest({ ...request, timeoutMs: Math.max(1, Math.min(request.timeoutMs, timeLeft)) }, agent, call.signal);
+    const exchange = await sendHttpRequest({ ...request, timeoutMs: Math.max(1, Math.min(request.timeoutMs, timeLeft)) }, agent, call.signal, call.trace);
     const record: AttemptResult = { attempt, status: exchange.status, error: exchange.error, timeMs: exchange.timeMs };
     attempts.push(record);
     if (attempt >= policy.attempts) return { exchange, attempts };
@@ -204,6 +212,7 @@ function activityCall(): NodeCall {
     executionId: wf ? `${wf.workflowId}/${wf.runId}/${context.info.activityId}` : undefined,
     signal: context.cancellationSignal,
     sleep: (ms) => context.sleep(ms),
+    trace: tracingEnabled(),
   };
 }
 
@@ -295,9 +304,15 @@ export function createNodeExecutor(sandbox: Sandbox, httpAgent: Agent) {
 export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
   const nodes = createNodeExecutor(sandbox, httpAgent);
   return {
-    /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
-    executeApiNode(input: ApiNodeInput): Promise<ApiNodeOutput> {
-      return nodes.executeApiNode(input, activityCall());
+    /**
+     * An API node: beforeRequest hook, the request (with retries), afterResponse hook. Its duration
+     * goes to `assay_node_duration_seconds` by outcome (src/observability/metrics.ts).
+     */
+    async executeApiNode(input: ApiNodeInput): Promise<ApiNodeOutput> {
+      const started = performance.now();
+      const out = await nodes.executeApiNode(input, activityCall());
+      observeApiNode(out, performance.now() - started);
+      return out;
     },
 
     /** A Script node: the code's top level, and `generateValue` when asked. */

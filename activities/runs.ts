@@ -23,6 +23,7 @@ import { LRUCache } from 'lru-cache';
 import { keyRingFor, KeyRingError } from '../src/secrets/keyring';
 import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
+import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
 
 /**
  * Attempts after which a store activity gives up when the database refuses the write (a constraint
@@ -186,6 +187,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
             }),
           ) as never,
         );
+        runsStarted.inc({ trigger: 'schedule' });
       } catch (err) {
         // A retry after an insert that did land: the row is there.
         if (!(await runs.findOneBy({ workflowId: input.workflowId }))) throw err;
@@ -336,6 +338,8 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
     async finishRun(input: FinishRunInput): Promise<void> {
       // This worker's script context of the run is no longer needed (others expire on their own).
       await hooks.onRunFinished?.(input.runId).catch(() => undefined);
+      // The run's end as this call stored it (metrics count it once: a repeated call finds it ended).
+      let ended: { durationMs?: number } | undefined;
       await dataSource.transaction(async (manager) => {
         const runs = manager.getRepository(Run);
         const run = await runs.findOneBy({ id: input.runId });
@@ -349,7 +353,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
             ['runId', 'position'],
           );
         }
-        await runs.update(
+        const updated = await runs.update(
           { id: input.runId, status: In(['queued', 'running']) },
           {
             status: input.status,
@@ -360,7 +364,9 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
             duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0,
           },
         );
+        if (updated.affected !== 0) ended = { durationMs: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : undefined };
       });
+      if (ended) recordRunFinished(runResultOf(input.status, input.result, input.error), ended.durationMs);
     },
   };
   return guardStoreSteps(activities);

@@ -25,6 +25,7 @@ import { guardedRequest } from '../src/net/http';
 import { defaultPayload, renderTemplate, signature, standardWebhookHeaders, type WebhookData } from '../src/webhooks/payload';
 import { FAILURE_TYPES } from '../src/domain/failures';
 import { KeyRingError, keyRingFor } from '../src/secrets/keyring';
+import { webhookDeliveries } from '../src/observability/metrics';
 import { openSigningSecret, openWebhookHeaders, sealSigningSecret, signingSecretNeedsSealing } from '../src/store/entities/deployment-secrets';
 
 export interface DeliveryPlan {
@@ -189,6 +190,7 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
         const refused = addressRefusalIn(err);
         error = refused ? `The receiver was not contacted: ${refused.message}` : `The receiver could not be reached: ${(err as Error).message}`;
         if (refused) {
+          webhookDeliveries.inc({ outcome: 'refused' });
           await repo.update({ id: delivery.id }, { attempts: attempt, lastStatusCode: null, lastError: error, updatedAt: new Date() });
           throw ApplicationFailure.nonRetryable(error, 'AddressNotAllowed');
         }
@@ -203,16 +205,18 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
           updatedAt: new Date(),
         },
       );
+      webhookDeliveries.inc({ outcome: error ? (status === null ? 'unreachable' : 'rejected') : 'delivered' });
       if (error) throw ApplicationFailure.retryable(error, FAILURE_TYPES.deliveryFailed);
       return { status: status! };
     },
 
     /** Records that a delivery gave up (its retries ran out or it cannot be sent). */
     async markDeliveryFailed(input: { deliveryId: string; error: string }): Promise<void> {
-      await dataSource.getRepository(WebhookDelivery).update(
+      const marked = await dataSource.getRepository(WebhookDelivery).update(
         { id: input.deliveryId, status: 'pending' },
         { status: 'failed', lastError: input.error, updatedAt: new Date() },
       );
+      if (marked.affected !== 0) webhookDeliveries.inc({ outcome: 'gave_up' });
     },
   };
 }

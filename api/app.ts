@@ -1,6 +1,8 @@
 /**
- * The Koa application: REST API under /v1, problem descriptions under /problems, /healthz, and the
- * Temporal codec server under /codec (api/routes/codec.ts).
+ * The Koa application: REST API under /v1, problem descriptions under /problems, /healthz,
+ * /readyz and /metrics (api/base.ts), the Temporal codec server under /codec
+ * (api/routes/codec.ts), and the API's OpenAPI document (/v1/openapi.json) with its reference
+ * page (/docs; api/openapi/router.ts).
  *
  * Middleware, outermost first: request id → error mapping → (for /v1) authentication → rate
  * limit → scope (one table, api/scopes.ts) → JSON-only bodies → body parsing → routers; then the
@@ -27,13 +29,16 @@ import { relayRouter } from './routes/relay';
 import { serveConsole } from './console';
 import { cliDownloadRouter } from './routes/cli-download';
 import { codecCors, codecRouter } from './routes/codec';
+import { openApiRouter } from './openapi/router';
+import { CHECK_TIMEOUT_MS, storeCheck } from '../src/observability/health';
 
 /** The routers served under /v1 (each gets the `/v1` prefix); every route needs an entry in api/scopes.ts. */
 export const V1_ROUTERS = [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter, relayRouter];
 
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>();
-  useServiceBase(app, deps);
+  // /readyz: the store and Temporal answer (src/observability/health.ts).
+  useServiceBase(app, { ...deps, service: 'api', readiness: { store: storeCheck(deps.dataSource), temporal: () => deps.workflows.ping(CHECK_TIMEOUT_MS) } });
 
   // One count of failed authentications per address, for /v1 and the codec server.
   const authFailures = new AuthFailureLimiter(deps.config.api.authFailuresPerMinute);
@@ -58,6 +63,11 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const hooks = incomingWebhooksRouter(deps);
   app.use(hooks.routes());
   app.use(allowedMethods(hooks));
+  // The API's own OpenAPI document (/v1/openapi.json) and reference page (/docs): before the /v1
+  // pipeline, so reading them needs no API key (api/openapi/router.ts).
+  const apiDocs = openApiRouter(deps);
+  app.use(apiDocs.routes());
+  app.use(allowedMethods(apiDocs));
   // Case-insensitive like the routers (@koa/router matches paths case-insensitively): `/V1/…`
   // must not reach a /v1 route without authentication and the scope check.
   app.use((ctx, next) => (/^\/v1(\/|$)/i.test(ctx.path) ? v1Pipeline(ctx, next) : next()));

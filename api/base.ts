@@ -1,8 +1,12 @@
 /**
- * What every Assay HTTP service (the API, the bundler) starts with: a request id on every answer,
- * errors mapped to problem+json once, a 404 problem when nothing answered, `GET /healthz`
- * (checks the database) and `GET /problems/{code}` (RFC 9457 §3.1.1: the problem `type` URIs
- * resolve to a description). {@link allowedMethods} gives every router the same 405 answer.
+ * What every Assay HTTP service (the API, the bundler) starts with: request metrics (and, with
+ * traces on, a server span: src/observability/http.ts), a request id on every answer, errors
+ * mapped to problem+json once, a 404 problem when nothing answered, `GET /healthz` (the process
+ * lives: no dependency checked), `GET /readyz` (the store, and for the API Temporal, answer; 503
+ * problem `not-ready` naming what does not: src/observability/health.ts), `GET /metrics`
+ * (Prometheus text: src/observability/metrics.ts) and `GET /problems/{code}` (RFC 9457 §3.1.1:
+ * the problem `type` URIs resolve to a description). {@link allowedMethods} gives every router the
+ * same 405 answer. docs/operations.md.
  */
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
@@ -15,6 +19,9 @@ import type { AppState } from './context';
 import { errorHandler } from './errors';
 import { PROBLEMS, problemTypeUri, type ProblemCode } from '../src/problems';
 import { Problem } from './problem';
+import { httpInstrumentation } from '../src/observability/http';
+import { LIVE_BODY, readiness, readinessAnswer, storeCheck, type ReadinessCheck } from '../src/observability/health';
+import { METRICS_CONTENT_TYPE, metricsText, startProcessMetrics } from '../src/observability/metrics';
 
 /** A client's `X-Request-Id` is kept only when it is 1–128 characters of `[A-Za-z0-9._:-]`. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -28,8 +35,21 @@ export function requestIdFrom(header: string | undefined): string {
   return header && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
+/** What {@link useServiceBase} needs. */
+export interface ServiceBaseDeps {
+  dataSource: DataSource;
+  logger: Logger;
+  config: AssayConfig;
+  /** The service's name in metrics (`service` label; default `api`). */
+  service?: 'api' | 'bundler';
+  /** The readiness checks of `GET /readyz` by name (default: `store`, the data source answers). */
+  readiness?: Record<string, ReadinessCheck>;
+}
+
 /** Installs the shared middleware and routes on `app`; call before the service's own routers. */
-export function useServiceBase(app: Koa<AppState>, deps: { dataSource: DataSource; logger: Logger; config: AssayConfig }): void {
+export function useServiceBase(app: Koa<AppState>, deps: ServiceBaseDeps): void {
+  startProcessMetrics();
+  const checks = deps.readiness ?? { store: storeCheck(deps.dataSource) };
   // X-Forwarded-For / -Proto are believed only behind a proxy the operator names (ASSAY_TRUST_PROXY):
   // otherwise any client could choose the address that per-address limits count by.
   app.proxy = deps.config.api.trustProxy;
@@ -44,6 +64,7 @@ export function useServiceBase(app: Koa<AppState>, deps: { dataSource: DataSourc
       deps.logger.error({ err }, 'request stream failed');
     }
   });
+  app.use(httpInstrumentation(deps.service ?? 'api'));
   app.use(async (ctx, next) => {
     ctx.state.requestId = requestIdFrom(ctx.get('X-Request-Id'));
     ctx.set('X-Request-Id', ctx.state.requestId);
@@ -57,9 +78,21 @@ export function useServiceBase(app: Koa<AppState>, deps: { dataSource: DataSourc
   });
 
   const root = new Router<AppState>();
-  root.get('/healthz', async (ctx) => {
-    await deps.dataSource.query('SELECT 1');
-    ctx.body = { status: 'ok' };
+  // Liveness: answers while the process can serve HTTP, whatever its dependencies do.
+  root.get('/healthz', (ctx) => {
+    ctx.body = LIVE_BODY;
+  });
+  // Readiness: the dependencies answer (200), or 503 `not-ready` naming those that do not.
+  root.get('/readyz', async (ctx) => {
+    const answer = readinessAnswer(await readiness(checks));
+    ctx.status = answer.status;
+    ctx.type = answer.contentType;
+    ctx.body = answer.body;
+  });
+  root.get('/metrics', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = METRICS_CONTENT_TYPE;
+    ctx.body = await metricsText();
   });
   root.get('/problems/:code', (ctx) => {
     const code = ctx.params.code as ProblemCode;

@@ -9,7 +9,7 @@
  *                           client address without keys).
  *   GET  /blobs/{sha256}.js the bundled code: text/javascript (RFC 9239), immutable caching, ETag,
  *                           CORS open (spec: libraries must load from a browser); no key.
- *   GET  /healthz, GET /problems/{code}
+ *   GET  /healthz, /readyz (the store answers), /metrics, GET /problems/{code} (api/base.ts)
  *
  * Errors are problem+json: 400 `validation-failed` naming the field, 401, 415, 413, 429, and for
  * what the library does or where it lives the 403/422 codes of src/bundler/errors.ts.
@@ -76,7 +76,7 @@ export interface BundlerAppDeps {
 export function createBundlerApp(deps: BundlerAppDeps): Koa<AppState> {
   const { config, bundler } = deps;
   const app = new Koa<AppState>();
-  useServiceBase(app, deps);
+  useServiceBase(app, { ...deps, service: 'bundler' });
 
   const router = new Router<AppState>();
 

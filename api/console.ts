@@ -3,7 +3,7 @@
  * `config.api.consoleDir`. Same origin as the REST API, so the console calls `/v1` without CORS.
  *
  * - GET/HEAD only, and never for the service's own paths (`/v1`, `/problems`, `/healthz`, `/libs`, `/cli`,
- *   `/webhooks`, `/mock`): those keep their routers and their problem+json 404s.
+ *   `/webhooks`, `/mock`, `/codec`, `/docs`): those keep their routers and their problem+json 404s.
  * - A file of the build (`/assets/index-3f2a….js`) is sent as it is; hashed assets are cached for a
  *   year (`immutable`), since a new build gives them new names.
  * - Any other path is a console route (`/runs/run_01…`): `index.html`, never cached, so a reload
@@ -29,7 +29,7 @@ import type { AppState } from './context';
 import { Problem } from './problem';
 
 /** Paths that belong to the service, never to the console (case-insensitive like the routers). */
-export const SERVICE_PATHS = /^\/(v1|problems|healthz|libs|cli|webhooks|mock|codec)(\/|$)/i;
+export const SERVICE_PATHS = /^\/(v1|problems|healthz|libs|cli|webhooks|mock|codec|docs)(\/|$)/i;
 
 /** The console's Content-Security-Policy (see the module comment for each source). */
 export const CONSOLE_CSP = [

@@ -17,11 +17,10 @@
  * Prints Markdown tables for docs/benchmarks.md. Uses TEMPORAL_ADDRESS or a dev server; the store
  * in DATABASE_URL or an embedded SQLite file. Everything binds to loopback; every loop is bounded.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { LOCAL_EGRESS_ENV, startLocalStack, type LocalStack } from '../bin/local-stack';
+import { spawnWorkerProcess, startLocalStack, type LocalStack } from '../bin/local-stack';
 import type { Run } from '../src/store/entities';
 
 const CASES = Number(process.env.BENCH_KILL_CASES ?? 40);
@@ -29,7 +28,6 @@ const SLOW_MS = 100;
 const KILLS = Number(process.env.BENCH_KILLS ?? 3);
 const RUNS = 4;
 const POLL_SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 10);
-const MAIN = path.resolve(__dirname, '../bin/main.js');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -57,36 +55,9 @@ async function startSlowServer(): Promise<{ url: string; hits: () => number; res
   };
 }
 
-/** A worker process on the stack's task queue; resolves once it polls. */
-async function spawnWorker(stack: LocalStack, stickyMs: number): Promise<ChildProcess> {
-  const db = stack.config.database;
-  const child = spawn(process.execPath, ['--no-node-snapshot', MAIN, 'worker'], {
-    env: {
-      ...LOCAL_EGRESS_ENV,
-      ...process.env,
-      DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite://${db.file}`,
-      TEMPORAL_ADDRESS: stack.config.temporal.address,
-      ASSAY_TASK_QUEUE: stack.config.temporal.taskQueue,
-      ASSAY_DATA_DIR: stack.config.dataDir,
-      ASSAY_STICKY_TIMEOUT_MS: String(stickyMs),
-      ASSAY_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('worker did not start within 60 s')), 60_000);
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('worker started')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code})`)));
-  });
-  child.stdout!.resume();
-  return child;
+/** A worker process on the stack's task queue with the given sticky timeout; resolves once it polls. */
+function spawnWorker(stack: LocalStack, stickyMs: number): Promise<ChildProcess> {
+  return spawnWorkerProcess(stack, { env: { ASSAY_STICKY_TIMEOUT_MS: String(stickyMs) } });
 }
 
 function kill(child: ChildProcess): Promise<void> {

@@ -4,6 +4,7 @@
  * temporary folder), the worker, the API on a free loopback port and a dev API key, plus a small
  * JSON client for the API.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -108,4 +109,45 @@ export async function runAndWait<T = Record<string, unknown>>(
     if (run.status === 'completed' || run.status === 'failed') return run;
     await new Promise((r) => setTimeout(r, pollMs));
   }
+}
+
+/**
+ * A worker process (`node dist/bin/main.js worker`) on the stack's store and task queue, with the
+ * local egress policy, `options.env` on top; resolves once its log says it polls ("worker
+ * started"), rejects when it exits first or does not start within 120 s. Its stdout is drained;
+ * stderr goes to this process's. For benches that run workers as separate processes.
+ */
+export async function spawnWorkerProcess(stack: LocalStack, options: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<ChildProcess> {
+  const db = stack.config.database;
+  const child = spawn(process.execPath, ['--no-node-snapshot', ...(options.nodeArgs ?? []), path.resolve(__dirname, 'main.js'), 'worker'], {
+    env: {
+      ...LOCAL_EGRESS_ENV,
+      ...process.env,
+      DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite://${db.file}`,
+      TEMPORAL_ADDRESS: stack.config.temporal.address,
+      ASSAY_TASK_QUEUE: stack.config.temporal.taskQueue,
+      ASSAY_DATA_DIR: stack.config.dataDir,
+      ASSAY_LOG_LEVEL: 'info',
+      ASSAY_WORKER_HTTP_PORT: '0',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('worker did not start within 120 s')), 120_000);
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('worker started')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (${code})`));
+    });
+  });
+  child.stdout!.resume();
+  return child;
 }

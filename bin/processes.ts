@@ -24,6 +24,10 @@ import { ensureWorkspace, findKey, issueKey } from '../src/keys';
 import { startRetentionSweep } from '../src/store/retention';
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenFiles } from '../src/private-files';
 import { policyFromConfig, registerOwnEndpoint } from '../src/net/address-policy';
+import { flushTracing, initTracing } from '../src/observability/tracing';
+import { startProcessMetrics } from '../src/observability/metrics';
+import { startWorkerHttp } from '../src/observability/worker-http';
+import { CHECK_TIMEOUT_MS, pingTemporal, storeCheck } from '../src/observability/health';
 
 /**
  * Opens the store and applies pending migrations. The data folder is made mode 0700 first
@@ -52,8 +56,12 @@ export interface ApiHandle {
   close(): Promise<void>;
 }
 
-/** Serves the REST API on the configured host and port (port 0: a free one). */
+/**
+ * Serves the REST API on the configured host and port (port 0: a free one). Traces start here when
+ * OTEL_EXPORTER_OTLP_ENDPOINT is set (service `assay-api`; src/observability/tracing.ts).
+ */
 export async function startApi(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<ApiHandle> {
+  if (initTracing('assay-api')) logger.info({ endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT }, 'traces exported over OTLP');
   const workflows = createRunWorkflowClient(config);
   const schedules = new ScheduleSync(config, dataSource, logger);
   schedules.start(config.deployments.reconcileIntervalMs);
@@ -90,6 +98,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       await retention.stop();
       await schedules.close();
       await workflows.close();
+      await flushTracing().catch(() => undefined);
     },
   };
 }
@@ -143,6 +152,7 @@ export interface BundlerHandle {
  * When ASSAY_BUNDLER_PUBLIC_URL is not set and the port was 0, `blobUrl`s use the real address.
  */
 export async function startBundler(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<BundlerHandle> {
+  if (initTracing('assay-bundler')) logger.info('traces exported over OTLP');
   const settings = { ...config.bundler };
   const policy = policyFromConfig(config);
   const bundler = new Bundler({ dataSource, config: settings, logger, policy });
@@ -164,13 +174,58 @@ export async function startBundler(config: AssayConfig, dataSource: DataSource, 
       unregister();
       await bundler.close();
       await policy.close();
+      await flushTracing().catch(() => undefined);
     },
   };
 }
 
-/** Starts the worker. */
-export function startWorker(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<RunWorkerHandle> {
-  return startRunWorker({ config, dataSource, logger });
+/** A worker started by {@link startWorker}. */
+export interface WorkerHandle extends RunWorkerHandle {
+  /** The address of its HTTP server (/metrics, /healthz, /readyz); undefined when the port was taken. */
+  httpUrl?: string;
+}
+
+/**
+ * Starts the worker process's HTTP server (ASSAY_WORKER_HTTP_PORT: /metrics, /healthz, /readyz;
+ * src/observability/worker-http.ts) first, so it answers while the worker waits for Temporal,
+ * then the worker. Traces start here when OTEL_EXPORTER_OTLP_ENDPOINT is set (service
+ * `assay-worker`).
+ */
+export async function startWorker(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<WorkerHandle> {
+  if (initTracing('assay-worker')) logger.info('traces exported over OTLP');
+  startProcessMetrics();
+  let started: RunWorkerHandle | undefined;
+  const http = await startWorkerHttp({
+    host: config.workerHttp.host,
+    port: config.workerHttp.port,
+    logger,
+    checks: {
+      store: storeCheck(dataSource),
+      // Ready once the worker polls and Temporal answers on its connection.
+      temporal: async () => {
+        if (!started) throw new Error('the worker is still connecting to Temporal');
+        const state = started.worker.getState();
+        if (state !== 'RUNNING') throw new Error(`the worker is ${state.toLowerCase()}`);
+        await pingTemporal(started.connection, CHECK_TIMEOUT_MS);
+      },
+    },
+  });
+  try {
+    started = await startRunWorker({ config, dataSource, logger });
+  } catch (err) {
+    await http?.close();
+    throw err;
+  }
+  const worker = started;
+  return {
+    ...worker,
+    httpUrl: http?.url,
+    async shutdown() {
+      await worker.shutdown();
+      await http?.close();
+      await flushTracing().catch(() => undefined);
+    },
+  };
 }
 
 /**

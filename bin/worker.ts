@@ -8,11 +8,14 @@ import type { AssayConfig } from '../src/config';
 import { createActivities, createLoadWorkerActivities } from '../activities';
 import { LOAD_TASK_QUEUE_SUFFIX } from '../src/domain/run-workflow';
 import { registerSearchAttributes } from '../src/temporal/search-attributes';
-import { workflowSource } from '../src/temporal/bundle';
+import { workflowModules, workflowSource } from '../src/temporal/bundle';
+import { temporalMetricsExporter } from '../src/observability/temporal-metrics';
+import { workerTracing } from '../src/observability/tracing-temporal';
 import { retryForever } from '../src/retry';
 import { dataConverter } from '../src/temporal/codec';
+import { AssayWorker, setIsolateTimeout } from '../src/temporal/workflow-worker';
 
-let runtimeInstalled = false;
+let runtimeInstalled: Promise<void> | undefined;
 
 /**
  * The SDK's log metadata without payload contents: at trace level it logs workflow activations
@@ -30,19 +33,38 @@ export function withoutPayloadData(value: unknown, depth = 0): unknown {
   return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, withoutPayloadData(v, depth + 1)]));
 }
 
-/** Routes the SDK's logs through our logger (payload contents left out), once per process. */
-function installRuntime(logger: Logger): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  const log = (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) =>
+/**
+ * Routes the SDK's logs through our logger (payload contents left out) and exports its metrics
+ * (appended to the process's /metrics: src/observability/temporal-metrics.ts), once per process.
+ */
+function installRuntime(logger: Logger): Promise<void> {
+  runtimeInstalled ??= temporalMetricsExporter().then((sdkMetrics) => installRuntimeWith(logger, sdkMetrics));
+  return runtimeInstalled;
+}
+
+function installRuntimeWith(logger: Logger, sdkMetrics: Awaited<ReturnType<typeof temporalMetricsExporter>>): void {
+  // The SDK logs every activation at trace level: skip the payload walk for a level that is off.
+  const log = (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) => {
+    if (!logger.isLevelEnabled(level)) return;
     logger[level]({ ...(withoutPayloadData(meta ?? {}) as Record<string, unknown>), source: 'temporal' }, message);
-  try {
+  };
+  const install = (metrics: typeof sdkMetrics.metrics | undefined) =>
     Runtime.install({
     logger: { log: (level, message, meta) => log(level.toLowerCase() as 'info')(message, meta), trace: log('trace'), debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} }, ...(metrics ? { metrics } : {}) },
     });
+  try {
+    install(sdkMetrics.metrics);
+    sdkMetrics.installed();
   } catch {
-    // A runtime already exists in this process (a replay worker made one first): keep it.
+    // A runtime already exists in this process (a replay worker made one first): keep it. Or the
+    // SDK's metrics port was taken meanwhile: install without its metrics.
+    try {
+      install(undefined);
+      logger.warn('the Temporal SDK metrics exporter could not start; /metrics has Assay metrics only');
+    } catch {
+      /* the existing runtime stays */
+    }
   }
 }
 
@@ -60,7 +82,7 @@ export interface RunWorkerHandle {
  */
 export async function startRunWorker(deps: { config: AssayConfig; dataSource: DataSource; logger: Logger }): Promise<RunWorkerHandle> {
   const { config, dataSource, logger } = deps;
-  installRuntime(logger);
+  await installRuntime(logger);
   // Temporal not up yet (or restarting): wait for it with backoff rather than exit.
   const connection = await retryForever(
     async () => {
@@ -77,12 +99,18 @@ export async function startRunWorker(deps: { config: AssayConfig; dataSource: Da
   );
   // Every payload is encrypted with the key ring (src/temporal/codec.ts); API and worker need the same ring.
   const converter = dataConverter(config);
-  const worker = await Worker.create({
+  // Traces (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set): activity interceptors and the workflow span sink.
+  const tracing = workerTracing();
+  // Workflow code without a per-call V8 watchdog unless configured (src/temporal/workflow-worker.ts).
+  setIsolateTimeout(config.temporal.isolateTimeoutMs);
+  const worker = await AssayWorker.create({
     connection,
     dataConverter: converter,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...workflowSource(),
+    interceptors: { workflowModules: workflowModules(), activity: tracing.activityInterceptors },
+    sinks: tracing.sinks,
     activities: createActivities({ dataSource, config }),
     // Let in-flight requests finish (or be retried elsewhere) on a graceful stop.
     shutdownGraceTime: '10 seconds',

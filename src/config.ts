@@ -47,11 +47,28 @@ export interface AssayConfig {
      */
     stickyTimeoutMs: number;
     /**
+     * Per-call V8 watchdog on workflow code (`ASSAY_WORKFLOW_ISOLATE_TIMEOUT_MS`, ms; unset or 0: none,
+     * the default). Node starts a thread for every watched call (about 1 ms each, several per workflow
+     * activation), which capped a worker's throughput; Assay's workflow code meters user expressions
+     * itself (src/temporal/workflow-worker.ts, docs/benchmarks.md "Scaling").
+     */
+    isolateTimeoutMs: number | undefined;
+    /**
      * Origins besides the Web UI's (`TEMPORAL_UI_URL`) allowed to call the codec server from a
      * browser (`ASSAY_CODEC_CORS_ORIGINS`, comma-separated, e.g. `https://temporal.example.com`;
      * api/routes/codec.ts, docs/codec.md).
      */
     codecCorsOrigins: string[];
+  };
+  /** The worker process's own HTTP server: GET /metrics, /healthz, /readyz (docs/operations.md). */
+  workerHttp: {
+    /** Interface it binds to (`ASSAY_HOST`, default `127.0.0.1`). */
+    host: string;
+    /**
+     * Its port (`ASSAY_WORKER_HTTP_PORT`, default 9464; `0`: any free port). A port already taken is
+     * logged as a warning and the worker runs on without the server.
+     */
+    port: number;
   };
   /** Performance runs' load generation (docs/performance.md). */
   load: {
@@ -353,7 +370,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       uiUrl: (env.TEMPORAL_UI_URL || 'http://localhost:8233').replace(/\/$/, ''),
       workflowTaskTimeoutMs: integer(env, 'ASSAY_WORKFLOW_TASK_TIMEOUT_MS', 2000, 1000, 60_000),
       stickyTimeoutMs: integer(env, 'ASSAY_STICKY_TIMEOUT_MS', 1000, 100, 60_000),
+      isolateTimeoutMs: integer(env, 'ASSAY_WORKFLOW_ISOLATE_TIMEOUT_MS', 0, 0, 600_000) || undefined,
       codecCorsOrigins: origins(env, 'ASSAY_CODEC_CORS_ORIGINS'),
+    },
+    workerHttp: {
+      host: env.ASSAY_HOST || '127.0.0.1',
+      port: integer(env, 'ASSAY_WORKER_HTTP_PORT', 9464, 0, 65535),
     },
     load: {
       shardsPerWorker: integer(env, 'ASSAY_LOAD_SHARDS_PER_WORKER', 2, 0, 64),
@@ -380,6 +402,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       testCasesPerExecution: integer(env, 'ASSAY_TEST_CASES_PER_EXECUTION', 200, 1, 2000),
       maxLoopIterations: integer(env, 'ASSAY_MAX_LOOP_ITERATIONS', 1000, 1, 1_000_000),
       segmentHistoryEvents: integer(env, 'ASSAY_SEGMENT_HISTORY_EVENTS', 2500, 20, 40_000),
+      checkpointMs: integer(env, 'ASSAY_CHECKPOINT_MS', 1000, 200, 60_000),
       retentionDays: integer(env, 'ASSAY_RUN_RETENTION_DAYS', 0, 0, 36_500),
     },
     quotas: {

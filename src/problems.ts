@@ -160,6 +160,11 @@ export const PROBLEMS = {
     title: 'Workflow service unavailable',
     description: 'Temporal could not be reached, so the run could not be started. Nothing was left half-done; retry later.',
   },
+  'not-ready': {
+    status: 503,
+    title: 'Not ready',
+    description: 'A readiness probe (`GET /readyz`) found a dependency of the service unreachable: `unavailable` names it (`store`, `temporal`) and `checks` gives each check\'s state. The process itself lives (`GET /healthz`); docs/operations.md.',
+  },
 } as const satisfies Record<string, ProblemType>;
 
 /** A code of the catalogue. */

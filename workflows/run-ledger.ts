@@ -44,6 +44,9 @@ export function estimateCompletion(input: { startedAtMs: number; deadlineMs: num
   return Math.round(Math.max(soonest, Math.min(eta, deadlineMs)));
 }
 
+/** Steps listed under the test case under way in the run's current details. */
+const KEPT_STEPS = 6;
+
 /**
  * The bookkeeping of one run workflow execution: the plan, the test cases done and the summary,
  * the node executions done against those expected (progress, the work fraction and the estimate),
@@ -114,6 +117,7 @@ export class RunLedger {
     else this.summary.failed += 1;
     this.nextIndex += 1;
     this.nodesInTestCase = 0;
+    this.steps = [];
   }
 
   get progress(): RunProgress {
@@ -141,15 +145,31 @@ export class RunLedger {
     return { plan: this.plan, nextIndex: this.nextIndex, summary: { ...this.summary }, nodesDone: this.nodesDone };
   }
 
-  /** Markdown shown as the workflow's current details in the Temporal Web UI. */
+  /** The latest finished steps of the test case under way, oldest first ({@link step}). */
+  private steps: string[] = [];
+
+  /** Records a finished step (InterpreterPort.recordStep) for {@link details}; keeps the last {@link KEPT_STEPS}. */
+  step(line: string): void {
+    this.steps.push(line);
+    if (this.steps.length > KEPT_STEPS) this.steps.shift();
+  }
+
+  /**
+   * Markdown shown as the workflow's current details in the Temporal Web UI: runner, environment,
+   * status, counts, and while running the test case under way with its latest steps.
+   */
   details(): string {
     const p = this.progress;
     const s = this.summary;
+    const current = this.status === 'running' ? this.plan?.testCases[this.nextIndex] : undefined;
     return [
       `**${this.plan?.runner ?? '?'}** on **${this.plan?.environment ?? '?'}**: ${this.status}`,
       '',
       `Test cases: ${p.completed}/${p.total} (${p.percentage}%), passed ${s.passed}, failed ${s.failed}, skipped ${s.skipped}`,
       `Nodes: ${this.nodesDone} run, about ${this.totalNodes} expected`,
+      ...(current
+        ? ['', `Under way: **${current.name}** (test case ${this.nextIndex + 1} of ${this.plan!.testCases.length})`, ...this.steps.map((line) => `- ${line.replace(/[\\`*_[\]<>]/g, '\\$&')}`)]
+        : []),
     ].join('\n');
   }
 }

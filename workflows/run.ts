@@ -42,7 +42,7 @@ import { RunLedger } from './run-ledger';
 import { runLoad } from './performance';
 import { ulidFrom } from '../src/domain/ulid';
 import { capTestCaseResult } from '../src/domain/limits';
-import { FAILURE_TYPES } from '../src/domain/failures';
+import { FAILURE_TYPES, RUN_ERROR_PREFIX } from '../src/domain/failures';
 
 /**
  * Bookkeeping writes retry without an attempt limit: a database outage delays a run, never fails it.
@@ -98,7 +98,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       ledger.begin(await store.startRun({ runId }));
     } catch (err) {
       const cancelled = isCancellation(err);
-      const error = cancelled ? 'Run cancelled before it started' : `Run could not start: ${messageOf(err)}`;
+      const error = cancelled ? `${RUN_ERROR_PREFIX.cancelled} before it started` : `Run could not start: ${messageOf(err)}`;
       await CancellationScope.nonCancellable(async () => {
         await finalStore.finishRun({ runId, status: 'failed', error, summary: ledger.summary, unfinished: [] });
         await onEnd();
@@ -123,6 +123,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     deadlineMs: deadline,
     onNodeDone: () => ledger.nodeDone(),
     checkpoint: () => store.saveProgress(progressInput()),
+    onStep: (line) => {
+      ledger.step(line);
+      setCurrentDetails(ledger.details());
+    },
   });
   clock = port.now;
 
@@ -163,9 +167,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     const userCancelled = CancellationScope.current().consideredCancelled;
     const timedOut = err instanceof DeadlineReached || (isCancellation(err) && !userCancelled);
     const error = timedOut
-      ? `Run timed out after ${plan.timeoutSeconds} s`
+      ? `${RUN_ERROR_PREFIX.timedOut} after ${plan.timeoutSeconds} s`
       : userCancelled
-        ? 'Run cancelled'
+        ? RUN_ERROR_PREFIX.cancelled
         : `Run failed: ${messageOf(err)}`;
     ledger.status = 'failed';
     await CancellationScope.nonCancellable(async () => {

@@ -46,7 +46,7 @@ import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits'
 import { DeadlineReached, type InterpreterPort, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
 import { FAILURE_TYPES } from '../src/domain/failures';
 
-/** Longest stretch of local activities before a normal activity ends the workflow task. */
+/** Longest stretch of local activities before a normal activity ends the workflow task, unless the run's settings say otherwise (`checkpointMs`). */
 export const CHECKPOINT_MS = 1000;
 /**
  * Work one workflow task may do before it yields (a `checkpoint` activity), in JSONata evaluation steps; a
@@ -76,6 +76,8 @@ export interface WorkflowPortOptions {
   onNodeDone?: () => void;
   /** Ends the workflow task (a normal activity); the run workflow also stores its progress there. */
   checkpoint?: () => Promise<void>;
+  /** A finished step as one line for people (InterpreterPort.recordStep). */
+  onStep?: (line: string) => void;
 }
 
 /** The interpreter's port for one workflow execution (see the module comment). */
@@ -83,6 +85,8 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
   const { runId, settings, deadlineMs } = options;
   const local = settings.apiNodeActivity === 'local';
   const activities = local ? localNodeActivities : nodeActivities;
+  // Frozen in the plan (RunSettings.checkpointMs); plans from before it have none.
+  const checkpointMs = settings.checkpointMs ?? CHECKPOINT_MS;
   let observed = 0;
   let lastBoundary = Date.now();
   const now = () => Math.max(Date.now(), observed);
@@ -230,7 +234,7 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     },
     async afterNode() {
       options.onNodeDone?.();
-      if (local && now() - lastBoundary >= CHECKPOINT_MS) {
+      if (local && now() - lastBoundary >= checkpointMs) {
         await endTask();
         lastBoundary = Date.now();
       }
@@ -240,6 +244,7 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     afterIteration() {
       return pace(NODE_WORK);
     },
+    recordStep: options.onStep,
   };
 }
 

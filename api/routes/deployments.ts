@@ -89,13 +89,17 @@ const fields = {
   signingSecret: { type: 'string', minLength: 16, maxLength: 200 },
   loadProfile: loadProfileSchema,
 };
-const validateCreate = bodyValidator<DeploymentInput & { name: string; runner: string; environment: string }>({
-  type: 'object',
-  required: ['name', 'runner', 'environment'],
-  additionalProperties: false,
-  properties: fields,
-});
-const validatePatch = bodyValidator<DeploymentInput>({ type: 'object', additionalProperties: false, minProperties: 1, properties: fields });
+/**
+ * The request body schemas of the deployment endpoints: what ajv validates with (below) and what
+ * the OpenAPI document shows (api/openapi/operations.ts). Cron, time zone, URLs and templates are
+ * checked after them ({@link semanticErrors}).
+ */
+export const DEPLOYMENT_SCHEMAS = {
+  create: { type: 'object', required: ['name', 'runner', 'environment'], additionalProperties: false, properties: fields },
+  patch: { type: 'object', additionalProperties: false, minProperties: 1, properties: fields },
+} as const;
+const validateCreate = bodyValidator<DeploymentInput & { name: string; runner: string; environment: string }>(DEPLOYMENT_SCHEMAS.create);
+const validatePatch = bodyValidator<DeploymentInput>(DEPLOYMENT_SCHEMAS.patch);
 
 /**
  * Checks a cron expression: five fields (minute hour day-of-month month day-of-week), values in
@@ -197,10 +201,12 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     environment: d.environmentName,
     schedule: d.schedule,
     timezone: d.timezone,
-    enabled: d.enabled,
+    // Booleans as booleans: after an insert TypeORM sets the columns with defaults from MariaDB's
+    // answer (TINYINT 1/0), so a just-created deployment would otherwise answer `"enabled": 1`.
+    enabled: Boolean(d.enabled),
     scheduleState: schedule,
-    webhookEnabled: d.webhookEnabled,
-    webhookRequireAuth: d.webhookRequireAuth,
+    webhookEnabled: Boolean(d.webhookEnabled),
+    webhookRequireAuth: Boolean(d.webhookRequireAuth),
     ...(d.webhookEnabled && d.webhookId ? { webhookUrl: `${config.api.publicUrl}/webhooks/deploy/${d.webhookId}` } : {}),
     webhooks: maskWebhookHeaders(d.webhooks ?? { onComplete: [], onFailure: [] }),
     loadProfile: d.loadProfile ?? null,

@@ -73,14 +73,24 @@ const fields = {
   responseSchemas: { type: ['object', 'null'], propertyNames: { pattern: '^[1-5][0-9][0-9]$' }, additionalProperties: { type: 'object' } },
   responses: { type: 'array', maxItems: 100, items: responseSchema },
 };
-const validateFull = bodyValidator<DesignInput>({ type: 'object', required: ['method', 'path', 'responses'], additionalProperties: false, properties: fields });
-const validatePatch = bodyValidator<Partial<DesignInput>>({ type: 'object', additionalProperties: false, minProperties: 1, properties: fields });
-const validateSample = bodyValidator<{ schema: object; mode?: 'fast' | 'ai'; hint?: string }>({
-  type: 'object',
-  required: ['schema'],
-  additionalProperties: false,
-  properties: { schema: { type: 'object' }, mode: { enum: ['fast', 'ai'] }, hint: { type: 'string', maxLength: 1000 } },
-});
+/**
+ * The request body schemas of the design endpoints (`full`: create and replace; `sample`: `POST
+ * /v1/mock-samples`): what ajv validates with (below) and what the OpenAPI document shows
+ * (api/openapi/operations.ts). Paths, schemas and codes are checked after them ({@link prepare}).
+ */
+export const DESIGN_SCHEMAS = {
+  full: { type: 'object', required: ['method', 'path', 'responses'], additionalProperties: false, properties: fields },
+  patch: { type: 'object', additionalProperties: false, minProperties: 1, properties: fields },
+  sample: {
+    type: 'object',
+    required: ['schema'],
+    additionalProperties: false,
+    properties: { schema: { type: 'object' }, mode: { enum: ['fast', 'ai'] }, hint: { type: 'string', maxLength: 1000 } },
+  },
+} as const;
+const validateFull = bodyValidator<DesignInput>(DESIGN_SCHEMAS.full);
+const validatePatch = bodyValidator<Partial<DesignInput>>(DESIGN_SCHEMAS.patch);
+const validateSample = bodyValidator<{ schema: object; mode?: 'fast' | 'ai'; hint?: string }>(DESIGN_SCHEMAS.sample);
 
 /** The design listing's order: by path, then method. */
 const ORDER: Keyset<ApiDesign, 'pair'> = {

@@ -64,9 +64,15 @@ const patchSchema = {
   },
 };
 
-const validateCreate = bodyValidator<EnvironmentInput & { name: string }>(createSchema);
-const validateReplace = bodyValidator<EnvironmentInput>(replaceSchema);
-const validatePatch = bodyValidator<EnvironmentPatch>(patchSchema);
+/**
+ * The request body schemas of the environment endpoints: what ajv validates with (below) and what
+ * the OpenAPI document shows (api/openapi/operations.ts). Secret shapes are checked after them.
+ */
+export const ENVIRONMENT_SCHEMAS = { create: createSchema, replace: replaceSchema, patch: patchSchema } as const;
+
+const validateCreate = bodyValidator<EnvironmentInput & { name: string }>(ENVIRONMENT_SCHEMAS.create);
+const validateReplace = bodyValidator<EnvironmentInput>(ENVIRONMENT_SCHEMAS.replace);
+const validatePatch = bodyValidator<EnvironmentPatch>(ENVIRONMENT_SCHEMAS.patch);
 
 /** `validate` with the secret variables' shapes checked too (api/secrets.ts `variableShapeErrors`). */
 function validated<T>(validate: (body: unknown) => T, body: unknown): T {

@@ -61,7 +61,8 @@ interface WebhookBody {
   [field: string]: unknown;
 }
 
-const validateBody = bodyValidator<WebhookBody>({
+/** The body schema of an incoming webhook call: what ajv validates with and what the OpenAPI document shows (api/openapi/operations.ts). */
+export const WEBHOOK_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: true,
   properties: {
@@ -71,7 +72,8 @@ const validateBody = bodyValidator<WebhookBody>({
     variables: variablesSchema,
     metadata: { type: 'object' },
   },
-});
+} as const;
+const validateBody = bodyValidator<WebhookBody>(WEBHOOK_BODY_SCHEMA);
 
 /** What the steps of a webhook call find, in order; a step reads only what earlier steps set. */
 export interface WebhookState extends AppState {

@@ -108,7 +108,11 @@ const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
 /** Strict base64 (RFC 4648 §4, padded). */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-function requestSchema(maxTimeoutMs: number) {
+/**
+ * The body schema of `POST /v1/relay` (`timeoutMs` at most `maxTimeoutMs`, ASSAY_REQUEST_TIMEOUT_MS):
+ * what ajv validates with and what the OpenAPI document shows (api/openapi/operations.ts).
+ */
+export function relayRequestSchema(maxTimeoutMs: number) {
   return {
     type: 'object',
     required: ['method', 'url'],
@@ -255,7 +259,7 @@ export function relayRouter(deps: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
   const { config } = deps;
   const maxTimeoutMs = config.runs.requestTimeoutMs;
-  const validate = bodyValidator<RelayRequest>(requestSchema(maxTimeoutMs));
+  const validate = bodyValidator<RelayRequest>(relayRequestSchema(maxTimeoutMs));
   const perMinute = config.api.relayPerMinute;
   const limit = new PerMinuteLimit(perMinute);
   let policy = deps.policy;

@@ -53,9 +53,15 @@ const fields = {
   order: { enum: [...RUNNER_ORDERS] },
   loadProfile: loadProfileSchema,
 };
-const validateCreate = bodyValidator<RunnerInput & { name: string }>({ type: 'object', required: ['name'], additionalProperties: false, properties: fields });
-const validateReplace = bodyValidator<RunnerInput>({ type: 'object', additionalProperties: false, properties: fields });
-const validatePatch = bodyValidator<RunnerInput>({ type: 'object', additionalProperties: false, minProperties: 1, properties: fields });
+/** The request body schemas of the runner endpoints: what ajv validates with (below) and what the OpenAPI document shows (api/openapi/operations.ts). */
+export const RUNNER_SCHEMAS = {
+  create: { type: 'object', required: ['name'], additionalProperties: false, properties: fields },
+  replace: { type: 'object', additionalProperties: false, properties: fields },
+  patch: { type: 'object', additionalProperties: false, minProperties: 1, properties: fields },
+} as const;
+const validateCreate = bodyValidator<RunnerInput & { name: string }>(RUNNER_SCHEMAS.create);
+const validateReplace = bodyValidator<RunnerInput>(RUNNER_SCHEMAS.replace);
+const validatePatch = bodyValidator<RunnerInput>(RUNNER_SCHEMAS.patch);
 
 /** The JSON form of a runner. */
 export function runnerJson(r: Runner) {

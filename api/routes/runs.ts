@@ -64,8 +64,28 @@ interface RunInput {
   performance?: LoadProfileInput;
 }
 
+/**
+ * The body schema of `POST /v1/runs` (`timeout` at most `maxTimeoutSeconds`,
+ * ASSAY_MAX_RUN_TIMEOUT_SECONDS): what ajv validates with and what the OpenAPI document shows
+ * (api/openapi/operations.ts). Variables and the load profile are checked further after it.
+ */
+export function runInputSchema(maxTimeoutSeconds: number) {
+  return {
+    type: 'object',
+    required: ['runner', 'environment'],
+    additionalProperties: false,
+    properties: {
+      runner: nameSchema,
+      environment: nameSchema,
+      timeout: { type: 'integer', minimum: 1, maximum: maxTimeoutSeconds },
+      variables: variablesSchema,
+      performance: { type: 'object' },
+    },
+  };
+}
+
 /** The values of the `trigger` filter (a Record, so that a new trigger kind cannot be forgotten here). */
-const RUN_TRIGGERS = Object.keys({ api: true, schedule: true, webhook: true } satisfies Record<RunTrigger, true>) as RunTrigger[];
+export const RUN_TRIGGERS = Object.keys({ api: true, schedule: true, webhook: true } satisfies Record<RunTrigger, true>) as RunTrigger[];
 
 /** Default and largest page of the run listing. */
 const RUN_PAGE = { default: 20, max: 200 } as const;
@@ -135,18 +155,7 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
   const startRun = runStarter(deps);
   const ring = keyRingFor(config.secretKeys, config.dataDir);
   const loadRun = (ctx: AppContext) => findOr404(dataSource.manager, Run, { id: ctx.params.runId!, workspaceId: ctx.state.caller.workspaceId }, `Run "${ctx.params.runId}"`);
-  const validateRun = bodyValidator<RunInput>({
-    type: 'object',
-    required: ['runner', 'environment'],
-    additionalProperties: false,
-    properties: {
-      runner: nameSchema,
-      environment: nameSchema,
-      timeout: { type: 'integer', minimum: 1, maximum: config.runs.maxTimeoutSeconds },
-      variables: variablesSchema,
-      performance: { type: 'object' },
-    },
-  });
+  const validateRun = bodyValidator<RunInput>(runInputSchema(config.runs.maxTimeoutSeconds));
 
   router.post('/runs', async (ctx) => {
     const input = validatedWith(validateRun, jsonBody(ctx), (body) => [...variableShapeErrors(body), ...keptSecretErrors(bodyVariables(body), undefined)]);

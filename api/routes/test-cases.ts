@@ -61,8 +61,17 @@ const ORDER: Keyset<TestCase, 'pair'> = {
   ],
 };
 
-const validateFull = bodyValidator<TestCaseInput>({ type: 'object', required: ['name', 'flow'], additionalProperties: false, properties: fields });
-const validatePatch = bodyValidator<Partial<TestCaseInput>>({ type: 'object', additionalProperties: false, minProperties: 1, properties: fields });
+/**
+ * The request body schemas of the test case endpoints (`full`: create and replace): what ajv
+ * validates with (below) and what the OpenAPI document shows (api/openapi/operations.ts). The flow
+ * and data sets are then checked node by node (src/validation/flow.ts).
+ */
+export const TEST_CASE_SCHEMAS = {
+  full: { type: 'object', required: ['name', 'flow'], additionalProperties: false, properties: fields },
+  patch: { type: 'object', additionalProperties: false, minProperties: 1, properties: fields },
+} as const;
+const validateFull = bodyValidator<TestCaseInput>(TEST_CASE_SCHEMAS.full);
+const validatePatch = bodyValidator<Partial<TestCaseInput>>(TEST_CASE_SCHEMAS.patch);
 
 /** The JSON form of a test case. */
 export function testCaseJson(tc: TestCase) {

@@ -23,6 +23,7 @@ import { buildBundle } from './build';
 import type { AddressPolicy } from '../net/address-policy';
 import { bundlerOnlyPolicy } from './guard';
 import { isPinned } from './names';
+import { bundlerBuildDuration, bundlerBuilds, bundlerCacheHits } from '../observability/metrics';
 
 /** A bundle request, checked (api/bundler.ts validates the body). */
 export interface BundleRequest {
@@ -107,10 +108,21 @@ export class Bundler {
     const ttlMs = this.deps.config.unpinnedTtlSeconds * 1000;
     if (known && (known.pinned || Date.now() - known.builtAt.getTime() < ttlMs)) {
       const blob = await this.blob(known.blobId);
-      if (blob) return this.describe(known, blob, true);
+      if (blob) {
+        bundlerCacheHits.inc();
+        return this.describe(known, blob, true);
+      }
     }
     const started = performance.now();
-    const out = await buildBundle(req, this.policy, this.deps.config);
+    let out: Awaited<ReturnType<typeof buildBundle>>;
+    try {
+      out = await buildBundle(req, this.policy, this.deps.config);
+    } catch (err) {
+      bundlerBuilds.inc({ outcome: 'failed' });
+      throw err;
+    }
+    bundlerBuilds.inc({ outcome: 'built' });
+    bundlerBuildDuration.observe((performance.now() - started) / 1000);
     const sha256 = createHash('sha256').update(out.code).digest('hex');
     const size = Buffer.byteLength(out.code);
     const blob = Object.assign(new BundleBlob(), { id: sha256, size, code: out.code, createdAt: new Date() });

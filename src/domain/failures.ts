@@ -23,4 +23,14 @@ export const FAILURE_TYPES = {
   deliveryFailed: 'DeliveryFailed',
 } as const;
 
+/**
+ * How the error text of a run that ended `failed` begins when it timed out or was cancelled
+ * (workflows/run.ts writes them; the recovery sweep uses the cancelled one; metrics read them back:
+ * src/observability/metrics.ts `runResultOf`). Part of stored runs and API answers: never reword.
+ */
+export const RUN_ERROR_PREFIX = {
+  timedOut: 'Run timed out',
+  cancelled: 'Run cancelled',
+} as const;
+
 export type FailureType = (typeof FAILURE_TYPES)[keyof typeof FAILURE_TYPES];

@@ -403,6 +403,13 @@ export interface RunSettings {
   maxLoopIterations: number;
   /** History length past which the rest of a loop runs in a child workflow (`ASSAY_SEGMENT_HISTORY_EVENTS`). */
   segmentHistoryEvents: number;
+  /**
+   * Longest stretch of local activities before a checkpoint (a normal activity that stores progress)
+   * ends the workflow task, ms (`ASSAY_CHECKPOINT_MS`, default 1000). Longer: fewer workflow tasks
+   * for the Temporal server per node (more nodes per second), but a cancel, and the progress stored
+   * while a test case runs, wait up to this long. Absent in plans frozen before it existed: 1000.
+   */
+  checkpointMs?: number;
 }
 
 /** Names of the {@link RunSettings} fields, in one list (copying settings out of the configuration). */
@@ -413,4 +420,5 @@ export const RUN_SETTING_NAMES = [
   'testCasesPerExecution',
   'maxLoopIterations',
   'segmentHistoryEvents',
+  'checkpointMs',
 ] as const satisfies readonly (keyof RunSettings)[];

@@ -33,6 +33,7 @@ import type { DataSource } from 'typeorm';
 import { ApiDesign } from '../store/entities';
 import { parsePath } from './paths';
 import { compileBody, compileHeaders, type CompiledBody, type CompiledHeaders, type TemplateScope } from './templates';
+import { mockRequests } from '../observability/metrics';
 
 interface CompiledResponse {
   status: number;
@@ -189,6 +190,7 @@ export class MockEngine {
       const allowed = METHODS.filter((m) => mocks.router.find(m, path) || (m === 'HEAD' && mocks.router.find('GET', path)));
       if (allowed.length > 0) {
         if (method === 'OPTIONS') {
+          mockRequests.inc({ status: '204' });
           res.writeHead(204, { allow: allowed.join(', '), 'access-control-allow-origin': '*', 'access-control-allow-methods': allowed.join(', '), 'access-control-allow-headers': '*' });
           return void res.end();
         }
@@ -244,6 +246,7 @@ export class MockEngine {
 
     const chosen = response;
     const write = () => {
+      mockRequests.inc({ status: STATUS_LABELS[chosen.status] ?? String(chosen.status) });
       if (chosen.ready) {
         res.writeHead(chosen.status, chosen.ready.headers);
         res.end(method === 'HEAD' ? undefined : chosen.ready.body);
@@ -263,6 +266,7 @@ export class MockEngine {
   }
 
   private problem(res: ServerResponse, status: number, code: string, detail: string, extras: Record<string, unknown> = {}): void {
+    mockRequests.inc({ status: STATUS_LABELS[status] ?? String(status) });
     const body = JSON.stringify({ type: `/problems/${code}`, title: TITLES[code] ?? 'Mock error', status, detail, code, ...extras });
     res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'access-control-allow-origin': '*' });
     res.end(body);
@@ -317,6 +321,9 @@ export class MockEngine {
     return { version, checkedAt: Date.now(), router, designs };
   }
 }
+
+/** Status codes as label values, made once (the mock path is hot: `assay_mock_requests_total`). */
+const STATUS_LABELS: string[] = Array.from({ length: 600 }, (_, i) => String(i));
 
 const TITLES: Record<string, string> = {
   'mock-not-found': 'No API design matches',

@@ -15,7 +15,7 @@
  * authenticated data) binds a sealed value to where it belongs (e.g. `environment:<id>:<name>`),
  * so a value copied to another field does not open.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -37,6 +37,23 @@ export class KeyRingError extends Error {
 }
 
 const ID = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** Random bytes drawn 4 KiB at a time: one `randomBytes(12)` per payload cost a worker 2 % of its main thread. */
+const IV_POOL_BYTES = 4096;
+let ivPool = Buffer.alloc(0);
+let ivOffset = 0;
+
+/** A fresh random 96-bit GCM IV (NIST SP 800-38D §8.2.2: random IVs from a CSPRNG), from a pool of `crypto.randomBytes`. */
+function randomIv(): Buffer {
+  if (ivOffset + 12 > ivPool.length) {
+    ivPool = randomBytes(IV_POOL_BYTES);
+    ivOffset = 0;
+  }
+  // A copy: the IV outlives the pool's next refill.
+  const iv = Buffer.from(ivPool.subarray(ivOffset, ivOffset + 12));
+  ivOffset += 12;
+  return iv;
+}
 
 /** Decodes a 32-byte key written as base64, base64url or hex; @throws KeyRingError. */
 function decodeKey(id: string, text: string): Buffer {
@@ -68,11 +85,15 @@ export function newSecretKeyEntry(id: string): string {
 }
 
 export class KeyRing {
-  private readonly byId: Map<string, Buffer>;
+  // KeyObjects made once: given a Buffer, every createCipheriv makes one (measured: a tenth of a
+  // worker's main thread when it encrypted every Temporal payload; docs/benchmarks.md "Scaling").
+  private readonly byId: Map<string, KeyObject>;
+  private readonly primary: KeyObject;
 
   constructor(readonly keys: SecretKey[]) {
     if (!keys.length) throw new KeyRingError('a key ring needs at least one key');
-    this.byId = new Map(keys.map((k) => [k.id, k.key]));
+    this.byId = new Map(keys.map((k) => [k.id, createSecretKey(k.key)]));
+    this.primary = this.byId.get(keys[0]!.id)!;
   }
 
   /** The id of the key that encrypts. */
@@ -87,8 +108,8 @@ export class KeyRing {
 
   /** Encrypts bytes with the primary key: `{keyId, iv, data}` (data = ciphertext followed by the 16-byte tag). */
   encryptBytes(plain: Buffer, aad?: string): { keyId: string; iv: Buffer; data: Buffer } {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.keys[0]!.key, iv);
+    const iv = randomIv();
+    const cipher = createCipheriv('aes-256-gcm', this.primary, iv);
     if (aad !== undefined) cipher.setAAD(Buffer.from(aad, 'utf8'));
     const data = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
     return { keyId: this.primaryId, iv, data };

@@ -8,11 +8,14 @@
  * again, and `close` waits for it.
  *
  * Its payloads (workflow and schedule inputs, queries, results) go through the encryption codec
- * (src/temporal/codec.ts).
+ * (src/temporal/codec.ts). With traces on (src/observability/tracing.ts), starting a workflow is a
+ * span whose context travels in the workflow's start header (src/observability/tracing-temporal.ts).
  */
 import { Client, Connection } from '@temporalio/client';
 import type { AssayConfig } from '../config';
 import { dataConverter } from './codec';
+import { clientTracingInterceptors } from '../observability/tracing-temporal';
+import { pingTemporal } from '../observability/health';
 
 /** How long a closed client's connection stays open for the SDK's own pending retries (ms). */
 const CLOSE_GRACE_MS = 60_000;
@@ -26,7 +29,7 @@ export class OnDemandClient {
   async get(): Promise<Client> {
     this.connecting ??= (async () => {
       const connection = await Connection.connect({ address: this.config.temporal.address, connectTimeout: '5 seconds' });
-      return { connection, client: new Client({ connection, namespace: this.config.temporal.namespace, dataConverter: dataConverter(this.config) }) };
+      return { connection, client: new Client({ connection, namespace: this.config.temporal.namespace, dataConverter: dataConverter(this.config), interceptors: clientTracingInterceptors() }) };
     })();
     try {
       return (await this.connecting).client;
@@ -40,6 +43,14 @@ export class OnDemandClient {
   async connection(): Promise<Connection> {
     await this.get();
     return (await this.connecting!).connection;
+  }
+
+  /**
+   * Whether Temporal answers (`GetSystemInfo`) within `ms`; readiness probes (docs/operations.md).
+   * @throws when it cannot be reached or does not answer in time
+   */
+  async ping(ms: number): Promise<void> {
+    await pingTemporal(await this.connection(), ms);
   }
 
   /** Runs `fn` with the client under a deadline of `ms` (the client's own retries stop there). */

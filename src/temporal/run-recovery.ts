@@ -26,6 +26,7 @@ import { In, IsNull, LessThan, Not, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { Run } from '../store/entities';
 import type { RunWorkflowClient } from './run-workflows';
+import { RUN_ERROR_PREFIX } from '../domain/failures';
 
 /** Rows younger than this are left to the call that is starting them (its start deadline is 5 s). */
 export const GRACE_MS = 10_000;
@@ -62,7 +63,7 @@ export function closedWorkflowReason(status: string | 'not-found'): string {
       return "The run's workflow failed before it recorded the run's end.";
     case 'CANCELED':
     case 'CANCELLED':
-      return 'Run cancelled';
+      return RUN_ERROR_PREFIX.cancelled;
     case 'not-found':
       return "The run's workflow no longer exists (deleted, or past Temporal's retention); the run cannot finish.";
     default:

@@ -12,6 +12,7 @@ import { OnDemandClient } from './client';
 import type { AssayConfig } from '../config';
 import type { Run } from '../store/entities';
 import { RUN_WORKFLOW_TYPE, runStateQuery, type RunLiveState, type RunWorkflowInput } from '../domain/run-workflow';
+import { runsStarted } from '../observability/metrics';
 import { registerSearchAttributes, SA_ENVIRONMENT, SA_RUN_ID, SA_RUNNER, SA_TRIGGER, SA_WORKSPACE } from './search-attributes';
 
 /** What a {@link RunWorkflowClient} call was doing when Temporal failed it. */
@@ -60,6 +61,8 @@ export interface RunWorkflowClient {
   liveState(run: Run, deadlineMs: number): Promise<RunLiveState | null>;
   /** Link to the run in the Temporal Web UI. */
   uiLink(run: Run): string;
+  /** Resolves when Temporal answers within `ms` (readiness, docs/operations.md). @throws when it does not */
+  ping(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -115,6 +118,7 @@ export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient 
           ],
           staticSummary: `Run ${run.id}: runner "${run.runnerName}" on environment "${run.environmentName}"`.slice(0, 200),
         }));
+        runsStarted.inc({ trigger: run.trigger });
         return 'started';
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) return 'existed';
@@ -147,6 +151,10 @@ export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient 
 
     uiLink(run) {
       return `${config.temporal.uiUrl}/namespaces/${encodeURIComponent(config.temporal.namespace)}/workflows/${encodeURIComponent(run.workflowId)}`;
+    },
+
+    ping(ms) {
+      return temporal.ping(ms);
     },
 
     async close() {

@@ -598,6 +598,9 @@ describe('Local requests page (console)', function () {
     const before = echo.seen.length;
     await page.getByLabel('URL', { exact: true }).press('Control+Enter');
     await eventually(async () => echo.seen.length === before + 1, 5000);
+    // The first answer shown and Send ready again: a press while a request is under way is ignored on purpose.
+    await page.getByTestId('response-status').waitFor();
+    await eventually(() => page.getByRole('button', { name: 'Send', exact: true }).isEnabled(), 5000);
     await page.getByRole('textbox', { name: 'JSON body' }).press('Control+Enter');
     await eventually(async () => echo.seen.length === before + 2, 5000);
     await new Promise((r) => setTimeout(r, 300));

@@ -57,6 +57,18 @@ export interface Reply<T = any> {
   body: T;
 }
 
+/** A fetch response as a {@link Reply}: the body parsed as JSON, or kept as text when it is not JSON (undefined when empty). */
+export async function readReply<T = any>(res: Response): Promise<Reply<T>> {
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
 export interface TestApp {
   url: string;
   key: string;
@@ -94,6 +106,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ASSAY_HOST: '127.0.0.1',
     ASSAY_LOG_LEVEL: process.env.ASSAY_TEST_LOG_LEVEL ?? 'silent',
     ASSAY_SECRET_KEYS: TEST_SECRET_KEYS,
+    // A test worker's HTTP server (/metrics, /healthz, /readyz) on any free port, never the 9464 of a real worker.
+    ASSAY_WORKER_HTTP_PORT: '0',
     ...TEST_EGRESS_ENV,
     ...options.env,
   });
@@ -126,15 +140,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         payload = JSON.stringify(body);
         headers['content-type'] ??= 'application/json';
       }
-      const res = await fetch(`${api.url}${p}`, { method, headers, body: payload });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        /* not JSON: keep the text */
-      }
-      return { status: res.status, headers: res.headers, body: parsed as never };
+      return readReply(await fetch(`${api.url}${p}`, { method, headers, body: payload }));
     },
     async issueKey(scope, workspaceName) {
       const ws = workspaceName ? await ensureWorkspace(dataSource.manager, workspaceName) : workspace;

@@ -33,6 +33,8 @@ export function processEnv(app: TestApp, extra: Record<string, string> = {}): No
     // The app's key ring: its processes read each other's encrypted Temporal payloads.
     ASSAY_SECRET_KEYS: app.config.secretKeys ?? '',
     ASSAY_LOG_LEVEL: 'info',
+    // A test worker process's HTTP server on any free port, never the 9464 of a real worker.
+    ASSAY_WORKER_HTTP_PORT: '0',
     ...extra,
   };
 }

@@ -45,7 +45,7 @@ export async function runApiNode(flow: FlowInterpreter, node: ApiNode): Promise<
       nodes: node.script ? flow.state.nodes : undefined,
       deadlineMs: port.deadlineMs,
     },
-    `${label}: ${request.method} ${request.url}`.slice(0, 200),
+    flow.summary(`${label}: ${request.method} ${request.url}`),
   );
   flow.state.variables = out.variables;
   result.request = { method: out.request.method, url: out.request.url };
@@ -79,6 +79,7 @@ export async function runApiNode(flow: FlowInterpreter, node: ApiNode): Promise<
     }
   }
   recordScriptTests(flow, result, node.id, out.tests);
+  flow.port.recordStep?.(`${label}: ${request.method} ${request.url} → ${ex ? (ex.error ? ex.error : `${ex.status} · ${Math.round(ex.timeMs)} ms`) : 'not sent'}${result.status === 'failed' ? ' ✗' : ''}`);
   if (out.scriptError) {
     result.line = out.scriptError.line;
     return flow.fail(result, `${out.scriptError.hook} failed${where(out.scriptError)}: ${out.scriptError.message}`);

@@ -22,6 +22,8 @@ export async function runIfNode(flow: FlowInterpreter, node: IfNode): Promise<No
   const other = holds ? (node.else ?? []) : node.then;
   result.branch = holds ? 'then' : node.else ? 'else' : 'none';
   const reason = holds ? 'condition held: Else branch not taken' : 'condition did not hold: Then branch not taken';
+  const condition = node.condition.replace(/\s+/g, ' ');
+  flow.note(`IF ${condition.length > 60 ? `${condition.slice(0, 59)}…` : condition} → ${result.branch}`);
   const children = await flow.runNodes(taken);
   result.children = [...children, ...other.map((n) => ({ ...flow.base(n), status: 'skipped' as const, reason }))];
   result.duration = children.reduce((ms, c) => ms + c.duration, 0);

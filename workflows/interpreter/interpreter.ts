@@ -35,9 +35,14 @@ import { runWaitNode } from './wait-node';
 
 /** Failures kept per test case. */
 const KEPT_FAILURES = 200;
+/** Decisions kept to prefix the next activity's summary ({@link FlowInterpreter.note}). */
+const KEPT_NOTES = 3;
 
 /** Runs flows of one test case over a port; `state` is what the nodes run so far left. */
 export class FlowInterpreter {
+  /** Decisions (IF branches) since the last activity, shown before its summary in the Web UI's timeline. */
+  private notes: string[] = [];
+
   constructor(
     readonly port: InterpreterPort,
     readonly testCase: LoopSegmentInput['testCase'],
@@ -153,6 +158,24 @@ export class FlowInterpreter {
   /** Lists a failure (the first {@link KEPT_FAILURES} of a test case are kept). */
   addFailure(failure: Failure): void {
     if (this.state.failures.length < KEPT_FAILURES) this.state.failures.push(failure);
+  }
+
+  /**
+   * Records a decision that has no durable step of its own (an IF branch): a step line for the
+   * port, and a prefix of the next activity's summary, so the Web UI's timeline reads
+   * `IF response.status = 200 → then ▸ get user: GET …`.
+   */
+  note(line: string): void {
+    this.notes.push(line);
+    if (this.notes.length > KEPT_NOTES) this.notes.shift();
+    this.port.recordStep?.(line);
+  }
+
+  /** The summary of an activity (Temporal Web UI, at most 200 characters): the pending notes, then `what`. */
+  summary(what: string): string {
+    const text = this.notes.length ? `${this.notes.join(' ▸ ')} ▸ ${what}` : what;
+    this.notes = [];
+    return text.length > 200 ? `${text.slice(0, 199)}…` : text;
   }
 
   /** A passed result of `node` with no duration yet. */

@@ -56,4 +56,10 @@ export interface InterpreterPort {
    * May reject with {@link DeadlineReached}.
    */
   afterIteration?(): Promise<void> | undefined;
+  /**
+   * A finished step as one line for people (`get user: GET http://…/users/1 → 200 · 4 ms`,
+   * `IF response.status = 200 → then`): the workflow port shows the latest in the run's current
+   * details in the Temporal Web UI; optional (the direct port has nobody to show them to).
+   */
+  recordStep?(line: string): void;
 }

@@ -20,11 +20,12 @@ export async function runScriptNode(flow: FlowInterpreter, node: ScriptNode): Pr
       variables: flow.state.variables,
       nodes: flow.state.nodes,
     },
-    `${node.name ?? node.id}: script`,
+    flow.summary(`${node.name ?? node.id}: script`),
   );
   result.duration = out.durationMs;
   if (out.logs.length) result.logs = out.logs;
   recordScriptTests(flow, result, node.id, out.tests);
+  flow.port.recordStep?.(`${node.name ?? node.id}: script → ${out.ok ? `ok · ${Math.round(out.durationMs)} ms` : `failed: ${(out.error?.message ?? 'unknown error').slice(0, 80)}`}`);
   if (!out.ok) {
     result.line = out.error?.line;
     return flow.fail(result, `script failed${where(out.error ?? {})}: ${out.error?.message ?? 'unknown error'}`);

@@ -20,7 +20,7 @@ export async function runWaitNode(flow: FlowInterpreter, node: WaitNode): Promis
   }
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return flow.fail(result, `the wait must be a number of milliseconds >= 0, got ${JSON.stringify(ms)}`);
   const timeLeft = flow.port.deadlineMs - flow.port.now();
-  await flow.port.sleep(Math.min(ms, Math.max(0, timeLeft)), `${node.name ?? node.id}: wait ${ms} ms`);
+  await flow.port.sleep(Math.min(ms, Math.max(0, timeLeft)), flow.summary(`${node.name ?? node.id}: wait ${ms} ms`));
   if (ms > timeLeft) throw new DeadlineReached();
   result.waitedMs = ms;
   result.duration = ms;

@@ -1,0 +1,462 @@
+/**
+ * The reusable parts of Assay's OpenAPI document (api/openapi/document.ts): the JSON Schemas of what
+ * the handlers answer (resources, the page envelope, RFC 9457 problems), the shared problem
+ * responses, and the examples the document shows. Shapes follow the handlers' JSON builders
+ * (`environmentJson`, `testCaseJson`, `runnerJson`, `runJson`, the deployments' and designs' `json`,
+ * `answerStartedRun`, api/paging.ts `page`) and docs/api.md; test/integration/openapi-document.test.ts
+ * checks real answers against them.
+ *
+ * Answer schemas are open (`additionalProperties` is not closed) so that a field added later is
+ * not a breaking change for generated clients; request schemas are the routes' own (closed) ones.
+ */
+import { KEY_SCOPES, RUNNER_ORDERS } from '../../src/store/entities';
+import { HTTP_METHODS, RUN_STATUSES } from '../../src/domain/types';
+import { PROBLEMS, problemDocument, type ProblemCode } from '../../src/problems';
+import { RUN_TRIGGERS } from '../routes/runs';
+
+/** A JSON Schema (2020-12, the OpenAPI 3.1 dialect) as plain data. */
+export type JsonSchema = Record<string, unknown>;
+
+/** `{"$ref": "#/components/schemas/<name>"}`. */
+export function schemaRef(name: keyof typeof SCHEMAS): JsonSchema {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** The page envelope of a listing of `item` (api/paging.ts `Page`). */
+export function pageOf(item: JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    required: ['items', 'nextCursor'],
+    properties: {
+      items: { type: 'array', items: item },
+      nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` to get the next page; null on the last page.' },
+    },
+  };
+}
+
+const timestamp = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' } as const;
+const id = (prefix: string) => ({ type: 'string', pattern: `^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`, description: `\`${prefix}_\` and a ULID.` });
+const text = { type: 'string' } as const;
+const loadProfile = { type: ['object', 'null'], description: 'A k6-style load profile (docs/performance.md); null when none.' } as const;
+
+/** A variable as answered: a plain value (`"***"` for a `read`-scope key), or a secret, always masked. */
+const variableValue = {
+  oneOf: [
+    { type: ['string', 'number', 'boolean'] },
+    {
+      type: 'object',
+      required: ['secret', 'value'],
+      properties: { secret: { const: true }, value: { const: '***' } },
+      description: 'A secret variable (docs/secrets.md): never answered in plain text.',
+    },
+  ],
+};
+
+/** The component schemas, by name. */
+export const SCHEMAS = {
+  FieldError: {
+    type: 'object',
+    required: ['field', 'pointer', 'detail'],
+    description: 'One invalid field of a request.',
+    properties: {
+      field: { type: 'string', description: 'Readable path, e.g. `flow[0].request.url`; `""` for the whole body.' },
+      pointer: { type: 'string', description: 'RFC 6901 JSON Pointer into the body (`#/flow/0/request/url`) or `?name` for a query parameter.' },
+      detail: text,
+    },
+  },
+  Problem: {
+    type: 'object',
+    required: ['type', 'title', 'status', 'detail', 'code'],
+    description: 'RFC 9457 problem details with a stable machine `code` (docs/api.md "Errors"); `GET /problems/{code}` describes each code. Extension members (`errors`, `scopeNeeded`, `runId`, `retryAfter`, `allowed`, …) depend on the code.',
+    properties: {
+      type: { type: 'string', description: '`/problems/<code>`, served by the API.' },
+      title: text,
+      status: { type: 'integer', minimum: 400, maximum: 599 },
+      detail: text,
+      code: { type: 'string', enum: Object.keys(PROBLEMS) },
+      instance: { type: 'string', description: '`urn:assay:request:<X-Request-Id>`: finds the request in the logs.' },
+      errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' } },
+    },
+  },
+  Variables: {
+    type: 'object',
+    description: 'Variable names to values (docs/secrets.md for secrets).',
+    additionalProperties: variableValue,
+  },
+  Workspace: {
+    type: 'object',
+    required: ['id', 'name', 'createdAt', 'current', 'key'],
+    properties: {
+      id: id('ws'),
+      name: text,
+      createdAt: timestamp,
+      current: { const: true },
+      key: {
+        type: 'object',
+        required: ['id', 'name', 'prefix', 'scope'],
+        description: 'The calling key (its first characters as `prefix`, never the key).',
+        properties: { id: id('key'), name: text, prefix: text, scope: { enum: [...KEY_SCOPES] } },
+      },
+    },
+  },
+  Environment: {
+    type: 'object',
+    required: ['id', 'name', 'description', 'variables', 'createdAt', 'updatedAt'],
+    properties: {
+      id: id('env'),
+      name: text,
+      description: text,
+      variables: { $ref: '#/components/schemas/Variables' },
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    },
+  },
+  TestCase: {
+    type: 'object',
+    required: ['id', 'name', 'folder', 'description', 'tags', 'flow', 'dataSets', 'createdAt', 'updatedAt'],
+    properties: {
+      id: id('tc'),
+      name: text,
+      folder: { type: 'string', description: '`users/admin`; `""` is the top level.' },
+      description: text,
+      tags: { type: 'array', items: text },
+      flow: { type: 'array', items: { type: 'object' }, description: 'The nodes (docs/flows.md); every node has an `id`.' },
+      dataSets: { type: 'array', items: { type: 'object' }, description: 'Data sets Iteration nodes go through (docs/flows.md "Data sets").' },
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    },
+  },
+  Runner: {
+    type: 'object',
+    required: ['id', 'name', 'description', 'testCaseIds', 'folder', 'tags', 'order', 'loadProfile', 'createdAt', 'updatedAt'],
+    properties: {
+      id: id('rnr'),
+      name: text,
+      description: text,
+      testCaseIds: { type: 'array', items: text },
+      folder: { type: ['string', 'null'] },
+      tags: { type: 'array', items: text },
+      order: { enum: [...RUNNER_ORDERS] },
+      loadProfile,
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    },
+  },
+  RunLinks: {
+    type: 'object',
+    required: ['self', 'results'],
+    properties: {
+      self: text,
+      results: text,
+      temporal: { type: 'string', description: 'The run\'s workflow in the Temporal Web UI.' },
+    },
+  },
+  RunStarted: {
+    type: 'object',
+    required: ['runId', 'status', 'runner', 'environment', 'createdAt'],
+    description: 'A run started (or, with the same `Idempotency-Key`, the run the first call started: header `Idempotent-Replayed: true`).',
+    properties: {
+      runId: id('run'),
+      status: { enum: [...RUN_STATUSES] },
+      runner: text,
+      environment: text,
+      deploymentId: id('dep'),
+      createdAt: timestamp,
+      links: { $ref: '#/components/schemas/RunLinks' },
+    },
+  },
+  RunSummary: {
+    type: 'object',
+    required: ['total', 'passed', 'failed', 'skipped'],
+    properties: { total: { type: 'integer' }, passed: { type: 'integer' }, failed: { type: 'integer' }, skipped: { type: 'integer' } },
+  },
+  Run: {
+    type: 'object',
+    required: ['runId', 'status', 'runner', 'environment', 'trigger', 'timeout', 'variables', 'createdAt', 'links'],
+    description: 'A run, from the stored row (never waiting on Temporal). `progress` and `estimatedCompletion` while running; `result`, `summary`, `duration`, `completedAt` once completed; `error` once failed.',
+    properties: {
+      runId: id('run'),
+      status: { enum: [...RUN_STATUSES] },
+      runner: text,
+      environment: text,
+      trigger: { enum: [...RUN_TRIGGERS] },
+      timeout: { type: 'integer', description: 'Seconds.' },
+      variables: { $ref: '#/components/schemas/Variables' },
+      createdAt: timestamp,
+      deploymentId: id('dep'),
+      context: { type: 'object', description: 'What an incoming webhook call sent besides `variables`.' },
+      startedAt: timestamp,
+      progress: {
+        type: 'object',
+        required: ['completed', 'total', 'percentage'],
+        properties: {
+          completed: { type: 'integer' },
+          total: { type: 'integer' },
+          percentage: { type: 'number', minimum: 0, maximum: 100 },
+          unit: { const: 'seconds', description: 'A performance run counts seconds of its profile, not test cases.' },
+        },
+      },
+      estimatedCompletion: timestamp,
+      result: { enum: ['passed', 'failed'] },
+      summary: { $ref: '#/components/schemas/RunSummary' },
+      duration: { type: 'number', description: 'Milliseconds.' },
+      completedAt: timestamp,
+      error: text,
+      performance: { type: 'object', description: 'Live figures of a running performance run (docs/performance.md "Results").' },
+      links: { $ref: '#/components/schemas/RunLinks' },
+    },
+  },
+  RunResults: {
+    type: 'object',
+    required: ['runId', 'status', 'runner', 'environment', 'summary', 'details', 'links'],
+    properties: {
+      runId: id('run'),
+      status: { enum: [...RUN_STATUSES] },
+      runner: text,
+      environment: text,
+      result: { enum: ['passed', 'failed'] },
+      summary: { $ref: '#/components/schemas/RunSummary' },
+      duration: { type: 'number', description: 'Milliseconds.' },
+      completedAt: timestamp,
+      error: { type: ['string', 'null'] },
+      context: { type: 'object' },
+      details: {
+        type: 'object',
+        required: ['testCases'],
+        properties: {
+          testCases: {
+            type: 'array',
+            description: 'One result per test case, in run order, stored as each ends (docs/api.md "Results").',
+            items: {
+              type: 'object',
+              required: ['testCaseId', 'name', 'status'],
+              properties: {
+                testCaseId: text,
+                name: text,
+                folder: text,
+                status: { enum: ['passed', 'failed', 'skipped'] },
+                duration: { type: 'number' },
+                assertions: { type: 'integer' },
+                passedAssertions: { type: 'integer' },
+                failures: { type: 'array', items: { type: 'object' } },
+                nodes: { type: 'array', items: { type: 'object' } },
+                error: text,
+              },
+            },
+          },
+        },
+      },
+      performance: { type: 'object', description: 'A performance run\'s figures (docs/performance.md "Results").' },
+      links: { $ref: '#/components/schemas/RunLinks' },
+    },
+  },
+  RunCancelled: {
+    type: 'object',
+    required: ['runId', 'status', 'cancelRequested'],
+    properties: { runId: id('run'), status: { enum: [...RUN_STATUSES] }, cancelRequested: { const: true } },
+  },
+  Delivery: {
+    type: 'object',
+    required: ['id', 'event', 'position', 'url', 'method', 'status', 'attempts', 'lastStatusCode', 'lastError', 'createdAt', 'updatedAt'],
+    properties: {
+      id: id('dlv'),
+      event: { enum: ['onComplete', 'onFailure'] },
+      position: { type: 'integer' },
+      url: text,
+      method: text,
+      status: { enum: ['pending', 'delivered', 'failed'] },
+      attempts: { type: 'integer' },
+      lastStatusCode: { type: ['integer', 'null'] },
+      lastError: { type: ['string', 'null'] },
+      deliveredAt: timestamp,
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    },
+  },
+  Library: {
+    type: 'object',
+    required: ['global', 'name', 'package', 'version', 'kind', 'url', 'size', 'sha256'],
+    properties: {
+      global: { type: 'string', description: 'The global a script sees it as.' },
+      name: text,
+      package: text,
+      version: text,
+      kind: text,
+      url: { type: 'string', description: 'The stable URL to list in a script\'s `libs`.' },
+      size: { type: 'integer', description: 'Bytes.' },
+      sha256: text,
+    },
+  },
+  OutgoingWebhook: {
+    type: 'object',
+    required: ['url'],
+    properties: {
+      url: text,
+      method: text,
+      headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Values answered as `"***"`.' },
+      payload: { description: 'A JSON template (docs/deployments.md).' },
+    },
+  },
+  Deployment: {
+    type: 'object',
+    required: ['id', 'name', 'runner', 'environment', 'schedule', 'timezone', 'enabled', 'scheduleState', 'webhookEnabled', 'webhookRequireAuth', 'webhooks', 'loadProfile', 'createdAt', 'updatedAt'],
+    properties: {
+      id: id('dep'),
+      name: text,
+      runner: text,
+      environment: text,
+      schedule: { type: ['string', 'null'], description: 'Five-field cron expression.' },
+      timezone: text,
+      enabled: { type: 'boolean' },
+      scheduleState: {
+        type: 'object',
+        required: ['status'],
+        properties: {
+          status: { enum: ['none', 'pending', 'active', 'paused'] },
+          scheduleId: text,
+          nextRunTimes: { type: 'array', items: timestamp },
+          error: text,
+        },
+      },
+      webhookEnabled: { type: 'boolean' },
+      webhookRequireAuth: { type: 'boolean' },
+      webhookUrl: { type: 'string', description: 'The incoming webhook address, while `webhookEnabled`.' },
+      webhooks: {
+        type: 'object',
+        properties: {
+          onComplete: { type: 'array', items: { $ref: '#/components/schemas/OutgoingWebhook' } },
+          onFailure: { type: 'array', items: { $ref: '#/components/schemas/OutgoingWebhook' } },
+        },
+      },
+      loadProfile,
+      webhookToken: { type: 'string', description: 'Shown once, when made (create with `webhookEnabled`, rotate-webhook).' },
+      signingSecret: { type: 'string', description: 'Shown once, when made by Assay (create without one, rotate-signing-secret).' },
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    },
+  },
+  Design: {
+    type: 'object',
+    required: ['id', 'method', 'path', 'name', 'description', 'requestSchema', 'responseSchemas', 'responses', 'mockUrl', 'createdAt', 'updatedAt'],
+    properties: {
+      id: id('dsg'),
+      method: { enum: [...HTTP_METHODS] },
+      path: text,
+      name: text,
+      description: text,
+      requestSchema: { type: ['object', 'null'] },
+      responseSchemas: { type: ['object', 'null'] },
+      responses: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['status', 'code'],
+          properties: { status: { type: 'integer' }, code: { type: 'integer' }, name: text, data: {}, headers: { type: 'object' }, delayMs: { type: 'integer' }, dynamic: { type: 'boolean' }, schema: { type: 'object' } },
+        },
+      },
+      mockUrl: { type: ['string', 'null'], description: '`{base_url}/mock/{workspaceId}{path}` once the design has responses.' },
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    },
+  },
+  DesignImport: {
+    type: 'object',
+    required: ['created', 'skipped'],
+    properties: {
+      title: text,
+      created: { type: 'array', items: { $ref: '#/components/schemas/Design' } },
+      skipped: { type: 'array', items: { type: 'object', required: ['operation', 'reason'], properties: { operation: text, reason: text } } },
+    },
+  },
+  MockSample: {
+    type: 'object',
+    required: ['mode', 'data'],
+    properties: { mode: { enum: ['fast', 'ai'] }, data: { description: 'Sample data valid against the schema.' } },
+  },
+  RelayResponse: {
+    type: 'object',
+    required: ['status', 'statusText', 'headers', 'body', 'bodyEncoding', 'timeMs', 'size', 'truncated'],
+    properties: {
+      status: { type: 'integer' },
+      statusText: text,
+      headers: { type: 'array', items: { type: 'array', minItems: 2, maxItems: 2, items: text } },
+      body: text,
+      bodyEncoding: { enum: ['utf8', 'base64'] },
+      timeMs: { type: 'number' },
+      size: { type: 'integer' },
+      truncated: { type: 'boolean' },
+    },
+  },
+} satisfies Record<string, JsonSchema>;
+
+/** A problem+json example of `code` (api/problem.ts builds the same document). */
+export function problemExample(code: ProblemCode, detail: string, extras: Record<string, unknown> = {}): Record<string, unknown> {
+  return problemDocument(code, detail, extras, 'urn:assay:request:6f1c2a9e-0b7d-4e55-9a51-3c1d8e0f2b44');
+}
+
+/** A response of problems: `application/problem+json` with the given examples. */
+function problemResponse(description: string, examples: Record<string, { summary: string; value: unknown }>) {
+  return { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples } } };
+}
+
+/** The shared problem responses, by name (`#/components/responses/<name>`). */
+export const RESPONSES = {
+  BadRequest: problemResponse('Invalid input: `validation-failed` (with `errors` naming each field), `malformed-json`, `invalid-query`, `bad-cursor`, `too-deep`, `invalid-header`.', {
+    validation: {
+      summary: 'A field is invalid',
+      value: problemExample('validation-failed', 'name: must match pattern "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"', {
+        errors: [{ field: 'name', pointer: '#/name', detail: 'must match pattern "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"' }],
+      }),
+    },
+  }),
+  Unauthorized: problemResponse('No API key, a malformed `Authorization` header, or an unknown or revoked key (`unauthorized`, with `WWW-Authenticate`).', {
+    unauthorized: { summary: 'No key', value: problemExample('unauthorized', 'Missing Authorization header; send `Authorization: Bearer <API_KEY>`.') },
+  }),
+  Forbidden: problemResponse("The key's scope is too small (`forbidden`; `scopeNeeded` names the scope needed).", {
+    forbidden: { summary: 'A read key', value: problemExample('forbidden', 'POST /v1/runs needs an API key with scope "run"; this key has "read".', { scopeNeeded: 'run' }) },
+  }),
+  NotFound: problemResponse('No such record in the workspace of the key (`not-found`).', {
+    notFound: { summary: 'Unknown record', value: problemExample('not-found', 'Run "run_01JD0000000000000000000000" does not exist.') },
+  }),
+  Conflict: problemResponse('The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active`, `deployment-disabled`.', {
+    nameTaken: {
+      summary: 'Name taken',
+      value: problemExample('name-taken', 'Environment "staging" already exists in this workspace.', { errors: [{ field: 'name', pointer: '#/name', detail: 'is already taken' }] }),
+    },
+  }),
+  Unprocessable: problemResponse('The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `sample-too-large`.', {
+    unknownReference: {
+      summary: 'Unknown runner',
+      value: problemExample('unknown-reference', 'runner: runner "nightly" does not exist', { errors: [{ field: 'runner', pointer: '#/runner', detail: 'runner "nightly" does not exist' }] }),
+    },
+  }),
+  UnsupportedMediaType: problemResponse('The body is not JSON (`unsupported-media-type`).', {
+    notJson: { summary: 'Form body', value: problemExample('unsupported-media-type', 'Request bodies must be JSON (Content-Type: application/json), not "application/x-www-form-urlencoded".') },
+  }),
+  TooManyRequests: problemResponse('Rate limit (`rate-limited`, `auth-rate-limited`) or run quota (`quota-exceeded`); `Retry-After` says when to retry.', {
+    rateLimited: { summary: 'Over the per-key limit', value: problemExample('rate-limited', 'Rate limit of 1200 requests per minute exceeded; retry in 12 s.', { retryAfter: 12 }) },
+  }),
+  BadGateway: problemResponse('Something Assay called for the request failed: `relay-failed` (no complete response; `errorCode` says why), `ai-failed`.', {
+    relayFailed: { summary: 'Nothing listens there', value: problemExample('relay-failed', 'ECONNREFUSED: the connection was refused (nothing listens at that address and port).', { errorCode: 'ECONNREFUSED' }) },
+  }),
+  ServiceUnavailable: problemResponse('The database or Temporal cannot be reached (`database-unavailable`, `temporal-unavailable`); nothing was changed.', {
+    database: { summary: 'Database down', value: problemExample('database-unavailable', 'The database cannot be reached right now; nothing was changed. Retry in 5 s.', { retryAfter: 5 }) },
+  }),
+} as const;
+
+/** Names of {@link RESPONSES}. */
+export type ProblemResponseName = keyof typeof RESPONSES;
+
+/** Status code of each shared problem response. */
+export const PROBLEM_STATUS: Record<ProblemResponseName, string> = {
+  BadRequest: '400',
+  Unauthorized: '401',
+  Forbidden: '403',
+  NotFound: '404',
+  Conflict: '409',
+  Unprocessable: '422',
+  UnsupportedMediaType: '415',
+  TooManyRequests: '429',
+  BadGateway: '502',
+  ServiceUnavailable: '503',
+};

@@ -1,0 +1,494 @@
+/**
+ * The registry of Assay's HTTP operations for the OpenAPI document (api/openapi/document.ts): one
+ * entry per route, in the routers' own path syntax (`/v1/runs/:runId`), with its summary, tag,
+ * query parameters, answers and examples. Request body schemas are NOT written here: each entry
+ * points at the schema object its route validates with (exported from api/routes/*.ts and fed to
+ * ajv there), so the document cannot drift from validation. Scopes come from the one scope table
+ * (api/scopes.ts). test/integration/openapi-document.test.ts checks that this registry and the
+ * routes the app registers are the same set.
+ */
+import type { AssayConfig } from '../../src/config';
+import { RUN_STATUSES } from '../../src/domain/types';
+import { PAGE } from '../paging';
+import { ENVIRONMENT_SCHEMAS } from '../routes/environments';
+import { TEST_CASE_SCHEMAS } from '../routes/test-cases';
+import { RUNNER_SCHEMAS } from '../routes/runners';
+import { RUN_TRIGGERS, runInputSchema } from '../routes/runs';
+import { DEPLOYMENT_SCHEMAS } from '../routes/deployments';
+import { DESIGN_SCHEMAS } from '../routes/designs';
+import { relayRequestSchema } from '../routes/relay';
+import { WEBHOOK_BODY_SCHEMA } from '../routes/incoming-webhooks';
+import { pageOf, schemaRef, type JsonSchema, type ProblemResponseName } from './components';
+import { REQUEST_EXAMPLES, type Example, type ResponseExampleName } from './examples';
+
+/** HTTP methods the document uses (lower case, as OpenAPI path items key them). */
+export type OperationMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A query parameter of an operation. */
+export interface QueryParam {
+  name: string;
+  description: string;
+  schema: JsonSchema;
+}
+
+/** A successful answer of an operation. */
+export interface SuccessResponse {
+  description: string;
+  /** The JSON body's schema; none for 204. */
+  schema?: JsonSchema;
+  /** Examples of the body, by name (api/openapi/examples.ts). */
+  examples?: ResponseExampleName[];
+  /** Response headers the answer carries, by name, with a description. */
+  headers?: Record<string, string>;
+}
+
+/** How a call authenticates: the API key (scope from api/scopes.ts), the incoming webhook's credentials, or nothing. */
+export type OperationAuth = 'apiKey' | 'webhook' | 'none';
+
+/** One operation of the document. */
+export interface ApiOperation {
+  method: OperationMethod;
+  /** The route's path in the routers' syntax: `/v1/runs/:runId`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: OperationAuth;
+  /** The request body: the very schema object the route validates with. */
+  body?: { schema: JsonSchema; required: boolean; description?: string; examples?: Record<string, Example> };
+  query?: QueryParam[];
+  /** `Idempotency-Key` is read (run starts). */
+  idempotent?: boolean;
+  /** Successful answers by status code. */
+  responses: Record<string, SuccessResponse>;
+  /** Problem answers (beyond 401/403/429/503 that every /v1 call may get). */
+  problems: ProblemResponseName[];
+}
+
+/** Descriptions of the path parameters, by the routes' names. */
+export const PATH_PARAMS: Record<string, string> = {
+  environmentName: 'The environment\'s name.',
+  testCaseId: 'The test case\'s id (`tc_…`).',
+  runnerName: 'The runner\'s name.',
+  runId: 'The run\'s id (`run_…`).',
+  deploymentId: 'The deployment\'s id (`dep_…`).',
+  designId: 'The design\'s id (`dsg_…`).',
+  webhookId: 'The deployment\'s webhook address (its `webhookUrl` ends with it).',
+};
+
+const paging = (max: number = PAGE.max, fallback: number = PAGE.default): QueryParam[] => [
+  { name: 'limit', description: `Items per page, 1 to ${max} (default ${fallback}).`, schema: { type: 'integer', minimum: 1, maximum: max, default: fallback } },
+  { name: 'cursor', description: 'The `nextCursor` of the previous page (400 `bad-cursor` for anything else).', schema: { type: 'string' } },
+];
+const filter = (name: string, description: string, schema: JsonSchema = { type: 'string', minLength: 1 }): QueryParam => ({
+  name,
+  description: `${description} Absent: no filter; given empty or twice: 400 \`invalid-query\`.`,
+  schema,
+});
+
+const body = (schema: JsonSchema, operationId: string, description?: string) => ({
+  schema,
+  required: true,
+  ...(description ? { description } : {}),
+  ...(REQUEST_EXAMPLES[operationId] ? { examples: REQUEST_EXAMPLES[operationId] } : {}),
+});
+const created = (what: string, schema: JsonSchema, examples: ResponseExampleName[]): SuccessResponse => ({
+  description: `${what} created.`,
+  schema,
+  examples,
+  headers: { Location: `The ${what.toLowerCase()}'s address.` },
+});
+const ok = (description: string, schema: JsonSchema, examples: ResponseExampleName[] = []): SuccessResponse => ({ description, schema, ...(examples.length ? { examples } : {}) });
+const deleted = (what: string): Record<string, SuccessResponse> => ({ '204': { description: `${what} deleted.` } });
+
+/** The CRUD operations of a resource kind. */
+function crud(options: {
+  tag: string;
+  collection: string;
+  param: string;
+  noun: string;
+  plural: string;
+  schema: JsonSchema;
+  examples: { one: ResponseExampleName; page: ResponseExampleName };
+  bodies: { create: JsonSchema; replace?: JsonSchema; patch: JsonSchema };
+  listQuery?: QueryParam[];
+  listDescription?: string;
+  patchDescription?: string;
+  createProblems?: ProblemResponseName[];
+  deleteDescription?: string;
+}): ApiOperation[] {
+  const { tag, collection, param, noun, plural, schema } = options;
+  const one = `${collection}/:${param}`;
+  const Noun = noun.charAt(0).toUpperCase() + noun.slice(1);
+  const idNoun = Noun.replace(/ (.)/g, (_, c: string) => c.toUpperCase());
+  const Plural = plural.charAt(0).toUpperCase() + plural.slice(1).replace(/ (.)/g, (_, c: string) => c.toUpperCase());
+  const ops: ApiOperation[] = [
+    {
+      method: 'get',
+      path: collection,
+      operationId: `list${Plural}`,
+      summary: `List ${plural}`,
+      ...(options.listDescription ? { description: options.listDescription } : {}),
+      tag,
+      auth: 'apiKey',
+      query: [...paging(), ...(options.listQuery ?? [])],
+      responses: { '200': ok(`A page of ${plural}.`, pageOf(schema), [options.examples.page]) },
+      problems: ['BadRequest'],
+    },
+    {
+      method: 'post',
+      path: collection,
+      operationId: `create${idNoun}`,
+      summary: `Create a ${noun}`,
+      tag,
+      auth: 'apiKey',
+      body: body(options.bodies.create, `create${idNoun}`),
+      responses: { '201': created(Noun, schema, [options.examples.one]) },
+      problems: ['BadRequest', 'Conflict', 'UnsupportedMediaType', ...(options.createProblems ?? [])],
+    },
+    {
+      method: 'get',
+      path: one,
+      operationId: `get${idNoun}`,
+      summary: `Get a ${noun}`,
+      tag,
+      auth: 'apiKey',
+      responses: { '200': ok(`The ${noun}.`, schema, [options.examples.one]) },
+      problems: ['NotFound'],
+    },
+  ];
+  if (options.bodies.replace) {
+    ops.push({
+      method: 'put',
+      path: one,
+      operationId: `replace${idNoun}`,
+      summary: `Replace a ${noun}`,
+      tag,
+      auth: 'apiKey',
+      body: body(options.bodies.replace, `replace${idNoun}`),
+      responses: { '200': ok(`The ${noun} as stored.`, schema, [options.examples.one]) },
+      problems: ['BadRequest', 'NotFound', 'Conflict', 'UnsupportedMediaType', ...(options.createProblems ?? [])],
+    });
+  }
+  ops.push(
+    {
+      method: 'patch',
+      path: one,
+      operationId: `update${idNoun}`,
+      summary: `Update a ${noun}`,
+      ...(options.patchDescription ? { description: options.patchDescription } : {}),
+      tag,
+      auth: 'apiKey',
+      body: body(options.bodies.patch, `update${idNoun}`),
+      responses: { '200': ok(`The ${noun} as stored.`, schema, [options.examples.one]) },
+      problems: ['BadRequest', 'NotFound', 'Conflict', 'UnsupportedMediaType', ...(options.createProblems ?? [])],
+    },
+    {
+      method: 'delete',
+      path: one,
+      operationId: `delete${idNoun}`,
+      summary: `Delete a ${noun}`,
+      ...(options.deleteDescription ? { description: options.deleteDescription } : {}),
+      tag,
+      auth: 'apiKey',
+      responses: deleted(Noun),
+      problems: ['NotFound'],
+    },
+  );
+  return ops;
+}
+
+/**
+ * Every operation of the document, for an API configured by `config` (a few limits in the
+ * schemas, such as the largest run `timeout`, are settings).
+ */
+export function apiOperations(config: AssayConfig): ApiOperation[] {
+  return [
+    {
+      method: 'get',
+      path: '/v1/workspaces',
+      operationId: 'listWorkspaces',
+      summary: 'The workspace of the API key',
+      description: 'A key belongs to one workspace, so the list holds that one, with `key` describing the calling key.',
+      tag: 'Workspaces',
+      auth: 'apiKey',
+      responses: { '200': ok('The workspace.', pageOf(schemaRef('Workspace')), ['workspaces']) },
+      problems: [],
+    },
+    ...crud({
+      tag: 'Environments',
+      collection: '/v1/environments',
+      param: 'environmentName',
+      noun: 'environment',
+      plural: 'environments',
+      schema: schemaRef('Environment'),
+      examples: { one: 'environment', page: 'environments' },
+      bodies: ENVIRONMENT_SCHEMAS,
+      listDescription: 'By name. A `read`-scope key sees plain variable values as `"***"`.',
+      patchDescription: 'JSON Merge Patch (RFC 7396) on `variables`: listed keys are set, a key set to `null` is removed. `{"secret": true, "value": "***"}` keeps a stored secret.',
+    }),
+    ...crud({
+      tag: 'Test cases',
+      collection: '/v1/test-cases',
+      param: 'testCaseId',
+      noun: 'test case',
+      plural: 'test cases',
+      schema: schemaRef('TestCase'),
+      examples: { one: 'testCase', page: 'testCases' },
+      bodies: { create: TEST_CASE_SCHEMAS.full, replace: TEST_CASE_SCHEMAS.full, patch: TEST_CASE_SCHEMAS.patch },
+      listQuery: [filter('folder', 'The folder and its subfolders.'), filter('tags', 'Comma-separated: test cases carrying all of them.')],
+      listDescription: 'By folder, then name. The flow is validated node by node (docs/flows.md) on every write.',
+      createProblems: ['Unprocessable'],
+      deleteDescription: 'Runners that list it forget it.',
+    }),
+    ...crud({
+      tag: 'Runners',
+      collection: '/v1/runners',
+      param: 'runnerName',
+      noun: 'runner',
+      plural: 'runners',
+      schema: schemaRef('Runner'),
+      examples: { one: 'runner', page: 'runners' },
+      bodies: RUNNER_SCHEMAS,
+      listDescription: 'By name.',
+      createProblems: ['Unprocessable'],
+    }),
+    {
+      method: 'get',
+      path: '/v1/runners/:runnerName/test-cases',
+      operationId: 'listRunnerTestCases',
+      summary: 'The test cases a run of the runner would execute now, in order',
+      tag: 'Runners',
+      auth: 'apiKey',
+      responses: { '200': ok('The test cases, in run order (one page).', pageOf(schemaRef('TestCase')), ['testCases']) },
+      problems: ['NotFound'],
+    },
+    {
+      method: 'post',
+      path: '/v1/runs',
+      operationId: 'startRun',
+      summary: 'Start a run',
+      description: 'Runs the runner\'s test cases on the environment as a Temporal workflow. `timeout` in seconds (default 1800); `performance` (a load profile) makes it a performance run.',
+      tag: 'Runs',
+      auth: 'apiKey',
+      idempotent: true,
+      body: body(runInputSchema(config.runs.maxTimeoutSeconds), 'startRun'),
+      responses: { '201': { ...created('Run', schemaRef('RunStarted'), ['runStarted']), headers: { Location: 'The run\'s address.', 'Idempotent-Replayed': '`true` when the answer is the run a first call with the same `Idempotency-Key` started.' } } },
+      problems: ['BadRequest', 'Unprocessable', 'UnsupportedMediaType'],
+    },
+    {
+      method: 'get',
+      path: '/v1/runs',
+      operationId: 'listRuns',
+      summary: 'List runs',
+      description: 'Newest first by default. `?runner=smoke&environment=staging&limit=1` is the latest run of a runner on an environment.',
+      tag: 'Runs',
+      auth: 'apiKey',
+      query: [
+        ...paging(200, 20),
+        { name: 'orderBy', description: 'Only `createdAt`.', schema: { enum: ['createdAt'], default: 'createdAt' } },
+        { name: 'order', description: 'Newest (`desc`) or oldest (`asc`) first.', schema: { enum: ['desc', 'asc'], default: 'desc' } },
+        filter('runner', 'Runs of this runner.'),
+        filter('environment', 'Runs on this environment.'),
+        filter('status', 'Runs in this status.', { enum: [...RUN_STATUSES] }),
+        filter('trigger', 'Runs started this way.', { enum: [...RUN_TRIGGERS] }),
+        filter('deployment', 'Runs of this deployment (its id).'),
+      ],
+      responses: { '200': ok('A page of runs.', pageOf(schemaRef('Run')), ['runs']) },
+      problems: ['BadRequest'],
+    },
+    {
+      method: 'get',
+      path: '/v1/runs/:runId',
+      operationId: 'getRun',
+      summary: 'Get a run (status, progress, result)',
+      tag: 'Runs',
+      auth: 'apiKey',
+      responses: { '200': ok('The run.', schemaRef('Run'), ['runRunning', 'runCompleted']) },
+      problems: ['NotFound'],
+    },
+    {
+      method: 'get',
+      path: '/v1/runs/:runId/results',
+      operationId: 'getRunResults',
+      summary: 'Get a run\'s results',
+      description: 'Readable while the run is running: each test case is stored as it ends.',
+      tag: 'Runs',
+      auth: 'apiKey',
+      responses: { '200': ok('The results.', schemaRef('RunResults'), ['results']) },
+      problems: ['NotFound'],
+    },
+    {
+      method: 'get',
+      path: '/v1/runs/:runId/deliveries',
+      operationId: 'listRunDeliveries',
+      summary: 'The outgoing webhook deliveries of a deployment\'s run',
+      tag: 'Runs',
+      auth: 'apiKey',
+      responses: { '200': ok('The deliveries (one page).', pageOf(schemaRef('Delivery')), ['deliveries']) },
+      problems: ['NotFound'],
+    },
+    {
+      method: 'post',
+      path: '/v1/runs/:runId/cancel',
+      operationId: 'cancelRun',
+      summary: 'Cancel a run',
+      description: 'The run ends `failed` ("Run cancelled") within about a second. 409 `run-finished` when it has ended.',
+      tag: 'Runs',
+      auth: 'apiKey',
+      responses: { '202': ok('Cancellation requested.', schemaRef('RunCancelled'), ['cancelled']) },
+      problems: ['NotFound', 'Conflict'],
+    },
+    {
+      method: 'delete',
+      path: '/v1/runs/:runId',
+      operationId: 'deleteRun',
+      summary: 'Delete an ended run with its results and deliveries',
+      description: '409 `run-active` while it is queued or running: cancel it first.',
+      tag: 'Runs',
+      auth: 'apiKey',
+      responses: deleted('Run'),
+      problems: ['NotFound', 'Conflict'],
+    },
+    {
+      method: 'get',
+      path: '/v1/libraries',
+      operationId: 'listLibraries',
+      summary: 'The script libraries',
+      description: 'Built-in and predefined libraries, with the stable `url` to list in a script\'s `libs`.',
+      tag: 'Libraries',
+      auth: 'apiKey',
+      responses: { '200': ok('The libraries (one page).', pageOf(schemaRef('Library')), ['libraries']) },
+      problems: [],
+    },
+    ...crud({
+      tag: 'Deployments',
+      collection: '/v1/deployments',
+      param: 'deploymentId',
+      noun: 'deployment',
+      plural: 'deployments',
+      schema: schemaRef('Deployment'),
+      examples: { one: 'deployment', page: 'deployments' },
+      bodies: { create: DEPLOYMENT_SCHEMAS.create, patch: DEPLOYMENT_SCHEMAS.patch },
+      listDescription: 'By name (docs/deployments.md).',
+      createProblems: ['Unprocessable'],
+      deleteDescription: 'Its schedule is deleted too.',
+    }).map((op) => (op.operationId === 'createDeployment' ? { ...op, responses: { '201': created('Deployment', schemaRef('Deployment'), ['deploymentCreated']) } } : op)),
+    {
+      method: 'post',
+      path: '/v1/deployments/:deploymentId/runs',
+      operationId: 'runDeployment',
+      summary: 'Run a deployment now',
+      description: '409 `deployment-disabled` when it has `enabled: false`. No body.',
+      tag: 'Deployments',
+      auth: 'apiKey',
+      idempotent: true,
+      responses: { '201': { ...created('Run', schemaRef('RunStarted'), ['runStarted']), headers: { Location: 'The run\'s address.', 'Idempotent-Replayed': '`true` on a replay.' } } },
+      problems: ['NotFound', 'Conflict', 'Unprocessable'],
+    },
+    {
+      method: 'post',
+      path: '/v1/deployments/:deploymentId/rotate-webhook',
+      operationId: 'rotateDeploymentWebhook',
+      summary: 'New incoming webhook address and token (shown once)',
+      tag: 'Deployments',
+      auth: 'apiKey',
+      responses: { '200': ok('The deployment with its new `webhookToken`.', schemaRef('Deployment'), ['deploymentCreated']) },
+      problems: ['NotFound'],
+    },
+    {
+      method: 'post',
+      path: '/v1/deployments/:deploymentId/rotate-signing-secret',
+      operationId: 'rotateDeploymentSigningSecret',
+      summary: 'New signing secret for outgoing webhooks (shown once)',
+      tag: 'Deployments',
+      auth: 'apiKey',
+      responses: { '200': ok('The deployment with its new `signingSecret`.', schemaRef('Deployment'), ['deploymentCreated']) },
+      problems: ['NotFound'],
+    },
+    ...crud({
+      tag: 'Designs',
+      collection: '/v1/designs',
+      param: 'designId',
+      noun: 'design',
+      plural: 'designs',
+      schema: schemaRef('Design'),
+      examples: { one: 'design', page: 'designs' },
+      bodies: { create: DESIGN_SCHEMAS.full, replace: DESIGN_SCHEMAS.full, patch: DESIGN_SCHEMAS.patch },
+      listQuery: [filter('path', 'Designs whose path starts with this.')],
+      listDescription: 'API designs, the mock service\'s definitions (docs/mocks.md), by path then method.',
+      createProblems: ['Unprocessable'],
+    }),
+    {
+      method: 'post',
+      path: '/v1/designs/import',
+      operationId: 'importDesigns',
+      summary: 'Import designs from an OpenAPI 3.x document',
+      description: 'The body is the document itself (JSON), or `{"document": "<JSON or YAML text>"}`. Routes already designed are skipped unless `?replace=true`.',
+      tag: 'Designs',
+      auth: 'apiKey',
+      query: [{ name: 'replace', description: '`true`: replace designs of the same routes.', schema: { enum: ['true', 'false'] } }],
+      body: body(
+        {
+          type: 'object',
+          description: 'An OpenAPI 3.x document, or `{"document": …}` holding one as JSON or YAML text (checked when parsed; no schema validation before).',
+          properties: { document: { type: ['string', 'object'] } },
+        },
+        'importDesigns',
+      ),
+      responses: { '201': ok('The designs made, and the operations skipped.', schemaRef('DesignImport'), ['designImport']) },
+      problems: ['BadRequest', 'Conflict', 'Unprocessable', 'UnsupportedMediaType'],
+    },
+    {
+      method: 'post',
+      path: '/v1/mock-samples',
+      operationId: 'sampleFromSchema',
+      summary: 'Sample data for a JSON Schema',
+      description: '`mode: "fast"` (default) generates locally; `"ai"` asks the configured AI provider (503 `ai-not-configured`, 502 `ai-failed`).',
+      tag: 'Designs',
+      auth: 'apiKey',
+      body: body(DESIGN_SCHEMAS.sample, 'sampleFromSchema'),
+      responses: { '200': ok('The sample.', schemaRef('MockSample'), ['sample']) },
+      problems: ['BadRequest', 'Unprocessable', 'UnsupportedMediaType', 'BadGateway'],
+    },
+    {
+      method: 'post',
+      path: '/v1/relay',
+      operationId: 'relayRequest',
+      summary: 'Send one HTTP request for the web console',
+      description:
+        'Sent as an API node\'s would (address policy, time and size limits); nothing is kept. Any response status is a 200 answer; 502 `relay-failed` when no complete response came, 403 `address-not-allowed` when the address policy refuses (docs/api.md "Relay").',
+      tag: 'Relay',
+      auth: 'apiKey',
+      body: body(relayRequestSchema(config.runs.requestTimeoutMs), 'relayRequest'),
+      responses: { '200': { ...ok('What came back.', schemaRef('RelayResponse'), ['relay']), headers: { 'Cache-Control': '`no-store`.' } } },
+      problems: ['BadRequest', 'UnsupportedMediaType', 'BadGateway'],
+    },
+    {
+      method: 'post',
+      path: '/webhooks/deploy/:webhookId',
+      operationId: 'callDeploymentWebhook',
+      summary: 'Incoming webhook: start a run of the deployment',
+      description:
+        'Send `Authorization: Bearer <WEBHOOK_TOKEN>` (the deployment\'s token) or `X-API-Key: <API_KEY>` (a `run` or `write` key of its workspace); one valid credential is enough. No credential is accepted only when the deployment has `webhookRequireAuth: false`. `variables` become the run\'s variables; every other field is stored as the run\'s `context`. No body counts as `{}`.',
+      tag: 'Deployments',
+      auth: 'webhook',
+      idempotent: true,
+      body: { ...body(WEBHOOK_BODY_SCHEMA, 'callDeploymentWebhook'), required: false },
+      responses: { '200': { ...ok('The run started (or replayed).', schemaRef('RunStarted'), ['webhookRun']), headers: { 'Idempotent-Replayed': '`true` on a replay.' } } },
+      problems: ['BadRequest', 'Unauthorized', 'NotFound', 'Conflict', 'Unprocessable', 'UnsupportedMediaType', 'TooManyRequests', 'ServiceUnavailable'],
+    },
+    {
+      method: 'get',
+      path: '/v1/openapi.json',
+      operationId: 'getOpenApiDocument',
+      summary: 'This OpenAPI document',
+      description: 'Generated from the schemas the API validates request bodies with (docs/api.md "The OpenAPI document").',
+      tag: 'Service',
+      auth: 'none',
+      responses: { '200': ok('The OpenAPI 3.1 document.', { type: 'object', required: ['openapi', 'info', 'paths'] }) },
+      problems: [],
+    },
+  ];
+}
