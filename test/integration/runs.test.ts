@@ -156,7 +156,12 @@ describe('runs on Temporal', function () {
   });
 
   it('ends a run that outlives its timeout as failed with the error, keeping what finished', async () => {
-    for (let i = 1; i <= 3; i++) await makeCase('timeout', `t${i}`, [get('{{base}}/slow?ms=1500')]);
+    // The first case answers at once and the second outlasts the 2 s timeout by far, so which case
+    // is under way when the timer fires does not depend on how busy the machine is (a 1.5 s first
+    // case once missed the 2 s mark on a loaded CI machine).
+    await makeCase('timeout', 't1', [get('{{base}}/users/1')]);
+    await makeCase('timeout', 't2', [get('{{base}}/slow?ms=20000')]);
+    await makeCase('timeout', 't3', [get('{{base}}/users/1')]);
     await app.request('POST', '/v1/runners', { name: 'timeout', folder: 'timeout' });
     const runId = await startRun('timeout', { timeout: 2 });
     const run = await waitForRun(app, runId);
