@@ -15,7 +15,8 @@
  * Pid files, logs and `state.json` (URLs and the dev key, mode 0600) live in `.assay/cluster/`
  * (`CLUSTER_DIR`). Settings (environment; defaults in brackets): `CLUSTER_TEMPORAL_PORT` [7233],
  * `CLUSTER_TEMPORAL_UI_PORT` [8233], `CLUSTER_TEMPORAL_METRICS_PORT` [8000], `CLUSTER_API_PORT`
- * [8080], `CLUSTER_BUNDLER_PORT` [8081], `CLUSTER_WORKER_HTTP_PORT_BASE` [9463: worker i gets
+ * [8080], `CLUSTER_BUNDLER_PORT` [8081], `CLUSTER_MOCK_PORT` [8082: the API's mocks on a port of
+ * their own, ASSAY_MOCK_PORT], `CLUSTER_WORKER_HTTP_PORT_BASE` [9463: worker i gets
  * base + i], `CLUSTER_DATABASE_URL` [mysql://root@127.0.0.1:3306/assay_cluster], `ASSAY_WORKERS`
  * [2], `TEMPORAL_NAMESPACE` [default], `ASSAY_CACHE` [~/.cache/assay], and the `TEMPORAL_SERVER_*`
  * variables of deploy/temporal/config.yaml (PostgreSQL address and user, the other Temporal ports).
@@ -53,6 +54,8 @@ export interface ClusterProcess {
 export interface ClusterState {
   apiUrl: string;
   bundlerUrl: string;
+  /** The mocks' own port (ASSAY_MOCK_PORT of the API): `{mockUrl}/mock/{workspaceId}{path}`. */
+  mockUrl: string;
   temporalAddress: string;
   temporalUiUrl: string | null;
   temporalMetricsUrl: string;
@@ -73,6 +76,7 @@ export interface ClusterSettings {
   temporalMetricsPort: number;
   apiPort: number;
   bundlerPort: number;
+  mockPort: number;
   workerHttpPortBase: number;
   workers: number;
   namespace: string;
@@ -98,6 +102,7 @@ export function clusterSettings(env: NodeJS.ProcessEnv = process.env): ClusterSe
     temporalMetricsPort: intEnv(env, 'CLUSTER_TEMPORAL_METRICS_PORT', 8000, 1),
     apiPort: intEnv(env, 'CLUSTER_API_PORT', 8080, 1),
     bundlerPort: intEnv(env, 'CLUSTER_BUNDLER_PORT', 8081, 1),
+    mockPort: intEnv(env, 'CLUSTER_MOCK_PORT', 8082, 1),
     workerHttpPortBase: intEnv(env, 'CLUSTER_WORKER_HTTP_PORT_BASE', 9463, 1),
     workers: intEnv(env, 'ASSAY_WORKERS', 2, 1, 64),
     namespace: env.TEMPORAL_NAMESPACE || 'default',
@@ -411,13 +416,14 @@ export async function up(s: ClusterSettings = clusterSettings()): Promise<Cluste
     return null;
   });
   await ensureAssayDatabase(s);
-  const apiUrl = await startAssayHttp(s, 'api', s.apiPort, assayEnv(s, uiUrl));
+  const apiUrl = await startAssayHttp(s, 'api', s.apiPort, assayEnv(s, uiUrl, { ASSAY_MOCK_PORT: String(s.mockPort) }));
   const bundlerUrl = await startAssayHttp(s, 'bundler', s.bundlerPort, assayEnv(s, uiUrl));
   const workers = await startWorkers(s, uiUrl);
   const apiKey = await devKey(s);
   const state: ClusterState = {
     apiUrl,
     bundlerUrl,
+    mockUrl: `http://127.0.0.1:${s.mockPort}`,
     temporalAddress: `127.0.0.1:${s.temporalPort}`,
     temporalUiUrl: uiUrl,
     temporalMetricsUrl: `http://127.0.0.1:${s.temporalMetricsPort}/metrics`,
@@ -507,6 +513,7 @@ function printState(state: ClusterState): void {
       `  Console:          ${state.apiUrl}/   (sign in with the dev API key below)`,
       `  API:              ${state.apiUrl}/v1   (health: ${state.apiUrl}/healthz)`,
       `  Bundler:          ${state.bundlerUrl}/api/bundle`,
+      `  Mocks:            ${state.mockUrl}/mock/{workspaceId}/…   (their own port: runs may call them)`,
       `  Workers:          ${state.workers.map((w) => `${w.name} (http 127.0.0.1:${w.httpPort})`).join(', ')}`,
       `  Temporal:         ${state.temporalAddress} (namespace ${state.namespace}; metrics ${state.temporalMetricsUrl})`,
       `  Temporal Web UI:  ${state.temporalUiUrl ?? 'not running (the UI server did not build)'}`,

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { loadConfig, type AssayConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { openStore, startApi, startBundler, startWorker, ensureDevKey } from './processes';
+import { ensureWorkspace } from '../src/keys';
 import { openDataSource } from '../src/store/data-source';
 import { startDevServer, waitForTemporal } from '../src/temporal/dev-server';
 import { retryForever } from '../src/retry';
@@ -69,10 +70,16 @@ function allowLoopbackForDev(config: AssayConfig): void {
   if (!process.env.ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS) config.egress.privateAccess.script = 'loopback';
 }
 
+/** The mocks' own port under `dev` when ASSAY_MOCK_PORT is not set (docs/mocks.md "A port of their own"). */
+const DEV_MOCK_PORT = 8082;
+
 async function main(): Promise<void> {
   const command = process.argv[2] ?? 'all';
   const config = loadConfig();
-  if (command === 'dev') allowLoopbackForDev(config);
+  if (command === 'dev') {
+    allowLoopbackForDev(config);
+    if (process.env.ASSAY_MOCK_PORT === undefined) config.mocks.port = DEV_MOCK_PORT;
+  }
   const logger = createLogger(config.logLevel);
   const stoppers: Stopper[] = [];
   onSignal(stoppers, logger);
@@ -131,6 +138,7 @@ async function main(): Promise<void> {
         const bundler = await startBundler(config, ds, logger);
         stoppers.push(() => bundler.close());
         const key = await ensureDevKey(config, ds);
+        const workspace = await ensureWorkspace(ds.manager, 'default');
         const store = config.database.type === 'sqlite' ? `SQLite file ${config.database.file}` : 'MySQL (DATABASE_URL)';
         process.stdout.write(
           [
@@ -139,6 +147,7 @@ async function main(): Promise<void> {
             `  Console:          ${api.url}/   (sign in with the dev API key below)`,
             `  API:              ${api.url}/v1   (health: ${api.url}/healthz)`,
             `  Bundler:          ${bundler.url}/api/bundle`,
+            ...(api.mockUrl ? [`  Mocks:            ${api.mockUrl}/mock/${workspace.id}/…   (their own port: runs may call them)`] : []),
             `  Temporal Web UI:  ${config.temporal.uiUrl}`,
             `  Temporal:         ${config.temporal.address}`,
             `  Store:            ${store}`,

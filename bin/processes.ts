@@ -53,6 +53,8 @@ export interface ApiHandle {
   schedules: ScheduleSync;
   recovery: RunRecovery;
   url: string;
+  /** The mocks' own listener (`ASSAY_MOCK_PORT`), e.g. `http://127.0.0.1:8082`; undefined when off. */
+  mockUrl?: string;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,14 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   // The address policy of every outgoing request in this process refuses the API's own port.
   const unregister = registerOwnEndpoint({ label: "the API's own port (ASSAY_PORT)", host: config.api.host, port: Number(new URL(url).port) });
   logger.info({ url }, 'API listening');
+  const mockServer = config.mocks.port === null ? undefined : http.createServer(mocksOnly(mocks, onMockError));
+  let mockUrl: string | undefined;
+  if (mockServer) {
+    mockServer.keepAliveTimeout = 65_000;
+    mockServer.on('clientError', onClientError(logger));
+    mockUrl = await listen(mockServer, config.mocks.port!, config.api.host);
+    logger.info({ url: mockUrl }, 'mocks listening on their own port (ASSAY_MOCK_PORT)');
+  }
   const retention = startRetentionSweep(config, dataSource, logger);
   return {
     server,
@@ -89,9 +99,14 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
     schedules,
     recovery,
     url,
+    mockUrl,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      if (mockServer) {
+        await new Promise<void>((resolve) => mockServer.close(() => resolve()));
+        mockServer.closeAllConnections();
+      }
       unregister();
       await policy.close();
       await recovery.close();
@@ -100,6 +115,23 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       await workflows.close();
       await flushTracing().catch(() => undefined);
     },
+  };
+}
+
+/**
+ * The request handler of the mocks' own port (`ASSAY_MOCK_PORT`, docs/mocks.md "A port of their
+ * own"): `/mock/{workspaceId}{path}` goes to the mock engine, exactly as on the API's port; any
+ * other path is 404 problem+json `not-found` saying that this port serves mocks only. Nothing of
+ * the REST API, the console or the webhooks is reachable here, which is why the address policy
+ * need not refuse this port.
+ */
+export function mocksOnly(mocks: MockEngine, onError: (err: unknown) => void): http.RequestListener {
+  return (req, res) => {
+    if (MockEngine.owns(req.url)) return mocks.handle(req, res, onError);
+    const { status, title } = PROBLEMS['not-found'];
+    const detail = `This port serves mocks only: /mock/{workspaceId}{path}. The REST API is on ASSAY_PORT.`;
+    res.writeHead(status, { 'Content-Type': 'application/problem+json' });
+    res.end(JSON.stringify({ type: '/problems/not-found', title, status, detail, code: 'not-found' }));
   };
 }
 
@@ -210,10 +242,13 @@ export async function startWorker(config: AssayConfig, dataSource: DataSource, l
       },
     },
   });
+  // The address policy of every outgoing request in this process refuses the worker's own port.
+  const unregister = http ? registerOwnEndpoint({ label: "the worker's own port (ASSAY_WORKER_HTTP_PORT)", host: config.workerHttp.host, port: Number(new URL(http.url).port) }) : () => undefined;
   try {
     started = await startRunWorker({ config, dataSource, logger });
   } catch (err) {
     await http?.close();
+    unregister();
     throw err;
   }
   const worker = started;
@@ -223,6 +258,7 @@ export async function startWorker(config: AssayConfig, dataSource: DataSource, l
     async shutdown() {
       await worker.shutdown();
       await http?.close();
+      unregister();
       await flushTracing().catch(() => undefined);
     },
   };

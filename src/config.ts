@@ -193,6 +193,15 @@ export interface AssayConfig {
     revalidateMs: number;
     /** Seed of random response choice and fake data (`ASSAY_MOCK_SEED`); random when unset. */
     seed?: number;
+    /**
+     * A port of their own for the mocks (`ASSAY_MOCK_PORT`; unset: none, the mocks answer on the
+     * API's port only; `0`: any free port), on `ASSAY_HOST`. It serves `/mock/{workspaceId}{path}`
+     * and nothing else, so it is not part of the service's infrastructure: runs, scripts and the
+     * console's local requests may reach it where the address policy allows its address, while the
+     * API's own port stays refused (docs/mocks.md "A port of their own"). `make dev` and
+     * `make cluster` use 8082.
+     */
+    port: number | null;
   };
   /** The bundler service (src/bundler, docs/bundler.md): ESM libraries from a URL to one IIFE script. */
   bundler: {
@@ -428,6 +437,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
     mocks: {
       revalidateMs: integer(env, 'ASSAY_MOCK_REVALIDATE_MS', 2000, 0, 3_600_000),
       seed: env.ASSAY_MOCK_SEED ? integer(env, 'ASSAY_MOCK_SEED', 0, 0, 2 ** 31 - 1) : undefined,
+      port: env.ASSAY_MOCK_PORT ? integer(env, 'ASSAY_MOCK_PORT', 0, 0, 65535) : null,
     },
     bundler: {
       host: env.ASSAY_BUNDLER_HOST || env.ASSAY_HOST || '127.0.0.1',

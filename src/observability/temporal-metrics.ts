@@ -11,6 +11,7 @@
 import type { MetricsExporterConfig } from '@temporalio/worker';
 import { addMetricsSource } from './metrics';
 import { freePort } from '../temporal/dev-server';
+import { registerOwnEndpoint } from '../net/address-policy';
 
 /** How long a scrape waits for the SDK's exporter, ms. */
 const SCRAPE_TIMEOUT_MS = 2000;
@@ -29,6 +30,8 @@ export async function temporalMetricsExporter(): Promise<{ metrics: MetricsExpor
       prometheus: { bindAddress: address, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true },
     },
     installed() {
+      // Never reachable from user requests (the address policy refuses it like the worker's port).
+      registerOwnEndpoint({ label: "the Temporal SDK's metrics exporter (internal)", host: '127.0.0.1', port: Number(address.split(':')[1]) });
       addMetricsSource(async () => {
         const res = await fetch(`http://${address}/metrics`, { signal: AbortSignal.timeout(SCRAPE_TIMEOUT_MS) });
         return res.ok ? res.text() : '';
