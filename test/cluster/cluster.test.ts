@@ -127,6 +127,25 @@ describe('cluster (ASSAY_CLUSTER=1: make cluster && make test-cluster)', functio
     expect(results.details.testCases[0].nodes.map((n: { id: string; status: string }) => `${n.id}:${n.status}`)).to.deep.equal(['ada:passed', 'grace:passed']);
   });
 
+  it('a run on the cluster\'s workers tests a mock on the API\'s mock port (ASSAY_MOCK_PORT)', async () => {
+    const c = cluster!;
+    const name = `mock-${suffix()}`;
+    const design = await c.request('POST', '/v1/designs', {
+      method: 'GET',
+      path: `/${name}/{id}`,
+      responses: [{ status: 200, code: 1, data: { id: '{{id}}', name: 'Ada' }, dynamic: true }],
+    });
+    expect(design.status, JSON.stringify(design.body)).to.equal(201);
+    const workspaceId = new URL(design.body.mockUrl).pathname.split('/')[2]!;
+    await fixture(c, name, { base: `${c.state.mockUrl}/mock/${workspaceId}` }, [
+      { type: 'api', id: 'mocked', request: { method: 'GET', url: `{{base}}/${name}/7` }, assertions: [{ target: 'response.body', operator: 'equals', expected: { id: '7', name: 'Ada' } }] },
+    ]);
+    const run = await finalRun(c, await startRun(c, { runner: name, environment: name }));
+    expect(run).to.include({ status: 'completed', result: 'passed' });
+    // The port serves the mocks and nothing else.
+    expect((await fetch(`${c.state.mockUrl}/v1/workspaces`, { headers: { authorization: `Bearer ${c.state.apiKey}` } })).status).to.equal(404);
+  });
+
   it('a deployment\'s cron schedule fires on the cluster (a Temporal Schedule) and its run completes', async () => {
     const c = cluster!;
     const name = `sched-${suffix()}`;
