@@ -107,9 +107,11 @@ describe('performance runs', function () {
     const p = doc.performance;
     expect(p.requests).to.equal(target.count('/mix') - before);
     expect(p.requests).to.be.greaterThan(100);
-    expect(p.p95ResponseTime).to.be.within(99, 115);
-    expect(p.avgResponseTime).to.be.within(18, 25);
-    expect(p.medResponseTime).to.be.within(9.5, 15);
+    // Each bound tells the 10 ms class from the 100 ms class, with room for a loaded machine's
+    // overhead (a CI machine running other jobs adds milliseconds to every request).
+    expect(p.p95ResponseTime).to.be.within(99, 160);
+    expect(p.avgResponseTime).to.be.within(18, 40);
+    expect(p.medResponseTime).to.be.within(9.5, 40);
     expect(p.errorRate).to.equal(0);
     expect(p.checks).to.deep.equal({ total: p.requests, passed: p.requests, rate: 1 });
     expect(p.requestsPerSecond).to.be.closeTo(p.requests / 3, p.requests / 3 * 0.1);

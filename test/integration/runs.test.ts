@@ -179,7 +179,8 @@ describe('runs on Temporal', function () {
   });
 
   it('cancels a running run: it ends failed with "Run cancelled" and the workflow is cancelled', async () => {
-    for (let i = 1; i <= 3; i++) await makeCase('cancel', `c${i}`, [get('{{base}}/slow?ms=1000')]);
+    // 5 s per case: the last case cannot have started by the time the cancel lands, however busy the machine.
+    for (let i = 1; i <= 3; i++) await makeCase('cancel', `c${i}`, [get('{{base}}/slow?ms=5000')]);
     await app.request('POST', '/v1/runners', { name: 'cancel', folder: 'cancel' });
     const runId = await startRun('cancel');
     await eventually(async () => (await app.request('GET', `/v1/runs/${runId}`)).body.status === 'running', 20_000, 50);

@@ -285,7 +285,9 @@ describe('flow interpreter through the direct port', function () {
       expect(result).to.include({ status: 'passed', assertions: 4, passedAssertions: 4 });
       expect(result.nodes[0]!.children!.map((c) => c.id)).to.deep.equal(['a', 'b', 'c', 'd']);
       expect(state.maxInFlight).to.equal(2);
-      expect(elapsed).to.be.at.least(290).and.below(590);
+      // Two waves of 150 ms at least; that they overlap is maxInFlight's to show (an upper bound on
+      // time would only measure how busy the machine is).
+      expect(elapsed).to.be.at.least(290);
     });
   });
 

