@@ -14,7 +14,6 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { runCli } from '../helpers/cli';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 
 const SPEC = `openapi: 3.0.3
 info:
@@ -141,18 +140,17 @@ describe('assay import openapi (CLI, real API and worker)', function () {
   this.timeout(180_000);
   let app: TestApp;
   let shop: Shop;
-  let proxy: TcpProxy | undefined;
   let dir: string;
   let specFile: string;
 
   before(async () => {
-    [app, shop] = await Promise.all([startTestApp({ worker: true }), startShop()]);
+    // The mocks also on a port of their own (ASSAY_MOCK_PORT), which runs may reach.
+    [app, shop] = await Promise.all([startTestApp({ worker: true, env: { ASSAY_MOCK_PORT: '0' } }), startShop()]);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-openapi-'));
     specFile = path.join(dir, 'shop.yaml');
     fs.writeFileSync(specFile, SPEC);
   });
   after(async () => {
-    await proxy?.close();
     await shop?.close();
     await app?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
@@ -325,15 +323,14 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     const mockBase = new URL(report.mocks.mockBaseUrl);
     expect(mockBase.pathname).to.equal(`/mock/${app.workspaceId}`);
     // The worker may not call the API's own port (docs/security.md, address policy rule 2: the
-    // service's infrastructure). The mocks are reached through another loopback address, as a
-    // deployment would publish them under another name.
+    // service's infrastructure). The mocks are reached on their own port (docs/mocks.md "A port of
+    // their own").
     await app.request('POST', '/v1/environments', { name: 'mocks-direct', variables: { baseUrl: report.mocks.mockBaseUrl, token: 'any' } });
     const direct = await runCli(['run', '--runner', 'contract', '--env', 'mocks-direct', '--wait', '--poll-interval', '0.2'], { app, cwd: dir });
     expect(direct.code).to.equal(1);
     const why = await failuresOf(direct.stderr);
     expect(why, why).to.match(/ADDRESS_NOT_ALLOWED.*the API's own port/);
-    proxy = await startTcpProxy('127.0.0.1', Number(mockBase.port));
-    const envRes = await app.request('POST', '/v1/environments', { name: 'mocks', variables: { baseUrl: `http://127.0.0.1:${proxy.port}${mockBase.pathname}`, token: 'any' } });
+    const envRes = await app.request('POST', '/v1/environments', { name: 'mocks', variables: { baseUrl: `${app.api.mockUrl}${mockBase.pathname}`, token: 'any' } });
     expect(envRes.status).to.equal(201);
     const run = await runCli(['run', '--runner', 'contract', '--env', 'mocks', '--wait', '--poll-interval', '0.2'], { app, cwd: dir });
     expect(run.code, run.stdout + run.stderr + (await failuresOf(run.stderr))).to.equal(0);
