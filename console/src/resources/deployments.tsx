@@ -8,11 +8,14 @@
  * The webhook token and signing secret are shown by the API once (creation, rotation, turning the
  * webhook on): this page shows them then, with a warning, from memory only (never stored in the
  * browser); afterwards the curl example uses the placeholder `$WEBHOOK_TOKEN`.
+ *
+ * While an enabled schedule has no fire times reported yet (its sync with Temporal is pending, or
+ * Temporal did not answer), the page asks again every 2 s, so they appear without a reload.
  */
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, withQuery, type Page, type Problem, problemOf } from '../api';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useLoad, usePoll } from '../hooks';
 import { can } from '../session';
 import type { Environment, Run, Runner } from '../types';
 import { dateTime, duration, relative } from '../format';
@@ -136,15 +139,20 @@ export function DeploymentsPage() {
   );
 }
 
+/** How often the deployment page asks again while its schedule reports no fire times yet, ms. */
+const SCHEDULE_POLL_MS = 2000;
+
 /** `/deployments/:id`: everything about one deployment; see the module comment. */
 export function DeploymentPage() {
   const { params } = useRoute();
   const { route } = useLocation();
   const id = params.id!;
-  const dep = useLoad(async (signal) => {
-    const d = await api<Deployment>('GET', `/v1/deployments/${seg(id)}`, undefined, { signal });
-    return d;
-  }, [id]);
+  const dep = usePoll(
+    (signal) => api<Deployment>('GET', `/v1/deployments/${seg(id)}`, undefined, { signal }),
+    [id],
+    SCHEDULE_POLL_MS,
+    (d) => !!d && d.enabled && !!d.schedule && (d.scheduleState.nextRunTimes ?? []).length === 0,
+  );
   const runs = useLoad((signal) => api<Page<Run>>('GET', withQuery('/v1/runs', { deployment: id, limit: 10 }), undefined, { signal }), [id]);
   const [editing, setEditing] = useState(false);
   const [actionProblem, setActionProblem] = useState<Problem | undefined>();
