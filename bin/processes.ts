@@ -17,7 +17,7 @@ import { retryForever } from '../src/retry';
 import { MockEngine } from '../src/mock/engine';
 import { startRunWorker, type RunWorkerHandle } from './worker';
 import { createApp } from '../api/app';
-import { PROBLEMS, type ProblemCode } from '../src/problems';
+import { PROBLEMS, problemDocument, type ProblemCode } from '../src/problems';
 import { createBundlerApp } from '../api/bundler';
 import { Bundler } from '../src/bundler/service';
 import { ensureWorkspace, findKey, issueKey } from '../src/keys';
@@ -76,21 +76,12 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   const koa = app.callback();
   // The mock path is hot: it skips Koa and goes straight to the engine.
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
-  const server = http.createServer((req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)));
-  server.keepAliveTimeout = 65_000;
-  server.on('clientError', onClientError(logger));
-  const url = await listen(server, config.api.port, config.api.host);
+  const { server, url } = await serve((req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)), config.api.port, config.api.host, logger);
   // The address policy of every outgoing request in this process refuses the API's own port.
   const unregister = registerOwnEndpoint({ label: "the API's own port (ASSAY_PORT)", host: config.api.host, port: Number(new URL(url).port) });
   logger.info({ url }, 'API listening');
-  const mockServer = config.mocks.port === null ? undefined : http.createServer(mocksOnly(mocks, onMockError));
-  let mockUrl: string | undefined;
-  if (mockServer) {
-    mockServer.keepAliveTimeout = 65_000;
-    mockServer.on('clientError', onClientError(logger));
-    mockUrl = await listen(mockServer, config.mocks.port!, config.api.host);
-    logger.info({ url: mockUrl }, 'mocks listening on their own port (ASSAY_MOCK_PORT)');
-  }
+  const mockPort = config.mocks.port === null ? undefined : await serve(mocksOnly(mocks, onMockError), config.mocks.port, config.api.host, logger);
+  if (mockPort) logger.info({ url: mockPort.url }, 'mocks listening on their own port (ASSAY_MOCK_PORT)');
   const retention = startRetentionSweep(config, dataSource, logger);
   return {
     server,
@@ -99,14 +90,10 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
     schedules,
     recovery,
     url,
-    mockUrl,
+    mockUrl: mockPort?.url,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      if (mockServer) {
-        await new Promise<void>((resolve) => mockServer.close(() => resolve()));
-        mockServer.closeAllConnections();
-      }
+      await closeServer(server);
+      if (mockPort) await closeServer(mockPort.server);
       unregister();
       await policy.close();
       await recovery.close();
@@ -128,10 +115,8 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
 export function mocksOnly(mocks: MockEngine, onError: (err: unknown) => void): http.RequestListener {
   return (req, res) => {
     if (MockEngine.owns(req.url)) return mocks.handle(req, res, onError);
-    const { status, title } = PROBLEMS['not-found'];
-    const detail = `This port serves mocks only: /mock/{workspaceId}{path}. The REST API is on ASSAY_PORT.`;
-    res.writeHead(status, { 'Content-Type': 'application/problem+json' });
-    res.end(JSON.stringify({ type: '/problems/not-found', title, status, detail, code: 'not-found' }));
+    res.writeHead(PROBLEMS['not-found'].status, { 'Content-Type': 'application/problem+json' });
+    res.end(JSON.stringify(problemDocument('not-found', 'This port serves mocks only: /mock/{workspaceId}{path}. The REST API is on ASSAY_PORT.')));
   };
 }
 
@@ -162,14 +147,28 @@ export function onClientError(logger: Logger): (err: Error & { code?: string }, 
   };
 }
 
-async function listen(server: Server, port: number, host: string): Promise<string> {
+/**
+ * An HTTP server for `listener` as every Assay server is set up (keep-alive 65 s, {@link onClientError}),
+ * listening on `host`:`port` (0: a free one). @returns the server and its address
+ * (`http://host:port`; `localhost` for 0.0.0.0). Rejects when the port cannot be bound.
+ */
+async function serve(listener: http.RequestListener, port: number, host: string, logger: Logger): Promise<{ server: Server; url: string }> {
+  const server = http.createServer(listener);
+  server.keepAliveTimeout = 65_000;
+  server.on('clientError', onClientError(logger));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
   const address = server.address();
   const actual = typeof address === 'object' && address ? address.port : port;
-  return `http://${host === '0.0.0.0' ? 'localhost' : host}:${actual}`;
+  return { server, url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${actual}` };
+}
+
+/** Stops accepting connections and resolves once the open ones have ended (requests under way finish; idle keep-alive ones are closed by Node). */
+async function closeServer(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
 }
 
 export interface BundlerHandle {
@@ -189,10 +188,7 @@ export async function startBundler(config: AssayConfig, dataSource: DataSource, 
   const policy = policyFromConfig(config);
   const bundler = new Bundler({ dataSource, config: settings, logger, policy });
   const app = createBundlerApp({ config, dataSource, bundler, logger });
-  const server = http.createServer(app.callback());
-  server.keepAliveTimeout = 65_000;
-  server.on('clientError', onClientError(logger));
-  const url = await listen(server, settings.port, settings.host);
+  const { server, url } = await serve(app.callback(), settings.port, settings.host, logger);
   const unregister = registerOwnEndpoint({ label: "the bundler's own port (ASSAY_BUNDLER_PORT)", host: settings.host, port: Number(new URL(url).port) });
   if (settings.port === 0 && /^http:\/\/localhost:0$/.test(settings.publicUrl)) settings.publicUrl = url;
   logger.info({ url }, 'bundler listening');
@@ -201,8 +197,7 @@ export async function startBundler(config: AssayConfig, dataSource: DataSource, 
     bundler,
     url,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      await closeServer(server);
       unregister();
       await bundler.close();
       await policy.close();

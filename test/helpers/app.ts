@@ -15,6 +15,9 @@ import { startApi, startWorker, type ApiHandle } from '../../bin/processes';
 import type { RunWorkerHandle } from '../../bin/worker';
 import { AddressPolicy, type InfrastructureEndpoint } from '../../src/net/address-policy';
 import { freshDatabase, getServices, unique } from './harness';
+import type Router from '@koa/router';
+import { createApp } from '../../api/app';
+import type { ApiDeps, AppState } from '../../api/context';
 
 /**
  * What the test app's operator allows (issue 10 item 1): API nodes, scripts, libraries and
@@ -160,6 +163,25 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
   if (options.worker) await app.startWorker();
   return app;
+}
+
+/** What `createApp` takes, from a running test app: its config, store, Temporal clients and mock engine; a silent logger. */
+export function appDeps(app: TestApp): ApiDeps {
+  return {
+    config: app.config,
+    dataSource: app.dataSource,
+    workflows: app.api.workflows,
+    schedules: app.api.schedules,
+    mocks: app.api.mocks,
+    logger: createLogger('silent', 'assay-test'),
+  };
+}
+
+/** The routers the real app mounts (`createApp` over {@link appDeps}), in mounting order. */
+export function appRouters(app: TestApp): Router<AppState>[] {
+  return createApp(appDeps(app))
+    .middleware.map((m) => (m as { router?: Router<AppState> }).router)
+    .filter((r): r is Router<AppState> => r !== undefined);
 }
 
 /** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */

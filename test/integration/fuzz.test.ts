@@ -7,11 +7,9 @@
  * seed (FUZZ_SEED overrides it; the failure message names the seed, the request and the answer).
  */
 import { expect } from 'chai';
-import type Router from '@koa/router';
-import { createApp } from '../../api/app';
 import { createLogger } from '../../src/logger';
 import { startBundler } from '../../bin/processes';
-import { startTestApp, type Reply, type TestApp } from '../helpers/app';
+import { appRouters, startTestApp, type Reply, type TestApp } from '../helpers/app';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 
@@ -34,17 +32,9 @@ interface Route {
 
 /** Every method+path of the API's routers (the same routers createApp mounts). */
 function apiRoutes(app: TestApp): Route[] {
-  const koa = createApp({
-    config: app.config,
-    dataSource: app.dataSource,
-    workflows: app.api.workflows,
-    schedules: app.api.schedules,
-    mocks: app.api.mocks,
-    logger: createLogger('silent', 'fuzz'),
-  });
   const routes: Route[] = [];
-  for (const mw of koa.middleware as Array<{ router?: Router }>) {
-    for (const layer of mw.router?.stack ?? []) {
+  for (const router of appRouters(app)) {
+    for (const layer of router.stack) {
       for (const method of layer.methods) if (method !== 'HEAD') routes.push({ method, path: String(layer.path) });
     }
   }

@@ -17,12 +17,8 @@ import { expect } from 'chai';
 import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type Router from '@koa/router';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { createLogger } from '../../src/logger';
-import { createApp } from '../../api/app';
-import type { ApiDeps, AppState } from '../../api/context';
+import { appRouters, startTestApp, type TestApp } from '../helpers/app';
 import { apiOperations } from '../../api/openapi/operations';
 import { openApiPath } from '../../api/openapi/document';
 import { ENVIRONMENT_SCHEMAS } from '../../api/routes/environments';
@@ -132,16 +128,7 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
   });
 
   it('documents exactly the routes the real app registers under /v1 and /webhooks', () => {
-    const deps: ApiDeps = {
-      config: app.config,
-      dataSource: app.dataSource,
-      workflows: app.api.workflows,
-      schedules: app.api.schedules,
-      mocks: app.api.mocks,
-      logger: createLogger('silent', 'assay-test'),
-    };
-    const koa = createApp(deps);
-    const routers = koa.middleware.map((m) => (m as { router?: Router<AppState> }).router).filter((r): r is Router<AppState> => r !== undefined);
+    const routers = appRouters(app);
     expect(routers.length, 'routers found in the app').to.be.greaterThan(10);
     const served = new Set<string>();
     for (const router of routers) {

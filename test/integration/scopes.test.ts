@@ -5,14 +5,13 @@
  */
 import { expect } from 'chai';
 import type Router from '@koa/router';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { createLogger } from '../../src/logger';
+import { appDeps, startTestApp, type TestApp } from '../helpers/app';
 import { KEY_SCOPES, type KeyScope } from '../../src/store/entities';
 import { V1_ROUTERS } from '../../api/app';
 import { libraryFilesRouter } from '../../api/routes/libraries';
 import { incomingWebhooksRouter } from '../../api/routes/incoming-webhooks';
 import { ENDPOINT_SCOPES, scopeAllows, scopeEntryFor } from '../../api/scopes';
-import type { ApiDeps, AppState } from '../../api/context';
+import type { AppState } from '../../api/context';
 
 describe('scopes per endpoint (one table)', function () {
   this.timeout(120_000);
@@ -27,16 +26,7 @@ describe('scopes per endpoint (one table)', function () {
     await app?.stop();
   });
 
-  function deps(): ApiDeps {
-    return {
-      config: app.config,
-      dataSource: app.dataSource,
-      workflows: app.api.workflows,
-      schedules: app.api.schedules,
-      mocks: app.api.mocks,
-      logger: createLogger('silent', 'assay-test'),
-    };
-  }
+  const deps = () => appDeps(app);
 
   it('every route of every router has its own entry in the table, and every entry is a route', () => {
     const routers: Router<AppState>[] = [...V1_ROUTERS.map((r) => r(deps()).prefix('/v1')), libraryFilesRouter(), incomingWebhooksRouter(deps())];
