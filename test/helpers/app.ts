@@ -111,6 +111,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ASSAY_SECRET_KEYS: TEST_SECRET_KEYS,
     // A test worker's HTTP server (/metrics, /healthz, /readyz) on any free port, never the 9464 of a real worker.
     ASSAY_WORKER_HTTP_PORT: '0',
+    // A bundler a test starts from this config (bin/processes.ts startBundler) on any free port, never 8081.
+    ASSAY_BUNDLER_PORT: '0',
     ...TEST_EGRESS_ENV,
     ...options.env,
   });
