@@ -30,7 +30,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import mysql from 'mysql2/promise';
-import { loadConfig } from '../src/config';
+import { loadConfig, withLocalDevelopmentEgress } from '../src/config';
 import { openDataSource } from '../src/store/data-source';
 import { ensureDevKey } from './processes';
 
@@ -326,10 +326,9 @@ function assayEnv(s: ClusterSettings, uiUrl: string | null, extra: NodeJS.Proces
     ...extra,
   };
   if (uiUrl) env.TEMPORAL_UI_URL = uiUrl;
-  // As `main.js dev`: API nodes, scripts, libraries and webhooks may reach loopback (where local
-  // services and the cluster tests' targets listen) unless the environment says otherwise.
-  for (const kind of ['NODES', 'SCRIPTS', 'LIBRARIES', 'WEBHOOKS']) env[`ASSAY_EGRESS_PRIVATE_FOR_${kind}`] ||= 'loopback';
-  return env;
+  // As `main.js dev`: local development egress (loopback, where local services and the cluster
+  // tests' targets listen) unless the environment says otherwise.
+  return withLocalDevelopmentEgress(env);
 }
 
 const NODE_ARGS = ['--no-node-snapshot', '--enable-source-maps', 'dist/bin/main.js'];

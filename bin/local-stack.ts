@@ -8,22 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, type AssayConfig } from '../src/config';
+import { loadConfig, withLocalDevelopmentEgress, type AssayConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { ensureDevKey, openStore, startApi, startWorker } from './processes';
 import { startDevServer, waitForTemporal } from '../src/temporal/dev-server';
-
-/**
- * The address policy of a local stack (and of the worker processes a bench starts beside it): API
- * nodes, scripts, libraries and webhooks may reach loopback, minus the service's own ports. A
- * variable set in the environment wins.
- */
-export const LOCAL_EGRESS_ENV: Record<string, string> = {
-  ASSAY_EGRESS_PRIVATE_FOR_NODES: 'loopback',
-  ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS: 'loopback',
-  ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES: 'loopback',
-  ASSAY_EGRESS_PRIVATE_FOR_WEBHOOKS: 'loopback',
-};
 
 export interface LocalStack {
   config: AssayConfig;
@@ -42,16 +30,17 @@ export interface LocalStack {
  */
 export async function startLocalStack(env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<LocalStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-local-'));
-  const config = loadConfig({
-    // Local use tests services on this machine: loopback is allowed (docs/security.md "Address policy").
-    ...LOCAL_EGRESS_ENV,
-    ...process.env,
-    ASSAY_DATA_DIR: dataDir,
-    ASSAY_PORT: '0',
-    ASSAY_LOG_LEVEL: 'warn',
-    ASSAY_TASK_QUEUE: `local-${process.pid}-${Date.now()}`,
-    ...env,
-  });
+  // Local use tests services on this machine: local development egress (docs/security.md "Address policy").
+  const config = loadConfig(
+    withLocalDevelopmentEgress({
+      ...process.env,
+      ASSAY_DATA_DIR: dataDir,
+      ASSAY_PORT: '0',
+      ASSAY_LOG_LEVEL: 'warn',
+      ASSAY_TASK_QUEUE: `local-${process.pid}-${Date.now()}`,
+      ...env,
+    }),
+  );
   const logger = createLogger(config.logLevel, 'assay');
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {
@@ -120,8 +109,7 @@ export async function runAndWait<T = Record<string, unknown>>(
 export async function spawnWorkerProcess(stack: LocalStack, options: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<ChildProcess> {
   const db = stack.config.database;
   const child = spawn(process.execPath, ['--no-node-snapshot', ...(options.nodeArgs ?? []), path.resolve(__dirname, 'main.js'), 'worker'], {
-    env: {
-      ...LOCAL_EGRESS_ENV,
+    env: withLocalDevelopmentEgress({
       ...process.env,
       DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite://${db.file}`,
       TEMPORAL_ADDRESS: stack.config.temporal.address,
@@ -130,7 +118,7 @@ export async function spawnWorkerProcess(stack: LocalStack, options: { env?: Rec
       ASSAY_LOG_LEVEL: 'info',
       ASSAY_WORKER_HTTP_PORT: '0',
       ...options.env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {

@@ -14,7 +14,7 @@
  */
 import type { DataSource } from 'typeorm';
 import path from 'node:path';
-import { loadConfig, type AssayConfig } from '../src/config';
+import { loadConfig, withLocalDevelopmentEgress, type AssayConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { openStore, startApi, startBundler, startWorker, ensureDevKey } from './processes';
 import { ensureWorkspace } from '../src/keys';
@@ -60,26 +60,24 @@ async function temporalIsUp(address: string): Promise<boolean> {
   );
 }
 
-/**
- * `dev` lets API nodes and scripts reach loopback so local services can be tested (issue 10 item 1;
- * docs/security.md "Address policy (outgoing requests)"), unless ASSAY_EGRESS_PRIVATE_FOR_NODES or
- * _SCRIPTS says otherwise. The service's own ports stay refused.
- */
-function allowLoopbackForDev(config: AssayConfig): void {
-  if (!process.env.ASSAY_EGRESS_PRIVATE_FOR_NODES) config.egress.privateAccess.node = 'loopback';
-  if (!process.env.ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS) config.egress.privateAccess.script = 'loopback';
-}
-
 /** The mocks' own port under `dev` when ASSAY_MOCK_PORT is not set (docs/mocks.md "A port of their own"). */
-const DEV_MOCK_PORT = 8082;
+export const DEV_MOCK_PORT = 8082;
+
+/**
+ * The configuration of `main.js <command>` from `env`. `dev` adds local development egress (API
+ * nodes, scripts, libraries loaded by URL and outgoing webhooks may reach loopback:
+ * src/config.ts `LOCAL_DEVELOPMENT_EGRESS`, docs/security.md "Address policy (outgoing requests)";
+ * the service's own ports stay refused) and the mocks' own port {@link DEV_MOCK_PORT}, each unless
+ * `env` sets it. @throws ConfigError for an unusable variable
+ */
+export function commandConfig(command: string, env: NodeJS.ProcessEnv = process.env): AssayConfig {
+  if (command !== 'dev') return loadConfig(env);
+  return loadConfig(withLocalDevelopmentEgress({ ...env, ASSAY_MOCK_PORT: env.ASSAY_MOCK_PORT ?? String(DEV_MOCK_PORT) }));
+}
 
 async function main(): Promise<void> {
   const command = process.argv[2] ?? 'all';
-  const config = loadConfig();
-  if (command === 'dev') {
-    allowLoopbackForDev(config);
-    if (process.env.ASSAY_MOCK_PORT === undefined) config.mocks.port = DEV_MOCK_PORT;
-  }
+  const config = commandConfig(command);
   const logger = createLogger(config.logLevel);
   const stoppers: Stopper[] = [];
   onSignal(stoppers, logger);
@@ -167,7 +165,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  });
+}

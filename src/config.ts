@@ -249,7 +249,7 @@ export interface AssayConfig {
     /**
      * Which non-public addresses each kind may reach: `none` (false), `loopback`, or `all` (true:
      * loopback, private, link-local). `ASSAY_EGRESS_PRIVATE_FOR_NODES`, `_SCRIPTS`, `_LIBRARIES`,
-     * `_WEBHOOKS`; default `none` for all (`main.js dev` makes nodes and scripts `loopback`).
+     * `_WEBHOOKS`; default `none` for all ({@link LOCAL_DEVELOPMENT_EGRESS} under `make dev`).
      */
     privateAccess: { node: PrivateAccess; script: PrivateAccess; library: PrivateAccess; webhook: PrivateAccess };
   };
@@ -357,6 +357,31 @@ function origins(env: NodeJS.ProcessEnv, name: string): string[] {
 }
 
 /** Reads the configuration from `env` (default `process.env`). Throws {@link ConfigError} on a malformed value. */
+/**
+ * Local development egress: what `make dev` (`main.js dev`), `make cluster`, the local stack of
+ * `make demo`/`make bench` and the test apps let user requests reach. API nodes, scripts' `fetch`,
+ * libraries loaded by URL and outgoing webhooks may reach loopback, where a developer's own
+ * services, library files and webhook receivers listen; the service's own ports stay refused
+ * (src/net/address-policy.ts; docs/security.md "Address policy (outgoing requests)"). The one
+ * definition all of them use, through {@link withLocalDevelopmentEgress}.
+ */
+export const LOCAL_DEVELOPMENT_EGRESS: Readonly<Record<string, string>> = Object.freeze({
+  ASSAY_EGRESS_PRIVATE_FOR_NODES: 'loopback',
+  ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS: 'loopback',
+  ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES: 'loopback',
+  ASSAY_EGRESS_PRIVATE_FOR_WEBHOOKS: 'loopback',
+});
+
+/**
+ * `env` with {@link LOCAL_DEVELOPMENT_EGRESS} for every switch it leaves unset or empty: a switch
+ * the operator sets (`none`, `all`) wins. Returns a new object; `env` is not changed.
+ */
+export function withLocalDevelopmentEgress(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const [name, value] of Object.entries(LOCAL_DEVELOPMENT_EGRESS)) if (!out[name]) out[name] = value;
+  return out;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
   const dataDir = path.resolve(env.ASSAY_DATA_DIR || '.assay');
   const port = integer(env, 'ASSAY_PORT', 8080, 0, 65535);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import type { DataSource } from 'typeorm';
-import { loadConfig, type AssayConfig } from '../../src/config';
+import { LOCAL_DEVELOPMENT_EGRESS, loadConfig, type AssayConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { migrate, openDataSource } from '../../src/store/data-source';
 import { ensureWorkspace, issueKey } from '../../src/keys';
@@ -20,28 +20,15 @@ import { createApp } from '../../api/app';
 import type { ApiDeps, AppState } from '../../api/context';
 
 /**
- * What the test app's operator allows (issue 10 item 1): API nodes, scripts, libraries and
- * outgoing webhooks may reach loopback, where every test target, receiver and CDN listens. The
- * service's own infrastructure (Temporal, the Web UI, the database, the API's and bundler's ports)
- * stays refused, as it always is. A test overrides these through `TestAppOptions.env`.
- */
-export const TEST_EGRESS_ENV: Record<string, string> = {
-  ASSAY_EGRESS_PRIVATE_FOR_NODES: 'loopback',
-  ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS: 'loopback',
-  ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES: 'loopback',
-  ASSAY_EGRESS_PRIVATE_FOR_WEBHOOKS: 'loopback',
-};
-
-/**
  * An address policy for a Sandbox or Bundler a test builds by hand: loopback allowed for every
- * kind, as in {@link TEST_EGRESS_ENV}; `infrastructure` refused (plus the API and bundler ports this
+ * kind, as local development egress (src/config.ts {@link LOCAL_DEVELOPMENT_EGRESS}); `infrastructure` refused (plus the API and bundler ports this
  * process listens on, which every policy refuses).
  */
 export function testEgressPolicy(infrastructure: InfrastructureEndpoint[] = []): AddressPolicy {
   return new AddressPolicy({
     allow: [],
     deny: [],
-    privateAccess: { node: 'loopback', script: 'loopback', library: 'loopback', webhook: 'loopback', bundler: 'loopback' },
+    privateAccess: { ...loadConfig({ ...LOCAL_DEVELOPMENT_EGRESS }).egress.privateAccess, bundler: 'loopback' },
     infrastructure,
   });
 }
@@ -113,7 +100,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ASSAY_WORKER_HTTP_PORT: '0',
     // A bundler a test starts from this config (bin/processes.ts startBundler) on any free port, never 8081.
     ASSAY_BUNDLER_PORT: '0',
-    ...TEST_EGRESS_ENV,
+    // What the test app's operator allows: local development egress, as `make dev` (loopback, where
+    // every test target, receiver and CDN listens; the service's own ports stay refused). A test
+    // overrides it through `TestAppOptions.env`.
+    ...LOCAL_DEVELOPMENT_EGRESS,
     ...options.env,
   });
   config.database = db.database;

@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { TEST_EGRESS_ENV, type TestApp } from './app';
+import type { TestApp } from './app';
+import { LOCAL_DEVELOPMENT_EGRESS } from '../../src/config';
 
 const MAIN = path.resolve(__dirname, '../../bin/main.js');
 
@@ -19,13 +20,13 @@ export interface AssayProcess {
 
 /**
  * The environment that points a child process at `app`'s store, Temporal and task queue, with the
- * test app's address policy (loopback allowed: TEST_EGRESS_ENV).
+ * test app's address policy (local development egress: src/config.ts LOCAL_DEVELOPMENT_EGRESS).
  */
 export function processEnv(app: TestApp, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const db = app.config.database;
   return {
     ...process.env,
-    ...TEST_EGRESS_ENV,
+    ...LOCAL_DEVELOPMENT_EGRESS,
     DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite://${db.file}`,
     TEMPORAL_ADDRESS: app.config.temporal.address,
     ASSAY_TASK_QUEUE: app.config.temporal.taskQueue,

@@ -4,7 +4,7 @@
  * Temporal Web UI (a loopback server standing in for it, named by TEMPORAL_UI_URL) and the API's
  * own port, in several spellings. Every one is refused with the policy's message, the servers see
  * no request, the run itself ends normally; the same kinds still reach an ordinary loopback target,
- * which the test app's operator allows (test/helpers/app.ts TEST_EGRESS_ENV).
+ * which the test app's operator allows (local development egress: src/config.ts LOCAL_DEVELOPMENT_EGRESS).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, LOCAL_DEVELOPMENT_EGRESS, loadConfig } from '../../src/config';
+import { AddressNotAllowedError, policyFromConfig } from '../../src/net/address-policy';
+// bin/main.ts starts nothing when imported: commandConfig is what `main.js <command>` uses.
+import { commandConfig } from '../../bin/main';
 
 describe('configuration (src/config)', () => {
   it('defaults to an embedded SQLite file and local Temporal', () => {
@@ -44,5 +47,39 @@ describe('configuration (src/config)', () => {
     expect(set).to.include({ requireKey: false, publicUrl: 'https://bundler.example' });
     expect(() => loadConfig({ ASSAY_BUNDLER_ALLOW_HOSTS: 'http://mirror' })).to.throw(ConfigError, 'ASSAY_BUNDLER_ALLOW_HOSTS');
     expect(() => loadConfig({ ASSAY_BUNDLER_ALLOW_PRIVATE: 'maybe' })).to.throw(ConfigError, 'ASSAY_BUNDLER_ALLOW_PRIVATE');
+  });
+});
+
+describe('local development egress (make dev, make cluster, local stacks, test apps)', () => {
+  const kinds = ['node', 'script', 'library', 'webhook'] as const;
+
+  it('lets API nodes, scripts, libraries loaded by URL and outgoing webhooks reach loopback under `dev`, as the test apps do', async () => {
+    const dev = commandConfig('dev', { ASSAY_DATA_DIR: '/tmp/x' });
+    expect(dev.egress.privateAccess).to.deep.equal({ node: 'loopback', script: 'loopback', library: 'loopback', webhook: 'loopback' });
+    expect(loadConfig({ ...LOCAL_DEVELOPMENT_EGRESS }).egress.privateAccess, 'the test apps and local stacks').to.deep.equal(dev.egress.privateAccess);
+    const policy = policyFromConfig(dev);
+    try {
+      for (const kind of kinds) {
+        expect(await policy.judge(kind, '127.0.0.1', '127.0.0.1', 4000), `${kind} to a local service`).to.equal(undefined);
+        // The service's own ports stay refused: the API's 8080, the bundler's 8081, Temporal's 7233.
+        for (const port of [8080, 8081, 7233]) expect(await policy.judge(kind, 'localhost', '127.0.0.1', port), `${kind} to ${port}`).to.be.instanceOf(AddressNotAllowedError);
+      }
+    } finally {
+      await policy.close();
+    }
+  });
+
+  it('leaves a switch the operator set as it is, and other commands at none', () => {
+    const dev = commandConfig('dev', { ASSAY_EGRESS_PRIVATE_FOR_WEBHOOKS: 'none', ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES: 'true', ASSAY_EGRESS_PRIVATE_FOR_NODES: '' });
+    expect(dev.egress.privateAccess).to.deep.equal({ node: 'loopback', script: 'loopback', library: 'all', webhook: 'none' });
+    for (const command of ['all', 'api', 'worker']) {
+      expect(commandConfig(command, {}).egress.privateAccess, command).to.deep.equal({ node: 'none', script: 'none', library: 'none', webhook: 'none' });
+    }
+  });
+
+  it('gives `dev` the mocks their own port 8082 unless ASSAY_MOCK_PORT is set', () => {
+    expect(commandConfig('dev', {}).mocks.port).to.equal(8082);
+    expect(commandConfig('dev', { ASSAY_MOCK_PORT: '9000' }).mocks.port).to.equal(9000);
+    expect(commandConfig('all', {}).mocks.port).to.equal(null);
   });
 });
