@@ -7,7 +7,7 @@ import http, { type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import type { AssayConfig } from '../src/config';
+import { withPort, type AssayConfig } from '../src/config';
 import { migrate, openDataSource } from '../src/store/data-source';
 import { isDatabaseUnavailable } from '../src/store/errors';
 import { createRunWorkflowClient, type RunWorkflowClient } from '../src/temporal/run-workflows';
@@ -70,18 +70,20 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   const recovery = new RunRecovery(dataSource, workflows, logger);
   recovery.start(config.api.recoveryIntervalMs);
   const mocks = new MockEngine({ dataSource, revalidateMs: config.mocks.revalidateMs, seed: config.mocks.seed });
-  // The relay's (POST /v1/relay) address policy: the same rules as the workers' API nodes.
-  const policy = policyFromConfig(config);
-  const app = createApp({ config, dataSource, workflows, schedules, mocks, logger, policy });
-  const koa = app.callback();
   // The mock path is hot: it skips Koa and goes straight to the engine.
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
+  // The mocks' own port first, so that designs' `mockUrl` names it even when it was 0 (a free one).
+  const mockPort = config.mocks.port === null ? undefined : await serve(mocksOnly(mocks, onMockError), config.mocks.port, config.api.host, logger);
+  if (mockPort) logger.info({ url: mockPort.url }, 'mocks listening on their own port (ASSAY_MOCK_PORT)');
+  const apiConfig = mockPort && config.mocks.publicUrl === null ? { ...config, mocks: { ...config.mocks, publicUrl: withPort(config.api.publicUrl, Number(new URL(mockPort.url).port)) } } : config;
+  // The relay's (POST /v1/relay) address policy: the same rules as the workers' API nodes.
+  const policy = policyFromConfig(config);
+  const app = createApp({ config: apiConfig, dataSource, workflows, schedules, mocks, logger, policy });
+  const koa = app.callback();
   const { server, url } = await serve((req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)), config.api.port, config.api.host, logger);
   // The address policy of every outgoing request in this process refuses the API's own port.
   const unregister = registerOwnEndpoint({ label: "the API's own port (ASSAY_PORT)", host: config.api.host, port: Number(new URL(url).port) });
   logger.info({ url }, 'API listening');
-  const mockPort = config.mocks.port === null ? undefined : await serve(mocksOnly(mocks, onMockError), config.mocks.port, config.api.host, logger);
-  if (mockPort) logger.info({ url: mockPort.url }, 'mocks listening on their own port (ASSAY_MOCK_PORT)');
   const retention = startRetentionSweep(config, dataSource, logger);
   return {
     server,

@@ -202,6 +202,14 @@ export interface AssayConfig {
      * `make cluster` use 8082.
      */
     port: number | null;
+    /**
+     * The address the mocks' own port is reached at, used in designs' `mockUrl`
+     * (`ASSAY_MOCK_PUBLIC_URL`; unset: the API's public URL with the mock port in place of its
+     * own, e.g. `http://localhost:8082` under `make dev`). null when there is no mock port (the
+     * mocks answer at the API's public URL) and, for port 0, until the port is known (the API sets
+     * it once listening: bin/processes.ts `startApi`).
+     */
+    publicUrl: string | null;
   };
   /** The bundler service (src/bundler, docs/bundler.md): ESM libraries from a URL to one IIFE script. */
   bundler: {
@@ -315,6 +323,19 @@ function rules(env: NodeJS.ProcessEnv, name: string): EgressRule[] {
   }
 }
 
+/** An http(s) URL variable without its trailing slash. @throws ConfigError when it is not one */
+function httpUrl(env: NodeJS.ProcessEnv, name: string): string {
+  const raw = env[name] ?? '';
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/$/, '');
+}
+
 function privateAccess(env: NodeJS.ProcessEnv, name: string, fallback: PrivateAccess): PrivateAccess {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -358,6 +379,16 @@ function origins(env: NodeJS.ProcessEnv, name: string): string[] {
 
 /** Reads the configuration from `env` (default `process.env`). Throws {@link ConfigError} on a malformed value. */
 /**
+ * `url`'s scheme and host with `port` instead of its own (no path): the address of another port of
+ * the same host, e.g. the mocks' port beside the API's public URL.
+ */
+export function withPort(url: string, port: number): string {
+  const u = new URL(url);
+  u.port = String(port);
+  return u.origin;
+}
+
+/**
  * Local development egress: what `make dev` (`main.js dev`), `make cluster`, the local stack of
  * `make demo`/`make bench` and the test apps let user requests reach. API nodes, scripts' `fetch`,
  * libraries loaded by URL and outgoing webhooks may reach loopback, where a developer's own
@@ -386,6 +417,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
   const dataDir = path.resolve(env.ASSAY_DATA_DIR || '.assay');
   const port = integer(env, 'ASSAY_PORT', 8080, 0, 65535);
   const bundlerPort = integer(env, 'ASSAY_BUNDLER_PORT', 8081, 0, 65535);
+  const mockPort = env.ASSAY_MOCK_PORT ? integer(env, 'ASSAY_MOCK_PORT', 0, 0, 65535) : null;
+  const apiPublicUrl = (env.ASSAY_PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, '');
   if (env.ASSAY_SECRET_KEYS) {
     try {
       parseSecretKeys(env.ASSAY_SECRET_KEYS);
@@ -418,7 +451,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
     api: {
       host: env.ASSAY_HOST || '127.0.0.1',
       port,
-      publicUrl: (env.ASSAY_PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
+      publicUrl: apiPublicUrl,
       rateLimitPerMinute: integer(env, 'ASSAY_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
       recoveryIntervalMs: integer(env, 'ASSAY_RECOVERY_INTERVAL_MS', 5000, 100, 3_600_000),
       trustProxy: boolean(env, 'ASSAY_TRUST_PROXY', false),
@@ -462,7 +495,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
     mocks: {
       revalidateMs: integer(env, 'ASSAY_MOCK_REVALIDATE_MS', 2000, 0, 3_600_000),
       seed: env.ASSAY_MOCK_SEED ? integer(env, 'ASSAY_MOCK_SEED', 0, 0, 2 ** 31 - 1) : undefined,
-      port: env.ASSAY_MOCK_PORT ? integer(env, 'ASSAY_MOCK_PORT', 0, 0, 65535) : null,
+      port: mockPort,
+      publicUrl: env.ASSAY_MOCK_PUBLIC_URL ? httpUrl(env, 'ASSAY_MOCK_PUBLIC_URL') : mockPort ? withPort(apiPublicUrl, mockPort) : null,
     },
     bundler: {
       host: env.ASSAY_BUNDLER_HOST || env.ASSAY_HOST || '127.0.0.1',

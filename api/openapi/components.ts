@@ -354,7 +354,7 @@ export const SCHEMAS = {
           properties: { status: { type: 'integer' }, code: { type: 'integer' }, name: text, data: {}, headers: { type: 'object' }, delayMs: { type: 'integer' }, dynamic: { type: 'boolean' }, schema: { type: 'object' } },
         },
       },
-      mockUrl: { type: ['string', 'null'], description: '`{base_url}/mock/{workspaceId}{path}` once the design has responses.' },
+      mockUrl: { type: ['string', 'null'], description: '`{base_url}/mock/{workspaceId}{path}` once the design has responses; `{base_url}` is the mocks\' own port when one is configured (`ASSAY_MOCK_PORT`, `ASSAY_MOCK_PUBLIC_URL`), the address runs may call.' },
       createdAt: timestamp,
       updatedAt: timestamp,
     },

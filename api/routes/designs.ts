@@ -17,7 +17,9 @@
  * without `data` but with a schema (its own, or `responseSchemas[status]`) gets sample data when the
  * design is saved. Refused with 400 naming the field: a bad method, status, path or schema, a code
  * used twice within a status; with 409: a route another design of the same method claims. Every
- * answer carries `mockUrl` (`{base_url}/mock/{workspaceId}{path}`) once the design has responses.
+ * answer carries `mockUrl` (`{base_url}/mock/{workspaceId}{path}`) once the design has responses;
+ * `{base_url}` is the mocks' own port when one is configured (`ASSAY_MOCK_PORT`,
+ * `ASSAY_MOCK_PUBLIC_URL`: the address runs may call), else the API's public URL.
  */
 import Router from '@koa/router';
 import Ajv from 'ajv';
@@ -186,7 +188,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     requestSchema: d.requestSchema,
     responseSchemas: d.responseSchemas,
     responses: d.responses,
-    mockUrl: d.responses.length > 0 ? `${config.api.publicUrl}/mock/${d.workspaceId}${d.path}` : null,
+    mockUrl: d.responses.length > 0 ? `${config.mocks.publicUrl ?? config.api.publicUrl}/mock/${d.workspaceId}${d.path}` : null,
     createdAt: iso(d.createdAt),
     updatedAt: iso(d.updatedAt),
   });

@@ -14,6 +14,8 @@ describe('mocks on their own port (ASSAY_MOCK_PORT)', function () {
   this.timeout(120_000);
   let app: TestApp;
   let mocks: string;
+  /** The design's `mockUrl` as the API answers it. */
+  let mockUrl: string;
 
   before(async () => {
     app = await startTestApp({ worker: true, env: { ASSAY_MOCK_PORT: '0' } });
@@ -30,6 +32,7 @@ describe('mocks on their own port (ASSAY_MOCK_PORT)', function () {
       ],
     });
     expect(design.status, JSON.stringify(design.body)).to.equal(201);
+    mockUrl = design.body.mockUrl;
   });
   after(async () => {
     await app?.stop();
@@ -55,12 +58,22 @@ describe('mocks on their own port (ASSAY_MOCK_PORT)', function () {
     }
   });
 
-  it('a run tests the mock on its port and passes; the API port and the worker port stay refused', async () => {
+  it("names the mock port in a design's mockUrl (ASSAY_PUBLIC_URL's host, the mock port), or ASSAY_MOCK_PUBLIC_URL", () => {
+    const port = new URL(app.api.mockUrl!).port;
+    expect(mockUrl).to.equal(`http://localhost:${port}/mock/${app.workspaceId}/users/{userId}`);
+    expect(loadConfig({ ASSAY_MOCK_PORT: '8082', ASSAY_PUBLIC_URL: 'https://assay.example.com:8443/' }).mocks.publicUrl).to.equal('https://assay.example.com:8082');
+    expect(loadConfig({ ASSAY_MOCK_PORT: '8082', ASSAY_MOCK_PUBLIC_URL: 'https://mocks.example.com/' }).mocks.publicUrl).to.equal('https://mocks.example.com');
+    expect(loadConfig({}).mocks.publicUrl, 'no mock port: mockUrl is on the API').to.equal(null);
+    expect(() => loadConfig({ ASSAY_MOCK_PORT: '8082', ASSAY_MOCK_PUBLIC_URL: 'mocks:8082' })).to.throw(ConfigError, /ASSAY_MOCK_PUBLIC_URL/);
+  });
+
+  it('a run tests the mock at its mockUrl and passes; the API port and the worker port stay refused', async () => {
     const worker = app.worker as WorkerHandle;
     expect(worker.httpUrl, 'the test worker serves /metrics').to.be.a('string');
-    await app.request('POST', '/v1/environments', { name: 'mocked', variables: { base: mocks, api: app.url, workerHttp: worker.httpUrl } });
+    // The user copies the design's mockUrl into an environment, as the console's copy button does.
+    await app.request('POST', '/v1/environments', { name: 'mocked', variables: { user: mockUrl.replace('{userId}', '1'), api: app.url, workerHttp: worker.httpUrl } });
     const cases = {
-      'mock user': [{ type: 'api', request: { method: 'GET', url: '{{base}}/users/1' }, assertions: [status200, { target: 'response.body.name', operator: 'equals', expected: 'Ada' }] }],
+      'mock user': [{ type: 'api', request: { method: 'GET', url: '{{user}}' }, assertions: [status200, { target: 'response.body.name', operator: 'equals', expected: 'Ada' }] }],
       'api port': [{ type: 'api', request: { method: 'GET', url: '{{api}}/healthz' } }],
       'worker port': [{ type: 'api', request: { method: 'GET', url: '{{workerHttp}}/metrics' } }],
     };
