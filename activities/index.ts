@@ -20,7 +20,7 @@ import { directPorts } from './direct-port';
 export function createActivities(deps: { dataSource: DataSource; config: AssayConfig; sandbox?: Sandbox; policy?: AddressPolicy }) {
   const { config } = deps;
   const policy = deps.policy ?? policyFromConfig(config);
-  const sandbox = deps.sandbox ?? sandboxFromConfig(config, policy, storedBlobReader(deps.dataSource, config.bundler.publicUrl));
+  const sandbox = deps.sandbox ?? sandboxFromConfig(config, policy, storedBlobReader(deps.dataSource, config.bundler));
   return {
     ...createNodeActivities(sandbox, policy.agent('node')),
     ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
@@ -51,7 +51,7 @@ export function sandboxFromConfig(config: AssayConfig, policy: AddressPolicy, lo
  */
 export function createLoadWorkerActivities(deps: { dataSource: DataSource; config: AssayConfig; policy?: AddressPolicy }) {
   const policy = deps.policy ?? policyFromConfig(deps.config);
-  const ports = directPorts({ sandbox: sandboxFromConfig(deps.config, policy, storedBlobReader(deps.dataSource, deps.config.bundler.publicUrl)), agent: policy.agent('node') });
+  const ports = directPorts({ sandbox: sandboxFromConfig(deps.config, policy, storedBlobReader(deps.dataSource, deps.config.bundler)), agent: policy.agent('node') });
   return createLoadActivities({ dataSource: deps.dataSource, ports, config: deps.config, threads: deps.config.load.threads });
 }
 

@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   let dataSource: Promise<DataSource> | undefined;
   const blobs = (url: string) => {
     dataSource ??= openDataSource(config.database);
-    return dataSource.then((ds) => storedBlobReader(ds, config.bundler.publicUrl)(url));
+    return dataSource.then((ds) => storedBlobReader(ds, config.bundler)(url));
   };
   const sandbox = sandboxFromConfig(config, policy, blobs);
   await warmUp(spec, sandbox).catch(() => undefined);

@@ -414,6 +414,25 @@ async function resolveEndpoint(endpoint: InfrastructureEndpoint): Promise<Resolv
   return { endpoint, addresses: new Set(parsed.map((a) => a.toString())), local: parsed.some(isLocal) };
 }
 
+/**
+ * Whether `hostname:port`, as written in a URL, denotes one of `endpoints` by address rather than
+ * by spelling: the same port and an address in common, or both on this machine (loopback, the
+ * unspecified address, an interface address; the rule infrastructure endpoints are matched by, see
+ * the module's comment). So `http://127.0.0.1:8081`, `http://[::1]:8081` and `http://localhost:8081`
+ * all denote a server bound to `127.0.0.1:8081`. Names are resolved (an unresolvable one denotes
+ * nothing); `hostname` may carry IPv6 brackets.
+ */
+export async function denotesEndpoint(hostname: string, port: number, endpoints: InfrastructureEndpoint[]): Promise<boolean> {
+  const candidates = endpoints.filter((e) => e.port === port);
+  if (candidates.length === 0) return false;
+  const host = await resolveEndpoint({ label: 'the URL', host: hostname.replace(/^\[|\]$/g, '').toLowerCase(), port });
+  if (host.addresses.size === 0) return false;
+  for (const e of await Promise.all(candidates.map(resolveEndpoint))) {
+    if ((e.local && host.local) || [...host.addresses].some((a) => e.addresses.has(a))) return true;
+  }
+  return false;
+}
+
 const KIND_NAMES: Record<EgressKind, string> = {
   node: 'API nodes',
   script: "scripts' fetch",

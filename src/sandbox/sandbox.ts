@@ -611,7 +611,9 @@ export class Sandbox {
       throw new LibraryError(`"${url}" is neither a library URL nor the name of a predefined library (see GET /v1/libraries)`);
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LibraryError(`Library ${url}: only http and https URLs can be loaded`);
-    const local = await this.options.localLibrary?.(url);
+    const local = await this.options.localLibrary?.(url)?.catch((err: Error) => {
+      throw new LibraryError(`Library ${url}: ${err.message}`);
+    });
     if (local !== undefined) return this.remember(url, local);
     const res = await this.download('library', url, this.options.libraryTimeoutMs, this.options.maxLibraryBytes).catch((err: Error) => {
       throw new LibraryError(`Library ${url} could not be fetched: ${err.message}`);

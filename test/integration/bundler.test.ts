@@ -155,7 +155,7 @@ describe('bundler service', function () {
     key = (await issueKey(dataSource.manager, workspace.id, { name: 'bundler-test', scope: 'read' })).key;
     main = await bundler();
     // As a worker does: blobs come from the store; loopback (the CDN, the target) is allowed.
-    sandbox = new Sandbox({ timeoutMs: 3000, memoryLimitMb: 64, localLibrary: storedBlobReader(dataSource, main.url), policy: testEgressPolicy() });
+    sandbox = new Sandbox({ timeoutMs: 3000, memoryLimitMb: 64, localLibrary: storedBlobReader(dataSource, { publicUrl: main.url }), policy: testEgressPolicy() });
   });
   after(async () => {
     for (const b of bundlers) await b.close().catch(() => undefined);
@@ -306,7 +306,7 @@ describe('bundler service', function () {
       expect(built.status).to.equal(200);
       await b.close();
       expect(await fetch(built.body.blobUrl).then(() => 'up', () => 'down')).to.equal('down');
-      const offline = new Sandbox({ timeoutMs: 3000, localLibrary: storedBlobReader(dataSource, b.url) });
+      const offline = new Sandbox({ timeoutMs: 3000, localLibrary: storedBlobReader(dataSource, { publicUrl: b.url }) });
       try {
         const r = await offline.execute({ runId: 'stored', script: { code: 'async function generateValue() { return typeof kyStored.get }', libs: [built.body.blobUrl] }, hook: 'generateValue', variables: {}, label: 'n1' });
         expect(r.error).to.equal(undefined);
@@ -315,6 +315,35 @@ describe('bundler service', function () {
         expect(other.error?.kind).to.equal('library');
       } finally {
         await offline.dispose();
+      }
+    });
+
+    it("recognises the bundler's own blobs by address: 127.0.0.1, localhost and [::1] spellings of its public URL are read from the store", async () => {
+      const b = await bundler();
+      const built = await post(b, { url: `${cdn.url}/ky@1.7.3/distribution/index.js`, globalName: 'kySpelled', defaultAccessPath: 'default' });
+      expect(built.status).to.equal(200);
+      const port = new URL(b.url).port;
+      const path = `/blobs/${built.body.sha256}.js`;
+      // The public URL says localhost (ASSAY_BUNDLER_PUBLIC_URL's default spelling); the bind address 127.0.0.1.
+      const reader = storedBlobReader(dataSource, { publicUrl: `http://localhost:${port}`, host: '127.0.0.1', port: Number(port) });
+      // A worker's policy: loopback allowed, the bundler's port refused as infrastructure.
+      const policy = testEgressPolicy([{ label: "the bundler's own port (ASSAY_BUNDLER_PORT)", host: '127.0.0.1', port: Number(port) }]);
+      const worker = new Sandbox({ timeoutMs: 3000, localLibrary: reader, policy });
+      try {
+        for (const spelling of [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, `http://127.1:${port}`]) {
+          const r = await worker.execute({ runId: 'spelled', script: { code: 'async function generateValue() { return typeof kySpelled.get }', libs: [`${spelling}${path}`] }, hook: 'generateValue', variables: {}, label: spelling });
+          expect(r.error, spelling).to.equal(undefined);
+          expect(r.value, spelling).to.equal('function');
+        }
+        // Another port is not the bundler: fetched under the policy like any library.
+        expect(await reader(`http://127.0.0.1:${cdn.port}${path}`)).to.equal(undefined);
+        // One of its blob URLs that the store lacks says so, rather than "the bundler's own port is never reachable".
+        const missing = await worker.execute({ runId: 'spelled', script: { code: 'async function generateValue() { return 1 }', libs: [`http://127.0.0.1:${port}/blobs/${'2'.repeat(64)}.js`] }, hook: 'generateValue', variables: {}, label: 'missing' });
+        expect(missing.error?.kind).to.equal('library');
+        expect(missing.error?.message).to.match(/is a blob of this Assay's bundler, but no bundle with that digest is stored/);
+      } finally {
+        await worker.dispose();
+        await policy.close();
       }
     });
 
