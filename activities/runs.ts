@@ -12,7 +12,7 @@ import { Deployment, Environment, Run, RunLoadShard, Runner, RunTestCaseResult, 
 import { LoadMetrics, performanceResults } from '../src/perf/metrics';
 import { KEPT_FAILURES } from './load-part';
 import { jsonValue } from '../src/store/entities/columns';
-import { resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
+import { emptySelectionMessage, resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import { capDepth, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { Context } from '@temporalio/activity';
@@ -199,7 +199,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
      * variables overlaid with the run's own. A second call returns the frozen plan unchanged.
      *
      * @throws ApplicationFailure (non-retryable, type RunSetupFailed) when the run, its runner or its
-     *   environment no longer exists, or the run already ended.
+     *   environment no longer exists, the runner selects no test case, or the run already ended.
      */
     async startRun(input: { runId: string }): Promise<RunPlan> {
       return dataSource.transaction(async (manager) => {
@@ -220,6 +220,8 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
           throw ApplicationFailure.nonRetryable(`Environment "${run.environmentName}" no longer exists`, RUN_SETUP_FAILED);
         }
         const testCases = (await resolveRunnerSelection(manager, runner)).map(toDefinition);
+        // A scheduled run (no API call refused it), or test cases deleted since the run was accepted.
+        if (testCases.length === 0) throw ApplicationFailure.nonRetryable(emptySelectionMessage(runner), RUN_SETUP_FAILED);
         // A performance run's profile: the run's own, else its deployment's, else its runner's (docs/performance.md).
         const deployment = run.loadProfile || !run.deploymentId ? null : await manager.getRepository(Deployment).findOneBy({ id: run.deploymentId });
         const loadProfile = run.loadProfile ?? deployment?.loadProfile ?? runner.loadProfile ?? null;

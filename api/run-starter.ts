@@ -26,12 +26,12 @@
 import { In, IsNull, MoreThan, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { newId, runWorkflowId } from '../src/ids';
-import { Run, queuedRun, type Environment, type Runner } from '../src/store/entities';
+import { Run, queuedRun, type Environment, type Runner, type TestCase } from '../src/store/entities';
 import type { RunTrigger, Variables } from '../src/domain/types';
 import { TemporalUnavailableError, type RunWorkflowClient } from '../src/temporal/run-workflows';
 import { startWorkflowOf } from '../src/temporal/run-recovery';
 import type { AssayConfig } from '../src/config';
-import { resolveRunnerSelection } from '../src/store/test-cases';
+import { emptySelectionMessage, resolveRunnerSelection, runnerSelection } from '../src/store/test-cases';
 import { isUniqueViolation } from '../src/store/errors';
 import { expectedLoopIterations } from '../src/validation/flow';
 import { IDEMPOTENCY_WINDOW_MS, sameRequest, type IdempotencyRequest } from './idempotency';
@@ -143,11 +143,11 @@ const figure = (n: number) => n.toLocaleString('en-US');
  * @throws Problem `loop-iterations-exceeded` (422) naming the test case and loop node that expect
  *   the most, with `expectedIterations` and `limit`.
  */
-export async function checkLoopIterations(dataSource: DataSource, runner: Runner, limits: RunLimits): Promise<void> {
+export async function checkLoopIterations(runner: Runner, selected: TestCase[], limits: RunLimits): Promise<void> {
   const limit = limits.quotas.loopIterations;
   let total = 0;
   let worst: { testCase: string; node?: string; iterations: number; chain: number[] } | undefined;
-  for (const tc of await resolveRunnerSelection(dataSource.manager, runner)) {
+  for (const tc of selected) {
     const expected = expectedLoopIterations(tc.flow, { maxLoopIterations: limits.maxLoopIterations, dataSets: tc.dataSets ?? [] });
     total += expected.total;
     const top = expected.loops[0];
@@ -162,6 +162,35 @@ export async function checkLoopIterations(dataSource: DataSource, runner: Runner
   );
 }
 
+/**
+ * Refuses a run of a runner that selects no test case: it would "pass" with 0 tests
+ * (src/store/test-cases.ts `resolveRunnerSelection`; the plan is checked again when it is frozen,
+ * activities/runs.ts `startRun`). When `record` is given (an incoming webhook's call, whose caller
+ * may never read the answer), a run is stored `failed` with the reason first, so the deployment's
+ * history shows it, and the problem carries its `runId`.
+ * @throws Problem `runner-selects-nothing` (422) naming the runner and its selection
+ */
+async function refuseEmptySelection(deps: RunStarterDeps, input: NewRun, selected: TestCase[], record: boolean): Promise<void> {
+  if (selected.length > 0) return;
+  const detail = emptySelectionMessage(input.runner);
+  const extras: Record<string, unknown> = { runner: input.runner.name, selection: runnerSelection(input.runner) };
+  if (record) {
+    const id = newId('run');
+    const now = new Date();
+    const run = deps.dataSource.getRepository(Run).create(
+      queuedRun({
+        ...runRowOf(input, id),
+        idempotencyKey: null,
+        idempotencyFingerprint: null,
+      }),
+    );
+    Object.assign(run, { status: 'failed', error: detail, completedAt: now, duration: 0 });
+    await deps.dataSource.getRepository(Run).insert(run as never);
+    extras.runId = id;
+  }
+  throw new Problem('runner-selects-nothing', detail, extras);
+}
+
 /** What starting a run needs. */
 export interface RunStarterDeps {
   dataSource: DataSource;
@@ -173,7 +202,8 @@ export interface RunStarterDeps {
 
 /**
  * Creates and starts a run (steps in the module comment).
- * @throws Problem `idempotency-key-reused` (422), `loop-iterations-exceeded` (422) and
+ * @throws Problem `idempotency-key-reused` (422), `runner-selects-nothing` (422; an incoming
+ *   webhook's call stores the run `failed` first), `loop-iterations-exceeded` (422) and
  *   `quota-exceeded` (429), these two only when `deps.limits` is given;
  *   TemporalUnavailableError (operation `start`: 503 `temporal-unavailable`).
  */
@@ -190,8 +220,10 @@ export async function createAndStartRun(
   };
   const first = await replayOfKey();
   if (first) return first;
+  const selected = await resolveRunnerSelection(deps.dataSource.manager, input.runner);
+  await refuseEmptySelection(deps, input, selected, input.trigger === 'webhook');
   if (deps.limits) {
-    await checkLoopIterations(deps.dataSource, input.runner, deps.limits);
+    await checkLoopIterations(input.runner, selected, deps.limits);
     try {
       await checkRunQuotas(deps.dataSource, input.workspaceId, deps.limits.quotas);
     } catch (err) {
@@ -204,21 +236,9 @@ export async function createAndStartRun(
   const id = newId('run');
   const run = repo.create(
     queuedRun({
-      id,
-      workspaceId: input.workspaceId,
-      runnerId: input.runner.id,
-      runnerName: input.runner.name,
-      environmentId: input.environment.id,
-      environmentName: input.environment.name,
-      deploymentId: input.deploymentId ?? null,
-      trigger: input.trigger,
-      workflowId: runWorkflowId(id),
-      timeoutSeconds: input.timeoutSeconds,
-      variables: input.variables,
-      context: input.context ?? null,
+      ...runRowOf(input, id),
       idempotencyKey: idem?.key ?? null,
       idempotencyFingerprint: idem?.fingerprint ?? null,
-      loadProfile: input.loadProfile ?? null,
     }),
   );
   try {
@@ -241,6 +261,25 @@ export async function createAndStartRun(
     throw new TemporalUnavailableError(`Could not record the start of workflow ${run.workflowId}: ${(err as Error).message}`, { operation: 'start', runId: id, cause: err });
   }
   return { run, replayed: false };
+}
+
+/** The columns of a new run's row that come from what the caller asked for. */
+function runRowOf(input: NewRun, id: string) {
+  return {
+    id,
+    workspaceId: input.workspaceId,
+    runnerId: input.runner.id,
+    runnerName: input.runner.name,
+    environmentId: input.environment.id,
+    environmentName: input.environment.name,
+    deploymentId: input.deploymentId ?? null,
+    trigger: input.trigger,
+    workflowId: runWorkflowId(id),
+    timeoutSeconds: input.timeoutSeconds,
+    variables: input.variables,
+    context: input.context ?? null,
+    loadProfile: input.loadProfile ?? null,
+  };
 }
 
 /**

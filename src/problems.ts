@@ -143,6 +143,12 @@ export const PROBLEMS = {
     description:
       'The flow (when saved) or the runner\'s test cases together (when a run starts) expect more loop iterations than ASSAY_QUOTA_LOOP_ITERATIONS, counting each Loop or Iteration node\'s `count` (or `maxIterations`, or ASSAY_MAX_LOOP_ITERATIONS) multiplied through nesting; `node` (with `errors`, or `runner` and `testCase`) names the loop node, `expectedIterations` and `limit` give the figures. Lower a count or set `maxIterations`.',
   },
+  'runner-selects-nothing': {
+    status: 422,
+    title: 'The runner selects no test case',
+    description:
+      "The runner's selection (`testCaseIds`, `folder`, `tags`) matches no test case of the workspace, so a run would pass with 0 tests; `runner` names it and `selection` repeats what it selects. Add test cases that match, or change the runner. An incoming webhook's call records the run as failed with this reason (`runId`); a scheduled run fails the same way.",
+  },
   internal: { status: 500, title: 'Internal error', description: 'Something failed inside Assay. The `instance` identifies it in the logs.' },
   'secret-unavailable': {
     status: 500,

@@ -424,7 +424,7 @@ export const RESPONSES = {
       value: problemExample('name-taken', 'Environment "staging" already exists in this workspace.', { errors: [{ field: 'name', pointer: '#/name', detail: 'is already taken' }] }),
     },
   }),
-  Unprocessable: problemResponse('The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `sample-too-large`.', {
+  Unprocessable: problemResponse('The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `sample-too-large`.', {
     unknownReference: {
       summary: 'Unknown runner',
       value: problemExample('unknown-reference', 'runner: runner "nightly" does not exist', { errors: [{ field: 'runner', pointer: '#/runner', detail: 'runner "nightly" does not exist' }] }),

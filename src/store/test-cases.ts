@@ -83,3 +83,27 @@ export async function resolveRunnerSelection(manager: EntityManager, runner: Run
   }
   return selected;
 }
+
+/** What a runner selects, as the API writes it: `testCaseIds`, `folder`, `tags` (only those set). */
+export function runnerSelection(runner: Pick<Runner, 'testCaseIds' | 'folder' | 'tags'>): { testCaseIds?: string[]; folder?: string; tags?: string[] } {
+  return {
+    ...(runner.testCaseIds.length > 0 ? { testCaseIds: runner.testCaseIds } : {}),
+    ...(runner.folder !== null ? { folder: runner.folder } : {}),
+    ...(runner.tags.length > 0 ? { tags: runner.tags } : {}),
+  };
+}
+
+/**
+ * The reason a runner that selects no test case cannot run, naming it and what it selects (the API's
+ * 422 `runner-selects-nothing`, and the error of a scheduled or webhook run refused for it).
+ */
+export function emptySelectionMessage(runner: Pick<Runner, 'name' | 'testCaseIds' | 'folder' | 'tags'>): string {
+  const sel = runnerSelection(runner);
+  const parts = [
+    ...(sel.testCaseIds ? [`test case ids ${sel.testCaseIds.join(', ')}`] : []),
+    ...(sel.folder !== undefined ? [`folder "${sel.folder}"`] : []),
+    ...(sel.tags ? [`tags ${sel.tags.map((t) => `"${t}"`).join(', ')}`] : []),
+  ];
+  const what = parts.length > 0 ? parts.join(' and ') : 'nothing (no testCaseIds, folder or tags)';
+  return `Runner "${runner.name}" selects no test case (it selects ${what}); a run would pass with 0 tests. Add matching test cases or change the runner.`;
+}

@@ -191,6 +191,47 @@ describe('deployments', function () {
     });
   });
 
+  describe('a runner that selects no test case', () => {
+    let d: any;
+    const message = /Runner "empty" selects no test case \(it selects folder "nothing-here" and tags "none"\); a run would pass with 0 tests/;
+    const runCount = async () => (await app.request('GET', '/v1/runs?runner=empty&limit=200')).body.items.length;
+
+    before(async () => {
+      await app.request('POST', '/v1/runners', { name: 'empty', folder: 'nothing-here', tags: ['none'] });
+      d = (await app.request('POST', '/v1/deployments', { name: 'empty-nightly', runner: 'empty', environment: 'local', schedule: '0 0 1 1 *', webhookEnabled: true })).body;
+    });
+
+    it('POST /v1/runs and POST /v1/deployments/{id}/runs answer 422 runner-selects-nothing naming the runner, storing no run', async () => {
+      for (const res of [await app.request('POST', '/v1/runs', { runner: 'empty', environment: 'local' }), await app.request('POST', `/v1/deployments/${d.id}/runs`)]) {
+        expectProblem(res, 422, 'runner-selects-nothing');
+        expect(res.body.detail).to.match(message);
+        expect(res.body).to.deep.include({ runner: 'empty', selection: { folder: 'nothing-here', tags: ['none'] } });
+        expect(res.body).not.to.have.property('runId');
+      }
+      expect(await runCount()).to.equal(0);
+    });
+
+    it('an incoming webhook answers 422 and records a failed run saying why', async () => {
+      const res = await app.request('POST', new URL(d.webhookUrl).pathname, { commit: 'abc' }, { key: null, headers: { authorization: `Bearer ${d.webhookToken}` } });
+      expectProblem(res, 422, 'runner-selects-nothing');
+      expect(res.body.runId).to.match(/^run_/);
+      const run = (await app.request('GET', `/v1/runs/${res.body.runId}`)).body;
+      expect(run).to.include({ status: 'failed', trigger: 'webhook', deploymentId: d.id, runner: 'empty' });
+      expect(run.error).to.match(message);
+    });
+
+    it('a scheduled run fails before sending anything, saying why', async () => {
+      const before = await runCount();
+      await scheduleHandle(d.id).trigger();
+      const listed = await eventually(async () => {
+        const items = (await app.request('GET', `/v1/runs?deployment=${d.id}&trigger=schedule`)).body.items;
+        return items.find((r: { status: string }) => r.status === 'failed');
+      }, 60_000);
+      expect(listed.error).to.match(message);
+      expect(await runCount()).to.equal(before + 1);
+    });
+  });
+
   describe('incoming webhooks', () => {
     let d: any;
     let hook: string;
