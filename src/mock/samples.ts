@@ -13,7 +13,6 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { ajvRegExp } from '../domain/regex';
 import { sample } from 'openapi-sampler';
-import { request } from 'undici';
 
 /**
  * Caps on quick samples (issue 10 item 11; docs/mocks.md "Sample data"): an array's `minItems`,
@@ -152,14 +151,16 @@ export async function sampleWithAi(schema: object, settings: AiSettings | null, 
   ].filter(Boolean).join('\n\n');
   let text: string;
   try {
-    const res = await request(`${settings.baseUrl.replace(/\/$/, '')}/chat/completions`, {
+    // The global fetch, not the undici package: this module is also in the one-file CLI
+    // (src/cli/build.ts), which must load on Node 22 releases that undici 8 does not support.
+    const res = await fetch(`${settings.baseUrl.replace(/\/$/, '')}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
       body: JSON.stringify({ model: settings.model, temperature: 0.7, messages: [{ role: 'system', content: 'You generate test data as JSON.' }, { role: 'user', content: prompt }] }),
       signal: AbortSignal.timeout(settings.timeoutMs),
     });
-    const answer = (await res.body.json()) as { choices?: Array<{ message?: { content?: string } }>; error?: { message?: string } };
-    if (res.statusCode >= 400) throw new Error(answer.error?.message ?? `HTTP ${res.statusCode}`);
+    const answer = (await res.json()) as { choices?: Array<{ message?: { content?: string } }>; error?: { message?: string } };
+    if (res.status >= 400) throw new Error(answer.error?.message ?? `HTTP ${res.status}`);
     text = answer.choices?.[0]?.message?.content ?? '';
   } catch (err) {
     throw new SampleError(`The AI sample generator failed: ${(err as Error).message}`, 502, 'ai-failed');

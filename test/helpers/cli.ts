@@ -3,7 +3,7 @@
  * arguments, environment (ASSAY_URL / ASSAY_API_KEY of a test app), working directory; answers its
  * exit code and what it wrote. stderr and stdout are not TTYs here, so progress is plain lines.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { TestApp } from './app';
 
@@ -31,6 +31,8 @@ export interface CliOptions {
   signalWhen?: { pattern: RegExp; signal: NodeJS.Signals };
   /** Another build of the CLI to run (e.g. the single-file bundle); default dist/bin/assay.js. */
   bin?: string;
+  /** The Node.js binary to run it with (e.g. from scripts/ensure-node.sh); default the test's own. */
+  node?: string;
   /** Kills the child (SIGKILL) after this long; default 120 s. */
   timeoutMs?: number;
 }
@@ -47,7 +49,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
     else env[k] = v;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', options.bin ?? ASSAY_BIN, ...args], { cwd: options.cwd ?? process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(options.node ?? process.execPath, ['--enable-source-maps', options.bin ?? ASSAY_BIN, ...args], { cwd: options.cwd ?? process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let signalledOn: RegExpExecArray | undefined;
@@ -73,4 +75,17 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
     else child.stdin.end();
     options.onSpawn?.(child);
   });
+}
+
+/**
+ * A Node.js binary of `version`, a major (`'24'`) or an exact version (`'22.0.0'`): the test's own
+ * when it is that, else the one scripts/ensure-node.sh keeps in ~/.cache/assay/node<version> (the
+ * Makefile's `test` target installs them before mocha; here the script only answers its path, or
+ * installs it once when a test file is run alone on a machine without it).
+ */
+export function nodeBinary(version: string): string {
+  const own = version.includes('.') ? process.versions.node : process.versions.node.split('.')[0];
+  if (own === version) return process.execPath;
+  const script = path.resolve(__dirname, '../../../scripts/ensure-node.sh');
+  return execFileSync(script, [version], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 300_000 }).trim();
 }
