@@ -53,7 +53,7 @@ screenshots: install
 test-unit: install
 	@$(ENV) $(MOCHA_ONLY) 'dist/test/unit/**/*.test.js'
 
-## lint: ESLint and the TypeScript checker
+## lint: ESLint, the TypeScript checker, and Spectral on the API's own OpenAPI document (docs/api.md)
 lint: $(STAMP)
 	@$(ENV) npm run --silent lint
 

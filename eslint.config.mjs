@@ -15,7 +15,7 @@ const srcImportsNothingAbove = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.assay/**', 'coverage/**'] },
+  { ignores: ['dist/**', '.lint-build/**', 'node_modules/**', '.assay/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -8,11 +8,14 @@
  *
  * Answer schemas are open (`additionalProperties` is not closed) so that a field added later is
  * not a breaking change for generated clients; request schemas are the routes' own (closed) ones.
+ * A test case's flow nodes and data sets, in answers as in requests, are flow validation's closed
+ * schemas (api/openapi/flow.ts): a stored flow is one validation accepted.
  */
 import { KEY_SCOPES, RUNNER_ORDERS } from '../../src/store/entities';
 import { HTTP_METHODS, RUN_STATUSES } from '../../src/domain/types';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../../src/problems';
 import { RUN_TRIGGERS } from '../routes/runs';
+import { DATA_SETS_SCHEMA, FLOW_NODES } from './flow';
 
 /** A JSON Schema (2020-12, the OpenAPI 3.1 dialect) as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -120,8 +123,8 @@ export const SCHEMAS = {
       folder: { type: 'string', description: '`users/admin`; `""` is the top level.' },
       description: text,
       tags: { type: 'array', items: text },
-      flow: { type: 'array', items: { type: 'object' }, description: 'The nodes (docs/flows.md); every node has an `id`.' },
-      dataSets: { type: 'array', items: { type: 'object' }, description: 'Data sets Iteration nodes go through (docs/flows.md "Data sets").' },
+      flow: { ...FLOW_NODES, description: 'The nodes (docs/flows.md); every node has an `id`.' },
+      dataSets: DATA_SETS_SCHEMA,
       createdAt: timestamp,
       updatedAt: timestamp,
     },

@@ -8,6 +8,7 @@ import type { AssayConfig } from '../../src/config';
 import { scopeEntryFor } from '../scopes';
 import { PROBLEM_STATUS, RESPONSES, SCHEMAS, type JsonSchema, type ProblemResponseName } from './components';
 import { RESPONSE_EXAMPLES } from './examples';
+import { FLOW_SCHEMAS } from './flow';
 import { apiOperations, PATH_PARAMS, type ApiOperation } from './operations';
 
 /** The version of the document's `info`: the API's major version and this document's revision. */
@@ -90,6 +91,16 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
   };
 }
 
+/** The component schemas: the answers' (api/openapi/components.ts) and the flow's (api/openapi/flow.ts), each name once. */
+function componentSchemas(): Record<string, JsonSchema> {
+  const schemas: Record<string, JsonSchema> = { ...(SCHEMAS as Record<string, JsonSchema>) };
+  for (const [name, schema] of Object.entries(FLOW_SCHEMAS)) {
+    if (schemas[name]) throw new Error(`component schema ${name} is defined twice`);
+    schemas[name] = schema;
+  }
+  return schemas;
+}
+
 /** The OpenAPI 3.1 document of the API configured by `config` (its `servers` is `ASSAY_PUBLIC_URL`). */
 export function openApiDocument(config: AssayConfig): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -114,7 +125,7 @@ export function openApiDocument(config: AssayConfig): Record<string, unknown> {
     tags,
     paths,
     components: {
-      schemas: SCHEMAS as Record<string, JsonSchema>,
+      schemas: componentSchemas(),
       responses: RESPONSES,
       securitySchemes: {
         apiKey: {

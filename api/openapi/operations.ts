@@ -3,7 +3,9 @@
  * entry per route, in the routers' own path syntax (`/v1/runs/:runId`), with its summary, tag,
  * query parameters, answers and examples. Request body schemas are NOT written here: each entry
  * points at the schema object its route validates with (exported from api/routes/*.ts and fed to
- * ajv there), so the document cannot drift from validation. Scopes come from the one scope table
+ * ajv there), so the document cannot drift from validation; a test case's `flow` and `dataSets`,
+ * which the route checks after its schema, are described by the schemas flow validation compiles
+ * (api/openapi/flow.ts). Scopes come from the one scope table
  * (api/scopes.ts). test/integration/openapi-document.test.ts checks that this registry and the
  * routes the app registers are the same set.
  */
@@ -20,6 +22,7 @@ import { relayRequestSchema } from '../routes/relay';
 import { WEBHOOK_BODY_SCHEMA } from '../routes/incoming-webhooks';
 import { pageOf, schemaRef, type JsonSchema, type ProblemResponseName } from './components';
 import { REQUEST_EXAMPLES, type Example, type ResponseExampleName } from './examples';
+import { testCaseBodySchema } from './flow';
 
 /** HTTP methods the document uses (lower case, as OpenAPI path items key them). */
 export type OperationMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -236,7 +239,8 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       plural: 'test cases',
       schema: schemaRef('TestCase'),
       examples: { one: 'testCase', page: 'testCases' },
-      bodies: { create: TEST_CASE_SCHEMAS.full, replace: TEST_CASE_SCHEMAS.full, patch: TEST_CASE_SCHEMAS.patch },
+      // flow and dataSets with their items (validateFlow/validateDataSets check them after the route's schema).
+      bodies: { create: testCaseBodySchema(TEST_CASE_SCHEMAS.full), replace: testCaseBodySchema(TEST_CASE_SCHEMAS.full), patch: testCaseBodySchema(TEST_CASE_SCHEMAS.patch) },
       listQuery: [filter('folder', 'The folder and its subfolders.'), filter('tags', 'Comma-separated: test cases carrying all of them.')],
       listDescription: 'By folder, then name. The flow is validated node by node (docs/flows.md) on every write.',
       createProblems: ['Unprocessable'],

@@ -1,9 +1,10 @@
 /**
  * Validation of a test case's flow when it is saved (issue 3, item 6): the shape, a JSON Schema
- * checked with ajv (unknown node types and fields, wrong types), and what a schema cannot say:
- * node ids used once in the whole tree, JSONata expressions that parse, `nodes.<id>` references
- * and data set names that point at something, regular expressions that compile and cannot
- * backtrack catastrophically, JSON Schemas that compile, script code that parses, library
+ * checked with ajv (unknown node types and fields, wrong types; made from the per-node-type schemas
+ * of src/validation/flow-schemas.ts, which Assay's OpenAPI document shows too), and what a schema
+ * cannot say: node ids used once in the whole tree, JSONata expressions that parse, `nodes.<id>`
+ * references and data set names that point at something, regular expressions that compile and
+ * cannot backtrack catastrophically, JSON Schemas that compile, script code that parses, library
  * entries that are URLs or predefined libraries.
  *
  * Every problem is reported with the path of the field at fault (e.g. `['flow', 2, 'then', 0,
@@ -13,11 +14,12 @@ import vm from 'node:vm';
 import Ajv from 'ajv';
 import { checkSchema, parseRegex } from '../domain/assertions';
 import { checkExpression, referencedNodeIds } from '../domain/expressions';
-import { ASSERTION_OPERATORS, HTTP_METHODS, NODE_TYPES, type Assertion, type DataSet, type FlowNode, type ScriptConfig } from '../domain/types';
+import type { Assertion, DataSet, FlowNode, ScriptConfig } from '../domain/types';
 import { childLists, forEachNode as walkFlow, mapChildLists } from '../domain/flow';
 import { ownLibrary } from '../sandbox/libraries';
 import { dataSetRows } from './data-sets';
 import { schemaLoop } from './json-limits';
+import { closedNodeSchema, DATA_SET_FIELDS, DATA_SET_NAME, DATA_SET_TYPES, FLOW_NODE_TYPES, MAX_DATA_SETS, NODES_REF } from './flow-schemas';
 
 /** A problem at a path inside the request body. */
 export interface FlowIssue {
@@ -27,130 +29,38 @@ export interface FlowIssue {
 
 /** Largest number of nodes in a flow, counted through every branch and body. */
 export const MAX_FLOW_NODES = 500;
-/** Largest `count` of a Loop node (the worker's iteration cap applies on top). */
-export const MAX_LOOP_COUNT = 1_000_000;
+// The largest `count` of a Loop node lives with the node schemas.
+export { MAX_LOOP_COUNT } from './flow-schemas';
 
-const NODE_ID = '^[A-Za-z_][A-Za-z0-9_-]{0,63}$';
-const VARIABLE = { type: 'string', minLength: 1, maxLength: 200 } as const;
-const EXPRESSION = { type: 'string', minLength: 1, maxLength: 4000 } as const;
-const NODES = { type: 'array', items: { $ref: '#/$defs/node' } } as const;
-
-const scriptSchema = {
-  type: 'object',
-  required: ['code'],
-  additionalProperties: false,
-  properties: {
-    code: { type: 'string', maxLength: 200_000 },
-    libs: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 2000 } },
-  },
-} as const;
-
-const assertionSchema = {
-  type: 'object',
-  required: ['target', 'operator'],
-  additionalProperties: false,
-  properties: { name: { type: 'string', maxLength: 200 }, target: EXPRESSION, operator: { enum: [...ASSERTION_OPERATORS] }, expected: {} },
-} as const;
-
-/** One schema per node type, chosen by `type`. */
-const nodeSchemas: Record<FlowNode['type'], object> = {
-  api: {
-    required: ['request'],
-    properties: {
-      request: {
-        type: 'object',
-        required: ['method', 'url'],
-        additionalProperties: false,
-        properties: {
-          method: { enum: [...HTTP_METHODS] },
-          url: { type: 'string', minLength: 1, maxLength: 8192 },
-          headers: { type: 'object', additionalProperties: { type: 'string', maxLength: 8192 }, maxProperties: 100 },
-          body: {},
-          timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000 },
-          followRedirects: { type: 'boolean' },
-        },
-      },
-      assertions: { type: 'array', maxItems: 200, items: assertionSchema },
-      script: scriptSchema,
-      retry: {
-        type: 'object',
-        required: ['attempts'],
-        additionalProperties: false,
-        properties: {
-          attempts: { type: 'integer', minimum: 1, maximum: 10 },
-          delayMs: { type: 'integer', minimum: 0, maximum: 60_000 },
-          backoff: { type: 'number', minimum: 1, maximum: 10 },
-          maxDelayMs: { type: 'integer', minimum: 0, maximum: 300_000 },
-          onStatus: { type: 'array', maxItems: 50, items: { anyOf: [{ type: 'integer', minimum: 100, maximum: 599 }, { type: 'string', pattern: '^[1-5]xx$' }] } },
-          onNetworkError: { type: 'boolean' },
-        },
-      },
-    },
-  },
-  if: { required: ['condition', 'then'], properties: { condition: EXPRESSION, then: NODES, else: NODES } },
-  loop: {
-    required: ['body'],
-    properties: {
-      count: { type: 'integer', minimum: 0, maximum: MAX_LOOP_COUNT },
-      while: EXPRESSION,
-      breakCondition: EXPRESSION,
-      maxIterations: { type: 'integer', minimum: 1 },
-      body: NODES,
-    },
-  },
-  iteration: {
-    required: ['body'],
-    properties: {
-      items: EXPRESSION,
-      dataSet: { type: 'string', minLength: 1, maxLength: 100 },
-      as: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' },
-      breakCondition: EXPRESSION,
-      maxIterations: { type: 'integer', minimum: 1 },
-      body: NODES,
-    },
-  },
-  script: { required: ['script'], properties: { script: scriptSchema, variable: VARIABLE } },
-  wait: { properties: { ms: { type: 'integer', minimum: 0, maximum: 86_400_000 }, expression: EXPRESSION } },
-  context: { required: ['set'], properties: { set: { type: 'object', minProperties: 1, maxProperties: 100, propertyNames: { minLength: 1, maxLength: 200 }, additionalProperties: EXPRESSION } } },
-  parallel: { required: ['children'], properties: { concurrency: { type: 'integer', minimum: 1, maximum: 50 }, children: NODES } },
-};
-
-/** JSON Schema of a flow (an array of nodes). */
+/** JSON Schema of a flow (an array of nodes): one closed schema per node type (src/validation/flow-schemas.ts), chosen by `type`. */
 export const flowSchema = {
   $defs: {
     node: {
       type: 'object',
       required: ['type'],
-      properties: { type: { enum: [...NODE_TYPES] } },
-      allOf: Object.entries(nodeSchemas).map(([type, schema]) => {
-        const s = schema as { required?: string[]; properties: Record<string, unknown> };
-        return {
-          if: { properties: { type: { const: type } }, required: ['type'] },
-          then: {
-            required: ['type', ...(s.required ?? [])],
-            additionalProperties: false,
-            properties: { type: { const: type }, id: { type: 'string', pattern: NODE_ID }, name: { type: 'string', maxLength: 200 }, ...s.properties },
-          },
-        };
-      }),
+      properties: { type: { enum: [...FLOW_NODE_TYPES] } },
+      allOf: FLOW_NODE_TYPES.map((type) => ({
+        if: { properties: { type: { const: type } }, required: ['type'] },
+        then: closedNodeSchema(type),
+      })),
     },
   },
   type: 'array',
-  items: { $ref: '#/$defs/node' },
+  items: { $ref: NODES_REF },
 } as const;
 
-/** JSON Schema of a test case's data sets. */
+/** JSON Schema of a test case's data sets: one closed schema per data set type (src/validation/flow-schemas.ts), chosen by `type`. */
 export const dataSetsSchema = {
   type: 'array',
-  maxItems: 20,
+  maxItems: MAX_DATA_SETS,
   items: {
     type: 'object',
     required: ['name', 'type'],
-    properties: { name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,100}$' }, type: { enum: ['json', 'csv'] } },
-    allOf: [
-      { if: { properties: { type: { const: 'json' } } }, then: { required: ['data'], additionalProperties: false, properties: { name: {}, type: {}, data: { type: 'array' } } } },
-      { if: { properties: { type: { const: 'csv' } } }, then: { required: ['csv'], additionalProperties: false, properties: { name: {}, type: {}, csv: { type: 'string', maxLength: 5_000_000 }, cast: { type: 'boolean' } } } },
-    ],
+    properties: { name: DATA_SET_NAME, type: { enum: [...DATA_SET_TYPES] } },
+    allOf: DATA_SET_TYPES.map((type) => ({
+      if: { properties: { type: { const: type } } },
+      then: { required: [...(DATA_SET_FIELDS[type].required ?? [])], additionalProperties: false, properties: { name: {}, type: {}, ...DATA_SET_FIELDS[type].properties } },
+    })),
   },
 } as const;
 

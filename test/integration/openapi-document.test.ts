@@ -11,8 +11,14 @@
  *   response schema;
  * - walking every operation once against the running API (creates with the documented examples,
  *   then reads, updates, the webhook, actions, deletes): each example body is accepted, each answer's
- *   status is one the document lists, and each answer's body validates against the documented schema.
+ *   status is one the document lists, and each answer's body validates against the documented schema;
+ * - a test case's flow is a discriminated union (`FlowNode`) over every node type flow validation
+ *   knows, recursive through child lists, made from validation's own schemas: it accepts the flows
+ *   the API accepts (the recorded runs' flows, the examples) and refuses an unknown node type;
+ * - Spectral's OpenAPI ruleset (`spectral:oas`, as `npm run lint` runs it) finds no error.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
@@ -21,8 +27,18 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { appRouters, startTestApp, type TestApp } from '../helpers/app';
 import { apiOperations } from '../../api/openapi/operations';
 import { openApiPath } from '../../api/openapi/document';
+import { Spectral, type ISpectralDiagnostic, type RulesetDefinition } from '@stoplight/spectral-core';
+import { oas } from '@stoplight/spectral-rulesets';
 import { ENVIRONMENT_SCHEMAS } from '../../api/routes/environments';
 import { DEPLOYMENT_SCHEMAS } from '../../api/routes/deployments';
+import { TEST_CASE_SCHEMAS } from '../../api/routes/test-cases';
+import { REQUEST_EXAMPLES } from '../../api/openapi/examples';
+import { DATA_SETS_SCHEMA, FLOW_SCHEMA } from '../../api/openapi/flow';
+import { NODE_TYPES, type FlowNode } from '../../src/domain/types';
+import { childLists, forEachNode } from '../../src/domain/flow';
+import { validateDataSets, validateFlow } from '../../src/validation/flow';
+import { CHILD_NODES, DATA_SET_TYPES, FLOW_NODE_TYPES, NODE_FIELDS } from '../../src/validation/flow-schemas';
+import { HISTORY_FIXTURES } from '../helpers/temporal';
 
 type Doc = {
   openapi: string;
@@ -149,6 +165,11 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
     const byId = (id: string) => ops.find((o) => o.operationId === id)!;
     expect(byId('createEnvironment').body!.schema).to.equal(ENVIRONMENT_SCHEMAS.create);
     expect(byId('updateDeployment').body!.schema).to.equal(DEPLOYMENT_SCHEMAS.patch);
+    // A test case body: the route's fields, with flow and data sets from flow validation's schemas (api/openapi/flow.ts).
+    const testCase = byId('createTestCase').body!.schema as { properties: Record<string, unknown> };
+    expect(testCase.properties.name).to.equal(TEST_CASE_SCHEMAS.full.properties.name);
+    expect(testCase.properties.flow).to.equal(FLOW_SCHEMA);
+    expect(testCase.properties.dataSets).to.equal(DATA_SETS_SCHEMA);
     // A config-dependent limit reaches the document: the largest run timeout.
     const startRun = doc.paths['/v1/runs']!.post!;
     const timeout = (startRun.requestBody!.content['application/json']!.schema.properties as Record<string, { maximum: number }>).timeout!;
@@ -176,11 +197,14 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
 
   it('every request example validates against its schema (as the API validates: ajv, strict), and every response example against its response schema', () => {
     const requests = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+    // A test case body's flow and data sets refer to the document's components; `discriminator` is OpenAPI's annotation.
+    requests.addKeyword('components');
+    requests.addKeyword('discriminator');
     let requestExamples = 0;
     let responseExamples = 0;
     for (const { method, path, op } of operations()) {
       for (const media of Object.values(op.requestBody?.content ?? {})) {
-        const validate = requests.compile(media.schema);
+        const validate = requests.compile({ ...media.schema, components: { schemas: doc.components.schemas } });
         for (const [name, example] of Object.entries(media.examples ?? {})) {
           expect(validate(example.value), `${method} ${path} request example ${name}: ${JSON.stringify(validate.errors)}`).to.equal(true);
           requestExamples++;
@@ -208,6 +232,155 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
     // The check can fail: an example with an unknown field is refused.
     const env = doc.paths['/v1/environments']!.post!.requestBody!.content['application/json']!;
     expect(requests.compile(env.schema)({ ...(env.examples!.staging!.value as object), colour: 'red' })).to.equal(false);
+  });
+
+  it("describes a test case's flow as a discriminated union of every node type validation knows, recursive through child lists", () => {
+    const schemas = doc.components.schemas as Record<string, Record<string, any>>;
+    const component = (ref: string) => {
+      expect(ref).to.match(/^#\/components\/schemas\//);
+      return schemas[ref.split('/').pop()!]!;
+    };
+    const FLOW_NODE = '#/components/schemas/FlowNode';
+    // The test case bodies (create, replace, patch) and the answer: flow items are the node union, data sets the data set union.
+    const bodies = ['/v1/test-cases', '/v1/test-cases/{testCaseId}'].flatMap((p) =>
+      Object.values(doc.paths[p]!).flatMap((op) => Object.values(op.requestBody?.content ?? {}).map((m) => m.schema)),
+    );
+    expect(bodies).to.have.length(3);
+    for (const schema of [...bodies, schemas.TestCase!]) {
+      const properties = schema.properties as Record<string, Record<string, unknown>>;
+      expect(properties.flow, 'flow').to.deep.include({ type: 'array', items: { $ref: FLOW_NODE } });
+      expect(properties.dataSets, 'dataSets').to.deep.include({ type: 'array', items: { $ref: '#/components/schemas/DataSet' } });
+    }
+    // The rest of a body is the route's own schema.
+    const createBody = bodies[0]! as { properties: Record<string, unknown> };
+    for (const field of ['name', 'folder', 'description', 'tags'] as const) expect(createBody.properties[field], field).to.deep.equal(TEST_CASE_SCHEMAS.full.properties[field]);
+
+    // One member per node type flow validation knows (its list, its table of fields, the domain's types), no other.
+    expect([...FLOW_NODE_TYPES]).to.have.members(Object.keys(NODE_FIELDS)).and.to.have.members([...NODE_TYPES]);
+    const union = schemas.FlowNode!;
+    const members = (union.oneOf as Array<{ $ref: string }>).map((m) => m.$ref);
+    const memberTypes = members.map((ref) => component(ref).properties.type.const as string);
+    expect(memberTypes).to.deep.equal([...FLOW_NODE_TYPES]);
+    expect(union.discriminator.propertyName).to.equal('type');
+    expect(union.discriminator.mapping).to.deep.equal(Object.fromEntries(memberTypes.map((type, i) => [type, members[i]])));
+    for (const ref of members) {
+      const node = component(ref);
+      expect(node.required, ref).to.include('type');
+      expect(node.additionalProperties, ref).to.equal(false);
+      expect(Object.keys(node.properties), ref).to.include.members(['type', 'id', 'name', ...Object.keys(NODE_FIELDS[node.properties.type.const as FlowNode['type']].properties)]);
+    }
+
+    // Child lists: the fields validation marks as children are those the tree walk (src/domain/flow.ts) follows,
+    // and each is a list of the node union again.
+    let childFields = 0;
+    for (const type of FLOW_NODE_TYPES) {
+      const fields = Object.entries(NODE_FIELDS[type].properties).filter(([, s]) => s === CHILD_NODES).map(([field]) => field);
+      const sample = { type, ...Object.fromEntries(fields.map((f) => [f, []])) } as unknown as FlowNode;
+      expect(childLists(sample).map((l) => l.field), type).to.have.members(fields);
+      const node = component(union.discriminator.mapping[type]);
+      for (const field of fields) {
+        expect(node.properties[field], `${type}.${field}`).to.deep.equal({ type: 'array', items: { $ref: FLOW_NODE } });
+        childFields++;
+      }
+    }
+    expect(childFields, 'IF then/else, Loop body, Iteration body, Parallel children').to.equal(5);
+    expect(schemas.IfNode!.properties.then.items.$ref).to.equal(FLOW_NODE);
+    expect(schemas.LoopNode!.properties.body.items.$ref).to.equal(FLOW_NODE);
+
+    // Data sets: the same shape of union over the data set types.
+    const dataSet = schemas.DataSet!;
+    const setMembers = (dataSet.oneOf as Array<{ $ref: string }>).map((m) => m.$ref);
+    expect(setMembers.map((ref) => component(ref).properties.type.const)).to.deep.equal(DATA_SET_TYPES);
+    expect(dataSet.discriminator).to.deep.equal({ propertyName: 'type', mapping: Object.fromEntries(DATA_SET_TYPES.map((t, i) => [t, setMembers[i]])) });
+  });
+
+  it('accepts the flows and data sets the API accepts (recorded runs, the examples) and refuses an unknown node type, as validation does', () => {
+    const createBody = doc.paths['/v1/test-cases']!.post!.requestBody!.content['application/json']!.schema;
+    const validate = answerValidator(createBody);
+    const documented = (flow: unknown, dataSets: unknown[] = []) => validate({ name: 'x', flow, dataSets });
+    // Real flows: every test case of the recorded runs' plans (test/fixtures/histories; payloads in plain JSON), and the examples.
+    const cases: Array<{ label: string; flow: FlowNode[]; dataSets: unknown[] }> = [];
+    const collect = (value: unknown, label: string): void => {
+      if (!value || typeof value !== 'object') return;
+      const v = value as { testCases?: Array<{ name: string; flow?: FlowNode[]; dataSets?: Record<string, unknown[]> }> };
+      for (const tc of Array.isArray(v.testCases) ? v.testCases : []) {
+        if (tc.flow) cases.push({ label: `${label}: ${tc.name}`, flow: tc.flow, dataSets: Object.entries(tc.dataSets ?? {}).map(([name, data]) => ({ name, type: 'json', data })) });
+      }
+      for (const child of Object.values(value)) collect(child, label);
+    };
+    const payloads = (value: unknown, label: string): void => {
+      if (!value || typeof value !== 'object') return;
+      const p = value as { metadata?: { encoding?: string }; data?: string };
+      if (p.metadata?.encoding && Buffer.from(p.metadata.encoding, 'base64').toString() === 'json/plain' && typeof p.data === 'string') {
+        collect(JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')), label);
+      }
+      for (const child of Object.values(value)) payloads(child, label);
+    };
+    for (const file of fs.readdirSync(HISTORY_FIXTURES).filter((f) => f.endsWith('.json'))) payloads(JSON.parse(fs.readFileSync(path.join(HISTORY_FIXTURES, file), 'utf8')), file);
+    for (const [id, examples] of Object.entries(REQUEST_EXAMPLES)) {
+      for (const [name, { value }] of Object.entries(examples)) {
+        const body = value as { flow?: FlowNode[]; dataSets?: unknown[] };
+        if (body.flow) cases.push({ label: `${id} example ${name}`, flow: body.flow, dataSets: body.dataSets ?? [] });
+      }
+    }
+    // The nesting of flow-validation's unit test, with both data set kinds.
+    cases.push({
+      label: 'every node nested',
+      dataSets: [
+        { name: 'users', type: 'json', data: [{ id: 1 }] },
+        { name: 'orders', type: 'csv', csv: 'id,total\n1,9.5\n', cast: true },
+      ],
+      flow: [
+        { type: 'if', condition: 'true', then: [{ type: 'loop', count: 2, body: [{ type: 'context', id: 'c1', set: { a: '1' } }] }], else: [{ type: 'wait', ms: 10 }] },
+        { type: 'iteration', dataSet: 'orders', as: 'o', body: [{ type: 'parallel', concurrency: 2, children: [{ type: 'api', request: { method: 'POST', url: 'http://x/{{o.id}}', body: { total: '{{o.total}}' } }, retry: { attempts: 2, onStatus: [503, '5xx'] } }] }] },
+        { type: 'script', variable: 'v', script: { code: 'async function generateValue() { return 1 }', libs: ['crypto-js@4.2.0'] } },
+      ] as unknown as FlowNode[],
+    });
+    const types = new Set<string>();
+    for (const { label, flow, dataSets } of cases) {
+      forEachNode(flow, (node) => types.add(node.type));
+      const names = (dataSets as Array<{ name: string }>).map((d) => d.name);
+      expect([...validateFlow(flow, ['flow'], names), ...validateDataSets(dataSets)], `${label}: the API accepts it`).to.deep.equal([]);
+      expect(documented(flow, dataSets), `${label}: ${JSON.stringify(validate.errors)}`).to.equal(true);
+    }
+    expect(cases.filter((c) => /\.json: /.test(c.label)).length, 'flows of the recorded runs').to.be.greaterThan(3);
+    expect([...types], 'the flows cover every node type').to.have.members([...FLOW_NODE_TYPES]);
+
+    // Refused by both: an unknown node type, at the top and inside an IF branch; an unknown field; an unknown data set type.
+    const api = { type: 'api', request: { method: 'GET', url: 'http://x' } };
+    const refused: Array<[string, unknown[], unknown[]]> = [
+      ['unknown type', [{ type: 'teleport' }], []],
+      ['unknown type in a branch', [{ type: 'if', condition: 'true', then: [api, { type: 'teleport', to: 'mars' }] }], []],
+      ['unknown type in a loop body', [{ type: 'loop', count: 1, body: [{ type: 'Api', request: api.request }] }], []],
+      ['unknown field', [{ ...api, colour: 'red' }], []],
+      ['unknown data set type', [api], [{ name: 'x', type: 'xml', xml: '<a/>' }]],
+    ];
+    for (const [label, flow, dataSets] of refused) {
+      expect([...validateFlow(flow), ...validateDataSets(dataSets)], `${label}: the API refuses it`).to.not.deep.equal([]);
+      expect(documented(flow, dataSets), `${label}: the document refuses it`).to.equal(false);
+    }
+  });
+
+  it("Spectral's OpenAPI ruleset finds no error in it", async () => {
+    const lint = async (document: unknown): Promise<ISpectralDiagnostic[]> => {
+      const spectral = new Spectral();
+      spectral.setRuleset({ extends: [oas] } as RulesetDefinition);
+      return spectral.run(JSON.stringify(document, null, 2));
+    };
+    const results = await lint(doc);
+    const format = (rs: ISpectralDiagnostic[]) => rs.map((r) => `${r.code} ${r.path.join('.')}: ${r.message}`).join('\n');
+    expect(format(results.filter((r) => r.severity === 0)), 'errors').to.equal('');
+    // Besides, only what .spectral.yaml turns off: roles in security requirements (OpenAPI 3.1 allows them for any scheme), and no contact.
+    expect(format(results.filter((r) => !['oas3-operation-security-defined', 'info-contact'].includes(String(r.code)))), 'other findings').to.equal('');
+    for (const r of results.filter((r) => r.code === 'oas3-operation-security-defined')) expect(r.message, r.path.join('.')).to.match(/must be listed among scopes/);
+    const schemes = Object.keys((doc as unknown as { components: { securitySchemes: object } }).components.securitySchemes);
+    for (const { method, path, op } of operations()) {
+      for (const requirement of op.security as Array<Record<string, string[]>>) expect(schemes, `${method} ${path}`).to.include.members(Object.keys(requirement));
+    }
+    // The check can fail: an array without items is an error.
+    const broken = structuredClone(doc) as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    broken.components.schemas.IfNode!.properties.then = { type: 'array' };
+    expect((await lint(broken)).filter((r) => r.severity === 0).map((r) => r.code)).to.deep.equal(['array-items']);
   });
 
   it('walks every operation against the running API: examples accepted, answers as documented', async () => {

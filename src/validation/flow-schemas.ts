@@ -1,0 +1,199 @@
+/**
+ * The JSON Schemas of a flow's nodes and of a test case's data sets, in one place (issue 24). Two
+ * readers, one source of truth:
+ *
+ * - flow validation (src/validation/flow.ts) builds the schema ajv checks a flow with from
+ *   {@link NODE_FIELDS} and {@link closedNodeSchema}, and the data sets' from {@link DATA_SET_FIELDS};
+ * - Assay's OpenAPI document (api/openapi/flow.ts) turns the same objects into named component
+ *   schemas (`ApiNode`, `IfNode`, …, the `FlowNode` union with a discriminator on `type`, `DataSet`).
+ *
+ * A node's children (IF `then`/`else`, Loop and Iteration `body`, Parallel `children`; the fields
+ * src/domain/flow.ts `childLists` walks) are the one object {@link CHILD_NODES}, a list of nodes
+ * referring to validation's `#/$defs/node`; the document swaps it for its own node union. What a
+ * schema cannot say (ids unique in the tree, expressions that parse, exactly one of `count` and
+ * `while`, …) is checked by src/validation/flow.ts after the schema, and said in the descriptions.
+ *
+ * Schemas are plain data (JSON Schema 2020-12 keywords that draft-07 shares), never mutated.
+ */
+import { ASSERTION_OPERATORS, HTTP_METHODS, NODE_TYPES, type DataSet, type FlowNodeType } from '../domain/types';
+
+/** A JSON Schema as plain data. */
+export type JsonSchema = Record<string, unknown>;
+
+/** Largest `count` of a Loop node (the worker's iteration cap applies on top). */
+export const MAX_LOOP_COUNT = 1_000_000;
+/** Most data sets a test case may carry. */
+export const MAX_DATA_SETS = 20;
+
+/** Where validation's flow schema keeps the node schema its child lists refer to. */
+export const NODES_REF = '#/$defs/node';
+
+/** A node's `id`: unique in the whole flow; expressions read the node's outcome as `nodes.<id>`. */
+const NODE_ID = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_-]{0,63}$' } as const;
+const VARIABLE = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const EXPRESSION = { type: 'string', minLength: 1, maxLength: 4000 } as const;
+
+/** A list of child nodes (the one object every child-holding field uses, so readers can find them). */
+export const CHILD_NODES = { type: 'array', items: { $ref: NODES_REF } } as const;
+
+/** Script code and its libraries: a Script node's `script`, and an API node's hooks. */
+export const SCRIPT_SCHEMA = {
+  type: 'object',
+  required: ['code'],
+  additionalProperties: false,
+  description:
+    'JavaScript run in the sandbox (docs/flows.md "Scripts"). `libs`: http(s) URLs of IIFE/UMD libraries or predefined libraries such as `crypto-js@4.2.0` (GET /v1/libraries), loaded before the code.',
+  properties: {
+    code: { type: 'string', maxLength: 200_000 },
+    libs: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 2000 } },
+  },
+} as const;
+
+/** An API node's assertion. */
+export const ASSERTION_SCHEMA = {
+  type: 'object',
+  required: ['target', 'operator'],
+  additionalProperties: false,
+  description:
+    'A check on an API node\'s response: `target` is a JSONata expression over `{response, variables, nodes, loop, …}` (docs/flows.md "What expressions see"); `expected` is required except for `exists`/`notExists`, and its shape depends on the operator (docs/api.md "Flows and assertions").',
+  properties: { name: { type: 'string', maxLength: 200 }, target: EXPRESSION, operator: { enum: [...ASSERTION_OPERATORS] }, expected: {} },
+} as const;
+
+/** The fields one node type adds to `type`, `id` and `name`. */
+export interface NodeFields {
+  /** What the node does (the OpenAPI component's description). */
+  description: string;
+  /** Fields it must have besides `type`. */
+  required?: readonly string[];
+  /** Its fields' schemas; a list of children is {@link CHILD_NODES}. */
+  properties: Readonly<Record<string, unknown>>;
+}
+
+/** The fields of each node type (spec "Test-flow nodes"; src/domain/types.ts `FlowNode`), by `type`. */
+export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
+  api: {
+    description: 'Sends an HTTP request; its assertions decide pass or fail. `script` may define the hooks `beforeRequest` and `afterResponse`; `retry` repeats the request on listed statuses or network errors.',
+    required: ['request'],
+    properties: {
+      request: {
+        type: 'object',
+        required: ['method', 'url'],
+        additionalProperties: false,
+        description: 'The request; strings may hold `{{variable}}` placeholders. `body`: a JSON value sent as `application/json`, or a string sent as it is.',
+        properties: {
+          method: { enum: [...HTTP_METHODS] },
+          url: { type: 'string', minLength: 1, maxLength: 8192 },
+          headers: { type: 'object', additionalProperties: { type: 'string', maxLength: 8192 }, maxProperties: 100 },
+          body: {},
+          timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000 },
+          followRedirects: { type: 'boolean' },
+        },
+      },
+      assertions: { type: 'array', maxItems: 200, items: ASSERTION_SCHEMA },
+      script: SCRIPT_SCHEMA,
+      retry: {
+        type: 'object',
+        required: ['attempts'],
+        additionalProperties: false,
+        description: 'Retries of the request, reported as one execution with its attempts (`attempts` counts the first). Defaults: `delayMs` 500, `backoff` 2, `maxDelayMs` 10000, `onStatus` `[429, "5xx"]`, `onNetworkError` true.',
+        properties: {
+          attempts: { type: 'integer', minimum: 1, maximum: 10 },
+          delayMs: { type: 'integer', minimum: 0, maximum: 60_000 },
+          backoff: { type: 'number', minimum: 1, maximum: 10 },
+          maxDelayMs: { type: 'integer', minimum: 0, maximum: 300_000 },
+          onStatus: { type: 'array', maxItems: 50, items: { anyOf: [{ type: 'integer', minimum: 100, maximum: 599 }, { type: 'string', pattern: '^[1-5]xx$' }] } },
+          onNetworkError: { type: 'boolean' },
+        },
+      },
+    },
+  },
+  if: {
+    description: 'Runs `then` when the JSONata `condition` holds, else `else` (when given); the branch not taken is reported as skipped.',
+    required: ['condition', 'then'],
+    properties: { condition: EXPRESSION, then: CHILD_NODES, else: CHILD_NODES },
+  },
+  loop: {
+    description:
+      'Repeats `body` `count` times, or while the JSONata `while` holds (checked before each iteration): exactly one of the two. `breakCondition` (JSONata, after each iteration) ends it at once; `maxIterations` caps it (never above the worker\'s ASSAY_MAX_LOOP_ITERATIONS).',
+    required: ['body'],
+    properties: {
+      count: { type: 'integer', minimum: 0, maximum: MAX_LOOP_COUNT },
+      while: EXPRESSION,
+      breakCondition: EXPRESSION,
+      maxIterations: { type: 'integer', minimum: 1 },
+      body: CHILD_NODES,
+    },
+  },
+  iteration: {
+    description:
+      'Runs `body` once per item of an array: the JSONata `items`, or the rows of the test case\'s data set named `dataSet` (exactly one of the two). The item is `item` (or the name in `as`) in templates and `loop.item` in expressions.',
+    required: ['body'],
+    properties: {
+      items: EXPRESSION,
+      dataSet: { type: 'string', minLength: 1, maxLength: 100 },
+      as: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' },
+      breakCondition: EXPRESSION,
+      maxIterations: { type: 'integer', minimum: 1 },
+      body: CHILD_NODES,
+    },
+  },
+  script: {
+    description: 'Runs script code; with `variable`, stores what its `generateValue` returns under that name.',
+    required: ['script'],
+    properties: { script: SCRIPT_SCHEMA, variable: VARIABLE },
+  },
+  wait: {
+    description: 'Waits `ms` milliseconds, or the number of milliseconds the JSONata `expression` yields (exactly one of the two); a durable timer.',
+    properties: { ms: { type: 'integer', minimum: 0, maximum: 86_400_000 }, expression: EXPRESSION },
+  },
+  context: {
+    description: 'Sets variables from JSONata expressions: `{"set": {"token": "nodes.login.response.body.token"}}`.',
+    required: ['set'],
+    properties: { set: { type: 'object', minProperties: 1, maxProperties: 100, propertyNames: { minLength: 1, maxLength: 200 }, additionalProperties: EXPRESSION } },
+  },
+  parallel: {
+    description: 'Runs `children` concurrently, at most `concurrency` at a time (default: all).',
+    required: ['children'],
+    properties: { concurrency: { type: 'integer', minimum: 1, maximum: 50 }, children: CHILD_NODES },
+  },
+};
+
+/** The fields every node may have besides its type's: `id` (given one when absent: `n1`, `n2`, …) and a `name` shown in results. */
+export const NODE_COMMON_PROPERTIES = { id: NODE_ID, name: { type: 'string', maxLength: 200 } } as const;
+
+/**
+ * The closed schema of one node type: `type` (its constant), `id`, `name` and its own fields, no
+ * others. Validation uses it as the `then` of its `if type = …` branch; the document as the body of
+ * the type's component.
+ */
+export function closedNodeSchema(type: FlowNodeType): JsonSchema {
+  const fields = NODE_FIELDS[type];
+  return {
+    required: ['type', ...(fields.required ?? [])],
+    additionalProperties: false,
+    properties: { type: { const: type }, ...NODE_COMMON_PROPERTIES, ...fields.properties },
+  };
+}
+
+/** The node types in their documented order (src/domain/types.ts `NODE_TYPES`), the list validation's `type` enum is. */
+export const FLOW_NODE_TYPES: readonly FlowNodeType[] = NODE_TYPES;
+
+/** A data set's `name`: what an Iteration node's `dataSet` names. */
+export const DATA_SET_NAME = { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,100}$' } as const;
+
+/** The fields of each data set type besides `name` and `type` (docs/flows.md "Data sets"), by `type`. */
+export const DATA_SET_FIELDS: { readonly [T in DataSet['type']]: NodeFields } = {
+  json: {
+    description: 'A data set given as a JSON array: each element is one iteration\'s item.',
+    required: ['data'],
+    properties: { data: { type: 'array', items: {} } },
+  },
+  csv: {
+    description: 'A data set given as CSV text with a header row: each row is one iteration\'s item, an object keyed by the header (at most 10,000 rows); values are strings unless `cast` (numbers and `true`/`false` become JSON values).',
+    required: ['csv'],
+    properties: { csv: { type: 'string', maxLength: 5_000_000 }, cast: { type: 'boolean' } },
+  },
+};
+
+/** The data set types, in documented order. */
+export const DATA_SET_TYPES = Object.keys(DATA_SET_FIELDS) as Array<DataSet['type']>;
