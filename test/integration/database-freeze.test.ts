@@ -13,6 +13,8 @@
  *
  * The freeze lasts as long as the checks take (about 15 s): a 2 s bound shows within seconds, so
  * the test does not sleep through a long outage (database-outage.test.ts covers a long one).
+ * `ASSAY_TEST_FREEZE_SECONDS` holds it longer (e.g. 60, past the 30 s start-to-close timeout of
+ * the store writes hanging meanwhile).
  */
 import { expect } from 'chai';
 import { startTestApp, eventually, waitForRun, type Reply, type TestApp } from '../helpers/app';
@@ -28,9 +30,11 @@ import { temporalClient } from '../helpers/temporal';
  */
 const ANSWER_BOUND_MS = 2500;
 const TEST_CASES = 6;
+/** Least time the database stays frozen, ms (`ASSAY_TEST_FREEZE_SECONDS`; default: as long as the checks take). */
+const FREEZE_MS = Number(process.env.ASSAY_TEST_FREEZE_SECONDS ?? 0) * 1000;
 
 describe('a frozen database (a stopped server: connections hang, nothing is refused)', function () {
-  this.timeout(240_000);
+  this.timeout(240_000 + FREEZE_MS);
   let proxy: TcpProxy;
   let app: TestApp;
   let target: Target;
@@ -100,6 +104,7 @@ describe('a frozen database (a stopped server: connections hang, nothing is refu
     const runsBefore = Number((await app.dataSource.query('SELECT COUNT(*) AS n FROM runs'))[0].n);
 
     proxy.freeze();
+    const frozenAt = Date.now();
     try {
       expectUnavailable(await timed('POST /v1/runs', () => app.request('POST', '/v1/runs', { runner: 'freeze', environment: 'local' })), 'POST /v1/runs');
 
@@ -132,6 +137,7 @@ describe('a frozen database (a stopped server: connections hang, nothing is refu
       const ready = await timed('GET /readyz', () => app.request('GET', '/readyz', undefined, { key: null }));
       expect(ready.status).to.equal(503);
       expect(ready.body.unavailable).to.deep.equal(['store']);
+      await new Promise((r) => setTimeout(r, Math.max(0, frozenAt + FREEZE_MS - Date.now())));
     } finally {
       proxy.thaw();
     }

@@ -4,7 +4,8 @@
  * activities used to retry) while runs are in progress:
  * - every run completes correctly afterwards, each result recorded once;
  * - the outgoing webhook of a deployment's run is delivered, not dropped;
- * - meanwhile the API answers 503 `database-unavailable` with Retry-After, and recovers by itself;
+ * - meanwhile the API answers 503 `database-unavailable` with Retry-After (a running run's
+ *   document from its workflow, issue 24), and recovers by itself;
  * - an API process started during the outage waits for the database instead of exiting.
  * And a worker started while Temporal is unreachable waits for it, then works.
  */
@@ -70,10 +71,14 @@ describe('a database outage during runs', function () {
     await proxy.cut();
     const outageEnds = Date.now() + OUTAGE_MS;
 
-    const during = await app.request('GET', `/v1/runs/${runIds[0]}`);
+    const during = await app.request('GET', `/v1/runs/${runIds[0]}/results`);
     expect(during.status).to.equal(503);
     expect(during.body.code).to.equal('database-unavailable');
     expect(Number(during.headers.get('retry-after'))).to.be.greaterThan(0);
+    // A running run's own document comes from its workflow meanwhile (issue 24).
+    const live = await app.request('GET', `/v1/runs/${runIds[0]}`);
+    expect(live.status, JSON.stringify(live.body)).to.equal(200);
+    expect(live.body).to.include({ runId: runIds[0], status: 'running', source: 'workflow', storeUnavailable: true });
     const refused = await app.request('POST', '/v1/runs', { runner: 'outage', environment: 'local' });
     expect(refused.status).to.equal(503);
 
