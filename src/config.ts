@@ -18,10 +18,10 @@ export type DatabaseConfig =
   | { type: 'sqlite'; file: string };
 
 /**
- * How long a request of the API or the bundler (and a readiness check) waits on a MySQL/MariaDB
- * store before it is answered 503 `database-unavailable` (src/store/bounds.ts; docs/operations.md
- * "When the database is away"). Migrations, background sweeps and the worker's activities are not
- * bounded: they wait for the database. SQLite ignores both.
+ * How long a request of the API (and its `/readyz` store check) waits on a MySQL/MariaDB store
+ * before it is answered 503 `database-unavailable` (src/store/bounds.ts; docs/operations.md
+ * "When the database is away"). Migrations, background sweeps, the bundler's requests and the
+ * worker's activities are not bounded: they wait for the database. SQLite ignores both.
  */
 export interface DatabaseTimeouts {
   /**

@@ -12,9 +12,9 @@
  * never times out, and it leaves the hung connection in the pool for the next caller.
  *
  * What this module does instead, for callers inside a {@link withStoreBounds} scope only (the
- * API's and bundler's requests, readiness checks; never migrations, background sweeps or the
- * worker's activities, which wait for the database as before, so that no run is failed or
- * repeated by a timeout):
+ * API's requests and mock reads, readiness checks; never migrations, background sweeps, the
+ * bundler's requests or the worker's activities, which wait for the database as before, so that
+ * no run is failed or repeated by a timeout):
  *
  * - acquiring a pool connection is bounded by `acquireTimeoutMs`; a connection that arrives after
  *   the caller gave up goes back to the pool;
