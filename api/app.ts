@@ -4,7 +4,8 @@
  * (api/routes/codec.ts), and the API's OpenAPI document (/v1/openapi.json) with its reference
  * page (/docs; api/openapi/router.ts).
  *
- * Middleware, outermost first: request id → error mapping → (for /v1) authentication → rate
+ * Middleware, outermost first: the store's bounded waits (src/store/bounds.ts) → request id → error mapping → (for /v1) the early workflow lookup
+ * of `GET /v1/runs/{id}` (used only while the store does not answer) → authentication → rate
  * limit → scope (one table, api/scopes.ts) → JSON-only bodies → body parsing → routers; then the
  * web console (api/console.ts) for any other GET.
  */
@@ -13,14 +14,14 @@ import compose from 'koa-compose';
 import type { ApiDeps, AppContext, AppState } from './context';
 import { allowedMethods, useServiceBase } from './base';
 import { jsonBodies } from './body';
-import { AuthFailureLimiter, authenticate } from './auth';
+import { AuthFailureLimiter, authenticate, VerifiedKeys } from './auth';
 import { enforceScopes } from './scopes';
 import { rateLimit } from './rate-limit';
 import { workspacesRouter } from './routes/workspaces';
 import { environmentsRouter } from './routes/environments';
 import { testCasesRouter } from './routes/test-cases';
 import { runnersRouter } from './routes/runners';
-import { runsRouter } from './routes/runs';
+import { liveRunLookup, runsRouter } from './routes/runs';
 import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
@@ -31,20 +32,27 @@ import { cliDownloadRouter } from './routes/cli-download';
 import { codecCors, codecRouter } from './routes/codec';
 import { openApiRouter } from './openapi/router';
 import { CHECK_TIMEOUT_MS, storeCheck } from '../src/observability/health';
+import { withStoreBounds } from '../src/store/bounds';
 
 /** The routers served under /v1 (each gets the `/v1` prefix); every route needs an entry in api/scopes.ts. */
 export const V1_ROUTERS = [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter, relayRouter];
 
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>();
-  // /readyz: the store and Temporal answer (src/observability/health.ts).
-  useServiceBase(app, { ...deps, service: 'api', readiness: { store: storeCheck(deps.dataSource), temporal: () => deps.workflows.ping(CHECK_TIMEOUT_MS) } });
+  // Every store wait of a request is bounded (src/store/bounds.ts, ASSAY_DATABASE_*_TIMEOUT_MS): a
+  // database that does not answer is 503 `database-unavailable` within them, never a hang.
+  app.use((ctx, next) => withStoreBounds(deps.config.databaseTimeouts, next));
+  // /readyz: the store (within the same bounds) and Temporal answer (src/observability/health.ts).
+  useServiceBase(app, { ...deps, service: 'api', readiness: { store: storeCheck(deps.dataSource, deps.config.databaseTimeouts), temporal: () => deps.workflows.ping(CHECK_TIMEOUT_MS) } });
 
   // One count of failed authentications per address, for /v1 and the codec server.
   const authFailures = new AuthFailureLimiter(deps.config.api.authFailuresPerMinute);
   // Everything under /v1: authentication, rate limit, scope, JSON-only bodies, body parsing.
   const v1Pipeline = compose<AppContext>([
-    authenticate(deps.dataSource, authFailures),
+    // GET /v1/runs/{id}: the run's workflow is asked early when the store is slow (api/routes/runs.ts).
+    liveRunLookup(deps.workflows),
+    // Keys the store confirmed lately stand in for it on reads while it does not answer (api/auth.ts).
+    authenticate(deps.dataSource, authFailures, new VerifiedKeys()),
     rateLimit(deps.config.api.rateLimitPerMinute),
     enforceScopes(),
     jsonBodies(deps.config.api.maxBodyBytes),

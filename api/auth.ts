@@ -6,9 +6,10 @@
 import type { Middleware } from 'koa';
 import type { DataSource } from 'typeorm';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { findKey } from '../src/keys';
+import { findKey, hashKey } from '../src/keys';
+import { isDatabaseUnavailable } from '../src/store/errors';
 import { Problem, retryAfterSeconds } from './problem';
-import type { AppContext, AppState } from './context';
+import type { AppContext, AppState, Caller } from './context';
 
 /**
  * Limits failed authentication per client address (issue 10 item 13; docs/security.md
@@ -48,10 +49,51 @@ export class AuthFailureLimiter {
 }
 
 /**
+ * The keys this process found valid in the store lately, for reads while the store does not answer
+ * (issue 24; docs/operations.md "When the database is away"): `GET /v1/runs/{id}` can then answer
+ * from the run's workflow, but only a caller is allowed to, and who the caller is lives in the
+ * store. A key is remembered by its SHA-256 (as stored) with its workspace and scope, for
+ * {@link VerifiedKeys.MAX_AGE_MS} after the store last confirmed it; a key the store says is unknown
+ * or revoked is forgotten at once. Used only when looking the key up failed because the database is
+ * unavailable, and only for `GET`/`HEAD` requests: such a request carries on as this caller, and
+ * its own store reads fail fast (src/store/bounds.ts), so every read but the run's live state is
+ * 503 as before. The cost: a key revoked through another API process less than
+ * {@link VerifiedKeys.MAX_AGE_MS} before the outage still reads live run states here during it.
+ */
+export class VerifiedKeys {
+  /** How long after the store last confirmed a key it may stand in for the store, ms (10 min). */
+  static readonly MAX_AGE_MS = 10 * 60_000;
+  /** Most keys remembered; the oldest confirmation goes first. */
+  static readonly MAX_KEYS = 10_000;
+  private readonly keys = new Map<string, { caller: Caller; at: number }>();
+
+  /** Remembers that the store confirmed the key hashed `hash` as `caller` now. */
+  confirmed(hash: string, caller: Caller, nowMs = Date.now()): void {
+    this.keys.delete(hash);
+    this.keys.set(hash, { caller, at: nowMs });
+    if (this.keys.size > VerifiedKeys.MAX_KEYS) this.keys.delete(this.keys.keys().next().value!);
+  }
+
+  /** Forgets the key hashed `hash` (the store does not know it, or it was revoked). */
+  refused(hash: string): void {
+    this.keys.delete(hash);
+  }
+
+  /** The caller of the key hashed `hash` if the store confirmed it within {@link VerifiedKeys.MAX_AGE_MS}, else undefined. */
+  recent(hash: string, nowMs = Date.now()): Caller | undefined {
+    const entry = this.keys.get(hash);
+    return entry && nowMs - entry.at <= VerifiedKeys.MAX_AGE_MS ? entry.caller : undefined;
+  }
+}
+
+/**
  * Resolves the caller from the bearer key; 401 when absent, malformed, unknown or revoked. With a
  * `failures` limiter, an address over its limit gets 429 before any lookup and each 401 counts.
+ * With `verified`, a `GET`/`HEAD` whose key lookup fails because the database is unavailable goes
+ * on as the caller the store confirmed lately ({@link VerifiedKeys}); otherwise that failure is
+ * thrown (503 `database-unavailable`, api/errors.ts).
  */
-export function authenticate(dataSource: DataSource, failures?: AuthFailureLimiter): Middleware<AppState> {
+export function authenticate(dataSource: DataSource, failures?: AuthFailureLimiter, verified?: VerifiedKeys): Middleware<AppState> {
   return async (ctx, next) => {
     const address = AuthFailureLimiter.addressOf(ctx);
     await failures?.check(address);
@@ -63,9 +105,22 @@ export function authenticate(dataSource: DataSource, failures?: AuthFailureLimit
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!header) return refuse('Missing Authorization header; send `Authorization: Bearer <API_KEY>`.');
     if (!match) return refuse('The Authorization header must be `Bearer <API_KEY>`.');
-    const key = await findKey(dataSource.manager, match[1]!);
-    if (!key) return refuse('The API key is unknown or has been revoked.');
+    const hash = hashKey(match[1]!);
+    let key: Awaited<ReturnType<typeof findKey>>;
+    try {
+      key = await findKey(dataSource.manager, match[1]!);
+    } catch (err) {
+      const stand = verified && (ctx.method === 'GET' || ctx.method === 'HEAD') && isDatabaseUnavailable(err) ? verified.recent(hash) : undefined;
+      if (!stand) throw err;
+      ctx.state.caller = { ...stand };
+      return next();
+    }
+    if (!key) {
+      verified?.refused(hash);
+      return refuse('The API key is unknown or has been revoked.');
+    }
     ctx.state.caller = { workspaceId: key.workspaceId, keyId: key.id, scope: key.scope };
+    verified?.confirmed(hash, { ...ctx.state.caller });
     await next();
   };
 }

@@ -42,14 +42,14 @@ export interface ServiceBaseDeps {
   config: AssayConfig;
   /** The service's name in metrics (`service` label; default `api`). */
   service?: 'api' | 'bundler';
-  /** The readiness checks of `GET /readyz` by name (default: `store`, the data source answers). */
+  /** The readiness checks of `GET /readyz` by name (default: `store`, the data source answers within `config.databaseTimeouts`). */
   readiness?: Record<string, ReadinessCheck>;
 }
 
 /** Installs the shared middleware and routes on `app`; call before the service's own routers. */
 export function useServiceBase(app: Koa<AppState>, deps: ServiceBaseDeps): void {
   startProcessMetrics();
-  const checks = deps.readiness ?? { store: storeCheck(deps.dataSource) };
+  const checks = deps.readiness ?? { store: storeCheck(deps.dataSource, deps.config.databaseTimeouts) };
   // X-Forwarded-For / -Proto are believed only behind a proxy the operator names (ASSAY_TRUST_PROXY):
   // otherwise any client could choose the address that per-address limits count by.
   app.proxy = deps.config.api.trustProxy;

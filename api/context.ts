@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from '../src/config';
 import type { KeyScope } from '../src/store/entities';
-import type { RunWorkflowClient } from '../src/temporal/run-workflows';
+import type { LiveRun, RunWorkflowClient } from '../src/temporal/run-workflows';
 import type { ScheduleSync } from '../src/temporal/schedules';
 import type { MockEngine } from '../src/mock/engine';
 import type { AddressPolicy } from '../src/net/address-policy';
@@ -38,6 +38,12 @@ export interface Caller {
 export interface AppState {
   caller: Caller;
   requestId: string;
+  /**
+   * On `GET /v1/runs/{runId}` only: the run's live state from its workflow, looked up once (early
+   * when the store is slow: api/routes/runs.ts `liveRunLookup`), for answering while the store
+   * does not.
+   */
+  liveRun?: { runId: string; lookup: () => Promise<LiveRun | null> };
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -2,7 +2,8 @@
  * The one place where errors become answers (RFC 9457 `application/problem+json`): a
  * {@link Problem} is written with the headers it carries; everything else is first mapped to one
  * ({@link toProblem}): Koa's HTTP errors (body parsing, size limits) to their codes, an
- * unreachable database (src/store/errors.ts) to 503 `database-unavailable` with `Retry-After`,
+ * unreachable database (src/store/errors.ts), or one that did not answer within the request's
+ * bounds (src/store/bounds.ts, docs/operations.md), to 503 `database-unavailable` with `Retry-After`,
  * Temporal unreachable (src/temporal/run-workflows.ts) to 503 `temporal-unavailable`, and
  * anything else to a 500 whose body says only that something failed and gives the request id to
  * find it in the logs.
@@ -10,7 +11,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Problem } from './problem';
-import { isDatabaseUnavailable } from '../src/store/errors';
+import { isDatabaseTimeout, isDatabaseUnavailable } from '../src/store/errors';
 import { KeyRingError } from '../src/secrets/keyring';
 import { TemporalUnavailableError } from '../src/temporal/run-workflows';
 import type { AppContext, AppState } from './context';
@@ -51,9 +52,11 @@ export function toProblem(err: unknown, ctx: AppContext, logger: Logger): Proble
   const where = { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path };
   if (isDatabaseUnavailable(err)) {
     logger.warn({ ...where, error: (err as Error).message }, 'database unavailable');
-    return new Problem('database-unavailable', `The database cannot be reached right now; nothing was changed. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.`, {
-      retryAfter: DATABASE_RETRY_AFTER_SECONDS,
-    });
+    // A statement that timed out may still be applied when the server resumes: do not promise otherwise.
+    const detail = isDatabaseTimeout(err)
+      ? `The database did not answer in time. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s (a run start with the same Idempotency-Key never starts a second run).`
+      : `The database cannot be reached right now; nothing was changed. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.`;
+    return new Problem('database-unavailable', detail, { retryAfter: DATABASE_RETRY_AFTER_SECONDS });
   }
   if (err instanceof TemporalUnavailableError) return fromTemporal(err);
   if (err instanceof KeyRingError) {

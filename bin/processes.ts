@@ -69,7 +69,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   schedules.start(config.deployments.reconcileIntervalMs);
   const recovery = new RunRecovery(dataSource, workflows, logger);
   recovery.start(config.api.recoveryIntervalMs);
-  const mocks = new MockEngine({ dataSource, revalidateMs: config.mocks.revalidateMs, seed: config.mocks.seed });
+  const mocks = new MockEngine({ dataSource, revalidateMs: config.mocks.revalidateMs, seed: config.mocks.seed, storeTimeouts: config.databaseTimeouts });
   // The mock path is hot: it skips Koa and goes straight to the engine.
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
   // The mocks' own port first, so that designs' `mockUrl` names it even when it was 0 (a free one).
@@ -229,7 +229,9 @@ export async function startWorker(config: AssayConfig, dataSource: DataSource, l
     port: config.workerHttp.port,
     logger,
     checks: {
-      store: storeCheck(dataSource),
+      // The worker serves no requests to agree with: its check keeps the probe's whole 2 s (a pool
+      // busy with activities is not an outage), bounded so that a hung statement leaves the pool.
+      store: storeCheck(dataSource, { acquireTimeoutMs: CHECK_TIMEOUT_MS, queryTimeoutMs: CHECK_TIMEOUT_MS }),
       // Ready once the worker polls and Temporal answers on its connection.
       temporal: async () => {
         if (!started) throw new Error('the worker is still connecting to Temporal');

@@ -17,6 +17,26 @@ export type DatabaseConfig =
   | { type: 'mysql'; url: string }
   | { type: 'sqlite'; file: string };
 
+/**
+ * How long a request of the API (and its `/readyz` store check) waits on a MySQL/MariaDB store
+ * before it is answered 503 `database-unavailable` (src/store/bounds.ts; docs/operations.md
+ * "When the database is away"). Migrations, background sweeps, the bundler's requests and the
+ * worker's activities are not bounded: they wait for the database. SQLite ignores both.
+ */
+export interface DatabaseTimeouts {
+  /**
+   * Wait for a pool connection, ms (`ASSAY_DATABASE_ACQUIRE_TIMEOUT_MS`, default 1000): the pool is
+   * busy, or a new connection gets no greeting from the server.
+   */
+  acquireTimeoutMs: number;
+  /**
+   * Wait for one statement's answer, ms (`ASSAY_DATABASE_QUERY_TIMEOUT_MS`, default 1000), from the
+   * moment it is issued; past it the connection is closed and taken out of the pool. A statement
+   * that legitimately runs longer is answered 503 too: raise it for such a store.
+   */
+  queryTimeoutMs: number;
+}
+
 export interface AssayConfig {
   /** Folder for the embedded database, the dev API key and other local state (`ASSAY_DATA_DIR`, default `.assay`). */
   dataDir: string;
@@ -26,6 +46,8 @@ export interface AssayConfig {
    */
   secretKeys?: string;
   database: DatabaseConfig;
+  /** Bounded waits of requests on the store ({@link DatabaseTimeouts}). */
+  databaseTimeouts: DatabaseTimeouts;
   temporal: {
     /** gRPC address of the Temporal frontend (`TEMPORAL_ADDRESS`, default `127.0.0.1:7233`). */
     address: string;
@@ -430,6 +452,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
     dataDir,
     secretKeys: env.ASSAY_SECRET_KEYS || undefined,
     database: databaseFrom(env, dataDir),
+    databaseTimeouts: {
+      acquireTimeoutMs: integer(env, 'ASSAY_DATABASE_ACQUIRE_TIMEOUT_MS', 1000, 50, 600_000),
+      queryTimeoutMs: integer(env, 'ASSAY_DATABASE_QUERY_TIMEOUT_MS', 1000, 50, 600_000),
+    },
     temporal: {
       address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
       namespace: env.TEMPORAL_NAMESPACE || 'default',

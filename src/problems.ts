@@ -159,7 +159,8 @@ export const PROBLEMS = {
   'database-unavailable': {
     status: 503,
     title: 'Database unavailable',
-    description: 'The database cannot be reached right now. Nothing was changed; retry after the number of seconds in `Retry-After`. Runs in progress wait for it and carry on.',
+    description:
+      'The database cannot be reached right now, or did not answer within the bounds of a request (`ASSAY_DATABASE_ACQUIRE_TIMEOUT_MS`, `ASSAY_DATABASE_QUERY_TIMEOUT_MS`). Retry after the number of seconds in `Retry-After`. Nothing was changed, except that a write the database did not answer in time may still be applied when it resumes (start runs with an `Idempotency-Key` so that a retry cannot start a second one). Runs in progress wait for it and carry on.',
   },
   'temporal-unavailable': {
     status: 503,

@@ -209,6 +209,29 @@ export const SCHEMAS = {
       links: { $ref: '#/components/schemas/RunLinks' },
     },
   },
+  RunFromWorkflow: {
+    type: 'object',
+    required: ['runId', 'status', 'source', 'storeUnavailable', 'links'],
+    description:
+      'A queued or running run while the database does not answer (docs/api.md "While the database is away"): what its workflow knows, read with a Temporal query. `runner`, `environment`, `trigger` come from its search attributes; fields only the store holds (`variables`, `timeout`, `createdAt`, `context`, `deploymentId`, `performance`) are absent. A run that has ended is never answered so (503 until the store answers).',
+    properties: {
+      runId: id('run'),
+      status: { enum: ['queued', 'running'] },
+      source: { const: 'workflow', description: 'Read from the run\'s workflow, not from the store (a stored run document has no `source`).' },
+      storeUnavailable: { const: true, description: 'The store did not answer; ask again later for the full document.' },
+      runner: text,
+      environment: text,
+      trigger: { enum: [...RUN_TRIGGERS] },
+      startedAt: timestamp,
+      progress: {
+        type: 'object',
+        required: ['completed', 'total', 'percentage'],
+        properties: { completed: { type: 'integer' }, total: { type: 'integer' }, percentage: { type: 'number', minimum: 0, maximum: 100 } },
+      },
+      estimatedCompletion: timestamp,
+      links: { $ref: '#/components/schemas/RunLinks' },
+    },
+  },
   RunResults: {
     type: 'object',
     required: ['runId', 'status', 'runner', 'environment', 'summary', 'details', 'links'],
@@ -442,7 +465,7 @@ export const RESPONSES = {
   BadGateway: problemResponse('Something Assay called for the request failed: `relay-failed` (no complete response; `errorCode` says why), `ai-failed`.', {
     relayFailed: { summary: 'Nothing listens there', value: problemExample('relay-failed', 'ECONNREFUSED: the connection was refused (nothing listens at that address and port).', { errorCode: 'ECONNREFUSED' }) },
   }),
-  ServiceUnavailable: problemResponse('The database or Temporal cannot be reached (`database-unavailable`, `temporal-unavailable`); nothing was changed.', {
+  ServiceUnavailable: problemResponse('The database or Temporal cannot be reached, or the database did not answer within its bounds (`database-unavailable`, `temporal-unavailable`); retry after `Retry-After`. Nothing was changed, except that a write the database did not answer in time may still be applied when it resumes.', {
     database: { summary: 'Database down', value: problemExample('database-unavailable', 'The database cannot be reached right now; nothing was changed. Retry in 5 s.', { retryAfter: 5 }) },
   }),
 } as const;

@@ -172,6 +172,19 @@ const runRunning = {
   progress: { completed: 3, total: 10, percentage: 30 },
   estimatedCompletion: LATER,
 };
+const runFromWorkflow = {
+  runId: ids.run,
+  status: 'running',
+  source: 'workflow',
+  storeUnavailable: true,
+  runner: 'smoke',
+  environment: 'staging',
+  trigger: 'api',
+  startedAt: AT,
+  progress: { completed: 3, total: 10, percentage: 30 },
+  estimatedCompletion: LATER,
+  links,
+};
 const deployment = {
   id: ids.dep,
   name: 'staging-nightly',
@@ -220,6 +233,7 @@ export const RESPONSE_EXAMPLES = {
   runStarted: { summary: 'A run started', value: runStarted },
   runRunning: { summary: 'A run under way', value: plain(runRunning) },
   runCompleted: { summary: 'A run that passed', value: runCompleted },
+  runFromWorkflow: { summary: 'A run under way while the database does not answer (from its workflow)', value: runFromWorkflow },
   runs: { summary: 'The latest run', value: { items: [runCompleted], nextCursor: 'WyIyMDI2LTExLTIwVDA5OjMwOjAwLjAwMFoiLCJydW5fMDFKRDdRNFo4SzJNM040UDVRNlI3UzhUOVYiXQ' } },
   results: {
     summary: 'The results of a run that passed',

@@ -307,9 +307,11 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       path: '/v1/runs/:runId',
       operationId: 'getRun',
       summary: 'Get a run (status, progress, result)',
+      description:
+        'The run from the store. While the database does not answer, a queued or running run is answered from its workflow instead (`RunFromWorkflow`: `source: "workflow"`, `storeUnavailable: true`); any other run is then 503 `database-unavailable`.',
       tag: 'Runs',
       auth: 'apiKey',
-      responses: { '200': ok('The run.', schemaRef('Run'), ['runRunning', 'runCompleted']) },
+      responses: { '200': ok('The run, or while the database does not answer what its workflow knows.', { oneOf: [schemaRef('Run'), schemaRef('RunFromWorkflow')] }, ['runRunning', 'runCompleted', 'runFromWorkflow']) },
       problems: ['NotFound'],
     },
     {

@@ -7,7 +7,9 @@
  *                                      orderBy=createdAt, order=desc|asc, cursor; a filter given
  *                                      empty (`runner=`) is 400 `invalid-query` naming it
  *   GET  /v1/runs/{runId}              status; progress and estimatedCompletion while running (from the
- *                                      stored row, never waiting on Temporal);
+ *                                      stored row, never waiting on Temporal); while the store does not
+ *                                      answer, a queued or running run's live state from its workflow,
+ *                                      marked `source: "workflow"`, `storeUnavailable: true` (issue 24);
  *                                      result, summary, duration, completedAt once completed;
  *                                      error once failed; a running performance run adds live
  *                                      `performance` figures (progress in seconds of its profile)
@@ -34,13 +36,15 @@
  * ASSAY_MAX_RUN_TIMEOUT_SECONDS); `duration` is in milliseconds.
  */
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import { Run, RunLoadShard, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
 import { liveFigures } from '../../src/perf/metrics';
 import { plannedMs, validateProfile } from '../../src/perf/profile';
 import { RUN_STATUSES, type RunTrigger } from '../../src/domain/types';
 import { keyRingFor } from '../../src/secrets/keyring';
 import { estimateCompletion } from '../../workflows/run-ledger';
-import type { RunWorkflowClient } from '../../src/temporal/run-workflows';
+import type { LiveRun, RunWorkflowClient } from '../../src/temporal/run-workflows';
+import { isDatabaseUnavailable } from '../../src/store/errors';
 import { closedWorkflowReason, failOpenRun } from '../../src/temporal/run-recovery';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { Problem } from '../problem';
@@ -100,8 +104,85 @@ const ORDER: Keyset<Run, 'time-id'> = {
 };
 
 /** The links of a run document: itself, its results, and its workflow in the Temporal Web UI. */
-function links(run: Run, workflows: RunWorkflowClient) {
+function links(run: Pick<Run, 'id' | 'workflowId'>, workflows: RunWorkflowClient) {
   return { self: `/v1/runs/${run.id}`, results: `/v1/runs/${run.id}/results`, temporal: workflows.uiLink(run) };
+}
+
+/**
+ * `GET /v1/runs/{runId}` while the store is slow (issue 24): after this long without an answer from
+ * the store (authentication's key lookup included), the run's workflow is asked too
+ * ({@link liveRunLookup}), so that its answer is there when the store's bound runs out, ms.
+ */
+export const LIVE_RUN_AFTER_MS = 250;
+
+/**
+ * By when, counted from the request's start, the workflow must have answered, ms: the answer then
+ * comes within 2 s. A workflow waiting on a store write answers a query only at its next workflow
+ * task heartbeat (up to 1.6 s with the default `ASSAY_WORKFLOW_TASK_TIMEOUT_MS` of 2000), hence the
+ * early start. When the lookup starts later (the store failed only after this, bounds raised), it
+ * gets {@link LIVE_RUN_MIN_MS}.
+ */
+export const LIVE_RUN_ANSWER_BY_MS = 1900;
+
+/** The least time a workflow lookup gets, ms. */
+export const LIVE_RUN_MIN_MS = 1000;
+
+/** The path of `GET /v1/runs/{runId}` (case-insensitive, as the routers match), capturing the id. */
+const RUN_PATH = /^\/v1\/runs\/([^/]+)\/?$/i;
+
+/**
+ * Middleware for the /v1 pipeline, before authentication: on `GET /v1/runs/{runId}` it sets
+ * `ctx.state.liveRun`, the run's live state from its workflow ({@link RunWorkflowClient.liveRun}),
+ * looked up once, when first asked for or {@link LIVE_RUN_AFTER_MS} after the request started,
+ * whichever comes first, and given until {@link LIVE_RUN_ANSWER_BY_MS} after the start. The route
+ * asks for it only when the store did not answer; a lookup started early for a request the store
+ * then answered is left to finish unread (Temporal's answer is discarded).
+ */
+export function liveRunLookup(workflows: RunWorkflowClient): Middleware<AppState> {
+  return async (ctx, next) => {
+    const match = ctx.method === 'GET' ? RUN_PATH.exec(ctx.path) : null;
+    if (!match) return next();
+    const runId = match[1]!;
+    const started = Date.now();
+    let lookup: Promise<LiveRun | null> | undefined;
+    const liveRun = () => (lookup ??= workflows.liveRun(runId, Math.max(LIVE_RUN_MIN_MS, started + LIVE_RUN_ANSWER_BY_MS - Date.now())));
+    const timer = setTimeout(liveRun, LIVE_RUN_AFTER_MS);
+    timer.unref();
+    ctx.state.liveRun = { runId, lookup: liveRun };
+    try {
+      await next();
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/**
+ * The run document of a run whose stored row cannot be read now, from what its running workflow
+ * knows (`live`, {@link RunWorkflowClient.liveRun}; docs/api.md "While the database is away"):
+ * `runId`, `status` (`queued` or `running`), `runner`, `environment`, `trigger`, `startedAt`, and
+ * while running `progress` and `estimatedCompletion`, plus `links`, marked `source: "workflow"` and
+ * `storeUnavailable: true`. Fields only the store holds (variables, timeout, createdAt, context,
+ * deploymentId, a performance run's live figures) are absent. A workflow whose run has ended is not
+ * answered this way: its end, with the result and summary, is the store's to tell.
+ * @returns null when the workflow does not serve: none found (`live` null), another workspace's
+ *   (its `AssayWorkspace` is not `workspaceId`: answered as a run that does not exist), or an ended run.
+ */
+export function runFromWorkflow(live: LiveRun | null, runId: string, workspaceId: string, workflows: RunWorkflowClient): Record<string, unknown> | null {
+  if (!live || live.workspaceId !== workspaceId) return null;
+  const { state } = live;
+  if (state.status !== 'queued' && state.status !== 'running') return null;
+  const doc: Record<string, unknown> = { runId, status: state.status, source: 'workflow', storeUnavailable: true };
+  if (live.runner !== undefined) doc.runner = live.runner;
+  if (live.environment !== undefined) doc.environment = live.environment;
+  if (live.trigger !== undefined) doc.trigger = live.trigger;
+  if (state.startedAt) doc.startedAt = state.startedAt;
+  if (state.status === 'running') {
+    doc.progress = state.progress;
+    if (state.estimatedCompletion) doc.estimatedCompletion = state.estimatedCompletion;
+  }
+  doc.links = links({ id: runId, workflowId: live.workflowId }, workflows);
+  return doc;
 }
 
 /**
@@ -199,7 +280,22 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
   });
 
   router.get('/runs/:runId', async (ctx) => {
-    const run = await loadRun(ctx);
+    let run: Run;
+    try {
+      run = await loadRun(ctx);
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      // The store does not answer: a queued or running run's workflow can tell its live state.
+      const runId = ctx.params.runId!;
+      const early = ctx.state.liveRun;
+      const live = await (early?.runId === runId ? early.lookup() : workflows.liveRun(runId, LIVE_RUN_MIN_MS));
+      const fromWorkflow = runFromWorkflow(live, runId, ctx.state.caller.workspaceId, workflows);
+      // Else (another workspace's run, an unknown or ended one, Temporal silent) the store's 503.
+      if (!fromWorkflow) throw err;
+      deps.logger.warn({ requestId: ctx.state.requestId, runId: ctx.params.runId, error: (err as Error).message }, 'database unavailable; run answered from its workflow');
+      ctx.body = fromWorkflow;
+      return;
+    }
     const now = Date.now();
     const doc = runJson(run, workflows, now, ctx.state.caller.scope === 'read');
     if (run.status === 'running' && run.loadProfile) await addLiveFigures(doc, run, now);

@@ -34,6 +34,9 @@ import { ApiDesign } from '../store/entities';
 import { parsePath } from './paths';
 import { compileBody, compileHeaders, type CompiledBody, type CompiledHeaders, type TemplateScope } from './templates';
 import { mockRequests } from '../observability/metrics';
+import type { DatabaseTimeouts } from '../config';
+import { withStoreBounds } from '../store/bounds';
+import { isDatabaseUnavailable } from '../store/errors';
 
 interface CompiledResponse {
   status: number;
@@ -71,7 +74,15 @@ export interface MockEngineOptions {
   revalidateMs?: number;
   /** Seed of the random choices and fake data (reproducible answers); random when absent. */
   seed?: number;
+  /**
+   * Bounds of the store reads a mock request waits for (`config.databaseTimeouts`,
+   * src/store/bounds.ts): past them it is answered 503 `database-unavailable`. Unbounded when absent.
+   */
+  storeTimeouts?: DatabaseTimeouts;
 }
+
+/** Seconds a mock client is asked to wait while the database does not answer (as the API's 503). */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 const SELECTORS = ['_status_', '_code_'];
@@ -160,8 +171,10 @@ export class MockEngine {
     }
     answered?.catch((err) => {
       onError?.(err);
-      if (!res.headersSent) this.problem(res, 500, 'internal', 'The mock service failed to answer.');
-      else res.destroy();
+      if (res.headersSent) res.destroy();
+      else if (isDatabaseUnavailable(err)) {
+        this.problem(res, 503, 'database-unavailable', `The database cannot be reached right now. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.`, {}, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
+      } else this.problem(res, 500, 'internal', 'The mock service failed to answer.');
     });
   }
 
@@ -178,7 +191,9 @@ export class MockEngine {
     }
     const cached = this.fresh.get(workspaceId);
     if (cached && Date.now() - cached.checkedAt < this.revalidateMs) return this.respond(cached, req, res, url, q, path);
-    return this.load(workspaceId).then((mocks) => this.respond(mocks, req, res, url, q, path));
+    const timeouts = this.options.storeTimeouts;
+    const loaded = timeouts ? withStoreBounds(timeouts, () => this.load(workspaceId)) : this.load(workspaceId);
+    return loaded.then((mocks) => this.respond(mocks, req, res, url, q, path));
   }
 
   private respond(mocks: WorkspaceMocks, req: IncomingMessage, res: ServerResponse, url: string, q: number, path: string): Promise<void> | void {
@@ -265,10 +280,10 @@ export class MockEngine {
     write();
   }
 
-  private problem(res: ServerResponse, status: number, code: string, detail: string, extras: Record<string, unknown> = {}): void {
+  private problem(res: ServerResponse, status: number, code: string, detail: string, extras: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
     mockRequests.inc({ status: STATUS_LABELS[status] ?? String(status) });
     const body = JSON.stringify({ type: `/problems/${code}`, title: TITLES[code] ?? 'Mock error', status, detail, code, ...extras });
-    res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'access-control-allow-origin': '*' });
+    res.writeHead(status, { ...headers, 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'access-control-allow-origin': '*' });
     res.end(body);
   }
 
@@ -330,5 +345,6 @@ const TITLES: Record<string, string> = {
   'mock-method-not-allowed': 'Method not designed',
   'mock-response-not-found': 'No such mock response',
   'mock-bad-selector': 'Invalid response selector',
+  'database-unavailable': 'Database unavailable',
   internal: 'Internal error',
 };

@@ -13,6 +13,8 @@
  */
 import type { DataSource } from 'typeorm';
 import { problemDocument } from '../problems';
+import type { DatabaseTimeouts } from '../config';
+import { withStoreBounds } from '../store/bounds';
 
 /** Time a readiness check may take before it counts as failed, ms. */
 export const CHECK_TIMEOUT_MS = 2000;
@@ -79,11 +81,16 @@ export function readinessAnswer(state: Readiness): { status: number; contentType
   return { status: body.status as number, contentType: 'application/problem+json; charset=utf-8', body };
 }
 
-/** The `store` check: `SELECT 1` on the process's data source. */
-export function storeCheck(dataSource: DataSource): ReadinessCheck {
+/**
+ * The `store` check: `SELECT 1` on the process's data source within `timeouts` (src/store/bounds.ts),
+ * so that a probe's hung statement does not keep a pool connection. The API passes its requests'
+ * bounds (`config.databaseTimeouts`): its `/readyz` then says `store` is unreachable exactly when
+ * its requests are answered 503 `database-unavailable`.
+ */
+export function storeCheck(dataSource: DataSource, timeouts: DatabaseTimeouts): ReadinessCheck {
   return async () => {
     if (!dataSource.isInitialized) throw new Error('the data source is closed');
-    await dataSource.query('SELECT 1');
+    await withStoreBounds(timeouts, () => dataSource.query('SELECT 1'));
   };
 }
 

@@ -11,6 +11,7 @@ import { DataSource } from 'typeorm';
 import type { DatabaseConfig } from '../config';
 import { ENTITIES } from './entities';
 import { makePrivateDir, makePrivateFile, sqliteFiles, tightenFiles } from '../private-files';
+import { boundedMysql2 } from './bounds';
 
 /** Which MySQL-family server a URL points at; TypeORM reads MariaDB's catalogue differently. */
 export type MysqlFlavour = 'mysql' | 'mariadb';
@@ -30,7 +31,8 @@ export async function detectMysqlFlavour(url: string): Promise<MysqlFlavour> {
 
 /**
  * Builds (does not connect) a data source for `database`. For MySQL-family servers pass the
- * flavour ({@link detectMysqlFlavour}); it defaults to `mysql`.
+ * flavour ({@link detectMysqlFlavour}); it defaults to `mysql`. Its mysql2 pool bounds the waits of
+ * callers inside a `withStoreBounds` scope (src/store/bounds.ts); outside one it waits as mysql2 does.
  */
 export function createDataSource(
   database: DatabaseConfig,
@@ -51,6 +53,8 @@ export function createDataSource(
       timezone: 'Z',
       charset: 'utf8mb4_unicode_ci',
       poolSize: 10,
+      // mysql2 with bounded waits for the API's requests (src/store/bounds.ts).
+      driver: boundedMysql2(),
       extra: { connectTimeout: 10_000 },
     });
   }

@@ -1,4 +1,5 @@
 /** Recognises database errors across MySQL/MariaDB (mysql2) and SQLite (better-sqlite3). */
+import { STORE_TIMEOUT_CODE } from './bounds';
 
 /** True for a unique-key violation (MySQL ER_DUP_ENTRY 1062, SQLite SQLITE_CONSTRAINT_UNIQUE/PRIMARYKEY). */
 export function isUniqueViolation(err: unknown): boolean {
@@ -8,7 +9,10 @@ export function isUniqueViolation(err: unknown): boolean {
   return code === 'ER_DUP_ENTRY' || errno === 1062 || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-/** Error codes of a database that cannot be reached right now (mysql2, Node sockets, SQLite locks). */
+/**
+ * Error codes of a database that cannot be reached right now (mysql2, Node sockets, SQLite locks),
+ * and of a bounded wait that ran out (src/store/bounds.ts: a stopped server answers nothing).
+ */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -25,6 +29,7 @@ const UNAVAILABLE_CODES = new Set([
   'ER_QUERY_INTERRUPTED',
   'ER_LOCK_WAIT_TIMEOUT',
   'SQLITE_BUSY',
+  STORE_TIMEOUT_CODE,
 ]);
 
 /**
@@ -40,6 +45,22 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
     if (e.fatal === true) return true;
     if (typeof e.message === 'string' && /connection is in closed state|Pool is closed|connect ETIMEDOUT|Connection lost/i.test(e.message)) return true;
+    e = (e.driverError ?? e.cause) as typeof e;
+  }
+  return false;
+}
+
+/**
+ * True when `err` (or its `driverError`/`cause` chain) is a bounded wait on the store that ran out
+ * (src/store/bounds.ts `StoreTimeoutError`): the database did not answer in time, so whether a
+ * write sent before it was applied is unknown. A timeout is also {@link isDatabaseUnavailable}.
+ */
+export function isDatabaseTimeout(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  let e = err as { code?: unknown; driverError?: unknown; cause?: unknown } | undefined;
+  while (e && typeof e === 'object' && !seen.has(e)) {
+    seen.add(e);
+    if (e.code === STORE_TIMEOUT_CODE) return true;
     e = (e.driverError ?? e.cause) as typeof e;
   }
   return false;

@@ -7,13 +7,29 @@
  * The client connects on first use, so the API serves everything else while Temporal is down;
  * a call then fails with {@link TemporalUnavailableError} and the API answers 503.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { OnDemandClient } from './client';
 import type { AssayConfig } from '../config';
 import type { Run } from '../store/entities';
 import { RUN_WORKFLOW_TYPE, runStateQuery, type RunLiveState, type RunWorkflowInput } from '../domain/run-workflow';
 import { runsStarted } from '../observability/metrics';
 import { registerSearchAttributes, SA_ENVIRONMENT, SA_RUN_ID, SA_RUNNER, SA_TRIGGER, SA_WORKSPACE } from './search-attributes';
+import { runWorkflowId } from '../ids';
+
+/**
+ * What a run's workflow tells of it while the store cannot ({@link RunWorkflowClient.liveRun}): its
+ * workflow id, the workspace, runner, environment and trigger its search attributes carry (absent
+ * when it carries none), and the live state its `runState` query answers (src/domain/run-workflow.ts).
+ * Whoever shows it must first check `workspaceId` against the caller's.
+ */
+export interface LiveRun {
+  workflowId: string;
+  workspaceId?: string;
+  runner?: string;
+  environment?: string;
+  trigger?: string;
+  state: RunLiveState;
+}
 
 /** What a {@link RunWorkflowClient} call was doing when Temporal failed it. */
 export type WorkflowOperation = 'start' | 'describe' | 'cancel';
@@ -59,8 +75,21 @@ export interface RunWorkflowClient {
   cancel(run: Run): Promise<WorkflowPresence>;
   /** The workflow's live state, or null when no worker answered within `deadlineMs`. */
   liveState(run: Run, deadlineMs: number): Promise<RunLiveState | null>;
-  /** Link to the run in the Temporal Web UI. */
-  uiLink(run: Run): string;
+  /**
+   * Run `runId` as its running workflow knows it, without the store (issue 24: `GET /v1/runs/{id}`
+   * while the database does not answer). The workflow is `run-<runId>` (API and webhook runs) or
+   * else the running one whose `AssayRunId` is `runId` (a scheduled run's workflow id is chosen by
+   * its schedule; found through visibility); a workflow whose `AssayRunId` names another run does
+   * not count. The caller checks the workspace ({@link LiveRun.workspaceId}). The query waits for
+   * the workflow's worker: while the workflow waits on a local activity (a store write the database
+   * does not answer), up to one workflow task heartbeat (80 % of `ASSAY_WORKFLOW_TASK_TIMEOUT_MS`).
+   * Everything (connecting included) is given up after `deadlineMs`.
+   * @returns null when no workflow of that run is running, when `runId` is not a run id, or when
+   *   Temporal or a worker did not answer within `deadlineMs`. Never throws.
+   */
+  liveRun(runId: string, deadlineMs: number): Promise<LiveRun | null>;
+  /** Link to the run's workflow in the Temporal Web UI. */
+  uiLink(run: Pick<Run, 'workflowId'>): string;
   /** Resolves when Temporal answers within `ms` (readiness, docs/operations.md). @throws when it does not */
   ping(ms: number): Promise<void>;
   close(): Promise<void>;
@@ -68,6 +97,37 @@ export interface RunWorkflowClient {
 
 /** How long starting a workflow may take before the API gives up and answers 503. */
 const START_DEADLINE_MS = 5000;
+
+/** A run id (`run_` and a ULID): the only text {@link RunWorkflowClient.liveRun} puts into a visibility query. */
+const RUN_ID = /^run_[0-9A-Za-z]{26}$/;
+
+/** `promise`, or a rejection after `ms` (the promise itself is left to settle unobserved). */
+function beforeDeadline<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The running workflow of run `runId`: `run-<runId>`, else (no such workflow: a scheduled run) a
+ * running one whose AssayRunId is `runId`; undefined when `run-<runId>` has closed or none is found.
+ */
+async function runningWorkflowOf(client: Client, runId: string): Promise<Pick<WorkflowExecutionInfo, 'workflowId' | 'typedSearchAttributes'> | undefined> {
+  try {
+    const described = await client.workflow.getHandle(runWorkflowId(runId)).describe();
+    return described.status.name === 'RUNNING' ? described : undefined;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+  for await (const info of client.workflow.list({ query: `${SA_RUN_ID.name} = "${runId}" AND ExecutionStatus = "Running"`, pageSize: 1 })) {
+    return info;
+  }
+  return undefined;
+}
 
 /** A client of the run workflows of `config.temporal` (its namespace, task queue and Web UI). */
 export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient {
@@ -145,6 +205,38 @@ export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient 
         return await temporal.call(deadlineMs, (client) => client.workflow.getHandle(run.workflowId).query(runStateQuery));
       } catch {
         // No worker answered in time, or Temporal is down: the caller falls back to the stored row.
+        return null;
+      }
+    },
+
+    async liveRun(runId, deadlineMs) {
+      if (!RUN_ID.test(runId)) return null;
+      const started = Date.now();
+      try {
+        return await beforeDeadline(
+          deadlineMs,
+          temporal.get().then((client) =>
+            client.withDeadline(started + deadlineMs, async (): Promise<LiveRun | null> => {
+              const info = await runningWorkflowOf(client, runId);
+              if (!info) return null;
+              const attributes = info.typedSearchAttributes;
+              // A workflow that says it is another run's is not this run's.
+              const carried = attributes.get(SA_RUN_ID);
+              if (carried !== undefined && carried !== runId) return null;
+              const state = await client.workflow.getHandle(info.workflowId).query(runStateQuery);
+              return {
+                workflowId: info.workflowId,
+                workspaceId: attributes.get(SA_WORKSPACE),
+                runner: attributes.get(SA_RUNNER),
+                environment: attributes.get(SA_ENVIRONMENT),
+                trigger: attributes.get(SA_TRIGGER),
+                state,
+              };
+            }),
+          ),
+        );
+      } catch {
+        // Temporal or the workflow's worker did not answer in time, or refused: nothing to tell.
         return null;
       }
     },
