@@ -68,7 +68,7 @@ export default tseslint.config(
   {
     // workflows/ as an allow-list (issue 11): Temporal's workflow API and its pure common types,
     // other workflow modules (siblings; a folder such as ./interpreter through its index) and the
-    // pure modules of src/domain (from workflows/ or workflows/interpreter/); anything else only as a type.
+    // pure modules of src/domain (from workflows/ or src/flow/); anything else only as a type.
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': 'off',

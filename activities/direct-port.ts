@@ -1,6 +1,6 @@
 /**
  * The interpreter's direct port: runs flows in-process with plain async calls, no workflow. The
- * same interpreter (workflows/interpreter/) and the same node implementation as the activities
+ * same interpreter (src/flow/) and the same node implementation as the activities
  * (activities/nodes.ts `createNodeExecutor`: hooks, request with retries through the address
  * policy's agent, payload caps; the sandbox for scripts), so a flow behaves as it does in a run.
  *
@@ -25,7 +25,7 @@ import type { Agent } from 'undici';
 import { BUDGET_CODE, evaluateExpression, ExpressionError, WORKFLOW_LIMITS } from '../src/domain/expressions';
 import type { RunSettings } from '../src/domain/types';
 import type { Sandbox } from '../src/sandbox/sandbox';
-import { DeadlineReached, type InterpreterPort } from '../workflows/interpreter';
+import { DeadlineReached, type InterpreterPort } from '../src/flow';
 import { sharedExpressionPool, type ExpressionPool } from '../src/expressions/pool';
 import { createNodeExecutor, evaluateHeavyExpression } from './nodes';
 

@@ -8,10 +8,10 @@
  * Runs the same on the activity's own thread or on a worker thread (activities/load-thread.ts).
  */
 import type { NodeResult, RunPlan } from '../src/domain/types';
-import { forEachNode } from '../src/domain/flow';
+import { forEachNode } from '../src/flow/tree';
 import { LoadEngine, type EnginePosition } from '../src/perf/engine';
 import { LoadMetrics, type LoadMetricsState } from '../src/perf/metrics';
-import { DeadlineReached, FlowInterpreter, type Failure, type InterpreterPort } from '../workflows/interpreter';
+import { DeadlineReached, FlowInterpreter, type Failure, type InterpreterPort } from '../src/flow';
 import type { DirectPortOptions } from './direct-port';
 
 /** Sample failures a shard keeps (the first ones). */

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Agent } from 'undici';
 import type { TestCaseDefinition } from '../src/domain/types';
-import { FlowInterpreter } from '../workflows/interpreter';
+import { FlowInterpreter } from '../src/flow';
 import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
 import { parseRule, policyFromConfig } from '../src/net/address-policy';

@@ -29,7 +29,7 @@ import type { RunPlan } from '../src/domain/types';
 import { LoadMetrics, type LoadMetricsState } from '../src/perf/metrics';
 import { peakVUs } from '../src/perf/profile';
 import type { DirectPortOptions } from './direct-port';
-import type { InterpreterPort } from '../workflows/interpreter';
+import type { InterpreterPort } from '../src/flow';
 import { keyRingFor } from '../src/secrets/keyring';
 import { openPlan } from '../src/secrets/run-plan';
 import type { SecretMasker } from '../src/secrets/mask';

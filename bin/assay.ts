@@ -4,8 +4,8 @@
  * build served by the API at `/cli/assay.cjs` (`node assay.cjs --help`, needs only Node 22 or 24).
  */
 // First, before anything else is loaded: on a Node.js older than 22, one line and exit 2.
-import '../src/cli/node-check';
-import { main } from '../src/cli/main';
+import '../cli/node-check';
+import { main } from '../cli/main';
 
 const io = {
   stdout: process.stdout,

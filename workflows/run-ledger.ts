@@ -5,7 +5,7 @@
  */
 import type { FlowNode, RunPlan, RunProgress, RunStatus, RunSummary, TestCaseDefinition, TestCaseResult } from '../src/domain/types';
 import type { ResumeState, RunLiveState } from '../src/domain/run-workflow';
-import { childLists } from '../src/domain/flow';
+import { childLists } from '../src/flow/tree';
 
 /**
  * Node executions a test case is expected to take: every node once, a Loop's body `count` times

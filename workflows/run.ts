@@ -37,7 +37,7 @@ import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activit
 import type { RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import { RUN_ID_SEARCH_ATTRIBUTE, runStateQuery, type RunWorkflowInput } from '../src/domain/run-workflow';
 import { createWorkflowPort, TIMED_OUT } from './workflow-port';
-import { DeadlineReached, FlowInterpreter } from './interpreter';
+import { DeadlineReached, FlowInterpreter } from '../src/flow';
 import { RunLedger } from './run-ledger';
 import { runLoad } from './performance';
 import { ulidFrom } from '../src/domain/ulid';

@@ -6,7 +6,7 @@
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import { createWorkflowPort, timedOut } from './workflow-port';
-import { DeadlineReached, FlowInterpreter, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
+import { DeadlineReached, FlowInterpreter, type LoopSegmentInput, type LoopSegmentOutput } from '../src/flow';
 
 export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
   const port = createWorkflowPort({ runId: input.runId, settings: input.settings, deadlineMs: input.deadlineMs });

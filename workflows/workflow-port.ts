@@ -1,7 +1,7 @@
 /**
  * The interpreter's workflow port: how its effects become Temporal commands (durable steps),
  * shared by the run workflow and the loop segment workflow. The other adapter of the same port,
- * activities/direct-port.ts, runs flows in-process (workflows/interpreter/port.ts).
+ * activities/direct-port.ts, runs flows in-process (src/flow/port.ts).
  *
  * - API nodes and Script nodes are activities: local ones by default (about 1 ms each on the dev
  *   server, against about 100 ms for a normal activity; docs/benchmarks.md), normal ones when
@@ -43,7 +43,7 @@ import type { Activities } from '../activities';
 import type { RunSettings } from '../src/domain/types';
 import { BUDGET_CODE, evaluateExpression, ExpressionError, WORKFLOW_LIMITS, type StepMeter } from '../src/domain/expressions';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
-import { DeadlineReached, type InterpreterPort, type LoopSegmentInput, type LoopSegmentOutput } from './interpreter';
+import { DeadlineReached, type InterpreterPort, type LoopSegmentInput, type LoopSegmentOutput } from '../src/flow';
 import { FAILURE_TYPES } from '../src/domain/failures';
 
 /** Longest stretch of local activities before a normal activity ends the workflow task, unless the run's settings say otherwise (`checkpointMs`). */

@@ -1,6 +1,6 @@
 /**
  * `GET /cli/assay.cjs` (no key needed): the `assay` command line as one file that runs with Node 24
- * alone (src/cli/build.ts), so a CI job on a clean machine can fetch it from the Assay it talks to:
+ * alone (cli/build.ts), so a CI job on a clean machine can fetch it from the Assay it talks to:
  * `curl -fsSO "$ASSAY_URL/cli/assay.cjs" && node assay.cjs run …` (docs/cli.md "Install").
  * Answers 404 `not-found` when the build has not made it.
  */

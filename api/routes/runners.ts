@@ -20,7 +20,7 @@ import type { EntityManager } from 'typeorm';
 import { In } from 'typeorm';
 import { newId } from '../../src/ids';
 import { Runner, RUNNER_ORDERS, TestCase, type RunnerOrder } from '../../src/store/entities';
-import { normaliseFolder } from '../../src/store/folders';
+import { normaliseFolder } from '../../src/domain/folders';
 import { resolveRunnerSelection } from '../../src/store/test-cases';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError } from '../../src/problems';

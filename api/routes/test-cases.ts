@@ -20,7 +20,7 @@ import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
 import { Runner, TestCase, TestCaseTag } from '../../src/store/entities';
-import { normaliseFolder } from '../../src/store/folders';
+import { normaliseFolder } from '../../src/domain/folders';
 import { tagsOf, testCaseQuery } from '../../src/store/test-cases';
 import { assignNodeIds, expectedLoopIterations, validateDataSets, validateFlow } from '../../src/validation/flow';
 import type { AssayConfig } from '../../src/config';

@@ -1,5 +1,5 @@
 /**
- * The contract between the flow interpreter (workflows/interpreter/) and what executes its API and
+ * The contract between the flow interpreter (src/flow/) and what executes its API and
  * Script nodes: the inputs and outputs of the `executeApiNode` and `runScript` activities
  * (activities/nodes.ts), which the in-process port (activities/direct-port.ts) uses too.
  *

@@ -31,7 +31,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
 
 type Json = Record<string, unknown>;
 
-/** Follows a local `$ref` (`#/components/...`), through chains of them; undefined when it points outside the document or nowhere (also used by src/importers/openapi.ts). */
+/** Follows a local `$ref` (`#/components/...`), through chains of them; undefined when it points outside the document or nowhere (also used by cli/importers/openapi.ts). */
 export function deref(doc: Json, value: unknown, depth = 0): Json | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const ref = (value as { $ref?: unknown }).$ref;

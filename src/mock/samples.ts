@@ -152,7 +152,7 @@ export async function sampleWithAi(schema: object, settings: AiSettings | null, 
   let text: string;
   try {
     // The global fetch, not the undici package: this module is also in the one-file CLI
-    // (src/cli/build.ts), which must load on Node 22 releases that undici 8 does not support.
+    // (cli/build.ts), which must load on Node 22 releases that undici 8 does not support.
     const res = await fetch(`${settings.baseUrl.replace(/\/$/, '')}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },

@@ -1,16 +1,9 @@
 /**
- * Folder paths of test cases: slash-separated names such as `users/admin`; '' is the top level.
- * A folder selects itself and every folder below it.
+ * Folder paths of test cases in queries: a folder selects itself and every folder below it
+ * (the paths themselves: src/domain/folders.ts).
  */
+import { normaliseFolder } from '../domain/folders';
 
-/** Trims surrounding slashes and spaces and collapses repeated slashes: ` /a//b/ ` → `a/b`. */
-export function normaliseFolder(folder: string): string {
-  return folder
-    .split('/')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0)
-    .join('/');
-}
 
 /** SQL condition (with parameters) selecting `folder` and its subfolders on column `column`. */
 export function folderCondition(column: string, folder: string, param = 'folder'): { sql: string; params: Record<string, string> } {

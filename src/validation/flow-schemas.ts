@@ -8,7 +8,7 @@
  *   schemas (`ApiNode`, `IfNode`, …, the `FlowNode` union with a discriminator on `type`, `DataSet`).
  *
  * A node's children (IF `then`/`else`, Loop and Iteration `body`, Parallel `children`; the fields
- * src/domain/flow.ts `childLists` walks) are the one object {@link CHILD_NODES}, a list of nodes
+ * src/flow/tree.ts `childLists` walks) are the one object {@link CHILD_NODES}, a list of nodes
  * referring to validation's `#/$defs/node`; the document swaps it for its own node union. What a
  * schema cannot say (ids unique in the tree, expressions that parse, exactly one of `count` and
  * `while`, …) is checked by src/validation/flow.ts after the schema, and said in the descriptions.

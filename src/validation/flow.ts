@@ -15,7 +15,7 @@ import Ajv from 'ajv';
 import { checkSchema, parseRegex } from '../domain/assertions';
 import { checkExpression, referencedNodeIds } from '../domain/expressions';
 import type { Assertion, DataSet, FlowNode, ScriptConfig } from '../domain/types';
-import { childLists, forEachNode as walkFlow, mapChildLists } from '../domain/flow';
+import { childLists, forEachNode as walkFlow, mapChildLists } from '../flow/tree';
 import { ownLibrary } from '../sandbox/libraries';
 import { dataSetRows } from './data-sets';
 import { schemaLoop } from './json-limits';
@@ -268,7 +268,7 @@ function autoIds(flow: FlowNode[]): string[] {
   return ids;
 }
 
-/** Calls `fn` for every node of the tree, depth first (src/domain/flow.ts). */
+/** Calls `fn` for every node of the tree, depth first (src/flow/tree.ts). */
 export function forEachNode(flow: FlowNode[], fn: (node: FlowNode) => void): void {
   walkFlow(flow, (node) => fn(node));
 }

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { writeReports, type ReportInput } from '../../src/reports/index';
+import { writeReports, type ReportInput } from '../../cli/reports/index';
 import { launchBrowser, screenshot } from '../helpers/browser';
 import { dataDrivenRun, failingRun, performanceRun } from '../fixtures/junit/report-documents';
 

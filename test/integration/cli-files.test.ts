@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import YAML from 'yaml';
-import { main } from '../../src/cli/main';
+import { main } from '../../cli/main';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { runCli, type CliRun } from '../helpers/cli';
 

@@ -35,7 +35,7 @@ import { TEST_CASE_SCHEMAS } from '../../api/routes/test-cases';
 import { REQUEST_EXAMPLES } from '../../api/openapi/examples';
 import { DATA_SETS_SCHEMA, FLOW_SCHEMA } from '../../api/openapi/flow';
 import { NODE_TYPES, type FlowNode } from '../../src/domain/types';
-import { childLists, forEachNode } from '../../src/domain/flow';
+import { childLists, forEachNode } from '../../src/flow/tree';
 import { validateDataSets, validateFlow } from '../../src/validation/flow';
 import { CHILD_NODES, DATA_SET_TYPES, FLOW_NODE_TYPES, NODE_FIELDS } from '../../src/validation/flow-schemas';
 import { HISTORY_FIXTURES } from '../helpers/temporal';
@@ -270,7 +270,7 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
       expect(Object.keys(node.properties), ref).to.include.members(['type', 'id', 'name', ...Object.keys(NODE_FIELDS[node.properties.type.const as FlowNode['type']].properties)]);
     }
 
-    // Child lists: the fields validation marks as children are those the tree walk (src/domain/flow.ts) follows,
+    // Child lists: the fields validation marks as children are those the tree walk (src/flow/tree.ts) follows,
     // and each is a list of the node union again.
     let childFields = 0;
     for (const type of FLOW_NODE_TYPES) {

@@ -1,6 +1,6 @@
-/** The one description of flow trees (src/domain/flow.ts): child fields, walk order and paths, copies. */
+/** The one description of flow trees (src/flow/tree.ts): child fields, walk order and paths, copies. */
 import { expect } from 'chai';
-import { childLists, countNodes, forEachNode, mapChildLists } from '../../src/domain/flow';
+import { childLists, countNodes, forEachNode, mapChildLists } from '../../src/flow/tree';
 import type { FlowNode } from '../../src/domain/types';
 
 const api = (id: string): FlowNode => ({ id, type: 'api', request: { method: 'GET', url: 'http://127.0.0.1/' } }) as FlowNode;

@@ -1,11 +1,11 @@
 /**
- * Tests as files without a server (src/gitops): the YAML format (round trips, the problems a user
+ * Tests as files without a server (cli/gitops): the YAML format (round trips, the problems a user
  * sees for a broken file), file names, node ids as the server gives them, secrets, and the plan.
  */
 import { expect } from 'chai';
 import { assignNodeIds } from '../../src/validation/flow';
 import type { FlowNode } from '../../src/domain/types';
-import { describeProblem, parseResourceFile, resourcePath, safeSegment, serialiseResource } from '../../src/gitops/format';
+import { describeProblem, parseResourceFile, resourcePath, safeSegment, serialiseResource } from '../../cli/gitops/format';
 import {
   deploymentFromApi,
   environmentFromApi,
@@ -19,8 +19,8 @@ import {
   type ResourceSpec,
   type RunnerSpec,
   type TestCaseSpec,
-} from '../../src/gitops/model';
-import { computePlan, deploymentWebhooks, environmentVariableChanges, renderPlan, type CurrentResource, type DesiredResource } from '../../src/gitops/plan';
+} from '../../cli/gitops/model';
+import { computePlan, deploymentWebhooks, environmentVariableChanges, renderPlan, type CurrentResource, type DesiredResource } from '../../cli/gitops/plan';
 
 const env = (over: Partial<EnvironmentSpec> = {}): EnvironmentSpec => ({ kind: 'Environment', name: 'staging', description: '', variables: {}, ...over });
 const tc = (over: Partial<TestCaseSpec> = {}): TestCaseSpec => ({
@@ -66,7 +66,7 @@ const parsed = (name: string, text: string) => {
 };
 const problemsOf = (text: string, name = 'f.yaml') => (parseResourceFile(name, text).problems ?? []).map(describeProblem);
 
-describe('tests as files: the YAML format (src/gitops/format)', () => {
+describe('tests as files: the YAML format (cli/gitops/format)', () => {
   it('writes each kind with kind first, defaults left out, and reads it back to the same spec', () => {
     const specs: ResourceSpec[] = [
       env({ description: 'Staging', variables: { retries: 3, base: 'http://x', debug: false, build: '007', token: { secret: true } } }),
@@ -142,7 +142,7 @@ describe('tests as files: the YAML format (src/gitops/format)', () => {
   });
 });
 
-describe('tests as files: the model (src/gitops/model)', () => {
+describe('tests as files: the model (cli/gitops/model)', () => {
   it('gives flow nodes the ids the server gives them', () => {
     const flow = [
       { type: 'api', id: 'n2', request: { method: 'GET', url: 'x' } },
@@ -172,7 +172,7 @@ describe('tests as files: the model (src/gitops/model)', () => {
   });
 });
 
-describe('tests as files: the plan (src/gitops/plan)', () => {
+describe('tests as files: the plan (cli/gitops/plan)', () => {
   it('plans creates, updates with the fields that differ, and deletes only with prune', () => {
     const desired = [file(env({ name: 'new' })), file(tc({ tags: ['a'] })), file(runner()), file(deployment())];
     const current: CurrentResource[] = [

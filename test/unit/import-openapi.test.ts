@@ -1,5 +1,5 @@
 /**
- * The OpenAPI → contract test conversion (src/importers/openapi.ts, openapi-schema.ts;
+ * The OpenAPI → contract test conversion (cli/importers/openapi.ts, openapi-schema.ts;
  * docs/import-openapi.md): request parameters, bodies and credentials, the assertions and the
  * JSON Schema they carry (nullable, refs, recursion, cut depth), skipped operations, and every
  * example description of @readme/oas-examples making flows Assay's own validation accepts.
@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { evaluateAssertion, type AssertionContext } from '../../src/domain/assertions';
 import type { ApiNode, Assertion } from '../../src/domain/types';
-import { contractTestsFromOpenApi, serverUrlOf, slug, type ContractImportPlan } from '../../src/importers/openapi';
-import { SCHEMA_DEPTH_BUDGET, toJsonSchema } from '../../src/importers/openapi-schema';
+import { contractTestsFromOpenApi, serverUrlOf, slug, type ContractImportPlan } from '../../cli/importers/openapi';
+import { SCHEMA_DEPTH_BUDGET, toJsonSchema } from '../../cli/importers/openapi-schema';
 import { parseOpenApi } from '../../src/mock/openapi';
 import { tooDeep } from '../../src/validation/json-limits';
 import { validateFlow } from '../../src/validation/flow';

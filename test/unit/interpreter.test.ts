@@ -1,5 +1,5 @@
 /**
- * The flow interpreter (workflows/interpreter/) run in-process through the direct port
+ * The flow interpreter (src/flow/) run in-process through the direct port
  * (activities/direct-port.ts), against a real HTTP server on 127.0.0.1: every node type, failures
  * as failed nodes (never thrown), and the deadline. Results are checked as a user reads them:
  * the test case's status, its assertion counts, its failures and its node results.
@@ -13,7 +13,7 @@ import { AddressPolicy } from '../../src/net/address-policy';
 import { Sandbox } from '../../src/sandbox/sandbox';
 import { PAYLOAD_LIMITS } from '../../src/domain/limits';
 import type { FlowNode, NodeResult, RunSettings, TestCaseResult } from '../../src/domain/types';
-import { DeadlineReached, FlowInterpreter, type InterpreterPort } from '../../workflows/interpreter';
+import { DeadlineReached, FlowInterpreter, type InterpreterPort } from '../../src/flow';
 
 const SETTINGS: RunSettings = {
   apiNodeActivity: 'local',

@@ -1,10 +1,10 @@
 /**
- * The CLI's Node.js version check (src/cli/node-check.ts, issue 24): which versions it refuses and
+ * The CLI's Node.js version check (cli/node-check.ts, issue 24): which versions it refuses and
  * the one line it prints for them. Running the built CLI on Node 20, 22 and 24 is in
  * test/integration/cli-node-versions.test.ts.
  */
 import { expect } from 'chai';
-import { MIN_NODE_MAJOR, nodeVersionProblem } from '../../src/cli/node-check';
+import { MIN_NODE_MAJOR, nodeVersionProblem } from '../../cli/node-check';
 
 describe('the CLI Node.js version check', () => {
   it('refuses every release before 22 in one line naming the Node it needs, admits 22 and later', () => {

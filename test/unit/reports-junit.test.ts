@@ -4,7 +4,7 @@
  * test case and per data row, failures with expected and actual, errors, skips, seconds, logs.
  */
 import { expect } from 'chai';
-import { renderJunit } from '../../src/reports/index';
+import { renderJunit } from '../../cli/reports/index';
 import type { NodeResult } from '../../src/domain/types';
 import { apiNode, dataDrivenRun, failingRun, passingRun, performanceRun, timedOutRun } from '../fixtures/junit/report-documents';
 import { junitSchemaErrors, parseXml, testcases, type XmlElement } from '../fixtures/junit/validate';

@@ -8,8 +8,8 @@ import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { REPORT_FILES, renderCli, renderHtml, renderJson, writeReports } from '../../src/reports/index';
-import { scriptJson } from '../../src/reports/html';
+import { REPORT_FILES, renderCli, renderHtml, renderJson, writeReports } from '../../cli/reports/index';
+import { scriptJson } from '../../cli/reports/html';
 import { dataDrivenRun, failingRun, passingRun, performanceRun, timedOutRun } from '../fixtures/junit/report-documents';
 
 // eslint-disable-next-line no-control-regex

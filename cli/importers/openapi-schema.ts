@@ -1,0 +1,174 @@
+/**
+ * OpenAPI Schema Objects → JSON Schema for a `matchesSchema` assertion (docs/import-openapi.md
+ * "Schemas"). Assay checks `matchesSchema` with ajv: draft-07 by default, 2020-12 when `$schema`
+ * says so (docs/api.md "Flows and assertions").
+ *
+ * - OpenAPI 3.1 schemas are JSON Schema 2020-12 already: the result declares that `$schema`.
+ *   OpenAPI 3.0 schemas become draft-07: `nullable: true` adds `"null"` to `type` (and `null` to an
+ *   `enum`; a schema without `type` becomes `anyOf [schema, {type: null}]`), boolean
+ *   `exclusiveMinimum`/`exclusiveMaximum` (draft-04 style) become the numeric form.
+ * - Keywords that are not validation are removed: `example`, `discriminator` (its `oneOf`/`anyOf`
+ *   still decide), `xml`, `externalDocs`, `deprecated`, `x-…` extensions; `format`s ajv-formats
+ *   does not know are dropped (ajv would otherwise warn and ignore them).
+ * - In a response, `writeOnly` properties are removed (a response never carries them).
+ * - Local `$ref`s are inlined. A `$ref` met again inside its own expansion (a recursive schema: a
+ *   tree, a linked list) is kept as `{"$ref": "#/$defs/<Name>"}` with the definition under the
+ *   root's `$defs`, so recursion is validated to any depth. `$ref`s that leave the document
+ *   (`other.yaml#/…`) cannot be followed and accept anything (a note says so).
+ * - Stored JSON nests at most 31 levels (src/validation/json-limits.ts); an assertion's schema sits
+ *   5 levels deep in a test case, so subschemas deeper than {@link SCHEMA_DEPTH_BUDGET} are cut to
+ *   `{}` (accept anything) with a note. A schema that would inline to more than
+ *   {@link MAX_INLINED_NODES} subschemas keeps every component `$ref` under `$defs` instead.
+ */
+import { formatNames } from 'ajv-formats/dist/formats';
+import { deref } from '../../src/mock/openapi';
+
+type Json = Record<string, unknown>;
+
+/** Deepest JSON nesting a converted schema may reach (its root object is level 1). */
+export const SCHEMA_DEPTH_BUDGET = 25;
+/** Above this many subschemas, component `$ref`s are kept as `$defs` references instead of inlined. */
+export const MAX_INLINED_NODES = 4000;
+
+/** The outcome of {@link toJsonSchema}: the schema and what the reader should know about it. */
+export interface ConvertedSchema {
+  schema: Json;
+  /** Human sentences: recursive refs kept as $defs, cut depth, unresolvable refs. */
+  notes: string[];
+}
+
+const DROP = new Set(['example', 'discriminator', 'xml', 'externalDocs', 'deprecated', 'nullable']);
+const SINGLE = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems', 'contentSchema']);
+const LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']);
+const KNOWN_FORMATS = new Set<string>(formatNames);
+
+/** `#/components/schemas/Pet` → `Pet` (unique among the refs of one conversion). */
+function defName(ref: string, taken: Map<string, string>): string {
+  const existing = taken.get(ref);
+  if (existing) return existing;
+  const base = (ref.split('/').pop() ?? 'def').replace(/~1/g, '_').replace(/~0/g, '_').replace(/[^A-Za-z0-9_.-]/g, '_') || 'def';
+  let name = base;
+  for (let i = 2; [...taken.values()].includes(name); i++) name = `${base}_${i}`;
+  taken.set(ref, name);
+  return name;
+}
+
+interface State {
+  doc: Json;
+  is31: boolean;
+  response: boolean;
+  inlineRefs: boolean;
+  defs: Map<string, string>;
+  /** Refs that must be emitted under $defs, and whether they were converted yet. */
+  pending: Map<string, boolean>;
+  notes: Set<string>;
+  nodes: number;
+}
+
+function convert(node: unknown, st: State, stack: string[], depth: number): unknown {
+  if (node === null || typeof node !== 'object') return node;
+  if (Array.isArray(node)) return node.map((n) => convert(n, st, stack, depth));
+  st.nodes++;
+  if (depth > SCHEMA_DEPTH_BUDGET - 1) {
+    st.notes.add(`parts nested deeper than ${SCHEMA_DEPTH_BUDGET} levels were cut (they accept anything): stored JSON nests at most 31 levels`);
+    return {};
+  }
+  const s = node as Json;
+  const ref = s.$ref;
+  let out: Json = {};
+  if (typeof ref === 'string') {
+    if (!ref.startsWith('#')) {
+      st.notes.add(`$ref "${ref}" points outside the document and accepts anything`);
+      out = {};
+    } else {
+      const target = deref(st.doc, { $ref: ref });
+      if (!target) {
+        st.notes.add(`$ref "${ref}" does not resolve and accepts anything`);
+        out = {};
+      } else if (stack.includes(ref) || !st.inlineRefs) {
+        if (stack.includes(ref)) st.notes.add(`recursive schema ${ref} is checked through $defs/${defName(ref, st.defs)}`);
+        if (!st.pending.has(ref)) st.pending.set(ref, false);
+        out = { $ref: `#/$defs/${defName(ref, st.defs)}` };
+      } else {
+        out = convert(target, st, [...stack, ref], depth) as Json;
+      }
+    }
+    const siblings = Object.keys(s).filter((k) => k !== '$ref' && !k.startsWith('x-') && !DROP.has(k) && !['description', 'title', 'summary'].includes(k));
+    // OpenAPI 3.0 ignores $ref siblings; 3.1 (JSON Schema) applies them with the reference.
+    if (!st.is31 || siblings.length === 0) return s.nullable === true && !st.is31 ? { anyOf: [out, { type: 'null' }] } : out;
+    const rest = convert(Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$ref')), st, stack, depth + 2);
+    return { allOf: [out, rest] };
+  }
+  for (const [key, value] of Object.entries(s)) {
+    if (DROP.has(key) || key.startsWith('x-')) continue;
+    if (key === 'format') {
+      if (typeof value === 'string' && KNOWN_FORMATS.has(value)) out.format = value;
+    } else if (SINGLE.has(key)) {
+      out[key] = typeof value === 'object' && value !== null ? convert(value, st, stack, depth + 1) : value;
+    } else if (LISTS.has(key) && Array.isArray(value)) {
+      out[key] = value.map((v) => convert(v, st, stack, depth + 2));
+    } else if (MAPS.has(key) && value && typeof value === 'object') {
+      out[key] = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, convert(v, st, stack, depth + 2)]));
+    } else if (!st.is31 && (key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof value === 'boolean') {
+      const bound = key === 'exclusiveMinimum' ? 'minimum' : 'maximum';
+      if (value && typeof s[bound] === 'number') out[key] = s[bound];
+    } else if (key === 'examples' && !st.is31) {
+      continue;
+    } else {
+      out[key] = value;
+    }
+  }
+  if (!st.is31) {
+    for (const key of ['exclusiveMinimum', 'exclusiveMaximum'] as const) {
+      const bound = key === 'exclusiveMinimum' ? 'minimum' : 'maximum';
+      if (s[key] === true && typeof s[bound] === 'number') delete out[bound];
+    }
+  }
+  if (st.response && out.properties && typeof out.properties === 'object') {
+    const props = s.properties as Json;
+    const writeOnly = Object.keys(props).filter((k) => (deref(st.doc, props[k]) as Json | undefined)?.writeOnly === true);
+    if (writeOnly.length) {
+      out.properties = Object.fromEntries(Object.entries(out.properties as Json).filter(([k]) => !writeOnly.includes(k)));
+      if (Array.isArray(out.required)) out.required = (out.required as string[]).filter((k) => !writeOnly.includes(k));
+    }
+  }
+  if (!st.is31 && s.nullable === true) {
+    if (typeof out.type === 'string') out.type = [out.type, 'null'];
+    else if (out.type === undefined) return { anyOf: [out, { type: 'null' }] };
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
+  }
+  return out;
+}
+
+function run(schema: unknown, doc: Json, options: { is31: boolean; response: boolean }, inlineRefs: boolean): { st: State; root: Json } {
+  const st: State = { doc, ...options, inlineRefs, defs: new Map(), pending: new Map(), notes: new Set(), nodes: 0 };
+  const root = (convert(schema, st, [], 1) ?? {}) as Json;
+  const defs: Json = {};
+  for (let guard = 0; guard < 10_000; guard++) {
+    const next = [...st.pending.entries()].find(([, done]) => !done);
+    if (!next) break;
+    const [ref] = next;
+    st.pending.set(ref, true);
+    defs[defName(ref, st.defs)] = convert(deref(doc, { $ref: ref }), st, [ref], 3);
+  }
+  if (Object.keys(defs).length) root.$defs = { ...((root.$defs as Json | undefined) ?? {}), ...defs };
+  return { st, root };
+}
+
+/**
+ * Converts an OpenAPI Schema Object (of `doc`, whose `$ref`s it follows) to a JSON Schema for
+ * `matchesSchema`; `response: true` drops `writeOnly` properties. Never throws on odd input:
+ * what cannot be converted accepts anything and is named in `notes`.
+ */
+export function toJsonSchema(schema: unknown, doc: Json, options: { response?: boolean } = {}): ConvertedSchema {
+  const is31 = typeof doc.openapi === 'string' && doc.openapi.startsWith('3.1');
+  const opts = { is31, response: options.response ?? true };
+  let { st, root } = run(schema, doc, opts, true);
+  if (st.nodes > MAX_INLINED_NODES) {
+    ({ st, root } = run(schema, doc, opts, false));
+    st.notes.add(`the schema is large: component $refs are checked through $defs instead of inlined`);
+  }
+  const out: Json = is31 ? { $schema: 'https://json-schema.org/draft/2020-12/schema', ...root } : root;
+  return { schema: out, notes: [...st.notes] };
+}

@@ -1,0 +1,50 @@
+/**
+ * The nodes that choose or schedule their children: IF (one branch runs, the other's nodes are
+ * listed as skipped) and Parallel (children run concurrently, at most `concurrency` at a time).
+ */
+import { preview } from '../domain/assertions';
+import { truthy, type ExpressionError } from '../domain/expressions';
+import type { IfNode, NodeResult, ParallelNode } from '../domain/types';
+import type { FlowInterpreter } from './interpreter';
+
+/** Runs an IF node: failed when its condition cannot be evaluated or a child of the branch taken failed. */
+export async function runIfNode(flow: FlowInterpreter, node: IfNode): Promise<NodeResult> {
+  const result = flow.base(node);
+  let value: unknown;
+  try {
+    value = await flow.evaluate(node.condition);
+  } catch (err) {
+    return flow.fail(result, `condition: ${(err as ExpressionError).message}`);
+  }
+  const holds = truthy(value);
+  result.condition = preview(value, 200);
+  const taken = holds ? node.then : (node.else ?? []);
+  const other = holds ? (node.else ?? []) : node.then;
+  result.branch = holds ? 'then' : node.else ? 'else' : 'none';
+  const reason = holds ? 'condition held: Else branch not taken' : 'condition did not hold: Then branch not taken';
+  const condition = node.condition.replace(/\s+/g, ' ');
+  flow.note(`IF ${condition.length > 60 ? `${condition.slice(0, 59)}…` : condition} → ${result.branch}`);
+  const children = await flow.runNodes(taken);
+  result.children = [...children, ...other.map((n) => ({ ...flow.base(n), status: 'skipped' as const, reason }))];
+  result.duration = children.reduce((ms, c) => ms + c.duration, 0);
+  if (children.some((c) => c.status === 'failed')) result.status = 'failed';
+  return result;
+}
+
+/** Runs a Parallel node: `concurrency` lanes take the children in order; its duration is the longest child's. */
+export async function runParallelNode(flow: FlowInterpreter, node: ParallelNode): Promise<NodeResult> {
+  const result = flow.base(node);
+  const children: NodeResult[] = new Array(node.children.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(node.concurrency ?? node.children.length, node.children.length) }, async () => {
+    while (next < node.children.length) {
+      const i = next++;
+      children[i] = await flow.runNode(node.children[i]!);
+    }
+  });
+  await Promise.all(lanes);
+  result.children = children;
+  result.duration = Math.max(0, ...children.map((c) => c.duration));
+  if (children.some((c) => c.status === 'failed')) result.status = 'failed';
+  return result;
+}

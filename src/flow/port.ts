@@ -1,0 +1,65 @@
+/**
+ * The interpreter's port: everything it may use from the outside world. Two adapters implement it:
+ *
+ * - the workflow port (workflows/workflow-port.ts `createWorkflowPort`): every effect is a durable
+ *   step of the run workflow or its loop segment workflow (local or normal activities, durable
+ *   timers, checkpoints), time is the deterministic workflow clock moved forward by activities'
+ *   readings, long loops continue in child workflows and the work of one workflow task is metered;
+ * - the direct port (activities/direct-port.ts `directPorts`): plain in-process async calls through
+ *   the same node implementation as the activities (activities/nodes.ts), real timers and the real
+ *   clock, loops always inline; for running flows many times inside one activity (load tests).
+ *
+ * Members are called without their object (`port.evaluate` is passed on as a function), so they
+ * must not rely on `this`.
+ */
+import type { DynamicSources } from '../domain/templating';
+import type { RunSettings } from '../domain/types';
+import type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput } from '../domain/node-io';
+import type { LoopSegmentInput, LoopSegmentOutput } from './types';
+
+export interface InterpreterPort {
+  /** The run the flow belongs to (scripts' contexts are per run and test case). */
+  runId: string;
+  settings: RunSettings;
+  /** Sources of `{{$uuid}}`, `{{$timestamp}}` and the like in templates (deterministic in a workflow). */
+  dynamic: DynamicSources;
+  /** Epoch ms by which the test case must end. */
+  deadlineMs: number;
+  /** Epoch ms now: the workflow's clock moved forward by activities' readings, or `Date.now()`. */
+  now(): number;
+  /**
+   * Executes an API node (hooks, request with retries). Returns failures as data; throws
+   * {@link DeadlineReached} when the request was cut short by the deadline. `summary` labels the
+   * step (Temporal Web UI).
+   */
+  executeApiNode(input: ApiNodeInput, summary: string): Promise<ApiNodeOutput>;
+  /** Runs a Script node in the sandbox. Returns failures as data (`ok: false`). */
+  runScript(input: ScriptNodeInput, summary: string): Promise<ScriptNodeOutput>;
+  /**
+   * Evaluates a user expression with the guarded evaluator (src/domain/expressions.ts): with the
+   * small step budget first, one that needs more on the heavy-expression path. Throws ExpressionError.
+   */
+  evaluate(expression: string, input: unknown): Promise<unknown>;
+  /** Waits `ms` (a durable timer, or a real one). */
+  sleep(ms: number, summary: string): Promise<void>;
+  /** Events in the current workflow execution's history (0 where there is none: loops never segment). */
+  historyLength(): number;
+  /** Runs the rest of a loop elsewhere (a child workflow); only called when {@link historyLength} exceeds `settings.segmentHistoryEvents`. */
+  runLoopSegment(input: LoopSegmentInput): Promise<LoopSegmentOutput>;
+  /** Called before each node; throws {@link DeadlineReached} past the deadline. */
+  beforeNode(): void;
+  /** Called after each node: progress, checkpoints, and a yield when the task's work budget is spent. */
+  afterNode(): Promise<void>;
+  /**
+   * Called after each loop iteration: counts its work; returns a promise (to await) only when the
+   * workflow task yields, so iterations add no await otherwise (command order stays as recorded).
+   * May reject with {@link DeadlineReached}.
+   */
+  afterIteration?(): Promise<void> | undefined;
+  /**
+   * A finished step as one line for people (`get user: GET http://…/users/1 → 200 · 4 ms`,
+   * `IF response.status = 200 → then`): the workflow port shows the latest in the run's current
+   * details in the Temporal Web UI; optional (the direct port has nobody to show them to).
+   */
+  recordStep?(line: string): void;
+}

@@ -1,0 +1,70 @@
+/**
+ * Script nodes: the code runs through the port (the sandbox); the variables it leaves replace the
+ * flow's, and `variable` takes what its `generateValue` returned.
+ */
+import { preview } from '../domain/assertions';
+import type { NodeResult, ScriptNode } from '../domain/types';
+import type { FlowInterpreter } from './interpreter';
+import type { ScriptTest } from '../sandbox/sandbox';
+
+/** Runs a Script node: failed (with the line of the user's code) when the script failed. */
+export async function runScriptNode(flow: FlowInterpreter, node: ScriptNode): Promise<NodeResult> {
+  const result = flow.base(node);
+  const before = flow.state.variables;
+  const out = await flow.port.runScript(
+    {
+      ...flow.scope(),
+      label: node.id,
+      script: node.script,
+      generateValue: node.variable !== undefined,
+      variables: flow.state.variables,
+      nodes: flow.state.nodes,
+    },
+    flow.summary(`${node.name ?? node.id}: script`),
+  );
+  result.duration = out.durationMs;
+  if (out.logs.length) result.logs = out.logs;
+  recordScriptTests(flow, result, node.id, out.tests);
+  flow.port.recordStep?.(`${node.name ?? node.id}: script → ${out.ok ? `ok · ${Math.round(out.durationMs)} ms` : `failed: ${(out.error?.message ?? 'unknown error').slice(0, 80)}`}`);
+  if (!out.ok) {
+    result.line = out.error?.line;
+    return flow.fail(result, `script failed${where(out.error ?? {})}: ${out.error?.message ?? 'unknown error'}`);
+  }
+  flow.state.variables = { ...out.variables };
+  if (node.variable !== undefined) flow.state.variables[node.variable] = out.value;
+  result.variablesSet = changed(before, flow.state.variables);
+  return result;
+}
+
+/** ` (line 3, column 10)` for a script error's place in the user's code; empty when unknown. */
+export function where(place: { line?: number; column?: number }): string {
+  if (!place.line) return '';
+  return place.column ? ` (line ${place.line}, column ${place.column})` : ` (line ${place.line})`;
+}
+
+/** Variables that a script changed or removed (removed ones show as null), as previews. */
+export function changed(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(after)) if (JSON.stringify(before[k]) !== JSON.stringify(v)) out[k] = preview(v, 500);
+  for (const k of Object.keys(before)) if (!(k in after)) out[k] = null;
+  return out;
+}
+
+/**
+ * The checks a node's script recorded with `$test` (docs/flows.md "Scripts"), added to the node's
+ * assertions as `{name, target: "$test", operator: "test", passed, message}` and counted like
+ * assertions: a failed one fails the node and is listed in the test case's failures.
+ */
+export function recordScriptTests(flow: FlowInterpreter, result: NodeResult, nodeId: string, tests: ScriptTest[] | undefined): void {
+  if (!tests?.length) return;
+  result.assertions ??= [];
+  for (const t of tests) {
+    result.assertions.push({ name: t.name, target: '$test', operator: 'test', passed: t.passed, ...(t.passed ? {} : { message: t.message ?? 'failed' }) });
+    flow.state.assertions += 1;
+    if (t.passed) flow.state.passedAssertions += 1;
+    else {
+      result.status = 'failed';
+      flow.addFailure({ node: nodeId, assertion: t.name, operator: 'test', message: t.message ?? 'failed' });
+    }
+  }
+}

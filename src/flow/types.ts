@@ -1,0 +1,82 @@
+/**
+ * The flow interpreter's types: its serialisable state, what a finished node leaves for later
+ * expressions, the loop stack, failures, the input and output of a loop continued in a child
+ * workflow, and the one error that stops a test case midway ({@link DeadlineReached}).
+ */
+import type { IterationNode, IterationResult, LoopNode, NodeResult, RunSettings } from '../domain/types';
+
+/** Thrown between nodes (and by a wait or a request cut short) once the run's deadline has passed. */
+export class DeadlineReached extends Error {
+  constructor() {
+    super('deadline reached');
+    this.name = 'DeadlineReached';
+  }
+}
+
+/** What a finished node left for later expressions (`nodes.<id>`). */
+export interface NodeContext {
+  request: { method: string; url: string; headers?: Record<string, string>; body?: unknown };
+  response: { status?: number; headers: Record<string, string>; body?: unknown; time: number; size: number };
+}
+
+/** One level of the loop stack. */
+export interface LoopFrame {
+  nodeId: string;
+  index: number;
+  iteration: number;
+  item?: unknown;
+  /** Name of the item in templates (Iteration nodes). */
+  as?: string;
+}
+
+/** A failed assertion or node, as listed in a test case's `failures`. */
+export interface Failure {
+  node: string;
+  assertion?: string;
+  operator?: string;
+  expected?: unknown;
+  actual?: unknown;
+  message: string;
+}
+
+/** The interpreter's state: serialisable, so a loop can continue in a child workflow. */
+export interface FlowState {
+  variables: Record<string, unknown>;
+  nodes: Record<string, NodeContext>;
+  loops: LoopFrame[];
+  assertions: number;
+  passedAssertions: number;
+  failures: Failure[];
+}
+
+/** Input of a child workflow that runs the rest of a loop. */
+export interface LoopSegmentInput {
+  runId: string;
+  settings: RunSettings;
+  deadlineMs: number;
+  testCase: { id: string; name: string; dataSets: Record<string, unknown[]> };
+  node: LoopNode | IterationNode;
+  /** Index of the first iteration to run. */
+  start: number;
+  /** The Iteration node's items, evaluated by the parent. */
+  items?: unknown[];
+  /** Iteration results the parent keeps already (the child keeps at most the rest). */
+  kept: number;
+  state: FlowState;
+}
+
+/** What a run of loop iterations (in this workflow or a child) did. */
+export interface LoopSegmentOutput {
+  state: FlowState;
+  iterations: number;
+  failedIterations: number;
+  stoppedBy: NonNullable<NodeResult['stoppedBy']>;
+  error?: string;
+  iterationResults: IterationResult[];
+  omittedIterations: number;
+}
+
+/** The state a test case starts with: its variables (copied), nothing else. */
+export function emptyState(variables: Record<string, unknown>): FlowState {
+  return { variables: { ...variables }, nodes: {}, loops: [], assertions: 0, passedAssertions: 0, failures: [] };
+}
