@@ -6,13 +6,18 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
-// src/ is the library (issue 11 item 3): it imports nothing from the layers above it (api/,
-// activities/, workflows/, bin/), at any depth. The run workflow's contract (its name, input, query,
-// search attribute) lives in src/domain/run-workflow.ts, so the API's Temporal client needs nothing above.
+// The walls between the top-level folders (docs/architecture.md "What may import what"). Each
+// program folder gets one block; a later block replaces an earlier one's rule for its files.
+const ioPackages = ['typeorm', 'mysql2', 'mysql2/*', 'better-sqlite3', 'undici', 'pino', 'koa', '@koa/*', 'isolated-vm', 'esbuild', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
+
+// src/ is the library: it imports nothing from the programs above it, at any depth.
 const srcImportsNothingAbove = {
-  regex: '^(\\.\\./)+(api|activities|workflows|bin)(/|$)',
-  message: 'src/ is the library: it may not import api/, activities/, workflows/ or bin/ (the processes are wired in bin/).',
+  regex: '^(\\.\\./)+(api|activities|workflows|bin|cli|console)(/|$)',
+  message: 'src/ is the library: it may not import api/, activities/, workflows/, bin/, cli/ or console/ (the processes are wired in bin/).',
 };
+
+/** `@typescript-eslint/no-restricted-imports` with these patterns. */
+const restrict = (...patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
   { ignores: ['dist/**', '.lint-build/**', 'node_modules/**', '.assay/**', 'coverage/**'] },
@@ -31,60 +36,67 @@ export default tseslint.config(
     // The console runs in the browser: from the server's code it may take types only (the result
     // shapes in src/), never a value, and nothing from the layers above src/.
     files: ['console/**/*.ts', 'console/**/*.tsx'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['../../src/**', '../../../src/**'], allowTypeImports: true, message: 'The console may import only types from src/.' },
-            { group: ['**/api/*', '**/activities/*', '**/workflows/*', '**/bin/*', '!./**'], message: 'The console imports nothing from the server layers.' },
-          ],
-        },
-      ],
-    },
+    rules: restrict(
+      { group: ['../../src/**', '../../../src/**'], allowTypeImports: true, message: 'The console may import only types from src/.' },
+      { group: ['**/api/*', '**/activities/*', '**/workflows/*', '**/bin/*', '**/cli/*', '!./**'], message: 'The console imports nothing from the server layers or the CLI.' },
+    ),
   },
   {
     files: ['src/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [srcImportsNothingAbove] }] },
+    rules: restrict(srcImportsNothingAbove),
   },
   {
-    // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O libraries.
-    // (This replaces the block above for src/domain, so it repeats src/'s own restriction.)
-    files: ['workflows/**/*.ts', 'src/domain/**/*.ts'],
+    // Code the workflow sandbox runs (src/domain, the flow engine in src/flow): deterministic, so no
+    // Node built-ins and no I/O packages; from the rest of src/ types only.
+    files: ['src/domain/**/*.ts', 'src/flow/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code may not use Node built-ins.' })),
-          patterns: [
-            { group: ['typeorm', 'mysql2', 'better-sqlite3', 'undici', 'pino', 'koa', '@koa/*', 'isolated-vm', 'esbuild'], message: 'No I/O libraries in workflow code.' },
-            { group: ['**/store/**', '**/api/**', '**/activities/*', '!**/activities'], message: 'Workflow code imports only pure modules (types from activities are fine).' },
-            srcImportsNothingAbove,
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code may not use Node built-ins.' })) }],
+      ...restrict(
+        { group: ioPackages, message: 'No I/O packages in workflow code (src/domain, src/flow).' },
+        { regex: '^\\.\\./(?!domain/|flow/|flow$)', allowTypeImports: true, message: 'src/domain and src/flow import only each other (and pure packages); other modules of src/ as `import type`.' },
+        srcImportsNothingAbove,
+      ),
     },
   },
   {
-    // workflows/ as an allow-list (issue 11): Temporal's workflow API and its pure common types,
-    // other workflow modules (siblings; a folder such as ./interpreter through its index) and the
-    // pure modules of src/domain (from workflows/ or src/flow/); anything else only as a type.
+    // workflows/ as an allow-list: Temporal's workflow API and its pure common types, other workflow
+    // modules (siblings), the pure modules of src/domain and the flow engine (src/flow); anything
+    // else only as a type (a type import pulls no code into the workflow bundle).
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': 'off',
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\./[\\w-]+$|\\.\\./src/domain/[\\w-]+$|\\.\\./\\.\\./src/domain/[\\w-]+$)',
-              allowTypeImports: true,
-              message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, ./<workflow module> and (../)../src/domain/<module>; anything else as `import type`.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code may not use Node built-ins.' })) }],
+      ...restrict({
+        regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\./[\\w-]+$|\\.\\./src/domain/[\\w-]+$|\\.\\./src/flow(/[\\w-]+)?$)',
+        allowTypeImports: true,
+        message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, ./<workflow module>, ../src/domain/<module> and ../src/flow; anything else as `import type`.',
+      }),
     },
+  },
+  {
+    // The REST API: the library, and types only from workflows/ (it starts and queries them through
+    // src/temporal/); never activities/, bin/ or the CLI.
+    files: ['api/**/*.ts'],
+    rules: restrict(
+      { group: ['**/workflows', '**/workflows/**'], allowTypeImports: true, message: 'api/ takes only types from workflows/.' },
+      { group: ['**/activities', '**/activities/**', '**/bin/**', '**/cli/**'], message: 'api/ imports nothing from activities/, bin/ or cli/.' },
+    ),
+  },
+  {
+    // The activities: the library, and types only from workflows/; never api/, bin/ or the CLI.
+    files: ['activities/**/*.ts'],
+    rules: restrict(
+      { group: ['**/workflows', '**/workflows/**'], allowTypeImports: true, message: 'activities/ takes only types from workflows/.' },
+      { group: ['**/api/**', '**/bin/**', '**/cli/**'], message: 'activities/ imports nothing from api/, bin/ or cli/.' },
+    ),
+  },
+  {
+    // The command line is a REST client (docs/cli.md): the library except the store, Temporal and
+    // the sandbox; nothing of the server's programs.
+    files: ['cli/**/*.ts'],
+    rules: restrict(
+      { regex: '^(\\.\\./)+(api|activities|workflows|bin|console)(/|$)', message: 'The CLI talks to Assay over the REST API only: nothing from api/, activities/, workflows/, bin/ or console/.' },
+      { regex: '^(\\.\\./)+src/(store|temporal|sandbox)(/|$)', message: 'The CLI talks to Assay over the REST API only: not the store, Temporal or the sandbox.' },
+    ),
   },
   {
     // API answers in tests are arbitrary JSON documents read field by field.
@@ -92,8 +104,13 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['**/*.mjs', '**/*.js'],
+    files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // CommonJS configuration files (.dependency-cruiser.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
   {
     // The sandbox runtime runs inside an isolate, where these are the globals it installs itself.

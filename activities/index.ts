@@ -4,7 +4,8 @@
  */
 import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
-import { Sandbox } from '../src/sandbox/sandbox';
+import type { Sandbox } from '../src/sandbox/sandbox';
+import { sandboxFromConfig } from '../src/sandbox/configured';
 import { storedBlobReader } from '../src/bundler/blobs';
 import { policyFromConfig, type AddressPolicy } from '../src/net/address-policy';
 import { createNodeActivities } from './nodes';
@@ -26,22 +27,6 @@ export function createActivities(deps: { dataSource: DataSource; config: AssayCo
     ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
     ...createWebhookActivities(deps.dataSource, config, policy),
   };
-}
-
-/**
- * The sandbox of a worker's activities, as the configuration describes it (`ASSAY_SCRIPT_*`);
- * `localLibrary` reads libraries the bundler stored (src/bundler/blobs.ts `storedBlobReader`).
- */
-export function sandboxFromConfig(config: AssayConfig, policy: AddressPolicy, localLibrary: (url: string) => Promise<string | undefined>): Sandbox {
-  return new Sandbox({
-    memoryLimitMb: config.scripts.memoryLimitMb,
-    timeoutMs: config.scripts.timeoutMs,
-    fetchTimeoutMs: config.scripts.fetchTimeoutMs,
-    maxFetchBytes: config.scripts.maxFetchBytes,
-    maxContexts: config.scripts.maxContexts,
-    localLibrary,
-    policy,
-  });
 }
 
 /**

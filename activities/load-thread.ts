@@ -19,7 +19,7 @@ import { parseRule, policyFromConfig } from '../src/net/address-policy';
 import { openDataSource } from '../src/store/data-source';
 import { storedBlobReader } from '../src/bundler/blobs';
 import type { Sandbox } from '../src/sandbox/sandbox';
-import { sandboxFromConfig } from './index';
+import { sandboxFromConfig } from '../src/sandbox/configured';
 import { directPorts } from './direct-port';
 import { startLoadPart, type LoadPartSpec, type PartState } from './load-part';
 

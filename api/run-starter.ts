@@ -33,7 +33,8 @@ import { startWorkflowOf } from '../src/temporal/run-recovery';
 import type { AssayConfig } from '../src/config';
 import { emptySelectionMessage, resolveRunnerSelection, runnerSelection } from '../src/store/test-cases';
 import { isUniqueViolation } from '../src/store/errors';
-import { expectedLoopIterations } from '../src/validation/flow';
+import { dataSetRowCounter } from '../src/validation/flow';
+import { expectedLoopIterations } from '../src/flow/estimate';
 import { IDEMPOTENCY_WINDOW_MS, sameRequest, type IdempotencyRequest } from './idempotency';
 import { Problem } from './problem';
 import type { LoadProfileInput } from '../src/perf/profile';
@@ -148,7 +149,7 @@ export async function checkLoopIterations(runner: Runner, selected: TestCase[], 
   let total = 0;
   let worst: { testCase: string; node?: string; iterations: number; chain: number[] } | undefined;
   for (const tc of selected) {
-    const expected = expectedLoopIterations(tc.flow, { maxLoopIterations: limits.maxLoopIterations, dataSets: tc.dataSets ?? [] });
+    const expected = expectedLoopIterations(tc.flow, { maxLoopIterations: limits.maxLoopIterations, rowsOf: dataSetRowCounter(tc.dataSets ?? []) });
     total += expected.total;
     const top = expected.loops[0];
     if (top && (!worst || top.iterations > worst.iterations)) worst = { testCase: tc.name, node: top.id, iterations: top.iterations, chain: top.chain };

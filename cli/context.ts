@@ -79,3 +79,9 @@ export class CliContext {
 
 /** A command's action: answers the process exit code. */
 export type CommandAction = () => Promise<ExitCode>;
+
+/**
+ * Registers commands on `program`. Each action answers its exit code through `done`, so that the
+ * caller, not commander, decides how the process ends.
+ */
+export type Registrar = (program: Command, ctx: CliContext, done: (action: () => Promise<ExitCode>) => () => Promise<void>) => void;

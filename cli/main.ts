@@ -4,7 +4,7 @@
  * stderr, `assay: <message>`; `--help` works on every command.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { CliContext, type CliIO } from './context';
+import { CliContext, type CliIO, type Registrar } from './context';
 import { CliError, EXIT, type ExitCode } from './errors';
 import { registerRunCommands } from './commands/run';
 import { registerDeployCommands } from './commands/deploy';
@@ -13,12 +13,6 @@ import { registerGitCommands } from './commands/files';
 
 /** Version printed by `assay --version` (the package's). */
 export const CLI_VERSION = '0.1.0';
-
-/**
- * Registers commands on `program`. Each action answers its exit code through `done`, so that the
- * caller, not commander, decides how the process ends.
- */
-export type Registrar = (program: Command, ctx: CliContext, done: (action: () => Promise<ExitCode>) => () => Promise<void>) => void;
 
 /** Builds the program for `io`; exported for the help test. */
 export function buildProgram(io: CliIO): { program: Command; result: { code?: ExitCode } } {

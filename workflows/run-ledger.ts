@@ -3,46 +3,9 @@
  * progress and the estimate of completion. Pure and deterministic (times come from the workflow
  * clock passed in).
  */
-import type { FlowNode, RunPlan, RunProgress, RunStatus, RunSummary, TestCaseDefinition, TestCaseResult } from '../src/domain/types';
+import type { RunPlan, RunProgress, RunStatus, RunSummary, TestCaseResult } from '../src/domain/types';
 import type { ResumeState, RunLiveState } from '../src/domain/run-workflow';
-import { childLists } from '../src/flow/tree';
-
-/**
- * Node executions a test case is expected to take: every node once, a Loop's body `count` times
- * (at most its maxIterations), an Iteration's body once per row of its data set; a loop whose
- * length is only known at run time (`while`, an `items` expression) counts its body once.
- * IF counts its larger branch. Used for progress, never for control.
- */
-export function expectedNodeExecutions(testCase: Pick<TestCaseDefinition, 'flow' | 'dataSets'>, maxLoopIterations = Infinity): number {
-  const count = (nodes: FlowNode[]): number =>
-    nodes.reduce((n, node) => {
-      const lists = childLists(node).map((l) => count(l.nodes));
-      if (node.type === 'if') return n + 1 + Math.max(0, ...lists);
-      let times = 1;
-      if (node.type === 'loop' && node.count !== undefined && node.while === undefined) times = node.count;
-      if (node.type === 'iteration' && node.dataSet !== undefined) times = testCase.dataSets?.[node.dataSet]?.length ?? 1;
-      if (node.type === 'loop' || node.type === 'iteration') times = Math.max(1, Math.min(times, node.maxIterations ?? Infinity, maxLoopIterations));
-      return n + 1 + times * lists.reduce((a, b) => a + b, 0);
-    }, 0);
-  return Math.max(1, count(testCase.flow));
-}
-
-/**
- * When a running run should end, from the observed rate (issue 9 item 6): the time elapsed so far
- * stretched by the work left, `now + elapsed × (1 − work) / work`. Before any work is done, the
- * deadline. Never before `nowMs` (+1 s) and never after the deadline (unless that has passed too).
- *
- * @param work fraction of the run's work done, 0 to 1 ({@link RunLedger.work}).
- * @returns epoch ms.
- */
-export function estimateCompletion(input: { startedAtMs: number; deadlineMs: number; work: number; nowMs: number }): number {
-  const { startedAtMs, deadlineMs, work, nowMs } = input;
-  const soonest = nowMs + 1000;
-  if (!(work > 0)) return Math.max(soonest, deadlineMs);
-  const elapsed = Math.max(0, nowMs - startedAtMs);
-  const eta = nowMs + (elapsed * (1 - Math.min(1, work))) / work;
-  return Math.round(Math.max(soonest, Math.min(eta, deadlineMs)));
-}
+import { estimateCompletion, expectedNodeExecutions } from '../src/flow/estimate';
 
 /** Steps listed under the test case under way in the run's current details. */
 const KEPT_STEPS = 6;

@@ -12,7 +12,7 @@ export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<Loop
   const port = createWorkflowPort({ runId: input.runId, settings: input.settings, deadlineMs: input.deadlineMs });
   const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, input.deadlineMs - Date.now()) });
   try {
-    return await scope.run(() => new FlowInterpreter(port, input.testCase, input.state).runIterations(input.node, input.start, input.items, input.kept));
+    return await scope.run(() => new FlowInterpreter(port, input.testCase, input.state).runLoopIterations(input.node, input.start, input.items, input.kept));
   } catch (err) {
     const userCancelled = CancellationScope.current().consideredCancelled;
     if (err instanceof DeadlineReached || (isCancellation(err) && !userCancelled)) throw timedOut('The run reached its timeout');

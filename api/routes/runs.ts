@@ -42,7 +42,7 @@ import { liveFigures } from '../../src/perf/metrics';
 import { plannedMs, validateProfile } from '../../src/perf/profile';
 import { RUN_STATUSES, type RunTrigger } from '../../src/domain/types';
 import { keyRingFor } from '../../src/secrets/keyring';
-import { estimateCompletion } from '../../workflows/run-ledger';
+import { estimateCompletion } from '../../src/flow/estimate';
 import type { LiveRun, RunWorkflowClient } from '../../src/temporal/run-workflows';
 import { isDatabaseUnavailable } from '../../src/store/errors';
 import { closedWorkflowReason, failOpenRun } from '../../src/temporal/run-recovery';

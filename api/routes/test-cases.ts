@@ -22,7 +22,8 @@ import { newId } from '../../src/ids';
 import { Runner, TestCase, TestCaseTag } from '../../src/store/entities';
 import { normaliseFolder } from '../../src/domain/folders';
 import { tagsOf, testCaseQuery } from '../../src/store/test-cases';
-import { assignNodeIds, expectedLoopIterations, validateDataSets, validateFlow } from '../../src/validation/flow';
+import { assignNodeIds, dataSetRowCounter, validateDataSets, validateFlow } from '../../src/validation/flow';
+import { expectedLoopIterations } from '../../src/flow/estimate';
 import type { AssayConfig } from '../../src/config';
 import type { DataSet, FlowNode } from '../../src/domain/types';
 import type { ApiDeps, AppContext, AppState } from '../context';
@@ -111,7 +112,7 @@ const figure = (n: number) => n.toLocaleString('en-US');
  */
 function checkLoopQuota(flow: FlowNode[], dataSets: DataSet[], config: AssayConfig): void {
   const limit = config.quotas.loopIterations;
-  const { total, loops } = expectedLoopIterations(flow, { maxLoopIterations: config.runs.maxLoopIterations, dataSets });
+  const { total, loops } = expectedLoopIterations(flow, { maxLoopIterations: config.runs.maxLoopIterations, rowsOf: dataSetRowCounter(dataSets) });
   const worst = loops[0];
   if (total <= limit || !worst) return;
   const name = worst.id ? `loop node "${worst.id}"` : 'a loop node';

@@ -14,7 +14,7 @@ import type { RunDocument } from '../reports/types';
 import type { AssayClient } from '../client';
 import { ApiProblem, UnreachableError } from '../client';
 import { CliError, EXIT, UsageError } from '../errors';
-import type { Registrar } from '../main';
+import type { Registrar } from '../context';
 import { addWaitOptions, announceStarted, collectVar, parseReporters, runVariables, waitAndReport, type WaitFlags } from './run';
 
 interface Deployment {

@@ -21,7 +21,7 @@ import { applyAction, fetchWorkspace } from '../gitops/workspace';
 import type { AssayClient } from '../client';
 import type { CliContext } from '../context';
 import { CliError, EXIT, UsageError, type ExitCode } from '../errors';
-import type { Registrar } from '../main';
+import type { Registrar } from '../context';
 
 interface WorkspacesAnswer {
   items: Array<{ name: string; current?: boolean; key?: { scope?: string } }>;

@@ -2,7 +2,7 @@
  * `assay import postman …` and `assay import openapi …` (docs/cli.md "Importing"): the group; each
  * importer registers its own subcommand.
  */
-import type { Registrar } from '../main';
+import type { Registrar } from '../context';
 import { registerOpenApiImport } from './import-openapi';
 import { registerPostmanImport } from './import-postman';
 

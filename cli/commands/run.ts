@@ -18,7 +18,7 @@ import type { AssayClient } from '../client';
 import type { CliContext } from '../context';
 import { EXIT, UsageError, type ExitCode } from '../errors';
 import { followRun } from '../follow';
-import type { Registrar } from '../main';
+import type { Registrar } from '../context';
 
 /** Options every command that can wait for a run shares. */
 export interface WaitFlags {

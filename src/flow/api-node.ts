@@ -5,7 +5,7 @@
 import { evaluateAssertion, preview } from '../domain/assertions';
 import { fillTemplate, fillTemplates, type DynamicSources, type TemplateVariables } from '../domain/templating';
 import type { ApiNode, NodeResult, ResolvedRequest, RunSettings } from '../domain/types';
-import type { FlowInterpreter } from './interpreter';
+import type { FlowBase } from './flow-base';
 import { recordScriptTests, where } from './script-node';
 
 /** Fills placeholders and defaults of an API node's request. */
@@ -29,7 +29,7 @@ export function resolveRequest(node: ApiNode, variables: TemplateVariables, dyna
  * Runs an API node: failed on a network-level error (nothing to assert on), on a failed assertion
  * (every assertion is evaluated and counted), or on a failed hook (with its line).
  */
-export async function runApiNode(flow: FlowInterpreter, node: ApiNode): Promise<NodeResult> {
+export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeResult> {
   const { port } = flow;
   const result = flow.base(node);
   const request = resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings);

@@ -3,13 +3,13 @@ import { preview } from '../domain/assertions';
 import type { ExpressionError } from '../domain/expressions';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../domain/limits';
 import type { ContextNode, NodeResult } from '../domain/types';
-import type { FlowInterpreter } from './interpreter';
+import type { FlowBase } from './flow-base';
 
 /**
  * Runs a Context node: an `undefined` value removes the variable. Failed at the first expression
  * that cannot be evaluated or whose value is over `PAYLOAD_LIMITS.valueBytes`.
  */
-export async function runContextNode(flow: FlowInterpreter, node: ContextNode): Promise<NodeResult> {
+export async function runContextNode(flow: FlowBase, node: ContextNode): Promise<NodeResult> {
   const result = flow.base(node);
   const set: Record<string, unknown> = {};
   for (const [name, expression] of Object.entries(node.set)) {

@@ -5,10 +5,10 @@
 import { preview } from '../domain/assertions';
 import { truthy, type ExpressionError } from '../domain/expressions';
 import type { IfNode, NodeResult, ParallelNode } from '../domain/types';
-import type { FlowInterpreter } from './interpreter';
+import type { FlowBase } from './flow-base';
 
 /** Runs an IF node: failed when its condition cannot be evaluated or a child of the branch taken failed. */
-export async function runIfNode(flow: FlowInterpreter, node: IfNode): Promise<NodeResult> {
+export async function runIfNode(flow: FlowBase, node: IfNode): Promise<NodeResult> {
   const result = flow.base(node);
   let value: unknown;
   try {
@@ -32,7 +32,7 @@ export async function runIfNode(flow: FlowInterpreter, node: IfNode): Promise<No
 }
 
 /** Runs a Parallel node: `concurrency` lanes take the children in order; its duration is the longest child's. */
-export async function runParallelNode(flow: FlowInterpreter, node: ParallelNode): Promise<NodeResult> {
+export async function runParallelNode(flow: FlowBase, node: ParallelNode): Promise<NodeResult> {
   const result = flow.base(node);
   const children: NodeResult[] = new Array(node.children.length);
   let next = 0;

@@ -8,7 +8,7 @@
 import { preview } from '../domain/assertions';
 import { truthy, type ExpressionError } from '../domain/expressions';
 import type { IterationNode, LoopNode, NodeResult } from '../domain/types';
-import type { FlowInterpreter } from './interpreter';
+import type { FlowBase } from './flow-base';
 import type { FlowState, LoopFrame, LoopSegmentOutput, NodeContext } from './types';
 
 /** Iteration results kept in the details of a loop; the rest are counted in `omittedIterations`. */
@@ -17,7 +17,7 @@ export const KEPT_ITERATIONS = 50;
 const SEGMENT_BODY_BYTES = 32 * 1024;
 
 /** Runs a Loop or Iteration node: failed when its items cannot be found, it stopped on an error or its cap, or an iteration failed. */
-export async function runLoopNode(flow: FlowInterpreter, node: LoopNode | IterationNode): Promise<NodeResult> {
+export async function runLoopNode(flow: FlowBase, node: LoopNode | IterationNode): Promise<NodeResult> {
   const result = flow.base(node);
   let items: unknown[] | undefined;
   if (node.type === 'iteration') {
@@ -33,7 +33,7 @@ export async function runLoopNode(flow: FlowInterpreter, node: LoopNode | Iterat
       }
     }
   }
-  const out = await runIterations(flow, node, 0, items, 0);
+  const out = await runLoopIterations(flow, node, 0, items, 0);
   result.iterations = out.iterations;
   result.stoppedBy = out.stoppedBy;
   result.iterationResults = out.iterationResults;
@@ -49,7 +49,7 @@ export async function runLoopNode(flow: FlowInterpreter, node: LoopNode | Iterat
  * past the configured length, the rest runs in a child workflow (which does the same in turn),
  * so no history grows without bound. `kept`: iteration results already kept before `start`.
  */
-export async function runIterations(flow: FlowInterpreter, node: LoopNode | IterationNode, start: number, items: unknown[] | undefined, kept: number): Promise<LoopSegmentOutput> {
+export async function runLoopIterations(flow: FlowBase, node: LoopNode | IterationNode, start: number, items: unknown[] | undefined, kept: number): Promise<LoopSegmentOutput> {
   const { port } = flow;
   const cap = Math.min(node.maxIterations ?? Number.MAX_SAFE_INTEGER, port.settings.maxLoopIterations);
   const out: LoopSegmentOutput = { state: flow.state, iterations: 0, failedIterations: 0, stoppedBy: 'count', iterationResults: [], omittedIterations: 0 };

@@ -4,11 +4,11 @@
  */
 import { preview } from '../domain/assertions';
 import type { NodeResult, ScriptNode } from '../domain/types';
-import type { FlowInterpreter } from './interpreter';
+import type { FlowBase } from './flow-base';
 import type { ScriptTest } from '../sandbox/sandbox';
 
 /** Runs a Script node: failed (with the line of the user's code) when the script failed. */
-export async function runScriptNode(flow: FlowInterpreter, node: ScriptNode): Promise<NodeResult> {
+export async function runScriptNode(flow: FlowBase, node: ScriptNode): Promise<NodeResult> {
   const result = flow.base(node);
   const before = flow.state.variables;
   const out = await flow.port.runScript(
@@ -55,7 +55,7 @@ export function changed(before: Record<string, unknown>, after: Record<string, u
  * assertions as `{name, target: "$test", operator: "test", passed, message}` and counted like
  * assertions: a failed one fails the node and is listed in the test case's failures.
  */
-export function recordScriptTests(flow: FlowInterpreter, result: NodeResult, nodeId: string, tests: ScriptTest[] | undefined): void {
+export function recordScriptTests(flow: FlowBase, result: NodeResult, nodeId: string, tests: ScriptTest[] | undefined): void {
   if (!tests?.length) return;
   result.assertions ??= [];
   for (const t of tests) {

@@ -1,14 +1,14 @@
 /** Wait nodes: a pause of `ms` (or what `expression` yields) through the port's timer, never past the deadline. */
 import type { ExpressionError } from '../domain/expressions';
 import type { NodeResult, WaitNode } from '../domain/types';
-import type { FlowInterpreter } from './interpreter';
+import type { FlowBase } from './flow-base';
 import { DeadlineReached } from './types';
 
 /**
  * Runs a Wait node: failed when the time is not a number of ms >= 0. A wait longer than the time
  * left sleeps until the deadline, then throws {@link DeadlineReached}.
  */
-export async function runWaitNode(flow: FlowInterpreter, node: WaitNode): Promise<NodeResult> {
+export async function runWaitNode(flow: FlowBase, node: WaitNode): Promise<NodeResult> {
   const result = flow.base(node);
   let ms: unknown = node.ms;
   if (node.expression !== undefined) {

@@ -296,38 +296,13 @@ export function assignNodeIds(flow: FlowNode[]): FlowNode[] {
   return assign(flow);
 }
 
-/** A loop's share of {@link expectedLoopIterations}. */
-export interface LoopExpectation {
-  /** Path of the Loop or Iteration node, from the flow's own prefix. */
-  path: Array<string | number>;
-  id?: string;
-  /** Iterations of this node in one pass (its count, capped). */
-  count: number;
-  /** Its iterations in one run of the flow: `count` times those of every loop around it. */
-  iterations: number;
-  /** The counts from the outermost loop to this one, e.g. [1000, 1000, 1000]. */
-  chain: number[];
-}
-
 /**
- * Loop iterations a flow may run, for the per-run quota (issue 10, item 12; ASSAY_QUOTA_LOOP_ITERATIONS).
- *
- * A Loop with `count` runs min(count, maxIterations, maxLoopIterations) times; a Loop with `while`
- * or an Iteration over `items` min(maxIterations, maxLoopIterations) times (the most it can); an
- * Iteration over a data set as many times as the set has rows (capped the same way). Each loop's
- * iterations in one run are its count times those of the loops around it, and the total is their
- * sum (both branches of an IF and every Parallel child count, as either may run).
- *
- * @returns the total and the loops, largest `iterations` first.
+ * Rows of the data sets of a saved test case by name, for {@link expectedLoopIterations}
+ * (src/flow/estimate.ts): undefined for an unknown set or one that does not parse.
  */
-export function expectedLoopIterations(
-  flow: FlowNode[],
-  options: { maxLoopIterations: number; dataSets?: DataSet[] },
-  prefix: Array<string | number> = ['flow'],
-): { total: number; loops: LoopExpectation[] } {
-  const loops: LoopExpectation[] = [];
-  const rowsOf = (name: string): number | undefined => {
-    const set = options.dataSets?.find((d) => d.name === name);
+export function dataSetRowCounter(dataSets: DataSet[] = []): (name: string) => number | undefined {
+  return (name) => {
+    const set = dataSets.find((d) => d.name === name);
     if (!set) return undefined;
     try {
       return dataSetRows(set).length;
@@ -335,28 +310,4 @@ export function expectedLoopIterations(
       return undefined;
     }
   };
-  const visit = (nodes: FlowNode[], path: Array<string | number>, chain: number[], multiplier: number) => {
-    nodes.forEach((node, i) => {
-      const at = [...path, i];
-      switch (node.type) {
-        case 'loop':
-        case 'iteration': {
-          const cap = Math.min(node.maxIterations ?? Number.POSITIVE_INFINITY, options.maxLoopIterations);
-          const known = node.type === 'loop' ? node.count : node.dataSet !== undefined ? rowsOf(node.dataSet) : undefined;
-          const count = Math.max(0, Math.min(known ?? cap, cap));
-          const iterations = multiplier * count;
-          const own = [...chain, count];
-          loops.push({ path: at, ...(node.id ? { id: node.id } : {}), count, iterations, chain: own });
-          visit(node.body, [...at, 'body'], own, iterations);
-          break;
-        }
-        default:
-          for (const { field, nodes: children } of childLists(node)) visit(children, [...at, field], chain, multiplier);
-          break;
-      }
-    });
-  };
-  visit(flow, prefix, [], 1);
-  loops.sort((a, b) => b.iterations - a.iterations);
-  return { total: loops.reduce((sum, l) => sum + l.iterations, 0), loops };
 }

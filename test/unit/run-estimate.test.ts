@@ -3,7 +3,8 @@
  * when they are known, and the estimate follows the observed rate, never in the past.
  */
 import { expect } from 'chai';
-import { estimateCompletion, expectedNodeExecutions, RunLedger } from '../../workflows/run-ledger';
+import { RunLedger } from '../../workflows/run-ledger';
+import { estimateCompletion, expectedNodeExecutions } from '../../src/flow/estimate';
 import type { FlowNode, RunPlan } from '../../src/domain/types';
 
 const api = (id: string): FlowNode => ({ id, type: 'api', request: { method: 'GET', url: 'http://127.0.0.1/' } }) as FlowNode;

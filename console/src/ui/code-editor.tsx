@@ -12,7 +12,7 @@ import { json } from '@codemirror/lang-json';
 import { javascript } from '@codemirror/lang-javascript';
 import { linter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { oneDark } from '@codemirror/theme-one-dark';
-import type { EditorLanguage, EditorProps } from './editor';
+import type { EditorLanguage, EditorProps } from './editor-types';
 
 function languageOf(lang: EditorLanguage): Extension {
   return lang === 'json' ? json() : lang === 'javascript' ? javascript() : [];

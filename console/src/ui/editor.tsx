@@ -7,30 +7,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 
-/** Languages the editor highlights. */
-export type EditorLanguage = 'json' | 'javascript' | 'text';
-
-/** A mark the editor shows: a character range and a message. */
-export interface EditorMark {
-  from: number;
-  to: number;
-  message: string;
-}
-
-/** Properties of {@link Editor}. */
-export interface EditorProps {
-  value: string;
-  onChange?: (value: string) => void;
-  language?: EditorLanguage;
-  /** Accessible name of the editor (it has no visible <label>). */
-  label: string;
-  readOnly?: boolean;
-  marks?: EditorMark[];
-  /** Called on Ctrl/Cmd+Enter. */
-  onSubmit?: () => void;
-  minHeight?: string;
-}
-
+export type { EditorLanguage, EditorMark, EditorProps } from './editor-types';
+import type { EditorProps } from './editor-types';
 
 type CodeEditorModule = typeof import('./code-editor');
 let loaded: CodeEditorModule | undefined;

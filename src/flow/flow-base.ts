@@ -1,0 +1,104 @@
+/**
+ * What every node handler of the flow interpreter works with: the port, the test case, the state
+ * the nodes run so far left, and the helpers below (expressions, templates, failures, the Web UI's
+ * summaries). {@link FlowInterpreter} (interpreter.ts) extends it with the dispatch of node types;
+ * the handlers (api-node.ts, script-node.ts, …) take a `FlowBase`, so none imports the interpreter.
+ */
+import type { Failure, FlowState, LoopFrame, LoopSegmentInput } from './types';
+import type { InterpreterPort } from './port';
+import type { TemplateVariables } from '../domain/templating';
+import type { FlowNode, NodeResult } from '../domain/types';
+
+/** Failures kept per test case (the load engine keeps its own, fewer: src/perf). */
+export const KEPT_TEST_CASE_FAILURES = 200;
+/** Decisions kept to prefix the next activity's summary ({@link FlowBase.note}). */
+const KEPT_NOTES = 3;
+
+/** The state and helpers of one test case's run; subclasses add the dispatch (`runNode`). */
+export abstract class FlowBase {
+  /** Decisions (IF branches) since the last activity, shown before its summary in the Web UI's timeline. */
+  private notes: string[] = [];
+
+  constructor(
+    readonly port: InterpreterPort,
+    readonly testCase: LoopSegmentInput['testCase'],
+    public state: FlowState,
+  ) {}
+
+  /** Runs one node (and its children) between the port's `beforeNode` and `afterNode`. */
+  abstract runNode(node: FlowNode): Promise<NodeResult>;
+
+  /** Runs `nodes` one after the other. */
+  abstract runNodes(nodes: FlowNode[]): Promise<NodeResult[]>;
+
+  /** What expressions see (see the module comment). */
+  expressionInput(extra: Record<string, unknown> = {}): Record<string, unknown> {
+    const loops: Record<string, LoopFrame> = {};
+    for (const frame of this.state.loops) loops[frame.nodeId] = frame;
+    return {
+      variables: this.state.variables,
+      nodes: this.state.nodes,
+      loop: this.state.loops[this.state.loops.length - 1],
+      loops,
+      testCase: { id: this.testCase.id, name: this.testCase.name },
+      ...extra,
+    };
+  }
+
+  /** Variables as templates see them: the innermost loops' names win. */
+  templateVariables(): TemplateVariables {
+    const vars: TemplateVariables = { ...this.state.variables };
+    for (const frame of this.state.loops) {
+      vars.index = frame.index;
+      vars.iteration = frame.iteration;
+      if (frame.as) vars[frame.as] = frame.item;
+    }
+    return vars;
+  }
+
+  /** Evaluates `expression` against {@link expressionInput}. Throws ExpressionError. */
+  evaluate(expression: string): Promise<unknown> {
+    return this.port.evaluate(expression, this.expressionInput());
+  }
+
+  /** Marks `result` failed with `message` and lists the failure. */
+  fail(result: NodeResult, message: string, extra: Partial<Failure> = {}): NodeResult {
+    result.status = 'failed';
+    result.error = message;
+    this.addFailure({ node: result.id, message, ...extra });
+    return result;
+  }
+
+  /** Lists a failure (the first {@link KEPT_TEST_CASE_FAILURES} of a test case are kept). */
+  addFailure(failure: Failure): void {
+    if (this.state.failures.length < KEPT_TEST_CASE_FAILURES) this.state.failures.push(failure);
+  }
+
+  /**
+   * Records a decision that has no durable step of its own (an IF branch): a step line for the
+   * port, and a prefix of the next activity's summary, so the Web UI's timeline reads
+   * `IF response.status = 200 → then ▸ get user: GET …`.
+   */
+  note(line: string): void {
+    this.notes.push(line);
+    if (this.notes.length > KEPT_NOTES) this.notes.shift();
+    this.port.recordStep?.(line);
+  }
+
+  /** The summary of an activity (Temporal Web UI, at most 200 characters): the pending notes, then `what`. */
+  summary(what: string): string {
+    const text = this.notes.length ? `${this.notes.join(' ▸ ')} ▸ ${what}` : what;
+    this.notes = [];
+    return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+  }
+
+  /** A passed result of `node` with no duration yet. */
+  base(node: FlowNode): NodeResult {
+    return { id: node.id, ...(node.name ? { name: node.name } : {}), type: node.type, status: 'passed', duration: 0 };
+  }
+
+  /** What scripts see of the run, the test case and the innermost loop. */
+  scope() {
+    return { runId: this.port.runId, testCase: { id: this.testCase.id, name: this.testCase.name }, loop: this.state.loops[this.state.loops.length - 1] };
+  }
+}
