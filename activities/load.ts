@@ -23,7 +23,7 @@ import { Worker } from 'node:worker_threads';
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
-import { Run, RunLoadShard } from '../src/store/entities';
+import { RunLoadShard } from '../src/store/entities';
 import { jsonValue } from '../src/store/entities/columns';
 import type { RunPlan } from '../src/domain/types';
 import { LoadMetrics, type LoadMetricsState } from '../src/perf/metrics';
@@ -32,6 +32,7 @@ import type { DirectPortOptions } from './direct-port';
 import type { InterpreterPort } from '../src/flow';
 import { keyRingFor } from '../src/secrets/keyring';
 import { openPlan } from '../src/secrets/run-plan';
+import { findRunWithPlan } from '../src/store/runs';
 import type { SecretMasker } from '../src/secrets/mask';
 import { KEPT_FAILURES, startLoadPart, type LoadFailure, type LoadPart, type LoadPartSpec, type PartPosition, type PartState } from './load-part';
 import type { LoadThreadData, LoadThreadMessage } from './load-thread';
@@ -136,7 +137,7 @@ export function createLoadActivities(deps: { dataSource: DataSource; ports: (opt
     async runLoadShard(input: LoadShardInput): Promise<LoadShardOutcome> {
       const ctx = Context.current();
       const attempt = ctx.info.attempt;
-      const run = await dataSource.getRepository(Run).createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id: input.runId }).getOne();
+      const run = await findRunWithPlan(dataSource.manager, input.runId);
       const stored = run?.plan as RunPlan | null | undefined;
       if (!stored?.performance) throw new Error(`Run ${input.runId} has no performance plan`);
       // The stored plan keeps secret variables sealed: open them for the VUs, mask them in what is stored.

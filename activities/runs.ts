@@ -23,6 +23,7 @@ import { LRUCache } from 'lru-cache';
 import { keyRingFor, KeyRingError } from '../src/secrets/keyring';
 import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
+import { findRunWithPlan } from '../src/store/runs';
 import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
 
 /**
@@ -130,7 +131,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
   const runFacts = async (manager: EntityManager, runId: string): Promise<{ masker: SecretMasker; folders: Map<string, string> }> => {
     const cached = maskers.get(runId);
     if (cached) return cached;
-    const run = await manager.getRepository(Run).createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id: runId }).getOne();
+    const run = await findRunWithPlan(manager, runId);
     if (!run?.plan) return { masker: NO_SECRETS, folders: new Map() };
     const { plan, masker } = openPlan(run.plan, ring);
     return remember(runId, plan, masker);
@@ -204,8 +205,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
     async startRun(input: { runId: string }): Promise<RunPlan> {
       return dataSource.transaction(async (manager) => {
         const runs = manager.getRepository(Run);
-        // `plan` is not selected by default (it can be large); ask for it here.
-        const run = await runs.createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id: input.runId }).getOne();
+        const run = await findRunWithPlan(manager, input.runId);
         if (!run) throw ApplicationFailure.nonRetryable(`Run ${input.runId} does not exist`, RUN_SETUP_FAILED);
         if (run.plan) return opened(run.id, run.plan);
         if (run.status !== 'queued') {
@@ -274,7 +274,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
     async completePerformanceRun(input: { runId: string }): Promise<{ result: RunResultValue; summary: RunSummary }> {
       return storeStep(() =>
         dataSource.transaction(async (manager) => {
-          const run = await manager.getRepository(Run).createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id: input.runId }).getOne();
+          const run = await findRunWithPlan(manager, input.runId);
           const plan = run?.plan;
           if (!run || !plan?.performance) throw ApplicationFailure.nonRetryable(`Run ${input.runId} is not a performance run`, FAILURE_TYPES.runFailed);
           const shards = await manager.getRepository(RunLoadShard).findBy({ runId: input.runId });

@@ -13,10 +13,10 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startLocalStack } from '../bin/local-stack';
+import { freePort } from '../src/net/free-port';
 
 const ROOT = path.resolve(__dirname, '../..');
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
@@ -26,17 +26,6 @@ function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /** Runs a command; answers its wall time in ms and exit code. */

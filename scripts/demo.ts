@@ -4,8 +4,8 @@
  * purpose), one run through Temporal, and its results printed as they come back from the API.
  */
 import { spawn } from 'node:child_process';
-import { freePort } from '../src/temporal/dev-server';
 import { runAndWait, startLocalStack } from '../bin/local-stack';
+import { freePort } from '../src/net/free-port';
 
 type Assertion = { target: string; operator: string; expected?: unknown; name?: string };
 const api = (method: string, url: string, assertions: Assertion[], extra: Record<string, unknown> = {}) => ({

@@ -8,6 +8,7 @@
  */
 import YAML, { isMap, type Document } from 'yaml';
 import { normaliseFolder } from '../../src/domain/folders';
+import { assignNodeIds } from '../../src/flow/tree';
 import {
   isSecretRef,
   KIND_FOLDER,
@@ -15,7 +16,6 @@ import {
   NAME_PATTERN,
   RUNNER_ORDERS,
   sortedSet,
-  withNodeIds,
   type DeploymentSpec,
   type EnvironmentSpec,
   type Kind,
@@ -222,7 +222,7 @@ function readTestCase(doc: Record<string, unknown>, c: Checker): TestCaseSpec {
     folder,
     description: c.optionalText(doc.description, 'description', '', 2000),
     tags: sortedSet(c.textList(doc.tags, 'tags', { noCommas: true })),
-    flow: withNodeIds(c.list(doc.flow, 'flow', true)),
+    flow: assignNodeIds(c.list(doc.flow, 'flow', true)),
     dataSets: c.list(doc.dataSets === null ? undefined : doc.dataSets, 'dataSets'),
   };
 }

@@ -172,52 +172,6 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 
-/** Node fields holding child nodes, per node type (src/flow/tree.ts childLists). */
-const CHILD_FIELDS: Record<string, readonly string[]> = { if: ['then', 'else'], loop: ['body'], iteration: ['body'], parallel: ['children'] };
-
-function childArrays(node: Record<string, unknown>): Array<[string, unknown[]]> {
-  const fields = typeof node.type === 'string' ? (CHILD_FIELDS[node.type] ?? []) : [];
-  return fields.filter((f) => Array.isArray(node[f])).map((f) => [f, node[f] as unknown[]]);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/**
- * Gives every flow node without an id the one the server would give it when saving
- * (src/validation/flow.ts `assignNodeIds`: `n1`, `n2`, … depth first, a node before its children,
- * skipping ids in use; the id becomes the node's first key). Tolerates malformed flows (they are
- * left for the server to refuse). Pure: answers a copy.
- */
-export function withNodeIds(flow: unknown[]): unknown[] {
-  const used = new Set<string>();
-  const collect = (nodes: unknown[]) => {
-    for (const node of nodes) {
-      if (!isRecord(node)) continue;
-      if (typeof node.id === 'string' && node.id) used.add(node.id);
-      for (const [, children] of childArrays(node)) collect(children);
-    }
-  };
-  collect(flow);
-  let n = 0;
-  const nextId = () => {
-    do n += 1;
-    while (used.has(`n${n}`));
-    used.add(`n${n}`);
-    return `n${n}`;
-  };
-  const assign = (nodes: unknown[]): unknown[] =>
-    nodes.map((node) => {
-      if (!isRecord(node)) return node;
-      const { id: given, ...rest } = node;
-      const copy: Record<string, unknown> = { id: given || nextId(), ...rest };
-      for (const [field, children] of childArrays(node)) copy[field] = assign(children);
-      return copy;
-    });
-  return assign(flow);
-}
-
 /** A test case as `GET /v1/test-cases` answers it (api/routes/test-cases.ts testCaseJson). */
 export interface TestCaseJson {
   id: string;

@@ -10,8 +10,8 @@
  */
 import type { MetricsExporterConfig } from '@temporalio/worker';
 import { addMetricsSource } from './metrics';
-import { freePort } from '../temporal/dev-server';
 import { registerOwnEndpoint } from '../net/address-policy';
+import { freePort } from '../net/free-port';
 
 /** How long a scrape waits for the SDK's exporter, ms. */
 const SCRAPE_TIMEOUT_MS = 2000;

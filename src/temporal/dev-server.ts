@@ -9,9 +9,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { Connection } from '@temporalio/client';
 import { makePrivateDir, PRIVATE_FILE_MODE, sqliteFiles, tightenFiles } from '../private-files';
+import { freePort } from '../net/free-port';
 
 export interface DevServerOptions {
   /** Path of the `temporal` binary; found by {@link findTemporalCli} when absent. */
@@ -45,18 +45,6 @@ export function findTemporalCli(): string | undefined {
     path.join(os.homedir(), '.cache', 'assay', 'bin', 'temporal'),
   ];
   return candidates.find((c): c is string => !!c && fs.existsSync(c));
-}
-
-/** A free TCP port on `ip`. */
-export function freePort(ip = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, ip, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Waits until a Temporal frontend at `address` answers, or throws after `timeoutMs`. */

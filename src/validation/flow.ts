@@ -15,7 +15,7 @@ import Ajv from 'ajv';
 import { checkSchema, parseRegex } from '../domain/assertions';
 import { checkExpression, referencedNodeIds } from '../domain/expressions';
 import type { Assertion, DataSet, FlowNode, ScriptConfig } from '../domain/types';
-import { childLists, forEachNode as walkFlow, mapChildLists } from '../flow/tree';
+import { assignNodeIds, childLists, forEachNode } from '../flow/tree';
 import { ownLibrary } from '../sandbox/libraries';
 import { dataSetRows } from './data-sets';
 import { schemaLoop } from './json-limits';
@@ -266,34 +266,6 @@ function autoIds(flow: FlowNode[]): string[] {
   const ids: string[] = [];
   forEachNode(assignNodeIds(flow), (n) => ids.push(n.id));
   return ids;
-}
-
-/** Calls `fn` for every node of the tree, depth first (src/flow/tree.ts). */
-export function forEachNode(flow: FlowNode[], fn: (node: FlowNode) => void): void {
-  walkFlow(flow, (node) => fn(node));
-}
-
-/**
- * Gives every node without an id one: `n1`, `n2`, … numbered depth first through the whole tree,
- * skipping ids in use. Ids a user gave are kept.
- */
-export function assignNodeIds(flow: FlowNode[]): FlowNode[] {
-  const used = new Set<string>();
-  forEachNode(flow, (n) => n.id && used.add(n.id));
-  let n = 0;
-  const nextId = () => {
-    do n += 1;
-    while (used.has(`n${n}`));
-    used.add(`n${n}`);
-    return `n${n}`;
-  };
-  const assign = (nodes: FlowNode[]): FlowNode[] =>
-    nodes.map((node) => {
-      const { id: given, ...rest } = node;
-      const withId = { id: given || nextId(), ...rest } as FlowNode;
-      return mapChildLists(withId, assign);
-    });
-  return assign(flow);
 }
 
 /**

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { startTestApp, type TestApp, type TestAppOptions } from './app';
-import { freePort } from './processes';
+import { freePort } from '../../src/net/free-port';
 
 /** Launch flags for a machine with no internet (the closed network refuses Chromium's own calls). */
 export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];

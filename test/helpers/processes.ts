@@ -3,7 +3,6 @@
  * SIGKILL: configured from a TestApp's database, Temporal and task queue unless told otherwise.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import type { TestApp } from './app';
 import { LOCAL_DEVELOPMENT_EGRESS } from '../../src/config';
@@ -77,17 +76,3 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
   }
 }
 
-/**
- * A loopback port nothing listens on at the moment of asking (bound to port 0, then closed): for a
- * server a test starts itself (go-httpbin) or for an address that must refuse connections.
- */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}

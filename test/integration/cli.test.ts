@@ -12,8 +12,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
 import { runCli } from '../helpers/cli';
-import { freePort } from '../helpers/processes';
 import { startTarget, type Target } from '../helpers/target';
+import { freePort } from '../../src/net/free-port';
 
 describe('assay CLI', function () {
   this.timeout(180_000);

@@ -25,7 +25,7 @@ import { processEnv, spawnAssay, waitForHttp, type AssayProcess } from '../helpe
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startTarget, type Target } from '../helpers/target';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
-import { freePort } from '../../src/temporal/dev-server';
+import { freePort } from '../../src/net/free-port';
 
 const OUTAGE_MS = Number(process.env.ASSAY_TEST_OUTAGE_SECONDS ?? 45) * 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -16,7 +16,8 @@ import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/a
 import { processEnv, spawnAssay, type AssayProcess } from '../helpers/processes';
 import { RunLoadShard } from '../../src/store/entities';
 import { temporalClient } from '../helpers/temporal';
-import { freePort, startDevServer } from '../../src/temporal/dev-server';
+import { startDevServer } from '../../src/temporal/dev-server';
+import { freePort } from '../../src/net/free-port';
 
 /** A loopback target: `/fixed` answers after 20 ms; `/mix` after 10 ms, every tenth request after 100 ms. */
 interface LoadTarget {

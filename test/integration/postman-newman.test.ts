@@ -16,7 +16,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { runCli } from '../helpers/cli';
-import { freePort, waitForHttp } from '../helpers/processes';
+import { waitForHttp } from '../helpers/processes';
+import { freePort } from '../../src/net/free-port';
 
 const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/postman');
 const ROOT = path.resolve(__dirname, '../../..');

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { assignNodeIds, validateDataSets, validateFlow } from '../../src/validation/flow';
+import { validateDataSets, validateFlow } from '../../src/validation/flow';
+import { assignNodeIds } from '../../src/flow/tree';
 import type { FlowNode } from '../../src/domain/types';
 
 const api = (extra: Record<string, unknown> = {}) => ({ type: 'api', request: { method: 'GET', url: 'http://x' }, ...extra });

@@ -3,8 +3,7 @@
  * sees for a broken file), file names, node ids as the server gives them, secrets, and the plan.
  */
 import { expect } from 'chai';
-import { assignNodeIds } from '../../src/validation/flow';
-import type { FlowNode } from '../../src/domain/types';
+import { assignNodeIds } from '../../src/flow/tree';
 import { describeProblem, parseResourceFile, resourcePath, safeSegment, serialiseResource } from '../../cli/gitops/format';
 import {
   deploymentFromApi,
@@ -13,7 +12,6 @@ import {
   runnerFromApi,
   sameValue,
   testCaseFromApi,
-  withNodeIds,
   type DeploymentSpec,
   type EnvironmentSpec,
   type ResourceSpec,
@@ -143,17 +141,24 @@ describe('tests as files: the YAML format (cli/gitops/format)', () => {
 });
 
 describe('tests as files: the model (cli/gitops/model)', () => {
-  it('gives flow nodes the ids the server gives them', () => {
+  it('gives flow nodes the ids the server gives them (src/flow/tree.ts assignNodeIds), the id first, even in a malformed file', () => {
     const flow = [
       { type: 'api', id: 'n2', request: { method: 'GET', url: 'x' } },
       { type: 'if', condition: 'true', then: [{ type: 'wait', ms: 1 }, { type: 'loop', count: 2, body: [{ type: 'wait', ms: 1 }] }], else: [{ type: 'wait', ms: 1 }] },
       { type: 'parallel', children: [{ type: 'wait', ms: 1, id: '' }] },
     ];
-    const ours = withNodeIds(flow);
-    expect(ours).to.deep.equal(assignNodeIds(flow as unknown as FlowNode[]));
-    expect(JSON.stringify(ours)).to.equal(JSON.stringify(assignNodeIds(flow as unknown as FlowNode[])));
-    expect(withNodeIds(ours)).to.deep.equal(ours);
-    expect(withNodeIds([null, { type: 'if', then: 'oops' }])).to.deep.equal([null, { id: 'n1', type: 'if', then: 'oops' }]);
+    const ours = parsed('test-cases/ids.yaml', serialiseResource({ kind: 'TestCase', name: 'ids', folder: '', description: '', tags: [], flow, dataSets: [] } as unknown as ResourceSpec));
+    const ids = JSON.stringify((ours as { flow: unknown[] }).flow);
+    expect(ids).to.equal(JSON.stringify(assignNodeIds(flow)));
+    expect(ids).to.equal(
+      JSON.stringify([
+        { id: 'n2', type: 'api', request: { method: 'GET', url: 'x' } },
+        { id: 'n1', type: 'if', condition: 'true', then: [{ id: 'n3', type: 'wait', ms: 1 }, { id: 'n4', type: 'loop', count: 2, body: [{ id: 'n5', type: 'wait', ms: 1 }] }], else: [{ id: 'n6', type: 'wait', ms: 1 }] },
+        { id: 'n7', type: 'parallel', children: [{ id: 'n8', type: 'wait', ms: 1 }] },
+      ]),
+    );
+    expect(assignNodeIds(JSON.parse(ids))).to.deep.equal(JSON.parse(ids));
+    expect(assignNodeIds([null, { type: 'if', then: 'oops' }])).to.deep.equal([null, { id: 'n1', type: 'if', then: 'oops' }]);
   });
 
   it('treats names like secrets case-insensitively', () => {
