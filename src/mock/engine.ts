@@ -37,6 +37,7 @@ import { mockRequests } from '../observability/metrics';
 import type { DatabaseTimeouts } from '../config';
 import { withStoreBounds } from '../store/bounds';
 import { isDatabaseUnavailable } from '../store/errors';
+import { PROBLEMS, problemDocument, type ProblemCode } from '../problems';
 
 interface CompiledResponse {
   status: number;
@@ -173,8 +174,8 @@ export class MockEngine {
       onError?.(err);
       if (res.headersSent) res.destroy();
       else if (isDatabaseUnavailable(err)) {
-        this.problem(res, 503, 'database-unavailable', `The database cannot be reached right now. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.`, {}, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
-      } else this.problem(res, 500, 'internal', 'The mock service failed to answer.');
+        this.problem(res, 'database-unavailable', `The database cannot be reached right now. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.`, {}, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
+      } else this.problem(res, 'internal', 'The mock service failed to answer.');
     });
   }
 
@@ -187,7 +188,7 @@ export class MockEngine {
     const workspaceId = slash < 0 ? pathname.slice(6) : pathname.slice(6, slash);
     const path = slash < 0 ? '/' : pathname.slice(slash) || '/';
     if (!WORKSPACE_ID.test(workspaceId)) {
-      return this.problem(res, 404, 'mock-not-found', `"${workspaceId}" is not a workspace id; mock addresses look like /mock/{workspaceId}/your/path.`);
+      return this.problem(res, 'mock-not-found', `"${workspaceId}" is not a workspace id; mock addresses look like /mock/{workspaceId}/your/path.`);
     }
     const cached = this.fresh.get(workspaceId);
     if (cached && Date.now() - cached.checkedAt < this.revalidateMs) return this.respond(cached, req, res, url, q, path);
@@ -210,9 +211,9 @@ export class MockEngine {
           return void res.end();
         }
         res.setHeader('allow', allowed.join(', '));
-        return this.problem(res, 405, 'mock-method-not-allowed', `${path} is designed for ${allowed.join(', ')}, not ${method}.`, { allowed });
+        return this.problem(res, 'mock-method-not-allowed', `${path} is designed for ${allowed.join(', ')}, not ${method}.`, { allowed });
       }
-      return this.problem(res, 404, 'mock-not-found', `No API design matches ${method} ${path}.`, {
+      return this.problem(res, 'mock-not-found', `No API design matches ${method} ${path}.`, {
         designs: mocks.designs.slice(0, 100).map((d) => `${d.method} ${d.path}`),
       });
     }
@@ -228,12 +229,12 @@ export class MockEngine {
     let status: number | undefined;
     if (statusSelector !== undefined) {
       status = Number(statusSelector);
-      if (!Number.isInteger(status)) return this.problem(res, 400, 'mock-bad-selector', `The status selector "${statusSelector}" is not a number.`, { defined });
+      if (!Number.isInteger(status)) return this.problem(res, 'mock-bad-selector', `The status selector "${statusSelector}" is not a number.`, { defined });
     }
     let code: number | undefined;
     if (codeSelector !== undefined) {
       code = Number(codeSelector);
-      if (!Number.isInteger(code)) return this.problem(res, 400, 'mock-bad-selector', `The _code_ selector "${codeSelector}" is not a number.`, { defined });
+      if (!Number.isInteger(code)) return this.problem(res, 'mock-bad-selector', `The _code_ selector "${codeSelector}" is not a number.`, { defined });
     }
 
     let response: CompiledResponse | undefined;
@@ -256,7 +257,7 @@ export class MockEngine {
     }
     if (!response) {
       const wanted = [status !== undefined ? `status ${status}` : '', code !== undefined ? `code ${code}` : '', nameSelector !== undefined ? `name "${nameSelector}"` : ''].filter(Boolean).join(', ');
-      return this.problem(res, 404, 'mock-response-not-found', `${design.method} ${design.path} defines no response with ${wanted}. Defined (status: codes): ${Object.entries(defined).map(([s, c]) => `${s}: ${c.join(', ')}`).join('; ')}.`, { defined });
+      return this.problem(res, 'mock-response-not-found', `${design.method} ${design.path} defines no response with ${wanted}. Defined (status: codes): ${Object.entries(defined).map(([s, c]) => `${s}: ${c.join(', ')}`).join('; ')}.`, { defined });
     }
 
     const chosen = response;
@@ -280,9 +281,11 @@ export class MockEngine {
     write();
   }
 
-  private problem(res: ServerResponse, status: number, code: string, detail: string, extras: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
+  /** Answers a problem document of the catalogue (src/problems.ts), as the API does. */
+  private problem(res: ServerResponse, code: ProblemCode, detail: string, extras: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
+    const { status } = PROBLEMS[code];
     mockRequests.inc({ status: STATUS_LABELS[status] ?? String(status) });
-    const body = JSON.stringify({ type: `/problems/${code}`, title: TITLES[code] ?? 'Mock error', status, detail, code, ...extras });
+    const body = JSON.stringify(problemDocument(code, detail, extras));
     res.writeHead(status, { ...headers, 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'access-control-allow-origin': '*' });
     res.end(body);
   }
@@ -340,11 +343,3 @@ export class MockEngine {
 /** Status codes as label values, made once (the mock path is hot: `assay_mock_requests_total`). */
 const STATUS_LABELS: string[] = Array.from({ length: 600 }, (_, i) => String(i));
 
-const TITLES: Record<string, string> = {
-  'mock-not-found': 'No API design matches',
-  'mock-method-not-allowed': 'Method not designed',
-  'mock-response-not-found': 'No such mock response',
-  'mock-bad-selector': 'Invalid response selector',
-  'database-unavailable': 'Database unavailable',
-  internal: 'Internal error',
-};
