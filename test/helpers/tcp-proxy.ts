@@ -4,7 +4,8 @@
  *
  * - `cut()`: every open connection is destroyed and the port stops listening (new connections
  *   are refused, as when the server is down);
- * - `restore()`: listens again on the same port and forwards as before.
+ * - `restore()`: listens again on the same port and forwards as before (nothing when not cut);
+ * - `close()`: closes the proxy, cut or not.
  */
 import net from 'node:net';
 
@@ -15,11 +16,15 @@ export interface TcpProxy {
   address: string;
   /** True between `cut()` and `restore()`. */
   readonly down: boolean;
+  /** Drops every connection and stops listening. */
   cut(): Promise<void>;
+  /** Listens again on the same port; does nothing when the proxy is not cut. */
   restore(): Promise<void>;
+  /** Drops every connection and stops listening for good. */
   close(): Promise<void>;
 }
 
+/** A {@link TcpProxy} on a free loopback port forwarding to `targetHost:targetPort`. Close it in `after`. */
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let down = false;
@@ -61,6 +66,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       await closed;
     },
     async restore() {
+      // Not cut: the server listens already. (A second one failed on the port, and `close()`
+      // then closed that one, leaving the first listening after the test file: issue 24.)
+      if (!down) return;
       server = makeServer();
       await listen(port);
       down = false;
