@@ -8,13 +8,20 @@
  * binds a fixed port instead of port 0 fails here, not only on a developer's machine.
  * `ASSAY_TEST_HOLD_PORTS=0` turns that off; the cluster suite (ASSAY_CLUSTER=1), which talks to a
  * stack on those ports, never holds them.
+ *
+ * Every top-level suite must leave the process as it found it (no changed `process.env`, no
+ * server still listening): test/helpers/leaks.ts fails the suite that does, so the files pass in
+ * any order (scripts/test-order.sh runs them in another one).
  */
 import net from 'node:net';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { stopServices } from './helpers/harness';
+import { checkSuitesLeaveNothing, trackServers } from './helpers/leaks';
 
 const level = (process.env.ASSAY_TEST_TEMPORAL_LOG_LEVEL ?? 'error').toUpperCase() as 'DEBUG' | 'WARN' | 'ERROR';
 Runtime.install({ logger: new DefaultLogger(level) });
+// Before any test file is loaded, so that a server a file starts at load time is seen too.
+trackServers();
 
 /**
  * The loopback ports of `make dev` (bin/main.ts `dev`, README "Run it"): the Temporal frontend and
@@ -35,6 +42,7 @@ let held: net.Server[] = [];
 
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
+    checkSuitesLeaveNothing(this.test!.parent!);
     if (process.env.ASSAY_TEST_HOLD_PORTS === '0' || process.env.ASSAY_CLUSTER === '1') return;
     held = (await Promise.all(DEV_STACK_PORTS.map(hold))).filter((s): s is net.Server => s !== undefined);
     for (const s of held) s.unref();

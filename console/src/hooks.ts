@@ -12,6 +12,11 @@ export interface Loaded<T> {
   loading: boolean;
   /** Loads again (after an edit, or by a "retry" button). */
   reload: () => void;
+  /**
+   * Shows `data` as loaded without asking the API again: for an edit whose answer is the new
+   * state, so the page shows it the moment the edit lands (a load still under way replaces it).
+   */
+  replace: (data: T) => void;
 }
 
 /** Runs `load` when `deps` change; keeps the previous data while reloading (no layout jump). */
@@ -39,7 +44,11 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
     return () => ctl.abort();
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  return { data, problem, loading, reload };
+  const replace = useCallback((d: T) => {
+    setData(d);
+    setProblem(undefined);
+  }, []);
+  return { data, problem, loading, reload, replace };
 }
 
 /**

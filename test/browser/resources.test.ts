@@ -195,6 +195,8 @@ describe('console resource pages', function () {
     await page.getByLabel('Name of variable 4').fill('verbose');
     await page.getByLabel('Value of verbose', { exact: true }).fill('true');
     await page.getByRole('button', { name: 'Save variables' }).click();
+    // The form shows what was stored (no edit below may land on the form the save replaces).
+    await page.getByText('Saved.', { exact: true }).waitFor();
     await eventually(async () => (await app.request('GET', '/v1/environments/staging')).body.variables.verbose === true);
     const env = (await app.request('GET', '/v1/environments/staging')).body;
     expect(env.variables).to.deep.equal({ base: 'http://127.0.0.1:9', token: 'abc-secret', retries: 5, verbose: true });

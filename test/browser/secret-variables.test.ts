@@ -2,7 +2,9 @@
  * Secret variables in the console (issue 15; console/src/resources/environments.tsx) in a real
  * Chromium against the real API: a stored secret shows a "secret" badge and never a value; saving
  * other edits leaves it as stored (its `***` is not sent back); the "Secret" checkbox saves a new
- * variable as a secret, and a plain one made secret is stored sealed.
+ * variable as a secret, and a plain one made secret is stored sealed. While a save is under way the
+ * form takes no edits; its answer replaces the form with "Saved." (issue 24: an edit typed between
+ * the save's answer and a later reload of the page was silently dropped).
  */
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -51,6 +53,7 @@ describe('console secret variables', function () {
     await page.getByLabel('apiKey is secret').check();
     await page.getByLabel('base is secret').check();
     await page.getByRole('button', { name: 'Save variables' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
     await eventually(async () => (await app.request('GET', '/v1/environments/vault')).body.variables.apiKey?.secret === true);
     expect((await app.request('GET', '/v1/environments/vault')).body.variables).to.deep.equal({ base: MASKED, token: MASKED, apiKey: MASKED });
     const patch = sent.find((r) => r.method() === 'PATCH');
@@ -64,5 +67,49 @@ describe('console secret variables', function () {
     await page.getByRole('button', { name: 'Save variables' }).click();
     await page.getByText('at least 4 characters').first().waitFor();
     expect(await rawVariables()).to.equal(raw);
+  });
+
+  it('takes no edits while a save is under way, then shows what was stored, and the next edit is what the next save sends', async () => {
+    expect((await app.request('POST', '/v1/environments', { name: 'held', variables: { mode: 'a' } })).status).to.equal(201);
+    const sent = recordApiRequests(page, app);
+    await page.goto(`${app.url}/environments/held`);
+    const value = page.getByLabel('Value of mode', { exact: true });
+    await value.waitFor();
+
+    // The API stores the save at once; its answer reaches the page only when the test says so.
+    let release!: () => void;
+    const answerHeld = new Promise<void>((resolve) => (release = resolve));
+    let answered: Promise<void> = Promise.resolve();
+    await page.route(`${app.url}/v1/environments/held`, (route) => {
+      if (route.request().method() !== 'PATCH') return route.continue();
+      answered = (async () => {
+        const response = await route.fetch();
+        await answerHeld;
+        await route.fulfill({ response });
+      })();
+      return answered;
+    });
+    try {
+      await value.fill('b');
+      await page.getByRole('button', { name: 'Save variables' }).click();
+      await eventually(async () => (await app.request('GET', '/v1/environments/held')).body.variables.mode === 'b');
+      await page.getByRole('button', { name: 'Saving…' }).waitFor();
+      expect(await value.isDisabled()).to.equal(true);
+      expect(await page.getByRole('button', { name: 'Add variable' }).isDisabled()).to.equal(true);
+    } finally {
+      release();
+      // Unrouting while the handler still holds the answer would let Playwright answer it first.
+      await answered;
+      await page.unroute(`${app.url}/v1/environments/held`);
+    }
+
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    expect(await value.inputValue()).to.equal('b');
+    await value.fill('c');
+    expect(await page.getByText('Saved.', { exact: true }).count()).to.equal(0);
+    await page.getByRole('button', { name: 'Save variables' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    expect((await app.request('GET', '/v1/environments/held')).body.variables).to.deep.equal({ mode: 'c' });
+    expect(sent.filter((r) => r.method() === 'PATCH').map((r) => r.postDataJSON())).to.deep.equal([{ variables: { mode: 'b' } }, { variables: { mode: 'c' } }]);
   });
 });

@@ -5,7 +5,7 @@
  *
  * - `cut()`: every open connection is destroyed and the port stops listening (new connections
  *   are refused, as when the server is down);
- * - `restore()`: listens again on the same port and forwards as before;
+ * - `restore()`: listens again on the same port and forwards as before (nothing when not cut);
  * - `freeze()`: the server's process is stopped (SIGSTOP, `docker pause`): the port keeps
  *   accepting (the kernel completes the handshake of a stopped process's listening socket), open
  *   connections stay open, and nothing is forwarded in either direction: what each side sends is
@@ -150,6 +150,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       await closed;
     },
     async restore() {
+      // Not cut: the server listens already (a second one would fail on the port, and `close()`
+      // would then close that one, leaving the first listening after the test file).
+      if (!down) return;
       server = makeServer();
       await listen(port);
       down = false;

@@ -10,6 +10,11 @@
  * every key; they show a "secret" badge and `***`, never a value. A write key marks a variable
  * secret with its "Secret" checkbox (sent as `{"value": …, "secret": true}`); a stored secret left
  * as `***` is left out of the patch (kept); typing a value replaces it.
+ *
+ * Saving: the form is disabled while the PATCH is under way, and its answer (the environment as
+ * stored) replaces the form the moment it lands, with "Saved.". Nothing typed in between is lost:
+ * a form that stayed editable and was replaced by a later reload dropped what was typed after
+ * "Save" (issue 24).
  */
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
@@ -150,29 +155,57 @@ export function EnvironmentPage() {
   const { route } = useLocation();
   const name = params.name!;
   const env = useLoad((signal) => api<Environment>('GET', `/v1/environments/${seg(name)}`, undefined, { signal }), [name]);
+  // The answer of the last save (shown with "Saved." while it is what the page shows) and how many saves there were.
+  const [lastSave, setLastSave] = useState<{ env: Environment; count: number } | undefined>();
+  const onSaved = (stored: Environment) => {
+    setLastSave((s) => ({ env: stored, count: (s?.count ?? 0) + 1 }));
+    env.replace(stored);
+  };
   return (
     <>
       <PageHeader title={`Environment ${name}`} sub={env.data?.description || undefined} />
       <ProblemBox problem={env.problem} onRetry={env.reload} />
       {!env.data && !env.problem && <Loading what="the environment" />}
-      {env.data && <EnvironmentBody key={env.data.name + JSON.stringify(env.data.variables)} env={env.data} reload={env.reload} onRenamed={(n) => route(`/environments/${seg(n)}`, true)} onDeleted={() => route('/environments')} />}
+      {env.data && (
+        <EnvironmentBody
+          // A save, or other stored variables, start the form afresh from what is stored.
+          key={`${lastSave?.count ?? 0}:${env.data.name}:${JSON.stringify(env.data.variables)}`}
+          env={env.data}
+          justSaved={env.data === lastSave?.env}
+          onSaved={onSaved}
+          onRenamed={(n) => route(`/environments/${seg(n)}`, true)}
+          onDeleted={() => route('/environments')}
+        />
+      )}
     </>
   );
 }
 
-function EnvironmentBody({ env, reload, onRenamed, onDeleted }: { env: Environment; reload: () => void; onRenamed: (name: string) => void; onDeleted: () => void }) {
+interface EnvironmentBodyProps {
+  env: Environment;
+  /** `env` is the answer of a save just made: say "Saved.". */
+  justSaved: boolean;
+  /** A save landed; `stored` is the environment as the API answered it. */
+  onSaved: (stored: Environment) => void;
+  onRenamed: (name: string) => void;
+  onDeleted: () => void;
+}
+
+function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: EnvironmentBodyProps) {
   const writable = can('write');
   const readKey = !can('run');
   const [rows, setRows] = useState<Row[]>(() => rowsOf(env));
   const [localError, setLocalError] = useState<string | undefined>();
-  const [saved, setSaved] = useState(false);
+  // What the polite status line says: "Saved." after a save, "Nothing changed." after a save with nothing to send; cleared by an edit.
+  const [status, setStatus] = useState(justSaved ? 'Saved.' : '');
   const [newName, setNewName] = useState(env.name);
   const [description, setDescription] = useState(env.description ?? '');
   const [deleteProblem, setDeleteProblem] = useState<Problem | undefined>();
-  const update = (i: number, change: Partial<Row>) => {
-    setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...change } : r)));
-    setSaved(false);
+  const editRows = (change: (rs: Row[]) => Row[]) => {
+    setRows(change);
+    setStatus('');
   };
+  const update = (i: number, change: Partial<Row>) => editRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...change } : r)));
   const save = useAction(async () => {
     setLocalError(undefined);
     let patch: Record<string, unknown>;
@@ -186,11 +219,10 @@ function EnvironmentBody({ env, reload, onRenamed, onDeleted }: { env: Environme
     if (Object.keys(patch).length) body.variables = patch;
     if (description !== (env.description ?? '')) body.description = description;
     if (Object.keys(body).length === 0) {
-      setSaved(true);
+      setStatus('Nothing changed.');
       return;
     }
-    await api('PATCH', `/v1/environments/${seg(env.name)}`, body);
-    reload();
+    onSaved(await api<Environment>('PATCH', `/v1/environments/${seg(env.name)}`, body));
   });
   const rename = useAction(async () => {
     const renamed = await api<Environment>('PATCH', `/v1/environments/${seg(env.name)}`, { name: newName.trim() });
@@ -219,97 +251,106 @@ function EnvironmentBody({ env, reload, onRenamed, onDeleted }: { env: Environme
           void save.run();
         }}
       >
-        <h2>Variables</h2>
-        {rows.length === 0 && <p class="muted">No variables yet.{writable ? ' Add one below; flows use it as {{name}}.' : ''}</p>}
-        {rows.length > 0 && (
-          <table aria-label="Variables" class="res-vars">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Value</th>
-                <th>Type</th>
-                {writable && <th>Secret</th>}
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r, i) => {
-                const label = r.name || `variable ${i + 1}`;
-                const typed = typedValue(r.value);
-                // A stored secret's value never comes from the API: nothing to show.
-                const hidden = r.secret && r.value === API_MASK;
-                return (
-                  <tr key={i}>
-                    <td>
-                      {writable ? (
-                        <input aria-label={`Name of variable ${i + 1}`} value={r.name} onInput={(e) => update(i, { name: e.currentTarget.value })} />
-                      ) : (
-                        <code>{r.name}</code>
-                      )}
-                    </td>
-                    <td class="res-value">
-                      {writable ? (
-                        <input aria-label={`Value of ${label}`} type={r.shown ? 'text' : 'password'} autoComplete="off" value={r.value} onInput={(e) => update(i, { value: e.currentTarget.value })} />
-                      ) : (
-                        <code data-testid={`value-${r.name}`}>{r.shown ? r.value : '••••'}</code>
-                      )}
-                    </td>
-                    <td class="muted">{r.secret ? <span class="badge" data-testid={`secret-${r.name}`}>secret</span> : r.value === API_MASK && readKey ? 'masked' : typeof typed}</td>
-                    {writable && (
+        {/* Disabled while saving: the answer replaces the form, so nothing may be typed into it meanwhile. */}
+        <fieldset class="res-plain-fieldset" disabled={save.busy}>
+          <h2>Variables</h2>
+          {rows.length === 0 && <p class="muted">No variables yet.{writable ? ' Add one below; flows use it as {{name}}.' : ''}</p>}
+          {rows.length > 0 && (
+            <table aria-label="Variables" class="res-vars">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Value</th>
+                  <th>Type</th>
+                  {writable && <th>Secret</th>}
+                  <th>
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((r, i) => {
+                  const label = r.name || `variable ${i + 1}`;
+                  const typed = typedValue(r.value);
+                  // A stored secret's value never comes from the API: nothing to show.
+                  const hidden = r.secret && r.value === API_MASK;
+                  return (
+                    <tr key={i}>
                       <td>
-                        <input type="checkbox" aria-label={`${label} is secret`} checked={!!r.secret} onChange={(e) => update(i, { secret: e.currentTarget.checked })} />
+                        {writable ? (
+                          <input aria-label={`Name of variable ${i + 1}`} value={r.name} onInput={(e) => update(i, { name: e.currentTarget.value })} />
+                        ) : (
+                          <code>{r.name}</code>
+                        )}
                       </td>
-                    )}
-                    <td>
-                      <div class="res-row-actions">
-                      {!(hidden && writable) && (
-                        <button type="button" class="secondary small" aria-pressed={r.shown} aria-label={`${r.shown ? 'Hide' : 'Show'} value of ${label}`} onClick={() => update(i, { shown: !r.shown })}>
-                          {r.shown ? 'Hide' : 'Show'}
-                        </button>
-                      )}
+                      <td class="res-value">
+                        {writable ? (
+                          <input aria-label={`Value of ${label}`} type={r.shown ? 'text' : 'password'} autoComplete="off" value={r.value} onInput={(e) => update(i, { value: e.currentTarget.value })} />
+                        ) : (
+                          <code data-testid={`value-${r.name}`}>{r.shown ? r.value : '••••'}</code>
+                        )}
+                      </td>
+                      <td class="muted">{r.secret ? <span class="badge" data-testid={`secret-${r.name}`}>secret</span> : r.value === API_MASK && readKey ? 'masked' : typeof typed}</td>
                       {writable && (
-                        <button type="button" class="secondary small" aria-label={`Remove ${label}`} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
-                          Remove
-                        </button>
+                        <td>
+                          <input type="checkbox" aria-label={`${label} is secret`} checked={!!r.secret} onChange={(e) => update(i, { secret: e.currentTarget.checked })} />
+                        </td>
                       )}
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        )}
-        {writable && (
-          <>
-            <p class="field-hint">
-              Values true, false and numbers are saved typed; anything else as a string. A secret is stored encrypted, never shown again and masked as {API_MASK} in results; leave {API_MASK} to keep a stored
-              secret.
-            </p>
-            <Field label="Description" error={fieldError(save.problem, 'description')}>
-              <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-            </Field>
-            {localError && (
-              <p class="field-error" role="alert">
-                {localError}
+                      <td>
+                        <div class="res-row-actions">
+                        {!(hidden && writable) && (
+                          <button type="button" class="secondary small" aria-pressed={r.shown} aria-label={`${r.shown ? 'Hide' : 'Show'} value of ${label}`} onClick={() => update(i, { shown: !r.shown })}>
+                            {r.shown ? 'Hide' : 'Show'}
+                          </button>
+                        )}
+                        {writable && (
+                          <button type="button" class="secondary small" aria-label={`Remove ${label}`} onClick={() => editRows((rs) => rs.filter((_, j) => j !== i))}>
+                            Remove
+                          </button>
+                        )}
+                        </div>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          )}
+          {writable && (
+            <>
+              <p class="field-hint">
+                Values true, false and numbers are saved typed; anything else as a string. A secret is stored encrypted, never shown again and masked as {API_MASK} in results; leave {API_MASK} to keep a stored
+                secret.
               </p>
-            )}
-            <ProblemBox problem={save.problem} />
-            <div class="row res-actions">
-              <button type="button" class="secondary" onClick={() => setRows([...rows, { name: '', value: '', shown: true }])}>
-                Add variable
-              </button>
-              <button type="submit" disabled={save.busy}>
-                {save.busy ? 'Saving…' : 'Save variables'}
-              </button>
-              <span class="muted" aria-live="polite">
-                {saved ? 'Nothing changed.' : ''}
-              </span>
-            </div>
-          </>
-        )}
+              <Field label="Description" error={fieldError(save.problem, 'description')}>
+                <input
+                  value={description}
+                  onInput={(e) => {
+                    setDescription(e.currentTarget.value);
+                    setStatus('');
+                  }}
+                />
+              </Field>
+              {localError && (
+                <p class="field-error" role="alert">
+                  {localError}
+                </p>
+              )}
+              <ProblemBox problem={save.problem} />
+              <div class="row res-actions">
+                <button type="button" class="secondary" onClick={() => editRows((rs) => [...rs, { name: '', value: '', shown: true }])}>
+                  Add variable
+                </button>
+                <button type="submit" disabled={save.busy}>
+                  {save.busy ? 'Saving…' : 'Save variables'}
+                </button>
+                <span class="muted" aria-live="polite">
+                  {status}
+                </span>
+              </div>
+            </>
+          )}
+        </fieldset>
       </form>
       {writable && (
         <div class="card res-form res-danger-zone">
