@@ -102,9 +102,6 @@ export interface FinishRunInput {
   unfinished: Array<{ position: number; result: TestCaseResult }>;
 }
 
-/** Non-retryable failure types, so the workflow can tell a broken setup from a passing outage. */
-export const RUN_SETUP_FAILED = FAILURE_TYPES.runSetupFailed;
-
 /** Writes a running run's progress columns. */
 async function updateProgress(manager: EntityManager, input: ProgressInput): Promise<void> {
   await manager.getRepository(Run).update(
@@ -150,7 +147,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
       remember(runId, plan, masker);
       return plan;
     } catch (err) {
-      if (err instanceof KeyRingError) throw ApplicationFailure.nonRetryable(`A secret variable of the run cannot be opened: ${err.message}`, RUN_SETUP_FAILED);
+      if (err instanceof KeyRingError) throw ApplicationFailure.nonRetryable(`A secret variable of the run cannot be opened: ${err.message}`, FAILURE_TYPES.runSetupFailed);
       throw err;
     }
   };
@@ -165,8 +162,8 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
       const runs = dataSource.getRepository(Run);
       if (await runs.findOneBy({ workflowId: input.workflowId })) return;
       const deployment = await dataSource.getRepository(Deployment).findOneBy({ id: input.deploymentId });
-      if (!deployment) throw ApplicationFailure.nonRetryable(`Deployment ${input.deploymentId} no longer exists`, RUN_SETUP_FAILED);
-      if (!deployment.enabled) throw ApplicationFailure.nonRetryable(`Deployment "${deployment.name}" is disabled`, RUN_SETUP_FAILED);
+      if (!deployment) throw ApplicationFailure.nonRetryable(`Deployment ${input.deploymentId} no longer exists`, FAILURE_TYPES.runSetupFailed);
+      if (!deployment.enabled) throw ApplicationFailure.nonRetryable(`Deployment "${deployment.name}" is disabled`, FAILURE_TYPES.runSetupFailed);
       try {
         await runs.insert(
           runs.create(
@@ -206,31 +203,31 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
       return dataSource.transaction(async (manager) => {
         const runs = manager.getRepository(Run);
         const run = await findRunWithPlan(manager, input.runId);
-        if (!run) throw ApplicationFailure.nonRetryable(`Run ${input.runId} does not exist`, RUN_SETUP_FAILED);
+        if (!run) throw ApplicationFailure.nonRetryable(`Run ${input.runId} does not exist`, FAILURE_TYPES.runSetupFailed);
         if (run.plan) return opened(run.id, run.plan);
         if (run.status !== 'queued') {
-          throw ApplicationFailure.nonRetryable(`Run ${input.runId} has already ended (${run.status})`, RUN_SETUP_FAILED);
+          throw ApplicationFailure.nonRetryable(`Run ${input.runId} has already ended (${run.status})`, FAILURE_TYPES.runSetupFailed);
         }
         const runner = await manager.getRepository(Runner).findOneBy({ workspaceId: run.workspaceId, name: run.runnerName });
-        if (!runner) throw ApplicationFailure.nonRetryable(`Runner "${run.runnerName}" no longer exists`, RUN_SETUP_FAILED);
+        if (!runner) throw ApplicationFailure.nonRetryable(`Runner "${run.runnerName}" no longer exists`, FAILURE_TYPES.runSetupFailed);
         const environment = await manager
           .getRepository(Environment)
           .findOneBy({ workspaceId: run.workspaceId, name: run.environmentName });
         if (!environment) {
-          throw ApplicationFailure.nonRetryable(`Environment "${run.environmentName}" no longer exists`, RUN_SETUP_FAILED);
+          throw ApplicationFailure.nonRetryable(`Environment "${run.environmentName}" no longer exists`, FAILURE_TYPES.runSetupFailed);
         }
         const testCases = (await resolveRunnerSelection(manager, runner)).map(toDefinition);
         // A scheduled run (no API call refused it), or test cases deleted since the run was accepted.
-        if (testCases.length === 0) throw ApplicationFailure.nonRetryable(emptySelectionMessage(runner), RUN_SETUP_FAILED);
+        if (testCases.length === 0) throw ApplicationFailure.nonRetryable(emptySelectionMessage(runner), FAILURE_TYPES.runSetupFailed);
         // A performance run's profile: the run's own, else its deployment's, else its runner's (docs/performance.md).
         const deployment = run.loadProfile || !run.deploymentId ? null : await manager.getRepository(Deployment).findOneBy({ id: run.deploymentId });
         const loadProfile = run.loadProfile ?? deployment?.loadProfile ?? runner.loadProfile ?? null;
         let performance: PerformancePlan | undefined;
         if (loadProfile) {
           const { profile, issues } = validateProfile(loadProfile);
-          if (!profile) throw ApplicationFailure.nonRetryable(`The load profile is invalid: ${issues.map((i) => `${['performance', ...i.path].join('.')}: ${i.message}`).join('; ')}`, RUN_SETUP_FAILED);
+          if (!profile) throw ApplicationFailure.nonRetryable(`The load profile is invalid: ${issues.map((i) => `${['performance', ...i.path].join('.')}: ${i.message}`).join('; ')}`, FAILURE_TYPES.runSetupFailed);
           const tooLong = timeoutProblem(profile, run.timeoutSeconds);
-          if (tooLong) throw ApplicationFailure.nonRetryable(`The run cannot start: ${tooLong}`, RUN_SETUP_FAILED);
+          if (tooLong) throw ApplicationFailure.nonRetryable(`The run cannot start: ${tooLong}`, FAILURE_TYPES.runSetupFailed);
           performance = performancePlan(profile);
         }
         const startedAt = new Date();
@@ -253,7 +250,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
         if (planBytes > PAYLOAD_LIMITS.planBytes) {
           throw ApplicationFailure.nonRetryable(
             `${overCapMessage("the run's plan (the runner's test cases and the variables)", planBytes, PAYLOAD_LIMITS.planBytes)}. Split the runner or shrink the largest test cases.`,
-            RUN_SETUP_FAILED,
+            FAILURE_TYPES.runSetupFailed,
           );
         }
         await runs.update(

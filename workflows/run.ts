@@ -36,8 +36,11 @@ import {
 import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activities';
 import type { RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import { RUN_ID_SEARCH_ATTRIBUTE, runStateQuery, type RunWorkflowInput } from '../src/domain/run-workflow';
-import { createWorkflowPort, TIMED_OUT } from './workflow-port';
-import { DeadlineReached, FlowInterpreter } from '../src/flow';
+import { createWorkflowPort } from './workflow-port';
+import { endedByTimeout, rootMessage, timedOutFailure } from './endings';
+import { deliverWebhooksWorkflow } from './webhooks';
+import { startLoopSegment } from './segment';
+import { FlowInterpreter } from '../src/flow';
 import { RunLedger } from './run-ledger';
 import { runLoad } from './performance';
 import { ulidFrom } from '../src/domain/ulid';
@@ -69,13 +72,6 @@ export interface RunOutcome {
   summary: RunSummary;
 }
 
-function messageOf(err: unknown): string {
-  let e = err as { message?: string; cause?: unknown } | undefined;
-  // Activity and application failures wrap the interesting message in `cause`.
-  while (e && typeof e === 'object' && e.cause && typeof e.cause === 'object') e = e.cause as typeof e;
-  return e?.message ?? String(err);
-}
-
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   // A scheduled run has no row yet: make its id here (deterministic: workflow clock and random) and its row in an activity.
   const runId = input.runId ?? `run_${ulidFrom(Date.now(), Math.random)}`;
@@ -83,7 +79,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     try {
       await store.createScheduledRun({ runId, deploymentId: input.deploymentId, workflowId: workflowInfo().workflowId });
     } catch (err) {
-      throw ApplicationFailure.nonRetryable(`Scheduled run not created: ${messageOf(err)}`, FAILURE_TYPES.runSetupFailed);
+      throw ApplicationFailure.nonRetryable(`Scheduled run not created: ${rootMessage(err)}`, FAILURE_TYPES.runSetupFailed);
     }
     // Every run workflow carries AssayRunId (API runs get it at start); runs recorded before it replay without.
     if (patched('scheduled-run-id-search-attribute')) upsertSearchAttributes([{ key: RUN_ID_SEARCH_ATTRIBUTE, value: runId }]);
@@ -98,7 +94,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       ledger.begin(await store.startRun({ runId }));
     } catch (err) {
       const cancelled = isCancellation(err);
-      const error = cancelled ? `${RUN_ERROR_PREFIX.cancelled} before it started` : `Run could not start: ${messageOf(err)}`;
+      const error = cancelled ? `${RUN_ERROR_PREFIX.cancelled} before it started` : `Run could not start: ${rootMessage(err)}`;
       await CancellationScope.nonCancellable(async () => {
         await finalStore.finishRun({ runId, status: 'failed', error, summary: ledger.summary, unfinished: [] });
         await onEnd();
@@ -127,6 +123,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       ledger.step(line);
       setCurrentDetails(ledger.details());
     },
+    startLoopSegment,
   });
   clock = port.now;
 
@@ -165,12 +162,12 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     });
   } catch (err) {
     const userCancelled = CancellationScope.current().consideredCancelled;
-    const timedOut = err instanceof DeadlineReached || (isCancellation(err) && !userCancelled);
+    const timedOut = endedByTimeout(err);
     const error = timedOut
       ? `${RUN_ERROR_PREFIX.timedOut} after ${plan.timeoutSeconds} s`
       : userCancelled
         ? RUN_ERROR_PREFIX.cancelled
-        : `Run failed: ${messageOf(err)}`;
+        : `Run failed: ${rootMessage(err)}`;
     ledger.status = 'failed';
     await CancellationScope.nonCancellable(async () => {
       // A performance run keeps the figures measured until it stopped (best effort: else as any run).
@@ -181,7 +178,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     });
     setCurrentDetails(`${ledger.details()}\n\n${error}`);
     if (userCancelled) throw err;
-    throw ApplicationFailure.nonRetryable(error, timedOut ? TIMED_OUT : FAILURE_TYPES.runFailed);
+    throw timedOut ? timedOutFailure(error) : ApplicationFailure.nonRetryable(error, FAILURE_TYPES.runFailed);
   }
 
   if (outcome === 'continue') {
@@ -202,7 +199,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
  */
 async function fireWebhooks(runId: string, deploymentId: string | undefined): Promise<void> {
   if (!deploymentId) return;
-  await startChild('deliverWebhooksWorkflow', {
+  await startChild(deliverWebhooksWorkflow, {
     workflowId: `webhooks-${runId}`,
     args: [{ runId, deploymentId }],
     parentClosePolicy: ParentClosePolicy.ABANDON,

@@ -4,18 +4,26 @@
  * start from, runs until the loop ends (or hands the rest on to a child of its own, in the same
  * way), and returns the state, the counts and the iteration results it kept.
  */
-import { CancellationScope, isCancellation } from '@temporalio/workflow';
-import { createWorkflowPort, timedOut } from './workflow-port';
-import { DeadlineReached, FlowInterpreter, type LoopSegmentInput, type LoopSegmentOutput } from '../src/flow';
+import { CancellationScope, executeChild, workflowInfo } from '@temporalio/workflow';
+import { createWorkflowPort } from './workflow-port';
+import { endedByTimeout, timedOutFailure } from './endings';
+import { FlowInterpreter, type LoopSegmentInput, type LoopSegmentOutput } from '../src/flow';
 
 export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
-  const port = createWorkflowPort({ runId: input.runId, settings: input.settings, deadlineMs: input.deadlineMs });
+  const port = createWorkflowPort({ runId: input.runId, settings: input.settings, deadlineMs: input.deadlineMs, startLoopSegment });
   const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, input.deadlineMs - Date.now()) });
   try {
     return await scope.run(() => new FlowInterpreter(port, input.testCase, input.state).runLoopIterations(input.node, input.start, input.items, input.kept));
   } catch (err) {
-    const userCancelled = CancellationScope.current().consideredCancelled;
-    if (err instanceof DeadlineReached || (isCancellation(err) && !userCancelled)) throw timedOut('The run reached its timeout');
+    if (endedByTimeout(err)) throw timedOutFailure('The run reached its timeout');
     throw err;
   }
+}
+
+/**
+ * Starts {@link loopSegmentWorkflow} as a child on this task queue and waits for it (the workflow
+ * port's `startLoopSegment`: the run workflow's and each segment's own).
+ */
+export function startLoopSegment(input: LoopSegmentInput, child: { workflowId: string; staticSummary: string }): Promise<LoopSegmentOutput> {
+  return executeChild(loopSegmentWorkflow, { workflowId: child.workflowId, args: [input], taskQueue: workflowInfo().taskQueue, staticSummary: child.staticSummary });
 }

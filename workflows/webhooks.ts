@@ -7,6 +7,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { FAILURE_TYPES } from '../src/domain/failures';
+import { rootMessage } from './endings';
 
 // No attempt limit: a database outage delays deliveries, never drops them.
 const store = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '30 seconds' } });
@@ -30,9 +31,7 @@ export async function deliverWebhooksWorkflow(input: { runId: string; deployment
         );
         delivered += 1;
       } catch (err) {
-        let e = err as { message?: string; cause?: unknown };
-        while (e.cause && typeof e.cause === 'object') e = e.cause as typeof e;
-        await store.markDeliveryFailed({ deliveryId: d.id, error: e.message ?? 'delivery failed' });
+        await store.markDeliveryFailed({ deliveryId: d.id, error: rootMessage(err, 'delivery failed') });
         failed += 1;
       }
     }),

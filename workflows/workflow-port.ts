@@ -29,8 +29,6 @@
  */
 import {
   ActivityCancellationType,
-  ApplicationFailure,
-  executeChild,
   proxyActivities,
   patched,
   proxyLocalActivities,
@@ -44,7 +42,7 @@ import type { RunSettings } from '../src/domain/types';
 import { BUDGET_CODE, evaluateExpression, ExpressionError, WORKFLOW_LIMITS, type StepMeter } from '../src/domain/expressions';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { DeadlineReached, type InterpreterPort, type LoopSegmentInput, type LoopSegmentOutput } from '../src/flow';
-import { FAILURE_TYPES } from '../src/domain/failures';
+import { childTimedOut } from './endings';
 
 /** Longest stretch of local activities before a normal activity ends the workflow task, unless the run's settings say otherwise (`checkpointMs`). */
 export const CHECKPOINT_MS = 1000;
@@ -59,8 +57,6 @@ export const TASK_WORK_BUDGET = 200;
 export const NODE_WORK = 2;
 /** patched() id of the yield past {@link TASK_WORK_BUDGET}. */
 export const YIELD_PATCH = 'yield-after-task-work-budget';
-/** Failure type of a run (or segment) that reached its deadline. */
-export const TIMED_OUT = FAILURE_TYPES.runTimedOut;
 
 const nodeActivities = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 const localNodeActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
@@ -78,6 +74,12 @@ export interface WorkflowPortOptions {
   checkpoint?: () => Promise<void>;
   /** A finished step as one line for people (InterpreterPort.recordStep). */
   onStep?: (line: string) => void;
+  /**
+   * Runs the rest of a long loop in a child workflow (workflows/segment.ts `startLoopSegment`), given
+   * by the caller so that this module and the segment workflow, which builds a port of its own, do
+   * not import each other.
+   */
+  startLoopSegment: (input: LoopSegmentInput, child: { workflowId: string; staticSummary: string }) => Promise<LoopSegmentOutput>;
 }
 
 /** The interpreter's port for one workflow execution (see the module comment). */
@@ -215,15 +217,12 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     historyLength,
     async runLoopSegment(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
       try {
-        return await executeChild('loopSegmentWorkflow', {
+        return await options.startLoopSegment(input, {
           workflowId: `run-${runId}-loop-${input.node.id}-${uuid4().slice(0, 8)}`,
-          args: [input],
-          taskQueue: workflowInfo().taskQueue,
           staticSummary: `Loop ${input.node.id} from iteration ${input.start + 1}`,
         });
       } catch (err) {
-        const cause = (err as { cause?: { type?: string } }).cause;
-        if (cause?.type === TIMED_OUT) throw new DeadlineReached();
+        if (childTimedOut(err)) throw new DeadlineReached();
         throw err;
       } finally {
         lastBoundary = Date.now();
@@ -246,9 +245,4 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     },
     recordStep: options.onStep,
   };
-}
-
-/** Maps a DeadlineReached to the failure type the parent recognises. */
-export function timedOut(message: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(message, TIMED_OUT);
 }
