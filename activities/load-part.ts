@@ -11,18 +11,9 @@ import type { NodeResult, RunPlan } from '../src/domain/types';
 import { forEachNode } from '../src/flow/tree';
 import { LoadEngine, type EnginePosition } from '../src/perf/engine';
 import { LoadMetrics, type LoadMetricsState } from '../src/perf/metrics';
-import { DeadlineReached, FlowInterpreter, type Failure, type InterpreterPort } from '../src/flow';
+import { DeadlineReached, FlowInterpreter, type InterpreterPort } from '../src/flow';
+import { KEPT_LOAD_FAILURES, type LoadFailure } from '../src/perf/test-case-results';
 import type { DirectPortOptions } from './direct-port';
-
-/** Sample failures a shard keeps (the first ones). */
-export const KEPT_FAILURES = 20;
-
-/** A failure kept as a sample, with where it happened. */
-export interface LoadFailure extends Failure {
-  testCase: string;
-  vu: number;
-  iteration: number;
-}
 
 /** Where a part is: its engine position and the iterations it started (data-set rows go round robin). */
 export interface PartPosition {
@@ -133,7 +124,7 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
           checksOf(result.nodes, checks);
           for (const [name, c] of checks) metrics.recordChecks(name, testCase.name, c.passed, c.total);
         }
-        for (const f of result.failures) if (failures.length < KEPT_FAILURES) failures.push({ ...f, testCase: testCase.name, vu: it.vu, iteration: it.iteration });
+        for (const f of result.failures) if (failures.length < KEPT_LOAD_FAILURES) failures.push({ ...f, testCase: testCase.name, vu: it.vu, iteration: it.iteration });
       }
       if (it.live()) metrics.recordIteration(Date.now() - iterationStart, iterationFailed);
     },

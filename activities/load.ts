@@ -34,10 +34,10 @@ import { keyRingFor } from '../src/secrets/keyring';
 import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
 import type { SecretMasker } from '../src/secrets/mask';
-import { KEPT_FAILURES, startLoadPart, type LoadFailure, type LoadPart, type LoadPartSpec, type PartPosition, type PartState } from './load-part';
+import { startLoadPart, type LoadPart, type LoadPartSpec, type PartPosition, type PartState } from './load-part';
+import { KEPT_LOAD_FAILURES, type LoadFailure } from '../src/perf/test-case-results';
 import type { LoadThreadData, LoadThreadMessage } from './load-thread';
 
-export { KEPT_FAILURES, type LoadFailure } from './load-part';
 
 /** Milliseconds between checkpoints (heartbeat and stored snapshot). */
 export const HEARTBEAT_MS = 1000;
@@ -157,7 +157,7 @@ export function createLoadActivities(deps: { dataSource: DataSource; ports: (opt
         // Measurements of earlier attempts (the resumed checkpoint's) plus this attempt's parts.
         const metrics = new LoadMetrics(resume?.metrics);
         for (const s of states) metrics.add(new LoadMetrics(s.metrics));
-        const failures = [...(resume?.failures ?? []), ...states.flatMap((s) => s.failures)].slice(0, KEPT_FAILURES);
+        const failures = [...(resume?.failures ?? []), ...states.flatMap((s) => s.failures)].slice(0, KEPT_LOAD_FAILURES);
         return {
           checkpoint: { threads, parts: states.map((s) => ({ position: s.position, started: s.started })), metrics: metrics.state(), failures },
           activeVUs: states.reduce((n, s) => n + s.activeVUs, 0),

@@ -10,7 +10,7 @@ import { In, type DataSource, type EntityManager } from 'typeorm';
 import { runSettingsOf, type AssayConfig } from '../src/config';
 import { Deployment, Environment, Run, RunLoadShard, Runner, RunTestCaseResult, queuedRun } from '../src/store/entities';
 import { LoadMetrics, performanceResults } from '../src/perf/metrics';
-import { KEPT_FAILURES } from './load-part';
+import { loadTestCaseResults, type LoadFailure } from '../src/perf/test-case-results';
 import { jsonValue } from '../src/store/entities/columns';
 import { emptySelectionMessage, resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
@@ -264,7 +264,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
     /**
      * Ends the load part of a performance run: merges its shards' stored measurements (HDR add,
      * exact), evaluates the profile's thresholds, stores the results' `performance` object and one
-     * test case result per test case (checks as assertions, up to 20 sample failures), and returns
+     * test case result per test case (src/perf/test-case-results.ts), and returns
      * the run's result (`passed` when every threshold holds) and summary. Idempotent. A shard with
      * no stored measurements counts as empty (it never started).
      */
@@ -277,7 +277,7 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
           const shards = await manager.getRepository(RunLoadShard).findBy({ runId: input.runId });
           const metrics = new LoadMetrics();
           let loadMs = 0;
-          const failures: Array<Record<string, unknown>> = [];
+          const failures: LoadFailure[] = [];
           for (const shard of shards) {
             metrics.add(new LoadMetrics(shard.metrics));
             loadMs = Math.max(loadMs, shard.position.elapsedMs);
@@ -286,29 +286,8 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
           const masker = await maskerFor(manager, input.runId);
           const performance = masker.maskDeep(performanceResults(metrics, plan.performance.profile.thresholds, loadMs));
           const result: RunResultValue = performance.thresholds.every((t) => t.passed) ? 'passed' : 'failed';
-          const summary: RunSummary = { total: plan.testCases.length, passed: 0, failed: 0, skipped: 0 };
-          const rows = plan.testCases.map((tc, position) => {
-            const figures = performance.byTestCase.find((f) => f.name === tc.name);
-            const own = masker.maskDeep(failures.filter((f) => f.testCase === tc.name).slice(0, KEPT_FAILURES)) as unknown as TestCaseResult['failures'];
-            const ran = figures !== undefined && figures.requests + figures.checks > 0;
-            const failed = own.length > 0 || (figures?.failedRequests ?? 0) > 0 || (figures !== undefined && figures.passedChecks < figures.checks);
-            const status: TestCaseResult['status'] = !ran ? 'skipped' : failed ? 'failed' : 'passed';
-            summary[status] += 1;
-            const stats = metrics.byTestCase.get(tc.name);
-            const detail: TestCaseResult = {
-              testCaseId: tc.id,
-              name: tc.name,
-              ...(tc.folder !== undefined ? { folder: tc.folder } : {}),
-              status,
-              // Mean time of one execution of the test case, ms.
-              duration: stats?.iterationDuration.totalCount ? Math.round(stats.iterationDuration.mean / 1000) : 0,
-              assertions: figures?.checks ?? 0,
-              passedAssertions: figures?.passedChecks ?? 0,
-              failures: own,
-              nodes: [],
-            };
-            return testCaseRow(input.runId, position, detail, new Date());
-          });
+          const { results, summary } = loadTestCaseResults(plan.testCases, performance, metrics, failures, (v) => masker.maskDeep(v));
+          const rows = results.map((detail, position) => testCaseRow(input.runId, position, detail, new Date()));
           if (rows.length) await manager.getRepository(RunTestCaseResult).upsert(rows, ['runId', 'position']);
           await manager.getRepository(Run).update({ id: input.runId }, { performance: jsonValue(performance), progressCompleted: plan.testCases.length, progressWork: 1 });
           return { result, summary };

@@ -14,6 +14,8 @@ import { Problem } from './problem';
 import { isDatabaseTimeout, isDatabaseUnavailable } from '../src/store/errors';
 import { KeyRingError } from '../src/secrets/keyring';
 import { TemporalUnavailableError } from '../src/temporal/run-workflows';
+import { SampleError } from '../src/mock/samples';
+import { fieldError } from '../src/problems';
 import type { AppContext, AppState } from './context';
 
 /** Seconds a client is asked to wait while the database is unreachable. */
@@ -44,6 +46,20 @@ function fromTemporal(err: TemporalUnavailableError): Problem {
   return new Problem('temporal-unavailable', `The workflow service is unavailable; ${what}. Retry later.`);
 }
 
+/**
+ * The problem of schemas that cannot be sampled (src/mock/samples.ts `SampleError`: 422
+ * `sample-too-large`, 400 `validation-failed`, 503 `ai-not-configured`, 502 `ai-failed`): `errors`
+ * points into the request at each failure's `at` plus the error's own path; without `at` there is
+ * no `errors`. `detail` defaults to `<field>: <what>` for one failure, a count for several.
+ */
+export function sampleProblem(failures: Array<{ err: SampleError; at?: Array<string | number> }>, detail?: string): Problem {
+  const first = failures[0]!.err;
+  const located = failures.filter((f) => f.at !== undefined);
+  if (located.length === 0) return new Problem(first.code, detail ?? first.message);
+  const errors = located.map(({ err, at }) => fieldError([...at!, ...err.path], err.detail));
+  return new Problem(first.code, detail ?? (errors.length === 1 ? `${errors[0]!.field}: ${first.detail}` : `${errors.length} responses cannot be sampled`), { errors });
+}
+
 /** The problem answering `err` (module comment); logs what is not the client's doing. */
 export function toProblem(err: unknown, ctx: AppContext, logger: Logger): Problem {
   if (err instanceof Problem) return err;
@@ -59,6 +75,7 @@ export function toProblem(err: unknown, ctx: AppContext, logger: Logger): Proble
     return new Problem('database-unavailable', detail, { retryAfter: DATABASE_RETRY_AFTER_SECONDS });
   }
   if (err instanceof TemporalUnavailableError) return fromTemporal(err);
+  if (err instanceof SampleError) return sampleProblem([{ err }]);
   if (err instanceof KeyRingError) {
     logger.error({ ...where, error: err.message }, 'stored secret cannot be opened');
     return new Problem('secret-unavailable', `A stored secret cannot be opened: ${err.message}. Nothing was changed.`);

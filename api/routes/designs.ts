@@ -25,7 +25,8 @@ import Router from '@koa/router';
 import Ajv from 'ajv';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
-import { ApiDesign, type MockResponse } from '../../src/store/entities';
+import { ApiDesign } from '../../src/store/entities';
+import type { MockResponse } from '../../src/domain/types';
 import { isUniqueViolation } from '../../src/store/errors';
 import { parsePath } from '../../src/mock/paths';
 import { designsFromOpenApi, DocumentTooDeepError, parseOpenApi } from '../../src/mock/openapi';
@@ -34,6 +35,7 @@ import { MAX_JSON_DEPTH, schemaLoop, tooDeep } from '../../src/validation/json-l
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
 import { HTTP_METHODS } from '../../src/domain/types';
 import type { ApiDeps, AppContext, AppState } from '../context';
+import { sampleProblem } from '../errors';
 import { fieldError, type FieldError } from '../../src/problems';
 import { invalid, Problem } from '../problem';
 import { bodyValidator, jsonBody, queryFilter, queryString } from '../validation';
@@ -147,11 +149,7 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
       return r;
     }
   });
-  if (sampleErrors.length) {
-    const first = sampleErrors[0]!.err;
-    const fields = sampleErrors.map(({ err, at }) => fieldError([...at, ...err.path], err.detail));
-    throw new Problem(first.code as never, sampleErrors.length === 1 ? `${fields[0]!.field}: ${first.detail}` : `${fields.length} responses cannot be sampled`, { errors: fields });
-  }
+  if (sampleErrors.length) throw sampleProblem(sampleErrors);
   // Imports inline `$ref`s and samples fill data: what is stored must still fit the depth limit.
   for (const [field, value] of [['requestSchema', input.requestSchema], ['responseSchemas', input.responseSchemas], ['responses', responses]] as const) {
     const deep = tooDeep(value, MAX_JSON_DEPTH);
@@ -252,7 +250,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
       result = designsFromOpenApi(doc);
     } catch (err) {
       if (!(err instanceof SampleError)) throw err;
-      throw new Problem(err.code as never, err.message, { errors: [fieldError(['document', ...err.path], err.detail)] });
+      throw sampleProblem([{ err, at: ['document'] }], err.message);
     }
     const workspaceId = ctx.state.caller.workspaceId;
     const created = await dataSource.transaction(async (manager) => {
@@ -334,17 +332,12 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
         ctx.body = { mode: 'fast', data: sampleFromSchema(input.schema) };
       } catch (err) {
         if (!(err instanceof SampleError)) throw err;
-        const field = fieldError(['schema', ...err.path], err.detail);
-        throw new Problem(err.code as never, `${field.field}: ${err.detail}`, { errors: [field] });
+        throw sampleProblem([{ err, at: ['schema'] }]);
       }
       return;
     }
-    try {
-      ctx.body = { mode: 'ai', data: await sampleWithAi(input.schema, config.ai, input.hint) };
-    } catch (err) {
-      if (!(err instanceof SampleError)) throw err;
-      throw new Problem(err.code as never, err.message);
-    }
+    // A SampleError becomes its problem in api/errors.ts.
+    ctx.body = { mode: 'ai', data: await sampleWithAi(input.schema, config.ai, input.hint) };
   });
 
   return router;

@@ -339,7 +339,7 @@ export interface TestCaseResult {
   assertions: number;
   passedAssertions: number;
   /** The assertions and node errors that failed, each with expected and actual values. */
-  failures: Array<{ node: string; assertion?: string; operator?: string; expected?: unknown; actual?: unknown; message: string }>;
+  failures: TestCaseFailure[];
   nodes: NodeResult[];
   error?: string;
 }
@@ -422,3 +422,32 @@ export const RUN_SETTING_NAMES = [
   'segmentHistoryEvents',
   'checkpointMs',
 ] as const satisfies readonly (keyof RunSettings)[];
+
+/** One mock response of a design (spec "Mock definition"). */
+export interface MockResponse {
+  /** HTTP status, 100 to 599. */
+  status: number;
+  /** Identifies the response within its status (spec: numeric `code`, unique per status). */
+  code: number;
+  name?: string;
+  /** The JSON body; generated from the response's schema when absent at save time. */
+  data?: unknown;
+  headers?: Record<string, string>;
+  /** Milliseconds to wait before answering. */
+  delayMs?: number;
+  /** Evaluate `{{param}}` and `{{faker.module.fn}}` placeholders (off by default, spec rule 7). */
+  dynamic?: boolean;
+  /** A JSON Schema for this response's body (else the design's `responseSchemas[status]`). */
+  schema?: object;
+}
+
+/** A failed assertion or node error of a test case, with expected and actual values (spec "Results"). */
+export interface TestCaseFailure {
+  /** Id of the node it happened in. */
+  node: string;
+  assertion?: string;
+  operator?: string;
+  expected?: unknown;
+  actual?: unknown;
+  message: string;
+}

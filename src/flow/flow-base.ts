@@ -4,7 +4,8 @@
  * summaries). {@link FlowInterpreter} (interpreter.ts) extends it with the dispatch of node types;
  * the handlers (api-node.ts, script-node.ts, …) take a `FlowBase`, so none imports the interpreter.
  */
-import type { Failure, FlowState, LoopFrame, LoopSegmentInput } from './types';
+import type { FlowState, LoopFrame, LoopSegmentInput } from './types';
+import type { TestCaseFailure } from '../domain/types';
 import type { InterpreterPort } from './port';
 import type { TemplateVariables } from '../domain/templating';
 import type { FlowNode, NodeResult } from '../domain/types';
@@ -62,7 +63,7 @@ export abstract class FlowBase {
   }
 
   /** Marks `result` failed with `message` and lists the failure. */
-  fail(result: NodeResult, message: string, extra: Partial<Failure> = {}): NodeResult {
+  fail(result: NodeResult, message: string, extra: Partial<TestCaseFailure> = {}): NodeResult {
     result.status = 'failed';
     result.error = message;
     this.addFailure({ node: result.id, message, ...extra });
@@ -70,7 +71,7 @@ export abstract class FlowBase {
   }
 
   /** Lists a failure (the first {@link KEPT_TEST_CASE_FAILURES} of a test case are kept). */
-  addFailure(failure: Failure): void {
+  addFailure(failure: TestCaseFailure): void {
     if (this.state.failures.length < KEPT_TEST_CASE_FAILURES) this.state.failures.push(failure);
   }
 

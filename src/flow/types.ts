@@ -3,7 +3,7 @@
  * expressions, the loop stack, failures, the input and output of a loop continued in a child
  * workflow, and the one error that stops a test case midway ({@link DeadlineReached}).
  */
-import type { IterationNode, IterationResult, LoopNode, NodeResult, RunSettings } from '../domain/types';
+import type { IterationNode, IterationResult, LoopNode, NodeResult, RunSettings, TestCaseFailure } from '../domain/types';
 
 /** Thrown between nodes (and by a wait or a request cut short) once the run's deadline has passed. */
 export class DeadlineReached extends Error {
@@ -29,16 +29,6 @@ export interface LoopFrame {
   as?: string;
 }
 
-/** A failed assertion or node, as listed in a test case's `failures`. */
-export interface Failure {
-  node: string;
-  assertion?: string;
-  operator?: string;
-  expected?: unknown;
-  actual?: unknown;
-  message: string;
-}
-
 /** The interpreter's state: serialisable, so a loop can continue in a child workflow. */
 export interface FlowState {
   variables: Record<string, unknown>;
@@ -46,7 +36,7 @@ export interface FlowState {
   loops: LoopFrame[];
   assertions: number;
   passedAssertions: number;
-  failures: Failure[];
+  failures: TestCaseFailure[];
 }
 
 /** Input of a child workflow that runs the rest of a loop. */

@@ -6,7 +6,7 @@
  * (openapi-sampler, `$ref`s resolved against the document).
  */
 import { parse as parseYaml } from 'yaml';
-import type { MockResponse } from '../store/entities';
+import type { MockResponse } from '../domain/types';
 import { parsePath } from './paths';
 import { SampleError, sampleFromSchema } from './samples';
 import { MAX_JSON_DEPTH, tooDeep } from '../validation/json-limits';

@@ -13,6 +13,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { ajvRegExp } from '../domain/regex';
 import { sample } from 'openapi-sampler';
+import type { ProblemCode } from '../problems';
 
 /**
  * Caps on quick samples (issue 10 item 11; docs/mocks.md "Sample data"): an array's `minItems`,
@@ -118,11 +119,14 @@ export interface AiSettings {
  * Why no sample could be made; `status` and `code` are what the API answers, `path` points into
  * the schema at fault (segments; empty for the whole schema) and `detail` says what is wrong there.
  */
+/** The problem codes a sample can fail with (src/problems.ts). */
+export type SampleProblemCode = Extract<ProblemCode, 'ai-failed' | 'ai-not-configured' | 'sample-too-large' | 'validation-failed'>;
+
 export class SampleError extends Error {
   constructor(
     message: string,
     readonly status: number,
-    readonly code: string,
+    readonly code: SampleProblemCode,
     readonly path: Array<string | number> = [],
     readonly detail: string = message,
   ) {

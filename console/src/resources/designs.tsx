@@ -15,18 +15,8 @@ import { can } from '../session';
 import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox } from '../ui/kit';
 import { FieldErrors, listAll, ListBody, Loading, marksUnder, pretty, readJson, seg } from './common';
+import type { MockResponse } from '../../../src/domain/types';
 
-/** One mock response of a design. */
-export interface MockResponse {
-  status: number;
-  code: number;
-  name?: string;
-  data?: unknown;
-  headers?: Record<string, string>;
-  delayMs?: number;
-  dynamic?: boolean;
-  schema?: unknown;
-}
 
 /** A design as `GET /v1/designs/{id}` answers it. */
 export interface Design {

@@ -1,23 +1,6 @@
 import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
-
-/** One mock response of a design (spec "Mock definition"). */
-export interface MockResponse {
-  /** HTTP status, 100 to 599. */
-  status: number;
-  /** Identifies the response within its status (spec: numeric `code`, unique per status). */
-  code: number;
-  name?: string;
-  /** The JSON body; generated from the response's schema when absent at save time. */
-  data?: unknown;
-  headers?: Record<string, string>;
-  /** Milliseconds to wait before answering. */
-  delayMs?: number;
-  /** Evaluate `{{param}}` and `{{faker.module.fn}}` placeholders (off by default, spec rule 7). */
-  dynamic?: boolean;
-  /** A JSON Schema for this response's body (else the design's `responseSchemas[status]`). */
-  schema?: object;
-}
+import type { MockResponse } from '../../domain/types';
 
 /**
  * An API design (spec "Mock definition"): a method and a path (with `{param}` segments), optional

@@ -8,7 +8,7 @@ export { RunTestCaseResult } from './run-test-case-result';
 export { RunLoadShard } from './run-load-shard';
 export { Deployment, type DeploymentWebhooks, type OutgoingWebhook } from './deployment';
 export { WebhookDelivery, type DeliveryEvent, type DeliveryStatus } from './webhook-delivery';
-export { ApiDesign, type MockResponse } from './api-design';
+export { ApiDesign } from './api-design';
 export { Bundle, BundleBlob, type BundleModule } from './bundle';
 
 import { Workspace } from './workspace';

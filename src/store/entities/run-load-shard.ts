@@ -1,3 +1,4 @@
+import type { LoadFailure } from '../../perf/test-case-results';
 import { Entity, PrimaryColumn, Column } from 'typeorm';
 import { JsonColumn, TimestampColumn } from './columns';
 import type { LoadMetricsState } from '../../perf/metrics';
@@ -36,9 +37,9 @@ export class RunLoadShard {
   @JsonColumn()
   metrics!: LoadMetricsState;
 
-  /** The first failures of the shard's iterations, as samples (activities/load.ts `LoadFailure`). */
+  /** The first failures of the shard's VU iterations, as samples (src/perf/test-case-results.ts). */
   @JsonColumn()
-  failures!: Array<Record<string, unknown>>;
+  failures!: LoadFailure[];
 
   @TimestampColumn()
   updatedAt!: Date;
