@@ -1,7 +1,7 @@
 /**
  * The interpreter's direct port: runs flows in-process with plain async calls, no workflow. The
  * same interpreter (src/flow/) and the same node implementation as the activities
- * (activities/nodes.ts `createNodeExecutor`: hooks, request with retries through the address
+ * (activities/nodes.ts `createNodeIO`: hooks, request with retries through the address
  * policy's agent, payload caps; the sandbox for scripts), so a flow behaves as it does in a run.
  *
  * Differences from the workflow port (workflows/workflow-port.ts), by design:
@@ -26,8 +26,8 @@ import { BUDGET_CODE, evaluateExpression, ExpressionError, WORKFLOW_LIMITS } fro
 import type { RunSettings } from '../src/domain/types';
 import type { Sandbox } from '../src/sandbox/sandbox';
 import { DeadlineReached, type InterpreterPort } from '../src/flow';
-import { sharedExpressionPool, type ExpressionPool } from '../src/expressions/pool';
-import { createNodeExecutor, evaluateHeavyExpression } from './nodes';
+import { sharedExpressionPool, type ExpressionPool } from '../src/expression-pool/pool';
+import { createNodeIO, evaluateHeavyExpression } from './nodes';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -90,7 +90,7 @@ function delay(ms: number): Promise<void> {
  * once per flow run or virtual user with its {@link DirectPortOptions}.
  */
 export function directPorts(resources: DirectPortResources): (options: DirectPortOptions) => InterpreterPort {
-  const nodes = createNodeExecutor(resources.sandbox, resources.agent);
+  const nodes = createNodeIO(resources.sandbox, resources.agent);
   const pool = () => resources.expressionPool ?? sharedExpressionPool();
   const dynamic = { uuid: randomUUID, now: Date.now, random: cryptoRandom };
 

@@ -126,7 +126,7 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
         }
         for (const f of result.failures) if (failures.length < KEPT_LOAD_FAILURES) failures.push({ ...f, testCase: testCase.name, vu: it.vu, iteration: it.iteration });
       }
-      if (it.live()) metrics.recordIteration(Date.now() - iterationStart, iterationFailed);
+      if (it.live()) metrics.recordVuIteration(Date.now() - iterationStart, iterationFailed);
     },
     spec.resume?.position ?? { elapsedMs: 0, nextArrival: 0 },
     {

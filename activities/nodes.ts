@@ -6,19 +6,19 @@
  * `afterResponse` hook (which may set variables); reported as one execution with its attempts.
  * `runScript` runs a Script node. Neither throws for what the user's request or script does: a
  * failure comes back as data and fails the node, not the run. Both are plain functions first
- * ({@link createNodeExecutor}, which the in-process port activities/direct-port.ts uses too), then
+ * ({@link createNodeIO}, which the in-process port activities/direct-port.ts uses too), then
  * activities that add the activity's execution id, cancellation and sleep ({@link createNodeActivities}).
  * Their input and output types are the interpreter's contract (src/domain/node-io.ts).
  */
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { Sandbox, ScriptResult, ScriptTest } from '../src/sandbox/sandbox';
-import { sharedExpressionPool, type ExpressionPool, type PoolResult } from '../src/expressions/pool';
+import { sharedExpressionPool, type ExpressionPool, type PoolResult } from '../src/expression-pool/pool';
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptLogLine } from '../src/domain/types';
 import type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput } from '../src/domain/node-io';
 import type { Agent } from 'undici';
 import { ADDRESS_NOT_ALLOWED } from '../src/net/address-policy';
 import { capLogs, cutToBytes, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
-import { sendHttpRequest } from './http';
+import { sendHttpRequest } from './api-request';
 import { observeApiNode } from '../src/observability/metrics';
 import { tracingEnabled } from '../src/observability/tracing';
 
@@ -235,7 +235,7 @@ export async function evaluateHeavyExpression(pool: ExpressionPool, expression: 
  * the activities ({@link createNodeActivities}) and the in-process port (activities/direct-port.ts).
  * Neither throws for what the user's request or script does.
  */
-export function createNodeExecutor(sandbox: Sandbox, httpAgent: Agent) {
+export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
   return {
     /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
     async executeApiNode(input: ApiNodeInput, call: NodeCall = {}): Promise<ApiNodeOutput> {
@@ -300,9 +300,9 @@ export function createNodeExecutor(sandbox: Sandbox, httpAgent: Agent) {
   };
 }
 
-/** The node activities: {@link createNodeExecutor}'s functions in the activity's context, the heavy-expression fallback and the checkpoint. */
+/** The node activities: {@link createNodeIO}'s functions in the activity's context, the heavy-expression fallback and the no-op that ends a workflow task. */
 export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
-  const nodes = createNodeExecutor(sandbox, httpAgent);
+  const nodes = createNodeIO(sandbox, httpAgent);
   return {
     /**
      * An API node: beforeRequest hook, the request (with retries), afterResponse hook. Its duration
@@ -320,7 +320,7 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
 
     /**
      * Evaluates an expression too heavy for the workflow's step budget, with a larger budget, on a
-     * worker thread that is terminated past its time limit (src/expressions/pool.ts), never
+     * worker thread that is terminated past its time limit (src/expression-pool/pool.ts), never
      * on the worker's main thread. Errors come back as data.
      */
     evaluateExpression(input: { expression: string; input: unknown }): Promise<{ value?: unknown; error?: { message: string; code: string } }> {
@@ -328,6 +328,9 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
     },
 
     /** Does nothing: a normal activity that ends a workflow task (see workflows/workflow-port.ts). */
+    async endWorkflowTask(): Promise<void> {},
+
+    /** `endWorkflowTask`'s old name, for runs started before the rename (workflows/workflow-port.ts `END_WORKFLOW_TASK_PATCH`). */
     async checkpoint(): Promise<void> {},
   };
 }

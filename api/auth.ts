@@ -6,7 +6,7 @@
 import type { Middleware } from 'koa';
 import type { DataSource } from 'typeorm';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { findKey, hashKey } from '../src/keys';
+import { findKey, hashKey } from '../src/api-keys';
 import { isDatabaseUnavailable } from '../src/store/errors';
 import { Problem, retryAfterSeconds } from './problem';
 import type { AppContext, AppState, Caller } from './context';

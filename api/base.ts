@@ -1,6 +1,6 @@
 /**
  * What every Assay HTTP service (the API, the bundler) starts with: request metrics (and, with
- * traces on, a server span: src/observability/http.ts), a request id on every answer, errors
+ * traces on, a server span: src/observability/server-requests.ts), a request id on every answer, errors
  * mapped to problem+json once, a 404 problem when nothing answered, `GET /healthz` (the process
  * lives: no dependency checked), `GET /readyz` (the store, and for the API Temporal, answer; 503
  * problem `not-ready` naming what does not: src/observability/health.ts), `GET /metrics`
@@ -19,7 +19,7 @@ import type { AppState } from './context';
 import { errorHandler } from './errors';
 import { PROBLEMS, problemTypeUri, type ProblemCode } from '../src/problems';
 import { Problem } from './problem';
-import { httpInstrumentation } from '../src/observability/http';
+import { httpInstrumentation } from '../src/observability/server-requests';
 import { LIVE_BODY, readiness, readinessAnswer, storeCheck, type ReadinessCheck } from '../src/observability/health';
 import { METRICS_CONTENT_TYPE, metricsText, startProcessMetrics } from '../src/observability/metrics';
 

@@ -16,7 +16,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Deployment, DeploymentWebhooks, KeyScope } from '../src/store/entities';
-import { hashKey } from '../src/keys';
+import { hashKey } from '../src/api-keys';
 import { fieldError, type FieldError } from '../src/problems';
 import type { Variables } from '../src/domain/types';
 import type { KeyRing } from '../src/secrets/keyring';

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { loadConfig, withLocalDevelopmentEgress, type AssayConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { openStore, startApi, startBundler, startWorker, ensureDevKey } from './processes';
-import { ensureWorkspace } from '../src/keys';
+import { ensureWorkspace } from '../src/api-keys';
 import { openDataSource } from '../src/store/data-source';
 import { startDevServer, waitForTemporal } from '../src/temporal/dev-server';
 import { retryForever } from '../src/retry';

@@ -20,7 +20,7 @@ import { createApp } from '../api/app';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../src/problems';
 import { createBundlerApp } from '../api/bundler';
 import { Bundler } from '../src/bundler/service';
-import { ensureWorkspace, findKey, issueKey } from '../src/keys';
+import { ensureWorkspace, findKey, issueKey } from '../src/api-keys';
 import { startRetentionSweep } from '../src/store/retention';
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenFiles } from '../src/private-files';
 import { policyFromConfig, registerOwnEndpoint } from '../src/net/address-policy';

@@ -118,7 +118,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     settings: plan.settings,
     deadlineMs: deadline,
     onNodeDone: () => ledger.nodeDone(),
-    checkpoint: () => store.saveProgress(progressInput()),
+    endTask: () => store.saveProgress(progressInput()),
     onStep: (line) => {
       ledger.step(line);
       setCurrentDetails(ledger.details());

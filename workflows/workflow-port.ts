@@ -8,7 +8,7 @@
  *   `apiNodeActivity` is `normal`.
  * - A local activity keeps the workflow task open, so nothing from the outside (a cancel, a timer,
  *   a query) reaches the workflow until the task ends: at most every {@link CHECKPOINT_MS} of local
- *   work, `checkpoint` (a normal activity) ends the task.
+ *   work, `endWorkflowTask` (a no-op normal activity) ends the task.
  * - The clock: inside one workflow task `Date.now()` does not move, so the time activities report
  *   (recorded in history, hence the same on replay) moves it forward; the deadline is checked
  *   against it before every node.
@@ -21,11 +21,14 @@
  * - Pure in-workflow work (Context and IF nodes, loop iterations, expressions) holds the worker's
  *   workflow thread: no other run's workflow task runs meanwhile. So the work of one workflow task
  *   is metered ({@link TASK_WORK_BUDGET}: JSONata steps, plus {@link NODE_WORK} per node or loop
- *   iteration); past the budget the task ends with the no-op `checkpoint` activity (other workflows
+ *   iteration); past the budget the task ends with the no-op `endWorkflowTask` activity (other workflows
  *   run, then this one goes on) and the deadline is checked with the new task's clock. Not a 1 ms
  *   timer: on the dev server such a timer fires after 0.8–0.9 s, the activity returns in tens of
  *   ms. Its events are in `historyLength` from the next task on, so the segmenting estimate counts
  *   them. Guarded by `patched(YIELD_PATCH)`: histories recorded before replay without them.
+ * - The no-op activity was called `checkpoint` before (a word Assay keeps for heartbeat details);
+ *   runs started before the rename go on calling it until their histories are replayed
+ *   (`patched(END_WORKFLOW_TASK_PATCH)`), and the worker registers both.
  */
 import {
   ActivityCancellationType,
@@ -57,11 +60,18 @@ export const TASK_WORK_BUDGET = 200;
 export const NODE_WORK = 2;
 /** patched() id of the yield past {@link TASK_WORK_BUDGET}. */
 export const YIELD_PATCH = 'yield-after-task-work-budget';
+/** patched() id of the no-op activity's new name, `endWorkflowTask` (it was `checkpoint`). */
+export const END_WORKFLOW_TASK_PATCH = 'end-workflow-task-activity';
 
 const nodeActivities = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 const localNodeActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
-// No attempt limit: a database outage holds the run at its checkpoint until the deadline, never fails it.
-const { checkpoint } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '10 seconds' } });
+// No attempt limit: a database outage holds the run at the end of a workflow task until the deadline, never fails it.
+const noOp = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '10 seconds' } });
+
+/** Ends the current workflow task with the no-op activity (its old name in runs started before the rename). */
+function endWorkflowTask(): Promise<void> {
+  return patched(END_WORKFLOW_TASK_PATCH) ? noOp.endWorkflowTask() : noOp.checkpoint();
+}
 
 /** What the port of one workflow execution is built from. */
 export interface WorkflowPortOptions {
@@ -70,8 +80,8 @@ export interface WorkflowPortOptions {
   deadlineMs: number;
   /** Called after each node. */
   onNodeDone?: () => void;
-  /** Ends the workflow task (a normal activity); the run workflow also stores its progress there. */
-  checkpoint?: () => Promise<void>;
+  /** Ends the workflow task (a normal activity; default the no-op `endWorkflowTask`); the run workflow stores its progress there. */
+  endTask?: () => Promise<void>;
   /** A finished step as one line for people (InterpreterPort.recordStep). */
   onStep?: (line: string) => void;
   /**
@@ -95,7 +105,7 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
   const observe = (ms: number) => {
     observed = Math.max(observed, ms);
   };
-  const endTask = options.checkpoint ?? (() => checkpoint());
+  const endTask = options.endTask ?? endWorkflowTask;
   // Local activity markers written since the history length was last seen to change.
   let seenHistory = 0;
   let pendingMarkers = 0;
@@ -122,7 +132,7 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     }
     return meter.steps;
   };
-  /** Counts `work`; past the budget, ends the task with the `checkpoint` activity (a promise), else undefined (no extra await). */
+  /** Counts `work`; past the budget, ends the task with the no-op activity (a promise), else undefined (no extra await). */
   const pace = (work: number): Promise<void> | undefined => {
     if (workInTask() + work < TASK_WORK_BUDGET) {
       meter.steps += work;
@@ -131,7 +141,7 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     meter.steps += work;
     if (!patched(YIELD_PATCH)) return undefined;
     return (async () => {
-      await checkpoint();
+      await endWorkflowTask();
       lastBoundary = Date.now();
       if (now() >= deadlineMs) throw new DeadlineReached();
     })();

@@ -30,7 +30,7 @@ import Router from '@koa/router';
 import { ValueError, type Payload } from '@temporalio/common';
 import type { AssayConfig } from '../../src/config';
 import { fieldError, type FieldError } from '../../src/problems';
-import { findKey } from '../../src/keys';
+import { findKey } from '../../src/api-keys';
 import { keyRingFor } from '../../src/secrets/keyring';
 import { ApiKey } from '../../src/store/entities';
 import { payloadCodec, type EncryptionCodec } from '../../src/temporal/codec';

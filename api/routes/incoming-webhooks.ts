@@ -37,7 +37,7 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import compose from 'koa-compose';
 import type { ParameterizedContext } from 'koa';
-import { findKey } from '../../src/keys';
+import { findKey } from '../../src/api-keys';
 import { Deployment, KEY_SCOPES } from '../../src/store/entities';
 import { keyRingFor } from '../../src/secrets/keyring';
 import type { ApiDeps, AppState } from '../context';

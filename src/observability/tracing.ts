@@ -17,7 +17,7 @@
  * `OTEL_RESOURCE_ATTRIBUTES`. Context crosses processes as W3C Trace Context (`traceparent`).
  *
  * The trace of a run: the API's request span (`POST /v1/runs`, api/base.ts through
- * src/observability/http.ts) → `StartWorkflow:runWorkflow` (the Temporal client interceptor,
+ * src/observability/server-requests.ts) → `StartWorkflow:runWorkflow` (the Temporal client interceptor,
  * src/temporal/client.ts) → `RunWorkflow:runWorkflow` (the workflow interceptor in the workflow
  * bundle, src/observability/workflow-interceptors.ts) → `StartActivity:…` → `RunActivity:…` (the
  * activity interceptors, {@link workerTracing}) → the HTTP client span of each request an API node

@@ -18,7 +18,7 @@
  *   each its share); with none free the iteration is dropped (k6's `dropped_iterations`).
  * - At the end of the plan no iteration starts; those under way get `gracefulStop`, then are
  *   abandoned. An abandoned iteration's later measurements must not be recorded: iterations check
- *   {@link IterationContext.live}.
+ *   {@link VuIterationContext.live}.
  */
 import { arrivalTime, plannedMs, shareOf, vusAt, type LoadProfile } from './profile';
 
@@ -31,7 +31,7 @@ export interface EnginePosition {
 }
 
 /** What an iteration is told. */
-export interface IterationContext {
+export interface VuIterationContext {
   /** The VU's number, 1-based and unique across shards (k6's `__VU`). */
   vu: number;
   /** The VU's iteration count, 0-based (k6's `__ITER`). */
@@ -42,7 +42,7 @@ export interface IterationContext {
   live(): boolean;
 }
 
-export type IterationFn = (ctx: IterationContext) => Promise<void>;
+export type VuIterationFn = (ctx: VuIterationContext) => Promise<void>;
 
 /** Calls the engine makes as it runs (progress and accounting). */
 export interface EngineEvents {
@@ -81,7 +81,7 @@ export class LoadEngine {
   constructor(
     private readonly profile: LoadProfile,
     private readonly shard: number,
-    private readonly iterate: IterationFn,
+    private readonly iterate: VuIterationFn,
     start: EnginePosition,
     private readonly events: EngineEvents = {},
   ) {
@@ -133,7 +133,7 @@ export class LoadEngine {
   private startIteration(vu: Vu): Promise<void> {
     vu.busy = true;
     const current = { live: true, done: Promise.resolve() };
-    const ctx: IterationContext = {
+    const ctx: VuIterationContext = {
       vu: vu.id,
       iteration: vu.iteration++,
       deadlineMs: this.wallAt(this.planned) + this.profile.gracefulStopMs,

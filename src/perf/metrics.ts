@@ -200,7 +200,7 @@ export class LoadMetrics {
    * Records one finished VU iteration (k6: `iterations`, `iteration_duration`): one pass over the
    * runner's test cases.
    */
-  recordIteration(durationMs: number, failed: boolean): void {
+  recordVuIteration(durationMs: number, failed: boolean): void {
     this.all.iterations += 1;
     if (failed) this.all.failedIterations += 1;
     this.all.iterationDuration.recordValue(toUs(durationMs));

@@ -78,7 +78,7 @@ export function parseSecretKeys(text: string): SecretKey[] {
   return keys;
 }
 
-/** A new random key entry, `id:base64`, for ASSAY_SECRET_KEYS (e.g. `node dist/bin/keys.js secret-key`). */
+/** A new random key entry, `id:base64`, for ASSAY_SECRET_KEYS (e.g. `node dist/bin/api-keys.js secret-key`). */
 export function newSecretKeyEntry(id: string): string {
   if (!ID.test(id)) throw new KeyRingError(`key id "${id}" must be 1–32 characters of letters, digits, _ and -`);
   return `${id}:${randomBytes(32).toString('base64')}`;

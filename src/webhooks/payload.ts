@@ -16,7 +16,7 @@
  */
 import type { PerformanceResults } from '../perf/metrics';
 import { createHmac } from 'node:crypto';
-import { sharedExpressionPool } from '../expressions/pool';
+import { sharedExpressionPool } from '../expression-pool/pool';
 import { BUDGET_CODE, checkExpression, evaluateExpression, ExpressionError, WORKFLOW_LIMITS } from '../domain/expressions';
 import type { RunSummary, TestCaseResult } from '../domain/types';
 

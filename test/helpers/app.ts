@@ -9,7 +9,7 @@ import type { DataSource } from 'typeorm';
 import { LOCAL_DEVELOPMENT_EGRESS, loadConfig, type AssayConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { migrate, openDataSource } from '../../src/store/data-source';
-import { ensureWorkspace, issueKey } from '../../src/keys';
+import { ensureWorkspace, issueKey } from '../../src/api-keys';
 import type { KeyScope } from '../../src/store/entities';
 import { startApi, startWorker, type ApiHandle } from '../../bin/processes';
 import type { RunWorkerHandle } from '../../bin/worker';

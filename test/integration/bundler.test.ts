@@ -18,7 +18,7 @@ import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { migrate, openDataSource } from '../../src/store/data-source';
-import { ensureWorkspace, issueKey } from '../../src/keys';
+import { ensureWorkspace, issueKey } from '../../src/api-keys';
 import { startBundler, type BundlerHandle } from '../../bin/processes';
 import { Sandbox } from '../../src/sandbox/sandbox';
 import { storedBlobReader } from '../../src/bundler/blobs';

@@ -115,12 +115,12 @@ describe('engine bounds: linear-time regular expressions, in-workflow work budge
     const heavyRun = await waitForRun(app, heavy, 150_000);
     expect(heavyRun.status).to.equal('failed');
     expect(heavyRun.error).to.equal('Run timed out after 20 s');
-    // It got there by yielding (checkpoint activities between workflow tasks), not by workflow tasks
+    // It got there by yielding (endWorkflowTask activities between workflow tasks), not by workflow tasks
     // that ran into their timeout and failed.
     const history = await (await temporalClient()).workflow.getHandle(`run-${heavy}`).fetchHistory();
     const events = history.events ?? [];
     expect(events.filter((e) => e.workflowTaskFailedEventAttributes || e.workflowTaskTimedOutEventAttributes)).to.deep.equal([]);
-    expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'checkpoint').length).to.be.greaterThan(0);
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'endWorkflowTask').length).to.be.greaterThan(0);
     // The budget is counted, not timed: the history with its yields replays deterministically.
     await Worker.runReplayHistory({ ...workflowSource(), dataConverter: testDataConverter(), replayName: 'nested-loops' }, history);
   });

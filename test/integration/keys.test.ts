@@ -11,7 +11,7 @@ import { ensureDevKey } from '../../bin/processes';
 import { startTestApp, type TestApp } from '../helpers/app';
 
 const run = promisify(execFile);
-const CLI = path.resolve(__dirname, '../../bin/keys.js');
+const CLI = path.resolve(__dirname, '../../bin/api-keys.js');
 
 describe('API keys', function () {
   this.timeout(60_000);

@@ -10,7 +10,7 @@ import { Environment, Run, Runner, TestCase, TestCaseTag, Workspace } from '../.
 import { resolveRunnerSelection, testCaseQuery } from '../../src/store/test-cases';
 import { isUniqueViolation } from '../../src/store/errors';
 import { newId } from '../../src/ids';
-import { ensureWorkspace, findKey, hashKey, issueKey } from '../../src/keys';
+import { ensureWorkspace, findKey, hashKey, issueKey } from '../../src/api-keys';
 import { freshDatabase } from '../helpers/harness';
 
 for (const dialect of ['mysql', 'sqlite'] as const) {

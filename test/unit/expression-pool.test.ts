@@ -1,14 +1,14 @@
 /**
- * Heavy expressions run on worker threads with a time limit (src/expressions/pool.ts; issue
+ * Heavy expressions run on worker threads with a time limit (src/expression-pool/pool.ts; issue
  * 10 item 12): the main thread keeps running while one evaluates, an evaluation past the limit is
  * stopped by terminating its thread, and the pool goes on answering.
  */
 import { expect } from 'chai';
-import { ExpressionPool, POOL_TIMEOUT_CODE } from '../../src/expressions/pool';
+import { ExpressionPool, POOL_TIMEOUT_CODE } from '../../src/expression-pool/pool';
 
 const runaway = '($f := function($n){ $f($n + 1) }; $f(0))';
 
-describe('expression pool (src/expressions/pool)', function () {
+describe('expression pool (src/expression-pool/pool)', function () {
   this.timeout(30_000);
   let pool: ExpressionPool;
   afterEach(async () => pool?.close());

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { directPorts } from '../../activities/direct-port';
-import { ExpressionPool } from '../../src/expressions/pool';
+import { ExpressionPool } from '../../src/expression-pool/pool';
 import { AddressPolicy } from '../../src/net/address-policy';
 import { Sandbox } from '../../src/sandbox/sandbox';
 import { PAYLOAD_LIMITS } from '../../src/domain/limits';

@@ -5,7 +5,7 @@
  * with no VU free, and resuming from a position.
  */
 import { expect } from 'chai';
-import { LoadEngine, type IterationContext } from '../../src/perf/engine';
+import { LoadEngine, type VuIterationContext } from '../../src/perf/engine';
 import { evaluateThresholds, LoadMetrics, MAX_SERIES_POINTS, performanceResults } from '../../src/perf/metrics';
 import { validateProfile, type LoadProfile } from '../../src/perf/profile';
 import { parseThresholds } from '../../src/perf/thresholds';
@@ -119,7 +119,7 @@ describe('load engine', function () {
 
   it('runs constant VUs for the duration, each VU looping with its own iteration count', async () => {
     const seen = new Map<number, number[]>();
-    const engine = new LoadEngine(profile({ executor: 'constant-vus', vus: 3, duration: '600ms', gracefulStop: '1s' }), 0, async (ctx: IterationContext) => {
+    const engine = new LoadEngine(profile({ executor: 'constant-vus', vus: 3, duration: '600ms', gracefulStop: '1s' }), 0, async (ctx: VuIterationContext) => {
       seen.set(ctx.vu, [...(seen.get(ctx.vu) ?? []), ctx.iteration]);
       await new Promise((r) => setTimeout(r, 50));
     }, { elapsedMs: 0, nextArrival: 0 });

@@ -1,5 +1,5 @@
 /**
- * Worker-thread side of the expression pool (src/expressions/pool.ts): evaluates one JSONata
+ * Worker-thread side of the expression pool (src/expression-pool/pool.ts): evaluates one JSONata
  * expression per message with {@link ACTIVITY_LIMITS} and posts the value or the error back. The
  * pool terminates the thread when an evaluation outlives its time limit.
  *

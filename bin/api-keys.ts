@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { migrate, openDataSource } from '../src/store/data-source';
 import { ApiKey, KEY_SCOPES, Workspace, type KeyScope } from '../src/store/entities';
-import { ensureWorkspace, issueKey } from '../src/keys';
+import { ensureWorkspace, issueKey } from '../src/api-keys';
 
 const USAGE = 'usage: keys create --workspace NAME [--name LABEL] [--scope read|run|write] | keys list --workspace NAME | keys revoke --id KEY_ID';
 
