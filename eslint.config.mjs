@@ -47,13 +47,15 @@ export default tseslint.config(
   },
   {
     // Code the workflow sandbox runs (src/domain, the flow engine in src/flow): deterministic, so no
-    // Node built-ins and no I/O packages; from the rest of src/ types only.
+    // Node built-ins and no I/O packages; from the rest of src/ types only, and from the script
+    // sandbox not even types (what a script gives back is declared in src/domain/node-io.ts).
     files: ['src/domain/**/*.ts', 'src/flow/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code may not use Node built-ins.' })) }],
       ...restrict(
         { group: ioPackages, message: 'No I/O packages in workflow code (src/domain, src/flow).' },
-        { regex: '^\\.\\./(?!domain/|flow/|flow$)', allowTypeImports: true, message: 'src/domain and src/flow import only each other (and pure packages); other modules of src/ as `import type`.' },
+        { regex: '^\\.\\./sandbox(/|$)', message: 'src/domain and src/flow take nothing from src/sandbox, not even types: script results are declared in src/domain/node-io.ts.' },
+        { regex: '^\\.\\./(?!domain/|flow/|flow$|sandbox/)', allowTypeImports: true, message: 'src/domain and src/flow import only each other (and pure packages); other modules of src/ as `import type`.' },
         srcImportsNothingAbove,
       ),
     },

@@ -11,10 +11,10 @@
  * Their input and output types are the interpreter's contract (src/domain/node-io.ts).
  */
 import { CancelledFailure, Context } from '@temporalio/activity';
-import type { Sandbox, ScriptResult, ScriptTest } from '../src/sandbox/sandbox';
+import type { Sandbox } from '../src/sandbox/sandbox';
 import { sharedExpressionPool, type ExpressionPool, type PoolResult } from '../src/expression-pool/pool';
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptLogLine } from '../src/domain/types';
-import type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput } from '../src/domain/node-io';
+import type { ApiNodeInput, ApiNodeOutput, ScriptCheck, ScriptNodeInput, ScriptNodeOutput, ScriptResult } from '../src/domain/node-io';
 import type { Agent } from 'undici';
 import { ADDRESS_NOT_ALLOWED } from '../src/net/address-policy';
 import { capLogs, cutToBytes, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
@@ -242,17 +242,17 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
       const scope = { runId: input.runId, variables: input.variables, nodes: input.nodes, loop: input.loop, testCase: input.testCase };
       let variables = input.variables;
       const logs: ScriptLogLine[] = [];
-      const tests: ScriptTest[] = [];
+      const checks: ScriptCheck[] = [];
       let request: ApiNodeOutput['request'] = { method: input.request.method, url: input.request.url, headers: input.request.headers, body: input.request.body };
       const end = (out: Omit<ApiNodeOutput, 'finishedAtMs' | 'logs' | 'variables' | 'request'>): ApiNodeOutput => {
-        const whole = { ...out, request, variables, logs: capLogs(logs).logs, ...(tests.length ? { tests: tests.slice(0, 200) } : {}), finishedAtMs: Date.now() };
+        const whole = { ...out, request, variables, logs: capLogs(logs).logs, ...(checks.length ? { tests: checks.slice(0, 200) } : {}), finishedAtMs: Date.now() };
         return call.capOutput === false ? whole : capApiNodeOutput(whole, input.variables);
       };
 
       if (input.script && /\bbeforeRequest\b/.test(input.script.code)) {
         const r = capScriptResult(await sandbox.execute({ ...scope, script: input.script, hook: 'beforeRequest', request, label: `${input.label}.beforeRequest`, variables }), variables);
         logs.push(...r.logs);
-        tests.push(...(r.tests ?? []));
+        checks.push(...(r.tests ?? []));
         variables = r.variables;
         if (!r.ok) return end({ attempts: [], scriptError: { hook: 'beforeRequest', message: r.error!.message, line: r.error!.line, column: r.error!.column } });
         if (r.request) request = { ...request, ...r.request, headers: { ...(r.request.headers ?? {}) } };
@@ -276,7 +276,7 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
           variables,
         }), variables);
         logs.push(...r.logs);
-        tests.push(...(r.tests ?? []));
+        checks.push(...(r.tests ?? []));
         variables = r.variables;
         if (!r.ok) return end({ exchange, attempts, scriptError: { hook: 'afterResponse', message: r.error!.message, line: r.error!.line, column: r.error!.column } });
       }

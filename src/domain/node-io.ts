@@ -1,12 +1,12 @@
 /**
  * The contract between the flow interpreter (src/flow/) and what executes its API and
  * Script nodes: the inputs and outputs of the `executeApiNode` and `runScript` activities
- * (activities/nodes.ts), which the in-process port (activities/direct-port.ts) uses too.
+ * (activities/nodes.ts), which the in-process port (activities/direct-port.ts) uses too, and
+ * what the script sandbox gives back ({@link ScriptResult}, a Script node's output).
  *
  * Pure type declarations (imported by workflow code).
  */
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from './types';
-import type { ScriptResult, ScriptTest } from '../sandbox/sandbox';
 
 /** Context a script sees besides the request: variables, earlier nodes, the loop, the test case. */
 export interface ScriptScope {
@@ -39,7 +39,7 @@ export interface ApiNodeOutput {
   variables: Record<string, unknown>;
   logs: ScriptLogLine[];
   /** Checks the hooks recorded with `$test` (beforeRequest's first), absent when none. */
-  tests?: ScriptTest[];
+  tests?: ScriptCheck[];
   /**
    * A failed hook: the sandbox's message (whole, at most 4096 characters then a cut marker) and the
    * line and column of the user's code, when known.
@@ -47,6 +47,62 @@ export interface ApiNodeOutput {
   scriptError?: { hook: 'beforeRequest' | 'afterResponse'; message: string; line?: number; column?: number };
   /** Epoch ms when the node ended (see HttpExchange.finishedAtMs). */
   finishedAtMs: number;
+}
+
+/** `$request` as a script sees and leaves it (a beforeRequest hook may change it). */
+export interface ScriptRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+/** Why a script failed. */
+export interface ScriptError {
+  /** `limit`: the script's output was over a payload cap (src/domain/limits.ts), set by activities/nodes.ts. */
+  kind: 'error' | 'syntax' | 'timeout' | 'memory' | 'library' | 'limit';
+  /**
+   * `name: message` of what the script threw, the whole message (a ZodError's JSON list of issues
+   * included; a thrown non-Error value as `Uncaught <value>`), at most 4096 characters
+   * (`MAX_ERROR_MESSAGE_CHARS`, src/sandbox/sandbox.ts), then `… [cut: N more characters]`.
+   */
+  message: string;
+  /**
+   * Line and column in the user's code (its innermost frame, below any library's frames), when
+   * known: not for a thrown non-Error value, which carries no stack.
+   */
+  line?: number;
+  column?: number;
+}
+
+/**
+ * One check a script recorded with `$test(name, fn)` (docs/flows.md "Scripts"): `message` is what
+ * `fn` threw (`AssertionError: expected 404 to equal 200`), at most 2,000 characters.
+ */
+export interface ScriptCheck {
+  name: string;
+  passed: boolean;
+  message?: string;
+}
+
+/**
+ * What one execution of a script in the sandbox (src/sandbox/sandbox.ts `Sandbox.execute`) gives
+ * back. Its field names are a Script node's output in the workflow's history: they stay as they are.
+ */
+export interface ScriptResult {
+  ok: boolean;
+  /** `$request` after the script (a beforeRequest hook may change it). */
+  request?: ScriptRequest;
+  /** The variables after the script (`$context.set`/`unset`). */
+  variables: Record<string, unknown>;
+  /** What `generateValue` returned. */
+  value?: unknown;
+  /** Lines logged; for a script that threw, those logged before it threw. */
+  logs: ScriptLogLine[];
+  /** Checks recorded with `$test` (absent when none), also those recorded before a throw. */
+  tests?: ScriptCheck[];
+  error?: ScriptError;
+  durationMs: number;
 }
 
 /** Input of a Script node. */

@@ -6,7 +6,7 @@ import { evaluateAssertion, preview } from '../domain/assertions';
 import { fillTemplate, fillTemplates, type DynamicSources, type TemplateVariables } from '../domain/templating';
 import type { ApiNode, NodeResult, ResolvedRequest, RunSettings } from '../domain/types';
 import type { FlowBase } from './flow-base';
-import { recordScriptTests, where } from './script-node';
+import { recordScriptChecks, where } from './script-node';
 
 /** Fills placeholders and defaults of an API node's request. */
 export function resolveRequest(node: ApiNode, variables: TemplateVariables, dynamic: DynamicSources, settings: RunSettings): ResolvedRequest {
@@ -78,7 +78,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
       }
     }
   }
-  recordScriptTests(flow, result, node.id, out.tests);
+  recordScriptChecks(flow, result, node.id, out.tests);
   flow.port.recordStep?.(`${label}: ${request.method} ${request.url} → ${ex ? (ex.error ? ex.error : `${ex.status} · ${Math.round(ex.timeMs)} ms`) : 'not sent'}${result.status === 'failed' ? ' ✗' : ''}`);
   if (out.scriptError) {
     result.line = out.scriptError.line;

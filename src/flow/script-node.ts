@@ -3,9 +3,9 @@
  * flow's, and `variable` takes what its `generateValue` returned.
  */
 import { preview } from '../domain/assertions';
+import type { ScriptCheck } from '../domain/node-io';
 import type { NodeResult, ScriptNode } from '../domain/types';
 import type { FlowBase } from './flow-base';
-import type { ScriptTest } from '../sandbox/sandbox';
 
 /** Runs a Script node: failed (with the line of the user's code) when the script failed. */
 export async function runScriptNode(flow: FlowBase, node: ScriptNode): Promise<NodeResult> {
@@ -24,7 +24,7 @@ export async function runScriptNode(flow: FlowBase, node: ScriptNode): Promise<N
   );
   result.duration = out.durationMs;
   if (out.logs.length) result.logs = out.logs;
-  recordScriptTests(flow, result, node.id, out.tests);
+  recordScriptChecks(flow, result, node.id, out.tests);
   flow.port.recordStep?.(`${node.name ?? node.id}: script → ${out.ok ? `ok · ${Math.round(out.durationMs)} ms` : `failed: ${(out.error?.message ?? 'unknown error').slice(0, 80)}`}`);
   if (!out.ok) {
     result.line = out.error?.line;
@@ -55,10 +55,10 @@ export function changed(before: Record<string, unknown>, after: Record<string, u
  * assertions as `{name, target: "$test", operator: "test", passed, message}` and counted like
  * assertions: a failed one fails the node and is listed in the test case's failures.
  */
-export function recordScriptTests(flow: FlowBase, result: NodeResult, nodeId: string, tests: ScriptTest[] | undefined): void {
-  if (!tests?.length) return;
+export function recordScriptChecks(flow: FlowBase, result: NodeResult, nodeId: string, checks: ScriptCheck[] | undefined): void {
+  if (!checks?.length) return;
   result.assertions ??= [];
-  for (const t of tests) {
+  for (const t of checks) {
     result.assertions.push({ name: t.name, target: '$test', operator: 'test', passed: t.passed, ...(t.passed ? {} : { message: t.message ?? 'failed' }) });
     flow.state.assertions += 1;
     if (t.passed) flow.state.passedAssertions += 1;

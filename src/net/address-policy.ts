@@ -3,8 +3,8 @@
  * docs/security.md "Address policy (outgoing requests)").
  *
  * One module and one configuration for every outgoing request a tenant controls: API nodes
- * (activities/api-request.ts), scripts' `fetch` and libraries loaded by URL (src/sandbox/sandbox.ts), the
- * bundler's fetches (src/bundler/fetcher.ts), outgoing webhooks (activities/webhooks.ts) and the
+ * (activities/api-request.ts), scripts' `fetch` and libraries loaded by URL (src/sandbox/host-bridge.ts,
+ * src/sandbox/library-loader.ts), the bundler's fetches (src/bundler/fetcher.ts), outgoing webhooks (activities/webhooks.ts) and the
  * console's relay (api/routes/relay.ts, with the kind `node` of API nodes). Each
  * caller takes the undici dispatcher of its {@link EgressKind} from {@link AddressPolicy.agent};
  * the check runs in that dispatcher's connector, for every new connection, after DNS: so every

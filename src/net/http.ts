@@ -1,7 +1,7 @@
 /**
  * Outgoing HTTP requests that a tenant controls, in one place (issue 11 item 3): API nodes
  * (activities/api-request.ts), scripts' bridged `fetch` and libraries loaded by URL
- * (src/sandbox/sandbox.ts), the bundler's module fetches (src/bundler/fetcher.ts) and outgoing
+ * (src/sandbox/host-bridge.ts, src/sandbox/library-loader.ts), the bundler's module fetches (src/bundler/fetcher.ts) and outgoing
  * webhooks (activities/webhooks.ts), and the console's relay (api/routes/relay.ts, as API nodes).
  *
  * {@link guardedRequest} sends one request through the address policy's agent of its kind
