@@ -3,7 +3,7 @@
  *
  * Network failures (refused, reset, DNS, timeout, invalid URL) are returned as data
  * (`HttpExchange.error`), never thrown: a request that cannot connect fails its test case, not
- * the run (issue 2). Only a bug would make this activity throw.
+ * the run. Only a bug would make this activity throw.
  *
  * Requests go through the worker's address policy (src/net/address-policy.ts; sent and read with
  * src/net/http.ts): its keep-alive
@@ -12,7 +12,7 @@
  *
  * The body is kept up to `maxResponseBytes`: reading stops at the cap (the body stream is
  * destroyed, so a 100 MB answer costs the worker no more than the cap), `truncated` is set and
- * `size` is the bytes received until then (issue 10 item 10). What returns to the workflow thus
+ * `size` is the bytes received until then. What returns to the workflow thus
  * stays well under Temporal's payload limits.
  */
 import type { Agent } from 'undici';

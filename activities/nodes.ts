@@ -1,7 +1,7 @@
 /**
  * The activities of flow nodes that touch the outside world.
  *
- * `executeApiNode` is one durable step for an API node (DESIGN.md, "How a run flows"): its
+ * `executeApiNode` is one durable step for an API node (docs/architecture.md "The interpreter and its two ports"): its
  * `beforeRequest` hook (which may change `$request`), the request with its retries, and its
  * `afterResponse` hook (which may set variables); reported as one execution with its attempts.
  * `runScript` runs a Script node. Neither throws for what the user's request or script does: a

@@ -1,6 +1,6 @@
 /**
- * Persistence of a run's lifecycle: the workflow calls these at each transition (DESIGN.md, "How a
- * run flows"). Each is idempotent, because Temporal may run an activity again after a worker dies:
+ * Persistence of a run's lifecycle: the workflow calls these at each transition (workflows/run.ts).
+ * Each is idempotent, because Temporal may run an activity again after a worker dies:
  * - `startRun` freezes the plan once and returns the same plan on every later call;
  * - `recordTestCaseResult` upserts by (run, position);
  * - `finishRun` changes only a run that has not ended yet.
@@ -30,7 +30,7 @@ import { recordRunFinished, runResultOf, runsStarted } from '../src/observabilit
  * Attempts after which a store activity gives up when the database refuses the write (a constraint
  * or a value it cannot store will not heal): it then fails non-retryably, as it did before store
  * activities retried without limit. Anything else — an unreachable database above all — is
- * retried until the run's deadline (issue 9).
+ * retried until the run's deadline.
  */
 export const STORE_ATTEMPTS_FOR_NON_OUTAGE_ERRORS = 8;
 

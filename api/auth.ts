@@ -12,7 +12,7 @@ import { Problem, retryAfterSeconds } from './problem';
 import type { AppContext, AppState, Caller } from './context';
 
 /**
- * Limits failed authentication per client address (issue 10 item 13; docs/security.md
+ * Limits failed authentication per client address (docs/security.md
  * "Failed authentication"): each request answered 401 (no, malformed, unknown or revoked key)
  * counts one against its address, in a fixed window of one minute; once an address has used up
  * `perMinute`, every /v1 request from it is answered 429 `auth-rate-limited` with `Retry-After`
@@ -50,7 +50,7 @@ export class AuthFailureLimiter {
 
 /**
  * The keys this process found valid in the store lately, for reads while the store does not answer
- * (issue 24; docs/operations.md "When the database is away"): `GET /v1/runs/{id}` can then answer
+ * (docs/operations.md "When the database is away"): `GET /v1/runs/{id}` can then answer
  * from the run's workflow, but only a caller is allowed to, and who the caller is lives in the
  * store. A key is remembered by its SHA-256 (as stored) with its workspace and scope, for
  * {@link VerifiedKeys.MAX_AGE_MS} after the store last confirmed it; a key the store says is unknown

@@ -3,7 +3,7 @@
  * body is parsed by @koa/bodyparser up to a size limit (413 `payload-too-large` beyond it,
  * 400 `malformed-json` when it does not parse; errors.ts maps both). A body nesting arrays/objects
  * deeper than MAX_JSON_DEPTH (64) is refused with 400 `too-deep` naming where
- * ({@link refuseDeepBody}; issue 10 item 6).
+ * ({@link refuseDeepBody}).
  */
 import type Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';

@@ -1,5 +1,5 @@
 /**
- * The web console (issue 13; docs/console.md), served by the API under `/` from the Vite build in
+ * The web console (docs/console.md), served by the API under `/` from the Vite build in
  * `config.api.consoleDir`. Same origin as the REST API, so the console calls `/v1` without CORS.
  *
  * - GET/HEAD only, and never for the service's own paths (`/v1`, `/problems`, `/healthz`, `/libs`, `/cli`,

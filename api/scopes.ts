@@ -1,5 +1,5 @@
 /**
- * Scopes per endpoint (issue 10 item 3; docs/security.md "Scopes per endpoint"): ONE table says
+ * Scopes per endpoint (docs/security.md "Scopes per endpoint"): ONE table says
  * which API key scope every endpoint needs, and ONE middleware ({@link enforceScopes}) applies it
  * to every /v1 request after authentication and before the body is parsed. Routers do not check
  * scopes themselves.

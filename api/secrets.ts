@@ -1,5 +1,5 @@
 /**
- * Stored secrets in answers (issue 10 item 2; docs/security.md "Secrets at rest and in answers").
+ * Stored secrets in answers (docs/security.md "Secrets at rest and in answers").
  *
  * - Outgoing webhook entries' `headers` (receiver tokens) are never returned: every value reads
  *   `"***"`, the names stay. On PATCH a header value of exactly `"***"` means "keep the value
@@ -7,7 +7,7 @@
  *   (`onComplete`/`onFailure`), the header the one of the same name (case-insensitive).
  * - Environment variable values are masked the same way for `read`-scope keys
  *   (api/routes/environments.ts).
- * - Secret variables (issue 15; docs/secrets.md) of environments, runs and incoming webhooks:
+ * - Secret variables (docs/secrets.md) of environments, runs and incoming webhooks:
  *   sent as `{"value": …, "secret": true}`, stored sealed with the key ring, answered as
  *   `{"secret": true, "value": "***"}` to every scope ({@link variableShapeErrors},
  *   {@link sealVariableInputs}, {@link variablesAnswer}).

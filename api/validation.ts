@@ -42,7 +42,7 @@ export function queryString(ctx: AppContext, name: string): string | undefined {
  * A filter parameter of a listing (`?runner=smoke`): its value, or undefined when the parameter is
  * absent. Present but empty or blank (`?runner=`, `?runner=%20`), or given more than once, is a
  * 400 `invalid-query` naming it: a script whose variable is unset must not get an unfiltered list
- * back and read the wrong record as its answer (issue 9 item 12; docs/spec-choices.md "API surface").
+ * back and read the wrong record as its answer (docs/spec-choices.md "API surface").
  * Paging parameters (`limit`, `cursor`, `order`) are read by their own parsers, not this one.
  */
 export function queryFilter(ctx: AppContext, name: string): string | undefined {

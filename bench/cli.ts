@@ -1,5 +1,5 @@
 /**
- * `make bench` part: the command line beside Newman's (issue 14). The Postman coverage collection
+ * `make bench` part: the command line beside Newman's. The Postman coverage collection
  * (test/fixtures/postman/, 21 requests, 64 tests) against go-httpbin on loopback, as a CI job runs
  * it, process start included, median of BENCH_REPEAT (default 5):
  *

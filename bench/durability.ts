@@ -1,5 +1,5 @@
 /**
- * `make bench` part 5: what a crash costs, and how fast polling answers (issue 9, items 4 and 5).
+ * `make bench` part 5: what a crash costs, and how fast polling answers.
  *
  * Worker kills: one runner of CASES test cases (one GET of SLOW_MS each) against a loopback server;
  * workers are separate processes (`node dist/bin/main.js worker`). A run without kills gives the

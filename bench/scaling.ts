@@ -1,5 +1,5 @@
 /**
- * `make bench` part 8: how functional runs scale with worker processes (issue 16 item 3).
+ * `make bench` part 8: how functional runs scale with worker processes.
  *
  * Aggregate API nodes per second: RUNS concurrent runs (default 20) of one runner of 200 API nodes
  * (20 test cases × 10 GETs, one assertion each) against a loopback HTTP server, from the first

@@ -1,5 +1,5 @@
 /**
- * Assay's production topology on this machine, without Docker (issue 16; docs/cluster.md):
+ * Assay's production topology on this machine, without Docker (docs/cluster.md):
  * a real Temporal server (every service in one `temporal-server start` process, on PostgreSQL,
  * configured by deploy/temporal/config.yaml), the Temporal Web UI server when it could be built,
  * and Assay as separate processes: the API, N workers (`ASSAY_WORKERS`, default 2) and the bundler,

@@ -15,7 +15,7 @@ export const CLI_BUNDLE = path.join(ROOT, 'dist/cli/assay.cjs');
 
 /**
  * Packages the bundle may not contain, with why: each needs a newer Node than the CLI's oldest
- * (cli/node-check.ts). undici 8 needs Node 22.19 and dies on load before that (issue 24); the
+ * (cli/node-check.ts). undici 8 needs Node 22.19 and dies on load before that; the
  * CLI's HTTP goes through the global `fetch`.
  */
 const NOT_IN_BUNDLE: Record<string, string> = {

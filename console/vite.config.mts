@@ -1,5 +1,5 @@
 /**
- * Vite build of the web console (issue 13): a Preact single-page app, bundled with every library
+ * Vite build of the web console: a Preact single-page app, bundled with every library
  * (CodeMirror, uPlot) into dist/console, which the API serves under `/` (api/console.ts). No CDN:
  * the build is self-contained and works offline. `npx vite --config console/vite.config.ts` serves
  * it in development with `/v1` proxied to the API on ASSAY_URL (default http://127.0.0.1:8080).

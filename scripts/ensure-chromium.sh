@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes sure Debian's Chromium is installed for the browser tests (issue 13): playwright-core
+# Makes sure Debian's Chromium is installed for the browser tests: playwright-core
 # drives /usr/bin/chromium; no browser is ever downloaded by a test tool. Installs the `chromium`
 # package with apt when it is missing (root, or sudo without a password). CHROMIUM_PATH overrides.
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs built test files (dist/) in another order than mocha's sorted one, to catch a file that
-# passes only after (or before) another (issue 24). Prints the order first, so a failing order
+# passes only after (or before) another. Prints the order first, so a failing order
 # can be run again. Needs `npm run build` (or `make build`) first; runs mocha as `make test-unit`
 # does (dist/test/setup.js, whose leak check fails a file that leaves process.env changed or a
 # server listening).

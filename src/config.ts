@@ -163,7 +163,7 @@ export interface AssayConfig {
     retentionDays: number;
   };
   /**
-   * Per-workspace quotas (issue 10, item 12; docs/security.md, "Quotas"). Starting a run over a
+   * Per-workspace quotas (docs/security.md, "Quotas"). Starting a run over a
    * quota answers 429 `quota-exceeded` with `Retry-After`; a flow expecting more loop iterations
    * than allowed is refused with 422 `loop-iterations-exceeded` when saved.
    */

@@ -1,6 +1,7 @@
 /**
  * Identifiers: a type prefix and a ULID (time-ordered, 26 Crockford base-32 characters), for example
- * `run_01JD3Z8Q0W5T3V2X1Y0Z9A8B7C`. Sorting ids sorts by creation time (DESIGN.md, "Decisions").
+ * `run_01JD3Z8Q0W5T3V2X1Y0Z9A8B7C`. The prefix says what an id is when it shows up in a log or a
+ * URL; ULIDs sort by creation time, so ordering by id is ordering by age (docs/spec-choices.md).
  */
 import { monotonicFactory } from 'ulid';
 
@@ -26,7 +27,7 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${next()}`;
 }
 
-/** Workflow id of a run: spec'd by issue 2 as `run-<runId>`. */
+/** Workflow id of a run started through the API: `run-<runId>` (docs/api.md, the run's `temporal` link). */
 export function runWorkflowId(runId: string): string {
   return `run-${runId}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Assay's local state is private to the user running it (issue 10 item 2; docs/security.md
+ * Assay's local state is private to the user running it (docs/security.md
  * "Secrets at rest and in answers"): the data folder (`ASSAY_DATA_DIR`) is mode 0700 and the files
  * in it that hold data or secrets (the SQLite store and its `-wal`/`-shm`, `dev-api-key`, the
  * Temporal dev server's `temporal.db` and its log) are mode 0600, whatever the umask. SQLite gives

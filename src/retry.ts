@@ -1,7 +1,6 @@
 /**
  * Start-up retries: a service that depends on the database or Temporal waits for it with backoff
- * instead of exiting, and says so in one log line per attempt (issue 9: "start-up waits with
- * backoff"). Errors that are not transient (a wrong password, a malformed address) still end
+ * instead of exiting, and says so in one log line per attempt (docs/operations.md). Errors that are not transient (a wrong password, a malformed address) still end
  * start-up at once, with their message.
  */
 import type { Logger } from 'pino';

@@ -1,6 +1,6 @@
 /**
  * A child workflow that runs the rest of a long Loop or Iteration node, so that the run's own
- * history stops growing (issue 3, item 3). It receives the interpreter's state and the iteration to
+ * history stops growing. It receives the interpreter's state and the iteration to
  * start from, runs until the loop ends (or hands the rest on to a child of its own, in the same
  * way), and returns the state, the counts and the iteration results it kept.
  */

@@ -1,5 +1,5 @@
 /**
- * Assay's own OpenAPI 3.1 document (issue 16 item 6; docs/api.md "The OpenAPI document"), built
+ * Assay's own OpenAPI 3.1 document (docs/api.md "The OpenAPI document"), built
  * from the operation registry (api/openapi/operations.ts: the routes' own request schemas),
  * the components (api/openapi/components.ts) and the scope table (api/scopes.ts). Served at
  * `GET /v1/openapi.json` (api/openapi/router.ts).

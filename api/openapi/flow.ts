@@ -1,5 +1,5 @@
 /**
- * A test case's flow and data sets in Assay's OpenAPI document (issue 24), made from the schemas
+ * A test case's flow and data sets in Assay's OpenAPI document, made from the schemas
  * flow validation compiles (src/validation/flow-schemas.ts), never written a second time:
  *
  * - one component per node type, `<Type>Node` (`ApiNode`, `IfNode`, `LoopNode`, …): the type's

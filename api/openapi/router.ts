@@ -1,5 +1,5 @@
 /**
- * Assay's own API document and reference page (issue 16 item 6; docs/api.md "The OpenAPI document"):
+ * Assay's own API document and reference page (docs/api.md "The OpenAPI document"):
  *
  *   GET /v1/openapi.json          the OpenAPI 3.1 document (api/openapi/document.ts); no API key
  *   GET /docs                     the reference page: Scalar's API reference, standalone build

@@ -1,5 +1,5 @@
 /**
- * The codec server (issue 15 item 3; docs/codec.md): `POST /codec/decode` and `POST /codec/encode`,
+ * The codec server (docs/codec.md): `POST /codec/decode` and `POST /codec/encode`,
  * the Temporal codec server protocol the Web UI and `temporal` CLI speak, so that someone holding an
  * API key reads the encrypted payloads of Assay's workflows (src/temporal/codec.ts) in plain form.
  *

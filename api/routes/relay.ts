@@ -1,5 +1,5 @@
 /**
- * The console's relay (issue 13 item 5; docs/api.md "Relay", docs/security.md "The console's
+ * The console's relay (docs/api.md "Relay", docs/security.md "The console's
  * relay"): sends ONE request the web console could not send from the browser itself (CORS, mixed
  * content; the interface spec's "Local request" is browser-only unless the user picks the relay) and
  * answers what came back.

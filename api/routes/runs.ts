@@ -9,7 +9,7 @@
  *   GET  /v1/runs/{runId}              status; progress and estimatedCompletion while running (from the
  *                                      stored row, never waiting on Temporal); while the store does not
  *                                      answer, a queued or running run's live state from its workflow,
- *                                      marked `source: "workflow"`, `storeUnavailable: true` (issue 24);
+ *                                      marked `source: "workflow"`, `storeUnavailable: true`;
  *                                      result, summary, duration, completedAt once completed;
  *                                      error once failed; a running performance run adds live
  *                                      `performance` figures (progress in seconds of its profile)
@@ -109,7 +109,7 @@ function links(run: Pick<Run, 'id' | 'workflowId'>, workflows: RunWorkflowClient
 }
 
 /**
- * `GET /v1/runs/{runId}` while the store is slow (issue 24): after this long without an answer from
+ * `GET /v1/runs/{runId}` while the store is slow: after this long without an answer from
  * the store (authentication's key lookup included), the run's workflow is asked too
  * ({@link liveRunLookup}), so that its answer is there when the store's bound runs out, ms.
  */

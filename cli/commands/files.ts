@@ -1,5 +1,5 @@
 /**
- * Tests as files in git (docs/tests-as-files.md; issue 14 item 6):
+ * Tests as files in git (docs/tests-as-files.md):
  *
  * - `assay export --dir DIR [--clean]` writes the workspace's environments, test cases, runners and
  *   deployments as YAML, one file per resource; `--clean` removes files of resources that no

@@ -1,5 +1,5 @@
 /**
- * `assay import openapi SPEC [options]` (issue 14 item 5; docs/import-openapi.md): contract test
+ * `assay import openapi SPEC [options]` (docs/import-openapi.md): contract test
  * cases from an OpenAPI 3.0/3.1 description, a JSON or YAML file or an http(s) URL.
  *
  * The conversion is cli/importers/openapi.ts; this file reads the document and saves its outcome

@@ -1,5 +1,5 @@
 /**
- * Tests as files (issue 14 item 6; docs/tests-as-files.md): the resources `assay export` writes and
+ * Tests as files (docs/tests-as-files.md): the resources `assay export` writes and
  * `assay apply` reads, in one normalised shape per kind, whether they come from a YAML file or from
  * the REST API. Normalised means: every field present with its server default, folders and tags in
  * the server's canonical form, flow nodes carrying the ids the server would give them, so that two
@@ -51,7 +51,7 @@ export interface SecretRef {
 export type Scalar = string | number | boolean;
 
 /**
- * Variable names treated as secrets (issue 14 item 6): case-insensitive, anywhere in the name.
+ * Variable names treated as secrets: case-insensitive, anywhere in the name.
  * Their values are exported as `{secret: true}` and apply never sets, changes or deletes them.
  */
 export const SECRET_NAME = /secret|token|password|passwd|pwd|api[-_]?key|apikey|auth|credential|private/i;

@@ -6,7 +6,7 @@
  * to test cases, runners or environments that will not exist, two files for one resource) that
  * stop the apply before anything changes. Pure: the requests are made in cli/gitops/workspace.ts.
  *
- * Secrets (issue 14 item 6): an environment variable whose name looks secret ({@link isSecretName})
+ * Secrets: an environment variable whose name looks secret ({@link isSecretName})
  * or whose file value is `{secret: true}` is never set, changed or removed by apply; an outgoing
  * webhook header given as `{secret: true}` keeps the value stored on the server, and is left out
  * (with a warning) where the server has none.

@@ -1,5 +1,5 @@
 /**
- * Contract test cases from an OpenAPI 3.0/3.1 description (`assay import openapi`, issue 14 item 5;
+ * Contract test cases from an OpenAPI 3.0/3.1 description (`assay import openapi`,
  * docs/import-openapi.md). Pure: a parsed document in, the test cases to save out; the command
  * (cli/commands/import-openapi.ts) talks to the API.
  *

@@ -1,5 +1,5 @@
 /**
- * The Assay web console (issue 13): a Preact single-page app served by the API under `/`.
+ * The Assay web console: a Preact single-page app served by the API under `/`.
  * Signed out, it shows the sign-in form; signed in, the layout with the section pages. Routes:
  * /runs, /runs/:runId, /runs/new, the resource pages (resources/index.tsx) and /requests (local
  * requests, kept only in this browser: local/index.tsx).

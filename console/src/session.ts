@@ -1,6 +1,6 @@
 /**
  * Who is signed in: the API key, kept in sessionStorage (gone when the tab closes) unless the user
- * ticks "remember", then in localStorage (issue 13 item 2). The workspace and the key's scope come
+ * ticks "remember", then in localStorage. The workspace and the key's scope come
  * from `GET /v1/workspaces` (its `key` field) when signing in.
  */
 import { useEffect, useState } from 'preact/hooks';

@@ -72,7 +72,7 @@ export function checkSchema(schema: unknown): string | null {
 
 /**
  * Parses `expected` of a `matches` assertion: `"^a.c$"` or `"/^a.c$/i"`, into a regular expression
- * that runs on RE2 in linear time (src/domain/regex.ts; issue 10 item 4).
+ * that runs on RE2 in linear time (src/domain/regex.ts).
  *
  * @throws Error when `expected` is not a string; UnsupportedRegexError when the pattern does not
  *   parse or uses what RE2 cannot run (backreferences, lookaround).

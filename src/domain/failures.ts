@@ -1,5 +1,5 @@
 /**
- * The workflow–activity contract's failure types (issue 11, item 5): the `type` of every
+ * The workflow–activity contract's failure types: the `type` of every
  * ApplicationFailure Assay throws, in one place, so the side that throws and the side that checks
  * (a workflow's catch, a retry policy's `nonRetryableErrorTypes`) use the same constant. The
  * values are part of recorded workflow histories: never rename one.

@@ -1,5 +1,5 @@
 /**
- * Size caps on every value that crosses into a run's Temporal history (issue 10, item 5).
+ * Size caps on every value that crosses into a run's Temporal history.
  *
  * Temporal refuses a gRPC message over 4 MB (`GrpcMessageTooLarge`: the workflow task fails and is
  * retried until the run's timeout) and warns about payloads over 2 MB; a workflow whose history

@@ -1,5 +1,5 @@
 /**
- * User regular expressions on a linear-time engine (issue 10 item 4).
+ * User regular expressions on a linear-time engine.
  *
  * JavaScript's RegExp backtracks: `^(a|a)*$` on 30 characters takes seconds and blocks the thread
  * it runs on (the worker's workflow thread, or the API). Every regular expression a user writes —

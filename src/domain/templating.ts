@@ -1,7 +1,7 @@
 /**
  * `{{name}}` placeholders in API node URLs, headers and bodies.
  *
- * Rules (spec "Local request" and issue 2):
+ * Rules (spec "Local request"; docs/flows.md "Templates"):
  * - `{{name}}` is replaced by the variable `name` (names are case-sensitive; spaces inside the
  *   braces are ignored). Values are written as text: 5 becomes "5", true becomes "true", objects
  *   and arrays become JSON. `{{user.name}}` reads a field of an object variable (a variable whose

@@ -2,7 +2,7 @@
  * Domain types shared by the API, the workflows and the activities.
  *
  * Pure type declarations: this module is imported by workflow code, so it may not import Node
- * built-ins or anything with I/O (DESIGN.md, "Layout").
+ * built-ins or anything with I/O (eslint.config.mjs, the block for src/domain and src/flow).
  */
 
 /** A variable value: spec "Run creation input" allows strings, numbers and booleans. */
@@ -191,7 +191,7 @@ export interface ParallelNode extends NodeBase {
   children: FlowNode[];
 }
 
-/** A node of a test flow: a tree (spec "Test-flow nodes", issue 3). */
+/** A node of a test flow: a tree (spec "Test-flow nodes"). */
 export type FlowNode = ApiNode | IfNode | LoopNode | IterationNode | ScriptNode | WaitNode | ContextNode | ParallelNode;
 export type FlowNodeType = FlowNode['type'];
 export const NODE_TYPES: readonly FlowNodeType[] = ['api', 'if', 'loop', 'iteration', 'script', 'wait', 'context', 'parallel'];

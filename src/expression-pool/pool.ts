@@ -1,5 +1,5 @@
 /**
- * A small pool of worker threads for heavy JSONata expressions (issue 10 item 12).
+ * A small pool of worker threads for heavy JSONata expressions.
  *
  * An expression that exhausts the workflow's step budget is evaluated again in a local activity
  * with {@link ACTIVITY_LIMITS} (2,000,000 steps). On the worker's main thread that stalled the

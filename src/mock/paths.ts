@@ -22,7 +22,7 @@ export function parsePath(raw: string): ParsedPath | { error: string } {
   if (/[?#]/.test(raw)) return { error: 'must not contain a query string or fragment' };
   const segments = raw.split('/').filter((s) => s.length > 0);
   // RFC 3986 §5.2.4: clients and proxies remove dot segments (also written %2E) before sending,
-  // so a design path holding one could never be called as written (issue 10 item 9).
+  // so a design path holding one could never be called as written.
   const dot = segments.find((s) => /^(\.|%2e){1,2}$/i.test(s));
   if (dot !== undefined) return { error: `must not contain the dot segment "${dot}" (. or ..): clients remove them (RFC 3986 §5.2.4)` };
   const params: string[] = [];

@@ -16,7 +16,7 @@ import { sample } from 'openapi-sampler';
 import type { ProblemCode } from '../problems';
 
 /**
- * Caps on quick samples (issue 10 item 11; docs/mocks.md "Sample data"): an array's `minItems`,
+ * Caps on quick samples (docs/mocks.md "Sample data"): an array's `minItems`,
  * a string's `minLength`, the sampler's nesting depth, and the size of the whole sample (its JSON,
  * in bytes, estimated from the schema before sampling and measured after).
  */
@@ -134,7 +134,7 @@ export class SampleError extends Error {
   }
 }
 
-// Patterns run on RE2 (linear time; issue 10 item 4).
+// Patterns run on RE2 (linear time).
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false, code: { regExp: ajvRegExp } }));
 
 /** Asks the configured model for one realistic example of `schema`. @throws SampleError */

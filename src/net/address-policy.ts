@@ -1,6 +1,6 @@
 /**
- * The address policy: where user-controlled outgoing requests may connect (issue 10 item 1,
- * docs/security.md "Address policy (outgoing requests)").
+ * The address policy: where user-controlled outgoing requests may connect (docs/security.md
+ * "Address policy (outgoing requests)").
  *
  * One module and one configuration for every outgoing request a tenant controls: API nodes
  * (activities/api-request.ts), scripts' `fetch` and libraries loaded by URL (src/sandbox/host-bridge.ts,

@@ -1,5 +1,5 @@
 /**
- * Outgoing HTTP requests that a tenant controls, in one place (issue 11 item 3): API nodes
+ * Outgoing HTTP requests that a tenant controls, in one place: API nodes
  * (activities/api-request.ts), scripts' bridged `fetch` and libraries loaded by URL
  * (src/sandbox/host-bridge.ts, src/sandbox/library-loader.ts), the bundler's module fetches (src/bundler/fetcher.ts) and outgoing
  * webhooks (activities/webhooks.ts), and the console's relay (api/routes/relay.ts, as API nodes).

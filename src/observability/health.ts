@@ -1,5 +1,5 @@
 /**
- * Liveness and readiness (issue 16 item 8; docs/operations.md "Health and Kubernetes probes").
+ * Liveness and readiness (docs/operations.md "Health and Kubernetes probes").
  *
  * - `GET /healthz`: the process lives and answers HTTP: 200 `{"status":"ok"}`, no dependency is
  *   checked (a liveness probe must not restart a process because its database is down).

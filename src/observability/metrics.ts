@@ -1,5 +1,5 @@
 /**
- * Assay's Prometheus metrics (issue 16 item 4; docs/operations.md "Metrics" lists them all).
+ * Assay's Prometheus metrics (docs/operations.md "Metrics" lists them all).
  *
  * One registry per process ({@link registry}), served as Prometheus text (exposition format 0.0.4)
  * at `GET /metrics` by every Assay HTTP service: the API, the bundler (api/base.ts) and the worker

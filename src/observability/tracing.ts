@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry traces (issue 16 item 5; docs/operations.md "Traces").
+ * OpenTelemetry traces (docs/operations.md "Traces").
  *
  * Off unless `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, and
  * `OTEL_SDK_DISABLED` is not `true`. Off, nothing is installed: no tracer provider, no Temporal

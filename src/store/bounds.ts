@@ -1,5 +1,5 @@
 /**
- * Bounded waits on a MySQL/MariaDB store (issue 24): how long a caller may wait for a pool
+ * Bounded waits on a MySQL/MariaDB store: how long a caller may wait for a pool
  * connection and for one statement's answer before it is told that the database is unavailable.
  *
  * Why neither mysql2 nor TypeORM does it: a database whose process is stopped (SIGSTOP, a frozen

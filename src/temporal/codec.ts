@@ -1,5 +1,5 @@
 /**
- * Encrypted Temporal payloads (issue 15 item 3; docs/codec.md): a Temporal `PayloadCodec` that
+ * Encrypted Temporal payloads (docs/codec.md): a Temporal `PayloadCodec` that
  * encrypts every payload Assay gives Temporal (workflow inputs and results, activity inputs and
  * results, heartbeat details, queries, signals, schedule action arguments, failure details) with
  * the secret key ring (src/secrets/keyring.ts: AES-256-GCM, a fresh 96-bit IV per payload, key ids).

@@ -1,6 +1,6 @@
 /**
  * The cron rules of Temporal's schedule spec parser, so a schedule Temporal would refuse is refused
- * when it is saved (issue 10 item 15) instead of staying `pending` forever.
+ * when it is saved instead of staying `pending` forever.
  *
  * Source: temporalio/temporal `service/worker/scheduler/calendar.go` (`parseCronString`,
  * `makeRange`, `parseValue`), which the frontend applies to `cron_expressions` on create/update.

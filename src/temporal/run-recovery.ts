@@ -14,7 +14,7 @@
  * - A run whose timeout has passed before it could be started: ended `failed`.
  * - Temporal unreachable: nothing changes; the next sweep tries again.
  *
- * The same sweep reconciles runs whose workflow closed without ending the row (issue 10, item 5):
+ * The same sweep reconciles runs whose workflow closed without ending the row:
  * a workflow terminated by an operator or by Temporal (history or payload limits), timed out, or
  * failed before its last step wrote the row. Rows `queued`/`running` whose workflow was started
  * more than {@link STALE_MS} ago are described, at most {@link DESCRIBES_PER_SWEEP} per sweep,

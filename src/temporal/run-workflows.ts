@@ -76,7 +76,7 @@ export interface RunWorkflowClient {
   /** The workflow's live state, or null when no worker answered within `deadlineMs`. */
   liveState(run: Run, deadlineMs: number): Promise<RunLiveState | null>;
   /**
-   * Run `runId` as its running workflow knows it, without the store (issue 24: `GET /v1/runs/{id}`
+   * Run `runId` as its running workflow knows it, without the store (`GET /v1/runs/{id}`
    * while the database does not answer). The workflow is `run-<runId>` (API and webhook runs) or
    * else the running one whose `AssayRunId` is `runId` (a scheduled run's workflow id is chosen by
    * its schedule; found through visibility); a workflow whose `AssayRunId` names another run does

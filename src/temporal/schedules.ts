@@ -1,5 +1,5 @@
 /**
- * Deployments' cron schedules as Temporal Schedules (issue 4).
+ * Deployments' cron schedules as Temporal Schedules.
  *
  * The store is the source of truth; each deployment with a `schedule` owns one Temporal Schedule
  * whose id is derived from this installation's task queue and the deployment id

@@ -1,5 +1,5 @@
 /**
- * The JSON Schemas of a flow's nodes and of a test case's data sets, in one place (issue 24). Two
+ * The JSON Schemas of a flow's nodes and of a test case's data sets, in one place. Two
  * readers, one source of truth:
  *
  * - flow validation (src/validation/flow.ts) builds the schema ajv checks a flow with from

@@ -1,5 +1,5 @@
 /**
- * Validation of a test case's flow when it is saved (issue 3, item 6): the shape, a JSON Schema
+ * Validation of a test case's flow when it is saved: the shape, a JSON Schema
  * checked with ajv (unknown node types and fields, wrong types; made from the per-node-type schemas
  * of src/validation/flow-schemas.ts, which Assay's OpenAPI document shows too), and what a schema
  * cannot say: node ids used once in the whole tree, JSONata expressions that parse, `nodes.<id>`

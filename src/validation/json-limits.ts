@@ -1,5 +1,5 @@
 /**
- * Bounds on the shape of JSON the service accepts (issue 10 items 6 and 11; docs/security.md
+ * Bounds on the shape of JSON the service accepts (docs/security.md
  * "Input limits"):
  *
  * - {@link MAX_JSON_DEPTH}: how deeply arrays and objects may nest in any JSON the API, the

@@ -10,7 +10,7 @@
  * nothing or fails stays as written, so a mistake is visible to the receiver.
  *
  * Signature: `x-assay-signature: sha256=<lower-case hex HMAC-SHA256 of the exact body bytes>`,
- * keyed with the deployment's signing secret (spec "Authentication" 4; DESIGN.md); and the
+ * keyed with the deployment's signing secret (spec "Authentication" 4; docs/deployments.md); and the
  * Standard Webhooks headers ({@link standardWebhookHeaders}), which bind a timestamp into the
  * signature so receivers can refuse replays.
  */

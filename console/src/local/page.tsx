@@ -1,5 +1,5 @@
 /**
- * The Local requests page (issue 13 item 5; interface spec "Local request"): ad-hoc requests kept
+ * The Local requests page (interface spec "Local request"): ad-hoc requests kept
  * only in this browser, per workspace. A list on the left, the selected request's editor and its
  * last response on the right (routes `/requests` and `/requests/:requestId`).
  *

@@ -1,5 +1,5 @@
 /**
- * One run (issue 13 item 3): summary, live progress, each test case with its nodes, failed
+ * One run: summary, live progress, each test case with its nodes, failed
  * assertions with expected vs actual, request and response details, script logs and errors; a
  * link to the workflow in the Temporal Web UI; cancel and re-run. Performance runs add their
  * figures and per-second charts (docs/performance.md "Results"). Polls every second while the run

@@ -1,5 +1,5 @@
 /**
- * The runs list (issue 13 item 3): newest first, filtered by runner, environment, status and
+ * The runs list: newest first, filtered by runner, environment, status and
  * trigger, paged with the API's cursors (20 a page; `?limit=N` in the address for another size), polled every second while any listed run is queued or
  * running so their progress bars move.
  */

@@ -1,5 +1,5 @@
 /**
- * Sign-in with an API key (issue 13 item 2): the key is checked with `GET /v1/workspaces`, which
+ * Sign-in with an API key: the key is checked with `GET /v1/workspaces`, which
  * names the workspace and the key's scope; it is kept in sessionStorage, or in localStorage when
  * "Remember on this device" is ticked.
  */

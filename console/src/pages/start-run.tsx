@@ -1,5 +1,5 @@
 /**
- * Start a run (issue 13 item 3): a runner, an environment, variables that override the
+ * Start a run: a runner, an environment, variables that override the
  * environment's for this run (strings, numbers, booleans: `true`, `42` are sent typed), and a
  * timeout in seconds. `POST /v1/runs`, then the run's page.
  */

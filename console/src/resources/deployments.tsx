@@ -1,5 +1,5 @@
 /**
- * Deployment pages (issue 13 item 4; docs/deployments.md): the list, one deployment with its
+ * Deployment pages (docs/deployments.md): the list, one deployment with its
  * runner, environment and schedule (cron, time zone, the next fire times Temporal reports in
  * `scheduleState.nextRunTimes`), an enabled switch (`PATCH {enabled}`), the incoming webhook's
  * address with a copy button and a curl example, "Run now", its recent runs and their outgoing

@@ -1,5 +1,5 @@
 /**
- * API design pages (issue 13 item 4; docs/mocks.md): the list (filtered by path prefix), one
+ * API design pages (docs/mocks.md): the list (filtered by path prefix), one
  * design with its method, path, responses per status (body and headers, JSON pretty), its mock
  * address with a copy button and "Try it", which calls the mock from the browser (same origin,
  * `/mock/...`, no key, so no CORS question) with the design's method and shows the answer. Write

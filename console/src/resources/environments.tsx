@@ -1,5 +1,5 @@
 /**
- * Environment pages (issue 13 item 4): the list (and a create form), and one environment with its
+ * Environment pages: the list (and a create form), and one environment with its
  * variables. Values are masked (••••) until the user asks to see one ("Show"); a read-scope key
  * gets every value as `"***"` from the API anyway (docs/api.md "Environments"). A write key edits
  * the variables (typed values: `true`, `false` and numbers are sent as such) and saves them as a
@@ -14,7 +14,7 @@
  * Saving: the form is disabled while the PATCH is under way, and its answer (the environment as
  * stored) replaces the form the moment it lands, with "Saved.". Nothing typed in between is lost:
  * a form that stayed editable and was replaced by a later reload dropped what was typed after
- * "Save" (issue 24).
+ * "Save".
  */
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';

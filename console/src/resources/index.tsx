@@ -1,5 +1,5 @@
 /**
- * The resource pages (issue 13 item 4): test cases, environments, runners, deployments, API
+ * The resource pages: test cases, environments, runners, deployments, API
  * designs and libraries, and their routes, mounted by main.tsx. Each page reads the REST API
  * (docs/api.md, docs/deployments.md, docs/mocks.md); edit controls appear only for write keys
  * (`can('write')`), so read keys see read-only pages. Styles: resources.css.

@@ -1,5 +1,5 @@
 /**
- * The script libraries page (issue 13 item 4): `GET /v1/libraries` as a table (global, package,
+ * The script libraries page: `GET /v1/libraries` as a table (global, package,
  * version, kind, size, the URL with a copy button) and how a script uses them (docs/flows.md
  * "Scripts"): built-ins are always there; predefined ones are listed by URL in a script's `libs`.
  */

@@ -1,5 +1,5 @@
 /**
- * Runner pages (issue 13 item 4): the list, one runner with its selection (test case ids, folder,
+ * Runner pages: the list, one runner with its selection (test case ids, folder,
  * tags, order, load profile as JSON) and the preview of what a run would execute now
  * (`GET /v1/runners/{name}/test-cases`, in order), a link to start a run with it, and the form to
  * create (`POST /v1/runners`) or replace (`PUT /v1/runners/{name}`) a runner (write keys).

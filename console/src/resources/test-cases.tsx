@@ -1,5 +1,5 @@
 /**
- * Test case pages (issue 13 item 4): the list with its folder tree and tag filter, one test case
+ * Test case pages: the list with its folder tree and tag filter, one test case
  * to view and edit (name, folder, tags, description, the flow and data sets as JSON), and a new
  * test case. Saving sends `PUT /v1/test-cases/{id}` (or `POST /v1/test-cases`); the API's
  * `validation-failed` errors are shown at their field, flow errors as lint marks in the flow

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from "typeorm";
 
 /**
- * Secrets at rest (issue 15; docs/secrets.md): `deployments.signingSecret` widens to 512 characters to
+ * Secrets at rest (docs/secrets.md): `deployments.signingSecret` widens to 512 characters to
  * hold a sealed secret (`v1.<keyId>.<iv>.<ciphertext>`). Existing plain values stay as they are (MODIFY
  * keeps them; TypeORM's generated DROP + ADD would have lost them) and are sealed on the deployment's
  * next write or delivery (src/store/entities/deployment-secrets.ts).

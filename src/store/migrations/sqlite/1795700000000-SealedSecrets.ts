@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from "typeorm";
 
 /**
- * Secrets at rest (issue 15; docs/secrets.md): `deployments.signingSecret` widens to 512 characters to
+ * Secrets at rest (docs/secrets.md): `deployments.signingSecret` widens to 512 characters to
  * hold a sealed secret (SQLite does not enforce the length; the table is rebuilt so the schema matches
  * the entity). Existing plain values are copied as they are and sealed on the deployment's next write
  * or delivery (src/store/entities/deployment-secrets.ts).
