@@ -2,7 +2,7 @@
  * The address policy (src/net/address-policy.ts, issue 10 item 1): every spelling of a loopback
  * address, the private switches per kind, allow and deny rules by host, port and CIDR, and the
  * infrastructure and metadata addresses no rule can open. Names resolve through the system
- * resolver (`localhost` only); no connection is made here (test/integration/address-policy.test.ts
+ * resolver (`localhost` only); no connection is made here (test/integration/security/address-policy.test.ts
  * does that).
  */
 import { expect } from 'chai';

@@ -4,7 +4,7 @@
  * MariaDB/MySQL store and a real Temporal.
  */
 import { expect } from 'chai';
-import { startTestApp, type Reply, type TestApp } from '../helpers/app';
+import { startTestApp, type Reply, type TestApp } from '../../helpers/app';
 
 function expectProblem(res: Reply, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body)).to.equal(status);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../../helpers/app';
 
 describe('the web console served by the API', () => {
   let app: TestApp;

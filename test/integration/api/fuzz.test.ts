@@ -7,9 +7,9 @@
  * seed (FUZZ_SEED overrides it; the failure message names the seed, the request and the answer).
  */
 import { expect } from 'chai';
-import { createLogger } from '../../src/logger';
-import { startBundler } from '../../bin/processes';
-import { appRouters, startTestApp, type Reply, type TestApp } from '../helpers/app';
+import { createLogger } from '../../../src/logger';
+import { startBundler } from '../../../bin/processes';
+import { appRouters, startTestApp, type Reply, type TestApp } from '../../helpers/app';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 

@@ -5,8 +5,8 @@
  * one run.
  */
 import { expect } from 'chai';
-import { Run } from '../../src/store/entities';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { Run } from '../../../src/store/entities';
+import { startTestApp, type TestApp } from '../../helpers/app';
 
 describe('Idempotency-Key on run starts', function () {
   this.timeout(60_000);

@@ -17,7 +17,7 @@ import net from 'node:net';
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
 import { Pool } from 'undici';
-import { startTestApp, type Reply, type TestApp } from '../helpers/app';
+import { startTestApp, type Reply, type TestApp } from '../../helpers/app';
 
 function expectProblem(res: Reply, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(status);

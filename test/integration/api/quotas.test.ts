@@ -10,8 +10,8 @@
  */
 import { expect } from 'chai';
 import { In } from 'typeorm';
-import { Run } from '../../src/store/entities';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { Run } from '../../../src/store/entities';
+import { startTestApp, type TestApp } from '../../helpers/app';
 
 describe('per-workspace quotas', function () {
   this.timeout(60_000);

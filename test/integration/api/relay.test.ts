@@ -12,9 +12,9 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
-import { startTestApp, type Reply, type TestApp } from '../helpers/app';
-import { startApi, type ApiHandle } from '../../bin/processes';
-import { policyFromConfig } from '../../src/net/address-policy';
+import { startTestApp, type Reply, type TestApp } from '../../helpers/app';
+import { startApi, type ApiHandle } from '../../../bin/processes';
+import { policyFromConfig } from '../../../src/net/address-policy';
 
 /** What the relay target saw of one request. */
 interface Seen {

@@ -8,8 +8,8 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import pino from 'pino';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { startApi, type ApiHandle } from '../../bin/processes';
+import { startTestApp, type TestApp } from '../../helpers/app';
+import { startApi, type ApiHandle } from '../../../bin/processes';
 
 /** Sends raw bytes on a fresh connection, then reads until the server closes it (or `endAfter` ends the client side). */
 function rawExchange(port: number, bytes: string, options: { halfClose?: boolean } = {}): Promise<string> {

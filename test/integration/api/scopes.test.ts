@@ -5,13 +5,13 @@
  */
 import { expect } from 'chai';
 import type Router from '@koa/router';
-import { appDeps, startTestApp, type TestApp } from '../helpers/app';
-import { KEY_SCOPES, type KeyScope } from '../../src/store/entities';
-import { V1_ROUTERS } from '../../api/app';
-import { libraryFilesRouter } from '../../api/routes/libraries';
-import { incomingWebhooksRouter } from '../../api/routes/incoming-webhooks';
-import { ENDPOINT_SCOPES, scopeAllows, scopeEntryFor } from '../../api/scopes';
-import type { AppState } from '../../api/context';
+import { appDeps, startTestApp, type TestApp } from '../../helpers/app';
+import { KEY_SCOPES, type KeyScope } from '../../../src/store/entities';
+import { V1_ROUTERS } from '../../../api/app';
+import { libraryFilesRouter } from '../../../api/routes/libraries';
+import { incomingWebhooksRouter } from '../../../api/routes/incoming-webhooks';
+import { ENDPOINT_SCOPES, scopeAllows, scopeEntryFor } from '../../../api/scopes';
+import type { AppState } from '../../../api/context';
 
 describe('scopes per endpoint (one table)', function () {
   this.timeout(120_000);

@@ -12,12 +12,12 @@
  */
 import { expect } from 'chai';
 import { Client, Connection } from '@temporalio/client';
-import { Run, RunTestCaseResult, WebhookDelivery, queuedRun } from '../../src/store/entities';
-import { deleteRun, sweepExpiredRuns } from '../../src/store/retention';
-import { newId, runWorkflowId } from '../../src/ids';
-import { eventually, startTestApp, waitForRun, type Reply, type TestApp } from '../helpers/app';
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import { startTarget, type Target } from '../helpers/target';
+import { Run, RunTestCaseResult, WebhookDelivery, queuedRun } from '../../../src/store/entities';
+import { deleteRun, sweepExpiredRuns } from '../../../src/store/retention';
+import { newId, runWorkflowId } from '../../../src/ids';
+import { eventually, startTestApp, waitForRun, type Reply, type TestApp } from '../../helpers/app';
+import { startReceiver, type Receiver } from '../../helpers/receiver';
+import { startTarget, type Target } from '../../helpers/target';
 
 function expectProblem(res: Reply, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body)).to.equal(status);

@@ -3,9 +3,9 @@
  * `X-Forwarded-For`; a client cannot dodge the bundler's keyless limit by choosing that header.
  */
 import { expect } from 'chai';
-import { createLogger } from '../../src/logger';
-import { startBundler, type BundlerHandle } from '../../bin/processes';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { createLogger } from '../../../src/logger';
+import { startBundler, type BundlerHandle } from '../../../bin/processes';
+import { startTestApp, type TestApp } from '../../helpers/app';
 
 describe('X-Forwarded-For and per-address limits', function () {
   this.timeout(60_000);

@@ -15,18 +15,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config';
-import { createLogger } from '../../src/logger';
-import { migrate, openDataSource } from '../../src/store/data-source';
-import { ensureWorkspace, issueKey } from '../../src/keys';
-import { startBundler, type BundlerHandle } from '../../bin/processes';
-import { Sandbox } from '../../src/sandbox/sandbox';
-import { storedBlobReader } from '../../src/bundler/blobs';
-import type { DatabaseConfig } from '../../src/config';
-import { startCdn, type Cdn } from '../helpers/cdn';
-import { startTarget, type Target } from '../helpers/target';
-import { freshDatabase } from '../helpers/harness';
-import { testEgressPolicy } from '../helpers/app';
+import { loadConfig } from '../../../src/config';
+import { createLogger } from '../../../src/logger';
+import { migrate, openDataSource } from '../../../src/store/data-source';
+import { ensureWorkspace, issueKey } from '../../../src/keys';
+import { startBundler, type BundlerHandle } from '../../../bin/processes';
+import { Sandbox } from '../../../src/sandbox/sandbox';
+import { storedBlobReader } from '../../../src/bundler/blobs';
+import type { DatabaseConfig } from '../../../src/config';
+import { startCdn, type Cdn } from '../../helpers/cdn';
+import { startTarget, type Target } from '../../helpers/target';
+import { freshDatabase } from '../../helpers/harness';
+import { testEgressPolicy } from '../../helpers/app';
 
 interface Reply<T = any> {
   status: number;
@@ -89,7 +89,7 @@ describe('bundler service', function () {
   /** `node dist/bin/main.js bundler` as its own OS process on the test database; resolves once it listens. */
   async function bundlerProcess(): Promise<{ url: string; close(): Promise<void> }> {
     if (db.database.type !== 'mysql') throw new Error('bundler processes share the MySQL test database');
-    const child = spawn(process.execPath, [path.resolve(__dirname, '../../bin/main.js'), 'bundler'], {
+    const child = spawn(process.execPath, [path.resolve(__dirname, '../../../bin/main.js'), 'bundler'], {
       env: {
         ...process.env,
         DATABASE_URL: db.database.url,

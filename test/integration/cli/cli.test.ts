@@ -10,10 +10,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { runCli } from '../helpers/cli';
-import { freePort } from '../helpers/processes';
-import { startTarget, type Target } from '../helpers/target';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { runCli } from '../../helpers/cli';
+import { freePort } from '../../helpers/processes';
+import { startTarget, type Target } from '../../helpers/target';
 
 describe('assay CLI', function () {
   this.timeout(180_000);

@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import YAML from 'yaml';
-import { main } from '../../cli/main';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { runCli, type CliRun } from '../helpers/cli';
+import { main } from '../../../cli/main';
+import { startTestApp, type TestApp } from '../../helpers/app';
+import { runCli, type CliRun } from '../../helpers/cli';
 
 /** Every file under `dir`, relative path → text. */
 async function readTree(dir: string): Promise<Record<string, string>> {

@@ -12,8 +12,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { runCli } from '../helpers/cli';
+import { startTestApp, type TestApp } from '../../helpers/app';
+import { runCli } from '../../helpers/cli';
 
 const SPEC = `openapi: 3.0.3
 info:
@@ -298,7 +298,7 @@ describe('assay import openapi (CLI, real API and worker)', function () {
   });
 
   it('real descriptions (@readme/oas-examples Petstore 3.0, Train Travel 3.1, Star Trek) are accepted by the API whole, and re-import unchanged', async () => {
-    const examples = path.resolve(__dirname, '../../../node_modules/@readme/oas-examples');
+    const examples = path.resolve(__dirname, '../../../../node_modules/@readme/oas-examples');
     for (const [file, created, skipped] of [
       ['3.0/json/petstore.json', 9, 11],
       ['3.1/json/train-travel.json', 7, 0],

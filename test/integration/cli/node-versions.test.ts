@@ -12,9 +12,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { ASSAY_BIN, nodeBinary, runCli } from '../helpers/cli';
-import { startTarget, type Target } from '../helpers/target';
+import { startTestApp, type TestApp } from '../../helpers/app';
+import { ASSAY_BIN, nodeBinary, runCli } from '../../helpers/cli';
+import { startTarget, type Target } from '../../helpers/target';
 
 const SPEC = `openapi: 3.0.3
 info: { title: Users, version: "1.0" }

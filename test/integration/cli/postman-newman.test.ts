@@ -14,12 +14,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { runCli } from '../helpers/cli';
-import { freePort, waitForHttp } from '../helpers/processes';
+import { startTestApp, type TestApp } from '../../helpers/app';
+import { runCli } from '../../helpers/cli';
+import { freePort, waitForHttp } from '../../helpers/processes';
 
-const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/postman');
-const ROOT = path.resolve(__dirname, '../../..');
+const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/postman');
+const ROOT = path.resolve(__dirname, '../../../..');
 
 /**
  * Runs the collection with the Newman CLI in its own process (as users run it; in-process, its

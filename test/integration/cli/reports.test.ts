@@ -9,10 +9,10 @@ import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { runCli } from '../helpers/cli';
-import { startTarget, type Target } from '../helpers/target';
-import { junitSchemaErrors, parseXml, testcases } from '../fixtures/junit/validate';
+import { startTestApp, type TestApp } from '../../helpers/app';
+import { runCli } from '../../helpers/cli';
+import { startTarget, type Target } from '../../helpers/target';
+import { junitSchemaErrors, parseXml, testcases } from '../../fixtures/junit/validate';
 
 describe('assay run --wait with every reporter', function () {
   this.timeout(180_000);

@@ -7,14 +7,14 @@
  */
 import { expect } from 'chai';
 import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
-import { Deployment } from '../../src/store/entities';
-import { createRunActivities } from '../../activities/runs';
-import { ScheduleSync } from '../../src/temporal/schedules';
-import { createLogger } from '../../src/logger';
-import { eventually, startTestApp, waitForRun, type Reply, type TestApp } from '../helpers/app';
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import { startTarget, type Target } from '../helpers/target';
-import { recordHistory, temporalClient, testDataConverter } from '../helpers/temporal';
+import { Deployment } from '../../../src/store/entities';
+import { createRunActivities } from '../../../activities/runs';
+import { ScheduleSync } from '../../../src/temporal/schedules';
+import { createLogger } from '../../../src/logger';
+import { eventually, startTestApp, waitForRun, type Reply, type TestApp } from '../../helpers/app';
+import { startReceiver, type Receiver } from '../../helpers/receiver';
+import { startTarget, type Target } from '../../helpers/target';
+import { recordHistory, temporalClient, testDataConverter } from '../../helpers/temporal';
 
 function expectProblem(res: Reply, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body)).to.equal(status);

@@ -7,9 +7,9 @@
  */
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { startReceiver, verifySignature, type Receiver } from '../helpers/receiver';
-import { startTarget, type Target } from '../helpers/target';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { startReceiver, verifySignature, type Receiver } from '../../helpers/receiver';
+import { startTarget, type Target } from '../../helpers/target';
 
 describe('outgoing webhook signatures (x-assay-signature and Standard Webhooks)', function () {
   this.timeout(120_000);

@@ -17,11 +17,11 @@
  * the store writes hanging meanwhile).
  */
 import { expect } from 'chai';
-import { startTestApp, eventually, waitForRun, type Reply, type TestApp } from '../helpers/app';
-import { getServices } from '../helpers/harness';
-import { startTarget, type Target } from '../helpers/target';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
-import { temporalClient } from '../helpers/temporal';
+import { startTestApp, eventually, waitForRun, type Reply, type TestApp } from '../../helpers/app';
+import { getServices } from '../../helpers/harness';
+import { startTarget, type Target } from '../../helpers/target';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy';
+import { temporalClient } from '../../helpers/temporal';
 
 /**
  * The answer time asserted: the promise is 2 s (1 s for the store, then at most 1 s for the

@@ -19,13 +19,13 @@
  * database-freeze.test.ts.
  */
 import { expect } from 'chai';
-import { startTestApp, eventually, waitForRun, type TestApp } from '../helpers/app';
-import { getServices } from '../helpers/harness';
-import { processEnv, spawnAssay, waitForHttp, type AssayProcess } from '../helpers/processes';
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import { startTarget, type Target } from '../helpers/target';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
-import { freePort } from '../../src/temporal/dev-server';
+import { startTestApp, eventually, waitForRun, type TestApp } from '../../helpers/app';
+import { getServices } from '../../helpers/harness';
+import { processEnv, spawnAssay, waitForHttp, type AssayProcess } from '../../helpers/processes';
+import { startReceiver, type Receiver } from '../../helpers/receiver';
+import { startTarget, type Target } from '../../helpers/target';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy';
+import { freePort } from '../../../src/temporal/dev-server';
 
 const OUTAGE_MS = Number(process.env.ASSAY_TEST_OUTAGE_SECONDS ?? 45) * 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

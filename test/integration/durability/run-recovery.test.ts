@@ -7,13 +7,13 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { IsNull } from 'typeorm';
-import { Run, queuedRun } from '../../src/store/entities';
-import { newId, runWorkflowId } from '../../src/ids';
-import { freePort } from '../../src/temporal/dev-server';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { processEnv, spawnAssay, waitForHttp, type AssayProcess } from '../helpers/processes';
-import { startTarget, type Target } from '../helpers/target';
-import { workflowStatus } from '../helpers/temporal';
+import { Run, queuedRun } from '../../../src/store/entities';
+import { newId, runWorkflowId } from '../../../src/ids';
+import { freePort } from '../../../src/temporal/dev-server';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { processEnv, spawnAssay, waitForHttp, type AssayProcess } from '../../helpers/processes';
+import { startTarget, type Target } from '../../helpers/target';
+import { workflowStatus } from '../../helpers/temporal';
 
 /** Bursts of runs here are about crashes, not the workspace quotas (issue 10, item 12): lift them. */
 const NO_QUOTAS = { ASSAY_QUOTA_CONCURRENT_RUNS: '1000000', ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000' };

@@ -4,10 +4,10 @@
  * no worker is up, the API still answers from the stored row.
  */
 import { expect } from 'chai';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { processEnv, spawnAssay, type AssayProcess } from '../helpers/processes';
-import { startTarget, type Target } from '../helpers/target';
-import { recordHistory } from '../helpers/temporal';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { processEnv, spawnAssay, type AssayProcess } from '../../helpers/processes';
+import { startTarget, type Target } from '../../helpers/target';
+import { recordHistory } from '../../helpers/temporal';
 
 const spawnWorker = (app: TestApp): AssayProcess => spawnAssay('worker', processEnv(app, { ASSAY_LOG_LEVEL: 'warn' }));
 

@@ -7,11 +7,11 @@
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
-import { startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { startTarget, type Target } from '../helpers/target';
-import { temporalClient } from '../helpers/temporal';
-import { watchdogStats } from '../../src/temporal/workflow-worker';
-import { BUNDLE_PATH } from '../../src/temporal/bundle';
+import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { startTarget, type Target } from '../../helpers/target';
+import { temporalClient } from '../../helpers/temporal';
+import { watchdogStats } from '../../../src/temporal/workflow-worker';
+import { BUNDLE_PATH } from '../../../src/temporal/bundle';
 
 const NODES = 30;
 

@@ -12,9 +12,9 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { stringify as toYaml } from 'yaml';
-import { startTestApp, type Reply, type TestApp } from '../helpers/app';
+import { startTestApp, type Reply, type TestApp } from '../../helpers/app';
 
-const EXAMPLES = path.resolve(__dirname, '../../../node_modules/@readme/oas-examples/3.0/json');
+const EXAMPLES = path.resolve(__dirname, '../../../../node_modules/@readme/oas-examples/3.0/json');
 
 function expectProblem(res: Reply, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body)).to.equal(status);

@@ -4,9 +4,9 @@
  * reach it while the API's own port and the worker's HTTP port stay refused by the address policy.
  */
 import { expect } from 'chai';
-import { startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import type { WorkerHandle } from '../../bin/processes';
-import { loadConfig, ConfigError } from '../../src/config';
+import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import type { WorkerHandle } from '../../../bin/processes';
+import { loadConfig, ConfigError } from '../../../src/config';
 
 const status200 = { target: 'response.status', operator: 'equals', expected: 200 };
 

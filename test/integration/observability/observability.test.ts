@@ -18,14 +18,14 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from '@temporalio/worker';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { freePort, processEnv, spawnAssay, waitForHttp, type AssayProcess } from '../helpers/processes';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
-import { temporalClient, testDataConverter } from '../helpers/temporal';
-import { startBundler, type BundlerHandle } from '../../bin/processes';
-import { createLogger } from '../../src/logger';
-import { workflowSource } from '../../src/temporal/bundle';
-import { workerTracing } from '../../src/observability/tracing-temporal';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { freePort, processEnv, spawnAssay, waitForHttp, type AssayProcess } from '../../helpers/processes';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy';
+import { temporalClient, testDataConverter } from '../../helpers/temporal';
+import { startBundler, type BundlerHandle } from '../../../bin/processes';
+import { createLogger } from '../../../src/logger';
+import { workflowSource } from '../../../src/temporal/bundle';
+import { workerTracing } from '../../../src/observability/tracing-temporal';
 
 // The OTLP protobuf messages, as the exporter's own transformer generated them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

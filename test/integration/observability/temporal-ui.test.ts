@@ -8,9 +8,9 @@
  */
 import { expect } from 'chai';
 import type { Payload } from '@temporalio/common';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { startTarget, type Target } from '../helpers/target';
-import { temporalClient, testDataConverter } from '../helpers/temporal';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { startTarget, type Target } from '../../helpers/target';
+import { temporalClient, testDataConverter } from '../../helpers/temporal';
 
 async function decodeText(payload: Payload | null | undefined): Promise<string | undefined> {
   if (!payload) return undefined;

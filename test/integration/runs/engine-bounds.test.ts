@@ -11,10 +11,10 @@
  */
 import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
-import { workflowSource } from '../../src/temporal/bundle';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { startTarget, type Target } from '../helpers/target';
-import { temporalClient, testDataConverter } from '../helpers/temporal';
+import { workflowSource } from '../../../src/temporal/bundle';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { startTarget, type Target } from '../../helpers/target';
+import { temporalClient, testDataConverter } from '../../helpers/temporal';
 
 describe('engine bounds: linear-time regular expressions, in-workflow work budget (issue 10 items 4, 12)', function () {
   this.timeout(180_000);

@@ -6,9 +6,9 @@
  * to continue in child workflows. A flow with every node type is recorded for the replay test.
  */
 import { expect } from 'chai';
-import { startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { startTarget, type Target } from '../helpers/target';
-import { recordHistory, temporalClient } from '../helpers/temporal';
+import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { startTarget, type Target } from '../../helpers/target';
+import { recordHistory, temporalClient } from '../../helpers/temporal';
 
 type Json = Record<string, unknown>;
 const echo = (query: string, extra: Json = {}) => ({ type: 'api', request: { method: 'GET', url: `{{base}}/echo?${query}` }, ...extra });

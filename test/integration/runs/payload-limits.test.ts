@@ -11,10 +11,10 @@
  *   a recovery sweep; cancelling such a run ends it at once.
  */
 import { expect } from 'chai';
-import { Run } from '../../src/store/entities';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { startTarget, type Target } from '../helpers/target';
-import { temporalClient } from '../helpers/temporal';
+import { Run } from '../../../src/store/entities';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { startTarget, type Target } from '../../helpers/target';
+import { temporalClient } from '../../helpers/temporal';
 
 const FOUR_MB = 4 * 1024 * 1024;
 

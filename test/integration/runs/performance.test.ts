@@ -12,11 +12,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { processEnv, spawnAssay, type AssayProcess } from '../helpers/processes';
-import { RunLoadShard } from '../../src/store/entities';
-import { temporalClient } from '../helpers/temporal';
-import { freePort, startDevServer } from '../../src/temporal/dev-server';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { processEnv, spawnAssay, type AssayProcess } from '../../helpers/processes';
+import { RunLoadShard } from '../../../src/store/entities';
+import { temporalClient } from '../../helpers/temporal';
+import { freePort, startDevServer } from '../../../src/temporal/dev-server';
 
 /** A loopback target: `/fixed` answers after 20 ms; `/mix` after 10 ms, every tenth request after 100 ms. */
 interface LoadTarget {

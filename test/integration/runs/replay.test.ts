@@ -12,8 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
-import { BUNDLE_PATH, workflowSource } from '../../src/temporal/bundle';
-import { HISTORY_FIXTURES, testDataConverter } from '../helpers/temporal';
+import { BUNDLE_PATH, workflowSource } from '../../../src/temporal/bundle';
+import { HISTORY_FIXTURES, testDataConverter } from '../../helpers/temporal';
 
 const files = fs.existsSync(HISTORY_FIXTURES) ? fs.readdirSync(HISTORY_FIXTURES).filter((f) => f.endsWith('.json')).sort() : [];
 const load = (file: string) => JSON.parse(fs.readFileSync(path.join(HISTORY_FIXTURES, file), 'utf8')) as unknown;
@@ -44,7 +44,7 @@ describe('replay of recorded workflow histories', function () {
   }
 
   it('does fail on workflow code that changed incompatibly', async () => {
-    const changed = path.resolve(__dirname, '../fixtures/workflows/changed-run.js');
+    const changed = path.resolve(__dirname, '../../fixtures/workflows/changed-run.js');
     let error: unknown;
     try {
       await Worker.runReplayHistory({ workflowsPath: changed }, load('completed-mixed.json'));

@@ -8,7 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { startTestApp, waitForRun, type TestApp } from '../helpers/app';
+import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
 
 const TOTAL = 100 * 1024 * 1024;
 const CHUNK = 64 * 1024;

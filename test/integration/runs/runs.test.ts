@@ -6,9 +6,9 @@
  */
 import { expect } from 'chai';
 import net from 'node:net';
-import { eventually, startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { startTarget, type Target } from '../helpers/target';
-import { recordHistory, temporalClient, workflowStatus } from '../helpers/temporal';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { startTarget, type Target } from '../../helpers/target';
+import { recordHistory, temporalClient, workflowStatus } from '../../helpers/temporal';
 
 /** A loopback port with nothing listening. */
 async function closedPort(): Promise<number> {

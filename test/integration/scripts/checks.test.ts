@@ -6,8 +6,8 @@
  * unsupported calls, each with the message Newman gives.
  */
 import { expect } from 'chai';
-import { Sandbox, type ScriptInput, type ScriptResult } from '../../src/sandbox/sandbox';
-import { testEgressPolicy } from '../helpers/app';
+import { Sandbox, type ScriptInput, type ScriptResult } from '../../../src/sandbox/sandbox';
+import { testEgressPolicy } from '../../helpers/app';
 
 describe('script checks and the Postman compatibility library', function () {
   this.timeout(60_000);

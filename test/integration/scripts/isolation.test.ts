@@ -8,8 +8,8 @@
  *   line and column of the user's code, for API node hooks and Script nodes alike.
  */
 import { expect } from 'chai';
-import { startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { startTarget, type Target } from '../helpers/target';
+import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { startTarget, type Target } from '../../helpers/target';
 
 type Json = Record<string, any>;
 

@@ -7,9 +7,9 @@
  * healthy and runs and test cases stay apart afterwards.
  */
 import { expect } from 'chai';
-import { Sandbox, type ScriptInput, type ScriptResult } from '../../src/sandbox/sandbox';
-import { startTarget, type Target } from '../helpers/target';
-import { testEgressPolicy } from '../helpers/app';
+import { Sandbox, type ScriptInput, type ScriptResult } from '../../../src/sandbox/sandbox';
+import { startTarget, type Target } from '../../helpers/target';
+import { testEgressPolicy } from '../../helpers/app';
 
 describe('script sandbox', function () {
   this.timeout(60_000);

@@ -9,9 +9,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { eventually, startTestApp, type TestApp } from '../helpers/app';
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import { startTarget, type Target } from '../helpers/target';
+import { eventually, startTestApp, type TestApp } from '../../helpers/app';
+import { startReceiver, type Receiver } from '../../helpers/receiver';
+import { startTarget, type Target } from '../../helpers/target';
 
 /**
  * A loopback HTTP server that only counts what reaches it (the stand-in for the Temporal Web UI);

@@ -7,11 +7,11 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ensureDevKey } from '../../bin/processes';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { ensureDevKey } from '../../../bin/processes';
+import { startTestApp, type TestApp } from '../../helpers/app';
 
 const run = promisify(execFile);
-const CLI = path.resolve(__dirname, '../../bin/keys.js');
+const CLI = path.resolve(__dirname, '../../../bin/keys.js');
 
 describe('API keys', function () {
   this.timeout(60_000);

@@ -9,12 +9,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { eventually, startTestApp, waitForRun, type Reply, type TestApp } from '../helpers/app';
-import { startReceiver, verifySignature, type Receiver } from '../helpers/receiver';
-import { startTarget, type Target } from '../helpers/target';
-import { KeyRing, keyRingFor, parseSecretKeys } from '../../src/secrets/keyring';
-import { openVariables } from '../../src/secrets/variables';
-import { sealSigningSecret, sealWebhookHeaders } from '../../src/store/entities/deployment-secrets';
+import { eventually, startTestApp, waitForRun, type Reply, type TestApp } from '../../helpers/app';
+import { startReceiver, verifySignature, type Receiver } from '../../helpers/receiver';
+import { startTarget, type Target } from '../../helpers/target';
+import { KeyRing, keyRingFor, parseSecretKeys } from '../../../src/secrets/keyring';
+import { openVariables } from '../../../src/secrets/variables';
+import { sealSigningSecret, sealWebhookHeaders } from '../../../src/store/entities/deployment-secrets';
 
 const K1 = `k1:${randomBytes(32).toString('base64')}`;
 const K2 = `k2:${randomBytes(32).toString('base64')}`;

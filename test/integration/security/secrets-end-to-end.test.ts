@@ -11,11 +11,11 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Client, Connection } from '@temporalio/client';
-import { startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { freePort, processEnv, spawnAssay, waitForHttp, type AssayProcess } from '../helpers/processes';
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import { startTarget, type Target } from '../helpers/target';
-import { payloadCodec } from '../../src/temporal/codec';
+import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { freePort, processEnv, spawnAssay, waitForHttp, type AssayProcess } from '../../helpers/processes';
+import { startReceiver, type Receiver } from '../../helpers/receiver';
+import { startTarget, type Target } from '../../helpers/target';
+import { payloadCodec } from '../../../src/temporal/codec';
 
 describe('secrets never leak: results, deliveries, logs, the Temporal history', function () {
   this.timeout(180_000);

@@ -8,14 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { loadConfig } from '../../src/config';
-import { createLogger } from '../../src/logger';
-import { ensureDevKey, openStore } from '../../bin/processes';
-import { Deployment, Environment } from '../../src/store/entities';
-import { findTemporalCli, startDevServer } from '../../src/temporal/dev-server';
-import { KeyRing, keyRingFor } from '../../src/secrets/keyring';
-import { openWebhookHeaders } from '../../src/store/entities/deployment-secrets';
+import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { loadConfig } from '../../../src/config';
+import { createLogger } from '../../../src/logger';
+import { ensureDevKey, openStore } from '../../../bin/processes';
+import { Deployment, Environment } from '../../../src/store/entities';
+import { findTemporalCli, startDevServer } from '../../../src/temporal/dev-server';
+import { KeyRing, keyRingFor } from '../../../src/secrets/keyring';
+import { openWebhookHeaders } from '../../../src/store/entities/deployment-secrets';
 
 const mode = (file: string): string => (fs.statSync(file).mode & 0o777).toString(8);
 

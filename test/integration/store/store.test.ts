@@ -5,13 +5,13 @@
  */
 import { expect } from 'chai';
 import type { DataSource } from 'typeorm';
-import { migrate, openDataSource } from '../../src/store/data-source';
-import { Environment, Run, Runner, TestCase, TestCaseTag, Workspace } from '../../src/store/entities';
-import { resolveRunnerSelection, testCaseQuery } from '../../src/store/test-cases';
-import { isUniqueViolation } from '../../src/store/errors';
-import { newId } from '../../src/ids';
-import { ensureWorkspace, findKey, hashKey, issueKey } from '../../src/keys';
-import { freshDatabase } from '../helpers/harness';
+import { migrate, openDataSource } from '../../../src/store/data-source';
+import { Environment, Run, Runner, TestCase, TestCaseTag, Workspace } from '../../../src/store/entities';
+import { resolveRunnerSelection, testCaseQuery } from '../../../src/store/test-cases';
+import { isUniqueViolation } from '../../../src/store/errors';
+import { newId } from '../../../src/ids';
+import { ensureWorkspace, findKey, hashKey, issueKey } from '../../../src/keys';
+import { freshDatabase } from '../../helpers/harness';
 
 for (const dialect of ['mysql', 'sqlite'] as const) {
   describe(`store on ${dialect === 'mysql' ? 'MySQL/MariaDB' : 'SQLite'}`, function () {

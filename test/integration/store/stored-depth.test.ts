@@ -7,10 +7,10 @@
 import { expect } from 'chai';
 import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createRunActivities, STORE_ATTEMPTS_FOR_NON_OUTAGE_ERRORS } from '../../activities/runs';
-import { isDatabaseRefusal, isDatabaseUnavailable } from '../../src/store/errors';
-import { startTestApp, waitForRun, type TestApp } from '../helpers/app';
-import { startTarget, type Target } from '../helpers/target';
+import { createRunActivities, STORE_ATTEMPTS_FOR_NON_OUTAGE_ERRORS } from '../../../activities/runs';
+import { isDatabaseRefusal, isDatabaseUnavailable } from '../../../src/store/errors';
+import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { startTarget, type Target } from '../../helpers/target';
 
 function depth(v: unknown): number {
   if (v === null || typeof v !== 'object') return 0;
