@@ -1,5 +1,5 @@
 /**
- * The API serves the web console (issue 13 item 1; api/console.ts): index.html for `/` and every
+ * The API serves the web console (docs/console.md "How it is built and served"; api/console.ts): index.html for `/` and every
  * console route (deep links reload), hashed assets cached for a year, a Content-Security-Policy on
  * every console answer, and the service's own paths untouched (problem+json 404s, 401s, 405s).
  * Needs the console build (`npm run build` writes dist/console).

@@ -1,5 +1,5 @@
 /**
- * Input bounds of issue 10 (items 6, 7, 8, 9, 11, 15) against a real API on loopback, a real
+ * Input bounds (docs/security.md "Input limits"; docs/spec-choices.md "Input bounds") against a real API on loopback, a real
  * MariaDB/MySQL store and a real Temporal (schedules):
  *
  * - JSON nested deeper than 31 levels is 400 `too-deep` on every kind of body (test cases, IF
@@ -31,7 +31,7 @@ const deepArray = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 /** JSON text of objects nested `n` deep: `{"a":{"a":…{}}}`. */
 const deepObject = (n: number) => `${'{"a":'.repeat(n)}{}${'}'.repeat(n)}`;
 
-describe('Input bounds (issue 10: JSON depth, cursors, 413 keep-alive, design paths, sample caps, cron)', function () {
+describe('Input bounds (JSON depth, cursors, 413 keep-alive, design paths, sample caps, cron)', function () {
   this.timeout(120_000);
   let app: TestApp;
   const post = (path: string, raw: string, headers: Record<string, string> = {}) =>
@@ -48,7 +48,7 @@ describe('Input bounds (issue 10: JSON depth, cursors, 413 keep-alive, design pa
     await app?.stop();
   });
 
-  describe('deep JSON (item 6)', () => {
+  describe('deep JSON', () => {
     const api = (extra: string) => `{"type":"api","request":{"method":"GET","url":"http://127.0.0.1:9/x"}${extra}}`;
     const cases: Array<[string, string, string]> = [
       ['a test case body', '/v1/test-cases', `{"name":"deep","flow":[${api(`,"assertions":[{"target":"response.body","operator":"equals","expected":${deepArray(10_000)}}]`)}]}`],
@@ -126,7 +126,7 @@ describe('Input bounds (issue 10: JSON depth, cursors, 413 keep-alive, design pa
     });
   });
 
-  describe('paging cursors (item 7)', () => {
+  describe('paging cursors', () => {
     const listings = ['/v1/environments', '/v1/runners', '/v1/deployments', '/v1/test-cases', '/v1/designs', '/v1/runs'];
     const crafted = [
       'e30', // {}
@@ -172,7 +172,7 @@ describe('Input bounds (issue 10: JSON depth, cursors, 413 keep-alive, design pa
     });
   });
 
-  describe('413 on a keep-alive connection (item 8)', () => {
+  describe('413 on a keep-alive connection', () => {
     it('closes the connection after a 413 for an oversized chunked body, and a pool reusing it gets its next answer', async () => {
       const pool = new Pool(app.url, { connections: 1, pipelining: 1, headersTimeout: 10_000, bodyTimeout: 10_000 });
       try {
@@ -224,7 +224,7 @@ describe('Input bounds (issue 10: JSON depth, cursors, 413 keep-alive, design pa
     });
   });
 
-  describe('design paths (item 9)', () => {
+  describe('design paths', () => {
     for (const path of ['/../../etc/x', '/a/./b', '/a/..', '/%2e%2e/x', '/a/%2E/b']) {
       it(`refuses ${path} naming path, storing nothing`, async () => {
         const res = await app.request('POST', '/v1/designs', { method: 'GET', path, responses: [{ status: 200, code: 1, data: { ok: true } }] });
@@ -240,7 +240,7 @@ describe('Input bounds (issue 10: JSON depth, cursors, 413 keep-alive, design pa
     });
   });
 
-  describe('mock sample caps (item 11)', () => {
+  describe('mock sample caps', () => {
     const big: Array<[string, object, string]> = [
       ['minItems 2e6', { type: 'array', minItems: 2e6, items: { type: 'string' } }, 'schema.minItems'],
       ['minItems 1e8', { type: 'array', minItems: 1e8, items: { type: 'integer' } }, 'schema.minItems'],
@@ -274,7 +274,7 @@ describe('Input bounds (issue 10: JSON depth, cursors, 413 keep-alive, design pa
     });
   });
 
-  describe('cron expressions Temporal refuses (item 15)', () => {
+  describe('cron expressions Temporal refuses', () => {
     for (const schedule of ['0 0 ? * *', '0 0 * * ?', '0 0 L * *', '0 0 * * 1#2', '*/0 * * * *', '0 0 1-2-3 * *', '0 0 5-1 * *', '0 0 * * 8', '0 0 * x *', 'H 0 * * *']) {
       it(`refuses "${schedule}" with 400 naming schedule, storing nothing`, async () => {
         const name = `cron-${Math.random().toString(36).slice(2)}`;

@@ -1,5 +1,5 @@
 /**
- * Assay's own OpenAPI document (issue 16 item 6; api/openapi/*, docs/api.md "The OpenAPI
+ * Assay's own OpenAPI document (api/openapi/*, docs/api.md "The OpenAPI
  * document"), against a real API on MariaDB and Temporal:
  *
  * - `GET /v1/openapi.json` answers without a key, and the document is valid OpenAPI 3.1

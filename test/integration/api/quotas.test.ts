@@ -1,5 +1,5 @@
 /**
- * Per-workspace quotas (issue 10, item 12) on a dedicated app with small limits: concurrent runs
+ * Per-workspace quotas (docs/security.md "Quotas") on a dedicated app with small limits: concurrent runs
  * and runs per minute answer 429 `quota-exceeded` with `Retry-After` (replayed Idempotency-Keys
  * never count), and a flow whose nested loops expect more iterations than allowed is refused when
  * saved with 422 `loop-iterations-exceeded` naming the node and the figure, and a run whose test

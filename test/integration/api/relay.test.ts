@@ -1,5 +1,5 @@
 /**
- * The console's relay, POST /v1/relay (issue 13 item 5; api/routes/relay.ts, docs/api.md "Relay"):
+ * The console's relay, POST /v1/relay (api/routes/relay.ts, docs/api.md "Relay", docs/security.md "The console's relay"):
  * against real loopback servers it sends the request as given (headers in order with repeats,
  * exact body bytes), answers status, headers, body (base64 when binary), time and size, cuts at
  * ASSAY_MAX_RESPONSE_BYTES; the address policy refuses what it refuses for API nodes; failures are

@@ -1,5 +1,5 @@
 /**
- * Guards in front of every request (issue 10 items 13 and 14; docs/security.md, docs/api.md):
+ * Guards in front of every request (docs/security.md "Failed authentication and unreadable requests", docs/api.md):
  * client-chosen request ids are bounded, unreadable requests and cut connections log one line and
  * get a problem answer, and failed authentication is limited per client address.
  */
@@ -51,7 +51,7 @@ describe('request guards', function () {
     await app?.stop();
   });
 
-  describe('X-Request-Id (item 14)', () => {
+  describe('X-Request-Id', () => {
     it('keeps a client id of 1–128 characters of [A-Za-z0-9._:-]', async () => {
       for (const id of ['a', 'req-1.2_3:4', 'x'.repeat(128)]) {
         const res = await app.request('GET', '/healthz', undefined, { headers: { 'x-request-id': id } });
@@ -70,7 +70,7 @@ describe('request guards', function () {
     });
   });
 
-  describe('unreadable requests and cut connections (item 14)', () => {
+  describe('unreadable requests and cut connections', () => {
     let api: ApiHandle;
     const lines: string[] = [];
 
@@ -144,7 +144,7 @@ describe('request guards', function () {
     });
   });
 
-  describe('failed authentication per client address (item 13)', () => {
+  describe('failed authentication per client address', () => {
     let limited: TestApp;
     before(async () => {
       limited = await startTestApp({ env: { ASSAY_AUTH_FAILURES_PER_MINUTE: '5' } });

@@ -1,5 +1,5 @@
 /**
- * Scopes per endpoint (issue 10 item 3; api/scopes.ts, docs/security.md "Scopes per endpoint"):
+ * Scopes per endpoint (api/scopes.ts, docs/security.md "Scopes per endpoint"):
  * the one table covers every route the routers serve, and every /v1 endpoint × every key scope is
  * answered 403 exactly when the table says the scope is too small.
  */

@@ -1,5 +1,5 @@
 /**
- * API-surface defects of issue 9 (items 9, 10, 12, 13, 14) against a real API on loopback, a real
+ * API-surface rules (docs/spec-choices.md "API surface") against a real API on loopback, a real
  * MariaDB/MySQL store (and the embedded SQLite store for deletion), a real Temporal and worker:
  *
  * - every 405 carries `Allow` (RFC 9110 §15.5.6) on /v1 routes, incoming webhooks, /healthz,
@@ -37,7 +37,7 @@ function allowOf(res: Reply): string[] {
 
 const DAY_MS = 86_400_000;
 
-describe('API surface (issue 9: 405 Allow, disabled deployments, empty filters, webhook credentials, deleting runs)', function () {
+describe('API surface (405 Allow, disabled deployments, empty filters, webhook credentials, deleting runs)', function () {
   this.timeout(120_000);
   let app: TestApp;
   let target: Target;

@@ -1,6 +1,6 @@
 /**
- * The `assay` command line against the real API, worker and Temporal dev server (issue 14 items
- * 1–2): exit codes for a passing run (0), a failing one (1), bad flags and missing configuration
+ * The `assay` command line against the real API, worker and Temporal dev server (docs/cli.md
+ * "Exit codes", "Runs"): exit codes for a passing run (0), a failing one (1), bad flags and missing configuration
  * (2), an unreachable service and a run that timed out or was cancelled (3); `--wait` output when
  * stderr is not a terminal (plain progress lines, failures with expected vs actual, links); runs
  * started through a deployment and its incoming webhook; a SIGINT cancelling the run; and a CLI

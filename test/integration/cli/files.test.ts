@@ -1,5 +1,5 @@
 /**
- * Tests as files end to end (issue 14 item 6; docs/tests-as-files.md): the built `assay` binary
+ * Tests as files end to end (docs/tests-as-files.md): the built `assay` binary
  * exports a real workspace to YAML, applies it back (no changes), into a second, empty workspace
  * (whose export is the same bytes, secrets aside), applies edits with a dry run first and
  * `--prune`, and refuses broken directories and server refusals without storing anything it

@@ -1,6 +1,6 @@
 /**
  * The one-file CLI (`GET /cli/assay.cjs`) on the Node.js releases it supports and on an older one
- * (issue 24): under Node 22.0.0 (the oldest it admits; undici 8 used to crash it on any 22 before
+ * (docs/cli.md "Install"): under Node 22.0.0 (the oldest it admits; undici 8 used to crash it on any 22 before
  * 22.19) and Node 24 it runs a runner and waits for it (client, progress, JUnit report), imports an
  * OpenAPI description as a dry run (the importer and its sample data) and exports the workspace as
  * YAML files, against a real API and worker. Under Node 20 the bundle, and `dist/bin/assay.js`,

@@ -1,5 +1,5 @@
 /**
- * Postman import, side by side with Newman (issue 14 item 4): the coverage collection
+ * Postman import, side by side with Newman (docs/import-postman.md "Side by side with Newman"): the coverage collection
  * (test/fixtures/postman/, every construct the importer translates: folders, collection and
  * folder scripts, query/headers with disabled entries, raw JSON/text, urlencoded, form-data,
  * basic/bearer/API-key auth inherited and overridden, pre-request variables used by their own

@@ -1,5 +1,5 @@
 /**
- * Outgoing webhook signatures (issue 10 item 16; docs/deployments.md, docs/security.md "Outgoing
+ * Outgoing webhook signatures (docs/deployments.md, docs/security.md "Outgoing
  * webhook signatures"): a real delivery carries `x-assay-signature` AND the Standard Webhooks
  * headers, which the `standardwebhooks` package verifies with the deployment's signing secret
  * given as the raw key; a retried delivery keeps its `webhook-id`; the same delivery replayed

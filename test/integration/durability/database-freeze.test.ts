@@ -1,5 +1,5 @@
 /**
- * A frozen database (issue 24): the store's server process is stopped, so its connections hang and
+ * A frozen database (docs/operations.md "When the database is away"): the store's server process is stopped, so its connections hang and
  * nothing is refused (helpers/tcp-proxy.ts `freeze()`). While runs are in flight:
  * - `POST /v1/runs` answers 503 `database-unavailable` with `Retry-After` within 2 s;
  * - `GET /v1/runs/{id}` of a running run answers 200 within 2 s from its workflow (a Temporal

@@ -1,11 +1,11 @@
 /**
- * Runs survive a database outage (issue 9, items 2 and 3). A TCP proxy stands between Assay and
+ * Runs survive a database outage (docs/operations.md "When the database is away"). A TCP proxy stands between Assay and
  * MariaDB and is cut (connections reset, new ones refused) for `ASSAY_TEST_OUTAGE_SECONDS` while
  * runs are in progress:
  * - every run completes correctly afterwards, each result recorded once;
  * - the outgoing webhook of a deployment's run is delivered, not dropped;
  * - meanwhile the API answers 503 `database-unavailable` with Retry-After (a running run's
- *   document from its workflow, issue 24), and recovers by itself;
+ *   document from its workflow, docs/api.md "While the database is away"), and recovers by itself;
  * - an API process started during the outage waits for the database instead of exiting.
  * And a worker started while Temporal is unreachable waits for it, then works.
  *
@@ -84,7 +84,7 @@ describe('a database outage during runs', function () {
     expect(during.status).to.equal(503);
     expect(during.body.code).to.equal('database-unavailable');
     expect(Number(during.headers.get('retry-after'))).to.be.greaterThan(0);
-    // A running run's own document comes from its workflow meanwhile (issue 24).
+    // A running run's own document comes from its workflow meanwhile (docs/api.md "While the database is away").
     const live = await app.request('GET', `/v1/runs/${runIds[0]}`);
     expect(live.status, JSON.stringify(live.body)).to.equal(200);
     expect(live.body).to.include({ runId: runIds[0], status: 'running', source: 'workflow', storeUnavailable: true });

@@ -1,5 +1,5 @@
 /**
- * No run lost to an API crash (issue 9, item 1): an API process killed with SIGKILL at random
+ * No run lost to an API crash (docs/spec-choices.md "Durability and polling"): an API process killed with SIGKILL at random
  * moments during bursts of `POST /v1/runs` leaves no run `queued` without a workflow (the recovery
  * sweep of the restarted API starts them), and a client that retries with the same
  * `Idempotency-Key` gets the run its first call made, never a second one.
@@ -15,7 +15,7 @@ import { processEnv, spawnAssay, waitForHttp, type AssayProcess } from '../../he
 import { startTarget, type Target } from '../../helpers/target';
 import { workflowStatus } from '../../helpers/temporal';
 
-/** Bursts of runs here are about crashes, not the workspace quotas (issue 10, item 12): lift them. */
+/** Bursts of runs here are about crashes, not the workspace quotas (docs/security.md "Quotas"): lift them. */
 const NO_QUOTAS = { ASSAY_QUOTA_CONCURRENT_RUNS: '1000000', ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000' };
 
 describe('an API process killed while it starts runs', function () {

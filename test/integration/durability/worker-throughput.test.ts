@@ -1,5 +1,5 @@
 /**
- * What the worker does for throughput (issue 16 item 3; src/temporal/workflow-worker.ts,
+ * What the worker does for throughput (docs/benchmarks.md "Scaling"; src/temporal/workflow-worker.ts,
  * src/temporal/bundle.ts WORKFLOW_STACK_TRACE_LIMIT) keeps what a run must keep: workflow code runs
  * without the SDK's per-call V8 watchdog unless ASSAY_WORKFLOW_ISOLATE_TIMEOUT_MS asks for it, the
  * prebuilt bundle caps workflow stack traces, and every API node is still its own durable step (one

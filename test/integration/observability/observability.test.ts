@@ -1,5 +1,5 @@
 /**
- * Observability (issue 16 items 4, 5 and 8; docs/operations.md), on real processes over loopback:
+ * Observability (docs/operations.md), on real processes over loopback:
  *
  * - metrics: after real runs (passed, failed, cancelled, a deployment's with its webhook), the
  *   API's and a worker process's `/metrics` show the counters moved (runs started and finished by

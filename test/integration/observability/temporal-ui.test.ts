@@ -1,5 +1,5 @@
 /**
- * The Temporal Web UI reads like the run (issue 16 item 7): while a run is under way its current
+ * The Temporal Web UI reads like the run (docs/spec-choices.md "The Temporal Web UI view of a run"): while a run is under way its current
  * details (the `__temporal_workflow_metadata` query the UI calls) name the test case under way and
  * its latest steps with their outcomes (`… GET …/users/1 → 200 · 4 ms`, `IF … → then`), and each
  * node's durable step carries a summary naming the node and its request, after the decisions that

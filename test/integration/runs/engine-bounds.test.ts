@@ -1,6 +1,7 @@
 /**
- * Issue 10 items 4 and 12 on a real Temporal server with a real worker:
- * - the ReDoS patterns of the issue (`matches` `^(a|a)*$`, a schema `pattern` `^(a+)+$`, a JSONata
+ * Regular expressions and in-workflow work (docs/security.md "Regular expressions", "In-workflow
+ * work") on a real Temporal server with a real worker:
+ * - ReDoS patterns (`matches` `^(a|a)*$`, a schema `pattern` `^(a+)+$`, a JSONata
  *   regex literal with nested alternation) run inside the workflow on RE2 and the run completes
  *   (no timing threshold: a backtracking engine would hold the workflow task for minutes);
  * - a backreference is refused when the test case is saved, with a 400 naming the field;
@@ -16,7 +17,7 @@ import { eventually, startTestApp, waitForRun, type TestApp } from '../../helper
 import { startTarget, type Target } from '../../helpers/target';
 import { temporalClient, testDataConverter } from '../../helpers/temporal';
 
-describe('engine bounds: linear-time regular expressions, in-workflow work budget (issue 10 items 4, 12)', function () {
+describe('engine bounds: linear-time regular expressions, in-workflow work budget', function () {
   this.timeout(180_000);
   let app: TestApp;
   let target: Target;
@@ -71,7 +72,7 @@ describe('engine bounds: linear-time regular expressions, in-workflow work budge
     expect(find('assertions[2].target')).to.contain('backreferences are not supported');
   });
 
-  it('runs the ReDoS patterns of the issue inside the workflow on RE2: the run completes with the right verdicts', async () => {
+  it('runs ReDoS patterns inside the workflow on RE2: the run completes with the right verdicts', async () => {
     const evil = `${'a'.repeat(33)}!`;
     const runId = await startRun(app.key, 'redos', [
       {

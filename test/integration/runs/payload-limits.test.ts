@@ -1,5 +1,5 @@
 /**
- * Payload caps and the closed-workflow reconciler (issue 10, item 5), on a real Temporal server with
+ * Payload caps and the closed-workflow reconciler (docs/security.md "Payload caps", "Reconciler"), on a real Temporal server with
  * a real worker and a target on loopback.
  *
  * - A script setting a 4 MB variable, a `generateValue` returning 4 MB and a hook logging 4 MB

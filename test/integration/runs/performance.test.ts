@@ -1,5 +1,5 @@
 /**
- * Performance runs end to end (issue 12): POST /v1/runs with a load profile, a real worker on a real
+ * Performance runs end to end (docs/performance.md): POST /v1/runs with a load profile, a real worker on a real
  * Temporal server, a loopback target with a known latency distribution. Percentiles and averages
  * as the target makes them, arrival rates held, thresholds deciding the result, checks counted,
  * live figures while running, bad profiles refused naming the field, a worker killed (-9) in the

@@ -1,5 +1,5 @@
 /**
- * A 100 MB response is cut cleanly at maxResponseBytes (issue 10 item 10): the API node keeps the
+ * A 100 MB response is cut cleanly at maxResponseBytes (docs/spec-choices.md "Address policy and response cut"): the API node keeps the
  * first 256 KiB (the default), stops reading there (the body stream is destroyed, the connection
  * closes), records the response with `truncated: true` and the bytes received so far, and the
  * server, which streams with backpressure and stops as soon as the client closes, never gets to

@@ -1,5 +1,5 @@
 /**
- * Scripts in whole runs (issue 9, items 7 and 8), on a real Temporal server with a real worker
+ * Scripts in whole runs (docs/spec-choices.md "Script errors and library visibility"), on a real Temporal server with a real worker
  * against a real HTTP server on loopback:
  *
  * - a predefined library one test case lists in `libs` is not defined in the run's next test case,

@@ -106,7 +106,7 @@ describe('script sandbox', function () {
       expect(slow.ok).to.equal(false);
       expect(slow.error!.message).to.match(/fetch failed/);
     });
-    it('a sandbox given no address policy refuses loopback for fetch and libraries (issue 10 item 1)', async () => {
+    it('a sandbox given no address policy refuses loopback for fetch and libraries (its default policy refuses every non-public address)', async () => {
       const strict = new Sandbox({ timeoutMs: 1500, memoryLimitMb: 32 });
       try {
         const hitsBefore = target.hits.get('/echo') ?? 0;

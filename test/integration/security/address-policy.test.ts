@@ -1,5 +1,5 @@
 /**
- * The address policy end to end (issue 10 item 1): workspace B's API node, script `fetch`,
+ * The address policy end to end (docs/security.md "Address policy (outgoing requests)"): workspace B's API node, script `fetch`,
  * library URL and outgoing webhook each try the Temporal frontend (its gRPC port, over HTTP), the
  * Temporal Web UI (a loopback server standing in for it, named by TEMPORAL_UI_URL) and the API's
  * own port, in several spellings. Every one is refused with the policy's message, the servers see

@@ -1,5 +1,5 @@
 /**
- * Encrypted Temporal payloads and the codec server (issue 15 item 3; src/temporal/codec.ts,
+ * Encrypted Temporal payloads and the codec server (src/temporal/codec.ts,
  * api/routes/codec.ts, docs/codec.md): a run whose environment variable holds a marker (used in the
  * URL and a header) leaves no trace of it in the history Temporal stores, read by a client without
  * the codec and by `temporal workflow show`; with the codec (in process, through `/codec/decode`,

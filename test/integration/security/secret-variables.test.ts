@@ -1,5 +1,5 @@
 /**
- * Secret variables through the API (issue 15 items 1 and 2; docs/secrets.md), against the real app
+ * Secret variables through the API (docs/secrets.md), against the real app
  * on MariaDB with a worker: environments, runs and incoming webhooks take `{"value": …, "secret":
  * true}`, store it sealed with the key ring (the raw rows hold `v1.` text, never the value) and
  * answer `{"secret": true, "value": "***"}` to every key; `"***"` sent back keeps a stored secret;

@@ -1,5 +1,5 @@
 /**
- * A secret never leaks (issue 15): a run of a deployment whose environment holds a secret used in
+ * A secret never leaks (docs/secrets.md "Masking in results, logs, webhooks and reports"): a run of a deployment whose environment holds a secret used in
  * the URL, a header, the body, a script's logs, a failing assertion and a script error, run by a
  * real Assay process (API + worker, `node dist/bin/main.js all`, logging at trace level) on the
  * Temporal dev server, reporting to an outgoing webhook receiver. The secret — and its URL-encoded

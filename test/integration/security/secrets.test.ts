@@ -1,5 +1,5 @@
 /**
- * Secrets at rest and in answers (issue 10 item 2; api/secrets.ts, src/private-files.ts,
+ * Secrets at rest and in answers (api/secrets.ts, src/private-files.ts,
  * docs/security.md): outgoing webhook header values are masked in every answer and `"***"` sent
  * back keeps the stored value; environment variable values are masked for read-scope keys; the
  * data folder is 0700 and the data files 0600.
@@ -33,7 +33,7 @@ describe('secrets at rest and in answers', function () {
       await app?.stop();
     });
 
-    // Header values are sealed at rest (issue 15; docs/secrets.md): every one is `v1.…`; opened here to compare.
+    // Header values are sealed at rest (docs/secrets.md "Deployments"): every one is `v1.…`; opened here to compare.
     const stored = async (id: string) => {
       const { webhooks } = await app.dataSource.getRepository(Deployment).findOneByOrFail({ id });
       for (const entry of [...(webhooks?.onComplete ?? []), ...(webhooks?.onFailure ?? [])]) for (const v of Object.values(entry.headers ?? {})) expect(KeyRing.isSealed(v), v).to.equal(true);
