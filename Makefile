@@ -34,7 +34,7 @@ run: install
 bundler: install
 	@$(ENV) node --enable-source-maps dist/bin/main.js bundler
 
-# The other Nodes test/integration/cli-node-versions.test.ts runs the one-file CLI with (besides
+# The other Nodes test/integration/cli/node-versions.test.ts runs the one-file CLI with (besides
 # Node 24): the oldest release it supports, and an older major that it must refuse in one line.
 CLI_TEST_NODES := 22.0.0 20
 
@@ -102,7 +102,7 @@ down:
 ## record-histories: refresh test/fixtures/histories (only for a deliberately compatible workflow change)
 record-histories: install
 	@$(ENV) ASSAY_RECORD_HISTORIES=1 npx mocha --no-config --require dist/test/setup.js --timeout 120000 --exit --node-option no-node-snapshot \
-		dist/test/integration/runs.test.js dist/test/integration/worker-restart.test.js dist/test/integration/flows.test.js dist/test/integration/deployments.test.js
+		dist/test/integration/runs/runs.test.js dist/test/integration/durability/worker-restart.test.js dist/test/integration/runs/flows.test.js dist/test/integration/deployments/deployments.test.js
 
 clean:
 	rm -rf dist node_modules/.assay-install-stamp

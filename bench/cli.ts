@@ -8,7 +8,7 @@
  *   single-file dist/cli/assay.cjs), the collection imported once before with `assay import postman`.
  *
  * Both write a JUnit file; both report the same 58 passed and 6 failed tests
- * (test/integration/postman-newman.test.ts checks that). Prints a Markdown table for
+ * (test/integration/cli/postman-newman.test.ts checks that). Prints a Markdown table for
  * docs/benchmarks.md. Uses TEMPORAL_ADDRESS or a dev server, DATABASE_URL or SQLite.
  */
 import { execFileSync, spawn } from 'node:child_process';

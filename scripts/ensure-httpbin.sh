@@ -2,7 +2,7 @@
 # Prints the path of go-httpbin (an HTTP test service nobody on this project wrote, answering the
 # routes postman-echo answers: /get, /post, /status/{code}, /headers, /basic-auth/{u}/{p}, …),
 # building v2.18.3 from the Go module proxy into ~/.cache/assay/bin when missing. Used by
-# `make demo` and by the Postman import test (test/integration/postman-newman.test.ts).
+# `make demo` and by the Postman import test (test/integration/cli/postman-newman.test.ts).
 set -euo pipefail
 HTTPBIN="${HTTPBIN:-${ASSAY_CACHE:-$HOME/.cache/assay}/bin/go-httpbin}"
 if [ ! -x "$HTTPBIN" ]; then

@@ -3,7 +3,7 @@
  * the handlers answer (resources, the page envelope, RFC 9457 problems), the shared problem
  * responses, and the examples the document shows. Shapes follow the handlers' JSON builders
  * (`environmentJson`, `testCaseJson`, `runnerJson`, `runJson`, the deployments' and designs' `json`,
- * `answerStartedRun`, api/paging.ts `page`) and docs/api.md; test/integration/openapi-document.test.ts
+ * `answerStartedRun`, api/paging.ts `page`) and docs/api.md; test/integration/api/openapi-document.test.ts
  * checks real answers against them.
  *
  * Answer schemas are open (`additionalProperties` is not closed) so that a field added later is

@@ -1,6 +1,6 @@
 /**
  * The examples of Assay's OpenAPI document: request bodies (each accepted by the real API, in the
- * order test/integration/openapi-document.test.ts sends them: an environment, a test case, a runner
+ * order test/integration/api/openapi-document.test.ts sends them: an environment, a test case, a runner
  * that selects it, a run, a deployment, designs) and answers (each valid against its response
  * schema, api/openapi/components.ts). One story: the `smoke` runner on the `staging` environment.
  */

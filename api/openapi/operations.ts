@@ -6,7 +6,7 @@
  * ajv there), so the document cannot drift from validation; a test case's `flow` and `dataSets`,
  * which the route checks after its schema, are described by the schemas flow validation compiles
  * (api/openapi/flow.ts). Scopes come from the one scope table
- * (api/scopes.ts). test/integration/openapi-document.test.ts checks that this registry and the
+ * (api/scopes.ts). test/integration/api/openapi-document.test.ts checks that this registry and the
  * routes the app registers are the same set.
  */
 import type { AssayConfig } from '../../src/config';

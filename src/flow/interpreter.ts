@@ -20,7 +20,7 @@
  * context-node.ts, loop.ts) and use the state and helpers of {@link FlowBase} (flow-base.ts), which
  * this class extends with the dispatch, so that no handler imports the interpreter. In a workflow, the order of their awaits is
  * the order of the workflow's commands (Parallel lanes interleave by it): keep it as recorded
- * (test/integration/replay.test.ts).
+ * (test/integration/runs/replay.test.ts).
  */
 import type { LoopSegmentOutput } from './types';
 import { emptyState } from './types';

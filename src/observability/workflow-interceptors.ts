@@ -7,7 +7,7 @@
  * OpenTelemetry interceptor when the API traces: src/temporal/client.ts) is not touched: every
  * call goes straight to the next interceptor, nothing is awaited, no module of OpenTelemetry is
  * even loaded. So histories recorded without traces, and runs started while traces are off, replay
- * and run exactly as without this module (test/integration/replay.test.ts replays them with it).
+ * and run exactly as without this module (test/integration/runs/replay.test.ts replays them with it).
  *
  * A workflow started with the header gets `@temporalio/interceptors-opentelemetry`'s interceptors,
  * loaded then (in the reusable V8 context each workflow has its own module cache, so the library's

@@ -15,7 +15,7 @@
  *
  * Relies on `Worker.createWorkflowCreator`, a protected static of the SDK (1.24) called as
  * `this.createWorkflowCreator` by `Worker.create` and the replayer, so a subclass may adjust the
- * compiled options it receives. test/integration/worker-throughput.test.ts checks that the
+ * compiled options it receives. test/integration/durability/worker-throughput.test.ts checks that the
  * override is used.
  */
 import { Worker, type CompiledWorkerOptions } from '@temporalio/worker';

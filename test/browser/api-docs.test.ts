@@ -1,5 +1,5 @@
 /**
- * The API reference page (issue 16 item 6; api/openapi/router.ts) in a real Chromium against a
+ * The API reference page (docs/api.md "The OpenAPI document"; api/openapi/router.ts) in a real Chromium against a
  * real API: `/docs` renders Scalar's reference of `/v1/openapi.json` with Assay's operations, with
  * no API key, and the page asks nothing of any other origin (no CDN, no web fonts, no telemetry):
  * every request the page makes is recorded, and any to another origin is refused and fails the test.

@@ -1,5 +1,5 @@
 /**
- * The console's Local requests page (issue 13 item 5; docs/interface-spec.md "Local request";
+ * The console's Local requests page (docs/interface-spec.md "Local request";
  * docs/local-requests.md), driven in a real Chromium against a test app (no worker needed) and two
  * echo servers on 127.0.0.1: one that allows CORS, one that does not (so the browser blocks it).
  */

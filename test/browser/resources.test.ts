@@ -1,5 +1,5 @@
 /**
- * The console's resource pages (issue 13 item 4) in a real Chromium against a real API, database,
+ * The console's resource pages (docs/console.md "Resources") in a real Chromium against a real API, database,
  * Temporal server and worker: the test case folder tree and tag filter, editing a test case (the
  * API's field errors shown at the flow editor, nothing stored; invalid JSON refused before any
  * request; a valid edit saved), environment values masked until shown and edited as a merge

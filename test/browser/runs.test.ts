@@ -1,5 +1,5 @@
 /**
- * The web console's runs in a real Chromium (issue 13 "Tests"): sign-in with the key kept in
+ * The web console's runs in a real Chromium (docs/console.md "Runs", "How it is tested"): sign-in with the key kept in
  * session or local storage, starting a run from the form and watching its progress bar move and
  * its result appear, a failed assertion's expected and actual, the runs list with live progress
  * and filters, cancel and re-run, no layout jump while the run updates, the dark theme, and the

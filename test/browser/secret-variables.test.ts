@@ -1,5 +1,5 @@
 /**
- * Secret variables in the console (issue 15; console/src/resources/environments.tsx) in a real
+ * Secret variables in the console (docs/secrets.md "The console"; console/src/resources/environments.tsx) in a real
  * Chromium against the real API: a stored secret shows a "secret" badge and never a value; saving
  * other edits leaves it as stored (its `***` is not sent back); the "Secret" checkbox saves a new
  * variable as a secret, and a plain one made secret is stored sealed. While a save is under way the

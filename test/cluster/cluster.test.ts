@@ -1,5 +1,5 @@
 /**
- * Integration tests on the running cluster (issue 16 item 2; docs/cluster.md): a real Temporal
+ * Integration tests on the running cluster (docs/cluster.md "The cluster tests"): a real Temporal
  * server on PostgreSQL, the API, N workers and the bundler as separate processes (`make cluster`).
  * Selected by ASSAY_CLUSTER=1 (`make test-cluster`); skipped otherwise, and not in .mocharc.json's
  * default spec, so `make test` never needs the cluster.

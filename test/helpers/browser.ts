@@ -1,5 +1,5 @@
 /**
- * Browser tests' helpers (issue 13): Debian's Chromium driven by playwright-core (never a browser
+ * Browser tests' helpers (docs/development.md "The console and browser tests"): Debian's Chromium driven by playwright-core (never a browser
  * download), launched with the flags a closed network needs, and a page signed in to a test app's
  * console. `CHROMIUM_PATH` overrides `/usr/bin/chromium`; scripts/ensure-chromium.sh installs it.
  */

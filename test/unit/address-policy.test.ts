@@ -1,8 +1,8 @@
 /**
- * The address policy (src/net/address-policy.ts, issue 10 item 1): every spelling of a loopback
+ * The address policy (src/net/address-policy.ts; docs/security.md "Address policy (outgoing requests)"): every spelling of a loopback
  * address, the private switches per kind, allow and deny rules by host, port and CIDR, and the
  * infrastructure and metadata addresses no rule can open. Names resolve through the system
- * resolver (`localhost` only); no connection is made here (test/integration/address-policy.test.ts
+ * resolver (`localhost` only); no connection is made here (test/integration/security/address-policy.test.ts
  * does that).
  */
 import { expect } from 'chai';
@@ -35,7 +35,7 @@ async function refusal(p: AddressPolicy, kind: EgressKind, url: string): Promise
   }
 }
 
-/** Every spelling of this machine's loopback address the issue lists, and a few more. */
+/** Spellings of this machine's loopback and unspecified addresses (names, short, decimal, hex, octal, IPv4-mapped IPv6): every one is loopback to the policy. */
 const LOOPBACK_SPELLINGS = [
   '127.0.0.1',
   'localhost',

@@ -1,6 +1,6 @@
 /**
  * docker-compose.yml cannot run on these machines (no Docker engine), so this checks what can be
- * checked without it (issue 16; docs/cluster.md "docker-compose"): it parses; it has the cluster's
+ * checked without it (docs/cluster.md "docker-compose.yml"): it parses; it has the cluster's
  * services; every published port is bound to 127.0.0.1; the scalable worker publishes none; every
  * file it mounts or builds from exists in the repository; Temporal runs on the SAME config file as
  * `make cluster` (deploy/temporal/config.yaml) and its schema and namespace scripts; the health

@@ -1,6 +1,6 @@
 /**
- * Heavy expressions run on worker threads with a time limit (src/expression-pool/pool.ts; issue
- * 10 item 12): the main thread keeps running while one evaluates, an evaluation past the limit is
+ * Heavy expressions run on worker threads with a time limit (src/expression-pool/pool.ts;
+ * docs/security.md "In-workflow work"): the main thread keeps running while one evaluates, an evaluation past the limit is
  * stopped by terminating its thread, and the pool goes on answering.
  */
 import { expect } from 'chai';

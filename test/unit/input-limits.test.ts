@@ -1,5 +1,5 @@
 /**
- * The pure rules behind issue 10's input bounds: JSON depth and lone surrogates, schema loops,
+ * The pure rules behind the input bounds (docs/security.md "Input limits"): JSON depth and lone surrogates, schema loops,
  * Temporal's cron rules, design paths with dot segments, mock sample caps.
  */
 import { expect } from 'chai';

@@ -1,7 +1,7 @@
 /**
- * The CLI's Node.js version check (cli/node-check.ts, issue 24): which versions it refuses and
+ * The CLI's Node.js version check (cli/node-check.ts; docs/cli.md "Install"): which versions it refuses and
  * the one line it prints for them. Running the built CLI on Node 20, 22 and 24 is in
- * test/integration/cli-node-versions.test.ts.
+ * test/integration/cli/node-versions.test.ts.
  */
 import { expect } from 'chai';
 import { MIN_NODE_MAJOR, nodeVersionProblem } from '../../cli/node-check';

@@ -1,5 +1,5 @@
 /**
- * Load measurements and the load engine (issue 12 items 3–5): percentiles from HDR histograms,
+ * Load measurements and the load engine (docs/performance.md "Results", "Thresholds"): percentiles from HDR histograms,
  * exact merges across shards, state that survives a round trip (heartbeats), thresholds deciding
  * pass/fail, a bounded time series; the engine keeping VUs and arrival rates, dropping iterations
  * with no VU free, and resuming from a position.

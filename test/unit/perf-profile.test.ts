@@ -1,5 +1,5 @@
 /**
- * Load profiles in k6's vocabulary (issue 12 item 1): durations, thresholds, every field validated
+ * Load profiles in k6's vocabulary (docs/performance.md "Profiles"): durations, thresholds, every field validated
  * with its path, and the executors' schedules (VUs over time, arrival times, shard shares).
  */
 import { expect } from 'chai';

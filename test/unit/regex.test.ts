@@ -1,6 +1,6 @@
 /**
- * Issue 10 item 4: user regular expressions run on RE2 (linear time). The ReDoS patterns of the
- * issue take seconds (doubling with each character) on a backtracking engine; here they must
+ * User regular expressions run on RE2 (linear time; docs/security.md "Regular expressions"). The
+ * ReDoS patterns below take seconds (doubling with each character) on a backtracking engine; here they must
  * complete at all within the test timeout (no timing threshold). Patterns RE2 cannot run are
  * refused when a flow is saved, naming the field.
  */

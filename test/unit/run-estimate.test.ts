@@ -1,5 +1,5 @@
 /**
- * The estimate of completion (issue 9, item 6): expected node executions count loop iterations
+ * The estimate of completion (`estimatedCompletion`, docs/api.md "Runs"): expected node executions count loop iterations
  * when they are known, and the estimate follows the observed rate, never in the past.
  */
 import { expect } from 'chai';

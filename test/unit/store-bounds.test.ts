@@ -1,7 +1,7 @@
 /**
  * The store's bounded waits (src/store/bounds.ts) on a fake mysql2 pool, the classification of a
  * timeout (src/store/errors.ts), and the keys that stand in for the store on reads (api/auth.ts
- * `VerifiedKeys`). The real thing against a frozen MariaDB: test/integration/database-freeze.test.ts.
+ * `VerifiedKeys`). The real thing against a frozen MariaDB: test/integration/durability/database-freeze.test.ts.
  */
 import { EventEmitter } from 'node:events';
 import { expect } from 'chai';
