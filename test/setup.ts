@@ -42,10 +42,12 @@ let held: net.Server[] = [];
 
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
+    // The ports first: they are part of the state every suite starts from (and leaves).
+    if (process.env.ASSAY_TEST_HOLD_PORTS !== '0' && process.env.ASSAY_CLUSTER !== '1') {
+      held = (await Promise.all(DEV_STACK_PORTS.map(hold))).filter((s): s is net.Server => s !== undefined);
+      for (const s of held) s.unref();
+    }
     checkSuitesLeaveNothing(this.test!.parent!);
-    if (process.env.ASSAY_TEST_HOLD_PORTS === '0' || process.env.ASSAY_CLUSTER === '1') return;
-    held = (await Promise.all(DEV_STACK_PORTS.map(hold))).filter((s): s is net.Server => s !== undefined);
-    for (const s of held) s.unref();
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);

@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { startTestApp, type Reply, type TestApp } from '../../helpers/app';
+import { freePort } from '../../../src/net/free-port';
 
 function expectProblem(res: Reply, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body)).to.equal(status);
@@ -391,13 +392,10 @@ describe('starting a run while Temporal is unreachable', function () {
   this.timeout(60_000);
   let app: TestApp;
   before(async () => {
-    const net = await import('node:net');
-    const probe = net.createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    const { port } = probe.address() as import('node:net').AddressInfo;
-    await new Promise<void>((r) => probe.close(() => r()));
-    app = await startTestApp({ env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
+    // Nothing listens there: Temporal is unreachable.
+    app = await startTestApp({ env: { TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` } });
     await app.request('POST', '/v1/environments', { name: 'e' });
+    await app.request('POST', '/v1/test-cases', { name: 'waits', flow: [{ type: 'wait', ms: 1 }] });
     await app.request('POST', '/v1/runners', { name: 'r', folder: '' });
   });
   after(async () => {

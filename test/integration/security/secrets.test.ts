@@ -27,6 +27,7 @@ describe('secrets at rest and in answers', function () {
     before(async () => {
       app = await startTestApp({ worker: true });
       await app.request('POST', '/v1/environments', { name: 'local', variables: { base: 'http://127.0.0.1:9', token: 's3cret-token', retries: 3, verbose: true } });
+      await app.request('POST', '/v1/test-cases', { name: 'waits', folder: 'any', flow: [{ type: 'wait', ms: 1 }] });
       await app.request('POST', '/v1/runners', { name: 'all', folder: 'any' });
     });
     after(async () => {
