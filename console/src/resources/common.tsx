@@ -1,14 +1,12 @@
 /**
  * Helpers shared by the resource pages: reading every page of a listing, JSON text in editors
  * (parse errors with their offset, API field errors mapped onto an editor that holds one part of
- * the document), typed variable values, and small display pieces.
+ * the document), typed variable values, and small display pieces. The list pages' frame: list.tsx.
  */
 import type { ComponentChildren } from 'preact';
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { api, type FieldError, type Page, type Problem } from '../api';
 import { pointerRange, type EditorMark } from '../ui/editor';
-import type { Loaded } from '../hooks';
-import { ProblemBox } from '../ui/kit';
 
 /**
  * Every item of a listing (docs/api.md "Lists and paging"): asks `path` with `limit=200`, then
@@ -115,20 +113,6 @@ export function Loading({ what }: { what: string }) {
     <p class="res-loading muted" aria-live="polite">
       Loading {what}…
     </p>
-  );
-}
-
-/**
- * The states of a listing page below its header: the problem (with "Try again"), "Loading…", the
- * `empty` state when the list has no item, else `children(items)` (the table).
- */
-export function ListBody<T>({ list, what, empty, children }: { list: Loaded<T[]>; what: string; empty: ComponentChildren; children: (items: T[]) => ComponentChildren }) {
-  return (
-    <>
-      <ProblemBox problem={list.problem} onRetry={list.reload} />
-      {!list.data && !list.problem && <Loading what={what} />}
-      {list.data && (list.data.length === 0 ? empty : children(list.data))}
-    </>
   );
 }
 

@@ -21,7 +21,8 @@ import type { Environment, Run, Runner } from '../types';
 import { dateTime, duration, relative } from '../format';
 import { Editor, type EditorMark } from '../ui/editor';
 import { Badge, ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
-import { CodeBlock, listAll, ListBody, Loading, marksUnder, pretty, readJson, seg } from './common';
+import { CodeBlock, listAll, Loading, marksUnder, pretty, readJson, seg } from './common';
+import { ResourceList } from './list';
 
 /** A deployment as `GET /v1/deployments/{id}` answers it (docs/deployments.md). */
 export interface Deployment {
@@ -87,55 +88,27 @@ export function inZone(iso: string, tz: string): string {
 
 /** `/deployments`: every deployment with its schedule and state. */
 export function DeploymentsPage() {
-  const list = useLoad((signal) => listAll<Deployment>('/v1/deployments', signal), []);
   return (
-    <>
-      <PageHeader title="Deployments" sub="A runner with an environment: on a schedule, from CI through a webhook, with result notifications.">
-        {can('write') && (
-          <a class="button" href="/deployments/new">
-            New deployment
-          </a>
-        )}
-      </PageHeader>
-      <ListBody
-        list={list}
-        what="deployments"
-        empty={
-          <Empty title="No deployments yet">
-            {can('write') ? <a href="/deployments/new">New deployment</a> : 'A key with write scope can create them'}, or with the API: <code>POST /v1/deployments</code>.
-          </Empty>
-        }
-      >
-        {(items) => (
-          <table aria-label="Deployments">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Runner</th>
-                <th>Environment</th>
-                <th>Schedule</th>
-                <th>Webhook</th>
-                <th>State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <a href={`/deployments/${seg(d.id)}`}>{d.name}</a>
-                  </td>
-                  <td>{d.runner}</td>
-                  <td>{d.environment}</td>
-                  <td>{d.schedule ? <code>{d.schedule}</code> : <span class="muted">none</span>} {d.schedule && <span class="muted">{d.timezone}</span>}</td>
-                  <td>{d.webhookEnabled ? 'on' : <span class="muted">off</span>}</td>
-                  <td>{d.enabled ? <span class="badge badge-passed">enabled</span> : <span class="badge">disabled</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </ListBody>
-    </>
+    <ResourceList<Deployment>
+      title="Deployments"
+      sub="A runner with an environment: on a schedule, from CI through a webhook, with result notifications."
+      create={{ href: '/deployments/new', label: 'New deployment' }}
+      path="/v1/deployments"
+      what="deployments"
+      empty={{ title: 'No deployments yet', calls: ['POST /v1/deployments'] }}
+      table={{
+        label: 'Deployments',
+        key: (d) => d.id,
+        columns: [
+          { head: 'Name', cell: (d) => <a href={`/deployments/${seg(d.id)}`}>{d.name}</a> },
+          { head: 'Runner', cell: (d) => d.runner },
+          { head: 'Environment', cell: (d) => d.environment },
+          { head: 'Schedule', cell: (d) => <>{d.schedule ? <code>{d.schedule}</code> : <span class="muted">none</span>} {d.schedule && <span class="muted">{d.timezone}</span>}</> },
+          { head: 'Webhook', cell: (d) => (d.webhookEnabled ? 'on' : <span class="muted">off</span>) },
+          { head: 'State', cell: (d) => (d.enabled ? <span class="badge badge-passed">enabled</span> : <span class="badge">disabled</span>) },
+        ],
+      }}
+    />
   );
 }
 

@@ -14,7 +14,8 @@ import { useAction, useLoad } from '../hooks';
 import { can } from '../session';
 import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox } from '../ui/kit';
-import { FieldErrors, listAll, ListBody, Loading, marksUnder, pretty, readJson, seg } from './common';
+import { FieldErrors, Loading, marksUnder, pretty, readJson, seg } from './common';
+import { ResourceList } from './list';
 import type { MockResponse } from '../../../src/domain/types';
 
 
@@ -49,71 +50,54 @@ export function DesignsPage() {
   const { query, route, path } = useLocation();
   const prefix = query.path ?? '';
   const [text, setText] = useState(prefix);
-  const list = useLoad((signal) => listAll<Design>(withQuery('/v1/designs', { path: prefix || undefined }), signal), [prefix]);
+  const filters = (
+    <form
+      class="filters"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        route(text.trim() ? `${path}?path=${encodeURIComponent(text.trim())}` : path, true);
+      }}
+    >
+      <Field label="Path starts with">
+        <input value={text} placeholder="/users" onInput={(e) => setText(e.currentTarget.value)} />
+      </Field>
+      <button type="submit" class="secondary">
+        Filter
+      </button>
+    </form>
+  );
   return (
-    <>
-      <PageHeader title="API designs" sub="Methods and paths with mock responses per status; each design answers at its mock address.">
-        {can('write') && (
-          <a class="button" href="/designs/new">
-            New design or import
-          </a>
-        )}
-      </PageHeader>
-      <form
-        class="filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          route(text.trim() ? `${path}?path=${encodeURIComponent(text.trim())}` : path, true);
-        }}
-      >
-        <Field label="Path starts with">
-          <input value={text} placeholder="/users" onInput={(e) => setText(e.currentTarget.value)} />
-        </Field>
-        <button type="submit" class="secondary">
-          Filter
-        </button>
-      </form>
-      <ListBody
-        list={list}
-        what="designs"
-        empty={
-          <Empty title={prefix ? `No design's path starts with ${prefix}` : 'No API designs yet'}>
-            {can('write') ? <a href="/designs/new">Create one or import an OpenAPI document</a> : 'A key with write scope can create them'}, or with the API: <code>POST /v1/designs</code>,{' '}
-            <code>POST /v1/designs/import</code>.
-          </Empty>
-        }
-      >
-        {(items) => (
-          <table aria-label="API designs">
-            <thead>
-              <tr>
-                <th>Method</th>
-                <th>Path</th>
-                <th>Name</th>
-                <th>Statuses</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <span class="badge">{d.method}</span>
-                  </td>
-                  <td>
-                    <a href={`/designs/${seg(d.id)}`}>
-                      <code>{d.path}</code>
-                    </a>
-                  </td>
-                  <td>{d.name || <span class="muted">—</span>}</td>
-                  <td>{[...new Set(d.responses.map((r) => r.status))].join(', ') || <span class="muted">no responses</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </ListBody>
-    </>
+    <ResourceList<Design>
+      title="API designs"
+      sub="Methods and paths with mock responses per status; each design answers at its mock address."
+      create={{ href: '/designs/new', label: 'New design or import' }}
+      path={withQuery('/v1/designs', { path: prefix || undefined })}
+      what="designs"
+      filters={filters}
+      empty={{
+        title: prefix ? `No design's path starts with ${prefix}` : 'No API designs yet',
+        write: <a href="/designs/new">Create one or import an OpenAPI document</a>,
+        calls: ['POST /v1/designs', 'POST /v1/designs/import'],
+      }}
+      table={{
+        label: 'API designs',
+        key: (d) => d.id,
+        columns: [
+          { head: 'Method', cell: (d) => <span class="badge">{d.method}</span> },
+          {
+            head: 'Path',
+            cell: (d) => (
+              <a href={`/designs/${seg(d.id)}`}>
+                <code>{d.path}</code>
+              </a>
+            ),
+          },
+          { head: 'Name', cell: (d) => d.name || <span class="muted">—</span> },
+          { head: 'Statuses', cell: (d) => [...new Set(d.responses.map((r) => r.status))].join(', ') || <span class="muted">no responses</span> },
+        ],
+      }}
+    />
   );
 }
 

@@ -22,8 +22,9 @@ import { api, type Problem, problemOf } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { can } from '../session';
 import type { Environment } from '../types';
-import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
-import { listAll, ListBody, Loading, seg, typedValue, valueText } from './common';
+import { ConfirmButton, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
+import { Loading, seg, typedValue, valueText } from './common';
+import { ResourceList } from './list';
 
 /** The mask the API puts in place of every value for a read-scope key. */
 export const API_MASK = '***';
@@ -36,7 +37,6 @@ export function isMaskedSecret(value: unknown): boolean {
 /** `/environments`: every environment, and (write) a form to create one. */
 export function EnvironmentsPage() {
   const { route } = useLocation();
-  const list = useLoad((signal) => listAll<Environment>('/v1/environments', signal), []);
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const create = useAction(async () => {
@@ -44,40 +44,22 @@ export function EnvironmentsPage() {
     route(`/environments/${seg(env.name)}`);
   });
   return (
-    <>
-      <PageHeader title="Environments" sub="Named sets of variables a run uses ({{name}} in flows)." />
-      <ListBody
-        list={list}
-        what="environments"
-        empty={
-          <Empty title="No environments yet">
-            {can('write') ? 'Create one below' : 'A key with write scope can create them'}, or with the API: <code>POST /v1/environments</code>.
-          </Empty>
-        }
-      >
-        {(items) => (
-          <table aria-label="Environments">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Description</th>
-                <th class="num">Variables</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((e) => (
-                <tr key={e.name}>
-                  <td>
-                    <a href={`/environments/${seg(e.name)}`}>{e.name}</a>
-                  </td>
-                  <td>{e.description || <span class="muted">—</span>}</td>
-                  <td class="num">{Object.keys(e.variables ?? {}).length}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </ListBody>
+    <ResourceList<Environment>
+      title="Environments"
+      sub="Named sets of variables a run uses ({{name}} in flows)."
+      path="/v1/environments"
+      what="environments"
+      empty={{ title: 'No environments yet', write: 'Create one below', calls: ['POST /v1/environments'] }}
+      table={{
+        label: 'Environments',
+        key: (e) => e.name,
+        columns: [
+          { head: 'Name', cell: (e) => <a href={`/environments/${seg(e.name)}`}>{e.name}</a> },
+          { head: 'Description', cell: (e) => e.description || <span class="muted">—</span> },
+          { head: 'Variables', class: 'num', cell: (e) => Object.keys(e.variables ?? {}).length },
+        ],
+      }}
+    >
       {can('write') && (
         <form
           class="card res-form res-create"
@@ -101,7 +83,7 @@ export function EnvironmentsPage() {
           </button>
         </form>
       )}
-    </>
+    </ResourceList>
   );
 }
 

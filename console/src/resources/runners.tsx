@@ -13,7 +13,8 @@ import { can } from '../session';
 import type { Runner } from '../types';
 import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
-import { listAll, ListBody, Loading, marksUnder, pretty, readJson, seg, TagChips } from './common';
+import { listAll, Loading, marksUnder, pretty, readJson, seg, TagChips } from './common';
+import { ResourceList } from './list';
 import type { TestCase } from './test-cases';
 
 /** What a runner selects, in words: `3 ids, folder users, tags smoke`. */
@@ -27,51 +28,25 @@ export function selectionText(r: Runner): string {
 
 /** `/runners`: every runner with what it selects. */
 export function RunnersPage() {
-  const list = useLoad((signal) => listAll<Runner>('/v1/runners', signal), []);
   return (
-    <>
-      <PageHeader title="Runners" sub="Named selections of test cases; a run executes one runner against one environment.">
-        {can('write') && (
-          <a class="button" href="/runners/new">
-            New runner
-          </a>
-        )}
-      </PageHeader>
-      <ListBody
-        list={list}
-        what="runners"
-        empty={
-          <Empty title="No runners yet">
-            {can('write') ? <a href="/runners/new">New runner</a> : 'A key with write scope can create them'}, or with the API: <code>POST /v1/runners</code>.
-          </Empty>
-        }
-      >
-        {(items) => (
-          <table aria-label="Runners">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Description</th>
-                <th>Selects</th>
-                <th>Kind</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((r) => (
-                <tr key={r.name}>
-                  <td>
-                    <a href={`/runners/${seg(r.name)}`}>{r.name}</a>
-                  </td>
-                  <td>{r.description || <span class="muted">—</span>}</td>
-                  <td>{selectionText(r)}</td>
-                  <td>{r.loadProfile ? <span class="badge">performance</span> : <span class="muted">functional</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </ListBody>
-    </>
+    <ResourceList<Runner>
+      title="Runners"
+      sub="Named selections of test cases; a run executes one runner against one environment."
+      create={{ href: '/runners/new', label: 'New runner' }}
+      path="/v1/runners"
+      what="runners"
+      empty={{ title: 'No runners yet', calls: ['POST /v1/runners'] }}
+      table={{
+        label: 'Runners',
+        key: (r) => r.name,
+        columns: [
+          { head: 'Name', cell: (r) => <a href={`/runners/${seg(r.name)}`}>{r.name}</a> },
+          { head: 'Description', cell: (r) => r.description || <span class="muted">—</span> },
+          { head: 'Selects', cell: selectionText },
+          { head: 'Kind', cell: (r) => (r.loadProfile ? <span class="badge">performance</span> : <span class="muted">functional</span>) },
+        ],
+      }}
+    />
   );
 }
 

@@ -5,6 +5,7 @@
  * `validation-failed` errors are shown at their field, flow errors as lint marks in the flow
  * editor and as a list under it (docs/api.md "Errors", docs/flows.md).
  */
+import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, type Problem, problemOf } from '../api';
@@ -13,7 +14,8 @@ import { can } from '../session';
 import { dateTime } from '../format';
 import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
-import { FieldErrors, listAll, Loading, marksUnder, pretty, readJson, seg, TagChips } from './common';
+import { FieldErrors, Loading, marksUnder, pretty, readJson, seg, TagChips } from './common';
+import { ResourceList } from './list';
 
 /** A test case as `GET /v1/test-cases/{id}` answers it. */
 export interface TestCase {
@@ -80,6 +82,39 @@ function FolderTree({ node, selected, onSelect }: { node: FolderNode; selected: 
   );
 }
 
+/** The folder tree and the tag chips, built from the test cases read (none yet while loading), beside `children` (the list). */
+function TestCaseFilters({ items = [], folder, chosen, go, children }: { items: TestCase[] | undefined; folder: string; chosen: string[]; go: (folder: string, tags: string[]) => void; children: ComponentChildren }) {
+  const tree = useMemo(() => folderTree(items.map((t) => t.folder)), [items]);
+  const allTags = useMemo(() => [...new Set(items.flatMap((t) => t.tags))].sort(), [items]);
+  const toggle = (tag: string) => go(folder, chosen.includes(tag) ? chosen.filter((t) => t !== tag) : [...chosen, tag]);
+  return (
+    <div class="split">
+      <nav aria-label="Folders" class="res-tree card">
+        <ul>
+          <FolderTree node={tree} selected={folder} onSelect={(p) => go(p, chosen)} />
+        </ul>
+      </nav>
+      <div>
+        <fieldset class="res-chips" aria-label="Filter by tags">
+          <legend>Tags (test cases carrying all chosen tags)</legend>
+          {allTags.length === 0 && <span class="muted">No tags yet.</span>}
+          {allTags.map((tag) => (
+            <button key={tag} type="button" class={`res-chip${chosen.includes(tag) ? ' res-chip-on' : ''}`} aria-pressed={chosen.includes(tag)} onClick={() => toggle(tag)}>
+              {tag}
+            </button>
+          ))}
+          {chosen.length > 0 && (
+            <button type="button" class="secondary small" onClick={() => go(folder, [])}>
+              Clear tags
+            </button>
+          )}
+        </fieldset>
+        {children}
+      </div>
+    </div>
+  );
+}
+
 /**
  * `/test-cases`: every test case (all pages of `GET /v1/test-cases`), a folder tree to pick a
  * folder (with its subfolders), tag chips (keeps test cases carrying all chosen tags); the
@@ -87,7 +122,6 @@ function FolderTree({ node, selected, onSelect }: { node: FolderNode; selected: 
  */
 export function TestCasesPage() {
   const { query, route, path } = useLocation();
-  const list = useLoad((signal) => listAll<TestCase>('/v1/test-cases', signal), []);
   const folder = query.folder ?? '';
   const chosen = (query.tags ?? '').split(',').filter(Boolean);
   const go = (nextFolder: string, nextTags: string[]) => {
@@ -97,88 +131,39 @@ export function TestCasesPage() {
     const s = q.toString();
     route(s ? `${path}?${s}` : path, true);
   };
-  const all = list.data ?? [];
-  const tree = useMemo(() => folderTree(all.map((t) => t.folder)), [list.data]);
-  const allTags = useMemo(() => [...new Set(all.flatMap((t) => t.tags))].sort(), [list.data]);
-  const shown = all.filter((t) => inFolder(t.folder, folder) && chosen.every((tag) => t.tags.includes(tag)));
-  const toggle = (tag: string) => go(folder, chosen.includes(tag) ? chosen.filter((t) => t !== tag) : [...chosen, tag]);
-
   return (
-    <>
-      <PageHeader title="Test cases" sub="Flows of API calls and assertions, in folders, with tags.">
-        {can('write') && (
-          <a class="button" href={`/test-cases/new${folder ? `?folder=${encodeURIComponent(folder)}` : ''}`}>
-            New test case
-          </a>
-        )}
-      </PageHeader>
-      <ProblemBox problem={list.problem} onRetry={list.reload} />
-      {list.data && all.length === 0 ? (
-        <Empty title="No test cases yet">
-          {can('write') ? <a href="/test-cases/new">New test case</a> : 'A key with write scope can create them'}, or import them with the API:{' '}
-          <code>POST /v1/test-cases</code>.
-        </Empty>
-      ) : (
-        <div class="split">
-          <nav aria-label="Folders" class="res-tree card">
-            <ul>
-              <FolderTree node={tree} selected={folder} onSelect={(p) => go(p, chosen)} />
-            </ul>
-          </nav>
-          <div>
-            <fieldset class="res-chips" aria-label="Filter by tags">
-              <legend>Tags (test cases carrying all chosen tags)</legend>
-              {allTags.length === 0 && <span class="muted">No tags yet.</span>}
-              {allTags.map((tag) => (
-                <button key={tag} type="button" class={`res-chip${chosen.includes(tag) ? ' res-chip-on' : ''}`} aria-pressed={chosen.includes(tag)} onClick={() => toggle(tag)}>
-                  {tag}
-                </button>
-              ))}
-              {chosen.length > 0 && (
-                <button type="button" class="secondary small" onClick={() => go(folder, [])}>
-                  Clear tags
-                </button>
-              )}
-            </fieldset>
-            {!list.data && !list.problem && <Loading what="test cases" />}
-            {list.data && (
-              <table aria-label="Test cases">
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Folder</th>
-                    <th>Tags</th>
-                    <th>Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {shown.map((t) => (
-                    <tr key={t.id}>
-                      <td>
-                        <a href={`/test-cases/${seg(t.id)}`}>{t.name}</a>
-                      </td>
-                      <td>{t.folder || <span class="muted">(top level)</span>}</td>
-                      <td>
-                        <TagChips tags={t.tags} />
-                      </td>
-                      <td>{dateTime(t.updatedAt)}</td>
-                    </tr>
-                  ))}
-                  {shown.length === 0 && (
-                    <tr>
-                      <td colSpan={4} class="muted">
-                        No test case in {folder ? `folder “${folder}”` : 'any folder'}
-                        {chosen.length ? ` carries all of the tags ${chosen.join(', ')}` : ''}. Choose another folder or fewer tags.
-                      </td>
-                    </tr>
-                  )}
-                </tbody>
-              </table>
-            )}
-          </div>
-        </div>
+    <ResourceList<TestCase>
+      title="Test cases"
+      sub="Flows of API calls and assertions, in folders, with tags."
+      create={{ href: `/test-cases/new${folder ? `?folder=${encodeURIComponent(folder)}` : ''}`, label: 'New test case' }}
+      path="/v1/test-cases"
+      what="test cases"
+      empty={{ title: 'No test cases yet', write: <a href="/test-cases/new">New test case</a>, via: 'or import them with the API', calls: ['POST /v1/test-cases'] }}
+      table={{
+        label: 'Test cases',
+        key: (t) => t.id,
+        columns: [
+          { head: 'Name', cell: (t) => <a href={`/test-cases/${seg(t.id)}`}>{t.name}</a> },
+          { head: 'Folder', cell: (t) => t.folder || <span class="muted">(top level)</span> },
+          { head: 'Tags', cell: (t) => <TagChips tags={t.tags} /> },
+          { head: 'Updated', cell: (t) => dateTime(t.updatedAt) },
+        ],
+      }}
+      narrow={{
+        keep: (t) => inFolder(t.folder, folder) && chosen.every((tag) => t.tags.includes(tag)),
+        none: (
+          <>
+            No test case in {folder ? `folder “${folder}”` : 'any folder'}
+            {chosen.length ? ` carries all of the tags ${chosen.join(', ')}` : ''}. Choose another folder or fewer tags.
+          </>
+        ),
+      }}
+      around={(list, items) => (
+        <TestCaseFilters items={items} folder={folder} chosen={chosen} go={go}>
+          {list}
+        </TestCaseFilters>
       )}
-    </>
+    />
   );
 }
 
