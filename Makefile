@@ -6,7 +6,7 @@ STAMP := node_modules/.assay-install-stamp
 # mocha for a subset of the suite: without .mocharc.json, whose spec list would be added to the files named.
 MOCHA_ONLY := npx mocha --no-config --require dist/test/setup.js --timeout 60000 --exit --node-option no-node-snapshot --node-option enable-source-maps --node-option expose-gc
 
-.PHONY: install build dev run bundler test test-unit lint bench bench-cluster demo up down record-histories clean screenshots cluster cluster-down cluster-status test-cluster
+.PHONY: install build dev run bundler test test-unit test-workflows lint bench bench-cluster demo up down record-histories clean screenshots cluster cluster-down cluster-status test-cluster
 
 ## install: project dependencies (npm ci) and the compiled build
 install: $(STAMP) build
@@ -52,6 +52,10 @@ screenshots: install
 ## test-unit: only the unit tests (no services)
 test-unit: install
 	@$(ENV) $(MOCHA_ONLY) 'dist/test/unit/**/*.test.js'
+
+## test-workflows: the run and loop segment workflows with stubbed activities (a Temporal dev server of their own, no database; docs/development.md)
+test-workflows: install
+	@$(ENV) $(MOCHA_ONLY) 'dist/test/workflows/**/*.test.js'
 
 ## lint: ESLint, the TypeScript checker, and Spectral on the API's own OpenAPI document (docs/api.md)
 lint: $(STAMP)
