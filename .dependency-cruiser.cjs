@@ -12,7 +12,8 @@ module.exports = {
     {
       name: 'no-import-cycles',
       severity: 'error',
-      comment: 'A module must not reach itself through its imports: move what both sides need into a module both import.',
+      comment:
+        'A module must not reach itself through its imports: move what both sides need into a module both import.',
       from: {},
       to: { circular: true },
     },
@@ -22,6 +23,10 @@ module.exports = {
     exclude: { path: '^(dist|node_modules|\\.lint-build)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.tsx', '.js', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.tsx', '.js', '.json'],
+    },
   },
 };

@@ -8,12 +8,27 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
 
 // The walls between the top-level folders (docs/architecture.md "What may import what"). Each
 // program folder gets one block; a later block replaces an earlier one's rule for its files.
-const ioPackages = ['typeorm', 'mysql2', 'mysql2/*', 'better-sqlite3', 'undici', 'pino', 'koa', '@koa/*', 'isolated-vm', 'esbuild', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
+const ioPackages = [
+  'typeorm',
+  'mysql2',
+  'mysql2/*',
+  'better-sqlite3',
+  'undici',
+  'pino',
+  'koa',
+  '@koa/*',
+  'isolated-vm',
+  'esbuild',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+];
 
 // src/ is the library: it imports nothing from the programs above it, at any depth.
 const srcImportsNothingAbove = {
   regex: '^(\\.\\./)+(api|activities|workflows|bin|cli|console)(/|$)',
-  message: 'src/ is the library: it may not import api/, activities/, workflows/, bin/, cli/ or console/ (the processes are wired in bin/).',
+  message:
+    'src/ is the library: it may not import api/, activities/, workflows/, bin/, cli/ or console/ (the processes are wired in bin/).',
 };
 
 /** `@typescript-eslint/no-restricted-imports` with these patterns. */
@@ -29,7 +44,10 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
   {
@@ -37,8 +55,15 @@ export default tseslint.config(
     // shapes in src/), never a value, and nothing from the layers above src/.
     files: ['console/**/*.ts', 'console/**/*.tsx'],
     rules: restrict(
-      { group: ['../../src/**', '../../../src/**'], allowTypeImports: true, message: 'The console may import only types from src/.' },
-      { group: ['**/api/*', '**/activities/*', '**/workflows/*', '**/bin/*', '**/cli/*', '!./**'], message: 'The console imports nothing from the server layers or the CLI.' },
+      {
+        group: ['../../src/**', '../../../src/**'],
+        allowTypeImports: true,
+        message: 'The console may import only types from src/.',
+      },
+      {
+        group: ['**/api/*', '**/activities/*', '**/workflows/*', '**/bin/*', '**/cli/*', '!./**'],
+        message: 'The console imports nothing from the server layers or the CLI.',
+      },
     ),
   },
   {
@@ -51,11 +76,23 @@ export default tseslint.config(
     // sandbox not even types (what a script gives back is declared in src/domain/node-io.ts).
     files: ['src/domain/**/*.ts', 'src/flow/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code may not use Node built-ins.' })) }],
+      'no-restricted-imports': [
+        'error',
+        { paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code may not use Node built-ins.' })) },
+      ],
       ...restrict(
         { group: ioPackages, message: 'No I/O packages in workflow code (src/domain, src/flow).' },
-        { regex: '^\\.\\./sandbox(/|$)', message: 'src/domain and src/flow take nothing from src/sandbox, not even types: script results are declared in src/domain/node-io.ts.' },
-        { regex: '^\\.\\./(?!domain/|flow/|flow$|sandbox/)', allowTypeImports: true, message: 'src/domain and src/flow import only each other (and pure packages); other modules of src/ as `import type`.' },
+        {
+          regex: '^\\.\\./sandbox(/|$)',
+          message:
+            'src/domain and src/flow take nothing from src/sandbox, not even types: script results are declared in src/domain/node-io.ts.',
+        },
+        {
+          regex: '^\\.\\./(?!domain/|flow/|flow$|sandbox/)',
+          allowTypeImports: true,
+          message:
+            'src/domain and src/flow import only each other (and pure packages); other modules of src/ as `import type`.',
+        },
         srcImportsNothingAbove,
       ),
     },
@@ -66,11 +103,16 @@ export default tseslint.config(
     // else only as a type (a type import pulls no code into the workflow bundle).
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code may not use Node built-ins.' })) }],
+      'no-restricted-imports': [
+        'error',
+        { paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code may not use Node built-ins.' })) },
+      ],
       ...restrict({
-        regex: '^(?!@temporalio/workflow$|@temporalio/common$|\\./[\\w-]+$|\\.\\./src/domain/[\\w-]+$|\\.\\./src/flow(/[\\w-]+)?$)',
+        regex:
+          '^(?!@temporalio/workflow$|@temporalio/common$|\\./[\\w-]+$|\\.\\./src/domain/[\\w-]+$|\\.\\./src/flow(/[\\w-]+)?$)',
         allowTypeImports: true,
-        message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, ./<workflow module>, ../src/domain/<module> and ../src/flow; anything else as `import type`.',
+        message:
+          'Workflow code may import only @temporalio/workflow, @temporalio/common, ./<workflow module>, ../src/domain/<module> and ../src/flow; anything else as `import type`.',
       }),
     },
   },
@@ -79,16 +121,30 @@ export default tseslint.config(
     // src/temporal/); never activities/, bin/ or the CLI.
     files: ['api/**/*.ts'],
     rules: restrict(
-      { group: ['**/workflows', '**/workflows/**'], allowTypeImports: true, message: 'api/ takes only types from workflows/.' },
-      { group: ['**/activities', '**/activities/**', '**/bin/**', '**/cli/**'], message: 'api/ imports nothing from activities/, bin/ or cli/.' },
+      {
+        group: ['**/workflows', '**/workflows/**'],
+        allowTypeImports: true,
+        message: 'api/ takes only types from workflows/.',
+      },
+      {
+        group: ['**/activities', '**/activities/**', '**/bin/**', '**/cli/**'],
+        message: 'api/ imports nothing from activities/, bin/ or cli/.',
+      },
     ),
   },
   {
     // The activities: the library, and types only from workflows/; never api/, bin/ or the CLI.
     files: ['activities/**/*.ts'],
     rules: restrict(
-      { group: ['**/workflows', '**/workflows/**'], allowTypeImports: true, message: 'activities/ takes only types from workflows/.' },
-      { group: ['**/api/**', '**/bin/**', '**/cli/**'], message: 'activities/ imports nothing from api/, bin/ or cli/.' },
+      {
+        group: ['**/workflows', '**/workflows/**'],
+        allowTypeImports: true,
+        message: 'activities/ takes only types from workflows/.',
+      },
+      {
+        group: ['**/api/**', '**/bin/**', '**/cli/**'],
+        message: 'activities/ imports nothing from api/, bin/ or cli/.',
+      },
     ),
   },
   {
@@ -96,8 +152,15 @@ export default tseslint.config(
     // the sandbox; nothing of the server's programs.
     files: ['cli/**/*.ts'],
     rules: restrict(
-      { regex: '^(\\.\\./)+(api|activities|workflows|bin|console)(/|$)', message: 'The CLI talks to Assay over the REST API only: nothing from api/, activities/, workflows/, bin/ or console/.' },
-      { regex: '^(\\.\\./)+src/(store|temporal|sandbox)(/|$)', message: 'The CLI talks to Assay over the REST API only: not the store, Temporal or the sandbox.' },
+      {
+        regex: '^(\\.\\./)+(api|activities|workflows|bin|console)(/|$)',
+        message:
+          'The CLI talks to Assay over the REST API only: nothing from api/, activities/, workflows/, bin/ or console/.',
+      },
+      {
+        regex: '^(\\.\\./)+src/(store|temporal|sandbox)(/|$)',
+        message: 'The CLI talks to Assay over the REST API only: not the store, Temporal or the sandbox.',
+      },
     ),
   },
   {

@@ -22,15 +22,31 @@ import { guardedRequest, isTimeout, readCapped } from '../src/net/http';
 import { startClientSpan, type ClientSpan } from '../src/observability/tracing';
 
 /** Network error codes reported as they are; anything else becomes NETWORK_ERROR. */
-const KNOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ETIMEDOUT']);
+const KNOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ETIMEDOUT',
+]);
 
 function describeError(err: unknown, req: ResolvedRequest): { error: string; errorCode: string } {
   const refused = addressRefusalIn(err);
-  if (refused) return { errorCode: ADDRESS_NOT_ALLOWED, error: `${req.method} ${req.url} was not sent (ADDRESS_NOT_ALLOWED): ${refused.message}` };
+  if (refused)
+    return {
+      errorCode: ADDRESS_NOT_ALLOWED,
+      error: `${req.method} ${req.url} was not sent (ADDRESS_NOT_ALLOWED): ${refused.message}`,
+    };
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
   if (isTimeout(err)) {
-    return { errorCode: 'TIMEOUT', error: `No complete response from ${req.method} ${req.url} within ${req.timeoutMs} ms` };
+    return {
+      errorCode: 'TIMEOUT',
+      error: `No complete response from ${req.method} ${req.url} within ${req.timeoutMs} ms`,
+    };
   }
   if (e.name === 'AbortError' || code === 'UND_ERR_ABORTED') {
     return { errorCode: 'CANCELLED', error: `The request ${req.method} ${req.url} was cancelled` };
@@ -39,7 +55,10 @@ function describeError(err: unknown, req: ResolvedRequest): { error: string; err
     return { errorCode: 'TOO_MANY_REDIRECTS', error: `Too many redirects from ${req.url}` };
   }
   if (code && KNOWN_CODES.has(code)) {
-    return { errorCode: code, error: `Could not reach ${req.url}: ${code}${e.message && !e.message.includes(code) ? ` (${e.message})` : ''}` };
+    return {
+      errorCode: code,
+      error: `Could not reach ${req.url}: ${code}${e.message && !e.message.includes(code) ? ` (${e.message})` : ''}`,
+    };
   }
   return { errorCode: 'NETWORK_ERROR', error: `Request ${req.method} ${req.url} failed: ${e.message ?? String(err)}` };
 }
@@ -85,21 +104,45 @@ function decodeBody(text: string, contentType: string | undefined, truncated: bo
  * @returns status, lower-cased headers, the body (parsed JSON when the response is JSON), its size
  *   in bytes and the elapsed time in ms; or `error`/`errorCode` when no response arrived.
  */
-export async function sendHttpRequest(req: ResolvedRequest, agent: Agent, signal?: AbortSignal, trace?: boolean): Promise<HttpExchange> {
+export async function sendHttpRequest(
+  req: ResolvedRequest,
+  agent: Agent,
+  signal?: AbortSignal,
+  trace?: boolean,
+): Promise<HttpExchange> {
   return { ...(await exchange(req, agent, signal, trace === true)), finishedAtMs: Date.now() };
 }
 
-async function exchange(req: ResolvedRequest, agent: Agent, cancellation: AbortSignal | undefined, trace: boolean): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
+async function exchange(
+  req: ResolvedRequest,
+  agent: Agent,
+  cancellation: AbortSignal | undefined,
+  trace: boolean,
+): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   let url: URL;
   try {
     url = new URL(req.url);
   } catch {
-    return { headers: {}, size: 0, truncated: false, timeMs: 0, errorCode: 'INVALID_URL', error: `"${req.url}" is not a valid absolute URL` };
+    return {
+      headers: {},
+      size: 0,
+      truncated: false,
+      timeMs: 0,
+      errorCode: 'INVALID_URL',
+      error: `"${req.url}" is not a valid absolute URL`,
+    };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { headers: {}, size: 0, truncated: false, timeMs: 0, errorCode: 'INVALID_URL', error: `Only http and https URLs can be requested, not ${url.protocol}` };
+    return {
+      headers: {},
+      size: 0,
+      truncated: false,
+      timeMs: 0,
+      errorCode: 'INVALID_URL',
+      error: `Only http and https URLs can be requested, not ${url.protocol}`,
+    };
   }
 
   const headers: Record<string, string> = { 'user-agent': 'Assay/0.1', ...req.headers };

@@ -73,7 +73,8 @@ export function simplePathValue(expression: string, input: unknown): { value: un
   if (!SIMPLE_PATH.test(expression)) return undefined;
   let value: unknown = input;
   for (const name of expression.split('.')) {
-    if (JSONATA_WORDS.has(name) || value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    if (JSONATA_WORDS.has(name) || value === null || typeof value !== 'object' || Array.isArray(value))
+      return undefined;
     value = Object.prototype.hasOwnProperty.call(value, name) ? (value as Record<string, unknown>)[name] : undefined;
     if (value === undefined) return { value: undefined };
   }
@@ -118,7 +119,10 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       now: Date.now,
       async executeApiNode(input) {
         // Not a Temporal payload: no payload cap to hold it to (the request and hooks keep theirs).
-        const out = await nodes.executeApiNode(input, { executionId: options.executionId?.(input.label), capOutput: false });
+        const out = await nodes.executeApiNode(input, {
+          executionId: options.executionId?.(input.label),
+          capOutput: false,
+        });
         // Each attempt's timeout is cut to the time left (activities/nodes.ts): a timeout at the deadline interrupts the test case.
         if (out.exchange?.errorCode === 'TIMEOUT' && Date.now() >= deadlineMs) throw new DeadlineReached();
         return out;

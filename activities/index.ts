@@ -18,7 +18,12 @@ import { directPorts } from './direct-port';
  * `policy`: the address policy of every outgoing request the activities make (default: the one
  * `config` describes, src/net/address-policy.ts); the sandbox given in `sandbox` brings its own.
  */
-export function createActivities(deps: { dataSource: DataSource; config: AssayConfig; sandbox?: Sandbox; policy?: AddressPolicy }) {
+export function createActivities(deps: {
+  dataSource: DataSource;
+  config: AssayConfig;
+  sandbox?: Sandbox;
+  policy?: AddressPolicy;
+}) {
   const { config } = deps;
   const policy = deps.policy ?? policyFromConfig(config);
   const sandbox = deps.sandbox ?? sandboxFromConfig(config, policy, storedBlobReader(deps.dataSource, config.bundler));
@@ -34,10 +39,22 @@ export function createActivities(deps: { dataSource: DataSource; config: AssayCo
  * activity's thread (load tests' scripts do not compete with functional runs' for contexts), and
  * `ASSAY_LOAD_THREADS` parts per shard.
  */
-export function createLoadWorkerActivities(deps: { dataSource: DataSource; config: AssayConfig; policy?: AddressPolicy }) {
+export function createLoadWorkerActivities(deps: {
+  dataSource: DataSource;
+  config: AssayConfig;
+  policy?: AddressPolicy;
+}) {
   const policy = deps.policy ?? policyFromConfig(deps.config);
-  const ports = directPorts({ sandbox: sandboxFromConfig(deps.config, policy, storedBlobReader(deps.dataSource, deps.config.bundler)), agent: policy.agent('node') });
-  return createLoadActivities({ dataSource: deps.dataSource, ports, config: deps.config, threads: deps.config.load.threads });
+  const ports = directPorts({
+    sandbox: sandboxFromConfig(deps.config, policy, storedBlobReader(deps.dataSource, deps.config.bundler)),
+    agent: policy.agent('node'),
+  });
+  return createLoadActivities({
+    dataSource: deps.dataSource,
+    ports,
+    config: deps.config,
+    threads: deps.config.load.threads,
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

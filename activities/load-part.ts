@@ -90,7 +90,8 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
       for (const testCase of plan.testCases) {
         if (!it.live()) return;
         const data: Record<string, unknown> = {};
-        for (const [name, rows] of Object.entries(testCase.dataSets)) if (rows.length > 0) data[name] = rows[row % rows.length];
+        for (const [name, rows] of Object.entries(testCase.dataSets))
+          if (rows.length > 0) data[name] = rows[row % rows.length];
         const port = ports({ runId: spec.runId, settings: plan.settings, deadlineMs: it.deadlineMs });
         const executeApiNode = port.executeApiNode;
         const names = requestNames.get(testCase.id);
@@ -98,11 +99,25 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
           const out = await executeApiNode(nodeInput, summary);
           if (it.live()) {
             const body = out.request.body;
-            const sent = out.request.url.length + (body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : Buffer.byteLength(JSON.stringify(body)));
+            const sent =
+              out.request.url.length +
+              (body === undefined
+                ? 0
+                : typeof body === 'string'
+                  ? Buffer.byteLength(body)
+                  : Buffer.byteLength(JSON.stringify(body)));
             const name = names?.get(nodeInput.label) ?? nodeInput.label;
             const last = out.attempts.length - 1;
             out.attempts.forEach((a, i) =>
-              metrics.recordRequest({ name, testCase: testCase.name, durationMs: a.timeMs, status: a.error ? undefined : a.status, bytesSent: sent, bytesReceived: i === last ? (out.exchange?.size ?? 0) : 0, endedAtMs: Date.now() }),
+              metrics.recordRequest({
+                name,
+                testCase: testCase.name,
+                durationMs: a.timeMs,
+                status: a.error ? undefined : a.status,
+                bytesSent: sent,
+                bytesReceived: i === last ? (out.exchange?.size ?? 0) : 0,
+                endedAtMs: Date.now(),
+              }),
             );
           }
           return out;
@@ -124,7 +139,9 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
           checksOf(result.nodes, checks);
           for (const [name, c] of checks) metrics.recordChecks(name, testCase.name, c.passed, c.total);
         }
-        for (const f of result.failures) if (failures.length < KEPT_LOAD_FAILURES) failures.push({ ...f, testCase: testCase.name, vu: it.vu, iteration: it.iteration });
+        for (const f of result.failures)
+          if (failures.length < KEPT_LOAD_FAILURES)
+            failures.push({ ...f, testCase: testCase.name, vu: it.vu, iteration: it.iteration });
       }
       if (it.live()) metrics.recordVuIteration(Date.now() - iterationStart, iterationFailed);
     },
@@ -136,7 +153,13 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
     },
   );
   return {
-    state: () => ({ metrics: metrics.state(), failures: [...failures], position: engine.position(), started, activeVUs: engine.activeVUs() }),
+    state: () => ({
+      metrics: metrics.state(),
+      failures: [...failures],
+      position: engine.position(),
+      started,
+      activeVUs: engine.activeVUs(),
+    }),
     stop: () => engine.stop(),
     done: engine.run(),
   };

@@ -35,7 +35,14 @@ export interface LoadThreadData {
 
 /** The configuration after a structured clone: rules parsed again (their addresses are class instances). */
 export function reviveConfig(config: AssayConfig): AssayConfig {
-  return { ...config, egress: { ...config.egress, allow: config.egress.allow.map((r) => parseRule(r.text)), deny: config.egress.deny.map((r) => parseRule(r.text)) } };
+  return {
+    ...config,
+    egress: {
+      ...config.egress,
+      allow: config.egress.allow.map((r) => parseRule(r.text)),
+      deny: config.egress.deny.map((r) => parseRule(r.text)),
+    },
+  };
 }
 
 /** Iterations of the warm-up ({@link warmUp}). */
@@ -60,12 +67,23 @@ async function warmUp(spec: LoadPartSpec, sandbox: Sandbox): Promise<void> {
       id: 'warm-up',
       name: 'warm-up',
       dataSets: {},
-      flow: [{ type: 'api', id: 'warm', request: { method: 'GET', url }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }],
+      flow: [
+        {
+          type: 'api',
+          id: 'warm',
+          request: { method: 'GET', url },
+          assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+        },
+      ],
     } as unknown as TestCaseDefinition;
     const ports = directPorts({ sandbox, agent });
     const lanes = Array.from({ length: 8 }, async (_, lane) => {
       for (let i = lane; i < WARM_UP_ITERATIONS; i += 8) {
-        await FlowInterpreter.runTestCase(ports({ runId: `${spec.runId}-warm-up`, settings: spec.plan.settings, deadlineMs: Date.now() + 10_000 }), testCase, {});
+        await FlowInterpreter.runTestCase(
+          ports({ runId: `${spec.runId}-warm-up`, settings: spec.plan.settings, deadlineMs: Date.now() + 10_000 }),
+          testCase,
+          {},
+        );
       }
     });
     await Promise.all(lanes);
@@ -91,7 +109,10 @@ async function main(): Promise<void> {
   parentPort!.on('message', (m: { type: string }) => {
     if (m.type === 'stop') part.stop();
   });
-  const tick = setInterval(() => parentPort!.postMessage({ type: 'state', state: part.state() } satisfies LoadThreadMessage), stateMs);
+  const tick = setInterval(
+    () => parentPort!.postMessage({ type: 'state', state: part.state() } satisfies LoadThreadMessage),
+    stateMs,
+  );
   try {
     await part.done;
   } finally {

@@ -38,7 +38,6 @@ import { startLoadPart, type LoadPart, type LoadPartSpec, type PartPosition, typ
 import { KEPT_LOAD_FAILURES, type LoadFailure } from '../src/perf/test-case-results';
 import type { LoadThreadData, LoadThreadMessage } from './load-thread';
 
-
 /** Milliseconds between checkpoints (heartbeat and stored snapshot). */
 export const HEARTBEAT_MS = 1000;
 
@@ -78,7 +77,15 @@ export const WORKER_IDENTITY = `${process.pid}@${hostname()}`;
  * Stores a shard's snapshot unless a later attempt already stored one (a zombie attempt, cut off
  * from Temporal but still running, must not overwrite its successor's figures).
  */
-async function storeSnapshot(dataSource: DataSource, runId: string, shard: number, attempt: number, activeVUs: number, checkpoint: LoadCheckpoint, masker: SecretMasker): Promise<void> {
+async function storeSnapshot(
+  dataSource: DataSource,
+  runId: string,
+  shard: number,
+  attempt: number,
+  activeVUs: number,
+  checkpoint: LoadCheckpoint,
+  masker: SecretMasker,
+): Promise<void> {
   await dataSource.transaction(async (manager) => {
     const repo = manager.getRepository(RunLoadShard);
     const existing = await repo.findOne({ select: { attempt: true }, where: { runId, shard } });
@@ -101,9 +108,17 @@ async function storeSnapshot(dataSource: DataSource, runId: string, shard: numbe
 
 /** A part on a worker thread, seen from the activity: its latest state. */
 function threadPart(spec: LoadPartSpec, config: AssayConfig): LoadPart {
-  const worker = new Worker(path.join(__dirname, 'load-thread.js'), { workerData: { spec, config, stateMs: HEARTBEAT_MS } satisfies LoadThreadData });
+  const worker = new Worker(path.join(__dirname, 'load-thread.js'), {
+    workerData: { spec, config, stateMs: HEARTBEAT_MS } satisfies LoadThreadData,
+  });
   const empty = new LoadMetrics().state();
-  let latest: PartState = { metrics: empty, failures: [], position: spec.resume?.position ?? { elapsedMs: 0, nextArrival: 0 }, started: spec.resume?.started ?? 0, activeVUs: 0 };
+  let latest: PartState = {
+    metrics: empty,
+    failures: [],
+    position: spec.resume?.position ?? { elapsedMs: 0, nextArrival: 0 },
+    started: spec.resume?.started ?? 0,
+    activeVUs: 0,
+  };
   const done = new Promise<void>((resolve, reject) => {
     worker.on('message', (m: LoadThreadMessage) => {
       latest = m.state;
@@ -113,7 +128,9 @@ function threadPart(spec: LoadPartSpec, config: AssayConfig): LoadPart {
       }
     });
     worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 || code === 1 ? resolve() : reject(new Error(`load thread exited with code ${code}`))));
+    worker.once('exit', (code) =>
+      code === 0 || code === 1 ? resolve() : reject(new Error(`load thread exited with code ${code}`)),
+    );
   });
   return {
     state: () => latest,
@@ -129,7 +146,12 @@ function threadPart(spec: LoadPartSpec, config: AssayConfig): LoadPart {
  * The load task queue's activities. `ports` makes the direct ports of parts on the activity's own
  * thread; `config` is given to worker threads; `threads` parts per shard (1: no worker threads).
  */
-export function createLoadActivities(deps: { dataSource: DataSource; ports: (options: DirectPortOptions) => InterpreterPort; config: AssayConfig; threads: number }) {
+export function createLoadActivities(deps: {
+  dataSource: DataSource;
+  ports: (options: DirectPortOptions) => InterpreterPort;
+  config: AssayConfig;
+  threads: number;
+}) {
   const { dataSource } = deps;
 
   return {
@@ -145,11 +167,24 @@ export function createLoadActivities(deps: { dataSource: DataSource; ports: (opt
       const { profile } = plan.performance!;
       const resume = ctx.info.heartbeatDetails as LoadCheckpoint | undefined;
       // Each thread runs at least one VU.
-      const threads = resume?.threads ?? Math.max(1, Math.min(deps.threads, Math.floor(peakVUs(profile) / profile.shards)));
-      if (resume) ctx.log.info('resuming load shard from its last heartbeat', { runId: input.runId, shard: input.shard, attempt, threads });
+      const threads =
+        resume?.threads ?? Math.max(1, Math.min(deps.threads, Math.floor(peakVUs(profile) / profile.shards)));
+      if (resume)
+        ctx.log.info('resuming load shard from its last heartbeat', {
+          runId: input.runId,
+          shard: input.shard,
+          attempt,
+          threads,
+        });
 
       const parts = Array.from({ length: threads }, (_, t) => {
-        const spec: LoadPartSpec = { runId: input.runId, plan, part: input.shard * threads + t, parts: profile.shards * threads, resume: resume?.parts[t] };
+        const spec: LoadPartSpec = {
+          runId: input.runId,
+          plan,
+          part: input.shard * threads + t,
+          parts: profile.shards * threads,
+          resume: resume?.parts[t],
+        };
         return threads === 1 ? startLoadPart(spec, deps.ports) : threadPart(spec, deps.config);
       });
       const checkpoint = (): { checkpoint: LoadCheckpoint; activeVUs: number } => {
@@ -157,9 +192,17 @@ export function createLoadActivities(deps: { dataSource: DataSource; ports: (opt
         // Measurements of earlier attempts (the resumed checkpoint's) plus this attempt's parts.
         const metrics = new LoadMetrics(resume?.metrics);
         for (const s of states) metrics.add(new LoadMetrics(s.metrics));
-        const failures = [...(resume?.failures ?? []), ...states.flatMap((s) => s.failures)].slice(0, KEPT_LOAD_FAILURES);
+        const failures = [...(resume?.failures ?? []), ...states.flatMap((s) => s.failures)].slice(
+          0,
+          KEPT_LOAD_FAILURES,
+        );
         return {
-          checkpoint: { threads, parts: states.map((s) => ({ position: s.position, started: s.started })), metrics: metrics.state(), failures },
+          checkpoint: {
+            threads,
+            parts: states.map((s) => ({ position: s.position, started: s.started })),
+            metrics: metrics.state(),
+            failures,
+          },
           activeVUs: states.reduce((n, s) => n + s.activeVUs, 0),
         };
       };
@@ -189,7 +232,14 @@ export function createLoadActivities(deps: { dataSource: DataSource; ports: (opt
       // Heartbeat first: a retry after a failed store resumes at the end and only stores again.
       ctx.heartbeat(final);
       await storeSnapshot(dataSource, input.runId, input.shard, attempt, 0, final, masker);
-      return { shard: input.shard, requests: final.metrics.all.requests, iterations: final.metrics.all.iterations, attempt, threads, worker: WORKER_IDENTITY };
+      return {
+        shard: input.shard,
+        requests: final.metrics.all.requests,
+        iterations: final.metrics.all.iterations,
+        attempt,
+        threads,
+        worker: WORKER_IDENTITY,
+      };
     },
   };
 }

@@ -14,7 +14,14 @@ import { CancelledFailure, Context } from '@temporalio/activity';
 import type { Sandbox } from '../src/sandbox/sandbox';
 import { sharedExpressionPool, type ExpressionPool, type PoolResult } from '../src/expression-pool/pool';
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptLogLine } from '../src/domain/types';
-import type { ApiNodeInput, ApiNodeOutput, ScriptCheck, ScriptNodeInput, ScriptNodeOutput, ScriptResult } from '../src/domain/node-io';
+import type {
+  ApiNodeInput,
+  ApiNodeOutput,
+  ScriptCheck,
+  ScriptNodeInput,
+  ScriptNodeOutput,
+  ScriptResult,
+} from '../src/domain/node-io';
 import type { Agent } from 'undici';
 import { ADDRESS_NOT_ALLOWED } from '../src/net/address-policy';
 import { capLogs, cutToBytes, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
@@ -22,7 +29,13 @@ import { sendHttpRequest } from './api-request';
 import { observeApiNode } from '../src/observability/metrics';
 import { tracingEnabled } from '../src/observability/tracing';
 
-export type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput, ScriptScope } from '../src/domain/node-io';
+export type {
+  ApiNodeInput,
+  ApiNodeOutput,
+  ScriptNodeInput,
+  ScriptNodeOutput,
+  ScriptScope,
+} from '../src/domain/node-io';
 
 /**
  * A script's result within the payload caps (src/domain/limits.ts): logs cut to
@@ -96,7 +109,9 @@ export function capApiNodeOutput(out: ApiNodeOutput, before: Record<string, unkn
   const message = overCapMessage('the node result', original, cap);
   return {
     request: { method: capped.request.method, url: cutToBytes(capped.request.url, 8192), headers: {} },
-    exchange: capped.exchange ? { ...capped.exchange, headers: {}, body: undefined, error: message, errorCode: 'RESULT_TOO_LARGE' } : undefined,
+    exchange: capped.exchange
+      ? { ...capped.exchange, headers: {}, body: undefined, error: message, errorCode: 'RESULT_TOO_LARGE' }
+      : undefined,
     attempts: capped.attempts,
     variables: before,
     logs: capLogs(capped.logs, 16 * 1024).logs,
@@ -107,7 +122,9 @@ export function capApiNodeOutput(out: ApiNodeOutput, before: Record<string, unkn
 
 /** True when `status` is listed in `onStatus` (numbers, or classes such as "5xx"). */
 export function statusMatches(status: number, onStatus: Array<number | string>): boolean {
-  return onStatus.some((s) => (typeof s === 'number' ? s === status : /^[1-5]xx$/.test(s) && Math.floor(status / 100) === Number(s[0])));
+  return onStatus.some((s) =>
+    typeof s === 'number' ? s === status : /^[1-5]xx$/.test(s) && Math.floor(status / 100) === Number(s[0]),
+  );
 }
 
 /** Milliseconds a Retry-After header asks for (seconds or an HTTP date), if any. */
@@ -157,7 +174,13 @@ async function pause(ms: number, call: NodeCall): Promise<void> {
 }
 
 /** Sends the request, retrying as the policy says, within the run's deadline. */
-async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | undefined, deadlineMs: number, agent: Agent, call: NodeCall): Promise<{ exchange: HttpExchange; attempts: AttemptResult[] }> {
+async function sendWithRetries(
+  request: ResolvedRequest,
+  retry: RetryPolicy | undefined,
+  deadlineMs: number,
+  agent: Agent,
+  call: NodeCall,
+): Promise<{ exchange: HttpExchange; attempts: AttemptResult[] }> {
   const policy = {
     attempts: retry?.attempts ?? 1,
     delayMs: retry?.delayMs ?? 500,
@@ -170,12 +193,20 @@ async function sendWithRetries(request: ResolvedRequest, retry: RetryPolicy | un
   let delay = policy.delayMs;
   for (let attempt = 1; ; attempt++) {
     const timeLeft = deadlineMs - Date.now();
-    const exchange = await sendHttpRequest({ ...request, timeoutMs: Math.max(1, Math.min(request.timeoutMs, timeLeft)) }, agent, call.signal, call.trace);
+    const exchange = await sendHttpRequest(
+      { ...request, timeoutMs: Math.max(1, Math.min(request.timeoutMs, timeLeft)) },
+      agent,
+      call.signal,
+      call.trace,
+    );
     const record: AttemptResult = { attempt, status: exchange.status, error: exchange.error, timeMs: exchange.timeMs };
     attempts.push(record);
     if (attempt >= policy.attempts) return { exchange, attempts };
     const retryable = exchange.error
-      ? policy.onNetworkError && exchange.errorCode !== 'INVALID_URL' && exchange.errorCode !== 'CANCELLED' && exchange.errorCode !== ADDRESS_NOT_ALLOWED
+      ? policy.onNetworkError &&
+        exchange.errorCode !== 'INVALID_URL' &&
+        exchange.errorCode !== 'CANCELLED' &&
+        exchange.errorCode !== ADDRESS_NOT_ALLOWED
       : exchange.status !== undefined && statusMatches(exchange.status, policy.onStatus);
     if (!retryable) return { exchange, attempts };
     const wait = Math.min(policy.maxDelayMs, retryAfterMs(exchange.headers) ?? delay);
@@ -221,11 +252,21 @@ function activityCall(): NodeCall {
  * wall-clock limit) an expression too heavy for the in-workflow step budget. The value is capped
  * at `PAYLOAD_LIMITS.valueBytes` (`RESULT_TOO_LARGE`). Errors come back as data, never thrown.
  */
-export async function evaluateHeavyExpression(pool: ExpressionPool, expression: string, input: unknown): Promise<PoolResult> {
+export async function evaluateHeavyExpression(
+  pool: ExpressionPool,
+  expression: string,
+  input: unknown,
+): Promise<PoolResult> {
   const out = await pool.evaluate(expression, input);
   if (out.error) return out;
   const bytes = jsonBytes(out.value);
-  if (bytes > PAYLOAD_LIMITS.valueBytes) return { error: { message: overCapMessage('the expression result', bytes, PAYLOAD_LIMITS.valueBytes), code: 'RESULT_TOO_LARGE' } };
+  if (bytes > PAYLOAD_LIMITS.valueBytes)
+    return {
+      error: {
+        message: overCapMessage('the expression result', bytes, PAYLOAD_LIMITS.valueBytes),
+        code: 'RESULT_TOO_LARGE',
+      },
+    };
   return out;
 }
 
@@ -239,22 +280,59 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
   return {
     /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
     async executeApiNode(input: ApiNodeInput, call: NodeCall = {}): Promise<ApiNodeOutput> {
-      const scope = { runId: input.runId, variables: input.variables, nodes: input.nodes, loop: input.loop, testCase: input.testCase };
+      const scope = {
+        runId: input.runId,
+        variables: input.variables,
+        nodes: input.nodes,
+        loop: input.loop,
+        testCase: input.testCase,
+      };
       let variables = input.variables;
       const logs: ScriptLogLine[] = [];
       const checks: ScriptCheck[] = [];
-      let request: ApiNodeOutput['request'] = { method: input.request.method, url: input.request.url, headers: input.request.headers, body: input.request.body };
+      let request: ApiNodeOutput['request'] = {
+        method: input.request.method,
+        url: input.request.url,
+        headers: input.request.headers,
+        body: input.request.body,
+      };
       const end = (out: Omit<ApiNodeOutput, 'finishedAtMs' | 'logs' | 'variables' | 'request'>): ApiNodeOutput => {
-        const whole = { ...out, request, variables, logs: capLogs(logs).logs, ...(checks.length ? { tests: checks.slice(0, 200) } : {}), finishedAtMs: Date.now() };
+        const whole = {
+          ...out,
+          request,
+          variables,
+          logs: capLogs(logs).logs,
+          ...(checks.length ? { tests: checks.slice(0, 200) } : {}),
+          finishedAtMs: Date.now(),
+        };
         return call.capOutput === false ? whole : capApiNodeOutput(whole, input.variables);
       };
 
       if (input.script && /\bbeforeRequest\b/.test(input.script.code)) {
-        const r = capScriptResult(await sandbox.execute({ ...scope, script: input.script, hook: 'beforeRequest', request, label: `${input.label}.beforeRequest`, variables }), variables);
+        const r = capScriptResult(
+          await sandbox.execute({
+            ...scope,
+            script: input.script,
+            hook: 'beforeRequest',
+            request,
+            label: `${input.label}.beforeRequest`,
+            variables,
+          }),
+          variables,
+        );
         logs.push(...r.logs);
         checks.push(...(r.tests ?? []));
         variables = r.variables;
-        if (!r.ok) return end({ attempts: [], scriptError: { hook: 'beforeRequest', message: r.error!.message, line: r.error!.line, column: r.error!.column } });
+        if (!r.ok)
+          return end({
+            attempts: [],
+            scriptError: {
+              hook: 'beforeRequest',
+              message: r.error!.message,
+              line: r.error!.line,
+              column: r.error!.column,
+            },
+          });
         if (r.request) request = { ...request, ...r.request, headers: { ...(r.request.headers ?? {}) } };
       }
 
@@ -262,23 +340,47 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
       if (execution && !Object.keys(request.headers).some((h) => h.toLowerCase() === EXECUTION_HEADER)) {
         request = { ...request, headers: { ...request.headers, [EXECUTION_HEADER]: execution } };
       }
-      const resolved: ResolvedRequest = { ...input.request, method: request.method.toUpperCase() as ResolvedRequest['method'], url: request.url, headers: request.headers, body: request.body };
+      const resolved: ResolvedRequest = {
+        ...input.request,
+        method: request.method.toUpperCase() as ResolvedRequest['method'],
+        url: request.url,
+        headers: request.headers,
+        body: request.body,
+      };
       const { exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent, call);
 
       if (input.script && /\bafterResponse\b/.test(input.script.code) && !exchange.error) {
-        const r = capScriptResult(await sandbox.execute({
-          ...scope,
-          script: input.script,
-          hook: 'afterResponse',
-          request,
-          response: { status: exchange.status, headers: exchange.headers, body: exchange.body, time: exchange.timeMs },
-          label: `${input.label}.afterResponse`,
+        const r = capScriptResult(
+          await sandbox.execute({
+            ...scope,
+            script: input.script,
+            hook: 'afterResponse',
+            request,
+            response: {
+              status: exchange.status,
+              headers: exchange.headers,
+              body: exchange.body,
+              time: exchange.timeMs,
+            },
+            label: `${input.label}.afterResponse`,
+            variables,
+          }),
           variables,
-        }), variables);
+        );
         logs.push(...r.logs);
         checks.push(...(r.tests ?? []));
         variables = r.variables;
-        if (!r.ok) return end({ exchange, attempts, scriptError: { hook: 'afterResponse', message: r.error!.message, line: r.error!.line, column: r.error!.column } });
+        if (!r.ok)
+          return end({
+            exchange,
+            attempts,
+            scriptError: {
+              hook: 'afterResponse',
+              message: r.error!.message,
+              line: r.error!.line,
+              column: r.error!.column,
+            },
+          });
       }
       return end({ exchange, attempts });
     },
@@ -323,7 +425,10 @@ export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
      * worker thread that is terminated past its time limit (src/expression-pool/pool.ts), never
      * on the worker's main thread. Errors come back as data.
      */
-    evaluateExpression(input: { expression: string; input: unknown }): Promise<{ value?: unknown; error?: { message: string; code: string } }> {
+    evaluateExpression(input: {
+      expression: string;
+      input: unknown;
+    }): Promise<{ value?: unknown; error?: { message: string; code: string } }> {
       return evaluateHeavyExpression(sharedExpressionPool(), input.expression, input.input);
     },
 

@@ -8,7 +8,15 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import { runSettingsOf, type AssayConfig } from '../src/config';
-import { Deployment, Environment, Run, RunLoadShard, Runner, RunTestCaseResult, queuedRun } from '../src/store/entities';
+import {
+  Deployment,
+  Environment,
+  Run,
+  RunLoadShard,
+  Runner,
+  RunTestCaseResult,
+  queuedRun,
+} from '../src/store/entities';
 import { LoadMetrics, performanceResults } from '../src/perf/metrics';
 import { loadTestCaseResults, type LoadFailure } from '../src/perf/test-case-results';
 import { jsonValue } from '../src/store/entities/columns';
@@ -54,7 +62,10 @@ async function storeStep<T>(fn: () => Promise<T>): Promise<T> {
       /* called outside an activity (tests): one attempt */
     }
     if (attempt >= STORE_ATTEMPTS_FOR_NON_OUTAGE_ERRORS) {
-      throw ApplicationFailure.nonRetryable(`The store refused the write: ${(err as Error).message}`, FAILURE_TYPES.storeRefused);
+      throw ApplicationFailure.nonRetryable(
+        `The store refused the write: ${(err as Error).message}`,
+        FAILURE_TYPES.storeRefused,
+      );
     }
     throw err;
   }
@@ -114,7 +125,11 @@ async function updateProgress(manager: EntityManager, input: ProgressInput): Pro
   );
 }
 
-export function createRunActivities(dataSource: DataSource, config: AssayConfig, hooks: { onRunFinished?: (runId: string) => Promise<void> } = {}) {
+export function createRunActivities(
+  dataSource: DataSource,
+  config: AssayConfig,
+  hooks: { onRunFinished?: (runId: string) => Promise<void> } = {},
+) {
   const ring = keyRingFor(config.secretKeys, config.dataDir);
   // The masker of each run's secret variables (docs/security.md "Secrets"): what is stored about a
   // run (results, logs, errors, failures, performance figures) has every secret replaced by `***`.
@@ -125,7 +140,10 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
     maskers.set(runId, entry);
     return entry;
   };
-  const runFacts = async (manager: EntityManager, runId: string): Promise<{ masker: SecretMasker; folders: Map<string, string> }> => {
+  const runFacts = async (
+    manager: EntityManager,
+    runId: string,
+  ): Promise<{ masker: SecretMasker; folders: Map<string, string> }> => {
     const cached = maskers.get(runId);
     if (cached) return cached;
     const run = await findRunWithPlan(manager, runId);
@@ -133,7 +151,8 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
     const { plan, masker } = openPlan(run.plan, ring);
     return remember(runId, plan, masker);
   };
-  const maskerFor = async (manager: EntityManager, runId: string): Promise<SecretMasker> => (await runFacts(manager, runId)).masker;
+  const maskerFor = async (manager: EntityManager, runId: string): Promise<SecretMasker> =>
+    (await runFacts(manager, runId)).masker;
   /** A test case result as stored: the run's secrets masked, its folder added. */
   const storable = async (manager: EntityManager, runId: string, result: TestCaseResult): Promise<TestCaseResult> => {
     const { masker, folders } = await runFacts(manager, runId);
@@ -147,7 +166,11 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
       remember(runId, plan, masker);
       return plan;
     } catch (err) {
-      if (err instanceof KeyRingError) throw ApplicationFailure.nonRetryable(`A secret variable of the run cannot be opened: ${err.message}`, FAILURE_TYPES.runSetupFailed);
+      if (err instanceof KeyRingError)
+        throw ApplicationFailure.nonRetryable(
+          `A secret variable of the run cannot be opened: ${err.message}`,
+          FAILURE_TYPES.runSetupFailed,
+        );
       throw err;
     }
   };
@@ -162,8 +185,16 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
       const runs = dataSource.getRepository(Run);
       if (await runs.findOneBy({ workflowId: input.workflowId })) return;
       const deployment = await dataSource.getRepository(Deployment).findOneBy({ id: input.deploymentId });
-      if (!deployment) throw ApplicationFailure.nonRetryable(`Deployment ${input.deploymentId} no longer exists`, FAILURE_TYPES.runSetupFailed);
-      if (!deployment.enabled) throw ApplicationFailure.nonRetryable(`Deployment "${deployment.name}" is disabled`, FAILURE_TYPES.runSetupFailed);
+      if (!deployment)
+        throw ApplicationFailure.nonRetryable(
+          `Deployment ${input.deploymentId} no longer exists`,
+          FAILURE_TYPES.runSetupFailed,
+        );
+      if (!deployment.enabled)
+        throw ApplicationFailure.nonRetryable(
+          `Deployment "${deployment.name}" is disabled`,
+          FAILURE_TYPES.runSetupFailed,
+        );
       try {
         await runs.insert(
           runs.create(
@@ -203,31 +234,53 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
       return dataSource.transaction(async (manager) => {
         const runs = manager.getRepository(Run);
         const run = await findRunWithPlan(manager, input.runId);
-        if (!run) throw ApplicationFailure.nonRetryable(`Run ${input.runId} does not exist`, FAILURE_TYPES.runSetupFailed);
+        if (!run)
+          throw ApplicationFailure.nonRetryable(`Run ${input.runId} does not exist`, FAILURE_TYPES.runSetupFailed);
         if (run.plan) return opened(run.id, run.plan);
         if (run.status !== 'queued') {
-          throw ApplicationFailure.nonRetryable(`Run ${input.runId} has already ended (${run.status})`, FAILURE_TYPES.runSetupFailed);
+          throw ApplicationFailure.nonRetryable(
+            `Run ${input.runId} has already ended (${run.status})`,
+            FAILURE_TYPES.runSetupFailed,
+          );
         }
-        const runner = await manager.getRepository(Runner).findOneBy({ workspaceId: run.workspaceId, name: run.runnerName });
-        if (!runner) throw ApplicationFailure.nonRetryable(`Runner "${run.runnerName}" no longer exists`, FAILURE_TYPES.runSetupFailed);
+        const runner = await manager
+          .getRepository(Runner)
+          .findOneBy({ workspaceId: run.workspaceId, name: run.runnerName });
+        if (!runner)
+          throw ApplicationFailure.nonRetryable(
+            `Runner "${run.runnerName}" no longer exists`,
+            FAILURE_TYPES.runSetupFailed,
+          );
         const environment = await manager
           .getRepository(Environment)
           .findOneBy({ workspaceId: run.workspaceId, name: run.environmentName });
         if (!environment) {
-          throw ApplicationFailure.nonRetryable(`Environment "${run.environmentName}" no longer exists`, FAILURE_TYPES.runSetupFailed);
+          throw ApplicationFailure.nonRetryable(
+            `Environment "${run.environmentName}" no longer exists`,
+            FAILURE_TYPES.runSetupFailed,
+          );
         }
         const testCases = (await resolveRunnerSelection(manager, runner)).map(toDefinition);
         // A scheduled run (no API call refused it), or test cases deleted since the run was accepted.
-        if (testCases.length === 0) throw ApplicationFailure.nonRetryable(emptySelectionMessage(runner), FAILURE_TYPES.runSetupFailed);
+        if (testCases.length === 0)
+          throw ApplicationFailure.nonRetryable(emptySelectionMessage(runner), FAILURE_TYPES.runSetupFailed);
         // A performance run's profile: the run's own, else its deployment's, else its runner's (docs/performance.md).
-        const deployment = run.loadProfile || !run.deploymentId ? null : await manager.getRepository(Deployment).findOneBy({ id: run.deploymentId });
+        const deployment =
+          run.loadProfile || !run.deploymentId
+            ? null
+            : await manager.getRepository(Deployment).findOneBy({ id: run.deploymentId });
         const loadProfile = run.loadProfile ?? deployment?.loadProfile ?? runner.loadProfile ?? null;
         let performance: PerformancePlan | undefined;
         if (loadProfile) {
           const { profile, issues } = validateProfile(loadProfile);
-          if (!profile) throw ApplicationFailure.nonRetryable(`The load profile is invalid: ${issues.map((i) => `${['performance', ...i.path].join('.')}: ${i.message}`).join('; ')}`, FAILURE_TYPES.runSetupFailed);
+          if (!profile)
+            throw ApplicationFailure.nonRetryable(
+              `The load profile is invalid: ${issues.map((i) => `${['performance', ...i.path].join('.')}: ${i.message}`).join('; ')}`,
+              FAILURE_TYPES.runSetupFailed,
+            );
           const tooLong = timeoutProblem(profile, run.timeoutSeconds);
-          if (tooLong) throw ApplicationFailure.nonRetryable(`The run cannot start: ${tooLong}`, FAILURE_TYPES.runSetupFailed);
+          if (tooLong)
+            throw ApplicationFailure.nonRetryable(`The run cannot start: ${tooLong}`, FAILURE_TYPES.runSetupFailed);
           performance = performancePlan(profile);
         }
         const startedAt = new Date();
@@ -255,7 +308,14 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
         }
         await runs.update(
           { id: run.id, status: 'queued' },
-          { status: 'running', startedAt, plan: jsonValue(plan), progressCompleted: 0, progressTotal: testCases.length, loadProfile: jsonValue(loadProfile) },
+          {
+            status: 'running',
+            startedAt,
+            plan: jsonValue(plan),
+            progressCompleted: 0,
+            progressTotal: testCases.length,
+            loadProfile: jsonValue(loadProfile),
+          },
         );
         return openedPlan;
       });
@@ -273,7 +333,11 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
         dataSource.transaction(async (manager) => {
           const run = await findRunWithPlan(manager, input.runId);
           const plan = run?.plan;
-          if (!run || !plan?.performance) throw ApplicationFailure.nonRetryable(`Run ${input.runId} is not a performance run`, FAILURE_TYPES.runFailed);
+          if (!run || !plan?.performance)
+            throw ApplicationFailure.nonRetryable(
+              `Run ${input.runId} is not a performance run`,
+              FAILURE_TYPES.runFailed,
+            );
           const shards = await manager.getRepository(RunLoadShard).findBy({ runId: input.runId });
           const metrics = new LoadMetrics();
           let loadMs = 0;
@@ -286,10 +350,17 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
           const masker = await maskerFor(manager, input.runId);
           const performance = masker.maskDeep(performanceResults(metrics, plan.performance.profile.thresholds, loadMs));
           const result: RunResultValue = performance.thresholds.every((t) => t.passed) ? 'passed' : 'failed';
-          const { results, summary } = loadTestCaseResults(plan.testCases, performance, metrics, failures, (v) => masker.maskDeep(v));
+          const { results, summary } = loadTestCaseResults(plan.testCases, performance, metrics, failures, (v) =>
+            masker.maskDeep(v),
+          );
           const rows = results.map((detail, position) => testCaseRow(input.runId, position, detail, new Date()));
           if (rows.length) await manager.getRepository(RunTestCaseResult).upsert(rows, ['runId', 'position']);
-          await manager.getRepository(Run).update({ id: input.runId }, { performance: jsonValue(performance), progressCompleted: plan.testCases.length, progressWork: 1 });
+          await manager
+            .getRepository(Run)
+            .update(
+              { id: input.runId },
+              { performance: jsonValue(performance), progressCompleted: plan.testCases.length, progressWork: 1 },
+            );
           return { result, summary };
         }),
       );
@@ -299,10 +370,9 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
     async recordTestCaseResult(input: RecordTestCaseInput): Promise<void> {
       await dataSource.transaction(async (manager) => {
         const result = await storable(manager, input.runId, input.result);
-        await manager.getRepository(RunTestCaseResult).upsert(
-          testCaseRow(input.runId, input.position, result, new Date()),
-          ['runId', 'position'],
-        );
+        await manager
+          .getRepository(RunTestCaseResult)
+          .upsert(testCaseRow(input.runId, input.position, result, new Date()), ['runId', 'position']);
         await updateProgress(manager, input);
       });
     },
@@ -325,11 +395,12 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
         const completedAt = new Date();
         const masker = await maskerFor(manager, input.runId);
         if (input.unfinished.length > 0) {
-          const rows = await Promise.all(input.unfinished.map(async ({ position, result }) => testCaseRow(input.runId, position, await storable(manager, input.runId, result), completedAt)));
-          await manager.getRepository(RunTestCaseResult).upsert(
-            rows,
-            ['runId', 'position'],
+          const rows = await Promise.all(
+            input.unfinished.map(async ({ position, result }) =>
+              testCaseRow(input.runId, position, await storable(manager, input.runId, result), completedAt),
+            ),
           );
+          await manager.getRepository(RunTestCaseResult).upsert(rows, ['runId', 'position']);
         }
         const updated = await runs.update(
           { id: input.runId, status: In(['queued', 'running']) },
@@ -342,7 +413,8 @@ export function createRunActivities(dataSource: DataSource, config: AssayConfig,
             duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0,
           },
         );
-        if (updated.affected !== 0) ended = { durationMs: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : undefined };
+        if (updated.affected !== 0)
+          ended = { durationMs: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : undefined };
       });
       if (ended) recordRunFinished(runResultOf(input.status, input.result, input.error), ended.durationMs);
     },

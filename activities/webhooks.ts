@@ -19,14 +19,32 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
 import { newId } from '../src/ids';
-import { Deployment, Run, RunTestCaseResult, WebhookDelivery, type DeliveryEvent, type OutgoingWebhook } from '../src/store/entities';
+import {
+  Deployment,
+  Run,
+  RunTestCaseResult,
+  WebhookDelivery,
+  type DeliveryEvent,
+  type OutgoingWebhook,
+} from '../src/store/entities';
 import { addressRefusalIn, type AddressPolicy } from '../src/net/address-policy';
 import { guardedRequest } from '../src/net/http';
-import { defaultPayload, renderTemplate, signature, standardWebhookHeaders, type WebhookData } from '../src/webhooks/payload';
+import {
+  defaultPayload,
+  renderTemplate,
+  signature,
+  standardWebhookHeaders,
+  type WebhookData,
+} from '../src/webhooks/payload';
 import { FAILURE_TYPES } from '../src/domain/failures';
 import { KeyRingError, keyRingFor } from '../src/secrets/keyring';
 import { webhookDeliveries } from '../src/observability/metrics';
-import { openSigningSecret, openWebhookHeaders, sealSigningSecret, signingSecretNeedsSealing } from '../src/store/entities/deployment-secrets';
+import {
+  openSigningSecret,
+  openWebhookHeaders,
+  sealSigningSecret,
+  signingSecretNeedsSealing,
+} from '../src/store/entities/deployment-secrets';
 
 export interface DeliveryPlan {
   deliveries: Array<{ id: string; event: DeliveryEvent; position: number }>;
@@ -52,19 +70,37 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
   async function signingSecretOf(deployment: Deployment): Promise<string> {
     const secret = openSigningSecret(ring, deployment);
     if (signingSecretNeedsSealing(ring, deployment)) {
-      await dataSource.getRepository(Deployment).update({ id: deployment.id, signingSecret: deployment.signingSecret }, { signingSecret: sealSigningSecret(ring, deployment.id, secret) });
+      await dataSource
+        .getRepository(Deployment)
+        .update(
+          { id: deployment.id, signingSecret: deployment.signingSecret },
+          { signingSecret: sealSigningSecret(ring, deployment.id, secret) },
+        );
     }
     return secret;
   }
 
   async function data(run: Run, deployment: Deployment): Promise<WebhookData> {
-    const rows = await dataSource.getRepository(RunTestCaseResult).find({ where: { runId: run.id }, order: { position: 'ASC' } });
+    const rows = await dataSource
+      .getRepository(RunTestCaseResult)
+      .find({ where: { runId: run.id }, order: { position: 'ASC' } });
     const summary = run.summary ?? { total: rows.length, passed: 0, failed: 0, skipped: 0 };
     const outcome = run.status === 'completed' && run.result === 'passed' ? 'passed' : 'failed';
-    const performance = run.loadProfile ? (await dataSource.getRepository(Run).findOne({ select: { id: true, performance: true }, where: { id: run.id } }))?.performance : undefined;
+    const performance = run.loadProfile
+      ? (
+          await dataSource
+            .getRepository(Run)
+            .findOne({ select: { id: true, performance: true }, where: { id: run.id } })
+        )?.performance
+      : undefined;
     return {
       event: run.status === 'completed' ? 'run.completed' : 'run.failed',
-      deployment: { id: deployment.id, name: deployment.name, runner: run.runnerName, environment: run.environmentName },
+      deployment: {
+        id: deployment.id,
+        name: deployment.name,
+        runner: run.runnerName,
+        environment: run.environmentName,
+      },
       result: {
         runId: run.id,
         status: outcome,
@@ -90,13 +126,19 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
   return {
     /** Records the deliveries a finished run owes (one per entry of the arrays that fire). */
     async planDeliveries(input: { runId: string; deploymentId: string }): Promise<DeliveryPlan> {
-      const retry = { initialMs: config.webhooks.retryInitialMs, maximumMs: config.webhooks.retryMaximumMs, giveUpAfterMs: config.webhooks.giveUpAfterMs };
+      const retry = {
+        initialMs: config.webhooks.retryInitialMs,
+        maximumMs: config.webhooks.retryMaximumMs,
+        giveUpAfterMs: config.webhooks.giveUpAfterMs,
+      };
       const run = await dataSource.getRepository(Run).findOneBy({ id: input.runId });
       const deployment = await dataSource.getRepository(Deployment).findOneBy({ id: input.deploymentId });
-      if (!run || !deployment || (run.status !== 'completed' && run.status !== 'failed')) return { deliveries: [], retry };
+      if (!run || !deployment || (run.status !== 'completed' && run.status !== 'failed'))
+        return { deliveries: [], retry };
       const fire: Array<[DeliveryEvent, OutgoingWebhook[]]> = [];
       if (run.status === 'completed') fire.push(['complete', deployment.webhooks?.onComplete ?? []]);
-      if (run.status === 'failed' || run.result !== 'passed') fire.push(['failure', deployment.webhooks?.onFailure ?? []]);
+      if (run.status === 'failed' || run.result !== 'passed')
+        fire.push(['failure', deployment.webhooks?.onFailure ?? []]);
       const repo = dataSource.getRepository(WebhookDelivery);
       const deliveries: DeliveryPlan['deliveries'] = [];
       for (const [event, entries] of fire) {
@@ -135,12 +177,14 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
       const repo = dataSource.getRepository(WebhookDelivery);
       const delivery = await repo.findOneBy({ id: input.deliveryId });
       // The run was deleted (DELETE /v1/runs/{id} or the retention sweep) with its deliveries: nothing to send.
-      if (!delivery) throw ApplicationFailure.nonRetryable('The run and its deliveries were deleted', FAILURE_TYPES.runDeleted);
+      if (!delivery)
+        throw ApplicationFailure.nonRetryable('The run and its deliveries were deleted', FAILURE_TYPES.runDeleted);
       if (delivery.status === 'delivered') return { status: delivery.lastStatusCode ?? 200 };
       const run = await dataSource.getRepository(Run).findOneBy({ id: delivery.runId });
       if (!run) throw ApplicationFailure.nonRetryable('The run was deleted', 'RunDeleted');
       const deployment = await dataSource.getRepository(Deployment).findOneBy({ id: delivery.deploymentId });
-      if (!deployment) throw ApplicationFailure.nonRetryable('The deployment was deleted', FAILURE_TYPES.deploymentGone);
+      if (!deployment)
+        throw ApplicationFailure.nonRetryable('The deployment was deleted', FAILURE_TYPES.deploymentGone);
       // A secret sealed with a key ASSAY_SECRET_KEYS no longer holds cannot be sent: no retry helps.
       const unopenable = async (err: unknown): Promise<never> => {
         if (!(err instanceof KeyRingError)) throw err;
@@ -155,7 +199,11 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
         return unopenable(err);
       }
       const entry = (delivery.event === 'complete' ? webhooks?.onComplete : webhooks?.onFailure)?.[delivery.position];
-      if (!entry) throw ApplicationFailure.nonRetryable('The webhook entry was removed from the deployment', FAILURE_TYPES.webhookGone);
+      if (!entry)
+        throw ApplicationFailure.nonRetryable(
+          'The webhook entry was removed from the deployment',
+          FAILURE_TYPES.webhookGone,
+        );
 
       const d = await data(run, deployment);
       const payload = entry.payload === undefined ? defaultPayload(d) : await renderTemplate(entry.payload, d);
@@ -182,16 +230,26 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
       let status: number | null = null;
       let error: string | null = null;
       try {
-        const res = await guardedRequest(policy.agent('webhook'), entry.url, { method: delivery.method, headers, body, timeoutMs: ATTEMPT_TIMEOUT_MS });
+        const res = await guardedRequest(policy.agent('webhook'), entry.url, {
+          method: delivery.method,
+          headers,
+          body,
+          timeoutMs: ATTEMPT_TIMEOUT_MS,
+        });
         status = res.statusCode;
         await res.body.dump();
         if (status < 200 || status >= 300) error = `The receiver answered HTTP ${status}`;
       } catch (err) {
         const refused = addressRefusalIn(err);
-        error = refused ? `The receiver was not contacted: ${refused.message}` : `The receiver could not be reached: ${(err as Error).message}`;
+        error = refused
+          ? `The receiver was not contacted: ${refused.message}`
+          : `The receiver could not be reached: ${(err as Error).message}`;
         if (refused) {
           webhookDeliveries.inc({ outcome: 'refused' });
-          await repo.update({ id: delivery.id }, { attempts: attempt, lastStatusCode: null, lastError: error, updatedAt: new Date() });
+          await repo.update(
+            { id: delivery.id },
+            { attempts: attempt, lastStatusCode: null, lastError: error, updatedAt: new Date() },
+          );
           throw ApplicationFailure.nonRetryable(error, 'AddressNotAllowed');
         }
       }
@@ -212,10 +270,12 @@ export function createWebhookActivities(dataSource: DataSource, config: AssayCon
 
     /** Records that a delivery gave up (its retries ran out or it cannot be sent). */
     async markDeliveryFailed(input: { deliveryId: string; error: string }): Promise<void> {
-      const marked = await dataSource.getRepository(WebhookDelivery).update(
-        { id: input.deliveryId, status: 'pending' },
-        { status: 'failed', lastError: input.error, updatedAt: new Date() },
-      );
+      const marked = await dataSource
+        .getRepository(WebhookDelivery)
+        .update(
+          { id: input.deliveryId, status: 'pending' },
+          { status: 'failed', lastError: input.error, updatedAt: new Date() },
+        );
       if (marked.affected !== 0) webhookDeliveries.inc({ outcome: 'gave_up' });
     },
   };

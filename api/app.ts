@@ -35,7 +35,17 @@ import { CHECK_TIMEOUT_MS, storeCheck } from '../src/observability/health';
 import { withStoreBounds } from '../src/store/bounds';
 
 /** The routers served under /v1 (each gets the `/v1` prefix); every route needs an entry in api/scopes.ts. */
-export const V1_ROUTERS = [workspacesRouter, environmentsRouter, testCasesRouter, runnersRouter, runsRouter, librariesRouter, deploymentsRouter, designsRouter, relayRouter];
+export const V1_ROUTERS = [
+  workspacesRouter,
+  environmentsRouter,
+  testCasesRouter,
+  runnersRouter,
+  runsRouter,
+  librariesRouter,
+  deploymentsRouter,
+  designsRouter,
+  relayRouter,
+];
 
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>();
@@ -43,7 +53,14 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   // database that does not answer is 503 `database-unavailable` within them, never a hang.
   app.use((ctx, next) => withStoreBounds(deps.config.databaseTimeouts, next));
   // /readyz: the store (within the same bounds) and Temporal answer (src/observability/health.ts).
-  useServiceBase(app, { ...deps, service: 'api', readiness: { store: storeCheck(deps.dataSource, deps.config.databaseTimeouts), temporal: () => deps.workflows.ping(CHECK_TIMEOUT_MS) } });
+  useServiceBase(app, {
+    ...deps,
+    service: 'api',
+    readiness: {
+      store: storeCheck(deps.dataSource, deps.config.databaseTimeouts),
+      temporal: () => deps.workflows.ping(CHECK_TIMEOUT_MS),
+    },
+  });
 
   // One count of failed authentications per address, for /v1 and the codec server.
   const authFailures = new AuthFailureLimiter(deps.config.api.authFailuresPerMinute);

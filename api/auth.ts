@@ -38,7 +38,11 @@ export class AuthFailureLimiter {
     const used = await this.limiter.get(address);
     if (used && used.consumedPoints >= this.perMinute) {
       const retryAfter = retryAfterSeconds(used.msBeforeNext);
-      throw new Problem('auth-rate-limited', `Too many failed authentications from this address (limit ${this.perMinute} per minute); retry in ${retryAfter} s.`, { retryAfter });
+      throw new Problem(
+        'auth-rate-limited',
+        `Too many failed authentications from this address (limit ${this.perMinute} per minute); retry in ${retryAfter} s.`,
+        { retryAfter },
+      );
     }
   }
 
@@ -93,7 +97,11 @@ export class VerifiedKeys {
  * on as the caller the store confirmed lately ({@link VerifiedKeys}); otherwise that failure is
  * thrown (503 `database-unavailable`, api/errors.ts).
  */
-export function authenticate(dataSource: DataSource, failures?: AuthFailureLimiter, verified?: VerifiedKeys): Middleware<AppState> {
+export function authenticate(
+  dataSource: DataSource,
+  failures?: AuthFailureLimiter,
+  verified?: VerifiedKeys,
+): Middleware<AppState> {
   return async (ctx, next) => {
     const address = AuthFailureLimiter.addressOf(ctx);
     await failures?.check(address);
@@ -110,7 +118,10 @@ export function authenticate(dataSource: DataSource, failures?: AuthFailureLimit
     try {
       key = await findKey(dataSource.manager, match[1]!);
     } catch (err) {
-      const stand = verified && (ctx.method === 'GET' || ctx.method === 'HEAD') && isDatabaseUnavailable(err) ? verified.recent(hash) : undefined;
+      const stand =
+        verified && (ctx.method === 'GET' || ctx.method === 'HEAD') && isDatabaseUnavailable(err)
+          ? verified.recent(hash)
+          : undefined;
       if (!stand) throw err;
       ctx.state.caller = { ...stand };
       return next();

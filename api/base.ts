@@ -58,7 +58,13 @@ export function useServiceBase(app: Koa<AppState>, deps: ServiceBaseDeps): void 
   // sent an unreadable body is one line at debug.
   app.on('error', (err: Error & { code?: string; expose?: boolean; status?: number }) => {
     const code = err.code ?? '';
-    if (code.startsWith('HPE_') || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED' || (err.expose && (err.status ?? 500) < 500)) {
+    if (
+      code.startsWith('HPE_') ||
+      code === 'ECONNRESET' ||
+      code === 'EPIPE' ||
+      code === 'ECONNABORTED' ||
+      (err.expose && (err.status ?? 500) < 500)
+    ) {
       deps.logger.debug({ code: code || undefined, reason: err.message.split('\n')[0] }, 'client connection error');
     } else {
       deps.logger.error({ err }, 'request stream failed');
@@ -74,7 +80,8 @@ export function useServiceBase(app: Koa<AppState>, deps: ServiceBaseDeps): void 
   // Nothing answered: a 404 problem (after the routers had their chance to answer 405).
   app.use(async (ctx, next) => {
     await next();
-    if (ctx.status === 404 && ctx.body == null) throw new Problem('not-found', `No route for ${ctx.method} ${ctx.path}.`);
+    if (ctx.status === 404 && ctx.body == null)
+      throw new Problem('not-found', `No route for ${ctx.method} ${ctx.path}.`);
   });
 
   const root = new Router<AppState>();
@@ -96,7 +103,8 @@ export function useServiceBase(app: Koa<AppState>, deps: ServiceBaseDeps): void 
   });
   root.get('/problems/:code', (ctx) => {
     const code = ctx.params.code as ProblemCode;
-    if (!Object.prototype.hasOwnProperty.call(PROBLEMS, code)) throw new Problem('not-found', `No problem type "${ctx.params.code}".`);
+    if (!Object.prototype.hasOwnProperty.call(PROBLEMS, code))
+      throw new Problem('not-found', `No problem type "${ctx.params.code}".`);
     ctx.body = { type: problemTypeUri(code), code, ...PROBLEMS[code] };
   });
   app.use(root.routes());
@@ -115,12 +123,25 @@ export function allowedMethods(router: Router<AppState>): Middleware<AppState> {
   return async (ctx, next) => {
     await inner(ctx, next);
     if ((ctx.status !== 405 && ctx.status !== 501) || ctx.body != null) return;
-    const allowed = [...new Set(ctx.response.get('Allow').split(',').map((m) => m.trim()).filter(Boolean))];
+    const allowed = [
+      ...new Set(
+        ctx.response
+          .get('Allow')
+          .split(',')
+          .map((m) => m.trim())
+          .filter(Boolean),
+      ),
+    ];
     if (allowed.length === 0) {
       ctx.remove('Allow');
       ctx.status = 404;
       return;
     }
-    throw new Problem('method-not-allowed', `${ctx.path} answers ${allowed.join(', ')}, not ${ctx.method}.`, { allowed }, { headers: { Allow: allowed.join(', ') } });
+    throw new Problem(
+      'method-not-allowed',
+      `${ctx.path} answers ${allowed.join(', ')}, not ${ctx.method}.`,
+      { allowed },
+      { headers: { Allow: allowed.join(', ') } },
+    );
   };
 }

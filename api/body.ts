@@ -31,7 +31,10 @@ export function parsedBody(ctx: AppContext): unknown {
 /** 415 for a request body that is not JSON; bodies of GET/DELETE are ignored. */
 const jsonOnly: Koa.Middleware<AppState> = async (ctx, next) => {
   if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody(ctx) && !ctx.is(JSON_TYPES)) {
-    throw new Problem('unsupported-media-type', `Request bodies must be JSON (Content-Type: application/json), not "${ctx.get('Content-Type') || 'none'}".`);
+    throw new Problem(
+      'unsupported-media-type',
+      `Request bodies must be JSON (Content-Type: application/json), not "${ctx.get('Content-Type') || 'none'}".`,
+    );
   }
   await next();
 };
@@ -56,7 +59,10 @@ export function refuseDeepBody(body: unknown): void {
   const at = tooDeep(body);
   if (at) throw tooDeepProblem(at);
   const bad = illFormedString(body);
-  if (bad) throw invalid([fieldError(bad, 'contains a lone UTF-16 surrogate (\\ud800-\\udfff outside a pair): not Unicode text')]);
+  if (bad)
+    throw invalid([
+      fieldError(bad, 'contains a lone UTF-16 surrogate (\\ud800-\\udfff outside a pair): not Unicode text'),
+    ]);
 }
 
 /** Checks the depth of `ctx.request.body` once the parser has set it. */

@@ -61,7 +61,8 @@ function libraryUrl(raw: string): URL {
   } catch {
     throw invalid([fieldError(['url'], 'must be an absolute URL, like https://esm.sh/lodash-es@4.17.21')]);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid([fieldError(['url'], `must be an http or https URL, not ${url.protocol}`)]);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalid([fieldError(['url'], `must be an http or https URL, not ${url.protocol}`)]);
   if (url.username || url.password) throw invalid([fieldError(['url'], 'must not carry credentials')]);
   return url;
 }
@@ -83,7 +84,10 @@ export function createBundlerApp(deps: BundlerAppDeps): Koa<AppState> {
   router.post(
     '/api/bundle',
     ...(config.bundler.requireKey
-      ? [authenticate(deps.dataSource, new AuthFailureLimiter(config.api.authFailuresPerMinute)), rateLimit(config.bundler.rateLimitPerMinute)]
+      ? [
+          authenticate(deps.dataSource, new AuthFailureLimiter(config.api.authFailuresPerMinute)),
+          rateLimit(config.bundler.rateLimitPerMinute),
+        ]
       : [rateLimit(config.bundler.rateLimitPerMinute, (ctx) => ctx.ip)]),
     jsonBodies(64 * 1024),
     async (ctx) => {
@@ -91,11 +95,21 @@ export function createBundlerApp(deps: BundlerAppDeps): Koa<AppState> {
       const url = libraryUrl(body.url);
       const globalName = body.globalName ?? detectGlobalName(url);
       if (globalName === undefined) {
-        throw invalid([fieldError(['globalName'], `no name can be detected from ${url.href}; give one (docs/bundler.md "Global name")`)]);
+        throw invalid([
+          fieldError(
+            ['globalName'],
+            `no name can be detected from ${url.href}; give one (docs/bundler.md "Global name")`,
+          ),
+        ]);
       }
       const nameProblem = globalNameProblem(globalName);
       if (nameProblem) {
-        throw invalid([fieldError(['globalName'], body.globalName === undefined ? `detected from the URL, but ${nameProblem}; give one` : nameProblem)]);
+        throw invalid([
+          fieldError(
+            ['globalName'],
+            body.globalName === undefined ? `detected from the URL, but ${nameProblem}; give one` : nameProblem,
+          ),
+        ]);
       }
       const pathProblem = body.defaultAccessPath === undefined ? undefined : accessPathProblem(body.defaultAccessPath);
       if (pathProblem) throw invalid([fieldError(['defaultAccessPath'], pathProblem)]);

@@ -47,7 +47,11 @@ export const CONSOLE_CSP = [
 
 /** Serves the console build in `dir` (see the module comment). Install after the routers. */
 export function serveConsole(dir: string): Middleware<AppState> {
-  const compressor = compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }, gzip: { level: 6 } });
+  const compressor = compress({
+    threshold: 1024,
+    br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } },
+    gzip: { level: 6 },
+  });
   const serve = consoleFiles(dir);
   return (ctx, next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || SERVICE_PATHS.test(ctx.path)) return next();
@@ -61,7 +65,11 @@ function consoleFiles(dir: string): Middleware<AppState> {
   return async (ctx, next) => {
     if (!fs.existsSync(index)) {
       await next();
-      if (ctx.body == null && ctx.status === 404) throw new Problem('not-found', 'The web console is not built: run `npm run build` (or `make install`), or set ASSAY_CONSOLE_DIR.');
+      if (ctx.body == null && ctx.status === 404)
+        throw new Problem(
+          'not-found',
+          'The web console is not built: run `npm run build` (or `make install`), or set ASSAY_CONSOLE_DIR.',
+        );
       return;
     }
     ctx.set('Content-Security-Policy', CONSOLE_CSP);
@@ -71,7 +79,12 @@ function consoleFiles(dir: string): Middleware<AppState> {
     const asFile = ctx.path !== '/' && path.extname(ctx.path) !== '';
     if (asFile) {
       const immutable = ctx.path.startsWith('/assets/');
-      const sent = await send(ctx, ctx.path, { root: dir, index: false, immutable, maxage: immutable ? 365 * 24 * 3600 * 1000 : 0 }).catch((err: { status?: number }) => {
+      const sent = await send(ctx, ctx.path, {
+        root: dir,
+        index: false,
+        immutable,
+        maxage: immutable ? 365 * 24 * 3600 * 1000 : 0,
+      }).catch((err: { status?: number }) => {
         if (err.status === 404) return undefined;
         throw err;
       });

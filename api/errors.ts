@@ -40,9 +40,14 @@ function fromHttpError(err: { status?: number; type?: string; message?: string; 
 /** The 503 of a Temporal call that failed: what could not be done to which run. */
 function fromTemporal(err: TemporalUnavailableError): Problem {
   if (err.operation === 'start') {
-    return new Problem('temporal-unavailable', `Run ${err.runId} could not be started: the workflow service is unavailable. Retry later.`, { runId: err.runId });
+    return new Problem(
+      'temporal-unavailable',
+      `Run ${err.runId} could not be started: the workflow service is unavailable. Retry later.`,
+      { runId: err.runId },
+    );
   }
-  const what = err.operation === 'cancel' ? 'the run could not be cancelled' : "the run's workflow could not be described";
+  const what =
+    err.operation === 'cancel' ? 'the run could not be cancelled' : "the run's workflow could not be described";
   return new Problem('temporal-unavailable', `The workflow service is unavailable; ${what}. Retry later.`);
 }
 
@@ -52,12 +57,20 @@ function fromTemporal(err: TemporalUnavailableError): Problem {
  * points into the request at each failure's `at` plus the error's own path; without `at` there is
  * no `errors`. `detail` defaults to `<field>: <what>` for one failure, a count for several.
  */
-export function sampleProblem(failures: Array<{ err: SampleError; at?: Array<string | number> }>, detail?: string): Problem {
+export function sampleProblem(
+  failures: Array<{ err: SampleError; at?: Array<string | number> }>,
+  detail?: string,
+): Problem {
   const first = failures[0]!.err;
   const located = failures.filter((f) => f.at !== undefined);
   if (located.length === 0) return new Problem(first.code, detail ?? first.message);
   const errors = located.map(({ err, at }) => fieldError([...at!, ...err.path], err.detail));
-  return new Problem(first.code, detail ?? (errors.length === 1 ? `${errors[0]!.field}: ${first.detail}` : `${errors.length} responses cannot be sampled`), { errors });
+  return new Problem(
+    first.code,
+    detail ??
+      (errors.length === 1 ? `${errors[0]!.field}: ${first.detail}` : `${errors.length} responses cannot be sampled`),
+    { errors },
+  );
 }
 
 /** The problem answering `err` (module comment); logs what is not the client's doing. */

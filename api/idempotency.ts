@@ -73,7 +73,10 @@ function holdsSecret(value: unknown): boolean {
 
 /** True when the stored fingerprint of an earlier call is that of `request` (under any key of the ring). */
 export function sameRequest(storedFingerprint: string | null, request: IdempotencyRequest): boolean {
-  return storedFingerprint === request.fingerprint || (!!storedFingerprint && !!request.alternates?.includes(storedFingerprint));
+  return (
+    storedFingerprint === request.fingerprint ||
+    (!!storedFingerprint && !!request.alternates?.includes(storedFingerprint))
+  );
 }
 
 /**
@@ -87,17 +90,35 @@ export function sameRequest(storedFingerprint: string | null, request: Idempoten
  * @returns undefined when the header is absent.
  * @throws Problem `invalid-header` (400) when it is empty, too long or not visible ASCII.
  */
-export function readIdempotencyKey(ctx: AppContext, target: string, body: unknown, ring?: KeyRing): IdempotencyRequest | undefined {
+export function readIdempotencyKey(
+  ctx: AppContext,
+  target: string,
+  body: unknown,
+  ring?: KeyRing,
+): IdempotencyRequest | undefined {
   const raw = ctx.get('Idempotency-Key');
   if (raw === '' && ctx.headers['idempotency-key'] === undefined) return undefined;
   const unquoted = /^"(.*)"$/.exec(raw.trim());
   const key = unquoted ? unquoted[1]!.replace(/\\(["\\])/g, '$1') : raw.trim();
   if (key.length === 0 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new Problem('invalid-header', 'Header Idempotency-Key must be 1 to 255 visible ASCII characters (e.g. a UUID).', {
-      errors: [{ field: 'Idempotency-Key', pointer: 'header:Idempotency-Key', detail: 'must be 1 to 255 visible ASCII characters' }],
-    });
+    throw new Problem(
+      'invalid-header',
+      'Header Idempotency-Key must be 1 to 255 visible ASCII characters (e.g. a UUID).',
+      {
+        errors: [
+          {
+            field: 'Idempotency-Key',
+            pointer: 'header:Idempotency-Key',
+            detail: 'must be 1 to 255 visible ASCII characters',
+          },
+        ],
+      },
+    );
   }
-  const digest = (secretKey?: Buffer) => createHash('sha256').update(`${target}\n${canonical(body ?? {}, secretKey)}`).digest('hex');
+  const digest = (secretKey?: Buffer) =>
+    createHash('sha256')
+      .update(`${target}\n${canonical(body ?? {}, secretKey)}`)
+      .digest('hex');
   if (!ring || !holdsSecret(body)) return { key, fingerprint: digest() };
   const [fingerprint, ...alternates] = ring.keys.map((k) => digest(fingerprintKey(k.key)));
   return { key, fingerprint: fingerprint!, ...(alternates.length ? { alternates } : {}) };

@@ -16,7 +16,11 @@ export const loadProfileSchema = { type: ['object', 'null'] } as const;
  * @throws Problem 400 `validation-failed` with every field at fault; with `timeoutSeconds`, also when
  *   the profile cannot finish within it (the error names `timeout`).
  */
-export function checkedProfile(value: LoadProfileInput | null | undefined, field: string, timeoutSeconds?: number): LoadProfileInput | null | undefined {
+export function checkedProfile(
+  value: LoadProfileInput | null | undefined,
+  field: string,
+  timeoutSeconds?: number,
+): LoadProfileInput | null | undefined {
   if (value === undefined || value === null) return value;
   const { profile, issues } = validateProfile(value);
   if (!profile) throw invalid(issues.map((i) => fieldError([field, ...i.path], i.message)));

@@ -57,7 +57,13 @@ function cursorMatches(value: unknown, shape: CursorShape): boolean {
     case 'pair':
       return Array.isArray(value) && value.length === 2 && value.every(str);
     case 'time-id':
-      return Array.isArray(value) && value.length === 2 && value.every(str) && ISO_INSTANT.test(value[0] as string) && !Number.isNaN(Date.parse(value[0] as string));
+      return (
+        Array.isArray(value) &&
+        value.length === 2 &&
+        value.every(str) &&
+        ISO_INSTANT.test(value[0] as string) &&
+        !Number.isNaN(Date.parse(value[0] as string))
+      );
   }
 }
 
@@ -75,10 +81,13 @@ export const cursor = {
     const raw = ctx.query[name];
     if (raw === undefined) return undefined;
     const bad = (detail: string) =>
-      new Problem('bad-cursor', `Query parameter "${name}" ${detail}.`, { errors: [{ field: name, pointer: `?${name}`, detail }] });
+      new Problem('bad-cursor', `Query parameter "${name}" ${detail}.`, {
+        errors: [{ field: name, pointer: `?${name}`, detail }],
+      });
     if (Array.isArray(raw)) throw bad('must be given once');
     if (raw === '') return undefined;
-    if (raw.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(raw)) throw bad('is not a cursor returned by this API');
+    if (raw.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(raw))
+      throw bad('is not a cursor returned by this API');
     let value: unknown;
     try {
       value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
@@ -118,7 +127,11 @@ export interface Paging<S extends CursorShape> {
  * Reads `limit` (400 `invalid-query` unless an integer from 1 to `sizes.max`) and `cursor`
  * (400 `bad-cursor` unless one `keyset`'s listing returned).
  */
-export function readPaging<S extends CursorShape>(ctx: AppContext, keyset: Keyset<never, S>, sizes: PageSizes = PAGE): Paging<S> {
+export function readPaging<S extends CursorShape>(
+  ctx: AppContext,
+  keyset: Keyset<never, S>,
+  sizes: PageSizes = PAGE,
+): Paging<S> {
   const limit = queryInt(ctx, 'limit', sizes.default, 1, sizes.max);
   return { limit, after: cursor.decode(ctx, keyset.shape) };
 }
@@ -143,7 +156,11 @@ export async function keysetPage<Row extends ObjectLiteral, S extends CursorShap
     keys.forEach((key, i) => (params[`pageKey${i}`] = key.parse ? key.parse(values[i]!) : values[i]));
     // (k0 > :v0) OR (k0 = :v0 AND k1 > :v1) OR …: rows strictly after the cursor in key order.
     const after = keys
-      .map((key, i) => [...keys.slice(0, i).map((k, j) => `${k.column} = :pageKey${j}`), `${key.column} ${cmp} :pageKey${i}`].join(' AND '))
+      .map((key, i) =>
+        [...keys.slice(0, i).map((k, j) => `${k.column} = :pageKey${j}`), `${key.column} ${cmp} :pageKey${i}`].join(
+          ' AND ',
+        ),
+      )
       .map((term) => `(${term})`)
       .join(' OR ');
     qb.andWhere(`(${after})`, params);
@@ -153,5 +170,8 @@ export async function keysetPage<Row extends ObjectLiteral, S extends CursorShap
   const items = rows.slice(0, paging.limit);
   const last = items[items.length - 1];
   const next = rows.length > paging.limit && last ? keys.map((key) => key.of(last)) : undefined;
-  return page(await Promise.all(items.map(toJson)), next ? cursor.encode(keyset.shape === 'name' ? next[0] : next) : null);
+  return page(
+    await Promise.all(items.map(toJson)),
+    next ? cursor.encode(keyset.shape === 'name' ? next[0] : next) : null,
+  );
 }

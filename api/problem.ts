@@ -52,7 +52,10 @@ export function invalid(errors: FieldError[], detail?: string): Problem {
   const first = errors[0];
   return new Problem(
     'validation-failed',
-    detail ?? (errors.length === 1 && first ? `${first.field || 'body'}: ${first.detail}` : `${errors.length} fields are invalid`),
+    detail ??
+      (errors.length === 1 && first
+        ? `${first.field || 'body'}: ${first.detail}`
+        : `${errors.length} fields are invalid`),
     { errors },
   );
 }

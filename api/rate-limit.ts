@@ -35,7 +35,11 @@ export class PerMinuteLimit {
    * @param headers extra headers of the 429 given the seconds to wait
    * @throws Problem 429 `rate-limited` with `retryAfter` (and `Retry-After`) when `key` has none left.
    */
-  async consume(key: string, refusal: (retryAfter: number) => string, headers?: (retryAfter: number) => Record<string, string>): Promise<RateLimitState> {
+  async consume(
+    key: string,
+    refusal: (retryAfter: number) => string,
+    headers?: (retryAfter: number) => Record<string, string>,
+  ): Promise<RateLimitState> {
     try {
       const res = await this.limiter.consume(key, 1);
       return { remaining: res.remainingPoints, resetSeconds: Math.ceil(res.msBeforeNext / 1000) };
@@ -63,7 +67,10 @@ export function rateLimitHeaders(perMinute: number, remaining: number, resetSeco
  * @param perMinute points per key and minute
  * @param keyOf whom a request counts against (default: its API key)
  */
-export function rateLimit(perMinute: number, keyOf: (ctx: AppContext) => string = (ctx) => ctx.state.caller.keyId): Middleware<AppState> {
+export function rateLimit(
+  perMinute: number,
+  keyOf: (ctx: AppContext) => string = (ctx) => ctx.state.caller.keyId,
+): Middleware<AppState> {
   const limit = new PerMinuteLimit(perMinute);
   const headers = (remaining: number, resetSeconds: number) => rateLimitHeaders(perMinute, remaining, resetSeconds);
   return async (ctx, next) => {

@@ -71,7 +71,11 @@ export interface StartedRun {
  * The run an earlier call with the same key created, if any within the window; an older one gives
  * its key up. @throws Problem `idempotency-key-reused` when the key was used for another request.
  */
-async function earlierRun(dataSource: DataSource, workspaceId: string, idem: IdempotencyRequest): Promise<Run | undefined> {
+async function earlierRun(
+  dataSource: DataSource,
+  workspaceId: string,
+  idem: IdempotencyRequest,
+): Promise<Run | undefined> {
   const repo = dataSource.getRepository(Run);
   const existing = await repo.findOneBy({ workspaceId, idempotencyKey: idem.key });
   if (!existing) return undefined;
@@ -98,21 +102,34 @@ export const CONCURRENT_RETRY_AFTER_SECONDS = 10;
  *   `limit`, `current` and `retryAfter` (seconds: until the oldest run of the last minute leaves
  *   the window; {@link CONCURRENT_RETRY_AFTER_SECONDS} for concurrent runs).
  */
-export async function checkRunQuotas(dataSource: DataSource, workspaceId: string, quotas: AssayConfig['quotas']): Promise<void> {
+export async function checkRunQuotas(
+  dataSource: DataSource,
+  workspaceId: string,
+  quotas: AssayConfig['quotas'],
+): Promise<void> {
   const repo = dataSource.getRepository(Run);
   const active = await repo.count({ where: { workspaceId, status: In(['queued', 'running']) } });
   if (active >= quotas.concurrentRuns) {
     throw new Problem(
       'quota-exceeded',
       `The workspace has ${active} runs queued or running; at most ${quotas.concurrentRuns} may be at once (ASSAY_QUOTA_CONCURRENT_RUNS). Retry when one has ended.`,
-      { quota: 'concurrent-runs', limit: quotas.concurrentRuns, current: active, retryAfter: CONCURRENT_RETRY_AFTER_SECONDS },
+      {
+        quota: 'concurrent-runs',
+        limit: quotas.concurrentRuns,
+        current: active,
+        retryAfter: CONCURRENT_RETRY_AFTER_SECONDS,
+      },
     );
   }
   const now = Date.now();
   const since = new Date(now - 60_000);
   const recent = await repo.count({ where: { workspaceId, createdAt: MoreThan(since) } });
   if (recent >= quotas.runsPerMinute) {
-    const oldest = await repo.findOne({ select: { id: true, createdAt: true }, where: { workspaceId, createdAt: MoreThan(since) }, order: { createdAt: 'ASC' } });
+    const oldest = await repo.findOne({
+      select: { id: true, createdAt: true },
+      where: { workspaceId, createdAt: MoreThan(since) },
+      order: { createdAt: 'ASC' },
+    });
     const retryAfter = Math.max(1, Math.ceil(((oldest?.createdAt.getTime() ?? now) + 60_000 - now) / 1000));
     throw new Problem(
       'quota-exceeded',
@@ -149,17 +166,27 @@ export async function checkLoopIterations(runner: Runner, selected: TestCase[], 
   let total = 0;
   let worst: { testCase: string; node?: string; iterations: number; chain: number[] } | undefined;
   for (const tc of selected) {
-    const expected = expectedLoopIterations(tc.flow, { maxLoopIterations: limits.maxLoopIterations, rowsOf: dataSetRowCounter(tc.dataSets ?? []) });
+    const expected = expectedLoopIterations(tc.flow, {
+      maxLoopIterations: limits.maxLoopIterations,
+      rowsOf: dataSetRowCounter(tc.dataSets ?? []),
+    });
     total += expected.total;
     const top = expected.loops[0];
-    if (top && (!worst || top.iterations > worst.iterations)) worst = { testCase: tc.name, node: top.id, iterations: top.iterations, chain: top.chain };
+    if (top && (!worst || top.iterations > worst.iterations))
+      worst = { testCase: tc.name, node: top.id, iterations: top.iterations, chain: top.chain };
   }
   if (total <= limit || !worst) return;
   const where = `test case "${worst.testCase}", ${worst.node ? `loop node "${worst.node}"` : 'a loop node'}: ${worst.chain.map(figure).join(' × ')} = ${figure(worst.iterations)}`;
   throw new Problem(
     'loop-iterations-exceeded',
     `Runner "${runner.name}" expects ${figure(total)} loop iterations per run across its test cases; at most ${figure(limit)} are allowed (ASSAY_QUOTA_LOOP_ITERATIONS). The most: ${where}.`,
-    { runner: runner.name, testCase: worst.testCase, ...(worst.node ? { node: worst.node } : {}), expectedIterations: total, limit },
+    {
+      runner: runner.name,
+      testCase: worst.testCase,
+      ...(worst.node ? { node: worst.node } : {}),
+      expectedIterations: total,
+      limit,
+    },
   );
 }
 
@@ -171,7 +198,12 @@ export async function checkLoopIterations(runner: Runner, selected: TestCase[], 
  * history shows it, and the problem carries its `runId`.
  * @throws Problem `runner-selects-nothing` (422) naming the runner and its selection
  */
-async function refuseEmptySelection(deps: RunStarterDeps, input: NewRun, selected: TestCase[], record: boolean): Promise<void> {
+async function refuseEmptySelection(
+  deps: RunStarterDeps,
+  input: NewRun,
+  selected: TestCase[],
+  record: boolean,
+): Promise<void> {
   if (selected.length > 0) return;
   const detail = emptySelectionMessage(input.runner);
   const extras: Record<string, unknown> = { runner: input.runner.name, selection: runnerSelection(input.runner) };
@@ -208,10 +240,7 @@ export interface RunStarterDeps {
  *   `quota-exceeded` (429), these two only when `deps.limits` is given;
  *   TemporalUnavailableError (operation `start`: 503 `temporal-unavailable`).
  */
-export async function createAndStartRun(
-  deps: RunStarterDeps,
-  input: NewRun,
-): Promise<StartedRun> {
+export async function createAndStartRun(deps: RunStarterDeps, input: NewRun): Promise<StartedRun> {
   const repo = deps.dataSource.getRepository(Run);
   const idem = input.idempotency;
   // The run an earlier call with the same key created, answered again; undefined when there is none.
@@ -256,10 +285,19 @@ export async function createAndStartRun(
     deps.logger.warn({ err, runId: id }, 'could not start run workflow');
     await repo.update(
       { id, status: 'queued', workflowStartedAt: IsNull() },
-      { status: 'failed', error: 'The run could not be started: the workflow service is unavailable.', completedAt: new Date(), duration: 0, idempotencyKey: null },
+      {
+        status: 'failed',
+        error: 'The run could not be started: the workflow service is unavailable.',
+        completedAt: new Date(),
+        duration: 0,
+        idempotencyKey: null,
+      },
     );
     if (err instanceof TemporalUnavailableError) throw err;
-    throw new TemporalUnavailableError(`Could not record the start of workflow ${run.workflowId}: ${(err as Error).message}`, { operation: 'start', runId: id, cause: err });
+    throw new TemporalUnavailableError(
+      `Could not record the start of workflow ${run.workflowId}: ${(err as Error).message}`,
+      { operation: 'start', runId: id, cause: err },
+    );
   }
   return { run, replayed: false };
 }
@@ -289,7 +327,9 @@ function runRowOf(input: NewRun, id: string) {
  */
 async function replay(deps: RunStarterDeps, run: Run): Promise<Run> {
   if (run.status === 'queued' && !run.workflowStartedAt) {
-    await startWorkflowOf(deps.dataSource, deps.workflows, run).catch((err) => deps.logger.warn({ err, runId: run.id }, 'could not start run workflow on replay; the recovery sweep retries'));
+    await startWorkflowOf(deps.dataSource, deps.workflows, run).catch((err) =>
+      deps.logger.warn({ err, runId: run.id }, 'could not start run workflow on replay; the recovery sweep retries'),
+    );
   }
   return run;
 }
@@ -305,7 +345,11 @@ export function runStarter({ dataSource, workflows, logger, config }: ApiDeps): 
  * webhook), `Idempotent-Replayed: true` on a replay, `Location` of the run when asked, and the body
  * `{runId, status, runner, environment, deploymentId?, createdAt, links?}`.
  */
-export function answerStartedRun(ctx: AppContext, { run, replayed }: StartedRun, answer: { status: 200 | 201; location?: boolean; links?: Record<string, string> }): void {
+export function answerStartedRun(
+  ctx: AppContext,
+  { run, replayed }: StartedRun,
+  answer: { status: 200 | 201; location?: boolean; links?: Record<string, string> },
+): void {
   if (replayed) ctx.set('Idempotent-Replayed', 'true');
   ctx.status = answer.status;
   if (answer.location) ctx.set('Location', `/v1/runs/${run.id}`);

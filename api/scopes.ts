@@ -150,7 +150,11 @@ export function enforceScopes(): Middleware<AppState> {
     const needed = scopeNeeded(ctx.method, ctx.path);
     const have = ctx.state.caller.scope;
     if (!scopeAllows(have, needed)) {
-      throw new Problem('forbidden', `${ctx.method} ${ctx.path} needs an API key with scope "${needed}"; this key has "${have}".`, { scopeNeeded: needed });
+      throw new Problem(
+        'forbidden',
+        `${ctx.method} ${ctx.path} needs an API key with scope "${needed}"; this key has "${have}".`,
+        { scopeNeeded: needed },
+      );
     }
     await next();
   };

@@ -21,7 +21,16 @@ import { fieldError, type FieldError } from '../src/problems';
 import type { Variables } from '../src/domain/types';
 import type { KeyRing } from '../src/secrets/keyring';
 import { MIN_SECRET_LENGTH } from '../src/secrets/mask';
-import { isMaskedSecret, isStoredSecret, maskVariables, sealVariables, variableAad, type MaskedSecret, type Scalar, type VariableInput } from '../src/secrets/variables';
+import {
+  isMaskedSecret,
+  isStoredSecret,
+  maskVariables,
+  sealVariables,
+  variableAad,
+  type MaskedSecret,
+  type Scalar,
+  type VariableInput,
+} from '../src/secrets/variables';
 
 /** What a masked secret reads in an answer. */
 export const MASKED = '***';
@@ -34,7 +43,11 @@ export function maskWebhookHeaders(webhooks: DeploymentWebhooks): DeploymentWebh
   for (const list of LISTS) {
     const entries = webhooks[list];
     if (!entries) continue;
-    out[list] = entries.map((entry) => (entry.headers ? { ...entry, headers: Object.fromEntries(Object.keys(entry.headers).map((k) => [k, MASKED])) } : { ...entry }));
+    out[list] = entries.map((entry) =>
+      entry.headers
+        ? { ...entry, headers: Object.fromEntries(Object.keys(entry.headers).map((k) => [k, MASKED])) }
+        : { ...entry },
+    );
   }
   return out;
 }
@@ -45,7 +58,10 @@ export function maskWebhookHeaders(webhooks: DeploymentWebhooks): DeploymentWebh
  * value to keep (`webhooks.<list>[i].headers.<name>`), so the caller can answer 400 and store
  * nothing.
  */
-export function keepMaskedWebhookHeaders(incoming: DeploymentWebhooks | null | undefined, stored: DeploymentWebhooks | null | undefined): FieldError[] {
+export function keepMaskedWebhookHeaders(
+  incoming: DeploymentWebhooks | null | undefined,
+  stored: DeploymentWebhooks | null | undefined,
+): FieldError[] {
   const errors: FieldError[] = [];
   if (!incoming) return errors;
   for (const list of LISTS) {
@@ -56,7 +72,12 @@ export function keepMaskedWebhookHeaders(incoming: DeploymentWebhooks | null | u
         if (value !== MASKED) continue;
         const match = Object.keys(before).find((k) => k.toLowerCase() === name.toLowerCase());
         if (match === undefined) {
-          errors.push(fieldError(['webhooks', list, i, 'headers', name], `is "${MASKED}" (keep the stored value) but ${list}[${i}] has no stored header "${name}"; send the value itself`));
+          errors.push(
+            fieldError(
+              ['webhooks', list, i, 'headers', name],
+              `is "${MASKED}" (keep the stored value) but ${list}[${i}] has no stored header "${name}"; send the value itself`,
+            ),
+          );
         } else {
           entry.headers[name] = before[match]!;
         }
@@ -128,9 +149,16 @@ export function variableShapeErrors(body: unknown, at: Array<string | number> = 
     if (Object.keys(value).sort().join(',') !== 'secret,value' || !isScalar(v.value)) {
       errors.push(fieldError(here, SHAPE));
     } else if (v.secret !== true) {
-      errors.push(fieldError([...here, 'secret'], 'must be true (send a plain value for a variable that is not secret)'));
+      errors.push(
+        fieldError([...here, 'secret'], 'must be true (send a plain value for a variable that is not secret)'),
+      );
     } else if (!isMaskedSecret(value) && String(v.value).length < MIN_SECRET_LENGTH) {
-      errors.push(fieldError([...here, 'value'], `a secret must be at least ${MIN_SECRET_LENGTH} characters (a shorter one could not be masked in results)`));
+      errors.push(
+        fieldError(
+          [...here, 'value'],
+          `a secret must be at least ${MIN_SECRET_LENGTH} characters (a shorter one could not be masked in results)`,
+        ),
+      );
     }
   }
   return errors;
@@ -141,12 +169,28 @@ export function variableShapeErrors(body: unknown, at: Array<string | number> = 
  * `variables` that have nothing to keep: no secret under that name in `stored`, or no `stored` at
  * all (a run keeps nothing: its variables are new each time).
  */
-export function keptSecretErrors(variables: Record<string, unknown> | null | undefined, stored: Variables | undefined, at: Array<string | number> = ['variables']): FieldError[] {
+export function keptSecretErrors(
+  variables: Record<string, unknown> | null | undefined,
+  stored: Variables | undefined,
+  at: Array<string | number> = ['variables'],
+): FieldError[] {
   const errors: FieldError[] = [];
   for (const [name, value] of Object.entries(variables ?? {})) {
     if (!isMaskedSecret(value)) continue;
-    if (!stored) errors.push(fieldError([...at, name], `is {"secret": true, "value": "${MASKED}"} (keep the stored secret), but a run has no stored secrets; send the value itself`));
-    else if (!isStoredSecret(stored[name])) errors.push(fieldError([...at, name], `is {"secret": true, "value": "${MASKED}"} (keep the stored secret), but there is no stored secret "${name}"; send the value itself`));
+    if (!stored)
+      errors.push(
+        fieldError(
+          [...at, name],
+          `is {"secret": true, "value": "${MASKED}"} (keep the stored secret), but a run has no stored secrets; send the value itself`,
+        ),
+      );
+    else if (!isStoredSecret(stored[name]))
+      errors.push(
+        fieldError(
+          [...at, name],
+          `is {"secret": true, "value": "${MASKED}"} (keep the stored secret), but there is no stored secret "${name}"; send the value itself`,
+        ),
+      );
   }
   return errors;
 }
@@ -165,7 +209,10 @@ export function sealVariableInputs(input: VariablesInput, ring: KeyRing, stored:
 export function resealStale(stored: Variables, ring: KeyRing): Variables {
   const out: Variables = {};
   for (const [name, v] of Object.entries(stored)) {
-    out[name] = isStoredSecret(v) && ring.isStale(v.sealed) ? { secret: true, sealed: ring.seal(ring.open(v.sealed, variableAad(name)), variableAad(name)) } : v;
+    out[name] =
+      isStoredSecret(v) && ring.isStale(v.sealed)
+        ? { secret: true, sealed: ring.seal(ring.open(v.sealed, variableAad(name)), variableAad(name)) }
+        : v;
   }
   return out;
 }
@@ -174,6 +221,9 @@ export function resealStale(stored: Variables, ring: KeyRing): Variables {
  * Stored variables as answered to a caller of `scope`: secrets `{"secret": true, "value": "***"}`
  * for every scope; plain values as stored, or `"***"` for a `read`-scope key.
  */
-export function variablesAnswer(stored: Variables | null | undefined, scope: KeyScope): Record<string, Scalar | MaskedSecret> {
+export function variablesAnswer(
+  stored: Variables | null | undefined,
+  scope: KeyScope,
+): Record<string, Scalar | MaskedSecret> {
   return maskVariables(stored ?? {}, scope === 'read');
 }

@@ -50,14 +50,16 @@ export function queryFilter(ctx: AppContext, name: string): string | undefined {
   if (raw === undefined) return undefined;
   if (Array.isArray(raw) && raw.length > 1) throw queryProblem(name, 'must be given once');
   const value = Array.isArray(raw) ? raw[0]! : raw;
-  if (value.trim() === '') throw queryProblem(name, 'must not be empty; leave the parameter out to list without this filter');
+  if (value.trim() === '')
+    throw queryProblem(name, 'must not be empty; leave the parameter out to list without this filter');
   return value;
 }
 
 /** A filter parameter restricted to `allowed` ({@link queryFilter} rules), or undefined when absent. */
 export function queryFilterEnum<T extends string>(ctx: AppContext, name: string, allowed: readonly T[]): T | undefined {
   const value = queryFilter(ctx, name);
-  if (value !== undefined && !(allowed as readonly string[]).includes(value)) throw queryProblem(name, `must be one of ${allowed.join(', ')}`);
+  if (value !== undefined && !(allowed as readonly string[]).includes(value))
+    throw queryProblem(name, `must be one of ${allowed.join(', ')}`);
   return value as T | undefined;
 }
 

@@ -53,7 +53,11 @@ async function main(): Promise<void> {
   const dataSource = await openStore(config, logger);
   const bundler = await startBundler(config, dataSource, logger);
   const post = async (body: unknown) => {
-    const res = await fetch(`${bundler.url}/api/bundle`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${bundler.url}/api/bundle`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = (await res.json()) as { cached: boolean; size: number; modules: number; detail?: string };
     if (res.status !== 200) throw new Error(`bundle failed: ${res.status} ${JSON.stringify(json)}`);
     return json;
@@ -85,7 +89,16 @@ async function main(): Promise<void> {
       const floor: number[] = [];
       for (let i = 0; i < COLD; i++) {
         const t = performance.now();
-        await esbuild.build({ entryPoints: [path.join(NODE_MODULES, lib.local)], bundle: true, write: false, format: 'iife', globalName: 'x', minify: true, target: 'es2022', logLevel: 'silent' });
+        await esbuild.build({
+          entryPoints: [path.join(NODE_MODULES, lib.local)],
+          bundle: true,
+          write: false,
+          format: 'iife',
+          globalName: 'x',
+          minify: true,
+          target: 'es2022',
+          logLevel: 'silent',
+        });
         floor.push(performance.now() - t);
       }
       cold.sort((a, b) => a - b);

@@ -29,7 +29,12 @@ function median(values: number[]): number {
 }
 
 /** Runs a command; answers its wall time in ms and exit code. */
-async function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ ms: number; code: number | null }> {
+async function timed(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ ms: number; code: number | null }> {
   const started = performance.now();
   const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -50,7 +55,13 @@ async function main(): Promise<void> {
   const stack = await startLocalStack({ ASSAY_RATE_LIMIT_PER_MINUTE: '1000000' });
   try {
     for (let i = 0; i < 50; i++) {
-      if (await fetch(`${baseUrl}/status/200`).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(`${baseUrl}/status/200`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       await new Promise((r) => setTimeout(r, 100));
     }
     const environment = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'httpbin.postman_environment.json'), 'utf8'));
@@ -64,14 +75,83 @@ async function main(): Promise<void> {
     const assayCjs = path.join(ROOT, 'dist/cli/assay.cjs');
     const newman = path.join(ROOT, 'node_modules/newman/bin/newman.js');
 
-    const imported = await timed(node, [assayJs, 'import', 'postman', collection, '--environment', envFile, '--runner', 'coverage'], env, dir);
+    const imported = await timed(
+      node,
+      [assayJs, 'import', 'postman', collection, '--environment', envFile, '--runner', 'coverage'],
+      env,
+      dir,
+    );
     log(`imported in ${imported.ms.toFixed(0)} ms`);
 
     const variants: Array<{ name: string; cmd: string; args: string[] }> = [
-      { name: 'Newman 6.2.2 CLI: `newman run … -r cli,junit`', cmd: node, args: [newman, 'run', collection, '-e', envFile, '-r', 'cli,junit', '--reporter-junit-export', path.join(dir, 'newman.xml')] },
-      { name: 'Assay CLI (`npx assay`): `assay run … --wait --reporter cli,junit`', cmd: node, args: [assayJs, 'run', '--runner', 'coverage', '--env', 'httpbin-local', '--wait', '--reporter', 'cli,junit', '--out', path.join(dir, 'a')] },
-      { name: 'Assay CLI, single file (`node assay.cjs`)', cmd: node, args: [assayCjs, 'run', '--runner', 'coverage', '--env', 'httpbin-local', '--wait', '--reporter', 'cli,junit', '--out', path.join(dir, 'b')] },
-      { name: 'Assay CLI, polling once a second (`--poll-interval 1`)', cmd: node, args: [assayJs, 'run', '--runner', 'coverage', '--env', 'httpbin-local', '--wait', '--poll-interval', '1', '--reporter', 'cli,junit', '--out', path.join(dir, 'c')] },
+      {
+        name: 'Newman 6.2.2 CLI: `newman run … -r cli,junit`',
+        cmd: node,
+        args: [
+          newman,
+          'run',
+          collection,
+          '-e',
+          envFile,
+          '-r',
+          'cli,junit',
+          '--reporter-junit-export',
+          path.join(dir, 'newman.xml'),
+        ],
+      },
+      {
+        name: 'Assay CLI (`npx assay`): `assay run … --wait --reporter cli,junit`',
+        cmd: node,
+        args: [
+          assayJs,
+          'run',
+          '--runner',
+          'coverage',
+          '--env',
+          'httpbin-local',
+          '--wait',
+          '--reporter',
+          'cli,junit',
+          '--out',
+          path.join(dir, 'a'),
+        ],
+      },
+      {
+        name: 'Assay CLI, single file (`node assay.cjs`)',
+        cmd: node,
+        args: [
+          assayCjs,
+          'run',
+          '--runner',
+          'coverage',
+          '--env',
+          'httpbin-local',
+          '--wait',
+          '--reporter',
+          'cli,junit',
+          '--out',
+          path.join(dir, 'b'),
+        ],
+      },
+      {
+        name: 'Assay CLI, polling once a second (`--poll-interval 1`)',
+        cmd: node,
+        args: [
+          assayJs,
+          'run',
+          '--runner',
+          'coverage',
+          '--env',
+          'httpbin-local',
+          '--wait',
+          '--poll-interval',
+          '1',
+          '--reporter',
+          'cli,junit',
+          '--out',
+          path.join(dir, 'c'),
+        ],
+      },
     ];
     const rows: Array<{ name: string; ms: number }> = [];
     for (const v of variants) {

@@ -41,7 +41,10 @@ async function startSlowServer(): Promise<{ url: string; hits: () => number; res
   const server = http.createServer((req, res) => {
     hits += 1;
     const ms = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('ms') ?? SLOW_MS);
-    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ waited: ms })), Math.min(ms, 5000));
+    setTimeout(
+      () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ waited: ms })),
+      Math.min(ms, 5000),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
@@ -78,15 +81,27 @@ async function setUp(stack: LocalStack, base: string): Promise<void> {
     await stack.call('POST', '/v1/test-cases', {
       name: `case ${tag()} ${String(i).padStart(3, '0')}`,
       folder: `bench-${tag()}`,
-      flow: [{ type: 'api', request: { method: 'GET', url: `{{base}}/slow?ms=${SLOW_MS}` }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }],
+      flow: [
+        {
+          type: 'api',
+          request: { method: 'GET', url: `{{base}}/slow?ms=${SLOW_MS}` },
+          assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+        },
+      ],
     });
   }
   await stack.call('POST', '/v1/runners', { name: `bench-${tag()}`, folder: `bench-${tag()}` });
 }
 
-async function timedRun(stack: LocalStack, during?: (runId: string) => Promise<void>): Promise<{ ms: number; result: string }> {
+async function timedRun(
+  stack: LocalStack,
+  during?: (runId: string) => Promise<void>,
+): Promise<{ ms: number; result: string }> {
   const started = performance.now();
-  const { runId } = await stack.call<{ runId: string }>('POST', '/v1/runs', { runner: `bench-${tag()}`, environment: `local-${tag()}` });
+  const { runId } = await stack.call<{ runId: string }>('POST', '/v1/runs', {
+    runner: `bench-${tag()}`,
+    environment: `local-${tag()}`,
+  });
   const side = during?.(runId);
   for (let i = 0; i < 60_000; i++) {
     const run = await stack.call<{ status: string; result?: string; error?: string }>('GET', `/v1/runs/${runId}`);
@@ -99,8 +114,21 @@ async function timedRun(stack: LocalStack, during?: (runId: string) => Promise<v
   throw new Error('run did not end');
 }
 
-async function workerKills(label: string, wftMs: number, stickyMs: number, target: Awaited<ReturnType<typeof startSlowServer>>): Promise<string> {
-  const stack = await startLocalStack({ ASSAY_WORKFLOW_TASK_TIMEOUT_MS: String(wftMs), ASSAY_RATE_LIMIT_PER_MINUTE: '10000000', ASSAY_QUOTA_CONCURRENT_RUNS: '1000000', ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000' }, { worker: false });
+async function workerKills(
+  label: string,
+  wftMs: number,
+  stickyMs: number,
+  target: Awaited<ReturnType<typeof startSlowServer>>,
+): Promise<string> {
+  const stack = await startLocalStack(
+    {
+      ASSAY_WORKFLOW_TASK_TIMEOUT_MS: String(wftMs),
+      ASSAY_RATE_LIMIT_PER_MINUTE: '10000000',
+      ASSAY_QUOTA_CONCURRENT_RUNS: '1000000',
+      ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000',
+    },
+    { worker: false },
+  );
   const workers: ChildProcess[] = [];
   try {
     await setUp(stack, target.url);
@@ -113,9 +141,13 @@ async function workerKills(label: string, wftMs: number, stickyMs: number, targe
     const killed = await timedRun(stack, async (runId) => {
       for (let k = 0; k < KILLS; k++) {
         // Let the run make progress on the current worker, then replace it.
-        const from = (await stack.call<{ progress?: { completed: number } }>('GET', `/v1/runs/${runId}`)).progress?.completed ?? 0;
+        const from =
+          (await stack.call<{ progress?: { completed: number } }>('GET', `/v1/runs/${runId}`)).progress?.completed ?? 0;
         for (let i = 0; i < 500; i++) {
-          const doc = await stack.call<{ status: string; progress?: { completed: number } }>('GET', `/v1/runs/${runId}`);
+          const doc = await stack.call<{ status: string; progress?: { completed: number } }>(
+            'GET',
+            `/v1/runs/${runId}`,
+          );
           if (doc.status !== 'running' && doc.status !== 'queued') return;
           if ((doc.progress?.completed ?? 0) >= from + 4) break;
           await sleep(20);
@@ -135,17 +167,29 @@ async function workerKills(label: string, wftMs: number, stickyMs: number, targe
 }
 
 async function polling(target: Awaited<ReturnType<typeof startSlowServer>>): Promise<string[]> {
-  const stack = await startLocalStack({ ASSAY_RATE_LIMIT_PER_MINUTE: '10000000', ASSAY_QUOTA_CONCURRENT_RUNS: '1000000', ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000' });
+  const stack = await startLocalStack({
+    ASSAY_RATE_LIMIT_PER_MINUTE: '10000000',
+    ASSAY_QUOTA_CONCURRENT_RUNS: '1000000',
+    ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000',
+  });
   try {
     scenario += 1;
     const t = tag();
     await stack.call('POST', '/v1/environments', { name: `poll-${t}`, variables: { base: target.url } });
     for (let i = 1; i <= 20; i++) {
-      await stack.call('POST', '/v1/test-cases', { name: `slow ${t} ${i}`, folder: `poll-${t}`, flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/slow?ms=1000' } }] });
+      await stack.call('POST', '/v1/test-cases', {
+        name: `slow ${t} ${i}`,
+        folder: `poll-${t}`,
+        flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/slow?ms=1000' } }],
+      });
     }
     await stack.call('POST', '/v1/runners', { name: `poll-${t}`, folder: `poll-${t}` });
     const ids: string[] = [];
-    for (let i = 0; i < RUNS; i++) ids.push((await stack.call<{ runId: string }>('POST', '/v1/runs', { runner: `poll-${t}`, environment: `poll-${t}` })).runId);
+    for (let i = 0; i < RUNS; i++)
+      ids.push(
+        (await stack.call<{ runId: string }>('POST', '/v1/runs', { runner: `poll-${t}`, environment: `poll-${t}` }))
+          .runId,
+      );
     await sleep(1500);
     const rest: number[] = [];
     const query: number[] = [];
@@ -164,7 +208,10 @@ async function polling(target: Awaited<ReturnType<typeof startSlowServer>>): Pro
     }
     const row = (name: string, v: number[]) =>
       `| ${name} | ${v.length} | ${percentile(v, 50).toFixed(1)} ms | ${percentile(v, 95).toFixed(1)} ms | **${percentile(v, 99).toFixed(1)} ms** | ${Math.max(...v).toFixed(1)} ms |`;
-    return [row('GET /v1/runs/{id} (stored row, now)', rest), row('workflow query `runState` (what GET waited for before)', query)];
+    return [
+      row('GET /v1/runs/{id} (stored row, now)', rest),
+      row('workflow query `runState` (what GET waited for before)', query),
+    ];
   } finally {
     await stack.stop();
   }

@@ -25,7 +25,14 @@ async function main(): Promise<void> {
     await stack.call('POST', '/v1/test-cases', {
       name: 'get item',
       folder: 'soak',
-      flow: [{ type: 'api', id: 'get', request: { method: 'GET', url: '{{url}}' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }],
+      flow: [
+        {
+          type: 'api',
+          id: 'get',
+          request: { method: 'GET', url: '{{url}}' },
+          assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+        },
+      ],
     });
     await stack.call('POST', '/v1/runners', { name: 'soak', folder: 'soak' });
     const { runId } = await stack.call<{ runId: string }>('POST', '/v1/runs', {
@@ -46,7 +53,9 @@ async function main(): Promise<void> {
       sample(`minute ${Math.round((Date.now() - started) / 60_000)}\trequests ${run.performance?.requests ?? '-'}`);
       if (run.status !== 'running' && run.status !== 'queued') break;
     }
-    const { performance: p } = await stack.call<{ performance: { requests: number; requestsPerSecond: number; p99ResponseTime: number } }>('GET', `/v1/runs/${runId}/results`);
+    const { performance: p } = await stack.call<{
+      performance: { requests: number; requestsPerSecond: number; p99ResponseTime: number };
+    }>('GET', `/v1/runs/${runId}/results`);
     console.log(`done: ${p.requests} requests, ${p.requestsPerSecond} requests/s, p99 ${p.p99ResponseTime} ms`);
   } finally {
     await stack.stop();

@@ -48,7 +48,9 @@ async function startTarget(delayMs: number): Promise<{ url: string; stop(): void
     server.keepAliveTimeout = 120000;
     server.listen(0, '127.0.0.1', () => console.log(server.address().port));`;
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  const port = await new Promise<string>((resolve) =>
+    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
+  );
   return { url: `http://127.0.0.1:${port}/item`, stop: () => child.kill() };
 }
 
@@ -59,30 +61,53 @@ function run(cmd: string, args: string[]): Promise<string> {
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} exited ${code}: ${err.slice(-500)}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${cmd} exited ${code}: ${err.slice(-500)}`)),
+    );
   });
 }
 
 async function autocannon(url: string, connections: number, seconds: number): Promise<Figures> {
   const bin = path.resolve(__dirname, '../../node_modules/autocannon/autocannon.js');
-  const out = JSON.parse(await run(process.execPath, [bin, '-c', String(connections), '-d', String(seconds), '-j', url])) as {
+  const out = JSON.parse(
+    await run(process.execPath, [bin, '-c', String(connections), '-d', String(seconds), '-j', url]),
+  ) as {
     requests: { total: number; average: number };
     latency: { p50: number; p99: number };
     non2xx: number;
     errors: number;
   };
   // autocannon counts a non-2xx answer: its status check.
-  return { tool: 'autocannon 9', requests: out.requests.total, rps: out.requests.total / seconds, p50: out.latency.p50, p99: out.latency.p99, failed: out.non2xx + out.errors };
+  return {
+    tool: 'autocannon 9',
+    requests: out.requests.total,
+    rps: out.requests.total / seconds,
+    p50: out.latency.p50,
+    p99: out.latency.p99,
+    failed: out.non2xx + out.errors,
+  };
 }
 
 function k6Binary(): string | undefined {
-  const candidates = [path.join(os.homedir(), '.cache/assay/bin/k6'), ...(process.env.PATH ?? '').split(':').map((d) => path.join(d, 'k6'))];
+  const candidates = [
+    path.join(os.homedir(), '.cache/assay/bin/k6'),
+    ...(process.env.PATH ?? '').split(':').map((d) => path.join(d, 'k6')),
+  ];
   return candidates.find((c) => fs.existsSync(c));
 }
 
 async function k6(url: string, vus: number, seconds: number): Promise<Figures> {
   const bin = k6Binary();
-  if (!bin) return { tool: 'k6', requests: 0, rps: 0, p50: 0, p99: 0, failed: 0, note: 'not installed (scripts/k6.sh builds it)' };
+  if (!bin)
+    return {
+      tool: 'k6',
+      requests: 0,
+      rps: 0,
+      p50: 0,
+      p99: 0,
+      failed: 0,
+      note: 'not installed (scripts/k6.sh builds it)',
+    };
   const version = spawnSync(bin, ['version'], { encoding: 'utf8' }).stdout.split(' ')[1] ?? '';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-k6-'));
   const script = path.join(dir, 'script.js');
@@ -99,13 +124,27 @@ export default function () {
 `,
   );
   await run(bin, ['run', '--quiet', '--no-usage-report', `--summary-export=${summary}`, script]);
-  const m = (JSON.parse(fs.readFileSync(summary, 'utf8')) as { metrics: Record<string, Record<string, number>> }).metrics;
+  const m = (JSON.parse(fs.readFileSync(summary, 'utf8')) as { metrics: Record<string, Record<string, number>> })
+    .metrics;
   fs.rmSync(dir, { recursive: true, force: true });
   const requests = m.http_reqs!.count!;
-  return { tool: `k6 ${version}`.trim(), requests, rps: requests / seconds, p50: m.http_req_duration!.med!, p99: m.http_req_duration!['p(99)']!, failed: m.checks!.fails ?? 0 };
+  return {
+    tool: `k6 ${version}`.trim(),
+    requests,
+    rps: requests / seconds,
+    p50: m.http_req_duration!.med!,
+    p99: m.http_req_duration!['p(99)']!,
+    failed: m.checks!.fails ?? 0,
+  };
 }
 
-async function assay(stack: LocalStack, url: string, vus: number, seconds: number, runner: string): Promise<Figures & { rssStartMb: number; rssEndMb: number }> {
+async function assay(
+  stack: LocalStack,
+  url: string,
+  vus: number,
+  seconds: number,
+  runner: string,
+): Promise<Figures & { rssStartMb: number; rssEndMb: number }> {
   const rssStart = process.memoryUsage().rss;
   const { runId } = await stack.call<{ runId: string }>('POST', '/v1/runs', {
     runner,
@@ -121,10 +160,16 @@ async function assay(stack: LocalStack, url: string, vus: number, seconds: numbe
     await new Promise((res) => setTimeout(res, 500));
   }
   const rssEnd = process.memoryUsage().rss;
-  const { performance: p } = await stack.call<{ performance: { requests: number; requestsPerSecond: number; medResponseTime: number; p99ResponseTime: number; failedRequests: number; checks: { passed: number; total: number } } }>(
-    'GET',
-    `/v1/runs/${runId}/results`,
-  );
+  const { performance: p } = await stack.call<{
+    performance: {
+      requests: number;
+      requestsPerSecond: number;
+      medResponseTime: number;
+      p99ResponseTime: number;
+      failedRequests: number;
+      checks: { passed: number; total: number };
+    };
+  }>('GET', `/v1/runs/${runId}/results`);
   return {
     tool: 'Assay (performance run)',
     requests: p.requests,
@@ -137,22 +182,36 @@ async function assay(stack: LocalStack, url: string, vus: number, seconds: numbe
   };
 }
 
-const row = (f: Figures) => `| ${f.tool} | ${f.note ?? `${Math.round(f.rps).toLocaleString('en')} | ${f.requests.toLocaleString('en')} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.failed}`} |`;
+const row = (f: Figures) =>
+  `| ${f.tool} | ${f.note ?? `${Math.round(f.rps).toLocaleString('en')} | ${f.requests.toLocaleString('en')} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.failed}`} |`;
 
 async function main(): Promise<void> {
   // Two load threads (ASSAY_LOAD_THREADS, opt-in): this machine's 2 cores.
-  const stack = await startLocalStack({ ASSAY_LOG_LEVEL: 'error', ASSAY_LOAD_THREADS: process.env.ASSAY_LOAD_THREADS ?? '2' });
+  const stack = await startLocalStack({
+    ASSAY_LOG_LEVEL: 'error',
+    ASSAY_LOAD_THREADS: process.env.ASSAY_LOAD_THREADS ?? '2',
+  });
   try {
     await stack.call('POST', '/v1/environments', { name: 'bench', variables: {} });
     await stack.call('POST', '/v1/test-cases', {
       name: 'get item',
       folder: 'bench',
-      flow: [{ type: 'api', id: 'get', request: { method: 'GET', url: '{{url}}' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }],
+      flow: [
+        {
+          type: 'api',
+          id: 'get',
+          request: { method: 'GET', url: '{{url}}' },
+          assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+        },
+      ],
     });
     await stack.call('POST', '/v1/runners', { name: 'bench', folder: 'bench' });
 
     const lines: string[] = [];
-    lines.push(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString().slice(0, 10)}.`, '');
+    lines.push(
+      `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString().slice(0, 10)}.`,
+      '',
+    );
 
     const fast = await startTarget(0);
     const throughput: Figures[] = [];
@@ -163,11 +222,18 @@ async function main(): Promise<void> {
     } finally {
       fast.stop();
     }
-    lines.push(`Throughput: ${VUS} connections/VUs, ${SECONDS} s, target answers at once; one status check per request.`, '');
+    lines.push(
+      `Throughput: ${VUS} connections/VUs, ${SECONDS} s, target answers at once; one status check per request.`,
+      '',
+    );
     lines.push('| tool | requests/s | requests | p50 ms | p99 ms | failed |', '|---|---|---|---|---|---|');
     for (const f of throughput) lines.push(row(f));
     const [ac, k, a] = throughput as [Figures, Figures, Figures & { rssStartMb: number; rssEndMb: number }];
-    lines.push('', `Assay / k6: ${k.rps ? (a.rps / k.rps).toFixed(2) : 'n/a'}; Assay / autocannon: ${(a.rps / ac.rps).toFixed(2)}. Process RSS (API + worker + load) ${a.rssStartMb} MB before the run, ${a.rssEndMb} MB after.`, '');
+    lines.push(
+      '',
+      `Assay / k6: ${k.rps ? (a.rps / k.rps).toFixed(2) : 'n/a'}; Assay / autocannon: ${(a.rps / ac.rps).toFixed(2)}. Process RSS (API + worker + load) ${a.rssStartMb} MB before the run, ${a.rssEndMb} MB after.`,
+      '',
+    );
 
     const slow = await startTarget(DELAY_MS);
     const latency: Figures[] = [];

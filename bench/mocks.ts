@@ -33,14 +33,22 @@ async function load(url: string): Promise<Load> {
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   await new Promise((r) => child.once('exit', r));
-  const r = JSON.parse(out) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+  const r = JSON.parse(out) as {
+    requests: { average: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+  };
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors };
 }
 
 async function bareServer(): Promise<{ url: string; close(): void }> {
   const body = JSON.stringify(STATIC_DATA);
   const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   });
   server.keepAliveTimeout = 65_000;
@@ -49,14 +57,29 @@ async function bareServer(): Promise<{ url: string; close(): void }> {
 }
 
 async function designs(stack: LocalStack): Promise<void> {
-  await stack.call('POST', '/v1/designs', { method: 'GET', path: '/static', responses: [{ status: 200, code: 1, data: STATIC_DATA }] });
+  await stack.call('POST', '/v1/designs', {
+    method: 'GET',
+    path: '/static',
+    responses: [{ status: 200, code: 1, data: STATIC_DATA }],
+  });
   await stack.call('POST', '/v1/designs', {
     method: 'GET',
     path: '/users/{userId}',
-    responses: [{ status: 200, code: 1, dynamic: true, data: { id: '{{userId}}', name: '{{faker.person.fullName}}', email: '{{faker.internet.email}}', active: true } }],
+    responses: [
+      {
+        status: 200,
+        code: 1,
+        dynamic: true,
+        data: { id: '{{userId}}', name: '{{faker.person.fullName}}', email: '{{faker.internet.email}}', active: true },
+      },
+    ],
   });
   for (let i = 0; i < 1000; i++) {
-    await stack.call('POST', '/v1/designs', { method: 'GET', path: `/svc${i}/items/{itemId}`, responses: [{ status: 200, code: 1, data: { svc: i, ok: true } }] });
+    await stack.call('POST', '/v1/designs', {
+      method: 'GET',
+      path: `/svc${i}/items/{itemId}`,
+      responses: [{ status: 200, code: 1, data: { svc: i, ok: true } }],
+    });
   }
 }
 
@@ -86,7 +109,10 @@ async function main(): Promise<void> {
       '',
       '| what | requests/s | vs bare | p50 | p99 | errors |',
       '|---|---:|---:|---:|---:|---:|',
-      ...rows.map(({ name, r }) => `| ${name} | ${Math.round(r.rps)} | ${(r.rps / bareRps).toFixed(2)} | ${r.p50} ms | ${r.p99} ms | ${r.errors} |`),
+      ...rows.map(
+        ({ name, r }) =>
+          `| ${name} | ${Math.round(r.rps)} | ${(r.rps / bareRps).toFixed(2)} | ${r.p50} ms | ${r.p99} ms | ${r.errors} |`,
+      ),
     ].join('\n');
     process.stdout.write(`${out}\n`);
   } finally {

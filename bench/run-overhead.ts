@@ -67,7 +67,13 @@ function newmanCollection(url: string): string {
     event: [{ listen: 'test', script: { exec: ['pm.test("status is 200", () => pm.response.to.have.status(200));'] } }],
   }));
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'assay-bench-')), 'collection.json');
-  fs.writeFileSync(file, JSON.stringify({ info: { name: 'bench', schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' }, item }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      info: { name: 'bench', schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
+      item,
+    }),
+  );
   return file;
 }
 
@@ -75,7 +81,11 @@ function newmanCollection(url: string): string {
 async function newmanRun(collection: string): Promise<number> {
   const bin = path.resolve(__dirname, '../../node_modules/.bin/newman');
   const started = performance.now();
-  const child = spawn(bin, ['run', collection, '--reporters', 'cli', '--reporter-cli-no-summary', '--reporter-cli-no-banner', '--silent'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    bin,
+    ['run', collection, '--reporters', 'cli', '--reporter-cli-no-summary', '--reporter-cli-no-banner', '--silent'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -86,7 +96,10 @@ async function newmanRun(collection: string): Promise<number> {
 
 async function assayRun(stack: LocalStack): Promise<{ wall: number; server: number }> {
   const started = performance.now();
-  const run = await runAndWait<{ result?: string; duration?: number }>(stack, { runner: 'bench', environment: 'bench' });
+  const run = await runAndWait<{ result?: string; duration?: number }>(stack, {
+    runner: 'bench',
+    environment: 'bench',
+  });
   if (run.result !== 'passed') throw new Error(`bench run did not pass: ${JSON.stringify(run)}`);
   return { wall: performance.now() - started, server: run.duration ?? NaN };
 }
@@ -94,7 +107,11 @@ async function assayRun(stack: LocalStack): Promise<{ wall: number; server: numb
 async function main(): Promise<void> {
   const log = (m: string) => process.stderr.write(`${m}\n`);
   const target = await startTargetServer();
-  const stack = await startLocalStack({ ASSAY_RATE_LIMIT_PER_MINUTE: '1000000', ASSAY_QUOTA_CONCURRENT_RUNS: '1000000', ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000' });
+  const stack = await startLocalStack({
+    ASSAY_RATE_LIMIT_PER_MINUTE: '1000000',
+    ASSAY_QUOTA_CONCURRENT_RUNS: '1000000',
+    ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000',
+  });
   try {
     await stack.call('POST', '/v1/environments', { name: 'bench', variables: { base: target.url } });
     for (let c = 0; c < CASES; c++) {
@@ -116,7 +133,10 @@ async function main(): Promise<void> {
     log(`floor: ${REPEAT} × ${TOTAL} undici requests`);
     rows.push({ name: 'undici loop (floor)', ms: median(await repeat(REPEAT, () => undiciFloor(target.url))) });
     log('newman');
-    rows.push({ name: 'Newman 6 CLI (process start included)', ms: median(await repeat(REPEAT, () => newmanRun(collection))) });
+    rows.push({
+      name: 'Newman 6 CLI (process start included)',
+      ms: median(await repeat(REPEAT, () => newmanRun(collection))),
+    });
     for (const mode of ['local', 'normal'] as const) {
       log(`assay, API nodes as ${mode} activities`);
       stack.config.runs.apiNodeActivity = mode;
@@ -138,7 +158,10 @@ async function main(): Promise<void> {
       '',
       '| what | wall time | per node | vs Newman | vs floor | note |',
       '|---|---:|---:|---:|---:|---|',
-      ...rows.map((r) => `| ${r.name} | ${r.ms.toFixed(0)} ms | ${(r.ms / TOTAL).toFixed(2)} ms | ${(r.ms / newmanMs).toFixed(2)} | ${(r.ms / floorMs).toFixed(1)} | ${r.extra ?? ''} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.name} | ${r.ms.toFixed(0)} ms | ${(r.ms / TOTAL).toFixed(2)} ms | ${(r.ms / newmanMs).toFixed(2)} | ${(r.ms / floorMs).toFixed(1)} | ${r.extra ?? ''} |`,
+      ),
     ].join('\n');
     process.stdout.write(`${out}\n`);
   } finally {

@@ -40,7 +40,14 @@ async function assay(): Promise<{ cold: number[]; warm: number[] }> {
   const sandbox = new Sandbox({ spareIsolates: 2 });
   const request = { method: 'GET', url: 'http://127.0.0.1/x', headers: {} };
   const hook = async (runId: string) => {
-    const r = await sandbox.execute({ runId, script: { code: ASSAY_HOOK }, hook: 'beforeRequest', request, variables: {}, label: 'bench' });
+    const r = await sandbox.execute({
+      runId,
+      script: { code: ASSAY_HOOK },
+      hook: 'beforeRequest',
+      request,
+      variables: {},
+      label: 'bench',
+    });
     if (!r.ok || !r.request?.headers['X-User']) throw new Error(`hook failed: ${JSON.stringify(r.error)}`);
   };
   await hook('warmup'); // compiles and caches the library code once per process
@@ -60,15 +67,22 @@ async function assay(): Promise<{ cold: number[]; warm: number[] }> {
 async function postman(): Promise<{ cold: number[]; warm: number[] }> {
   // postman-sandbox is CommonJS without types.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const PostmanSandbox = require('postman-sandbox') as { createContext(o: object, cb: (err: Error | null, ctx: PostmanContext) => void): void };
+  const PostmanSandbox = require('postman-sandbox') as {
+    createContext(o: object, cb: (err: Error | null, ctx: PostmanContext) => void): void;
+  };
   interface PostmanContext {
     execute(target: string, options: object, cb: (err: Error | null, result: unknown) => void): void;
     dispose(): void;
   }
   const context = { request: { url: 'http://127.0.0.1/x', method: 'GET', header: [] } };
-  const create = () => new Promise<PostmanContext>((resolve, reject) => PostmanSandbox.createContext({ timeout: 10_000 }, (err, ctx) => (err ? reject(err) : resolve(ctx))));
+  const create = () =>
+    new Promise<PostmanContext>((resolve, reject) =>
+      PostmanSandbox.createContext({ timeout: 10_000 }, (err, ctx) => (err ? reject(err) : resolve(ctx))),
+    );
   const exec = (ctx: PostmanContext) =>
-    new Promise<void>((resolve, reject) => ctx.execute(POSTMAN_SCRIPT, { context, timeout: 5000 }, (err) => (err ? reject(err) : resolve())));
+    new Promise<void>((resolve, reject) =>
+      ctx.execute(POSTMAN_SCRIPT, { context, timeout: 5000 }, (err) => (err ? reject(err) : resolve())),
+    );
   const cold: number[] = [];
   for (let i = 0; i < Math.min(COLD, 20); i++) {
     let ctx: PostmanContext | undefined;
@@ -91,7 +105,8 @@ async function postman(): Promise<{ cold: number[]; warm: number[] }> {
 async function main(): Promise<void> {
   const a = await assay();
   const p = await postman();
-  const row = (name: string, v: number[]) => `| ${name} | ${v.length} | ${percentile(v, 50).toFixed(2)} ms | ${percentile(v, 99).toFixed(2)} ms |`;
+  const row = (name: string, v: number[]) =>
+    `| ${name} | ${v.length} | ${percentile(v, 50).toFixed(2)} ms | ${percentile(v, 99).toFixed(2)} ms |`;
   const out = [
     `One beforeRequest hook using _ and faker (Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'})`,
     '',

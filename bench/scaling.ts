@@ -41,7 +41,10 @@ function readStat(file: string): { name: string; seconds: number } {
   const stat = fs.readFileSync(file, 'utf8');
   const close = stat.lastIndexOf(')');
   const fields = stat.slice(close + 2).split(' ');
-  return { name: stat.slice(stat.indexOf('(') + 1, close), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, close),
+    seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+  };
 }
 
 /** CPU seconds used so far by every process on the machine (Linux /proc), by pid, with its command name. */
@@ -75,7 +78,11 @@ function threadSnapshot(pid: number): Map<string, number> {
 }
 
 /** CPU seconds each process used between two snapshots, the busiest first. */
-function cpuBetween(before: Map<number, { name: string; seconds: number }>, after: Map<number, { name: string; seconds: number }>, label: (pid: number, name: string) => string): Array<{ what: string; seconds: number }> {
+function cpuBetween(
+  before: Map<number, { name: string; seconds: number }>,
+  after: Map<number, { name: string; seconds: number }>,
+  label: (pid: number, name: string) => string,
+): Array<{ what: string; seconds: number }> {
   const used: Array<{ what: string; seconds: number }> = [];
   for (const [pid, a] of after) {
     const seconds = a.seconds - (before.get(pid)?.seconds ?? 0);
@@ -112,7 +119,9 @@ async function startTargetServer(): Promise<{ url: string; hits(): number; close
 
 /** Worker process `index` on the stack's task queue (a V8 CPU profile when ASSAY_CPU_PROFILE_DIR is set); resolves once it polls. */
 function spawnWorker(stack: LocalStack, index: number): Promise<ChildProcess> {
-  const profile = process.env.ASSAY_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.ASSAY_CPU_PROFILE_DIR}`] : [];
+  const profile = process.env.ASSAY_CPU_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.ASSAY_CPU_PROFILE_DIR}`]
+    : [];
   return spawnWorkerProcess(stack, { nodeArgs: profile, env: { ASSAY_WORKER_INDEX: String(index) } });
 }
 
@@ -149,16 +158,22 @@ async function taskTimeouts(stack: LocalStack, runIds: string[]): Promise<number
 async function burst(stack: LocalStack, count: number): Promise<number> {
   const started = performance.now();
   const ids = await Promise.all(
-    Array.from({ length: count }, () => stack.call<{ runId: string }>('POST', '/v1/runs', { runner: NAME, environment: NAME }).then((r) => r.runId)),
+    Array.from({ length: count }, () =>
+      stack.call<{ runId: string }>('POST', '/v1/runs', { runner: NAME, environment: NAME }).then((r) => r.runId),
+    ),
   );
   lastBurst = ids;
   const open = new Set(ids);
   const ended = new Map<string, number>();
   for (let i = 0; i < 60_000 && open.size > 0; i++) {
     for (const id of [...open]) {
-      const run = await stack.call<{ status: string; result?: string; summary?: { passed: number }; error?: string }>('GET', `/v1/runs/${id}`);
+      const run = await stack.call<{ status: string; result?: string; summary?: { passed: number }; error?: string }>(
+        'GET',
+        `/v1/runs/${id}`,
+      );
       if (run.status === 'completed' || run.status === 'failed') {
-        if (run.result !== 'passed' || run.summary?.passed !== CASES) throw new Error(`run ${id} did not pass: ${JSON.stringify(run).slice(0, 500)}`);
+        if (run.result !== 'passed' || run.summary?.passed !== CASES)
+          throw new Error(`run ${id} did not pass: ${JSON.stringify(run).slice(0, 500)}`);
         open.delete(id);
         ended.set(id, performance.now());
       }
@@ -174,10 +189,16 @@ async function main(): Promise<void> {
   const log = (m: string) => process.stderr.write(`${m}\n`);
   const target = await startTargetServer();
   const stack = await startLocalStack(
-    { ASSAY_RATE_LIMIT_PER_MINUTE: '10000000', ASSAY_QUOTA_CONCURRENT_RUNS: '1000000', ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000' },
+    {
+      ASSAY_RATE_LIMIT_PER_MINUTE: '10000000',
+      ASSAY_QUOTA_CONCURRENT_RUNS: '1000000',
+      ASSAY_QUOTA_RUNS_PER_MINUTE: '10000000',
+    },
     { worker: false },
   );
-  const label = process.env.BENCH_SCALING_LABEL ?? (process.env.TEMPORAL_ADDRESS ? `Temporal at ${stack.config.temporal.address}` : 'dev server');
+  const label =
+    process.env.BENCH_SCALING_LABEL ??
+    (process.env.TEMPORAL_ADDRESS ? `Temporal at ${stack.config.temporal.address}` : 'dev server');
   const rows: string[] = [];
   const cpuRows: string[] = [];
   const threadRows: string[] = [];
@@ -207,7 +228,10 @@ async function main(): Promise<void> {
           log(`  single ${single.at(-1)!.toFixed(0)} ms, ${RUNS} concurrent ${many.at(-1)!.toFixed(0)} ms`);
         }
         // Where the CPU goes during one more burst: this process is the API and the target server.
-        const names = new Map<number, string>([[process.pid, 'bench (API + target)'], ...workers.map((w, i) => [w.pid!, `worker ${i + 1}`] as [number, string])]);
+        const names = new Map<number, string>([
+          [process.pid, 'bench (API + target)'],
+          ...workers.map((w, i) => [w.pid!, `worker ${i + 1}`] as [number, string]),
+        ]);
         const before = cpuSnapshot();
         const threadsBefore = threadSnapshot(workers[0]!.pid!);
         const hitsBefore = target.hits();
@@ -215,8 +239,17 @@ async function main(): Promise<void> {
         const repeated = target.hits() - hitsBefore - NODES * RUNS;
         const timeouts = await taskTimeouts(stack, lastBurst);
         const used = cpuBetween(before, cpuSnapshot(), (pid, name) => names.get(pid) ?? name);
-        const threads = [...threadSnapshot(workers[0]!.pid!)].map(([name, sec]) => ({ name, us: ((sec - (threadsBefore.get(name) ?? 0)) * 1e6) / (NODES * RUNS) }));
-        threadRows.push(`| ${label} | ${count} | ${threads.filter((t) => t.us >= 5).sort((a, b) => b.us - a.us).map((t) => `${t.name} ${t.us.toFixed(0)} µs`).join(', ')} |`);
+        const threads = [...threadSnapshot(workers[0]!.pid!)].map(([name, sec]) => ({
+          name,
+          us: ((sec - (threadsBefore.get(name) ?? 0)) * 1e6) / (NODES * RUNS),
+        }));
+        threadRows.push(
+          `| ${label} | ${count} | ${threads
+            .filter((t) => t.us >= 5)
+            .sort((a, b) => b.us - a.us)
+            .map((t) => `${t.name} ${t.us.toFixed(0)} µs`)
+            .join(', ')} |`,
+        );
         const total = used.reduce((t, u) => t + u.seconds, 0);
         cpuRows.push(
           `| ${label} | ${count} | ${burstMs.toFixed(0)} ms | ${timeouts} | ${repeated} | ${((total * 1000 * 1000) / (NODES * RUNS)).toFixed(0)} µs | ${used

@@ -14,12 +14,18 @@ import { migrate, openDataSource } from '../src/store/data-source';
 import { ApiKey, KEY_SCOPES, Workspace, type KeyScope } from '../src/store/entities';
 import { ensureWorkspace, issueKey } from '../src/api-keys';
 
-const USAGE = 'usage: keys create --workspace NAME [--name LABEL] [--scope read|run|write] | keys list --workspace NAME | keys revoke --id KEY_ID';
+const USAGE =
+  'usage: keys create --workspace NAME [--name LABEL] [--scope read|run|write] | keys list --workspace NAME | keys revoke --id KEY_ID';
 
 async function main(): Promise<number> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { workspace: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string' }, id: { type: 'string' } },
+    options: {
+      workspace: { type: 'string' },
+      name: { type: 'string' },
+      scope: { type: 'string' },
+      id: { type: 'string' },
+    },
   });
   const command = positionals[0];
   const dataSource = await openDataSource(loadConfig().database);
@@ -32,16 +38,22 @@ async function main(): Promise<number> {
       const workspace = await ensureWorkspace(dataSource.manager, values.workspace);
       const { record, key } = await issueKey(dataSource.manager, workspace.id, { name: values.name ?? 'cli', scope });
       process.stdout.write(`${key}\n`);
-      process.stderr.write(`Issued ${record.id} (scope ${record.scope}) in workspace "${workspace.name}". The key is shown only now.\n`);
+      process.stderr.write(
+        `Issued ${record.id} (scope ${record.scope}) in workspace "${workspace.name}". The key is shown only now.\n`,
+      );
       return 0;
     }
     if (command === 'list') {
       if (!values.workspace) throw new Error(`--workspace is required\n${USAGE}`);
       const workspace = await dataSource.getRepository(Workspace).findOneBy({ name: values.workspace });
       if (!workspace) throw new Error(`No workspace "${values.workspace}"`);
-      const keys = await dataSource.getRepository(ApiKey).find({ where: { workspaceId: workspace.id }, order: { createdAt: 'ASC' } });
+      const keys = await dataSource
+        .getRepository(ApiKey)
+        .find({ where: { workspaceId: workspace.id }, order: { createdAt: 'ASC' } });
       for (const k of keys) {
-        process.stdout.write(`${k.id}\t${k.prefix}…\t${k.scope}\t${k.name}\t${k.createdAt.toISOString()}\t${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}\n`);
+        process.stdout.write(
+          `${k.id}\t${k.prefix}…\t${k.scope}\t${k.name}\t${k.createdAt.toISOString()}\t${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}\n`,
+        );
       }
       return 0;
     }

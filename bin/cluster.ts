@@ -88,7 +88,8 @@ function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0,
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return n;
 }
 
@@ -123,7 +124,13 @@ function binaries(s: ClusterSettings) {
 
 /** The process names of a cluster with these settings, in start order. */
 export function processNames(s: ClusterSettings): string[] {
-  return ['temporal', 'temporal-ui', 'api', 'bundler', ...Array.from({ length: s.workers }, (_, i) => `worker-${i + 1}`)];
+  return [
+    'temporal',
+    'temporal-ui',
+    'api',
+    'bundler',
+    ...Array.from({ length: s.workers }, (_, i) => `worker-${i + 1}`),
+  ];
 }
 
 const pidFile = (s: ClusterSettings, name: string) => path.join(s.dir, `${name}.pid`);
@@ -163,7 +170,13 @@ function log(message: string): void {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` every `everyMs` until it returns true; throws `what` after `timeoutMs`. */
-async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean> | boolean, everyMs = 500, alive?: () => boolean): Promise<void> {
+async function waitFor(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<boolean> | boolean,
+  everyMs = 500,
+  alive?: () => boolean,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (await check()) return;
@@ -223,12 +236,23 @@ function temporalEnv(s: ClusterSettings): NodeJS.ProcessEnv {
  * (deploy/temporal/setup-schema.sh, which docker-compose.yml runs too); idempotent.
  */
 function setupTemporalSchema(s: ClusterSettings): void {
-  const r = run(path.join(REPO_ROOT, 'deploy', 'temporal', 'setup-schema.sh'), [], { ...process.env, TEMPORAL_SQL_TOOL: binaries(s).sqlTool });
+  const r = run(path.join(REPO_ROOT, 'deploy', 'temporal', 'setup-schema.sh'), [], {
+    ...process.env,
+    TEMPORAL_SQL_TOOL: binaries(s).sqlTool,
+  });
   if (!r.ok) throw new Error(`Temporal's schema could not be set up on PostgreSQL:\n${r.out}`);
 }
 
 function temporalHealthy(s: ClusterSettings): boolean {
-  const r = run(binaries(s).cli, ['operator', 'cluster', 'health', '--address', `127.0.0.1:${s.temporalPort}`, '--command-timeout', '3s']);
+  const r = run(binaries(s).cli, [
+    'operator',
+    'cluster',
+    'health',
+    '--address',
+    `127.0.0.1:${s.temporalPort}`,
+    '--command-timeout',
+    '3s',
+  ]);
   return r.ok && /SERVING/.test(r.out);
 }
 
@@ -248,13 +272,26 @@ async function startTemporal(s: ClusterSettings): Promise<void> {
     log(`temporal: running (pid ${livePid(s, 'temporal')})`);
     return;
   }
-  if (!(await portFree(s.temporalPort))) throw new Error(`port ${s.temporalPort} (CLUSTER_TEMPORAL_PORT) is taken by another program`);
+  if (!(await portFree(s.temporalPort)))
+    throw new Error(`port ${s.temporalPort} (CLUSTER_TEMPORAL_PORT) is taken by another program`);
   log('temporal: schema (PostgreSQL)');
   setupTemporalSchema(s);
   const config = path.join(REPO_ROOT, 'deploy', 'temporal', 'config.yaml');
-  const pid = launch(s, 'temporal', binaries(s).server, ['--config-file', config, '--allow-no-auth', 'start'], temporalEnv(s));
+  const pid = launch(
+    s,
+    'temporal',
+    binaries(s).server,
+    ['--config-file', config, '--allow-no-auth', 'start'],
+    temporalEnv(s),
+  );
   log(`temporal: started (pid ${pid}), waiting for 127.0.0.1:${s.temporalPort}`);
-  await waitFor('the Temporal server', 180_000, () => temporalHealthy(s), 1000, () => livePid(s, 'temporal') !== null);
+  await waitFor(
+    'the Temporal server',
+    180_000,
+    () => temporalHealthy(s),
+    1000,
+    () => livePid(s, 'temporal') !== null,
+  );
 }
 
 async function startUi(s: ClusterSettings): Promise<string | null> {
@@ -265,7 +302,8 @@ async function startUi(s: ClusterSettings): Promise<string | null> {
   }
   const url = `http://127.0.0.1:${s.temporalUiPort}`;
   if (!livePid(s, 'temporal-ui')) {
-    if (!(await portFree(s.temporalUiPort))) throw new Error(`port ${s.temporalUiPort} (CLUSTER_TEMPORAL_UI_PORT) is taken by another program`);
+    if (!(await portFree(s.temporalUiPort)))
+      throw new Error(`port ${s.temporalUiPort} (CLUSTER_TEMPORAL_UI_PORT) is taken by another program`);
     const root = path.join(s.dir, 'ui');
     fs.mkdirSync(path.join(root, 'config'), { recursive: true });
     // The UI server reads <root>/config/<env>.yaml (github.com/temporalio/ui-server config/development.yaml).
@@ -286,10 +324,22 @@ async function startUi(s: ClusterSettings): Promise<string | null> {
         '',
       ].join('\n'),
     );
-    const pid = launch(s, 'temporal-ui', ui, ['--root', root, '--config', 'config', '--env', 'cluster', 'start'], process.env);
+    const pid = launch(
+      s,
+      'temporal-ui',
+      ui,
+      ['--root', root, '--config', 'config', '--env', 'cluster', 'start'],
+      process.env,
+    );
     log(`temporal-ui: started (pid ${pid})`);
   }
-  await waitFor('the Temporal UI server', 60_000, () => httpOk(url), 500, () => livePid(s, 'temporal-ui') !== null);
+  await waitFor(
+    'the Temporal UI server',
+    60_000,
+    () => httpOk(url),
+    500,
+    () => livePid(s, 'temporal-ui') !== null,
+  );
   return url;
 }
 
@@ -333,15 +383,27 @@ function assayEnv(s: ClusterSettings, uiUrl: string | null, extra: NodeJS.Proces
 
 const NODE_ARGS = ['--no-node-snapshot', '--enable-source-maps', 'dist/bin/main.js'];
 
-async function startAssayHttp(s: ClusterSettings, name: 'api' | 'bundler', port: number, env: NodeJS.ProcessEnv): Promise<string> {
+async function startAssayHttp(
+  s: ClusterSettings,
+  name: 'api' | 'bundler',
+  port: number,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
   const url = `http://127.0.0.1:${port}`;
   if (!livePid(s, name)) {
-    if (!(await portFree(port))) throw new Error(`port ${port} (CLUSTER_${name.toUpperCase()}_PORT) is taken by another program`);
+    if (!(await portFree(port)))
+      throw new Error(`port ${port} (CLUSTER_${name.toUpperCase()}_PORT) is taken by another program`);
     const pid = launch(s, name, process.execPath, [...NODE_ARGS, name], env);
     log(`${name}: started (pid ${pid})`);
   }
   // Ready: /readyz answers 200 (its store, and for the API Temporal, reachable; docs/operations.md).
-  await waitFor(name, 120_000, () => httpOk(`${url}/readyz`), 500, () => livePid(s, name) !== null);
+  await waitFor(
+    name,
+    120_000,
+    () => httpOk(`${url}/readyz`),
+    500,
+    () => livePid(s, name) !== null,
+  );
   return url;
 }
 
@@ -365,25 +427,40 @@ async function pollerPids(s: ClusterSettings): Promise<Set<number>> {
   }
 }
 
-async function startWorkers(s: ClusterSettings, uiUrl: string | null): Promise<Array<{ name: string; httpPort: number }>> {
+async function startWorkers(
+  s: ClusterSettings,
+  uiUrl: string | null,
+): Promise<Array<{ name: string; httpPort: number }>> {
   const workers: Array<{ name: string; httpPort: number }> = [];
   for (let i = 1; i <= s.workers; i += 1) {
     const name = `worker-${i}`;
     const httpPort = s.workerHttpPortBase + i;
     workers.push({ name, httpPort });
     if (livePid(s, name)) continue;
-    const pid = launch(s, name, process.execPath, [...NODE_ARGS, 'worker'], assayEnv(s, uiUrl, { ASSAY_WORKER_HTTP_PORT: String(httpPort) }));
+    const pid = launch(
+      s,
+      name,
+      process.execPath,
+      [...NODE_ARGS, 'worker'],
+      assayEnv(s, uiUrl, { ASSAY_WORKER_HTTP_PORT: String(httpPort) }),
+    );
     log(`${name}: started (pid ${pid})`);
   }
   // Ready: Temporal lists the worker's pid among the task queue's pollers, and its /readyz answers 200.
-  await waitFor('the workers polling the task queue', 120_000, async () => {
-    const polling = await pollerPids(s).catch(() => new Set<number>());
-    for (const w of workers) {
-      const pid = livePid(s, w.name);
-      if (pid === null || !polling.has(pid) || !(await httpOk(`http://127.0.0.1:${w.httpPort}/readyz`))) return false;
-    }
-    return true;
-  }, 1000, () => workers.every((w) => livePid(s, w.name) !== null));
+  await waitFor(
+    'the workers polling the task queue',
+    120_000,
+    async () => {
+      const polling = await pollerPids(s).catch(() => new Set<number>());
+      for (const w of workers) {
+        const pid = livePid(s, w.name);
+        if (pid === null || !polling.has(pid) || !(await httpOk(`http://127.0.0.1:${w.httpPort}/readyz`))) return false;
+      }
+      return true;
+    },
+    1000,
+    () => workers.every((w) => livePid(s, w.name) !== null),
+  );
   return workers;
 }
 
@@ -401,11 +478,15 @@ async function devKey(s: ClusterSettings): Promise<string> {
 /** `up`: starts what is not running, waits for each part to be ready, writes state.json. */
 export async function up(s: ClusterSettings = clusterSettings()): Promise<ClusterState> {
   fs.mkdirSync(s.dir, { recursive: true, mode: 0o700 });
-  if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'bin', 'main.js'))) throw new Error('dist/ is missing: run `make build` first');
+  if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'bin', 'main.js')))
+    throw new Error('dist/ is missing: run `make build` first');
   const { server, sqlTool } = binaries(s);
   if (!fs.existsSync(server) || !fs.existsSync(sqlTool)) {
     log('building the Temporal server and its SQL tool (scripts/ensure-temporal-server.sh)');
-    const r = spawnSync(path.join(REPO_ROOT, 'scripts', 'ensure-temporal-server.sh'), { stdio: 'inherit', env: { ...process.env, ASSAY_CACHE: s.cache } });
+    const r = spawnSync(path.join(REPO_ROOT, 'scripts', 'ensure-temporal-server.sh'), {
+      stdio: 'inherit',
+      env: { ...process.env, ASSAY_CACHE: s.cache },
+    });
     if (r.status !== 0) throw new Error('the Temporal server could not be built');
   }
   await startTemporal(s);
@@ -540,7 +621,10 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'status': {
       const rows = status(s);
-      for (const p of rows) process.stdout.write(`${p.name.padEnd(12)} ${p.running ? `running  pid ${String(p.pid).padEnd(8)}` : 'stopped           '} ${p.address ?? ''}\n`);
+      for (const p of rows)
+        process.stdout.write(
+          `${p.name.padEnd(12)} ${p.running ? `running  pid ${String(p.pid).padEnd(8)}` : 'stopped           '} ${p.address ?? ''}\n`,
+        );
       return rows.every((p) => p.running || p.name === 'temporal-ui') ? 0 : 3;
     }
     case 'restart': {

@@ -28,7 +28,10 @@ export interface LocalStack {
  * Starts the stack. `options.worker: false` leaves the worker out (a caller that runs workers as
  * separate processes, e.g. bench/durability.ts, starts its own on `config.temporal.taskQueue`).
  */
-export async function startLocalStack(env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<LocalStack> {
+export async function startLocalStack(
+  env: Record<string, string> = {},
+  options: { worker?: boolean } = {},
+): Promise<LocalStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-local-'));
   // Local use tests services on this machine: local development egress (docs/security.md "Address policy").
   const config = loadConfig(
@@ -48,7 +51,12 @@ export async function startLocalStack(env: Record<string, string> = {}, options:
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const up = process.env.TEMPORAL_ADDRESS ? await waitForTemporal(config.temporal.address, 1500).then(() => true, () => false) : false;
+    const up = process.env.TEMPORAL_ADDRESS
+      ? await waitForTemporal(config.temporal.address, 1500).then(
+          () => true,
+          () => false,
+        )
+      : false;
     if (!up) {
       const server = await startDevServer({ dbFile: path.join(dataDir, 'temporal.db') });
       config.temporal.address = server.address;
@@ -71,7 +79,10 @@ export async function startLocalStack(env: Record<string, string> = {}, options:
       async call(method, p, body) {
         const res = await fetch(`${api.url}${p}`, {
           method,
-          headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
         const json = (await res.json()) as never;
@@ -89,7 +100,12 @@ export async function startLocalStack(env: Record<string, string> = {}, options:
 /** Starts a run and polls until it ends; returns the run document. */
 export async function runAndWait<T = Record<string, unknown>>(
   stack: LocalStack,
-  body: { runner: string; environment: string; timeout?: number; variables?: Record<string, string | number | boolean> },
+  body: {
+    runner: string;
+    environment: string;
+    timeout?: number;
+    variables?: Record<string, string | number | boolean>;
+  },
   pollMs = 10,
 ): Promise<T & { runId: string; status: string }> {
   const { runId } = await stack.call<{ runId: string }>('POST', '/v1/runs', body);
@@ -106,21 +122,28 @@ export async function runAndWait<T = Record<string, unknown>>(
  * started"), rejects when it exits first or does not start within 120 s. Its stdout is drained;
  * stderr goes to this process's. For benches that run workers as separate processes.
  */
-export async function spawnWorkerProcess(stack: LocalStack, options: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<ChildProcess> {
+export async function spawnWorkerProcess(
+  stack: LocalStack,
+  options: { env?: Record<string, string>; nodeArgs?: string[] } = {},
+): Promise<ChildProcess> {
   const db = stack.config.database;
-  const child = spawn(process.execPath, ['--no-node-snapshot', ...(options.nodeArgs ?? []), path.resolve(__dirname, 'main.js'), 'worker'], {
-    env: withLocalDevelopmentEgress({
-      ...process.env,
-      DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite://${db.file}`,
-      TEMPORAL_ADDRESS: stack.config.temporal.address,
-      ASSAY_TASK_QUEUE: stack.config.temporal.taskQueue,
-      ASSAY_DATA_DIR: stack.config.dataDir,
-      ASSAY_LOG_LEVEL: 'info',
-      ASSAY_WORKER_HTTP_PORT: '0',
-      ...options.env,
-    }),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--no-node-snapshot', ...(options.nodeArgs ?? []), path.resolve(__dirname, 'main.js'), 'worker'],
+    {
+      env: withLocalDevelopmentEgress({
+        ...process.env,
+        DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite://${db.file}`,
+        TEMPORAL_ADDRESS: stack.config.temporal.address,
+        ASSAY_TASK_QUEUE: stack.config.temporal.taskQueue,
+        ASSAY_DATA_DIR: stack.config.dataDir,
+        ASSAY_LOG_LEVEL: 'info',
+        ASSAY_WORKER_HTTP_PORT: '0',
+        ...options.env,
+      }),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('worker did not start within 120 s')), 120_000);
     let out = '';

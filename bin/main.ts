@@ -72,7 +72,9 @@ export const DEV_MOCK_PORT = 8082;
  */
 export function commandConfig(command: string, env: NodeJS.ProcessEnv = process.env): AssayConfig {
   if (command !== 'dev') return loadConfig(env);
-  return loadConfig(withLocalDevelopmentEgress({ ...env, ASSAY_MOCK_PORT: env.ASSAY_MOCK_PORT ?? String(DEV_MOCK_PORT) }));
+  return loadConfig(
+    withLocalDevelopmentEgress({ ...env, ASSAY_MOCK_PORT: env.ASSAY_MOCK_PORT ?? String(DEV_MOCK_PORT) }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -137,7 +139,8 @@ async function main(): Promise<void> {
         stoppers.push(() => bundler.close());
         const key = await ensureDevKey(config, ds);
         const workspace = await ensureWorkspace(ds.manager, 'default');
-        const store = config.database.type === 'sqlite' ? `SQLite file ${config.database.file}` : 'MySQL (DATABASE_URL)';
+        const store =
+          config.database.type === 'sqlite' ? `SQLite file ${config.database.file}` : 'MySQL (DATABASE_URL)';
         process.stdout.write(
           [
             '',
@@ -145,7 +148,9 @@ async function main(): Promise<void> {
             `  Console:          ${api.url}/   (sign in with the dev API key below)`,
             `  API:              ${api.url}/v1   (health: ${api.url}/healthz)`,
             `  Bundler:          ${bundler.url}/api/bundle`,
-            ...(api.mockUrl ? [`  Mocks:            ${api.mockUrl}/mock/${workspace.id}/…   (their own port: runs may call them)`] : []),
+            ...(api.mockUrl
+              ? [`  Mocks:            ${api.mockUrl}/mock/${workspace.id}/…   (their own port: runs may call them)`]
+              : []),
             `  Temporal Web UI:  ${config.temporal.uiUrl}`,
             `  Temporal:         ${config.temporal.address}`,
             `  Store:            ${store}`,

@@ -63,26 +63,53 @@ export interface ApiHandle {
  * OTEL_EXPORTER_OTLP_ENDPOINT is set (service `assay-api`; src/observability/tracing.ts).
  */
 export async function startApi(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<ApiHandle> {
-  if (initTracing('assay-api')) logger.info({ endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT }, 'traces exported over OTLP');
+  if (initTracing('assay-api'))
+    logger.info(
+      { endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT },
+      'traces exported over OTLP',
+    );
   const workflows = createRunWorkflowClient(config);
   const schedules = new ScheduleSync(config, dataSource, logger);
   schedules.start(config.deployments.reconcileIntervalMs);
   const recovery = new RunRecovery(dataSource, workflows, logger);
   recovery.start(config.api.recoveryIntervalMs);
-  const mocks = new MockEngine({ dataSource, revalidateMs: config.mocks.revalidateMs, seed: config.mocks.seed, storeTimeouts: config.databaseTimeouts });
+  const mocks = new MockEngine({
+    dataSource,
+    revalidateMs: config.mocks.revalidateMs,
+    seed: config.mocks.seed,
+    storeTimeouts: config.databaseTimeouts,
+  });
   // The mock path is hot: it skips Koa and goes straight to the engine.
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
   // The mocks' own port first, so that designs' `mockUrl` names it even when it was 0 (a free one).
-  const mockPort = config.mocks.port === null ? undefined : await serve(mocksOnly(mocks, onMockError), config.mocks.port, config.api.host, logger);
+  const mockPort =
+    config.mocks.port === null
+      ? undefined
+      : await serve(mocksOnly(mocks, onMockError), config.mocks.port, config.api.host, logger);
   if (mockPort) logger.info({ url: mockPort.url }, 'mocks listening on their own port (ASSAY_MOCK_PORT)');
-  const apiConfig = mockPort && config.mocks.publicUrl === null ? { ...config, mocks: { ...config.mocks, publicUrl: withPort(config.api.publicUrl, Number(new URL(mockPort.url).port)) } } : config;
+  const apiConfig =
+    mockPort && config.mocks.publicUrl === null
+      ? {
+          ...config,
+          mocks: { ...config.mocks, publicUrl: withPort(config.api.publicUrl, Number(new URL(mockPort.url).port)) },
+        }
+      : config;
   // The relay's (POST /v1/relay) address policy: the same rules as the workers' API nodes.
   const policy = policyFromConfig(config);
   const app = createApp({ config: apiConfig, dataSource, workflows, schedules, mocks, logger, policy });
   const koa = app.callback();
-  const { server, url } = await serve((req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)), config.api.port, config.api.host, logger);
+  const { server, url } = await serve(
+    (req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)),
+    config.api.port,
+    config.api.host,
+    logger,
+  );
   // The address policy of every outgoing request in this process refuses the API's own port.
-  const unregister = registerOwnEndpoint({ label: "the API's own port (ASSAY_PORT)", host: config.api.host, port: Number(new URL(url).port) });
+  const unregister = registerOwnEndpoint({
+    label: "the API's own port (ASSAY_PORT)",
+    host: config.api.host,
+    port: Number(new URL(url).port),
+  });
   logger.info({ url }, 'API listening');
   const retention = startRetentionSweep(config, dataSource, logger);
   return {
@@ -118,7 +145,14 @@ export function mocksOnly(mocks: MockEngine, onError: (err: unknown) => void): h
   return (req, res) => {
     if (MockEngine.owns(req.url)) return mocks.handle(req, res, onError);
     res.writeHead(PROBLEMS['not-found'].status, { 'Content-Type': 'application/problem+json' });
-    res.end(JSON.stringify(problemDocument('not-found', 'This port serves mocks only: /mock/{workspaceId}{path}. The REST API is on ASSAY_PORT.')));
+    res.end(
+      JSON.stringify(
+        problemDocument(
+          'not-found',
+          'This port serves mocks only: /mock/{workspaceId}{path}. The REST API is on ASSAY_PORT.',
+        ),
+      ),
+    );
   };
 }
 
@@ -140,9 +174,20 @@ export function onClientError(logger: Logger): (err: Error & { code?: string }, 
       socket.destroy();
       return;
     }
-    const problem: ProblemCode = code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request-timeout' : 'malformed-request';
+    const problem: ProblemCode =
+      code === 'HPE_HEADER_OVERFLOW'
+        ? 'headers-too-large'
+        : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'request-timeout'
+          : 'malformed-request';
     const { status, title } = PROBLEMS[problem];
-    const body = JSON.stringify({ type: `/problems/${problem}`, title, status, detail: PROBLEMS[problem].description, code: problem });
+    const body = JSON.stringify({
+      type: `/problems/${problem}`,
+      title,
+      status,
+      detail: PROBLEMS[problem].description,
+      code: problem,
+    });
     socket.end(
       `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
@@ -154,7 +199,12 @@ export function onClientError(logger: Logger): (err: Error & { code?: string }, 
  * listening on `host`:`port` (0: a free one). @returns the server and its address
  * (`http://host:port`; `localhost` for 0.0.0.0). Rejects when the port cannot be bound.
  */
-async function serve(listener: http.RequestListener, port: number, host: string, logger: Logger): Promise<{ server: Server; url: string }> {
+async function serve(
+  listener: http.RequestListener,
+  port: number,
+  host: string,
+  logger: Logger,
+): Promise<{ server: Server; url: string }> {
   const server = http.createServer(listener);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', onClientError(logger));
@@ -184,14 +234,22 @@ export interface BundlerHandle {
  * Serves the bundler service (docs/bundler.md) on its own host and port (port 0: a free one).
  * When ASSAY_BUNDLER_PUBLIC_URL is not set and the port was 0, `blobUrl`s use the real address.
  */
-export async function startBundler(config: AssayConfig, dataSource: DataSource, logger: Logger): Promise<BundlerHandle> {
+export async function startBundler(
+  config: AssayConfig,
+  dataSource: DataSource,
+  logger: Logger,
+): Promise<BundlerHandle> {
   if (initTracing('assay-bundler')) logger.info('traces exported over OTLP');
   const settings = { ...config.bundler };
   const policy = policyFromConfig(config);
   const bundler = new Bundler({ dataSource, config: settings, logger, policy });
   const app = createBundlerApp({ config, dataSource, bundler, logger });
   const { server, url } = await serve(app.callback(), settings.port, settings.host, logger);
-  const unregister = registerOwnEndpoint({ label: "the bundler's own port (ASSAY_BUNDLER_PORT)", host: settings.host, port: Number(new URL(url).port) });
+  const unregister = registerOwnEndpoint({
+    label: "the bundler's own port (ASSAY_BUNDLER_PORT)",
+    host: settings.host,
+    port: Number(new URL(url).port),
+  });
   if (settings.port === 0 && /^http:\/\/localhost:0$/.test(settings.publicUrl)) settings.publicUrl = url;
   logger.info({ url }, 'bundler listening');
   return {
@@ -242,7 +300,13 @@ export async function startWorker(config: AssayConfig, dataSource: DataSource, l
     },
   });
   // The address policy of every outgoing request in this process refuses the worker's own port.
-  const unregister = http ? registerOwnEndpoint({ label: "the worker's own port (ASSAY_WORKER_HTTP_PORT)", host: config.workerHttp.host, port: Number(new URL(http.url).port) }) : () => undefined;
+  const unregister = http
+    ? registerOwnEndpoint({
+        label: "the worker's own port (ASSAY_WORKER_HTTP_PORT)",
+        host: config.workerHttp.host,
+        port: Number(new URL(http.url).port),
+      })
+    : () => undefined;
   try {
     started = await startRunWorker({ config, dataSource, logger });
   } catch (err) {

@@ -26,7 +26,11 @@ export function withoutPayloadData(value: unknown, depth = 0): unknown {
   if (depth > 30 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => withoutPayloadData(v, depth + 1));
   const record = value as Record<string, unknown>;
-  if ('metadata' in record && 'data' in record && (typeof record.data === 'string' || record.data instanceof Uint8Array)) {
+  if (
+    'metadata' in record &&
+    'data' in record &&
+    (typeof record.data === 'string' || record.data instanceof Uint8Array)
+  ) {
     const size = typeof record.data === 'string' ? Math.floor((record.data.length * 3) / 4) : record.data.length;
     return { ...record, data: `<${size} bytes>` };
   }
@@ -44,14 +48,25 @@ function installRuntime(logger: Logger): Promise<void> {
 
 function installRuntimeWith(logger: Logger, sdkMetrics: Awaited<ReturnType<typeof temporalMetricsExporter>>): void {
   // The SDK logs every activation at trace level: skip the payload walk for a level that is off.
-  const log = (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) => {
-    if (!logger.isLevelEnabled(level)) return;
-    logger[level]({ ...(withoutPayloadData(meta ?? {}) as Record<string, unknown>), source: 'temporal' }, message);
-  };
+  const log =
+    (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) => {
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level]({ ...(withoutPayloadData(meta ?? {}) as Record<string, unknown>), source: 'temporal' }, message);
+    };
   const install = (metrics: typeof sdkMetrics.metrics | undefined) =>
     Runtime.install({
-    logger: { log: (level, message, meta) => log(level.toLowerCase() as 'info')(message, meta), trace: log('trace'), debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} }, ...(metrics ? { metrics } : {}) },
+      logger: {
+        log: (level, message, meta) => log(level.toLowerCase() as 'info')(message, meta),
+        trace: log('trace'),
+        debug: log('debug'),
+        info: log('info'),
+        warn: log('warn'),
+        error: log('error'),
+      },
+      telemetryOptions: {
+        logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
+        ...(metrics ? { metrics } : {}),
+      },
     });
   try {
     install(sdkMetrics.metrics);
@@ -80,7 +95,11 @@ export interface RunWorkerHandle {
  * Connects (waiting for Temporal with backoff, one log line per attempt, when it is not reachable
  * yet), registers search attributes, and starts polling.
  */
-export async function startRunWorker(deps: { config: AssayConfig; dataSource: DataSource; logger: Logger }): Promise<RunWorkerHandle> {
+export async function startRunWorker(deps: {
+  config: AssayConfig;
+  dataSource: DataSource;
+  logger: Logger;
+}): Promise<RunWorkerHandle> {
   const { config, dataSource, logger } = deps;
   await installRuntime(logger);
   // Temporal not up yet (or restarting): wait for it with backoff rather than exit.
@@ -136,7 +155,14 @@ export async function startRunWorker(deps: { config: AssayConfig; dataSource: Da
         })
       : undefined;
   const running = Promise.all([worker.run(), loadWorker?.run()]).then(() => undefined);
-  logger.info({ taskQueue: config.temporal.taskQueue, loadTaskQueue: loadWorker ? loadTaskQueue : null, address: config.temporal.address }, 'worker started');
+  logger.info(
+    {
+      taskQueue: config.temporal.taskQueue,
+      loadTaskQueue: loadWorker ? loadTaskQueue : null,
+      address: config.temporal.address,
+    },
+    'worker started',
+  );
   return {
     worker,
     connection,

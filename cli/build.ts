@@ -57,11 +57,14 @@ async function main(): Promise<void> {
   });
   for (const input of Object.keys(result.metafile.inputs)) {
     const pkg = /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1]; // the innermost package
-    if (pkg && NOT_IN_BUNDLE[pkg]) throw new Error(`The CLI bundle may not contain ${pkg} (${input}): ${NOT_IN_BUNDLE[pkg]}`);
+    if (pkg && NOT_IN_BUNDLE[pkg])
+      throw new Error(`The CLI bundle may not contain ${pkg} (${input}): ${NOT_IN_BUNDLE[pkg]}`);
   }
   fs.chmodSync(CLI_BUNDLE, 0o755);
   const bytes = fs.statSync(CLI_BUNDLE).size;
-  console.log(`assay CLI bundle: ${path.relative(ROOT, CLI_BUNDLE)} (${Math.round(bytes / 1024)} KiB, ${Object.keys(result.metafile.inputs).length} modules)`);
+  console.log(
+    `assay CLI bundle: ${path.relative(ROOT, CLI_BUNDLE)} (${Math.round(bytes / 1024)} KiB, ${Object.keys(result.metafile.inputs).length} modules)`,
+  );
 }
 
 if (require.main === module) {

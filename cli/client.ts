@@ -38,7 +38,10 @@ export class ApiProblem extends CliError {
     readonly method: string,
     readonly path: string,
   ) {
-    super(ApiProblem.describe(status, problem, method, path), status >= 500 || status === 429 ? EXIT.incomplete : EXIT.usage);
+    super(
+      ApiProblem.describe(status, problem, method, path),
+      status >= 500 || status === 429 ? EXIT.incomplete : EXIT.usage,
+    );
   }
 
   /** `POST /v1/runs: Unknown reference (422): runner "nope" does not exist` — one line. */
@@ -64,7 +67,8 @@ function describeNetworkError(cause: unknown): string {
   const err = cause as { cause?: { code?: string; message?: string }; message?: string; name?: string };
   if (err?.name === 'TimeoutError') return 'no answer in time';
   const inner = err?.cause;
-  if (inner?.code) return `${inner.code}${inner.message && !inner.message.includes(inner.code) ? ` (${inner.message})` : ''}`;
+  if (inner?.code)
+    return `${inner.code}${inner.message && !inner.message.includes(inner.code) ? ` (${inner.message})` : ''}`;
   return inner?.message ?? err?.message ?? String(cause);
 }
 
@@ -115,7 +119,11 @@ export class AssayClient {
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT, ...options.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+      ...options.headers,
+    };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     let body: string | undefined;
     if (options.body !== undefined) {

@@ -41,10 +41,12 @@ function readConfigFile(file: string, explicit: boolean): { url?: string; apiKey
   } catch (err) {
     throw new UsageError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`config file ${file} must hold a JSON object like {"url": "…", "apiKey": "…"}`);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError(`config file ${file} must hold a JSON object like {"url": "…", "apiKey": "…"}`);
   const { url, apiKey } = parsed as Record<string, unknown>;
   if (url !== undefined && typeof url !== 'string') throw new UsageError(`config file ${file}: "url" must be a string`);
-  if (apiKey !== undefined && typeof apiKey !== 'string') throw new UsageError(`config file ${file}: "apiKey" must be a string`);
+  if (apiKey !== undefined && typeof apiKey !== 'string')
+    throw new UsageError(`config file ${file}: "apiKey" must be a string`);
   return { url, apiKey };
 }
 
@@ -53,7 +55,10 @@ export function resolveSettings({ flags, env, cwd }: SettingsSources): CliSettin
   const explicit = flags.config ?? env.ASSAY_CONFIG;
   const candidates = explicit
     ? [path.resolve(cwd, explicit)]
-    : [path.join(cwd, '.assay.json'), path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'assay', 'config.json')];
+    : [
+        path.join(cwd, '.assay.json'),
+        path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'assay', 'config.json'),
+      ];
   let file: { url?: string; apiKey?: string } | undefined;
   let configFile: string | undefined;
   for (const candidate of candidates) {
@@ -68,7 +73,13 @@ export function resolveSettings({ flags, env, cwd }: SettingsSources): CliSettin
     const parsed = new URL(url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
-    throw new UsageError(`the Assay URL "${url}" is not an http(s) address (set --url or ASSAY_URL, e.g. http://127.0.0.1:8080)`);
+    throw new UsageError(
+      `the Assay URL "${url}" is not an http(s) address (set --url or ASSAY_URL, e.g. http://127.0.0.1:8080)`,
+    );
   }
-  return { url: url.replace(/\/+$/, '').replace(/\/v1$/, ''), apiKey: flags.apiKey || env.ASSAY_API_KEY || file?.apiKey || undefined, configFile };
+  return {
+    url: url.replace(/\/+$/, '').replace(/\/v1$/, ''),
+    apiKey: flags.apiKey || env.ASSAY_API_KEY || file?.apiKey || undefined,
+    configFile,
+  };
 }

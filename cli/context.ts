@@ -60,7 +60,8 @@ export class CliContext {
   client(): AssayClient {
     if (!this.cachedClient) {
       const settings = this.settings();
-      if (!settings.apiKey) throw new UsageError('no API key: set ASSAY_API_KEY (or pass --api-key, or put "apiKey" in .assay.json)');
+      if (!settings.apiKey)
+        throw new UsageError('no API key: set ASSAY_API_KEY (or pass --api-key, or put "apiKey" in .assay.json)');
       this.cachedClient = new AssayClient({ url: settings.url, apiKey: settings.apiKey });
     }
     return this.cachedClient;
@@ -84,4 +85,8 @@ export type CommandAction = () => Promise<ExitCode>;
  * Registers commands on `program`. Each action answers its exit code through `done`, so that the
  * caller, not commander, decides how the process ends.
  */
-export type Registrar = (program: Command, ctx: CliContext, done: (action: () => Promise<ExitCode>) => () => Promise<void>) => void;
+export type Registrar = (
+  program: Command,
+  ctx: CliContext,
+  done: (action: () => Promise<ExitCode>) => () => Promise<void>,
+) => void;

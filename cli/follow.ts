@@ -30,7 +30,8 @@ export interface FollowOptions {
 }
 
 /** How following ended: the run's last document, or why the CLI stopped waiting. */
-export type FollowOutcome = { kind: 'ended'; run: RunDocument } | { kind: 'detached'; run: RunDocument; reason: string };
+export type FollowOutcome =
+  { kind: 'ended'; run: RunDocument } | { kind: 'detached'; run: RunDocument; reason: string };
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -44,7 +45,11 @@ function remaining(iso: string | undefined, now = Date.now()): string {
   if (!iso) return '--';
   const s = Math.max(0, Math.round((Date.parse(iso) - now) / 1000));
   if (!Number.isFinite(s)) return '--';
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+      : `${s}s`;
 }
 
 /** One plain progress line (non-TTY): `[hh:mm:ss] run_… running 3/10 test cases (30%), ETA 12:00:40 (in 39s)`. */
@@ -53,7 +58,9 @@ export function progressLine(run: RunDocument, now = new Date()): string {
   if (run.status === 'queued') return `[${stamp}] ${run.runId} queued`;
   const p = run.progress;
   const counts = p ? ` ${p.completed}/${p.total} test cases (${Math.round(p.percentage)}%)` : '';
-  const eta = run.estimatedCompletion ? `, ETA ${clock(run.estimatedCompletion)} (in ${remaining(run.estimatedCompletion, now.getTime())})` : '';
+  const eta = run.estimatedCompletion
+    ? `, ETA ${clock(run.estimatedCompletion)} (in ${remaining(run.estimatedCompletion, now.getTime())})`
+    : '';
   return `[${stamp}] ${run.runId} ${run.status}${counts}${eta}`;
 }
 
@@ -64,7 +71,11 @@ function isFinal(run: RunDocument): boolean {
 /** Asks `question` on the terminal; answers the line typed (or null when ^C is pressed again). */
 function ask(ctx: CliContext, question: string): Promise<string | null> {
   return new Promise((resolve) => {
-    const rl = readline.createInterface({ input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream, terminal: true });
+    const rl = readline.createInterface({
+      input: ctx.io.stdin,
+      output: ctx.io.stderr as NodeJS.WritableStream,
+      terminal: true,
+    });
     let settled = false;
     rl.on('SIGINT', () => {
       settled = true;
@@ -86,7 +97,12 @@ function ask(ctx: CliContext, question: string): Promise<string | null> {
  * Polls the run until it is `completed` or `failed`, showing progress on stderr.
  * @throws CliError (exit 3) when the service stays unreachable; ApiProblem for a refused poll.
  */
-export async function followRun(ctx: CliContext, client: AssayClient, first: RunDocument, options: FollowOptions = {}): Promise<FollowOutcome> {
+export async function followRun(
+  ctx: CliContext,
+  client: AssayClient,
+  first: RunDocument,
+  options: FollowOptions = {},
+): Promise<FollowOutcome> {
   const followStarted = Date.now();
   const nextPollMs = () => options.pollMs ?? (Date.now() - followStarted < 10_000 ? 200 : 1000);
   const heartbeatMs = options.heartbeatMs ?? 15_000;
@@ -104,11 +120,20 @@ export async function followRun(ctx: CliContext, client: AssayClient, first: Run
     if (tty) {
       const p = run.progress;
       const total = Math.max(1, p?.total ?? first.summary?.total ?? 1);
-      const payload = { status: run.status, etaText: remaining(run.estimatedCompletion), done: p?.completed ?? 0, cases: p?.total ?? '?' };
+      const payload = {
+        status: run.status,
+        etaText: remaining(run.estimatedCompletion),
+        done: p?.completed ?? 0,
+        cases: p?.total ?? '?',
+      };
       if (!bar) {
-        bar = new SingleBar(
-          { format: ` {bar} {percentage}% | {done}/{cases} test cases | ETA {etaText} | {status}`, hideCursor: true, stream: ctx.io.stderr as NodeJS.WritableStream, clearOnComplete: false, barsize: 30 },
-        );
+        bar = new SingleBar({
+          format: ` {bar} {percentage}% | {done}/{cases} test cases | ETA {etaText} | {status}`,
+          hideCursor: true,
+          stream: ctx.io.stderr as NodeJS.WritableStream,
+          clearOnComplete: false,
+          barsize: 30,
+        });
         bar.start(total, p?.completed ?? 0, payload);
       } else {
         bar.setTotal(total);
@@ -152,7 +177,8 @@ export async function followRun(ctx: CliContext, client: AssayClient, first: Run
       if (isFinal(run)) {
         if (bar) {
           const total = run.summary?.total ?? run.progress?.total;
-          if (run.status === 'completed') bar.update(total ?? 1, { status: run.status, etaText: '0s', done: total ?? '?', cases: total ?? '?' });
+          if (run.status === 'completed')
+            bar.update(total ?? 1, { status: run.status, etaText: '0s', done: total ?? '?', cases: total ?? '?' });
           else bar.update({ status: run.status, etaText: '--' });
           bar.stop();
         } else if (!tty) show();
@@ -174,7 +200,11 @@ export async function followRun(ctx: CliContext, client: AssayClient, first: Run
       }
       if (Date.now() > giveUpAt) {
         bar?.stop();
-        return { kind: 'detached', run, reason: `gave up waiting ${Math.round(graceMs / 1000)} s after the run's timeout (${timeoutS} s) should have ended it` };
+        return {
+          kind: 'detached',
+          run,
+          reason: `gave up waiting ${Math.round(graceMs / 1000)} s after the run's timeout (${timeoutS} s) should have ended it`,
+        };
       }
       await sleep(nextPollMs());
       try {

@@ -20,11 +20,15 @@ export function buildProgram(io: CliIO): { program: Command; result: { code?: Ex
   const result: { code?: ExitCode } = {};
   const ctx = new CliContext(io, program);
   program
-    .description('Run Assay API tests from CI and the terminal; import Postman and OpenAPI; keep tests as files in git.')
+    .description(
+      'Run Assay API tests from CI and the terminal; import Postman and OpenAPI; keep tests as files in git.',
+    )
     .version(CLI_VERSION, '-V, --version')
     .addOption(new Option('--url <url>', 'Assay API address (env ASSAY_URL; default http://127.0.0.1:8080)'))
     .addOption(new Option('--api-key <key>', 'API key (env ASSAY_API_KEY)'))
-    .addOption(new Option('--config <file>', 'JSON config file {"url", "apiKey"} (env ASSAY_CONFIG; default ./.assay.json)'))
+    .addOption(
+      new Option('--config <file>', 'JSON config file {"url", "apiKey"} (env ASSAY_CONFIG; default ./.assay.json)'),
+    )
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
@@ -41,7 +45,12 @@ Exit codes: 0 passed · 1 tests failed · 2 usage or configuration error · 3 th
   const done = (action: () => Promise<ExitCode>) => async () => {
     result.code = await action();
   };
-  for (const register of [registerRunCommands, registerDeployCommands, registerImportCommands, registerGitCommands] satisfies Registrar[]) {
+  for (const register of [
+    registerRunCommands,
+    registerDeployCommands,
+    registerImportCommands,
+    registerGitCommands,
+  ] satisfies Registrar[]) {
     register(program, ctx, done);
   }
   // Every subcommand reports errors the same way and exits through main().
@@ -66,7 +75,8 @@ export async function main(argv: string[], io: CliIO): Promise<ExitCode> {
     return result.code;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
+        return EXIT.ok;
       return EXIT.usage;
     }
     if (err instanceof CliError) {

@@ -13,9 +13,7 @@ import { parseRules, type EgressRule, type PrivateAccess } from './net/address-p
 import { RUN_SETTING_NAMES, type RunSettings } from './domain/types';
 
 /** Which store the service uses: MySQL/MariaDB when `DATABASE_URL` is set, else an embedded SQLite file. */
-export type DatabaseConfig =
-  | { type: 'mysql'; url: string }
-  | { type: 'sqlite'; file: string };
+export type DatabaseConfig = { type: 'mysql'; url: string } | { type: 'sqlite'; file: string };
 
 /**
  * How long a request of the API (and its `/readyz` store check) waits on a MySQL/MariaDB store
@@ -330,9 +328,13 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
 function hostList(env: NodeJS.ProcessEnv, name: string): string[] {
   const raw = env[name];
   if (!raw) return [];
-  const hosts = raw.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const hosts = raw
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
   for (const h of hosts) {
-    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h)) throw new ConfigError(name, `"${h}" is not a host or host:port`);
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h))
+      throw new ConfigError(name, `"${h}" is not a host or host:port`);
   }
   return hosts;
 }
@@ -354,7 +356,8 @@ function httpUrl(env: NodeJS.ProcessEnv, name: string): string {
   } catch {
     throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
   return raw.replace(/\/$/, '');
 }
 
@@ -394,7 +397,11 @@ function origins(env: NodeJS.ProcessEnv, name: string): string[] {
       } catch {
         /* reported below */
       }
-      if (!origin || origin === 'null' || origin !== o.toLowerCase()) throw new ConfigError(name, `"${o}" is not an origin (scheme://host[:port], e.g. https://temporal.example.com)`);
+      if (!origin || origin === 'null' || origin !== o.toLowerCase())
+        throw new ConfigError(
+          name,
+          `"${o}" is not an origin (scheme://host[:port], e.g. https://temporal.example.com)`,
+        );
       return origin;
     });
 }
@@ -522,7 +529,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       revalidateMs: integer(env, 'ASSAY_MOCK_REVALIDATE_MS', 2000, 0, 3_600_000),
       seed: env.ASSAY_MOCK_SEED ? integer(env, 'ASSAY_MOCK_SEED', 0, 0, 2 ** 31 - 1) : undefined,
       port: mockPort,
-      publicUrl: env.ASSAY_MOCK_PUBLIC_URL ? httpUrl(env, 'ASSAY_MOCK_PUBLIC_URL') : mockPort ? withPort(apiPublicUrl, mockPort) : null,
+      publicUrl: env.ASSAY_MOCK_PUBLIC_URL
+        ? httpUrl(env, 'ASSAY_MOCK_PUBLIC_URL')
+        : mockPort
+          ? withPort(apiPublicUrl, mockPort)
+          : null,
     },
     bundler: {
       host: env.ASSAY_BUNDLER_HOST || env.ASSAY_HOST || '127.0.0.1',
@@ -553,7 +564,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
     },
     ai:
       env.ASSAY_AI_BASE_URL && env.ASSAY_AI_MODEL
-        ? { baseUrl: env.ASSAY_AI_BASE_URL, model: env.ASSAY_AI_MODEL, apiKey: env.ASSAY_AI_API_KEY || undefined, timeoutMs: integer(env, 'ASSAY_AI_TIMEOUT_MS', 30_000, 100, 600_000) }
+        ? {
+            baseUrl: env.ASSAY_AI_BASE_URL,
+            model: env.ASSAY_AI_MODEL,
+            apiKey: env.ASSAY_AI_API_KEY || undefined,
+            timeoutMs: integer(env, 'ASSAY_AI_TIMEOUT_MS', 30_000, 100, 600_000),
+          }
         : null,
     logLevel: env.ASSAY_LOG_LEVEL || 'info',
   };

@@ -27,51 +27,106 @@ export const PROBLEMS = {
     title: 'Validation failed',
     description: 'The request is well-formed JSON but some fields are invalid; `errors` lists each one.',
   },
-  'invalid-query': { status: 400, title: 'Invalid query parameter', description: 'A query string parameter is invalid.' },
+  'invalid-query': {
+    status: 400,
+    title: 'Invalid query parameter',
+    description: 'A query string parameter is invalid.',
+  },
   'too-deep': {
     status: 400,
     title: 'JSON nested too deeply',
-    description: 'The body (or a document in it) nests arrays/objects deeper than `limit` (31, the deepest MariaDB stores) levels; `errors` points at where. Flatten it.',
+    description:
+      'The body (or a document in it) nests arrays/objects deeper than `limit` (31, the deepest MariaDB stores) levels; `errors` points at where. Flatten it.',
   },
   'bad-cursor': {
     status: 400,
     title: 'Bad paging cursor',
-    description: 'The `cursor` query parameter is not one this listing returned (`nextCursor`); `errors` names it. Start again without `cursor`.',
+    description:
+      'The `cursor` query parameter is not one this listing returned (`nextCursor`); `errors` names it. Start again without `cursor`.',
   },
-  'invalid-header': { status: 400, title: 'Invalid header', description: 'A request header is malformed; `errors` names it (e.g. `Idempotency-Key`).' },
+  'invalid-header': {
+    status: 400,
+    title: 'Invalid header',
+    description: 'A request header is malformed; `errors` names it (e.g. `Idempotency-Key`).',
+  },
   'idempotency-key-reused': {
     status: 422,
     title: 'Idempotency key reused',
-    description: 'The `Idempotency-Key` was already used within 24 h for a different request (another endpoint or body); `runId` names the run it started. Use a new key for a new request.',
+    description:
+      'The `Idempotency-Key` was already used within 24 h for a different request (another endpoint or body); `runId` names the run it started. Use a new key for a new request.',
   },
   unauthorized: {
     status: 401,
     title: 'Unauthorized',
-    description: 'The request has no API key, or the key is unknown or revoked. Send `Authorization: Bearer <API_KEY>`.',
+    description:
+      'The request has no API key, or the key is unknown or revoked. Send `Authorization: Bearer <API_KEY>`.',
   },
   forbidden: { status: 403, title: 'Forbidden', description: "The API key's scope does not allow this operation." },
   'not-found': { status: 404, title: 'Not found', description: 'No such resource in the workspace of the API key.' },
-  'method-not-allowed': { status: 405, title: 'Method not allowed', description: 'The path exists but not with this method.' },
-  'name-taken': { status: 409, title: 'Name already taken', description: 'Another resource of this kind has the same name.' },
-  'run-finished': { status: 409, title: 'Run already finished', description: 'The run has ended; it cannot be cancelled.' },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The path exists but not with this method.',
+  },
+  'name-taken': {
+    status: 409,
+    title: 'Name already taken',
+    description: 'Another resource of this kind has the same name.',
+  },
+  'run-finished': {
+    status: 409,
+    title: 'Run already finished',
+    description: 'The run has ended; it cannot be cancelled.',
+  },
   'run-active': {
     status: 409,
     title: 'Run still active',
-    description: 'The run is queued or running; it cannot be deleted. Cancel it first (POST /v1/runs/{runId}/cancel), then delete it once it has ended.',
+    description:
+      'The run is queued or running; it cannot be deleted. Cancel it first (POST /v1/runs/{runId}/cancel), then delete it once it has ended.',
   },
   'deployment-disabled': {
     status: 409,
     title: 'Deployment disabled',
-    description: 'The deployment has `enabled: false`, so it starts no runs (schedule, incoming webhook, run-now). Enable it with PATCH /v1/deployments/{id} {"enabled": true}.',
+    description:
+      'The deployment has `enabled: false`, so it starts no runs (schedule, incoming webhook, run-now). Enable it with PATCH /v1/deployments/{id} {"enabled": true}.',
   },
   'in-use': { status: 409, title: 'Resource in use', description: 'Another resource refers to this one.' },
-  'route-taken': { status: 409, title: 'Route already designed', description: 'Another API design of the same method answers the same paths; `designId` names it.' },
-  'ai-not-configured': { status: 503, title: 'AI generator not configured', description: 'Set ASSAY_AI_BASE_URL and ASSAY_AI_MODEL to an OpenAI-compatible API, or ask for mode "fast".' },
-  'ai-failed': { status: 502, title: 'AI generator failed', description: 'The AI provider failed, or answered something that is not JSON valid against the schema.' },
-  'mock-not-found': { status: 404, title: 'No API design matches', description: 'No design of the workspace matches the mock request; `designs` lists them.' },
-  'mock-method-not-allowed': { status: 405, title: 'Method not designed', description: 'The path is designed for other methods; `allowed` lists them.' },
-  'mock-response-not-found': { status: 404, title: 'No such mock response', description: 'The selectors (_status_, _code_, x-mock-response-code, Prefer) match no response; `defined` lists statuses and codes.' },
-  'mock-bad-selector': { status: 400, title: 'Invalid response selector', description: 'A status or code selector is not a number.' },
+  'route-taken': {
+    status: 409,
+    title: 'Route already designed',
+    description: 'Another API design of the same method answers the same paths; `designId` names it.',
+  },
+  'ai-not-configured': {
+    status: 503,
+    title: 'AI generator not configured',
+    description: 'Set ASSAY_AI_BASE_URL and ASSAY_AI_MODEL to an OpenAI-compatible API, or ask for mode "fast".',
+  },
+  'ai-failed': {
+    status: 502,
+    title: 'AI generator failed',
+    description: 'The AI provider failed, or answered something that is not JSON valid against the schema.',
+  },
+  'mock-not-found': {
+    status: 404,
+    title: 'No API design matches',
+    description: 'No design of the workspace matches the mock request; `designs` lists them.',
+  },
+  'mock-method-not-allowed': {
+    status: 405,
+    title: 'Method not designed',
+    description: 'The path is designed for other methods; `allowed` lists them.',
+  },
+  'mock-response-not-found': {
+    status: 404,
+    title: 'No such mock response',
+    description:
+      'The selectors (_status_, _code_, x-mock-response-code, Prefer) match no response; `defined` lists statuses and codes.',
+  },
+  'mock-bad-selector': {
+    status: 400,
+    title: 'Invalid response selector',
+    description: 'A status or code selector is not a number.',
+  },
   'host-not-allowed': {
     status: 403,
     title: 'Host not allowed',
@@ -90,24 +145,82 @@ export const PROBLEMS = {
     description:
       'The relayed request (POST /v1/relay) got no complete response: `errorCode` says why (`ECONNREFUSED`, `ENOTFOUND`, `ECONNRESET`, `TIMEOUT`, a TLS error code, …), as an API node would report it. Nothing was stored.',
   },
-  'unsupported-import': { status: 422, title: 'Unsupported import', description: 'A module imports something the bundler cannot fetch: another scheme (data:, file:) or a #subpath import (`url`, `specifier`).' },
-  'node-builtin': { status: 422, title: 'Needs Node built-ins', description: 'A module imports a Node built-in (`specifier`); scripts run without Node APIs. Use a browser build of the library.' },
-  'module-fetch-failed': { status: 422, title: 'Module could not be fetched', description: 'A module could not be reached, answered another status than 200 (`httpStatus`), or redirected too often (`url`).' },
-  'module-fetch-timeout': { status: 422, title: 'Module fetch timed out', description: 'A module did not arrive within ASSAY_BUNDLER_FETCH_TIMEOUT_MS (`url`).' },
-  'module-not-javascript': { status: 422, title: 'Not a JavaScript module', description: 'A URL answered HTML or another type that is not a script (`contentType`); give the URL of the module file itself.' },
-  'module-too-large': { status: 422, title: 'Module too large', description: 'A module is larger than ASSAY_BUNDLER_MAX_MODULE_BYTES (`url`).' },
-  'bundle-too-large': { status: 422, title: 'Bundle too large', description: 'The fetched sources together exceed ASSAY_BUNDLER_MAX_TOTAL_BYTES, or the bundle exceeds ASSAY_BUNDLER_MAX_OUTPUT_BYTES.' },
-  'too-many-modules': { status: 422, title: 'Too many modules', description: 'The library needs more modules than ASSAY_BUNDLER_MAX_MODULES.' },
-  'module-syntax-error': { status: 422, title: 'Syntax error in a module', description: 'A module does not parse; `url`, `line`, `column` and `lineText` point at the error.' },
-  'top-level-await': { status: 422, title: 'Top-level await', description: 'A module uses top-level await, which a classic script (what scripts load) cannot contain.' },
-  'bundle-timeout': { status: 422, title: 'Bundle timed out', description: 'Fetching and bundling took longer than ASSAY_BUNDLER_BUILD_TIMEOUT_MS.' },
-  'bundle-failed': { status: 422, title: 'Bundle failed', description: "esbuild refused the sources; its message is in `detail` and `message`." },
+  'unsupported-import': {
+    status: 422,
+    title: 'Unsupported import',
+    description:
+      'A module imports something the bundler cannot fetch: another scheme (data:, file:) or a #subpath import (`url`, `specifier`).',
+  },
+  'node-builtin': {
+    status: 422,
+    title: 'Needs Node built-ins',
+    description:
+      'A module imports a Node built-in (`specifier`); scripts run without Node APIs. Use a browser build of the library.',
+  },
+  'module-fetch-failed': {
+    status: 422,
+    title: 'Module could not be fetched',
+    description:
+      'A module could not be reached, answered another status than 200 (`httpStatus`), or redirected too often (`url`).',
+  },
+  'module-fetch-timeout': {
+    status: 422,
+    title: 'Module fetch timed out',
+    description: 'A module did not arrive within ASSAY_BUNDLER_FETCH_TIMEOUT_MS (`url`).',
+  },
+  'module-not-javascript': {
+    status: 422,
+    title: 'Not a JavaScript module',
+    description:
+      'A URL answered HTML or another type that is not a script (`contentType`); give the URL of the module file itself.',
+  },
+  'module-too-large': {
+    status: 422,
+    title: 'Module too large',
+    description: 'A module is larger than ASSAY_BUNDLER_MAX_MODULE_BYTES (`url`).',
+  },
+  'bundle-too-large': {
+    status: 422,
+    title: 'Bundle too large',
+    description:
+      'The fetched sources together exceed ASSAY_BUNDLER_MAX_TOTAL_BYTES, or the bundle exceeds ASSAY_BUNDLER_MAX_OUTPUT_BYTES.',
+  },
+  'too-many-modules': {
+    status: 422,
+    title: 'Too many modules',
+    description: 'The library needs more modules than ASSAY_BUNDLER_MAX_MODULES.',
+  },
+  'module-syntax-error': {
+    status: 422,
+    title: 'Syntax error in a module',
+    description: 'A module does not parse; `url`, `line`, `column` and `lineText` point at the error.',
+  },
+  'top-level-await': {
+    status: 422,
+    title: 'Top-level await',
+    description: 'A module uses top-level await, which a classic script (what scripts load) cannot contain.',
+  },
+  'bundle-timeout': {
+    status: 422,
+    title: 'Bundle timed out',
+    description: 'Fetching and bundling took longer than ASSAY_BUNDLER_BUILD_TIMEOUT_MS.',
+  },
+  'bundle-failed': {
+    status: 422,
+    title: 'Bundle failed',
+    description: 'esbuild refused the sources; its message is in `detail` and `message`.',
+  },
   'sample-too-large': {
     status: 422,
     title: 'Sample too large',
-    description: 'A schema asks for sample data over the caps (`minItems` over 1,000, `minLength` over 65,536, or a sample over 1 MiB in all); `errors` points at the schema. Lower the minimums or give `data`.',
+    description:
+      'A schema asks for sample data over the caps (`minItems` over 1,000, `minLength` over 65,536, or a sample over 1 MiB in all); `errors` points at the schema. Lower the minimums or give `data`.',
   },
-  'payload-too-large': { status: 413, title: 'Payload too large', description: 'The request body exceeds the size limit.' },
+  'payload-too-large': {
+    status: 413,
+    title: 'Payload too large',
+    description: 'The request body exceeds the size limit.',
+  },
   'unsupported-media-type': {
     status: 415,
     title: 'Unsupported media type',
@@ -126,11 +239,26 @@ export const PROBLEMS = {
   'auth-rate-limited': {
     status: 429,
     title: 'Too many failed authentications',
-    description: 'This client address sent too many requests with a missing, malformed, unknown or revoked API key (ASSAY_AUTH_FAILURES_PER_MINUTE). Retry after the number of seconds in `Retry-After`.',
+    description:
+      'This client address sent too many requests with a missing, malformed, unknown or revoked API key (ASSAY_AUTH_FAILURES_PER_MINUTE). Retry after the number of seconds in `Retry-After`.',
   },
-  'malformed-request': { status: 400, title: 'Malformed request', description: 'The request could not be read as HTTP/1.1 (a bad request line or header, or a connection cut mid-request); the connection is closed.' },
-  'request-timeout': { status: 408, title: 'Request timeout', description: 'The request (its headers or body) did not arrive in time; the connection is closed.' },
-  'headers-too-large': { status: 431, title: 'Request headers too large', description: "The request's headers exceed the server's limit (Node's `--max-http-header-size`, 16 KiB by default); the connection is closed." },
+  'malformed-request': {
+    status: 400,
+    title: 'Malformed request',
+    description:
+      'The request could not be read as HTTP/1.1 (a bad request line or header, or a connection cut mid-request); the connection is closed.',
+  },
+  'request-timeout': {
+    status: 408,
+    title: 'Request timeout',
+    description: 'The request (its headers or body) did not arrive in time; the connection is closed.',
+  },
+  'headers-too-large': {
+    status: 431,
+    title: 'Request headers too large',
+    description:
+      "The request's headers exceed the server's limit (Node's `--max-http-header-size`, 16 KiB by default); the connection is closed.",
+  },
   'quota-exceeded': {
     status: 429,
     title: 'Quota exceeded',
@@ -141,7 +269,7 @@ export const PROBLEMS = {
     status: 422,
     title: 'Too many loop iterations',
     description:
-      'The flow (when saved) or the runner\'s test cases together (when a run starts) expect more loop iterations than ASSAY_QUOTA_LOOP_ITERATIONS, counting each Loop or Iteration node\'s `count` (or `maxIterations`, or ASSAY_MAX_LOOP_ITERATIONS) multiplied through nesting; `node` (with `errors`, or `runner` and `testCase`) names the loop node, `expectedIterations` and `limit` give the figures. Lower a count or set `maxIterations`.',
+      "The flow (when saved) or the runner's test cases together (when a run starts) expect more loop iterations than ASSAY_QUOTA_LOOP_ITERATIONS, counting each Loop or Iteration node's `count` (or `maxIterations`, or ASSAY_MAX_LOOP_ITERATIONS) multiplied through nesting; `node` (with `errors`, or `runner` and `testCase`) names the loop node, `expectedIterations` and `limit` give the figures. Lower a count or set `maxIterations`.",
   },
   'runner-selects-nothing': {
     status: 422,
@@ -149,7 +277,11 @@ export const PROBLEMS = {
     description:
       "The runner's selection (`testCaseIds`, `folder`, `tags`) matches no test case of the workspace, so a run would pass with 0 tests; `runner` names it and `selection` repeats what it selects. Add test cases that match, or change the runner. An incoming webhook's call records the run as failed with this reason (`runId`); a scheduled run fails the same way.",
   },
-  internal: { status: 500, title: 'Internal error', description: 'Something failed inside Assay. The `instance` identifies it in the logs.' },
+  internal: {
+    status: 500,
+    title: 'Internal error',
+    description: 'Something failed inside Assay. The `instance` identifies it in the logs.',
+  },
   'secret-unavailable': {
     status: 500,
     title: 'Secret unavailable',
@@ -165,12 +297,14 @@ export const PROBLEMS = {
   'temporal-unavailable': {
     status: 503,
     title: 'Workflow service unavailable',
-    description: 'Temporal could not be reached, so the run could not be started. Nothing was left half-done; retry later.',
+    description:
+      'Temporal could not be reached, so the run could not be started. Nothing was left half-done; retry later.',
   },
   'not-ready': {
     status: 503,
     title: 'Not ready',
-    description: 'A readiness probe (`GET /readyz`) found a dependency of the service unreachable: `unavailable` names it (`store`, `temporal`) and `checks` gives each check\'s state. The process itself lives (`GET /healthz`); docs/operations.md.',
+    description:
+      "A readiness probe (`GET /readyz`) found a dependency of the service unreachable: `unavailable` names it (`store`, `temporal`) and `checks` gives each check's state. The process itself lives (`GET /healthz`); docs/operations.md.",
   },
 } as const satisfies Record<string, ProblemType>;
 
@@ -193,7 +327,12 @@ export function problemTypeUri(code: ProblemCode): string {
  * The problem document of `code` (RFC 9457 §3): `type`, `title` and `status` from the catalogue,
  * then `detail`, `code`, `instance` (when given) and the extension members in `extras`.
  */
-export function problemDocument(code: ProblemCode, detail: string, extras: Record<string, unknown> = {}, instance?: string): Record<string, unknown> {
+export function problemDocument(
+  code: ProblemCode,
+  detail: string,
+  extras: Record<string, unknown> = {},
+  instance?: string,
+): Record<string, unknown> {
   return {
     type: problemTypeUri(code),
     title: PROBLEMS[code].title,
@@ -208,7 +347,15 @@ export function problemDocument(code: ProblemCode, detail: string, extras: Recor
 /** `['flow', 0, 'request']` → `flow[0].request`. */
 export function readablePath(segments: Array<string | number>): string {
   return segments
-    .map((s, i) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_$][\w$]*$/.test(s) ? (i === 0 ? s : `.${s}`) : `[${JSON.stringify(s)}]`))
+    .map((s, i) =>
+      typeof s === 'number'
+        ? `[${s}]`
+        : /^[A-Za-z_$][\w$]*$/.test(s)
+          ? i === 0
+            ? s
+            : `.${s}`
+          : `[${JSON.stringify(s)}]`,
+    )
     .join('');
 }
 

@@ -32,7 +32,10 @@ export async function retryForever<T>(fn: () => Promise<T>, options: RetryOption
     } catch (err) {
       if (options.isTransient && !options.isTransient(err)) throw err;
       if (Date.now() + delay > until) throw err;
-      logger.warn({ attempt, retryInMs: delay, error: (err as Error).message }, `${what} is unreachable; retrying in ${Math.round(delay / 1000)} s`);
+      logger.warn(
+        { attempt, retryInMs: delay, error: (err as Error).message },
+        `${what} is unreachable; retrying in ${Math.round(delay / 1000)} s`,
+      );
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(max, delay * 2);
     }

@@ -29,5 +29,9 @@ export async function runLoad(runId: string, performance: PerformancePlan): Prom
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
   };
   const { runLoadShard } = proxyActivities<LoadActivities>(options);
-  await Promise.all(performance.shardSummaries.map((summary, shard) => runLoadShard.executeWithOptions({ ...options, summary }, [{ runId, shard }])));
+  await Promise.all(
+    performance.shardSummaries.map((summary, shard) =>
+      runLoadShard.executeWithOptions({ ...options, summary }, [{ runId, shard }]),
+    ),
+  );
 }

@@ -92,7 +92,12 @@ export class RunLedger {
   /** Epoch ms when the run should end at the pace so far ({@link estimateCompletion}). */
   estimatedCompletionMs(nowMs: number): number | undefined {
     if (!this.plan) return undefined;
-    return estimateCompletion({ startedAtMs: this.plan.startedAtMs, deadlineMs: this.deadlineMs, work: this.work, nowMs });
+    return estimateCompletion({
+      startedAtMs: this.plan.startedAtMs,
+      deadlineMs: this.deadlineMs,
+      work: this.work,
+      nowMs,
+    });
   }
 
   live(nowMs: number): RunLiveState {
@@ -131,7 +136,11 @@ export class RunLedger {
       `Test cases: ${p.completed}/${p.total} (${p.percentage}%), passed ${s.passed}, failed ${s.failed}, skipped ${s.skipped}`,
       `Nodes: ${this.nodesDone} run, about ${this.totalNodes} expected`,
       ...(current
-        ? ['', `Under way: **${current.name}** (test case ${this.nextIndex + 1} of ${this.plan!.testCases.length})`, ...this.steps.map((line) => `- ${line.replace(/[\\`*_[\]<>]/g, '\\$&')}`)]
+        ? [
+            '',
+            `Under way: **${current.name}** (test case ${this.nextIndex + 1} of ${this.plan!.testCases.length})`,
+            ...this.steps.map((line) => `- ${line.replace(/[\\`*_[\]<>]/g, '\\$&')}`),
+          ]
         : []),
     ].join('\n');
   }

@@ -77,12 +77,20 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   const runId = input.runId ?? `run_${ulidFrom(Date.now(), Math.random)}`;
   if (!input.runId && input.deploymentId) {
     try {
-      await store.createScheduledRun({ runId, deploymentId: input.deploymentId, workflowId: workflowInfo().workflowId });
+      await store.createScheduledRun({
+        runId,
+        deploymentId: input.deploymentId,
+        workflowId: workflowInfo().workflowId,
+      });
     } catch (err) {
-      throw ApplicationFailure.nonRetryable(`Scheduled run not created: ${rootMessage(err)}`, FAILURE_TYPES.runSetupFailed);
+      throw ApplicationFailure.nonRetryable(
+        `Scheduled run not created: ${rootMessage(err)}`,
+        FAILURE_TYPES.runSetupFailed,
+      );
     }
     // Every run workflow carries AssayRunId (API runs get it at start); runs recorded before it replay without.
-    if (patched('scheduled-run-id-search-attribute')) upsertSearchAttributes([{ key: RUN_ID_SEARCH_ATTRIBUTE, value: runId }]);
+    if (patched('scheduled-run-id-search-attribute'))
+      upsertSearchAttributes([{ key: RUN_ID_SEARCH_ATTRIBUTE, value: runId }]);
   }
   const onEnd = () => fireWebhooks(runId, input.deploymentId);
   const ledger = new RunLedger(input.resume);
@@ -94,7 +102,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       ledger.begin(await store.startRun({ runId }));
     } catch (err) {
       const cancelled = isCancellation(err);
-      const error = cancelled ? `${RUN_ERROR_PREFIX.cancelled} before it started` : `Run could not start: ${rootMessage(err)}`;
+      const error = cancelled
+        ? `${RUN_ERROR_PREFIX.cancelled} before it started`
+        : `Run could not start: ${rootMessage(err)}`;
       await CancellationScope.nonCancellable(async () => {
         await finalStore.finishRun({ runId, status: 'failed', error, summary: ledger.summary, unfinished: [] });
         await onEnd();
@@ -148,7 +158,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       while (ledger.nextIndex < plan.testCases.length) {
         const position = ledger.nextIndex;
         // Capped (src/domain/limits.ts): the result is an activity input, written to history.
-        const result = capTestCaseResult(await FlowInterpreter.runTestCase(port, plan.testCases[position]!, plan.variables));
+        const result = capTestCaseResult(
+          await FlowInterpreter.runTestCase(port, plan.testCases[position]!, plan.variables),
+        );
         pending = { position, result };
         ledger.testCaseDone(result);
         await record({ ...progressInput(), position, result });
@@ -156,7 +168,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
         setCurrentDetails(ledger.details());
         ranHere += 1;
         const more = ledger.nextIndex < plan.testCases.length;
-        if (more && (ranHere >= plan.settings.testCasesPerExecution || workflowInfo().continueAsNewSuggested)) return 'continue';
+        if (more && (ranHere >= plan.settings.testCasesPerExecution || workflowInfo().continueAsNewSuggested))
+          return 'continue';
       }
       return 'done';
     });
@@ -171,8 +184,11 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     ledger.status = 'failed';
     await CancellationScope.nonCancellable(async () => {
       // A performance run keeps the figures measured until it stopped (best effort: else as any run).
-      const salvaged = plan.performance ? await finalStore.completePerformanceRun({ runId }).catch(() => undefined) : undefined;
-      if (salvaged) await finalStore.finishRun({ runId, status: 'failed', error, summary: salvaged.summary, unfinished: [] });
+      const salvaged = plan.performance
+        ? await finalStore.completePerformanceRun({ runId }).catch(() => undefined)
+        : undefined;
+      if (salvaged)
+        await finalStore.finishRun({ runId, status: 'failed', error, summary: salvaged.summary, unfinished: [] });
       else await finalStore.finishRun(failedRun(runId, ledger, error, pending));
       await onEnd();
     });
@@ -182,7 +198,12 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   }
 
   if (outcome === 'continue') {
-    return continueAsNew<typeof runWorkflow>({ runId, deploymentId: input.deploymentId, trigger: input.trigger, resume: ledger.resumeState() });
+    return continueAsNew<typeof runWorkflow>({
+      runId,
+      deploymentId: input.deploymentId,
+      trigger: input.trigger,
+      resume: ledger.resumeState(),
+    });
   }
   const result: RunResultValue = loadOutcome?.result ?? (ledger.summary.failed > 0 ? 'failed' : 'passed');
   if (loadOutcome) ledger.summary = loadOutcome.summary;

@@ -10,10 +10,22 @@ import { endedByTimeout, timedOutFailure } from './endings';
 import { FlowInterpreter, type LoopSegmentInput, type LoopSegmentOutput } from '../src/flow';
 
 export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
-  const port = createWorkflowPort({ runId: input.runId, settings: input.settings, deadlineMs: input.deadlineMs, startLoopSegment });
+  const port = createWorkflowPort({
+    runId: input.runId,
+    settings: input.settings,
+    deadlineMs: input.deadlineMs,
+    startLoopSegment,
+  });
   const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, input.deadlineMs - Date.now()) });
   try {
-    return await scope.run(() => new FlowInterpreter(port, input.testCase, input.state).runLoopIterations(input.node, input.start, input.items, input.kept));
+    return await scope.run(() =>
+      new FlowInterpreter(port, input.testCase, input.state).runLoopIterations(
+        input.node,
+        input.start,
+        input.items,
+        input.kept,
+      ),
+    );
   } catch (err) {
     if (endedByTimeout(err)) throw timedOutFailure('The run reached its timeout');
     throw err;
@@ -24,6 +36,14 @@ export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<Loop
  * Starts {@link loopSegmentWorkflow} as a child on this task queue and waits for it (the workflow
  * port's `startLoopSegment`: the run workflow's and each segment's own).
  */
-export function startLoopSegment(input: LoopSegmentInput, child: { workflowId: string; staticSummary: string }): Promise<LoopSegmentOutput> {
-  return executeChild(loopSegmentWorkflow, { workflowId: child.workflowId, args: [input], taskQueue: workflowInfo().taskQueue, staticSummary: child.staticSummary });
+export function startLoopSegment(
+  input: LoopSegmentInput,
+  child: { workflowId: string; staticSummary: string },
+): Promise<LoopSegmentOutput> {
+  return executeChild(loopSegmentWorkflow, {
+    workflowId: child.workflowId,
+    args: [input],
+    taskQueue: workflowInfo().taskQueue,
+    staticSummary: child.staticSummary,
+  });
 }

@@ -10,10 +10,16 @@ import { FAILURE_TYPES } from '../src/domain/failures';
 import { rootMessage } from './endings';
 
 // No attempt limit: a database outage delays deliveries, never drops them.
-const store = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '30 seconds' } });
+const store = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumInterval: '30 seconds' },
+});
 const delivery = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds' });
 
-export async function deliverWebhooksWorkflow(input: { runId: string; deploymentId: string }): Promise<{ delivered: number; failed: number }> {
+export async function deliverWebhooksWorkflow(input: {
+  runId: string;
+  deploymentId: string;
+}): Promise<{ delivered: number; failed: number }> {
   const plan = await store.planDeliveries(input);
   let delivered = 0;
   let failed = 0;
@@ -24,7 +30,16 @@ export async function deliverWebhooksWorkflow(input: { runId: string; deployment
           {
             startToCloseTimeout: '30 seconds',
             scheduleToCloseTimeout: plan.retry.giveUpAfterMs,
-            retry: { initialInterval: plan.retry.initialMs, backoffCoefficient: 2, maximumInterval: plan.retry.maximumMs, nonRetryableErrorTypes: [FAILURE_TYPES.deploymentGone, FAILURE_TYPES.webhookGone, FAILURE_TYPES.runDeleted] },
+            retry: {
+              initialInterval: plan.retry.initialMs,
+              backoffCoefficient: 2,
+              maximumInterval: plan.retry.maximumMs,
+              nonRetryableErrorTypes: [
+                FAILURE_TYPES.deploymentGone,
+                FAILURE_TYPES.webhookGone,
+                FAILURE_TYPES.runDeleted,
+              ],
+            },
             summary: `on${d.event === 'complete' ? 'Complete' : 'Failure'}[${d.position}]`,
           },
           [{ deliveryId: d.id }],

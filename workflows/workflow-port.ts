@@ -42,7 +42,13 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RunSettings } from '../src/domain/types';
-import { BUDGET_CODE, evaluateExpression, ExpressionError, WORKFLOW_LIMITS, type StepMeter } from '../src/domain/expressions';
+import {
+  BUDGET_CODE,
+  evaluateExpression,
+  ExpressionError,
+  WORKFLOW_LIMITS,
+  type StepMeter,
+} from '../src/domain/expressions';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { DeadlineReached, type InterpreterPort, type LoopSegmentInput, type LoopSegmentOutput } from '../src/flow';
 import { childTimedOut } from './endings';
@@ -66,7 +72,10 @@ export const END_WORKFLOW_TASK_PATCH = 'end-workflow-task-activity';
 const nodeActivities = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 const localNodeActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
 // No attempt limit: a database outage holds the run at the end of a workflow task until the deadline, never fails it.
-const noOp = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '10 seconds' } });
+const noOp = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumInterval: '10 seconds' },
+});
 
 /** Ends the current workflow task with the no-op activity (its old name in runs started before the rename). */
 function endWorkflowTask(): Promise<void> {
@@ -89,7 +98,10 @@ export interface WorkflowPortOptions {
    * by the caller so that this module and the segment workflow, which builds a port of its own, do
    * not import each other.
    */
-  startLoopSegment: (input: LoopSegmentInput, child: { workflowId: string; staticSummary: string }) => Promise<LoopSegmentOutput>;
+  startLoopSegment: (
+    input: LoopSegmentInput,
+    child: { workflowId: string; staticSummary: string },
+  ) => Promise<LoopSegmentOutput>;
 }
 
 /** The interpreter's port for one workflow execution (see the module comment). */
@@ -161,7 +173,11 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     if (local) return undefined;
     const bytes = jsonBytes(input);
     return bytes > PAYLOAD_LIMITS.activityInputBytes
-      ? overCapMessage("the node's input (variables and earlier nodes' requests and responses)", bytes, PAYLOAD_LIMITS.activityInputBytes)
+      ? overCapMessage(
+          "the node's input (variables and earlier nodes' requests and responses)",
+          bytes,
+          PAYLOAD_LIMITS.activityInputBytes,
+        )
       : undefined;
   };
 
@@ -182,14 +198,25 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
         const at = now();
         return {
           request: { method: input.request.method, url: input.request.url, headers: {} },
-          exchange: { headers: {}, size: 0, truncated: false, timeMs: 0, error: tooLarge, errorCode: 'INPUT_TOO_LARGE', finishedAtMs: at },
+          exchange: {
+            headers: {},
+            size: 0,
+            truncated: false,
+            timeMs: 0,
+            error: tooLarge,
+            errorCode: 'INPUT_TOO_LARGE',
+            finishedAtMs: at,
+          },
           attempts: [],
           variables: input.variables,
           logs: [],
           finishedAtMs: at,
         };
       }
-      const out = await activities.executeApiNode.executeWithOptions(activityOptions(perAttempt * attempts + delays + hooks + 10_000, summary), [bounded]);
+      const out = await activities.executeApiNode.executeWithOptions(
+        activityOptions(perAttempt * attempts + delays + hooks + 10_000, summary),
+        [bounded],
+      );
       observe(out.finishedAtMs);
       localDone();
       // Cut short by the run's deadline, not by its own timeout: the test case is interrupted.
@@ -199,8 +226,19 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     },
     async runScript(input, summary) {
       const tooLarge = inputTooLarge(input);
-      if (tooLarge) return { ok: false, variables: input.variables, logs: [], error: { kind: 'limit', message: tooLarge }, durationMs: 0, finishedAtMs: now() };
-      const out = await activities.runScript.executeWithOptions(activityOptions(settings.requestTimeoutMs + 40_000, summary), [input]);
+      if (tooLarge)
+        return {
+          ok: false,
+          variables: input.variables,
+          logs: [],
+          error: { kind: 'limit', message: tooLarge },
+          durationMs: 0,
+          finishedAtMs: now(),
+        };
+      const out = await activities.runScript.executeWithOptions(
+        activityOptions(settings.requestTimeoutMs + 40_000, summary),
+        [input],
+      );
       observe(out.finishedAtMs);
       localDone();
       return out;

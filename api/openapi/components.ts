@@ -32,15 +32,25 @@ export function pageOf(item: JsonSchema): JsonSchema {
     required: ['items', 'nextCursor'],
     properties: {
       items: { type: 'array', items: item },
-      nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` to get the next page; null on the last page.' },
+      nextCursor: {
+        type: ['string', 'null'],
+        description: 'Pass as `cursor` to get the next page; null on the last page.',
+      },
     },
   };
 }
 
 const timestamp = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' } as const;
-const id = (prefix: string) => ({ type: 'string', pattern: `^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`, description: `\`${prefix}_\` and a ULID.` });
+const id = (prefix: string) => ({
+  type: 'string',
+  pattern: `^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`,
+  description: `\`${prefix}_\` and a ULID.`,
+});
 const text = { type: 'string' } as const;
-const loadProfile = { type: ['object', 'null'], description: 'A k6-style load profile (docs/performance.md); null when none.' } as const;
+const loadProfile = {
+  type: ['object', 'null'],
+  description: 'A k6-style load profile (docs/performance.md); null when none.',
+} as const;
 
 /** A variable as answered: a plain value (`"***"` for a `read`-scope key), or a secret, always masked. */
 const variableValue = {
@@ -63,14 +73,18 @@ export const SCHEMAS = {
     description: 'One invalid field of a request.',
     properties: {
       field: { type: 'string', description: 'Readable path, e.g. `flow[0].request.url`; `""` for the whole body.' },
-      pointer: { type: 'string', description: 'RFC 6901 JSON Pointer into the body (`#/flow/0/request/url`) or `?name` for a query parameter.' },
+      pointer: {
+        type: 'string',
+        description: 'RFC 6901 JSON Pointer into the body (`#/flow/0/request/url`) or `?name` for a query parameter.',
+      },
       detail: text,
     },
   },
   Problem: {
     type: 'object',
     required: ['type', 'title', 'status', 'detail', 'code'],
-    description: 'RFC 9457 problem details with a stable machine `code` (docs/api.md "Errors"); `GET /problems/{code}` describes each code. Extension members (`errors`, `scopeNeeded`, `runId`, `retryAfter`, `allowed`, …) depend on the code.',
+    description:
+      'RFC 9457 problem details with a stable machine `code` (docs/api.md "Errors"); `GET /problems/{code}` describes each code. Extension members (`errors`, `scopeNeeded`, `runId`, `retryAfter`, `allowed`, …) depend on the code.',
     properties: {
       type: { type: 'string', description: '`/problems/<code>`, served by the API.' },
       title: text,
@@ -131,7 +145,18 @@ export const SCHEMAS = {
   },
   Runner: {
     type: 'object',
-    required: ['id', 'name', 'description', 'testCaseIds', 'folder', 'tags', 'order', 'loadProfile', 'createdAt', 'updatedAt'],
+    required: [
+      'id',
+      'name',
+      'description',
+      'testCaseIds',
+      'folder',
+      'tags',
+      'order',
+      'loadProfile',
+      'createdAt',
+      'updatedAt',
+    ],
     properties: {
       id: id('rnr'),
       name: text,
@@ -151,13 +176,14 @@ export const SCHEMAS = {
     properties: {
       self: text,
       results: text,
-      temporal: { type: 'string', description: 'The run\'s workflow in the Temporal Web UI.' },
+      temporal: { type: 'string', description: "The run's workflow in the Temporal Web UI." },
     },
   },
   RunStarted: {
     type: 'object',
     required: ['runId', 'status', 'runner', 'environment', 'createdAt'],
-    description: 'A run started (or, with the same `Idempotency-Key`, the run the first call started: header `Idempotent-Replayed: true`).',
+    description:
+      'A run started (or, with the same `Idempotency-Key`, the run the first call started: header `Idempotent-Replayed: true`).',
     properties: {
       runId: id('run'),
       status: { enum: [...RUN_STATUSES] },
@@ -171,12 +197,18 @@ export const SCHEMAS = {
   RunSummary: {
     type: 'object',
     required: ['total', 'passed', 'failed', 'skipped'],
-    properties: { total: { type: 'integer' }, passed: { type: 'integer' }, failed: { type: 'integer' }, skipped: { type: 'integer' } },
+    properties: {
+      total: { type: 'integer' },
+      passed: { type: 'integer' },
+      failed: { type: 'integer' },
+      skipped: { type: 'integer' },
+    },
   },
   Run: {
     type: 'object',
     required: ['runId', 'status', 'runner', 'environment', 'trigger', 'timeout', 'variables', 'createdAt', 'links'],
-    description: 'A run, from the stored row (never waiting on Temporal). `progress` and `estimatedCompletion` while running; `result`, `summary`, `duration`, `completedAt` once completed; `error` once failed.',
+    description:
+      'A run, from the stored row (never waiting on Temporal). `progress` and `estimatedCompletion` while running; `result`, `summary`, `duration`, `completedAt` once completed; `error` once failed.',
     properties: {
       runId: id('run'),
       status: { enum: [...RUN_STATUSES] },
@@ -205,7 +237,10 @@ export const SCHEMAS = {
       duration: { type: 'number', description: 'Milliseconds.' },
       completedAt: timestamp,
       error: text,
-      performance: { type: 'object', description: 'Live figures of a running performance run (docs/performance.md "Results").' },
+      performance: {
+        type: 'object',
+        description: 'Live figures of a running performance run (docs/performance.md "Results").',
+      },
       links: { $ref: '#/components/schemas/RunLinks' },
     },
   },
@@ -217,8 +252,14 @@ export const SCHEMAS = {
     properties: {
       runId: id('run'),
       status: { enum: ['queued', 'running'] },
-      source: { const: 'workflow', description: 'Read from the run\'s workflow, not from the store (a stored run document has no `source`).' },
-      storeUnavailable: { const: true, description: 'The store did not answer; ask again later for the full document.' },
+      source: {
+        const: 'workflow',
+        description: "Read from the run's workflow, not from the store (a stored run document has no `source`).",
+      },
+      storeUnavailable: {
+        const: true,
+        description: 'The store did not answer; ask again later for the full document.',
+      },
       runner: text,
       environment: text,
       trigger: { enum: [...RUN_TRIGGERS] },
@@ -226,7 +267,11 @@ export const SCHEMAS = {
       progress: {
         type: 'object',
         required: ['completed', 'total', 'percentage'],
-        properties: { completed: { type: 'integer' }, total: { type: 'integer' }, percentage: { type: 'number', minimum: 0, maximum: 100 } },
+        properties: {
+          completed: { type: 'integer' },
+          total: { type: 'integer' },
+          percentage: { type: 'number', minimum: 0, maximum: 100 },
+        },
       },
       estimatedCompletion: timestamp,
       links: { $ref: '#/components/schemas/RunLinks' },
@@ -283,7 +328,19 @@ export const SCHEMAS = {
   },
   Delivery: {
     type: 'object',
-    required: ['id', 'event', 'position', 'url', 'method', 'status', 'attempts', 'lastStatusCode', 'lastError', 'createdAt', 'updatedAt'],
+    required: [
+      'id',
+      'event',
+      'position',
+      'url',
+      'method',
+      'status',
+      'attempts',
+      'lastStatusCode',
+      'lastError',
+      'createdAt',
+      'updatedAt',
+    ],
     properties: {
       id: id('dlv'),
       event: { enum: ['onComplete', 'onFailure'] },
@@ -308,7 +365,7 @@ export const SCHEMAS = {
       package: text,
       version: text,
       kind: text,
-      url: { type: 'string', description: 'The stable URL to list in a script\'s `libs`.' },
+      url: { type: 'string', description: "The stable URL to list in a script's `libs`." },
       size: { type: 'integer', description: 'Bytes.' },
       sha256: text,
     },
@@ -325,7 +382,22 @@ export const SCHEMAS = {
   },
   Deployment: {
     type: 'object',
-    required: ['id', 'name', 'runner', 'environment', 'schedule', 'timezone', 'enabled', 'scheduleState', 'webhookEnabled', 'webhookRequireAuth', 'webhooks', 'loadProfile', 'createdAt', 'updatedAt'],
+    required: [
+      'id',
+      'name',
+      'runner',
+      'environment',
+      'schedule',
+      'timezone',
+      'enabled',
+      'scheduleState',
+      'webhookEnabled',
+      'webhookRequireAuth',
+      'webhooks',
+      'loadProfile',
+      'createdAt',
+      'updatedAt',
+    ],
     properties: {
       id: id('dep'),
       name: text,
@@ -355,15 +427,33 @@ export const SCHEMAS = {
         },
       },
       loadProfile,
-      webhookToken: { type: 'string', description: 'Shown once, when made (create with `webhookEnabled`, rotate-webhook).' },
-      signingSecret: { type: 'string', description: 'Shown once, when made by Assay (create without one, rotate-signing-secret).' },
+      webhookToken: {
+        type: 'string',
+        description: 'Shown once, when made (create with `webhookEnabled`, rotate-webhook).',
+      },
+      signingSecret: {
+        type: 'string',
+        description: 'Shown once, when made by Assay (create without one, rotate-signing-secret).',
+      },
       createdAt: timestamp,
       updatedAt: timestamp,
     },
   },
   Design: {
     type: 'object',
-    required: ['id', 'method', 'path', 'name', 'description', 'requestSchema', 'responseSchemas', 'responses', 'mockUrl', 'createdAt', 'updatedAt'],
+    required: [
+      'id',
+      'method',
+      'path',
+      'name',
+      'description',
+      'requestSchema',
+      'responseSchemas',
+      'responses',
+      'mockUrl',
+      'createdAt',
+      'updatedAt',
+    ],
     properties: {
       id: id('dsg'),
       method: { enum: [...HTTP_METHODS] },
@@ -377,10 +467,23 @@ export const SCHEMAS = {
         items: {
           type: 'object',
           required: ['status', 'code'],
-          properties: { status: { type: 'integer' }, code: { type: 'integer' }, name: text, data: {}, headers: { type: 'object' }, delayMs: { type: 'integer' }, dynamic: { type: 'boolean' }, schema: { type: 'object' } },
+          properties: {
+            status: { type: 'integer' },
+            code: { type: 'integer' },
+            name: text,
+            data: {},
+            headers: { type: 'object' },
+            delayMs: { type: 'integer' },
+            dynamic: { type: 'boolean' },
+            schema: { type: 'object' },
+          },
         },
       },
-      mockUrl: { type: ['string', 'null'], description: '`{base_url}/mock/{workspaceId}{path}` once the design has responses; `{base_url}` is the mocks\' own port when one is configured (`ASSAY_MOCK_PORT`, `ASSAY_MOCK_PUBLIC_URL`), the address runs may call.' },
+      mockUrl: {
+        type: ['string', 'null'],
+        description:
+          "`{base_url}/mock/{workspaceId}{path}` once the design has responses; `{base_url}` is the mocks' own port when one is configured (`ASSAY_MOCK_PORT`, `ASSAY_MOCK_PUBLIC_URL`), the address runs may call.",
+      },
       createdAt: timestamp,
       updatedAt: timestamp,
     },
@@ -391,7 +494,10 @@ export const SCHEMAS = {
     properties: {
       title: text,
       created: { type: 'array', items: { $ref: '#/components/schemas/Design' } },
-      skipped: { type: 'array', items: { type: 'object', required: ['operation', 'reason'], properties: { operation: text, reason: text } } },
+      skipped: {
+        type: 'array',
+        items: { type: 'object', required: ['operation', 'reason'], properties: { operation: text, reason: text } },
+      },
     },
   },
   MockSample: {
@@ -416,58 +522,128 @@ export const SCHEMAS = {
 } satisfies Record<string, JsonSchema>;
 
 /** A problem+json example of `code` (api/problem.ts builds the same document). */
-export function problemExample(code: ProblemCode, detail: string, extras: Record<string, unknown> = {}): Record<string, unknown> {
+export function problemExample(
+  code: ProblemCode,
+  detail: string,
+  extras: Record<string, unknown> = {},
+): Record<string, unknown> {
   return problemDocument(code, detail, extras, 'urn:assay:request:6f1c2a9e-0b7d-4e55-9a51-3c1d8e0f2b44');
 }
 
 /** A response of problems: `application/problem+json` with the given examples. */
 function problemResponse(description: string, examples: Record<string, { summary: string; value: unknown }>) {
-  return { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples } } };
+  return {
+    description,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples } },
+  };
 }
 
 /** The shared problem responses, by name (`#/components/responses/<name>`). */
 export const RESPONSES = {
-  BadRequest: problemResponse('Invalid input: `validation-failed` (with `errors` naming each field), `malformed-json`, `invalid-query`, `bad-cursor`, `too-deep`, `invalid-header`.', {
-    validation: {
-      summary: 'A field is invalid',
-      value: problemExample('validation-failed', 'name: must match pattern "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"', {
-        errors: [{ field: 'name', pointer: '#/name', detail: 'must match pattern "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"' }],
+  BadRequest: problemResponse(
+    'Invalid input: `validation-failed` (with `errors` naming each field), `malformed-json`, `invalid-query`, `bad-cursor`, `too-deep`, `invalid-header`.',
+    {
+      validation: {
+        summary: 'A field is invalid',
+        value: problemExample('validation-failed', 'name: must match pattern "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"', {
+          errors: [
+            { field: 'name', pointer: '#/name', detail: 'must match pattern "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"' },
+          ],
+        }),
+      },
+    },
+  ),
+  Unauthorized: problemResponse(
+    'No API key, a malformed `Authorization` header, or an unknown or revoked key (`unauthorized`, with `WWW-Authenticate`).',
+    {
+      unauthorized: {
+        summary: 'No key',
+        value: problemExample('unauthorized', 'Missing Authorization header; send `Authorization: Bearer <API_KEY>`.'),
+      },
+    },
+  ),
+  Forbidden: problemResponse("The key's scope is too small (`forbidden`; `scopeNeeded` names the scope needed).", {
+    forbidden: {
+      summary: 'A read key',
+      value: problemExample('forbidden', 'POST /v1/runs needs an API key with scope "run"; this key has "read".', {
+        scopeNeeded: 'run',
       }),
     },
   }),
-  Unauthorized: problemResponse('No API key, a malformed `Authorization` header, or an unknown or revoked key (`unauthorized`, with `WWW-Authenticate`).', {
-    unauthorized: { summary: 'No key', value: problemExample('unauthorized', 'Missing Authorization header; send `Authorization: Bearer <API_KEY>`.') },
-  }),
-  Forbidden: problemResponse("The key's scope is too small (`forbidden`; `scopeNeeded` names the scope needed).", {
-    forbidden: { summary: 'A read key', value: problemExample('forbidden', 'POST /v1/runs needs an API key with scope "run"; this key has "read".', { scopeNeeded: 'run' }) },
-  }),
   NotFound: problemResponse('No such record in the workspace of the key (`not-found`).', {
-    notFound: { summary: 'Unknown record', value: problemExample('not-found', 'Run "run_01JD0000000000000000000000" does not exist.') },
-  }),
-  Conflict: problemResponse('The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active`, `deployment-disabled`.', {
-    nameTaken: {
-      summary: 'Name taken',
-      value: problemExample('name-taken', 'Environment "staging" already exists in this workspace.', { errors: [{ field: 'name', pointer: '#/name', detail: 'is already taken' }] }),
+    notFound: {
+      summary: 'Unknown record',
+      value: problemExample('not-found', 'Run "run_01JD0000000000000000000000" does not exist.'),
     },
   }),
-  Unprocessable: problemResponse('The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `sample-too-large`.', {
-    unknownReference: {
-      summary: 'Unknown runner',
-      value: problemExample('unknown-reference', 'runner: runner "nightly" does not exist', { errors: [{ field: 'runner', pointer: '#/runner', detail: 'runner "nightly" does not exist' }] }),
+  Conflict: problemResponse(
+    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active`, `deployment-disabled`.',
+    {
+      nameTaken: {
+        summary: 'Name taken',
+        value: problemExample('name-taken', 'Environment "staging" already exists in this workspace.', {
+          errors: [{ field: 'name', pointer: '#/name', detail: 'is already taken' }],
+        }),
+      },
     },
-  }),
+  ),
+  Unprocessable: problemResponse(
+    'The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `sample-too-large`.',
+    {
+      unknownReference: {
+        summary: 'Unknown runner',
+        value: problemExample('unknown-reference', 'runner: runner "nightly" does not exist', {
+          errors: [{ field: 'runner', pointer: '#/runner', detail: 'runner "nightly" does not exist' }],
+        }),
+      },
+    },
+  ),
   UnsupportedMediaType: problemResponse('The body is not JSON (`unsupported-media-type`).', {
-    notJson: { summary: 'Form body', value: problemExample('unsupported-media-type', 'Request bodies must be JSON (Content-Type: application/json), not "application/x-www-form-urlencoded".') },
+    notJson: {
+      summary: 'Form body',
+      value: problemExample(
+        'unsupported-media-type',
+        'Request bodies must be JSON (Content-Type: application/json), not "application/x-www-form-urlencoded".',
+      ),
+    },
   }),
-  TooManyRequests: problemResponse('Rate limit (`rate-limited`, `auth-rate-limited`) or run quota (`quota-exceeded`); `Retry-After` says when to retry.', {
-    rateLimited: { summary: 'Over the per-key limit', value: problemExample('rate-limited', 'Rate limit of 1200 requests per minute exceeded; retry in 12 s.', { retryAfter: 12 }) },
-  }),
-  BadGateway: problemResponse('Something Assay called for the request failed: `relay-failed` (no complete response; `errorCode` says why), `ai-failed`.', {
-    relayFailed: { summary: 'Nothing listens there', value: problemExample('relay-failed', 'ECONNREFUSED: the connection was refused (nothing listens at that address and port).', { errorCode: 'ECONNREFUSED' }) },
-  }),
-  ServiceUnavailable: problemResponse('The database or Temporal cannot be reached, or the database did not answer within its bounds (`database-unavailable`, `temporal-unavailable`); retry after `Retry-After`. Nothing was changed, except that a write the database did not answer in time may still be applied when it resumes.', {
-    database: { summary: 'Database down', value: problemExample('database-unavailable', 'The database cannot be reached right now; nothing was changed. Retry in 5 s.', { retryAfter: 5 }) },
-  }),
+  TooManyRequests: problemResponse(
+    'Rate limit (`rate-limited`, `auth-rate-limited`) or run quota (`quota-exceeded`); `Retry-After` says when to retry.',
+    {
+      rateLimited: {
+        summary: 'Over the per-key limit',
+        value: problemExample('rate-limited', 'Rate limit of 1200 requests per minute exceeded; retry in 12 s.', {
+          retryAfter: 12,
+        }),
+      },
+    },
+  ),
+  BadGateway: problemResponse(
+    'Something Assay called for the request failed: `relay-failed` (no complete response; `errorCode` says why), `ai-failed`.',
+    {
+      relayFailed: {
+        summary: 'Nothing listens there',
+        value: problemExample(
+          'relay-failed',
+          'ECONNREFUSED: the connection was refused (nothing listens at that address and port).',
+          { errorCode: 'ECONNREFUSED' },
+        ),
+      },
+    },
+  ),
+  ServiceUnavailable: problemResponse(
+    'The database or Temporal cannot be reached, or the database did not answer within its bounds (`database-unavailable`, `temporal-unavailable`); retry after `Retry-After`. Nothing was changed, except that a write the database did not answer in time may still be applied when it resumes.',
+    {
+      database: {
+        summary: 'Database down',
+        value: problemExample(
+          'database-unavailable',
+          'The database cannot be reached right now; nothing was changed. Retry in 5 s.',
+          { retryAfter: 5 },
+        ),
+      },
+    },
+  ),
 } as const;
 
 /** Names of {@link RESPONSES}. */

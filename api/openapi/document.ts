@@ -28,7 +28,8 @@ function pathParams(routerPath: string): string[] {
 export function operationScope(op: Pick<ApiOperation, 'method' | 'path' | 'auth'>): string | undefined {
   if (op.auth !== 'apiKey') return undefined;
   const entry = scopeEntryFor(op.method.toUpperCase(), op.path.replace(/:[A-Za-z_][A-Za-z0-9_]*/g, 'x'));
-  if (!entry || entry.template !== op.path || entry.scope === 'public') throw new Error(`${op.method.toUpperCase()} ${op.path} has no entry in the scope table (api/scopes.ts)`);
+  if (!entry || entry.template !== op.path || entry.scope === 'public')
+    throw new Error(`${op.method.toUpperCase()} ${op.path} has no entry in the scope table (api/scopes.ts)`);
   return entry.scope;
 }
 
@@ -36,15 +37,28 @@ const problemRef = (name: ProblemResponseName) => ({ $ref: `#/components/respons
 
 function operationObject(op: ApiOperation): Record<string, unknown> {
   const parameters: unknown[] = [
-    ...pathParams(op.path).map((name) => ({ name, in: 'path', required: true, description: PATH_PARAMS[name] ?? name, schema: { type: 'string', minLength: 1 } })),
-    ...(op.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, description: q.description, schema: q.schema })),
+    ...pathParams(op.path).map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      description: PATH_PARAMS[name] ?? name,
+      schema: { type: 'string', minLength: 1 },
+    })),
+    ...(op.query ?? []).map((q) => ({
+      name: q.name,
+      in: 'query',
+      required: false,
+      description: q.description,
+      schema: q.schema,
+    })),
   ];
   if (op.idempotent) {
     parameters.push({
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: 'The same key and request within 24 h answer the run the first call started (`Idempotent-Replayed: true`); another request with the key is 422 `idempotency-key-reused`.',
+      description:
+        'The same key and request within 24 h answer the run the first call started (`Idempotent-Replayed: true`); another request with the key is 422 `idempotency-key-reused`.',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
@@ -53,13 +67,24 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
   for (const [status, r] of Object.entries(op.responses)) {
     responses[status] = {
       description: r.description,
-      ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }])) } : {}),
+      ...(r.headers
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(r.headers).map(([name, description]) => [
+                name,
+                { description, schema: { type: 'string' } },
+              ]),
+            ),
+          }
+        : {}),
       ...(r.schema
         ? {
             content: {
               'application/json': {
                 schema: r.schema,
-                ...(r.examples?.length ? { examples: Object.fromEntries(r.examples.map((name) => [name, RESPONSE_EXAMPLES[name]])) } : {}),
+                ...(r.examples?.length
+                  ? { examples: Object.fromEntries(r.examples.map((name) => [name, RESPONSE_EXAMPLES[name]])) }
+                  : {}),
               },
             },
           }
@@ -67,9 +92,14 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
     };
   }
   const problems = new Set<ProblemResponseName>(op.problems);
-  if (op.auth === 'apiKey') for (const p of ['Unauthorized', 'Forbidden', 'TooManyRequests', 'ServiceUnavailable'] as const) problems.add(p);
+  if (op.auth === 'apiKey')
+    for (const p of ['Unauthorized', 'Forbidden', 'TooManyRequests', 'ServiceUnavailable'] as const) problems.add(p);
   for (const p of problems) responses[PROBLEM_STATUS[p]] = problemRef(p);
-  const scopeNote = scope ? `\n\nNeeds an API key with scope \`${scope}\` or more (\`read\` < \`run\` < \`write\`).` : op.auth === 'none' ? '\n\nNo API key needed.' : '';
+  const scopeNote = scope
+    ? `\n\nNeeds an API key with scope \`${scope}\` or more (\`read\` < \`run\` < \`write\`).`
+    : op.auth === 'none'
+      ? '\n\nNo API key needed.'
+      : '';
   return {
     operationId: op.operationId,
     summary: op.summary,
@@ -81,12 +111,22 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
           requestBody: {
             required: op.body.required,
             ...(op.body.description ? { description: op.body.description } : {}),
-            content: { 'application/json': { schema: op.body.schema, ...(op.body.examples ? { examples: op.body.examples } : {}) } },
+            content: {
+              'application/json': {
+                schema: op.body.schema,
+                ...(op.body.examples ? { examples: op.body.examples } : {}),
+              },
+            },
           },
         }
       : {}),
     responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
-    security: op.auth === 'apiKey' ? [{ apiKey: [scope] }] : op.auth === 'webhook' ? [{ webhookToken: [] }, { webhookApiKey: [] }, {}] : [],
+    security:
+      op.auth === 'apiKey'
+        ? [{ apiKey: [scope] }]
+        : op.auth === 'webhook'
+          ? [{ webhookToken: [] }, { webhookApiKey: [] }, {}]
+          : [],
     ...(scope ? { 'x-assay-scope': scope } : {}),
   };
 }
@@ -131,10 +171,20 @@ export function openApiDocument(config: AssayConfig): Record<string, unknown> {
         apiKey: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API key (`npm run keys -- create --workspace <name> --scope read|run|write`). The scope each operation needs is listed with it (the security requirement\'s role, and `x-assay-scope`).',
+          description:
+            "An API key (`npm run keys -- create --workspace <name> --scope read|run|write`). The scope each operation needs is listed with it (the security requirement's role, and `x-assay-scope`).",
         },
-        webhookToken: { type: 'http', scheme: 'bearer', description: 'The deployment\'s webhook token (shown once when made).' },
-        webhookApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key of the deployment\'s workspace with scope `run` or `write`.' },
+        webhookToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "The deployment's webhook token (shown once when made).",
+        },
+        webhookApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: "An API key of the deployment's workspace with scope `run` or `write`.",
+        },
       },
     },
   };

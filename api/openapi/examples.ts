@@ -14,7 +14,17 @@ export interface Example {
 const ULID = '01JD7Q4Z8K2M3N4P5Q6R7S8T9V';
 const AT = '2026-11-20T09:30:00.000Z';
 const LATER = '2026-11-20T09:30:04.512Z';
-const ids = { env: `env_${ULID}`, tc: `tc_${ULID}`, rnr: `rnr_${ULID}`, run: `run_${ULID}`, dep: `dep_${ULID}`, dsg: `dsg_${ULID}`, dlv: `dlv_${ULID}`, ws: `ws_${ULID}`, key: `key_${ULID}` };
+const ids = {
+  env: `env_${ULID}`,
+  tc: `tc_${ULID}`,
+  rnr: `rnr_${ULID}`,
+  run: `run_${ULID}`,
+  dep: `dep_${ULID}`,
+  dsg: `dsg_${ULID}`,
+  dlv: `dlv_${ULID}`,
+  ws: `ws_${ULID}`,
+  key: `key_${ULID}`,
+};
 const BASE = 'https://assay.example.com';
 
 const flow = [
@@ -35,38 +45,69 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
   createEnvironment: {
     staging: {
       summary: 'An environment with a secret',
-      value: { name: 'staging', description: 'The staging stack', variables: { base: 'https://staging.example.com', retries: 3, token: { value: 's3cr3t-token', secret: true } } },
+      value: {
+        name: 'staging',
+        description: 'The staging stack',
+        variables: { base: 'https://staging.example.com', retries: 3, token: { value: 's3cr3t-token', secret: true } },
+      },
     },
   },
   replaceEnvironment: {
     keepSecret: {
       summary: 'Replace the variables, keeping the stored secret',
-      value: { description: 'The staging stack', variables: { base: 'https://staging.example.com', retries: 3, token: { secret: true, value: '***' } } },
+      value: {
+        description: 'The staging stack',
+        variables: { base: 'https://staging.example.com', retries: 3, token: { secret: true, value: '***' } },
+      },
     },
   },
   updateEnvironment: {
-    mergePatch: { summary: 'Set one variable, remove another (JSON Merge Patch)', value: { variables: { retries: 5, oldFlag: null } } },
+    mergePatch: {
+      summary: 'Set one variable, remove another (JSON Merge Patch)',
+      value: { variables: { retries: 5, oldFlag: null } },
+    },
   },
   createTestCase: {
-    getUser: { summary: 'One API node with two assertions', value: { name: 'get user', folder: 'users', description: 'Reads user 1', tags: ['smoke'], flow } },
+    getUser: {
+      summary: 'One API node with two assertions',
+      value: { name: 'get user', folder: 'users', description: 'Reads user 1', tags: ['smoke'], flow },
+    },
   },
   replaceTestCase: {
-    getUser: { summary: 'The whole test case again', value: { name: 'get user', folder: 'users', description: 'Reads user 1 with a token', tags: ['smoke'], flow } },
+    getUser: {
+      summary: 'The whole test case again',
+      value: { name: 'get user', folder: 'users', description: 'Reads user 1 with a token', tags: ['smoke'], flow },
+    },
   },
   updateTestCase: {
     tags: { summary: 'Change the tags only', value: { tags: ['smoke', 'users'] } },
   },
   createRunner: {
-    smoke: { summary: 'Every test case in folder users tagged smoke', value: { name: 'smoke', description: 'Smoke tests', folder: 'users', tags: ['smoke'], order: 'name' } },
+    smoke: {
+      summary: 'Every test case in folder users tagged smoke',
+      value: { name: 'smoke', description: 'Smoke tests', folder: 'users', tags: ['smoke'], order: 'name' },
+    },
   },
   replaceRunner: {
-    smoke: { summary: 'The whole runner again', value: { name: 'smoke', description: 'Smoke tests of the users API', folder: 'users', tags: ['smoke'], order: 'name' } },
+    smoke: {
+      summary: 'The whole runner again',
+      value: {
+        name: 'smoke',
+        description: 'Smoke tests of the users API',
+        folder: 'users',
+        tags: ['smoke'],
+        order: 'name',
+      },
+    },
   },
   updateRunner: {
     order: { summary: 'Run in creation order', value: { order: 'createdAt' } },
   },
   startRun: {
-    smoke: { summary: 'Run smoke on staging with a build number', value: { runner: 'smoke', environment: 'staging', timeout: 600, variables: { build: '1.4.2' } } },
+    smoke: {
+      summary: 'Run smoke on staging with a build number',
+      value: { runner: 'smoke', environment: 'staging', timeout: 600, variables: { build: '1.4.2' } },
+    },
   },
   createDeployment: {
     nightly: {
@@ -78,7 +119,9 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
         schedule: '0 2 * * *',
         timezone: 'Europe/Berlin',
         webhookEnabled: true,
-        webhooks: { onFailure: [{ url: 'https://hooks.example.com/assay', method: 'POST', headers: { 'X-Team': 'users' } }] },
+        webhooks: {
+          onFailure: [{ url: 'https://hooks.example.com/assay', method: 'POST', headers: { 'X-Team': 'users' } }],
+        },
       },
     },
   },
@@ -102,7 +145,12 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
   replaceDesign: {
     getUser: {
       summary: 'The whole design again',
-      value: { method: 'GET', path: '/users/{id}', name: 'Get a user', responses: [{ status: 200, code: 1, name: 'Grace', data: { id: 1, name: 'Grace Hopper' } }] },
+      value: {
+        method: 'GET',
+        path: '/users/{id}',
+        name: 'Get a user',
+        responses: [{ status: 200, code: 1, name: 'Grace', data: { id: 1, name: 'Grace Hopper' } }],
+      },
     },
   },
   updateDesign: {
@@ -120,16 +168,36 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
   sampleFromSchema: {
     fast: {
       summary: 'Sample data for a schema',
-      value: { schema: { type: 'object', required: ['id', 'email'], properties: { id: { type: 'integer' }, email: { type: 'string', format: 'email' } } }, mode: 'fast' },
+      value: {
+        schema: {
+          type: 'object',
+          required: ['id', 'email'],
+          properties: { id: { type: 'integer' }, email: { type: 'string', format: 'email' } },
+        },
+        mode: 'fast',
+      },
     },
   },
   relayRequest: {
-    get: { summary: 'A GET with one header', value: { method: 'GET', url: 'http://localhost:3000/health', headers: [['Accept', 'application/json']], timeoutMs: 5000 } },
+    get: {
+      summary: 'A GET with one header',
+      value: {
+        method: 'GET',
+        url: 'http://localhost:3000/health',
+        headers: [['Accept', 'application/json']],
+        timeoutMs: 5000,
+      },
+    },
   },
   callDeploymentWebhook: {
     ci: {
       summary: 'A CI pipeline after deploying build 1.4.2',
-      value: { trigger: 'github-actions', version: '1.4.2', variables: { build: '1.4.2' }, metadata: { commit: 'a1b2c3d', branch: 'main' } },
+      value: {
+        trigger: 'github-actions',
+        version: '1.4.2',
+        variables: { build: '1.4.2' },
+        metadata: { commit: 'a1b2c3d', branch: 'main' },
+      },
     },
   },
 };
@@ -142,9 +210,34 @@ const environment = {
   createdAt: AT,
   updatedAt: AT,
 };
-const testCase = { id: ids.tc, name: 'get user', folder: 'users', description: 'Reads user 1', tags: ['smoke'], flow, dataSets: [], createdAt: AT, updatedAt: AT };
-const runner = { id: ids.rnr, name: 'smoke', description: 'Smoke tests', testCaseIds: [], folder: 'users', tags: ['smoke'], order: 'name', loadProfile: null, createdAt: AT, updatedAt: AT };
-const links = { self: `/v1/runs/${ids.run}`, results: `/v1/runs/${ids.run}/results`, temporal: `http://localhost:8233/namespaces/default/workflows/run-${ids.run}` };
+const testCase = {
+  id: ids.tc,
+  name: 'get user',
+  folder: 'users',
+  description: 'Reads user 1',
+  tags: ['smoke'],
+  flow,
+  dataSets: [],
+  createdAt: AT,
+  updatedAt: AT,
+};
+const runner = {
+  id: ids.rnr,
+  name: 'smoke',
+  description: 'Smoke tests',
+  testCaseIds: [],
+  folder: 'users',
+  tags: ['smoke'],
+  order: 'name',
+  loadProfile: null,
+  createdAt: AT,
+  updatedAt: AT,
+};
+const links = {
+  self: `/v1/runs/${ids.run}`,
+  results: `/v1/runs/${ids.run}/results`,
+  temporal: `http://localhost:8233/namespaces/default/workflows/run-${ids.run}`,
+};
 const runStarted = { runId: ids.run, status: 'queued', runner: 'smoke', environment: 'staging', createdAt: AT, links };
 const runCompleted = {
   runId: ids.run,
@@ -193,11 +286,18 @@ const deployment = {
   schedule: '0 2 * * *',
   timezone: 'Europe/Berlin',
   enabled: true,
-  scheduleState: { status: 'active', scheduleId: `assay-deployment-${ids.dep}`, nextRunTimes: ['2026-11-21T01:00:00.000Z', '2026-11-22T01:00:00.000Z'] },
+  scheduleState: {
+    status: 'active',
+    scheduleId: `assay-deployment-${ids.dep}`,
+    nextRunTimes: ['2026-11-21T01:00:00.000Z', '2026-11-22T01:00:00.000Z'],
+  },
   webhookEnabled: true,
   webhookRequireAuth: true,
   webhookUrl: `${BASE}/webhooks/deploy/wh_4f0c9d2e7a1b`,
-  webhooks: { onComplete: [], onFailure: [{ url: 'https://hooks.example.com/assay', method: 'POST', headers: { 'X-Team': '***' } }] },
+  webhooks: {
+    onComplete: [],
+    onFailure: [{ url: 'https://hooks.example.com/assay', method: 'POST', headers: { 'X-Team': '***' } }],
+  },
   loadProfile: null,
   createdAt: AT,
   updatedAt: AT,
@@ -223,18 +323,44 @@ function plain<T>(value: T): T {
 
 /** Answer examples, by name (operations pick theirs in api/openapi/operations.ts). */
 export const RESPONSE_EXAMPLES = {
-  workspaces: { summary: 'The key\'s workspace', value: { items: [{ id: ids.ws, name: 'default', createdAt: AT, current: true, key: { id: ids.key, name: 'ci', prefix: 'ak_7Hq2', scope: 'run' } }], nextCursor: null } },
+  workspaces: {
+    summary: "The key's workspace",
+    value: {
+      items: [
+        {
+          id: ids.ws,
+          name: 'default',
+          createdAt: AT,
+          current: true,
+          key: { id: ids.key, name: 'ci', prefix: 'ak_7Hq2', scope: 'run' },
+        },
+      ],
+      nextCursor: null,
+    },
+  },
   environment: { summary: 'An environment (the secret masked)', value: environment },
   environments: { summary: 'A page of environments', value: { items: [environment], nextCursor: null } },
   testCase: { summary: 'A test case', value: testCase },
-  testCases: { summary: 'A page of test cases', value: { items: [testCase], nextCursor: 'WyJ1c2VycyIsImdldCB1c2VyIl0' } },
+  testCases: {
+    summary: 'A page of test cases',
+    value: { items: [testCase], nextCursor: 'WyJ1c2VycyIsImdldCB1c2VyIl0' },
+  },
   runner: { summary: 'A runner', value: runner },
   runners: { summary: 'A page of runners', value: { items: [runner], nextCursor: null } },
   runStarted: { summary: 'A run started', value: runStarted },
   runRunning: { summary: 'A run under way', value: plain(runRunning) },
   runCompleted: { summary: 'A run that passed', value: runCompleted },
-  runFromWorkflow: { summary: 'A run under way while the database does not answer (from its workflow)', value: runFromWorkflow },
-  runs: { summary: 'The latest run', value: { items: [runCompleted], nextCursor: 'WyIyMDI2LTExLTIwVDA5OjMwOjAwLjAwMFoiLCJydW5fMDFKRDdRNFo4SzJNM040UDVRNlI3UzhUOVYiXQ' } },
+  runFromWorkflow: {
+    summary: 'A run under way while the database does not answer (from its workflow)',
+    value: runFromWorkflow,
+  },
+  runs: {
+    summary: 'The latest run',
+    value: {
+      items: [runCompleted],
+      nextCursor: 'WyIyMDI2LTExLTIwVDA5OjMwOjAwLjAwMFoiLCJydW5fMDFKRDdRNFo4SzJNM040UDVRNlI3UzhUOVYiXQ',
+    },
+  },
   results: {
     summary: 'The results of a run that passed',
     value: {
@@ -257,7 +383,16 @@ export const RESPONSE_EXAMPLES = {
             assertions: 2,
             passedAssertions: 2,
             failures: [],
-            nodes: [{ id: 'getUser', type: 'api', status: 'passed', duration: 41.2, request: { method: 'GET', url: 'https://staging.example.com/users/1' }, response: { status: 200, timeMs: 41.2, size: 38, truncated: false } }],
+            nodes: [
+              {
+                id: 'getUser',
+                type: 'api',
+                status: 'passed',
+                duration: 41.2,
+                request: { method: 'GET', url: 'https://staging.example.com/users/1' },
+                response: { status: 200, timeMs: 41.2, size: 38, truncated: false },
+              },
+            ],
           },
         ],
       },
@@ -269,27 +404,84 @@ export const RESPONSE_EXAMPLES = {
     summary: 'One delivered webhook',
     value: {
       items: [
-        { id: ids.dlv, event: 'onFailure', position: 0, url: 'https://hooks.example.com/assay', method: 'POST', status: 'delivered', attempts: 1, lastStatusCode: 200, lastError: null, deliveredAt: LATER, createdAt: LATER, updatedAt: LATER },
+        {
+          id: ids.dlv,
+          event: 'onFailure',
+          position: 0,
+          url: 'https://hooks.example.com/assay',
+          method: 'POST',
+          status: 'delivered',
+          attempts: 1,
+          lastStatusCode: 200,
+          lastError: null,
+          deliveredAt: LATER,
+          createdAt: LATER,
+          updatedAt: LATER,
+        },
       ],
       nextCursor: null,
     },
   },
   libraries: {
     summary: 'The libraries',
-    value: { items: [{ global: '_', name: 'lodash', package: 'lodash', version: '4.17.21', kind: 'builtin', url: `${BASE}/libs/lodash@4.17.21.js`, size: 73015, sha256: 'b0b8bfbb4fd0b5b2a1c5c1ff5b1c2ce4d7f1ee3c5c7b0f0d6c2a3e0b9a1f4e2d' }], nextCursor: null },
+    value: {
+      items: [
+        {
+          global: '_',
+          name: 'lodash',
+          package: 'lodash',
+          version: '4.17.21',
+          kind: 'builtin',
+          url: `${BASE}/libs/lodash@4.17.21.js`,
+          size: 73015,
+          sha256: 'b0b8bfbb4fd0b5b2a1c5c1ff5b1c2ce4d7f1ee3c5c7b0f0d6c2a3e0b9a1f4e2d',
+        },
+      ],
+      nextCursor: null,
+    },
   },
   deployment: { summary: 'A deployment', value: deployment },
-  deploymentCreated: { summary: 'A deployment just made: its webhook token and signing secret are shown this once', value: { ...deployment, webhookToken: 'whk_9dQ2xV7mR4tP8sL1', signingSecret: 'whsec_Zx81kTq3Lm0pW5vY' } },
+  deploymentCreated: {
+    summary: 'A deployment just made: its webhook token and signing secret are shown this once',
+    value: { ...deployment, webhookToken: 'whk_9dQ2xV7mR4tP8sL1', signingSecret: 'whsec_Zx81kTq3Lm0pW5vY' },
+  },
   deployments: { summary: 'A page of deployments', value: { items: [deployment], nextCursor: null } },
   design: { summary: 'A design', value: design },
   designs: { summary: 'A page of designs', value: { items: [design], nextCursor: null } },
-  designImport: { summary: 'One design made', value: { title: 'Pets', created: [{ ...design, path: '/pets', name: '', mockUrl: `${BASE}/mock/${ids.ws}/pets` }], skipped: [] } },
+  designImport: {
+    summary: 'One design made',
+    value: {
+      title: 'Pets',
+      created: [{ ...design, path: '/pets', name: '', mockUrl: `${BASE}/mock/${ids.ws}/pets` }],
+      skipped: [],
+    },
+  },
   sample: { summary: 'Sample data', value: { mode: 'fast', data: { id: 42, email: 'user@example.com' } } },
   relay: {
     summary: 'What came back',
-    value: { status: 200, statusText: 'OK', headers: [['Content-Type', 'application/json']], body: '{"status":"ok"}', bodyEncoding: 'utf8', timeMs: 12.4, size: 15, truncated: false },
+    value: {
+      status: 200,
+      statusText: 'OK',
+      headers: [['Content-Type', 'application/json']],
+      body: '{"status":"ok"}',
+      bodyEncoding: 'utf8',
+      timeMs: 12.4,
+      size: 15,
+      truncated: false,
+    },
   },
-  webhookRun: { summary: 'The run the call started', value: { runId: ids.run, status: 'queued', runner: 'smoke', environment: 'staging', deploymentId: ids.dep, createdAt: AT, links: { self: links.self, results: links.results } } },
+  webhookRun: {
+    summary: 'The run the call started',
+    value: {
+      runId: ids.run,
+      status: 'queued',
+      runner: 'smoke',
+      environment: 'staging',
+      deploymentId: ids.dep,
+      createdAt: AT,
+      links: { self: links.self, results: links.results },
+    },
+  },
 } satisfies Record<string, Example>;
 
 /** Names of {@link RESPONSE_EXAMPLES}. */

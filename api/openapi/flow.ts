@@ -65,7 +65,8 @@ function forDocument(schema: unknown, at: string): unknown {
   if (schema === null || typeof schema !== 'object') return schema;
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#/components/')) throw new Error(`${at}: $ref ${value} does not point into the document`);
+    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#/components/'))
+      throw new Error(`${at}: $ref ${value} does not point into the document`);
     copy[key] = forDocument(value, `${at}/${key}`);
   }
   return copy;
@@ -79,7 +80,10 @@ function union(description: string, members: Array<[tag: string, component: stri
   return {
     description,
     oneOf: members.map(([, component]) => ref(component)),
-    discriminator: { propertyName: 'type', mapping: Object.fromEntries(members.map(([tag, component]) => [tag, `#/components/schemas/${component}`])) },
+    discriminator: {
+      propertyName: 'type',
+      mapping: Object.fromEntries(members.map(([tag, component]) => [tag, `#/components/schemas/${component}`])),
+    },
   };
 }
 
@@ -91,8 +95,15 @@ function nodeComponents(): Record<string, JsonSchema> {
     ),
   };
   for (const type of FLOW_NODE_TYPES) {
-    const closed = forDocument(closedNodeSchema(type), nodeComponentName(type)) as { properties: Record<string, unknown> };
-    schemas[nodeComponentName(type)] = { type: 'object', description: NODE_FIELDS[type].description, ...closed, properties: { ...closed.properties, type: tag(type) } };
+    const closed = forDocument(closedNodeSchema(type), nodeComponentName(type)) as {
+      properties: Record<string, unknown>;
+    };
+    schemas[nodeComponentName(type)] = {
+      type: 'object',
+      description: NODE_FIELDS[type].description,
+      ...closed,
+      properties: { ...closed.properties, type: tag(type) },
+    };
   }
   for (const [part, name] of NAMED_PARTS) schemas[name] = forDocument({ ...(part as JsonSchema) }, name) as JsonSchema;
   return schemas;
@@ -112,7 +123,11 @@ function dataSetComponents(): Record<string, JsonSchema> {
       description: fields.description,
       required: ['name', 'type', ...(fields.required ?? [])],
       additionalProperties: false,
-      properties: { name: DATA_SET_NAME, type: tag(type), ...(forDocument(fields.properties, dataSetComponentName(type)) as JsonSchema) },
+      properties: {
+        name: DATA_SET_NAME,
+        type: tag(type),
+        ...(forDocument(fields.properties, dataSetComponentName(type)) as JsonSchema),
+      },
     };
   }
   return schemas;

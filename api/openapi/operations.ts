@@ -71,20 +71,32 @@ export interface ApiOperation {
 
 /** Descriptions of the path parameters, by the routes' names. */
 export const PATH_PARAMS: Record<string, string> = {
-  environmentName: 'The environment\'s name.',
-  testCaseId: 'The test case\'s id (`tc_…`).',
-  runnerName: 'The runner\'s name.',
-  runId: 'The run\'s id (`run_…`).',
-  deploymentId: 'The deployment\'s id (`dep_…`).',
-  designId: 'The design\'s id (`dsg_…`).',
-  webhookId: 'The deployment\'s webhook address (its `webhookUrl` ends with it).',
+  environmentName: "The environment's name.",
+  testCaseId: "The test case's id (`tc_…`).",
+  runnerName: "The runner's name.",
+  runId: "The run's id (`run_…`).",
+  deploymentId: "The deployment's id (`dep_…`).",
+  designId: "The design's id (`dsg_…`).",
+  webhookId: "The deployment's webhook address (its `webhookUrl` ends with it).",
 };
 
 const paging = (max: number = PAGE.max, fallback: number = PAGE.default): QueryParam[] => [
-  { name: 'limit', description: `Items per page, 1 to ${max} (default ${fallback}).`, schema: { type: 'integer', minimum: 1, maximum: max, default: fallback } },
-  { name: 'cursor', description: 'The `nextCursor` of the previous page (400 `bad-cursor` for anything else).', schema: { type: 'string' } },
+  {
+    name: 'limit',
+    description: `Items per page, 1 to ${max} (default ${fallback}).`,
+    schema: { type: 'integer', minimum: 1, maximum: max, default: fallback },
+  },
+  {
+    name: 'cursor',
+    description: 'The `nextCursor` of the previous page (400 `bad-cursor` for anything else).',
+    schema: { type: 'string' },
+  },
 ];
-const filter = (name: string, description: string, schema: JsonSchema = { type: 'string', minLength: 1 }): QueryParam => ({
+const filter = (
+  name: string,
+  description: string,
+  schema: JsonSchema = { type: 'string', minLength: 1 },
+): QueryParam => ({
   name,
   description: `${description} Absent: no filter; given empty or twice: 400 \`invalid-query\`.`,
   schema,
@@ -102,7 +114,11 @@ const created = (what: string, schema: JsonSchema, examples: ResponseExampleName
   examples,
   headers: { Location: `The ${what.toLowerCase()}'s address.` },
 });
-const ok = (description: string, schema: JsonSchema, examples: ResponseExampleName[] = []): SuccessResponse => ({ description, schema, ...(examples.length ? { examples } : {}) });
+const ok = (description: string, schema: JsonSchema, examples: ResponseExampleName[] = []): SuccessResponse => ({
+  description,
+  schema,
+  ...(examples.length ? { examples } : {}),
+});
 const deleted = (what: string): Record<string, SuccessResponse> => ({ '204': { description: `${what} deleted.` } });
 
 /** The CRUD operations of a resource kind. */
@@ -229,7 +245,8 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       examples: { one: 'environment', page: 'environments' },
       bodies: ENVIRONMENT_SCHEMAS,
       listDescription: 'By name. A `read`-scope key sees plain variable values as `"***"`.',
-      patchDescription: 'JSON Merge Patch (RFC 7396) on `variables`: listed keys are set, a key set to `null` is removed. `{"secret": true, "value": "***"}` keeps a stored secret.',
+      patchDescription:
+        'JSON Merge Patch (RFC 7396) on `variables`: listed keys are set, a key set to `null` is removed. `{"secret": true, "value": "***"}` keeps a stored secret.',
     }),
     ...crud({
       tag: 'Test cases',
@@ -240,8 +257,15 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       schema: schemaRef('TestCase'),
       examples: { one: 'testCase', page: 'testCases' },
       // flow and dataSets with their items (validateFlow/validateDataSets check them after the route's schema).
-      bodies: { create: testCaseBodySchema(TEST_CASE_SCHEMAS.full), replace: testCaseBodySchema(TEST_CASE_SCHEMAS.full), patch: testCaseBodySchema(TEST_CASE_SCHEMAS.patch) },
-      listQuery: [filter('folder', 'The folder and its subfolders.'), filter('tags', 'Comma-separated: test cases carrying all of them.')],
+      bodies: {
+        create: testCaseBodySchema(TEST_CASE_SCHEMAS.full),
+        replace: testCaseBodySchema(TEST_CASE_SCHEMAS.full),
+        patch: testCaseBodySchema(TEST_CASE_SCHEMAS.patch),
+      },
+      listQuery: [
+        filter('folder', 'The folder and its subfolders.'),
+        filter('tags', 'Comma-separated: test cases carrying all of them.'),
+      ],
       listDescription: 'By folder, then name. The flow is validated node by node (docs/flows.md) on every write.',
       createProblems: ['Unprocessable'],
       deleteDescription: 'Runners that list it forget it.',
@@ -265,7 +289,9 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       summary: 'The test cases a run of the runner would execute now, in order',
       tag: 'Runners',
       auth: 'apiKey',
-      responses: { '200': ok('The test cases, in run order (one page).', pageOf(schemaRef('TestCase')), ['testCases']) },
+      responses: {
+        '200': ok('The test cases, in run order (one page).', pageOf(schemaRef('TestCase')), ['testCases']),
+      },
       problems: ['NotFound'],
     },
     {
@@ -273,12 +299,22 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       path: '/v1/runs',
       operationId: 'startRun',
       summary: 'Start a run',
-      description: 'Runs the runner\'s test cases on the environment as a Temporal workflow. `timeout` in seconds (default 1800); `performance` (a load profile) makes it a performance run.',
+      description:
+        "Runs the runner's test cases on the environment as a Temporal workflow. `timeout` in seconds (default 1800); `performance` (a load profile) makes it a performance run.",
       tag: 'Runs',
       auth: 'apiKey',
       idempotent: true,
       body: body(runInputSchema(config.runs.maxTimeoutSeconds), 'startRun'),
-      responses: { '201': { ...created('Run', schemaRef('RunStarted'), ['runStarted']), headers: { Location: 'The run\'s address.', 'Idempotent-Replayed': '`true` when the answer is the run a first call with the same `Idempotency-Key` started.' } } },
+      responses: {
+        '201': {
+          ...created('Run', schemaRef('RunStarted'), ['runStarted']),
+          headers: {
+            Location: "The run's address.",
+            'Idempotent-Replayed':
+              '`true` when the answer is the run a first call with the same `Idempotency-Key` started.',
+          },
+        },
+      },
       problems: ['BadRequest', 'Unprocessable', 'UnsupportedMediaType'],
     },
     {
@@ -286,13 +322,18 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       path: '/v1/runs',
       operationId: 'listRuns',
       summary: 'List runs',
-      description: 'Newest first by default. `?runner=smoke&environment=staging&limit=1` is the latest run of a runner on an environment.',
+      description:
+        'Newest first by default. `?runner=smoke&environment=staging&limit=1` is the latest run of a runner on an environment.',
       tag: 'Runs',
       auth: 'apiKey',
       query: [
         ...paging(200, 20),
         { name: 'orderBy', description: 'Only `createdAt`.', schema: { enum: ['createdAt'], default: 'createdAt' } },
-        { name: 'order', description: 'Newest (`desc`) or oldest (`asc`) first.', schema: { enum: ['desc', 'asc'], default: 'desc' } },
+        {
+          name: 'order',
+          description: 'Newest (`desc`) or oldest (`asc`) first.',
+          schema: { enum: ['desc', 'asc'], default: 'desc' },
+        },
         filter('runner', 'Runs of this runner.'),
         filter('environment', 'Runs on this environment.'),
         filter('status', 'Runs in this status.', { enum: [...RUN_STATUSES] }),
@@ -311,14 +352,20 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
         'The run from the store. While the database does not answer, a queued or running run is answered from its workflow instead (`RunFromWorkflow`: `source: "workflow"`, `storeUnavailable: true`); any other run is then 503 `database-unavailable`.',
       tag: 'Runs',
       auth: 'apiKey',
-      responses: { '200': ok('The run, or while the database does not answer what its workflow knows.', { oneOf: [schemaRef('Run'), schemaRef('RunFromWorkflow')] }, ['runRunning', 'runCompleted', 'runFromWorkflow']) },
+      responses: {
+        '200': ok(
+          'The run, or while the database does not answer what its workflow knows.',
+          { oneOf: [schemaRef('Run'), schemaRef('RunFromWorkflow')] },
+          ['runRunning', 'runCompleted', 'runFromWorkflow'],
+        ),
+      },
       problems: ['NotFound'],
     },
     {
       method: 'get',
       path: '/v1/runs/:runId/results',
       operationId: 'getRunResults',
-      summary: 'Get a run\'s results',
+      summary: "Get a run's results",
       description: 'Readable while the run is running: each test case is stored as it ends.',
       tag: 'Runs',
       auth: 'apiKey',
@@ -329,7 +376,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       method: 'get',
       path: '/v1/runs/:runId/deliveries',
       operationId: 'listRunDeliveries',
-      summary: 'The outgoing webhook deliveries of a deployment\'s run',
+      summary: "The outgoing webhook deliveries of a deployment's run",
       tag: 'Runs',
       auth: 'apiKey',
       responses: { '200': ok('The deliveries (one page).', pageOf(schemaRef('Delivery')), ['deliveries']) },
@@ -340,7 +387,8 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       path: '/v1/runs/:runId/cancel',
       operationId: 'cancelRun',
       summary: 'Cancel a run',
-      description: 'The run ends `failed` ("Run cancelled") within about a second. 409 `run-finished` when it has ended.',
+      description:
+        'The run ends `failed` ("Run cancelled") within about a second. 409 `run-finished` when it has ended.',
       tag: 'Runs',
       auth: 'apiKey',
       responses: { '202': ok('Cancellation requested.', schemaRef('RunCancelled'), ['cancelled']) },
@@ -362,7 +410,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       path: '/v1/libraries',
       operationId: 'listLibraries',
       summary: 'The script libraries',
-      description: 'Built-in and predefined libraries, with the stable `url` to list in a script\'s `libs`.',
+      description: "Built-in and predefined libraries, with the stable `url` to list in a script's `libs`.",
       tag: 'Libraries',
       auth: 'apiKey',
       responses: { '200': ok('The libraries (one page).', pageOf(schemaRef('Library')), ['libraries']) },
@@ -380,7 +428,11 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       listDescription: 'By name (docs/deployments.md).',
       createProblems: ['Unprocessable'],
       deleteDescription: 'Its schedule is deleted too.',
-    }).map((op) => (op.operationId === 'createDeployment' ? { ...op, responses: { '201': created('Deployment', schemaRef('Deployment'), ['deploymentCreated']) } } : op)),
+    }).map((op) =>
+      op.operationId === 'createDeployment'
+        ? { ...op, responses: { '201': created('Deployment', schemaRef('Deployment'), ['deploymentCreated']) } }
+        : op,
+    ),
     {
       method: 'post',
       path: '/v1/deployments/:deploymentId/runs',
@@ -390,7 +442,12 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       tag: 'Deployments',
       auth: 'apiKey',
       idempotent: true,
-      responses: { '201': { ...created('Run', schemaRef('RunStarted'), ['runStarted']), headers: { Location: 'The run\'s address.', 'Idempotent-Replayed': '`true` on a replay.' } } },
+      responses: {
+        '201': {
+          ...created('Run', schemaRef('RunStarted'), ['runStarted']),
+          headers: { Location: "The run's address.", 'Idempotent-Replayed': '`true` on a replay.' },
+        },
+      },
       problems: ['NotFound', 'Conflict', 'Unprocessable'],
     },
     {
@@ -400,7 +457,9 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       summary: 'New incoming webhook address and token (shown once)',
       tag: 'Deployments',
       auth: 'apiKey',
-      responses: { '200': ok('The deployment with its new `webhookToken`.', schemaRef('Deployment'), ['deploymentCreated']) },
+      responses: {
+        '200': ok('The deployment with its new `webhookToken`.', schemaRef('Deployment'), ['deploymentCreated']),
+      },
       problems: ['NotFound'],
     },
     {
@@ -410,7 +469,9 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       summary: 'New signing secret for outgoing webhooks (shown once)',
       tag: 'Deployments',
       auth: 'apiKey',
-      responses: { '200': ok('The deployment with its new `signingSecret`.', schemaRef('Deployment'), ['deploymentCreated']) },
+      responses: {
+        '200': ok('The deployment with its new `signingSecret`.', schemaRef('Deployment'), ['deploymentCreated']),
+      },
       problems: ['NotFound'],
     },
     ...crud({
@@ -423,7 +484,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       examples: { one: 'design', page: 'designs' },
       bodies: { create: DESIGN_SCHEMAS.full, replace: DESIGN_SCHEMAS.full, patch: DESIGN_SCHEMAS.patch },
       listQuery: [filter('path', 'Designs whose path starts with this.')],
-      listDescription: 'API designs, the mock service\'s definitions (docs/mocks.md), by path then method.',
+      listDescription: "API designs, the mock service's definitions (docs/mocks.md), by path then method.",
       createProblems: ['Unprocessable'],
     }),
     {
@@ -431,19 +492,29 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       path: '/v1/designs/import',
       operationId: 'importDesigns',
       summary: 'Import designs from an OpenAPI 3.x document',
-      description: 'The body is the document itself (JSON), or `{"document": "<JSON or YAML text>"}`. Routes already designed are skipped unless `?replace=true`.',
+      description:
+        'The body is the document itself (JSON), or `{"document": "<JSON or YAML text>"}`. Routes already designed are skipped unless `?replace=true`.',
       tag: 'Designs',
       auth: 'apiKey',
-      query: [{ name: 'replace', description: '`true`: replace designs of the same routes.', schema: { enum: ['true', 'false'] } }],
+      query: [
+        {
+          name: 'replace',
+          description: '`true`: replace designs of the same routes.',
+          schema: { enum: ['true', 'false'] },
+        },
+      ],
       body: body(
         {
           type: 'object',
-          description: 'An OpenAPI 3.x document, or `{"document": …}` holding one as JSON or YAML text (checked when parsed; no schema validation before).',
+          description:
+            'An OpenAPI 3.x document, or `{"document": …}` holding one as JSON or YAML text (checked when parsed; no schema validation before).',
           properties: { document: { type: ['string', 'object'] } },
         },
         'importDesigns',
       ),
-      responses: { '201': ok('The designs made, and the operations skipped.', schemaRef('DesignImport'), ['designImport']) },
+      responses: {
+        '201': ok('The designs made, and the operations skipped.', schemaRef('DesignImport'), ['designImport']),
+      },
       problems: ['BadRequest', 'Conflict', 'Unprocessable', 'UnsupportedMediaType'],
     },
     {
@@ -451,7 +522,8 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       path: '/v1/mock-samples',
       operationId: 'sampleFromSchema',
       summary: 'Sample data for a JSON Schema',
-      description: '`mode: "fast"` (default) generates locally; `"ai"` asks the configured AI provider (503 `ai-not-configured`, 502 `ai-failed`).',
+      description:
+        '`mode: "fast"` (default) generates locally; `"ai"` asks the configured AI provider (503 `ai-not-configured`, 502 `ai-failed`).',
       tag: 'Designs',
       auth: 'apiKey',
       body: body(DESIGN_SCHEMAS.sample, 'sampleFromSchema'),
@@ -468,7 +540,12 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       tag: 'Relay',
       auth: 'apiKey',
       body: body(relayRequestSchema(config.runs.requestTimeoutMs), 'relayRequest'),
-      responses: { '200': { ...ok('What came back.', schemaRef('RelayResponse'), ['relay']), headers: { 'Cache-Control': '`no-store`.' } } },
+      responses: {
+        '200': {
+          ...ok('What came back.', schemaRef('RelayResponse'), ['relay']),
+          headers: { 'Cache-Control': '`no-store`.' },
+        },
+      },
       problems: ['BadRequest', 'UnsupportedMediaType', 'BadGateway'],
     },
     {
@@ -477,20 +554,35 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       operationId: 'callDeploymentWebhook',
       summary: 'Incoming webhook: start a run of the deployment',
       description:
-        'Send `Authorization: Bearer <WEBHOOK_TOKEN>` (the deployment\'s token) or `X-API-Key: <API_KEY>` (a `run` or `write` key of its workspace); one valid credential is enough. No credential is accepted only when the deployment has `webhookRequireAuth: false`. `variables` become the run\'s variables; every other field is stored as the run\'s `context`. No body counts as `{}`.',
+        "Send `Authorization: Bearer <WEBHOOK_TOKEN>` (the deployment's token) or `X-API-Key: <API_KEY>` (a `run` or `write` key of its workspace); one valid credential is enough. No credential is accepted only when the deployment has `webhookRequireAuth: false`. `variables` become the run's variables; every other field is stored as the run's `context`. No body counts as `{}`.",
       tag: 'Deployments',
       auth: 'webhook',
       idempotent: true,
       body: { ...body(WEBHOOK_BODY_SCHEMA, 'callDeploymentWebhook'), required: false },
-      responses: { '200': { ...ok('The run started (or replayed).', schemaRef('RunStarted'), ['webhookRun']), headers: { 'Idempotent-Replayed': '`true` on a replay.' } } },
-      problems: ['BadRequest', 'Unauthorized', 'NotFound', 'Conflict', 'Unprocessable', 'UnsupportedMediaType', 'TooManyRequests', 'ServiceUnavailable'],
+      responses: {
+        '200': {
+          ...ok('The run started (or replayed).', schemaRef('RunStarted'), ['webhookRun']),
+          headers: { 'Idempotent-Replayed': '`true` on a replay.' },
+        },
+      },
+      problems: [
+        'BadRequest',
+        'Unauthorized',
+        'NotFound',
+        'Conflict',
+        'Unprocessable',
+        'UnsupportedMediaType',
+        'TooManyRequests',
+        'ServiceUnavailable',
+      ],
     },
     {
       method: 'get',
       path: '/v1/openapi.json',
       operationId: 'getOpenApiDocument',
       summary: 'This OpenAPI document',
-      description: 'Generated from the schemas the API validates request bodies with (docs/api.md "The OpenAPI document").',
+      description:
+        'Generated from the schemas the API validates request bodies with (docs/api.md "The OpenAPI document").',
       tag: 'Service',
       auth: 'none',
       responses: { '200': ok('The OpenAPI 3.1 document.', { type: 'object', required: ['openapi', 'info', 'paths'] }) },

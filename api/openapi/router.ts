@@ -50,7 +50,12 @@ interface Asset {
 }
 
 function asset(body: Buffer, type: string): Asset {
-  return { body, gzip: zlib.gzipSync(body, { level: 6 }), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, type };
+  return {
+    body,
+    gzip: zlib.gzipSync(body, { level: 6 }),
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+    type,
+  };
 }
 
 /** Sends `a` (304 on a matching `If-None-Match`; gzip when the client accepts it). */
@@ -59,7 +64,12 @@ function sendAsset(ctx: AppContext, a: Asset, cacheControl: string): void {
   ctx.set('Cache-Control', cacheControl);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Vary', 'Accept-Encoding');
-  if (ctx.get('If-None-Match').split(',').some((t) => t.trim() === a.etag)) {
+  if (
+    ctx
+      .get('If-None-Match')
+      .split(',')
+      .some((t) => t.trim() === a.etag)
+  ) {
     ctx.status = 304;
     return;
   }
@@ -129,7 +139,10 @@ function page(bundleFile: string): string {
 }
 
 /** The routes of the module comment. `scalarDir` overrides where the Scalar package is found (tests). */
-export function openApiRouter({ config }: { config: AssayConfig }, scalarDir = installedPackageDir(SCALAR_PACKAGE)): Router<AppState> {
+export function openApiRouter(
+  { config }: { config: AssayConfig },
+  scalarDir = installedPackageDir(SCALAR_PACKAGE),
+): Router<AppState> {
   const router = new Router<AppState>();
   let documentAsset: Asset | undefined;
   let bundle: { file: string; asset?: Asset } | undefined;
@@ -140,20 +153,29 @@ export function openApiRouter({ config }: { config: AssayConfig }, scalarDir = i
     if (bundle || !scalarDir) return bundle;
     const source = path.join(scalarDir, SCALAR_BUNDLE);
     if (!fs.existsSync(source)) return undefined;
-    const { version } = JSON.parse(fs.readFileSync(path.join(scalarDir, 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(fs.readFileSync(path.join(scalarDir, 'package.json'), 'utf8')) as {
+      version: string;
+    };
     bundle = { file: `scalar-api-reference-${version}.js` };
     return bundle;
   }
 
   router.get('/v1/openapi.json', (ctx) => {
-    documentAsset ??= asset(Buffer.from(JSON.stringify(openApiDocument(config)), 'utf8'), 'application/json; charset=utf-8');
+    documentAsset ??= asset(
+      Buffer.from(JSON.stringify(openApiDocument(config)), 'utf8'),
+      'application/json; charset=utf-8',
+    );
     ctx.set('Access-Control-Allow-Origin', '*');
     sendAsset(ctx, documentAsset, 'no-cache');
   });
 
   router.get('/docs', (ctx) => {
     const info = bundleInfo();
-    if (!info) throw new Problem('not-found', `The API reference page needs the npm package ${SCALAR_PACKAGE} (npm install); the document itself is at /v1/openapi.json.`);
+    if (!info)
+      throw new Problem(
+        'not-found',
+        `The API reference page needs the npm package ${SCALAR_PACKAGE} (npm install); the document itself is at /v1/openapi.json.`,
+      );
     ctx.set('Content-Security-Policy', docsCsp(config));
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
@@ -166,7 +188,8 @@ export function openApiRouter({ config }: { config: AssayConfig }, scalarDir = i
   router.get(`${DOCS_ASSETS}/:file`, (ctx) => {
     if (ctx.params.file === 'init.js') return sendAsset(ctx, init, 'no-cache');
     const info = bundleInfo();
-    if (!info || ctx.params.file !== info.file) throw new Problem('not-found', `No reference page file "${ctx.params.file}".`);
+    if (!info || ctx.params.file !== info.file)
+      throw new Problem('not-found', `No reference page file "${ctx.params.file}".`);
     info.asset ??= asset(fs.readFileSync(path.join(scalarDir!, SCALAR_BUNDLE)), 'text/javascript; charset=utf-8');
     sendAsset(ctx, info.asset, 'public, max-age=31536000, immutable');
   });

@@ -26,7 +26,11 @@ export function cliDownloadRouter(file = CLI_BUNDLE_FILE): Router<AppState> {
     }
     if (!cached || cached.mtimeMs !== stat.mtimeMs) {
       const body = fs.readFileSync(file);
-      cached = { mtimeMs: stat.mtimeMs, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+      cached = {
+        mtimeMs: stat.mtimeMs,
+        body,
+        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+      };
     }
     ctx.set('ETag', cached.etag);
     ctx.set('Cache-Control', 'no-cache');

@@ -103,7 +103,10 @@ const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 export function payloadsFromBody(body: unknown): Payload[] {
   const errors: FieldError[] = [];
   const list = (body as { payloads?: unknown } | undefined)?.payloads;
-  if (typeof body !== 'object' || body === null || !Array.isArray(list)) throw invalid([fieldError(['payloads'], 'must be an array of payloads ({"metadata": {name: base64}, "data": base64})')]);
+  if (typeof body !== 'object' || body === null || !Array.isArray(list))
+    throw invalid([
+      fieldError(['payloads'], 'must be an array of payloads ({"metadata": {name: base64}, "data": base64})'),
+    ]);
   const payloads = list.map((raw: unknown, i): Payload => {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       errors.push(fieldError(['payloads', i], 'must be an object with `metadata` and `data`'));
@@ -112,16 +115,19 @@ export function payloadsFromBody(body: unknown): Payload[] {
     const { metadata, data } = raw as JsonPayload;
     const out: Payload = { metadata: {} };
     if (metadata !== undefined && metadata !== null) {
-      if (typeof metadata !== 'object' || Array.isArray(metadata)) errors.push(fieldError(['payloads', i, 'metadata'], 'must be an object of base64 strings'));
+      if (typeof metadata !== 'object' || Array.isArray(metadata))
+        errors.push(fieldError(['payloads', i, 'metadata'], 'must be an object of base64 strings'));
       else {
         for (const [name, value] of Object.entries(metadata)) {
-          if (typeof value !== 'string' || !BASE64.test(value)) errors.push(fieldError(['payloads', i, 'metadata', name], 'must be a base64 string'));
+          if (typeof value !== 'string' || !BASE64.test(value))
+            errors.push(fieldError(['payloads', i, 'metadata', name], 'must be a base64 string'));
           else out.metadata![name] = Buffer.from(value, 'base64');
         }
       }
     }
     if (data !== undefined && data !== null) {
-      if (typeof data !== 'string' || !BASE64.test(data)) errors.push(fieldError(['payloads', i, 'data'], 'must be a base64 string'));
+      if (typeof data !== 'string' || !BASE64.test(data))
+        errors.push(fieldError(['payloads', i, 'data'], 'must be a base64 string'));
       else out.data = Buffer.from(data, 'base64');
     }
     return out;
@@ -133,7 +139,9 @@ export function payloadsFromBody(body: unknown): Payload[] {
 /** A payload as proto3 JSON. */
 export function payloadToJson(payload: Payload): JsonPayload {
   const json: JsonPayload = {
-    metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([name, value]) => [name, Buffer.from(value).toString('base64')])),
+    metadata: Object.fromEntries(
+      Object.entries(payload.metadata ?? {}).map(([name, value]) => [name, Buffer.from(value).toString('base64')]),
+    ),
   };
   if (payload.data && payload.data.length > 0) json.data = Buffer.from(payload.data).toString('base64');
   return json;
@@ -181,7 +189,10 @@ function sessionCookie(ctx: AppContext): string | undefined {
  * Authentication of a codec call: `Authorization` as on /v1; without it, a valid session cookie
  * (unexpired, sealed by this ring, its key not revoked) names the caller.
  */
-function codecAuthentication(deps: Pick<ApiDeps, 'config' | 'dataSource'>, failures?: AuthFailureLimiter): Middleware<AppState> {
+function codecAuthentication(
+  deps: Pick<ApiDeps, 'config' | 'dataSource'>,
+  failures?: AuthFailureLimiter,
+): Middleware<AppState> {
   const byHeader = authenticate(deps.dataSource, failures);
   const ring = keyRingFor(deps.config.secretKeys, deps.config.dataDir);
   return async (ctx, next) => {
@@ -193,7 +204,10 @@ function codecAuthentication(deps: Pick<ApiDeps, 'config' | 'dataSource'>, failu
       } catch {
         session = undefined;
       }
-      const key = session && typeof session.k === 'string' && typeof session.e === 'number' && session.e > Date.now() ? await deps.dataSource.manager.getRepository(ApiKey).findOneBy({ id: session.k }) : null;
+      const key =
+        session && typeof session.k === 'string' && typeof session.e === 'number' && session.e > Date.now()
+          ? await deps.dataSource.manager.getRepository(ApiKey).findOneBy({ id: session.k })
+          : null;
       if (key && !key.revokedAt) {
         ctx.state.caller = { workspaceId: key.workspaceId, keyId: key.id, scope: key.scope };
         return next();
@@ -225,7 +239,8 @@ function html(ctx: AppContext, status: number, body: string): void {
 /** Reads `key` from a small form-encoded or JSON body. @throws 400/415 problems. */
 async function keyFromBody(ctx: AppContext): Promise<string> {
   const form = ctx.is('application/x-www-form-urlencoded');
-  if (!form && !ctx.is('application/json')) throw new Problem('unsupported-media-type', 'Send the key as JSON ({"key": "…"}) or as a form field `key`.');
+  if (!form && !ctx.is('application/json'))
+    throw new Problem('unsupported-media-type', 'Send the key as JSON ({"key": "…"}) or as a form field `key`.');
   let text = '';
   for await (const chunk of ctx.req) {
     text += (chunk as Buffer).toString('utf8');
@@ -245,10 +260,16 @@ async function keyFromBody(ctx: AppContext): Promise<string> {
 }
 
 /** `POST /codec/encode`, `POST /codec/decode` and the browser session (mount {@link codecCors} before it). */
-export function codecRouter(deps: Pick<ApiDeps, 'config' | 'dataSource'>, failures?: AuthFailureLimiter): Router<AppState> {
+export function codecRouter(
+  deps: Pick<ApiDeps, 'config' | 'dataSource'>,
+  failures?: AuthFailureLimiter,
+): Router<AppState> {
   const codec = payloadCodec(deps.config);
   const ring = keyRingFor(deps.config.secretKeys, deps.config.dataDir);
-  const guard = compose<AppContext>([codecAuthentication(deps, failures), jsonBodies(Math.max(deps.config.api.maxBodyBytes, CODEC_MAX_BODY_BYTES))]);
+  const guard = compose<AppContext>([
+    codecAuthentication(deps, failures),
+    jsonBodies(Math.max(deps.config.api.maxBodyBytes, CODEC_MAX_BODY_BYTES)),
+  ]);
   const router = new Router<AppState>();
   router.post('/codec/encode', guard, codecHandler(codec, 'encode'));
   router.post('/codec/decode', guard, codecHandler(codec, 'decode'));
@@ -263,12 +284,22 @@ export function codecRouter(deps: Pick<ApiDeps, 'config' | 'dataSource'>, failur
       throw new Problem('unauthorized', 'The API key is unknown or has been revoked.');
     }
     const sealed = ring.seal(JSON.stringify({ k: key.id, e: Date.now() + CODEC_SESSION_SECONDS * 1000 }), SESSION_AAD);
-    ctx.append('Set-Cookie', `${CODEC_COOKIE}=${sealed}; Path=/codec; Max-Age=${CODEC_SESSION_SECONDS}; HttpOnly; Secure; SameSite=None`);
+    ctx.append(
+      'Set-Cookie',
+      `${CODEC_COOKIE}=${sealed}; Path=/codec; Max-Age=${CODEC_SESSION_SECONDS}; HttpOnly; Secure; SameSite=None`,
+    );
     if (ctx.is('application/json')) {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { signedIn: true, expiresInSeconds: CODEC_SESSION_SECONDS };
     } else {
-      html(ctx, 200, page('Signed in', `<p>This browser may read decoded payloads in the Temporal Web UI for ${CODEC_SESSION_SECONDS / 3600} hours.</p>`));
+      html(
+        ctx,
+        200,
+        page(
+          'Signed in',
+          `<p>This browser may read decoded payloads in the Temporal Web UI for ${CODEC_SESSION_SECONDS / 3600} hours.</p>`,
+        ),
+      );
     }
   });
   router.delete('/codec/session', (ctx) => {

@@ -29,7 +29,12 @@ import { temporalCronProblem } from '../../src/temporal/cron';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
 import { Deployment, type DeploymentWebhooks } from '../../src/store/entities';
-import { openSigningSecret, openWebhookHeaders, sealSigningSecret, sealWebhookHeaders } from '../../src/store/entities/deployment-secrets';
+import {
+  openSigningSecret,
+  openWebhookHeaders,
+  sealSigningSecret,
+  sealWebhookHeaders,
+} from '../../src/store/entities/deployment-secrets';
 import { keyRingFor } from '../../src/secrets/keyring';
 import { templateIssues } from '../../src/webhooks/payload';
 import type { ScheduleState } from '../../src/temporal/schedules';
@@ -84,7 +89,10 @@ const fields = {
   webhooks: {
     type: ['object', 'null'],
     additionalProperties: false,
-    properties: { onComplete: { type: 'array', maxItems: 20, items: webhookEntry }, onFailure: { type: 'array', maxItems: 20, items: webhookEntry } },
+    properties: {
+      onComplete: { type: 'array', maxItems: 20, items: webhookEntry },
+      onFailure: { type: 'array', maxItems: 20, items: webhookEntry },
+    },
   },
   signingSecret: { type: 'string', minLength: 16, maxLength: 200 },
   loadProfile: loadProfileSchema,
@@ -95,10 +103,17 @@ const fields = {
  * checked after them ({@link semanticErrors}).
  */
 export const DEPLOYMENT_SCHEMAS = {
-  create: { type: 'object', required: ['name', 'runner', 'environment'], additionalProperties: false, properties: fields },
+  create: {
+    type: 'object',
+    required: ['name', 'runner', 'environment'],
+    additionalProperties: false,
+    properties: fields,
+  },
   patch: { type: 'object', additionalProperties: false, minProperties: 1, properties: fields },
 } as const;
-const validateCreate = bodyValidator<DeploymentInput & { name: string; runner: string; environment: string }>(DEPLOYMENT_SCHEMAS.create);
+const validateCreate = bodyValidator<DeploymentInput & { name: string; runner: string; environment: string }>(
+  DEPLOYMENT_SCHEMAS.create,
+);
 const validatePatch = bodyValidator<DeploymentInput>(DEPLOYMENT_SCHEMAS.patch);
 
 /**
@@ -108,7 +123,8 @@ const validatePatch = bodyValidator<DeploymentInput>(DEPLOYMENT_SCHEMAS.patch);
  */
 export function cronProblem(expression: string, timezone: string): string | null {
   const parts = expression.trim().split(/\s+/);
-  if (parts.length !== 5) return `must have five fields (minute hour day-of-month month day-of-week), got ${parts.length}`;
+  if (parts.length !== 5)
+    return `must have five fields (minute hour day-of-month month day-of-week), got ${parts.length}`;
   // What Temporal's schedule parser refuses (`?`, `L`, `#`…) would leave the schedule pending forever.
   const temporal = temporalCronProblem(expression);
   if (temporal) return `is not a cron expression Temporal accepts: ${temporal}`;
@@ -146,11 +162,15 @@ function semanticErrors(d: Pick<Deployment, 'schedule' | 'timezone' | 'webhooks'
       const at = ['webhooks', array, i];
       try {
         const u = new URL(entry.url);
-        if (u.protocol !== 'http:' && u.protocol !== 'https:') errors.push(fieldError([...at, 'url'], 'must be an http or https URL'));
+        if (u.protocol !== 'http:' && u.protocol !== 'https:')
+          errors.push(fieldError([...at, 'url'], 'must be an http or https URL'));
       } catch {
         errors.push(fieldError([...at, 'url'], 'is not a valid URL'));
       }
-      for (const issue of [...templateIssues(entry.payload, [...at, 'payload']), ...templateIssues(entry.headers ?? {}, [...at, 'headers'])]) {
+      for (const issue of [
+        ...templateIssues(entry.payload, [...at, 'payload']),
+        ...templateIssues(entry.headers ?? {}, [...at, 'headers']),
+      ]) {
         errors.push(fieldError(issue.path, issue.message));
       }
     });
@@ -194,7 +214,11 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
   };
 
   /** The JSON form of a deployment (never the secrets: outgoing webhook header values read `"***"`). */
-  const json = (d: Deployment, schedule: ScheduleState, once: { webhookToken?: string; signingSecret?: string } = {}) => ({
+  const json = (
+    d: Deployment,
+    schedule: ScheduleState,
+    once: { webhookToken?: string; signingSecret?: string } = {},
+  ) => ({
     id: d.id,
     name: d.name,
     runner: d.runnerName,
@@ -207,7 +231,9 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     scheduleState: schedule,
     webhookEnabled: Boolean(d.webhookEnabled),
     webhookRequireAuth: Boolean(d.webhookRequireAuth),
-    ...(d.webhookEnabled && d.webhookId ? { webhookUrl: `${config.api.publicUrl}/webhooks/deploy/${d.webhookId}` } : {}),
+    ...(d.webhookEnabled && d.webhookId
+      ? { webhookUrl: `${config.api.publicUrl}/webhooks/deploy/${d.webhookId}` }
+      : {}),
     webhooks: maskWebhookHeaders(d.webhooks ?? { onComplete: [], onFailure: [] }),
     loadProfile: d.loadProfile ?? null,
     ...once,
@@ -268,7 +294,10 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     const schedule = await saveAndSync(d, true);
     ctx.status = 201;
     ctx.set('Location', `/v1/deployments/${d.id}`);
-    ctx.body = json(d, schedule, { ...(webhookToken ? { webhookToken } : {}), ...(input.signingSecret ? {} : { signingSecret }) });
+    ctx.body = json(d, schedule, {
+      ...(webhookToken ? { webhookToken } : {}),
+      ...(input.signingSecret ? {} : { signingSecret }),
+    });
   });
 
   router.get('/deployments/:deploymentId', async (ctx) => {
@@ -289,7 +318,8 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     if (patch.timezone !== undefined) d.timezone = patch.timezone;
     if (patch.enabled !== undefined) d.enabled = patch.enabled;
     if (patch.webhookRequireAuth !== undefined) d.webhookRequireAuth = patch.webhookRequireAuth;
-    if (patch.loadProfile !== undefined) d.loadProfile = checkedProfile(patch.loadProfile, 'loadProfile', config.runs.defaultTimeoutSeconds) ?? null;
+    if (patch.loadProfile !== undefined)
+      d.loadProfile = checkedProfile(patch.loadProfile, 'loadProfile', config.runs.defaultTimeoutSeconds) ?? null;
     if (patch.webhooks !== undefined) {
       const kept = keepMaskedWebhookHeaders(patch.webhooks, d.webhooks);
       if (kept.length) throw invalid(kept);
@@ -321,7 +351,15 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     if (!d.enabled) throw deploymentDisabled(d);
     const target = await deploymentRunTarget(dataSource, d);
     const idempotency = readIdempotencyKey(ctx, `POST /v1/deployments/${d.id}/runs`, {});
-    const started = await startRun({ workspaceId: d.workspaceId, ...target, timeoutSeconds: config.runs.defaultTimeoutSeconds, variables: {}, trigger: 'api', deploymentId: d.id, idempotency });
+    const started = await startRun({
+      workspaceId: d.workspaceId,
+      ...target,
+      timeoutSeconds: config.runs.defaultTimeoutSeconds,
+      variables: {},
+      trigger: 'api',
+      deploymentId: d.id,
+      idempotency,
+    });
     answerStartedRun(ctx, started, { status: 201, location: true });
   });
 

@@ -74,7 +74,11 @@ const fields = {
   name: { type: 'string', maxLength: 200 },
   description: { type: 'string', maxLength: 2000 },
   requestSchema: { type: ['object', 'null'] },
-  responseSchemas: { type: ['object', 'null'], propertyNames: { pattern: '^[1-5][0-9][0-9]$' }, additionalProperties: { type: 'object' } },
+  responseSchemas: {
+    type: ['object', 'null'],
+    propertyNames: { pattern: '^[1-5][0-9][0-9]$' },
+    additionalProperties: { type: 'object' },
+  },
   responses: { type: 'array', maxItems: 100, items: responseSchema },
 };
 /**
@@ -89,7 +93,11 @@ export const DESIGN_SCHEMAS = {
     type: 'object',
     required: ['schema'],
     additionalProperties: false,
-    properties: { schema: { type: 'object' }, mode: { enum: ['fast', 'ai'] }, hint: { type: 'string', maxLength: 1000 } },
+    properties: {
+      schema: { type: 'object' },
+      mode: { enum: ['fast', 'ai'] },
+      hint: { type: 'string', maxLength: 1000 },
+    },
   },
 } as const;
 const validateFull = bodyValidator<DesignInput>(DESIGN_SCHEMAS.full);
@@ -126,12 +134,19 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
     }
   };
   if (input.requestSchema) schemaError(input.requestSchema, [...prefix, 'requestSchema']);
-  for (const [status, schema] of Object.entries(input.responseSchemas ?? {})) schemaError(schema, [...prefix, 'responseSchemas', status]);
+  for (const [status, schema] of Object.entries(input.responseSchemas ?? {}))
+    schemaError(schema, [...prefix, 'responseSchemas', status]);
   const seen = new Map<string, number>();
   input.responses.forEach((r, i) => {
     const key = `${r.status}/${r.code}`;
     const other = seen.get(key);
-    if (other !== undefined) errors.push(fieldError([...prefix, 'responses', i, 'code'], `code ${r.code} is already used by responses[${other}] for status ${r.status}`));
+    if (other !== undefined)
+      errors.push(
+        fieldError(
+          [...prefix, 'responses', i, 'code'],
+          `code ${r.code} is already used by responses[${other}] for status ${r.status}`,
+        ),
+      );
     else seen.set(key, i);
     if (r.schema) schemaError(r.schema, [...prefix, 'responses', i, 'schema']);
   });
@@ -145,13 +160,20 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
       return { ...r, data: schema ? sampleFromSchema(schema) : null };
     } catch (err) {
       if (!(err instanceof SampleError)) throw err;
-      sampleErrors.push({ err, at: own ? [...prefix, 'responses', i, 'schema'] : [...prefix, 'responseSchemas', String(r.status)] });
+      sampleErrors.push({
+        err,
+        at: own ? [...prefix, 'responses', i, 'schema'] : [...prefix, 'responseSchemas', String(r.status)],
+      });
       return r;
     }
   });
   if (sampleErrors.length) throw sampleProblem(sampleErrors);
   // Imports inline `$ref`s and samples fill data: what is stored must still fit the depth limit.
-  for (const [field, value] of [['requestSchema', input.requestSchema], ['responseSchemas', input.responseSchemas], ['responses', responses]] as const) {
+  for (const [field, value] of [
+    ['requestSchema', input.requestSchema],
+    ['responseSchemas', input.responseSchemas],
+    ['responses', responses],
+  ] as const) {
     const deep = tooDeep(value, MAX_JSON_DEPTH);
     if (deep) throw tooDeepProblem([...prefix, field, ...deep], `The design's ${field}`);
   }
@@ -160,7 +182,13 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
 }
 
 /** The columns a checked design sets, the same for create, import and replace. */
-function storedFields(design: DesignInput, routeKey: string): Pick<ApiDesign, 'name' | 'description' | 'method' | 'path' | 'routeKey' | 'requestSchema' | 'responseSchemas' | 'responses'> {
+function storedFields(
+  design: DesignInput,
+  routeKey: string,
+): Pick<
+  ApiDesign,
+  'name' | 'description' | 'method' | 'path' | 'routeKey' | 'requestSchema' | 'responseSchemas' | 'responses'
+> {
   return {
     name: design.name ?? '',
     description: design.description ?? '',
@@ -186,7 +214,10 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     requestSchema: d.requestSchema,
     responseSchemas: d.responseSchemas,
     responses: d.responses,
-    mockUrl: d.responses.length > 0 ? `${config.mocks.publicUrl ?? config.api.publicUrl}/mock/${d.workspaceId}${d.path}` : null,
+    mockUrl:
+      d.responses.length > 0
+        ? `${config.mocks.publicUrl ?? config.api.publicUrl}/mock/${d.workspaceId}${d.path}`
+        : null,
     createdAt: iso(d.createdAt),
     updatedAt: iso(d.updatedAt),
   });
@@ -198,23 +229,35 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
       else await manager.getRepository(ApiDesign).save(d);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      const other = await manager.getRepository(ApiDesign).findOneBy({ workspaceId: d.workspaceId, method: d.method, routeKey: d.routeKey });
-      throw new Problem('route-taken', `${d.method} ${d.path} is already designed${other ? ` by ${other.id} (${other.method} ${other.path})` : ''}: both would answer the same requests.`, {
-        errors: [fieldError(['path'], 'another design of this method claims the same route')],
-        ...(other ? { designId: other.id } : {}),
-      });
+      const other = await manager
+        .getRepository(ApiDesign)
+        .findOneBy({ workspaceId: d.workspaceId, method: d.method, routeKey: d.routeKey });
+      throw new Problem(
+        'route-taken',
+        `${d.method} ${d.path} is already designed${other ? ` by ${other.id} (${other.method} ${other.path})` : ''}: both would answer the same requests.`,
+        {
+          errors: [fieldError(['path'], 'another design of this method claims the same route')],
+          ...(other ? { designId: other.id } : {}),
+        },
+      );
     }
   }
 
   function load(ctx: AppContext): Promise<ApiDesign> {
-    return findOr404(dataSource.manager, ApiDesign, { id: ctx.params.designId!, workspaceId: ctx.state.caller.workspaceId }, `Design "${ctx.params.designId}"`);
+    return findOr404(
+      dataSource.manager,
+      ApiDesign,
+      { id: ctx.params.designId!, workspaceId: ctx.state.caller.workspaceId },
+      `Design "${ctx.params.designId}"`,
+    );
   }
 
   router.get('/designs', async (ctx) => {
     const paging = readPaging(ctx, ORDER);
     const qb = workspaceRows(repo, 'd', ctx);
     const prefixFilter = queryFilter(ctx, 'path');
-    if (prefixFilter !== undefined) qb.andWhere("d.path LIKE :p ESCAPE '!'", { p: `${prefixFilter.replace(/[!%_]/g, (c) => `!${c}`)}%` });
+    if (prefixFilter !== undefined)
+      qb.andWhere("d.path LIKE :p ESCAPE '!'", { p: `${prefixFilter.replace(/[!%_]/g, (c) => `!${c}`)}%` });
     ctx.body = await keysetPage(qb, paging, ORDER, json);
   });
 
@@ -240,10 +283,16 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     const replace = queryString(ctx, 'replace') === 'true';
     let doc: Record<string, unknown>;
     try {
-      doc = typeof body.document === 'string' ? parseOpenApi(body.document) : parseOpenApi(JSON.stringify(body.document ?? body));
+      doc =
+        typeof body.document === 'string'
+          ? parseOpenApi(body.document)
+          : parseOpenApi(JSON.stringify(body.document ?? body));
     } catch (err) {
       if (err instanceof DocumentTooDeepError) throw tooDeepProblem(['document', ...err.path], 'The document');
-      throw invalid([fieldError(['document'], (err as Error).message)], `Not an importable OpenAPI document: ${(err as Error).message}`);
+      throw invalid(
+        [fieldError(['document'], (err as Error).message)],
+        `Not an importable OpenAPI document: ${(err as Error).message}`,
+      );
     }
     let result: ReturnType<typeof designsFromOpenApi>;
     try {
@@ -257,9 +306,14 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
       const out: ApiDesign[] = [];
       for (const [i, imported] of result.designs.entries()) {
         const { design, routeKey } = prepare(imported as DesignInput, ['designs', i]);
-        const existing = await manager.getRepository(ApiDesign).findOneBy({ workspaceId, method: design.method, routeKey });
+        const existing = await manager
+          .getRepository(ApiDesign)
+          .findOneBy({ workspaceId, method: design.method, routeKey });
         if (existing && !replace) {
-          result.skipped.push({ operation: `${design.method} ${design.path}`, reason: `already designed by ${existing.id}; import with ?replace=true to replace it` });
+          result.skipped.push({
+            operation: `${design.method} ${design.path}`,
+            reason: `already designed by ${existing.id}; import with ?replace=true to replace it`,
+          });
           continue;
         }
         const now = new Date();

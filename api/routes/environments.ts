@@ -29,7 +29,14 @@ import { keyRingFor } from '../../src/secrets/keyring';
 import type { VariableInput } from '../../src/secrets/variables';
 import type { ApiDeps, AppContext, AppState, Caller } from '../context';
 import { invalid } from '../problem';
-import { keptSecretErrors, resealStale, sealVariableInputs, variablesAnswer, variableShapeErrors, type VariablesInput } from '../secrets';
+import {
+  keptSecretErrors,
+  resealStale,
+  sealVariableInputs,
+  variablesAnswer,
+  variableShapeErrors,
+  type VariablesInput,
+} from '../secrets';
 import { bodyValidator, jsonBody } from '../validation';
 import { byName, keysetPage, readPaging } from '../paging';
 import { findOr404, workspaceRows } from '../lookups';
@@ -90,7 +97,14 @@ function requireKeptSecrets(variables: Record<string, unknown> | undefined, stor
  * "***"}` for every key; plain values as stored, or `"***"` for a `read`-scope key (the names stay).
  */
 export function environmentJson(e: Environment, caller: Pick<Caller, 'scope'>) {
-  return { id: e.id, name: e.name, description: e.description, variables: variablesAnswer(e.variables, caller.scope), createdAt: iso(e.createdAt), updatedAt: iso(e.updatedAt) };
+  return {
+    id: e.id,
+    name: e.name,
+    description: e.description,
+    variables: variablesAnswer(e.variables, caller.scope),
+    createdAt: iso(e.createdAt),
+    updatedAt: iso(e.updatedAt),
+  };
 }
 
 function load(manager: EntityManager, ctx: AppContext): Promise<Environment> {

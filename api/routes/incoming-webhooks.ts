@@ -48,7 +48,14 @@ import { bodyValidator } from '../validation';
 import { hasBody, jsonBodies, parsedBody } from '../body';
 import { PerMinuteLimit } from '../rate-limit';
 import { deploymentRunTarget, type RunTarget } from '../lookups';
-import { bodyVariables, keptSecretErrors, sealVariableInputs, variableShapeErrors, webhookTokenMatches, type VariablesInput } from '../secrets';
+import {
+  bodyVariables,
+  keptSecretErrors,
+  sealVariableInputs,
+  variableShapeErrors,
+  webhookTokenMatches,
+  type VariablesInput,
+} from '../secrets';
 import { deploymentDisabled } from './deployments';
 import { validatedWith, variablesSchema } from './shared';
 
@@ -97,7 +104,8 @@ type WebhookContext = ParameterizedContext<WebhookState>;
 export function findWebhook({ dataSource }: Pick<ApiDeps, 'dataSource'>): WebhookStep {
   return async (ctx, next) => {
     const deployment = await dataSource.getRepository(Deployment).findOneBy({ webhookId: ctx.params.webhookId! });
-    if (!deployment || !deployment.webhookEnabled) throw new Problem('not-found', 'No enabled webhook at this address.');
+    if (!deployment || !deployment.webhookEnabled)
+      throw new Problem('not-found', 'No enabled webhook at this address.');
     ctx.state.deployment = deployment;
     await next();
   };
@@ -107,7 +115,10 @@ export function findWebhook({ dataSource }: Pick<ApiDeps, 'dataSource'>): Webhoo
 export function limitWebhookCalls({ config }: Pick<ApiDeps, 'config'>): WebhookStep {
   const limit = new PerMinuteLimit(config.api.rateLimitPerMinute);
   return async (ctx, next) => {
-    await limit.consume(ctx.state.deployment.id, (retryAfter) => `Too many calls to this webhook; retry in ${retryAfter} s.`);
+    await limit.consume(
+      ctx.state.deployment.id,
+      (retryAfter) => `Too many calls to this webhook; retry in ${retryAfter} s.`,
+    );
     await next();
   };
 }
@@ -124,7 +135,8 @@ export function authenticateWebhookCall({ dataSource }: Pick<ApiDeps, 'dataSourc
     const authorization = ctx.get('Authorization');
     const apiKey = ctx.get('X-API-Key');
     if (!authorization && !apiKey) {
-      if (deployment.webhookRequireAuth) throw new Problem('unauthorized', 'Send `Authorization: Bearer <WEBHOOK_TOKEN>` or `X-API-Key: <API_KEY>`.');
+      if (deployment.webhookRequireAuth)
+        throw new Problem('unauthorized', 'Send `Authorization: Bearer <WEBHOOK_TOKEN>` or `X-API-Key: <API_KEY>`.');
       return true;
     }
     const wrong: string[] = [];
@@ -136,7 +148,12 @@ export function authenticateWebhookCall({ dataSource }: Pick<ApiDeps, 'dataSourc
     }
     if (apiKey) {
       const key = await findKey(dataSource.manager, apiKey);
-      if (key && key.workspaceId === deployment.workspaceId && KEY_SCOPES.indexOf(key.scope) >= KEY_SCOPES.indexOf('run')) return true;
+      if (
+        key &&
+        key.workspaceId === deployment.workspaceId &&
+        KEY_SCOPES.indexOf(key.scope) >= KEY_SCOPES.indexOf('run')
+      )
+        return true;
       wrong.push('the API key is unknown, revoked, of another workspace, or its scope does not allow starting runs');
     }
     const text = wrong.join('; and ');
@@ -162,7 +179,10 @@ export function parseWebhookBody({ config }: Pick<ApiDeps, 'config'>): WebhookSt
   const parse = jsonBodies(config.api.maxBodyBytes) as unknown as WebhookStep;
   return (ctx, next) =>
     parse(ctx, async () => {
-      ctx.state.webhookBody = validatedWith(validateBody, hasBody(ctx) ? parsedBody(ctx) : {}, (body) => [...variableShapeErrors(body), ...keptSecretErrors(bodyVariables(body), undefined)]);
+      ctx.state.webhookBody = validatedWith(validateBody, hasBody(ctx) ? parsedBody(ctx) : {}, (body) => [
+        ...variableShapeErrors(body),
+        ...keptSecretErrors(bodyVariables(body), undefined),
+      ]);
       await next();
     });
 }
@@ -214,7 +234,10 @@ export function startWebhookRun(deps: ApiDeps): WebhookStep {
 /** 200 with the run, its deployment and links (`Idempotent-Replayed: true` on a replay). */
 export const answerWebhookCall: WebhookStep = async (ctx) => {
   const { run } = ctx.state.started;
-  answerStartedRun(ctx, ctx.state.started, { status: 200, links: { self: `/v1/runs/${run.id}`, results: `/v1/runs/${run.id}/results` } });
+  answerStartedRun(ctx, ctx.state.started, {
+    status: 200,
+    links: { self: `/v1/runs/${run.id}`, results: `/v1/runs/${run.id}/results` },
+  });
 };
 
 /** The steps of a webhook call, in order (module comment). */

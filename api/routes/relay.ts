@@ -29,7 +29,12 @@
  */
 import { isUtf8 } from 'node:buffer';
 import Router from '@koa/router';
-import { ADDRESS_NOT_ALLOWED, addressRefusalIn, policyFromConfig, type AddressPolicy } from '../../src/net/address-policy';
+import {
+  ADDRESS_NOT_ALLOWED,
+  addressRefusalIn,
+  policyFromConfig,
+  type AddressPolicy,
+} from '../../src/net/address-policy';
 import { guardedRequest, isTimeout, readCapped } from '../../src/net/http';
 import { fieldError, type FieldError } from '../../src/problems';
 import type { ApiDeps, AppContext, AppState } from '../context';
@@ -144,14 +149,29 @@ function semanticErrors(input: RelayRequest): FieldError[] {
   } catch {
     errors.push(fieldError(['url'], 'must be an absolute http:// or https:// URL'));
   }
-  if (url && url.protocol !== 'http:' && url.protocol !== 'https:') errors.push(fieldError(['url'], `must be an http:// or https:// URL, not ${url.protocol}`));
-  else if (url && (url.username || url.password)) errors.push(fieldError(['url'], 'must not carry credentials (user:password@); send an Authorization header instead'));
+  if (url && url.protocol !== 'http:' && url.protocol !== 'https:')
+    errors.push(fieldError(['url'], `must be an http:// or https:// URL, not ${url.protocol}`));
+  else if (url && (url.username || url.password))
+    errors.push(
+      fieldError(['url'], 'must not carry credentials (user:password@); send an Authorization header instead'),
+    );
   (input.headers ?? []).forEach(([name, value], i) => {
-    if (!TOKEN.test(name)) errors.push(fieldError(['headers', i, 0], 'is not a header name (RFC 9110 token: letters, digits and !#$%&\'*+-.^_`|~)'));
-    if (BAD_VALUE_CHAR.test(value)) errors.push(fieldError(['headers', i, 1], 'may hold visible ASCII, spaces, tabs and Latin-1 characters only (no CR, LF or other control characters)'));
+    if (!TOKEN.test(name))
+      errors.push(
+        fieldError(['headers', i, 0], "is not a header name (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~)"),
+      );
+    if (BAD_VALUE_CHAR.test(value))
+      errors.push(
+        fieldError(
+          ['headers', i, 1],
+          'may hold visible ASCII, spaces, tabs and Latin-1 characters only (no CR, LF or other control characters)',
+        ),
+      );
   });
   if (input.body !== undefined && input.bodyEncoding === 'base64' && !BASE64.test(input.body)) {
-    errors.push(fieldError(['body'], 'is not valid base64 (RFC 4648, padded, no spaces), as bodyEncoding "base64" says'));
+    errors.push(
+      fieldError(['body'], 'is not valid base64 (RFC 4648, padded, no spaces), as bodyEncoding "base64" says'),
+    );
   }
   return errors;
 }
@@ -195,10 +215,19 @@ const CODE_WORDS: Record<string, string> = {
 export function relayFailure(err: unknown, timeoutMs: number): Problem {
   const refused = addressRefusalIn(err);
   if (refused) {
-    return new Problem('address-not-allowed', refused.message, { errorCode: ADDRESS_NOT_ALLOWED, address: refused.address, port: refused.port, rule: refused.rule });
+    return new Problem('address-not-allowed', refused.message, {
+      errorCode: ADDRESS_NOT_ALLOWED,
+      address: refused.address,
+      port: refused.port,
+      rule: refused.rule,
+    });
   }
-  if (isTimeout(err)) return new Problem('relay-failed', `TIMEOUT: no complete response within ${timeoutMs} ms.`, { errorCode: 'TIMEOUT' });
-  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } } | undefined;
+  if (isTimeout(err))
+    return new Problem('relay-failed', `TIMEOUT: no complete response within ${timeoutMs} ms.`, {
+      errorCode: 'TIMEOUT',
+    });
+  const e = err as
+    { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } } | undefined;
   const rawCode = e?.code ?? e?.cause?.code;
   let errorCode: string;
   if (e?.name === 'AbortError' || rawCode === 'UND_ERR_ABORTED') errorCode = 'CANCELLED';
@@ -210,7 +239,11 @@ export function relayFailure(err: unknown, timeoutMs: number): Problem {
 
 /** The response's raw `[name, value, …]` list (guardedRequest `responseHeaders: 'raw'`) as pairs. */
 function headerPairs(raw: unknown): Array<[string, string]> {
-  const list = Array.isArray(raw) ? (raw as unknown[]).map(String) : Object.entries((raw ?? {}) as Record<string, string | string[]>).flatMap(([k, v]) => (Array.isArray(v) ? v.flatMap((x) => [k, x]) : [k, v]));
+  const list = Array.isArray(raw)
+    ? (raw as unknown[]).map(String)
+    : Object.entries((raw ?? {}) as Record<string, string | string[]>).flatMap(([k, v]) =>
+        Array.isArray(v) ? v.flatMap((x) => [k, x]) : [k, v],
+      );
   const pairs: Array<[string, string]> = [];
   for (let i = 0; i + 1 < list.length; i += 2) pairs.push([list[i]!, list[i + 1]!]);
   return pairs;
@@ -221,8 +254,14 @@ function headerPairs(raw: unknown): Array<[string, string]> {
  * @param signal aborts the exchange (the console's request went away)
  * @throws Problem `address-not-allowed` or `relay-failed` ({@link relayFailure}); nothing else
  */
-export async function relay(input: RelayRequest, policy: AddressPolicy, limits: { timeoutMs: number; maxResponseBytes: number }, signal?: AbortSignal): Promise<RelayResponse> {
-  const body = input.body === undefined ? undefined : Buffer.from(input.body, input.bodyEncoding === 'base64' ? 'base64' : 'utf8');
+export async function relay(
+  input: RelayRequest,
+  policy: AddressPolicy,
+  limits: { timeoutMs: number; maxResponseBytes: number },
+  signal?: AbortSignal,
+): Promise<RelayResponse> {
+  const body =
+    input.body === undefined ? undefined : Buffer.from(input.body, input.bodyEncoding === 'base64' ? 'base64' : 'utf8');
   const started = performance.now();
   try {
     const res = await guardedRequest(policy.agent('node'), input.url, {
@@ -268,11 +307,13 @@ export function relayRouter(deps: ApiDeps): Router<AppState> {
   async function count(ctx: AppContext): Promise<void> {
     const left = await limit.consume(
       ctx.state.caller.keyId,
-      (retryAfter) => `Relay limit of ${perMinute} requests per minute exceeded (ASSAY_RELAY_PER_MINUTE); retry in ${retryAfter} s.`,
+      (retryAfter) =>
+        `Relay limit of ${perMinute} requests per minute exceeded (ASSAY_RELAY_PER_MINUTE); retry in ${retryAfter} s.`,
       (retryAfter) => rateLimitHeaders(perMinute, 0, retryAfter),
     );
     const overall = ctx.response.get('RateLimit-Remaining');
-    if (overall === '' || Number(overall) >= left.remaining) ctx.set(rateLimitHeaders(perMinute, left.remaining, left.resetSeconds));
+    if (overall === '' || Number(overall) >= left.remaining)
+      ctx.set(rateLimitHeaders(perMinute, left.remaining, left.resetSeconds));
   }
 
   router.post('/relay', async (ctx) => {
@@ -288,7 +329,12 @@ export function relayRouter(deps: ApiDeps): Router<AppState> {
     };
     ctx.res.once('close', onClose);
     try {
-      ctx.body = await relay(input, policy, { timeoutMs: input.timeoutMs ?? maxTimeoutMs, maxResponseBytes: config.runs.maxResponseBytes }, gone.signal);
+      ctx.body = await relay(
+        input,
+        policy,
+        { timeoutMs: input.timeoutMs ?? maxTimeoutMs, maxResponseBytes: config.runs.maxResponseBytes },
+        gone.signal,
+      );
     } finally {
       ctx.res.off('close', onClose);
     }

@@ -82,7 +82,10 @@ export function runnerJson(r: Runner) {
 /** Checks the selection: something selected, every listed id exists in the workspace. */
 async function checkSelection(manager: EntityManager, runner: Runner): Promise<void> {
   if (runner.testCaseIds.length === 0 && runner.folder === null && runner.tags.length === 0) {
-    throw invalid([fieldError([], 'select test cases with testCaseIds, folder (\'\' for all) or tags')], 'The runner selects no test cases.');
+    throw invalid(
+      [fieldError([], "select test cases with testCaseIds, folder ('' for all) or tags")],
+      'The runner selects no test cases.',
+    );
   }
   if (runner.testCaseIds.length === 0) return;
   const found = await manager.getRepository(TestCase).find({
@@ -94,17 +97,20 @@ async function checkSelection(manager: EntityManager, runner: Runner): Promise<v
     .map((id, i) => ({ id, i }))
     .filter(({ id }) => !known.has(id))
     .map(({ id, i }) => fieldError(['testCaseIds', i], `test case "${id}" does not exist`));
-  if (errors.length > 0) throw new Problem('unknown-reference', errors.map((e) => `${e.field}: ${e.detail}`).join('; '), { errors });
+  if (errors.length > 0)
+    throw new Problem('unknown-reference', errors.map((e) => `${e.field}: ${e.detail}`).join('; '), { errors });
 }
 
 function apply(runner: Runner, input: RunnerInput, replace: boolean): void {
   if (input.name !== undefined) runner.name = input.name;
   if (replace || input.description !== undefined) runner.description = input.description ?? '';
   if (replace || input.testCaseIds !== undefined) runner.testCaseIds = [...new Set(input.testCaseIds ?? [])];
-  if (replace || input.folder !== undefined) runner.folder = input.folder === undefined || input.folder === null ? null : normaliseFolder(input.folder);
+  if (replace || input.folder !== undefined)
+    runner.folder = input.folder === undefined || input.folder === null ? null : normaliseFolder(input.folder);
   if (replace || input.tags !== undefined) runner.tags = input.tags ?? [];
   if (replace || input.order !== undefined) runner.order = input.order ?? 'name';
-  if (replace || input.loadProfile !== undefined) runner.loadProfile = checkedProfile(input.loadProfile, 'loadProfile') ?? null;
+  if (replace || input.loadProfile !== undefined)
+    runner.loadProfile = checkedProfile(input.loadProfile, 'loadProfile') ?? null;
 }
 
 function load(manager: EntityManager, ctx: AppContext): Promise<Runner> {
@@ -127,7 +133,12 @@ export function runnersRouter({ dataSource }: ApiDeps): Router<AppState> {
   router.post('/runners', async (ctx) => {
     const input = validateCreate(jsonBody(ctx));
     const now = new Date();
-    const runner = Object.assign(new Runner(), { id: newId('runner'), workspaceId: ctx.state.caller.workspaceId, createdAt: now, updatedAt: now });
+    const runner = Object.assign(new Runner(), {
+      id: newId('runner'),
+      workspaceId: ctx.state.caller.workspaceId,
+      createdAt: now,
+      updatedAt: now,
+    });
     apply(runner, input, true);
     await dataSource.transaction(async (manager) => {
       await checkSelection(manager, runner);

@@ -55,7 +55,14 @@ import { keysetPage, page, readPaging, type Keyset } from '../paging';
 import { findOr404, requireRunTarget, workspaceRows } from '../lookups';
 import { deleteRun } from '../../src/store/retention';
 import { iso, nameSchema, validatedWith, variablesSchema } from './shared';
-import { bodyVariables, keptSecretErrors, sealVariableInputs, variablesAnswer, variableShapeErrors, type VariablesInput } from '../secrets';
+import {
+  bodyVariables,
+  keptSecretErrors,
+  sealVariableInputs,
+  variablesAnswer,
+  variableShapeErrors,
+  type VariablesInput,
+} from '../secrets';
 import { checkedProfile } from '../load-profile';
 import type { LoadProfileInput } from '../../src/perf/profile';
 
@@ -89,7 +96,10 @@ export function runInputSchema(maxTimeoutSeconds: number) {
 }
 
 /** The values of the `trigger` filter (a Record, so that a new trigger kind cannot be forgotten here). */
-export const RUN_TRIGGERS = Object.keys({ api: true, schedule: true, webhook: true } satisfies Record<RunTrigger, true>) as RunTrigger[];
+export const RUN_TRIGGERS = Object.keys({ api: true, schedule: true, webhook: true } satisfies Record<
+  RunTrigger,
+  true
+>) as RunTrigger[];
 
 /** Default and largest page of the run listing. */
 const RUN_PAGE = { default: 20, max: 200 } as const;
@@ -145,7 +155,8 @@ export function liveRunLookup(workflows: RunWorkflowClient): Middleware<AppState
     const runId = match[1]!;
     const started = Date.now();
     let lookup: Promise<LiveRun | null> | undefined;
-    const liveRun = () => (lookup ??= workflows.liveRun(runId, Math.max(LIVE_RUN_MIN_MS, started + LIVE_RUN_ANSWER_BY_MS - Date.now())));
+    const liveRun = () =>
+      (lookup ??= workflows.liveRun(runId, Math.max(LIVE_RUN_MIN_MS, started + LIVE_RUN_ANSWER_BY_MS - Date.now())));
     const timer = setTimeout(liveRun, LIVE_RUN_AFTER_MS);
     timer.unref();
     ctx.state.liveRun = { runId, lookup: liveRun };
@@ -168,7 +179,12 @@ export function liveRunLookup(workflows: RunWorkflowClient): Middleware<AppState
  * @returns null when the workflow does not serve: none found (`live` null), another workspace's
  *   (its `AssayWorkspace` is not `workspaceId`: answered as a run that does not exist), or an ended run.
  */
-export function runFromWorkflow(live: LiveRun | null, runId: string, workspaceId: string, workflows: RunWorkflowClient): Record<string, unknown> | null {
+export function runFromWorkflow(
+  live: LiveRun | null,
+  runId: string,
+  workspaceId: string,
+  workflows: RunWorkflowClient,
+): Record<string, unknown> | null {
   if (!live || live.workspaceId !== workspaceId) return null;
   const { state } = live;
   if (state.status !== 'queued' && state.status !== 'running') return null;
@@ -215,7 +231,12 @@ export function runJson(run: Run, workflows: RunWorkflowClient, nowMs = Date.now
       percentage: run.progressTotal === 0 ? 0 : Math.round((run.progressCompleted / run.progressTotal) * 1000) / 10,
     };
     const startedAtMs = (run.startedAt ?? run.createdAt).getTime();
-    const eta = estimateCompletion({ startedAtMs, deadlineMs: startedAtMs + run.timeoutSeconds * 1000, work: run.progressWork, nowMs });
+    const eta = estimateCompletion({
+      startedAtMs,
+      deadlineMs: startedAtMs + run.timeoutSeconds * 1000,
+      work: run.progressWork,
+      nowMs,
+    });
     doc.estimatedCompletion = new Date(eta).toISOString();
   }
   if (run.status === 'completed') doc.result = run.result;
@@ -235,18 +256,27 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
   const repo = dataSource.getRepository(Run);
   const startRun = runStarter(deps);
   const ring = keyRingFor(config.secretKeys, config.dataDir);
-  const loadRun = (ctx: AppContext) => findOr404(dataSource.manager, Run, { id: ctx.params.runId!, workspaceId: ctx.state.caller.workspaceId }, `Run "${ctx.params.runId}"`);
+  const loadRun = (ctx: AppContext) =>
+    findOr404(
+      dataSource.manager,
+      Run,
+      { id: ctx.params.runId!, workspaceId: ctx.state.caller.workspaceId },
+      `Run "${ctx.params.runId}"`,
+    );
   const validateRun = bodyValidator<RunInput>(runInputSchema(config.runs.maxTimeoutSeconds));
 
   router.post('/runs', async (ctx) => {
-    const input = validatedWith(validateRun, jsonBody(ctx), (body) => [...variableShapeErrors(body), ...keptSecretErrors(bodyVariables(body), undefined)]);
+    const input = validatedWith(validateRun, jsonBody(ctx), (body) => [
+      ...variableShapeErrors(body),
+      ...keptSecretErrors(bodyVariables(body), undefined),
+    ]);
     const idempotency = readIdempotencyKey(ctx, 'POST /v1/runs', input, ring);
     const workspaceId = ctx.state.caller.workspaceId;
     const timeoutSeconds = input.timeout ?? config.runs.defaultTimeoutSeconds;
     checkedProfile(input.performance, 'performance', timeoutSeconds);
     const target = await requireRunTarget(dataSource, workspaceId, input);
     // The runner's stored profile makes its runs performance runs too: it must fit this run's timeout.
-    if (!input.performance) checkedProfile(target.runner.loadProfile, 'the runner\'s loadProfile', timeoutSeconds);
+    if (!input.performance) checkedProfile(target.runner.loadProfile, "the runner's loadProfile", timeoutSeconds);
     const started = await startRun({
       workspaceId,
       ...target,
@@ -276,7 +306,13 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
     if (status !== undefined) qb.andWhere('run.status = :status', { status });
     if (trigger !== undefined) qb.andWhere('run.trigger = :trigger', { trigger });
     const mask = ctx.state.caller.scope === 'read';
-    ctx.body = await keysetPage(qb, paging, ORDER, (r) => runJson(r, workflows, Date.now(), mask), order === 'desc' ? 'DESC' : 'ASC');
+    ctx.body = await keysetPage(
+      qb,
+      paging,
+      ORDER,
+      (r) => runJson(r, workflows, Date.now(), mask),
+      order === 'desc' ? 'DESC' : 'ASC',
+    );
   });
 
   router.get('/runs/:runId', async (ctx) => {
@@ -292,7 +328,10 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       const fromWorkflow = runFromWorkflow(live, runId, ctx.state.caller.workspaceId, workflows);
       // Else (another workspace's run, an unknown or ended one, Temporal silent) the store's 503.
       if (!fromWorkflow) throw err;
-      deps.logger.warn({ requestId: ctx.state.requestId, runId: ctx.params.runId, error: (err as Error).message }, 'database unavailable; run answered from its workflow');
+      deps.logger.warn(
+        { requestId: ctx.state.requestId, runId: ctx.params.runId, error: (err as Error).message },
+        'database unavailable; run answered from its workflow',
+      );
       ctx.body = fromWorkflow;
       return;
     }
@@ -317,19 +356,36 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       nowMs,
     );
     doc.performance = live;
-    doc.progress = { completed: Math.round(live.elapsedMs / 1000), total: Math.round(live.durationMs / 1000), percentage: live.percent, unit: 'seconds' };
+    doc.progress = {
+      completed: Math.round(live.elapsedMs / 1000),
+      total: Math.round(live.durationMs / 1000),
+      percentage: live.percent,
+      unit: 'seconds',
+    };
     doc.estimatedCompletion = new Date(nowMs + Math.max(1000, live.durationMs - live.elapsedMs)).toISOString();
   }
 
   router.get('/runs/:runId/results', async (ctx) => {
     const run = await loadRun(ctx);
-    const rows = await dataSource.getRepository(RunTestCaseResult).find({ where: { runId: run.id }, order: { position: 'ASC' } });
-    const doc: Record<string, unknown> = { runId: run.id, status: run.status, runner: run.runnerName, environment: run.environmentName };
+    const rows = await dataSource
+      .getRepository(RunTestCaseResult)
+      .find({ where: { runId: run.id }, order: { position: 'ASC' } });
+    const doc: Record<string, unknown> = {
+      runId: run.id,
+      status: run.status,
+      runner: run.runnerName,
+      environment: run.environmentName,
+    };
     if (run.status === 'completed') doc.result = run.result;
     if (run.summary) doc.summary = run.summary;
     else {
       const count = (s: string) => rows.filter((r) => r.status === s).length;
-      doc.summary = { total: run.progressTotal, passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
+      doc.summary = {
+        total: run.progressTotal,
+        passed: count('passed'),
+        failed: count('failed'),
+        skipped: count('skipped'),
+      };
     }
     if (run.duration !== null) doc.duration = run.duration;
     if (run.completedAt) doc.completedAt = iso(run.completedAt);
@@ -346,7 +402,9 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
 
   router.get('/runs/:runId/deliveries', async (ctx) => {
     const run = await loadRun(ctx);
-    const rows = await dataSource.getRepository(WebhookDelivery).find({ where: { runId: run.id }, order: { event: 'ASC', position: 'ASC' } });
+    const rows = await dataSource
+      .getRepository(WebhookDelivery)
+      .find({ where: { runId: run.id }, order: { event: 'ASC', position: 'ASC' } });
     ctx.body = page(
       rows.map((d) => ({
         id: d.id,
@@ -377,7 +435,8 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
     // nothing else would end the row, so end it here.
     let ended = false;
     if (presence.state === 'not-found') ended = await failOpenRun(dataSource, run, 'Run cancelled');
-    else if (presence.state === 'closed') ended = await failOpenRun(dataSource, run, closedWorkflowReason(presence.status));
+    else if (presence.state === 'closed')
+      ended = await failOpenRun(dataSource, run, closedWorkflowReason(presence.status));
     ctx.status = 202;
     ctx.body = { runId: run.id, status: ended ? 'failed' : run.status, cancelRequested: true };
   });
@@ -388,7 +447,11 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
     const done = await deleteRun(dataSource, ctx.state.caller.workspaceId, runId);
     if (done.outcome === 'not-found') throw new Problem('not-found', `Run "${runId}" does not exist.`);
     if (done.outcome === 'active') {
-      throw new Problem('run-active', `Run ${runId} is ${done.status}; cancel it first (POST /v1/runs/${runId}/cancel), then delete it once it has ended.`, { runStatus: done.status });
+      throw new Problem(
+        'run-active',
+        `Run ${runId} is ${done.status}; cancel it first (POST /v1/runs/${runId}/cancel), then delete it once it has ended.`,
+        { runStatus: done.status },
+      );
     }
     ctx.status = 204;
   });

@@ -51,13 +51,18 @@ export async function uniqueName<T>(what: string, name: string, write: () => Pro
  * `validate(body)` (a {@link bodyValidator} of api/validation.ts) with the field errors of
  * `more(body)` (checks a schema cannot express) reported in the same 400 `validation-failed`.
  */
-export function validatedWith<T>(validate: (body: unknown) => T, body: unknown, more: (body: unknown) => FieldError[]): T {
+export function validatedWith<T>(
+  validate: (body: unknown) => T,
+  body: unknown,
+  more: (body: unknown) => FieldError[],
+): T {
   const extra = more(body);
   let value: T;
   try {
     value = validate(body);
   } catch (err) {
-    if (err instanceof Problem && err.code === 'validation-failed' && extra.length) throw invalid([...(err.extras.errors ?? []), ...extra]);
+    if (err instanceof Problem && err.code === 'validation-failed' && extra.length)
+      throw invalid([...(err.extras.errors ?? []), ...extra]);
     throw err;
   }
   if (extra.length) throw invalid(extra);

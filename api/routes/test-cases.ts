@@ -94,7 +94,11 @@ export function testCaseJson(tc: TestCase) {
  * Validates a flow and the data sets it may iterate over, and gives nodes without an id one; 400
  * naming every field at fault.
  */
-function checked(flow: unknown, dataSets: unknown, config: AssayConfig): { flow: FlowNode[]; dataSets: DataSet[] | null } {
+function checked(
+  flow: unknown,
+  dataSets: unknown,
+  config: AssayConfig,
+): { flow: FlowNode[]; dataSets: DataSet[] | null } {
   const setIssues = dataSets === undefined ? [] : validateDataSets(dataSets, ['dataSets']);
   const names = setIssues.length === 0 && Array.isArray(dataSets) ? (dataSets as DataSet[]).map((d) => d.name) : [];
   const issues = [...setIssues, ...validateFlow(flow, ['flow'], names)];
@@ -113,7 +117,10 @@ const figure = (n: number) => n.toLocaleString('en-US');
  */
 function checkLoopQuota(flow: FlowNode[], dataSets: DataSet[], config: AssayConfig): void {
   const limit = config.quotas.loopIterations;
-  const { total, loops } = expectedLoopIterations(flow, { maxLoopIterations: config.runs.maxLoopIterations, rowsOf: dataSetRowCounter(dataSets) });
+  const { total, loops } = expectedLoopIterations(flow, {
+    maxLoopIterations: config.runs.maxLoopIterations,
+    rowsOf: dataSetRowCounter(dataSets),
+  });
   const worst = loops[0];
   if (total <= limit || !worst) return;
   const name = worst.id ? `loop node "${worst.id}"` : 'a loop node';
@@ -128,7 +135,9 @@ function checkLoopQuota(flow: FlowNode[], dataSets: DataSet[], config: AssayConf
 
 async function load(manager: EntityManager, ctx: AppContext): Promise<TestCase> {
   const id = ctx.params.testCaseId!;
-  const tc = await manager.getRepository(TestCase).findOne({ where: { id, workspaceId: ctx.state.caller.workspaceId }, relations: { tagRows: true } });
+  const tc = await manager
+    .getRepository(TestCase)
+    .findOne({ where: { id, workspaceId: ctx.state.caller.workspaceId }, relations: { tagRows: true } });
   if (!tc) throw new Problem('not-found', `Test case "${id}" does not exist.`);
   return tc;
 }
@@ -162,8 +171,19 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
     // Filters: absent means "any"; an empty value is a 400 (queryFilter), never "any".
     const folder = queryFilter(ctx, 'folder');
     const tagsParam = queryFilter(ctx, 'tags');
-    const tags = tagsParam === undefined ? [] : [...new Set(tagsParam.split(',').map((t) => t.trim()).filter(Boolean))];
-    if (tagsParam !== undefined && tags.length === 0) throw queryProblem('tags', 'must name at least one tag (comma-separated)');
+    const tags =
+      tagsParam === undefined
+        ? []
+        : [
+            ...new Set(
+              tagsParam
+                .split(',')
+                .map((t) => t.trim())
+                .filter(Boolean),
+            ),
+          ];
+    if (tagsParam !== undefined && tags.length === 0)
+      throw queryProblem('tags', 'must name at least one tag (comma-separated)');
     const qb = testCaseQuery(dataSource.manager, ctx.state.caller.workspaceId, { folder, tags });
     ctx.body = await keysetPage(qb, paging, ORDER, testCaseJson);
   });

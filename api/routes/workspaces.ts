@@ -16,7 +16,15 @@ export function workspacesRouter({ dataSource }: ApiDeps): Router<AppState> {
     const workspace = await dataSource.getRepository(Workspace).findOneByOrFail({ id: workspaceId });
     const key = await dataSource.getRepository(ApiKey).findOneByOrFail({ id: keyId });
     ctx.body = page(
-      [{ id: workspace.id, name: workspace.name, createdAt: iso(workspace.createdAt), current: true, key: { id: key.id, name: key.name, prefix: key.prefix, scope: key.scope } }],
+      [
+        {
+          id: workspace.id,
+          name: workspace.name,
+          createdAt: iso(workspace.createdAt),
+          current: true,
+          key: { id: key.id, name: key.name, prefix: key.prefix, scope: key.scope },
+        },
+      ],
       null,
     );
   });

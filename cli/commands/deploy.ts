@@ -15,7 +15,15 @@ import type { AssayClient } from '../client';
 import { ApiProblem, UnreachableError } from '../client';
 import { CliError, EXIT, UsageError } from '../errors';
 import type { Registrar } from '../context';
-import { addWaitOptions, announceStarted, collectVar, parseReporters, runVariables, waitAndReport, type WaitFlags } from './run';
+import {
+  addWaitOptions,
+  announceStarted,
+  collectVar,
+  parseReporters,
+  runVariables,
+  waitAndReport,
+  type WaitFlags,
+} from './run';
 
 interface Deployment {
   id: string;
@@ -32,7 +40,10 @@ interface Deployment {
 export async function findDeployment(client: AssayClient, name: string): Promise<Deployment> {
   const all = await client.listAll<Deployment>('/v1/deployments');
   const found = all.find((d) => d.name === name) ?? all.find((d) => d.id === name);
-  if (!found) throw new UsageError(`no deployment "${name}" in this workspace${all.length ? ` (there are: ${all.map((d) => d.name).join(', ')})` : ''}`);
+  if (!found)
+    throw new UsageError(
+      `no deployment "${name}" in this workspace${all.length ? ` (there are: ${all.map((d) => d.name).join(', ')})` : ''}`,
+    );
   return found;
 }
 
@@ -57,7 +68,9 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
         }
         if (!all.length) ctx.note('No deployments yet (create one in the console, or with `assay apply`).');
         for (const d of all) {
-          ctx.print(`${d.name}\t${d.runner} on ${d.environment}\t${d.schedule ? `schedule "${d.schedule}"` : 'no schedule'}\t${d.enabled ? 'enabled' : 'disabled'}${d.webhookEnabled ? '\twebhook' : ''}`);
+          ctx.print(
+            `${d.name}\t${d.runner} on ${d.environment}\t${d.schedule ? `schedule "${d.schedule}"` : 'no schedule'}\t${d.enabled ? 'enabled' : 'disabled'}${d.webhookEnabled ? '\twebhook' : ''}`,
+          );
         }
         return EXIT.ok;
       }),
@@ -66,7 +79,7 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
   addWaitOptions(
     deploy
       .command('run')
-      .description("run a deployment now with its runner and environment (POST /v1/deployments/{id}/runs)")
+      .description('run a deployment now with its runner and environment (POST /v1/deployments/{id}/runs)')
       .argument('<name>', 'deployment name (or id)')
       .option('--var <name=value>', 'run variable (repeatable)', collectVar)
       .option('--secret-var <name=value>', 'secret run variable, masked in results (repeatable)', collectVar),
@@ -79,7 +92,11 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
       const d = await findDeployment(client, cmd.args[0]!);
       const variables = runVariables(flags.var, flags.secretVar);
       const body = variables ? { variables } : {};
-      const started = await client.request<RunDocument>('POST', `/v1/deployments/${d.id}/runs`, { body, headers: { 'idempotency-key': randomUUID() }, retryNetwork: true });
+      const started = await client.request<RunDocument>('POST', `/v1/deployments/${d.id}/runs`, {
+        body,
+        headers: { 'idempotency-key': randomUUID() },
+        retryNetwork: true,
+      });
       if (!flags.wait) {
         announceStarted(ctx, client, started);
         return EXIT.ok;
@@ -97,13 +114,19 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
         const client = ctx.client();
         const d = await findDeployment(client, sub(deploy, 'webhook').args[0]!);
         if (!d.webhookEnabled || !d.webhookUrl) {
-          throw new UsageError(`deployment "${d.name}" has no incoming webhook; turn it on with PATCH /v1/deployments/${d.id} {"webhookEnabled": true} (or webhookEnabled: true in its YAML file)`);
+          throw new UsageError(
+            `deployment "${d.name}" has no incoming webhook; turn it on with PATCH /v1/deployments/${d.id} {"webhookEnabled": true} (or webhookEnabled: true in its YAML file)`,
+          );
         }
         ctx.print(d.webhookUrl);
         ctx.note('Start a run from CI with:');
         ctx.note(`  assay trigger ${d.webhookUrl} --token "$ASSAY_WEBHOOK_TOKEN" --field branch="$BRANCH" --wait`);
-        ctx.note(`  curl -fsS -X POST '${d.webhookUrl}' -H "Authorization: Bearer $ASSAY_WEBHOOK_TOKEN" -H 'Content-Type: application/json' -d '{"trigger": "ci"}'`);
-        ctx.note('(the token was shown once when the webhook was made; POST /v1/deployments/{id}/rotate-webhook issues a new one)');
+        ctx.note(
+          `  curl -fsS -X POST '${d.webhookUrl}' -H "Authorization: Bearer $ASSAY_WEBHOOK_TOKEN" -H 'Content-Type: application/json' -d '{"trigger": "ci"}'`,
+        );
+        ctx.note(
+          '(the token was shown once when the webhook was made; POST /v1/deployments/{id}/rotate-webhook issues a new one)',
+        );
         return EXIT.ok;
       }),
     );
@@ -112,8 +135,11 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
     program
       .command('trigger')
       .description("start a run through a deployment's incoming webhook (what a CI system posts)")
-      .argument('<webhookUrl>', 'the deployment\'s webhook address (assay deploy webhook NAME)')
-      .option('--token <token>', 'the webhook token (env ASSAY_WEBHOOK_TOKEN); without it the API key is sent as X-API-Key')
+      .argument('<webhookUrl>', "the deployment's webhook address (assay deploy webhook NAME)")
+      .option(
+        '--token <token>',
+        'the webhook token (env ASSAY_WEBHOOK_TOKEN); without it the API key is sent as X-API-Key',
+      )
       .option('--trigger <label>', 'trigger label stored on the run', 'ci')
       .option('-e, --env <name>', "environment overriding the deployment's")
       .option('--version-label <version>', 'version stored on the run')
@@ -123,13 +149,27 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
   ).action(
     done(async () => {
       const cmd = program.commands.find((c) => c.name() === 'trigger')!;
-      const flags = cmd.opts<WaitFlags & { token?: string; trigger: string; env?: string; versionLabel?: string; var?: Record<string, string>; secretVar?: Record<string, string>; field?: Record<string, string> }>();
+      const flags = cmd.opts<
+        WaitFlags & {
+          token?: string;
+          trigger: string;
+          env?: string;
+          versionLabel?: string;
+          var?: Record<string, string>;
+          secretVar?: Record<string, string>;
+          field?: Record<string, string>;
+        }
+      >();
       parseReporters(flags.reporter);
       const url = cmd.args[0]!;
-      if (!/^https?:\/\/[^/]+\/webhooks\/deploy\/[^/?#]+$/.test(url)) throw new UsageError(`"${url}" is not a webhook address (…/webhooks/deploy/<id>; see assay deploy webhook NAME)`);
+      if (!/^https?:\/\/[^/]+\/webhooks\/deploy\/[^/?#]+$/.test(url))
+        throw new UsageError(
+          `"${url}" is not a webhook address (…/webhooks/deploy/<id>; see assay deploy webhook NAME)`,
+        );
       const token = flags.token ?? ctx.io.env.ASSAY_WEBHOOK_TOKEN;
       const apiKey = ctx.settings().apiKey;
-      if (!token && !apiKey) throw new UsageError('no credential: pass --token (or set ASSAY_WEBHOOK_TOKEN), or set ASSAY_API_KEY');
+      if (!token && !apiKey)
+        throw new UsageError('no credential: pass --token (or set ASSAY_WEBHOOK_TOKEN), or set ASSAY_API_KEY');
       const body: Record<string, unknown> = { ...(flags.field ?? {}), trigger: flags.trigger };
       if (flags.env) body.environment = flags.env;
       if (flags.versionLabel) body.version = flags.versionLabel;
@@ -140,7 +180,12 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
       if (apiKey) headers['x-api-key'] = apiKey;
       let res: Response;
       try {
-        res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+        res = await fetch(url, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(30_000),
+        });
       } catch (err) {
         throw new UnreachableError(new URL(url).origin, err);
       }
@@ -151,9 +196,16 @@ export const registerDeployCommands: Registrar = (program, ctx, done) => {
       } catch {
         /* shown below */
       }
-      if (res.status !== 200) throw new ApiProblem(res.status, json.title ? json : { title: `HTTP ${res.status}`, detail: text.slice(0, 200) }, 'POST', new URL(url).pathname);
+      if (res.status !== 200)
+        throw new ApiProblem(
+          res.status,
+          json.title ? json : { title: `HTTP ${res.status}`, detail: text.slice(0, 200) },
+          'POST',
+          new URL(url).pathname,
+        );
       const runId = String(json.runId ?? '');
-      if (!runId) throw new CliError(`the webhook answered 200 without a runId: ${text.slice(0, 200)}`, EXIT.incomplete);
+      if (!runId)
+        throw new CliError(`the webhook answered 200 without a runId: ${text.slice(0, 200)}`, EXIT.incomplete);
       if (!flags.wait) {
         ctx.print(runId);
         ctx.note(`Started run ${runId}; follow it with: assay wait ${runId}`);

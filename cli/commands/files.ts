@@ -37,14 +37,18 @@ async function requireScope(client: AssayClient, needed: 'run' | 'write', what: 
   const scope = ws?.key?.scope;
   const rank = { read: 0, run: 1, write: 2 } as Record<string, number>;
   if (scope && (rank[scope] ?? 0) < rank[needed]!) {
-    throw new UsageError(`${what} needs a ${needed === 'write' ? '"write"' : '"run" or "write"'} API key; this key's scope is "${scope}"${scope === 'read' ? ' (it sees environment values as "***")' : ''}`);
+    throw new UsageError(
+      `${what} needs a ${needed === 'write' ? '"write"' : '"run" or "write"'} API key; this key's scope is "${scope}"${scope === 'read' ? ' (it sees environment values as "***")' : ''}`,
+    );
   }
   return ws?.name ?? 'this workspace';
 }
 
 function printProblems(ctx: CliContext, problems: FileProblem[], dir: string): ExitCode {
   for (const p of problems) ctx.note(`assay: ${describeProblem(p)}`);
-  ctx.note(`assay: ${problems.length === 1 ? '1 problem' : `${problems.length} problems`} in ${dir}; nothing was changed`);
+  ctx.note(
+    `assay: ${problems.length === 1 ? '1 problem' : `${problems.length} problems`} in ${dir}; nothing was changed`,
+  );
   return EXIT.usage;
 }
 
@@ -64,7 +68,9 @@ async function runExport(ctx: CliContext, flags: { dir: string; clean?: boolean 
   const workspace = await requireScope(client, 'run', 'export');
   const state = await fetchWorkspace(client);
   if (state.ambiguous.length) {
-    throw new CliError(`cannot export ${state.ambiguous.join(', ')}: it lists a test case whose folder/name is shared by another (a name containing "/"); rename one`);
+    throw new CliError(
+      `cannot export ${state.ambiguous.join(', ')}: it lists a test case whose folder/name is shared by another (a name containing "/"); rename one`,
+    );
   }
   const dir = path.resolve(ctx.io.cwd, flags.dir);
   let report;
@@ -76,7 +82,8 @@ async function runExport(ctx: CliContext, flags: { dir: string; clean?: boolean 
     );
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOTDIR' || e.code === 'EEXIST' || e.code === 'EACCES' || e.code === 'EPERM') throw new UsageError(`cannot write to --dir ${flags.dir}: ${e.code} (${e.path ?? dir})`);
+    if (e.code === 'ENOTDIR' || e.code === 'EEXIST' || e.code === 'EACCES' || e.code === 'EPERM')
+      throw new UsageError(`cannot write to --dir ${flags.dir}: ${e.code} (${e.path ?? dir})`);
     throw err;
   }
   for (const f of report.written) ctx.print(`wrote ${path.join(flags.dir, f)}`);
@@ -85,14 +92,25 @@ async function runExport(ctx: CliContext, flags: { dir: string; clean?: boolean 
     `Exported ${state.resources.length} resources of ${workspace} to ${flags.dir}: ${report.written.length} written, ${report.unchanged.length} unchanged${flags.clean ? `, ${report.removed.length} removed` : ''}.`,
   );
   if (report.stale.length) {
-    ctx.note(`${report.stale.length === 1 ? '1 file describes a resource' : `${report.stale.length} files describe resources`} the workspace no longer has (export --clean removes them): ${report.stale.map((s) => path.join(flags.dir, s.file)).join(', ')}`);
+    ctx.note(
+      `${report.stale.length === 1 ? '1 file describes a resource' : `${report.stale.length} files describe resources`} the workspace no longer has (export --clean removes them): ${report.stale.map((s) => path.join(flags.dir, s.file)).join(', ')}`,
+    );
   }
-  if (report.unreadable.length) ctx.note(`warning: left alone, not resource files: ${report.unreadable.map((f) => path.join(flags.dir, f)).join(', ')}`);
-  if (report.duplicates.length) ctx.note(`warning: left alone, a second file for a resource: ${report.duplicates.map((f) => path.join(flags.dir, f)).join(', ')}`);
+  if (report.unreadable.length)
+    ctx.note(
+      `warning: left alone, not resource files: ${report.unreadable.map((f) => path.join(flags.dir, f)).join(', ')}`,
+    );
+  if (report.duplicates.length)
+    ctx.note(
+      `warning: left alone, a second file for a resource: ${report.duplicates.map((f) => path.join(flags.dir, f)).join(', ')}`,
+    );
   return EXIT.ok;
 }
 
-async function runApply(ctx: CliContext, flags: { dir: string; prune?: boolean; dryRun?: boolean; yes?: boolean }): Promise<ExitCode> {
+async function runApply(
+  ctx: CliContext,
+  flags: { dir: string; prune?: boolean; dryRun?: boolean; yes?: boolean },
+): Promise<ExitCode> {
   const dir = path.resolve(ctx.io.cwd, flags.dir);
   let contents;
   try {
@@ -103,7 +121,8 @@ async function runApply(ctx: CliContext, flags: { dir: string; prune?: boolean; 
     throw err;
   }
   if (contents.problems.length) return printProblems(ctx, contents.problems, flags.dir);
-  if (contents.files === 0) throw new UsageError(`${flags.dir} holds no .yaml files (make some with: assay export --dir ${flags.dir})`);
+  if (contents.files === 0)
+    throw new UsageError(`${flags.dir} holds no .yaml files (make some with: assay export --dir ${flags.dir})`);
   const client = ctx.client();
   await requireScope(client, flags.dryRun ? 'run' : 'write', flags.dryRun ? 'apply --dry-run' : 'apply');
   const state = await fetchWorkspace(client);
@@ -128,8 +147,12 @@ async function runApply(ctx: CliContext, flags: { dir: string; prune?: boolean; 
       await applyAction(client, action, state.refs);
     } catch (err) {
       if (!(err instanceof CliError)) throw err;
-      ctx.note(`assay: apply stopped at ${describeAction(action)}${action.file ? ` (${action.file})` : ''}: ${err.message}`);
-      ctx.note(done.length ? `Applied before the stop: ${done.map(describeAction).join('; ')}` : 'Nothing had been applied.');
+      ctx.note(
+        `assay: apply stopped at ${describeAction(action)}${action.file ? ` (${action.file})` : ''}: ${err.message}`,
+      );
+      ctx.note(
+        done.length ? `Applied before the stop: ${done.map(describeAction).join('; ')}` : 'Nothing had been applied.',
+      );
       ctx.note(`Not applied: ${plan.actions.slice(done.length).map(describeAction).join('; ')}`);
       return err.exitCode;
     }
@@ -143,17 +166,23 @@ async function runApply(ctx: CliContext, flags: { dir: string; prune?: boolean; 
 export const registerGitCommands: Registrar = (program, ctx, done) => {
   const exportCmd = program
     .command('export')
-    .description('write the workspace\'s environments, test cases, runners and deployments as YAML files, one per resource (docs/tests-as-files.md)')
+    .description(
+      "write the workspace's environments, test cases, runners and deployments as YAML files, one per resource (docs/tests-as-files.md)",
+    )
     .requiredOption('-d, --dir <dir>', 'directory to write (made when missing)')
     .option('--clean', 'remove files of resources that no longer exist in the workspace');
   exportCmd.action(done(() => runExport(ctx, exportCmd.opts<{ dir: string; clean?: boolean }>())));
 
   const applyCmd = program
     .command('apply')
-    .description('make the workspace match the YAML files in a directory: print the plan, then create, update (and with --prune delete) resources')
+    .description(
+      'make the workspace match the YAML files in a directory: print the plan, then create, update (and with --prune delete) resources',
+    )
     .requiredOption('-d, --dir <dir>', 'directory of resource files (as assay export writes them)')
     .option('--prune', 'delete workspace resources that no file describes')
     .option('--dry-run', 'print the plan and change nothing')
     .option('-y, --yes', 'do not ask for confirmation on a terminal');
-  applyCmd.action(done(() => runApply(ctx, applyCmd.opts<{ dir: string; prune?: boolean; dryRun?: boolean; yes?: boolean }>())));
+  applyCmd.action(
+    done(() => runApply(ctx, applyCmd.opts<{ dir: string; prune?: boolean; dryRun?: boolean; yes?: boolean }>())),
+  );
 };

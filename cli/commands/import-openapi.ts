@@ -17,7 +17,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { designsFromOpenApi, DocumentTooDeepError, parseOpenApi } from '../../src/mock/openapi';
-import { CONTRACT_TAG, contractTestsFromOpenApi, type ContractImportPlan, type SecurityVariable, type TestCaseBody } from '../importers/openapi';
+import {
+  CONTRACT_TAG,
+  contractTestsFromOpenApi,
+  type ContractImportPlan,
+  type SecurityVariable,
+  type TestCaseBody,
+} from '../importers/openapi';
 import { ApiProblem, type AssayClient } from '../client';
 import type { CliContext } from '../context';
 import { EXIT, UsageError, type ExitCode } from '../errors';
@@ -47,7 +53,16 @@ export interface OpenApiImportReport {
   dryRun: boolean;
   /** The base URL the environment gets (or would get); null when there is none. */
   baseUrl: string | null;
-  testCases: Array<{ operation: string; name: string; folder: string; action: ImportAction; id?: string; notes?: string[]; error?: string; testCase?: TestCaseBody }>;
+  testCases: Array<{
+    operation: string;
+    name: string;
+    folder: string;
+    action: ImportAction;
+    id?: string;
+    notes?: string[];
+    error?: string;
+    testCase?: TestCaseBody;
+  }>;
   skipped: Array<{ operation: string; reason: string }>;
   /** Operations left out by --tags. */
   filteredOut: number;
@@ -56,14 +71,23 @@ export interface OpenApiImportReport {
   environment?: { name: string; action: ImportAction; baseUrl: string };
   runner?: { name: string; action: ImportAction; folder: string; tags: string[] };
   /** `--with-mocks`: designs made, operations the designs import skipped, the mock base address, or why the import was refused. */
-  mocks?: { created: number; skipped: Array<{ operation: string; reason: string }>; mockBaseUrl: string | null; error?: string };
+  mocks?: {
+    created: number;
+    skipped: Array<{ operation: string; reason: string }>;
+    mockBaseUrl: string | null;
+    error?: string;
+  };
   counts: { created: number; updated: number; unchanged: number; skipped: number; failed: number };
 }
 
 /** JSON text with object keys sorted, to compare a stored record with a planned one. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
   );
 }
 
@@ -72,7 +96,10 @@ async function readSpec(spec: string, cwd: string): Promise<string> {
   if (/^https?:\/\//i.test(spec)) {
     let res: Response;
     try {
-      res = await fetch(spec, { headers: { accept: 'application/json, application/yaml, text/yaml, */*' }, signal: AbortSignal.timeout(30_000) });
+      res = await fetch(spec, {
+        headers: { accept: 'application/json, application/yaml, text/yaml, */*' },
+        signal: AbortSignal.timeout(30_000),
+      });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new UsageError(`${spec} could not be fetched: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
@@ -85,7 +112,9 @@ async function readSpec(spec: string, cwd: string): Promise<string> {
     return fs.readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`${spec}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message}`);
+    throw new UsageError(
+      `${spec}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message}`,
+    );
   }
 }
 
@@ -94,7 +123,8 @@ export function parseSpec(spec: string, text: string): Record<string, unknown> {
   try {
     return parseOpenApi(text);
   } catch (err) {
-    if (err instanceof DocumentTooDeepError) throw new UsageError(`${spec}: ${err.message}${err.path.length ? ` (at /${err.path.join('/')})` : ''}`);
+    if (err instanceof DocumentTooDeepError)
+      throw new UsageError(`${spec}: ${err.message}${err.path.length ? ` (at /${err.path.join('/')})` : ''}`);
     const first = ((err as Error).message.split('\n')[0] ?? '').replace(/:\s*$/, '');
     throw new UsageError(`${spec}: ${first}`);
   }
@@ -132,18 +162,33 @@ interface StoredTestCase {
 }
 
 /** Saves the planned test cases (or, dry, says what it would do); fills report.testCases. */
-async function syncTestCases(client: AssayClient | null, plan: ContractImportPlan, report: OpenApiImportReport, dry: boolean): Promise<void> {
+async function syncTestCases(
+  client: AssayClient | null,
+  plan: ContractImportPlan,
+  report: OpenApiImportReport,
+  dry: boolean,
+): Promise<void> {
   const existing = new Map<string, StoredTestCase>();
-  if (client) for (const tc of await client.listAll<StoredTestCase>('/v1/test-cases', { folder: plan.folder })) existing.set(`${tc.folder}\u0000${tc.name}`, tc);
+  if (client)
+    for (const tc of await client.listAll<StoredTestCase>('/v1/test-cases', { folder: plan.folder }))
+      existing.set(`${tc.folder}\u0000${tc.name}`, tc);
   for (const planned of plan.testCases) {
     const body = planned.body;
-    const entry: OpenApiImportReport['testCases'][number] = { operation: planned.operation, name: body.name, folder: body.folder, action: 'created' };
+    const entry: OpenApiImportReport['testCases'][number] = {
+      operation: planned.operation,
+      name: body.name,
+      folder: body.folder,
+      action: 'created',
+    };
     if (planned.notes.length) entry.notes = planned.notes;
     if (dry) entry.testCase = body;
     const old = existing.get(`${body.folder}\u0000${body.name}`);
     if (old) {
       entry.id = old.id;
-      const same = old.description === body.description && canonical([...old.tags].sort()) === canonical([...body.tags].sort()) && canonical(old.flow) === canonical(body.flow);
+      const same =
+        old.description === body.description &&
+        canonical([...old.tags].sort()) === canonical([...body.tags].sort()) &&
+        canonical(old.flow) === canonical(body.flow);
       entry.action = same ? 'unchanged' : 'updated';
     }
     if (!dry && client && entry.action !== 'unchanged') {
@@ -163,21 +208,55 @@ async function syncTestCases(client: AssayClient | null, plan: ContractImportPla
 }
 
 /** Creates `name` with `baseUrl`, or merge-patches its `baseUrl` (other variables stay). */
-async function syncEnvironment(client: AssayClient | null, name: string, baseUrl: string, dry: boolean): Promise<ImportAction> {
-  const env = client ? await getOrNull<{ variables?: Record<string, unknown> }>(client, `/v1/environments/${encodeURIComponent(name)}`) : null;
+async function syncEnvironment(
+  client: AssayClient | null,
+  name: string,
+  baseUrl: string,
+  dry: boolean,
+): Promise<ImportAction> {
+  const env = client
+    ? await getOrNull<{ variables?: Record<string, unknown> }>(client, `/v1/environments/${encodeURIComponent(name)}`)
+    : null;
   if (env && env.variables?.baseUrl === baseUrl) return 'unchanged';
   if (!dry && client) {
-    if (env) await client.request('PATCH', `/v1/environments/${encodeURIComponent(name)}`, { body: { variables: { baseUrl } } });
-    else await client.request('POST', '/v1/environments', { body: { name, description: 'made by assay import openapi', variables: { baseUrl } } });
+    if (env)
+      await client.request('PATCH', `/v1/environments/${encodeURIComponent(name)}`, {
+        body: { variables: { baseUrl } },
+      });
+    else
+      await client.request('POST', '/v1/environments', {
+        body: { name, description: 'made by assay import openapi', variables: { baseUrl } },
+      });
   }
   return env ? 'updated' : 'created';
 }
 
 /** Creates the runner, or replaces it (PUT) when it does not select exactly the folder's contract tests. */
-async function syncRunner(client: AssayClient | null, name: string, plan: ContractImportPlan, dry: boolean): Promise<ImportAction> {
-  const runner = client ? await getOrNull<{ folder?: string | null; tags?: string[]; testCaseIds?: string[] }>(client, `/v1/runners/${encodeURIComponent(name)}`) : null;
-  const wanted = { name, description: `Contract tests of ${plan.title} (assay import openapi)`.slice(0, 2000), folder: plan.folder, tags: [CONTRACT_TAG] };
-  if (runner && runner.folder === plan.folder && canonical(runner.tags ?? []) === canonical(wanted.tags) && !(runner.testCaseIds ?? []).length) return 'unchanged';
+async function syncRunner(
+  client: AssayClient | null,
+  name: string,
+  plan: ContractImportPlan,
+  dry: boolean,
+): Promise<ImportAction> {
+  const runner = client
+    ? await getOrNull<{ folder?: string | null; tags?: string[]; testCaseIds?: string[] }>(
+        client,
+        `/v1/runners/${encodeURIComponent(name)}`,
+      )
+    : null;
+  const wanted = {
+    name,
+    description: `Contract tests of ${plan.title} (assay import openapi)`.slice(0, 2000),
+    folder: plan.folder,
+    tags: [CONTRACT_TAG],
+  };
+  if (
+    runner &&
+    runner.folder === plan.folder &&
+    canonical(runner.tags ?? []) === canonical(wanted.tags) &&
+    !(runner.testCaseIds ?? []).length
+  )
+    return 'unchanged';
   if (!dry && client) {
     if (runner) await client.request('PUT', `/v1/runners/${encodeURIComponent(name)}`, { body: wanted });
     else await client.request('POST', '/v1/runners', { body: wanted });
@@ -190,10 +269,18 @@ async function syncRunner(client: AssayClient | null, name: string, plan: Contra
  * `<the Assay URL the CLI uses>/mock/<workspace id>` (docs/mocks.md).
  */
 async function importMocks(client: AssayClient, text: string): Promise<NonNullable<OpenApiImportReport['mocks']>> {
-  const answer = await client.request<{ created: unknown[]; skipped: Array<{ operation: string; reason: string }> }>('POST', '/v1/designs/import', { body: { document: text } });
+  const answer = await client.request<{ created: unknown[]; skipped: Array<{ operation: string; reason: string }> }>(
+    'POST',
+    '/v1/designs/import',
+    { body: { document: text } },
+  );
   const workspaces = await client.get<{ items: Array<{ id: string; current?: boolean }> }>('/v1/workspaces');
   const ws = workspaces.items.find((w) => w.current) ?? workspaces.items[0];
-  return { created: answer.created.length, skipped: answer.skipped, mockBaseUrl: ws ? `${client.baseUrl}/mock/${ws.id}` : null };
+  return {
+    created: answer.created.length,
+    skipped: answer.skipped,
+    mockBaseUrl: ws ? `${client.baseUrl}/mock/${ws.id}` : null,
+  };
 }
 
 /** What the designs import would make of the document (a dry run; routes already designed are not known). */
@@ -211,27 +298,46 @@ const pad = (s: string, n: number) => (s.length >= n ? `${s} ` : s + ' '.repeat(
 /** The short report on stderr. */
 function printReport(ctx: CliContext, r: OpenApiImportReport): void {
   const would = r.dryRun ? 'would be ' : '';
-  ctx.note(`${r.dryRun ? 'Dry run: nothing saved. ' : ''}"${r.title}" ${r.version} (OpenAPI ${r.openapi}) → folder ${r.folder}`);
-  for (const tc of r.testCases) ctx.note(`  ${pad(tc.action, 10)}${pad(tc.operation, 40)}${tc.folder}${tc.error ? `  ${tc.error}` : ''}`);
+  ctx.note(
+    `${r.dryRun ? 'Dry run: nothing saved. ' : ''}"${r.title}" ${r.version} (OpenAPI ${r.openapi}) → folder ${r.folder}`,
+  );
+  for (const tc of r.testCases)
+    ctx.note(`  ${pad(tc.action, 10)}${pad(tc.operation, 40)}${tc.folder}${tc.error ? `  ${tc.error}` : ''}`);
   for (const s of r.skipped) ctx.note(`  ${pad('skipped', 10)}${pad(s.operation, 40)}${s.reason}`);
   for (const tc of r.testCases) for (const n of tc.notes ?? []) ctx.note(`  note: ${tc.operation}: ${n}`);
   if (r.filteredOut) ctx.note(`  ${r.filteredOut} operation${r.filteredOut === 1 ? '' : 's'} left out by --tags`);
-  if (r.environment) ctx.note(`Environment ${r.environment.name}: baseUrl = ${r.environment.baseUrl} (${would}${r.environment.action})`);
-  if (r.runner) ctx.note(`Runner ${r.runner.name}: folder ${r.runner.folder}, tag ${r.runner.tags.join(',')} (${would}${r.runner.action})`);
+  if (r.environment)
+    ctx.note(`Environment ${r.environment.name}: baseUrl = ${r.environment.baseUrl} (${would}${r.environment.action})`);
+  if (r.runner)
+    ctx.note(
+      `Runner ${r.runner.name}: folder ${r.runner.folder}, tag ${r.runner.tags.join(',')} (${would}${r.runner.action})`,
+    );
   if (r.variables.length) {
     const byName = new Map<string, SecurityVariable[]>();
     for (const v of r.variables) byName.set(v.name, [...(byName.get(v.name) ?? []), v]);
     ctx.note(`Set these variables in the environment${r.environment ? ` ${r.environment.name}` : ''}:`);
-    for (const [name, vs] of byName) ctx.note(`  ${pad(name, 14)}${vs[0]!.hint}; ${[...new Set(vs.map((v) => v.where))].join(', ')} (scheme${vs.length > 1 ? 's' : ''} ${vs.map((v) => v.scheme).join(', ')})`);
+    for (const [name, vs] of byName)
+      ctx.note(
+        `  ${pad(name, 14)}${vs[0]!.hint}; ${[...new Set(vs.map((v) => v.where))].join(', ')} (scheme${vs.length > 1 ? 's' : ''} ${vs.map((v) => v.scheme).join(', ')})`,
+      );
   }
   if (r.mocks?.error) ctx.note(`Mock designs: not imported: ${r.mocks.error}`);
-  else if (r.mocks) ctx.note(`Mock designs: ${r.mocks.created} created, ${r.mocks.skipped.length} skipped${r.mocks.mockBaseUrl ? `; mock base URL ${r.mocks.mockBaseUrl}` : ''}`);
+  else if (r.mocks)
+    ctx.note(
+      `Mock designs: ${r.mocks.created} created, ${r.mocks.skipped.length} skipped${r.mocks.mockBaseUrl ? `; mock base URL ${r.mocks.mockBaseUrl}` : ''}`,
+    );
   const c = r.counts;
-  ctx.note(`${r.dryRun ? 'Would be: ' : ''}${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged, ${c.skipped} skipped${c.failed ? `, ${c.failed} failed` : ''}`);
+  ctx.note(
+    `${r.dryRun ? 'Would be: ' : ''}${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged, ${c.skipped} skipped${c.failed ? `, ${c.failed} failed` : ''}`,
+  );
 }
 
 /** Adds `openapi` to the `import` group (cli/commands/import.ts). */
-export function registerOpenApiImport(group: Command, ctx: CliContext, done: (action: () => Promise<ExitCode>) => () => Promise<void>): void {
+export function registerOpenApiImport(
+  group: Command,
+  ctx: CliContext,
+  done: (action: () => Promise<ExitCode>) => () => Promise<void>,
+): void {
   const cmd = group
     .command('openapi')
     .description('make contract test cases from an OpenAPI 3.0/3.1 description (docs/import-openapi.md)')
@@ -249,21 +355,26 @@ export function registerOpenApiImport(group: Command, ctx: CliContext, done: (ac
       const flags = cmd.opts<OpenApiFlags>();
       const spec = cmd.args[0]!;
       if (flags.baseUrl !== undefined) {
-        if (!URL.canParse(flags.baseUrl) || !['http:', 'https:'].includes(new URL(flags.baseUrl).protocol)) throw new UsageError(`--base-url "${flags.baseUrl}" is not an http(s) address`);
+        if (!URL.canParse(flags.baseUrl) || !['http:', 'https:'].includes(new URL(flags.baseUrl).protocol))
+          throw new UsageError(`--base-url "${flags.baseUrl}" is not an http(s) address`);
         if (!flags.environment) throw new UsageError('--base-url is stored in an environment: add --environment NAME');
       }
       const tags = flags.tags
         ?.split(',')
         .map((t) => t.trim())
         .filter(Boolean);
-      if (flags.tags !== undefined && !tags?.length) throw new UsageError('--tags needs at least one tag (comma-separated)');
-      if (flags.folder !== undefined && !flags.folder.split('/').some((s) => s.trim())) throw new UsageError('--folder must name a folder');
+      if (flags.tags !== undefined && !tags?.length)
+        throw new UsageError('--tags needs at least one tag (comma-separated)');
+      if (flags.folder !== undefined && !flags.folder.split('/').some((s) => s.trim()))
+        throw new UsageError('--folder must name a folder');
       const text = await readSpec(spec, ctx.io.cwd);
       const doc = parseSpec(spec, text);
       const plan = contractTestsFromOpenApi(doc, { folder: flags.folder, tags });
       const baseUrl = baseUrlFor(flags, plan, spec);
       if (flags.environment && !baseUrl) {
-        throw new UsageError(`${spec}: no base URL for environment ${flags.environment}: ${plan.serverUrl ? `servers[0].url "${plan.serverUrl}" is not an absolute http(s) address` : 'the description has no servers'}; pass --base-url`);
+        throw new UsageError(
+          `${spec}: no base URL for environment ${flags.environment}: ${plan.serverUrl ? `servers[0].url "${plan.serverUrl}" is not an absolute http(s) address` : 'the description has no servers'}; pass --base-url`,
+        );
       }
       const dry = Boolean(flags.dryRun);
       // A dry run compares with what is stored when a key is configured, and plans from scratch without one.
@@ -283,8 +394,19 @@ export function registerOpenApiImport(group: Command, ctx: CliContext, done: (ac
         counts: { created: 0, updated: 0, unchanged: 0, skipped: plan.skipped.length, failed: 0 },
       };
       await syncTestCases(client, plan, report, dry);
-      if (flags.environment && baseUrl) report.environment = { name: flags.environment, action: await syncEnvironment(client, flags.environment, baseUrl, dry), baseUrl };
-      if (flags.runner) report.runner = { name: flags.runner, action: await syncRunner(client, flags.runner, plan, dry), folder: plan.folder, tags: [CONTRACT_TAG] };
+      if (flags.environment && baseUrl)
+        report.environment = {
+          name: flags.environment,
+          action: await syncEnvironment(client, flags.environment, baseUrl, dry),
+          baseUrl,
+        };
+      if (flags.runner)
+        report.runner = {
+          name: flags.runner,
+          action: await syncRunner(client, flags.runner, plan, dry),
+          folder: plan.folder,
+          tags: [CONTRACT_TAG],
+        };
       if (flags.withMocks) {
         try {
           report.mocks = dry || !client ? dryMocks(doc) : await importMocks(client, text);
@@ -297,7 +419,14 @@ export function registerOpenApiImport(group: Command, ctx: CliContext, done: (ac
       for (const tc of report.testCases) report.counts[tc.action]++;
       printReport(ctx, report);
       if (flags.json) ctx.print(JSON.stringify(report, null, 2));
-      else if (dry) ctx.print(JSON.stringify(report.testCases.map((t) => t.testCase), null, 2));
+      else if (dry)
+        ctx.print(
+          JSON.stringify(
+            report.testCases.map((t) => t.testCase),
+            null,
+            2,
+          ),
+        );
       return report.counts.failed || report.mocks?.error ? EXIT.usage : EXIT.ok;
     }),
   );

@@ -29,7 +29,13 @@ export interface PostmanImportReport {
   collection: string;
   requests: number;
   environment: { name: string; action: 'created' | 'updated' | 'unchanged' | 'planned'; variables: number };
-  testCases: Array<{ name: string; folder: string; id?: string; action: 'created' | 'updated' | 'unchanged' | 'planned'; nodes: number }>;
+  testCases: Array<{
+    name: string;
+    folder: string;
+    id?: string;
+    action: 'created' | 'updated' | 'unchanged' | 'planned';
+    nodes: number;
+  }>;
   runner: { name: string; action: 'created' | 'updated' | 'unchanged' | 'planned'; testCases: number };
   untranslated: ImportNote[];
   warnings: ImportNote[];
@@ -42,7 +48,9 @@ function readJsonFile(file: string, what: string, cwd: string): unknown {
   try {
     text = fs.readFileSync(full, 'utf8');
   } catch (err) {
-    throw new UsageError(`cannot read the ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UsageError(
+      `cannot read the ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   try {
     return JSON.parse(text);
@@ -52,28 +60,49 @@ function readJsonFile(file: string, what: string, cwd: string): unknown {
 }
 
 function slug(name: string): string {
-  return name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'postman';
+  return (
+    name
+      .replace(/[^A-Za-z0-9_.-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 100) || 'postman'
+  );
 }
 
-async function upsertEnvironment(client: AssayClient, env: PostmanImport['environment']): Promise<'created' | 'updated' | 'unchanged'> {
+async function upsertEnvironment(
+  client: AssayClient,
+  env: PostmanImport['environment'],
+): Promise<'created' | 'updated' | 'unchanged'> {
   try {
-    const current = await client.get<{ variables: Record<string, unknown> }>(`/v1/environments/${encodeURIComponent(env.name)}`);
+    const current = await client.get<{ variables: Record<string, unknown> }>(
+      `/v1/environments/${encodeURIComponent(env.name)}`,
+    );
     const changed = Object.entries(env.variables).filter(([k, v]) => !isDeepStrictEqual(current.variables?.[k], v));
     if (!changed.length) return 'unchanged';
-    await client.request('PATCH', `/v1/environments/${encodeURIComponent(env.name)}`, { body: { variables: Object.fromEntries(changed) } });
+    await client.request('PATCH', `/v1/environments/${encodeURIComponent(env.name)}`, {
+      body: { variables: Object.fromEntries(changed) },
+    });
     return 'updated';
   } catch (err) {
     if (!(err instanceof ApiProblem) || err.status !== 404) throw err;
-    await client.request('POST', '/v1/environments', { body: { name: env.name, description: 'Imported from Postman', variables: env.variables } });
+    await client.request('POST', '/v1/environments', {
+      body: { name: env.name, description: 'Imported from Postman', variables: env.variables },
+    });
     return 'created';
   }
 }
 
-async function upsertTestCase(client: AssayClient, existing: StoredTestCase[], tc: ImportedTestCase): Promise<{ id: string; action: 'created' | 'updated' | 'unchanged' }> {
+async function upsertTestCase(
+  client: AssayClient,
+  existing: StoredTestCase[],
+  tc: ImportedTestCase,
+): Promise<{ id: string; action: 'created' | 'updated' | 'unchanged' }> {
   const found = existing.find((e) => e.folder === tc.folder && e.name === tc.name);
   const body = { name: tc.name, folder: tc.folder, description: tc.description ?? '', tags: tc.tags, flow: tc.flow };
   if (found) {
-    const same = isDeepStrictEqual(found.flow, tc.flow) && isDeepStrictEqual([...found.tags].sort(), [...tc.tags].sort()) && (found.description ?? '') === body.description;
+    const same =
+      isDeepStrictEqual(found.flow, tc.flow) &&
+      isDeepStrictEqual([...found.tags].sort(), [...tc.tags].sort()) &&
+      (found.description ?? '') === body.description;
     if (same) return { id: found.id, action: 'unchanged' };
     await client.request('PUT', `/v1/test-cases/${found.id}`, { body });
     return { id: found.id, action: 'updated' };
@@ -82,11 +111,23 @@ async function upsertTestCase(client: AssayClient, existing: StoredTestCase[], t
   return { id: created.id, action: 'created' };
 }
 
-async function upsertRunner(client: AssayClient, name: string, testCaseIds: string[], collection: string): Promise<'created' | 'updated' | 'unchanged'> {
-  const body = { name, description: `Imported from the Postman collection "${collection}" (Newman's run order)`, testCaseIds };
+async function upsertRunner(
+  client: AssayClient,
+  name: string,
+  testCaseIds: string[],
+  collection: string,
+): Promise<'created' | 'updated' | 'unchanged'> {
+  const body = {
+    name,
+    description: `Imported from the Postman collection "${collection}" (Newman's run order)`,
+    testCaseIds,
+  };
   try {
-    const current = await client.get<{ testCaseIds?: string[]; folder?: string | null; tags?: string[] }>(`/v1/runners/${encodeURIComponent(name)}`);
-    if (isDeepStrictEqual(current.testCaseIds ?? [], testCaseIds) && !current.folder && !(current.tags ?? []).length) return 'unchanged';
+    const current = await client.get<{ testCaseIds?: string[]; folder?: string | null; tags?: string[] }>(
+      `/v1/runners/${encodeURIComponent(name)}`,
+    );
+    if (isDeepStrictEqual(current.testCaseIds ?? [], testCaseIds) && !current.folder && !(current.tags ?? []).length)
+      return 'unchanged';
     await client.request('PUT', `/v1/runners/${encodeURIComponent(name)}`, { body });
     return 'updated';
   } catch (err) {
@@ -99,8 +140,11 @@ async function upsertRunner(client: AssayClient, name: string, testCaseIds: stri
 function printReport(ctx: CliContext, report: PostmanImportReport, dryRun: boolean): void {
   const verb = dryRun ? 'Would import' : 'Imported';
   ctx.note(`${verb} "${report.collection}": ${report.requests} requests into ${report.testCases.length} test cases.`);
-  ctx.note(`  environment ${report.environment.name} (${report.environment.variables} variables): ${report.environment.action}`);
-  for (const tc of report.testCases) ctx.note(`  test case   ${tc.folder}/${tc.name} (${tc.nodes} nodes): ${tc.action}`);
+  ctx.note(
+    `  environment ${report.environment.name} (${report.environment.variables} variables): ${report.environment.action}`,
+  );
+  for (const tc of report.testCases)
+    ctx.note(`  test case   ${tc.folder}/${tc.name} (${tc.nodes} nodes): ${tc.action}`);
   ctx.note(`  runner      ${report.runner.name} (${report.runner.testCases} test cases): ${report.runner.action}`);
   if (report.untranslated.length) {
     ctx.note(`Not translated (${report.untranslated.length}):`);
@@ -114,31 +158,55 @@ function printReport(ctx: CliContext, report: PostmanImportReport, dryRun: boole
 }
 
 /** Registers `assay import postman`. */
-export function registerPostmanImport(group: Command, ctx: CliContext, done: (action: () => Promise<ExitCode>) => () => Promise<void>): void {
+export function registerPostmanImport(
+  group: Command,
+  ctx: CliContext,
+  done: (action: () => Promise<ExitCode>) => () => Promise<void>,
+): void {
   const cmd = group
     .command('postman')
     .description('import a Postman collection (v2.0/v2.1) as test cases, an environment and a runner')
     .argument('<collection>', 'collection export (JSON file)')
     .option('--environment <file>', 'Postman environment export (JSON file); its values override collection variables')
-    .option('--env-name <name>', 'name of the Assay environment (default: the Postman environment\'s, else the collection\'s)')
+    .option(
+      '--env-name <name>',
+      "name of the Assay environment (default: the Postman environment's, else the collection's)",
+    )
     .option('--folder <folder>', 'folder for the test cases (default: the collection name)')
     .option('--runner <name>', 'runner to create or update (default: the collection name)')
     .option('--tags <list>', 'extra tags for every test case (comma-separated; "postman" is always added)')
-    .option('--single-test-case', 'the whole collection as ONE test case (variables set by scripts pass across folders, as in Newman)')
+    .option(
+      '--single-test-case',
+      'the whole collection as ONE test case (variables set by scripts pass across folders, as in Newman)',
+    )
     .option('--dry-run', 'show what would be imported; change nothing')
     .option('--json', 'print the report as JSON on stdout');
   cmd.action(
     done(async () => {
-      const flags = cmd.opts<{ environment?: string; envName?: string; folder?: string; runner?: string; tags?: string; singleTestCase?: boolean; dryRun?: boolean; json?: boolean }>();
+      const flags = cmd.opts<{
+        environment?: string;
+        envName?: string;
+        folder?: string;
+        runner?: string;
+        tags?: string;
+        singleTestCase?: boolean;
+        dryRun?: boolean;
+        json?: boolean;
+      }>();
       const collectionJson = readJsonFile(cmd.args[0]!, 'collection', ctx.io.cwd);
-      const environmentJson = flags.environment ? readJsonFile(flags.environment, 'environment', ctx.io.cwd) : undefined;
+      const environmentJson = flags.environment
+        ? readJsonFile(flags.environment, 'environment', ctx.io.cwd)
+        : undefined;
       let imported: PostmanImport;
       try {
         imported = importPostman(collectionJson, environmentJson, {
           folder: flags.folder,
           environmentName: flags.envName,
           singleTestCase: flags.singleTestCase,
-          tags: flags.tags?.split(',').map((t) => t.trim()).filter(Boolean),
+          tags: flags.tags
+            ?.split(',')
+            .map((t) => t.trim())
+            .filter(Boolean),
         });
       } catch (err) {
         throw new UsageError(`${cmd.args[0]}: ${(err as Error).message}`);
@@ -147,8 +215,17 @@ export function registerPostmanImport(group: Command, ctx: CliContext, done: (ac
       const report: PostmanImportReport = {
         collection: imported.collectionName,
         requests: imported.requests,
-        environment: { name: imported.environment.name, action: 'planned', variables: Object.keys(imported.environment.variables).length },
-        testCases: imported.testCases.map((tc) => ({ name: tc.name, folder: tc.folder, action: 'planned', nodes: tc.flow.length })),
+        environment: {
+          name: imported.environment.name,
+          action: 'planned',
+          variables: Object.keys(imported.environment.variables).length,
+        },
+        testCases: imported.testCases.map((tc) => ({
+          name: tc.name,
+          folder: tc.folder,
+          action: 'planned',
+          nodes: tc.flow.length,
+        })),
         runner: { name: runnerName, action: 'planned', testCases: imported.testCases.length },
         untranslated: imported.untranslated,
         warnings: imported.warnings,
@@ -159,7 +236,8 @@ export function registerPostmanImport(group: Command, ctx: CliContext, done: (ac
         report.environment.action = await upsertEnvironment(client, imported.environment);
         const folders = [...new Set(imported.testCases.map((t) => t.folder))];
         const existing: StoredTestCase[] = [];
-        for (const folder of folders) existing.push(...(await client.listAll<StoredTestCase>('/v1/test-cases', { folder })));
+        for (const folder of folders)
+          existing.push(...(await client.listAll<StoredTestCase>('/v1/test-cases', { folder })));
         const ids: string[] = [];
         for (const [i, tc] of imported.testCases.entries()) {
           const r = await upsertTestCase(client, existing, tc);

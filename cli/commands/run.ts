@@ -41,7 +41,10 @@ export function collectVar(value: string, previous: Record<string, string> = {})
  * (`{"value": …, "secret": true}`, docs/secrets.md: masked in results, logs and reports).
  * Undefined when neither was given.
  */
-export function runVariables(plain: Record<string, string> | undefined, secret: Record<string, string> | undefined): Record<string, unknown> | undefined {
+export function runVariables(
+  plain: Record<string, string> | undefined,
+  secret: Record<string, string> | undefined,
+): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = { ...(plain ?? {}) };
   for (const [k, v] of Object.entries(secret ?? {})) out[k] = { value: v, secret: true };
   return Object.keys(out).length ? out : undefined;
@@ -49,15 +52,21 @@ export function runVariables(plain: Record<string, string> | undefined, secret: 
 
 /** Parses `--reporter cli,junit`; @throws UsageError naming an unknown reporter. */
 export function parseReporters(text: string): ReporterName[] {
-  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const n of names) if (!(REPORTERS as readonly string[]).includes(n)) throw new UsageError(`unknown reporter "${n}" (choose from ${REPORTERS.join(', ')})`);
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const n of names)
+    if (!(REPORTERS as readonly string[]).includes(n))
+      throw new UsageError(`unknown reporter "${n}" (choose from ${REPORTERS.join(', ')})`);
   return [...new Set(names)] as ReporterName[];
 }
 
 function positiveInt(flag: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a whole number of seconds above 0, not "${value}"`);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new UsageError(`${flag} must be a whole number of seconds above 0, not "${value}"`);
     return n;
   };
 }
@@ -68,13 +77,22 @@ export function addWaitOptions(cmd: Command, waitByDefault = false): Command {
   return cmd
     .option('--reporter <list>', `reports to make when the run ends: ${REPORTERS.join(', ')} (comma-separated)`, 'cli')
     .option('-o, --out <dir>', 'folder for report files (results.json, junit.xml, report.html)', 'assay-reports')
-    .addOption(new Option('--poll-interval <seconds>', 'seconds between status polls (default: 0.2 for the first 10 s, then 1)'))
-    .option('--detach-on-interrupt', 'on SIGINT/SIGTERM without a terminal, leave the run going instead of cancelling it');
+    .addOption(
+      new Option('--poll-interval <seconds>', 'seconds between status polls (default: 0.2 for the first 10 s, then 1)'),
+    )
+    .option(
+      '--detach-on-interrupt',
+      'on SIGINT/SIGTERM without a terminal, leave the run going instead of cancelling it',
+    );
 }
 
 /** The console page and Temporal link of a run. */
 export function runLinks(client: AssayClient, run: RunDocument): RunLinks {
-  return { console: `${client.baseUrl}/runs/${run.runId}`, temporal: run.links?.temporal, results: `${client.baseUrl}/v1/runs/${run.runId}/results` };
+  return {
+    console: `${client.baseUrl}/runs/${run.runId}`,
+    temporal: run.links?.temporal,
+    results: `${client.baseUrl}/v1/runs/${run.runId}/results`,
+  };
 }
 
 /** The exit code of a run that ended (docs/cli.md "Exit codes"). */
@@ -84,12 +102,18 @@ export function exitCodeOf(run: Pick<RunDocument, 'status' | 'result'>): ExitCod
 }
 
 /** Fetches the results, prints the CLI summary, writes the file reports; answers the exit code. */
-export async function reportRun(ctx: CliContext, client: AssayClient, run: RunDocument, flags: Pick<WaitFlags, 'reporter' | 'out'>): Promise<ExitCode> {
+export async function reportRun(
+  ctx: CliContext,
+  client: AssayClient,
+  run: RunDocument,
+  flags: Pick<WaitFlags, 'reporter' | 'out'>,
+): Promise<ExitCode> {
   const reporters = parseReporters(flags.reporter);
   const results = await client.get<ResultsDocument>(`/v1/runs/${run.runId}/results`);
   const links = runLinks(client, run);
   const input = { run, results, links };
-  if (reporters.includes('cli')) ctx.stdout.write(renderCli(input, { color: Boolean(ctx.stdout.isTTY) && !ctx.io.env.NO_COLOR }));
+  if (reporters.includes('cli'))
+    ctx.stdout.write(renderCli(input, { color: Boolean(ctx.stdout.isTTY) && !ctx.io.env.NO_COLOR }));
   else if (run.status === 'failed') ctx.note(`Run ${run.runId} failed: ${run.error ?? 'no reason given'}`);
   const files = await writeReports(input, reporters, path.resolve(ctx.io.cwd, flags.out));
   for (const f of files) ctx.note(`Report written: ${path.relative(ctx.io.cwd, f) || f}`);
@@ -97,15 +121,24 @@ export async function reportRun(ctx: CliContext, client: AssayClient, run: RunDo
 }
 
 /** Follows `run` (when asked) and reports it; shared by `run`, `wait`, `deploy run`, `trigger`. */
-export async function waitAndReport(ctx: CliContext, client: AssayClient, started: RunDocument, flags: WaitFlags): Promise<ExitCode> {
+export async function waitAndReport(
+  ctx: CliContext,
+  client: AssayClient,
+  started: RunDocument,
+  flags: WaitFlags,
+): Promise<ExitCode> {
   const reporters = parseReporters(flags.reporter);
   const pollS = flags.pollInterval === undefined ? undefined : Number(flags.pollInterval);
-  if (pollS !== undefined && !(pollS >= 0.05 && pollS <= 60)) throw new UsageError(`--poll-interval must be between 0.05 and 60 seconds, not "${flags.pollInterval}"`);
+  if (pollS !== undefined && !(pollS >= 0.05 && pollS <= 60))
+    throw new UsageError(`--poll-interval must be between 0.05 and 60 seconds, not "${flags.pollInterval}"`);
   const links = runLinks(client, started);
   ctx.note(`Run ${started.runId} (${started.runner} on ${started.environment})`);
   ctx.note(`  console:  ${links.console}`);
   if (links.temporal) ctx.note(`  temporal: ${links.temporal}`);
-  const outcome = await followRun(ctx, client, started, { pollMs: pollS === undefined ? undefined : pollS * 1000, detachOnInterrupt: flags.detachOnInterrupt });
+  const outcome = await followRun(ctx, client, started, {
+    pollMs: pollS === undefined ? undefined : pollS * 1000,
+    detachOnInterrupt: flags.detachOnInterrupt,
+  });
   if (outcome.kind === 'detached') {
     ctx.note(`assay: ${outcome.reason}`);
     return EXIT.incomplete;
@@ -130,13 +163,26 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
       .requiredOption('-r, --runner <name>', 'runner to run')
       .requiredOption('-e, --env <name>', 'environment to run against')
       .option('--var <name=value>', 'run variable overriding the environment (repeatable)', collectVar)
-      .option('--secret-var <name=value>', 'secret run variable: masked in results, logs and reports (repeatable; prefer reading it from an environment variable: --secret-var "token=$TOKEN")', collectVar)
+      .option(
+        '--secret-var <name=value>',
+        'secret run variable: masked in results, logs and reports (repeatable; prefer reading it from an environment variable: --secret-var "token=$TOKEN")',
+        collectVar,
+      )
       .option('-t, --timeout <seconds>', 'run timeout in seconds (server default 1800)', positiveInt('--timeout'))
       .option('--idempotency-key <key>', 'starts at most one run per key within 24 h (default: a new UUID per call)'),
   ).action(
     done(async () => {
       const cmd = program.commands.find((c) => c.name() === 'run')!;
-      const flags = cmd.opts<WaitFlags & { runner: string; env: string; var?: Record<string, string>; secretVar?: Record<string, string>; timeout?: number; idempotencyKey?: string }>();
+      const flags = cmd.opts<
+        WaitFlags & {
+          runner: string;
+          env: string;
+          var?: Record<string, string>;
+          secretVar?: Record<string, string>;
+          timeout?: number;
+          idempotencyKey?: string;
+        }
+      >();
       parseReporters(flags.reporter);
       const client = ctx.client();
       const body: Record<string, unknown> = { runner: flags.runner, environment: flags.env };
@@ -157,7 +203,10 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
   );
 
   addWaitOptions(
-    program.command('wait').description('follow a run until it ends, report it and exit with its outcome').argument('<runId>', 'the run (run_…)'),
+    program
+      .command('wait')
+      .description('follow a run until it ends, report it and exit with its outcome')
+      .argument('<runId>', 'the run (run_…)'),
     true,
   ).action(
     done(async () => {
@@ -179,7 +228,10 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
         const cmd = program.commands.find((c) => c.name() === 'report')!;
         const client = ctx.client();
         const run = await client.get<RunDocument>(`/v1/runs/${encodeURIComponent(cmd.args[0]!)}`);
-        if (run.status !== 'completed' && run.status !== 'failed') throw new UsageError(`run ${run.runId} is ${run.status}; report it once it has ended (assay wait ${run.runId})`);
+        if (run.status !== 'completed' && run.status !== 'failed')
+          throw new UsageError(
+            `run ${run.runId} is ${run.status}; report it once it has ended (assay wait ${run.runId})`,
+          );
         return reportRun(ctx, client, run, cmd.opts<{ reporter: string; out: string }>());
       }),
     );

@@ -85,7 +85,11 @@ function exportOrder(a: ResourceSpec, b: ResourceSpec): number {
  * `clean`, files of resources not in `specs` are deleted, and folders left empty under the kind
  * folders removed.
  */
-export async function writeExport(dir: string, specs: ResourceSpec[], options: { clean?: boolean } = {}): Promise<ExportReport> {
+export async function writeExport(
+  dir: string,
+  specs: ResourceSpec[],
+  options: { clean?: boolean } = {},
+): Promise<ExportReport> {
   await fs.mkdir(dir, { recursive: true });
   const report: ExportReport = { written: [], unchanged: [], removed: [], stale: [], unreadable: [], duplicates: [] };
   const existing = new Map<string, { file: string; text: string; label: string }>();

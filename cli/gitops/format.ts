@@ -49,7 +49,19 @@ const FIELDS: Record<Kind, readonly string[]> = {
   Environment: ['kind', 'name', 'description', 'variables'],
   TestCase: ['kind', 'name', 'folder', 'description', 'tags', 'dataSets', 'flow'],
   Runner: ['kind', 'name', 'description', 'folder', 'tags', 'order', 'testCases', 'loadProfile'],
-  Deployment: ['kind', 'name', 'runner', 'environment', 'schedule', 'timezone', 'enabled', 'webhookEnabled', 'webhookRequireAuth', 'webhooks', 'loadProfile'],
+  Deployment: [
+    'kind',
+    'name',
+    'runner',
+    'environment',
+    'schedule',
+    'timezone',
+    'enabled',
+    'webhookEnabled',
+    'webhookRequireAuth',
+    'webhooks',
+    'loadProfile',
+  ],
 };
 const WEBHOOK_FIELDS = ['url', 'method', 'headers', 'payload'];
 const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH'];
@@ -79,8 +91,10 @@ class Checker {
       this.fail(field, v === undefined ? 'is missing' : `must be text, not ${typeName(v)}`);
       return undefined;
     }
-    if (opts.min !== undefined && v.length < opts.min) this.fail(field, opts.min === 1 ? 'must not be empty' : `must have at least ${opts.min} characters`);
-    else if (opts.max !== undefined && v.length > opts.max) this.fail(field, `must have at most ${opts.max} characters`);
+    if (opts.min !== undefined && v.length < opts.min)
+      this.fail(field, opts.min === 1 ? 'must not be empty' : `must have at least ${opts.min} characters`);
+    else if (opts.max !== undefined && v.length > opts.max)
+      this.fail(field, `must have at most ${opts.max} characters`);
     return v;
   }
 
@@ -99,7 +113,8 @@ class Checker {
 
   name(v: unknown, field = 'name'): string {
     const s = this.text(v, field, { min: 1 });
-    if (s && !NAME_PATTERN.test(s)) this.fail(field, `"${s}" must be letters, digits, "_", "." or "-", starting with a letter or digit (up to 100)`);
+    if (s && !NAME_PATTERN.test(s))
+      this.fail(field, `"${s}" must be letters, digits, "_", "." or "-", starting with a letter or digit (up to 100)`);
     return s ?? '';
   }
 
@@ -143,7 +158,8 @@ class Checker {
 
   unknownFields(doc: Record<string, unknown>, allowed: readonly string[], prefix = ''): void {
     for (const key of Object.keys(doc)) {
-      if (!allowed.includes(key)) this.fail(`${prefix}${key}`, `unknown field (expected one of: ${allowed.join(', ')})`);
+      if (!allowed.includes(key))
+        this.fail(`${prefix}${key}`, `unknown field (expected one of: ${allowed.join(', ')})`);
     }
   }
 }
@@ -166,18 +182,36 @@ export function parseResourceFile(file: string, text: string): ParseResult {
     const err = d.errors[0];
     if (err) {
       const at = err.linePos?.[0];
-      return { problems: [{ file, field: at ? `line ${at.line}, column ${at.col}` : undefined, message: `YAML error: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}` }] };
+      return {
+        problems: [
+          {
+            file,
+            field: at ? `line ${at.line}, column ${at.col}` : undefined,
+            message: `YAML error: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+          },
+        ],
+      };
     }
   }
-  if (real.length === 0) return { problems: [{ file, message: 'is empty; a resource file starts with "kind:" (Environment, TestCase, Runner or Deployment)' }] };
-  if (real.length > 1) return { problems: [{ file, message: `holds ${real.length} YAML documents; put one resource in each file` }] };
+  if (real.length === 0)
+    return {
+      problems: [
+        {
+          file,
+          message: 'is empty; a resource file starts with "kind:" (Environment, TestCase, Runner or Deployment)',
+        },
+      ],
+    };
+  if (real.length > 1)
+    return { problems: [{ file, message: `holds ${real.length} YAML documents; put one resource in each file` }] };
   let doc: unknown;
   try {
     doc = real[0]!.toJS({ maxAliasCount: 100 });
   } catch (err) {
     return { problems: [{ file, message: `YAML error: ${(err as Error).message.split('\n')[0]}` }] };
   }
-  if (!isRecord(doc)) return { problems: [{ file, message: `must be a mapping starting with "kind:", not ${typeName(doc)}` }] };
+  if (!isRecord(doc))
+    return { problems: [{ file, message: `must be a mapping starting with "kind:", not ${typeName(doc)}` }] };
   const c = new Checker(file);
   const kind = doc.kind;
   if (kind === undefined) {
@@ -196,7 +230,8 @@ export function parseResourceFile(file: string, text: string): ParseResult {
 function readEnvironment(doc: Record<string, unknown>, c: Checker): EnvironmentSpec {
   const variables: Record<string, Scalar | SecretRef> = {};
   if (doc.variables !== undefined && doc.variables !== null) {
-    if (!isRecord(doc.variables)) c.fail('variables', `must be a mapping of names to values, not ${typeName(doc.variables)}`);
+    if (!isRecord(doc.variables))
+      c.fail('variables', `must be a mapping of names to values, not ${typeName(doc.variables)}`);
     else {
       for (const name of Object.keys(doc.variables).sort()) {
         const v = doc.variables[name];
@@ -205,12 +240,18 @@ function readEnvironment(doc: Record<string, unknown>, c: Checker): EnvironmentS
         if (isSecretRef(v)) variables[name] = { secret: true };
         else if (typeof v === 'string' || typeof v === 'boolean') variables[name] = v;
         else if (typeof v === 'number' && Number.isFinite(v)) variables[name] = v;
-        else if (v === null || v === undefined) c.fail(field, 'has no value; give one, or {secret: true} for a value kept out of files');
+        else if (v === null || v === undefined)
+          c.fail(field, 'has no value; give one, or {secret: true} for a value kept out of files');
         else c.fail(field, `must be text, a number, true/false or {secret: true}, not ${typeName(v)}`);
       }
     }
   }
-  return { kind: 'Environment', name: c.name(doc.name), description: c.optionalText(doc.description, 'description', '', 1000), variables };
+  return {
+    kind: 'Environment',
+    name: c.name(doc.name),
+    description: c.optionalText(doc.description, 'description', '', 1000),
+    variables,
+  };
 }
 
 function readTestCase(doc: Record<string, unknown>, c: Checker): TestCaseSpec {
@@ -229,7 +270,8 @@ function readTestCase(doc: Record<string, unknown>, c: Checker): TestCaseSpec {
 
 function readRunner(doc: Record<string, unknown>, c: Checker): RunnerSpec {
   let folder: string | null = null;
-  if (doc.folder !== undefined && doc.folder !== null) folder = normaliseFolder(c.text(doc.folder, 'folder', { max: 255 }) ?? '');
+  if (doc.folder !== undefined && doc.folder !== null)
+    folder = normaliseFolder(c.text(doc.folder, 'folder', { max: 255 }) ?? '');
   let order: RunnerOrder = 'name';
   if (doc.order !== undefined) {
     if ((RUNNER_ORDERS as readonly unknown[]).includes(doc.order)) order = doc.order as RunnerOrder;
@@ -272,11 +314,13 @@ function readWebhooks(v: unknown, c: Checker): DeploymentSpec['webhooks'] {
       const hook: WebhookSpec = { url: c.text(entry.url, `${at}.url`, { min: 1, max: 2048 }) ?? '' };
       if (entry.method !== undefined) {
         const m = c.text(entry.method, `${at}.method`);
-        if (m !== undefined && !WEBHOOK_METHODS.includes(m.toUpperCase())) c.fail(`${at}.method`, `must be one of ${WEBHOOK_METHODS.join(', ')}`);
+        if (m !== undefined && !WEBHOOK_METHODS.includes(m.toUpperCase()))
+          c.fail(`${at}.method`, `must be one of ${WEBHOOK_METHODS.join(', ')}`);
         if (m !== undefined) hook.method = m;
       }
       if (entry.headers !== undefined && entry.headers !== null) {
-        if (!isRecord(entry.headers)) c.fail(`${at}.headers`, `must be a mapping of header names to values, not ${typeName(entry.headers)}`);
+        if (!isRecord(entry.headers))
+          c.fail(`${at}.headers`, `must be a mapping of header names to values, not ${typeName(entry.headers)}`);
         else {
           const headers: Record<string, string | SecretRef> = {};
           for (const name of Object.keys(entry.headers).sort()) {
@@ -297,7 +341,8 @@ function readWebhooks(v: unknown, c: Checker): DeploymentSpec['webhooks'] {
 
 function readDeployment(doc: Record<string, unknown>, c: Checker): DeploymentSpec {
   let schedule: string | null = null;
-  if (doc.schedule !== undefined && doc.schedule !== null) schedule = (c.text(doc.schedule, 'schedule', { max: 200 }) ?? '').trim() || null;
+  if (doc.schedule !== undefined && doc.schedule !== null)
+    schedule = (c.text(doc.schedule, 'schedule', { max: 200 }) ?? '').trim() || null;
   return {
     kind: 'Deployment',
     name: c.name(doc.name),
@@ -329,7 +374,15 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
   switch (spec.kind) {
     case 'Environment':
       put('description', spec.description, !spec.description);
-      put('variables', Object.fromEntries(Object.keys(spec.variables).sort().map((k) => [k, spec.variables[k]])), Object.keys(spec.variables).length === 0);
+      put(
+        'variables',
+        Object.fromEntries(
+          Object.keys(spec.variables)
+            .sort()
+            .map((k) => [k, spec.variables[k]]),
+        ),
+        Object.keys(spec.variables).length === 0,
+      );
       break;
     case 'TestCase':
       put('folder', spec.folder, !spec.folder);
@@ -369,7 +422,12 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
 function webhookDocument(w: WebhookSpec): Record<string, unknown> {
   const out: Record<string, unknown> = { url: w.url };
   if (w.method !== undefined) out.method = w.method;
-  if (w.headers && Object.keys(w.headers).length) out.headers = Object.fromEntries(Object.keys(w.headers).sort().map((k) => [k, w.headers![k]]));
+  if (w.headers && Object.keys(w.headers).length)
+    out.headers = Object.fromEntries(
+      Object.keys(w.headers)
+        .sort()
+        .map((k) => [k, w.headers![k]]),
+    );
   if (w.payload !== undefined) out.payload = w.payload;
   return out;
 }
@@ -412,7 +470,10 @@ export function safeSegment(text: string): string {
  * added to `taken`.
  */
 export function resourcePath(spec: ResourceSpec, taken: Set<string>): string {
-  const dir = [KIND_FOLDER[spec.kind], ...(spec.kind === 'TestCase' && spec.folder ? spec.folder.split('/').map(safeSegment) : [])].join('/');
+  const dir = [
+    KIND_FOLDER[spec.kind],
+    ...(spec.kind === 'TestCase' && spec.folder ? spec.folder.split('/').map(safeSegment) : []),
+  ].join('/');
   const base = safeSegment(spec.name);
   for (let n = 1; ; n++) {
     const candidate = `${dir}/${n === 1 ? base : `${base}-${n}`}.yaml`;

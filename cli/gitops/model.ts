@@ -63,7 +63,13 @@ export function isSecretName(name: string): boolean {
 
 /** True when `value` is the `{secret: true}` placeholder. */
 export function isSecretRef(value: unknown): value is SecretRef {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { secret?: unknown }).secret === true && Object.keys(value).length === 1;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    (value as { secret?: unknown }).secret === true &&
+    Object.keys(value).length === 1
+  );
 }
 
 export interface EnvironmentSpec {
@@ -236,7 +242,9 @@ export function environmentFromApi(e: EnvironmentJson): EnvironmentSpec {
   for (const name of Object.keys(e.variables ?? {}).sort()) {
     const value = e.variables![name]! as unknown;
     // A secret variable (answered `{secret: true, value: "***"}`, docs/secrets.md) or a name that looks secret.
-    const secret = isSecretName(name) || (typeof value === 'object' && value !== null && (value as { secret?: unknown }).secret === true);
+    const secret =
+      isSecretName(name) ||
+      (typeof value === 'object' && value !== null && (value as { secret?: unknown }).secret === true);
     variables[name] = secret ? { secret: true } : (value as Scalar);
   }
   return { kind: 'Environment', name: e.name, description: e.description ?? '', variables };
@@ -299,7 +307,10 @@ export function deploymentFromApi(d: DeploymentJson): DeploymentSpec {
     enabled: d.enabled ?? true,
     webhookEnabled: d.webhookEnabled ?? false,
     webhookRequireAuth: d.webhookRequireAuth ?? true,
-    webhooks: { onComplete: (d.webhooks?.onComplete ?? []).map(webhookFromApi), onFailure: (d.webhooks?.onFailure ?? []).map(webhookFromApi) },
+    webhooks: {
+      onComplete: (d.webhooks?.onComplete ?? []).map(webhookFromApi),
+      onFailure: (d.webhooks?.onFailure ?? []).map(webhookFromApi),
+    },
     loadProfile: d.loadProfile ?? null,
   };
 }

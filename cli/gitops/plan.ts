@@ -101,13 +101,17 @@ export function environmentVariableChanges(
       if (!(name in now) || !sameValue(now[name], value)) set[name] = value as Scalar;
       continue;
     }
-    const ignored = !isSecretRef(value) ? ` (the value in the file is ignored: secrets are never applied from files)` : '';
+    const ignored = !isSecretRef(value)
+      ? ` (the value in the file is ignored: secrets are never applied from files)`
+      : '';
     if (!(name in now)) {
       warnings.push(
         `environment ${desired.name}: secret variable "${name}" is not set${ignored}; set it in the console or with PATCH /v1/environments/${desired.name} {"variables": {"${name}": "…"}}`,
       );
     } else if (ignored) {
-      warnings.push(`environment ${desired.name}: variable "${name}" looks secret; the value in the file is ignored and the stored one kept`);
+      warnings.push(
+        `environment ${desired.name}: variable "${name}" looks secret; the value in the file is ignored and the stored one kept`,
+      );
     }
   }
   for (const [name, value] of Object.entries(now)) {
@@ -128,7 +132,11 @@ export function environmentVariableChanges(
 export function deploymentWebhooks(
   desired: DeploymentSpec,
   current: DeploymentSpec | undefined,
-): { send: { onComplete: WebhookJson[]; onFailure: WebhookJson[] }; compare: DeploymentSpec['webhooks']; warnings: string[] } {
+): {
+  send: { onComplete: WebhookJson[]; onFailure: WebhookJson[] };
+  compare: DeploymentSpec['webhooks'];
+  warnings: string[];
+} {
   const warnings: string[] = [];
   const send = { onComplete: [] as WebhookJson[], onFailure: [] as WebhookJson[] };
   const compare: DeploymentSpec['webhooks'] = { onComplete: [], onFailure: [] };
@@ -166,7 +174,17 @@ type Fields<T> = Array<keyof T & string>;
 
 const TEST_CASE_FIELDS: Fields<TestCaseSpec> = ['description', 'tags', 'dataSets', 'flow'];
 const RUNNER_FIELDS: Fields<RunnerSpec> = ['description', 'folder', 'tags', 'order', 'testCases', 'loadProfile'];
-const DEPLOYMENT_FIELDS: Fields<DeploymentSpec> = ['runner', 'environment', 'schedule', 'timezone', 'enabled', 'webhookEnabled', 'webhookRequireAuth', 'webhooks', 'loadProfile'];
+const DEPLOYMENT_FIELDS: Fields<DeploymentSpec> = [
+  'runner',
+  'environment',
+  'schedule',
+  'timezone',
+  'enabled',
+  'webhookEnabled',
+  'webhookRequireAuth',
+  'webhooks',
+  'loadProfile',
+];
 
 function differing<T extends object>(fields: Fields<T>, a: T, b: T): string[] {
   return fields.filter((f) => !sameValue(a[f], b[f]));
@@ -176,7 +194,10 @@ function differing<T extends object>(fields: Fields<T>, a: T, b: T): string[] {
  * The fields in which `desired` differs from `current` (same kind and identity), and the warnings
  * about secrets it cannot set.
  */
-export function changedFields(desired: ResourceSpec, current: ResourceSpec | undefined): { fields: string[]; warnings: string[] } {
+export function changedFields(
+  desired: ResourceSpec,
+  current: ResourceSpec | undefined,
+): { fields: string[]; warnings: string[] } {
   switch (desired.kind) {
     case 'Environment': {
       const now = current as EnvironmentSpec | undefined;
@@ -214,14 +235,20 @@ export function computePlan(desired: DesiredResource[], current: CurrentResource
     const key = resourceKey(d.spec);
     const first = wanted.get(key);
     if (first) {
-      plan.problems.push({ file: d.file, message: `describes ${resourceLabel(d.spec)}, as ${first.file} does; keep one file per resource` });
+      plan.problems.push({
+        file: d.file,
+        message: `describes ${resourceLabel(d.spec)}, as ${first.file} does; keep one file per resource`,
+      });
       continue;
     }
     wanted.set(key, d);
   }
   const existing = new Map(current.map((c) => [resourceKey(c.spec), c]));
 
-  const byKind = (kind: Kind) => [...wanted.values()].filter((d) => d.spec.kind === kind).sort((a, b) => resourceLabel(a.spec).localeCompare(resourceLabel(b.spec)));
+  const byKind = (kind: Kind) =>
+    [...wanted.values()]
+      .filter((d) => d.spec.kind === kind)
+      .sort((a, b) => resourceLabel(a.spec).localeCompare(resourceLabel(b.spec)));
   for (const kind of KIND_ORDER) {
     for (const d of byKind(kind)) {
       const key = resourceKey(d.spec);
@@ -237,8 +264,17 @@ export function computePlan(desired: DesiredResource[], current: CurrentResource
   const unwanted = current.filter((c) => !wanted.has(resourceKey(c.spec)));
   if (options.prune) {
     for (const kind of [...KIND_ORDER].reverse()) {
-      for (const c of unwanted.filter((u) => u.spec.kind === kind).sort((a, b) => resourceLabel(a.spec).localeCompare(resourceLabel(b.spec)))) {
-        plan.actions.push({ op: 'delete', kind, key: resourceKey(c.spec), label: resourceLabel(c.spec), fields: [], current: c });
+      for (const c of unwanted
+        .filter((u) => u.spec.kind === kind)
+        .sort((a, b) => resourceLabel(a.spec).localeCompare(resourceLabel(b.spec)))) {
+        plan.actions.push({
+          op: 'delete',
+          kind,
+          key: resourceKey(c.spec),
+          label: resourceLabel(c.spec),
+          fields: [],
+          current: c,
+        });
       }
     }
   } else {
@@ -249,10 +285,17 @@ export function computePlan(desired: DesiredResource[], current: CurrentResource
 }
 
 /** References that would point at nothing once the plan is applied. */
-function referenceProblems(wanted: Map<string, DesiredResource>, current: CurrentResource[], options: PlanOptions): FileProblem[] {
+function referenceProblems(
+  wanted: Map<string, DesiredResource>,
+  current: CurrentResource[],
+  options: PlanOptions,
+): FileProblem[] {
   const problems: FileProblem[] = [];
   // What will exist afterwards: every file's resource, and the workspace's others unless pruned.
-  const after: ResourceSpec[] = [...[...wanted.values()].map((d) => d.spec), ...(options.prune ? [] : current.map((c) => c.spec).filter((s) => !wanted.has(resourceKey(s))))];
+  const after: ResourceSpec[] = [
+    ...[...wanted.values()].map((d) => d.spec),
+    ...(options.prune ? [] : current.map((c) => c.spec).filter((s) => !wanted.has(resourceKey(s)))),
+  ];
   const refs = new Map<string, number>();
   for (const s of after) if (s.kind === 'TestCase') refs.set(testCaseRef(s), (refs.get(testCaseRef(s)) ?? 0) + 1);
   const names = (kind: Kind) => new Set(after.filter((s) => s.kind === kind).map((s) => s.name));
@@ -263,13 +306,29 @@ function referenceProblems(wanted: Map<string, DesiredResource>, current: Curren
     if (d.spec.kind === 'Runner') {
       d.spec.testCases.forEach((ref, i) => {
         const n = refs.get(ref) ?? 0;
-        if (n === 0) problems.push({ file: d.file, field: `testCases[${i}]`, message: `no test case "${ref}" ${where} (write it as folder/name)` });
-        else if (n > 1) problems.push({ file: d.file, field: `testCases[${i}]`, message: `"${ref}" names ${n} test cases (a name containing "/" is ambiguous); rename one` });
+        if (n === 0)
+          problems.push({
+            file: d.file,
+            field: `testCases[${i}]`,
+            message: `no test case "${ref}" ${where} (write it as folder/name)`,
+          });
+        else if (n > 1)
+          problems.push({
+            file: d.file,
+            field: `testCases[${i}]`,
+            message: `"${ref}" names ${n} test cases (a name containing "/" is ambiguous); rename one`,
+          });
       });
     }
     if (d.spec.kind === 'Deployment') {
-      if (!runners.has(d.spec.runner)) problems.push({ file: d.file, field: 'runner', message: `no runner "${d.spec.runner}" ${where}` });
-      if (!environments.has(d.spec.environment)) problems.push({ file: d.file, field: 'environment', message: `no environment "${d.spec.environment}" ${where}` });
+      if (!runners.has(d.spec.runner))
+        problems.push({ file: d.file, field: 'runner', message: `no runner "${d.spec.runner}" ${where}` });
+      if (!environments.has(d.spec.environment))
+        problems.push({
+          file: d.file,
+          field: 'environment',
+          message: `no environment "${d.spec.environment}" ${where}`,
+        });
     }
   }
   return problems;
@@ -285,9 +344,13 @@ export function describeAction(a: PlanAction): string {
 export function renderPlan(plan: Plan, dir: string): string[] {
   const lines = plan.actions.map(describeAction);
   if (plan.unchanged) lines.push(`= ${plan.unchanged} unchanged`);
-  if (plan.kept.length) lines.push(`= ${plan.kept.length} without a file, kept (--prune deletes them): ${plan.kept.join(', ')}`);
+  if (plan.kept.length)
+    lines.push(`= ${plan.kept.length} without a file, kept (--prune deletes them): ${plan.kept.join(', ')}`);
   if (plan.actions.length === 0) lines.push(`No changes: the workspace matches ${dir}.`);
-  else lines.push(`Plan: ${count(plan, 'create')} to create, ${count(plan, 'update')} to update, ${count(plan, 'delete')} to delete.`);
+  else
+    lines.push(
+      `Plan: ${count(plan, 'create')} to create, ${count(plan, 'update')} to update, ${count(plan, 'delete')} to delete.`,
+    );
   return lines;
 }
 

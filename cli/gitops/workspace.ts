@@ -97,7 +97,14 @@ export async function fetchWorkspace(client: ApiClient): Promise<WorkspaceState>
 }
 
 function testCaseBody(s: TestCaseSpec) {
-  return { name: s.name, folder: s.folder, description: s.description, tags: s.tags, flow: s.flow, dataSets: s.dataSets };
+  return {
+    name: s.name,
+    folder: s.folder,
+    description: s.description,
+    tags: s.tags,
+    flow: s.flow,
+    dataSets: s.dataSets,
+  };
 }
 
 function runnerBody(s: RunnerSpec, refs: RefIndex) {
@@ -156,12 +163,15 @@ export async function applyAction(client: ApiClient, action: PlanAction, refs: R
     case 'Environment': {
       const changes = environmentVariableChanges(spec, current?.spec as EnvironmentSpec | undefined);
       if (create) {
-        await client.request('POST', '/v1/environments', { body: { name: spec.name, description: spec.description, variables: changes.set } });
+        await client.request('POST', '/v1/environments', {
+          body: { name: spec.name, description: spec.description, variables: changes.set },
+        });
         return;
       }
       const body: Record<string, unknown> = {};
       if (action.fields.includes('description')) body.description = spec.description;
-      if (action.fields.includes('variables')) body.variables = { ...changes.set, ...Object.fromEntries(changes.remove.map((k) => [k, null])) };
+      if (action.fields.includes('variables'))
+        body.variables = { ...changes.set, ...Object.fromEntries(changes.remove.map((k) => [k, null])) };
       await client.request('PATCH', `/v1/environments/${enc(spec.name)}`, { body });
       return;
     }
@@ -180,7 +190,10 @@ export async function applyAction(client: ApiClient, action: PlanAction, refs: R
       return;
     case 'Deployment':
       if (create) await client.request('POST', '/v1/deployments', { body: deploymentBody(spec) });
-      else await client.request('PATCH', `/v1/deployments/${enc(current!.id!)}`, { body: deploymentBody(spec, current!.spec as DeploymentSpec, action.fields) });
+      else
+        await client.request('PATCH', `/v1/deployments/${enc(current!.id!)}`, {
+          body: deploymentBody(spec, current!.spec as DeploymentSpec, action.fields),
+        });
       return;
   }
 }

@@ -38,7 +38,20 @@ export interface ConvertedSchema {
 }
 
 const DROP = new Set(['example', 'discriminator', 'xml', 'externalDocs', 'deprecated', 'nullable']);
-const SINGLE = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems', 'contentSchema']);
+const SINGLE = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+  'contentSchema',
+]);
 const LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 const KNOWN_FORMATS = new Set<string>(formatNames);
@@ -47,7 +60,11 @@ const KNOWN_FORMATS = new Set<string>(formatNames);
 function defName(ref: string, taken: Map<string, string>): string {
   const existing = taken.get(ref);
   if (existing) return existing;
-  const base = (ref.split('/').pop() ?? 'def').replace(/~1/g, '_').replace(/~0/g, '_').replace(/[^A-Za-z0-9_.-]/g, '_') || 'def';
+  const base =
+    (ref.split('/').pop() ?? 'def')
+      .replace(/~1/g, '_')
+      .replace(/~0/g, '_')
+      .replace(/[^A-Za-z0-9_.-]/g, '_') || 'def';
   let name = base;
   for (let i = 2; [...taken.values()].includes(name); i++) name = `${base}_${i}`;
   taken.set(ref, name);
@@ -71,7 +88,9 @@ function convert(node: unknown, st: State, stack: string[], depth: number): unkn
   if (Array.isArray(node)) return node.map((n) => convert(n, st, stack, depth));
   st.nodes++;
   if (depth > SCHEMA_DEPTH_BUDGET - 1) {
-    st.notes.add(`parts nested deeper than ${SCHEMA_DEPTH_BUDGET} levels were cut (they accept anything): stored JSON nests at most 31 levels`);
+    st.notes.add(
+      `parts nested deeper than ${SCHEMA_DEPTH_BUDGET} levels were cut (they accept anything): stored JSON nests at most 31 levels`,
+    );
     return {};
   }
   const s = node as Json;
@@ -87,16 +106,20 @@ function convert(node: unknown, st: State, stack: string[], depth: number): unkn
         st.notes.add(`$ref "${ref}" does not resolve and accepts anything`);
         out = {};
       } else if (stack.includes(ref) || !st.inlineRefs) {
-        if (stack.includes(ref)) st.notes.add(`recursive schema ${ref} is checked through $defs/${defName(ref, st.defs)}`);
+        if (stack.includes(ref))
+          st.notes.add(`recursive schema ${ref} is checked through $defs/${defName(ref, st.defs)}`);
         if (!st.pending.has(ref)) st.pending.set(ref, false);
         out = { $ref: `#/$defs/${defName(ref, st.defs)}` };
       } else {
         out = convert(target, st, [...stack, ref], depth) as Json;
       }
     }
-    const siblings = Object.keys(s).filter((k) => k !== '$ref' && !k.startsWith('x-') && !DROP.has(k) && !['description', 'title', 'summary'].includes(k));
+    const siblings = Object.keys(s).filter(
+      (k) => k !== '$ref' && !k.startsWith('x-') && !DROP.has(k) && !['description', 'title', 'summary'].includes(k),
+    );
     // OpenAPI 3.0 ignores $ref siblings; 3.1 (JSON Schema) applies them with the reference.
-    if (!st.is31 || siblings.length === 0) return s.nullable === true && !st.is31 ? { anyOf: [out, { type: 'null' }] } : out;
+    if (!st.is31 || siblings.length === 0)
+      return s.nullable === true && !st.is31 ? { anyOf: [out, { type: 'null' }] } : out;
     const rest = convert(Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$ref')), st, stack, depth + 2);
     return { allOf: [out, rest] };
   }
@@ -109,7 +132,9 @@ function convert(node: unknown, st: State, stack: string[], depth: number): unkn
     } else if (LISTS.has(key) && Array.isArray(value)) {
       out[key] = value.map((v) => convert(v, st, stack, depth + 2));
     } else if (MAPS.has(key) && value && typeof value === 'object') {
-      out[key] = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, convert(v, st, stack, depth + 2)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value as Json).map(([k, v]) => [k, convert(v, st, stack, depth + 2)]),
+      );
     } else if (!st.is31 && (key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof value === 'boolean') {
       const bound = key === 'exclusiveMinimum' ? 'minimum' : 'maximum';
       if (value && typeof s[bound] === 'number') out[key] = s[bound];
@@ -127,9 +152,13 @@ function convert(node: unknown, st: State, stack: string[], depth: number): unkn
   }
   if (st.response && out.properties && typeof out.properties === 'object') {
     const props = s.properties as Json;
-    const writeOnly = Object.keys(props).filter((k) => (deref(st.doc, props[k]) as Json | undefined)?.writeOnly === true);
+    const writeOnly = Object.keys(props).filter(
+      (k) => (deref(st.doc, props[k]) as Json | undefined)?.writeOnly === true,
+    );
     if (writeOnly.length) {
-      out.properties = Object.fromEntries(Object.entries(out.properties as Json).filter(([k]) => !writeOnly.includes(k)));
+      out.properties = Object.fromEntries(
+        Object.entries(out.properties as Json).filter(([k]) => !writeOnly.includes(k)),
+      );
       if (Array.isArray(out.required)) out.required = (out.required as string[]).filter((k) => !writeOnly.includes(k));
     }
   }
@@ -141,7 +170,12 @@ function convert(node: unknown, st: State, stack: string[], depth: number): unkn
   return out;
 }
 
-function run(schema: unknown, doc: Json, options: { is31: boolean; response: boolean }, inlineRefs: boolean): { st: State; root: Json } {
+function run(
+  schema: unknown,
+  doc: Json,
+  options: { is31: boolean; response: boolean },
+  inlineRefs: boolean,
+): { st: State; root: Json } {
   const st: State = { doc, ...options, inlineRefs, defs: new Map(), pending: new Map(), notes: new Set(), nodes: 0 };
   const root = (convert(schema, st, [], 1) ?? {}) as Json;
   const defs: Json = {};

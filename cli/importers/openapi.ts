@@ -154,7 +154,11 @@ function valueForSchema(doc: Json, rawSchema: unknown, what: string, request: bo
     return quietly(() => {
       const value = sampleFromSchema(schema, doc);
       if (!request) return value;
-      return sample(schema as never, { skipReadOnly: true, skipWriteOnly: false, quiet: true, maxSampleDepth: SAMPLE_LIMITS.maxDepth }, doc as never);
+      return sample(
+        schema as never,
+        { skipReadOnly: true, skipWriteOnly: false, quiet: true, maxSampleDepth: SAMPLE_LIMITS.maxDepth },
+        doc as never,
+      );
     });
   } catch (err) {
     if (err instanceof SampleError) throw new SkipOperation(`${what} cannot be sampled: ${err.detail}`);
@@ -165,7 +169,10 @@ function valueForSchema(doc: Json, rawSchema: unknown, what: string, request: bo
 /** Text of a parameter value in a URL/header (simple style: arrays and objects comma-separated). */
 function simple(value: unknown, explode = false): string {
   if (Array.isArray(value)) return value.map((v) => simple(v)).join(',');
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => (explode ? `${k}=${simple(v)}` : `${k},${simple(v)}`)).join(',');
+  if (value && typeof value === 'object')
+    return Object.entries(value)
+      .map(([k, v]) => (explode ? `${k}=${simple(v)}` : `${k},${simple(v)}`))
+      .join(',');
   return value === null || value === undefined ? '' : String(value);
 }
 
@@ -209,7 +216,12 @@ function parameterValue(doc: Json, param: Json, label: string): unknown {
 const VARIABLE_NAME = /[^A-Za-z0-9_]/g;
 
 /** Headers, query pairs and cookies for the first security requirement Assay can satisfy. */
-function securityFor(doc: Json, op: Json, variables: Map<string, SecurityVariable>, notes: string[]): { headers: Record<string, string>; query: string[]; cookies: string[] } {
+function securityFor(
+  doc: Json,
+  op: Json,
+  variables: Map<string, SecurityVariable>,
+  notes: string[],
+): { headers: Record<string, string>; query: string[]; cookies: string[] } {
   const out = { headers: {} as Record<string, string>, query: [] as string[], cookies: [] as string[] };
   const requirements = (op.security ?? doc.security) as Array<Record<string, unknown>> | undefined;
   if (!Array.isArray(requirements) || requirements.length === 0) return out;
@@ -224,7 +236,9 @@ function securityFor(doc: Json, op: Json, variables: Map<string, SecurityVariabl
   // An empty requirement ({}) means "no credentials needed": the first alternative decides.
   const chosen = requirements.find((r) => Object.keys(r ?? {}).every(supported)) ?? null;
   if (!chosen) {
-    notes.push(`security (${requirements.map((r) => Object.keys(r ?? {}).join(' + ') || 'none').join(' or ')}) needs a scheme Assay cannot fill in (mutualTLS, digest…): add the credentials to the request by hand`);
+    notes.push(
+      `security (${requirements.map((r) => Object.keys(r ?? {}).join(' + ') || 'none').join(' or ')}) needs a scheme Assay cannot fill in (mutualTLS, digest…): add the credentials to the request by hand`,
+    );
     return out;
   }
   for (const name of Object.keys(chosen)) {
@@ -233,16 +247,31 @@ function securityFor(doc: Json, op: Json, variables: Map<string, SecurityVariabl
     if (s.type === 'apiKey') {
       const varName = name.replace(VARIABLE_NAME, '_') || 'apiKey';
       const where = String(s.in);
-      variable = { name: varName, scheme: name, where: where === 'header' ? `header ${s.name}` : `${where} ${s.name}`, hint: 'the API key' };
+      variable = {
+        name: varName,
+        scheme: name,
+        where: where === 'header' ? `header ${s.name}` : `${where} ${s.name}`,
+        hint: 'the API key',
+      };
       const value = `{{${varName}}}`;
       if (where === 'header') out.headers[String(s.name)] = value;
       else if (where === 'query') out.query.push(`${encodeURIComponent(String(s.name))}=${value}`);
       else out.cookies.push(`${s.name}=${value}`);
     } else if (s.type === 'http' && String(s.scheme).toLowerCase() === 'basic') {
-      variable = { name: 'basicAuth', scheme: name, where: 'Authorization header (Basic)', hint: 'base64 of "user:password"' };
+      variable = {
+        name: 'basicAuth',
+        scheme: name,
+        where: 'Authorization header (Basic)',
+        hint: 'base64 of "user:password"',
+      };
       out.headers.Authorization = 'Basic {{basicAuth}}';
     } else {
-      variable = { name: 'token', scheme: name, where: 'Authorization header (Bearer)', hint: s.type === 'http' ? 'a bearer token' : `an access token (${s.type})` };
+      variable = {
+        name: 'token',
+        scheme: name,
+        where: 'Authorization header (Bearer)',
+        hint: s.type === 'http' ? 'a bearer token' : `an access token (${s.type})`,
+      };
       out.headers.Authorization = 'Bearer {{token}}';
     }
     if (!variables.has(`${variable.name}\u0000${name}`)) variables.set(`${variable.name}\u0000${name}`, variable);
@@ -254,14 +283,22 @@ function securityFor(doc: Json, op: Json, variables: Map<string, SecurityVariabl
 function pickMedia(content: unknown): { type: string; media: Json } | undefined {
   if (!content || typeof content !== 'object') return undefined;
   const types = Object.keys(content as Json);
-  const type = types.find((t) => /^application\/json\s*(;|$)/i.test(t)) ?? types.find((t) => /[/+]json\s*(;|$)/i.test(t)) ?? types[0];
+  const type =
+    types.find((t) => /^application\/json\s*(;|$)/i.test(t)) ??
+    types.find((t) => /[/+]json\s*(;|$)/i.test(t)) ??
+    types[0];
   return type ? { type, media: ((content as Json)[type] ?? {}) as Json } : undefined;
 }
 
 const isJson = (type: string) => /^application\/(.+\+)?json\s*(;|$)/i.test(type) || /[/+]json\s*(;|$)/i.test(type);
 
 /** The request body and its Content-Type; undefined when the operation sends none. */
-function requestBodyFor(doc: Json, op: Json, label: string, notes: string[]): { body: unknown; contentType: string } | undefined {
+function requestBodyFor(
+  doc: Json,
+  op: Json,
+  label: string,
+  notes: string[],
+): { body: unknown; contentType: string } | undefined {
   const rb = deref(doc, op.requestBody);
   if (!rb) return undefined;
   const picked = pickMedia(rb.content);
@@ -278,13 +315,19 @@ function requestBodyFor(doc: Json, op: Json, label: string, notes: string[]): { 
   if (base === 'application/x-www-form-urlencoded') {
     const value = valueOf();
     if (value && typeof value === 'object' && !Array.isArray(value)) {
-      return { body: Object.entries(value).map(([k, v]) => `${encodeURIComponent(k)}=${enc(v)}`).join('&'), contentType: type };
+      return {
+        body: Object.entries(value)
+          .map(([k, v]) => `${encodeURIComponent(k)}=${enc(v)}`)
+          .join('&'),
+        contentType: type,
+      };
     }
   }
   if (base.startsWith('text/')) {
     const ex = exampleOf(doc, media)?.value;
     const value = ex ?? (media.schema ? valueForSchema(doc, media.schema, what, true) : undefined);
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return { body: String(value), contentType: type };
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      return { body: String(value), contentType: type };
   }
   const reason = `request body ${base} cannot be made from examples or samples`;
   if (rb.required === true) throw new SkipOperation(reason);
@@ -306,7 +349,15 @@ const folderPart = (tag: string) => tag.replace(/\//g, '-').trim().slice(0, 100)
 const tagText = (tag: string) => tag.replace(/,/g, ' ').trim().slice(0, 100);
 
 /** Converts one operation; @throws SkipOperation with the reason it cannot be a test case. */
-function testCaseFor(doc: Json, rawPath: string, method: string, pathItem: Json, op: Json, folder: string, variables: Map<string, SecurityVariable>): PlannedTestCase {
+function testCaseFor(
+  doc: Json,
+  rawPath: string,
+  method: string,
+  pathItem: Json,
+  op: Json,
+  folder: string,
+  variables: Map<string, SecurityVariable>,
+): PlannedTestCase {
   const label = `${method.toUpperCase()} ${rawPath}`;
   const upper = method.toUpperCase() as HttpMethod;
   if (method === 'trace') throw new SkipOperation('TRACE requests cannot be sent by Assay');
@@ -329,16 +380,25 @@ function testCaseFor(doc: Json, rawPath: string, method: string, pathItem: Json,
     if (p.in === 'path') {
       const value = parameterValue(doc, p, label);
       const style = String(p.style ?? 'simple');
-      const text = style === 'label' ? `.${simple(value, p.explode === true)}` : style === 'matrix' ? `;${name}=${simple(value, p.explode === true)}` : simple(value, p.explode === true);
-      path = path.split(`{${name}}`).join(encodeURIComponent(text).replace(/%2C/gi, ',').replace(/%3B/gi, ';').replace(/%3D/gi, '='));
+      const text =
+        style === 'label'
+          ? `.${simple(value, p.explode === true)}`
+          : style === 'matrix'
+            ? `;${name}=${simple(value, p.explode === true)}`
+            : simple(value, p.explode === true);
+      path = path
+        .split(`{${name}}`)
+        .join(encodeURIComponent(text).replace(/%2C/gi, ',').replace(/%3B/gi, ';').replace(/%3D/gi, '='));
     } else if (p.required === true) {
       if (p.in === 'query') query.push(...queryPairs(p, parameterValue(doc, p, label)));
-      else if (p.in === 'header' && !['accept', 'content-type', 'authorization'].includes(name.toLowerCase())) headers[name] = simple(parameterValue(doc, p, label), p.explode === true);
+      else if (p.in === 'header' && !['accept', 'content-type', 'authorization'].includes(name.toLowerCase()))
+        headers[name] = simple(parameterValue(doc, p, label), p.explode === true);
       else if (p.in === 'cookie') cookies.push(`${name}=${simple(parameterValue(doc, p, label))}`);
     }
   }
   const leftover = path.match(/\{[^}]+\}/g);
-  if (leftover) throw new SkipOperation(`path parameter${leftover.length > 1 ? 's' : ''} ${leftover.join(', ')} not described`);
+  if (leftover)
+    throw new SkipOperation(`path parameter${leftover.length > 1 ? 's' : ''} ${leftover.join(', ')} not described`);
 
   const security = securityFor(doc, op, variables, notes);
   Object.assign(headers, security.headers);
@@ -353,18 +413,34 @@ function testCaseFor(doc: Json, rawPath: string, method: string, pathItem: Json,
   const response = deref(doc, (op.responses as Json)[success.key]);
   const media = pickMedia(response?.content);
   const assertions: Assertion[] = [];
-  if (success.status !== null) assertions.push({ name: `status is ${success.status}`, target: 'response.status', operator: 'equals', expected: success.status });
+  if (success.status !== null)
+    assertions.push({
+      name: `status is ${success.status}`,
+      target: 'response.status',
+      operator: 'equals',
+      expected: success.status,
+    });
   else assertions.push({ name: 'status is 2xx', target: 'response.status', operator: 'inRange', expected: [200, 299] });
   if (media && upper !== 'HEAD') {
     const base = media.type.split(';')[0]!.trim().toLowerCase();
     if (!base.includes('*')) {
       headers.Accept = base;
-      assertions.push({ name: `content type is ${base}`, target: 'response.headers."content-type"', operator: 'contains', expected: base });
+      assertions.push({
+        name: `content type is ${base}`,
+        target: 'response.headers."content-type"',
+        operator: 'contains',
+        expected: base,
+      });
     }
     if (isJson(base) && media.media.schema) {
       const converted = toJsonSchema(media.media.schema, doc, { response: true });
       notes.push(...converted.notes.map((n) => `response schema: ${n}`));
-      assertions.push({ name: `body matches the ${success.key} response schema`, target: 'response.body', operator: 'matchesSchema', expected: converted.schema });
+      assertions.push({
+        name: `body matches the ${success.key} response schema`,
+        target: 'response.body',
+        operator: 'matchesSchema',
+        expected: converted.schema,
+      });
     }
   }
 
@@ -372,10 +448,18 @@ function testCaseFor(doc: Json, rawPath: string, method: string, pathItem: Json,
   const request: RequestSpec = { method: upper, url };
   if (Object.keys(headers).length) request.headers = headers;
   if (requestBody) request.body = requestBody.body;
-  const tags = Array.isArray(op.tags) ? (op.tags as unknown[]).filter((t): t is string => typeof t === 'string' && t.trim() !== '') : [];
+  const tags = Array.isArray(op.tags)
+    ? (op.tags as unknown[]).filter((t): t is string => typeof t === 'string' && t.trim() !== '')
+    : [];
   const summary = typeof op.summary === 'string' ? op.summary.trim() : '';
   const operationId = typeof op.operationId === 'string' ? op.operationId : undefined;
-  const node: FlowNode = { type: 'api', id: 'call', name: (summary || operationId || label).slice(0, 200), request, assertions };
+  const node: FlowNode = {
+    type: 'api',
+    id: 'call',
+    name: (summary || operationId || label).slice(0, 200),
+    request,
+    assertions,
+  };
   const title = String((doc.info as Json | undefined)?.title ?? '');
   const description = [
     summary && summary !== node.name ? summary : '',
@@ -407,7 +491,11 @@ function testCaseFor(doc: Json, rawPath: string, method: string, pathItem: Json,
 export function contractTestsFromOpenApi(doc: Json, options: ContractImportOptions = {}): ContractImportPlan {
   const info = (doc.info as Json | undefined) ?? {};
   const title = String(info.title ?? 'untitled');
-  const folder = (options.folder ?? slug(title)).split('/').map((s) => s.trim()).filter(Boolean).join('/');
+  const folder = (options.folder ?? slug(title))
+    .split('/')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .join('/');
   const plan: ContractImportPlan = {
     title,
     version: String(info.version ?? ''),

@@ -38,8 +38,13 @@ export interface ImportedTestCase {
 }
 
 /** An Assay flow node as the importer writes it (docs/flows.md). */
-export type ImportedNode =
-  { type: 'api'; id: string; name: string; request: { method: string; url: string; headers?: Record<string, string>; body?: unknown }; script?: { code: string; libs: string[] } };
+export type ImportedNode = {
+  type: 'api';
+  id: string;
+  name: string;
+  request: { method: string; url: string; headers?: Record<string, string>; body?: unknown };
+  script?: { code: string; libs: string[] };
+};
 
 /** One thing the import could not carry over, or something the user should know. */
 export interface ImportNote {
@@ -76,10 +81,27 @@ const PREDEFINED_FOR: Array<{ test: RegExp; lib: string }> = [
   { test: /\bmoment\b|require\(\s*['"]moment['"]\s*\)/, lib: 'moment@2.30.1' },
 ];
 
-const PARAMETERS = ['pm', 'postman', 'tests', 'responseBody', 'responseCode', 'responseHeaders', 'responseTime', 'environment', 'globals', 'data', 'iteration', 'request', 'require'];
+const PARAMETERS = [
+  'pm',
+  'postman',
+  'tests',
+  'responseBody',
+  'responseCode',
+  'responseHeaders',
+  'responseTime',
+  'environment',
+  'globals',
+  'data',
+  'iteration',
+  'request',
+  'require',
+];
 
 const UNSUPPORTED_SCRIPT: Array<{ test: RegExp; what: string }> = [
-  { test: /\bsetNextRequest\s*\(/, what: 'setNextRequest (Newman changes the run order; Assay runs the nodes in order)' },
+  {
+    test: /\bsetNextRequest\s*\(/,
+    what: 'setNextRequest (Newman changes the run order; Assay runs the nodes in order)',
+  },
   { test: /\bpm\.execution\.skipRequest\s*\(/, what: 'pm.execution.skipRequest' },
   { test: /\bpm\.cookies\b/, what: 'pm.cookies (cookie jar)' },
   { test: /\bpm\.vault\b/, what: 'pm.vault' },
@@ -97,7 +119,15 @@ function variableValue(value: unknown): string | number | boolean {
 
 /** A folder name Assay accepts: path segments without slashes at the ends. */
 function folderName(name: string): string {
-  return name.replace(/[\\]/g, '/').split('/').map((s) => s.trim()).filter(Boolean).join(' - ').slice(0, 200) || 'postman';
+  return (
+    name
+      .replace(/[\\]/g, '/')
+      .split('/')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .join(' - ')
+      .slice(0, 200) || 'postman'
+  );
 }
 
 /** A node id from a name, unique within `taken` (docs/flows.md: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`). */
@@ -115,7 +145,10 @@ function nodeId(name: string, taken: Set<string>): string {
   return id;
 }
 
-function scriptOf(events: { listeners(name: string): Array<{ disabled?: boolean; script?: { exec?: string[] | string } }> } | undefined, listen: 'prerequest' | 'test'): string[] {
+function scriptOf(
+  events: { listeners(name: string): Array<{ disabled?: boolean; script?: { exec?: string[] | string } }> } | undefined,
+  listen: 'prerequest' | 'test',
+): string[] {
   if (!events) return [];
   const out: string[] = [];
   for (const e of events.listeners(listen)) {
@@ -168,7 +201,10 @@ function translateRequest(request: Request, item: Item, at: string, notes: Impor
   let raw = url.toString();
   if (pathVars) {
     for (const [name, value] of Object.entries(pathVars)) {
-      raw = raw.replace(new RegExp(`(/):${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=/|\\?|#|$)`, 'g'), `$1${String(value ?? '')}`);
+      raw = raw.replace(
+        new RegExp(`(/):${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=/|\\?|#|$)`, 'g'),
+        `$1${String(value ?? '')}`,
+      );
     }
   }
   if (!/^[a-z]+:\/\//i.test(raw) && !/^\{\{/.test(raw)) raw = `http://${raw}`;
@@ -187,7 +223,13 @@ function translateRequest(request: Request, item: Item, at: string, notes: Impor
         const text = body.raw ?? '';
         if (!text) break;
         const language = (body.options as { raw?: { language?: string } } | undefined)?.raw?.language ?? 'text';
-        const types: Record<string, string> = { json: 'application/json', xml: 'application/xml', html: 'text/html', javascript: 'application/javascript', text: 'text/plain' };
+        const types: Record<string, string> = {
+          json: 'application/json',
+          xml: 'application/xml',
+          html: 'text/html',
+          javascript: 'application/javascript',
+          text: 'text/plain',
+        };
         if (!hasHeader('content-type')) headers['Content-Type'] = types[language] ?? 'text/plain';
         let parsed: unknown;
         if (language === 'json' || /json/i.test(headers['Content-Type'] ?? '')) {
@@ -215,10 +257,20 @@ function translateRequest(request: Request, item: Item, at: string, notes: Impor
       case 'formdata': {
         const parts: string[] = [];
         body.formdata?.each((p) => {
-          const param = p as unknown as { key: string; value?: string; type?: string; src?: unknown; disabled?: boolean; contentType?: string };
+          const param = p as unknown as {
+            key: string;
+            value?: string;
+            type?: string;
+            src?: unknown;
+            disabled?: boolean;
+            contentType?: string;
+          };
           if (param.disabled || !param.key) return;
           if (param.type === 'file') {
-            notes.push({ at, message: `form-data file field "${param.key}" is not imported (Assay's API nodes send no files); add the file content as text or use a local request in the console` });
+            notes.push({
+              at,
+              message: `form-data file field "${param.key}" is not imported (Assay's API nodes send no files); add the file content as text or use a local request in the console`,
+            });
             return;
           }
           parts.push(
@@ -270,18 +322,26 @@ function translateRequest(request: Request, item: Item, at: string, notes: Impor
         const key = String(p.key ?? '');
         const value = String(p.value ?? '');
         if (!key) break;
-        if (p.in === 'query') out.url += `${out.url.includes('?') ? '&' : '?'}${encodeKeepingVariables(key)}=${encodeKeepingVariables(value)}`;
+        if (p.in === 'query')
+          out.url += `${out.url.includes('?') ? '&' : '?'}${encodeKeepingVariables(key)}=${encodeKeepingVariables(value)}`;
         else if (!hasHeader(key)) headers[key] = value;
         break;
       }
       case 'oauth2':
         if (p.accessToken && (p.addTokenTo ?? 'header') === 'header') {
           headers.Authorization = `${String(p.headerPrefix ?? 'Bearer')} ${String(p.accessToken)}`.trim();
-          notes.push({ at, message: 'OAuth 2.0: the stored access token is sent as a header; Assay does not fetch or refresh tokens (get one in a Script node or pre-request script)' });
+          notes.push({
+            at,
+            message:
+              'OAuth 2.0: the stored access token is sent as a header; Assay does not fetch or refresh tokens (get one in a Script node or pre-request script)',
+          });
         } else notes.push({ at, message: 'OAuth 2.0 auth without a stored access token in a header is not imported' });
         break;
       default:
-        notes.push({ at, message: `auth type "${auth.type}" is not imported (bearer, basic, apikey and oauth2 access tokens are)` });
+        notes.push({
+          at,
+          message: `auth type "${auth.type}" is not imported (bearer, basic, apikey and oauth2 access tokens are)`,
+        });
     }
   }
   return out;
@@ -312,20 +372,38 @@ function scriptFunctions(codes: string[], at: string, what: string, notes: Impor
       notes.push({ at, message: `${what} script does not parse (${error}); it fails its node as it fails in Postman` });
       return `function () { throw new SyntaxError(${JSON.stringify(`the imported ${what} script does not parse: ${error}`)}); }`;
     }
-    for (const u of UNSUPPORTED_SCRIPT) if (u.test.test(code)) notes.push({ at, message: `${what} script uses ${u.what}` });
+    for (const u of UNSUPPORTED_SCRIPT)
+      if (u.test.test(code)) notes.push({ at, message: `${what} script uses ${u.what}` });
     // The inner block lets the script declare names (`const data = …`) that are also parameters.
     return `function (${PARAMETERS.join(', ')}) {\n{\n${code}\n}\n}`;
   });
 }
 
 /** The hooks of an imported API node: Postman's scripts run by the `postman` library. */
-function hookCode(at: string, requestName: string, translated: Translated, pre: string[], test: string[], environmentName: string, notes: ImportNote[]): { code: string; libs: string[] } | undefined {
+function hookCode(
+  at: string,
+  requestName: string,
+  translated: Translated,
+  pre: string[],
+  test: string[],
+  environmentName: string,
+  notes: ImportNote[],
+): { code: string; libs: string[] } | undefined {
   const needsPre = pre.length > 0 || translated.basic !== undefined;
   if (!needsPre && test.length === 0) return undefined;
   const info = JSON.stringify({ requestName, environmentName });
-  const parts = [`// Imported from Postman: the collection's, folders' and request's scripts of "${requestName.replace(/\n/g, ' ')}", run as written by`, `// Assay's Postman compatibility library (docs/import-postman.md).`];
+  const parts = [
+    `// Imported from Postman: the collection's, folders' and request's scripts of "${requestName.replace(/\n/g, ' ')}", run as written by`,
+    `// Assay's Postman compatibility library (docs/import-postman.md).`,
+  ];
   if (needsPre) {
-    const template = JSON.stringify({ method: translated.method, url: translated.url, headers: translated.headers, body: translated.body, auth: translated.basic ? { type: 'basic', ...translated.basic } : undefined });
+    const template = JSON.stringify({
+      method: translated.method,
+      url: translated.url,
+      headers: translated.headers,
+      body: translated.body,
+      auth: translated.basic ? { type: 'basic', ...translated.basic } : undefined,
+    });
     parts.push(
       `async function beforeRequest() {`,
       `  await AssayPostman.prerequest({ $request, $context, $test, console, info: ${info}, template: ${template} }, [`,
@@ -344,7 +422,10 @@ function hookCode(at: string, requestName: string, translated: Translated, pre: 
     );
   }
   const code = parts.join('\n');
-  const libs = [POSTMAN_LIBRARY, ...PREDEFINED_FOR.filter((p) => p.test.test([...pre, ...test].join('\n'))).map((p) => p.lib)];
+  const libs = [
+    POSTMAN_LIBRARY,
+    ...PREDEFINED_FOR.filter((p) => p.test.test([...pre, ...test].join('\n'))).map((p) => p.lib),
+  ];
   return { code, libs };
 }
 
@@ -353,8 +434,10 @@ function variableFlow(codes: string[], templates: string[]): { sets: Set<string>
   const sets = new Set<string>();
   const reads = new Set<string>();
   const text = codes.join('\n');
-  for (const m of text.matchAll(/\.(?:set|setEnvironmentVariable|setGlobalVariable)\(\s*(['"`])([^'"`]+)\1/g)) sets.add(m[2]!);
-  for (const m of text.matchAll(/\.(?:get|getEnvironmentVariable|getGlobalVariable|has)\(\s*(['"`])([^'"`]+)\1/g)) reads.add(m[2]!);
+  for (const m of text.matchAll(/\.(?:set|setEnvironmentVariable|setGlobalVariable)\(\s*(['"`])([^'"`]+)\1/g))
+    sets.add(m[2]!);
+  for (const m of text.matchAll(/\.(?:get|getEnvironmentVariable|getGlobalVariable|has)\(\s*(['"`])([^'"`]+)\1/g))
+    reads.add(m[2]!);
   for (const t of templates) for (const m of t.matchAll(/\{\{([^{}$]+)\}\}/g)) reads.add(m[1]!.trim());
   return { sets, reads };
 }
@@ -363,13 +446,20 @@ function variableFlow(codes: string[], templates: string[]): { sets: Set<string>
  * Converts a collection (parsed JSON of a v2.0/v2.1 export) and optionally an environment export.
  * @throws Error with a one-line reason when `collection` is not a Postman collection.
  */
-export function importPostman(collectionJson: unknown, environmentJson?: unknown, options: PostmanImportOptions = {}): PostmanImport {
+export function importPostman(
+  collectionJson: unknown,
+  environmentJson?: unknown,
+  options: PostmanImportOptions = {},
+): PostmanImport {
   const doc = collectionJson as { info?: { schema?: string; name?: string }; item?: unknown };
   if (!doc || typeof doc !== 'object' || !doc.info || !Array.isArray(doc.item)) {
     throw new Error('not a Postman collection (v2.0 or v2.1): expected an object with "info" and "item"');
   }
   const schema = String(doc.info.schema ?? '');
-  if (schema && !/collection\/v2\.[01]\.0/.test(schema)) throw new Error(`unsupported Postman collection schema "${schema}" (v2.0 and v2.1 are supported; export the collection as v2.1)`);
+  if (schema && !/collection\/v2\.[01]\.0/.test(schema))
+    throw new Error(
+      `unsupported Postman collection schema "${schema}" (v2.0 and v2.1 are supported; export the collection as v2.1)`,
+    );
   const collection = new Collection(collectionJson as never);
   const collectionName = collection.name || 'Postman collection';
   const untranslated: ImportNote[] = [];
@@ -382,20 +472,36 @@ export function importPostman(collectionJson: unknown, environmentJson?: unknown
   });
   let envName = options.environmentName;
   if (environmentJson !== undefined) {
-    const env = environmentJson as { name?: string; values?: Array<{ key?: string; value?: unknown; enabled?: boolean }> };
-    if (!env || typeof env !== 'object' || !Array.isArray(env.values)) throw new Error('not a Postman environment export: expected an object with "values"');
+    const env = environmentJson as {
+      name?: string;
+      values?: Array<{ key?: string; value?: unknown; enabled?: boolean }>;
+    };
+    if (!env || typeof env !== 'object' || !Array.isArray(env.values))
+      throw new Error('not a Postman environment export: expected an object with "values"');
     for (const v of env.values) if (v.key && v.enabled !== false) variables[v.key] = variableValue(v.value);
     envName ??= env.name;
   }
-  envName = (envName ?? collectionName).replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'postman';
+  envName =
+    (envName ?? collectionName)
+      .replace(/[^A-Za-z0-9_.-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 100) || 'postman';
 
   // Folder variables: the SDK (and so Newman 6) drops them; so does the import, saying so.
   const scanFolders = (items: unknown[], names: string[]) => {
-    for (const raw of items as Array<{ name?: string; item?: unknown[]; variable?: Array<{ key?: string; disabled?: boolean }> }>) {
+    for (const raw of items as Array<{
+      name?: string;
+      item?: unknown[];
+      variable?: Array<{ key?: string; disabled?: boolean }>;
+    }>) {
       if (!raw || !Array.isArray(raw.item)) continue;
       const here = [...names, String(raw.name ?? '')];
       const keys = (raw.variable ?? []).filter((v) => v && v.key && !v.disabled).map((v) => v.key!);
-      if (keys.length) warnings.push({ at: pathOf(here), message: `folder variables (${keys.join(', ')}) are not imported: Newman ignores them too; move them to the collection or environment` });
+      if (keys.length)
+        warnings.push({
+          at: pathOf(here),
+          message: `folder variables (${keys.join(', ')}) are not imported: Newman ignores them too; move them to the collection or environment`,
+        });
       scanFolders(raw.item, here);
     }
   };
@@ -407,19 +513,30 @@ export function importPostman(collectionJson: unknown, environmentJson?: unknown
   let requests = 0;
   const flowsSetsReads: Array<{ name: string; sets: Set<string>; reads: Set<string> }> = [];
 
-  const rootScope: Scope = { names: [], pre: scriptOf(collection.events as never, 'prerequest'), test: scriptOf(collection.events as never, 'test') };
+  const rootScope: Scope = {
+    names: [],
+    pre: scriptOf(collection.events as never, 'prerequest'),
+    test: scriptOf(collection.events as never, 'test'),
+  };
   let current: { testCase: ImportedTestCase; ids: Set<string>; codes: string[]; templates: string[] } | undefined;
   const startTestCase = (name: string, description?: string) => {
     const taken = new Set(testCases.map((t) => t.name));
     let unique = name.slice(0, 200) || 'requests';
     for (let n = 2; taken.has(unique); n++) unique = `${name.slice(0, 190)} (${n})`;
-    const testCase: ImportedTestCase = { name: unique, folder: baseFolder, tags, flow: [], ...(description ? { description: description.slice(0, 2000) } : {}) };
+    const testCase: ImportedTestCase = {
+      name: unique,
+      folder: baseFolder,
+      tags,
+      flow: [],
+      ...(description ? { description: description.slice(0, 2000) } : {}),
+    };
     testCases.push(testCase);
     current = { testCase, ids: new Set(), codes: [], templates: [] };
     return current;
   };
   const finish = () => {
-    if (current) flowsSetsReads.push({ name: current.testCase.name, ...variableFlow(current.codes, current.templates) });
+    if (current)
+      flowsSetsReads.push({ name: current.testCase.name, ...variableFlow(current.codes, current.templates) });
     current = undefined;
   };
 
@@ -427,7 +544,11 @@ export function importPostman(collectionJson: unknown, environmentJson?: unknown
   const visit = (entry: Item | ItemGroup<Item>, scope: Scope, relative: string[], asTestCase = false) => {
     if (ItemGroup.isItemGroup(entry)) {
       const group = entry as ItemGroup<Item>;
-      const inner: Scope = { names: [...scope.names, group.name], pre: [...scope.pre, ...scriptOf(group.events as never, 'prerequest')], test: [...scope.test, ...scriptOf(group.events as never, 'test')] };
+      const inner: Scope = {
+        names: [...scope.names, group.name],
+        pre: [...scope.pre, ...scriptOf(group.events as never, 'prerequest')],
+        test: [...scope.test, ...scriptOf(group.events as never, 'test')],
+      };
       const childRelative = asTestCase ? relative : [...relative, group.name];
       group.items.each((child) => visit(child as Item | ItemGroup<Item>, inner, childRelative));
       return;
@@ -445,16 +566,28 @@ export function importPostman(collectionJson: unknown, environmentJson?: unknown
       type: 'api',
       id: nodeId(item.name, current.ids),
       name: pathOf(names).slice(0, 200),
-      request: { method: translated.method, url: translated.url, ...(Object.keys(translated.headers).length ? { headers: translated.headers } : {}), ...(translated.body !== undefined ? { body: translated.body } : {}) },
+      request: {
+        method: translated.method,
+        url: translated.url,
+        ...(Object.keys(translated.headers).length ? { headers: translated.headers } : {}),
+        ...(translated.body !== undefined ? { body: translated.body } : {}),
+      },
       ...(script ? { script } : {}),
     };
     if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].includes(translated.method)) {
-      untranslated.push({ at, message: `method ${translated.method} is not one Assay sends (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS); the request is left out` });
+      untranslated.push({
+        at,
+        message: `method ${translated.method} is not one Assay sends (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS); the request is left out`,
+      });
       return;
     }
     current.testCase.flow.push(node);
     current.codes.push(...pre, ...test);
-    current.templates.push(translated.url, ...Object.values(translated.headers), typeof translated.body === 'string' ? translated.body : JSON.stringify(translated.body ?? ''));
+    current.templates.push(
+      translated.url,
+      ...Object.values(translated.headers),
+      typeof translated.body === 'string' ? translated.body : JSON.stringify(translated.body ?? ''),
+    );
   };
 
   if (options.singleTestCase) {
@@ -466,7 +599,10 @@ export function importPostman(collectionJson: unknown, environmentJson?: unknown
       if (ItemGroup.isItemGroup(entry)) {
         finish();
         const group = entry as ItemGroup<Item>;
-        startTestCase(group.name, (group as unknown as { description?: { toString(): string } }).description?.toString());
+        startTestCase(
+          group.name,
+          (group as unknown as { description?: { toString(): string } }).description?.toString(),
+        );
         visit(group, rootScope, [], true);
         finish();
       } else {
@@ -489,7 +625,10 @@ export function importPostman(collectionJson: unknown, environmentJson?: unknown
       if (flowsSetsReads[i]!.reads.has(name) && !flowsSetsReads.slice(i + 1).some((f) => f.reads.has(name))) continue;
       const later = flowsSetsReads.slice(i + 1).find((f) => f.reads.has(name) && !f.sets.has(name));
       if (later && !(name in variables)) {
-        warnings.push({ at: later.name, message: `reads "${name}", which a script of "${flowsSetsReads[i]!.name}" sets: separate test cases do not pass variables on; import with --single-test-case to keep Newman's behaviour, or set it in the environment` });
+        warnings.push({
+          at: later.name,
+          message: `reads "${name}", which a script of "${flowsSetsReads[i]!.name}" sets: separate test cases do not pass variables on; import with --single-test-case to keep Newman's behaviour, or set it in the environment`,
+        });
       }
     }
   }

@@ -44,18 +44,30 @@ type Style = Parameters<typeof styleText>[0];
  * colours (green passes, red failures, dim details).
  */
 export function renderCli(input: ReportInput, options: { color: boolean }): string {
-  const paint = (style: Style, text: string) => (options.color ? styleText(style, text, { validateStream: false }) : text);
+  const paint = (style: Style, text: string) =>
+    options.color ? styleText(style, text, { validateStream: false }) : text;
   const out: string[] = [];
   const { run, results, links } = input;
   const cases = results.details?.testCases ?? [];
   const outcome = outcomeOf(input);
-  const outcomeText = { passed: paint(['bold', 'green'], 'PASSED'), failed: paint(['bold', 'red'], 'FAILED'), error: paint(['bold', 'red'], 'RUN FAILED'), queued: 'QUEUED', running: 'RUNNING' }[outcome];
+  const outcomeText = {
+    passed: paint(['bold', 'green'], 'PASSED'),
+    failed: paint(['bold', 'red'], 'FAILED'),
+    error: paint(['bold', 'red'], 'RUN FAILED'),
+    queued: 'QUEUED',
+    running: 'RUNNING',
+  }[outcome];
 
-  out.push('', `${paint('bold', `Run ${run.runId ?? results.runId}`)} · ${run.runner ?? results.runner} on ${run.environment ?? results.environment} · ${outcomeText}`, '');
+  out.push(
+    '',
+    `${paint('bold', `Run ${run.runId ?? results.runId}`)} · ${run.runner ?? results.runner} on ${run.environment ?? results.environment} · ${outcomeText}`,
+    '',
+  );
 
   const width = Math.min(60, Math.max(10, ...cases.map((c) => c.name.length)));
   for (const tc of cases) {
-    const mark = tc.status === 'passed' ? paint('green', '✔') : tc.status === 'failed' ? paint('red', '✘') : paint('yellow', '-');
+    const mark =
+      tc.status === 'passed' ? paint('green', '✔') : tc.status === 'failed' ? paint('red', '✘') : paint('yellow', '-');
     const safe = terminalSafe(tc.name);
     const name = safe.length > width ? `${safe.slice(0, width - 1)}…` : safe.padEnd(width);
     const right = tc.status === 'skipped' ? paint('yellow', 'skipped') : paint('dim', formatMs(tc.duration));
@@ -74,7 +86,8 @@ export function renderCli(input: ReportInput, options: { color: boolean }): stri
       let hidden = 0;
       for (const unit of units) {
         const indent = rows ? '       ' : '     ';
-        if (rows && unit.kind !== 'case') out.push(paint('bold', `     ${terminalSafe(unit.name.slice(tc.name.length + 1))}`));
+        if (rows && unit.kind !== 'case')
+          out.push(paint('bold', `     ${terminalSafe(unit.name.slice(tc.name.length + 1))}`));
         for (const p of unit.problems) {
           if (shown >= CLI_FAILURES) {
             hidden += 1;
@@ -85,7 +98,10 @@ export function renderCli(input: ReportInput, options: { color: boolean }): stri
         }
         out.push(...logLines(unit, indent, paint));
       }
-      if (hidden) out.push(paint('dim', `     … and ${hidden} more failure${hidden === 1 ? '' : 's'} (see the JSON or HTML report)`));
+      if (hidden)
+        out.push(
+          paint('dim', `     … and ${hidden} more failure${hidden === 1 ? '' : 's'} (see the JSON or HTML report)`),
+        );
     });
   }
 
@@ -95,13 +111,16 @@ export function renderCli(input: ReportInput, options: { color: boolean }): stri
   out.push(
     `${paint('bold', 'Test cases:')}  ${paint('green', `${t.passed} passed`)}, ${t.failed ? paint('red', `${t.failed} failed`) : '0 failed'}, ${t.skipped ? paint('yellow', `${t.skipped} skipped`) : '0 skipped'} (${t.testCases})`,
   );
-  out.push(`${paint('bold', 'Assertions:')}  ${paint('green', `${t.passedAssertions} passed`)}, ${failedAssertions ? paint('red', `${failedAssertions} failed`) : '0 failed'} (${t.assertions})`);
+  out.push(
+    `${paint('bold', 'Assertions:')}  ${paint('green', `${t.passedAssertions} passed`)}, ${failedAssertions ? paint('red', `${failedAssertions} failed`) : '0 failed'} (${t.assertions})`,
+  );
   out.push(`${paint('bold', 'Duration:')}    ${formatMs(runDurationMs(input))}`);
 
   if (results.performance) out.push('', ...performanceLines(results.performance, paint));
 
   const error = runError(input);
-  if (outcome === 'error') out.push('', paint(['bold', 'red'], `Run failed: ${terminalSafe(error ?? 'no reason given')}`));
+  if (outcome === 'error')
+    out.push('', paint(['bold', 'red'], `Run failed: ${terminalSafe(error ?? 'no reason given')}`));
 
   const linkLines: string[] = [];
   if (links.console) linkLines.push(`${paint('bold', 'Console:')}  ${links.console}`);
@@ -122,7 +141,9 @@ function problemLines(p: Problem, indent: string, paint: (s: Style, t: string) =
   const expected = p.hasExpected ? valueText(p.expected, CLI_VALUE_CHARS) : undefined;
   const actual = valueText(p.hasActual ? p.actual : undefined, CLI_VALUE_CHARS);
   if (expected !== undefined && expected.length <= SIDE_BY_SIDE && actual.length <= SIDE_BY_SIDE) {
-    lines.push(`${indent}  ${paint('green', `expected ${expected}`)}  ${paint('dim', '│')}  ${paint('red', `actual ${actual}`)}`);
+    lines.push(
+      `${indent}  ${paint('green', `expected ${expected}`)}  ${paint('dim', '│')}  ${paint('red', `actual ${actual}`)}`,
+    );
   } else {
     if (expected !== undefined) lines.push(`${indent}  ${paint('green', `expected ${expected}`)}`);
     lines.push(`${indent}  ${paint('red', `actual   ${actual}`)}`);
@@ -136,8 +157,11 @@ function logLines(unit: CaseUnit, indent: string, paint: (s: Style, t: string) =
   const logs = unit.logs.filter((l) => l.nodeFailed);
   if (!logs.length) return [];
   const shown = logs.slice(-CLI_LOG_LINES);
-  const lines = [`${indent}${paint('dim', `logs of the failed nodes${logs.length > shown.length ? ` (last ${shown.length} of ${logs.length})` : ''}:`)}`];
-  for (const l of shown) lines.push(`${indent}  ${paint(l.level === 'error' ? 'red' : l.level === 'warn' ? 'yellow' : 'dim', logText(l))}`);
+  const lines = [
+    `${indent}${paint('dim', `logs of the failed nodes${logs.length > shown.length ? ` (last ${shown.length} of ${logs.length})` : ''}:`)}`,
+  ];
+  for (const l of shown)
+    lines.push(`${indent}  ${paint(l.level === 'error' ? 'red' : l.level === 'warn' ? 'yellow' : 'dim', logText(l))}`);
   return lines;
 }
 
@@ -149,18 +173,30 @@ function logText(l: LogEntry): string {
 /** The performance figures: latency, throughput, errors, checks, thresholds. */
 function performanceLines(p: PerformanceResults, paint: (s: Style, t: string) => string): string[] {
   const lines = [paint('bold', 'Performance')];
-  lines.push(`  latency     avg ${formatMs(p.avgResponseTime)} · p95 ${formatMs(p.p95ResponseTime)} · p99 ${formatMs(p.p99ResponseTime)} · max ${formatMs(p.maxResponseTime)}`);
-  lines.push(`  throughput  ${round(p.requestsPerSecond)} req/s · ${p.requests} requests over ${formatMs(p.loadDurationMs)} · peak ${p.peakVUs} VUs`);
+  lines.push(
+    `  latency     avg ${formatMs(p.avgResponseTime)} · p95 ${formatMs(p.p95ResponseTime)} · p99 ${formatMs(p.p99ResponseTime)} · max ${formatMs(p.maxResponseTime)}`,
+  );
+  lines.push(
+    `  throughput  ${round(p.requestsPerSecond)} req/s · ${p.requests} requests over ${formatMs(p.loadDurationMs)} · peak ${p.peakVUs} VUs`,
+  );
   const errorText = `error rate ${formatRate(p.errorRate)} (${p.failedRequests} failed)`;
-  lines.push(`  errors      ${p.failedRequests ? paint('red', errorText) : errorText} · checks ${formatRate(p.checks.rate)} of ${p.checks.total}`);
+  lines.push(
+    `  errors      ${p.failedRequests ? paint('red', errorText) : errorText} · checks ${formatRate(p.checks.rate)} of ${p.checks.total}`,
+  );
   const thresholds = p.thresholds ?? [];
   if (thresholds.length) {
     const failedT = thresholds.filter((t) => !t.passed);
-    lines.push(`  thresholds  ${paint('green', `${thresholds.length - failedT.length} passed`)}, ${failedT.length ? paint('red', `${failedT.length} failed`) : '0 failed'}`);
+    lines.push(
+      `  thresholds  ${paint('green', `${thresholds.length - failedT.length} passed`)}, ${failedT.length ? paint('red', `${failedT.length} failed`) : '0 failed'}`,
+    );
     for (const t of thresholds) {
       // metric and threshold come from the run's load profile, written by the user
       const mark = t.passed ? paint('green', '✔') : paint('red', '✘');
-      const actual = /duration/.test(t.metric) ? formatMs(t.actual) : /failed|rate|checks/.test(t.metric) ? formatRate(t.actual) : String(round(t.actual));
+      const actual = /duration/.test(t.metric)
+        ? formatMs(t.actual)
+        : /failed|rate|checks/.test(t.metric)
+          ? formatRate(t.actual)
+          : String(round(t.actual));
       lines.push(`    ${mark} ${terminalSafe(`${t.metric} ${t.threshold}`)} ${paint('dim', `(actual ${actual})`)}`);
     }
   }

@@ -86,7 +86,13 @@ export function renderHtml(input: ReportInput): string {
   return template()(view);
 }
 
-const outcomeLabels = { passed: 'PASSED', failed: 'FAILED', error: 'RUN FAILED', queued: 'QUEUED', running: 'RUNNING' } as const;
+const outcomeLabels = {
+  passed: 'PASSED',
+  failed: 'FAILED',
+  error: 'RUN FAILED',
+  queued: 'QUEUED',
+  running: 'RUNNING',
+} as const;
 const marks = { passed: '✔', failed: '✘', skipped: '–' } as const;
 
 /** Only http(s) links become links (they come from the CLI's configuration, but a link is a link). */
@@ -96,7 +102,10 @@ function safeHref(url: string | undefined): string | undefined {
 
 /** JSON for a `<script type="application/json">`: `<`, `>`, `&` and the JS line separators escaped. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 function pretty(value: unknown): string {
@@ -126,7 +135,9 @@ function problemView(p: Problem, unit?: string) {
 function testCaseView(tc: TestCaseResult) {
   const units = caseUnits(tc);
   const rows = units.some((u) => u.kind !== 'case');
-  const problems = units.flatMap((u) => u.problems.map((p) => problemView(p, rows && u.kind !== 'case' ? u.name.slice(tc.name.length + 2, -1) : undefined)));
+  const problems = units.flatMap((u) =>
+    u.problems.map((p) => problemView(p, rows && u.kind !== 'case' ? u.name.slice(tc.name.length + 2, -1) : undefined)),
+  );
   const facts = [tc.status === 'skipped' ? 'skipped' : formatMs(tc.duration)];
   if (tc.assertions) facts.push(`${tc.passedAssertions}/${tc.assertions} assertions`);
   if (rows) {
@@ -155,7 +166,14 @@ interface NodeView {
   duration: string;
   facts: string[];
   error?: string;
-  assertions: Array<{ passed: boolean; label: string; operator: string; expected: string; actual: string; message: string }>;
+  assertions: Array<{
+    passed: boolean;
+    label: string;
+    operator: string;
+    expected: string;
+    actual: string;
+    message: string;
+  }>;
   logs: Array<{ level: string; message: string }>;
   children: NodeView[];
   rows: Array<{ label: string; status: string; mark: string; open: boolean; nodes: NodeView[] }>;
@@ -164,12 +182,19 @@ interface NodeView {
 
 function nodeView(n: NodeResult): NodeView {
   const facts: string[] = [];
-  if (n.response) facts.push(`${formatMs(n.response.timeMs)}`, `${bytes(n.response.size)}${n.response.truncated ? ' (cut)' : ''}`);
-  if (n.attempts?.length) facts.push(`attempts: ${n.attempts.map((a) => `${a.status ?? a.error ?? '?'} in ${formatMs(a.timeMs)}`).join(', ')}`);
+  if (n.response)
+    facts.push(`${formatMs(n.response.timeMs)}`, `${bytes(n.response.size)}${n.response.truncated ? ' (cut)' : ''}`);
+  if (n.attempts?.length)
+    facts.push(
+      `attempts: ${n.attempts.map((a) => `${a.status ?? a.error ?? '?'} in ${formatMs(a.timeMs)}`).join(', ')}`,
+    );
   if (n.reason) facts.push(n.reason);
   if (n.branch) facts.push(`branch: ${n.branch}`);
   if (n.condition !== undefined) facts.push(`condition: ${valueText(n.condition, 200)}`);
-  if (n.iterations !== undefined) facts.push(`${n.iterations} iteration${n.iterations === 1 ? '' : 's'}${n.stoppedBy ? `, stopped by ${n.stoppedBy}` : ''}`);
+  if (n.iterations !== undefined)
+    facts.push(
+      `${n.iterations} iteration${n.iterations === 1 ? '' : 's'}${n.stoppedBy ? `, stopped by ${n.stoppedBy}` : ''}`,
+    );
   if (n.waitedMs !== undefined) facts.push(`waited ${formatMs(n.waitedMs)}`);
   if (n.variablesSet) facts.push(`set ${valueText(n.variablesSet, 300)}`);
   if (n.line !== undefined) facts.push(`line ${n.line}`);
@@ -180,7 +205,9 @@ function nodeView(n: NodeResult): NodeView {
     type: n.type,
     title: n.name ?? n.id,
     ...(n.request ? { request: n.request } : {}),
-    ...(n.request && n.response ? { response: { status: n.response.status !== undefined ? String(n.response.status) : 'no response' } } : {}),
+    ...(n.request && n.response
+      ? { response: { status: n.response.status !== undefined ? String(n.response.status) : 'no response' } }
+      : {}),
     duration: formatMs(n.duration),
     facts,
     ...(n.error ? { error: visibleControls(n.error) } : {}),
@@ -192,7 +219,10 @@ function nodeView(n: NodeResult): NodeView {
       actual: valueText(a.actual, 500),
       message: a.passed ? '' : (a.message ?? ''),
     })),
-    logs: logsOfNodes([{ ...n, children: undefined, iterationResults: undefined }]).map((l) => ({ level: l.level, message: visibleControls(l.message) })),
+    logs: logsOfNodes([{ ...n, children: undefined, iterationResults: undefined }]).map((l) => ({
+      level: l.level,
+      message: visibleControls(l.message),
+    })),
     children: (n.children ?? []).map(nodeView),
     rows: (n.iterationResults ?? []).map((it) => ({
       label: `${iteration ? 'row' : 'iteration'} ${it.index + 1}${it.item !== undefined ? `: ${valueText(it.item, 120)}` : ''}`,
@@ -201,7 +231,11 @@ function nodeView(n: NodeResult): NodeView {
       open: it.status === 'failed',
       nodes: it.nodes.map(nodeView),
     })),
-    ...(n.omittedIterations ? { omitted: `${n.omittedIterations} more ${iteration ? 'rows' : 'iterations'} ran; the results keep only the first ${n.iterationResults?.length ?? 0}.` } : {}),
+    ...(n.omittedIterations
+      ? {
+          omitted: `${n.omittedIterations} more ${iteration ? 'rows' : 'iterations'} ran; the results keep only the first ${n.iterationResults?.length ?? 0}.`,
+        }
+      : {}),
   };
 }
 
@@ -218,19 +252,32 @@ function performanceView(p: PerformanceResults, hasSeries: boolean) {
     { label: 'p95 response', value: formatMs(p.p95ResponseTime) },
     { label: 'p99 response', value: formatMs(p.p99ResponseTime) },
     { label: 'requests/s', value: String(Math.round(p.requestsPerSecond * 10) / 10) },
-    { label: `error rate (${p.failedRequests} of ${p.requests})`, value: formatRate(p.errorRate), cls: p.failedRequests ? 'ko' : 'ok' },
+    {
+      label: `error rate (${p.failedRequests} of ${p.requests})`,
+      value: formatRate(p.errorRate),
+      cls: p.failedRequests ? 'ko' : 'ok',
+    },
     { label: `checks (${p.checks.passed} of ${p.checks.total})`, value: formatRate(p.checks.rate) },
     { label: 'peak VUs', value: String(p.peakVUs) },
     { label: 'load duration', value: formatMs(p.loadDurationMs) },
   ];
-  if (p.thresholds?.length) cards.push({ label: 'thresholds failed', value: `${failedThresholds}/${p.thresholds.length}`, cls: failedThresholds ? 'ko' : 'ok' });
+  if (p.thresholds?.length)
+    cards.push({
+      label: 'thresholds failed',
+      value: `${failedThresholds}/${p.thresholds.length}`,
+      cls: failedThresholds ? 'ko' : 'ok',
+    });
   return {
     cards,
     thresholds: (p.thresholds ?? []).map((t) => ({
       metric: t.metric,
       threshold: t.threshold,
       passed: t.passed,
-      actual: /duration/.test(t.metric) ? formatMs(t.actual) : /failed|rate|checks/.test(t.metric) ? formatRate(t.actual) : String(Math.round(t.actual * 100) / 100),
+      actual: /duration/.test(t.metric)
+        ? formatMs(t.actual)
+        : /failed|rate|checks/.test(t.metric)
+          ? formatRate(t.actual)
+          : String(Math.round(t.actual * 100) / 100),
     })),
     hasSeries,
     byName: (p.byName ?? []).map((b) => ({
@@ -250,9 +297,21 @@ function performanceView(p: PerformanceResults, hasSeries: boolean) {
  * The charts' columns from the per-second series: time (epoch seconds), requests and errors per
  * second, p95 ms, VUs. A missing point (no request ended then: an outage) becomes a gap.
  */
-export function chartData(p: PerformanceResults): { t: number[]; rps: Array<number | null>; eps: Array<number | null>; p95: Array<number | null>; vus: Array<number | null> } {
+export function chartData(p: PerformanceResults): {
+  t: number[];
+  rps: Array<number | null>;
+  eps: Array<number | null>;
+  p95: Array<number | null>;
+  vus: Array<number | null>;
+} {
   const res = p.seriesResolution || 1;
-  const out = { t: [] as number[], rps: [] as Array<number | null>, eps: [] as Array<number | null>, p95: [] as Array<number | null>, vus: [] as Array<number | null> };
+  const out = {
+    t: [] as number[],
+    rps: [] as Array<number | null>,
+    eps: [] as Array<number | null>,
+    p95: [] as Array<number | null>,
+    vus: [] as Array<number | null>,
+  };
   let last: number | undefined;
   for (const point of p.series) {
     if (last !== undefined && point.t - last > res) {

@@ -20,9 +20,17 @@ export { renderJunit } from './junit';
 export { caseUnits, type CaseUnit } from './model';
 
 /** File name each file reporter writes inside `--out` (stable, so CI steps can name it). */
-export const REPORT_FILES: Record<Exclude<ReporterName, 'cli'>, string> = { json: 'results.json', junit: 'junit.xml', html: 'report.html' };
+export const REPORT_FILES: Record<Exclude<ReporterName, 'cli'>, string> = {
+  json: 'results.json',
+  junit: 'junit.xml',
+  html: 'report.html',
+};
 
-const RENDERERS: Record<Exclude<ReporterName, 'cli'>, (input: ReportInput) => string> = { json: renderJson, junit: renderJunit, html: renderHtml };
+const RENDERERS: Record<Exclude<ReporterName, 'cli'>, (input: ReportInput) => string> = {
+  json: renderJson,
+  junit: renderJunit,
+  html: renderHtml,
+};
 
 /**
  * Writes the file reporters among `reporters` into `outDir` (created with its parents), replacing

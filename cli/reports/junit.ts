@@ -22,7 +22,16 @@
  */
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
-import { caseUnits, countUnits, runDurationMs, runError, valueText, type CaseUnit, type Problem, type ReportInput } from './model';
+import {
+  caseUnits,
+  countUnits,
+  runDurationMs,
+  runError,
+  valueText,
+  type CaseUnit,
+  type Problem,
+  type ReportInput,
+} from './model';
 
 /** Characters of a failure's `message` attribute (the full text is in the element). */
 const MESSAGE_CHARS = 500;
@@ -63,8 +72,18 @@ export function renderJunit(input: ReportInput): string {
   }
   const time = junitSeconds(runDurationMs(input));
 
-  const doc = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` });
-  const suites = doc.ele('testsuites', { name: `assay ${runner} on ${environment}`, tests: n(counts.tests), failures: n(counts.failures), errors: n(counts.errors), time });
+  const doc = create({
+    version: '1.0',
+    encoding: 'UTF-8',
+    invalidCharReplacement: (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  });
+  const suites = doc.ele('testsuites', {
+    name: `assay ${runner} on ${environment}`,
+    tests: n(counts.tests),
+    failures: n(counts.failures),
+    errors: n(counts.errors),
+    time,
+  });
   const suite = suites.ele('testsuite', {
     name: runner,
     tests: n(counts.tests),
@@ -72,7 +91,10 @@ export function renderJunit(input: ReportInput): string {
     errors: n(counts.errors),
     time,
     skipped: n(counts.skipped),
-    timestamp: junitTimestamp(run.startedAt ?? results.startedAt ?? run.createdAt ?? results.createdAt, input.generatedAt ?? new Date()),
+    timestamp: junitTimestamp(
+      run.startedAt ?? results.startedAt ?? run.createdAt ?? results.createdAt,
+      input.generatedAt ?? new Date(),
+    ),
   });
   const props = suite.ele('properties');
   const property = (name: string, value: string | undefined) => {
@@ -111,7 +133,8 @@ function writeTestcase(suite: XMLBuilder, unit: CaseUnit, classname: string): vo
   const tc = suite.ele('testcase', { name: unit.name, classname, time: junitSeconds(unit.durationMs) });
   if (unit.status === 'skipped') tc.ele('skipped', { message: clip(unit.skippedMessage ?? 'not run') });
   for (const p of unit.problems) {
-    if (p.kind === 'failure') tc.ele('failure', { message: clip(failureMessage(p)), type: p.operator ?? 'assertion' }).txt(failureText(p));
+    if (p.kind === 'failure')
+      tc.ele('failure', { message: clip(failureMessage(p)), type: p.operator ?? 'assertion' }).txt(failureText(p));
     else tc.ele('error', { message: clip(p.message), type: errorType(p) }).txt(`${p.nodeLabel}: ${p.message}`);
   }
   const out = [...unit.notes, ...unit.logs.map((l) => `[${l.level}] ${l.node}: ${l.message}`)];

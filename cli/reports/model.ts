@@ -124,13 +124,16 @@ export function formatMs(ms: number | undefined): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`;
   const s = Math.round(ms / 1000);
-  return s < 3600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return s < 3600
+    ? `${Math.floor(s / 60)} min ${s % 60} s`
+    : `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
 /** Control characters of user text (names, messages, logs) written as `\u001b`, so no escape sequence reaches a terminal and nothing invisible hides in a page; tab and newline stay. */
 export function visibleControls(text: string): string {
   // eslint-disable-next-line no-control-regex -- finding control characters is the point
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+  return text.replace(controls, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** An ISO 8601 time for people: `2026-11-22 20:00:00 UTC` (the text as given when it does not parse). */
@@ -184,7 +187,16 @@ function problemsOfNodes(nodes: NodeResult[]): Problem[] {
       });
     }
     // A Loop/Iteration node's own error only: its failed rows are reported through their nodes.
-    if (n.error) out.push({ kind: 'error', node: n.id, nodeLabel: nodeLabel(n, n.id), nodeType: n.type, hasExpected: false, hasActual: false, message: n.error });
+    if (n.error)
+      out.push({
+        kind: 'error',
+        node: n.id,
+        nodeLabel: nodeLabel(n, n.id),
+        nodeType: n.type,
+        hasExpected: false,
+        hasActual: false,
+        message: n.error,
+      });
   });
   return out;
 }
@@ -193,7 +205,8 @@ function problemsOfNodes(nodes: NodeResult[]): Problem[] {
 export function logsOfNodes(nodes: NodeResult[]): LogEntry[] {
   const out: LogEntry[] = [];
   walkNodes(nodes, (n) => {
-    for (const l of n.logs ?? []) out.push({ node: n.name ?? n.id, level: l.level, message: l.message, nodeFailed: n.status === 'failed' });
+    for (const l of n.logs ?? [])
+      out.push({ node: n.name ?? n.id, level: l.level, message: l.message, nodeFailed: n.status === 'failed' });
   });
   return out;
 }
@@ -228,7 +241,8 @@ export function caseUnits(tc: TestCaseResult): CaseUnit[] {
   if (tc.status === 'skipped') return [{ ...whole, skippedMessage: tc.error ?? 'not run' }];
   if (tc.error && !whole.problems.some((p) => p.message === tc.error)) whole.notes.push(tc.error);
   if (iterations.length === 0) {
-    if (whole.status === 'failed' && whole.problems.length === 0) whole.problems.push(genericProblem(tc.error ?? 'the test case failed'));
+    if (whole.status === 'failed' && whole.problems.length === 0)
+      whole.problems.push(genericProblem(tc.error ?? 'the test case failed'));
     return [whole];
   }
 
@@ -245,7 +259,8 @@ export function caseUnits(tc: TestCaseResult): CaseUnit[] {
       const problems = problemsOfNodes(row.nodes);
       keptProblems += problems.length;
       if (row.status === 'failed') failedRows += 1;
-      if (row.status === 'failed' && problems.length === 0) problems.push(genericProblem(`row ${row.index + 1} failed`));
+      if (row.status === 'failed' && problems.length === 0)
+        problems.push(genericProblem(`row ${row.index + 1} failed`));
       const item = row.item !== undefined ? `: ${valueText(row.item, ITEM_PREVIEW_CHARS)}` : '';
       units.push({
         name: `${tc.name} [${label}row ${row.index + 1}${item}]`,
@@ -359,7 +374,11 @@ export function outcomeOf(input: ReportInput): 'passed' | 'failed' | 'error' | '
 
 /** The run's duration in ms: the run's, else the results', else the sum of its test cases. */
 export function runDurationMs(input: ReportInput): number {
-  return input.run.duration ?? input.results.duration ?? (input.results.details?.testCases ?? []).reduce((ms, c) => ms + (c.duration ?? 0), 0);
+  return (
+    input.run.duration ??
+    input.results.duration ??
+    (input.results.details?.testCases ?? []).reduce((ms, c) => ms + (c.duration ?? 0), 0)
+  );
 }
 
 /** The run's error (a failed run: timeout, cancellation), if any. */

@@ -51,14 +51,24 @@ export interface CallOptions {
  * Calls `method path` (path starts with `/v1`) and returns the parsed JSON answer (undefined for
  * 204). Throws {@link ApiError} for any answer ≥ 400 and for network failures (code `network`).
  */
-export async function api<T = unknown>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: CallOptions = {},
+): Promise<T> {
   const key = options.key ?? session()?.key;
   const headers: Record<string, string> = { Accept: 'application/json, application/problem+json', ...options.headers };
   if (key) headers.Authorization = `Bearer ${key}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: options.signal });
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: options.signal,
+    });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError({ title: 'Assay is unreachable', status: 0, code: 'network', detail: (err as Error).message });
@@ -72,7 +82,9 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   }
   if (res.status >= 400) {
     const problem: Problem =
-      parsed && typeof parsed === 'object' && 'title' in parsed ? (parsed as Problem) : { title: res.statusText || 'Request failed', status: res.status, detail: text.slice(0, 300) };
+      parsed && typeof parsed === 'object' && 'title' in parsed
+        ? (parsed as Problem)
+        : { title: res.statusText || 'Request failed', status: res.status, detail: text.slice(0, 300) };
     if (res.status === 401 && !options.key) signOut();
     throw new ApiError(problem);
   }

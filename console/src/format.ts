@@ -22,7 +22,14 @@ export function relative(iso: string | undefined | null, now = Date.now()): stri
   if (!iso) return '—';
   const s = Math.round((new Date(iso).getTime() - now) / 1000);
   const a = Math.abs(s);
-  const text = a < 60 ? `${a} s` : a < 3600 ? `${Math.round(a / 60)} min` : a < 86400 ? `${Math.round(a / 3600)} h` : `${Math.round(a / 86400)} d`;
+  const text =
+    a < 60
+      ? `${a} s`
+      : a < 3600
+        ? `${Math.round(a / 60)} min`
+        : a < 86400
+          ? `${Math.round(a / 3600)} h`
+          : `${Math.round(a / 86400)} d`;
   return s < 0 ? `${text} ago` : `in ${text}`;
 }
 

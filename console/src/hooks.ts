@@ -55,7 +55,12 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
  * Like {@link useLoad}, then again every `intervalMs` while `live(data)` holds (a running run, a
  * list with running runs). Each answer replaces the data in place.
  */
-export function usePoll<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[], intervalMs: number, live: (data: T | undefined) => boolean): Loaded<T> {
+export function usePoll<T>(
+  load: (signal: AbortSignal) => Promise<T>,
+  deps: unknown[],
+  intervalMs: number,
+  live: (data: T | undefined) => boolean,
+): Loaded<T> {
   const state = useLoad(load, deps);
   const liveNow = live(state.data);
   const reloadRef = useRef(state.reload);

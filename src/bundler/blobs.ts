@@ -28,7 +28,9 @@ const BLOB_PATH = /\/blobs\/([0-9a-f]{64})\.js$/;
 /** Thrown when a URL is one of this bundler's blobs but the store has no such blob. */
 export class MissingBlobError extends Error {
   constructor(url: string) {
-    super(`${url} is a blob of this Assay's bundler, but no bundle with that digest is stored (bundle it again with POST /api/bundle)`);
+    super(
+      `${url} is a blob of this Assay's bundler, but no bundle with that digest is stored (bundle it again with POST /api/bundle)`,
+    );
     this.name = 'MissingBlobError';
   }
 }
@@ -43,11 +45,21 @@ function portOf(u: URL): number {
  * `[{public path}]/blobs/{sha256}.js`), or undefined for any other URL.
  * @throws MissingBlobError for a blob URL of this bundler that the store does not hold
  */
-export function storedBlobReader(dataSource: DataSource, bundler: BundlerAddress): (url: string) => Promise<string | undefined> {
+export function storedBlobReader(
+  dataSource: DataSource,
+  bundler: BundlerAddress,
+): (url: string) => Promise<string | undefined> {
   const publicUrl = new URL(bundler.publicUrl);
   const publicPath = publicUrl.pathname.replace(/\/$/, '');
-  const endpoints: InfrastructureEndpoint[] = [{ label: 'the bundler (ASSAY_BUNDLER_PUBLIC_URL)', host: publicUrl.hostname.replace(/^\[|\]$/g, '').toLowerCase(), port: portOf(publicUrl) }];
-  if (bundler.host && bundler.port) endpoints.push({ label: 'the bundler (ASSAY_BUNDLER_PORT)', host: bundler.host, port: bundler.port });
+  const endpoints: InfrastructureEndpoint[] = [
+    {
+      label: 'the bundler (ASSAY_BUNDLER_PUBLIC_URL)',
+      host: publicUrl.hostname.replace(/^\[|\]$/g, '').toLowerCase(),
+      port: portOf(publicUrl),
+    },
+  ];
+  if (bundler.host && bundler.port)
+    endpoints.push({ label: 'the bundler (ASSAY_BUNDLER_PORT)', host: bundler.host, port: bundler.port });
   return async (url) => {
     let u: URL;
     try {

@@ -74,7 +74,8 @@ function isNodeBuiltin(spec: string): boolean {
 
 /** Where a bare specifier is fetched from, given the importing module's URL (see the module doc). */
 export function bareSpecifierUrl(spec: string, importer: URL): string {
-  if (importer.hostname === 'cdn.jsdelivr.net' && importer.pathname.startsWith('/npm/')) return `${importer.origin}/npm/${spec}/+esm`;
+  if (importer.hostname === 'cdn.jsdelivr.net' && importer.pathname.startsWith('/npm/'))
+    return `${importer.origin}/npm/${spec}/+esm`;
   return `${importer.origin}/${spec}`;
 }
 
@@ -92,7 +93,12 @@ function loaderFor(url: string, contentType: string): esbuild.Loader {
 function locationOf(message: esbuild.Message): Record<string, unknown> {
   const loc = message.location;
   if (!loc) return {};
-  return { url: loc.file.replace(new RegExp(`^${NAMESPACE}:`), ''), line: loc.line, column: loc.column, lineText: loc.lineText.slice(0, 300) };
+  return {
+    url: loc.file.replace(new RegExp(`^${NAMESPACE}:`), ''),
+    line: loc.line,
+    column: loc.column,
+    lineText: loc.lineText.slice(0, 300),
+  };
 }
 
 /** Turns esbuild's failure into the matching {@link BundleError}. */
@@ -103,12 +109,19 @@ function explain(errors: esbuild.Message[], first: BundleError | undefined): Bun
   const where = locationOf(e);
   const at = where.url ? ` (${String(where.url)}:${String(where.line)}:${String(where.column)})` : '';
   if (/top-level await/i.test(e.text)) {
-    return new BundleError('top-level-await', `The library uses top-level await${at}, which a classic script (what the sandbox loads) cannot contain. Use a build of the library without it, or an earlier version.`, where);
+    return new BundleError(
+      'top-level-await',
+      `The library uses top-level await${at}, which a classic script (what the sandbox loads) cannot contain. Use a build of the library without it, or an earlier version.`,
+      where,
+    );
   }
   if (e.location && !/not supported|cannot be used|is not available/i.test(e.text)) {
     return new BundleError('module-syntax-error', `Syntax error${at}: ${e.text}`, { ...where, message: e.text });
   }
-  return new BundleError('bundle-failed', `esbuild could not bundle the library${at}: ${e.text}`, { ...where, message: e.text });
+  return new BundleError('bundle-failed', `esbuild could not bundle the library${at}: ${e.text}`, {
+    ...where,
+    message: e.text,
+  });
 }
 
 /**
@@ -140,21 +153,31 @@ export async function buildBundle(input: BuildInput, policy: AddressPolicy, limi
           role = `An import in ${importer.href}`;
           if (isNodeBuiltin(spec)) {
             if (args.kind === 'require-call' || args.kind === 'require-resolve') {
-              warnings.push(`${importer.href} requires the Node built-in "${spec}"; it is left out (calling it in a script throws).`);
+              warnings.push(
+                `${importer.href} requires the Node built-in "${spec}"; it is left out (calling it in a script throws).`,
+              );
               return { path: spec, external: true };
             }
             return fail(
-              new BundleError('node-builtin', `${importer.href} imports the Node built-in "${spec}"; scripts run without Node APIs. Use a browser build of the library (esm.sh replaces built-ins with browser versions).`, {
-                url: importer.href,
-                specifier: spec,
-              }),
+              new BundleError(
+                'node-builtin',
+                `${importer.href} imports the Node built-in "${spec}"; scripts run without Node APIs. Use a browser build of the library (esm.sh replaces built-ins with browser versions).`,
+                {
+                  url: importer.href,
+                  specifier: spec,
+                },
+              ),
             );
           }
           if (/^https?:\/\//i.test(spec)) target = spec;
           else if (/^(\/|\.\/|\.\.\/|\.$|\.\.$)/.test(spec)) target = new URL(spec, importer).href;
           else if (/^[a-z][a-z0-9+.-]*:/i.test(spec) || spec.startsWith('#')) {
             return fail(
-              new BundleError('unsupported-import', `${importer.href} imports "${spec}"; the bundler follows only http and https imports and package names.`, { url: importer.href, specifier: spec }),
+              new BundleError(
+                'unsupported-import',
+                `${importer.href} imports "${spec}"; the bundler follows only http and https imports and package names.`,
+                { url: importer.href, specifier: spec },
+              ),
             );
           } else target = bareSpecifierUrl(spec, importer);
         }
@@ -162,12 +185,21 @@ export async function buildBundle(input: BuildInput, policy: AddressPolicy, limi
           const module = await fetcher.fetch(target, role);
           return { path: module.url, namespace: NAMESPACE };
         } catch (err) {
-          return fail(err instanceof BundleError ? err : new BundleError('module-fetch-failed', `${target} could not be fetched: ${(err as Error).message}`, { url: target }));
+          return fail(
+            err instanceof BundleError
+              ? err
+              : new BundleError('module-fetch-failed', `${target} could not be fetched: ${(err as Error).message}`, {
+                  url: target,
+                }),
+          );
         }
       });
       build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
         const module = fetcher.loaded(args.path);
-        if (!module) return fail(new BundleError('module-fetch-failed', `${args.path} was resolved but not fetched.`, { url: args.path }));
+        if (!module)
+          return fail(
+            new BundleError('module-fetch-failed', `${args.path} was resolved but not fetched.`, { url: args.path }),
+          );
         const loader = loaderFor(module.url, module.contentType);
         if (loader === 'empty') warnings.push(`${module.url} is a stylesheet; it is left out.`);
         return { contents: module.body, loader };
@@ -193,7 +225,11 @@ export async function buildBundle(input: BuildInput, policy: AddressPolicy, limi
     plugins: [plugin],
   });
   const timer = setTimeout(() => {
-    const err = new BundleError('bundle-timeout', `The bundle took longer than ${limits.buildTimeoutMs} ms (ASSAY_BUNDLER_BUILD_TIMEOUT_MS).`, { buildTimeoutMs: limits.buildTimeoutMs });
+    const err = new BundleError(
+      'bundle-timeout',
+      `The bundle took longer than ${limits.buildTimeoutMs} ms (ASSAY_BUNDLER_BUILD_TIMEOUT_MS).`,
+      { buildTimeoutMs: limits.buildTimeoutMs },
+    );
     firstError ??= err;
     deadline.abort(err);
     void context.cancel();
@@ -214,7 +250,11 @@ export async function buildBundle(input: BuildInput, policy: AddressPolicy, limi
   const code = out.text;
   const size = Buffer.byteLength(code);
   if (size > limits.maxOutputBytes) {
-    throw new BundleError('bundle-too-large', `The bundle is ${size} bytes, over the cap of ${limits.maxOutputBytes} (ASSAY_BUNDLER_MAX_OUTPUT_BYTES).`, { size, maxOutputBytes: limits.maxOutputBytes });
+    throw new BundleError(
+      'bundle-too-large',
+      `The bundle is ${size} bytes, over the cap of ${limits.maxOutputBytes} (ASSAY_BUNDLER_MAX_OUTPUT_BYTES).`,
+      { size, maxOutputBytes: limits.maxOutputBytes },
+    );
   }
   const modules = fetcher
     .modules()

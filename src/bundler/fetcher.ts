@@ -38,7 +38,8 @@ export interface FetchedModule {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const NOT_SCRIPT = /^(text\/html|application\/xhtml\+xml|text\/css|image\/|audio\/|video\/|font\/|application\/pdf|application\/zip|application\/wasm)/;
+const NOT_SCRIPT =
+  /^(text\/html|application\/xhtml\+xml|text\/css|image\/|audio\/|video\/|font\/|application\/pdf|application\/zip|application\/wasm)/;
 
 /** The fetches of one bundle: memoised by URL, counted and capped together. */
 export class ModuleFetcher {
@@ -73,10 +74,14 @@ export class ModuleFetcher {
     if (!pending) {
       if (this.byRequested.size >= this.limits.maxModules) {
         return Promise.reject(
-          new BundleError('too-many-modules', `The library needs more than ${this.limits.maxModules} modules (ASSAY_BUNDLER_MAX_MODULES); the last one asked for was ${url}.`, {
-            maxModules: this.limits.maxModules,
-            url,
-          }),
+          new BundleError(
+            'too-many-modules',
+            `The library needs more than ${this.limits.maxModules} modules (ASSAY_BUNDLER_MAX_MODULES); the last one asked for was ${url}.`,
+            {
+              maxModules: this.limits.maxModules,
+              url,
+            },
+          ),
         );
       }
       pending = this.download(url, role);
@@ -95,7 +100,10 @@ export class ModuleFetcher {
       let res: Dispatcher.ResponseData;
       try {
         res = await guardedRequest(this.policy.agent('bundler'), current, {
-          headers: { accept: 'text/javascript, application/javascript, application/json;q=0.9, */*;q=0.5', 'user-agent': 'Assay-Bundler/0.1' },
+          headers: {
+            accept: 'text/javascript, application/javascript, application/json;q=0.9, */*;q=0.5',
+            'user-agent': 'Assay-Bundler/0.1',
+          },
           timeoutMs: this.limits.fetchTimeoutMs,
           signal,
         });
@@ -106,29 +114,48 @@ export class ModuleFetcher {
       if (REDIRECTS.has(res.statusCode) && typeof location === 'string') {
         await res.body.dump().catch(() => undefined);
         if (hop >= this.limits.maxRedirects) {
-          throw new BundleError('module-fetch-failed', `${url} redirects more than ${this.limits.maxRedirects} times (ASSAY_BUNDLER_MAX_REDIRECTS).`, { url });
+          throw new BundleError(
+            'module-fetch-failed',
+            `${url} redirects more than ${this.limits.maxRedirects} times (ASSAY_BUNDLER_MAX_REDIRECTS).`,
+            { url },
+          );
         }
         const next = new URL(location, current);
         if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-          throw new BundleError('module-fetch-failed', `${current.href} redirects to ${next.href}; only http and https URLs are fetched.`, { url: current.href });
+          throw new BundleError(
+            'module-fetch-failed',
+            `${current.href} redirects to ${next.href}; only http and https URLs are fetched.`,
+            { url: current.href },
+          );
         }
         current = next;
         continue;
       }
       if (res.statusCode !== 200) {
         await res.body.dump().catch(() => undefined);
-        throw new BundleError('module-fetch-failed', `${current.href} answered HTTP ${res.statusCode}${current.href === url ? '' : ` (redirected from ${url})`}.`, {
-          url: current.href,
-          httpStatus: res.statusCode,
-        });
+        throw new BundleError(
+          'module-fetch-failed',
+          `${current.href} answered HTTP ${res.statusCode}${current.href === url ? '' : ` (redirected from ${url})`}.`,
+          {
+            url: current.href,
+            httpStatus: res.statusCode,
+          },
+        );
       }
-      const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const contentType = String(res.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim()
+        .toLowerCase();
       if (NOT_SCRIPT.test(contentType)) {
         await res.body.dump().catch(() => undefined);
-        throw new BundleError('module-not-javascript', `${current.href} answered ${contentType}, not a JavaScript module. Give the URL of the module file itself (for example from esm.sh, jsDelivr or unpkg), not of a web page.`, {
-          url: current.href,
-          contentType,
-        });
+        throw new BundleError(
+          'module-not-javascript',
+          `${current.href} answered ${contentType}, not a JavaScript module. Give the URL of the module file itself (for example from esm.sh, jsDelivr or unpkg), not of a web page.`,
+          {
+            url: current.href,
+            contentType,
+          },
+        );
       }
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > this.limits.maxModuleBytes) {
@@ -141,9 +168,13 @@ export class ModuleFetcher {
         read = await readCapped(res.body, this.limits.maxModuleBytes, (bytes) => {
           this.totalBytes += bytes;
           if (this.totalBytes > this.limits.maxTotalBytes) {
-            throw new BundleError('bundle-too-large', `The library's modules add up to more than ${this.limits.maxTotalBytes} bytes (ASSAY_BUNDLER_MAX_TOTAL_BYTES).`, {
-              maxTotalBytes: this.limits.maxTotalBytes,
-            });
+            throw new BundleError(
+              'bundle-too-large',
+              `The library's modules add up to more than ${this.limits.maxTotalBytes} bytes (ASSAY_BUNDLER_MAX_TOTAL_BYTES).`,
+              {
+                maxTotalBytes: this.limits.maxTotalBytes,
+              },
+            );
           }
         });
       } catch (err) {
@@ -152,7 +183,12 @@ export class ModuleFetcher {
       }
       if (read.truncated) throw this.tooLarge(current);
       const body = read.bytes;
-      const module: FetchedModule = { url: current.href, contentType, body, sha256: createHash('sha256').update(body).digest('hex') };
+      const module: FetchedModule = {
+        url: current.href,
+        contentType,
+        body,
+        sha256: createHash('sha256').update(body).digest('hex'),
+      };
       // Two URLs redirecting to one file share the first copy.
       const known = this.byFinal.get(module.url);
       if (known) return known;
@@ -162,25 +198,40 @@ export class ModuleFetcher {
   }
 
   private tooLarge(url: URL): BundleError {
-    return new BundleError('module-too-large', `${url.href} is larger than ${this.limits.maxModuleBytes} bytes (ASSAY_BUNDLER_MAX_MODULE_BYTES).`, {
-      url: url.href,
-      maxModuleBytes: this.limits.maxModuleBytes,
-    });
+    return new BundleError(
+      'module-too-large',
+      `${url.href} is larger than ${this.limits.maxModuleBytes} bytes (ASSAY_BUNDLER_MAX_MODULE_BYTES).`,
+      {
+        url: url.href,
+        maxModuleBytes: this.limits.maxModuleBytes,
+      },
+    );
   }
 
   /** Names what went wrong with one fetch: refused address, timeout, deadline, or network failure. */
   private failure(err: unknown, url: URL, role: string, timeout: AbortSignal): BundleError {
     const refused = addressRefusalIn(err);
     if (refused) return hostNotAllowed(url, refused, role);
-    if (this.deadline.aborted) return this.deadline.reason instanceof BundleError ? this.deadline.reason : new BundleError('bundle-timeout', 'The bundle took too long.');
+    if (this.deadline.aborted)
+      return this.deadline.reason instanceof BundleError
+        ? this.deadline.reason
+        : new BundleError('bundle-timeout', 'The bundle took too long.');
     const code = (err as { code?: string }).code;
     if (timeout.aborted || isTimeout(err)) {
-      return new BundleError('module-fetch-timeout', `${url.href} did not answer within ${this.limits.fetchTimeoutMs} ms (ASSAY_BUNDLER_FETCH_TIMEOUT_MS).`, {
-        url: url.href,
-        fetchTimeoutMs: this.limits.fetchTimeoutMs,
-      });
+      return new BundleError(
+        'module-fetch-timeout',
+        `${url.href} did not answer within ${this.limits.fetchTimeoutMs} ms (ASSAY_BUNDLER_FETCH_TIMEOUT_MS).`,
+        {
+          url: url.href,
+          fetchTimeoutMs: this.limits.fetchTimeoutMs,
+        },
+      );
     }
-    const reason = (err as { cause?: { code?: string; message?: string } }).cause?.code ?? code ?? (err as Error).message;
-    return new BundleError('module-fetch-failed', `${url.href} could not be fetched (${reason}).`, { url: url.href, reason });
+    const reason =
+      (err as { cause?: { code?: string; message?: string } }).cause?.code ?? code ?? (err as Error).message;
+    return new BundleError('module-fetch-failed', `${url.href} could not be fetched (${reason}).`, {
+      url: url.href,
+      reason,
+    });
   }
 }

@@ -8,7 +8,12 @@
  * the service's own infrastructure and cloud metadata stay refused whatever is configured. This
  * file only turns a refusal into the bundler's 403 problem.
  */
-import { bundlerAllowRules, publicOnlyPolicy, type AddressNotAllowedError, type AddressPolicy } from '../net/address-policy';
+import {
+  bundlerAllowRules,
+  publicOnlyPolicy,
+  type AddressNotAllowedError,
+  type AddressPolicy,
+} from '../net/address-policy';
 import type { AssayConfig } from '../config';
 import { BundleError } from './errors';
 

@@ -33,14 +33,17 @@ const RESERVED_WORDS = new Set(
 /** Globals scripts rely on: ECMAScript's, the sandbox runtime's (src/sandbox/runtime/bootstrap.js), the hook objects, the built-in libraries. */
 const SANDBOX_GLOBALS = new Set<string>([
   ...(runInNewContext('Object.getOwnPropertyNames(globalThis)') as string[]),
-  ...'URL URLSearchParams atob btoa setTimeout setInterval clearTimeout clearInterval queueMicrotask crypto DOMException AbortController AbortSignal Headers Request Response fetch structuredClone self window TextEncoder TextDecoder'.split(' '),
+  ...'URL URLSearchParams atob btoa setTimeout setInterval clearTimeout clearInterval queueMicrotask crypto DOMException AbortController AbortSignal Headers Request Response fetch structuredClone self window TextEncoder TextDecoder'.split(
+    ' ',
+  ),
   ...'$request $response $context $log console __assay'.split(' '),
   ...LIBRARIES.filter((l) => l.kind === 'builtin').map((l) => l.global),
 ]);
 
 /** Why `name` cannot be a bundle's global, or undefined when it can. */
 export function globalNameProblem(name: string): string | undefined {
-  if (!DOTTED_NAME.test(name)) return `"${name}" is not an identifier or a dotted path of identifiers (like myLib or acme.utils)`;
+  if (!DOTTED_NAME.test(name))
+    return `"${name}" is not an identifier or a dotted path of identifiers (like myLib or acme.utils)`;
   const first = name.split('.')[0]!;
   if (RESERVED_WORDS.has(first)) return `"${first}" is a reserved word of JavaScript`;
   if (SANDBOX_GLOBALS.has(first)) return `"${first}" is already a global of the script sandbox; choose another name`;
@@ -49,11 +52,15 @@ export function globalNameProblem(name: string): string | undefined {
 
 /** Why `path` cannot be a `defaultAccessPath`, or undefined when it can. */
 export function accessPathProblem(path: string): string | undefined {
-  return DOTTED_NAME.test(path) ? undefined : `"${path}" is not a property name or a dotted path of property names (like default or default.utils)`;
+  return DOTTED_NAME.test(path)
+    ? undefined
+    : `"${path}" is not a property name or a dotted path of property names (like default or default.utils)`;
 }
 
 const GENERIC_SEGMENTS = new Set(
-  'index main mod module modules browser bundle bundles +esm esm es es5 es6 dist build lib src umd cjs npm gh v1 min prod production development'.split(' '),
+  'index main mod module modules browser bundle bundles +esm esm es es5 es6 dist build lib src umd cjs npm gh v1 min prod production development'.split(
+    ' ',
+  ),
 );
 
 /** The package name a URL names by rule 1, if any. */
@@ -89,7 +96,10 @@ export function detectGlobalName(url: URL): string | undefined {
   const pkg = versionedPackage(segments);
   if (pkg) return camelCase(pkg);
   for (let i = segments.length - 1; i >= 0; i--) {
-    const stem = segments[i]!.replace(/(\.(m?js|cjs|ts|mts|jsx|tsx))$/i, '').replace(/\.(min|esm|module|browser|umd|prod|production|development)$/i, '');
+    const stem = segments[i]!.replace(/(\.(m?js|cjs|ts|mts|jsx|tsx))$/i, '').replace(
+      /\.(min|esm|module|browser|umd|prod|production|development)$/i,
+      '',
+    );
     if (!stem || GENERIC_SEGMENTS.has(stem.toLowerCase()) || /^es20\d\d$|^v\d+$/i.test(stem)) continue;
     return camelCase(stem.replace(/^@/, ''));
   }
@@ -114,7 +124,10 @@ const jsString = (s: string | string[]) => JSON.stringify(s);
  * has no such export) and assigns the result to the dotted global, creating the objects in
  * between.
  */
-export function wrapperFor(options: { url: string; globalName: string; defaultAccessPath?: string }): { banner: string; footer: string } {
+export function wrapperFor(options: { url: string; globalName: string; defaultAccessPath?: string }): {
+  banner: string;
+  footer: string;
+} {
   const comment = `/* ${options.globalName}: bundled by Assay from ${options.url.replace(/\*\//g, '*\\/')} */`;
   const access = options.defaultAccessPath ? options.defaultAccessPath.split('.') : [];
   const names = options.globalName.split('.');

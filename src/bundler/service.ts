@@ -69,7 +69,14 @@ const FORMAT = 1;
 
 /** The cache key of a request: hex SHA-256 of its parameters and of what builds them. */
 export function cacheKey(req: Pick<BundleRequest, 'url' | 'globalName' | 'minify' | 'defaultAccessPath'>): string {
-  const params = { format: FORMAT, esbuild: esbuild.version, url: req.url, globalName: req.globalName, minify: req.minify, defaultAccessPath: req.defaultAccessPath ?? null };
+  const params = {
+    format: FORMAT,
+    esbuild: esbuild.version,
+    url: req.url,
+    globalName: req.globalName,
+    minify: req.minify,
+    defaultAccessPath: req.defaultAccessPath ?? null,
+  };
   return createHash('sha256').update(JSON.stringify(params)).digest('hex');
 }
 
@@ -78,11 +85,19 @@ export class Bundler {
   /** Whether {@link policy} is the bundler's own (closed by {@link close}). */
   private readonly ownPolicy: boolean;
   private readonly inFlight = new Map<string, Promise<BundleAnswer>>();
-  private readonly blobs = new LRUCache<string, BundleBlob>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (b) => Math.max(1, b.size) });
+  private readonly blobs = new LRUCache<string, BundleBlob>({
+    maxSize: 64 * 1024 * 1024,
+    sizeCalculation: (b) => Math.max(1, b.size),
+  });
 
   constructor(
     /** `policy`: the process's address policy (src/net/address-policy.ts); default: one from `config` alone. */
-    private readonly deps: { dataSource: DataSource; config: AssayConfig['bundler']; logger: Logger; policy?: AddressPolicy },
+    private readonly deps: {
+      dataSource: DataSource;
+      config: AssayConfig['bundler'];
+      logger: Logger;
+      policy?: AddressPolicy;
+    },
   ) {
     this.ownPolicy = !deps.policy;
     this.policy = deps.policy ?? bundlerOnlyPolicy(deps.config);
@@ -132,7 +147,10 @@ export class Bundler {
     const pinned = isPinned(new URL(req.url));
     const warnings = pinned
       ? out.warnings
-      : [`${req.url} pins no exact version (like name@1.2.3); this bundle is reused for ${this.deps.config.unpinnedTtlSeconds} s, then built again from whatever the URL then serves.`, ...out.warnings];
+      : [
+          `${req.url} pins no exact version (like name@1.2.3); this bundle is reused for ${this.deps.config.unpinnedTtlSeconds} s, then built again from whatever the URL then serves.`,
+          ...out.warnings,
+        ];
     const row = Object.assign(new Bundle(), {
       key,
       url: req.url,
@@ -149,7 +167,16 @@ export class Bundler {
       builtAt: new Date(),
     });
     await bundles.upsert(row, ['key']);
-    this.deps.logger.info({ url: req.url, globalName: req.globalName, modules: out.modules.length, size, ms: Math.round(performance.now() - started) }, 'bundle built');
+    this.deps.logger.info(
+      {
+        url: req.url,
+        globalName: req.globalName,
+        modules: out.modules.length,
+        size,
+        ms: Math.round(performance.now() - started),
+      },
+      'bundle built',
+    );
     return this.describe(row, blob, false);
   }
 

@@ -110,7 +110,8 @@ export function deepEqual(a: unknown, b: unknown): boolean {
  */
 export function preview(value: unknown, maxChars = 2000): unknown {
   if (value === undefined) return undefined;
-  if (typeof value === 'string') return value.length > maxChars ? `${head(value, maxChars)}…(cut, ${value.length} chars)` : value;
+  if (typeof value === 'string')
+    return value.length > maxChars ? `${head(value, maxChars)}…(cut, ${value.length} chars)` : value;
   if (typeof value !== 'object' || value === null) return value;
   const text = JSON.stringify(value);
   if (text.length <= maxChars) return value;
@@ -126,7 +127,7 @@ function head(text: string, n: number): string {
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-  const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   return `${text.length > 200 ? `${text.slice(0, 200)}…` : text} (${kind})`;
 }
 
@@ -158,9 +159,11 @@ function check(assertion: Assertion, actual: unknown): string | null {
       let holds: boolean;
       if (typeof actual === 'string') holds = typeof expected === 'string' && actual.includes(expected);
       else if (Array.isArray(actual)) holds = actual.some((v) => deepEqual(v, expected));
-      else if (actual !== null && typeof actual === 'object') holds = typeof expected === 'string' && Object.prototype.hasOwnProperty.call(actual, expected);
+      else if (actual !== null && typeof actual === 'object')
+        holds = typeof expected === 'string' && Object.prototype.hasOwnProperty.call(actual, expected);
       else return `expected a string, array or object to search, got ${describe(actual)}`;
-      if (operator === 'contains') return holds ? null : `expected ${describe(actual)} to contain ${describe(expected)}`;
+      if (operator === 'contains')
+        return holds ? null : `expected ${describe(actual)} to contain ${describe(expected)}`;
       return holds ? `expected ${describe(actual)} not to contain ${describe(expected)}` : null;
     }
     case 'greaterThan':
@@ -172,13 +175,24 @@ function check(assertion: Assertion, actual: unknown): string | null {
       if (a === undefined) return `expected a number, got ${describe(actual)}`;
       if (e === undefined) return `expected value must be a number, got ${describe(expected)}`;
       const holds =
-        operator === 'greaterThan' ? a > e : operator === 'greaterThanOrEqual' ? a >= e : operator === 'lessThan' ? a < e : a <= e;
+        operator === 'greaterThan'
+          ? a > e
+          : operator === 'greaterThanOrEqual'
+            ? a >= e
+            : operator === 'lessThan'
+              ? a < e
+              : a <= e;
       const words = { greaterThan: '>', greaterThanOrEqual: '>=', lessThan: '<', lessThanOrEqual: '<=' }[operator];
       return holds ? null : `expected a value ${words} ${e}, got ${a}`;
     }
     case 'inRange': {
       const a = numeric(actual);
-      if (!Array.isArray(expected) || expected.length !== 2 || numeric(expected[0]) === undefined || numeric(expected[1]) === undefined) {
+      if (
+        !Array.isArray(expected) ||
+        expected.length !== 2 ||
+        numeric(expected[0]) === undefined ||
+        numeric(expected[1]) === undefined
+      ) {
         return 'expected value must be [min, max]';
       }
       const [min, max] = expected as [number, number];
@@ -187,7 +201,9 @@ function check(assertion: Assertion, actual: unknown): string | null {
     }
     case 'oneOf':
       if (!Array.isArray(expected)) return 'expected value must be an array';
-      return expected.some((v) => deepEqual(actual, v)) ? null : `expected one of ${describe(expected)}, got ${describe(actual)}`;
+      return expected.some((v) => deepEqual(actual, v))
+        ? null
+        : `expected one of ${describe(expected)}, got ${describe(actual)}`;
     case 'matches': {
       let re: LinearRegExp;
       try {
@@ -195,7 +211,8 @@ function check(assertion: Assertion, actual: unknown): string | null {
       } catch (err) {
         return `invalid regular expression: ${(err as Error).message}`;
       }
-      if (typeof actual !== 'string' && typeof actual !== 'number') return `expected a string to match ${re}, got ${describe(actual)}`;
+      if (typeof actual !== 'string' && typeof actual !== 'number')
+        return `expected a string to match ${re}, got ${describe(actual)}`;
       return re.test(String(actual)) ? null : `expected ${describe(actual)} to match ${re}`;
     }
     case 'matchesSchema': {
@@ -222,8 +239,17 @@ function check(assertion: Assertion, actual: unknown): string | null {
 export type Evaluator = (expression: string, input: unknown) => Promise<unknown>;
 
 /** Evaluates one assertion (with `evaluate`, by default the workflow-safe evaluator). Never throws. */
-export async function evaluateAssertion(assertion: Assertion, context: AssertionContext, evaluate: Evaluator = evaluateExpression): Promise<AssertionResult> {
-  const base = { name: assertion.name, target: assertion.target, operator: assertion.operator, expected: assertion.expected };
+export async function evaluateAssertion(
+  assertion: Assertion,
+  context: AssertionContext,
+  evaluate: Evaluator = evaluateExpression,
+): Promise<AssertionResult> {
+  const base = {
+    name: assertion.name,
+    target: assertion.target,
+    operator: assertion.operator,
+    expected: assertion.expected,
+  };
   let actual: unknown;
   try {
     actual = await evaluate(assertion.target, context);

@@ -41,7 +41,12 @@ export interface EvaluationLimits {
 /** Limits inside a workflow: cheap, deterministic. */
 export const WORKFLOW_LIMITS: EvaluationLimits = { maxSteps: 2_000, maxDepth: 500, maxSequence: 1_000_000 };
 /** Limits in an activity, for the expressions that need more than {@link WORKFLOW_LIMITS}. */
-export const ACTIVITY_LIMITS: EvaluationLimits = { maxSteps: 2_000_000, maxDepth: 500, maxSequence: 1_000_000, timeoutMs: 2_000 };
+export const ACTIVITY_LIMITS: EvaluationLimits = {
+  maxSteps: 2_000_000,
+  maxDepth: 500,
+  maxSequence: 1_000_000,
+  timeoutMs: 2_000,
+};
 export const DEFAULT_LIMITS = WORKFLOW_LIMITS;
 
 /** Code of the error raised when the step budget runs out. */
@@ -97,18 +102,21 @@ function compile(expression: string, limits: EvaluationLimits): jsonata.Expressi
     // The entry hook runs before every AST node is evaluated. Its counter lives on the evaluation's own
     // root frame (`environment.base`), so concurrent evaluations of one compiled expression do not share it.
     const maxSteps = limits.maxSteps;
-    expr.assign(Symbol.for('jsonata.__evaluate_entry') as never, (_node: unknown, _input: unknown, environment: StepFrame) => {
-      const base = environment.base;
-      base.assaySteps = (base.assaySteps ?? 0) + 1;
-      const meter = base.lookup(METER_BINDING) as StepMeter | undefined;
-      if (meter) meter.steps += 1;
-      if (base.assaySteps > maxSteps) {
-        throw {
-          code: BUDGET_CODE,
-          message: `Expression stopped after ${maxSteps} evaluation steps (runaway loop or recursion?)`,
-        };
-      }
-    });
+    expr.assign(
+      Symbol.for('jsonata.__evaluate_entry') as never,
+      (_node: unknown, _input: unknown, environment: StepFrame) => {
+        const base = environment.base;
+        base.assaySteps = (base.assaySteps ?? 0) + 1;
+        const meter = base.lookup(METER_BINDING) as StepMeter | undefined;
+        if (meter) meter.steps += 1;
+        if (base.assaySteps > maxSteps) {
+          throw {
+            code: BUDGET_CODE,
+            message: `Expression stopped after ${maxSteps} evaluation steps (runaway loop or recursion?)`,
+          };
+        }
+      },
+    );
     if (compiled.size > 5000) compiled.clear();
     compiled.set(key, expr);
   }
@@ -144,7 +152,13 @@ export function checkExpression(expression: string): ExpressionError | null {
   // Regex literals run on RE2 (src/domain/regex.ts): refuse the ones it cannot run when the flow is saved.
   for (const { regex, position } of regexLiterals(expr.ast())) {
     const problem = checkRegex(regex.source, regex.flags);
-    if (problem) return new ExpressionError(`regular expression /${regex.source}/ at position ${position}: ${problem} in expression "${expression}"`, expression, 'ASSAY_REGEX', position);
+    if (problem)
+      return new ExpressionError(
+        `regular expression /${regex.source}/ at position ${position}: ${problem} in expression "${expression}"`,
+        expression,
+        'ASSAY_REGEX',
+        position,
+      );
   }
   return null;
 }
@@ -157,8 +171,10 @@ function regexLiterals(ast: unknown): Array<{ regex: RegExp; position: number }>
     if (!node || typeof node !== 'object' || seen.has(node) || depth > 10_000) return;
     seen.add(node);
     const n = node as { type?: unknown; value?: unknown; position?: unknown };
-    if (n.type === 'regex' && typeof (n.value as RegExp | undefined)?.source === 'string') found.push({ regex: n.value as RegExp, position: typeof n.position === 'number' ? n.position : 0 });
-    for (const v of Object.values(node)) if (v && typeof v === 'object' && typeof (v as RegExp).source !== 'string') walk(v, depth + 1);
+    if (n.type === 'regex' && typeof (n.value as RegExp | undefined)?.source === 'string')
+      found.push({ regex: n.value as RegExp, position: typeof n.position === 'number' ? n.position : 0 });
+    for (const v of Object.values(node))
+      if (v && typeof v === 'object' && typeof (v as RegExp).source !== 'string') walk(v, depth + 1);
   };
   walk(ast, 0);
   return found;
@@ -221,7 +237,13 @@ export function referencedNodeIds(expression: string): string[] {
     if (!node || typeof node !== 'object') return;
     if (Array.isArray(node)) return node.forEach(walk);
     const n = node as { type?: string; steps?: Array<{ type?: string; value?: unknown }> };
-    if (n.type === 'path' && n.steps && n.steps[0]?.type === 'name' && n.steps[0].value === 'nodes' && n.steps[1]?.type === 'name') {
+    if (
+      n.type === 'path' &&
+      n.steps &&
+      n.steps[0]?.type === 'name' &&
+      n.steps[0].value === 'nodes' &&
+      n.steps[1]?.type === 'name'
+    ) {
       ids.add(String(n.steps[1].value));
     }
     for (const v of Object.values(node)) if (v && typeof v === 'object') walk(v);

@@ -87,7 +87,12 @@ export function formatBytes(bytes: number): string {
  * "<what> exceeds <cap> (<size>)": the message of a node that a cap failed. `verb` is `exceed` for
  * a plural subject ("script variables exceed 256 KiB (4.0 MiB)").
  */
-export function overCapMessage(what: string, bytes: number, cap: number, verb: 'exceeds' | 'exceed' = 'exceeds'): string {
+export function overCapMessage(
+  what: string,
+  bytes: number,
+  cap: number,
+  verb: 'exceeds' | 'exceed' = 'exceeds',
+): string {
   // Just over the cap, both round alike: give the exact figure instead.
   const size = formatBytes(bytes) === formatBytes(cap) ? `${bytes} bytes` : formatBytes(bytes);
   return `${what} ${verb} ${formatBytes(cap)} (${size}); the limit keeps run histories small (docs/security.md, "Payload caps")`;
@@ -114,7 +119,10 @@ export function cutToBytes(text: string, maxBytes: number): string {
  * the cap cut, then one `warn` line saying how much was left out.
  * @returns the logs kept, and `bytes` (the size of all logs) when some were cut.
  */
-export function capLogs(logs: ScriptLogLine[], maxBytes: number = PAYLOAD_LIMITS.logBytes): { logs: ScriptLogLine[]; cutFrom?: number } {
+export function capLogs(
+  logs: ScriptLogLine[],
+  maxBytes: number = PAYLOAD_LIMITS.logBytes,
+): { logs: ScriptLogLine[]; cutFrom?: number } {
   const total = jsonBytes(logs);
   if (total <= maxBytes) return { logs };
   const kept: ScriptLogLine[] = [];
@@ -127,10 +135,14 @@ export function capLogs(logs: ScriptLogLine[], maxBytes: number = PAYLOAD_LIMITS
       room -= size;
       continue;
     }
-    if (room > 64) kept.push({ level: line.level, message: `${cutToBytes(line.message, Math.floor((room - 48) / 2))}…` });
+    if (room > 64)
+      kept.push({ level: line.level, message: `${cutToBytes(line.message, Math.floor((room - 48) / 2))}…` });
     break;
   }
-  kept.push({ level: 'warn', message: `[logs cut: ${formatBytes(total)} logged, at most ${formatBytes(maxBytes)} are kept]` });
+  kept.push({
+    level: 'warn',
+    message: `[logs cut: ${formatBytes(total)} logged, at most ${formatBytes(maxBytes)} are kept]`,
+  });
   return { logs: kept, cutFrom: total };
 }
 
@@ -146,12 +158,20 @@ export function previewValue(value: unknown, chars = 200): unknown {
   return text.length <= chars ? value : `${text.slice(0, chars)}… [cut: ${formatBytes(jsonBytes(value))}]`;
 }
 
-function mapNodes(nodes: NodeResult[], fn: (node: NodeResult) => NodeResult, item: (value: unknown) => unknown = (v) => v): NodeResult[] {
+function mapNodes(
+  nodes: NodeResult[],
+  fn: (node: NodeResult) => NodeResult,
+  item: (value: unknown) => unknown = (v) => v,
+): NodeResult[] {
   return nodes.map((node) => {
     const out = fn({ ...node });
     if (out.children) out.children = mapNodes(out.children, fn, item);
     if (out.iterationResults) {
-      out.iterationResults = out.iterationResults.map((it) => ({ ...it, ...(it.item !== undefined ? { item: item(it.item) } : {}), nodes: mapNodes(it.nodes, fn, item) }));
+      out.iterationResults = out.iterationResults.map((it) => ({
+        ...it,
+        ...(it.item !== undefined ? { item: item(it.item) } : {}),
+        nodes: mapNodes(it.nodes, fn, item),
+      }));
     }
     return out;
   });
@@ -164,25 +184,49 @@ function mapNodes(nodes: NodeResult[], fn: (node: NodeResult) => NodeResult, ite
  * become short previews; the node tree is left out (failures kept, at most 50). `error` says
  * what was left out. Unchanged when it fits.
  */
-export function capTestCaseResult(result: TestCaseResult, maxBytes: number = PAYLOAD_LIMITS.testCaseResultBytes): TestCaseResult {
+export function capTestCaseResult(
+  result: TestCaseResult,
+  maxBytes: number = PAYLOAD_LIMITS.testCaseResultBytes,
+): TestCaseResult {
   const size = jsonBytes(result);
   if (size <= maxBytes) return result;
-  const note = (what: string) => `Result cut to fit ${formatBytes(maxBytes)} (it had ${formatBytes(size)}): ${what} left out.`;
-  const withError = (r: TestCaseResult, what: string): TestCaseResult => ({ ...r, error: [result.error && cutToBytes(result.error, 4096), note(what)].filter(Boolean).join(' ') });
+  const note = (what: string) =>
+    `Result cut to fit ${formatBytes(maxBytes)} (it had ${formatBytes(size)}): ${what} left out.`;
+  const withError = (r: TestCaseResult, what: string): TestCaseResult => ({
+    ...r,
+    error: [result.error && cutToBytes(result.error, 4096), note(what)].filter(Boolean).join(' '),
+  });
 
-  const logLine: ScriptLogLine = { level: 'warn', message: `[logs left out: the test case result exceeded ${formatBytes(maxBytes)}]` };
-  let r = withError({ ...result, nodes: mapNodes(result.nodes, (n) => (n.logs ? { ...n, logs: [logLine] } : n)) }, 'script logs');
+  const logLine: ScriptLogLine = {
+    level: 'warn',
+    message: `[logs left out: the test case result exceeded ${formatBytes(maxBytes)}]`,
+  };
+  let r = withError(
+    { ...result, nodes: mapNodes(result.nodes, (n) => (n.logs ? { ...n, logs: [logLine] } : n)) },
+    'script logs',
+  );
   if (jsonBytes(r) <= maxBytes) return r;
 
   const previews = (n: NodeResult): NodeResult => {
-    if (n.variablesSet) n.variablesSet = Object.fromEntries(Object.entries(n.variablesSet).map(([k, v]) => [k, previewValue(v)]));
+    if (n.variablesSet)
+      n.variablesSet = Object.fromEntries(Object.entries(n.variablesSet).map(([k, v]) => [k, previewValue(v)]));
     if (n.condition !== undefined) n.condition = previewValue(n.condition);
     if (n.error) n.error = cutToBytes(n.error, 4096);
     return n;
   };
   const failures = (list: TestCaseResult['failures']) =>
-    list.slice(0, 50).map((f) => ({ ...f, expected: previewValue(f.expected), actual: previewValue(f.actual), message: cutToBytes(f.message, 2048) }));
-  r = withError({ ...r, nodes: mapNodes(r.nodes, previews, previewValue), failures: failures(result.failures) }, 'script logs and large values');
+    list
+      .slice(0, 50)
+      .map((f) => ({
+        ...f,
+        expected: previewValue(f.expected),
+        actual: previewValue(f.actual),
+        message: cutToBytes(f.message, 2048),
+      }));
+  r = withError(
+    { ...r, nodes: mapNodes(r.nodes, previews, previewValue), failures: failures(result.failures) },
+    'script logs and large values',
+  );
   if (jsonBytes(r) <= maxBytes) return r;
 
   return withError({ ...r, nodes: [] }, 'script logs, large values and node details');

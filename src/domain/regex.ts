@@ -49,7 +49,10 @@ export function compileRegex(source: string, flags = ''): RE2JS {
   const bad = /[^dgimsuvy]/.exec(flags);
   if (bad) throw new UnsupportedRegexError(`unknown flag "${bad[0]}"`);
   // translateRegExp turns `\k<name>` into the literal `k<name>`: refuse named backreferences first.
-  if (/(^|[^\\])(\\\\)*\\k</.test(source)) throw new UnsupportedRegexError('backreferences (\\k<name>) are not supported: regular expressions run on RE2, which is linear-time');
+  if (/(^|[^\\])(\\\\)*\\k</.test(source))
+    throw new UnsupportedRegexError(
+      'backreferences (\\k<name>) are not supported: regular expressions run on RE2, which is linear-time',
+    );
   let re: RE2JS;
   try {
     let f = 0;
@@ -60,7 +63,10 @@ export function compileRegex(source: string, flags = ''): RE2JS {
   } catch (err) {
     throw new UnsupportedRegexError(explain(err));
   }
-  if (re.programSize() > MAX_PROGRAM_SIZE) throw new UnsupportedRegexError(`is too large (${re.programSize()} RE2 instructions, at most ${MAX_PROGRAM_SIZE}); use fewer or smaller repeat counts`);
+  if (re.programSize() > MAX_PROGRAM_SIZE)
+    throw new UnsupportedRegexError(
+      `is too large (${re.programSize()} RE2 instructions, at most ${MAX_PROGRAM_SIZE}); use fewer or smaller repeat counts`,
+    );
   if (cache.size > 1000) cache.clear();
   cache.set(key, re);
   return re;
@@ -69,8 +75,10 @@ export function compileRegex(source: string, flags = ''): RE2JS {
 /** RE2's parse error, with a hint when it is a feature RE2 leaves out on purpose. */
 function explain(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  if (/invalid escape sequence: `\\[1-9]/.test(message)) return `backreferences are not supported (${message}): regular expressions run on RE2, which is linear-time`;
-  if (/\(\?[=!]|\(\?<[=!]|invalid named capture: `\(\?<[=!]/.test(message)) return `lookahead and lookbehind are not supported (${message}): regular expressions run on RE2, which is linear-time`;
+  if (/invalid escape sequence: `\\[1-9]/.test(message))
+    return `backreferences are not supported (${message}): regular expressions run on RE2, which is linear-time`;
+  if (/\(\?[=!]|\(\?<[=!]|invalid named capture: `\(\?<[=!]/.test(message))
+    return `lookahead and lookbehind are not supported (${message}): regular expressions run on RE2, which is linear-time`;
   return message;
 }
 
@@ -137,4 +145,6 @@ export class LinearRegExp {
  * `patternProperties` run on RE2; a pattern RE2 cannot run makes the schema fail to compile.
  * `code` only matters for standalone code generation, which Assay does not use.
  */
-export const ajvRegExp = Object.assign((pattern: string, u: string) => new LinearRegExp(pattern, u), { code: 'new LinearRegExp' });
+export const ajvRegExp = Object.assign((pattern: string, u: string) => new LinearRegExp(pattern, u), {
+  code: 'new LinearRegExp',
+});

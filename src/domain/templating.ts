@@ -45,7 +45,8 @@ function dynamicValue(name: string, dynamic: DynamicSources): string | undefined
   }
 }
 
-const own = (o: unknown, k: string): boolean => o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k);
+const own = (o: unknown, k: string): boolean =>
+  o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k);
 
 /** The value a placeholder name refers to, or undefined. */
 function lookup(variables: TemplateVariables, name: string): unknown {

@@ -194,12 +194,26 @@ export interface ParallelNode extends NodeBase {
 /** A node of a test flow: a tree (spec "Test-flow nodes"). */
 export type FlowNode = ApiNode | IfNode | LoopNode | IterationNode | ScriptNode | WaitNode | ContextNode | ParallelNode;
 export type FlowNodeType = FlowNode['type'];
-export const NODE_TYPES: readonly FlowNodeType[] = ['api', 'if', 'loop', 'iteration', 'script', 'wait', 'context', 'parallel'];
+export const NODE_TYPES: readonly FlowNodeType[] = [
+  'api',
+  'if',
+  'loop',
+  'iteration',
+  'script',
+  'wait',
+  'context',
+  'parallel',
+];
 
 /** A data set attached to a test case, for Iteration nodes: a JSON array or CSV text. */
 export type DataSet =
   | { name: string; type: 'json'; data: unknown[] }
-  | { name: string; type: 'csv'; csv: string; /** Turn numbers and booleans into JSON values (default false). */ cast?: boolean };
+  | {
+      name: string;
+      type: 'csv';
+      csv: string;
+      /** Turn numbers and booleans into JSON values (default false). */ cast?: boolean;
+    };
 
 export interface TestCaseDefinition {
   id: string;

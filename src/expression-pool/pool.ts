@@ -71,8 +71,15 @@ export class ExpressionPool {
   /** Terminates every thread; queued evaluations end with an error. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.resolve({ error: { message: 'the expression pool is closed', code: 'UNKNOWN' } });
-    await Promise.all(this.slots.splice(0).map((slot) => this.finish(slot, { error: { message: 'the expression pool is closed', code: 'UNKNOWN' } }, true)));
+    for (const job of this.queue.splice(0))
+      job.resolve({ error: { message: 'the expression pool is closed', code: 'UNKNOWN' } });
+    await Promise.all(
+      this.slots
+        .splice(0)
+        .map((slot) =>
+          this.finish(slot, { error: { message: 'the expression pool is closed', code: 'UNKNOWN' } }, true),
+        ),
+    );
   }
 
   private dispatch(): void {
@@ -83,14 +90,22 @@ export class ExpressionPool {
       const job = this.queue.shift()!;
       const id = this.nextId++;
       const timer = setTimeout(() => {
-        void this.finish(slot!, { error: { message: `Expression stopped after ${this.timeoutMs} ms (time limit)`, code: POOL_TIMEOUT_CODE } }, true);
+        void this.finish(
+          slot!,
+          { error: { message: `Expression stopped after ${this.timeoutMs} ms (time limit)`, code: POOL_TIMEOUT_CODE } },
+          true,
+        );
       }, this.timeoutMs);
       slot.job = { ...job, id, timer };
       try {
         slot.worker.postMessage({ id, expression: job.expression, input: job.input });
       } catch (err) {
         // The input cannot be cloned (it came from JSON, so this should not happen).
-        void this.finish(slot, { error: { message: `cannot evaluate: ${(err as Error).message}`, code: 'UNKNOWN' } }, false);
+        void this.finish(
+          slot,
+          { error: { message: `cannot evaluate: ${(err as Error).message}`, code: 'UNKNOWN' } },
+          false,
+        );
       }
     }
   }

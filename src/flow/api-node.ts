@@ -9,7 +9,12 @@ import type { FlowBase } from './flow-base';
 import { recordScriptChecks, where } from './script-node';
 
 /** Fills placeholders and defaults of an API node's request. */
-export function resolveRequest(node: ApiNode, variables: TemplateVariables, dynamic: DynamicSources, settings: RunSettings): ResolvedRequest {
+export function resolveRequest(
+  node: ApiNode,
+  variables: TemplateVariables,
+  dynamic: DynamicSources,
+  settings: RunSettings,
+): ResolvedRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(node.request.headers ?? {})) {
     headers[fillTemplate(name, variables, dynamic)] = fillTemplate(value, variables, dynamic);
@@ -79,11 +84,12 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
     }
   }
   recordScriptChecks(flow, result, node.id, out.tests);
-  flow.port.recordStep?.(`${label}: ${request.method} ${request.url} → ${ex ? (ex.error ? ex.error : `${ex.status} · ${Math.round(ex.timeMs)} ms`) : 'not sent'}${result.status === 'failed' ? ' ✗' : ''}`);
+  flow.port.recordStep?.(
+    `${label}: ${request.method} ${request.url} → ${ex ? (ex.error ? ex.error : `${ex.status} · ${Math.round(ex.timeMs)} ms`) : 'not sent'}${result.status === 'failed' ? ' ✗' : ''}`,
+  );
   if (out.scriptError) {
     result.line = out.scriptError.line;
     return flow.fail(result, `${out.scriptError.hook} failed${where(out.scriptError)}: ${out.scriptError.message}`);
   }
   return result;
 }
-

@@ -17,7 +17,8 @@ export async function runContextNode(flow: FlowBase, node: ContextNode): Promise
       const value = await flow.evaluate(expression);
       // Variables go into activity inputs and child workflows: capped like a script's (src/domain/limits.ts).
       const bytes = jsonBytes(value);
-      if (bytes > PAYLOAD_LIMITS.valueBytes) return flow.fail(result, `set.${name}: ${overCapMessage('the value', bytes, PAYLOAD_LIMITS.valueBytes)}`);
+      if (bytes > PAYLOAD_LIMITS.valueBytes)
+        return flow.fail(result, `set.${name}: ${overCapMessage('the value', bytes, PAYLOAD_LIMITS.valueBytes)}`);
       set[name] = value;
       if (value === undefined) delete flow.state.variables[name];
       else flow.state.variables = { ...flow.state.variables, [name]: value };

@@ -36,12 +36,15 @@ export async function runParallelNode(flow: FlowBase, node: ParallelNode): Promi
   const result = flow.base(node);
   const children: NodeResult[] = new Array(node.children.length);
   let next = 0;
-  const lanes = Array.from({ length: Math.min(node.concurrency ?? node.children.length, node.children.length) }, async () => {
-    while (next < node.children.length) {
-      const i = next++;
-      children[i] = await flow.runNode(node.children[i]!);
-    }
-  });
+  const lanes = Array.from(
+    { length: Math.min(node.concurrency ?? node.children.length, node.children.length) },
+    async () => {
+      while (next < node.children.length) {
+        const i = next++;
+        children[i] = await flow.runNode(node.children[i]!);
+      }
+    },
+  );
   await Promise.all(lanes);
   result.children = children;
   result.duration = Math.max(0, ...children.map((c) => c.duration));

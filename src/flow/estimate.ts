@@ -46,7 +46,13 @@ export interface LoopExpectation {
 function loopCount(node: LoopNode | IterationNode, policy: ExpectationPolicy): number {
   const cap = Math.min(node.maxIterations ?? Number.POSITIVE_INFINITY, policy.maxLoopIterations);
   const known =
-    node.type === 'loop' ? (node.while === undefined ? node.count : undefined) : node.dataSet !== undefined ? policy.rowsOf(node.dataSet) : undefined;
+    node.type === 'loop'
+      ? node.while === undefined
+        ? node.count
+        : undefined
+      : node.dataSet !== undefined
+        ? policy.rowsOf(node.dataSet)
+        : undefined;
   const times = known ?? (policy.unknownLoop === 'once' ? 1 : cap);
   return Math.max(policy.fewest, Math.min(times, cap));
 }
@@ -55,7 +61,11 @@ function loopCount(node: LoopNode | IterationNode, policy: ExpectationPolicy): n
  * The one walk: node executions of one run of `flow` under `policy`, and every loop it meets (also
  * inside branches the policy does not count) with its iterations per run.
  */
-export function walkExpectation(flow: FlowNode[], policy: ExpectationPolicy, prefix: Array<string | number> = ['flow']): { executions: number; loops: LoopExpectation[] } {
+export function walkExpectation(
+  flow: FlowNode[],
+  policy: ExpectationPolicy,
+  prefix: Array<string | number> = ['flow'],
+): { executions: number; loops: LoopExpectation[] } {
   const loops: LoopExpectation[] = [];
   const visit = (nodes: FlowNode[], path: Array<string | number>, chain: number[], multiplier: number): number =>
     nodes.reduce((sum, node, i) => {
@@ -63,11 +73,20 @@ export function walkExpectation(flow: FlowNode[], policy: ExpectationPolicy, pre
       if (node.type === 'loop' || node.type === 'iteration') {
         const count = loopCount(node, policy);
         const own = [...chain, count];
-        loops.push({ path: at, ...(node.id ? { id: node.id } : {}), count, iterations: multiplier * count, chain: own });
+        loops.push({
+          path: at,
+          ...(node.id ? { id: node.id } : {}),
+          count,
+          iterations: multiplier * count,
+          chain: own,
+        });
         return sum + 1 + count * visit(node.body, [...at, 'body'], own, multiplier * count);
       }
-      const lists = childLists(node).map(({ field, nodes: children }) => visit(children, [...at, field], chain, multiplier));
-      const inside = node.type === 'if' && policy.branches === 'larger' ? Math.max(0, ...lists) : lists.reduce((a, b) => a + b, 0);
+      const lists = childLists(node).map(({ field, nodes: children }) =>
+        visit(children, [...at, field], chain, multiplier),
+      );
+      const inside =
+        node.type === 'if' && policy.branches === 'larger' ? Math.max(0, ...lists) : lists.reduce((a, b) => a + b, 0);
       return sum + 1 + inside;
     }, 0);
   const executions = visit(flow, prefix, [], 1);
@@ -80,8 +99,17 @@ export function walkExpectation(flow: FlowNode[], policy: ExpectationPolicy, pre
  * a loop whose length is only known at run time counts its body once; an IF counts its larger
  * branch. At least 1. Used for progress, never for control.
  */
-export function expectedNodeExecutions(testCase: Pick<TestCaseDefinition, 'flow' | 'dataSets'>, maxLoopIterations = Infinity): number {
-  const policy: ExpectationPolicy = { unknownLoop: 'once', branches: 'larger', fewest: 1, maxLoopIterations, rowsOf: (name) => testCase.dataSets?.[name]?.length };
+export function expectedNodeExecutions(
+  testCase: Pick<TestCaseDefinition, 'flow' | 'dataSets'>,
+  maxLoopIterations = Infinity,
+): number {
+  const policy: ExpectationPolicy = {
+    unknownLoop: 'once',
+    branches: 'larger',
+    fewest: 1,
+    maxLoopIterations,
+    rowsOf: (name) => testCase.dataSets?.[name]?.length,
+  };
   return Math.max(1, walkExpectation(testCase.flow, policy).executions);
 }
 
@@ -114,7 +142,12 @@ export function expectedLoopIterations(
  * @param input.work fraction of the run's work done, 0 to 1 (workflows/run-ledger.ts `RunLedger.work`).
  * @returns epoch ms.
  */
-export function estimateCompletion(input: { startedAtMs: number; deadlineMs: number; work: number; nowMs: number }): number {
+export function estimateCompletion(input: {
+  startedAtMs: number;
+  deadlineMs: number;
+  work: number;
+  nowMs: number;
+}): number {
   const { startedAtMs, deadlineMs, work, nowMs } = input;
   const soonest = nowMs + 1000;
   if (!(work > 0)) return Math.max(soonest, deadlineMs);

@@ -100,6 +100,10 @@ export abstract class FlowBase {
 
   /** What scripts see of the run, the test case and the innermost loop. */
   scope() {
-    return { runId: this.port.runId, testCase: { id: this.testCase.id, name: this.testCase.name }, loop: this.state.loops[this.state.loops.length - 1] };
+    return {
+      runId: this.port.runId,
+      testCase: { id: this.testCase.id, name: this.testCase.name },
+      loop: this.state.loops[this.state.loops.length - 1],
+    };
   }
 }

@@ -5,6 +5,14 @@
  */
 export { FlowInterpreter } from './interpreter';
 export type { InterpreterPort } from './port';
-export { DeadlineReached, emptyState, type FlowState, type LoopFrame, type LoopSegmentInput, type LoopSegmentOutput, type NodeContext } from './types';
+export {
+  DeadlineReached,
+  emptyState,
+  type FlowState,
+  type LoopFrame,
+  type LoopSegmentInput,
+  type LoopSegmentOutput,
+  type NodeContext,
+} from './types';
 export { KEPT_ITERATIONS, compactState } from './loop';
 export { resolveRequest } from './api-node';

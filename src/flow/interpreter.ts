@@ -26,7 +26,14 @@ import type { LoopSegmentOutput } from './types';
 import { emptyState } from './types';
 import type { InterpreterPort } from './port';
 import { FlowBase } from './flow-base';
-import type { FlowNode, IterationNode, LoopNode, NodeResult, TestCaseDefinition, TestCaseResult } from '../domain/types';
+import type {
+  FlowNode,
+  IterationNode,
+  LoopNode,
+  NodeResult,
+  TestCaseDefinition,
+  TestCaseResult,
+} from '../domain/types';
 import { runApiNode } from './api-node';
 import { runIfNode, runParallelNode } from './control-nodes';
 import { runContextNode } from './context-node';
@@ -37,8 +44,16 @@ import { runWaitNode } from './wait-node';
 /** Runs flows of one test case over a port; `state` is what the nodes run so far left. */
 export class FlowInterpreter extends FlowBase {
   /** Runs a test case's flow and builds its result. Throws only DeadlineReached (or a cancellation). */
-  static async runTestCase(port: InterpreterPort, testCase: TestCaseDefinition, variables: Record<string, unknown>): Promise<TestCaseResult> {
-    const flow = new FlowInterpreter(port, { id: testCase.id, name: testCase.name, dataSets: testCase.dataSets }, emptyState(variables));
+  static async runTestCase(
+    port: InterpreterPort,
+    testCase: TestCaseDefinition,
+    variables: Record<string, unknown>,
+  ): Promise<TestCaseResult> {
+    const flow = new FlowInterpreter(
+      port,
+      { id: testCase.id, name: testCase.name, dataSets: testCase.dataSets },
+      emptyState(variables),
+    );
     const nodes = await flow.runNodes(testCase.flow);
     const duration = Math.round(nodes.reduce((ms, n) => ms + n.duration, 0) * 10) / 10;
     const failed = nodes.some((n) => n.status === 'failed');
@@ -90,7 +105,10 @@ export class FlowInterpreter extends FlowBase {
         break;
       default: {
         const unknown = node as { id?: string; type?: string };
-        result = this.fail({ id: String(unknown.id), type: 'api', status: 'failed', duration: 0 }, `Node type "${String(unknown.type)}" is not supported by this worker`);
+        result = this.fail(
+          { id: String(unknown.id), type: 'api', status: 'failed', duration: 0 },
+          `Node type "${String(unknown.type)}" is not supported by this worker`,
+        );
       }
     }
     await this.port.afterNode();
@@ -98,7 +116,12 @@ export class FlowInterpreter extends FlowBase {
   }
 
   /** Runs loop iterations `start`… of a Loop or Iteration node (see loop.ts); the loop segment workflow starts here. */
-  runLoopIterations(node: LoopNode | IterationNode, start: number, items: unknown[] | undefined, kept: number): Promise<LoopSegmentOutput> {
+  runLoopIterations(
+    node: LoopNode | IterationNode,
+    start: number,
+    items: unknown[] | undefined,
+    kept: number,
+  ): Promise<LoopSegmentOutput> {
     return runLoopIterations(this, node, start, items, kept);
   }
 }

@@ -49,10 +49,23 @@ export async function runLoopNode(flow: FlowBase, node: LoopNode | IterationNode
  * past the configured length, the rest runs in a child workflow (which does the same in turn),
  * so no history grows without bound. `kept`: iteration results already kept before `start`.
  */
-export async function runLoopIterations(flow: FlowBase, node: LoopNode | IterationNode, start: number, items: unknown[] | undefined, kept: number): Promise<LoopSegmentOutput> {
+export async function runLoopIterations(
+  flow: FlowBase,
+  node: LoopNode | IterationNode,
+  start: number,
+  items: unknown[] | undefined,
+  kept: number,
+): Promise<LoopSegmentOutput> {
   const { port } = flow;
   const cap = Math.min(node.maxIterations ?? Number.MAX_SAFE_INTEGER, port.settings.maxLoopIterations);
-  const out: LoopSegmentOutput = { state: flow.state, iterations: 0, failedIterations: 0, stoppedBy: 'count', iterationResults: [], omittedIterations: 0 };
+  const out: LoopSegmentOutput = {
+    state: flow.state,
+    iterations: 0,
+    failedIterations: 0,
+    stoppedBy: 'count',
+    iterationResults: [],
+    omittedIterations: 0,
+  };
   for (let index = start; ; index++) {
     if (node.type === 'loop' && node.count !== undefined && index >= node.count) {
       out.stoppedBy = 'count';
@@ -117,7 +130,12 @@ export async function runLoopIterations(flow: FlowBase, node: LoopNode | Iterati
     const failed = nodes.some((n) => n.status === 'failed');
     if (failed) out.failedIterations += 1;
     if (kept + out.iterationResults.length < KEPT_ITERATIONS) {
-      out.iterationResults.push({ index, ...(node.type === 'iteration' ? { item: preview(frame.item, 500) } : {}), status: failed ? 'failed' : 'passed', nodes });
+      out.iterationResults.push({
+        index,
+        ...(node.type === 'iteration' ? { item: preview(frame.item, 500) } : {}),
+        status: failed ? 'failed' : 'passed',
+        nodes,
+      });
     } else out.omittedIterations += 1;
     const pause = port.afterIteration?.();
     if (pause) await pause;
@@ -146,7 +164,10 @@ export function compactState(state: FlowState): FlowState {
   const nodes: Record<string, NodeContext> = {};
   for (const [id, ctx] of Object.entries(state.nodes)) {
     const text = JSON.stringify(ctx.response.body ?? null);
-    nodes[id] = text.length > SEGMENT_BODY_BYTES ? { ...ctx, response: { ...ctx.response, body: `${text.slice(0, SEGMENT_BODY_BYTES)}… (cut)` } } : ctx;
+    nodes[id] =
+      text.length > SEGMENT_BODY_BYTES
+        ? { ...ctx, response: { ...ctx.response, body: `${text.slice(0, SEGMENT_BODY_BYTES)}… (cut)` } }
+        : ctx;
   }
   return { ...state, nodes };
 }

@@ -25,7 +25,9 @@ export async function runScriptNode(flow: FlowBase, node: ScriptNode): Promise<N
   result.duration = out.durationMs;
   if (out.logs.length) result.logs = out.logs;
   recordScriptChecks(flow, result, node.id, out.tests);
-  flow.port.recordStep?.(`${node.name ?? node.id}: script → ${out.ok ? `ok · ${Math.round(out.durationMs)} ms` : `failed: ${(out.error?.message ?? 'unknown error').slice(0, 80)}`}`);
+  flow.port.recordStep?.(
+    `${node.name ?? node.id}: script → ${out.ok ? `ok · ${Math.round(out.durationMs)} ms` : `failed: ${(out.error?.message ?? 'unknown error').slice(0, 80)}`}`,
+  );
   if (!out.ok) {
     result.line = out.error?.line;
     return flow.fail(result, `script failed${where(out.error ?? {})}: ${out.error?.message ?? 'unknown error'}`);
@@ -45,7 +47,8 @@ export function where(place: { line?: number; column?: number }): string {
 /** Variables that a script changed or removed (removed ones show as null), as previews. */
 export function changed(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(after)) if (JSON.stringify(before[k]) !== JSON.stringify(v)) out[k] = preview(v, 500);
+  for (const [k, v] of Object.entries(after))
+    if (JSON.stringify(before[k]) !== JSON.stringify(v)) out[k] = preview(v, 500);
   for (const k of Object.keys(before)) if (!(k in after)) out[k] = null;
   return out;
 }
@@ -55,11 +58,22 @@ export function changed(before: Record<string, unknown>, after: Record<string, u
  * assertions as `{name, target: "$test", operator: "test", passed, message}` and counted like
  * assertions: a failed one fails the node and is listed in the test case's failures.
  */
-export function recordScriptChecks(flow: FlowBase, result: NodeResult, nodeId: string, checks: ScriptCheck[] | undefined): void {
+export function recordScriptChecks(
+  flow: FlowBase,
+  result: NodeResult,
+  nodeId: string,
+  checks: ScriptCheck[] | undefined,
+): void {
   if (!checks?.length) return;
   result.assertions ??= [];
   for (const t of checks) {
-    result.assertions.push({ name: t.name, target: '$test', operator: 'test', passed: t.passed, ...(t.passed ? {} : { message: t.message ?? 'failed' }) });
+    result.assertions.push({
+      name: t.name,
+      target: '$test',
+      operator: 'test',
+      passed: t.passed,
+      ...(t.passed ? {} : { message: t.message ?? 'failed' }),
+    });
     flow.state.assertions += 1;
     if (t.passed) flow.state.passedAssertions += 1;
     else {

@@ -18,20 +18,31 @@ export interface ChildList {
 }
 
 /** Which fields hold child lists, per node type, in the order they run (IF: `then` before `else`). */
-const CHILD_FIELDS: Partial<Record<FlowNode['type'], readonly ChildField[]>> = { if: ['then', 'else'], loop: ['body'], iteration: ['body'], parallel: ['children'] };
+const CHILD_FIELDS: Partial<Record<FlowNode['type'], readonly ChildField[]>> = {
+  if: ['then', 'else'],
+  loop: ['body'],
+  iteration: ['body'],
+  parallel: ['children'],
+};
 
 /** The child lists of `node`, in the order they run; none for a leaf (or a field that is not a list). */
 export function childLists(node: FlowNode): ChildList[] {
   const fields = CHILD_FIELDS[node.type] ?? [];
   const record = node as unknown as Record<ChildField, unknown>;
-  return fields.filter((field) => Array.isArray(record[field])).map((field) => ({ field, nodes: record[field] as FlowNode[] }));
+  return fields
+    .filter((field) => Array.isArray(record[field]))
+    .map((field) => ({ field, nodes: record[field] as FlowNode[] }));
 }
 
 /**
  * Calls `visit` for every node of the tree, depth first, a node before its children, with its path
  * from `prefix` (e.g. `['flow', 2, 'then', 0]`).
  */
-export function forEachNode(flow: FlowNode[], visit: (node: FlowNode, path: Array<string | number>) => void, prefix: Array<string | number> = []): void {
+export function forEachNode(
+  flow: FlowNode[],
+  visit: (node: FlowNode, path: Array<string | number>) => void,
+  prefix: Array<string | number> = [],
+): void {
   flow.forEach((node, i) => {
     const at = [...prefix, i];
     visit(node, at);
@@ -80,7 +91,10 @@ export function assignNodeIds<T>(flow: T[]): T[] {
     list.map((node) => {
       if (!isNode(node)) return node;
       const { id: given, ...rest } = node;
-      return mapChildLists({ id: given || nextId(), ...rest } as FlowNode, (children) => assign(children) as FlowNode[]);
+      return mapChildLists(
+        { id: given || nextId(), ...rest } as FlowNode,
+        (children) => assign(children) as FlowNode[],
+      );
     });
   return assign(nodes) as T[];
 }

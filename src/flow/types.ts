@@ -3,7 +3,14 @@
  * expressions, the loop stack, failures, the input and output of a loop continued in a child
  * workflow, and the one error that stops a test case midway ({@link DeadlineReached}).
  */
-import type { IterationNode, IterationResult, LoopNode, NodeResult, RunSettings, TestCaseFailure } from '../domain/types';
+import type {
+  IterationNode,
+  IterationResult,
+  LoopNode,
+  NodeResult,
+  RunSettings,
+  TestCaseFailure,
+} from '../domain/types';
 
 /** Thrown between nodes (and by a wait or a request cut short) once the run's deadline has passed. */
 export class DeadlineReached extends Error {

@@ -18,7 +18,8 @@ export async function runWaitNode(flow: FlowBase, node: WaitNode): Promise<NodeR
       return flow.fail(result, `expression: ${(err as ExpressionError).message}`);
     }
   }
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return flow.fail(result, `the wait must be a number of milliseconds >= 0, got ${JSON.stringify(ms)}`);
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+    return flow.fail(result, `the wait must be a number of milliseconds >= 0, got ${JSON.stringify(ms)}`);
   const timeLeft = flow.port.deadlineMs - flow.port.now();
   await flow.port.sleep(Math.min(ms, Math.max(0, timeLeft)), flow.summary(`${node.name ?? node.id}: wait ${ms} ms`));
   if (ms > timeLeft) throw new DeadlineReached();

@@ -99,7 +99,9 @@ function compileDesign(d: ApiDesign): CompiledDesign {
       status: r.status,
       code: r.code,
       name: r.name,
-      body: NO_BODY.has(r.status) ? { static: '' } : compileBody(r.data === undefined ? null : r.data, r.dynamic === true),
+      body: NO_BODY.has(r.status)
+        ? { static: '' }
+        : compileBody(r.data === undefined ? null : r.data, r.dynamic === true),
       headers: compileHeaders(r.headers, r.dynamic === true),
       delayMs: Math.min(r.delayMs ?? 0, 60_000),
     });
@@ -121,7 +123,12 @@ function compileDesign(d: ApiDesign): CompiledDesign {
 }
 
 function baseHeaders(designId: string, r: Pick<CompiledResponse, 'code'>): Record<string, string | number> {
-  return { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*', 'x-mock-design': designId, 'x-mock-response-code': r.code };
+  return {
+    'content-type': 'application/json; charset=utf-8',
+    'access-control-allow-origin': '*',
+    'x-mock-design': designId,
+    'x-mock-response-code': r.code,
+  };
 }
 
 function first(value: string | string[] | undefined): string | undefined {
@@ -174,7 +181,13 @@ export class MockEngine {
       onError?.(err);
       if (res.headersSent) res.destroy();
       else if (isDatabaseUnavailable(err)) {
-        this.problem(res, 'database-unavailable', `The database cannot be reached right now. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.`, {}, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
+        this.problem(
+          res,
+          'database-unavailable',
+          `The database cannot be reached right now. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.`,
+          {},
+          { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+        );
       } else this.problem(res, 'internal', 'The mock service failed to answer.');
     });
   }
@@ -188,30 +201,55 @@ export class MockEngine {
     const workspaceId = slash < 0 ? pathname.slice(6) : pathname.slice(6, slash);
     const path = slash < 0 ? '/' : pathname.slice(slash) || '/';
     if (!WORKSPACE_ID.test(workspaceId)) {
-      return this.problem(res, 'mock-not-found', `"${workspaceId}" is not a workspace id; mock addresses look like /mock/{workspaceId}/your/path.`);
+      return this.problem(
+        res,
+        'mock-not-found',
+        `"${workspaceId}" is not a workspace id; mock addresses look like /mock/{workspaceId}/your/path.`,
+      );
     }
     const cached = this.fresh.get(workspaceId);
-    if (cached && Date.now() - cached.checkedAt < this.revalidateMs) return this.respond(cached, req, res, url, q, path);
+    if (cached && Date.now() - cached.checkedAt < this.revalidateMs)
+      return this.respond(cached, req, res, url, q, path);
     const timeouts = this.options.storeTimeouts;
     const loaded = timeouts ? withStoreBounds(timeouts, () => this.load(workspaceId)) : this.load(workspaceId);
     return loaded.then((mocks) => this.respond(mocks, req, res, url, q, path));
   }
 
-  private respond(mocks: WorkspaceMocks, req: IncomingMessage, res: ServerResponse, url: string, q: number, path: string): Promise<void> | void {
+  private respond(
+    mocks: WorkspaceMocks,
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    q: number,
+    path: string,
+  ): Promise<void> | void {
     const method = req.method ?? 'GET';
     let found = mocks.router.find(method as FindMyWay.HTTPMethod, path);
-    if (!found && method !== method.toUpperCase()) found = mocks.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path);
+    if (!found && method !== method.toUpperCase())
+      found = mocks.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path);
     if (!found && method === 'HEAD') found = mocks.router.find('GET', path);
     if (!found) {
-      const allowed = METHODS.filter((m) => mocks.router.find(m, path) || (m === 'HEAD' && mocks.router.find('GET', path)));
+      const allowed = METHODS.filter(
+        (m) => mocks.router.find(m, path) || (m === 'HEAD' && mocks.router.find('GET', path)),
+      );
       if (allowed.length > 0) {
         if (method === 'OPTIONS') {
           mockRequests.inc({ status: '204' });
-          res.writeHead(204, { allow: allowed.join(', '), 'access-control-allow-origin': '*', 'access-control-allow-methods': allowed.join(', '), 'access-control-allow-headers': '*' });
+          res.writeHead(204, {
+            allow: allowed.join(', '),
+            'access-control-allow-origin': '*',
+            'access-control-allow-methods': allowed.join(', '),
+            'access-control-allow-headers': '*',
+          });
           return void res.end();
         }
         res.setHeader('allow', allowed.join(', '));
-        return this.problem(res, 'mock-method-not-allowed', `${path} is designed for ${allowed.join(', ')}, not ${method}.`, { allowed });
+        return this.problem(
+          res,
+          'mock-method-not-allowed',
+          `${path} is designed for ${allowed.join(', ')}, not ${method}.`,
+          { allowed },
+        );
       }
       return this.problem(res, 'mock-not-found', `No API design matches ${method} ${path}.`, {
         designs: mocks.designs.slice(0, 100).map((d) => `${d.method} ${d.path}`),
@@ -221,7 +259,8 @@ export class MockEngine {
     const headers = req.headers;
     const query = q < 0 ? undefined : new URLSearchParams(url.slice(q + 1));
     const preference = headers.prefer === undefined ? {} : prefer(first(headers.prefer));
-    const statusSelector = query?.get('_status_') ?? first(headers._status_) ?? first(headers['x-mock-response-code']) ?? preference.code;
+    const statusSelector =
+      query?.get('_status_') ?? first(headers._status_) ?? first(headers['x-mock-response-code']) ?? preference.code;
     const codeSelector = query?.get('_code_') ?? first(headers._code_);
     const nameSelector = first(headers['x-mock-response-name']) ?? preference.example;
     const defined = design.defined;
@@ -229,18 +268,27 @@ export class MockEngine {
     let status: number | undefined;
     if (statusSelector !== undefined) {
       status = Number(statusSelector);
-      if (!Number.isInteger(status)) return this.problem(res, 'mock-bad-selector', `The status selector "${statusSelector}" is not a number.`, { defined });
+      if (!Number.isInteger(status))
+        return this.problem(res, 'mock-bad-selector', `The status selector "${statusSelector}" is not a number.`, {
+          defined,
+        });
     }
     let code: number | undefined;
     if (codeSelector !== undefined) {
       code = Number(codeSelector);
-      if (!Number.isInteger(code)) return this.problem(res, 'mock-bad-selector', `The _code_ selector "${codeSelector}" is not a number.`, { defined });
+      if (!Number.isInteger(code))
+        return this.problem(res, 'mock-bad-selector', `The _code_ selector "${codeSelector}" is not a number.`, {
+          defined,
+        });
     }
 
     let response: CompiledResponse | undefined;
     const among = (s: number) => design.byStatus.get(s) ?? [];
     if (code !== undefined) {
-      const order = status !== undefined ? [status] : [design.defaultStatus, ...design.statuses.filter((s) => s !== design.defaultStatus)];
+      const order =
+        status !== undefined
+          ? [status]
+          : [design.defaultStatus, ...design.statuses.filter((s) => s !== design.defaultStatus)];
       for (const s of order) {
         response = among(s).find((r) => r.code === code);
         if (response) break;
@@ -256,8 +304,23 @@ export class MockEngine {
       response = list.length <= 1 ? list[0] : list[this.faker.number.int({ min: 0, max: list.length - 1 })];
     }
     if (!response) {
-      const wanted = [status !== undefined ? `status ${status}` : '', code !== undefined ? `code ${code}` : '', nameSelector !== undefined ? `name "${nameSelector}"` : ''].filter(Boolean).join(', ');
-      return this.problem(res, 'mock-response-not-found', `${design.method} ${design.path} defines no response with ${wanted}. Defined (status: codes): ${Object.entries(defined).map(([s, c]) => `${s}: ${c.join(', ')}`).join('; ')}.`, { defined });
+      const wanted = [
+        status !== undefined ? `status ${status}` : '',
+        code !== undefined ? `code ${code}` : '',
+        nameSelector !== undefined ? `name "${nameSelector}"` : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+      return this.problem(
+        res,
+        'mock-response-not-found',
+        `${design.method} ${design.path} defines no response with ${wanted}. Defined (status: codes): ${Object.entries(
+          defined,
+        )
+          .map(([s, c]) => `${s}: ${c.join(', ')}`)
+          .join('; ')}.`,
+        { defined },
+      );
     }
 
     const chosen = response;
@@ -269,7 +332,11 @@ export class MockEngine {
         return;
       }
       if (query) for (const s of SELECTORS) query.delete(s);
-      const scope: TemplateScope = { params: found.params as Record<string, string>, query: query ? Object.fromEntries(query) : {}, faker: this.faker };
+      const scope: TemplateScope = {
+        params: found.params as Record<string, string>,
+        query: query ? Object.fromEntries(query) : {},
+        faker: this.faker,
+      };
       const body = 'static' in chosen.body ? chosen.body.static : chosen.body.render(scope);
       const out = baseHeaders(design.id, chosen);
       Object.assign(out, 'static' in chosen.headers ? chosen.headers.static : chosen.headers.render(scope));
@@ -282,11 +349,22 @@ export class MockEngine {
   }
 
   /** Answers a problem document of the catalogue (src/problems.ts), as the API does. */
-  private problem(res: ServerResponse, code: ProblemCode, detail: string, extras: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
+  private problem(
+    res: ServerResponse,
+    code: ProblemCode,
+    detail: string,
+    extras: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ): void {
     const { status } = PROBLEMS[code];
     mockRequests.inc({ status: STATUS_LABELS[status] ?? String(status) });
     const body = JSON.stringify(problemDocument(code, detail, extras));
-    res.writeHead(status, { ...headers, 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'access-control-allow-origin': '*' });
+    res.writeHead(status, {
+      ...headers,
+      'content-type': 'application/problem+json',
+      'content-length': Buffer.byteLength(body),
+      'access-control-allow-origin': '*',
+    });
     res.end(body);
   }
 
@@ -319,13 +397,18 @@ export class MockEngine {
   }
 
   private async version(workspaceId: string): Promise<string> {
-    const [row] = (await this.options.dataSource.query('SELECT COUNT(*) AS n, MAX(updatedAt) AS at FROM api_designs WHERE workspaceId = ?', [workspaceId])) as Array<{ n: number | string; at: unknown }>;
+    const [row] = (await this.options.dataSource.query(
+      'SELECT COUNT(*) AS n, MAX(updatedAt) AS at FROM api_designs WHERE workspaceId = ?',
+      [workspaceId],
+    )) as Array<{ n: number | string; at: unknown }>;
     return `${row?.n}/${String(row?.at)}`;
   }
 
   private async build(workspaceId: string): Promise<WorkspaceMocks> {
     const version = await this.version(workspaceId);
-    const rows = await this.options.dataSource.getRepository(ApiDesign).find({ where: { workspaceId }, order: { path: 'ASC', method: 'ASC' } });
+    const rows = await this.options.dataSource
+      .getRepository(ApiDesign)
+      .find({ where: { workspaceId }, order: { path: 'ASC', method: 'ASC' } });
     const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: true });
     const designs: CompiledDesign[] = [];
     for (const row of rows) {
@@ -342,4 +425,3 @@ export class MockEngine {
 
 /** Status codes as label values, made once (the mock path is hot: `assay_mock_requests_total`). */
 const STATUS_LABELS: string[] = Array.from({ length: 600 }, (_, i) => String(i));
-

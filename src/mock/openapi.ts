@@ -38,7 +38,8 @@ export function deref(doc: Json, value: unknown, depth = 0): Json | undefined {
   if (typeof ref !== 'string') return value as Json;
   if (!ref.startsWith('#/') || depth > 20) return undefined;
   let node: unknown = doc;
-  for (const part of ref.slice(2).split('/')) node = (node as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  for (const part of ref.slice(2).split('/'))
+    node = (node as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
   return deref(doc, node, depth + 1);
 }
 
@@ -87,21 +88,29 @@ export function parseOpenApi(text: string): Json {
     doc = text.trimStart().startsWith('{') ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
   } catch (err) {
     // The yaml parser recurses per nesting level: a deep document overflows its stack.
-    if (err instanceof RangeError || /Maximum call stack/i.test((err as Error).message)) throw new DocumentTooDeepError([]);
+    if (err instanceof RangeError || /Maximum call stack/i.test((err as Error).message))
+      throw new DocumentTooDeepError([]);
     throw new Error(`The document is neither JSON nor YAML: ${(err as Error).message}`, { cause: err });
   }
   const deep = tooDeep(doc);
   if (deep) throw new DocumentTooDeepError(deep);
   if (!doc || typeof doc !== 'object') throw new Error('The document is not an object');
   const version = (doc as Json).openapi;
-  if (typeof version !== 'string' || !/^3\./.test(version)) throw new Error(`Only OpenAPI 3.x documents can be imported (this one says openapi: ${JSON.stringify(version ?? (doc as Json).swagger ?? null)})`);
+  if (typeof version !== 'string' || !/^3\./.test(version))
+    throw new Error(
+      `Only OpenAPI 3.x documents can be imported (this one says openapi: ${JSON.stringify(version ?? (doc as Json).swagger ?? null)})`,
+    );
   if (!(doc as Json).paths || typeof (doc as Json).paths !== 'object') throw new Error('The document has no paths');
   return doc as Json;
 }
 
 /** Turns a parsed OpenAPI 3.x document into designs. */
 export function designsFromOpenApi(doc: Json): ImportResult {
-  const result: ImportResult = { title: String((doc.info as Json | undefined)?.title ?? 'untitled'), designs: [], skipped: [] };
+  const result: ImportResult = {
+    title: String((doc.info as Json | undefined)?.title ?? 'untitled'),
+    designs: [],
+    skipped: [],
+  };
   for (const [rawPath, item] of Object.entries(doc.paths as Record<string, Json>)) {
     const parsed = parsePath(rawPath);
     for (const method of METHODS) {
@@ -135,11 +144,22 @@ export function designsFromOpenApi(doc: Json): ImportResult {
             data = sampleFromSchema(schema, doc);
           } catch (err) {
             if (!(err instanceof SampleError)) throw err;
-            throw new SampleError(`${label} ${statusKey}: ${err.message}`, err.status, err.code, ['paths', rawPath, method, 'responses', statusKey], err.detail);
+            throw new SampleError(
+              `${label} ${statusKey}: ${err.message}`,
+              err.status,
+              err.code,
+              ['paths', rawPath, method, 'responses', statusKey],
+              err.detail,
+            );
           }
           responses.push({ status, code: 1, data });
         } else {
-          responses.push({ status, code: 1, name: String(response?.description ?? '').slice(0, 200) || undefined, data: null });
+          responses.push({
+            status,
+            code: 1,
+            name: String(response?.description ?? '').slice(0, 200) || undefined,
+            data: null,
+          });
         }
       }
       if (responses.length === 0) {

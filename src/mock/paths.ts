@@ -24,7 +24,8 @@ export function parsePath(raw: string): ParsedPath | { error: string } {
   // RFC 3986 §5.2.4: clients and proxies remove dot segments (also written %2E) before sending,
   // so a design path holding one could never be called as written.
   const dot = segments.find((s) => /^(\.|%2e){1,2}$/i.test(s));
-  if (dot !== undefined) return { error: `must not contain the dot segment "${dot}" (. or ..): clients remove them (RFC 3986 §5.2.4)` };
+  if (dot !== undefined)
+    return { error: `must not contain the dot segment "${dot}" (. or ..): clients remove them (RFC 3986 §5.2.4)` };
   const params: string[] = [];
   const shape: string[] = [];
   const router: string[] = [];
@@ -36,7 +37,8 @@ export function parsePath(raw: string): ParsedPath | { error: string } {
       shape.push('{}');
       router.push(`:${m[1]}`);
     } else {
-      if (/[{}]/.test(segment)) return { error: `segment "${segment}": a parameter must be a whole segment such as {userId}` };
+      if (/[{}]/.test(segment))
+        return { error: `segment "${segment}": a parameter must be a whole segment such as {userId}` };
       if (/[:*]/.test(segment)) return { error: `segment "${segment}" may not contain : or *` };
       shape.push(segment);
       // find-my-way reads ':' and '*' as syntax; literal segments never contain them (checked above).

@@ -32,7 +32,8 @@ function resolveRef(root: unknown, ref: string): unknown {
   let node: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
     const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, part)) return undefined;
+    if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, part))
+      return undefined;
     node = (node as Schema)[part];
   }
   return node;
@@ -49,35 +50,51 @@ function estimateSample(schema: unknown, root: unknown): number {
   const tooLarge = (path: Array<string | number>, detail: string) =>
     new SampleError(`The sample would be too large: ${detail}.`, 422, 'sample-too-large', path, detail);
   const visit = (node: unknown, depth: number, path: Array<string | number>, stack: unknown[]): number => {
-    if (++steps > MAX_ESTIMATE_STEPS) throw tooLarge(path, `the schema needs more than ${MAX_ESTIMATE_STEPS} steps to sample`);
+    if (++steps > MAX_ESTIMATE_STEPS)
+      throw tooLarge(path, `the schema needs more than ${MAX_ESTIMATE_STEPS} steps to sample`);
     if (node === null || typeof node !== 'object' || Array.isArray(node)) return 8;
     if (depth > SAMPLE_LIMITS.maxDepth || stack.includes(node) || stack.length > 64) return 8;
     const s = node as Schema;
-    if (s.example !== undefined || s.default !== undefined || s.const !== undefined) return 8 + JSON.stringify(s.example ?? s.default ?? s.const ?? null).length;
+    if (s.example !== undefined || s.default !== undefined || s.const !== undefined)
+      return 8 + JSON.stringify(s.example ?? s.default ?? s.const ?? null).length;
     const inner = [...stack, node];
     if (typeof s.$ref === 'string') return visit(resolveRef(root, s.$ref), depth, [...path, '$ref'], inner);
     let total = 8;
     for (const k of ['allOf', 'oneOf', 'anyOf'] as const) {
-      if (Array.isArray(s[k])) (s[k] as unknown[]).forEach((sub, i) => (total += visit(sub, depth, [...path, k, i], inner)));
+      if (Array.isArray(s[k]))
+        (s[k] as unknown[]).forEach((sub, i) => (total += visit(sub, depth, [...path, k, i], inner)));
     }
     if (typeof s.minLength === 'number' && s.minLength > SAMPLE_LIMITS.maxStringLength) {
-      throw tooLarge([...path, 'minLength'], `minLength ${s.minLength} is over the ${SAMPLE_LIMITS.maxStringLength} a sample may have`);
+      throw tooLarge(
+        [...path, 'minLength'],
+        `minLength ${s.minLength} is over the ${SAMPLE_LIMITS.maxStringLength} a sample may have`,
+      );
     }
     if (typeof s.minLength === 'number') total += s.minLength;
     if (typeof s.minItems === 'number' && s.minItems > SAMPLE_LIMITS.maxItems) {
-      throw tooLarge([...path, 'minItems'], `minItems ${s.minItems} is over the ${SAMPLE_LIMITS.maxItems} items a sample may have`);
+      throw tooLarge(
+        [...path, 'minItems'],
+        `minItems ${s.minItems} is over the ${SAMPLE_LIMITS.maxItems} items a sample may have`,
+      );
     }
     const items = s.prefixItems ?? s.items ?? s.contains;
-    if (Array.isArray(items)) items.forEach((sub, i) => (total += visit(sub, depth + 1, [...path, 'prefixItems', i], inner)));
+    if (Array.isArray(items))
+      items.forEach((sub, i) => (total += visit(sub, depth + 1, [...path, 'prefixItems', i], inner)));
     else if (items && typeof items === 'object') {
-      const n = Math.min(typeof s.maxItems === 'number' ? s.maxItems : Infinity, typeof s.minItems === 'number' && s.minItems > 0 ? s.minItems : 1);
+      const n = Math.min(
+        typeof s.maxItems === 'number' ? s.maxItems : Infinity,
+        typeof s.minItems === 'number' && s.minItems > 0 ? s.minItems : 1,
+      );
       total += Math.max(0, n) * (1 + visit(items, depth + 1, [...path, 'items'], inner));
     }
     if (s.properties && typeof s.properties === 'object') {
-      for (const [name, sub] of Object.entries(s.properties as Schema)) total += name.length + 4 + visit(sub, depth + 1, [...path, 'properties', name], inner);
+      for (const [name, sub] of Object.entries(s.properties as Schema))
+        total += name.length + 4 + visit(sub, depth + 1, [...path, 'properties', name], inner);
     }
-    if (s.additionalProperties && typeof s.additionalProperties === 'object') total += 2 * (16 + visit(s.additionalProperties, depth + 1, [...path, 'additionalProperties'], inner));
-    if (total > SAMPLE_LIMITS.maxBytes) throw tooLarge(path, `its sample would be over ${SAMPLE_LIMITS.maxBytes} bytes (about ${Math.round(total)})`);
+    if (s.additionalProperties && typeof s.additionalProperties === 'object')
+      total += 2 * (16 + visit(s.additionalProperties, depth + 1, [...path, 'additionalProperties'], inner));
+    if (total > SAMPLE_LIMITS.maxBytes)
+      throw tooLarge(path, `its sample would be over ${SAMPLE_LIMITS.maxBytes} bytes (about ${Math.round(total)})`);
     return total;
   };
   return visit(schema, 1, [], []);
@@ -94,7 +111,11 @@ export function sampleFromSchema(schema: object, document?: object): unknown {
   estimateSample(schema, root);
   let value: unknown;
   try {
-    value = sample(schema as never, { skipReadOnly: false, skipWriteOnly: true, quiet: true, maxSampleDepth: SAMPLE_LIMITS.maxDepth }, root as never);
+    value = sample(
+      schema as never,
+      { skipReadOnly: false, skipWriteOnly: true, quiet: true, maxSampleDepth: SAMPLE_LIMITS.maxDepth },
+      root as never,
+    );
   } catch (err) {
     const detail = `cannot be sampled: ${(err as Error).message}`;
     throw new SampleError(`The schema ${detail}`, 400, 'validation-failed', [], detail);
@@ -120,7 +141,10 @@ export interface AiSettings {
  * the schema at fault (segments; empty for the whole schema) and `detail` says what is wrong there.
  */
 /** The problem codes a sample can fail with (src/problems.ts). */
-export type SampleProblemCode = Extract<ProblemCode, 'ai-failed' | 'ai-not-configured' | 'sample-too-large' | 'validation-failed'>;
+export type SampleProblemCode = Extract<
+  ProblemCode,
+  'ai-failed' | 'ai-not-configured' | 'sample-too-large' | 'validation-failed'
+>;
 
 export class SampleError extends Error {
   constructor(
@@ -140,7 +164,11 @@ const ajv = addFormats(new Ajv({ allErrors: true, strict: false, code: { regExp:
 /** Asks the configured model for one realistic example of `schema`. @throws SampleError */
 export async function sampleWithAi(schema: object, settings: AiSettings | null, hint?: string): Promise<unknown> {
   if (!settings) {
-    throw new SampleError('The AI sample generator is not configured: set ASSAY_AI_BASE_URL (an OpenAI-compatible API) and ASSAY_AI_MODEL, or use mode "fast".', 503, 'ai-not-configured');
+    throw new SampleError(
+      'The AI sample generator is not configured: set ASSAY_AI_BASE_URL (an OpenAI-compatible API) and ASSAY_AI_MODEL, or use mode "fast".',
+      503,
+      'ai-not-configured',
+    );
   }
   let validate;
   try {
@@ -152,18 +180,33 @@ export async function sampleWithAi(schema: object, settings: AiSettings | null, 
     'Produce one realistic example value for this JSON Schema. Answer with the JSON value only, no prose, no code fence.',
     hint ? `Context: ${hint}` : '',
     JSON.stringify(schema),
-  ].filter(Boolean).join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   let text: string;
   try {
     // The global fetch, not the undici package: this module is also in the one-file CLI
     // (cli/build.ts), which must load on Node 22 releases that undici 8 does not support.
     const res = await fetch(`${settings.baseUrl.replace(/\/$/, '')}/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
-      body: JSON.stringify({ model: settings.model, temperature: 0.7, messages: [{ role: 'system', content: 'You generate test data as JSON.' }, { role: 'user', content: prompt }] }),
+      headers: {
+        'content-type': 'application/json',
+        ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model: settings.model,
+        temperature: 0.7,
+        messages: [
+          { role: 'system', content: 'You generate test data as JSON.' },
+          { role: 'user', content: prompt },
+        ],
+      }),
       signal: AbortSignal.timeout(settings.timeoutMs),
     });
-    const answer = (await res.json()) as { choices?: Array<{ message?: { content?: string } }>; error?: { message?: string } };
+    const answer = (await res.json()) as {
+      choices?: Array<{ message?: { content?: string } }>;
+      error?: { message?: string };
+    };
     if (res.status >= 400) throw new Error(answer.error?.message ?? `HTTP ${res.status}`);
     text = answer.choices?.[0]?.message?.content ?? '';
   } catch (err) {
@@ -176,7 +219,11 @@ export async function sampleWithAi(schema: object, settings: AiSettings | null, 
     throw new SampleError('The AI sample generator answered something that is not JSON.', 502, 'ai-failed');
   }
   if (!validate(value)) {
-    throw new SampleError(`The AI sample does not match the schema: ${(validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ')}`, 502, 'ai-failed');
+    throw new SampleError(
+      `The AI sample does not match the schema: ${(validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ')}`,
+      502,
+      'ai-failed',
+    );
   }
   return value;
 }

@@ -56,16 +56,30 @@ function compileNode(value: unknown): Node {
   }
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value).map(([k, v]) => [compileString(k), compileNode(v)] as [Node, Node]);
-    return entries.every(([k, v]) => k.kind === 'static' && v.kind === 'static') ? { kind: 'static', value } : { kind: 'object', entries };
+    return entries.every(([k, v]) => k.kind === 'static' && v.kind === 'static')
+      ? { kind: 'static', value }
+      : { kind: 'object', entries };
   }
   return { kind: 'static', value };
 }
 
-const FORBIDDEN = new Set(['constructor', 'prototype', '__proto__', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__', 'hasOwnProperty', 'toString', 'valueOf']);
+const FORBIDDEN = new Set([
+  'constructor',
+  'prototype',
+  '__proto__',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+]);
 
 /** Calls faker.<module>.<fn>() when it is a real faker function; undefined otherwise. */
 function fake(faker: Faker, module: string, fn: string): unknown {
-  if (FORBIDDEN.has(module) || FORBIDDEN.has(fn) || !Object.prototype.hasOwnProperty.call(faker, module)) return undefined;
+  if (FORBIDDEN.has(module) || FORBIDDEN.has(fn) || !Object.prototype.hasOwnProperty.call(faker, module))
+    return undefined;
   const mod = (faker as unknown as Record<string, Record<string, unknown>>)[module];
   if (!mod || typeof mod !== 'object') return undefined;
   const f = mod[fn];
@@ -128,11 +142,14 @@ export function compileBody(data: unknown, dynamic: boolean): CompiledBody {
 }
 
 /** Compiled headers: fixed values, or a renderer. */
-export type CompiledHeaders = { static: Record<string, string> } | { render(scope: TemplateScope): Record<string, string> };
+export type CompiledHeaders =
+  { static: Record<string, string> } | { render(scope: TemplateScope): Record<string, string> };
 
 /** Compiles header values (rendered as text); names are lower-cased. */
 export function compileHeaders(headers: Record<string, string> | undefined, dynamic: boolean): CompiledHeaders {
-  const entries = Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), dynamic ? compileString(v) : ({ kind: 'static', value: v } as Node)] as const);
+  const entries = Object.entries(headers ?? {}).map(
+    ([k, v]) => [k.toLowerCase(), dynamic ? compileString(v) : ({ kind: 'static', value: v } as Node)] as const,
+  );
   if (entries.every(([, n]) => n.kind === 'static')) {
     return { static: Object.fromEntries(entries.map(([k, n]) => [k, String((n as { value: unknown }).value)])) };
   }

@@ -141,7 +141,8 @@ export function parseRule(raw: string, options: { asWritten?: boolean } = {}): E
   let port: number | undefined;
   if (portPart !== undefined) {
     port = Number(portPart);
-    if (!/^\d{1,5}$/.test(portPart) || port < 1 || port > 65535) throw new Error(`"${raw}": the port must be 1 to 65535`);
+    if (!/^\d{1,5}$/.test(portPart) || port < 1 || port > 65535)
+      throw new Error(`"${raw}": the port must be 1 to 65535`);
   }
   if (hostPart.includes('/')) {
     try {
@@ -226,8 +227,14 @@ export function infrastructureOf(config: {
     const db = hostPort(config.database.url, 3306);
     if (db) out.push({ label: 'the database (DATABASE_URL)', ...db });
   }
-  if (config.api.port > 0) out.push({ label: "the API's own port (ASSAY_PORT)", host: config.api.host, port: config.api.port });
-  if (config.bundler.port > 0) out.push({ label: "the bundler's own port (ASSAY_BUNDLER_PORT)", host: config.bundler.host, port: config.bundler.port });
+  if (config.api.port > 0)
+    out.push({ label: "the API's own port (ASSAY_PORT)", host: config.api.host, port: config.api.port });
+  if (config.bundler.port > 0)
+    out.push({
+      label: "the bundler's own port (ASSAY_BUNDLER_PORT)",
+      host: config.bundler.host,
+      port: config.bundler.port,
+    });
   return out;
 }
 
@@ -292,7 +299,12 @@ export class AddressPolicy {
    * address, `port` the port connected to.
    * @returns undefined when allowed, else the refusal
    */
-  async judge(kind: EgressKind, hostname: string, address: string, port: number): Promise<AddressNotAllowedError | undefined> {
+  async judge(
+    kind: EgressKind,
+    hostname: string,
+    address: string,
+    port: number,
+  ): Promise<AddressNotAllowedError | undefined> {
     const host = hostname.toLowerCase();
     const refuse = (rule: string) => new AddressNotAllowedError(hostname, address, port, rule);
     if (!ipaddr.isValid(address)) return refuse('not an IP address');
@@ -306,7 +318,9 @@ export class AddressPolicy {
     }
     const deny = this.options.deny.find((r) => ruleMatches(r, host, addr, port));
     if (deny) return refuse(`deny rule "${deny.text}" (ASSAY_EGRESS_DENY)`);
-    const allow = [...this.options.allow, ...(this.options.allowFor?.[kind] ?? [])].find((r) => ruleMatches(r, host, addr, port));
+    const allow = [...this.options.allow, ...(this.options.allowFor?.[kind] ?? [])].find((r) =>
+      ruleMatches(r, host, addr, port),
+    );
     if (allow) return undefined;
     const range = addr.range();
     if (range === 'unicast') return undefined;
@@ -318,7 +332,9 @@ export class AddressPolicy {
     }
     if (PRIVATE_RANGES.has(range)) {
       if (access === 'all') return undefined;
-      return refuse(`a private or link-local address (${range}); ${what} may reach one only when ${SWITCHES[kind]}=true`);
+      return refuse(
+        `a private or link-local address (${range}); ${what} may reach one only when ${SWITCHES[kind]}=true`,
+      );
     }
     return refuse(`not a unicast address (${range})`);
   }
@@ -330,7 +346,9 @@ export class AddressPolicy {
    */
   async resolve(kind: EgressKind, hostname: string, port: number): Promise<dns.LookupAddress[]> {
     const bare = hostname.replace(/^\[|\]$/g, '');
-    const list: dns.LookupAddress[] = net.isIP(bare) ? [{ address: bare, family: net.isIP(bare) }] : await dns.promises.lookup(bare, { all: true });
+    const list: dns.LookupAddress[] = net.isIP(bare)
+      ? [{ address: bare, family: net.isIP(bare) }]
+      : await dns.promises.lookup(bare, { all: true });
     if (list.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
     for (const entry of list) {
       const refusal = await this.judge(kind, bare, entry.address, port);
@@ -370,7 +388,8 @@ export class AddressPolicy {
               // still checks the certificate against the name (undici takes it from `host`).
               const attempt = (i: number) =>
                 base({ ...opts, hostname: addresses[i]!.address }, (err, socket) => {
-                  if (err && i + 1 < addresses.length && FAST_FAILURES.has((err as NodeJS.ErrnoException).code ?? '')) return attempt(i + 1);
+                  if (err && i + 1 < addresses.length && FAST_FAILURES.has((err as NodeJS.ErrnoException).code ?? ''))
+                    return attempt(i + 1);
                   if (err) return callback(err, null);
                   callback(null, socket!);
                 });
@@ -392,7 +411,12 @@ export class AddressPolicy {
   }
 
   private resolveInfrastructure(): Promise<ResolvedEndpoint[]> {
-    if (this.resolved && this.resolved.version === endpointsVersion && Date.now() - this.resolved.at < INFRASTRUCTURE_TTL_MS) return this.resolved.list;
+    if (
+      this.resolved &&
+      this.resolved.version === endpointsVersion &&
+      Date.now() - this.resolved.at < INFRASTRUCTURE_TTL_MS
+    )
+      return this.resolved.list;
     const list = Promise.all([...this.infrastructure, ...ownEndpoints].map((e) => resolveEndpoint(e)));
     this.resolved = { at: Date.now(), version: endpointsVersion, list };
     return list;
@@ -422,7 +446,11 @@ async function resolveEndpoint(endpoint: InfrastructureEndpoint): Promise<Resolv
  * all denote a server bound to `127.0.0.1:8081`. Names are resolved (an unresolvable one denotes
  * nothing); `hostname` may carry IPv6 brackets.
  */
-export async function denotesEndpoint(hostname: string, port: number, endpoints: InfrastructureEndpoint[]): Promise<boolean> {
+export async function denotesEndpoint(
+  hostname: string,
+  port: number,
+  endpoints: InfrastructureEndpoint[],
+): Promise<boolean> {
   const candidates = endpoints.filter((e) => e.port === port);
   if (candidates.length === 0) return false;
   const host = await resolveEndpoint({ label: 'the URL', host: hostname.replace(/^\[|\]$/g, '').toLowerCase(), port });
@@ -456,14 +484,23 @@ export const SWITCHES: Record<EgressKind, string> = {
  * `options.privateAccess` the switches it names (the bundler's own settings: src/bundler/guard.ts).
  */
 export function publicOnlyPolicy(
-  options: Partial<Omit<AddressPolicyOptions, 'privateAccess'>> & { privateAccess?: Partial<Record<EgressKind, PrivateAccess>> } = {},
+  options: Partial<Omit<AddressPolicyOptions, 'privateAccess'>> & {
+    privateAccess?: Partial<Record<EgressKind, PrivateAccess>>;
+  } = {},
 ): AddressPolicy {
   return new AddressPolicy({
     allow: [],
     deny: [],
     infrastructure: [],
     ...options,
-    privateAccess: { node: 'none', script: 'none', library: 'none', webhook: 'none', bundler: 'none', ...options.privateAccess },
+    privateAccess: {
+      node: 'none',
+      script: 'none',
+      library: 'none',
+      webhook: 'none',
+      bundler: 'none',
+      ...options.privateAccess,
+    },
   });
 }
 
@@ -479,10 +516,16 @@ export function bundlerAllowRules(hosts: string[]): Partial<Record<EgressKind, E
  * The policy of a configuration: its rules and switches (src/config.ts `egress`, `bundler`) and
  * the infrastructure it names ({@link infrastructureOf}).
  */
-export function policyFromConfig(config: Parameters<typeof infrastructureOf>[0] & {
-  egress: { allow: EgressRule[]; deny: EgressRule[]; privateAccess: Record<Exclude<EgressKind, 'bundler'>, PrivateAccess> };
-  bundler: { allowPrivate: boolean; allowHosts: string[]; fetchTimeoutMs: number };
-}): AddressPolicy {
+export function policyFromConfig(
+  config: Parameters<typeof infrastructureOf>[0] & {
+    egress: {
+      allow: EgressRule[];
+      deny: EgressRule[];
+      privateAccess: Record<Exclude<EgressKind, 'bundler'>, PrivateAccess>;
+    };
+    bundler: { allowPrivate: boolean; allowHosts: string[]; fetchTimeoutMs: number };
+  },
+): AddressPolicy {
   return new AddressPolicy({
     allow: config.egress.allow,
     deny: config.egress.deny,

@@ -98,7 +98,11 @@ export function deadlineSignal(ms: number): { signal: AbortSignal; release(): vo
  * @throws undici's errors: a refused address (found with `addressRefusalIn`), a time limit
  *   ({@link isTimeout}), an abort through `signal`, a network failure
  */
-export async function guardedRequest(agent: Agent, url: string | URL, options: GuardedRequestOptions): Promise<Dispatcher.ResponseData> {
+export async function guardedRequest(
+  agent: Agent,
+  url: string | URL,
+  options: GuardedRequestOptions,
+): Promise<Dispatcher.ResponseData> {
   const timeout = deadlineSignal(options.timeoutMs);
   try {
     const res = await request(url, {
@@ -138,7 +142,11 @@ export interface CappedBody {
  * error rethrown. Time limits are the request's ({@link guardedRequest}).
  * @throws the stream's error (reset, body timeout, abort), or `onChunk`'s
  */
-export async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, onChunk?: (bytes: number) => void): Promise<CappedBody> {
+export async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  maxBytes: number,
+  onChunk?: (bytes: number) => void,
+): Promise<CappedBody> {
   const chunks: Buffer[] = [];
   let size = 0;
   let kept = 0;

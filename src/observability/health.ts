@@ -49,7 +49,10 @@ async function within<T>(ms: number, fn: () => Promise<T>): Promise<T> {
 }
 
 /** Runs every check at once, each within `timeoutMs`. */
-export async function readiness(checks: Record<string, ReadinessCheck>, timeoutMs = CHECK_TIMEOUT_MS): Promise<Readiness> {
+export async function readiness(
+  checks: Record<string, ReadinessCheck>,
+  timeoutMs = CHECK_TIMEOUT_MS,
+): Promise<Readiness> {
   const names = Object.keys(checks);
   const results = await Promise.allSettled(names.map((name) => within(timeoutMs, checks[name]!)));
   const out: Readiness = { ready: true, checks: {}, unavailable: [] };
@@ -71,13 +74,26 @@ export async function readiness(checks: Record<string, ReadinessCheck>, timeoutM
  * The answer of `GET /readyz` for `state`: status, content type and body (200 JSON, or 503
  * problem+json `not-ready` naming what is unavailable).
  */
-export function readinessAnswer(state: Readiness): { status: number; contentType: string; body: Record<string, unknown> } {
-  if (state.ready) return { status: 200, contentType: 'application/json; charset=utf-8', body: { status: 'ok', checks: state.checks } };
+export function readinessAnswer(state: Readiness): {
+  status: number;
+  contentType: string;
+  body: Record<string, unknown>;
+} {
+  if (state.ready)
+    return {
+      status: 200,
+      contentType: 'application/json; charset=utf-8',
+      body: { status: 'ok', checks: state.checks },
+    };
   const named = state.unavailable.map((n) => NAMES[n] ?? n);
-  const body = problemDocument('not-ready', `Not ready: ${named.join(' and ')} ${named.length === 1 ? 'is' : 'are'} not reachable.`, {
-    unavailable: state.unavailable,
-    checks: state.checks,
-  });
+  const body = problemDocument(
+    'not-ready',
+    `Not ready: ${named.join(' and ')} ${named.length === 1 ? 'is' : 'are'} not reachable.`,
+    {
+      unavailable: state.unavailable,
+      checks: state.checks,
+    },
+  );
   return { status: body.status as number, contentType: 'application/problem+json; charset=utf-8', body };
 }
 

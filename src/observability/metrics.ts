@@ -130,7 +130,11 @@ export const bundlerBuildDuration = new Histogram({
  * (src/domain/failures.ts RUN_ERROR_PREFIX): `Run timed out after …` → `timed_out`,
  * `Run cancelled…` → `cancelled`, anything else → `error`.
  */
-export function runResultOf(status: 'completed' | 'failed', result: string | undefined, error: string | undefined): RunResultLabel {
+export function runResultOf(
+  status: 'completed' | 'failed',
+  result: string | undefined,
+  error: string | undefined,
+): RunResultLabel {
   if (status === 'completed') return result === 'failed' ? 'failed' : 'passed';
   if (error?.startsWith(RUN_ERROR_PREFIX.timedOut)) return 'timed_out';
   if (error?.startsWith(RUN_ERROR_PREFIX.cancelled)) return 'cancelled';
@@ -150,7 +154,10 @@ const STATUS_CLASSES = ['network_error', '1xx', '2xx', '3xx', '4xx', '5xx'];
  * Observes one API node's duration (ms) with its outcome: `script_error` when a hook failed,
  * `network_error` when no response arrived, else the response's status class.
  */
-export function observeApiNode(out: { exchange?: { status?: number; error?: string }; scriptError?: unknown }, ms: number): void {
+export function observeApiNode(
+  out: { exchange?: { status?: number; error?: string }; scriptError?: unknown },
+  ms: number,
+): void {
   let outcome: string;
   if (out.scriptError) outcome = 'script_error';
   else if (!out.exchange || out.exchange.error || out.exchange.status === undefined) outcome = 'network_error';

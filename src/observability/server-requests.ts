@@ -31,7 +31,11 @@ export function httpInstrumentation(service: 'api' | 'bundler'): Middleware {
     try {
       if (tracer) {
         const parent = otel.propagation.extract(otel.ROOT_CONTEXT, ctx.headers);
-        span = tracer.startSpan(method, { kind: otel.SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.scheme': ctx.protocol } }, parent);
+        span = tracer.startSpan(
+          method,
+          { kind: otel.SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.scheme': ctx.protocol } },
+          parent,
+        );
         await otel.context.with(otel.trace.setSpan(parent, span), next);
       } else {
         await next();

@@ -31,7 +31,11 @@ export async function temporalMetricsExporter(): Promise<{ metrics: MetricsExpor
     },
     installed() {
       // Never reachable from user requests (the address policy refuses it like the worker's port).
-      registerOwnEndpoint({ label: "the Temporal SDK's metrics exporter (internal)", host: '127.0.0.1', port: Number(address.split(':')[1]) });
+      registerOwnEndpoint({
+        label: "the Temporal SDK's metrics exporter (internal)",
+        host: '127.0.0.1',
+        port: Number(address.split(':')[1]),
+      });
       addMetricsSource(async () => {
         const res = await fetch(`http://${address}/metrics`, { signal: AbortSignal.timeout(SCRAPE_TIMEOUT_MS) });
         return res.ok ? res.text() : '';

@@ -6,7 +6,13 @@
  */
 import type { Context as ActivityContext } from '@temporalio/activity';
 import type { ClientInterceptors } from '@temporalio/client';
-import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, InjectedSinks, Next, WorkerInterceptors } from '@temporalio/worker';
+import type {
+  ActivityExecuteInput,
+  ActivityInboundCallsInterceptor,
+  InjectedSinks,
+  Next,
+  WorkerInterceptors,
+} from '@temporalio/worker';
 import {
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryActivityOutboundInterceptor,
@@ -51,11 +57,19 @@ class TracedActivityInbound implements ActivityInboundCallsInterceptor {
  *   interceptors.ts) sends workflow spans to this process's span processor; when off it drops them,
  *   so a workflow started with a trace still runs on a worker without traces.
  */
-export function workerTracing(): { activityInterceptors: NonNullable<WorkerInterceptors['activity']>; sinks: InjectedSinks<OpenTelemetrySinks> } {
+export function workerTracing(): {
+  activityInterceptors: NonNullable<WorkerInterceptors['activity']>;
+  sinks: InjectedSinks<OpenTelemetrySinks>;
+} {
   const pipeline = tracingPipeline();
   if (!pipeline) return { activityInterceptors: [], sinks: { exporter: { export: { fn: () => undefined } } } };
   return {
-    activityInterceptors: [(ctx) => ({ inbound: new TracedActivityInbound(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+    activityInterceptors: [
+      (ctx) => ({
+        inbound: new TracedActivityInbound(ctx),
+        outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+      }),
+    ],
     sinks: { exporter: makeWorkflowExporter(pipeline.processor, pipeline.resource) },
   };
 }

@@ -26,7 +26,12 @@
 import * as otel from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { Resource, envDetectorSync } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 
@@ -57,10 +62,16 @@ export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean 
 
 /** The OTLP exporter `env` asks for. @throws Error for a protocol other than http/protobuf or http/json. */
 function exporterFrom(env: NodeJS.ProcessEnv): SpanExporter {
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf').trim();
+  const protocol = (
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ||
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ||
+    'http/protobuf'
+  ).trim();
   if (protocol === 'http/protobuf') return new ProtobufExporter();
   if (protocol === 'http/json') return new JsonExporter();
-  throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL "${protocol}" is not supported: use http/protobuf (default) or http/json (the OTLP/HTTP port, usually 4318).`);
+  throw new Error(
+    `OTEL_EXPORTER_OTLP_PROTOCOL "${protocol}" is not supported: use http/protobuf (default) or http/json (the OTLP/HTTP port, usually 4318).`,
+  );
 }
 
 /**
@@ -138,7 +149,12 @@ export function startClientSpan(method: string, url: URL, headers: Record<string
     method,
     {
       kind: otel.SpanKind.CLIENT,
-      attributes: { 'http.request.method': method, 'url.scheme': url.protocol.slice(0, -1), 'server.address': url.hostname, 'server.port': port },
+      attributes: {
+        'http.request.method': method,
+        'url.scheme': url.protocol.slice(0, -1),
+        'server.address': url.hostname,
+        'server.port': port,
+      },
     },
     parent,
   );

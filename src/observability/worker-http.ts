@@ -23,23 +23,66 @@ export interface WorkerHttpServer {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, method: string, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
+function send(
+  res: ServerResponse,
+  method: string,
+  status: number,
+  contentType: string,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    ...headers,
+  });
   res.end(method === 'HEAD' ? undefined : body);
 }
 
-function problem(res: ServerResponse, method: string, code: ProblemCode, detail: string, extras: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
-  send(res, method, PROBLEMS[code].status, 'application/problem+json; charset=utf-8', JSON.stringify(problemDocument(code, detail, extras)), headers);
+function problem(
+  res: ServerResponse,
+  method: string,
+  code: ProblemCode,
+  detail: string,
+  extras: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): void {
+  send(
+    res,
+    method,
+    PROBLEMS[code].status,
+    'application/problem+json; charset=utf-8',
+    JSON.stringify(problemDocument(code, detail, extras)),
+    headers,
+  );
 }
 
 const PATHS = new Set(['/metrics', '/healthz', '/readyz']);
 
-async function answer(req: IncomingMessage, res: ServerResponse, checks: Record<string, ReadinessCheck>): Promise<void> {
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  checks: Record<string, ReadinessCheck>,
+): Promise<void> {
   const method = req.method ?? 'GET';
   const path = (req.url ?? '/').split('?')[0]!;
-  if (!PATHS.has(path)) return problem(res, method, 'not-found', `No route for ${method} ${path}; the worker serves /metrics, /healthz and /readyz.`);
+  if (!PATHS.has(path))
+    return problem(
+      res,
+      method,
+      'not-found',
+      `No route for ${method} ${path}; the worker serves /metrics, /healthz and /readyz.`,
+    );
   if (method !== 'GET' && method !== 'HEAD') {
-    return problem(res, method, 'method-not-allowed', `${path} answers GET, HEAD, not ${method}.`, { allowed: ['GET', 'HEAD'] }, { allow: 'GET, HEAD' });
+    return problem(
+      res,
+      method,
+      'method-not-allowed',
+      `${path} answers GET, HEAD, not ${method}.`,
+      { allowed: ['GET', 'HEAD'] },
+      { allow: 'GET, HEAD' },
+    );
   }
   if (path === '/healthz') return send(res, method, 200, 'application/json; charset=utf-8', JSON.stringify(LIVE_BODY));
   if (path === '/metrics') return send(res, method, 200, METRICS_CONTENT_TYPE, await metricsText());
@@ -52,7 +95,12 @@ async function answer(req: IncomingMessage, res: ServerResponse, checks: Record<
  * @returns the server, or undefined when the port is taken (logged as a warning)
  * @throws other listen errors (an address that is not this machine's)
  */
-export async function startWorkerHttp(options: { host: string; port: number; checks: Record<string, ReadinessCheck>; logger: Logger }): Promise<WorkerHttpServer | undefined> {
+export async function startWorkerHttp(options: {
+  host: string;
+  port: number;
+  checks: Record<string, ReadinessCheck>;
+  logger: Logger;
+}): Promise<WorkerHttpServer | undefined> {
   const { host, port, checks, logger } = options;
   const server = http.createServer((req, res) => {
     answer(req, res, checks).catch((err: unknown) => {
@@ -72,7 +120,10 @@ export async function startWorkerHttp(options: { host: string; port: number; che
     });
   } catch (err) {
     if ((err as { code?: string }).code === 'EADDRINUSE') {
-      logger.warn({ host, port }, 'ASSAY_WORKER_HTTP_PORT is taken: the worker runs without its HTTP server (/metrics, /healthz, /readyz)');
+      logger.warn(
+        { host, port },
+        'ASSAY_WORKER_HTTP_PORT is taken: the worker runs without its HTTP server (/metrics, /healthz, /readyz)',
+      );
       return undefined;
     }
     throw err;

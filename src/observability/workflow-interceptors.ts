@@ -35,14 +35,20 @@ export const TRACE_HEADER = '_tracer-data';
 
 interface OtelInterceptors {
   inbound: WorkflowInboundCallsInterceptor;
-  outbound: Required<Pick<WorkflowOutboundCallsInterceptor, 'scheduleActivity' | 'scheduleLocalActivity' | 'startChildWorkflowExecution' | 'continueAsNew'>>;
+  outbound: Required<
+    Pick<
+      WorkflowOutboundCallsInterceptor,
+      'scheduleActivity' | 'scheduleLocalActivity' | 'startChildWorkflowExecution' | 'continueAsNew'
+    >
+  >;
   internals: WorkflowInternalsInterceptor;
 }
 
 /** The library's workflow interceptors, loaded on first use (only by a traced workflow). */
 function loadOtel(): OtelInterceptors {
+  type Otel = typeof import('@temporalio/interceptors-opentelemetry/lib/workflow');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const otel = require('@temporalio/interceptors-opentelemetry/lib/workflow') as typeof import('@temporalio/interceptors-opentelemetry/lib/workflow');
+  const otel = require('@temporalio/interceptors-opentelemetry/lib/workflow') as Otel;
   return {
     inbound: new otel.OpenTelemetryInboundInterceptor(),
     outbound: new otel.OpenTelemetryOutboundInterceptor(),
@@ -61,16 +67,28 @@ export const interceptors = (): WorkflowInterceptors => {
     },
   };
   const outbound: WorkflowOutboundCallsInterceptor = {
-    scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {
+    scheduleActivity(
+      input: ActivityInput,
+      next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>,
+    ): Promise<unknown> {
       return otel ? otel.outbound.scheduleActivity(input, next) : next(input);
     },
-    scheduleLocalActivity(input: LocalActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>): Promise<unknown> {
+    scheduleLocalActivity(
+      input: LocalActivityInput,
+      next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>,
+    ): Promise<unknown> {
       return otel ? otel.outbound.scheduleLocalActivity(input, next) : next(input);
     },
-    startChildWorkflowExecution(input: StartChildWorkflowExecutionInput, next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>): Promise<[Promise<string>, Promise<unknown>]> {
+    startChildWorkflowExecution(
+      input: StartChildWorkflowExecutionInput,
+      next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
+    ): Promise<[Promise<string>, Promise<unknown>]> {
       return otel ? otel.outbound.startChildWorkflowExecution(input, next) : next(input);
     },
-    continueAsNew(input: ContinueAsNewInput, next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>): Promise<never> {
+    continueAsNew(
+      input: ContinueAsNewInput,
+      next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>,
+    ): Promise<never> {
       return otel ? otel.outbound.continueAsNew(input, next) : next(input);
     },
   };

@@ -5,7 +5,15 @@
  * `d` for days as k6 accepts it. A bare number is milliseconds. Results are whole milliseconds.
  */
 
-const UNIT_MS: Record<string, number> = { us: 0.001, 'µs': 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const UNIT_MS: Record<string, number> = {
+  us: 0.001,
+  µs: 0.001,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
 const PART = /(\d+(?:\.\d+)?|\.\d+)(ms|us|µs|s|m|h|d)/y;
 
 /** A duration that could not be read; `message` says what is expected. */
@@ -22,10 +30,12 @@ export class DurationError extends Error {
  */
 export function parseDuration(value: unknown): number {
   if (typeof value === 'number') {
-    if (!Number.isFinite(value) || value < 0) throw new DurationError(`must be a number of milliseconds >= 0, got ${value}`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new DurationError(`must be a number of milliseconds >= 0, got ${value}`);
     return Math.round(value);
   }
-  if (typeof value !== 'string') throw new DurationError('must be a duration like "30s", "5m", "1h30m" or a number of milliseconds');
+  if (typeof value !== 'string')
+    throw new DurationError('must be a duration like "30s", "5m", "1h30m" or a number of milliseconds');
   const text = value.trim();
   if (text === '0') return 0;
   if (text === '') throw new DurationError('must not be empty');
@@ -35,7 +45,9 @@ export function parseDuration(value: unknown): number {
     const at = PART.lastIndex;
     const match = PART.exec(text);
     if (!match || match.index !== at) {
-      throw new DurationError(`"${value}" is not a duration: use numbers with units ms, s, m, h (e.g. "30s", "5m", "1h30m") or a number of milliseconds`);
+      throw new DurationError(
+        `"${value}" is not a duration: use numbers with units ms, s, m, h (e.g. "30s", "5m", "1h30m") or a number of milliseconds`,
+      );
     }
     ms += Number(match[1]) * UNIT_MS[match[2]!]!;
   }

@@ -116,7 +116,8 @@ export class LoadEngine {
 
   /** Runs the shard's part of the profile to its end (graceful stop included). */
   async run(): Promise<void> {
-    const arrival = this.profile.executor === 'constant-arrival-rate' || this.profile.executor === 'ramping-arrival-rate';
+    const arrival =
+      this.profile.executor === 'constant-arrival-rate' || this.profile.executor === 'ramping-arrival-rate';
     if (arrival) await this.runArrivals();
     else await this.runVUs();
     await this.drain(Date.now() + this.profile.gracefulStopMs);
@@ -169,7 +170,8 @@ export class LoadEngine {
         while (!this.stopped && vu.stopBy === undefined && this.elapsedMs() < this.planned) {
           await this.startIteration(vu);
           const pause = thinkTime();
-          if (pause > 0 && vu.stopBy === undefined) await sleep(Math.min(pause, this.wallAt(this.planned) - Date.now()));
+          if (pause > 0 && vu.stopBy === undefined)
+            await sleep(Math.min(pause, this.wallAt(this.planned) - Date.now()));
         }
       } finally {
         vu.looping = false;
@@ -182,7 +184,8 @@ export class LoadEngine {
       const now = Date.now();
       for (let i = 0; i < this.vus.length; i++) {
         const vu = this.vus[i]!;
-        if (i >= target && vu.stopBy === undefined) vu.stopBy = now + (this.profile.executor === 'ramping-vus' ? this.profile.gracefulRampDownMs : 0);
+        if (i >= target && vu.stopBy === undefined)
+          vu.stopBy = now + (this.profile.executor === 'ramping-vus' ? this.profile.gracefulRampDownMs : 0);
         if (vu.stopBy !== undefined && vu.busy && now >= vu.stopBy) this.abandon(vu);
       }
       for (let i = 0; i < target; i++) {

@@ -25,7 +25,13 @@ export const OTHER = '(other)';
 const HIGHEST_US = 3_600_000_000;
 
 function histogram(): Histogram {
-  return build({ bitBucketSize: 32, lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: 3, autoResize: true });
+  return build({
+    bitBucketSize: 32,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HIGHEST_US,
+    numberOfSignificantValueDigits: 3,
+    autoResize: true,
+  });
 }
 
 function decode(text: string): Histogram {
@@ -417,7 +423,13 @@ function aggregate(threshold: Threshold, s: RequestStats, metrics: LoadMetrics, 
       const h = threshold.metric === 'http_req_duration' ? s.duration : s.iterationDuration;
       if (!h.totalCount) return 0;
       if (typeof a === 'object') return toMs(h.getValueAtPercentile(a.p));
-      return a === 'avg' ? toMs(h.mean) : a === 'min' ? toMs(h.minNonZeroValue) : a === 'max' ? toMs(h.maxValue) : toMs(h.getValueAtPercentile(50));
+      return a === 'avg'
+        ? toMs(h.mean)
+        : a === 'min'
+          ? toMs(h.minNonZeroValue)
+          : a === 'max'
+            ? toMs(h.maxValue)
+            : toMs(h.getValueAtPercentile(50));
     }
     case 'http_req_failed':
       return s.requests ? s.failed / s.requests : 0;
@@ -428,7 +440,13 @@ function aggregate(threshold: Threshold, s: RequestStats, metrics: LoadMetrics, 
     case 'data_sent':
     case 'data_received': {
       const count =
-        threshold.metric === 'http_reqs' ? s.requests : threshold.metric === 'iterations' ? s.iterations : threshold.metric === 'data_sent' ? metrics.bytesSent : metrics.bytesReceived;
+        threshold.metric === 'http_reqs'
+          ? s.requests
+          : threshold.metric === 'iterations'
+            ? s.iterations
+            : threshold.metric === 'data_sent'
+              ? metrics.bytesSent
+              : metrics.bytesReceived;
       return a === 'rate' ? (seconds > 0 ? count / seconds : 0) : count;
     }
   }
@@ -438,17 +456,35 @@ function aggregate(threshold: Threshold, s: RequestStats, metrics: LoadMetrics, 
  * Evaluates thresholds against merged measurements. A threshold whose tag names nothing measured
  * compares against zeros (as k6 does for a sub-metric without samples).
  */
-export function evaluateThresholds(thresholds: Threshold[], metrics: LoadMetrics, loadDurationMs: number): ThresholdOutcome[] {
+export function evaluateThresholds(
+  thresholds: Threshold[],
+  metrics: LoadMetrics,
+  loadDurationMs: number,
+): ThresholdOutcome[] {
   const seconds = loadDurationMs / 1000;
   return thresholds.map((t) => {
-    const stats = t.tags.name !== undefined ? metrics.byName.get(t.tags.name) : t.tags.testCase !== undefined ? metrics.byTestCase.get(t.tags.testCase) : metrics.all;
+    const stats =
+      t.tags.name !== undefined
+        ? metrics.byName.get(t.tags.name)
+        : t.tags.testCase !== undefined
+          ? metrics.byTestCase.get(t.tags.testCase)
+          : metrics.all;
     const actual = aggregate(t, stats ?? new RequestStats(), metrics, seconds);
-    return { metric: t.key, threshold: `${aggregationName(t.aggregation)}${t.operator}${t.value}`, passed: compare(actual, t.operator, t.value), actual: Math.round(actual * 10_000) / 10_000 };
+    return {
+      metric: t.key,
+      threshold: `${aggregationName(t.aggregation)}${t.operator}${t.value}`,
+      passed: compare(actual, t.operator, t.value),
+      actual: Math.round(actual * 10_000) / 10_000,
+    };
   });
 }
 
 /** The results' `performance` object from merged measurements. */
-export function performanceResults(metrics: LoadMetrics, thresholds: Threshold[], loadDurationMs: number): PerformanceResults {
+export function performanceResults(
+  metrics: LoadMetrics,
+  thresholds: Threshold[],
+  loadDurationMs: number,
+): PerformanceResults {
   const all = metrics.all;
   const l = latency(all.duration);
   const seconds = loadDurationMs / 1000;
@@ -503,7 +539,12 @@ export interface LiveFigures {
  * Merges shards' latest snapshots into live figures. `shards` is every stored snapshot (a shard not
  * started yet has none and counts at 0 ms); `expectedShards` the profile's shard count.
  */
-export function liveFigures(shards: Array<{ metrics: LoadMetricsState; elapsedMs: number; activeVUs: number }>, expectedShards: number, durationMs: number, nowMs: number): LiveFigures {
+export function liveFigures(
+  shards: Array<{ metrics: LoadMetricsState; elapsedMs: number; activeVUs: number }>,
+  expectedShards: number,
+  durationMs: number,
+  nowMs: number,
+): LiveFigures {
   const merged = new LoadMetrics();
   for (const s of shards) merged.add(new LoadMetrics(s.metrics));
   const elapsedMs = shards.length < expectedShards ? 0 : Math.min(...shards.map((s) => s.elapsedMs));

@@ -63,8 +63,22 @@ export type LoadProfile = CommonProfile &
   (
     | { executor: 'constant-vus'; vus: number; durationMs: number }
     | { executor: 'ramping-vus'; startVUs: number; stages: Stage[]; gracefulRampDownMs: number }
-    | { executor: 'constant-arrival-rate'; rate: number; timeUnitMs: number; durationMs: number; preAllocatedVUs: number; maxVUs: number }
-    | { executor: 'ramping-arrival-rate'; startRate: number; timeUnitMs: number; stages: Stage[]; preAllocatedVUs: number; maxVUs: number }
+    | {
+        executor: 'constant-arrival-rate';
+        rate: number;
+        timeUnitMs: number;
+        durationMs: number;
+        preAllocatedVUs: number;
+        maxVUs: number;
+      }
+    | {
+        executor: 'ramping-arrival-rate';
+        startRate: number;
+        timeUnitMs: number;
+        stages: Stage[];
+        preAllocatedVUs: number;
+        maxVUs: number;
+      }
   );
 
 interface CommonProfile {
@@ -107,7 +121,15 @@ const COMMON = ['executor', 'gracefulStop', 'thinkTime', 'thresholds', 'shards']
 export function validateProfile(input: unknown): { profile?: LoadProfile; issues: ProfileIssue[] } {
   const issues: ProfileIssue[] = [];
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { issues: [{ path: [], message: 'must be an object with an executor, e.g. {"executor": "constant-vus", "vus": 10, "duration": "30s"}' }] };
+    return {
+      issues: [
+        {
+          path: [],
+          message:
+            'must be an object with an executor, e.g. {"executor": "constant-vus", "vus": 10, "duration": "30s"}',
+        },
+      ],
+    };
   }
   const p = input as Record<string, unknown>;
   const executor = p.executor as Executor;
@@ -117,7 +139,10 @@ export function validateProfile(input: unknown): { profile?: LoadProfile; issues
   for (const field of Object.keys(p)) {
     if (!COMMON.includes(field) && !FIELDS[executor].includes(field)) {
       const owner = EXECUTORS.find((e) => FIELDS[e].includes(field));
-      issues.push({ path: [field], message: owner ? `is not a field of ${executor} (it belongs to ${owner})` : 'is not a field of a load profile' });
+      issues.push({
+        path: [field],
+        message: owner ? `is not a field of ${executor} (it belongs to ${owner})` : 'is not a field of a load profile',
+      });
     }
   }
   const duration = (field: string, fallback?: number, min = 0): number => {
@@ -152,11 +177,22 @@ export function validateProfile(input: unknown): { profile?: LoadProfile; issues
   let profile: LoadProfile;
   switch (executor) {
     case 'constant-vus':
-      profile = { ...common, executor, vus: integer('vus', 1, PROFILE_LIMITS.maxVUs), durationMs: duration('duration', undefined, 1) };
+      profile = {
+        ...common,
+        executor,
+        vus: integer('vus', 1, PROFILE_LIMITS.maxVUs),
+        durationMs: duration('duration', undefined, 1),
+      };
       break;
     case 'ramping-vus': {
       const stages = stagesOf(p.stages, issues, PROFILE_LIMITS.maxVUs, 'VUs');
-      profile = { ...common, executor, startVUs: integer('startVUs', 0, PROFILE_LIMITS.maxVUs, 1), stages, gracefulRampDownMs: duration('gracefulRampDown', 30_000) };
+      profile = {
+        ...common,
+        executor,
+        startVUs: integer('startVUs', 0, PROFILE_LIMITS.maxVUs, 1),
+        stages,
+        gracefulRampDownMs: duration('gracefulRampDown', 30_000),
+      };
       break;
     }
     case 'constant-arrival-rate':
@@ -164,20 +200,41 @@ export function validateProfile(input: unknown): { profile?: LoadProfile; issues
       const timeUnitMs = duration('timeUnit', 1000, 1);
       const preAllocatedVUs = integer('preAllocatedVUs', 1, PROFILE_LIMITS.maxVUs);
       const maxVUs = integer('maxVUs', 1, PROFILE_LIMITS.maxVUs, preAllocatedVUs);
-      if (maxVUs < preAllocatedVUs) issues.push({ path: ['maxVUs'], message: `must be at least preAllocatedVUs (${preAllocatedVUs})` });
+      if (maxVUs < preAllocatedVUs)
+        issues.push({ path: ['maxVUs'], message: `must be at least preAllocatedVUs (${preAllocatedVUs})` });
       const maxRate = Math.floor((PROFILE_LIMITS.maxRatePerSecond * timeUnitMs) / 1000);
       if (executor === 'constant-arrival-rate') {
         const rate = integer('rate', 1, Math.max(1, maxRate));
-        profile = { ...common, executor, rate, timeUnitMs, durationMs: duration('duration', undefined, 1), preAllocatedVUs, maxVUs };
+        profile = {
+          ...common,
+          executor,
+          rate,
+          timeUnitMs,
+          durationMs: duration('duration', undefined, 1),
+          preAllocatedVUs,
+          maxVUs,
+        };
       } else {
         const stages = stagesOf(p.stages, issues, Math.max(1, maxRate), 'iterations per timeUnit');
-        profile = { ...common, executor, startRate: integer('startRate', 0, Math.max(1, maxRate), 0), timeUnitMs, stages, preAllocatedVUs, maxVUs };
+        profile = {
+          ...common,
+          executor,
+          startRate: integer('startRate', 0, Math.max(1, maxRate), 0),
+          timeUnitMs,
+          stages,
+          preAllocatedVUs,
+          maxVUs,
+        };
       }
       break;
     }
   }
   const vus = peakVUs(profile);
-  if (profile.shards > vus) issues.push({ path: ['shards'], message: `must not exceed the profile's ${vus} VUs at most (each shard runs at least one VU)` });
+  if (profile.shards > vus)
+    issues.push({
+      path: ['shards'],
+      message: `must not exceed the profile's ${vus} VUs at most (each shard runs at least one VU)`,
+    });
   return issues.length ? { issues } : { profile, issues };
 }
 
@@ -197,10 +254,18 @@ function thinkTimeOf(value: unknown, issues: ProfileIssue[]): CommonProfile['thi
   if (value === undefined) return { minMs: 0, maxMs: 0 };
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const { min, max, ...rest } = value as Record<string, unknown>;
-    for (const field of Object.keys(rest)) issues.push({ path: ['thinkTime', field], message: 'is not a field of thinkTime (min, max)' });
-    const minMs = min === undefined ? (issues.push({ path: ['thinkTime', 'min'], message: 'is required' }), 0) : durationAt(['thinkTime', 'min'], min, issues);
-    const maxMs = max === undefined ? (issues.push({ path: ['thinkTime', 'max'], message: 'is required' }), 0) : durationAt(['thinkTime', 'max'], max, issues);
-    if (maxMs < minMs) issues.push({ path: ['thinkTime', 'max'], message: `must be at least min (${formatDuration(minMs)})` });
+    for (const field of Object.keys(rest))
+      issues.push({ path: ['thinkTime', field], message: 'is not a field of thinkTime (min, max)' });
+    const minMs =
+      min === undefined
+        ? (issues.push({ path: ['thinkTime', 'min'], message: 'is required' }), 0)
+        : durationAt(['thinkTime', 'min'], min, issues);
+    const maxMs =
+      max === undefined
+        ? (issues.push({ path: ['thinkTime', 'max'], message: 'is required' }), 0)
+        : durationAt(['thinkTime', 'max'], max, issues);
+    if (maxMs < minMs)
+      issues.push({ path: ['thinkTime', 'max'], message: `must be at least min (${formatDuration(minMs)})` });
     return { minMs, maxMs };
   }
   const ms = durationAt(['thinkTime'], value, issues);
@@ -209,20 +274,31 @@ function thinkTimeOf(value: unknown, issues: ProfileIssue[]): CommonProfile['thi
 
 function stagesOf(value: unknown, issues: ProfileIssue[], maxTarget: number, unit: string): Stage[] {
   if (!Array.isArray(value) || value.length === 0) {
-    issues.push({ path: ['stages'], message: `is required: a non-empty array of {duration, target} (target in ${unit})` });
+    issues.push({
+      path: ['stages'],
+      message: `is required: a non-empty array of {duration, target} (target in ${unit})`,
+    });
     return [];
   }
-  if (value.length > PROFILE_LIMITS.maxStages) issues.push({ path: ['stages'], message: `at most ${PROFILE_LIMITS.maxStages} stages` });
+  if (value.length > PROFILE_LIMITS.maxStages)
+    issues.push({ path: ['stages'], message: `at most ${PROFILE_LIMITS.maxStages} stages` });
   return value.map((raw: unknown, i) => {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       issues.push({ path: ['stages', i], message: 'must be an object {duration, target}' });
       return { durationMs: 0, target: 0 };
     }
     const { duration, target, ...rest } = raw as Record<string, unknown>;
-    for (const field of Object.keys(rest)) issues.push({ path: ['stages', i, field], message: 'is not a field of a stage (duration, target)' });
-    const durationMs = duration === undefined ? (issues.push({ path: ['stages', i, 'duration'], message: 'is required' }), 0) : durationAt(['stages', i, 'duration'], duration, issues);
+    for (const field of Object.keys(rest))
+      issues.push({ path: ['stages', i, field], message: 'is not a field of a stage (duration, target)' });
+    const durationMs =
+      duration === undefined
+        ? (issues.push({ path: ['stages', i, 'duration'], message: 'is required' }), 0)
+        : durationAt(['stages', i, 'duration'], duration, issues);
     if (typeof target !== 'number' || !Number.isInteger(target) || target < 0 || target > maxTarget) {
-      issues.push({ path: ['stages', i, 'target'], message: `must be a whole number from 0 to ${maxTarget} (${unit})` });
+      issues.push({
+        path: ['stages', i, 'target'],
+        message: `must be a whole number from 0 to ${maxTarget} (${unit})`,
+      });
       return { durationMs, target: 0 };
     }
     return { durationMs, target };
@@ -236,7 +312,9 @@ export function plannedMs(profile: LoadProfile): number {
 
 /** Longest the profile can take: the planned load plus the graceful stop (and ramp-down). */
 export function longestMs(profile: LoadProfile): number {
-  return plannedMs(profile) + profile.gracefulStopMs + (profile.executor === 'ramping-vus' ? profile.gracefulRampDownMs : 0);
+  return (
+    plannedMs(profile) + profile.gracefulStopMs + (profile.executor === 'ramping-vus' ? profile.gracefulRampDownMs : 0)
+  );
 }
 
 /** The most VUs the profile can run at once (all shards). */
@@ -281,7 +359,8 @@ export function vusAt(profile: LoadProfile, tMs: number): number {
   let from = profile.startVUs;
   let start = 0;
   for (const stage of profile.stages) {
-    if (tMs < start + stage.durationMs) return Math.round(from + ((stage.target - from) * (tMs - start)) / stage.durationMs);
+    if (tMs < start + stage.durationMs)
+      return Math.round(from + ((stage.target - from) * (tMs - start)) / stage.durationMs);
     start += stage.durationMs;
     from = stage.target;
   }
@@ -329,7 +408,10 @@ export function arrivalTime(profile: LoadProfile, k: number): number | undefined
       const need = k - before;
       const slope = (s.to - s.from) / s.durationMs;
       // need = from·τ + slope·τ²/2, solved for τ in [0, durationMs].
-      const tau = Math.abs(slope) < 1e-15 ? need / s.from : (-s.from + Math.sqrt(Math.max(0, s.from * s.from + 2 * slope * need))) / slope;
+      const tau =
+        Math.abs(slope) < 1e-15
+          ? need / s.from
+          : (-s.from + Math.sqrt(Math.max(0, s.from * s.from + 2 * slope * need))) / slope;
       return s.startMs + Math.min(s.durationMs, Math.max(0, tau));
     }
     before += area;
@@ -347,7 +429,10 @@ export const RUN_OVERHEAD_MS = 30_000;
 export function timeoutProblem(profile: LoadProfile, timeoutSeconds: number): string | undefined {
   const needMs = longestMs(profile) + RUN_OVERHEAD_MS;
   if (needMs <= timeoutSeconds * 1000) return undefined;
-  const parts = [`${formatDuration(plannedMs(profile))} of load`, `gracefulStop ${formatDuration(profile.gracefulStopMs)}`];
+  const parts = [
+    `${formatDuration(plannedMs(profile))} of load`,
+    `gracefulStop ${formatDuration(profile.gracefulStopMs)}`,
+  ];
   if (profile.executor === 'ramping-vus') parts.push(`gracefulRampDown ${formatDuration(profile.gracefulRampDownMs)}`);
   parts.push(`${RUN_OVERHEAD_MS / 1000} s to start and finish`);
   return `the load profile needs up to ${Math.ceil(needMs / 1000)} s (${parts.join(' + ')}) but the run's timeout is ${timeoutSeconds} s: raise timeout or shorten the profile`;
@@ -366,6 +451,9 @@ export interface PerformancePlan {
 export function performancePlan(profile: LoadProfile): PerformancePlan {
   const description = describeProfile(profile);
   const vus = peakVUs(profile);
-  const shardSummaries = Array.from({ length: profile.shards }, (_, i) => `${description} · shard ${i + 1}/${profile.shards} (${shareOf(vus, profile.shards, i)} VUs)`);
+  const shardSummaries = Array.from(
+    { length: profile.shards },
+    (_, i) => `${description} · shard ${i + 1}/${profile.shards} (${shareOf(vus, profile.shards, i)} VUs)`,
+  );
   return { profile, shardSummaries, longestMs: longestMs(profile) };
 }

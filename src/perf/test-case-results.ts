@@ -32,9 +32,14 @@ export function loadTestCaseResults(
   const summary: RunSummary = { total: testCases.length, passed: 0, failed: 0, skipped: 0 };
   const results = testCases.map((tc) => {
     const figures = performance.byTestCase.find((f) => f.name === tc.name);
-    const own = mask(failures.filter((f) => f.testCase === tc.name).slice(0, KEPT_LOAD_FAILURES)) as unknown as TestCaseFailure[];
+    const own = mask(
+      failures.filter((f) => f.testCase === tc.name).slice(0, KEPT_LOAD_FAILURES),
+    ) as unknown as TestCaseFailure[];
     const ran = figures !== undefined && figures.requests + figures.checks > 0;
-    const failed = own.length > 0 || (figures?.failedRequests ?? 0) > 0 || (figures !== undefined && figures.passedChecks < figures.checks);
+    const failed =
+      own.length > 0 ||
+      (figures?.failedRequests ?? 0) > 0 ||
+      (figures !== undefined && figures.passedChecks < figures.checks);
     const status: TestCaseResult['status'] = !ran ? 'skipped' : failed ? 'failed' : 'passed';
     summary[status] += 1;
     const stats = metrics.byTestCase.get(tc.name);

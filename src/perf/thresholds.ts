@@ -57,8 +57,13 @@ export interface ThresholdIssue {
 }
 
 const KEY = /^([a-z_]+)(?:\{([^{}]*)\})?$/;
-const EXPRESSION = /^\s*(avg|min|max|med|rate|count|p\(\s*(\d+(?:\.\d+)?)\s*\))\s*(<=|>=|===|==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*$/i;
-const AGGREGATIONS_BY_KIND = { trend: ['avg', 'min', 'max', 'med', 'p(N)'], rate: ['rate'], counter: ['count', 'rate'] } as const;
+const EXPRESSION =
+  /^\s*(avg|min|max|med|rate|count|p\(\s*(\d+(?:\.\d+)?)\s*\))\s*(<=|>=|===|==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*$/i;
+const AGGREGATIONS_BY_KIND = {
+  trend: ['avg', 'min', 'max', 'med', 'p(N)'],
+  rate: ['rate'],
+  counter: ['count', 'rate'],
+} as const;
 
 /**
  * Reads a `thresholds` object. Returns the thresholds, or the issues found (each naming its key and
@@ -69,13 +74,24 @@ export function parseThresholds(input: unknown): { thresholds: Threshold[]; issu
   const issues: ThresholdIssue[] = [];
   if (input === undefined) return { thresholds, issues };
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { thresholds, issues: [{ path: [], message: 'must be an object of metric → array of expressions, e.g. {"http_req_duration": ["p(95)<300"]}' }] };
+    return {
+      thresholds,
+      issues: [
+        {
+          path: [],
+          message: 'must be an object of metric → array of expressions, e.g. {"http_req_duration": ["p(95)<300"]}',
+        },
+      ],
+    };
   }
   for (const [key, list] of Object.entries(input)) {
     const k = KEY.exec(key);
     const metric = k?.[1] as ThresholdMetric | undefined;
     if (!k || !metric || !(metric in THRESHOLD_METRICS)) {
-      issues.push({ path: [key], message: `unknown metric; one of ${Object.keys(THRESHOLD_METRICS).join(', ')}, optionally with tags like {name:login}` });
+      issues.push({
+        path: [key],
+        message: `unknown metric; one of ${Object.keys(THRESHOLD_METRICS).join(', ')}, optionally with tags like {name:login}`,
+      });
       continue;
     }
     const tags: Threshold['tags'] = {};
@@ -85,7 +101,10 @@ export function parseThresholds(input: unknown): { thresholds: Threshold[]; issu
       const tag = part.slice(0, colon).trim();
       const value = part.slice(colon + 1).trim();
       if (colon < 0 || !(THRESHOLD_TAGS as readonly string[]).includes(tag) || value === '') {
-        issues.push({ path: [key], message: `tag "${part.trim()}" is not supported; tags are ${THRESHOLD_TAGS.map((t) => `${t}:<value>`).join(', ')}` });
+        issues.push({
+          path: [key],
+          message: `tag "${part.trim()}" is not supported; tags are ${THRESHOLD_TAGS.map((t) => `${t}:<value>`).join(', ')}`,
+        });
         tagsOk = false;
         continue;
       }
@@ -102,7 +121,10 @@ export function parseThresholds(input: unknown): { thresholds: Threshold[]; issu
         const object = entry as Record<string, unknown>;
         const extra = Object.keys(object).filter((f) => f !== 'threshold');
         if (extra.length) {
-          issues.push({ path: [key, i, extra[0]!], message: `is not supported (only "threshold"; abortOnFail and delayAbortEval are not implemented)` });
+          issues.push({
+            path: [key, i, extra[0]!],
+            message: `is not supported (only "threshold"; abortOnFail and delayAbortEval are not implemented)`,
+          });
           return;
         }
         text = object.threshold;
@@ -116,20 +138,28 @@ export function parseThresholds(input: unknown): { thresholds: Threshold[]; issu
       else thresholds.push({ key, metric, tags, expression: text.trim(), ...parsed });
     });
   }
-  if (thresholds.length > 100) issues.push({ path: [], message: `at most 100 threshold expressions, got ${thresholds.length}` });
+  if (thresholds.length > 100)
+    issues.push({ path: [], message: `at most 100 threshold expressions, got ${thresholds.length}` });
   return { thresholds, issues };
 }
 
-function parseExpression(metric: ThresholdMetric, text: string): Pick<Threshold, 'aggregation' | 'operator' | 'value'> | string {
+function parseExpression(
+  metric: ThresholdMetric,
+  text: string,
+): Pick<Threshold, 'aggregation' | 'operator' | 'value'> | string {
   const kind = THRESHOLD_METRICS[metric];
   const allowed = AGGREGATIONS_BY_KIND[kind];
   const m = EXPRESSION.exec(text);
-  if (!m) return `"${text}" is not a threshold: write <aggregation> <operator> <number>, e.g. "${kind === 'trend' ? 'p(95)<300' : kind === 'rate' ? 'rate<0.01' : 'count>100'}"`;
+  if (!m)
+    return `"${text}" is not a threshold: write <aggregation> <operator> <number>, e.g. "${kind === 'trend' ? 'p(95)<300' : kind === 'rate' ? 'rate<0.01' : 'count>100'}"`;
   const name = m[1]!.toLowerCase();
-  const aggregation: Aggregation = m[2] !== undefined ? { p: Number(m[2]) } : (name as Exclude<Aggregation, { p: number }>);
+  const aggregation: Aggregation =
+    m[2] !== undefined ? { p: Number(m[2]) } : (name as Exclude<Aggregation, { p: number }>);
   const aggregationName = typeof aggregation === 'object' ? 'p(N)' : aggregation;
-  if (!(allowed as readonly string[]).includes(aggregationName)) return `${metric} is a ${kind}: its aggregations are ${allowed.join(', ')}, not ${m[1]}`;
-  if (typeof aggregation === 'object' && !(aggregation.p > 0 && aggregation.p <= 100)) return `the percentile must be above 0 and at most 100, got ${aggregation.p}`;
+  if (!(allowed as readonly string[]).includes(aggregationName))
+    return `${metric} is a ${kind}: its aggregations are ${allowed.join(', ')}, not ${m[1]}`;
+  if (typeof aggregation === 'object' && !(aggregation.p > 0 && aggregation.p <= 100))
+    return `the percentile must be above 0 and at most 100, got ${aggregation.p}`;
   return { aggregation, operator: m[3] as ThresholdOperator, value: Number(m[4]) };
 }
 

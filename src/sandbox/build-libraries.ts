@@ -17,7 +17,9 @@ function digest(text: string): string {
 
 async function iife(entry: { contents?: string; file?: string }, define: Record<string, string> = {}): Promise<string> {
   const result = await build({
-    ...(entry.file ? { entryPoints: [entry.file] } : { stdin: { contents: entry.contents!, resolveDir: ROOT, loader: 'js' } }),
+    ...(entry.file
+      ? { entryPoints: [entry.file] }
+      : { stdin: { contents: entry.contents!, resolveDir: ROOT, loader: 'js' } }),
     bundle: true,
     write: false,
     format: 'iife',
@@ -41,7 +43,8 @@ async function main(): Promise<void> {
   const libraries: BuiltLibrary[] = [];
   for (const lib of LIBRARIES) {
     const pkgDir = path.join(ROOT, 'node_modules', lib.package);
-    const installed = (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version: string }).version;
+    const installed = (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version: string })
+      .version;
     const pinned = lib.packageVersion ?? lib.version;
     if (installed !== pinned) throw new Error(`${lib.package} is ${installed}, the sandbox pins ${pinned}`);
     const text = lib.file ? fs.readFileSync(path.join(pkgDir, lib.file), 'utf8') : await iife({ contents: lib.bundle });
@@ -49,10 +52,15 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(LIBS_DIR, fileName), text);
     libraries.push({ ...lib, fileName, size: Buffer.byteLength(text), sha256: digest(text) });
   }
-  const manifest: LibraryManifest = { runtime: { fileName: 'runtime.js', size: Buffer.byteLength(runtime), sha256: digest(runtime) }, libraries };
+  const manifest: LibraryManifest = {
+    runtime: { fileName: 'runtime.js', size: Buffer.byteLength(runtime), sha256: digest(runtime) },
+    libraries,
+  };
   fs.writeFileSync(path.join(LIBS_DIR, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
-  console.log(`sandbox libraries: runtime ${kib(manifest.runtime.size)}, ${libraries.map((l) => `${l.global} ${kib(l.size)}`).join(', ')}`);
+  console.log(
+    `sandbox libraries: runtime ${kib(manifest.runtime.size)}, ${libraries.map((l) => `${l.global} ${kib(l.size)}`).join(', ')}`,
+  );
 }
 
 main().catch((err) => {

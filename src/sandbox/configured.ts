@@ -11,7 +11,11 @@ import { Sandbox } from './sandbox';
  * `localLibrary` answers libraries the host has (the bundler's stored blobs: src/bundler/blobs.ts
  * `storedBlobReader`).
  */
-export function sandboxFromConfig(config: AssayConfig, policy: AddressPolicy, localLibrary: (url: string) => Promise<string | undefined>): Sandbox {
+export function sandboxFromConfig(
+  config: AssayConfig,
+  policy: AddressPolicy,
+  localLibrary: (url: string) => Promise<string | undefined>,
+): Sandbox {
   return new Sandbox({
     memoryLimitMb: config.scripts.memoryLimitMb,
     timeoutMs: config.scripts.timeoutMs,

@@ -25,7 +25,15 @@ export interface FetchInit {
 /** What the runtime's `fetch` gets back: the response, or the message it rejects with. */
 export type FetchAnswer =
   | { error: string }
-  | { status: number; statusText: string; url: string; redirected: boolean; headers: Array<[string, string]>; bodyBase64: string; error?: undefined };
+  | {
+      status: number;
+      statusText: string;
+      url: string;
+      redirected: boolean;
+      headers: Array<[string, string]>;
+      bodyBase64: string;
+      error?: undefined;
+    };
 
 export interface HostBridgeOptions {
   /** Judges each `fetch` (kind `script`). */
@@ -44,7 +52,10 @@ export class HostBridge {
    */
   async install(context: ivm.Context): Promise<void> {
     const global = context.global;
-    await global.set('__assayRandomBytes', new ivm.Callback((n: number) => [...randomBytes(Math.min(65536, Math.max(0, Number(n) || 0)))]));
+    await global.set(
+      '__assayRandomBytes',
+      new ivm.Callback((n: number) => [...randomBytes(Math.min(65536, Math.max(0, Number(n) || 0)))]),
+    );
     await context.evalClosure(
       `globalThis.__assayHost = {
         fetch: (url, init) => $0.apply(undefined, [url, init], { arguments: { copy: true }, result: { promise: true, copy: true } }),
@@ -67,7 +78,8 @@ export class HostBridge {
     const { policy, fetchTimeoutMs, maxFetchBytes } = this.options;
     try {
       const parsed = new URL(url);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { error: `only http and https URLs can be fetched, not ${parsed.protocol}` };
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        return { error: `only http and https URLs can be fetched, not ${parsed.protocol}` };
       const res = await download(policy, 'script', url, fetchTimeoutMs, maxFetchBytes, {
         method: init.method,
         headers: Object.fromEntries(init.headers ?? []),
@@ -97,7 +109,14 @@ export async function download(
   timeoutMs: number,
   maxBytes: number,
   init: { method?: string; headers?: Record<string, string>; body?: Buffer; follow?: boolean } = {},
-): Promise<{ status: number; statusText: string; url: string; headers: Array<[string, string]>; body: Buffer; truncated: boolean }> {
+): Promise<{
+  status: number;
+  statusText: string;
+  url: string;
+  headers: Array<[string, string]>;
+  body: Buffer;
+  truncated: boolean;
+}> {
   const res = await guardedRequest(policy.agent(kind), url, {
     method: init.method,
     headers: { 'user-agent': 'Assay-Sandbox/0.1', ...init.headers },

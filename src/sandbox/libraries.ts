@@ -38,19 +38,83 @@ export interface LibraryDefinition {
 
 export const LIBRARIES: readonly LibraryDefinition[] = [
   { global: '_', name: 'lodash', package: 'lodash', version: '4.17.21', kind: 'builtin', file: 'lodash.min.js' },
-  { global: 'faker', name: 'faker', package: '@faker-js/faker', version: '9.8.0', kind: 'builtin', bundle: "import { faker } from '@faker-js/faker/locale/en'; globalThis.faker = faker;" },
-  { global: 'z', name: 'zod', package: 'zod', version: '4.1.12', kind: 'builtin', bundle: "import * as z from 'zod'; globalThis.z = z;" },
-  { global: 'ky', name: 'ky', package: 'ky', version: '1.7.3', kind: 'builtin', bundle: "import ky from 'ky'; globalThis.ky = ky;" },
-  { global: 'luxon', name: 'luxon', package: 'luxon', version: '3.7.2', kind: 'builtin', file: 'build/global/luxon.min.js' },
-  { global: 'CryptoJS', name: 'crypto-js', package: 'crypto-js', version: '4.2.0', kind: 'predefined', file: 'crypto-js.js' },
+  {
+    global: 'faker',
+    name: 'faker',
+    package: '@faker-js/faker',
+    version: '9.8.0',
+    kind: 'builtin',
+    bundle: "import { faker } from '@faker-js/faker/locale/en'; globalThis.faker = faker;",
+  },
+  {
+    global: 'z',
+    name: 'zod',
+    package: 'zod',
+    version: '4.1.12',
+    kind: 'builtin',
+    bundle: "import * as z from 'zod'; globalThis.z = z;",
+  },
+  {
+    global: 'ky',
+    name: 'ky',
+    package: 'ky',
+    version: '1.7.3',
+    kind: 'builtin',
+    bundle: "import ky from 'ky'; globalThis.ky = ky;",
+  },
+  {
+    global: 'luxon',
+    name: 'luxon',
+    package: 'luxon',
+    version: '3.7.2',
+    kind: 'builtin',
+    file: 'build/global/luxon.min.js',
+  },
+  {
+    global: 'CryptoJS',
+    name: 'crypto-js',
+    package: 'crypto-js',
+    version: '4.2.0',
+    kind: 'predefined',
+    file: 'crypto-js.js',
+  },
   { global: 'dayjs', name: 'dayjs', package: 'dayjs', version: '1.11.12', kind: 'predefined', file: 'dayjs.min.js' },
   { global: 'axios', name: 'axios', package: 'axios', version: '1.7.4', kind: 'predefined', file: 'dist/axios.min.js' },
-  { global: 'moment', name: 'moment', package: 'moment', version: '2.30.1', kind: 'predefined', file: 'min/moment.min.js' },
-  { global: 'validator', name: 'validator', package: 'validator', version: '13.12.0', kind: 'predefined', file: 'validator.min.js' },
+  {
+    global: 'moment',
+    name: 'moment',
+    package: 'moment',
+    version: '2.30.1',
+    kind: 'predefined',
+    file: 'min/moment.min.js',
+  },
+  {
+    global: 'validator',
+    name: 'validator',
+    package: 'validator',
+    version: '13.12.0',
+    kind: 'predefined',
+    file: 'validator.min.js',
+  },
   { global: 'turf', name: 'turf', package: '@turf/turf', version: '7.2.0', kind: 'predefined', file: 'turf.min.js' },
-  { global: 'numeral', name: 'numeral', package: 'numeral', version: '2.0.6', kind: 'predefined', file: 'min/numeral.min.js' },
+  {
+    global: 'numeral',
+    name: 'numeral',
+    package: 'numeral',
+    version: '2.0.6',
+    kind: 'predefined',
+    file: 'min/numeral.min.js',
+  },
   // Assay's own Postman compatibility layer (`pm`, chai's expect, ajv), for imported collections: docs/import-postman.md.
-  { global: 'AssayPostman', name: 'postman', package: 'chai', version: '1.0.0', packageVersion: '6.3.0', kind: 'predefined', bundle: "import './src/sandbox/postman/pm.js';" },
+  {
+    global: 'AssayPostman',
+    name: 'postman',
+    package: 'chai',
+    version: '1.0.0',
+    packageVersion: '6.3.0',
+    kind: 'predefined',
+    bundle: "import './src/sandbox/postman/pm.js';",
+  },
 ];
 
 /** Folder of the built library files (`dist/sandbox-libs`). */
@@ -79,7 +143,8 @@ let manifest: LibraryManifest | undefined;
 export function libraryManifest(): LibraryManifest {
   if (!manifest) {
     const file = path.join(LIBS_DIR, 'manifest.json');
-    if (!fs.existsSync(file)) throw new Error(`Sandbox libraries are not built (${file} is missing): run \`npm run build\``);
+    if (!fs.existsSync(file))
+      throw new Error(`Sandbox libraries are not built (${file} is missing): run \`npm run build\``);
     manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as LibraryManifest;
   }
   return manifest;

@@ -84,9 +84,12 @@ export class LibraryLoader {
     try {
       parsed = new URL(url);
     } catch {
-      throw new LibraryError(`"${url}" is neither a library URL nor the name of a predefined library (see GET /v1/libraries)`);
+      throw new LibraryError(
+        `"${url}" is neither a library URL nor the name of a predefined library (see GET /v1/libraries)`,
+      );
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new LibraryError(`Library ${url}: only http and https URLs can be loaded`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new LibraryError(`Library ${url}: only http and https URLs can be loaded`);
     const local = await this.options.localLibrary?.(url)?.catch((err: Error) => {
       throw new LibraryError(`Library ${url}: ${err.message}`);
     });
@@ -102,7 +105,8 @@ export class LibraryLoader {
 
   /** Keeps the last {@link REMEMBERED_LIBRARIES} custom libraries in memory, by URL. */
   private remember(url: string, text: string): string {
-    if (this.customLibraries.size >= REMEMBERED_LIBRARIES) this.customLibraries.delete(this.customLibraries.keys().next().value!);
+    if (this.customLibraries.size >= REMEMBERED_LIBRARIES)
+      this.customLibraries.delete(this.customLibraries.keys().next().value!);
     this.customLibraries.set(url, text);
     return text;
   }

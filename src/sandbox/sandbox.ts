@@ -160,8 +160,19 @@ export class Sandbox {
     this.policy = options.policy ?? publicOnlyPolicy();
     const o = this.options;
     const compiler = new CodeCache();
-    const host = new HostBridge({ policy: this.policy, fetchTimeoutMs: o.fetchTimeoutMs, maxFetchBytes: o.maxFetchBytes });
-    this.pool = new ContextPool({ memoryLimitMb: o.memoryLimitMb, maxContexts: o.maxContexts, contextIdleMs: o.contextIdleMs, spareIsolates: o.spareIsolates, compiler, host });
+    const host = new HostBridge({
+      policy: this.policy,
+      fetchTimeoutMs: o.fetchTimeoutMs,
+      maxFetchBytes: o.maxFetchBytes,
+    });
+    this.pool = new ContextPool({
+      memoryLimitMb: o.memoryLimitMb,
+      maxContexts: o.maxContexts,
+      contextIdleMs: o.contextIdleMs,
+      spareIsolates: o.spareIsolates,
+      compiler,
+      host,
+    });
     this.libraries = new LibraryLoader({
       compiler,
       policy: this.policy,
@@ -175,9 +186,13 @@ export class Sandbox {
   /** Runs one script. Never throws for anything the script does. */
   async execute(input: ScriptInput): Promise<ScriptResult> {
     const started = performance.now();
-    const done = (r: Omit<ScriptResult, 'durationMs'>): ScriptResult => ({ ...r, durationMs: Math.round((performance.now() - started) * 100) / 100 });
+    const done = (r: Omit<ScriptResult, 'durationMs'>): ScriptResult => ({
+      ...r,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+    });
     // Every message is bounded by boundMessage where it is made.
-    const fail = (error: ScriptError, logs: ScriptLogLine[] = []) => done({ ok: false, variables: input.variables, logs, error });
+    const fail = (error: ScriptError, logs: ScriptLogLine[] = []) =>
+      done({ ok: false, variables: input.variables, logs, error });
     const timeoutMs = Math.max(1, Math.min(input.timeoutMs ?? this.options.timeoutMs, this.options.timeoutMs));
 
     let ctx: ScriptContext;
@@ -207,7 +222,11 @@ export class Sandbox {
         );
       } catch (err) {
         const e = err as Error;
-        return fail({ kind: 'syntax', message: boundMessage(e.message), ...locate(`${e.stack ?? ''}\n${e.message}`, input.label) });
+        return fail({
+          kind: 'syntax',
+          message: boundMessage(e.message),
+          ...locate(`${e.stack ?? ''}\n${e.message}`, input.label),
+        });
       }
       const payload = JSON.stringify({
         request: input.request,
@@ -226,20 +245,40 @@ export class Sandbox {
         const json = await Promise.race([
           (async () => {
             await script.run(ctx.context, { timeout: timeoutMs });
-            return ctx.run.apply(undefined, [id, input.hook ?? null, payload], { timeout: timeoutMs, result: { promise: true, copy: true } });
+            return ctx.run.apply(undefined, [id, input.hook ?? null, payload], {
+              timeout: timeoutMs,
+              result: { promise: true, copy: true },
+            });
           })(),
           wallClock,
         ]);
         const out = JSON.parse(json) as
-          | { ok: true; request?: ScriptRequest; variables: Record<string, unknown>; value?: unknown; logs: ScriptLogLine[]; tests?: ScriptCheck[] }
+          | {
+              ok: true;
+              request?: ScriptRequest;
+              variables: Record<string, unknown>;
+              value?: unknown;
+              logs: ScriptLogLine[];
+              tests?: ScriptCheck[];
+            }
           | { ok: false; error: ThrownDescription; logs: ScriptLogLine[]; tests?: ScriptCheck[] };
         if (!out.ok) {
           // What the script threw, described inside the isolate; the lines it logged before are kept.
           const where = locate(out.error.stack ?? '', input.label);
-          const failed = fail({ kind: 'error', message: boundMessage(out.error.text, out.error.length), ...where }, out.logs);
+          const failed = fail(
+            { kind: 'error', message: boundMessage(out.error.text, out.error.length), ...where },
+            out.logs,
+          );
           return out.tests?.length ? { ...failed, tests: out.tests } : failed;
         }
-        return done({ ok: true, request: out.request, variables: out.variables, value: out.value, logs: out.logs, ...(out.tests?.length ? { tests: out.tests } : {}) });
+        return done({
+          ok: true,
+          request: out.request,
+          variables: out.variables,
+          value: out.value,
+          logs: out.logs,
+          ...(out.tests?.length ? { tests: out.tests } : {}),
+        });
       } catch (err) {
         return fail(this.classify(err, ctx, input.label, timeoutMs));
       } finally {
@@ -284,7 +323,11 @@ export class Sandbox {
       return { kind: 'memory', message: `The script exceeded its memory limit of ${this.options.memoryLimitMb} MB` };
     }
     const e = err instanceof Error ? err : new Error(message);
-    return { kind: 'error', message: boundMessage(message === '' ? e.name : `${e.name}: ${message}`), ...locate(`${e.stack ?? ''}\n${message}`, label) };
+    return {
+      kind: 'error',
+      message: boundMessage(message === '' ? e.name : `${e.name}: ${message}`),
+      ...locate(`${e.stack ?? ''}\n${message}`, label),
+    };
   }
 }
 

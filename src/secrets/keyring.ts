@@ -58,19 +58,28 @@ function randomIv(): Buffer {
 /** Decodes a 32-byte key written as base64, base64url or hex; @throws KeyRingError. */
 function decodeKey(id: string, text: string): Buffer {
   const t = text.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(t) ? Buffer.from(t, 'hex') : Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  if (key.length !== 32) throw new KeyRingError(`ASSAY_SECRET_KEYS: key "${id}" must be 32 bytes (base64, base64url or 64 hex digits), not ${key.length}`);
+  const key = /^[0-9a-fA-F]{64}$/.test(t)
+    ? Buffer.from(t, 'hex')
+    : Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  if (key.length !== 32)
+    throw new KeyRingError(
+      `ASSAY_SECRET_KEYS: key "${id}" must be 32 bytes (base64, base64url or 64 hex digits), not ${key.length}`,
+    );
   return key;
 }
 
 /** Parses `id:key,id:key`; @throws KeyRingError naming the entry at fault. */
 export function parseSecretKeys(text: string): SecretKey[] {
   const keys: SecretKey[] = [];
-  for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const colon = entry.indexOf(':');
     if (colon <= 0) throw new KeyRingError('ASSAY_SECRET_KEYS: each entry is id:key (e.g. k2:<32 bytes base64>)');
     const id = entry.slice(0, colon);
-    if (!ID.test(id)) throw new KeyRingError(`ASSAY_SECRET_KEYS: key id "${id}" must be 1–32 characters of letters, digits, _ and -`);
+    if (!ID.test(id))
+      throw new KeyRingError(`ASSAY_SECRET_KEYS: key id "${id}" must be 1–32 characters of letters, digits, _ and -`);
     if (keys.some((k) => k.id === id)) throw new KeyRingError(`ASSAY_SECRET_KEYS: key id "${id}" is listed twice`);
     keys.push({ id, key: decodeKey(id, entry.slice(colon + 1)) });
   }
@@ -118,7 +127,10 @@ export class KeyRing {
   /** Decrypts what {@link encryptBytes} made; @throws KeyRingError for an unknown key or a wrong tag. */
   decryptBytes(keyId: string, iv: Buffer, data: Buffer, aad?: string): Buffer {
     const key = this.byId.get(keyId);
-    if (!key) throw new KeyRingError(`the secret was encrypted with key "${keyId}", which ASSAY_SECRET_KEYS does not hold (it has ${[...this.byId.keys()].join(', ')})`);
+    if (!key)
+      throw new KeyRingError(
+        `the secret was encrypted with key "${keyId}", which ASSAY_SECRET_KEYS does not hold (it has ${[...this.byId.keys()].join(', ')})`,
+      );
     if (data.length < 16 || iv.length !== 12) throw new KeyRingError('the sealed value is malformed');
     const decipher = createDecipheriv('aes-256-gcm', key, iv);
     if (aad !== undefined) decipher.setAAD(Buffer.from(aad, 'utf8'));
@@ -126,7 +138,9 @@ export class KeyRing {
     try {
       return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]);
     } catch {
-      throw new KeyRingError(`the sealed value does not open with key "${keyId}" (altered, or sealed for another place)`);
+      throw new KeyRingError(
+        `the sealed value does not open with key "${keyId}" (altered, or sealed for another place)`,
+      );
     }
   }
 

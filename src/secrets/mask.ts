@@ -70,7 +70,8 @@ export class SecretMasker {
     const walk = (v: unknown): unknown => {
       if (typeof v === 'string') return this.maskText(v);
       if (Array.isArray(v)) return v.map(walk);
-      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [this.maskText(k), walk(x)]));
+      if (v && typeof v === 'object')
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [this.maskText(k), walk(x)]));
       return v;
     };
     return walk(value) as T;
@@ -118,7 +119,8 @@ export function maskLogArgument(masker: SecretMasker, value: unknown, depth = 0)
     const copy = new Error(masker.maskText(value.message));
     copy.name = value.name;
     copy.stack = value.stack === undefined ? undefined : masker.maskText(value.stack);
-    for (const [k, v] of Object.entries(value)) (copy as unknown as Record<string, unknown>)[k] = maskLogArgument(masker, v, depth + 1);
+    for (const [k, v] of Object.entries(value))
+      (copy as unknown as Record<string, unknown>)[k] = maskLogArgument(masker, v, depth + 1);
     return copy;
   }
   if (Array.isArray(value)) return value.map((v) => maskLogArgument(masker, v, depth + 1));

@@ -53,7 +53,12 @@ export function isSecretInput(v: unknown): v is SecretInput {
 
 /** `{secret: true, sealed}` as stored. */
 export function isStoredSecret(v: unknown): v is StoredSecret {
-  return typeof v === 'object' && v !== null && (v as { secret?: unknown }).secret === true && typeof (v as { sealed?: unknown }).sealed === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    (v as { secret?: unknown }).secret === true &&
+    typeof (v as { sealed?: unknown }).sealed === 'string'
+  );
 }
 
 /** `{secret: true, value: "***"}`: a client sending back what it read ("keep the stored value"). */
@@ -66,7 +71,11 @@ export function isMaskedSecret(v: unknown): v is MaskedSecret {
  * keeps the value stored under that name in `previous` (as it was sealed; sealed again when its key
  * is stale). @throws Error naming the variable when `"***"` has nothing to keep.
  */
-export function sealVariables(input: Record<string, VariableInput>, ring: KeyRing, previous: Record<string, StoredVariable> = {}): Record<string, StoredVariable> {
+export function sealVariables(
+  input: Record<string, VariableInput>,
+  ring: KeyRing,
+  previous: Record<string, StoredVariable> = {},
+): Record<string, StoredVariable> {
   const out: Record<string, StoredVariable> = {};
   for (const [name, value] of Object.entries(input)) {
     if (!isSecretInput(value)) {
@@ -76,7 +85,9 @@ export function sealVariables(input: Record<string, VariableInput>, ring: KeyRin
     if (value.value === MASK) {
       const kept = previous[name];
       if (!isStoredSecret(kept)) throw new Error(`${name}: "***" keeps a stored secret, but there is none`);
-      out[name] = ring.isStale(kept.sealed) ? { secret: true, sealed: ring.seal(ring.open(kept.sealed, variableAad(name)), variableAad(name)) } : kept;
+      out[name] = ring.isStale(kept.sealed)
+        ? { secret: true, sealed: ring.seal(ring.open(kept.sealed, variableAad(name)), variableAad(name)) }
+        : kept;
       continue;
     }
     out[name] = { secret: true, sealed: ring.seal(JSON.stringify(value.value), variableAad(name)) };
@@ -115,8 +126,12 @@ export function openVariables(stored: Record<string, StoredVariable | VariableIn
 }
 
 /** Stored variables as answered: secrets `{secret: true, value: "***"}`, plain values as they are (or `"***"` with `maskPlain`). */
-export function maskVariables(stored: Record<string, StoredVariable | VariableInput>, maskPlain = false): Record<string, Scalar | MaskedSecret> {
+export function maskVariables(
+  stored: Record<string, StoredVariable | VariableInput>,
+  maskPlain = false,
+): Record<string, Scalar | MaskedSecret> {
   const out: Record<string, Scalar | MaskedSecret> = {};
-  for (const [name, v] of Object.entries(stored)) out[name] = isStoredSecret(v) || isSecretInput(v) ? { secret: true, value: MASK } : maskPlain ? MASK : v;
+  for (const [name, v] of Object.entries(stored))
+    out[name] = isStoredSecret(v) || isSecretInput(v) ? { secret: true, value: MASK } : maskPlain ? MASK : v;
   return out;
 }

@@ -152,7 +152,9 @@ export function boundPool<P extends PoolLike>(pool: P): P {
     if (!scope) return getConnection((err, connection) => cb(err, connection && boundQueries(connection)));
     if (scope.failure) {
       const failure = scope.failure;
-      return process.nextTick(() => cb(new StoreTimeoutError('acquire', 0, `${failure.message} earlier in this request`)));
+      return process.nextTick(() =>
+        cb(new StoreTimeoutError('acquire', 0, `${failure.message} earlier in this request`)),
+      );
     }
     const ms = scope.timeouts.acquireTimeoutMs;
     let settled = false;
@@ -188,5 +190,8 @@ export function boundPool<P extends PoolLike>(pool: P): P {
  * creates bounded ({@link boundPool}).
  */
 export function boundedMysql2(): Record<string, unknown> {
-  return { ...mysql2, createPool: (options: mysql2.PoolOptions) => boundPool(mysql2.createPool(options) as unknown as PoolLike) };
+  return {
+    ...mysql2,
+    createPool: (options: mysql2.PoolOptions) => boundPool(mysql2.createPool(options) as unknown as PoolLike),
+  };
 }

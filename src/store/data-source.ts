@@ -81,7 +81,10 @@ export function createDataSource(
 }
 
 /** Detects the server flavour, builds the data source and connects it. */
-export async function openDataSource(database: DatabaseConfig, options: { logging?: boolean } = {}): Promise<DataSource> {
+export async function openDataSource(
+  database: DatabaseConfig,
+  options: { logging?: boolean } = {},
+): Promise<DataSource> {
   const flavour = database.type === 'mysql' ? await detectMysqlFlavour(database.url) : undefined;
   return createDataSource(database, { ...options, flavour }).initialize();
 }
@@ -99,7 +102,9 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
   // GET_LOCK belongs to one connection, so hold it on a dedicated query runner.
   const lockHolder = dataSource.createQueryRunner();
   try {
-    const [row] = (await lockHolder.query(`SELECT GET_LOCK('assay_migrations', 60) AS locked`)) as Array<{ locked: number }>;
+    const [row] = (await lockHolder.query(`SELECT GET_LOCK('assay_migrations', 60) AS locked`)) as Array<{
+      locked: number;
+    }>;
     if (!row || Number(row.locked) !== 1) throw new Error('Could not take the migration lock within 60 s');
     try {
       return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
@@ -110,4 +115,3 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
     await lockHolder.release();
   }
 }
-

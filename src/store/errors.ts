@@ -6,7 +6,12 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; errno?: number; driverError?: { code?: string; errno?: number } };
   const code = e.driverError?.code ?? e.code;
   const errno = e.driverError?.errno ?? e.errno;
-  return code === 'ER_DUP_ENTRY' || errno === 1062 || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    code === 'ER_DUP_ENTRY' ||
+    errno === 1062 ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }
 
 /**
@@ -39,12 +44,18 @@ const UNAVAILABLE_CODES = new Set([
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const seen = new Set<unknown>();
-  let e = err as { code?: unknown; errno?: unknown; fatal?: unknown; message?: unknown; driverError?: unknown; cause?: unknown } | undefined;
+  let e = err as
+    | { code?: unknown; errno?: unknown; fatal?: unknown; message?: unknown; driverError?: unknown; cause?: unknown }
+    | undefined;
   while (e && typeof e === 'object' && !seen.has(e)) {
     seen.add(e);
     if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
     if (e.fatal === true) return true;
-    if (typeof e.message === 'string' && /connection is in closed state|Pool is closed|connect ETIMEDOUT|Connection lost/i.test(e.message)) return true;
+    if (
+      typeof e.message === 'string' &&
+      /connection is in closed state|Pool is closed|connect ETIMEDOUT|Connection lost/i.test(e.message)
+    )
+      return true;
     e = (e.driverError ?? e.cause) as typeof e;
   }
   return false;
@@ -75,5 +86,7 @@ export function isDatabaseRefusal(err: unknown): boolean {
   if (isDatabaseUnavailable(err)) return false;
   const e = err as { code?: unknown; driverError?: { code?: unknown } };
   const code = e?.driverError?.code ?? e?.code;
-  return typeof code === 'string' && (code.startsWith('ER_') || /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH|RANGE)/.test(code));
+  return (
+    typeof code === 'string' && (code.startsWith('ER_') || /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH|RANGE)/.test(code))
+  );
 }

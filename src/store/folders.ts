@@ -4,9 +4,12 @@
  */
 import { normaliseFolder } from '../domain/folders';
 
-
 /** SQL condition (with parameters) selecting `folder` and its subfolders on column `column`. */
-export function folderCondition(column: string, folder: string, param = 'folder'): { sql: string; params: Record<string, string> } {
+export function folderCondition(
+  column: string,
+  folder: string,
+  param = 'folder',
+): { sql: string; params: Record<string, string> } {
   const f = normaliseFolder(folder);
   if (f === '') return { sql: '1=1', params: {} };
   // '!' as the LIKE escape: a backslash is read differently by MySQL and SQLite string literals.

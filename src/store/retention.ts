@@ -39,7 +39,11 @@ const FIRST_SWEEP_DELAY_MS = 60_000;
  */
 export async function deleteEndedRuns(manager: EntityManager, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  const ended = (await manager.getRepository(Run).find({ select: { id: true }, where: { id: In(ids), status: In([...ENDED_RUN_STATUSES]) } })).map((r) => r.id);
+  const ended = (
+    await manager
+      .getRepository(Run)
+      .find({ select: { id: true }, where: { id: In(ids), status: In([...ENDED_RUN_STATUSES]) } })
+  ).map((r) => r.id);
   if (ended.length === 0) return 0;
   // An ended run never becomes active again, so the rows found above stay deletable.
   await manager.getRepository(RunTestCaseResult).delete({ runId: In(ended) });
@@ -50,7 +54,8 @@ export async function deleteEndedRuns(manager: EntityManager, ids: string[]): Pr
 }
 
 /** What {@link deleteRun} did: deleted it, found no such run in the workspace, or found it still active. */
-export type DeleteRunOutcome = { outcome: 'deleted' } | { outcome: 'not-found' } | { outcome: 'active'; status: RunStatus };
+export type DeleteRunOutcome =
+  { outcome: 'deleted' } | { outcome: 'not-found' } | { outcome: 'active'; status: RunStatus };
 
 /**
  * Deletes run `runId` of workspace `workspaceId` with its test case results and webhook deliveries,
@@ -58,9 +63,12 @@ export type DeleteRunOutcome = { outcome: 'deleted' } | { outcome: 'not-found' }
  */
 export async function deleteRun(dataSource: DataSource, workspaceId: string, runId: string): Promise<DeleteRunOutcome> {
   return dataSource.transaction(async (manager) => {
-    const run = await manager.getRepository(Run).findOne({ select: { id: true, status: true }, where: { id: runId, workspaceId } });
+    const run = await manager
+      .getRepository(Run)
+      .findOne({ select: { id: true, status: true }, where: { id: runId, workspaceId } });
     if (!run) return { outcome: 'not-found' };
-    if (!(ENDED_RUN_STATUSES as readonly string[]).includes(run.status)) return { outcome: 'active', status: run.status };
+    if (!(ENDED_RUN_STATUSES as readonly string[]).includes(run.status))
+      return { outcome: 'active', status: run.status };
     const deleted = await deleteEndedRuns(manager, [run.id]);
     // Not deleted although ended: another request deleted it meanwhile.
     return deleted === 1 ? { outcome: 'deleted' } : { outcome: 'not-found' };
@@ -118,7 +126,8 @@ export function startRetentionSweep(config: AssayConfig, dataSource: DataSource,
     const cutoff = new Date(Date.now() - days * 86_400_000);
     running = sweepExpiredRuns(dataSource, cutoff, { shouldStop: () => stopped })
       .then((deleted) => {
-        if (deleted > 0) logger.info({ deleted, cutoff: cutoff.toISOString(), retentionDays: days }, 'retention: deleted ended runs');
+        if (deleted > 0)
+          logger.info({ deleted, cutoff: cutoff.toISOString(), retentionDays: days }, 'retention: deleted ended runs');
       })
       .catch((err: unknown) => logger.warn({ err }, 'retention sweep failed; retrying at the next one'))
       .finally(() => {

@@ -10,5 +10,10 @@ import { Run } from './entities';
  * run has started (activities/runs.ts `startRun` freezes it).
  */
 export function findRunWithPlan(manager: EntityManager, runId: string): Promise<Run | null> {
-  return manager.getRepository(Run).createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id: runId }).getOne();
+  return manager
+    .getRepository(Run)
+    .createQueryBuilder('run')
+    .addSelect('run.plan')
+    .where('run.id = :id', { id: runId })
+    .getOne();
 }

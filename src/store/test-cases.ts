@@ -17,7 +17,11 @@ export interface TestCaseFilter {
 }
 
 /** A query builder over a workspace's test cases (with their tags) narrowed by `filter`. */
-export function testCaseQuery(manager: EntityManager, workspaceId: string, filter: TestCaseFilter): SelectQueryBuilder<TestCase> {
+export function testCaseQuery(
+  manager: EntityManager,
+  workspaceId: string,
+  filter: TestCaseFilter,
+): SelectQueryBuilder<TestCase> {
   const qb = manager
     .getRepository(TestCase)
     .createQueryBuilder('tc')
@@ -46,7 +50,14 @@ export function tagsOf(testCase: TestCase): string[] {
 
 /** The definition a run executes. */
 export function toDefinition(testCase: TestCase): TestCaseDefinition {
-  return { id: testCase.id, name: testCase.name, folder: testCase.folder, tags: tagsOf(testCase), flow: testCase.flow, dataSets: dataSetsByName(testCase.dataSets) };
+  return {
+    id: testCase.id,
+    name: testCase.name,
+    folder: testCase.folder,
+    tags: tagsOf(testCase),
+    flow: testCase.flow,
+    dataSets: dataSetsByName(testCase.dataSets),
+  };
 }
 
 /**
@@ -85,7 +96,11 @@ export async function resolveRunnerSelection(manager: EntityManager, runner: Run
 }
 
 /** What a runner selects, as the API writes it: `testCaseIds`, `folder`, `tags` (only those set). */
-export function runnerSelection(runner: Pick<Runner, 'testCaseIds' | 'folder' | 'tags'>): { testCaseIds?: string[]; folder?: string; tags?: string[] } {
+export function runnerSelection(runner: Pick<Runner, 'testCaseIds' | 'folder' | 'tags'>): {
+  testCaseIds?: string[];
+  folder?: string;
+  tags?: string[];
+} {
   return {
     ...(runner.testCaseIds.length > 0 ? { testCaseIds: runner.testCaseIds } : {}),
     ...(runner.folder !== null ? { folder: runner.folder } : {}),

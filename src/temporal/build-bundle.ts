@@ -7,7 +7,11 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { BUNDLE_PATH, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH, WORKFLOW_STACK_TRACE_LIMIT } from './bundle';
 
 async function main(): Promise<void> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as never });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as never,
+  });
   // Evaluated once with the bundle, before the SDK freezes the sandbox's globals; on the bundle's
   // first line, so the source map's lines stay right (src/temporal/bundle.ts WORKFLOW_STACK_TRACE_LIMIT).
   fs.writeFileSync(BUNDLE_PATH, `Error.stackTraceLimit = ${WORKFLOW_STACK_TRACE_LIMIT}; ${code}`);

@@ -21,7 +21,10 @@ export const BUNDLE_PATH = path.resolve(__dirname, '../../workflow-bundle.js');
  * frames, and the UI's "Call Stack" shows none; a developer chasing a workflow bug rebuilds the
  * bundle with `ASSAY_WORKFLOW_STACK_TRACE_LIMIT=10 node dist/src/temporal/build-bundle.js`.
  */
-export const WORKFLOW_STACK_TRACE_LIMIT = Math.max(0, Math.min(100, Number(process.env.ASSAY_WORKFLOW_STACK_TRACE_LIMIT ?? 0) || 0));
+export const WORKFLOW_STACK_TRACE_LIMIT = Math.max(
+  0,
+  Math.min(100, Number(process.env.ASSAY_WORKFLOW_STACK_TRACE_LIMIT ?? 0) || 0),
+);
 
 /**
  * The workflow interceptor modules, bundled with the workflows: traces of workflows started with

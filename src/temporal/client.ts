@@ -28,8 +28,19 @@ export class OnDemandClient {
   /** The client, connecting first if needed. @throws when Temporal cannot be reached within 5 s. */
   async get(): Promise<Client> {
     this.connecting ??= (async () => {
-      const connection = await Connection.connect({ address: this.config.temporal.address, connectTimeout: '5 seconds' });
-      return { connection, client: new Client({ connection, namespace: this.config.temporal.namespace, dataConverter: dataConverter(this.config), interceptors: clientTracingInterceptors() }) };
+      const connection = await Connection.connect({
+        address: this.config.temporal.address,
+        connectTimeout: '5 seconds',
+      });
+      return {
+        connection,
+        client: new Client({
+          connection,
+          namespace: this.config.temporal.namespace,
+          dataConverter: dataConverter(this.config),
+          interceptors: clientTracingInterceptors(),
+        }),
+      };
     })();
     try {
       return (await this.connecting).client;

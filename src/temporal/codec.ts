@@ -21,7 +21,13 @@
  * so also schedules) and on the worker (bin/worker.ts); the codec server (api/routes/codec.ts) runs
  * {@link EncryptionCodec} for the Temporal Web UI and CLI.
  */
-import { METADATA_ENCODING_KEY, ValueError, type DataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
+import {
+  METADATA_ENCODING_KEY,
+  ValueError,
+  type DataConverter,
+  type Payload,
+  type PayloadCodec,
+} from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { AssayConfig } from '../config';
 import { KeyRing, keyRingFor } from '../secrets/keyring';
@@ -34,7 +40,8 @@ export const METADATA_ENCRYPTION_KEY_ID = 'encryption-key-id';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const utf8 = (text: string): Uint8Array => Buffer.from(text, 'utf8');
-const text = (bytes: Uint8Array | null | undefined): string | undefined => (bytes ? Buffer.from(bytes).toString('utf8') : undefined);
+const text = (bytes: Uint8Array | null | undefined): string | undefined =>
+  bytes ? Buffer.from(bytes).toString('utf8') : undefined;
 
 /** Whether `payload` is one {@link EncryptionCodec} encrypted (its `encoding` is `binary/encrypted`). */
 export function isEncrypted(payload: Payload): boolean {
@@ -73,12 +80,15 @@ export class EncryptionCodec implements PayloadCodec {
         );
       }
       const data = Buffer.from(payload.data ?? new Uint8Array());
-      if (data.length < IV_BYTES + TAG_BYTES) throw new ValueError(`An encrypted Temporal payload (key "${keyId}") is too short to hold an IV and a tag`);
+      if (data.length < IV_BYTES + TAG_BYTES)
+        throw new ValueError(`An encrypted Temporal payload (key "${keyId}") is too short to hold an IV and a tag`);
       let plain: Buffer;
       try {
         plain = this.ring.decryptBytes(keyId, data.subarray(0, IV_BYTES), data.subarray(IV_BYTES));
       } catch {
-        throw new ValueError(`An encrypted Temporal payload does not open with key "${keyId}" (altered, or that id names another key in this ring than the one it was encrypted with)`);
+        throw new ValueError(
+          `An encrypted Temporal payload does not open with key "${keyId}" (altered, or that id names another key in this ring than the one it was encrypted with)`,
+        );
       }
       const decoded = temporal.api.common.v1.Payload.decode(plain);
       return { metadata: { ...decoded.metadata }, data: decoded.data };

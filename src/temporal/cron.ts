@@ -14,7 +14,20 @@
 
 type Mode = 'int' | 'month' | 'dow';
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 /** The five fields: name, range, name mode. */
@@ -43,7 +56,8 @@ function parseValue(s: string, min: number, max: number, mode: Mode): number | s
     if (i >= 0) return i < min || i > max ? `"${s}" is out of range` : i;
   }
   const n = atoi(s);
-  if (n === null) return `"${s}" is not a number${mode === 'month' ? ' or month name' : mode === 'dow' ? ' or day name' : ''}`;
+  if (n === null)
+    return `"${s}" is not a number${mode === 'month' ? ' or month name' : mode === 'dow' ? ' or day name' : ''}`;
   if (n < min || n > max) return `${n} is out of range ${min}-${max}`;
   return n;
 }
@@ -81,10 +95,12 @@ function fieldProblem(text: string, min: number, max: number, mode: Mode): strin
  */
 export function temporalCronProblem(expression: string): string | null {
   const fields = expression.trim().split(/\s+/);
-  if (fields.length !== 5) return `must have five fields (minute hour day-of-month month day-of-week), got ${fields.length}`;
+  if (fields.length !== 5)
+    return `must have five fields (minute hour day-of-month month day-of-week), got ${fields.length}`;
   for (const [i, f] of FIELDS.entries()) {
     const problem = fieldProblem(fields[i]!, f.min, f.max, f.mode);
-    if (problem) return `${f.name}: ${problem} (Temporal's schedules accept *, numbers, names, a-b ranges, /steps and lists)`;
+    if (problem)
+      return `${f.name}: ${problem} (Temporal's schedules accept *, numbers, names, a-b ranges, /steps and lists)`;
   }
   return null;
 }

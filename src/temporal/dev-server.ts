@@ -48,7 +48,12 @@ export function findTemporalCli(): string | undefined {
 }
 
 /** Waits until a Temporal frontend at `address` answers, or throws after `timeoutMs`. */
-export async function waitForTemporal(address: string, timeoutMs: number, namespace = 'default', isAlive: () => boolean = () => true): Promise<void> {
+export async function waitForTemporal(
+  address: string,
+  timeoutMs: number,
+  namespace = 'default',
+  isAlive: () => boolean = () => true,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < until) {
@@ -66,19 +71,34 @@ export async function waitForTemporal(address: string, timeoutMs: number, namesp
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-  throw new Error(`Temporal at ${address} not ready after ${timeoutMs} ms: ${(lastError as Error)?.message ?? 'no answer'}`);
+  throw new Error(
+    `Temporal at ${address} not ready after ${timeoutMs} ms: ${(lastError as Error)?.message ?? 'no answer'}`,
+  );
 }
 
 /** Spawns the dev server and resolves once it answers. */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const binary = options.binary ?? findTemporalCli();
   if (!binary) {
-    throw new Error('No Temporal CLI found. Install it with: go install github.com/temporalio/cli/cmd/temporal@v1.5.1 (or set TEMPORAL_CLI_PATH)');
+    throw new Error(
+      'No Temporal CLI found. Install it with: go install github.com/temporalio/cli/cmd/temporal@v1.5.1 (or set TEMPORAL_CLI_PATH)',
+    );
   }
   const ip = options.ip ?? '127.0.0.1';
   const port = options.port || (await freePort(ip));
   const namespace = options.namespace ?? 'default';
-  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', namespace, '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--namespace',
+    namespace,
+    '--log-level',
+    'warn',
+  ];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort), '--ui-ip', ip);
   else args.push('--headless');
   if (options.dbFile) {
@@ -86,7 +106,14 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     // The Temporal CLI creates the file itself; an existing one (and its -wal/-shm) is tightened
     // here, a new one right after the server is up.
     tightenFiles(...sqliteFiles(options.dbFile));
-    args.push('--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
+    args.push(
+      '--db-filename',
+      options.dbFile,
+      '--sqlite-pragma',
+      'journal_mode=wal',
+      '--sqlite-pragma',
+      'synchronous=normal',
+    );
   }
   const out = options.logFile ? fs.openSync(options.logFile, 'a', PRIVATE_FILE_MODE) : 'ignore';
   if (options.logFile) tightenFiles(options.logFile);

@@ -76,12 +76,24 @@ export function closedWorkflowReason(status: string | 'not-found'): string {
  * `duration` counts from the run's start (0 when it never started).
  * @returns whether this call ended it.
  */
-export async function failOpenRun(dataSource: DataSource, run: Pick<Run, 'id' | 'startedAt'>, error: string): Promise<boolean> {
+export async function failOpenRun(
+  dataSource: DataSource,
+  run: Pick<Run, 'id' | 'startedAt'>,
+  error: string,
+): Promise<boolean> {
   const completedAt = new Date();
-  const done = await dataSource.getRepository(Run).update(
-    { id: run.id, status: In(['queued', 'running']) },
-    { status: 'failed', result: null, error, completedAt, duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0 },
-  );
+  const done = await dataSource
+    .getRepository(Run)
+    .update(
+      { id: run.id, status: In(['queued', 'running']) },
+      {
+        status: 'failed',
+        result: null,
+        error,
+        completedAt,
+        duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0,
+      },
+    );
   return Boolean(done.affected);
 }
 
@@ -93,10 +105,16 @@ export async function failOpenRun(dataSource: DataSource, run: Pick<Run, 'id' | 
  *   workflow was there.
  * @throws TemporalUnavailableError
  */
-export async function startWorkflowOf(dataSource: DataSource, workflows: RunWorkflowClient, run: Run): Promise<'started' | 'existed'> {
+export async function startWorkflowOf(
+  dataSource: DataSource,
+  workflows: RunWorkflowClient,
+  run: Run,
+): Promise<'started' | 'existed'> {
   const outcome = await workflows.startWorkflow(run);
   run.workflowStartedAt = new Date();
-  await dataSource.getRepository(Run).update({ id: run.id, workflowStartedAt: IsNull() }, { workflowStartedAt: run.workflowStartedAt });
+  await dataSource
+    .getRepository(Run)
+    .update({ id: run.id, workflowStartedAt: IsNull() }, { workflowStartedAt: run.workflowStartedAt });
   return outcome;
 }
 
@@ -157,7 +175,9 @@ export class RunRecovery {
       take: CANDIDATES,
     });
     const ended: string[] = [];
-    const due = candidates.filter((run) => (run.workflowStartedAt ?? run.createdAt) <= before && !this.checked.has(run.id)).slice(0, DESCRIBES_PER_SWEEP);
+    const due = candidates
+      .filter((run) => (run.workflowStartedAt ?? run.createdAt) <= before && !this.checked.has(run.id))
+      .slice(0, DESCRIBES_PER_SWEEP);
     for (const run of due) {
       this.checked.set(run.id, now);
       const presence = await this.workflows.describe(run);
@@ -165,7 +185,10 @@ export class RunRecovery {
       const reason = closedWorkflowReason(presence.state === 'closed' ? presence.status : 'not-found');
       if (await failOpenRun(this.dataSource, run, reason)) {
         ended.push(run.id);
-        this.logger.warn({ runId: run.id, workflowStatus: presence.state === 'closed' ? presence.status : 'not-found' }, 'ended a run whose workflow had closed without ending it');
+        this.logger.warn(
+          { runId: run.id, workflowStatus: presence.state === 'closed' ? presence.status : 'not-found' },
+          'ended a run whose workflow had closed without ending it',
+        );
       }
     }
     return ended;
@@ -187,7 +210,9 @@ export class RunRecovery {
       if (run.createdAt.getTime() + run.timeoutSeconds * 1000 < Date.now()) {
         const presence = await this.workflows.describe(run);
         if (presence.state === 'not-found') {
-          await fail(`The run could not be started within its timeout of ${run.timeoutSeconds} s: the workflow service was unavailable.`);
+          await fail(
+            `The run could not be started within its timeout of ${run.timeoutSeconds} s: the workflow service was unavailable.`,
+          );
           continue;
         }
       }

@@ -7,13 +7,26 @@
  * The client connects on first use, so the API serves everything else while Temporal is down;
  * a call then fails with {@link TemporalUnavailableError} and the API answers 503.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionInfo,
+} from '@temporalio/client';
 import { OnDemandClient } from './client';
 import type { AssayConfig } from '../config';
 import type { Run } from '../store/entities';
 import { RUN_WORKFLOW_TYPE, runStateQuery, type RunLiveState, type RunWorkflowInput } from '../domain/run-workflow';
 import { runsStarted } from '../observability/metrics';
-import { registerSearchAttributes, SA_ENVIRONMENT, SA_RUN_ID, SA_RUNNER, SA_TRIGGER, SA_WORKSPACE } from './search-attributes';
+import {
+  registerSearchAttributes,
+  SA_ENVIRONMENT,
+  SA_RUN_ID,
+  SA_RUNNER,
+  SA_TRIGGER,
+  SA_WORKSPACE,
+} from './search-attributes';
 import { runWorkflowId } from '../ids';
 
 /**
@@ -116,14 +129,20 @@ function beforeDeadline<T>(ms: number, promise: Promise<T>): Promise<T> {
  * The running workflow of run `runId`: `run-<runId>`, else (no such workflow: a scheduled run) a
  * running one whose AssayRunId is `runId`; undefined when `run-<runId>` has closed or none is found.
  */
-async function runningWorkflowOf(client: Client, runId: string): Promise<Pick<WorkflowExecutionInfo, 'workflowId' | 'typedSearchAttributes'> | undefined> {
+async function runningWorkflowOf(
+  client: Client,
+  runId: string,
+): Promise<Pick<WorkflowExecutionInfo, 'workflowId' | 'typedSearchAttributes'> | undefined> {
   try {
     const described = await client.workflow.getHandle(runWorkflowId(runId)).describe();
     return described.status.name === 'RUNNING' ? described : undefined;
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
-  for await (const info of client.workflow.list({ query: `${SA_RUN_ID.name} = "${runId}" AND ExecutionStatus = "Running"`, pageSize: 1 })) {
+  for await (const info of client.workflow.list({
+    query: `${SA_RUN_ID.name} = "${runId}" AND ExecutionStatus = "Running"`,
+    pageSize: 1,
+  })) {
     return info;
   }
   return undefined;
@@ -138,7 +157,9 @@ export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient 
   function ensureSearchAttributes(): Promise<unknown> {
     registered ??= temporal
       .connection()
-      .then((connection) => temporal.call(START_DEADLINE_MS, () => registerSearchAttributes(connection, config.temporal.namespace)))
+      .then((connection) =>
+        temporal.call(START_DEADLINE_MS, () => registerSearchAttributes(connection, config.temporal.namespace)),
+      )
       .catch((err) => {
         registered = undefined;
         throw err;
@@ -149,40 +170,59 @@ export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient 
   /** What Temporal knows of the run's workflow; failures are `operation`'s. */
   async function presence(run: Run, operation: WorkflowOperation): Promise<WorkflowPresence> {
     try {
-      const d = await temporal.call(START_DEADLINE_MS, (client) => client.workflow.getHandle(run.workflowId).describe());
+      const d = await temporal.call(START_DEADLINE_MS, (client) =>
+        client.workflow.getHandle(run.workflowId).describe(),
+      );
       return d.status.name === 'RUNNING' ? { state: 'running' } : { state: 'closed', status: d.status.name };
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return { state: 'not-found' };
-      throw new TemporalUnavailableError(`Could not describe workflow ${run.workflowId}: ${(err as Error).message}`, { operation, runId: run.id, cause: err });
+      throw new TemporalUnavailableError(`Could not describe workflow ${run.workflowId}: ${(err as Error).message}`, {
+        operation,
+        runId: run.id,
+        cause: err,
+      });
     }
   }
 
   return {
     async startWorkflow(run) {
-      const input: RunWorkflowInput = { runId: run.id, trigger: run.trigger, ...(run.deploymentId ? { deploymentId: run.deploymentId } : {}) };
+      const input: RunWorkflowInput = {
+        runId: run.id,
+        trigger: run.trigger,
+        ...(run.deploymentId ? { deploymentId: run.deploymentId } : {}),
+      };
       try {
         // The client retries an unreachable server for a long time; a caller waiting for a 503 should not.
         await ensureSearchAttributes();
-        await temporal.call(START_DEADLINE_MS, (client) => client.workflow.start(RUN_WORKFLOW_TYPE, {
-          taskQueue: config.temporal.taskQueue,
-          workflowId: run.workflowId,
-          args: [input],
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          workflowTaskTimeout: config.temporal.workflowTaskTimeoutMs,
-          typedSearchAttributes: [
-            { key: SA_RUN_ID, value: run.id },
-            { key: SA_WORKSPACE, value: run.workspaceId },
-            { key: SA_RUNNER, value: run.runnerName },
-            { key: SA_ENVIRONMENT, value: run.environmentName },
-            { key: SA_TRIGGER, value: run.trigger },
-          ],
-          staticSummary: `Run ${run.id}: runner "${run.runnerName}" on environment "${run.environmentName}"`.slice(0, 200),
-        }));
+        await temporal.call(START_DEADLINE_MS, (client) =>
+          client.workflow.start(RUN_WORKFLOW_TYPE, {
+            taskQueue: config.temporal.taskQueue,
+            workflowId: run.workflowId,
+            args: [input],
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            workflowTaskTimeout: config.temporal.workflowTaskTimeoutMs,
+            typedSearchAttributes: [
+              { key: SA_RUN_ID, value: run.id },
+              { key: SA_WORKSPACE, value: run.workspaceId },
+              { key: SA_RUNNER, value: run.runnerName },
+              { key: SA_ENVIRONMENT, value: run.environmentName },
+              { key: SA_TRIGGER, value: run.trigger },
+            ],
+            staticSummary: `Run ${run.id}: runner "${run.runnerName}" on environment "${run.environmentName}"`.slice(
+              0,
+              200,
+            ),
+          }),
+        );
         runsStarted.inc({ trigger: run.trigger });
         return 'started';
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) return 'existed';
-        throw new TemporalUnavailableError(`Could not start workflow ${run.workflowId}: ${(err as Error).message}`, { operation: 'start', runId: run.id, cause: err });
+        throw new TemporalUnavailableError(`Could not start workflow ${run.workflowId}: ${(err as Error).message}`, {
+          operation: 'start',
+          runId: run.id,
+          cause: err,
+        });
       }
     },
 
@@ -195,14 +235,20 @@ export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient 
         await temporal.call(START_DEADLINE_MS, (client) => client.workflow.getHandle(run.workflowId).cancel());
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return { state: 'not-found' };
-        throw new TemporalUnavailableError(`Could not cancel workflow ${run.workflowId}: ${(err as Error).message}`, { operation: 'cancel', runId: run.id, cause: err });
+        throw new TemporalUnavailableError(`Could not cancel workflow ${run.workflowId}: ${(err as Error).message}`, {
+          operation: 'cancel',
+          runId: run.id,
+          cause: err,
+        });
       }
       return presence(run, 'cancel');
     },
 
     async liveState(run, deadlineMs) {
       try {
-        return await temporal.call(deadlineMs, (client) => client.workflow.getHandle(run.workflowId).query(runStateQuery));
+        return await temporal.call(deadlineMs, (client) =>
+          client.workflow.getHandle(run.workflowId).query(runStateQuery),
+        );
       } catch {
         // No worker answered in time, or Temporal is down: the caller falls back to the stored row.
         return null;
@@ -254,4 +300,3 @@ export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient 
     },
   };
 }
-

@@ -18,7 +18,13 @@
  * store at start-up and every `reconcileIntervalMs` after, and deletes schedules of this
  * installation that no deployment owns any more.
  */
-import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import {
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleDescription,
+  type ScheduleOptionsStartWorkflowAction,
+} from '@temporalio/client';
 import { OnDemandClient } from './client';
 import { IsNull, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
@@ -100,10 +106,13 @@ export class ScheduleSync {
   async sync(d: Deployment): Promise<boolean> {
     try {
       // Made inside the deadline: a call started outside it would retry for the client's default 20 s.
-      this.registered ??= this.temporal.connection().then((connection) => this.call(() => registerSearchAttributes(connection, this.config.temporal.namespace))).catch((err) => {
-        this.registered = undefined;
-        throw err;
-      });
+      this.registered ??= this.temporal
+        .connection()
+        .then((connection) => this.call(() => registerSearchAttributes(connection, this.config.temporal.namespace)))
+        .catch((err) => {
+          this.registered = undefined;
+          throw err;
+        });
       await this.registered;
       const scheduleId = this.scheduleId(d.id);
       if (!d.schedule) {
@@ -115,7 +124,17 @@ export class ScheduleSync {
         const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' } as const;
         const state = { paused: !d.enabled, note: d.enabled ? 'enabled' : 'deployment disabled' };
         try {
-          await this.call((client) => client.schedule.getHandle(scheduleId).update((previous: ScheduleDescription) => ({ ...previous, spec, action: this.action(d), policies, state })));
+          await this.call((client) =>
+            client.schedule
+              .getHandle(scheduleId)
+              .update((previous: ScheduleDescription) => ({
+                ...previous,
+                spec,
+                action: this.action(d),
+                policies,
+                state,
+              })),
+          );
         } catch (err) {
           if (!(err instanceof ScheduleNotFoundError)) throw err;
           await this.call((client) =>
@@ -130,12 +149,17 @@ export class ScheduleSync {
           );
         }
       }
-      await this.dataSource.getRepository(Deployment).update({ id: d.id, updatedAt: d.updatedAt }, { scheduleSyncedAt: new Date(), scheduleError: null });
+      await this.dataSource
+        .getRepository(Deployment)
+        .update({ id: d.id, updatedAt: d.updatedAt }, { scheduleSyncedAt: new Date(), scheduleError: null });
       return true;
     } catch (err) {
       const message = (err as Error).message;
       this.logger.warn({ err, deploymentId: d.id }, 'schedule sync failed; reconcile will retry');
-      await this.dataSource.getRepository(Deployment).update({ id: d.id }, { scheduleSyncedAt: null, scheduleError: message }).catch(() => undefined);
+      await this.dataSource
+        .getRepository(Deployment)
+        .update({ id: d.id }, { scheduleSyncedAt: null, scheduleError: message })
+        .catch(() => undefined);
       return false;
     }
   }
@@ -143,25 +167,33 @@ export class ScheduleSync {
   /** Deletes a deployment's schedule; a failure leaves an orphan that reconcile deletes. */
   async remove(deploymentId: string): Promise<void> {
     await this.call((client) => client.schedule.getHandle(this.scheduleId(deploymentId)).delete()).catch((err) => {
-      if (!(err instanceof ScheduleNotFoundError)) this.logger.warn({ err, deploymentId }, 'schedule delete failed; reconcile will retry');
+      if (!(err instanceof ScheduleNotFoundError))
+        this.logger.warn({ err, deploymentId }, 'schedule delete failed; reconcile will retry');
     });
   }
 
   /** Starts a run of the schedule now (the schedule's own action). */
   async trigger(deploymentId: string): Promise<void> {
-    await this.call((client) => client.schedule.getHandle(this.scheduleId(deploymentId)).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
+    await this.call((client) =>
+      client.schedule.getHandle(this.scheduleId(deploymentId)).trigger(ScheduleOverlapPolicy.ALLOW_ALL),
+    );
   }
 
   /** The schedule as the API shows it; asks Temporal for the next run times when `live`. */
   async state(d: Deployment, live: boolean): Promise<ScheduleState> {
     if (!d.schedule) return { status: 'none' };
     const scheduleId = this.scheduleId(d.id);
-    if (!d.scheduleSyncedAt) return { status: 'pending', scheduleId, ...(d.scheduleError ? { error: d.scheduleError } : {}) };
+    if (!d.scheduleSyncedAt)
+      return { status: 'pending', scheduleId, ...(d.scheduleError ? { error: d.scheduleError } : {}) };
     const base: ScheduleState = { status: d.enabled ? 'active' : 'paused', scheduleId };
     if (!live) return base;
     try {
       const description = await this.call((client) => client.schedule.getHandle(scheduleId).describe());
-      return { ...base, status: description.state.paused ? 'paused' : 'active', nextRunTimes: description.info.nextActionTimes.slice(0, 5).map((t) => t.toISOString()) };
+      return {
+        ...base,
+        status: description.state.paused ? 'paused' : 'active',
+        nextRunTimes: description.info.nextActionTimes.slice(0, 5).map((t) => t.toISOString()),
+      };
     } catch {
       return base;
     }
@@ -177,13 +209,22 @@ export class ScheduleSync {
     const pending = full ? await repo.find() : await repo.find({ where: { scheduleSyncedAt: IsNull() } });
     for (const d of pending) {
       if (await this.sync(d)) report.synced.push(d.id);
-      else report.failed.push({ deploymentId: d.id, error: (await repo.findOneBy({ id: d.id }))?.scheduleError ?? 'unknown' });
+      else
+        report.failed.push({
+          deploymentId: d.id,
+          error: (await repo.findOneBy({ id: d.id }))?.scheduleError ?? 'unknown',
+        });
     }
-    const wanted = new Set((await repo.find({ select: { id: true, schedule: true } })).filter((d) => d.schedule).map((d) => this.scheduleId(d.id)));
+    const wanted = new Set(
+      (await repo.find({ select: { id: true, schedule: true } }))
+        .filter((d) => d.schedule)
+        .map((d) => this.scheduleId(d.id)),
+    );
     try {
       const existing: string[] = [];
       await this.call(async (client) => {
-        for await (const s of client.schedule.list()) if (s.scheduleId.startsWith(this.prefix)) existing.push(s.scheduleId);
+        for await (const s of client.schedule.list())
+          if (s.scheduleId.startsWith(this.prefix)) existing.push(s.scheduleId);
       });
       for (const id of existing.filter((id) => !wanted.has(id))) {
         await this.call((client) => client.schedule.getHandle(id).delete()).catch(() => undefined);
@@ -192,14 +233,18 @@ export class ScheduleSync {
     } catch (err) {
       this.logger.warn({ err }, 'listing schedules failed; reconcile will retry');
     }
-    if (report.synced.length || report.deleted.length || report.failed.length) this.logger.info(report, 'schedules reconciled');
+    if (report.synced.length || report.deleted.length || report.failed.length)
+      this.logger.info(report, 'schedules reconciled');
     return report;
   }
 
   /** Reconciles now (fully) and then every `intervalMs` (pending changes and orphans). */
   start(intervalMs: number): void {
     void this.reconcile(true).catch((err) => this.logger.warn({ err }, 'reconcile failed'));
-    this.timer = setInterval(() => void this.reconcile(false).catch((err) => this.logger.warn({ err }, 'reconcile failed')), intervalMs);
+    this.timer = setInterval(
+      () => void this.reconcile(false).catch((err) => this.logger.warn({ err }, 'reconcile failed')),
+      intervalMs,
+    );
     this.timer.unref();
   }
 

@@ -36,10 +36,19 @@ export class AssayWorker extends Worker {
     compiledOptions: CompiledWorkerOptions,
     logger: Logger,
   ): Promise<WorkflowCreator> {
-    if (isolateTimeoutMs !== undefined) return super.createWorkflowCreator(bundle, { ...compiledOptions, isolateExecutionTimeoutMs: isolateTimeoutMs }, logger);
+    if (isolateTimeoutMs !== undefined)
+      return super.createWorkflowCreator(
+        bundle,
+        { ...compiledOptions, isolateExecutionTimeoutMs: isolateTimeoutMs },
+        logger,
+      );
     watchdogStats.creatorsWithoutWatchdog += 1;
     // `timeout: undefined` in vm's runInContext means none (Node's lib/vm.js), so no watchdog thread per call.
-    return super.createWorkflowCreator(bundle, { ...compiledOptions, isolateExecutionTimeoutMs: undefined as unknown as number }, logger);
+    return super.createWorkflowCreator(
+      bundle,
+      { ...compiledOptions, isolateExecutionTimeoutMs: undefined as unknown as number },
+      logger,
+    );
   }
 }
 

@@ -20,7 +20,8 @@ export function dataSetRows(set: DataSet): unknown[] {
     bom: true,
     cast: set.cast === true ? (value, context) => castValue(value, context.quoting) : false,
   }) as unknown[];
-  if (rows.length > MAX_DATA_SET_ROWS) throw new Error(`has ${rows.length} rows; at most ${MAX_DATA_SET_ROWS} are allowed`);
+  if (rows.length > MAX_DATA_SET_ROWS)
+    throw new Error(`has ${rows.length} rows; at most ${MAX_DATA_SET_ROWS} are allowed`);
   return rows;
 }
 

@@ -56,7 +56,12 @@ export const ASSERTION_SCHEMA = {
   additionalProperties: false,
   description:
     'A check on an API node\'s response: `target` is a JSONata expression over `{response, variables, nodes, loop, …}` (docs/flows.md "What expressions see"); `expected` is required except for `exists`/`notExists`, and its shape depends on the operator (docs/api.md "Flows and assertions").',
-  properties: { name: { type: 'string', maxLength: 200 }, target: EXPRESSION, operator: { enum: [...ASSERTION_OPERATORS] }, expected: {} },
+  properties: {
+    name: { type: 'string', maxLength: 200 },
+    target: EXPRESSION,
+    operator: { enum: [...ASSERTION_OPERATORS] },
+    expected: {},
+  },
 } as const;
 
 /** The fields one node type adds to `type`, `id` and `name`. */
@@ -72,14 +77,16 @@ export interface NodeFields {
 /** The fields of each node type (spec "Test-flow nodes"; src/domain/types.ts `FlowNode`), by `type`. */
 export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
   api: {
-    description: 'Sends an HTTP request; its assertions decide pass or fail. `script` may define the hooks `beforeRequest` and `afterResponse`; `retry` repeats the request on listed statuses or network errors.',
+    description:
+      'Sends an HTTP request; its assertions decide pass or fail. `script` may define the hooks `beforeRequest` and `afterResponse`; `retry` repeats the request on listed statuses or network errors.',
     required: ['request'],
     properties: {
       request: {
         type: 'object',
         required: ['method', 'url'],
         additionalProperties: false,
-        description: 'The request; strings may hold `{{variable}}` placeholders. `body`: a JSON value sent as `application/json`, or a string sent as it is.',
+        description:
+          'The request; strings may hold `{{variable}}` placeholders. `body`: a JSON value sent as `application/json`, or a string sent as it is.',
         properties: {
           method: { enum: [...HTTP_METHODS] },
           url: { type: 'string', minLength: 1, maxLength: 8192 },
@@ -95,26 +102,37 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
         type: 'object',
         required: ['attempts'],
         additionalProperties: false,
-        description: 'Retries of the request, reported as one execution with its attempts (`attempts` counts the first). Defaults: `delayMs` 500, `backoff` 2, `maxDelayMs` 10000, `onStatus` `[429, "5xx"]`, `onNetworkError` true.',
+        description:
+          'Retries of the request, reported as one execution with its attempts (`attempts` counts the first). Defaults: `delayMs` 500, `backoff` 2, `maxDelayMs` 10000, `onStatus` `[429, "5xx"]`, `onNetworkError` true.',
         properties: {
           attempts: { type: 'integer', minimum: 1, maximum: 10 },
           delayMs: { type: 'integer', minimum: 0, maximum: 60_000 },
           backoff: { type: 'number', minimum: 1, maximum: 10 },
           maxDelayMs: { type: 'integer', minimum: 0, maximum: 300_000 },
-          onStatus: { type: 'array', maxItems: 50, items: { anyOf: [{ type: 'integer', minimum: 100, maximum: 599 }, { type: 'string', pattern: '^[1-5]xx$' }] } },
+          onStatus: {
+            type: 'array',
+            maxItems: 50,
+            items: {
+              anyOf: [
+                { type: 'integer', minimum: 100, maximum: 599 },
+                { type: 'string', pattern: '^[1-5]xx$' },
+              ],
+            },
+          },
           onNetworkError: { type: 'boolean' },
         },
       },
     },
   },
   if: {
-    description: 'Runs `then` when the JSONata `condition` holds, else `else` (when given); the branch not taken is reported as skipped.',
+    description:
+      'Runs `then` when the JSONata `condition` holds, else `else` (when given); the branch not taken is reported as skipped.',
     required: ['condition', 'then'],
     properties: { condition: EXPRESSION, then: CHILD_NODES, else: CHILD_NODES },
   },
   loop: {
     description:
-      'Repeats `body` `count` times, or while the JSONata `while` holds (checked before each iteration): exactly one of the two. `breakCondition` (JSONata, after each iteration) ends it at once; `maxIterations` caps it (never above the worker\'s ASSAY_MAX_LOOP_ITERATIONS).',
+      "Repeats `body` `count` times, or while the JSONata `while` holds (checked before each iteration): exactly one of the two. `breakCondition` (JSONata, after each iteration) ends it at once; `maxIterations` caps it (never above the worker's ASSAY_MAX_LOOP_ITERATIONS).",
     required: ['body'],
     properties: {
       count: { type: 'integer', minimum: 0, maximum: MAX_LOOP_COUNT },
@@ -126,7 +144,7 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
   },
   iteration: {
     description:
-      'Runs `body` once per item of an array: the JSONata `items`, or the rows of the test case\'s data set named `dataSet` (exactly one of the two). The item is `item` (or the name in `as`) in templates and `loop.item` in expressions.',
+      "Runs `body` once per item of an array: the JSONata `items`, or the rows of the test case's data set named `dataSet` (exactly one of the two). The item is `item` (or the name in `as`) in templates and `loop.item` in expressions.",
     required: ['body'],
     properties: {
       items: EXPRESSION,
@@ -143,13 +161,22 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
     properties: { script: SCRIPT_SCHEMA, variable: VARIABLE },
   },
   wait: {
-    description: 'Waits `ms` milliseconds, or the number of milliseconds the JSONata `expression` yields (exactly one of the two); a durable timer.',
+    description:
+      'Waits `ms` milliseconds, or the number of milliseconds the JSONata `expression` yields (exactly one of the two); a durable timer.',
     properties: { ms: { type: 'integer', minimum: 0, maximum: 86_400_000 }, expression: EXPRESSION },
   },
   context: {
     description: 'Sets variables from JSONata expressions: `{"set": {"token": "nodes.login.response.body.token"}}`.',
     required: ['set'],
-    properties: { set: { type: 'object', minProperties: 1, maxProperties: 100, propertyNames: { minLength: 1, maxLength: 200 }, additionalProperties: EXPRESSION } },
+    properties: {
+      set: {
+        type: 'object',
+        minProperties: 1,
+        maxProperties: 100,
+        propertyNames: { minLength: 1, maxLength: 200 },
+        additionalProperties: EXPRESSION,
+      },
+    },
   },
   parallel: {
     description: 'Runs `children` concurrently, at most `concurrency` at a time (default: all).',
@@ -184,12 +211,13 @@ export const DATA_SET_NAME = { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,100}$
 /** The fields of each data set type besides `name` and `type` (docs/flows.md "Data sets"), by `type`. */
 export const DATA_SET_FIELDS: { readonly [T in DataSet['type']]: NodeFields } = {
   json: {
-    description: 'A data set given as a JSON array: each element is one iteration\'s item.',
+    description: "A data set given as a JSON array: each element is one iteration's item.",
     required: ['data'],
     properties: { data: { type: 'array', items: {} } },
   },
   csv: {
-    description: 'A data set given as CSV text with a header row: each row is one iteration\'s item, an object keyed by the header (at most 10,000 rows); values are strings unless `cast` (numbers and `true`/`false` become JSON values).',
+    description:
+      "A data set given as CSV text with a header row: each row is one iteration's item, an object keyed by the header (at most 10,000 rows); values are strings unless `cast` (numbers and `true`/`false` become JSON values).",
     required: ['csv'],
     properties: { csv: { type: 'string', maxLength: 5_000_000 }, cast: { type: 'boolean' } },
   },

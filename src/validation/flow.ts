@@ -19,7 +19,15 @@ import { assignNodeIds, childLists, forEachNode } from '../flow/tree';
 import { ownLibrary } from '../sandbox/libraries';
 import { dataSetRows } from './data-sets';
 import { schemaLoop } from './json-limits';
-import { closedNodeSchema, DATA_SET_FIELDS, DATA_SET_NAME, DATA_SET_TYPES, FLOW_NODE_TYPES, MAX_DATA_SETS, NODES_REF } from './flow-schemas';
+import {
+  closedNodeSchema,
+  DATA_SET_FIELDS,
+  DATA_SET_NAME,
+  DATA_SET_TYPES,
+  FLOW_NODE_TYPES,
+  MAX_DATA_SETS,
+  NODES_REF,
+} from './flow-schemas';
 
 /** A problem at a path inside the request body. */
 export interface FlowIssue {
@@ -59,7 +67,11 @@ export const dataSetsSchema = {
     properties: { name: DATA_SET_NAME, type: { enum: [...DATA_SET_TYPES] } },
     allOf: DATA_SET_TYPES.map((type) => ({
       if: { properties: { type: { const: type } } },
-      then: { required: [...(DATA_SET_FIELDS[type].required ?? [])], additionalProperties: false, properties: { name: {}, type: {}, ...DATA_SET_FIELDS[type].properties } },
+      then: {
+        required: [...(DATA_SET_FIELDS[type].required ?? [])],
+        additionalProperties: false,
+        properties: { name: {}, type: {}, ...DATA_SET_FIELDS[type].properties },
+      },
     })),
   },
 } as const;
@@ -94,7 +106,8 @@ export function ajvIssues(errors: Ajv['errors'], prefix: Array<string | number> 
       path.push((e.params as { additionalProperty: string }).additionalProperty);
       message = 'is not a known field';
     }
-    if (e.keyword === 'enum') message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    if (e.keyword === 'enum')
+      message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     const key = `${JSON.stringify(path)} ${message}`;
     if (!seen.has(key)) {
       seen.add(key);
@@ -118,7 +131,12 @@ function checkAssertion(a: Assertion, path: Array<string | number>, issues: Flow
       if (typeof a.expected !== 'number') issues.push({ path: at, message: `must be a number for ${a.operator}` });
       break;
     case 'inRange':
-      if (!Array.isArray(a.expected) || a.expected.length !== 2 || a.expected.some((v) => typeof v !== 'number') || (a.expected[0] as number) > (a.expected[1] as number)) {
+      if (
+        !Array.isArray(a.expected) ||
+        a.expected.length !== 2 ||
+        a.expected.some((v) => typeof v !== 'number') ||
+        (a.expected[0] as number) > (a.expected[1] as number)
+      ) {
         issues.push({ path: at, message: 'must be [min, max] with min <= max' });
       }
       break;
@@ -135,7 +153,11 @@ function checkAssertion(a: Assertion, path: Array<string | number>, issues: Flow
       break;
     case 'matchesSchema': {
       const problem = hasExpected ? (schemaLoop(a.expected) ?? checkSchema(a.expected)) : 'is required';
-      if (problem) issues.push({ path: at, message: problem === 'is required' ? problem : `is not a valid JSON Schema: ${problem}` });
+      if (problem)
+        issues.push({
+          path: at,
+          message: problem === 'is required' ? problem : `is not a valid JSON Schema: ${problem}`,
+        });
       break;
     }
     case 'isType':
@@ -154,7 +176,10 @@ function checkScript(script: ScriptConfig, path: Array<string | number>, issues:
     new vm.Script(`(async function () {\n${script.code}\n})`, { filename: 'script.js', lineOffset: -1 });
   } catch (err) {
     const line = /script\.js:(\d+)/.exec(String((err as Error).stack))?.[1];
-    issues.push({ path: [...path, 'code'], message: `does not parse: ${(err as Error).message}${line ? ` (line ${line})` : ''}` });
+    issues.push({
+      path: [...path, 'code'],
+      message: `does not parse: ${(err as Error).message}${line ? ` (line ${line})` : ''}`,
+    });
   }
   (script.libs ?? []).forEach((entry, i) => {
     let isUrl = false;
@@ -165,7 +190,11 @@ function checkScript(script: ScriptConfig, path: Array<string | number>, issues:
       /* not a URL */
     }
     if (!isUrl && !ownLibrary(entry)) {
-      issues.push({ path: [...path, 'libs', i], message: 'must be an http(s) URL of an IIFE/UMD library or a predefined library such as "crypto-js@4.2.0" (GET /v1/libraries)' });
+      issues.push({
+        path: [...path, 'libs', i],
+        message:
+          'must be an http(s) URL of an IIFE/UMD library or a predefined library such as "crypto-js@4.2.0" (GET /v1/libraries)',
+      });
     }
   });
 }
@@ -175,7 +204,11 @@ function checkScript(script: ScriptConfig, path: Array<string | number>, issues:
  *
  * @returns the issues; an empty array means the flow can be stored.
  */
-export function validateFlow(flow: unknown, prefix: Array<string | number> = ['flow'], dataSetNames: string[] = []): FlowIssue[] {
+export function validateFlow(
+  flow: unknown,
+  prefix: Array<string | number> = ['flow'],
+  dataSetNames: string[] = [],
+): FlowIssue[] {
   if (!validateShape(flow)) return ajvIssues(validateShape.errors, prefix);
   const issues: FlowIssue[] = [];
   const ids = new Map<string, string>();
@@ -194,7 +227,8 @@ export function validateFlow(flow: unknown, prefix: Array<string | number> = ['f
       count += 1;
       if (node.id !== undefined) {
         const first = ids.get(node.id);
-        if (first !== undefined) issues.push({ path: [...at, 'id'], message: `"${node.id}" is already the id of the node at ${first}` });
+        if (first !== undefined)
+          issues.push({ path: [...at, 'id'], message: `"${node.id}" is already the id of the node at ${first}` });
         else ids.set(node.id, at.join('.'));
       }
       switch (node.type) {
@@ -209,15 +243,20 @@ export function validateFlow(flow: unknown, prefix: Array<string | number> = ['f
           expression(node.condition, [...at, 'condition']);
           break;
         case 'loop':
-          if ((node.count === undefined) === (node.while === undefined)) issues.push({ path: at, message: 'a Loop node needs exactly one of count and while' });
+          if ((node.count === undefined) === (node.while === undefined))
+            issues.push({ path: at, message: 'a Loop node needs exactly one of count and while' });
           if (node.while !== undefined) expression(node.while, [...at, 'while']);
           if (node.breakCondition !== undefined) expression(node.breakCondition, [...at, 'breakCondition']);
           break;
         case 'iteration':
-          if ((node.items === undefined) === (node.dataSet === undefined)) issues.push({ path: at, message: 'an Iteration node needs exactly one of items and dataSet' });
+          if ((node.items === undefined) === (node.dataSet === undefined))
+            issues.push({ path: at, message: 'an Iteration node needs exactly one of items and dataSet' });
           if (node.items !== undefined) expression(node.items, [...at, 'items']);
           if (node.dataSet !== undefined && !dataSetNames.includes(node.dataSet)) {
-            issues.push({ path: [...at, 'dataSet'], message: `no data set named "${node.dataSet}" is attached to the test case` });
+            issues.push({
+              path: [...at, 'dataSet'],
+              message: `no data set named "${node.dataSet}" is attached to the test case`,
+            });
           }
           if (node.breakCondition !== undefined) expression(node.breakCondition, [...at, 'breakCondition']);
           break;
@@ -225,7 +264,8 @@ export function validateFlow(flow: unknown, prefix: Array<string | number> = ['f
           checkScript(node.script, [...at, 'script'], issues);
           break;
         case 'wait':
-          if ((node.ms === undefined) === (node.expression === undefined)) issues.push({ path: at, message: 'a Wait node needs exactly one of ms and expression' });
+          if ((node.ms === undefined) === (node.expression === undefined))
+            issues.push({ path: at, message: 'a Wait node needs exactly one of ms and expression' });
           if (node.expression !== undefined) expression(node.expression, [...at, 'expression']);
           break;
         case 'context':
@@ -236,10 +276,12 @@ export function validateFlow(flow: unknown, prefix: Array<string | number> = ['f
     });
   };
   visit(flow as FlowNode[], prefix);
-  if (count > MAX_FLOW_NODES) issues.push({ path: prefix, message: `has ${count} nodes; at most ${MAX_FLOW_NODES} are allowed` });
+  if (count > MAX_FLOW_NODES)
+    issues.push({ path: prefix, message: `has ${count} nodes; at most ${MAX_FLOW_NODES} are allowed` });
   const known = new Set([...ids.keys(), ...autoIds(flow as FlowNode[])]);
   for (const ref of references) {
-    if (!known.has(ref.id)) issues.push({ path: ref.path, message: `refers to nodes.${ref.id}, but no node has the id "${ref.id}"` });
+    if (!known.has(ref.id))
+      issues.push({ path: ref.path, message: `refers to nodes.${ref.id}, but no node has the id "${ref.id}"` });
   }
   return issues;
 }
@@ -250,12 +292,16 @@ export function validateDataSets(sets: unknown, prefix: Array<string | number> =
   const issues: FlowIssue[] = [];
   const names = new Set<string>();
   (sets as DataSet[]).forEach((set, i) => {
-    if (names.has(set.name)) issues.push({ path: [...prefix, i, 'name'], message: `"${set.name}" is used by another data set` });
+    if (names.has(set.name))
+      issues.push({ path: [...prefix, i, 'name'], message: `"${set.name}" is used by another data set` });
     names.add(set.name);
     try {
       dataSetRows(set);
     } catch (err) {
-      issues.push({ path: [...prefix, i, set.type === 'csv' ? 'csv' : 'data'], message: `does not parse: ${(err as Error).message}` });
+      issues.push({
+        path: [...prefix, i, set.type === 'csv' ? 'csv' : 'data'],
+        message: `does not parse: ${(err as Error).message}`,
+      });
     }
   });
   return issues;

@@ -32,7 +32,9 @@ export function tooDeep(value: unknown, limit = MAX_JSON_DEPTH): Array<string | 
   while (stack.length > 0) {
     const { node, path } = stack.pop()!;
     if (path.length + 1 > limit) return path;
-    const entries: Array<[string | number, unknown]> = Array.isArray(node) ? node.map((v, i) => [i, v]) : Object.entries(node);
+    const entries: Array<[string | number, unknown]> = Array.isArray(node)
+      ? node.map((v, i) => [i, v])
+      : Object.entries(node);
     for (const [key, child] of entries) {
       if (child !== null && typeof child === 'object') stack.push({ node: child, path: [...path, key] });
     }
@@ -56,7 +58,8 @@ function resolveLocal(root: unknown, ref: string): unknown {
   let node: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
     const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, part)) return undefined;
+    if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, part))
+      return undefined;
     node = (node as Record<string, unknown>)[part];
   }
   return node;
@@ -79,8 +82,10 @@ export function schemaLoop(schema: unknown, document?: unknown): string | null {
     const walk = (node: unknown, via: string): string | null => {
       if (++visited > MAX_SCHEMA_NODES) return `is too large to check (over ${MAX_SCHEMA_NODES} subschemas)`;
       if (node === null || typeof node !== 'object' || Array.isArray(node)) return null;
-      if (chain.length >= MAX_IN_PLACE_CHAIN) return `chains more than ${MAX_IN_PLACE_CHAIN} references or in-place subschemas`;
-      if (chain.includes(node)) return `refers back to itself without descending into the value (${[...refs, via].filter(Boolean).join(' → ')}), so it never finishes validating`;
+      if (chain.length >= MAX_IN_PLACE_CHAIN)
+        return `chains more than ${MAX_IN_PLACE_CHAIN} references or in-place subschemas`;
+      if (chain.includes(node))
+        return `refers back to itself without descending into the value (${[...refs, via].filter(Boolean).join(' → ')}), so it never finishes validating`;
       chain.push(node);
       refs.push(via);
       const s = node as Record<string, unknown>;

@@ -17,7 +17,13 @@
 import type { PerformanceResults } from '../perf/metrics';
 import { createHmac } from 'node:crypto';
 import { sharedExpressionPool } from '../expression-pool/pool';
-import { BUDGET_CODE, checkExpression, evaluateExpression, ExpressionError, WORKFLOW_LIMITS } from '../domain/expressions';
+import {
+  BUDGET_CODE,
+  checkExpression,
+  evaluateExpression,
+  ExpressionError,
+  WORKFLOW_LIMITS,
+} from '../domain/expressions';
 import type { RunSummary, TestCaseResult } from '../domain/types';
 
 /** What payload templates see. Durations are milliseconds, times ISO 8601 UTC. */
@@ -57,7 +63,10 @@ const PLACEHOLDER = /\{\{([\s\S]+?)\}\}/g;
 const WHOLE = /^\{\{([\s\S]+?)\}\}$/;
 
 /** Problems with the templates in a value: placeholders that do not parse, with their path. */
-export function templateIssues(value: unknown, path: Array<string | number>): Array<{ path: Array<string | number>; message: string }> {
+export function templateIssues(
+  value: unknown,
+  path: Array<string | number>,
+): Array<{ path: Array<string | number>; message: string }> {
   const issues: Array<{ path: Array<string | number>; message: string }> = [];
   const visit = (v: unknown, at: Array<string | number>) => {
     if (typeof v === 'string') {
@@ -102,7 +111,8 @@ async function renderString(text: string, data: WebhookData): Promise<unknown> {
   for (const m of text.matchAll(PLACEHOLDER)) {
     out += text.slice(last, m.index);
     const value = await evaluate(m[1]!, data);
-    out += value === undefined ? m[0] : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+    out +=
+      value === undefined ? m[0] : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
     last = m.index! + m[0].length;
   }
   return out + text.slice(last);
@@ -114,7 +124,8 @@ export async function renderTemplate(template: unknown, data: WebhookData): Prom
   if (Array.isArray(template)) return Promise.all(template.map((v) => renderTemplate(v, data)));
   if (template && typeof template === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(template)) out[String(await renderTemplate(k, data))] = await renderTemplate(v, data);
+    for (const [k, v] of Object.entries(template))
+      out[String(await renderTemplate(k, data))] = await renderTemplate(v, data);
     return out;
   }
   return template;
@@ -124,8 +135,15 @@ export async function renderTemplate(template: unknown, data: WebhookData): Prom
 export function defaultPayload(data: WebhookData): unknown {
   const { details: _details, ...result } = data.result;
   // The time series and per-name breakdown are for plots and reports: the default payload keeps the figures.
-  const performance = data.performance && (({ series: _s, byName: _n, byTestCase: _t, ...figures }) => figures)(data.performance);
-  return { event: data.event, deployment: data.deployment, run: result, context: data.context, ...(performance ? { performance } : {}) };
+  const performance =
+    data.performance && (({ series: _s, byName: _n, byTestCase: _t, ...figures }) => figures)(data.performance);
+  return {
+    event: data.event,
+    deployment: data.deployment,
+    run: result,
+    context: data.context,
+    ...(performance ? { performance } : {}),
+  };
 }
 
 /** `sha256=<hex>` of the exact body bytes under `secret`. */
@@ -157,8 +175,16 @@ export interface StandardWebhookHeaders {
  * @param body the exact body bytes sent
  * @param now the attempt's time (default: now)
  */
-export function standardWebhookHeaders(secret: string, id: string, body: string | Buffer, now: Date = new Date()): StandardWebhookHeaders {
+export function standardWebhookHeaders(
+  secret: string,
+  id: string,
+  body: string | Buffer,
+  now: Date = new Date(),
+): StandardWebhookHeaders {
   const timestamp = String(Math.floor(now.getTime() / 1000));
-  const mac = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.`).update(body).digest('base64');
+  const mac = createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(`${id}.${timestamp}.`)
+    .update(body)
+    .digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${mac}` };
 }

@@ -44,13 +44,14 @@ describe('API reference page (/docs)', function () {
     await app?.stop();
   });
 
-  it('renders the reference with the API\'s operations, without a key, from this origin only', async () => {
+  it("renders the reference with the API's operations, without a key, from this origin only", async () => {
     const res = await page.goto(`${app.url}/docs`);
     expect(res?.status()).to.equal(200);
     expect(res?.headers()['content-security-policy']).to.include("connect-src 'self'");
     // The document's title, tags and operations, rendered by the reference (none is in the HTML page itself).
     await page.getByRole('heading', { name: 'Assay API' }).waitFor({ timeout: 30_000 });
-    for (const tag of ['Environments', 'Test cases', 'Runs', 'Deployments']) await page.getByText(tag, { exact: true }).first().waitFor();
+    for (const tag of ['Environments', 'Test cases', 'Runs', 'Deployments'])
+      await page.getByText(tag, { exact: true }).first().waitFor();
     // A tag opens in the sidebar to its operations' summaries.
     await page.getByText('Runs', { exact: true }).first().click();
     for (const summary of ['Start a run', 'List runs', 'Cancel a run']) {
@@ -59,15 +60,24 @@ describe('API reference page (/docs)', function () {
     await screenshot(page, 'api-docs');
     const html = await page.content();
     expect(html).to.not.include('fonts.scalar.com');
-    expect(requested.some((u) => u.endsWith('/v1/openapi.json')), `requests: ${requested.join(', ')}`).to.equal(true);
+    expect(
+      requested.some((u) => u.endsWith('/v1/openapi.json')),
+      `requests: ${requested.join(', ')}`,
+    ).to.equal(true);
     expect(outside, 'requests to other origins').to.deep.equal([]);
-    expect(problems.filter((p) => /Content Security Policy|Refused to/i.test(p)), 'CSP refusals').to.deep.equal([]);
+    expect(
+      problems.filter((p) => /Content Security Policy|Refused to/i.test(p)),
+      'CSP refusals',
+    ).to.deep.equal([]);
   });
 
   it('opens an operation and shows its request body fields and scope note', async () => {
     await page.getByText('Start a run', { exact: true }).first().click();
     await page.getByText('environment', { exact: true }).first().waitFor({ timeout: 15_000 });
-    await page.getByText(/Needs an API key with scope/).first().waitFor({ timeout: 15_000 });
+    await page
+      .getByText(/Needs an API key with scope/)
+      .first()
+      .waitFor({ timeout: 15_000 });
     expect(outside, 'requests to other origins').to.deep.equal([]);
   });
 });

@@ -58,7 +58,9 @@ describe('report.html (Chromium, file://)', function () {
     const [exp, act] = [await f.locator('.exp pre').boundingBox(), await f.locator('.act pre').boundingBox()];
     expect(exp!.x + exp!.width).to.be.at.most(act!.x);
     expect(Math.abs(exp!.y - act!.y)).to.be.below(2);
-    expect(await page.locator('details.tc', { hasText: 'service down' }).locator('.failure pre.err').innerText()).to.equal('connect ECONNREFUSED 127.0.0.1:9');
+    expect(
+      await page.locator('details.tc', { hasText: 'service down' }).locator('.failure pre.err').innerText(),
+    ).to.equal('connect ECONNREFUSED 127.0.0.1:9');
     const passing = page.locator('details.tc', { hasText: 'get user' }).first();
     expect(await passing.getAttribute('open')).to.equal(null);
     expect(await passing.locator('table.assertions').isVisible()).to.equal(false);

@@ -46,7 +46,12 @@ async function startEcho(cors: boolean): Promise<Echo> {
           return;
         }
       }
-      const entry: Seen = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const entry: Seen = {
+        method: req.method!,
+        url: req.url!,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       seen.push(entry);
       res.setHeader('Content-Type', 'application/json');
       res.setHeader('X-Echo', 'yes');
@@ -66,7 +71,12 @@ describe('Local requests page (console)', function () {
   let closed: Echo;
 
   before(async () => {
-    [app, browser, echo, closed] = await Promise.all([startTestApp({ worker: false }), launchBrowser(), startEcho(true), startEcho(false)]);
+    [app, browser, echo, closed] = await Promise.all([
+      startTestApp({ worker: false }),
+      launchBrowser(),
+      startEcho(true),
+      startEcho(false),
+    ]);
   });
   after(async () => {
     await browser?.close();
@@ -91,7 +101,10 @@ describe('Local requests page (console)', function () {
 
   /** The stored document of the signed-in workspace (localStorage). */
   async function stored(page: Page, workspaceId = app.workspaceId): Promise<any> {
-    return page.evaluate((key) => JSON.parse(localStorage.getItem(key) ?? 'null'), `assay.local-requests.v1.${workspaceId}`);
+    return page.evaluate(
+      (key) => JSON.parse(localStorage.getItem(key) ?? 'null'),
+      `assay.local-requests.v1.${workspaceId}`,
+    );
   }
 
   /** Sets method and URL. */
@@ -147,7 +160,15 @@ describe('Local requests page (console)', function () {
     await page.getByLabel('Name', { exact: true }).fill('Health check');
     expect(await page.getByTestId('request-title').textContent()).to.equal('Health check');
     expect(await list.getByRole('link').textContent()).to.equal('GETHealth check');
-    expect(await page.getByLabel('Method', { exact: true }).locator('option').allTextContents()).to.deep.equal(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+    expect(await page.getByLabel('Method', { exact: true }).locator('option').allTextContents()).to.deep.equal([
+      'GET',
+      'POST',
+      'PUT',
+      'DELETE',
+      'PATCH',
+      'HEAD',
+      'OPTIONS',
+    ]);
     await page.context().close();
   });
 
@@ -198,7 +219,10 @@ describe('Local requests page (console)', function () {
     await newRequest(page);
     await target(page, 'POST', `${echo.url}/form`);
     await page.getByRole('radio', { name: 'URL-encoded form' }).check();
-    for (const [i, [name, value]] of [['user', 'Ada Lovelace'], ['note', 'a&b=c']].entries()) {
+    for (const [i, [name, value]] of [
+      ['user', 'Ada Lovelace'],
+      ['note', 'a&b=c'],
+    ].entries()) {
       await page.getByRole('button', { name: 'Add field' }).click();
       await page.getByLabel(`Field ${i + 1} name`).fill(name!);
       await page.getByLabel(`Field ${i + 1} value`).fill(value!);
@@ -220,12 +244,19 @@ describe('Local requests page (console)', function () {
     await page.getByRole('button', { name: 'Add part' }).click();
     await page.getByLabel('Part 2 kind').selectOption('file');
     await page.getByLabel('Part 2 name').fill('attachment');
-    await page.getByLabel('Part 2 file').setInputFiles({ name: 'report.csv', mimeType: 'text/csv', buffer: Buffer.from('quarter,total\nQ1,1200\n') });
-    await eventually(async () => (await page.getByTestId('part-2-file').textContent())?.includes('report.csv (22 B)'), 5000);
+    await page
+      .getByLabel('Part 2 file')
+      .setInputFiles({ name: 'report.csv', mimeType: 'text/csv', buffer: Buffer.from('quarter,total\nQ1,1200\n') });
+    await eventually(
+      async () => (await page.getByTestId('part-2-file').textContent())?.includes('report.csv (22 B)'),
+      5000,
+    );
     const check = (seen: Seen) => {
       expect(seen.headers['content-type']).to.match(/^multipart\/form-data; boundary=/);
       expect(seen.body).to.contain('name="title"\r\n\r\nQuarterly report\r\n');
-      expect(seen.body).to.contain('name="attachment"; filename="report.csv"\r\nContent-Type: text/csv\r\n\r\nquarter,total\nQ1,1200\n\r\n');
+      expect(seen.body).to.contain(
+        'name="attachment"; filename="report.csv"\r\nContent-Type: text/csv\r\n\r\nquarter,total\nQ1,1200\n\r\n',
+      );
     };
     check(await sendAndEcho(page));
     await page.reload();
@@ -252,7 +283,11 @@ describe('Local requests page (console)', function () {
     await newRequest(page);
     await page.getByRole('button', { name: 'New local group' }).click();
     await page.getByLabel('Group name').fill('Local echo');
-    for (const [i, [name, value]] of [['base', echo.url], ['Token', 'UPPER'], ['token', 'lower']].entries()) {
+    for (const [i, [name, value]] of [
+      ['base', echo.url],
+      ['Token', 'UPPER'],
+      ['token', 'lower'],
+    ].entries()) {
       await page.getByRole('button', { name: 'Add variable' }).click();
       await page.getByLabel(`Variable ${i + 1} name`).fill(name!);
       await page.getByLabel(`Variable ${i + 1} value`).fill(value!);
@@ -272,7 +307,10 @@ describe('Local requests page (console)', function () {
   });
 
   it('uses a workspace environment as the variable group (read only), with "***" values for a read key', async () => {
-    const created = await app.request('POST', '/v1/environments', { name: 'echo-env', variables: { host: echo.url, id: 42, secret: 's3cret' } });
+    const created = await app.request('POST', '/v1/environments', {
+      name: 'echo-env',
+      variables: { host: echo.url, id: 42, secret: 's3cret' },
+    });
     expect(created.status).to.equal(201);
     const page = await open();
     await newRequest(page);
@@ -404,7 +442,9 @@ describe('Local requests page (console)', function () {
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     const blocked = page.getByTestId('blocked');
     await blocked.waitFor();
-    expect(await blocked.textContent()).to.equal(`The browser blocked this request (CORS or mixed content) or could not reach ${closed.url}.`);
+    expect(await blocked.textContent()).to.equal(
+      `The browser blocked this request (CORS or mixed content) or could not reach ${closed.url}.`,
+    );
     // Relay (console-relay branch): turn the setting on and send again.
     const before = closed.seen.length;
     await page.getByRole('checkbox', { name: /Send through the Assay relay/ }).check();
@@ -416,7 +456,7 @@ describe('Local requests page (console)', function () {
     expect(seen?.method).to.equal('POST');
     expect(seen?.headers['x-relay']).to.equal('yes');
     expect(seen?.body).to.equal('relayed body');
-    expect(JSON.parse(await page.getByTestId('response-body').textContent() ?? '{}').body).to.equal('relayed body');
+    expect(JSON.parse((await page.getByTestId('response-body').textContent()) ?? '{}').body).to.equal('relayed body');
     expect(apiCalls.map((r) => `${r.method()} ${new URL(r.url()).pathname}`)).to.deep.equal(['POST /v1/relay']);
     await page.context().close();
   });
@@ -430,11 +470,15 @@ describe('Local requests page (console)', function () {
     await page.getByRole('button', { name: 'Add part' }).click();
     await page.getByLabel('Part 1 kind').selectOption('file');
     await page.getByLabel('Part 1 name').fill('doc');
-    await page.getByLabel('Part 1 file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('relayed file\n') });
+    await page
+      .getByLabel('Part 1 file')
+      .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('relayed file\n') });
     await page.getByTestId('part-1-file').filter({ hasText: 'notes.txt' }).waitFor();
     const seen = await sendAndEcho(page, closed);
     expect(seen.headers['content-type']).to.match(/^multipart\/form-data; boundary=/);
-    expect(seen.body).to.contain('name="doc"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\nrelayed file\n\r\n');
+    expect(seen.body).to.contain(
+      'name="doc"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\nrelayed file\n\r\n',
+    );
     await page.context().close();
   });
 
@@ -462,7 +506,11 @@ describe('Local requests page (console)', function () {
     await target(reader, 'GET', `${echo.url}/read`);
     await reader.getByRole('checkbox', { name: /Send through the Assay relay/ }).check();
     await reader.getByRole('button', { name: 'Send', exact: true }).click();
-    await reader.getByRole('region', { name: 'Response' }).locator('.problem').filter({ hasText: 'Forbidden' }).waitFor();
+    await reader
+      .getByRole('region', { name: 'Response' })
+      .locator('.problem')
+      .filter({ hasText: 'Forbidden' })
+      .waitFor();
     await reader.context().close();
   });
 
@@ -470,9 +518,11 @@ describe('Local requests page (console)', function () {
     const page = await open();
     await page.getByRole('button', { name: 'Import from curl' }).first().click();
     const dialog = page.getByRole('dialog', { name: 'Import from curl' });
-    await dialog.getByLabel('curl command', { exact: true }).fill(
-      `curl -X PUT 'https://api.example.test/users/7?x=1' \\\n  -H 'Content-Type: application/json' -H "X-Quote: it's" \\\n  -u ada:s3cret -A 'agent/1.0' -b 'sid=abc' --compressed -k --max-time 5 \\\n  --data-raw '{"name": "Ada"}'`,
-    );
+    await dialog
+      .getByLabel('curl command', { exact: true })
+      .fill(
+        `curl -X PUT 'https://api.example.test/users/7?x=1' \\\n  -H 'Content-Type: application/json' -H "X-Quote: it's" \\\n  -u ada:s3cret -A 'agent/1.0' -b 'sid=abc' --compressed -k --max-time 5 \\\n  --data-raw '{"name": "Ada"}'`,
+      );
     await dialog.getByRole('button', { name: 'Import' }).click();
     const notes = page.getByRole('status', { name: 'Import warnings' });
     await notes.waitFor();
@@ -504,7 +554,15 @@ describe('Local requests page (console)', function () {
         },
         'The file "report.csv" of form field "file" must be chosen again',
       ],
-      [`curl -G -d q=ada -d page=2 https://s.example.test/search`, (x) => expect([x.method, x.url, x.bodyKind]).to.deep.equal(['GET', 'https://s.example.test/search?q=ada&page=2', 'none'])],
+      [
+        `curl -G -d q=ada -d page=2 https://s.example.test/search`,
+        (x) =>
+          expect([x.method, x.url, x.bodyKind]).to.deep.equal([
+            'GET',
+            'https://s.example.test/search?q=ada&page=2',
+            'none',
+          ]),
+      ],
       [`curl -I https://h.example.test/`, (x) => expect(x.method).to.equal('HEAD')],
       [
         `curl --url https://f.example.test/login -d 'user=ada&pass=a%26b' --data-urlencode 'note=x y'`,
@@ -518,7 +576,11 @@ describe('Local requests page (console)', function () {
           ]);
         },
       ],
-      [`curl -d @body.json -H 'Content-Type: text/plain' https://t.example.test/`, (x) => expect(x.bodyKind).to.equal('none'), 'reads the body from the file body.json'],
+      [
+        `curl -d @body.json -H 'Content-Type: text/plain' https://t.example.test/`,
+        (x) => expect(x.bodyKind).to.equal('none'),
+        'reads the body from the file body.json',
+      ],
     ];
     for (const [command, check, warning] of imports) {
       await page.getByRole('button', { name: 'Import from curl' }).first().click();
@@ -539,7 +601,7 @@ describe('Local requests page (console)', function () {
     const page = await open();
     const cases: ((page: Page) => Promise<void>)[] = [
       async (p) => {
-        await target(p, 'POST', 'https://api.example.test/it\'s?q=a b&v={{var}}');
+        await target(p, 'POST', "https://api.example.test/it's?q=a b&v={{var}}");
         await addHeader(p, 'X-Quote', `it's "quoted" $HOME \`cmd\``);
         await addHeader(p, 'Authorization', 'Bearer {{token}}');
         await p.getByRole('radio', { name: 'JSON' }).check();
@@ -565,7 +627,15 @@ describe('Local requests page (console)', function () {
         await typeInEditor(p, 'Text body', 'plain\ttext');
       },
     ];
-    const fields = (r: any) => ({ method: r.method, url: r.url, headers: r.headers, bodyKind: r.bodyKind, text: r.bodyKind === 'json' || r.bodyKind === 'text' ? r.text : '', form: r.form, multipart: r.multipart });
+    const fields = (r: any) => ({
+      method: r.method,
+      url: r.url,
+      headers: r.headers,
+      bodyKind: r.bodyKind,
+      text: r.bodyKind === 'json' || r.bodyKind === 'text' ? r.text : '',
+      form: r.form,
+      multipart: r.multipart,
+    });
     for (const build of cases) {
       await newRequest(page);
       await build(page);
@@ -575,7 +645,10 @@ describe('Local requests page (console)', function () {
       const command = await copy.getByLabel('curl command line').inputValue();
       await copy.getByRole('button', { name: 'Close' }).click();
       // A real POSIX shell reads the quoting: print each argument it gets.
-      const args = execFileSync('sh', ['-c', `printf '%s\\0' ${command.replace(/^curl /, '')}`]).toString('utf8').split('\0').slice(0, -1);
+      const args = execFileSync('sh', ['-c', `printf '%s\\0' ${command.replace(/^curl /, '')}`])
+        .toString('utf8')
+        .split('\0')
+        .slice(0, -1);
       expect(args).to.include(original.url);
       await page.getByRole('button', { name: 'Import from curl' }).first().click();
       const dialog = page.getByRole('dialog', { name: 'Import from curl' });
@@ -631,7 +704,12 @@ describe('Local requests page (console)', function () {
     expect(tc.body.folder).to.equal('local');
     expect(tc.body.flow).to.have.length(1);
     expect(tc.body.flow[0]).to.include({ type: 'api', name: 'Create order' });
-    expect(tc.body.flow[0].request).to.deep.equal({ method: 'POST', url: '{{base}}/orders', headers: { 'X-Trace': '{{$guid}}' }, body: { item: '{{item}}', qty: 2 } });
+    expect(tc.body.flow[0].request).to.deep.equal({
+      method: 'POST',
+      url: '{{base}}/orders',
+      headers: { 'X-Trace': '{{$guid}}' },
+      body: { item: '{{item}}', qty: 2 },
+    });
     await dialog.getByRole('button', { name: 'Close' }).click();
 
     // A name that is taken in the folder: the API's problem is shown.
@@ -678,7 +756,8 @@ describe('Local requests page (console)', function () {
     const carrying = calls.filter((r) => r.url().includes(marker) || (r.postData() ?? '').includes(marker));
     expect(carrying.map((r) => `${r.method()} ${r.url()}`)).to.deep.equal([]);
     const allowed = new Set(['GET /v1/environments', 'GET /v1/workspaces']);
-    for (const r of calls) expect(allowed.has(`${r.method()} ${new URL(r.url()).pathname}`), `${r.method()} ${r.url()}`).to.equal(true);
+    for (const r of calls)
+      expect(allowed.has(`${r.method()} ${new URL(r.url()).pathname}`), `${r.method()} ${r.url()}`).to.equal(true);
     expect(calls.length).to.be.greaterThan(0);
 
     await page.getByRole('link', { name: new RegExp(marker) }).click();

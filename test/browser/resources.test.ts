@@ -11,11 +11,26 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually, waitForRun, type TestApp } from '../helpers/app';
 import { startReceiver } from '../helpers/receiver';
-import { launchBrowser, openConsole, startConsoleApp, recordApiRequests, screenshot, signIn, signedIn } from '../helpers/browser';
+import {
+  launchBrowser,
+  openConsole,
+  startConsoleApp,
+  recordApiRequests,
+  screenshot,
+  signIn,
+  signedIn,
+} from '../helpers/browser';
 
 /** A one-node flow calling `{{base}}` + `path`. */
 function flow(path: string) {
-  return [{ type: 'api', id: 'call', request: { method: 'GET', url: `{{base}}${path}` }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }];
+  return [
+    {
+      type: 'api',
+      id: 'call',
+      request: { method: 'GET', url: `{{base}}${path}` },
+      assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+    },
+  ];
 }
 
 /** The names in the first column of the table named `label`. */
@@ -48,7 +63,11 @@ describe('console resource pages', function () {
 
   before(async () => {
     [app, browser] = await Promise.all([startConsoleApp({ worker: true }), launchBrowser()]);
-    const env = await app.request('POST', '/v1/environments', { name: 'staging', description: 'the staging stack', variables: { base: 'http://127.0.0.1:9', token: 'abc-secret', retries: 3 } });
+    const env = await app.request('POST', '/v1/environments', {
+      name: 'staging',
+      description: 'the staging stack',
+      variables: { base: 'http://127.0.0.1:9', token: 'abc-secret', retries: 3 },
+    });
     expect(env.status).to.equal(201);
     const seed: [string, string, string, string[]][] = [
       ['get user', 'get user', 'users', ['smoke', 'fast']],
@@ -57,11 +76,22 @@ describe('console resource pages', function () {
       ['health', 'health', '', []],
     ];
     for (const [key, name, folder, tags] of seed) {
-      const res = await app.request('POST', '/v1/test-cases', { name, folder, tags, flow: flow(`/${key.replace(/ /g, '-')}`) });
+      const res = await app.request('POST', '/v1/test-cases', {
+        name,
+        folder,
+        tags,
+        flow: flow(`/${key.replace(/ /g, '-')}`),
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       ids[key] = res.body.id;
     }
-    const runner = await app.request('POST', '/v1/runners', { name: 'smoke', description: 'ids first, then users', testCaseIds: [ids['health']], folder: 'users', order: 'name' });
+    const runner = await app.request('POST', '/v1/runners', {
+      name: 'smoke',
+      description: 'ids first, then users',
+      testCaseIds: [ids['health']],
+      folder: 'users',
+      order: 'name',
+    });
     expect(runner.status, JSON.stringify(runner.body)).to.equal(201);
     ({ context, page } = await signedIn(browser, app));
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
@@ -167,7 +197,9 @@ describe('console resource pages', function () {
     await eventually(async () => (await editor.innerText()).replace(/\s+/g, '') === typed.replace(/\s+/g, ''), 10_000);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved.').waitFor();
-    expect((await app.request('GET', `/v1/test-cases/${id}`)).body.flow[0].request.url).to.equal('{{base}}/orders?typed=fast');
+    expect((await app.request('GET', `/v1/test-cases/${id}`)).body.flow[0].request.url).to.equal(
+      '{{base}}/orders?typed=fast',
+    );
   });
 
   it('creates a test case from the new test case page', async () => {
@@ -176,7 +208,9 @@ describe('console resource pages', function () {
     expect(await page.getByLabel('Folder').inputValue()).to.equal('orders');
     await page.getByRole('button', { name: 'Create test case' }).click();
     await page.waitForURL(/\/test-cases\/tc_/);
-    const list = (await app.request('GET', '/v1/test-cases?folder=orders')).body.items.map((t: { name: string }) => t.name);
+    const list = (await app.request('GET', '/v1/test-cases?folder=orders')).body.items.map(
+      (t: { name: string }) => t.name,
+    );
     expect(list).to.include('create order');
   });
 
@@ -197,7 +231,9 @@ describe('console resource pages', function () {
     await page.getByRole('button', { name: 'Save variables' }).click();
     // The form shows what was stored (no edit below may land on the form the save replaces).
     await page.getByText('Saved.', { exact: true }).waitFor();
-    await eventually(async () => (await app.request('GET', '/v1/environments/staging')).body.variables.verbose === true);
+    await eventually(
+      async () => (await app.request('GET', '/v1/environments/staging')).body.variables.verbose === true,
+    );
     const env = (await app.request('GET', '/v1/environments/staging')).body;
     expect(env.variables).to.deep.equal({ base: 'http://127.0.0.1:9', token: 'abc-secret', retries: 5, verbose: true });
 
@@ -236,15 +272,27 @@ describe('console resource pages', function () {
   it('previews the test cases a runner selects, in run order, with a link to start a run', async () => {
     await page.goto(`${app.url}/runners/smoke`);
     await page.getByRole('table', { name: 'Selected test cases' }).waitFor();
-    const rows = await page.getByRole('table', { name: 'Selected test cases' }).locator('tbody tr td:nth-child(2)').allInnerTexts();
+    const rows = await page
+      .getByRole('table', { name: 'Selected test cases' })
+      .locator('tbody tr td:nth-child(2)')
+      .allInnerTexts();
     expect(rows).to.deep.equal(['health', 'get user', 'admin list']);
-    expect(await page.getByRole('link', { name: 'Start a run' }).getAttribute('href')).to.equal('/runs/new?runner=smoke');
+    expect(await page.getByRole('link', { name: 'Start a run' }).getAttribute('href')).to.equal(
+      '/runs/new?runner=smoke',
+    );
     await page.getByRole('region', { name: 'Selection' }).getByText('users', { exact: true }).waitFor();
     await screenshot(page, 'runner');
   });
 
   it('shows a deployment’s next fire times, webhook address and curl example; the switch turns it off', async () => {
-    const res = await app.request('POST', '/v1/deployments', { name: 'nightly', runner: 'smoke', environment: 'staging', schedule: '30 3 * * *', timezone: 'Europe/Berlin', webhookEnabled: true });
+    const res = await app.request('POST', '/v1/deployments', {
+      name: 'nightly',
+      runner: 'smoke',
+      environment: 'staging',
+      schedule: '30 3 * * *',
+      timezone: 'Europe/Berlin',
+      webhookEnabled: true,
+    });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     const dep = res.body;
     await page.goto(`${app.url}/deployments/${dep.id}`);
@@ -284,7 +332,11 @@ describe('console resource pages', function () {
     const token = await page.getByTestId('webhook-token').innerText();
     const url = await page.getByTestId('webhook-url').innerText();
     // The address is built on ASSAY_PUBLIC_URL (port 0 in tests): call its path on the test app.
-    const call = await fetch(`${app.url}${new URL(url).pathname}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"trigger": "test"}' });
+    const call = await fetch(`${app.url}${new URL(url).pathname}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"trigger": "test"}',
+    });
     expect(call.status).to.equal(200);
     const runId = ((await call.json()) as { runId: string }).runId;
     await page.reload();
@@ -294,7 +346,12 @@ describe('console resource pages', function () {
     await page.getByRole('button', { name: 'Run now' }).click();
     await page.waitForURL(/\/runs\/run_/);
     const started = page.url().split('/runs/')[1]!;
-    expect((await app.request('GET', `/v1/runs/${started}`)).body).to.include({ trigger: 'api', deploymentId: (await app.request('GET', '/v1/deployments')).body.items.find((x: { name: string }) => x.name === 'from-ci').id });
+    expect((await app.request('GET', `/v1/runs/${started}`)).body).to.include({
+      trigger: 'api',
+      deploymentId: (await app.request('GET', '/v1/deployments')).body.items.find(
+        (x: { name: string }) => x.name === 'from-ci',
+      ).id,
+    });
   });
 
   it('lists the outgoing webhook deliveries of a deployment’s recent runs', async () => {
@@ -304,7 +361,10 @@ describe('console resource pages', function () {
         name: 'notifying',
         runner: 'smoke',
         environment: 'staging',
-        webhooks: { onComplete: [{ url: `${receiver.url}/complete` }], onFailure: [{ url: `${receiver.url}/failure`, method: 'PUT' }] },
+        webhooks: {
+          onComplete: [{ url: `${receiver.url}/complete` }],
+          onFailure: [{ url: `${receiver.url}/failure`, method: 'PUT' }],
+        },
       });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       receiver.secret = res.body.signingSecret;
@@ -400,14 +460,25 @@ describe('console resource pages', function () {
     const stored = (await app.request('GET', '/v1/runners/edit-me')).body;
     expect(stored).to.include({ folder: 'users', order: 'createdAt' });
     expect(stored.tags).to.deep.equal(['fast']);
-    await eventually(async () => (await page.getByRole('table', { name: 'Selected test cases' }).locator('tbody tr').count()) === 1);
-    expect(await page.getByRole('table', { name: 'Selected test cases' }).locator('tbody tr td:nth-child(2)').allInnerTexts()).to.deep.equal(['get user']);
+    await eventually(
+      async () => (await page.getByRole('table', { name: 'Selected test cases' }).locator('tbody tr').count()) === 1,
+    );
+    expect(
+      await page
+        .getByRole('table', { name: 'Selected test cases' })
+        .locator('tbody tr td:nth-child(2)')
+        .allInnerTexts(),
+    ).to.deep.equal(['get user']);
   });
 
   it('marks the API’s errors in a new design’s JSON, then creates it', async () => {
     await page.goto(`${app.url}/designs/new`);
     await page.getByRole('textbox', { name: 'Design', exact: true }).waitFor();
-    const design = { method: 'FETCH', path: '/orders/{orderId}', responses: [{ status: 200, code: 1, data: { id: 7 } }] };
+    const design = {
+      method: 'FETCH',
+      path: '/orders/{orderId}',
+      responses: [{ status: 200, code: 1, data: { id: 7 } }],
+    };
     await setEditor(page, 'Design', JSON.stringify(design, null, 2));
     await page.getByRole('button', { name: 'Create design' }).click();
     const errors = page.getByRole('list', { name: 'Design errors' });

@@ -21,20 +21,34 @@ describe('console: runs (Chromium)', function () {
 
   before(async () => {
     [app, target, browser] = await Promise.all([startConsoleApp({ worker: true }), startTarget(), launchBrowser()]);
-    expect((await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } })).status).to.equal(201);
+    expect(
+      (await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } })).status,
+    ).to.equal(201);
     // Four slow test cases (progress has steps to show) and one whose assertion fails.
     for (let i = 1; i <= 4; i++) {
-      const res = await app.request('POST', '/v1/test-cases', { name: `slow ${i}`, folder: 'e2e', flow: [get(`{{base}}/slow?ms={{delay}}`, [{ target: 'response.status', operator: 'equals', expected: 200 }])] });
+      const res = await app.request('POST', '/v1/test-cases', {
+        name: `slow ${i}`,
+        folder: 'e2e',
+        flow: [get(`{{base}}/slow?ms={{delay}}`, [{ target: 'response.status', operator: 'equals', expected: 200 }])],
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
     }
     const failing = await app.request('POST', '/v1/test-cases', {
       name: 'user name',
       folder: 'e2e',
-      flow: [{ ...get('{{base}}/users/1', [{ target: 'response.body.name', operator: 'equals', expected: 'Grace' }]), id: 'getUser', name: 'Get user 1' }],
+      flow: [
+        {
+          ...get('{{base}}/users/1', [{ target: 'response.body.name', operator: 'equals', expected: 'Grace' }]),
+          id: 'getUser',
+          name: 'Get user 1',
+        },
+      ],
     });
     expect(failing.status).to.equal(201);
     expect((await app.request('POST', '/v1/runners', { name: 'e2e', folder: 'e2e' })).status).to.equal(201);
-    expect((await app.request('POST', '/v1/runners', { name: 'quick', testCaseIds: [failing.body.id] })).status).to.equal(201);
+    expect(
+      (await app.request('POST', '/v1/runners', { name: 'quick', testCaseIds: [failing.body.id] })).status,
+    ).to.equal(201);
   });
   after(async () => {
     await browser?.close();
@@ -54,7 +68,10 @@ describe('console: runs (Chromium)', function () {
     await signIn(page, app.key);
     expect(await page.getByTestId('workspace').textContent()).to.equal('default');
     expect(await page.getByTestId('scope').textContent()).to.equal('write');
-    const stored = await page.evaluate(() => ({ session: sessionStorage.getItem('assay.session'), local: localStorage.getItem('assay.session') }));
+    const stored = await page.evaluate(() => ({
+      session: sessionStorage.getItem('assay.session'),
+      local: localStorage.getItem('assay.session'),
+    }));
     expect(stored.session).to.contain(app.key);
     expect(stored.local).to.equal(null);
     // A reload keeps the session (same tab); a new tab of the context does not (sessionStorage).
@@ -115,7 +132,11 @@ describe('console: runs (Chromium)', function () {
     expect(values.length, `progress values seen: ${[...seen]}`).to.be.at.least(2);
     expect([...headingTops], 'the test cases heading never moved while the run updated').to.have.length(1);
 
-    await page.getByRole('group', { name: 'Summary' }).or(page.locator('[aria-label="Summary"]')).getByText('failed', { exact: true }).waitFor({ timeout: 60_000 });
+    await page
+      .getByRole('group', { name: 'Summary' })
+      .or(page.locator('[aria-label="Summary"]'))
+      .getByText('failed', { exact: true })
+      .waitFor({ timeout: 60_000 });
     const run = await waitForRun(app, runId);
     expect(run.result).to.equal('failed');
     expect(await page.locator('[aria-label="Summary"]').textContent()).to.contain('completed');
@@ -145,7 +166,11 @@ describe('console: runs (Chromium)', function () {
   });
 
   it('lists runs newest first with live progress bars, filters by runner, and pages', async () => {
-    const slow = await app.request('POST', '/v1/runs', { runner: 'e2e', environment: 'local', variables: { delay: 1200 } });
+    const slow = await app.request('POST', '/v1/runs', {
+      runner: 'e2e',
+      environment: 'local',
+      variables: { delay: 1200 },
+    });
     const { context, page } = await signedIn(browser, app);
     await page.goto(`${app.url}/runs`);
     const row = page.locator(`tr[data-run-id="${slow.body.runId}"]`);
@@ -165,23 +190,37 @@ describe('console: runs (Chromium)', function () {
     await eventually(async () => (await row.getByText('failed', { exact: true }).count()) > 0, 60_000, 250);
 
     // Two a page: Older shows the next two, Newer comes back (this test's own runs make at least three).
-    for (let i = 0; i < 2; i++) await waitForRun(app, (await app.request('POST', '/v1/runs', { runner: 'quick', environment: 'local' })).body.runId);
+    for (let i = 0; i < 2; i++)
+      await waitForRun(
+        app,
+        (await app.request('POST', '/v1/runs', { runner: 'quick', environment: 'local' })).body.runId,
+      );
     await page.goto(`${app.url}/runs?limit=2`);
     await page.locator('tbody tr').nth(1).waitFor();
     const first = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')));
     expect(first).to.have.length(2);
     expect(await page.getByRole('button', { name: 'Newer' }).isDisabled()).to.equal(true);
     await page.getByRole('button', { name: 'Older' }).click();
-    await eventually(async () => (await page.locator('tbody tr').first().getAttribute('data-run-id')) !== first[0], 10_000);
+    await eventually(
+      async () => (await page.locator('tbody tr').first().getAttribute('data-run-id')) !== first[0],
+      10_000,
+    );
     const second = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')));
     expect(second.filter((id) => first.includes(id))).to.deep.equal([]);
     await page.getByRole('button', { name: 'Newer' }).click();
-    await eventually(async () => (await page.locator('tbody tr').first().getAttribute('data-run-id')) === first[0], 10_000);
+    await eventually(
+      async () => (await page.locator('tbody tr').first().getAttribute('data-run-id')) === first[0],
+      10_000,
+    );
     await context.close();
   });
 
   it('cancels a running run after confirmation, then re-runs it', async () => {
-    const start = await app.request('POST', '/v1/runs', { runner: 'e2e', environment: 'local', variables: { delay: 3000 } });
+    const start = await app.request('POST', '/v1/runs', {
+      runner: 'e2e',
+      environment: 'local',
+      variables: { delay: 3000 },
+    });
     const { context, page } = await signedIn(browser, app);
     await page.goto(`${app.url}/runs/${start.body.runId}`);
     await page.getByRole('progressbar', { name: 'Run progress' }).waitFor();
@@ -202,7 +241,13 @@ describe('console: runs (Chromium)', function () {
     const start = await app.request('POST', '/v1/runs', {
       runner: 'quick',
       environment: 'local',
-      performance: { executor: 'constant-vus', vus: 2, duration: '4s', thinkTime: '50ms', thresholds: { http_req_duration: ['p(95)<2000'], checks: ['rate>0.99'] } },
+      performance: {
+        executor: 'constant-vus',
+        vus: 2,
+        duration: '4s',
+        thinkTime: '50ms',
+        thresholds: { http_req_duration: ['p(95)<2000'], checks: ['rate>0.99'] },
+      },
     });
     expect(start.status, JSON.stringify(start.body)).to.equal(201);
     const { context, page } = await signedIn(browser, app);
@@ -235,7 +280,12 @@ describe('console: runs (Chromium)', function () {
     const problem = page.locator('.problem');
     await problem.waitFor();
     expect(await problem.locator('.problem-title').textContent()).to.equal('Validation failed');
-    expect(await page.locator('.field-invalid').getByText(/timeout|must be/i).count()).to.be.greaterThan(0);
+    expect(
+      await page
+        .locator('.field-invalid')
+        .getByText(/timeout|must be/i)
+        .count(),
+    ).to.be.greaterThan(0);
     await context.close();
   });
 
@@ -265,8 +315,20 @@ describe('console: runs (Chromium)', function () {
         if (msg.type() === 'error') errors.push(`${page.url()}: ${msg.text()}`);
       });
       await signIn(page, key);
-      for (const section of ['Runs', 'Test cases', 'Environments', 'Runners', 'Deployments', 'API designs', 'Libraries', 'Local requests']) {
-        await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: section, exact: true }).click();
+      for (const section of [
+        'Runs',
+        'Test cases',
+        'Environments',
+        'Runners',
+        'Deployments',
+        'API designs',
+        'Libraries',
+        'Local requests',
+      ]) {
+        await page
+          .getByRole('navigation', { name: 'Sections' })
+          .getByRole('link', { name: section, exact: true })
+          .click();
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         await page.waitForLoadState('networkidle');
         expect(await page.locator('[aria-current="page"]').textContent(), section).to.equal(section);
@@ -281,7 +343,9 @@ describe('console: runs (Chromium)', function () {
     const bg = await page.evaluate('getComputedStyle(document.body).backgroundColor');
     expect(bg).to.equal('rgb(20, 23, 27)');
     await page.keyboard.press('Tab');
-    const focused = (await page.evaluate('({ text: document.activeElement.textContent, outline: getComputedStyle(document.activeElement).outlineStyle })')) as { text: string; outline: string };
+    const focused = (await page.evaluate(
+      '({ text: document.activeElement.textContent, outline: getComputedStyle(document.activeElement).outlineStyle })',
+    )) as { text: string; outline: string };
     expect(focused.text).to.equal('Skip to content');
     expect(focused.outline).to.equal('solid');
     await screenshot(page, 'runs-dark');

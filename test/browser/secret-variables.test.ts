@@ -27,7 +27,10 @@ describe('console secret variables', function () {
 
   before(async () => {
     [app, browser] = await Promise.all([startConsoleApp(), launchBrowser()]);
-    const env = await app.request('POST', '/v1/environments', { name: 'vault', variables: { base: 'http://127.0.0.1:9', token: { value: 'stored-SECRET-1', secret: true } } });
+    const env = await app.request('POST', '/v1/environments', {
+      name: 'vault',
+      variables: { base: 'http://127.0.0.1:9', token: { value: 'stored-SECRET-1', secret: true } },
+    });
     expect(env.status, JSON.stringify(env.body)).to.equal(201);
     ({ context, page } = await signedIn(browser, app));
   });
@@ -54,10 +57,21 @@ describe('console secret variables', function () {
     await page.getByLabel('base is secret').check();
     await page.getByRole('button', { name: 'Save variables' }).click();
     await page.getByText('Saved.', { exact: true }).waitFor();
-    await eventually(async () => (await app.request('GET', '/v1/environments/vault')).body.variables.apiKey?.secret === true);
-    expect((await app.request('GET', '/v1/environments/vault')).body.variables).to.deep.equal({ base: MASKED, token: MASKED, apiKey: MASKED });
+    await eventually(
+      async () => (await app.request('GET', '/v1/environments/vault')).body.variables.apiKey?.secret === true,
+    );
+    expect((await app.request('GET', '/v1/environments/vault')).body.variables).to.deep.equal({
+      base: MASKED,
+      token: MASKED,
+      apiKey: MASKED,
+    });
     const patch = sent.find((r) => r.method() === 'PATCH');
-    expect(patch!.postDataJSON()).to.deep.equal({ variables: { base: { value: 'http://127.0.0.1:9', secret: true }, apiKey: { value: 'typed-SECRET-2', secret: true } } });
+    expect(patch!.postDataJSON()).to.deep.equal({
+      variables: {
+        base: { value: 'http://127.0.0.1:9', secret: true },
+        apiKey: { value: 'typed-SECRET-2', secret: true },
+      },
+    });
     const raw = await rawVariables();
     expect(raw).to.not.contain('typed-SECRET-2').and.not.contain('stored-SECRET-1').and.not.contain('127.0.0.1:9');
 
@@ -70,7 +84,9 @@ describe('console secret variables', function () {
   });
 
   it('takes no edits while a save is under way, then shows what was stored, and the next edit is what the next save sends', async () => {
-    expect((await app.request('POST', '/v1/environments', { name: 'held', variables: { mode: 'a' } })).status).to.equal(201);
+    expect((await app.request('POST', '/v1/environments', { name: 'held', variables: { mode: 'a' } })).status).to.equal(
+      201,
+    );
     const sent = recordApiRequests(page, app);
     await page.goto(`${app.url}/environments/held`);
     const value = page.getByLabel('Value of mode', { exact: true });
@@ -110,6 +126,9 @@ describe('console secret variables', function () {
     await page.getByRole('button', { name: 'Save variables' }).click();
     await page.getByText('Saved.', { exact: true }).waitFor();
     expect((await app.request('GET', '/v1/environments/held')).body.variables).to.deep.equal({ mode: 'c' });
-    expect(sent.filter((r) => r.method() === 'PATCH').map((r) => r.postDataJSON())).to.deep.equal([{ variables: { mode: 'b' } }, { variables: { mode: 'c' } }]);
+    expect(sent.filter((r) => r.method() === 'PATCH').map((r) => r.postDataJSON())).to.deep.equal([
+      { variables: { mode: 'b' } },
+      { variables: { mode: 'c' } },
+    ]);
   });
 });

@@ -68,7 +68,12 @@ export interface TestApp {
   api: ApiHandle;
   worker?: RunWorkerHandle;
   /** Calls the API with the app's key (or `options.key`); JSON in and out. */
-  request<T = any>(method: string, path: string, body?: unknown, options?: { key?: string | null; headers?: Record<string, string>; raw?: string }): Promise<Reply<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { key?: string | null; headers?: Record<string, string>; raw?: string },
+  ): Promise<Reply<T>>;
   /** Issues another key in the same workspace (or a new one). */
   issueKey(scope: KeyScope, workspace?: string): Promise<string>;
   startWorker(): Promise<RunWorkerHandle>;
@@ -177,7 +182,11 @@ export function appRouters(app: TestApp): Router<AppState>[] {
 }
 
 /** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */
-export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 30_000,
+  intervalMs = 100,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -187,15 +196,20 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
     } catch (err) {
       last = err;
     }
-    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > until)
+      throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 
 /** Waits until run `runId` is completed or failed; returns the run document. */
 export async function waitForRun(app: TestApp, runId: string, timeoutMs = 60_000): Promise<any> {
-  return eventually(async () => {
-    const res = await app.request('GET', `/v1/runs/${runId}`);
-    return res.body.status === 'completed' || res.body.status === 'failed' ? res.body : undefined;
-  }, timeoutMs, 150);
+  return eventually(
+    async () => {
+      const res = await app.request('GET', `/v1/runs/${runId}`);
+      return res.body.status === 'completed' || res.body.status === 'failed' ? res.body : undefined;
+    },
+    timeoutMs,
+    150,
+  );
 }

@@ -11,12 +11,24 @@ import { startTestApp, type TestApp, type TestAppOptions } from './app';
 import { freePort } from '../../src/net/free-port';
 
 /** Launch flags for a machine with no internet (the closed network refuses Chromium's own calls). */
-export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
 
 /** Where Chromium is: `CHROMIUM_PATH`, else Debian's `/usr/bin/chromium`. Throws, saying how to install it, when missing. */
 export function chromiumPath(): string {
   const p = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-  if (!fs.existsSync(p)) throw new Error(`No Chromium at ${p}: run scripts/ensure-chromium.sh (apt-get install chromium) or set CHROMIUM_PATH.`);
+  if (!fs.existsSync(p))
+    throw new Error(
+      `No Chromium at ${p}: run scripts/ensure-chromium.sh (apt-get install chromium) or set CHROMIUM_PATH.`,
+    );
   return p;
 }
 
@@ -32,12 +44,22 @@ export async function launchBrowser(): Promise<Browser> {
  */
 export async function startConsoleApp(options: TestAppOptions = {}): Promise<TestApp> {
   const port = await freePort();
-  return startTestApp({ ...options, env: { ASSAY_PORT: String(port), ASSAY_PUBLIC_URL: `http://127.0.0.1:${port}`, ...options.env } });
+  return startTestApp({
+    ...options,
+    env: { ASSAY_PORT: String(port), ASSAY_PUBLIC_URL: `http://127.0.0.1:${port}`, ...options.env },
+  });
 }
 
 /** A fresh browser context (its own storage) and page at `app.url`, 1280×800, dark or light. */
-export async function openConsole(browser: Browser, app: TestApp, options: { colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: options.colorScheme ?? 'light' });
+export async function openConsole(
+  browser: Browser,
+  app: TestApp,
+  options: { colorScheme?: 'light' | 'dark' } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    colorScheme: options.colorScheme ?? 'light',
+  });
   const page = await context.newPage();
   await page.goto(app.url);
   return { context, page };
@@ -52,7 +74,11 @@ export async function signIn(page: Page, key: string, options: { remember?: bool
 }
 
 /** A context and page signed in to `app` with its key. */
-export async function signedIn(browser: Browser, app: TestApp, options: { colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page }> {
+export async function signedIn(
+  browser: Browser,
+  app: TestApp,
+  options: { colorScheme?: 'light' | 'dark' } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
   const opened = await openConsole(browser, app, options);
   await signIn(opened.page, app.key);
   return opened;
@@ -64,7 +90,10 @@ export async function signedIn(browser: Browser, app: TestApp, options: { colorS
  * Returns the file's path.
  */
 export async function screenshot(page: Page, name: string): Promise<string> {
-  const dir = process.env.ASSAY_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../../docs/console') : path.join(os.tmpdir(), 'assay-screenshots');
+  const dir =
+    process.env.ASSAY_SCREENSHOTS === '1'
+      ? path.resolve(__dirname, '../../../docs/console')
+      : path.join(os.tmpdir(), 'assay-screenshots');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.png`);
   await page.screenshot({ path: file, fullPage: false });

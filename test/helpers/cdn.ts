@@ -72,7 +72,13 @@ function entryOf(pkg: { exports?: unknown; module?: string; main?: string }): st
   return chosen.replace(/^\.\//, '');
 }
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.cjs': 'text/javascript', '.json': 'application/json', '.css': 'text/css' };
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.cjs': 'text/javascript',
+  '.json': 'application/json',
+  '.css': 'text/css',
+};
 
 export async function startCdn(options: { fixtures?: Record<string, Fixture>; slowMs?: number } = {}): Promise<Cdn> {
   const hits = new Map<string, number>();
@@ -84,10 +90,14 @@ export async function startCdn(options: { fixtures?: Record<string, Fixture>; sl
       res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers });
       res.end(body);
     };
-    if (url.pathname === '/redirect') return send(302, '', 'text/plain', { location: url.searchParams.get('to') ?? '/' });
+    if (url.pathname === '/redirect')
+      return send(302, '', 'text/plain', { location: url.searchParams.get('to') ?? '/' });
     if (url.pathname === '/slow.js') {
       slow.add(res);
-      const timer = setTimeout(() => send(200, 'export const late = true;', 'text/javascript'), options.slowMs ?? 10_000);
+      const timer = setTimeout(
+        () => send(200, 'export const late = true;', 'text/javascript'),
+        options.slowMs ?? 10_000,
+      );
       res.on('close', () => {
         clearTimeout(timer);
         slow.delete(res);
@@ -118,15 +128,25 @@ export async function startCdn(options: { fixtures?: Record<string, Fixture>; sl
     }
     const p = parsePackagePath(url.pathname);
     const dir = p && path.join(NODE_MODULES, p.name);
-    if (!p || !dir || !dir.startsWith(NODE_MODULES + path.sep) || !fs.existsSync(path.join(dir, 'package.json'))) return send(404, 'Not found');
-    const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string; exports?: unknown; module?: string; main?: string };
-    if (p.version !== undefined && p.version !== pkg.version) return send(404, `Not found: ${p.name}@${p.version} (installed: ${pkg.version})`);
+    if (!p || !dir || !dir.startsWith(NODE_MODULES + path.sep) || !fs.existsSync(path.join(dir, 'package.json')))
+      return send(404, 'Not found');
+    const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+      version: string;
+      exports?: unknown;
+      module?: string;
+      main?: string;
+    };
+    if (p.version !== undefined && p.version !== pkg.version)
+      return send(404, `Not found: ${p.name}@${p.version} (installed: ${pkg.version})`);
     if (p.version === undefined || p.file === '') {
       return send(302, '', 'text/plain', { location: `/${p.name}@${pkg.version}/${entryOf(pkg)}` });
     }
     const file = path.resolve(dir, p.file);
-    if (!file.startsWith(dir + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return send(404, 'Not found');
-    send(200, fs.readFileSync(file), TYPES[path.extname(file)] ?? 'application/octet-stream', { 'cache-control': 'public, max-age=31536000' });
+    if (!file.startsWith(dir + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile())
+      return send(404, 'Not found');
+    send(200, fs.readFileSync(file), TYPES[path.extname(file)] ?? 'application/octet-stream', {
+      'cache-control': 'public, max-age=31536000',
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

@@ -49,7 +49,11 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
     else env[k] = v;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(options.node ?? process.execPath, ['--enable-source-maps', options.bin ?? ASSAY_BIN, ...args], { cwd: options.cwd ?? process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(options.node ?? process.execPath, ['--enable-source-maps', options.bin ?? ASSAY_BIN, ...args], {
+      cwd: options.cwd ?? process.cwd(),
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let signalledOn: RegExpExecArray | undefined;
@@ -87,5 +91,9 @@ export function nodeBinary(version: string): string {
   const own = version.includes('.') ? process.versions.node : process.versions.node.split('.')[0];
   if (own === version) return process.execPath;
   const script = path.resolve(__dirname, '../../../scripts/ensure-node.sh');
-  return execFileSync(script, [version], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 300_000 }).trim();
+  return execFileSync(script, [version], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 300_000,
+  }).trim();
 }

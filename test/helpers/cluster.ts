@@ -23,7 +23,12 @@ export type ClusterReply<T = any> = Reply<T>;
 export interface ClusterUnderTest {
   state: ClusterState;
   /** Calls the cluster's API with the dev key; JSON in and out. A connection error throws. */
-  request<T = any>(method: string, urlPath: string, body?: unknown, headers?: Record<string, string>): Promise<ClusterReply<T>>;
+  request<T = any>(
+    method: string,
+    urlPath: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<ClusterReply<T>>;
 }
 
 /** The cluster when ASSAY_CLUSTER=1 and state.json is there; else null (the suite skips). */
@@ -39,7 +44,11 @@ export function clusterUnderTest(): ClusterUnderTest | null {
     async request(method, urlPath, body, headers = {}) {
       const res = await fetch(`${state.apiUrl}${urlPath}`, {
         method,
-        headers: { authorization: `Bearer ${state.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: {
+          authorization: `Bearer ${state.apiKey}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(30_000),
       });
@@ -51,7 +60,11 @@ export function clusterUnderTest(): ClusterUnderTest | null {
 /** Runs `node dist/bin/cluster.js <args>` (bounded by `timeoutMs`); resolves with its output, rejects on a non-zero exit. */
 export function clusterCommand(args: string[], timeoutMs = 300_000): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLUSTER_JS, ...args], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLUSTER_JS, ...args], {
+      cwd: ROOT,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));

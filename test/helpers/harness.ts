@@ -39,8 +39,10 @@ async function answers(url: string): Promise<boolean> {
 
 async function startMysql(): Promise<{ url: string; stop(): Promise<void> }> {
   const given = process.env.DATABASE_URL;
-  if (given && /^(mysql|mariadb):/.test(given)) return { url: given.replace(/^mariadb:/, 'mysql:'), stop: async () => {} };
-  if (process.env.ASSAY_TEST_LOCAL_MYSQL !== '0' && (await answers(LOCAL_MYSQL))) return { url: LOCAL_MYSQL, stop: async () => {} };
+  if (given && /^(mysql|mariadb):/.test(given))
+    return { url: given.replace(/^mariadb:/, 'mysql:'), stop: async () => {} };
+  if (process.env.ASSAY_TEST_LOCAL_MYSQL !== '0' && (await answers(LOCAL_MYSQL)))
+    return { url: LOCAL_MYSQL, stop: async () => {} };
   const { MySqlContainer } = await import('@testcontainers/mysql');
   const container = await new MySqlContainer('mysql:8.4').withRootPassword('assay').start();
   return { url: container.getConnectionUri(true), stop: async () => void (await container.stop()) };
@@ -59,7 +61,10 @@ async function startTemporal(): Promise<{ address: string; stop(): Promise<void>
     .withWaitStrategy(Wait.forListeningPorts())
     .withStartupTimeout(180_000)
     .start();
-  return { address: `${container.getHost()}:${container.getMappedPort(7233)}`, stop: async () => void (await container.stop()) };
+  return {
+    address: `${container.getHost()}:${container.getMappedPort(7233)}`,
+    stop: async () => void (await container.stop()),
+  };
 }
 
 /** Starts (once) and returns the shared services. */
@@ -94,13 +99,18 @@ export function unique(prefix: string): string {
  * A fresh, empty database: a new schema on the MySQL server, or a new SQLite file.
  * @returns its config and a function that drops it.
  */
-export async function freshDatabase(kind: 'mysql' | 'sqlite'): Promise<{ database: DatabaseConfig; drop(): Promise<void> }> {
+export async function freshDatabase(
+  kind: 'mysql' | 'sqlite',
+): Promise<{ database: DatabaseConfig; drop(): Promise<void> }> {
   if (kind === 'sqlite') {
     const fs = await import('node:fs');
     const os = await import('node:os');
     const path = await import('node:path');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-test-'));
-    return { database: { type: 'sqlite', file: path.join(dir, 'assay.db') }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    return {
+      database: { type: 'sqlite', file: path.join(dir, 'assay.db') },
+      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const { mysqlUrl } = await getServices();
   const name = unique('assay_t');

@@ -71,7 +71,13 @@ export function undoLeaks(before: ProcessState): string[] {
     const was = before.env[name];
     const now = process.env[name];
     if (was === now) continue;
-    leaks.push(was === undefined ? `process.env.${name} set and not removed` : now === undefined ? `process.env.${name} removed and not restored` : `process.env.${name} changed and not restored`);
+    leaks.push(
+      was === undefined
+        ? `process.env.${name} set and not removed`
+        : now === undefined
+          ? `process.env.${name} removed and not restored`
+          : `process.env.${name} changed and not restored`,
+    );
     if (was === undefined) delete process.env[name];
     else process.env[name] = was;
   }
@@ -101,7 +107,9 @@ export function checkSuitesLeaveNothing(root: Mocha.Suite): void {
       since = `"${suite.title}" ended`;
       if (leaks.length) {
         const file = suite.file ? ` (${suite.file})` : '';
-        throw new Error(`"${suite.title}"${file} left behind (since ${previous}):\n  - ${leaks.join('\n  - ')}\nUndo every \`before\` in an \`after\`.`);
+        throw new Error(
+          `"${suite.title}"${file} left behind (since ${previous}):\n  - ${leaks.join('\n  - ')}\nUndo every \`before\` in an \`after\`.`,
+        );
       }
     });
   }

@@ -41,7 +41,10 @@ export function processEnv(app: TestApp, extra: Record<string, string> = {}): No
 
 /** Starts `node dist/bin/main.js <command>` with `env`. */
 export function spawnAssay(command: 'api' | 'worker' | 'all', env: NodeJS.ProcessEnv): AssayProcess {
-  const child = spawn(process.execPath, ['--no-node-snapshot', MAIN, command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--no-node-snapshot', MAIN, command], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const keep = (chunk: Buffer) => {
     out += chunk.toString('utf8');
@@ -75,4 +78,3 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-

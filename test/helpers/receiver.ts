@@ -63,7 +63,13 @@ export async function startReceiver(): Promise<Receiver> {
         return;
       }
       const text = raw.toString('utf8');
-      receiver.received.push({ path, method: req.method ?? '', headers: req.headers, raw: text, body: text ? JSON.parse(text) : undefined });
+      receiver.received.push({
+        path,
+        method: req.method ?? '',
+        headers: req.headers,
+        raw: text,
+        body: text ? JSON.parse(text) : undefined,
+      });
       res.writeHead(204).end();
     });
   });

@@ -50,7 +50,8 @@ export async function startTarget(): Promise<Target> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
     const execution = req.headers['x-assay-execution'];
-    if (typeof execution === 'string') executions.set(url.pathname, [...(executions.get(url.pathname) ?? []), execution]);
+    if (typeof execution === 'string')
+      executions.set(url.pathname, [...(executions.get(url.pathname) ?? []), execution]);
     inFlight += 1;
     target.maxInFlight = Math.max(target.maxInFlight, inFlight);
     res.on('close', () => (inFlight -= 1));
@@ -64,7 +65,8 @@ export async function startTarget(): Promise<Target> {
       const user = /^\/users\/(\d+)$/.exec(url.pathname);
       if (user) {
         const id = Number(user[1]);
-        if (id >= 1 && id <= NAMES.length) return json(200, { id, name: NAMES[id - 1], email: `${NAMES[id - 1]!.toLowerCase()}@example.com` });
+        if (id >= 1 && id <= NAMES.length)
+          return json(200, { id, name: NAMES[id - 1], email: `${NAMES[id - 1]!.toLowerCase()}@example.com` });
         return json(404, { error: 'not found' });
       }
       const status = /^\/status\/(\d{3})$/.exec(url.pathname);
@@ -86,13 +88,21 @@ export async function startTarget(): Promise<Target> {
         } catch {
           /* keep text */
         }
-        return json(200, { method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body });
+        return json(200, {
+          method: req.method,
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams),
+          headers: req.headers,
+          body,
+        });
       }
       if (url.pathname === '/flaky') {
         const key = url.searchParams.get('key') ?? '';
         const seen = (flaky.get(key) ?? 0) + 1;
         flaky.set(key, seen);
-        return seen <= Number(url.searchParams.get('fail') ?? 0) ? json(503, { attempt: seen }) : json(200, { attempt: seen });
+        return seen <= Number(url.searchParams.get('fail') ?? 0)
+          ? json(503, { attempt: seen })
+          : json(200, { attempt: seen });
       }
       if (url.pathname === '/libs/greeter.umd.js' || url.pathname === '/libs/greeter.esm.js') {
         res.writeHead(200, { 'content-type': 'application/javascript' });

@@ -28,7 +28,11 @@ export function testDataConverter(): DataConverter {
  */
 export function temporalClient(): Promise<Client> {
   client ??= getServices().then(
-    async ({ temporalAddress }) => new Client({ connection: await Connection.connect({ address: temporalAddress }), dataConverter: testDataConverter() }),
+    async ({ temporalAddress }) =>
+      new Client({
+        connection: await Connection.connect({ address: temporalAddress }),
+        dataConverter: testDataConverter(),
+      }),
   );
   return client;
 }

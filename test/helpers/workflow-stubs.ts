@@ -25,7 +25,15 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
-import type { Activities, ApiNodeInput, ApiNodeOutput, FinishRunInput, RecordTestCaseInput, ScriptNodeInput, ScriptNodeOutput } from '../../activities';
+import type {
+  Activities,
+  ApiNodeInput,
+  ApiNodeOutput,
+  FinishRunInput,
+  RecordTestCaseInput,
+  ScriptNodeInput,
+  ScriptNodeOutput,
+} from '../../activities';
 import type { FlowNode, RunPlan, RunSettings, TestCaseDefinition } from '../../src/domain/types';
 import { RUN_WORKFLOW_TYPE, type RunWorkflowInput } from '../../src/domain/run-workflow';
 import type { runWorkflow } from '../../workflows/run';
@@ -46,7 +54,15 @@ export const STUB_SETTINGS: RunSettings = {
 };
 
 /** The activities the stubs answer (every one the run, loop segment and port code calls for a functional run). */
-type StubbedName = 'startRun' | 'saveProgress' | 'recordTestCaseResult' | 'finishRun' | 'executeApiNode' | 'runScript' | 'evaluateExpression' | 'endWorkflowTask';
+type StubbedName =
+  | 'startRun'
+  | 'saveProgress'
+  | 'recordTestCaseResult'
+  | 'finishRun'
+  | 'executeApiNode'
+  | 'runScript'
+  | 'evaluateExpression'
+  | 'endWorkflowTask';
 
 /** One activity call as the stub saw it. */
 export interface ActivityCall {
@@ -109,7 +125,13 @@ export function testCase(id: string, flow: FlowNode[], dataSets: Record<string, 
 }
 
 /** An API node `GET http://stub.test<path>`, asserting status 200 unless told otherwise. */
-export function apiNode(id: string, path: string, assertions: Array<{ target: string; operator: 'equals'; expected: unknown }> = [{ target: 'response.status', operator: 'equals', expected: 200 }]): FlowNode {
+export function apiNode(
+  id: string,
+  path: string,
+  assertions: Array<{ target: string; operator: 'equals'; expected: unknown }> = [
+    { target: 'response.status', operator: 'equals', expected: 200 },
+  ],
+): FlowNode {
   return { id, type: 'api', request: { method: 'GET', url: `http://stub.test${path}` }, assertions };
 }
 
@@ -122,7 +144,11 @@ export function newRunId(): string {
 }
 
 /** The plan `startRun` answers: `startedAtMs` when the stub is called unless given. */
-export function planOf(runId: string, testCases: TestCaseDefinition[], options: { settings?: Partial<RunSettings>; timeoutSeconds?: number; startedAtMs?: number } = {}): RunPlan {
+export function planOf(
+  runId: string,
+  testCases: TestCaseDefinition[],
+  options: { settings?: Partial<RunSettings>; timeoutSeconds?: number; startedAtMs?: number } = {},
+): RunPlan {
   return {
     runId,
     workspaceId: 'ws_test',
@@ -140,7 +166,10 @@ export function planOf(runId: string, testCases: TestCaseDefinition[], options: 
 export function eventCounts(history: temporal.api.history.v1.IHistory): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const event of history.events ?? []) {
-    const name = (temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType)).replace(/^EVENT_TYPE_/, '');
+    const name = (temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType)).replace(
+      /^EVENT_TYPE_/,
+      '',
+    );
     counts[name] = (counts[name] ?? 0) + 1;
   }
   return counts;
@@ -159,11 +188,14 @@ export interface StubWorkflowEnv {
 
 /** The server (see the module comment): `TEMPORAL_ADDRESS`, else a dev server of our own from the CLI, else the harness's. */
 async function environment(): Promise<TestWorkflowEnvironment> {
-  if (process.env.TEMPORAL_ADDRESS) return TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_ADDRESS });
+  if (process.env.TEMPORAL_ADDRESS)
+    return TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_ADDRESS });
   const cli = findTemporalCli();
   if (cli) {
     try {
-      return await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: cli }, log: { format: 'pretty', level: 'never' } } });
+      return await TestWorkflowEnvironment.createLocal({
+        server: { executable: { type: 'existing-path', path: cli }, log: { format: 'pretty', level: 'never' } },
+      });
     } catch {
       // The SDK gives its dev server 5 s to answer; the harness waits longer (or starts a container).
     }
@@ -210,7 +242,13 @@ export async function startStubWorkflowEnv(queuePrefix: string): Promise<StubWor
     const run = id === undefined ? undefined : registry.get(id);
     if (!run) throw new Error(`no stub run registered for ${runId ?? workflowId}`);
     // A copy: the stub keeps what it was given, not what the caller changes later.
-    run.calls.push({ name, workflowId, execution: info.workflowExecution?.runId ?? '', local: info.isLocal, input: structuredClone(input) });
+    run.calls.push({
+      name,
+      workflowId,
+      execution: info.workflowExecution?.runId ?? '',
+      local: info.isLocal,
+      input: structuredClone(input),
+    });
     return run;
   };
 
@@ -238,7 +276,15 @@ export async function startStubWorkflowEnv(queuePrefix: string): Promise<StubWor
       const finishedAtMs = answer.finishedAtMs ?? Date.now();
       return {
         request: { method: input.request.method, url: input.request.url, headers: input.request.headers },
-        exchange: { status, headers: { 'content-type': 'application/json' }, body: answer.body ?? {}, size: 2, truncated: false, timeMs: 1, finishedAtMs },
+        exchange: {
+          status,
+          headers: { 'content-type': 'application/json' },
+          body: answer.body ?? {},
+          size: 2,
+          truncated: false,
+          timeMs: 1,
+          finishedAtMs,
+        },
         attempts: [{ attempt: 1, status, timeMs: 1 }],
         variables: input.variables,
         logs: [],
@@ -283,7 +329,11 @@ export async function startStubWorkflowEnv(queuePrefix: string): Promise<StubWor
     },
     async start(run) {
       const input: RunWorkflowInput = { runId: run.plan.runId, trigger: 'api' };
-      const handle = await env.client.workflow.start<typeof runWorkflow>(RUN_WORKFLOW_TYPE, { taskQueue, workflowId: `run-${run.plan.runId}`, args: [input] });
+      const handle = await env.client.workflow.start<typeof runWorkflow>(RUN_WORKFLOW_TYPE, {
+        taskQueue,
+        workflowId: `run-${run.plan.runId}`,
+        args: [input],
+      });
       started.push(handle);
       return handle;
     },

@@ -71,7 +71,9 @@ describe('address policy (src/net/address-policy)', () => {
       for (const spelling of LOOPBACK_SPELLINGS) {
         expect(await refusal(p, 'node', `http://${spelling}:8000/`), spelling).to.equal(undefined);
         expect(await refusal(p, 'script', `http://${spelling}:8000/`), spelling).to.equal(undefined);
-        expect(await refusal(p, 'webhook', `http://${spelling}:8000/`), spelling).to.be.instanceOf(AddressNotAllowedError);
+        expect(await refusal(p, 'webhook', `http://${spelling}:8000/`), spelling).to.be.instanceOf(
+          AddressNotAllowedError,
+        );
       }
     });
 
@@ -94,7 +96,9 @@ describe('address policy (src/net/address-policy)', () => {
         privateAccess: { ...NONE, script: 'loopback' },
         infrastructure: [{ label: 'the Temporal Web UI (TEMPORAL_UI_URL)', host: 'localhost', port: 8233 }],
       });
-      expect(await refusal(p, 'script', 'http://127.0.0.1:8233/api/v1/namespaces')).to.be.instanceOf(AddressNotAllowedError);
+      expect(await refusal(p, 'script', 'http://127.0.0.1:8233/api/v1/namespaces')).to.be.instanceOf(
+        AddressNotAllowedError,
+      );
       expect(await refusal(p, 'script', 'http://[::1]:8233/')).to.be.instanceOf(AddressNotAllowedError);
       expect(await refusal(p, 'script', 'http://0.0.0.0:8233/')).to.be.instanceOf(AddressNotAllowedError);
       expect(await refusal(p, 'script', 'http://127.0.0.1:8234/')).to.equal(undefined);
@@ -104,13 +108,28 @@ describe('address policy (src/net/address-policy)', () => {
   describe('ranges', () => {
     it('allows public unicast addresses for every kind', async () => {
       const p = policy();
-      for (const url of ['http://93.184.215.14/', 'https://8.8.8.8/', 'http://[2606:4700::1111]/', 'http://[::ffff:8.8.8.8]/']) {
-        for (const kind of ['node', 'script', 'library', 'webhook', 'bundler'] as const) expect(await refusal(p, kind, url), `${kind} ${url}`).to.equal(undefined);
+      for (const url of [
+        'http://93.184.215.14/',
+        'https://8.8.8.8/',
+        'http://[2606:4700::1111]/',
+        'http://[::ffff:8.8.8.8]/',
+      ]) {
+        for (const kind of ['node', 'script', 'library', 'webhook', 'bundler'] as const)
+          expect(await refusal(p, kind, url), `${kind} ${url}`).to.equal(undefined);
       }
     });
 
     it('refuses private, unique local, link-local and carrier-grade NAT unless the switch is all', async () => {
-      const urls = ['http://10.1.2.3/', 'http://172.16.0.1/', 'http://192.168.1.1/', 'http://[fd12::1]/', 'http://169.254.1.1/', 'http://[fe80::1]/', 'http://100.64.0.1/', 'http://[::ffff:10.0.0.1]/'];
+      const urls = [
+        'http://10.1.2.3/',
+        'http://172.16.0.1/',
+        'http://192.168.1.1/',
+        'http://[fd12::1]/',
+        'http://169.254.1.1/',
+        'http://[fe80::1]/',
+        'http://100.64.0.1/',
+        'http://[::ffff:10.0.0.1]/',
+      ];
       const loopbackOnly = policy({ privateAccess: { ...NONE, webhook: 'loopback' } });
       const all = policy({ privateAccess: { ...NONE, webhook: 'all' } });
       for (const url of urls) {
@@ -122,8 +141,17 @@ describe('address policy (src/net/address-policy)', () => {
     });
 
     it('refuses multicast, broadcast, reserved and IPv4-embedding IPv6 ranges whatever the switch', async () => {
-      const p = policy({ privateAccess: { node: 'all', script: 'all', library: 'all', webhook: 'all', bundler: 'all' } });
-      for (const url of ['http://224.0.0.1/', 'http://255.255.255.255/', 'http://240.0.0.1/', 'http://[2002:7f00:1::]/', 'http://[64:ff9b::7f00:1]/', 'http://[ff02::1]/']) {
+      const p = policy({
+        privateAccess: { node: 'all', script: 'all', library: 'all', webhook: 'all', bundler: 'all' },
+      });
+      for (const url of [
+        'http://224.0.0.1/',
+        'http://255.255.255.255/',
+        'http://240.0.0.1/',
+        'http://[2002:7f00:1::]/',
+        'http://[64:ff9b::7f00:1]/',
+        'http://[ff02::1]/',
+      ]) {
         expect(await refusal(p, 'node', url), url).to.be.instanceOf(AddressNotAllowedError);
       }
     });
@@ -133,7 +161,14 @@ describe('address policy (src/net/address-policy)', () => {
         allow: parseRules('169.254.0.0/16,[fd00::/8],100.64.0.0/10,169.254.169.254:80'),
         privateAccess: { node: 'all', script: 'all', library: 'all', webhook: 'all', bundler: 'all' },
       });
-      for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://[::ffff:169.254.169.254]/', 'http://2852039166/', 'http://169.254.170.2/v2/credentials', 'http://100.100.100.200/']) {
+      for (const url of [
+        'http://169.254.169.254/latest/meta-data/',
+        'http://[fd00:ec2::254]/',
+        'http://[::ffff:169.254.169.254]/',
+        'http://2852039166/',
+        'http://169.254.170.2/v2/credentials',
+        'http://100.100.100.200/',
+      ]) {
         const r = await refusal(p, 'node', url);
         expect(r, url).to.be.instanceOf(AddressNotAllowedError);
         expect(r!.message).to.contain('metadata');
@@ -224,12 +259,26 @@ describe('address policy (src/net/address-policy)', () => {
       expect(set.privateAccess).to.deep.equal({ node: 'all', script: 'loopback', library: 'none', webhook: 'none' });
       expect(() => loadConfig({ ASSAY_EGRESS_ALLOW: '10.0.0.0/99' })).to.throw(ConfigError, 'ASSAY_EGRESS_ALLOW');
       expect(() => loadConfig({ ASSAY_EGRESS_DENY: 'http://x' })).to.throw(ConfigError, 'ASSAY_EGRESS_DENY');
-      expect(() => loadConfig({ ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES: 'maybe' })).to.throw(ConfigError, 'ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES');
+      expect(() => loadConfig({ ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES: 'maybe' })).to.throw(
+        ConfigError,
+        'ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES',
+      );
     });
 
     it('names the infrastructure of a configuration: Temporal, its Web UI, the database, the API and the bundler', () => {
-      const config = loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_UI_URL: 'http://127.0.0.1:8233/', DATABASE_URL: 'mysql://root@db.internal/assay', ASSAY_PORT: '8080', ASSAY_BUNDLER_PORT: '0' });
-      expect(infrastructureOf(config).map((e) => `${e.host}:${e.port}`)).to.deep.equal(['temporal:7233', '127.0.0.1:8233', 'db.internal:3306', '127.0.0.1:8080']);
+      const config = loadConfig({
+        TEMPORAL_ADDRESS: 'temporal:7233',
+        TEMPORAL_UI_URL: 'http://127.0.0.1:8233/',
+        DATABASE_URL: 'mysql://root@db.internal/assay',
+        ASSAY_PORT: '8080',
+        ASSAY_BUNDLER_PORT: '0',
+      });
+      expect(infrastructureOf(config).map((e) => `${e.host}:${e.port}`)).to.deep.equal([
+        'temporal:7233',
+        '127.0.0.1:8233',
+        'db.internal:3306',
+        '127.0.0.1:8080',
+      ]);
     });
 
     it('keeps the infrastructure refused when the operator allows all of loopback', async () => {
@@ -240,7 +289,10 @@ describe('address policy (src/net/address-policy)', () => {
         DATABASE_URL: 'mysql://root@127.0.0.1:3306/',
       });
       const p = policyFromConfig(config);
-      for (const port of [7233, 18233, 3306, 8080, 8081]) expect(await refusal(p, 'node', `http://127.1:${port}/`), String(port)).to.be.instanceOf(AddressNotAllowedError);
+      for (const port of [7233, 18233, 3306, 8080, 8081])
+        expect(await refusal(p, 'node', `http://127.1:${port}/`), String(port)).to.be.instanceOf(
+          AddressNotAllowedError,
+        );
       expect(await refusal(p, 'node', 'http://127.1:8082/')).to.equal(undefined);
       await p.close();
     });

@@ -14,7 +14,9 @@ const context: AssertionContext = {
   nodes: {},
 };
 
-async function check(a: Partial<Assertion> & Pick<Assertion, 'operator'>): Promise<{ passed: boolean; message?: string; actual?: unknown }> {
+async function check(
+  a: Partial<Assertion> & Pick<Assertion, 'operator'>,
+): Promise<{ passed: boolean; message?: string; actual?: unknown }> {
   return evaluateAssertion({ target: 'response.status', ...a } as Assertion, context);
 }
 
@@ -26,7 +28,9 @@ describe('assertions (src/domain/assertions)', () => {
     expect(failed.actual).to.equal(201);
     expect(failed.message).to.equal('expected 200 (number), got 201 (number)');
     expect((await check({ operator: 'inRange', expected: [200, 299] })).passed).to.equal(true);
-    expect((await check({ operator: 'inRange', expected: [400, 499] })).message).to.equal('expected a value in [400, 499], got 201');
+    expect((await check({ operator: 'inRange', expected: [400, 499] })).message).to.equal(
+      'expected a value in [400, 499], got 201',
+    );
     expect((await check({ operator: 'oneOf', expected: [200, 201] })).passed).to.equal(true);
   });
 
@@ -58,25 +62,44 @@ describe('assertions (src/domain/assertions)', () => {
     ];
     for (const [assertion, expected] of cases) {
       const result = await evaluateAssertion(assertion, context);
-      expect(result.passed, `${assertion.target} ${assertion.operator} ${JSON.stringify(assertion.expected)}: ${result.message}`).to.equal(expected);
+      expect(
+        result.passed,
+        `${assertion.target} ${assertion.operator} ${JSON.stringify(assertion.expected)}: ${result.message}`,
+      ).to.equal(expected);
     }
   });
 
   it('JSON Schema checks with ajv, naming what failed', async () => {
     const ok = await evaluateAssertion(
-      { target: 'response.body', operator: 'matchesSchema', expected: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' } } } },
+      {
+        target: 'response.body',
+        operator: 'matchesSchema',
+        expected: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' } } },
+      },
       context,
     );
     expect(ok.passed).to.equal(true);
     const bad = await evaluateAssertion(
-      { target: 'response.body', operator: 'matchesSchema', expected: { type: 'object', properties: { id: { type: 'string' } }, required: ['email'] } },
+      {
+        target: 'response.body',
+        operator: 'matchesSchema',
+        expected: { type: 'object', properties: { id: { type: 'string' } }, required: ['email'] },
+      },
       context,
     );
     expect(bad.passed).to.equal(false);
     expect(bad.message).to.contain("must have required property 'email'");
     expect(bad.message).to.contain('/id must be string');
     const draft2020 = await evaluateAssertion(
-      { target: 'response.body.tags', operator: 'matchesSchema', expected: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ const: 'math' }] } },
+      {
+        target: 'response.body.tags',
+        operator: 'matchesSchema',
+        expected: {
+          $schema: 'https://json-schema.org/draft/2020-12/schema',
+          type: 'array',
+          prefixItems: [{ const: 'math' }],
+        },
+      },
       context,
     );
     expect(draft2020.passed).to.equal(true);
@@ -89,7 +112,10 @@ describe('assertions (src/domain/assertions)', () => {
   });
 
   it('comparisons on non-numbers fail with a clear message', async () => {
-    const result = await evaluateAssertion({ target: 'response.body.name', operator: 'greaterThan', expected: 3 }, context);
+    const result = await evaluateAssertion(
+      { target: 'response.body.name', operator: 'greaterThan', expected: 3 },
+      context,
+    );
     expect(result.passed).to.equal(false);
     expect(result.message).to.equal('expected a number, got "Ada Lovelace" (string)');
   });
@@ -97,7 +123,9 @@ describe('assertions (src/domain/assertions)', () => {
   it('preview cuts long values visibly: the first characters, then …(cut, N chars), never half a surrogate pair', () => {
     expect(preview('a'.repeat(500), 500)).to.equal('a'.repeat(500));
     expect(preview('a'.repeat(501), 500)).to.equal(`${'a'.repeat(500)}…(cut, 501 chars)`);
-    expect(preview({ list: 'b'.repeat(600) }, 500)).to.equal(`${JSON.stringify({ list: 'b'.repeat(600) }).slice(0, 500)}…(cut, 611 chars of JSON)`);
+    expect(preview({ list: 'b'.repeat(600) }, 500)).to.equal(
+      `${JSON.stringify({ list: 'b'.repeat(600) }).slice(0, 500)}…(cut, 611 chars of JSON)`,
+    );
     expect(preview({ short: true }, 500)).to.deep.equal({ short: true });
     expect(preview(12345, 2)).to.equal(12345);
     expect(preview(`${'x'.repeat(499)}😀tail`, 500)).to.equal(`${'x'.repeat(499)}…(cut, 505 chars)`);

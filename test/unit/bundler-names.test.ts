@@ -27,7 +27,8 @@ describe('bundler names', () => {
   });
 
   it('accepts identifiers and dotted paths; refuses other text, reserved words and the sandbox globals', () => {
-    for (const ok of ['myLib', 'acme.utils', '$lib', '_internal', 'dayjs', 'CryptoJS', 'a.default']) expect(globalNameProblem(ok), ok).to.equal(undefined);
+    for (const ok of ['myLib', 'acme.utils', '$lib', '_internal', 'dayjs', 'CryptoJS', 'a.default'])
+      expect(globalNameProblem(ok), ok).to.equal(undefined);
     const refused: Array<[string, string]> = [
       ['my-lib', 'not an identifier'],
       ['1lib', 'not an identifier'],
@@ -64,8 +65,12 @@ describe('bundler names', () => {
   });
 
   it('resolves bare imports against the importing CDN', () => {
-    expect(bareSpecifierUrl('@turf/helpers', new URL('https://unpkg.com/@turf/distance@7.4.0/dist/esm/index.js'))).to.equal('https://unpkg.com/@turf/helpers');
-    expect(bareSpecifierUrl('react', new URL('https://cdn.jsdelivr.net/npm/react-dom@19.0.0/+esm'))).to.equal('https://cdn.jsdelivr.net/npm/react/+esm');
+    expect(
+      bareSpecifierUrl('@turf/helpers', new URL('https://unpkg.com/@turf/distance@7.4.0/dist/esm/index.js')),
+    ).to.equal('https://unpkg.com/@turf/helpers');
+    expect(bareSpecifierUrl('react', new URL('https://cdn.jsdelivr.net/npm/react-dom@19.0.0/+esm'))).to.equal(
+      'https://cdn.jsdelivr.net/npm/react/+esm',
+    );
     expect(bareSpecifierUrl('react', new URL('https://esm.sh/react-dom@19.0.0'))).to.equal('https://esm.sh/react');
   });
 });

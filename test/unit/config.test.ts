@@ -14,7 +14,10 @@ describe('configuration (src/config)', () => {
   });
 
   it('reads a MySQL or MariaDB URL', () => {
-    expect(loadConfig({ DATABASE_URL: 'mariadb://root@db:3306/assay' }).database).to.deep.equal({ type: 'mysql', url: 'mysql://root@db:3306/assay' });
+    expect(loadConfig({ DATABASE_URL: 'mariadb://root@db:3306/assay' }).database).to.deep.equal({
+      type: 'mysql',
+      url: 'mysql://root@db:3306/assay',
+    });
   });
 
   it('names the variable that is malformed', () => {
@@ -34,19 +37,41 @@ describe('configuration (src/config)', () => {
   it('limits failed authentication to 30 per client address and minute unless ASSAY_AUTH_FAILURES_PER_MINUTE says otherwise', () => {
     expect(loadConfig({}).api.authFailuresPerMinute).to.equal(30);
     expect(loadConfig({ ASSAY_AUTH_FAILURES_PER_MINUTE: '5' }).api.authFailuresPerMinute).to.equal(5);
-    expect(() => loadConfig({ ASSAY_AUTH_FAILURES_PER_MINUTE: '0' })).to.throw(ConfigError, 'ASSAY_AUTH_FAILURES_PER_MINUTE');
-    expect(() => loadConfig({ ASSAY_AUTH_FAILURES_PER_MINUTE: 'many' })).to.throw(ConfigError, 'ASSAY_AUTH_FAILURES_PER_MINUTE');
+    expect(() => loadConfig({ ASSAY_AUTH_FAILURES_PER_MINUTE: '0' })).to.throw(
+      ConfigError,
+      'ASSAY_AUTH_FAILURES_PER_MINUTE',
+    );
+    expect(() => loadConfig({ ASSAY_AUTH_FAILURES_PER_MINUTE: 'many' })).to.throw(
+      ConfigError,
+      'ASSAY_AUTH_FAILURES_PER_MINUTE',
+    );
   });
 
   it('configures the bundler: its own port, guarded fetches by default, allowed hosts and booleans', () => {
     const defaults = loadConfig({}).bundler;
-    expect(defaults).to.include({ port: 8081, publicUrl: 'http://localhost:8081', requireKey: true, allowPrivate: false, maxModules: 2000 });
+    expect(defaults).to.include({
+      port: 8081,
+      publicUrl: 'http://localhost:8081',
+      requireKey: true,
+      allowPrivate: false,
+      maxModules: 2000,
+    });
     expect(defaults.allowHosts).to.deep.equal([]);
-    const set = loadConfig({ ASSAY_BUNDLER_ALLOW_HOSTS: 'Mirror.internal, 10.0.0.5:8080,[::1]:9000', ASSAY_BUNDLER_REQUIRE_KEY: 'no', ASSAY_BUNDLER_PUBLIC_URL: 'https://bundler.example/' }).bundler;
+    const set = loadConfig({
+      ASSAY_BUNDLER_ALLOW_HOSTS: 'Mirror.internal, 10.0.0.5:8080,[::1]:9000',
+      ASSAY_BUNDLER_REQUIRE_KEY: 'no',
+      ASSAY_BUNDLER_PUBLIC_URL: 'https://bundler.example/',
+    }).bundler;
     expect(set.allowHosts).to.deep.equal(['mirror.internal', '10.0.0.5:8080', '[::1]:9000']);
     expect(set).to.include({ requireKey: false, publicUrl: 'https://bundler.example' });
-    expect(() => loadConfig({ ASSAY_BUNDLER_ALLOW_HOSTS: 'http://mirror' })).to.throw(ConfigError, 'ASSAY_BUNDLER_ALLOW_HOSTS');
-    expect(() => loadConfig({ ASSAY_BUNDLER_ALLOW_PRIVATE: 'maybe' })).to.throw(ConfigError, 'ASSAY_BUNDLER_ALLOW_PRIVATE');
+    expect(() => loadConfig({ ASSAY_BUNDLER_ALLOW_HOSTS: 'http://mirror' })).to.throw(
+      ConfigError,
+      'ASSAY_BUNDLER_ALLOW_HOSTS',
+    );
+    expect(() => loadConfig({ ASSAY_BUNDLER_ALLOW_PRIVATE: 'maybe' })).to.throw(
+      ConfigError,
+      'ASSAY_BUNDLER_ALLOW_PRIVATE',
+    );
   });
 });
 
@@ -55,14 +80,27 @@ describe('local development egress (make dev, make cluster, local stacks, test a
 
   it('lets API nodes, scripts, libraries loaded by URL and outgoing webhooks reach loopback under `dev`, as the test apps do', async () => {
     const dev = commandConfig('dev', { ASSAY_DATA_DIR: '/tmp/x' });
-    expect(dev.egress.privateAccess).to.deep.equal({ node: 'loopback', script: 'loopback', library: 'loopback', webhook: 'loopback' });
-    expect(loadConfig({ ...LOCAL_DEVELOPMENT_EGRESS }).egress.privateAccess, 'the test apps and local stacks').to.deep.equal(dev.egress.privateAccess);
+    expect(dev.egress.privateAccess).to.deep.equal({
+      node: 'loopback',
+      script: 'loopback',
+      library: 'loopback',
+      webhook: 'loopback',
+    });
+    expect(
+      loadConfig({ ...LOCAL_DEVELOPMENT_EGRESS }).egress.privateAccess,
+      'the test apps and local stacks',
+    ).to.deep.equal(dev.egress.privateAccess);
     const policy = policyFromConfig(dev);
     try {
       for (const kind of kinds) {
-        expect(await policy.judge(kind, '127.0.0.1', '127.0.0.1', 4000), `${kind} to a local service`).to.equal(undefined);
+        expect(await policy.judge(kind, '127.0.0.1', '127.0.0.1', 4000), `${kind} to a local service`).to.equal(
+          undefined,
+        );
         // The service's own ports stay refused: the API's 8080, the bundler's 8081, Temporal's 7233.
-        for (const port of [8080, 8081, 7233]) expect(await policy.judge(kind, 'localhost', '127.0.0.1', port), `${kind} to ${port}`).to.be.instanceOf(AddressNotAllowedError);
+        for (const port of [8080, 8081, 7233])
+          expect(await policy.judge(kind, 'localhost', '127.0.0.1', port), `${kind} to ${port}`).to.be.instanceOf(
+            AddressNotAllowedError,
+          );
       }
     } finally {
       await policy.close();
@@ -70,10 +108,24 @@ describe('local development egress (make dev, make cluster, local stacks, test a
   });
 
   it('leaves a switch the operator set as it is, and other commands at none', () => {
-    const dev = commandConfig('dev', { ASSAY_EGRESS_PRIVATE_FOR_WEBHOOKS: 'none', ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES: 'true', ASSAY_EGRESS_PRIVATE_FOR_NODES: '' });
-    expect(dev.egress.privateAccess).to.deep.equal({ node: 'loopback', script: 'loopback', library: 'all', webhook: 'none' });
+    const dev = commandConfig('dev', {
+      ASSAY_EGRESS_PRIVATE_FOR_WEBHOOKS: 'none',
+      ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES: 'true',
+      ASSAY_EGRESS_PRIVATE_FOR_NODES: '',
+    });
+    expect(dev.egress.privateAccess).to.deep.equal({
+      node: 'loopback',
+      script: 'loopback',
+      library: 'all',
+      webhook: 'none',
+    });
     for (const command of ['all', 'api', 'worker']) {
-      expect(commandConfig(command, {}).egress.privateAccess, command).to.deep.equal({ node: 'none', script: 'none', library: 'none', webhook: 'none' });
+      expect(commandConfig(command, {}).egress.privateAccess, command).to.deep.equal({
+        node: 'none',
+        script: 'none',
+        library: 'none',
+        webhook: 'none',
+      });
     }
   });
 

@@ -20,19 +20,25 @@ describe('data sets, truthiness, references, templates of objects, retry statuse
   });
 
   it('follows JSONata truthiness', () => {
-    for (const v of [undefined, null, false, 0, '', [], [0, ''], {}]) expect(truthy(v), JSON.stringify(v)).to.equal(false);
+    for (const v of [undefined, null, false, 0, '', [], [0, ''], {}])
+      expect(truthy(v), JSON.stringify(v)).to.equal(false);
     for (const v of [true, 1, 'x', [0, 1], { a: 1 }]) expect(truthy(v), JSON.stringify(v)).to.equal(true);
   });
 
   it('finds the node ids an expression reads', () => {
-    expect(referencedNodeIds('nodes.login.response.body.token & nodes.me.response.status').sort()).to.deep.equal(['login', 'me']);
+    expect(referencedNodeIds('nodes.login.response.body.token & nodes.me.response.status').sort()).to.deep.equal([
+      'login',
+      'me',
+    ]);
     expect(referencedNodeIds('variables.nodes')).to.deep.equal([]);
     expect(referencedNodeIds('nodes.(')).to.deep.equal([]);
   });
 
   it('templates read fields of object variables and write objects as JSON', () => {
     const dyn = { uuid: () => 'u', now: () => 0, random: () => 0 };
-    expect(fillTemplate('{{user.name}}/{{user.tags}}/{{user.missing}}', { user: { name: 'Ada', tags: ['a'] } }, dyn)).to.equal('Ada/["a"]/{{user.missing}}');
+    expect(
+      fillTemplate('{{user.name}}/{{user.tags}}/{{user.missing}}', { user: { name: 'Ada', tags: ['a'] } }, dyn),
+    ).to.equal('Ada/["a"]/{{user.missing}}');
     expect(fillTemplate('{{a.b}}', { 'a.b': 'flat wins', a: { b: 'nested' } }, dyn)).to.equal('flat wins');
   });
 

@@ -29,13 +29,26 @@ interface Service {
 }
 
 describe('docker-compose.yml', () => {
-  const compose = parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+  const compose = parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, Service>;
+  };
   const services = compose.services;
 
   it('has the cluster topology: PostgreSQL and Temporal (schema, server, namespace, UI), MySQL, API, workers, bundler', () => {
-    expect(Object.keys(services)).to.have.members(['postgres', 'temporal-schema', 'temporal', 'temporal-namespace', 'temporal-ui', 'mysql', 'api', 'worker', 'bundler']);
+    expect(Object.keys(services)).to.have.members([
+      'postgres',
+      'temporal-schema',
+      'temporal',
+      'temporal-namespace',
+      'temporal-ui',
+      'mysql',
+      'api',
+      'worker',
+      'bundler',
+    ]);
     for (const [name, s] of Object.entries(services)) {
-      for (const dep of Object.keys(s.depends_on ?? {})) expect(services, `${name} depends on ${dep}`).to.have.property(dep);
+      for (const dep of Object.keys(s.depends_on ?? {}))
+        expect(services, `${name} depends on ${dep}`).to.have.property(dep);
     }
   });
 
@@ -52,7 +65,8 @@ describe('docker-compose.yml', () => {
     for (const [name, s] of Object.entries(services)) {
       for (const volume of s.volumes ?? []) {
         const source = volume.split(':')[0]!;
-        if (source.startsWith('.')) expect(fs.existsSync(path.join(ROOT, source)), `${name} mounts ${source}`).to.equal(true);
+        if (source.startsWith('.'))
+          expect(fs.existsSync(path.join(ROOT, source)), `${name} mounts ${source}`).to.equal(true);
       }
       if (s.build) {
         const context = typeof s.build === 'string' ? s.build : s.build.context;
@@ -67,19 +81,28 @@ describe('docker-compose.yml', () => {
     expect(entry(services.temporal!)).to.include('--config-file /etc/temporal/assay/config.yaml');
     expect(entry(services['temporal-schema']!)).to.include('/etc/temporal/assay/setup-schema.sh');
     expect(entry(services['temporal-namespace']!)).to.include('/etc/temporal/assay/register-namespace.sh');
-    expect(services.temporal!.environment!.TEMPORAL_SERVER_DYNAMIC_CONFIG).to.equal('/etc/temporal/assay/dynamicconfig.yaml');
+    expect(services.temporal!.environment!.TEMPORAL_SERVER_DYNAMIC_CONFIG).to.equal(
+      '/etc/temporal/assay/dynamicconfig.yaml',
+    );
     for (const file of ['config.yaml', 'dynamicconfig.yaml', 'setup-schema.sh', 'register-namespace.sh']) {
       expect(fs.existsSync(path.join(ROOT, 'deploy', 'temporal', file)), file).to.equal(true);
     }
     for (const script of ['setup-schema.sh', 'register-namespace.sh']) {
-      expect(fs.statSync(path.join(ROOT, 'deploy', 'temporal', script)).mode & 0o111, `${script} is executable`).to.not.equal(0);
+      expect(
+        fs.statSync(path.join(ROOT, 'deploy', 'temporal', script)).mode & 0o111,
+        `${script} is executable`,
+      ).to.not.equal(0);
     }
     // bin/cluster.ts reads the same file.
-    expect(fs.readFileSync(path.join(ROOT, 'bin', 'cluster.ts'), 'utf8')).to.include("path.join(REPO_ROOT, 'deploy', 'temporal', 'config.yaml')");
+    expect(fs.readFileSync(path.join(ROOT, 'bin', 'cluster.ts'), 'utf8')).to.include(
+      "path.join(REPO_ROOT, 'deploy', 'temporal', 'config.yaml')",
+    );
   });
 
   it('Temporal and Assay use the same namespace and the template knows every variable compose sets', () => {
-    expect(services['temporal-namespace']!.environment!.TEMPORAL_NAMESPACE).to.equal(services.api!.environment!.TEMPORAL_NAMESPACE);
+    expect(services['temporal-namespace']!.environment!.TEMPORAL_NAMESPACE).to.equal(
+      services.api!.environment!.TEMPORAL_NAMESPACE,
+    );
     const template = fs.readFileSync(path.join(ROOT, 'deploy', 'temporal', 'config.yaml'), 'utf8');
     expect(template.slice(0, 1024)).to.include('enable-template');
     for (const variable of Object.keys(services.temporal!.environment ?? {})) {
@@ -88,14 +111,24 @@ describe('docker-compose.yml', () => {
   });
 
   it('health checks use /readyz for the API, workers and bundler, and the cluster health RPC for Temporal', () => {
-    for (const name of ['api', 'worker', 'bundler']) expect(services[name]!.healthcheck!.test.join(' '), name).to.include('/readyz');
+    for (const name of ['api', 'worker', 'bundler'])
+      expect(services[name]!.healthcheck!.test.join(' '), name).to.include('/readyz');
     expect(services.temporal!.healthcheck!.test.join(' ')).to.include('operator cluster health');
   });
 
   it('the dynamic config validates with the Temporal server (when it is built)', function () {
-    const server = path.join(process.env.ASSAY_CACHE || path.join(os.homedir(), '.cache', 'assay'), 'temporal-server-1.30.8', 'bin', 'temporal-server');
+    const server = path.join(
+      process.env.ASSAY_CACHE || path.join(os.homedir(), '.cache', 'assay'),
+      'temporal-server-1.30.8',
+      'bin',
+      'temporal-server',
+    );
     if (!fs.existsSync(server)) return this.skip();
-    const r = spawnSync(server, ['validate-dynamic-config', path.join(ROOT, 'deploy', 'temporal', 'dynamicconfig.yaml')], { encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(
+      server,
+      ['validate-dynamic-config', path.join(ROOT, 'deploy', 'temporal', 'dynamicconfig.yaml')],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
     expect(r.status, `${r.stdout}${r.stderr}`).to.equal(0);
     expect(r.stdout).to.not.match(/error|warning/);
   });

@@ -52,7 +52,12 @@ describe('JSONata evaluation (src/domain/expressions)', () => {
   it('stops at a wall-clock limit outside workflows', async () => {
     const started = Date.now();
     try {
-      await evaluateExpression('($f := function($n){ $f($n + 1) }; $f(0))', {}, {}, { maxSteps: 1e9, maxDepth: 500, maxSequence: 1e6, timeoutMs: 200 });
+      await evaluateExpression(
+        '($f := function($n){ $f($n + 1) }; $f(0))',
+        {},
+        {},
+        { maxSteps: 1e9, maxDepth: 500, maxSequence: 1e6, timeoutMs: 200 },
+      );
       expect.fail('should have stopped');
     } catch (err) {
       expect((err as ExpressionError).code).to.equal('D1012');

@@ -3,10 +3,17 @@ import { expect } from 'chai';
 import { childLists, countNodes, forEachNode, mapChildLists } from '../../src/flow/tree';
 import type { FlowNode } from '../../src/domain/types';
 
-const api = (id: string): FlowNode => ({ id, type: 'api', request: { method: 'GET', url: 'http://127.0.0.1/' } }) as FlowNode;
+const api = (id: string): FlowNode =>
+  ({ id, type: 'api', request: { method: 'GET', url: 'http://127.0.0.1/' } }) as FlowNode;
 const tree = [
   api('a'),
-  { id: 'if', type: 'if', condition: 'true', then: [api('t')], else: [{ id: 'par', type: 'parallel', children: [api('p1'), api('p2')] }] },
+  {
+    id: 'if',
+    type: 'if',
+    condition: 'true',
+    then: [api('t')],
+    else: [{ id: 'par', type: 'parallel', children: [api('p1'), api('p2')] }],
+  },
   { id: 'loop', type: 'loop', count: 3, body: [{ id: 'it', type: 'iteration', items: '[1]', body: [api('b')] }] },
 ] as FlowNode[];
 

@@ -3,11 +3,17 @@ import { validateDataSets, validateFlow } from '../../src/validation/flow';
 import { assignNodeIds } from '../../src/flow/tree';
 import type { FlowNode } from '../../src/domain/types';
 
-const api = (extra: Record<string, unknown> = {}) => ({ type: 'api', request: { method: 'GET', url: 'http://x' }, ...extra });
+const api = (extra: Record<string, unknown> = {}) => ({
+  type: 'api',
+  request: { method: 'GET', url: 'http://x' },
+  ...extra,
+});
 
 describe('flow validation (src/validation/flow)', () => {
   it('accepts a valid flow', () => {
-    expect(validateFlow([api({ assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] })])).to.deep.equal([]);
+    expect(
+      validateFlow([api({ assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] })]),
+    ).to.deep.equal([]);
   });
 
   it('names the field at fault', () => {
@@ -58,29 +64,52 @@ describe('flow validation (src/validation/flow)', () => {
 
 describe('flow validation of control nodes, scripts and data sets', () => {
   const ctx = (id: string) => ({ type: 'context', id, set: { a: '1' } });
-  const paths = (issues: Array<{ path: Array<string | number>; message: string }>) => Object.fromEntries(issues.map((i) => [i.path.join('.'), i.message]));
+  const paths = (issues: Array<{ path: Array<string | number>; message: string }>) =>
+    Object.fromEntries(issues.map((i) => [i.path.join('.'), i.message]));
 
   it('accepts every node type nested in each other', () => {
     const flow = [
-      { type: 'if', condition: 'true', then: [{ type: 'loop', count: 2, body: [ctx('c1')] }], else: [{ type: 'wait', ms: 10 }] },
-      { type: 'iteration', items: '[1,2]', as: 'n', breakCondition: 'loop.index = 1', body: [{ type: 'parallel', concurrency: 2, children: [ctx('c2'), ctx('c3')] }] },
-      { type: 'script', variable: 'v', script: { code: 'async function generateValue() { return 1 }', libs: ['crypto-js@4.2.0', 'https://cdn.example/lib.umd.js'] } },
+      {
+        type: 'if',
+        condition: 'true',
+        then: [{ type: 'loop', count: 2, body: [ctx('c1')] }],
+        else: [{ type: 'wait', ms: 10 }],
+      },
+      {
+        type: 'iteration',
+        items: '[1,2]',
+        as: 'n',
+        breakCondition: 'loop.index = 1',
+        body: [{ type: 'parallel', concurrency: 2, children: [ctx('c2'), ctx('c3')] }],
+      },
+      {
+        type: 'script',
+        variable: 'v',
+        script: {
+          code: 'async function generateValue() { return 1 }',
+          libs: ['crypto-js@4.2.0', 'https://cdn.example/lib.umd.js'],
+        },
+      },
     ];
     expect(validateFlow(flow)).to.deep.equal([]);
   });
 
   it('names the nested field at fault, with its path through branches and bodies', () => {
-    const issues = validateFlow([{ type: 'if', condition: 'true', then: [{ type: 'loop', count: 2, body: [{ type: 'wait', ms: -1 }] }] }]);
+    const issues = validateFlow([
+      { type: 'if', condition: 'true', then: [{ type: 'loop', count: 2, body: [{ type: 'wait', ms: -1 }] }] },
+    ]);
     expect(issues.map((i) => i.path.join('.'))).to.include('flow.0.then.0.body.0.ms');
   });
 
   it('requires exactly one of count/while, items/dataSet, ms/expression', () => {
-    const p = paths(validateFlow([
-      { type: 'loop', body: [] },
-      { type: 'loop', count: 1, while: 'true', body: [] },
-      { type: 'iteration', body: [] },
-      { type: 'wait' },
-    ]));
+    const p = paths(
+      validateFlow([
+        { type: 'loop', body: [] },
+        { type: 'loop', count: 1, while: 'true', body: [] },
+        { type: 'iteration', body: [] },
+        { type: 'wait' },
+      ]),
+    );
     expect(p['flow.0']).to.equal('a Loop node needs exactly one of count and while');
     expect(p['flow.1']).to.equal('a Loop node needs exactly one of count and while');
     expect(p['flow.2']).to.equal('an Iteration node needs exactly one of items and dataSet');
@@ -88,39 +117,70 @@ describe('flow validation of control nodes, scripts and data sets', () => {
   });
 
   it('rejects references to nothing: an unknown node id in an expression, an unknown data set', () => {
-    const p = paths(validateFlow([
-      { type: 'api', id: 'login', request: { method: 'GET', url: 'http://x' } },
-      { type: 'if', condition: 'nodes.login.response.status = 200 and nodes.logout.response.status = 200', then: [] },
-      { type: 'iteration', dataSet: 'users', body: [] },
-    ], ['flow'], ['accounts']));
+    const p = paths(
+      validateFlow(
+        [
+          { type: 'api', id: 'login', request: { method: 'GET', url: 'http://x' } },
+          {
+            type: 'if',
+            condition: 'nodes.login.response.status = 200 and nodes.logout.response.status = 200',
+            then: [],
+          },
+          { type: 'iteration', dataSet: 'users', body: [] },
+        ],
+        ['flow'],
+        ['accounts'],
+      ),
+    );
     expect(p['flow.1.condition']).to.equal('refers to nodes.logout, but no node has the id "logout"');
     expect(p['flow.2.dataSet']).to.equal('no data set named "users" is attached to the test case');
   });
 
   it('accepts references to ids that will be given automatically', () => {
-    expect(validateFlow([{ type: 'api', request: { method: 'GET', url: 'http://x' } }, { type: 'context', set: { s: 'nodes.n1.response.status' } }])).to.deep.equal([]);
+    expect(
+      validateFlow([
+        { type: 'api', request: { method: 'GET', url: 'http://x' } },
+        { type: 'context', set: { s: 'nodes.n1.response.status' } },
+      ]),
+    ).to.deep.equal([]);
   });
 
   it('rejects script code that does not parse (with its line) and library entries that are neither URLs nor predefined', () => {
-    const p = paths(validateFlow([{ type: 'script', script: { code: 'const a = 1;\nconst = 2;', libs: ['lodash', 'ftp://x/y.js'] } }]));
+    const p = paths(
+      validateFlow([
+        { type: 'script', script: { code: 'const a = 1;\nconst = 2;', libs: ['lodash', 'ftp://x/y.js'] } },
+      ]),
+    );
     expect(p['flow.0.script.code']).to.match(/does not parse: .* \(line 2\)/);
     expect(p['flow.0.script.libs.0']).to.contain('predefined library');
     expect(p['flow.0.script.libs.1']).to.contain('http(s) URL');
   });
 
   it('validates data sets: shape, unique names, CSV that parses', () => {
-    expect(validateDataSets([{ name: 'a', type: 'json', data: [1] }, { name: 'b', type: 'csv', csv: 'x,y\n1,2' }])).to.deep.equal([]);
-    expect(paths(validateDataSets([{ name: 'a', type: 'json', data: {} }]))['dataSets.0.data']).to.equal('must be array');
-    const p = paths(validateDataSets([
-      { name: 'dup', type: 'csv', csv: 'x\n1' },
-      { name: 'dup', type: 'csv', csv: 'x,y\n"1,2' },
-    ]));
+    expect(
+      validateDataSets([
+        { name: 'a', type: 'json', data: [1] },
+        { name: 'b', type: 'csv', csv: 'x,y\n1,2' },
+      ]),
+    ).to.deep.equal([]);
+    expect(paths(validateDataSets([{ name: 'a', type: 'json', data: {} }]))['dataSets.0.data']).to.equal(
+      'must be array',
+    );
+    const p = paths(
+      validateDataSets([
+        { name: 'dup', type: 'csv', csv: 'x\n1' },
+        { name: 'dup', type: 'csv', csv: 'x,y\n"1,2' },
+      ]),
+    );
     expect(p['dataSets.1.name']).to.equal('"dup" is used by another data set');
     expect(p['dataSets.1.csv']).to.match(/^does not parse/);
   });
 
   it('numbers nodes without ids depth first through the tree', () => {
-    const flow = assignNodeIds([{ type: 'if', condition: 'true', then: [ctx(undefined as never), ctx('mine')] }, ctx(undefined as never)] as unknown as FlowNode[]);
+    const flow = assignNodeIds([
+      { type: 'if', condition: 'true', then: [ctx(undefined as never), ctx('mine')] },
+      ctx(undefined as never),
+    ] as unknown as FlowNode[]);
     expect(flow.map((n) => n.id)).to.deep.equal(['n1', 'n3']);
     expect((flow[0] as { then: FlowNode[] }).then.map((n) => n.id)).to.deep.equal(['n2', 'mine']);
   });

@@ -4,7 +4,13 @@
  */
 import { expect } from 'chai';
 import { assignNodeIds } from '../../src/flow/tree';
-import { describeProblem, parseResourceFile, resourcePath, safeSegment, serialiseResource } from '../../cli/gitops/format';
+import {
+  describeProblem,
+  parseResourceFile,
+  resourcePath,
+  safeSegment,
+  serialiseResource,
+} from '../../cli/gitops/format';
 import {
   deploymentFromApi,
   environmentFromApi,
@@ -18,9 +24,22 @@ import {
   type RunnerSpec,
   type TestCaseSpec,
 } from '../../cli/gitops/model';
-import { computePlan, deploymentWebhooks, environmentVariableChanges, renderPlan, type CurrentResource, type DesiredResource } from '../../cli/gitops/plan';
+import {
+  computePlan,
+  deploymentWebhooks,
+  environmentVariableChanges,
+  renderPlan,
+  type CurrentResource,
+  type DesiredResource,
+} from '../../cli/gitops/plan';
 
-const env = (over: Partial<EnvironmentSpec> = {}): EnvironmentSpec => ({ kind: 'Environment', name: 'staging', description: '', variables: {}, ...over });
+const env = (over: Partial<EnvironmentSpec> = {}): EnvironmentSpec => ({
+  kind: 'Environment',
+  name: 'staging',
+  description: '',
+  variables: {},
+  ...over,
+});
 const tc = (over: Partial<TestCaseSpec> = {}): TestCaseSpec => ({
   kind: 'TestCase',
   name: 'get user',
@@ -62,63 +81,127 @@ const parsed = (name: string, text: string) => {
   if (!r.spec) throw new Error(r.problems.map(describeProblem).join('\n'));
   return r.spec;
 };
-const problemsOf = (text: string, name = 'f.yaml') => (parseResourceFile(name, text).problems ?? []).map(describeProblem);
+const problemsOf = (text: string, name = 'f.yaml') =>
+  (parseResourceFile(name, text).problems ?? []).map(describeProblem);
 
 describe('tests as files: the YAML format (cli/gitops/format)', () => {
   it('writes each kind with kind first, defaults left out, and reads it back to the same spec', () => {
     const specs: ResourceSpec[] = [
-      env({ description: 'Staging', variables: { retries: 3, base: 'http://x', debug: false, build: '007', token: { secret: true } } }),
+      env({
+        description: 'Staging',
+        variables: { retries: 3, base: 'http://x', debug: false, build: '007', token: { secret: true } },
+      }),
       tc({ description: 'two\nlines', tags: ['smoke', 'a'], dataSets: [{ name: 'p', type: 'csv', csv: 'id\n1\n' }] }),
       runner({ tags: ['b', 'a'], order: 'createdAt', folder: '', loadProfile: { vus: 2, duration: 10 } }),
-      deployment({ timezone: 'Europe/Berlin', webhooks: { onComplete: [{ url: 'https://h/x', headers: { Authorization: { secret: true } }, payload: { t: '{{run.id}}' } }], onFailure: [] } }),
+      deployment({
+        timezone: 'Europe/Berlin',
+        webhooks: {
+          onComplete: [
+            { url: 'https://h/x', headers: { Authorization: { secret: true } }, payload: { t: '{{run.id}}' } },
+          ],
+          onFailure: [],
+        },
+      }),
     ];
     for (const spec of specs) {
       const text = serialiseResource(spec);
       expect(text).to.match(new RegExp(`^kind: ${spec.kind}\nname: `));
-      expect(sameValue(parsed('x.yaml', text), { ...spec, ...(spec.kind === 'TestCase' || spec.kind === 'Runner' ? { tags: [...spec.tags].sort() } : {}) }), text).to.equal(true);
+      expect(
+        sameValue(parsed('x.yaml', text), {
+          ...spec,
+          ...(spec.kind === 'TestCase' || spec.kind === 'Runner' ? { tags: [...spec.tags].sort() } : {}),
+        }),
+        text,
+      ).to.equal(true);
       expect(serialiseResource(parsed('x.yaml', text))).to.equal(text);
     }
     const envText = serialiseResource(specs[0]!);
     expect(envText).to.equal(
-      ['kind: Environment', 'name: staging', 'description: Staging', 'variables:', '  base: http://x', '  build: "007"', '  debug: false', '  retries: 3', '  token: { secret: true }', ''].join('\n'),
+      [
+        'kind: Environment',
+        'name: staging',
+        'description: Staging',
+        'variables:',
+        '  base: http://x',
+        '  build: "007"',
+        '  debug: false',
+        '  retries: 3',
+        '  token: { secret: true }',
+        '',
+      ].join('\n'),
     );
-    expect(serialiseResource(specs[1]!)).to.include('description: |-\n  two\n  lines\n').and.include('tags:\n  - a\n  - smoke\n');
+    expect(serialiseResource(specs[1]!))
+      .to.include('description: |-\n  two\n  lines\n')
+      .and.include('tags:\n  - a\n  - smoke\n');
     expect(serialiseResource(runner())).to.equal('kind: Runner\nname: smoke\ntestCases:\n  - users/get user\n');
     expect(serialiseResource(runner({ folder: '' }))).to.include('folder: ""');
   });
 
   it('fills defaults and canonical forms when reading: folder, tags, node ids, schedule', () => {
-    const t = parsed('t.yaml', 'kind: TestCase\nname: x\nfolder: " /a//b/ "\ntags: [z, a, z]\nflow:\n  - type: wait\n    ms: 1\n') as TestCaseSpec;
+    const t = parsed(
+      't.yaml',
+      'kind: TestCase\nname: x\nfolder: " /a//b/ "\ntags: [z, a, z]\nflow:\n  - type: wait\n    ms: 1\n',
+    ) as TestCaseSpec;
     expect(t).to.deep.include({ folder: 'a/b', tags: ['a', 'z'], description: '', dataSets: [] });
     expect(t.flow).to.deep.equal([{ id: 'n1', type: 'wait', ms: 1 }]);
-    const d = parsed('d.yaml', 'kind: Deployment\nname: n\nrunner: r\nenvironment: e\nschedule: "  "\n') as DeploymentSpec;
-    expect(d).to.deep.include({ schedule: null, timezone: 'UTC', enabled: true, webhookEnabled: false, webhookRequireAuth: true, loadProfile: null });
+    const d = parsed(
+      'd.yaml',
+      'kind: Deployment\nname: n\nrunner: r\nenvironment: e\nschedule: "  "\n',
+    ) as DeploymentSpec;
+    expect(d).to.deep.include({
+      schedule: null,
+      timezone: 'UTC',
+      enabled: true,
+      webhookEnabled: false,
+      webhookRequireAuth: true,
+      loadProfile: null,
+    });
     expect(d.webhooks).to.deep.equal({ onComplete: [], onFailure: [] });
   });
 
   it('names the file and field of every problem, one line each', () => {
     expect(problemsOf('kind: Runner\nname: [oops\n')[0]).to.match(/^f\.yaml: line \d+, column \d+: YAML error: /);
-    expect(problemsOf('kind: Runner\nname: a\nname: b\n')[0]).to.match(/^f\.yaml: line 3, column 1: YAML error: Map keys must be unique/);
-    expect(problemsOf('kind: Widget\nname: w\n')).to.deep.equal(['f.yaml: kind: unknown kind "Widget" (one of Environment, TestCase, Runner, Deployment)']);
-    expect(problemsOf('name: w\n')).to.deep.equal(['f.yaml: kind: is missing (one of Environment, TestCase, Runner, Deployment)']);
-    expect(problemsOf('')).to.deep.equal(['f.yaml: is empty; a resource file starts with "kind:" (Environment, TestCase, Runner or Deployment)']);
+    expect(problemsOf('kind: Runner\nname: a\nname: b\n')[0]).to.match(
+      /^f\.yaml: line 3, column 1: YAML error: Map keys must be unique/,
+    );
+    expect(problemsOf('kind: Widget\nname: w\n')).to.deep.equal([
+      'f.yaml: kind: unknown kind "Widget" (one of Environment, TestCase, Runner, Deployment)',
+    ]);
+    expect(problemsOf('name: w\n')).to.deep.equal([
+      'f.yaml: kind: is missing (one of Environment, TestCase, Runner, Deployment)',
+    ]);
+    expect(problemsOf('')).to.deep.equal([
+      'f.yaml: is empty; a resource file starts with "kind:" (Environment, TestCase, Runner or Deployment)',
+    ]);
     expect(problemsOf('- a\n- b\n')).to.deep.equal(['f.yaml: must be a mapping starting with "kind:", not a list']);
-    expect(problemsOf('kind: Environment\nname: a\n---\nkind: Environment\nname: b\n')).to.deep.equal(['f.yaml: holds 2 YAML documents; put one resource in each file']);
+    expect(problemsOf('kind: Environment\nname: a\n---\nkind: Environment\nname: b\n')).to.deep.equal([
+      'f.yaml: holds 2 YAML documents; put one resource in each file',
+    ]);
     expect(problemsOf('kind: Environment\nvariables: { a: 1 }\n')).to.deep.equal(['f.yaml: name: is missing']);
     expect(problemsOf('kind: Environment\nname: a b\n')[0]).to.match(/^f\.yaml: name: "a b" must be letters, digits/);
-    expect(problemsOf('kind: Environment\nname: a\nvars: {}\n')).to.deep.equal(['f.yaml: vars: unknown field (expected one of: kind, name, description, variables)']);
+    expect(problemsOf('kind: Environment\nname: a\nvars: {}\n')).to.deep.equal([
+      'f.yaml: vars: unknown field (expected one of: kind, name, description, variables)',
+    ]);
     expect(problemsOf('kind: Environment\nname: a\nvariables:\n  x:\n  y: [1]\n')).to.deep.equal([
       'f.yaml: variables.x: has no value; give one, or {secret: true} for a value kept out of files',
       'f.yaml: variables.y: must be text, a number, true/false or {secret: true}, not a list',
     ]);
     expect(problemsOf('kind: TestCase\nname: t\n')).to.deep.equal(['f.yaml: flow: is missing']);
-    expect(problemsOf('kind: TestCase\nname: t\ntags: ["a,b"]\nflow: []\n')).to.deep.equal(['f.yaml: tags[0]: "a,b" must not contain a comma']);
-    expect(problemsOf('kind: Runner\nname: r\n')).to.deep.equal(['f.yaml: selects no test cases: give testCases, folder ("" for every folder) or tags']);
+    expect(problemsOf('kind: TestCase\nname: t\ntags: ["a,b"]\nflow: []\n')).to.deep.equal([
+      'f.yaml: tags[0]: "a,b" must not contain a comma',
+    ]);
+    expect(problemsOf('kind: Runner\nname: r\n')).to.deep.equal([
+      'f.yaml: selects no test cases: give testCases, folder ("" for every folder) or tags',
+    ]);
     expect(problemsOf('kind: Runner\nname: r\norder: random\ntestCases: [a, 3]\n')).to.deep.equal([
       'f.yaml: order: must be one of name, createdAt, not string "random"',
       'f.yaml: testCases[1]: must be text, not number 3',
     ]);
-    expect(problemsOf('kind: Deployment\nname: d\nrunner: r\nenabled: "yes"\nwebhooks:\n  onComplete:\n    - url: https://h\n      method: GET\n      headers: { X: 1 }\n')).to.deep.equal([
+    expect(
+      problemsOf(
+        'kind: Deployment\nname: d\nrunner: r\nenabled: "yes"\nwebhooks:\n  onComplete:\n    - url: https://h\n      method: GET\n      headers: { X: 1 }\n',
+      ),
+    ).to.deep.equal([
       'f.yaml: environment: is missing',
       'f.yaml: enabled: must be true or false, not string "yes"',
       'f.yaml: webhooks.onComplete[0].method: must be one of POST, PUT, PATCH',
@@ -132,8 +215,12 @@ describe('tests as files: the YAML format (cli/gitops/format)', () => {
     expect(safeSegment('Ünïcödé ok')).to.equal('Ünïcödé-ok');
     expect(safeSegment('???')).to.equal('unnamed');
     const taken = new Set<string>();
-    expect(resourcePath(tc({ name: 'Get User', folder: 'users/admin area' }), taken)).to.equal('test-cases/users/admin-area/Get-User.yaml');
-    expect(resourcePath(tc({ name: 'get user', folder: 'users/admin area' }), taken)).to.equal('test-cases/users/admin-area/get-user-2.yaml');
+    expect(resourcePath(tc({ name: 'Get User', folder: 'users/admin area' }), taken)).to.equal(
+      'test-cases/users/admin-area/Get-User.yaml',
+    );
+    expect(resourcePath(tc({ name: 'get user', folder: 'users/admin area' }), taken)).to.equal(
+      'test-cases/users/admin-area/get-user-2.yaml',
+    );
     expect(resourcePath(tc({ name: 'x', folder: '' }), taken)).to.equal('test-cases/x.yaml');
     expect(resourcePath(env(), taken)).to.equal('environments/staging.yaml');
     expect(resourcePath(deployment(), taken)).to.equal('deployments/nightly.yaml');
@@ -144,35 +231,98 @@ describe('tests as files: the model (cli/gitops/model)', () => {
   it('gives flow nodes the ids the server gives them (src/flow/tree.ts assignNodeIds), the id first, even in a malformed file', () => {
     const flow = [
       { type: 'api', id: 'n2', request: { method: 'GET', url: 'x' } },
-      { type: 'if', condition: 'true', then: [{ type: 'wait', ms: 1 }, { type: 'loop', count: 2, body: [{ type: 'wait', ms: 1 }] }], else: [{ type: 'wait', ms: 1 }] },
+      {
+        type: 'if',
+        condition: 'true',
+        then: [
+          { type: 'wait', ms: 1 },
+          { type: 'loop', count: 2, body: [{ type: 'wait', ms: 1 }] },
+        ],
+        else: [{ type: 'wait', ms: 1 }],
+      },
       { type: 'parallel', children: [{ type: 'wait', ms: 1, id: '' }] },
     ];
-    const ours = parsed('test-cases/ids.yaml', serialiseResource({ kind: 'TestCase', name: 'ids', folder: '', description: '', tags: [], flow, dataSets: [] } as unknown as ResourceSpec));
+    const ours = parsed(
+      'test-cases/ids.yaml',
+      serialiseResource({
+        kind: 'TestCase',
+        name: 'ids',
+        folder: '',
+        description: '',
+        tags: [],
+        flow,
+        dataSets: [],
+      } as unknown as ResourceSpec),
+    );
     const ids = JSON.stringify((ours as { flow: unknown[] }).flow);
     expect(ids).to.equal(JSON.stringify(assignNodeIds(flow)));
     expect(ids).to.equal(
       JSON.stringify([
         { id: 'n2', type: 'api', request: { method: 'GET', url: 'x' } },
-        { id: 'n1', type: 'if', condition: 'true', then: [{ id: 'n3', type: 'wait', ms: 1 }, { id: 'n4', type: 'loop', count: 2, body: [{ id: 'n5', type: 'wait', ms: 1 }] }], else: [{ id: 'n6', type: 'wait', ms: 1 }] },
+        {
+          id: 'n1',
+          type: 'if',
+          condition: 'true',
+          then: [
+            { id: 'n3', type: 'wait', ms: 1 },
+            { id: 'n4', type: 'loop', count: 2, body: [{ id: 'n5', type: 'wait', ms: 1 }] },
+          ],
+          else: [{ id: 'n6', type: 'wait', ms: 1 }],
+        },
         { id: 'n7', type: 'parallel', children: [{ id: 'n8', type: 'wait', ms: 1 }] },
       ]),
     );
     expect(assignNodeIds(JSON.parse(ids))).to.deep.equal(JSON.parse(ids));
-    expect(assignNodeIds([null, { type: 'if', then: 'oops' }])).to.deep.equal([null, { id: 'n1', type: 'if', then: 'oops' }]);
+    expect(assignNodeIds([null, { type: 'if', then: 'oops' }])).to.deep.equal([
+      null,
+      { id: 'n1', type: 'if', then: 'oops' },
+    ]);
   });
 
   it('treats names like secrets case-insensitively', () => {
-    for (const name of ['token', 'API_KEY', 'apiKey', 'api-key', 'dbPassword', 'PASSWD', 'pwd', 'clientSecret', 'authHeader', 'credentials', 'privateKey']) expect(isSecretName(name), name).to.equal(true);
+    for (const name of [
+      'token',
+      'API_KEY',
+      'apiKey',
+      'api-key',
+      'dbPassword',
+      'PASSWD',
+      'pwd',
+      'clientSecret',
+      'authHeader',
+      'credentials',
+      'privateKey',
+    ])
+      expect(isSecretName(name), name).to.equal(true);
     for (const name of ['base', 'user', 'retries', 'url', 'host']) expect(isSecretName(name), name).to.equal(false);
   });
 
   it('reads API answers as specs: secrets out, runner ids as folder/name, defaults in', () => {
-    expect(environmentFromApi({ name: 'e', variables: { token: 'abc', b: 1, a: 'x' } })).to.deep.equal({ kind: 'Environment', name: 'e', description: '', variables: { a: 'x', b: 1, token: { secret: true } } });
-    expect(testCaseFromApi({ id: 'tc_1', name: 't', folder: 'a', tags: ['b', 'a'], flow: [], dataSets: null })).to.deep.equal(tc({ name: 't', folder: 'a', tags: ['a', 'b'], flow: [] }));
+    expect(environmentFromApi({ name: 'e', variables: { token: 'abc', b: 1, a: 'x' } })).to.deep.equal({
+      kind: 'Environment',
+      name: 'e',
+      description: '',
+      variables: { a: 'x', b: 1, token: { secret: true } },
+    });
+    expect(
+      testCaseFromApi({ id: 'tc_1', name: 't', folder: 'a', tags: ['b', 'a'], flow: [], dataSets: null }),
+    ).to.deep.equal(tc({ name: 't', folder: 'a', tags: ['a', 'b'], flow: [] }));
     const refs: Record<string, string> = { tc_1: 'users/get user', tc_2: 'health' };
-    expect(runnerFromApi({ name: 'r', testCaseIds: ['tc_2', 'tc_1'], folder: null, tags: ['z', 'a'] }, (id) => refs[id]).testCases).to.deep.equal(['health', 'users/get user']);
-    const d = deploymentFromApi({ id: 'dep_1', name: 'n', runner: 'r', environment: 'e', webhooks: { onComplete: [{ url: 'u', headers: { B: '***', A: '***' } }] } });
-    expect(d.webhooks).to.deep.equal({ onComplete: [{ url: 'u', headers: { A: { secret: true }, B: { secret: true } } }], onFailure: [] });
+    expect(
+      runnerFromApi({ name: 'r', testCaseIds: ['tc_2', 'tc_1'], folder: null, tags: ['z', 'a'] }, (id) => refs[id])
+        .testCases,
+    ).to.deep.equal(['health', 'users/get user']);
+    const d = deploymentFromApi({
+      id: 'dep_1',
+      name: 'n',
+      runner: 'r',
+      environment: 'e',
+      webhooks: { onComplete: [{ url: 'u', headers: { B: '***', A: '***' } }] },
+    });
+    expect(d.webhooks).to.deep.equal({
+      onComplete: [{ url: 'u', headers: { A: { secret: true }, B: { secret: true } } }],
+      onFailure: [],
+    });
     expect(JSON.stringify(d)).not.to.include('dep_1');
   });
 });
@@ -198,7 +348,9 @@ describe('tests as files: the plan (cli/gitops/plan)', () => {
     ]);
     // The deployment still names environment staging, which prune would delete: refused.
     const pruned = computePlan(desired, current, { prune: true });
-    expect(pruned.problems.map(describeProblem)).to.deep.equal(['Deployment-nightly.yaml: environment: no environment "staging" in the directory']);
+    expect(pruned.problems.map(describeProblem)).to.deep.equal([
+      'Deployment-nightly.yaml: environment: no environment "staging" in the directory',
+    ]);
     const ok = computePlan([...desired, file(env())], current, { prune: true });
     expect(ok.problems).to.deep.equal([]);
     expect(renderPlan(ok, 'assay/')).to.deep.equal([
@@ -208,12 +360,20 @@ describe('tests as files: the plan (cli/gitops/plan)', () => {
       '= 3 unchanged',
       'Plan: 1 to create, 1 to update, 1 to delete.',
     ]);
-    const same = computePlan(current.map((c) => file(c.spec)), current, { prune: true });
+    const same = computePlan(
+      current.map((c) => file(c.spec)),
+      current,
+      { prune: true },
+    );
     expect(renderPlan(same, 'assay/')).to.deep.equal(['= 5 unchanged', 'No changes: the workspace matches assay/.']);
   });
 
   it('orders creates by dependency and deletes in reverse', () => {
-    const current: CurrentResource[] = [{ spec: env({ name: 'gone' }) }, { spec: tc({ name: 'gone' }), id: 'tc_9' }, { spec: runner({ name: 'gone', testCases: ['users/gone'] }) }];
+    const current: CurrentResource[] = [
+      { spec: env({ name: 'gone' }) },
+      { spec: tc({ name: 'gone' }), id: 'tc_9' },
+      { spec: runner({ name: 'gone', testCases: ['users/gone'] }) },
+    ];
     const plan = computePlan([file(deployment()), file(runner()), file(tc()), file(env())], current, { prune: true });
     expect(plan.problems).to.deep.equal([]);
     expect(plan.actions.map((a) => `${a.op} ${a.label}`)).to.deep.equal([
@@ -229,7 +389,12 @@ describe('tests as files: the plan (cli/gitops/plan)', () => {
 
   it('refuses references to what will not exist and two files for one resource', () => {
     const plan = computePlan(
-      [file(runner({ testCases: ['users/get user', 'nobody'] }), 'r.yaml'), file(deployment({ runner: 'missing' }), 'd.yaml'), file(env(), 'a.yaml'), file(env(), 'b.yaml')],
+      [
+        file(runner({ testCases: ['users/get user', 'nobody'] }), 'r.yaml'),
+        file(deployment({ runner: 'missing' }), 'd.yaml'),
+        file(env(), 'a.yaml'),
+        file(env(), 'b.yaml'),
+      ],
       [{ spec: tc(), id: 'tc_1' }],
     );
     expect(plan.problems.map(describeProblem)).to.deep.equal([
@@ -241,30 +406,53 @@ describe('tests as files: the plan (cli/gitops/plan)', () => {
 
   it('never sets, changes or removes secret variables, and warns about the ones to set by hand', () => {
     const current = env({ variables: { base: 'old', gone: 1, token: { secret: true }, dbPassword: { secret: true } } });
-    const desired = env({ variables: { base: 'new', token: { secret: true }, apiKey: { secret: true }, pwd: 'in-git', marked: { secret: true } } });
+    const desired = env({
+      variables: {
+        base: 'new',
+        token: { secret: true },
+        apiKey: { secret: true },
+        pwd: 'in-git',
+        marked: { secret: true },
+      },
+    });
     const changes = environmentVariableChanges(desired, current);
     expect(changes.set).to.deep.equal({ base: 'new' });
     expect(changes.remove).to.deep.equal(['gone']);
     expect(changes.warnings).to.have.length(3);
-    expect(changes.warnings[0]).to.include('secret variable "apiKey" is not set; set it in the console or with PATCH /v1/environments/staging');
+    expect(changes.warnings[0]).to.include(
+      'secret variable "apiKey" is not set; set it in the console or with PATCH /v1/environments/staging',
+    );
     expect(changes.warnings[1]).to.include('"pwd" is not set (the value in the file is ignored');
     expect(changes.warnings[2]).to.include('"marked" is not set');
     // Secrets alone never make an update.
-    const plan = computePlan([file(env({ variables: { token: { secret: true } } }))], [{ spec: env({ variables: { token: { secret: true }, apiKey: { secret: true } } }) }]);
+    const plan = computePlan(
+      [file(env({ variables: { token: { secret: true } } }))],
+      [{ spec: env({ variables: { token: { secret: true }, apiKey: { secret: true } } }) }],
+    );
     expect(plan.actions).to.deep.equal([]);
     expect(plan.warnings).to.deep.equal([]);
   });
 
   it('keeps stored webhook header values with "***", leaves out (and warns about) those it cannot set', () => {
-    const hooks = { onComplete: [{ url: 'u', headers: { Authorization: { secret: true as const }, 'X-Team': 'qa' } }], onFailure: [{ url: 'f', headers: { Token: { secret: true as const } } }] };
-    const now = deployment({ webhooks: { onComplete: [{ url: 'u', headers: { authorization: { secret: true } } }], onFailure: [{ url: 'f' }] } });
+    const hooks = {
+      onComplete: [{ url: 'u', headers: { Authorization: { secret: true as const }, 'X-Team': 'qa' } }],
+      onFailure: [{ url: 'f', headers: { Token: { secret: true as const } } }],
+    };
+    const now = deployment({
+      webhooks: { onComplete: [{ url: 'u', headers: { authorization: { secret: true } } }], onFailure: [{ url: 'f' }] },
+    });
     const out = deploymentWebhooks(deployment({ webhooks: hooks }), now);
-    expect(out.send).to.deep.equal({ onComplete: [{ url: 'u', headers: { Authorization: '***', 'X-Team': 'qa' } }], onFailure: [{ url: 'f' }] });
+    expect(out.send).to.deep.equal({
+      onComplete: [{ url: 'u', headers: { Authorization: '***', 'X-Team': 'qa' } }],
+      onFailure: [{ url: 'f' }],
+    });
     expect(out.warnings).to.deep.equal([
       'deployment nightly: secret header "Token" of webhooks.onFailure[0] is not set; set it in the console or with PATCH /v1/deployments/{id} (header values are never exported)',
     ]);
     // Created: no stored values at all.
-    expect(deploymentWebhooks(deployment({ webhooks: hooks }), undefined).send.onComplete).to.deep.equal([{ url: 'u', headers: { 'X-Team': 'qa' } }]);
+    expect(deploymentWebhooks(deployment({ webhooks: hooks }), undefined).send.onComplete).to.deep.equal([
+      { url: 'u', headers: { 'X-Team': 'qa' } },
+    ]);
     // A header the server cannot show is compared by name: only a new header name is an update.
     const plan = computePlan([file(deployment({ webhooks: hooks }))], [{ spec: now, id: 'dep_1' }]);
     expect(plan.actions.map((a) => a.fields)).to.deep.equal([['webhooks']]);

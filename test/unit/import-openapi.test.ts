@@ -23,7 +23,9 @@ function doc(paths: Json, extra: Json = {}): Json {
   return { openapi: '3.0.3', info: { title: 'Unit API', version: '2' }, paths, ...extra };
 }
 
-const ok = (schema?: Json, type = 'application/json') => ({ '200': { description: 'ok', ...(schema ? { content: { [type]: { schema } } } : {}) } });
+const ok = (schema?: Json, type = 'application/json') => ({
+  '200': { description: 'ok', ...(schema ? { content: { [type]: { schema } } } : {}) },
+});
 
 function only(plan: ContractImportPlan) {
   expect(plan.testCases, JSON.stringify(plan.skipped)).to.have.length(1);
@@ -33,15 +35,42 @@ function only(plan: ContractImportPlan) {
 
 /** Runs a matchesSchema assertion the way a run does, against `body`. */
 async function matches(schema: unknown, body: unknown): Promise<boolean> {
-  const context: AssertionContext = { response: { status: 200, headers: {}, body, time: 1, size: 1 }, variables: {}, nodes: {} };
-  return (await evaluateAssertion({ target: 'response.body', operator: 'matchesSchema', expected: schema } as Assertion, context)).passed;
+  const context: AssertionContext = {
+    response: { status: 200, headers: {}, body, time: 1, size: 1 },
+    variables: {},
+    nodes: {},
+  };
+  return (
+    await evaluateAssertion(
+      { target: 'response.body', operator: 'matchesSchema', expected: schema } as Assertion,
+      context,
+    )
+  ).passed;
 }
 
 describe('OpenAPI import: test cases', () => {
   it('names, folders and tags a test case per operation; slugs the title; servers[0] with variable defaults', () => {
     const d = doc(
-      { '/users': { get: { tags: ['users', 'admin/ops'], summary: 'List users', operationId: 'listUsers', responses: ok({ type: 'array' }) } }, '/ping': { get: { responses: ok() } } },
-      { info: { title: 'Ünit API — v2!', version: '2' }, servers: [{ url: 'https://{region}.example.com/{base}', variables: { region: { default: 'eu' }, base: { default: 'v1' } } }] },
+      {
+        '/users': {
+          get: {
+            tags: ['users', 'admin/ops'],
+            summary: 'List users',
+            operationId: 'listUsers',
+            responses: ok({ type: 'array' }),
+          },
+        },
+        '/ping': { get: { responses: ok() } },
+      },
+      {
+        info: { title: 'Ünit API — v2!', version: '2' },
+        servers: [
+          {
+            url: 'https://{region}.example.com/{base}',
+            variables: { region: { default: 'eu' }, base: { default: 'v1' } },
+          },
+        ],
+      },
     );
     const plan = contractTestsFromOpenApi(d);
     expect(plan.folder).to.equal('unit-api-v2');
@@ -54,7 +83,9 @@ describe('OpenAPI import: test cases', () => {
     expect(ping!.body).to.include({ name: 'GET /ping', folder: 'unit-api-v2' });
     expect(slug('')).to.equal('openapi');
     expect(serverUrlOf(doc({}))).to.equal(null);
-    expect(contractTestsFromOpenApi(d, { folder: '/contracts//unit/' }).testCases[0]!.body.folder).to.equal('contracts/unit/users');
+    expect(contractTestsFromOpenApi(d, { folder: '/contracts//unit/' }).testCases[0]!.body.folder).to.equal(
+      'contracts/unit/users',
+    );
   });
 
   it('fills path parameters from example, examples, schema example, default, enum and samples; path-level ones are overridden', () => {
@@ -64,7 +95,13 @@ describe('OpenAPI import: test cases', () => {
         get: {
           parameters: [
             { name: 'p1', in: 'path', required: true, schema: { type: 'integer' }, example: 11 },
-            { name: 'p2', in: 'path', required: true, schema: { type: 'string' }, examples: { first: { value: 'two words' }, second: { value: 'no' } } },
+            {
+              name: 'p2',
+              in: 'path',
+              required: true,
+              schema: { type: 'string' },
+              examples: { first: { value: 'two words' }, second: { value: 'no' } },
+            },
             { name: 'p3', in: 'path', required: true, schema: { type: 'string', example: 'schema-ex' } },
             { name: 'p4', in: 'path', required: true, schema: { type: 'integer', default: 44 } },
             { name: 'p5', in: 'path', required: true, schema: { type: 'string', enum: ['red', 'blue'] } },
@@ -87,9 +124,26 @@ describe('OpenAPI import: test cases', () => {
         get: {
           parameters: [
             { name: 'q', in: 'query', required: true, schema: { type: 'string', example: 'a&b' } },
-            { name: 'ids', in: 'query', required: true, schema: { type: 'array', items: { type: 'integer' }, example: [1, 2] } },
-            { name: 'csv', in: 'query', required: true, explode: false, schema: { type: 'array', items: { type: 'string' }, example: ['x', 'y'] } },
-            { name: 'filter', in: 'query', required: true, style: 'deepObject', schema: { type: 'object', example: { kind: 'cat' } } },
+            {
+              name: 'ids',
+              in: 'query',
+              required: true,
+              schema: { type: 'array', items: { type: 'integer' }, example: [1, 2] },
+            },
+            {
+              name: 'csv',
+              in: 'query',
+              required: true,
+              explode: false,
+              schema: { type: 'array', items: { type: 'string' }, example: ['x', 'y'] },
+            },
+            {
+              name: 'filter',
+              in: 'query',
+              required: true,
+              style: 'deepObject',
+              schema: { type: 'object', example: { kind: 'cat' } },
+            },
             { name: 'page', in: 'query', schema: { type: 'integer', example: 3 } },
             { name: 'X-Tenant', in: 'header', required: true, schema: { type: 'string', example: 'acme' } },
             { name: 'Accept', in: 'header', required: true, schema: { type: 'string', example: 'text/html' } },
@@ -101,17 +155,66 @@ describe('OpenAPI import: test cases', () => {
     });
     const { node } = only(contractTestsFromOpenApi(d));
     expect(node.request.url).to.equal('{{baseUrl}}/search?q=a%26b&ids=1&ids=2&csv=x,y&filter%5Bkind%5D=cat');
-    expect(node.request.headers).to.deep.equal({ 'X-Tenant': 'acme', Cookie: 'session=s1', Accept: 'application/json' });
+    expect(node.request.headers).to.deep.equal({
+      'X-Tenant': 'acme',
+      Cookie: 'session=s1',
+      Accept: 'application/json',
+    });
   });
 
   it('makes a JSON body from the media type example, its examples, or a sample without readOnly and with writeOnly properties', () => {
-    const user = { type: 'object', required: ['name'], properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string', example: 'Ada' }, password: { type: 'string', writeOnly: true, example: 'pw' } } };
-    const d = doc({
-      '/one': { post: { requestBody: { content: { 'application/json': { schema: user, example: { name: 'Given' } } } }, responses: ok() } },
-      '/two': { post: { requestBody: { content: { 'application/json': { schema: user, examples: { a: { value: { name: 'First' } } } } } }, responses: ok() } },
-      '/three': { post: { requestBody: { $ref: '#/components/requestBodies/User' }, responses: ok() } },
-      '/four': { put: { requestBody: { content: { 'text/plain': { schema: { type: 'string' } }, 'application/vnd.api+json': { schema: { type: 'string', example: 'just text' } } } }, responses: ok() } },
-    }, { components: { requestBodies: { User: { content: { 'application/xml': { schema: user }, 'application/json': { schema: { $ref: '#/components/schemas/User' } } } } }, schemas: { User: user } } });
+    const user = {
+      type: 'object',
+      required: ['name'],
+      properties: {
+        id: { type: 'integer', readOnly: true },
+        name: { type: 'string', example: 'Ada' },
+        password: { type: 'string', writeOnly: true, example: 'pw' },
+      },
+    };
+    const d = doc(
+      {
+        '/one': {
+          post: {
+            requestBody: { content: { 'application/json': { schema: user, example: { name: 'Given' } } } },
+            responses: ok(),
+          },
+        },
+        '/two': {
+          post: {
+            requestBody: {
+              content: { 'application/json': { schema: user, examples: { a: { value: { name: 'First' } } } } },
+            },
+            responses: ok(),
+          },
+        },
+        '/three': { post: { requestBody: { $ref: '#/components/requestBodies/User' }, responses: ok() } },
+        '/four': {
+          put: {
+            requestBody: {
+              content: {
+                'text/plain': { schema: { type: 'string' } },
+                'application/vnd.api+json': { schema: { type: 'string', example: 'just text' } },
+              },
+            },
+            responses: ok(),
+          },
+        },
+      },
+      {
+        components: {
+          requestBodies: {
+            User: {
+              content: {
+                'application/xml': { schema: user },
+                'application/json': { schema: { $ref: '#/components/schemas/User' } },
+              },
+            },
+          },
+          schemas: { User: user },
+        },
+      },
+    );
     const bodies = contractTestsFromOpenApi(d).testCases.map((t) => (t.body.flow[0] as ApiNode).request);
     expect(bodies[0]!.body).to.deep.equal({ name: 'Given' });
     expect(bodies[0]!.headers!['Content-Type']).to.equal('application/json');
@@ -124,18 +227,50 @@ describe('OpenAPI import: test cases', () => {
 
   it('form bodies are encoded; a required body it cannot make skips the operation, an optional one is left out with a note', () => {
     const d = doc({
-      '/form': { post: { requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { a: { type: 'string', example: 'x y' }, n: { type: 'integer', example: 2 } } } } } }, responses: ok() } },
-      '/upload': { post: { requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } }, responses: ok() } },
+      '/form': {
+        post: {
+          requestBody: {
+            content: {
+              'application/x-www-form-urlencoded': {
+                schema: {
+                  type: 'object',
+                  properties: { a: { type: 'string', example: 'x y' }, n: { type: 'integer', example: 2 } },
+                },
+              },
+            },
+          },
+          responses: ok(),
+        },
+      },
+      '/upload': {
+        post: {
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } },
+              },
+            },
+          },
+          responses: ok(),
+        },
+      },
       '/maybe': { post: { requestBody: { content: { 'application/octet-stream': {} } }, responses: ok() } },
     });
     const plan = contractTestsFromOpenApi(d);
     const form = plan.testCases.find((t) => t.operation === 'POST /form')!;
     expect((form.body.flow[0] as ApiNode).request).to.deep.include({ body: 'a=x%20y&n=2' });
-    expect((form.body.flow[0] as ApiNode).request.headers!['Content-Type']).to.equal('application/x-www-form-urlencoded');
-    expect(plan.skipped).to.deep.equal([{ operation: 'POST /upload', reason: 'request body multipart/form-data cannot be made from examples or samples' }]);
+    expect((form.body.flow[0] as ApiNode).request.headers!['Content-Type']).to.equal(
+      'application/x-www-form-urlencoded',
+    );
+    expect(plan.skipped).to.deep.equal([
+      { operation: 'POST /upload', reason: 'request body multipart/form-data cannot be made from examples or samples' },
+    ]);
     const maybe = plan.testCases.find((t) => t.operation === 'POST /maybe')!;
     expect((maybe.body.flow[0] as ApiNode).request.body).to.equal(undefined);
-    expect(maybe.notes).to.deep.equal(['request body application/octet-stream cannot be made from examples or samples; sent without a body (it is optional)']);
+    expect(maybe.notes).to.deep.equal([
+      'request body application/octet-stream cannot be made from examples or samples; sent without a body (it is optional)',
+    ]);
     expect(maybe.body.description).to.contain('Note: request body application/octet-stream');
   });
 
@@ -153,7 +288,9 @@ describe('OpenAPI import: test cases', () => {
       {
         '/global': { get: { responses: ok() } },
         '/basic': { get: { security: [{ basic: [] }], responses: ok() } },
-        '/keys': { get: { security: [{ tls: [] }, { 'key-header': [], keyQuery: [], keyCookie: [] }], responses: ok() } },
+        '/keys': {
+          get: { security: [{ tls: [] }, { 'key-header': [], keyQuery: [], keyCookie: [] }], responses: ok() },
+        },
         '/oauth': { get: { security: [{ oauth: ['read'] }], responses: ok() } },
         '/open': { get: { security: [], responses: ok() } },
         '/optional': { get: { security: [{}, { bearer: [] }], responses: ok() } },
@@ -172,13 +309,33 @@ describe('OpenAPI import: test cases', () => {
     expect(req('GET /optional').headers).to.equal(undefined);
     expect(req('GET /tls').headers).to.equal(undefined);
     expect(plan.testCases.find((t) => t.operation === 'GET /tls')!.notes[0]).to.match(/mutualTLS/);
-    expect(plan.variables.map((v) => `${v.name}:${v.scheme}`)).to.deep.equal(['token:bearer', 'basicAuth:basic', 'key_header:key-header', 'keyQuery:keyQuery', 'keyCookie:keyCookie', 'token:oauth']);
+    expect(plan.variables.map((v) => `${v.name}:${v.scheme}`)).to.deep.equal([
+      'token:bearer',
+      'basicAuth:basic',
+      'key_header:key-header',
+      'keyQuery:keyQuery',
+      'keyCookie:keyCookie',
+      'token:oauth',
+    ]);
   });
 
   it('asserts the lowest 2xx status, the content type and the schema; 2XX as a range; skips operations without a success response', () => {
     const d = doc({
-      '/made': { post: { responses: { '400': { description: 'bad' }, '202': { description: 'later' }, '201': { description: 'made', content: { 'application/json; charset=utf-8': { schema: { type: 'object' } } } } } } },
-      '/range': { get: { responses: { '2XX': { description: 'fine', content: { 'text/csv': { schema: { type: 'string' } } } } } } },
+      '/made': {
+        post: {
+          responses: {
+            '400': { description: 'bad' },
+            '202': { description: 'later' },
+            '201': {
+              description: 'made',
+              content: { 'application/json; charset=utf-8': { schema: { type: 'object' } } },
+            },
+          },
+        },
+      },
+      '/range': {
+        get: { responses: { '2XX': { description: 'fine', content: { 'text/csv': { schema: { type: 'string' } } } } } },
+      },
       '/none': { get: { responses: { default: { description: 'anything' }, '404': { description: 'no' } } } },
       '/trace': { trace: { responses: ok() } },
     });
@@ -186,8 +343,18 @@ describe('OpenAPI import: test cases', () => {
     const made = plan.testCases[0]!.body.flow[0] as ApiNode;
     expect(made.assertions).to.deep.equal([
       { name: 'status is 201', target: 'response.status', operator: 'equals', expected: 201 },
-      { name: 'content type is application/json', target: 'response.headers."content-type"', operator: 'contains', expected: 'application/json' },
-      { name: 'body matches the 201 response schema', target: 'response.body', operator: 'matchesSchema', expected: { type: 'object' } },
+      {
+        name: 'content type is application/json',
+        target: 'response.headers."content-type"',
+        operator: 'contains',
+        expected: 'application/json',
+      },
+      {
+        name: 'body matches the 201 response schema',
+        target: 'response.body',
+        operator: 'matchesSchema',
+        expected: { type: 'object' },
+      },
     ]);
     expect(made.request.headers).to.deep.equal({ Accept: 'application/json' });
     const range = plan.testCases[1]!.body.flow[0] as ApiNode;
@@ -202,7 +369,11 @@ describe('OpenAPI import: test cases', () => {
   });
 
   it('--tags keeps operations carrying one of the tags and counts the others', () => {
-    const d = doc({ '/a': { get: { tags: ['x'], responses: ok() } }, '/b': { get: { tags: ['y', 'z'], responses: ok() } }, '/c': { get: { responses: ok() } } });
+    const d = doc({
+      '/a': { get: { tags: ['x'], responses: ok() } },
+      '/b': { get: { tags: ['y', 'z'], responses: ok() } },
+      '/c': { get: { responses: ok() } },
+    });
     const plan = contractTestsFromOpenApi(d, { tags: ['z', 'q'] });
     expect(plan.testCases.map((t) => t.operation)).to.deep.equal(['GET /b']);
     expect(plan.filteredOut).to.equal(2);
@@ -227,7 +398,14 @@ describe('OpenAPI import: response schemas', () => {
         },
       },
       Owner: { type: 'object', nullable: true, properties: { name: { type: 'string' } } },
-      Node: { type: 'object', required: ['value'], properties: { value: { type: 'integer' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } },
+      Node: {
+        type: 'object',
+        required: ['value'],
+        properties: {
+          value: { type: 'integer' },
+          children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+        },
+      },
     },
   };
   const d = doc({}, { components });
@@ -266,14 +444,26 @@ describe('OpenAPI import: response schemas', () => {
     const cut = toJsonSchema(deep, d);
     expect(tooDeep(cut.schema, SCHEMA_DEPTH_BUDGET)).to.equal(null);
     expect(cut.notes[0]).to.match(/cut/);
-    const refs = toJsonSchema({ type: 'object', properties: { a: { $ref: '#/components/schemas/Nope' }, b: { $ref: 'other.yaml#/Pet' } } }, d);
+    const refs = toJsonSchema(
+      { type: 'object', properties: { a: { $ref: '#/components/schemas/Nope' }, b: { $ref: 'other.yaml#/Pet' } } },
+      d,
+    );
     expect(refs.schema).to.deep.equal({ type: 'object', properties: { a: {}, b: {} } });
     expect(refs.notes).to.have.length(2);
   });
 
   it('OpenAPI 3.1: JSON Schema 2020-12 kept as it is ($schema declared, type arrays, $ref siblings applied)', async () => {
     const d31 = { ...d, openapi: '3.1.0', components: { schemas: { Id: { type: 'integer' } } } };
-    const { schema } = toJsonSchema({ type: 'object', properties: { id: { $ref: '#/components/schemas/Id', minimum: 5 }, tag: { type: ['string', 'null'], examples: ['a'] } } }, d31);
+    const { schema } = toJsonSchema(
+      {
+        type: 'object',
+        properties: {
+          id: { $ref: '#/components/schemas/Id', minimum: 5 },
+          tag: { type: ['string', 'null'], examples: ['a'] },
+        },
+      },
+      d31,
+    );
     expect(schema.$schema).to.equal('https://json-schema.org/draft/2020-12/schema');
     expect((schema.properties as Json).id).to.deep.equal({ allOf: [{ type: 'integer' }, { minimum: 5 }] });
     expect(await matches(schema, { id: 6, tag: null })).to.equal(true);
@@ -283,7 +473,9 @@ describe('OpenAPI import: response schemas', () => {
 
 describe('OpenAPI import: the @readme/oas-examples descriptions', () => {
   it('Petstore (3.0): nine operations with a 2xx, eleven skipped, path parameters, api_key and oauth credentials', async () => {
-    const plan = contractTestsFromOpenApi(parseOpenApi(fs.readFileSync(path.join(EXAMPLES, '3.0/json/petstore.json'), 'utf8')));
+    const plan = contractTestsFromOpenApi(
+      parseOpenApi(fs.readFileSync(path.join(EXAMPLES, '3.0/json/petstore.json'), 'utf8')),
+    );
     expect(plan.folder).to.equal('swagger-petstore');
     expect(plan.testCases).to.have.length(9);
     expect(plan.skipped).to.have.length(11);
@@ -293,7 +485,16 @@ describe('OpenAPI import: the @readme/oas-examples descriptions', () => {
     expect(node.request.url).to.match(/^\{\{baseUrl\}\}\/pet\/\d+$/);
     expect(node.request.headers).to.deep.equal({ api_key: '{{api_key}}', Accept: 'application/json' });
     const schema = node.assertions!.find((a) => a.operator === 'matchesSchema')!.expected;
-    expect(await matches(schema, { id: 1, name: 'doggie', photoUrls: ['x'], status: 'available', category: { id: 1, name: 'Dogs' }, tags: [] })).to.equal(true);
+    expect(
+      await matches(schema, {
+        id: 1,
+        name: 'doggie',
+        photoUrls: ['x'],
+        status: 'available',
+        category: { id: 1, name: 'Dogs' },
+        tags: [],
+      }),
+    ).to.equal(true);
     expect(await matches(schema, { id: 1, name: 'doggie', photoUrls: 'x' })).to.equal(false);
     expect(plan.variables.map((v) => v.name)).to.deep.equal(['token', 'api_key']);
   });

@@ -58,7 +58,9 @@ describe('import walls between the top-level folders (eslint.config.mjs)', funct
 
   for (const [file, statement, refused] of PROBES) {
     it(`${file}: ${statement} is ${refused ? 'refused' : 'allowed'}`, async () => {
-      const [result] = await eslint.lintText(`${statement}\nexport const probe = 1;\n`, { filePath: path.join(ROOT, file) });
+      const [result] = await eslint.lintText(`${statement}\nexport const probe = 1;\n`, {
+        filePath: path.join(ROOT, file),
+      });
       const walls = result!.messages.filter((m) => /no-restricted-imports$/.test(m.ruleId ?? ''));
       expect(walls.length > 0, walls.map((m) => m.message).join('; ') || 'no wall message').to.equal(refused);
     });

@@ -43,17 +43,25 @@ describe('input limits', () => {
     it('finds in-place loops', () => {
       expect(schemaLoop({ $ref: '#' })).to.match(/refers back to itself/);
       expect(schemaLoop({ anyOf: [{ type: 'string' }, { allOf: [{ $ref: '#' }] }] })).to.match(/refers back/);
-      expect(schemaLoop({ $defs: { a: { $ref: '#/$defs/b' }, b: { not: { $ref: '#/$defs/a' } } }, properties: { x: { $ref: '#/$defs/a' } } })).to.match(/refers back/);
+      expect(
+        schemaLoop({
+          $defs: { a: { $ref: '#/$defs/b' }, b: { not: { $ref: '#/$defs/a' } } },
+          properties: { x: { $ref: '#/$defs/a' } },
+        }),
+      ).to.match(/refers back/);
     });
     it('accepts recursion through properties and items, and unresolved or remote refs', () => {
-      expect(schemaLoop({ type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } } })).to.equal(null);
+      expect(
+        schemaLoop({ type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } } }),
+      ).to.equal(null);
       expect(schemaLoop({ $ref: 'https://example.com/s.json' })).to.equal(null);
       expect(schemaLoop({ $ref: '#/nowhere' })).to.equal(null);
       expect(schemaLoop(true)).to.equal(null);
     });
     it('bounds the work on a schema whose references fan out', () => {
       const defs: Record<string, unknown> = {};
-      for (let i = 0; i < 40; i++) defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
+      for (let i = 0; i < 40; i++)
+        defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
       defs.d40 = { type: 'string' };
       const started = schemaLoop({ $defs: defs, $ref: '#/$defs/d0' });
       expect(started).to.match(/too large to check/);
@@ -61,7 +69,16 @@ describe('input limits', () => {
   });
 
   describe("temporalCronProblem (Temporal's calendar.go rules)", () => {
-    for (const ok of ['* * * * *', '*/15 9-17 * * mon-fri', '0 0 1 jan,jul *', '0 12 * * 7', '5/10 * * * *', '0 0 1-31/2 * SUNDAY', '0,30 * * sept *', '+5 * * * *']) {
+    for (const ok of [
+      '* * * * *',
+      '*/15 9-17 * * mon-fri',
+      '0 0 1 jan,jul *',
+      '0 12 * * 7',
+      '5/10 * * * *',
+      '0 0 1-31/2 * SUNDAY',
+      '0,30 * * sept *',
+      '+5 * * * *',
+    ]) {
       it(`accepts "${ok}"`, () => expect(temporalCronProblem(ok)).to.equal(null));
     }
     for (const [bad, why] of [
@@ -85,7 +102,10 @@ describe('input limits', () => {
   });
 
   it('parsePath refuses dot segments, plain and percent-encoded, and keeps dots inside segments', () => {
-    for (const p of ['/../../etc/x', '/a/./b', '/a/..', '/%2e%2E/x', '/a/%2e']) expect(parsePath(p)).to.have.property('error').that.match(/dot segment/);
+    for (const p of ['/../../etc/x', '/a/./b', '/a/..', '/%2e%2E/x', '/a/%2e'])
+      expect(parsePath(p))
+        .to.have.property('error')
+        .that.match(/dot segment/);
     expect(parsePath('/files/v1.2/a..b/.well-known')).to.include({ path: '/files/v1.2/a..b/.well-known' });
   });
 
@@ -100,16 +120,29 @@ describe('input limits', () => {
       throw new Error('not refused');
     };
     it('refuses huge minItems and minLength naming the keyword, before sampling', () => {
-      const e = refused({ type: 'object', properties: { list: { type: 'array', minItems: 1e8, items: { type: 'integer' } } } });
+      const e = refused({
+        type: 'object',
+        properties: { list: { type: 'array', minItems: 1e8, items: { type: 'integer' } } },
+      });
       expect(e).to.include({ status: 422, code: 'sample-too-large' });
       expect(e.path).to.deep.equal(['properties', 'list', 'minItems']);
       expect(refused({ type: 'string', minLength: 1e9 }).path).to.deep.equal(['minLength']);
     });
     it('refuses samples that multiply past 1 MiB', () => {
-      expect(refused({ type: 'array', minItems: 1000, items: { type: 'array', minItems: 1000, items: { type: 'integer' } } }).code).to.equal('sample-too-large');
+      expect(
+        refused({ type: 'array', minItems: 1000, items: { type: 'array', minItems: 1000, items: { type: 'integer' } } })
+          .code,
+      ).to.equal('sample-too-large');
     });
     it('samples within the caps, resolving $refs against the schema', () => {
-      expect(sampleFromSchema({ type: 'array', minItems: 3, items: { $ref: '#/$defs/n' }, $defs: { n: { type: 'integer', example: 7 } } })).to.deep.equal([7, 7, 7]);
+      expect(
+        sampleFromSchema({
+          type: 'array',
+          minItems: 3,
+          items: { $ref: '#/$defs/n' },
+          $defs: { n: { type: 'integer', example: 7 } },
+        }),
+      ).to.deep.equal([7, 7, 7]);
     });
   });
 });

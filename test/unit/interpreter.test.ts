@@ -24,7 +24,10 @@ const SETTINGS: RunSettings = {
   segmentHistoryEvents: 10,
 };
 
-const USERS: Record<string, { id: number; name: string }> = { '1': { id: 1, name: 'Ada' }, '2': { id: 2, name: 'Grace' } };
+const USERS: Record<string, { id: number; name: string }> = {
+  '1': { id: 1, name: 'Ada' },
+  '2': { id: 2, name: 'Grace' },
+};
 
 /** The target: `/users/<id>`, `/echo` (the request back), `/slow?ms=` (answers late); counts hits per path and requests in flight. */
 function startTarget() {
@@ -44,8 +47,17 @@ function startTarget() {
       };
       const user = /^\/users\/(\w+)$/.exec(url.pathname);
       if (user) return USERS[user[1]!] ? send(200, USERS[user[1]!]) : send(404, { error: 'no such user' });
-      if (url.pathname === '/echo') return send(200, { method: req.method, headers: req.headers, body: chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : null });
-      if (url.pathname === '/slow') return void setTimeout(() => send(200, { slept: Number(url.searchParams.get('ms')) }), Number(url.searchParams.get('ms') ?? 0));
+      if (url.pathname === '/echo')
+        return send(200, {
+          method: req.method,
+          headers: req.headers,
+          body: chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : null,
+        });
+      if (url.pathname === '/slow')
+        return void setTimeout(
+          () => send(200, { slept: Number(url.searchParams.get('ms')) }),
+          Number(url.searchParams.get('ms') ?? 0),
+        );
       send(404, {});
     });
   });
@@ -75,7 +87,13 @@ describe('flow interpreter through the direct port', function () {
     policy = new AddressPolicy({
       allow: [],
       deny: [],
-      privateAccess: { node: 'loopback', script: 'loopback', library: 'loopback', webhook: 'loopback', bundler: 'none' },
+      privateAccess: {
+        node: 'loopback',
+        script: 'loopback',
+        library: 'loopback',
+        webhook: 'loopback',
+        bundler: 'none',
+      },
       infrastructure: [],
     });
     sandbox = new Sandbox({ timeoutMs: 2000, memoryLimitMb: 32, policy });
@@ -99,18 +117,46 @@ describe('flow interpreter through the direct port', function () {
     return portFor({ runId: `run_${++runs}`, settings: SETTINGS, deadlineMs });
   }
 
-  function run(flow: unknown[], options: { variables?: Record<string, unknown>; dataSets?: Record<string, unknown[]>; deadlineMs?: number } = {}): Promise<TestCaseResult> {
-    const testCase = { id: 'tc_1', name: 'the case', folder: '', tags: [], flow: flow as FlowNode[], dataSets: options.dataSets ?? {} };
+  function run(
+    flow: unknown[],
+    options: { variables?: Record<string, unknown>; dataSets?: Record<string, unknown[]>; deadlineMs?: number } = {},
+  ): Promise<TestCaseResult> {
+    const testCase = {
+      id: 'tc_1',
+      name: 'the case',
+      folder: '',
+      tags: [],
+      flow: flow as FlowNode[],
+      dataSets: options.dataSets ?? {},
+    };
     return FlowInterpreter.runTestCase(portOf(options.deadlineMs), testCase, { base, ...options.variables });
   }
 
-  const getUser = (id: string, extra: Record<string, unknown> = {}) => ({ type: 'api', id: `get${id}`, request: { method: 'GET', url: `{{base}}/users/${id}` }, ...extra });
+  const getUser = (id: string, extra: Record<string, unknown> = {}) => ({
+    type: 'api',
+    id: `get${id}`,
+    request: { method: 'GET', url: `{{base}}/users/${id}` },
+    ...extra,
+  });
   const status200 = { target: 'response.status', operator: 'equals', expected: 200 };
 
   describe('API nodes', () => {
     it('passes with its assertions held, and lists the request and response', async () => {
-      const result = await run([getUser('1', { assertions: [status200, { name: 'the name', target: 'response.body.name', operator: 'equals', expected: 'Ada' }] })]);
-      expect(result).to.include({ testCaseId: 'tc_1', name: 'the case', status: 'passed', assertions: 2, passedAssertions: 2 });
+      const result = await run([
+        getUser('1', {
+          assertions: [
+            status200,
+            { name: 'the name', target: 'response.body.name', operator: 'equals', expected: 'Ada' },
+          ],
+        }),
+      ]);
+      expect(result).to.include({
+        testCaseId: 'tc_1',
+        name: 'the case',
+        status: 'passed',
+        assertions: 2,
+        passedAssertions: 2,
+      });
       expect(result.failures).to.deep.equal([]);
       const node = result.nodes[0]!;
       expect(node).to.include({ id: 'get1', type: 'api', status: 'passed' });
@@ -121,10 +167,23 @@ describe('flow interpreter through the direct port', function () {
     });
 
     it('fails with a failed assertion listed with expected and actual; every assertion is still counted', async () => {
-      const result = await run([getUser('1', { assertions: [{ name: 'the name', target: 'response.body.name', operator: 'equals', expected: 'Grace' }, status200] })]);
+      const result = await run([
+        getUser('1', {
+          assertions: [
+            { name: 'the name', target: 'response.body.name', operator: 'equals', expected: 'Grace' },
+            status200,
+          ],
+        }),
+      ]);
       expect(result).to.include({ status: 'failed', assertions: 2, passedAssertions: 1 });
       expect(result.failures).to.have.length(1);
-      expect(result.failures[0]).to.include({ node: 'get1', assertion: 'the name', operator: 'equals', expected: 'Grace', actual: 'Ada' });
+      expect(result.failures[0]).to.include({
+        node: 'get1',
+        assertion: 'the name',
+        operator: 'equals',
+        expected: 'Grace',
+        actual: 'Ada',
+      });
       expect(result.failures[0]!.message).to.be.a('string').and.not.equal('');
       expect(result.nodes[0]!.status).to.equal('failed');
     });
@@ -133,8 +192,28 @@ describe('flow interpreter through the direct port', function () {
       const echo = { type: 'api', id: 'echo', request: { method: 'POST', url: '{{base}}/echo', body: { a: '{{a}}' } } };
       const plain = await run([echo], { variables: { a: 'x' } });
       expect(plain.status).to.equal('passed');
-      const port = portFor({ runId: 'run_exec', settings: SETTINGS, deadlineMs: Date.now() + 10_000, executionId: (node) => `vu-7/${node}` });
-      const tc = { id: 'tc_1', name: 'the case', folder: '', tags: [], flow: [{ ...echo, assertions: [{ target: "response.body.headers.'x-assay-execution'", operator: 'equals', expected: 'vu-7/echo' }, { target: 'response.body.body.a', operator: 'equals', expected: 'x' }] }] as FlowNode[], dataSets: {} };
+      const port = portFor({
+        runId: 'run_exec',
+        settings: SETTINGS,
+        deadlineMs: Date.now() + 10_000,
+        executionId: (node) => `vu-7/${node}`,
+      });
+      const tc = {
+        id: 'tc_1',
+        name: 'the case',
+        folder: '',
+        tags: [],
+        flow: [
+          {
+            ...echo,
+            assertions: [
+              { target: "response.body.headers.'x-assay-execution'", operator: 'equals', expected: 'vu-7/echo' },
+              { target: 'response.body.body.a', operator: 'equals', expected: 'x' },
+            ],
+          },
+        ] as FlowNode[],
+        dataSets: {},
+      };
       const given = await FlowInterpreter.runTestCase(port, tc, { base, a: 'x' });
       expect(given).to.include({ status: 'passed', assertions: 2, passedAssertions: 2 });
     });
@@ -153,7 +232,10 @@ describe('flow interpreter through the direct port', function () {
       const result = await run([ifNode('variables.go = true', true)], { variables: { go: true } });
       const node = result.nodes[0]!;
       expect(node).to.include({ status: 'passed', branch: 'then', condition: true });
-      expect(node.children!.map((c) => [c.id, c.status])).to.deep.equal([['get1', 'passed'], ['get2', 'skipped']]);
+      expect(node.children!.map((c) => [c.id, c.status])).to.deep.equal([
+        ['get1', 'passed'],
+        ['get2', 'skipped'],
+      ]);
       expect(node.children![1]!.reason).to.equal('condition held: Else branch not taken');
       expect(state.hits).to.deep.equal({ '/users/1': 1 });
     });
@@ -162,7 +244,10 @@ describe('flow interpreter through the direct port', function () {
       const result = await run([ifNode('variables.go = true', true)], { variables: { go: false } });
       const node = result.nodes[0]!;
       expect(node).to.include({ status: 'passed', branch: 'else', condition: false });
-      expect(node.children!.map((c) => [c.id, c.status])).to.deep.equal([['get2', 'passed'], ['get1', 'skipped']]);
+      expect(node.children!.map((c) => [c.id, c.status])).to.deep.equal([
+        ['get2', 'passed'],
+        ['get1', 'skipped'],
+      ]);
       expect(state.hits).to.deep.equal({ '/users/2': 1 });
     });
 
@@ -170,14 +255,30 @@ describe('flow interpreter through the direct port', function () {
       const result = await run([ifNode('false', false)]);
       const node = result.nodes[0]!;
       expect(node).to.include({ status: 'passed', branch: 'none' });
-      expect(node.children!.map((c) => [c.id, c.status, c.reason])).to.deep.equal([['get1', 'skipped', 'condition did not hold: Then branch not taken']]);
+      expect(node.children!.map((c) => [c.id, c.status, c.reason])).to.deep.equal([
+        ['get1', 'skipped', 'condition did not hold: Then branch not taken'],
+      ]);
       expect(state.hits).to.deep.equal({});
     });
   });
 
   describe('Loop and Iteration nodes', () => {
     it('Loop by count: the body runs count times, templates see the iteration', async () => {
-      const result = await run([{ type: 'loop', id: 'l', count: 3, body: [{ type: 'api', id: 'req', request: { method: 'POST', url: '{{base}}/echo', body: { i: '{{iteration}}' } }, assertions: [status200] }] }]);
+      const result = await run([
+        {
+          type: 'loop',
+          id: 'l',
+          count: 3,
+          body: [
+            {
+              type: 'api',
+              id: 'req',
+              request: { method: 'POST', url: '{{base}}/echo', body: { i: '{{iteration}}' } },
+              assertions: [status200],
+            },
+          ],
+        },
+      ]);
       const node = result.nodes[0]!;
       expect(result).to.include({ status: 'passed', assertions: 3, passedAssertions: 3 });
       expect(node).to.include({ iterations: 3, stoppedBy: 'count' });
@@ -186,19 +287,50 @@ describe('flow interpreter through the direct port', function () {
     });
 
     it('Loop with while: checked before each iteration', async () => {
-      const result = await run([{ type: 'loop', id: 'l', while: 'variables.n < 3', body: [{ type: 'context', id: 'inc', set: { n: 'variables.n + 1' } }] }], { variables: { n: 0 } });
+      const result = await run(
+        [
+          {
+            type: 'loop',
+            id: 'l',
+            while: 'variables.n < 3',
+            body: [{ type: 'context', id: 'inc', set: { n: 'variables.n + 1' } }],
+          },
+        ],
+        { variables: { n: 0 } },
+      );
       expect(result.nodes[0]).to.include({ status: 'passed', iterations: 3, stoppedBy: 'condition' });
     });
 
     it('breakCondition is evaluated after each iteration: stops after iteration 3', async () => {
-      const result = await run([{ type: 'loop', id: 'l', count: 10, breakCondition: 'loop.iteration = 3', body: [getUser('1')] }]);
+      const result = await run([
+        { type: 'loop', id: 'l', count: 10, breakCondition: 'loop.iteration = 3', body: [getUser('1')] },
+      ]);
       expect(result.nodes[0]).to.include({ status: 'passed', iterations: 3, stoppedBy: 'break' });
       expect(state.hits['/users/1']).to.equal(3);
     });
 
     it('Iteration over a data set: one iteration per row, the row as item', async () => {
-      const dataSets = { users: [{ id: 1, name: 'Ada' }, { id: 2, name: 'Grace' }] };
-      const flow = [{ type: 'iteration', id: 'each', dataSet: 'users', body: [{ type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/users/{{item.id}}' }, assertions: [{ target: 'response.body.name = loop.item.name', operator: 'equals', expected: true }] }] }];
+      const dataSets = {
+        users: [
+          { id: 1, name: 'Ada' },
+          { id: 2, name: 'Grace' },
+        ],
+      };
+      const flow = [
+        {
+          type: 'iteration',
+          id: 'each',
+          dataSet: 'users',
+          body: [
+            {
+              type: 'api',
+              id: 'get',
+              request: { method: 'GET', url: '{{base}}/users/{{item.id}}' },
+              assertions: [{ target: 'response.body.name = loop.item.name', operator: 'equals', expected: true }],
+            },
+          ],
+        },
+      ];
       const result = await run(flow, { dataSets });
       expect(result).to.include({ status: 'passed', assertions: 2, passedAssertions: 2 });
       const node = result.nodes[0]!;
@@ -215,11 +347,17 @@ describe('flow interpreter through the direct port', function () {
           items: '["a", "b", "c"]',
           as: 'letter',
           body: [
-            { type: 'api', id: 'echo', request: { method: 'POST', url: '{{base}}/echo', body: { l: '{{letter}}' } }, assertions: [{ target: 'response.body.body.l = loop.item', operator: 'equals', expected: true }] },
+            {
+              type: 'api',
+              id: 'echo',
+              request: { method: 'POST', url: '{{base}}/echo', body: { l: '{{letter}}' } },
+              assertions: [{ target: 'response.body.body.l = loop.item', operator: 'equals', expected: true }],
+            },
             { type: 'context', id: 'seen', set: { seen: '$append(variables.seen, loop.item)' } },
           ],
         },
-        { type: 'context', id: 'last', set: { all: '$join(variables.seen, ",")' } }];
+        { type: 'context', id: 'last', set: { all: '$join(variables.seen, ",")' } },
+      ];
       const result = await run(flow, { variables: { seen: [] } });
       expect(result).to.include({ status: 'passed', assertions: 3, passedAssertions: 3 });
       expect(result.nodes[0]).to.include({ iterations: 3, stoppedBy: 'items' });
@@ -227,8 +365,15 @@ describe('flow interpreter through the direct port', function () {
     });
 
     it('a long loop runs inline (no child workflow), keeping the first 50 iteration results', async () => {
-      const result = await run([{ type: 'loop', id: 'l', count: 60, body: [{ type: 'context', id: 'c', set: { x: 'loop.index' } }] }]);
-      expect(result.nodes[0]).to.include({ status: 'passed', iterations: 60, stoppedBy: 'count', omittedIterations: 10 });
+      const result = await run([
+        { type: 'loop', id: 'l', count: 60, body: [{ type: 'context', id: 'c', set: { x: 'loop.index' } }] },
+      ]);
+      expect(result.nodes[0]).to.include({
+        status: 'passed',
+        iterations: 60,
+        stoppedBy: 'count',
+        omittedIterations: 10,
+      });
       expect(result.nodes[0]!.iterationResults).to.have.length(50);
     });
   });
@@ -236,8 +381,22 @@ describe('flow interpreter through the direct port', function () {
   describe('Script nodes', () => {
     it('sets variables through $context and stores generateValue in `variable`', async () => {
       const flow = [
-        { type: 'script', id: 's', variable: 'email', script: { code: "$context.set('token', 'abc');\nasync function generateValue() { return 'ada@example.com'; }" } },
-        { type: 'api', id: 'echo', request: { method: 'POST', url: '{{base}}/echo', body: { token: '{{token}}', email: '{{email}}' } }, assertions: [{ target: 'response.body.body', operator: 'equals', expected: { token: 'abc', email: 'ada@example.com' } }] },
+        {
+          type: 'script',
+          id: 's',
+          variable: 'email',
+          script: {
+            code: "$context.set('token', 'abc');\nasync function generateValue() { return 'ada@example.com'; }",
+          },
+        },
+        {
+          type: 'api',
+          id: 'echo',
+          request: { method: 'POST', url: '{{base}}/echo', body: { token: '{{token}}', email: '{{email}}' } },
+          assertions: [
+            { target: 'response.body.body', operator: 'equals', expected: { token: 'abc', email: 'ada@example.com' } },
+          ],
+        },
       ];
       const result = await run(flow);
       expect(result).to.include({ status: 'passed', assertions: 1, passedAssertions: 1 });
@@ -246,7 +405,10 @@ describe('flow interpreter through the direct port', function () {
     });
 
     it('fails with the line of the user code when the script throws', async () => {
-      const result = await run([{ type: 'script', id: 's', script: { code: "const a = 1;\nthrow new Error('boom');" } }, getUser('1')]);
+      const result = await run([
+        { type: 'script', id: 's', script: { code: "const a = 1;\nthrow new Error('boom');" } },
+        getUser('1'),
+      ]);
       expect(result.status).to.equal('failed');
       const node = result.nodes[0]!;
       expect(node).to.include({ status: 'failed', line: 2 });
@@ -266,21 +428,33 @@ describe('flow interpreter through the direct port', function () {
     });
 
     it('Context sets variables in order, a later expression seeing an earlier one', async () => {
-      const result = await run([{ type: 'context', id: 'c', set: { a: '1 + 2', b: 'variables.a * 2' } }, { type: 'context', id: 'd', set: { a: 'undefined' } }]);
+      const result = await run([
+        { type: 'context', id: 'c', set: { a: '1 + 2', b: 'variables.a * 2' } },
+        { type: 'context', id: 'd', set: { a: 'undefined' } },
+      ]);
       expect(result.status).to.equal('passed');
       expect(result.nodes[0]!.variablesSet).to.deep.equal({ a: 3, b: 6 });
     });
 
     it('an expression over the step budget is evaluated on the heavy-expression pool', async () => {
-      const result = await run([{ type: 'context', id: 'c', set: { sum: '$reduce([1..3000], function($a, $b) { $a + $b })' } }]);
+      const result = await run([
+        { type: 'context', id: 'c', set: { sum: '$reduce([1..3000], function($a, $b) { $a + $b })' } },
+      ]);
       expect(result.status).to.equal('passed');
       expect(result.nodes[0]!.variablesSet).to.deep.equal({ sum: 4501500 });
     });
 
     it('Parallel runs its children at most `concurrency` at a time', async () => {
-      const slow = (id: string) => ({ type: 'api', id, request: { method: 'GET', url: '{{base}}/slow?ms=150' }, assertions: [status200] });
+      const slow = (id: string) => ({
+        type: 'api',
+        id,
+        request: { method: 'GET', url: '{{base}}/slow?ms=150' },
+        assertions: [status200],
+      });
       const started = Date.now();
-      const result = await run([{ type: 'parallel', id: 'p', concurrency: 2, children: [slow('a'), slow('b'), slow('c'), slow('d')] }]);
+      const result = await run([
+        { type: 'parallel', id: 'p', concurrency: 2, children: [slow('a'), slow('b'), slow('c'), slow('d')] },
+      ]);
       const elapsed = Date.now() - started;
       expect(result).to.include({ status: 'passed', assertions: 4, passedAssertions: 4 });
       expect(result.nodes[0]!.children!.map((c) => c.id)).to.deep.equal(['a', 'b', 'c', 'd']);
@@ -301,13 +475,18 @@ describe('flow interpreter through the direct port', function () {
     };
 
     it('a bad expression', async () => {
-      const result = await run([{ type: 'if', id: 'if', condition: 'variables.(', then: [getUser('1')] }, getUser('2')]);
+      const result = await run([
+        { type: 'if', id: 'if', condition: 'variables.(', then: [getUser('1')] },
+        getUser('2'),
+      ]);
       expect(failedNode(result).error).to.match(/^condition: /);
       expect(result.nodes[1]!.status).to.equal('passed');
     });
 
     it('a refused port', async () => {
-      const result = await run([{ type: 'api', id: 'down', request: { method: 'GET', url: `${refused}/x` }, assertions: [status200] }]);
+      const result = await run([
+        { type: 'api', id: 'down', request: { method: 'GET', url: `${refused}/x` }, assertions: [status200] },
+      ]);
       const node = failedNode(result);
       expect(node.error).to.match(/ECONNREFUSED/);
       expect(result.assertions).to.equal(0);
@@ -315,7 +494,9 @@ describe('flow interpreter through the direct port', function () {
     });
 
     it('an address the policy refuses', async () => {
-      const result = await run([{ type: 'api', id: 'meta', request: { method: 'GET', url: 'http://169.254.169.254/latest' } }]);
+      const result = await run([
+        { type: 'api', id: 'meta', request: { method: 'GET', url: 'http://169.254.169.254/latest' } },
+      ]);
       expect(failedNode(result).error).to.match(/ADDRESS_NOT_ALLOWED/);
     });
 
@@ -326,7 +507,9 @@ describe('flow interpreter through the direct port', function () {
     });
 
     it('a Context value over the size cap', async () => {
-      const result = await run([{ type: 'context', id: 'big', set: { big: `$pad("", ${PAYLOAD_LIMITS.valueBytes + 10}, "x")` } }]);
+      const result = await run([
+        { type: 'context', id: 'big', set: { big: `$pad("", ${PAYLOAD_LIMITS.valueBytes + 10}, "x")` } },
+      ]);
       const node = failedNode(result);
       expect(node.error).to.match(/^set\.big: /);
       expect(node.variablesSet).to.equal(undefined);
@@ -348,7 +531,11 @@ describe('flow interpreter through the direct port', function () {
 
     it('a node after the deadline is not run', async () => {
       let error: unknown;
-      const busy = { type: 'script', id: 'busy', script: { code: 'const end = Date.now() + 300; while (Date.now() < end) {}' } };
+      const busy = {
+        type: 'script',
+        id: 'busy',
+        script: { code: 'const end = Date.now() + 300; while (Date.now() < end) {}' },
+      };
       try {
         await run([busy, getUser('1')], { deadlineMs: Date.now() + 150 });
       } catch (err) {
@@ -362,7 +549,9 @@ describe('flow interpreter through the direct port', function () {
       let error: unknown;
       const started = Date.now();
       try {
-        await run([{ type: 'api', id: 'slow', request: { method: 'GET', url: '{{base}}/slow?ms=2000' } }], { deadlineMs: Date.now() + 200 });
+        await run([{ type: 'api', id: 'slow', request: { method: 'GET', url: '{{base}}/slow?ms=2000' } }], {
+          deadlineMs: Date.now() + 200,
+        });
       } catch (err) {
         error = err;
       }

@@ -21,7 +21,10 @@ describe('payload limits', () => {
   it('keeps logs under the cap with their first lines and a line saying what was cut', () => {
     const small = [{ level: 'info' as const, message: 'hi' }];
     expect(capLogs(small)).to.deep.equal({ logs: small });
-    const big = Array.from({ length: 200 }, (_, i) => ({ level: 'info' as const, message: `${i}:${'é'.repeat(10_000)}` }));
+    const big = Array.from({ length: 200 }, (_, i) => ({
+      level: 'info' as const,
+      message: `${i}:${'é'.repeat(10_000)}`,
+    }));
     const { logs, cutFrom } = capLogs(big);
     expect(cutFrom).to.equal(jsonBytes(big));
     expect(jsonBytes(logs)).to.be.at.most(PAYLOAD_LIMITS.logBytes);
@@ -30,11 +33,29 @@ describe('payload limits', () => {
   });
 
   it('cuts a test case result over its cap: logs first, then large values, then node details', () => {
-    const base: TestCaseResult = { testCaseId: 'tc', name: 'n', status: 'failed', duration: 1, assertions: 0, passedAssertions: 0, failures: [], nodes: [] };
+    const base: TestCaseResult = {
+      testCaseId: 'tc',
+      name: 'n',
+      status: 'failed',
+      duration: 1,
+      assertions: 0,
+      passedAssertions: 0,
+      failures: [],
+      nodes: [],
+    };
     expect(capTestCaseResult(base)).to.equal(base);
 
     const line = { level: 'info' as const, message: 'x'.repeat(10_000) };
-    const withLogs: TestCaseResult = { ...base, nodes: Array.from({ length: 100 }, (_, i) => ({ id: `n${i}`, type: 'script' as const, status: 'passed' as const, duration: 1, logs: [line] })) };
+    const withLogs: TestCaseResult = {
+      ...base,
+      nodes: Array.from({ length: 100 }, (_, i) => ({
+        id: `n${i}`,
+        type: 'script' as const,
+        status: 'passed' as const,
+        duration: 1,
+        logs: [line],
+      })),
+    };
     const cut = capTestCaseResult(withLogs);
     expect(jsonBytes(cut)).to.be.at.most(PAYLOAD_LIMITS.testCaseResultBytes);
     expect(cut.nodes).to.have.length(100);
@@ -43,7 +64,13 @@ describe('payload limits', () => {
 
     const values: TestCaseResult = {
       ...base,
-      nodes: Array.from({ length: 100 }, (_, i) => ({ id: `c${i}`, type: 'context' as const, status: 'passed' as const, duration: 1, variablesSet: { v: 'y'.repeat(10_000) } })),
+      nodes: Array.from({ length: 100 }, (_, i) => ({
+        id: `c${i}`,
+        type: 'context' as const,
+        status: 'passed' as const,
+        duration: 1,
+        variablesSet: { v: 'y'.repeat(10_000) },
+      })),
     };
     const previewed = capTestCaseResult(values);
     expect(jsonBytes(previewed)).to.be.at.most(PAYLOAD_LIMITS.testCaseResultBytes);
@@ -52,7 +79,12 @@ describe('payload limits', () => {
     const deep: TestCaseResult = {
       ...base,
       failures: [{ node: 'a', message: 'm', actual: 'z'.repeat(1_000_000) }],
-      nodes: Array.from({ length: 5000 }, (_, i) => ({ id: `node-with-a-long-id-${i}`.repeat(10), type: 'wait' as const, status: 'passed' as const, duration: 1 })),
+      nodes: Array.from({ length: 5000 }, (_, i) => ({
+        id: `node-with-a-long-id-${i}`.repeat(10),
+        type: 'wait' as const,
+        status: 'passed' as const,
+        duration: 1,
+      })),
     };
     const dropped = capTestCaseResult(deep);
     expect(jsonBytes(dropped)).to.be.at.most(PAYLOAD_LIMITS.testCaseResultBytes);

@@ -106,7 +106,8 @@ describe('load metrics', () => {
     expect(s[1]).to.include({ requests: 1, failed: 1 });
     expect(s[1]!.p95).to.be.closeTo(9, 0.01);
     const long = new LoadMetrics();
-    for (let sec = 0; sec < MAX_SERIES_POINTS * 2 + 10; sec++) long.recordRequest(request(1, 200, 'get', t0 + sec * 1000));
+    for (let sec = 0; sec < MAX_SERIES_POINTS * 2 + 10; sec++)
+      long.recordRequest(request(1, 200, 'get', t0 + sec * 1000));
     const state = long.state();
     expect(state.series.length).to.be.at.most(MAX_SERIES_POINTS);
     expect(state.resolution).to.equal(4);
@@ -119,10 +120,15 @@ describe('load engine', function () {
 
   it('runs constant VUs for the duration, each VU looping with its own iteration count', async () => {
     const seen = new Map<number, number[]>();
-    const engine = new LoadEngine(profile({ executor: 'constant-vus', vus: 3, duration: '600ms', gracefulStop: '1s' }), 0, async (ctx: VuIterationContext) => {
-      seen.set(ctx.vu, [...(seen.get(ctx.vu) ?? []), ctx.iteration]);
-      await new Promise((r) => setTimeout(r, 50));
-    }, { elapsedMs: 0, nextArrival: 0 });
+    const engine = new LoadEngine(
+      profile({ executor: 'constant-vus', vus: 3, duration: '600ms', gracefulStop: '1s' }),
+      0,
+      async (ctx: VuIterationContext) => {
+        seen.set(ctx.vu, [...(seen.get(ctx.vu) ?? []), ctx.iteration]);
+        await new Promise((r) => setTimeout(r, 50));
+      },
+      { elapsedMs: 0, nextArrival: 0 },
+    );
     const started = Date.now();
     await engine.run();
     const took = Date.now() - started;
@@ -136,23 +142,47 @@ describe('load engine', function () {
   });
 
   it('holds an arrival rate whatever the latency, across shards, and drops iterations with no VU free', async () => {
-    const p = profile({ executor: 'constant-arrival-rate', rate: 200, duration: '1s', preAllocatedVUs: 40, shards: 2, gracefulStop: '2s' });
+    const p = profile({
+      executor: 'constant-arrival-rate',
+      rate: 200,
+      duration: '1s',
+      preAllocatedVUs: 40,
+      shards: 2,
+      gracefulStop: '2s',
+    });
     const starts: number[] = [];
     const vus = new Set<number>();
     const shards = [0, 1].map(
       (shard) =>
-        new LoadEngine(p, shard, async (ctx) => {
-          starts.push(Date.now());
-          vus.add(ctx.vu);
-          await new Promise((r) => setTimeout(r, 30));
-        }, { elapsedMs: 0, nextArrival: 0 }),
+        new LoadEngine(
+          p,
+          shard,
+          async (ctx) => {
+            starts.push(Date.now());
+            vus.add(ctx.vu);
+            await new Promise((r) => setTimeout(r, 30));
+          },
+          { elapsedMs: 0, nextArrival: 0 },
+        ),
     );
     await Promise.all(shards.map((s) => s.run()));
     expect(starts.length).to.be.within(190, 200);
     expect([...vus].every((v) => v >= 1 && v <= 40)).to.equal(true);
 
     let dropped = 0;
-    const slow = new LoadEngine(profile({ executor: 'constant-arrival-rate', rate: 100, duration: '500ms', preAllocatedVUs: 2, gracefulStop: '1s' }), 0, () => new Promise((r) => setTimeout(r, 200)), { elapsedMs: 0, nextArrival: 0 }, { dropped: () => (dropped += 1) });
+    const slow = new LoadEngine(
+      profile({
+        executor: 'constant-arrival-rate',
+        rate: 100,
+        duration: '500ms',
+        preAllocatedVUs: 2,
+        gracefulStop: '1s',
+      }),
+      0,
+      () => new Promise((r) => setTimeout(r, 200)),
+      { elapsedMs: 0, nextArrival: 0 },
+      { dropped: () => (dropped += 1) },
+    );
     await slow.run();
     expect(dropped).to.be.greaterThan(35);
   });
@@ -172,7 +202,16 @@ describe('load engine', function () {
   it('ramps VUs up and down through the stages', async () => {
     const seen: number[] = [];
     const engine = new LoadEngine(
-      profile({ executor: 'ramping-vus', startVUs: 0, stages: [{ duration: '600ms', target: 6 }, { duration: '600ms', target: 0 }], gracefulRampDown: '0s', gracefulStop: '1s' }),
+      profile({
+        executor: 'ramping-vus',
+        startVUs: 0,
+        stages: [
+          { duration: '600ms', target: 6 },
+          { duration: '600ms', target: 0 },
+        ],
+        gracefulRampDown: '0s',
+        gracefulStop: '1s',
+      }),
       0,
       () => new Promise((r) => setTimeout(r, 20)),
       { elapsedMs: 0, nextArrival: 0 },
@@ -200,17 +239,26 @@ describe('load engine', function () {
     await engine.run();
     // Iterations take 2 ms of every ~102: counting only VUs inside an iteration would report 0 nearly always.
     expect(seen.length).to.be.greaterThan(3);
-    expect(seen.slice(1, -1).every((v) => v === 2), `active VUs seen: ${seen}`).to.equal(true);
+    expect(
+      seen.slice(1, -1).every((v) => v === 2),
+      `active VUs seen: ${seen}`,
+    ).to.equal(true);
     expect(seen.at(-1), 'none once the profile has ended').to.equal(0);
   });
 
   it('abandons iterations still running at the end of the graceful stop', async () => {
     let interrupted = 0;
     let recordedLate = false;
-    const engine = new LoadEngine(profile({ executor: 'constant-vus', vus: 2, duration: '200ms', gracefulStop: '100ms' }), 0, async (ctx) => {
-      await new Promise((r) => setTimeout(r, 1000));
-      if (ctx.live()) recordedLate = true;
-    }, { elapsedMs: 0, nextArrival: 0 }, { interrupted: () => (interrupted += 1) });
+    const engine = new LoadEngine(
+      profile({ executor: 'constant-vus', vus: 2, duration: '200ms', gracefulStop: '100ms' }),
+      0,
+      async (ctx) => {
+        await new Promise((r) => setTimeout(r, 1000));
+        if (ctx.live()) recordedLate = true;
+      },
+      { elapsedMs: 0, nextArrival: 0 },
+      { interrupted: () => (interrupted += 1) },
+    );
     const started = Date.now();
     await engine.run();
     expect(Date.now() - started).to.be.below(800);

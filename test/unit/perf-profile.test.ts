@@ -4,7 +4,16 @@
  */
 import { expect } from 'chai';
 import { formatDuration, parseDuration } from '../../src/perf/duration';
-import { arrivalTime, longestMs, plannedIterations, plannedMs, shareOf, validateProfile, vusAt, type LoadProfile } from '../../src/perf/profile';
+import {
+  arrivalTime,
+  longestMs,
+  plannedIterations,
+  plannedMs,
+  shareOf,
+  validateProfile,
+  vusAt,
+  type LoadProfile,
+} from '../../src/perf/profile';
 import { parseThresholds } from '../../src/perf/thresholds';
 
 const valid = (input: unknown): LoadProfile => {
@@ -73,7 +82,9 @@ describe('thresholds', () => {
     });
     const byPath = Object.fromEntries(issues.map((i) => [i.path.join('.'), i.message]));
     expect(byPath['http_req_durations']).to.match(/unknown metric/);
-    expect(byPath['http_req_duration.0']).to.match(/is a trend: its aggregations are avg, min, max, med, p\(N\), not rate/);
+    expect(byPath['http_req_duration.0']).to.match(
+      /is a trend: its aggregations are avg, min, max, med, p\(N\), not rate/,
+    );
     expect(byPath['http_req_duration.1']).to.match(/is not a threshold/);
     expect(byPath['http_req_duration.2']).to.match(/percentile/);
     expect(byPath['http_req_failed']).to.match(/non-empty array/);
@@ -85,14 +96,33 @@ describe('thresholds', () => {
 describe('load profile validation', () => {
   it('normalises each executor to milliseconds with k6 defaults', () => {
     const cv = valid({ executor: 'constant-vus', vus: 10, duration: '30s' });
-    expect(cv).to.deep.include({ executor: 'constant-vus', vus: 10, durationMs: 30_000, gracefulStopMs: 30_000, shards: 1 });
+    expect(cv).to.deep.include({
+      executor: 'constant-vus',
+      vus: 10,
+      durationMs: 30_000,
+      gracefulStopMs: 30_000,
+      shards: 1,
+    });
     expect(cv.thinkTime).to.deep.equal({ minMs: 0, maxMs: 0 });
-    const rv = valid({ executor: 'ramping-vus', stages: [{ duration: '10s', target: 20 }, { duration: 5000, target: 0 }], thinkTime: { min: '100ms', max: '1s' } });
+    const rv = valid({
+      executor: 'ramping-vus',
+      stages: [
+        { duration: '10s', target: 20 },
+        { duration: 5000, target: 0 },
+      ],
+      thinkTime: { min: '100ms', max: '1s' },
+    });
     expect(rv).to.deep.include({ startVUs: 1, gracefulRampDownMs: 30_000 });
     expect(rv.thinkTime).to.deep.equal({ minMs: 100, maxMs: 1000 });
     const car = valid({ executor: 'constant-arrival-rate', rate: 50, duration: '1m', preAllocatedVUs: 10, shards: 2 });
     expect(car).to.deep.include({ timeUnitMs: 1000, maxVUs: 10, shards: 2 });
-    const rar = valid({ executor: 'ramping-arrival-rate', timeUnit: '1m', preAllocatedVUs: 5, maxVUs: 50, stages: [{ duration: '2m', target: 600 }] });
+    const rar = valid({
+      executor: 'ramping-arrival-rate',
+      timeUnit: '1m',
+      preAllocatedVUs: 5,
+      maxVUs: 50,
+      stages: [{ duration: '2m', target: 600 }],
+    });
     expect(rar).to.deep.include({ startRate: 0, timeUnitMs: 60_000 });
     expect(longestMs(rar)).to.equal(120_000 + 30_000);
     expect(longestMs(rv)).to.equal(15_000 + 30_000 + 30_000);
@@ -101,25 +131,45 @@ describe('load profile validation', () => {
   it('names every field at fault', () => {
     expect(pathsOf({ executor: 'constant-vu' })).to.deep.equal(['executor']);
     expect(pathsOf({ executor: 'constant-vus' })).to.have.members(['vus', 'duration']);
-    expect(pathsOf({ executor: 'constant-vus', vus: 0, duration: '5 minutes', rate: 5 })).to.have.members(['vus', 'duration', 'rate']);
-    expect(validateProfile({ executor: 'constant-vus', vus: 1, duration: '1s', rate: 5 }).issues[0]!.message).to.match(/belongs to constant-arrival-rate/);
-    expect(pathsOf({ executor: 'ramping-vus', stages: [{ duration: '1s', target: -1 }, { target: 3 }, 'x'] })).to.have.members([
-      'stages.0.target',
-      'stages.1.duration',
-      'stages.2',
+    expect(pathsOf({ executor: 'constant-vus', vus: 0, duration: '5 minutes', rate: 5 })).to.have.members([
+      'vus',
+      'duration',
+      'rate',
     ]);
-    expect(pathsOf({ executor: 'constant-arrival-rate', rate: 10, duration: '10s', preAllocatedVUs: 5, maxVUs: 2 })).to.deep.equal(['maxVUs']);
+    expect(validateProfile({ executor: 'constant-vus', vus: 1, duration: '1s', rate: 5 }).issues[0]!.message).to.match(
+      /belongs to constant-arrival-rate/,
+    );
+    expect(
+      pathsOf({ executor: 'ramping-vus', stages: [{ duration: '1s', target: -1 }, { target: 3 }, 'x'] }),
+    ).to.have.members(['stages.0.target', 'stages.1.duration', 'stages.2']);
+    expect(
+      pathsOf({ executor: 'constant-arrival-rate', rate: 10, duration: '10s', preAllocatedVUs: 5, maxVUs: 2 }),
+    ).to.deep.equal(['maxVUs']);
     expect(pathsOf({ executor: 'constant-vus', vus: 2, duration: '1s', shards: 3 })).to.deep.equal(['shards']);
-    expect(pathsOf({ executor: 'constant-vus', vus: 2, duration: '1s', thinkTime: { min: '2s', max: '1s' } })).to.deep.equal(['thinkTime.max']);
-    expect(pathsOf({ executor: 'constant-vus', vus: 2, duration: '1s', thresholds: { http_req_duration: ['p95<1'] } })).to.deep.equal(['thresholds.http_req_duration.0']);
+    expect(
+      pathsOf({ executor: 'constant-vus', vus: 2, duration: '1s', thinkTime: { min: '2s', max: '1s' } }),
+    ).to.deep.equal(['thinkTime.max']);
+    expect(
+      pathsOf({ executor: 'constant-vus', vus: 2, duration: '1s', thresholds: { http_req_duration: ['p95<1'] } }),
+    ).to.deep.equal(['thresholds.http_req_duration.0']);
     expect(pathsOf('fast')).to.deep.equal(['']);
   });
 });
 
 describe('executor schedules', () => {
   it('ramps VUs linearly through the stages and splits them across shards', () => {
-    const p = valid({ executor: 'ramping-vus', startVUs: 0, stages: [{ duration: '10s', target: 10 }, { duration: '10s', target: 10 }, { duration: '10s', target: 0 }] });
-    expect([0, 5000, 10_000, 15_000, 25_000, 29_999, 30_000].map((t) => vusAt(p, t))).to.deep.equal([0, 5, 10, 10, 5, 0, 0]);
+    const p = valid({
+      executor: 'ramping-vus',
+      startVUs: 0,
+      stages: [
+        { duration: '10s', target: 10 },
+        { duration: '10s', target: 10 },
+        { duration: '10s', target: 0 },
+      ],
+    });
+    expect([0, 5000, 10_000, 15_000, 25_000, 29_999, 30_000].map((t) => vusAt(p, t))).to.deep.equal([
+      0, 5, 10, 10, 5, 0, 0,
+    ]);
     expect(plannedMs(p)).to.equal(30_000);
     expect([0, 1, 2].map((i) => shareOf(10, 3, i))).to.deep.equal([4, 3, 3]);
   });
@@ -130,7 +180,11 @@ describe('executor schedules', () => {
     expect(arrivalTime(c, 20)).to.equal(undefined);
     expect(plannedIterations(c)).to.equal(20);
     // 0 → 100/s over 10 s: 500 iterations; the k-th at sqrt(2k/slope).
-    const r = valid({ executor: 'ramping-arrival-rate', preAllocatedVUs: 1, stages: [{ duration: '10s', target: 100 }] });
+    const r = valid({
+      executor: 'ramping-arrival-rate',
+      preAllocatedVUs: 1,
+      stages: [{ duration: '10s', target: 100 }],
+    });
     expect(plannedIterations(r)).to.equal(500);
     expect(arrivalTime(r, 50)).to.be.closeTo(Math.sqrt((2 * 50) / (100 / 10_000 / 1000)), 0.001);
     expect(arrivalTime(r, 499)).to.be.lessThan(10_000);

@@ -33,7 +33,9 @@ describe('problems', () => {
     const limited = new Problem('rate-limited', 'slow down', { retryAfter: 7 });
     expect(limited.headers).to.deep.equal({ 'Retry-After': '7' });
     expect(limited.toJSON()).to.include({ retryAfter: 7, status: 429 });
-    expect(new Problem('method-not-allowed', 'no', { allowed: ['GET'] }, { headers: { Allow: 'GET' } }).headers).to.deep.equal({ Allow: 'GET' });
+    expect(
+      new Problem('method-not-allowed', 'no', { allowed: ['GET'] }, { headers: { Allow: 'GET' } }).headers,
+    ).to.deep.equal({ Allow: 'GET' });
     expect(new Problem('not-found', 'gone').headers).to.deep.equal({});
   });
 
@@ -46,9 +48,15 @@ describe('problems', () => {
     expect(start.code).to.equal('temporal-unavailable');
     expect(start.extras).to.deep.equal({ runId: 'run_1' });
     expect(start.detail).to.equal('Run run_1 could not be started: the workflow service is unavailable. Retry later.');
-    const cancel = toProblem(new TemporalUnavailableError('down', { operation: 'cancel', runId: 'run_1' }), ctx, logger);
+    const cancel = toProblem(
+      new TemporalUnavailableError('down', { operation: 'cancel', runId: 'run_1' }),
+      ctx,
+      logger,
+    );
     expect(cancel.detail).to.equal('The workflow service is unavailable; the run could not be cancelled. Retry later.');
-    expect(toProblem(Object.assign(new Error('too big'), { status: 413 }), ctx, logger).code).to.equal('payload-too-large');
+    expect(toProblem(Object.assign(new Error('too big'), { status: 413 }), ctx, logger).code).to.equal(
+      'payload-too-large',
+    );
     expect(toProblem(new Error('bug'), ctx, logger).code).to.equal('internal');
   });
 

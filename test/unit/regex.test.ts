@@ -13,10 +13,16 @@ import type { Assertion } from '../../src/domain/types';
 
 // 34 characters: a backtracking engine needs about 2^33 steps (minutes) to fail these.
 const evil = `${'a'.repeat(33)}!`;
-const context = (body: unknown): AssertionContext => ({ response: { status: 200, headers: {}, body, time: 1, size: 1 }, variables: {}, nodes: {} });
-const assert = (a: Partial<Assertion>, body: unknown) => evaluateAssertion({ target: 'response.body', ...a } as Assertion, context(body));
+const context = (body: unknown): AssertionContext => ({
+  response: { status: 200, headers: {}, body, time: 1, size: 1 },
+  variables: {},
+  nodes: {},
+});
+const assert = (a: Partial<Assertion>, body: unknown) =>
+  evaluateAssertion({ target: 'response.body', ...a } as Assertion, context(body));
 const api = (assertions: unknown[]) => ({ type: 'api', request: { method: 'GET', url: 'http://x' }, assertions });
-const byPath = (issues: Array<{ path: Array<string | number>; message: string }>) => Object.fromEntries(issues.map((i) => [i.path.join('.'), i.message]));
+const byPath = (issues: Array<{ path: Array<string | number>; message: string }>) =>
+  Object.fromEntries(issues.map((i) => [i.path.join('.'), i.message]));
 
 describe('regular expressions on RE2 (src/domain/regex)', function () {
   this.timeout(20_000);
@@ -27,15 +33,25 @@ describe('regular expressions on RE2 (src/domain/regex)', function () {
     expect(bad.message).to.contain('to match /^(a|a)*$/');
     expect((await assert({ operator: 'matches', expected: '^(a|a)*$' }, 'aaaa')).passed).to.equal(true);
     expect((await assert({ operator: 'matches', expected: '/^ADA$/i' }, 'ada')).passed).to.equal(true);
-    expect((await assert({ operator: 'matches', expected: '^\\d{3}-(?<tail>\\w+)$' }, '123-abc')).passed).to.equal(true);
+    expect((await assert({ operator: 'matches', expected: '^\\d{3}-(?<tail>\\w+)$' }, '123-abc')).passed).to.equal(
+      true,
+    );
   });
 
   it('a matchesSchema pattern of ^(a+)+$ completes (ajv runs patterns on RE2), patternProperties too', async () => {
     const bad = await assert({ operator: 'matchesSchema', expected: { type: 'string', pattern: '^(a+)+$' } }, evil);
     expect(bad.passed).to.equal(false);
     expect(bad.message).to.contain('must match pattern');
-    expect((await assert({ operator: 'matchesSchema', expected: { type: 'string', pattern: '^(a+)+$' } }, 'aaa')).passed).to.equal(true);
-    const props = await assert({ operator: 'matchesSchema', expected: { type: 'object', patternProperties: { '^(a|a)*$': { type: 'number' } } } }, { [evil]: 'x', aa: 'y' });
+    expect(
+      (await assert({ operator: 'matchesSchema', expected: { type: 'string', pattern: '^(a+)+$' } }, 'aaa')).passed,
+    ).to.equal(true);
+    const props = await assert(
+      {
+        operator: 'matchesSchema',
+        expected: { type: 'object', patternProperties: { '^(a|a)*$': { type: 'number' } } },
+      },
+      { [evil]: 'x', aa: 'y' },
+    );
     expect(props.passed).to.equal(false);
     expect(props.message).to.contain('/aa must be number');
   });
@@ -53,7 +69,7 @@ describe('regular expressions on RE2 (src/domain/regex)', function () {
     expect(await evaluateExpression('$split("a, b,c", /,\\s*/)', {})).to.deep.equal(['a', 'b', 'c']);
   });
 
-  it('a zero-length match still stops with JSONata\'s D1004, not a loop', async () => {
+  it("a zero-length match still stops with JSONata's D1004, not a loop", async () => {
     let error: unknown;
     try {
       await evaluateExpression('$match("abc", /x*/)', {});

@@ -6,7 +6,14 @@
 import { expect } from 'chai';
 import { renderJunit } from '../../cli/reports/index';
 import type { NodeResult } from '../../src/domain/types';
-import { apiNode, dataDrivenRun, failingRun, passingRun, performanceRun, timedOutRun } from '../fixtures/junit/report-documents';
+import {
+  apiNode,
+  dataDrivenRun,
+  failingRun,
+  passingRun,
+  performanceRun,
+  timedOutRun,
+} from '../fixtures/junit/report-documents';
 import { junitSchemaErrors, parseXml, testcases, type XmlElement } from '../fixtures/junit/validate';
 
 const attrs = (el: XmlElement, ...names: string[]) => Object.fromEntries(names.map((n) => [n, el.getAttribute(n)]));
@@ -24,7 +31,12 @@ describe('reports: junit', () => {
     const doc = parseXml(renderJunit(passingRun()));
     const root = doc.documentElement;
     expect(root.tagName).to.equal('testsuites');
-    expect(attrs(root, 'tests', 'failures', 'errors', 'time')).to.deep.equal({ tests: '2', failures: '0', errors: '0', time: '3.250' });
+    expect(attrs(root, 'tests', 'failures', 'errors', 'time')).to.deep.equal({
+      tests: '2',
+      failures: '0',
+      errors: '0',
+      time: '3.250',
+    });
     const [suite, ...more] = child(root, 'testsuite');
     expect(more).to.have.length(0);
     expect(attrs(suite!, 'name', 'tests', 'failures', 'errors', 'skipped', 'timestamp', 'hostname')).to.deep.equal({
@@ -36,8 +48,15 @@ describe('reports: junit', () => {
       timestamp: '2026-11-22T20:00:00',
       hostname: null,
     });
-    const props = Object.fromEntries(child(suite!, 'property').map((p) => [p.getAttribute('name'), p.getAttribute('value')]));
-    expect(props).to.include({ runId: 'run_01JTEST', environment: 'staging', runner: 'smoke', console: 'http://127.0.0.1:3000/runs/run_01JTEST' });
+    const props = Object.fromEntries(
+      child(suite!, 'property').map((p) => [p.getAttribute('name'), p.getAttribute('value')]),
+    );
+    expect(props).to.include({
+      runId: 'run_01JTEST',
+      environment: 'staging',
+      runner: 'smoke',
+      console: 'http://127.0.0.1:3000/runs/run_01JTEST',
+    });
     expect(props.temporal).to.match(/workflows\/run-run_01JTEST$/);
     const cases = testcases(doc);
     expect(cases.map((c) => attrs(c, 'classname', 'name', 'time'))).to.deep.equal([
@@ -50,28 +69,50 @@ describe('reports: junit', () => {
   it('two test cases of one name (in different folders) stay two testcases: the second is numbered', () => {
     const input = passingRun();
     input.results.details.testCases[1]!.name = 'get user';
-    expect(testcases(parseXml(renderJunit(input))).map((c) => c.getAttribute('name'))).to.deep.equal(['get user', 'get user (2)']);
+    expect(testcases(parseXml(renderJunit(input))).map((c) => c.getAttribute('name'))).to.deep.equal([
+      'get user',
+      'get user (2)',
+    ]);
   });
 
   it('a failing run: the assertion is a <failure> with expected and actual, no response is an <error>, logs go to system-out', () => {
     const doc = parseXml(renderJunit(failingRun()));
-    expect(attrs(doc.documentElement, 'tests', 'failures', 'errors')).to.deep.equal({ tests: '3', failures: '1', errors: '1' });
+    expect(attrs(doc.documentElement, 'tests', 'failures', 'errors')).to.deep.equal({
+      tests: '3',
+      failures: '1',
+      errors: '1',
+    });
     const [, named, down] = testcases(doc);
     expect(named!.getAttribute('name')).to.equal('user name <is> "Ada" & co');
     const [failure] = child(named!, 'failure');
-    expect(attrs(failure!, 'type', 'message')).to.deep.equal({ type: 'equals', message: 'response.body.name equals: expected "Ada" (string), got "Grace" (string)' });
-    expect(failure!.textContent).to.include('expected:  "Ada"').and.include('actual:    "Grace"').and.include('GET http://127.0.0.1:4010/users/2 → 200');
+    expect(attrs(failure!, 'type', 'message')).to.deep.equal({
+      type: 'equals',
+      message: 'response.body.name equals: expected "Ada" (string), got "Grace" (string)',
+    });
+    expect(failure!.textContent)
+      .to.include('expected:  "Ada"')
+      .and.include('actual:    "Grace"')
+      .and.include('GET http://127.0.0.1:4010/users/2 → 200');
     // The ESC of a coloured log line is not an XML character: it is written out, readable.
-    expect(child(named!, 'system-out')[0]!.textContent).to.equal('[info] get: fetching user 2\n[warn] get: name was \\u001b[31mGrace\\u001b[0m');
+    expect(child(named!, 'system-out')[0]!.textContent).to.equal(
+      '[info] get: fetching user 2\n[warn] get: name was \\u001b[31mGrace\\u001b[0m',
+    );
     const [error] = child(down!, 'error');
-    expect(attrs(error!, 'type', 'message')).to.deep.equal({ type: 'request', message: 'connect ECONNREFUSED 127.0.0.1:9' });
+    expect(attrs(error!, 'type', 'message')).to.deep.equal({
+      type: 'request',
+      message: 'connect ECONNREFUSED 127.0.0.1:9',
+    });
     expect(child(down!, 'failure')).to.have.length(0);
     expect(child(down!, 'system-err')[0]!.textContent).to.include('ECONNREFUSED');
   });
 
   it('a data-driven test case with three rows, one failing: three testcases named after their rows, only row 2 failed', () => {
     const doc = parseXml(renderJunit(dataDrivenRun()));
-    expect(attrs(doc.documentElement, 'tests', 'failures', 'errors')).to.deep.equal({ tests: '3', failures: '1', errors: '0' });
+    expect(attrs(doc.documentElement, 'tests', 'failures', 'errors')).to.deep.equal({
+      tests: '3',
+      failures: '1',
+      errors: '0',
+    });
     const cases = testcases(doc);
     expect(cases.map((c) => c.getAttribute('name'))).to.deep.equal([
       'get user [row 1: {"id":1,"name":"Ada"}]',
@@ -79,7 +120,9 @@ describe('reports: junit', () => {
       'get user [row 3: {"id":3,"name":"Edsger"}]',
     ]);
     expect(cases.map((c) => child(c, 'failure').length)).to.deep.equal([0, 1, 0]);
-    expect(child(cases[1]!, 'failure')[0]!.textContent).to.include('expected:  "Nobody"').and.include('actual:    "Grace"');
+    expect(child(cases[1]!, 'failure')[0]!.textContent)
+      .to.include('expected:  "Nobody"')
+      .and.include('actual:    "Grace"');
     expect(cases.map((c) => c.getAttribute('time'))).to.deep.equal(['0.010', '0.011', '0.012']);
     expect(child(cases[1]!, 'system-out')[0]!.textContent).to.include('[info] get: row 2');
   });
@@ -90,7 +133,14 @@ describe('reports: junit', () => {
     const iteration = tc.nodes[0]!;
     iteration.iterations = 120;
     iteration.omittedIterations = 117;
-    const lateFailure = { node: 'get', assertion: 'response.status', operator: 'equals', expected: 200, actual: 404, message: 'expected 200 (integer), got 404 (integer)' };
+    const lateFailure = {
+      node: 'get',
+      assertion: 'response.status',
+      operator: 'equals',
+      expected: 200,
+      actual: 404,
+      message: 'expected 200 (integer), got 404 (integer)',
+    };
     tc.failures.push(lateFailure);
     const doc = parseXml(renderJunit(input));
     const cases = testcases(doc);
@@ -98,7 +148,9 @@ describe('reports: junit', () => {
     const omitted = cases[3]!;
     expect(omitted.getAttribute('name')).to.equal('get user [rows 4–120 not kept in the results]');
     expect(child(omitted, 'system-out')[0]!.textContent).to.include('117 more rows ran (rows 4 to 120)');
-    expect(child(omitted, 'failure').map((f) => f.getAttribute('message'))).to.deep.equal(['response.status equals: expected 200 (integer), got 404 (integer)']);
+    expect(child(omitted, 'failure').map((f) => f.getAttribute('message'))).to.deep.equal([
+      'response.status equals: expected 200 (integer), got 404 (integer)',
+    ]);
     expect(doc.documentElement.getAttribute('failures')).to.equal('2');
   });
 
@@ -106,11 +158,17 @@ describe('reports: junit', () => {
     const input = dataDrivenRun();
     const tc = input.results.details.testCases[0]! as (typeof input.results.details.testCases)[0] & { folder: string };
     tc.folder = 'users/admin';
-    const login: NodeResult = apiNode('login', '/login', 200, 5, [], { logs: [{ level: 'info', message: 'logged in' }] });
+    const login: NodeResult = apiNode('login', '/login', 200, 5, [], {
+      logs: [{ level: 'info', message: 'logged in' }],
+    });
     tc.nodes.unshift(login);
     const cases = testcases(parseXml(renderJunit(input)));
     expect(cases.map((c) => c.getAttribute('name'))).to.have.length(4);
-    expect(attrs(cases[0]!, 'name', 'classname', 'time')).to.deep.equal({ name: 'get user', classname: 'smoke.users.admin', time: '0.005' });
+    expect(attrs(cases[0]!, 'name', 'classname', 'time')).to.deep.equal({
+      name: 'get user',
+      classname: 'smoke.users.admin',
+      time: '0.005',
+    });
     expect(child(cases[0]!, 'failure')).to.have.length(0);
     expect(child(cases[0]!, 'system-out')[0]!.textContent).to.equal('[info] login: logged in');
   });
@@ -122,10 +180,18 @@ describe('reports: junit', () => {
     expect(root.getAttribute('skipped'), 'the schema allows no skipped attribute on testsuites').to.equal(null);
     expect(child(root, 'testsuite')[0]!.getAttribute('skipped')).to.equal('1');
     const [, interrupted, skipped, run] = testcases(doc);
-    expect(attrs(child(interrupted!, 'error')[0]!, 'type', 'message')).to.deep.equal({ type: 'interrupted', message: 'Interrupted: Run timed out after 600 s' });
-    expect(attrs(child(skipped!, 'skipped')[0]!, 'message')).to.deep.equal({ message: 'Not run: Run timed out after 600 s' });
+    expect(attrs(child(interrupted!, 'error')[0]!, 'type', 'message')).to.deep.equal({
+      type: 'interrupted',
+      message: 'Interrupted: Run timed out after 600 s',
+    });
+    expect(attrs(child(skipped!, 'skipped')[0]!, 'message')).to.deep.equal({
+      message: 'Not run: Run timed out after 600 s',
+    });
     expect(attrs(run!, 'name', 'classname')).to.deep.equal({ name: 'run', classname: 'smoke.run' });
-    expect(attrs(child(run!, 'error')[0]!, 'type', 'message')).to.deep.equal({ type: 'run-failed', message: 'Run timed out after 600 s' });
+    expect(attrs(child(run!, 'error')[0]!, 'type', 'message')).to.deep.equal({
+      type: 'run-failed',
+      message: 'Run timed out after 600 s',
+    });
     expect(root.getAttribute('time')).to.equal('600.000');
   });
 });

@@ -20,7 +20,9 @@ describe('reports: cli', () => {
     const text = renderCli(passingRun(), { color: false });
     expect(text).to.not.match(ANSI);
     expect(text).to.include('PASSED');
-    expect(text).to.match(/✔ get user\s+41 ms/).and.match(/✔ list users\s+13 ms/);
+    expect(text)
+      .to.match(/✔ get user\s+41 ms/)
+      .and.match(/✔ list users\s+13 ms/);
     expect(text).to.include('Test cases:  2 passed, 0 failed, 0 skipped (2)');
     expect(text).to.include('Assertions:  4 passed, 0 failed (4)');
     expect(text).to.include('Duration:    3.25 s');
@@ -54,7 +56,7 @@ describe('reports: cli', () => {
     expect(text).to.match(/expected "Nobody"\s+│\s+actual "Grace"/);
   });
 
-  it('a run that timed out: the interrupted and skipped test cases and the run\'s error', () => {
+  it("a run that timed out: the interrupted and skipped test cases and the run's error", () => {
     const text = renderCli(timedOutRun(), { color: false });
     expect(text).to.include('RUN FAILED');
     expect(text).to.match(/- after the slow one\s+skipped/);
@@ -124,9 +126,15 @@ describe('reports: writeReports', () => {
   it('writes the file reporters into the folder (created) under their fixed names and skips cli', async () => {
     const dir = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'assay-reports-')), 'nested', 'out');
     const files = await writeReports(dataDrivenRun(), ['cli', 'junit', 'json', 'html'], dir);
-    expect(files).to.deep.equal([path.join(dir, REPORT_FILES.junit), path.join(dir, REPORT_FILES.json), path.join(dir, REPORT_FILES.html)]);
+    expect(files).to.deep.equal([
+      path.join(dir, REPORT_FILES.junit),
+      path.join(dir, REPORT_FILES.json),
+      path.join(dir, REPORT_FILES.html),
+    ]);
     expect(REPORT_FILES).to.deep.equal({ json: 'results.json', junit: 'junit.xml', html: 'report.html' });
-    expect(await fs.readFile(path.join(dir, 'junit.xml'), 'utf8')).to.match(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
+    expect(await fs.readFile(path.join(dir, 'junit.xml'), 'utf8')).to.match(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>/,
+    );
     expect(JSON.parse(await fs.readFile(path.join(dir, 'results.json'), 'utf8')).runId).to.equal('run_01JROWS');
     expect(await fs.readFile(path.join(dir, 'report.html'), 'utf8')).to.match(/^<!doctype html>/);
     await fs.rm(path.dirname(path.dirname(dir)), { recursive: true });

@@ -7,7 +7,8 @@ import { RunLedger } from '../../workflows/run-ledger';
 import { estimateCompletion, expectedNodeExecutions } from '../../src/flow/estimate';
 import type { FlowNode, RunPlan } from '../../src/domain/types';
 
-const api = (id: string): FlowNode => ({ id, type: 'api', request: { method: 'GET', url: 'http://127.0.0.1/' } }) as FlowNode;
+const api = (id: string): FlowNode =>
+  ({ id, type: 'api', request: { method: 'GET', url: 'http://127.0.0.1/' } }) as FlowNode;
 
 describe('expected node executions', () => {
   it('counts a Loop body count times and an Iteration body once per data-set row', () => {
@@ -20,12 +21,24 @@ describe('expected node executions', () => {
   it('caps by maxIterations and the worker limit, and counts an unknown-length loop once', () => {
     const flow = [{ id: 'l', type: 'loop', count: 500, maxIterations: 20, body: [api('b')] }] as FlowNode[];
     expect(expectedNodeExecutions({ flow, dataSets: {} })).to.equal(21);
-    expect(expectedNodeExecutions({ flow: [{ id: 'l', type: 'loop', count: 500, body: [api('b')] }] as FlowNode[], dataSets: {} }, 100)).to.equal(101);
-    expect(expectedNodeExecutions({ flow: [{ id: 'w', type: 'loop', while: 'true', body: [api('b')] }] as FlowNode[], dataSets: {} })).to.equal(2);
+    expect(
+      expectedNodeExecutions(
+        { flow: [{ id: 'l', type: 'loop', count: 500, body: [api('b')] }] as FlowNode[], dataSets: {} },
+        100,
+      ),
+    ).to.equal(101);
+    expect(
+      expectedNodeExecutions({
+        flow: [{ id: 'w', type: 'loop', while: 'true', body: [api('b')] }] as FlowNode[],
+        dataSets: {},
+      }),
+    ).to.equal(2);
   });
 
   it('nests: a loop inside a loop multiplies', () => {
-    const flow = [{ id: 'o', type: 'loop', count: 3, body: [{ id: 'i', type: 'loop', count: 4, body: [api('x')] }] }] as FlowNode[];
+    const flow = [
+      { id: 'o', type: 'loop', count: 3, body: [{ id: 'i', type: 'loop', count: 4, body: [api('x')] }] },
+    ] as FlowNode[];
     expect(expectedNodeExecutions({ flow, dataSets: {} })).to.equal(1 + 3 * (1 + 4));
   });
 });
@@ -36,12 +49,16 @@ describe('estimateCompletion', () => {
 
   it('stretches the time elapsed by the work left', () => {
     // 10 s for a quarter of the work: 30 s more.
-    expect(estimateCompletion({ startedAtMs, deadlineMs, work: 0.25, nowMs: startedAtMs + 10_000 })).to.equal(startedAtMs + 40_000);
+    expect(estimateCompletion({ startedAtMs, deadlineMs, work: 0.25, nowMs: startedAtMs + 10_000 })).to.equal(
+      startedAtMs + 40_000,
+    );
   });
 
   it('is the deadline before any work is done, and never after it', () => {
     expect(estimateCompletion({ startedAtMs, deadlineMs, work: 0, nowMs: startedAtMs + 5000 })).to.equal(deadlineMs);
-    expect(estimateCompletion({ startedAtMs, deadlineMs, work: 0.001, nowMs: startedAtMs + 60_000 })).to.equal(deadlineMs);
+    expect(estimateCompletion({ startedAtMs, deadlineMs, work: 0.001, nowMs: startedAtMs + 60_000 })).to.equal(
+      deadlineMs,
+    );
   });
 
   it('is never in the past, even when the work is (nearly) all done or the deadline has passed', () => {
@@ -65,7 +82,9 @@ describe('a run of loops: the estimate is not early', () => {
       startedAtMs: 0,
       timeoutSeconds: 3600,
       settings: { maxLoopIterations: 1000 },
-      testCases: [{ id: 'tc', name: 'loop', flow: [{ id: 'l', type: 'loop', count: 100, body: [api('b')] }], dataSets: {} }],
+      testCases: [
+        { id: 'tc', name: 'loop', flow: [{ id: 'l', type: 'loop', count: 100, body: [api('b')] }], dataSets: {} },
+      ],
     } as unknown as RunPlan;
     const ledger = new RunLedger();
     ledger.begin(plan);

@@ -26,28 +26,40 @@ describe('sandbox context pool', function () {
 
   function pool(options: Partial<ContextPoolOptions> = {}): ContextPool {
     const host = new HostBridge({ policy, fetchTimeoutMs: 1000, maxFetchBytes: 1024 });
-    const p = new ContextPool({ memoryLimitMb: 32, maxContexts: 16, contextIdleMs: 60_000, spareIsolates: 0, compiler, host, ...options });
+    const p = new ContextPool({
+      memoryLimitMb: 32,
+      maxContexts: 16,
+      contextIdleMs: 60_000,
+      spareIsolates: 0,
+      compiler,
+      host,
+      ...options,
+    });
     pools.push(p);
     return p;
   }
   const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
   /** Waits until `done()` holds (at most 5 s: the machine may be busy). */
   async function until(done: () => boolean): Promise<void> {
-    for (const start = Date.now(); !done() && Date.now() - start < 5000; ) await tick(10);
+    for (const start = Date.now(); !done() && Date.now() - start < 5000;) await tick(10);
   }
 
-  it('gives a run\'s test case one context, with the host bridge, the runtime and the built-ins ready', async () => {
+  it("gives a run's test case one context, with the host bridge, the runtime and the built-ins ready", async () => {
     const p = pool();
     const ctx = await p.contextFor('r1', 'tc1');
     expect(await p.contextFor('r1', 'tc1')).to.equal(ctx);
     expect([ctx.runId, ctx.busy, ctx.released]).to.deep.equal(['r1', 0, false]);
     // The runtime takes the host bridge out of sight (`__assayHost`) and offers `fetch` over it.
-    expect(await ctx.context.eval('[typeof __assay.run, typeof __assayHost, typeof fetch, typeof _, typeof z, typeof luxon].join()')).to.equal('function,undefined,function,function,object,object');
+    expect(
+      await ctx.context.eval(
+        '[typeof __assay.run, typeof __assayHost, typeof fetch, typeof _, typeof z, typeof luxon].join()',
+      ),
+    ).to.equal('function,undefined,function,function,object,object');
     expect([...ctx.loaded].map((f) => f.replace(/@.*/, ''))).to.deep.equal(['lodash', 'faker', 'zod', 'ky', 'luxon']);
     expect([p.activeRuns, p.activeContexts]).to.deep.equal([1, 1]);
   });
 
-  it('a run\'s next test case releases its earlier idle context, not a busy one nor another run\'s', async () => {
+  it("a run's next test case releases its earlier idle context, not a busy one nor another run's", async () => {
     const p = pool();
     const first = await p.contextFor('r1', 'tc1');
     const other = await p.contextFor('r2', 'tc1');

@@ -11,11 +11,18 @@ import type { AddressInfo } from 'node:net';
 import ivm from 'isolated-vm';
 import { publicOnlyPolicy, type AddressPolicy } from '../../src/net/address-policy';
 import { CodeCache } from '../../src/sandbox/code-cache';
-import { LibraryError, LibraryLoader, REMEMBERED_LIBRARIES, type LibraryLoaderOptions, type LibraryTarget } from '../../src/sandbox/library-loader';
+import {
+  LibraryError,
+  LibraryLoader,
+  REMEMBERED_LIBRARIES,
+  type LibraryLoaderOptions,
+  type LibraryTarget,
+} from '../../src/sandbox/library-loader';
 import { testEgressPolicy } from '../helpers/app';
 
 /** A UMD-style library defining `name` and counting how often its top level ran. */
-const umd = (name: string) => `(function (g) { g.${name} = { runs: ((g.${name} && g.${name}.runs) || 0) + 1 }; })(globalThis);`;
+const umd = (name: string) =>
+  `(function (g) { g.${name} = { runs: ((g.${name} && g.${name}.runs) || 0) + 1 }; })(globalThis);`;
 
 describe('sandbox library loader', function () {
   this.timeout(60_000);
@@ -49,7 +56,14 @@ describe('sandbox library loader', function () {
   function loader(options: Partial<LibraryLoaderOptions> = {}): LibraryLoader {
     const policy = options.policy ?? testEgressPolicy();
     policies.push(policy);
-    return new LibraryLoader({ compiler: new CodeCache(), policy, runTimeoutMs: 1000, libraryTimeoutMs: 2000, maxLibraryBytes: 1024, ...options });
+    return new LibraryLoader({
+      compiler: new CodeCache(),
+      policy,
+      runTimeoutMs: 1000,
+      libraryTimeoutMs: 2000,
+      maxLibraryBytes: 1024,
+      ...options,
+    });
   }
   async function libraryError(promise: Promise<void>): Promise<string> {
     const err = await promise.then(
@@ -107,21 +121,38 @@ describe('sandbox library loader', function () {
   });
 
   it('each wrong entry is a LibraryError naming it', async () => {
-    const libs = loader({ localLibrary: async (u) => (u.endsWith('/esm.js') ? 'export default 1;' : u.endsWith('/throws.js') ? 'throw new Error("boom")' : undefined) });
+    const libs = loader({
+      localLibrary: async (u) =>
+        u.endsWith('/esm.js') ? 'export default 1;' : u.endsWith('/throws.js') ? 'throw new Error("boom")' : undefined,
+    });
     const t = await target();
-    expect(await libraryError(libs.load(t, ['not-a-library']))).to.equal('"not-a-library" is neither a library URL nor the name of a predefined library (see GET /v1/libraries)');
-    expect(await libraryError(libs.load(t, ['ftp://libs.example/a.js']))).to.equal('Library ftp://libs.example/a.js: only http and https URLs can be loaded');
-    expect(await libraryError(libs.load(t, ['https://libs.example/esm.js']))).to.match(/^Library https:\/\/libs\.example\/esm\.js is an ES module \(it uses import\/export\)/);
-    expect(await libraryError(libs.load(t, ['https://libs.example/throws.js']))).to.equal('Library https://libs.example/throws.js failed while loading: boom');
-    expect(await libraryError(libs.load(t, [`${base}/missing.js`]))).to.equal(`Library ${base}/missing.js answered HTTP 404`);
-    expect(await libraryError(libs.load(t, [`${base}/big.js`]))).to.equal(`Library ${base}/big.js is larger than 1024 bytes`);
+    expect(await libraryError(libs.load(t, ['not-a-library']))).to.equal(
+      '"not-a-library" is neither a library URL nor the name of a predefined library (see GET /v1/libraries)',
+    );
+    expect(await libraryError(libs.load(t, ['ftp://libs.example/a.js']))).to.equal(
+      'Library ftp://libs.example/a.js: only http and https URLs can be loaded',
+    );
+    expect(await libraryError(libs.load(t, ['https://libs.example/esm.js']))).to.match(
+      /^Library https:\/\/libs\.example\/esm\.js is an ES module \(it uses import\/export\)/,
+    );
+    expect(await libraryError(libs.load(t, ['https://libs.example/throws.js']))).to.equal(
+      'Library https://libs.example/throws.js failed while loading: boom',
+    );
+    expect(await libraryError(libs.load(t, [`${base}/missing.js`]))).to.equal(
+      `Library ${base}/missing.js answered HTTP 404`,
+    );
+    expect(await libraryError(libs.load(t, [`${base}/big.js`]))).to.equal(
+      `Library ${base}/big.js is larger than 1024 bytes`,
+    );
     expect(await libraryError(libs.load(t, [`${base}/module.js`]))).to.match(/is an ES module/);
     expect(t.loaded.size).to.equal(0);
   });
 
-  it('a host that fails to answer, or an address the policy refuses, is the library\'s error', async () => {
+  it("a host that fails to answer, or an address the policy refuses, is the library's error", async () => {
     const failing = loader({ localLibrary: async () => Promise.reject(new Error('store unavailable')) });
-    expect(await libraryError(failing.load(await target(), ['https://libs.example/a.js']))).to.equal('Library https://libs.example/a.js: store unavailable');
+    expect(await libraryError(failing.load(await target(), ['https://libs.example/a.js']))).to.equal(
+      'Library https://libs.example/a.js: store unavailable',
+    );
     const strict = loader({ policy: publicOnlyPolicy() });
     const message = await libraryError(strict.load(await target(), [`${base}/served.js`]));
     expect(message).to.match(new RegExp(`^Library ${base.replace(/[.]/g, '\\.')}/served\\.js could not be fetched: `));

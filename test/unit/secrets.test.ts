@@ -36,7 +36,10 @@ describe('secrets', () => {
       expect(rotated.open(sealed)).to.equal('s3cret-value');
       expect(rotated.isStale(sealed)).to.equal(true);
       expect(rotated.seal('x').split('.')[1]).to.equal('k2');
-      expect(() => new KeyRing(parseSecretKeys(K2)).open(sealed)).to.throw(KeyRingError, /key "k1", which ASSAY_SECRET_KEYS does not hold \(it has k2\)/);
+      expect(() => new KeyRing(parseSecretKeys(K2)).open(sealed)).to.throw(
+        KeyRingError,
+        /key "k1", which ASSAY_SECRET_KEYS does not hold \(it has k2\)/,
+      );
     });
 
     it('refuses malformed key lists with the reason, also through loadConfig', () => {
@@ -44,7 +47,10 @@ describe('secrets', () => {
       expect(() => parseSecretKeys('k1:abcd')).to.throw(KeyRingError, /must be 32 bytes/);
       expect(() => parseSecretKeys(`${K1},${K1}`)).to.throw(KeyRingError, /listed twice/);
       expect(() => parseSecretKeys(`bad id:${K1.split(':')[1]}`)).to.throw(KeyRingError, /key id "bad id"/);
-      expect(() => loadConfig({ ASSAY_SECRET_KEYS: 'k1:short' })).to.throw(ConfigError, /^ASSAY_SECRET_KEYS: key "k1" must be 32 bytes/);
+      expect(() => loadConfig({ ASSAY_SECRET_KEYS: 'k1:short' })).to.throw(
+        ConfigError,
+        /^ASSAY_SECRET_KEYS: key "k1" must be 32 bytes/,
+      );
       expect(loadConfig({ ASSAY_SECRET_KEYS: K1 }).secretKeys).to.equal(K1);
       // hex works too
       expect(parseSecretKeys(`h:${'ab'.repeat(32)}`)[0]!.key).to.have.length(32);
@@ -67,12 +73,25 @@ describe('secrets', () => {
   describe('secret variables', () => {
     const ring = new KeyRing(parseSecretKeys(`${K2},${K1}`));
     it('seals secrets, keeps plain values, answers masked, opens for a run', () => {
-      const stored = sealVariables({ base: 'http://x', n: 3, token: { value: 'tok-abcdef', secret: true }, pin: { value: 123456, secret: true } }, ring);
+      const stored = sealVariables(
+        { base: 'http://x', n: 3, token: { value: 'tok-abcdef', secret: true }, pin: { value: 123456, secret: true } },
+        ring,
+      );
       expect(stored.base).to.equal('http://x');
       expect(stored.n).to.equal(3);
       expect(JSON.stringify(stored)).not.to.include('tok-abcdef');
-      expect(maskVariables(stored)).to.deep.equal({ base: 'http://x', n: 3, token: { secret: true, value: '***' }, pin: { secret: true, value: '***' } });
-      expect(maskVariables(stored, true)).to.deep.equal({ base: '***', n: '***', token: { secret: true, value: '***' }, pin: { secret: true, value: '***' } });
+      expect(maskVariables(stored)).to.deep.equal({
+        base: 'http://x',
+        n: 3,
+        token: { secret: true, value: '***' },
+        pin: { secret: true, value: '***' },
+      });
+      expect(maskVariables(stored, true)).to.deep.equal({
+        base: '***',
+        n: '***',
+        token: { secret: true, value: '***' },
+        pin: { secret: true, value: '***' },
+      });
       const opened = openVariables(stored, ring);
       expect(opened.values).to.deep.equal({ base: 'http://x', n: 3, token: 'tok-abcdef', pin: 123456 });
       expect(opened.secretNames).to.deep.equal(['token', 'pin']);
@@ -81,11 +100,16 @@ describe('secrets', () => {
 
     it('"***" keeps the stored secret (sealed again under the new key when stale); with none stored it is refused', () => {
       const old = new KeyRing(parseSecretKeys(K1));
-      const previous = sealVariables({ token: { value: 'tok-abcdef', secret: true } }, old) as Record<string, StoredVariable>;
+      const previous = sealVariables({ token: { value: 'tok-abcdef', secret: true } }, old) as Record<
+        string,
+        StoredVariable
+      >;
       const kept = sealVariables({ token: { value: '***', secret: true } }, ring, previous);
       expect((kept.token as { sealed: string }).sealed.split('.')[1]).to.equal('k2');
       expect(openVariables(kept, ring).values.token).to.equal('tok-abcdef');
-      expect(() => sealVariables({ other: { value: '***', secret: true } }, ring, previous)).to.throw(/other: "\*\*\*" keeps a stored secret, but there is none/);
+      expect(() => sealVariables({ other: { value: '***', secret: true } }, ring, previous)).to.throw(
+        /other: "\*\*\*" keeps a stored secret, but there is none/,
+      );
     });
   });
 
@@ -95,19 +119,30 @@ describe('secrets', () => {
       expect(masker.maskText('Authorization: Bearer tok-abc/123 x')).to.equal('Authorization: Bearer ***');
       expect(masker.maskText('/items?t=tok-abc%2F123%20x&u=1')).to.equal('/items?t=***&u=1');
       expect(masker.maskText(Buffer.from('tok-abc/123 x').toString('base64'))).to.equal('***');
-      expect(masker.maskText(`Authorization: Basic ${Buffer.from('ada:pw-9876').toString('base64')}`)).to.equal('Authorization: Basic ***');
-      expect(masker.maskText(`Basic ${Buffer.from('ada:other').toString('base64')}`)).to.equal(`Basic ${Buffer.from('ada:other').toString('base64')}`);
+      expect(masker.maskText(`Authorization: Basic ${Buffer.from('ada:pw-9876').toString('base64')}`)).to.equal(
+        'Authorization: Basic ***',
+      );
+      expect(masker.maskText(`Basic ${Buffer.from('ada:other').toString('base64')}`)).to.equal(
+        `Basic ${Buffer.from('ada:other').toString('base64')}`,
+      );
       expect(masker.maskText('short ab stays')).to.equal('short ab stays'); // under 4 characters: not looked for
     });
 
     it('masks deeply (keys too) and log arguments, Errors included', () => {
-      expect(masker.maskDeep({ url: 'http://h/pw-9876', list: ['pw-9876', 1], ['k pw-9876']: true })).to.deep.equal({ url: 'http://h/***', list: ['***', 1], ['k ***']: true });
+      expect(masker.maskDeep({ url: 'http://h/pw-9876', list: ['pw-9876', 1], ['k pw-9876']: true })).to.deep.equal({
+        url: 'http://h/***',
+        list: ['***', 1],
+        ['k ***']: true,
+      });
       const err = maskLogArgument(masker, new TypeError('failed with pw-9876')) as Error;
       expect(err).to.be.instanceOf(Error);
       expect(err.name).to.equal('TypeError');
       expect(err.message).to.equal('failed with ***');
       expect(err.stack).not.to.include('pw-9876');
-      expect(maskLogArgument(masker, { msg: 'x pw-9876', nested: { a: ['pw-9876'] } })).to.deep.equal({ msg: 'x ***', nested: { a: ['***'] } });
+      expect(maskLogArgument(masker, { msg: 'x pw-9876', nested: { a: ['pw-9876'] } })).to.deep.equal({
+        msg: 'x ***',
+        nested: { a: ['***'] },
+      });
     });
   });
 });

@@ -6,7 +6,13 @@
 import { EventEmitter } from 'node:events';
 import { expect } from 'chai';
 import { QueryFailedError } from 'typeorm';
-import { boundPool, STORE_TIMEOUT_CODE, storeFailureInScope, StoreTimeoutError, withStoreBounds } from '../../src/store/bounds';
+import {
+  boundPool,
+  STORE_TIMEOUT_CODE,
+  storeFailureInScope,
+  StoreTimeoutError,
+  withStoreBounds,
+} from '../../src/store/bounds';
 import { isDatabaseRefusal, isDatabaseTimeout, isDatabaseUnavailable } from '../../src/store/errors';
 import { VerifiedKeys } from '../../api/auth';
 
@@ -79,15 +85,23 @@ describe('bounded store waits (src/store/bounds.ts)', () => {
     const pool = boundPool(real);
     await withStoreBounds(BOUNDS, async () => {
       const started = Date.now();
-      const err = await acquire(pool).then(() => undefined, (e: unknown) => e);
-      expect(err).to.be.instanceOf(StoreTimeoutError).and.include({ phase: 'acquire', timeoutMs: 50, code: STORE_TIMEOUT_CODE });
+      const err = await acquire(pool).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err)
+        .to.be.instanceOf(StoreTimeoutError)
+        .and.include({ phase: 'acquire', timeoutMs: 50, code: STORE_TIMEOUT_CODE });
       expect(Date.now() - started).to.be.within(40, 500);
       expect(storeFailureInScope()).to.equal(err);
       const late = new FakeConnection();
       real.give(late);
       expect(late.released).to.equal(1);
       const again = Date.now();
-      const second = await acquire(pool).then(() => undefined, (e: unknown) => e);
+      const second = await acquire(pool).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(second).to.be.instanceOf(StoreTimeoutError).and.include({ phase: 'acquire', timeoutMs: 0 });
       expect(Date.now() - again).to.be.below(40);
       expect(real.waiting).to.have.length(0);

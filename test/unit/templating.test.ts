@@ -1,12 +1,18 @@
 import { expect } from 'chai';
 import { fillTemplate, fillTemplates, type DynamicSources } from '../../src/domain/templating';
 
-const dynamic: DynamicSources = { uuid: () => '00000000-0000-4000-8000-000000000000', now: () => 1_700_000_000_123, random: () => 0.5 };
+const dynamic: DynamicSources = {
+  uuid: () => '00000000-0000-4000-8000-000000000000',
+  now: () => 1_700_000_000_123,
+  random: () => 0.5,
+};
 
 describe('{{variable}} templating (src/domain/templating)', () => {
   it('fills known variables as text and keeps unknown names as written', () => {
     const vars = { base: 'http://h', id: 7, on: true };
-    expect(fillTemplate('{{base}}/users/{{ id }}?on={{on}}&x={{unknown}}', vars, dynamic)).to.equal('http://h/users/7?on=true&x={{unknown}}');
+    expect(fillTemplate('{{base}}/users/{{ id }}?on={{on}}&x={{unknown}}', vars, dynamic)).to.equal(
+      'http://h/users/7?on=true&x={{unknown}}',
+    );
   });
 
   it('is case-sensitive', () => {
@@ -26,6 +32,11 @@ describe('{{variable}} templating (src/domain/templating)', () => {
 
   it('fills strings (and keys) inside JSON bodies and leaves other values alone', () => {
     const body = { '{{k}}': '{{v}}', n: 1, list: ['{{v}}', null, false], nested: { s: 'x-{{v}}' } };
-    expect(fillTemplates(body, { k: 'key', v: 'val' }, dynamic)).to.deep.equal({ key: 'val', n: 1, list: ['val', null, false], nested: { s: 'x-val' } });
+    expect(fillTemplates(body, { k: 'key', v: 'val' }, dynamic)).to.deep.equal({
+      key: 'val',
+      n: 1,
+      list: ['val', null, false],
+      nested: { s: 'x-val' },
+    });
   });
 });

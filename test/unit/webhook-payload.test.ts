@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { LoadMetrics, performanceResults } from '../../src/perf/metrics';
 import { Webhook } from 'standardwebhooks';
-import { defaultPayload, renderTemplate, signature, standardWebhookHeaders, templateIssues, type WebhookData } from '../../src/webhooks/payload';
+import {
+  defaultPayload,
+  renderTemplate,
+  signature,
+  standardWebhookHeaders,
+  templateIssues,
+  type WebhookData,
+} from '../../src/webhooks/payload';
 
 const data: WebhookData = {
   event: 'run.completed',
@@ -29,9 +36,23 @@ const data: WebhookData = {
 describe('outgoing webhook payloads (src/webhooks/payload)', () => {
   it("gives templates a performance run's figures, and keeps the default payload to the figures (no series)", async () => {
     const metrics = new LoadMetrics();
-    for (let i = 0; i < 100; i++) metrics.recordRequest({ name: 'get', testCase: 'tc', durationMs: i < 95 ? 10 : 200, status: 200, bytesSent: 10, bytesReceived: 10, endedAtMs: 1_700_000_000_000 + i * 100 });
+    for (let i = 0; i < 100; i++)
+      metrics.recordRequest({
+        name: 'get',
+        testCase: 'tc',
+        durationMs: i < 95 ? 10 : 200,
+        status: 200,
+        bytesSent: 10,
+        bytesReceived: 10,
+        endedAtMs: 1_700_000_000_000 + i * 100,
+      });
     const perf = { ...data, performance: performanceResults(metrics, [], 10_000) };
-    expect(await renderTemplate({ text: 'p95 {{performance.p95ResponseTime}} ms, {{performance.requestsPerSecond}}/s' }, perf)).to.deep.equal({ text: 'p95 10.007 ms, 10/s' });
+    expect(
+      await renderTemplate(
+        { text: 'p95 {{performance.p95ResponseTime}} ms, {{performance.requestsPerSecond}}/s' },
+        perf,
+      ),
+    ).to.deep.equal({ text: 'p95 10.007 ms, 10/s' });
     const payload = defaultPayload(perf) as { performance: Record<string, unknown> };
     expect(payload.performance).to.include({ requests: 100, errorRate: 0 });
     expect(payload.performance).to.not.have.any.keys('series', 'byName', 'byTestCase');
@@ -40,7 +61,9 @@ describe('outgoing webhook payloads (src/webhooks/payload)', () => {
 
   it('signs the exact body bytes: sha256=<hex HMAC-SHA256>', () => {
     // RFC 4231 test case 2.
-    expect(signature('Jefe', 'what do ya want for nothing?')).to.equal('sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+    expect(signature('Jefe', 'what do ya want for nothing?')).to.equal(
+      'sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    );
   });
 
   describe('Standard Webhooks headers, checked with the standardwebhooks package', () => {
@@ -53,11 +76,17 @@ describe('outgoing webhook payloads (src/webhooks/payload)', () => {
       expect(headers['webhook-timestamp']).to.match(/^\d{10}$/);
       expect(headers['webhook-signature']).to.match(/^v1,[A-Za-z0-9+/]+=*$/);
       // The two documented ways of giving the library our key (the secret's UTF-8 bytes).
-      expect(new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' }).verify(body, { ...headers })).to.deep.equal(JSON.parse(body));
-      expect(new Webhook(`whsec_${Buffer.from(secret, 'utf8').toString('base64')}`).verify(body, { ...headers })).to.deep.equal(JSON.parse(body));
+      expect(new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' }).verify(body, { ...headers })).to.deep.equal(
+        JSON.parse(body),
+      );
+      expect(
+        new Webhook(`whsec_${Buffer.from(secret, 'utf8').toString('base64')}`).verify(body, { ...headers }),
+      ).to.deep.equal(JSON.parse(body));
       // The library signs the same bytes the same way.
       const at = new Date(Number(headers['webhook-timestamp']) * 1000);
-      expect(new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' }).sign('dlv_01', at, body)).to.equal(headers['webhook-signature']);
+      expect(new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' }).sign('dlv_01', at, body)).to.equal(
+        headers['webhook-signature'],
+      );
     });
 
     it('a replayed (old) delivery, a tampered body, another id or another secret is refused', () => {
@@ -67,7 +96,9 @@ describe('outgoing webhook payloads (src/webhooks/payload)', () => {
       const fresh = standardWebhookHeaders(secret, 'dlv_01', body);
       expect(() => wh.verify(body.replace('run_1', 'run_2'), { ...fresh })).to.throw(/No matching signature/);
       expect(() => wh.verify(body, { ...fresh, 'webhook-id': 'dlv_02' })).to.throw(/No matching signature/);
-      expect(() => new Webhook(Buffer.from(`${secret}x`, 'utf8'), { format: 'raw' }).verify(body, { ...fresh })).to.throw(/No matching signature/);
+      expect(() =>
+        new Webhook(Buffer.from(`${secret}x`, 'utf8'), { format: 'raw' }).verify(body, { ...fresh }),
+      ).to.throw(/No matching signature/);
     });
   });
 
@@ -75,7 +106,15 @@ describe('outgoing webhook payloads (src/webhooks/payload)', () => {
     const slack = await renderTemplate(
       {
         text: "{{result.status = 'passed' ? ':white_check_mark:' : ':x:'}} {{deployment.name}} on {{deployment.environment}}: {{result.passed}}/{{result.total}} passed",
-        blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '{{result.passed}} passed, {{result.failed}} failed in {{$round(result.duration / 1000, 1)}} s' } }],
+        blocks: [
+          {
+            type: 'section',
+            text: {
+              type: 'mrkdwn',
+              text: '{{result.passed}} passed, {{result.failed}} failed in {{$round(result.duration / 1000, 1)}} s',
+            },
+          },
+        ],
       },
       data,
     );
@@ -86,16 +125,33 @@ describe('outgoing webhook payloads (src/webhooks/payload)', () => {
   });
 
   it('renders the Discord payload: whole-value placeholders keep their type', async () => {
-    const discord = (await renderTemplate({ color: "{{result.status = 'passed' ? 3066993 : 15158332}}", summary: '{{result.summary}}', v: '{{context.version}}', passed: '{{$string(result.passed)}}' }, data)) as Record<string, unknown>;
-    expect(discord).to.deep.equal({ color: 15158332, summary: { total: 12, passed: 11, failed: 1, skipped: 0 }, v: '1.4.2', passed: '11' });
+    const discord = (await renderTemplate(
+      {
+        color: "{{result.status = 'passed' ? 3066993 : 15158332}}",
+        summary: '{{result.summary}}',
+        v: '{{context.version}}',
+        passed: '{{$string(result.passed)}}',
+      },
+      data,
+    )) as Record<string, unknown>;
+    expect(discord).to.deep.equal({
+      color: 15158332,
+      summary: { total: 12, passed: 11, failed: 1, skipped: 0 },
+      v: '1.4.2',
+      passed: '11',
+    });
   });
 
   it('leaves placeholders that yield nothing as written; templates in keys work too', async () => {
-    expect(await renderTemplate({ '{{deployment.name}}-key': '{{result.nothing}} and {{context.branch}}' }, data)).to.deep.equal({ 'nightly-key': '{{result.nothing}} and main' });
+    expect(
+      await renderTemplate({ '{{deployment.name}}-key': '{{result.nothing}} and {{context.branch}}' }, data),
+    ).to.deep.equal({ 'nightly-key': '{{result.nothing}} and main' });
   });
 
   it('reports placeholders that do not parse, with their path', () => {
-    expect(templateIssues({ a: ['ok {{result.passed}}', 'bad {{result.(}}'] }, ['payload']).map((i) => i.path.join('.'))).to.deep.equal(['payload.a.1']);
+    expect(
+      templateIssues({ a: ['ok {{result.passed}}', 'bad {{result.(}}'] }, ['payload']).map((i) => i.path.join('.')),
+    ).to.deep.equal(['payload.a.1']);
   });
 
   it('builds the default payload without the details', () => {
@@ -107,7 +163,9 @@ describe('outgoing webhook payloads (src/webhooks/payload)', () => {
 
   it('renders a heavy placeholder on the expression threads: the main thread keeps running, a runaway one stays as written', async function () {
     this.timeout(20_000);
-    expect(await renderTemplate({ sum: '{{$reduce([1..1000], function($a, $b) { $a + $b })}}' }, data)).to.deep.equal({ sum: 500500 });
+    expect(await renderTemplate({ sum: '{{$reduce([1..1000], function($a, $b) { $a + $b })}}' }, data)).to.deep.equal({
+      sum: 500500,
+    });
     let ticks = 0;
     const ticker = setInterval(() => (ticks += 1), 5);
     const runaway = '{{($f := function($n){ $f($n + 1) }; $f(0))}}';

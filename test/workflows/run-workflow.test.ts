@@ -12,7 +12,19 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { runStateQuery } from '../../src/domain/run-workflow';
 import { FAILURE_TYPES, RUN_ERROR_PREFIX } from '../../src/domain/failures';
-import { apiNode, eventCounts, gate, inputsOf, newRunId, planOf, startStubWorkflowEnv, testCase, until, type StubRun, type StubWorkflowEnv } from '../helpers/workflow-stubs';
+import {
+  apiNode,
+  eventCounts,
+  gate,
+  inputsOf,
+  newRunId,
+  planOf,
+  startStubWorkflowEnv,
+  testCase,
+  until,
+  type StubRun,
+  type StubWorkflowEnv,
+} from '../helpers/workflow-stubs';
 
 describe('run workflow with stubbed activities', function () {
   this.timeout(30_000);
@@ -43,11 +55,17 @@ describe('run workflow with stubbed activities', function () {
   it('runs the test cases in order, stores each result once and ends with their summary', async () => {
     const runId = newRunId();
     const run = stubs.register({
-      plan: planOf(runId, [testCase('a', [apiNode('a1', '/a/1'), apiNode('a2', '/a/2')]), testCase('b', [apiNode('b1', '/b/1')]), testCase('c', [apiNode('c1', '/c/1')])]),
+      plan: planOf(runId, [
+        testCase('a', [apiNode('a1', '/a/1'), apiNode('a2', '/a/2')]),
+        testCase('b', [apiNode('b1', '/b/1')]),
+        testCase('c', [apiNode('c1', '/c/1')]),
+      ]),
     });
     const outcome = await (await start(run)).result();
 
-    expect(inputsOf(run, 'executeApiNode').map((i) => i.request.url)).to.deep.equal(['/a/1', '/a/2', '/b/1', '/c/1'].map((p) => `http://stub.test${p}`));
+    expect(inputsOf(run, 'executeApiNode').map((i) => i.request.url)).to.deep.equal(
+      ['/a/1', '/a/2', '/b/1', '/c/1'].map((p) => `http://stub.test${p}`),
+    );
     // Each result is stored as soon as its test case ends, before the next one starts.
     expect(run.calls.map((c) => c.name)).to.deep.equal([
       'startRun',
@@ -73,8 +91,21 @@ describe('run workflow with stubbed activities', function () {
     ]);
     expect(records[0]!.result).to.include({ assertions: 2, passedAssertions: 2 });
     const finishes = inputsOf(run, 'finishRun');
-    expect(finishes).to.deep.equal([{ runId, status: 'completed', result: 'passed', summary: { total: 3, passed: 3, failed: 0, skipped: 0 }, unfinished: [] }]);
-    expect(outcome).to.deep.equal({ runId, status: 'completed', result: 'passed', summary: { total: 3, passed: 3, failed: 0, skipped: 0 } });
+    expect(finishes).to.deep.equal([
+      {
+        runId,
+        status: 'completed',
+        result: 'passed',
+        summary: { total: 3, passed: 3, failed: 0, skipped: 0 },
+        unfinished: [],
+      },
+    ]);
+    expect(outcome).to.deep.equal({
+      runId,
+      status: 'completed',
+      result: 'passed',
+      summary: { total: 3, passed: 3, failed: 0, skipped: 0 },
+    });
   });
 
   it('fails a test case on a failed assertion, runs the rest, and ends the run completed with result failed', async () => {
@@ -82,7 +113,12 @@ describe('run workflow with stubbed activities', function () {
     const run = stubs.register({
       plan: planOf(runId, [
         testCase('a', [apiNode('a1', '/a')]),
-        testCase('b', [apiNode('b1', '/b', [{ target: 'response.status', operator: 'equals', expected: 200 }, { target: 'response.body.error', operator: 'equals', expected: 'boom' }])]),
+        testCase('b', [
+          apiNode('b1', '/b', [
+            { target: 'response.status', operator: 'equals', expected: 200 },
+            { target: 'response.body.error', operator: 'equals', expected: 'boom' },
+          ]),
+        ]),
         testCase('c', [apiNode('c1', '/c')]),
       ]),
       api: (input) => (input.request.url.endsWith('/b') ? { status: 500, body: { error: 'boom' } } : { status: 200 }),
@@ -98,10 +134,18 @@ describe('run workflow with stubbed activities', function () {
     const b = records[1]!.result;
     expect(b).to.include({ assertions: 2, passedAssertions: 1 });
     expect(b.failures).to.have.length(1);
-    expect(b.failures[0]).to.include({ node: 'b1', assertion: 'response.status', operator: 'equals', expected: 200, actual: 500 });
+    expect(b.failures[0]).to.include({
+      node: 'b1',
+      assertion: 'response.status',
+      operator: 'equals',
+      expected: 200,
+      actual: 500,
+    });
     expect(b.nodes[0]).to.include({ id: 'b1', status: 'failed' });
     const summary = { total: 3, passed: 2, failed: 1, skipped: 0 };
-    expect(inputsOf(run, 'finishRun')).to.deep.equal([{ runId, status: 'completed', result: 'failed', summary, unfinished: [] }]);
+    expect(inputsOf(run, 'finishRun')).to.deep.equal([
+      { runId, status: 'completed', result: 'failed', summary, unfinished: [] },
+    ]);
     expect(outcome).to.deep.equal({ runId, status: 'completed', result: 'failed', summary });
   });
 
@@ -111,7 +155,15 @@ describe('run workflow with stubbed activities', function () {
     const held = gate();
     const startedAtMs = Date.now();
     const run = stubs.register({
-      plan: planOf(runId, [testCase('a', [apiNode('a1', '/a')]), testCase('b', [apiNode('b1', '/b')]), testCase('c', [apiNode('c1', '/c')])], { settings: { apiNodeActivity: 'normal' }, startedAtMs }),
+      plan: planOf(
+        runId,
+        [
+          testCase('a', [apiNode('a1', '/a')]),
+          testCase('b', [apiNode('b1', '/b')]),
+          testCase('c', [apiNode('c1', '/c')]),
+        ],
+        { settings: { apiNodeActivity: 'normal' }, startedAtMs },
+      ),
       startGate: starting.promise,
       api: async (input) => {
         if (input.request.url.endsWith('/b')) await held.promise;
@@ -121,19 +173,35 @@ describe('run workflow with stubbed activities', function () {
     const handle = await start(run);
 
     await until(() => run.calls.some((c) => c.name === 'startRun'), 'startRun');
-    expect(await handle.query(runStateQuery)).to.deep.equal({ status: 'queued', progress: { completed: 0, total: 0, percentage: 0 } });
+    expect(await handle.query(runStateQuery)).to.deep.equal({
+      status: 'queued',
+      progress: { completed: 0, total: 0, percentage: 0 },
+    });
 
     starting.open();
     await until(() => inputsOf(run, 'executeApiNode').length === 2, 'the API node of test case b');
     const running = await handle.query(runStateQuery);
-    expect(running).to.deep.include({ status: 'running', progress: { completed: 1, total: 3, percentage: 33.3 }, startedAt: new Date(startedAtMs).toISOString() });
-    expect(Date.parse(running.estimatedCompletion!), 'estimate within the run deadline').to.be.within(startedAtMs, startedAtMs + 60_000);
+    expect(running).to.deep.include({
+      status: 'running',
+      progress: { completed: 1, total: 3, percentage: 33.3 },
+      startedAt: new Date(startedAtMs).toISOString(),
+    });
+    expect(Date.parse(running.estimatedCompletion!), 'estimate within the run deadline').to.be.within(
+      startedAtMs,
+      startedAtMs + 60_000,
+    );
 
     held.open();
     await handle.result();
-    expect(await handle.query(runStateQuery)).to.deep.equal({ status: 'completed', progress: { completed: 3, total: 3, percentage: 100 }, startedAt: new Date(startedAtMs).toISOString() });
+    expect(await handle.query(runStateQuery)).to.deep.equal({
+      status: 'completed',
+      progress: { completed: 3, total: 3, percentage: 100 },
+      startedAt: new Date(startedAtMs).toISOString(),
+    });
     // `apiNodeActivity: 'normal'`: nodes and result writes are normal activities, not local ones.
-    expect(run.calls.filter((c) => c.name === 'executeApiNode' || c.name === 'recordTestCaseResult').map((c) => c.local)).to.deep.equal([false, false, false, false, false, false]);
+    expect(
+      run.calls.filter((c) => c.name === 'executeApiNode' || c.name === 'recordTestCaseResult').map((c) => c.local),
+    ).to.deep.equal([false, false, false, false, false, false]);
   });
 
   it('runs nodes and stores results as local activities by default', async () => {
@@ -151,14 +219,20 @@ describe('run workflow with stubbed activities', function () {
     const runId = newRunId();
     // A 60 s run that started 59.3 s ago: 0.7 s left, spent in a 30 s Wait node (a durable timer).
     const run = stubs.register({
-      plan: planOf(runId, [testCase('a', [{ id: 'w', type: 'wait', ms: 30_000 }]), testCase('b', [apiNode('b1', '/b')])], { timeoutSeconds: 60, startedAtMs: Date.now() - 59_300 }),
+      plan: planOf(
+        runId,
+        [testCase('a', [{ id: 'w', type: 'wait', ms: 30_000 }]), testCase('b', [apiNode('b1', '/b')])],
+        { timeoutSeconds: 60, startedAtMs: Date.now() - 59_300 },
+      ),
     });
     const handle = await start(run);
     const began = Date.now();
     const failure = await failureOf(handle);
     expect(Date.now() - began, 'ended at the deadline, not after the wait').to.be.below(15_000);
     // Two timers, the run's deadline and the wait, both for the time left: a wait never sleeps past the deadline.
-    const timers = (await handle.fetchHistory()).events!.flatMap((e) => (e.timerStartedEventAttributes ? [e.timerStartedEventAttributes.startToFireTimeout!] : []));
+    const timers = (await handle.fetchHistory()).events!.flatMap((e) =>
+      e.timerStartedEventAttributes ? [e.timerStartedEventAttributes.startToFireTimeout!] : [],
+    );
     expect(timers).to.have.length(2);
     for (const t of timers) expect(Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6).to.be.at.most(700);
 
@@ -168,7 +242,12 @@ describe('run workflow with stubbed activities', function () {
     expect(inputsOf(run, 'executeApiNode')).to.deep.equal([]);
     expect(inputsOf(run, 'recordTestCaseResult')).to.deep.equal([]);
     const [finish] = inputsOf(run, 'finishRun');
-    expect(finish).to.deep.include({ runId, status: 'failed', error, summary: { total: 2, passed: 0, failed: 1, skipped: 1 } });
+    expect(finish).to.deep.include({
+      runId,
+      status: 'failed',
+      error,
+      summary: { total: 2, passed: 0, failed: 1, skipped: 1 },
+    });
     expect(finish!.unfinished.map((u) => [u.position, u.result.status, u.result.error])).to.deep.equal([
       [0, 'failed', `Interrupted: ${error}`],
       [1, 'skipped', `Not run: ${error}`],
@@ -179,7 +258,11 @@ describe('run workflow with stubbed activities', function () {
     const runId = newRunId();
     // 0.7 s left; the API node (a normal activity here) would take 30 s.
     const run = stubs.register({
-      plan: planOf(runId, [testCase('a', [apiNode('a1', '/a')]), testCase('b', [apiNode('b1', '/b')])], { settings: { apiNodeActivity: 'normal' }, timeoutSeconds: 60, startedAtMs: Date.now() - 59_300 }),
+      plan: planOf(runId, [testCase('a', [apiNode('a1', '/a')]), testCase('b', [apiNode('b1', '/b')])], {
+        settings: { apiNodeActivity: 'normal' },
+        timeoutSeconds: 60,
+        startedAtMs: Date.now() - 59_300,
+      }),
       api: () => ({ delayMs: 30_000 }),
     });
     const handle = await start(run);
@@ -193,7 +276,12 @@ describe('run workflow with stubbed activities', function () {
     expect(call!.request.timeoutMs, "the request's timeout cut to the time left").to.be.at.most(700);
     expect(eventCounts(await handle.fetchHistory())).to.deep.include({ ACTIVITY_TASK_CANCEL_REQUESTED: 1 });
     const [finish] = inputsOf(run, 'finishRun');
-    expect(finish).to.deep.include({ runId, status: 'failed', error, summary: { total: 2, passed: 0, failed: 1, skipped: 1 } });
+    expect(finish).to.deep.include({
+      runId,
+      status: 'failed',
+      error,
+      summary: { total: 2, passed: 0, failed: 1, skipped: 1 },
+    });
   });
 
   it('ends at its timeout by the clock activities report, between nodes and without waiting for it', async () => {
@@ -202,7 +290,15 @@ describe('run workflow with stubbed activities', function () {
     const deadlineMs = startedAtMs + 600_000;
     // The second node reports it ended past the deadline: the third never runs, though the wall clock is far from it.
     const run = stubs.register({
-      plan: planOf(runId, [testCase('a', [apiNode('a1', '/a')]), testCase('b', [apiNode('b1', '/b/1'), apiNode('b2', '/b/2')]), testCase('c', [apiNode('c1', '/c')])], { timeoutSeconds: 600, startedAtMs }),
+      plan: planOf(
+        runId,
+        [
+          testCase('a', [apiNode('a1', '/a')]),
+          testCase('b', [apiNode('b1', '/b/1'), apiNode('b2', '/b/2')]),
+          testCase('c', [apiNode('c1', '/c')]),
+        ],
+        { timeoutSeconds: 600, startedAtMs },
+      ),
       api: (input) => (input.request.url.endsWith('/b/1') ? { finishedAtMs: deadlineMs + 1 } : {}),
     });
     const failure = await failureOf(await start(run));
@@ -214,7 +310,11 @@ describe('run workflow with stubbed activities', function () {
     expect(calls[0]!.deadlineMs).to.equal(deadlineMs);
     expect(inputsOf(run, 'recordTestCaseResult').map((r) => r.position)).to.deep.equal([0]);
     const [finish] = inputsOf(run, 'finishRun');
-    expect(finish).to.deep.include({ status: 'failed', error, summary: { total: 3, passed: 1, failed: 1, skipped: 1 } });
+    expect(finish).to.deep.include({
+      status: 'failed',
+      error,
+      summary: { total: 3, passed: 1, failed: 1, skipped: 1 },
+    });
     expect(finish!.unfinished.map((u) => [u.position, u.result.status])).to.deep.equal([
       [1, 'failed'],
       [2, 'skipped'],
@@ -224,7 +324,11 @@ describe('run workflow with stubbed activities', function () {
   it('cancelled: stores the run failed as cancelled, with the test case under way interrupted, and ends cancelled', async () => {
     const runId = newRunId();
     const run = stubs.register({
-      plan: planOf(runId, [testCase('a', [apiNode('a1', '/a')]), testCase('b', [{ id: 'w', type: 'wait', ms: 30_000 }]), testCase('c', [apiNode('c1', '/c')])]),
+      plan: planOf(runId, [
+        testCase('a', [apiNode('a1', '/a')]),
+        testCase('b', [{ id: 'w', type: 'wait', ms: 30_000 }]),
+        testCase('c', [apiNode('c1', '/c')]),
+      ]),
     });
     const handle = await start(run);
     await until(() => inputsOf(run, 'recordTestCaseResult').length === 1, 'the first result');
@@ -235,7 +339,12 @@ describe('run workflow with stubbed activities', function () {
     expect((await handle.describe()).status.name).to.equal('CANCELLED');
     expect(inputsOf(run, 'executeApiNode').map((i) => i.request.url)).to.deep.equal(['http://stub.test/a']);
     const [finish] = inputsOf(run, 'finishRun');
-    expect(finish).to.deep.include({ runId, status: 'failed', error: RUN_ERROR_PREFIX.cancelled, summary: { total: 3, passed: 1, failed: 1, skipped: 1 } });
+    expect(finish).to.deep.include({
+      runId,
+      status: 'failed',
+      error: RUN_ERROR_PREFIX.cancelled,
+      summary: { total: 3, passed: 1, failed: 1, skipped: 1 },
+    });
     expect(finish!.unfinished.map((u) => [u.position, u.result.status])).to.deep.equal([
       [1, 'failed'],
       [2, 'skipped'],
@@ -247,7 +356,11 @@ describe('run workflow with stubbed activities', function () {
     // Two executions, 3 + 1 test cases, the failure in the second (the dev server starts a
     // continuation up to a second after its predecessor began, so each one costs about that).
     const run = stubs.register({
-      plan: planOf(runId, ['a', 'b', 'c', 'd'].map((id) => testCase(id, [apiNode(`${id}1`, `/${id}`)])), { settings: { testCasesPerExecution: 3 } }),
+      plan: planOf(
+        runId,
+        ['a', 'b', 'c', 'd'].map((id) => testCase(id, [apiNode(`${id}1`, `/${id}`)])),
+        { settings: { testCasesPerExecution: 3 } },
+      ),
       api: (input) => (input.request.url.endsWith('/d') ? { status: 404 } : {}),
     });
     const outcome = await (await start(run)).result();
@@ -259,10 +372,16 @@ describe('run workflow with stubbed activities', function () {
     expect(new Set(executions).size, 'two executions').to.equal(2);
     expect(executions[2], 'the third test case in the first execution').to.equal(executions[0]);
     expect(executions[3], 'the fourth in the second').to.not.equal(executions[0]);
-    expect(inputsOf(run, 'recordTestCaseResult').map((r) => r.progress)).to.deep.equal([1, 2, 3, 4].map((completed) => ({ completed, total: 4, percentage: completed * 25 })));
-    expect(inputsOf(run, 'executeApiNode').map((i) => i.request.url)).to.deep.equal(['a', 'b', 'c', 'd'].map((id) => `http://stub.test/${id}`));
+    expect(inputsOf(run, 'recordTestCaseResult').map((r) => r.progress)).to.deep.equal(
+      [1, 2, 3, 4].map((completed) => ({ completed, total: 4, percentage: completed * 25 })),
+    );
+    expect(inputsOf(run, 'executeApiNode').map((i) => i.request.url)).to.deep.equal(
+      ['a', 'b', 'c', 'd'].map((id) => `http://stub.test/${id}`),
+    );
     const summary = { total: 4, passed: 3, failed: 1, skipped: 0 };
-    expect(inputsOf(run, 'finishRun')).to.deep.equal([{ runId, status: 'completed', result: 'failed', summary, unfinished: [] }]);
+    expect(inputsOf(run, 'finishRun')).to.deep.equal([
+      { runId, status: 'completed', result: 'failed', summary, unfinished: [] },
+    ]);
     expect(outcome).to.deep.equal({ runId, status: 'completed', result: 'failed', summary });
   });
 
@@ -276,8 +395,13 @@ describe('run workflow with stubbed activities', function () {
 
     const error = 'Run could not start: the runner was deleted';
     expect(failure.cause).to.include({ type: FAILURE_TYPES.runSetupFailed, message: error });
-    expect(run.calls.filter((c) => c.name === 'startRun'), 'not retried').to.have.length(1);
+    expect(
+      run.calls.filter((c) => c.name === 'startRun'),
+      'not retried',
+    ).to.have.length(1);
     expect(inputsOf(run, 'executeApiNode')).to.deep.equal([]);
-    expect(inputsOf(run, 'finishRun')).to.deep.equal([{ runId, status: 'failed', error, summary: { total: 0, passed: 0, failed: 0, skipped: 0 }, unfinished: [] }]);
+    expect(inputsOf(run, 'finishRun')).to.deep.equal([
+      { runId, status: 'failed', error, summary: { total: 0, passed: 0, failed: 0, skipped: 0 }, unfinished: [] },
+    ]);
   });
 });

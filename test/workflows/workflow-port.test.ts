@@ -18,7 +18,17 @@ import { NODE_WORK, TASK_WORK_BUDGET } from '../../workflows/workflow-port';
 import { FAILURE_TYPES, RUN_ERROR_PREFIX } from '../../src/domain/failures';
 import { KEPT_ITERATIONS } from '../../src/flow';
 import type { FlowNode, NodeResult } from '../../src/domain/types';
-import { apiNode, eventCounts, inputsOf, newRunId, planOf, startStubWorkflowEnv, testCase, type StubRun, type StubWorkflowEnv } from '../helpers/workflow-stubs';
+import {
+  apiNode,
+  eventCounts,
+  inputsOf,
+  newRunId,
+  planOf,
+  startStubWorkflowEnv,
+  testCase,
+  type StubRun,
+  type StubWorkflowEnv,
+} from '../helpers/workflow-stubs';
 
 describe('workflow port with stubbed activities', function () {
   this.timeout(30_000);
@@ -37,7 +47,8 @@ describe('workflow port with stubbed activities', function () {
   const start = (run: StubRun) => stubs.start(run);
 
   /** `count` Context nodes, each setting `v<i>` to the number i. */
-  const contextNodes = (count: number): FlowNode[] => Array.from({ length: count }, (_, i) => ({ id: `c${i}`, type: 'context', set: { [`v${i}`]: String(i) } }));
+  const contextNodes = (count: number): FlowNode[] =>
+    Array.from({ length: count }, (_, i) => ({ id: `c${i}`, type: 'context', set: { [`v${i}`]: String(i) } }));
 
   it('ends workflow tasks with the endWorkflowTask activity once a task has done its work budget', async () => {
     const nodes = 300;
@@ -50,7 +61,10 @@ describe('workflow port with stubbed activities', function () {
     const [record] = inputsOf(long, 'recordTestCaseResult');
     expect(record!.result.status).to.equal('passed');
     expect(record!.result.nodes).to.have.length(nodes);
-    expect(record!.result.nodes[nodes - 1]).to.deep.include({ id: `c${nodes - 1}`, variablesSet: { [`v${nodes - 1}`]: nodes - 1 } });
+    expect(record!.result.nodes[nodes - 1]).to.deep.include({
+      id: `c${nodes - 1}`,
+      variablesSet: { [`v${nodes - 1}`]: nodes - 1 },
+    });
 
     // Each node counts at least NODE_WORK (more with its expression's steps), and a task yields
     // once its work reaches the budget: at least floor(300 × 2 / 200) - 1 yields, and far fewer
@@ -60,21 +74,36 @@ describe('workflow port with stubbed activities', function () {
     expect(yields.length, 'yields').to.be.below(nodes / 10);
     expect(yields.every((c) => !c.local && c.workflowId === `run-${long.plan.runId}`)).to.equal(true);
     const events = eventCounts(await handle.fetchHistory());
-    expect(events.WORKFLOW_TASK_COMPLETED, 'workflow tasks: startRun, each yield, finishRun').to.be.at.least(yields.length + 2);
+    expect(events.WORKFLOW_TASK_COMPLETED, 'workflow tasks: startRun, each yield, finishRun').to.be.at.least(
+      yields.length + 2,
+    );
 
-    expect(short.calls.filter((c) => c.name === 'endWorkflowTask'), 'a short flow does not yield').to.deep.equal([]);
+    expect(
+      short.calls.filter((c) => c.name === 'endWorkflowTask'),
+      'a short flow does not yield',
+    ).to.deep.equal([]);
   });
 
   it('ends the workflow task with saveProgress after checkpointMs of local activities, and not before', async () => {
     // API nodes of 60 ms each (a real delay: the checkpoint is about time spent in local activities).
     const flow = (count: number) => Array.from({ length: count }, (_, i) => apiNode(`n${i}`, `/n/${i}`));
-    const often = stubs.register({ plan: planOf(newRunId(), [testCase('a', flow(12))], { settings: { checkpointMs: 200 } }), api: () => ({ delayMs: 60 }) });
-    const rarely = stubs.register({ plan: planOf(newRunId(), [testCase('a', flow(4))], { settings: { checkpointMs: 1000 } }), api: () => ({ delayMs: 60 }) });
+    const often = stubs.register({
+      plan: planOf(newRunId(), [testCase('a', flow(12))], { settings: { checkpointMs: 200 } }),
+      api: () => ({ delayMs: 60 }),
+    });
+    const rarely = stubs.register({
+      plan: planOf(newRunId(), [testCase('a', flow(4))], { settings: { checkpointMs: 1000 } }),
+      api: () => ({ delayMs: 60 }),
+    });
     await Promise.all([often, rarely].map(async (run) => (await start(run)).result()));
 
     // 12 × 60 ms with a checkpoint once 200 ms have passed since the last: after every fourth node
     // (more often only when each node's own overhead passes 40 ms), never after each one.
-    const saves = inputsOf(often, 'saveProgress') as Array<{ runId: string; progress: { completed: number; total: number }; work: number }>;
+    const saves = inputsOf(often, 'saveProgress') as Array<{
+      runId: string;
+      progress: { completed: number; total: number };
+      work: number;
+    }>;
     expect(saves.length, 'checkpoints').to.be.within(3, 6);
     expect(often.calls.filter((c) => c.name === 'saveProgress').every((c) => !c.local)).to.equal(true);
     // The progress stored while the test case runs: not completed, the work fraction growing (at most 95 % until it ends).
@@ -83,7 +112,10 @@ describe('workflow port with stubbed activities', function () {
     expect(work).to.deep.equal([...work].sort((a, b) => a - b));
     expect(work[0]).to.be.above(0);
     expect(work[work.length - 1]).to.be.at.most(0.95);
-    expect(inputsOf(rarely, 'saveProgress'), 'no checkpoint in 240 ms of local work with checkpointMs 1000').to.deep.equal([]);
+    expect(
+      inputsOf(rarely, 'saveProgress'),
+      'no checkpoint in 240 ms of local work with checkpointMs 1000',
+    ).to.deep.equal([]);
   });
 
   describe('segmenting a long loop into child workflows', () => {
@@ -100,10 +132,14 @@ describe('workflow port with stubbed activities', function () {
       },
       apiNode('after', '/after/{{last}}'),
     ];
-    const answer500 = (input: { request: { url: string } }) => (input.request.url.endsWith('/item/45') ? { status: 500 } : {});
+    const answer500 = (input: { request: { url: string } }) =>
+      input.request.url.endsWith('/item/45') ? { status: 500 } : {};
 
     it('runs the rest of the loop in child loopSegmentWorkflows and merges their results', async () => {
-      const run = stubs.register({ plan: planOf(newRunId(), [testCase('a', loopFlow)], { settings: { segmentHistoryEvents: 20 } }), api: answer500 });
+      const run = stubs.register({
+        plan: planOf(newRunId(), [testCase('a', loopFlow)], { settings: { segmentHistoryEvents: 20 } }),
+        api: answer500,
+      });
       const handle = await start(run);
       await handle.result();
 
@@ -120,7 +156,10 @@ describe('workflow port with stubbed activities', function () {
       expect(calls[0]!.workflowId).to.equal(parentId);
       expect(calls[calls.length - 1]!.workflowId, 'the node after the loop runs in the run').to.equal(parentId);
       const events = eventCounts(await handle.fetchHistory());
-      expect(events.CHILD_WORKFLOW_EXECUTION_STARTED, 'the run starts one child; the others are its descendants').to.equal(1);
+      expect(
+        events.CHILD_WORKFLOW_EXECUTION_STARTED,
+        'the run starts one child; the others are its descendants',
+      ).to.equal(1);
       expect(events.CHILD_WORKFLOW_EXECUTION_COMPLETED).to.equal(1);
 
       const [record] = inputsOf(run, 'recordTestCaseResult');
@@ -130,11 +169,23 @@ describe('workflow port with stubbed activities', function () {
       expect(result.failures).to.have.length(1);
       expect(result.failures[0]).to.include({ node: 'item', expected: 200, actual: 500 });
       const loop = result.nodes[0] as NodeResult;
-      expect(loop).to.include({ id: 'loop', status: 'failed', iterations, stoppedBy: 'count', omittedIterations: iterations - KEPT_ITERATIONS });
-      expect(loop.iterationResults!.map((it) => it.index)).to.deep.equal(Array.from({ length: KEPT_ITERATIONS }, (_, i) => i));
+      expect(loop).to.include({
+        id: 'loop',
+        status: 'failed',
+        iterations,
+        stoppedBy: 'count',
+        omittedIterations: iterations - KEPT_ITERATIONS,
+      });
+      expect(loop.iterationResults!.map((it) => it.index)).to.deep.equal(
+        Array.from({ length: KEPT_ITERATIONS }, (_, i) => i),
+      );
       expect(loop.iterationResults!.filter((it) => it.status === 'failed').map((it) => it.index)).to.deep.equal([45]);
       expect(result.nodes[1]).to.include({ id: 'after', status: 'passed' });
-      expect(inputsOf(run, 'finishRun')[0]).to.deep.include({ status: 'completed', result: 'failed', summary: { total: 1, passed: 0, failed: 1, skipped: 0 } });
+      expect(inputsOf(run, 'finishRun')[0]).to.deep.include({
+        status: 'completed',
+        result: 'failed',
+        summary: { total: 1, passed: 0, failed: 1, skipped: 0 },
+      });
     });
 
     it('times the run out when a child reaches the deadline', async () => {
@@ -143,7 +194,11 @@ describe('workflow port with stubbed activities', function () {
       const deadlineMs = startedAtMs + 600_000;
       // Iteration 40 (in a child) reports it ended past the deadline.
       const run = stubs.register({
-        plan: planOf(runId, [testCase('a', loopFlow), testCase('b', [apiNode('b1', '/b')])], { settings: { segmentHistoryEvents: 20 }, timeoutSeconds: 600, startedAtMs }),
+        plan: planOf(runId, [testCase('a', loopFlow), testCase('b', [apiNode('b1', '/b')])], {
+          settings: { segmentHistoryEvents: 20 },
+          timeoutSeconds: 600,
+          startedAtMs,
+        }),
         api: (input) => (input.request.url.endsWith('/item/40') ? { finishedAtMs: deadlineMs + 1 } : {}),
       });
       const err = await (await start(run)).result().then(
@@ -158,7 +213,11 @@ describe('workflow port with stubbed activities', function () {
       expect(calls).to.have.length(41);
       expect(calls[40]!.workflowId).to.not.equal(`run-${runId}`);
       const [finish] = inputsOf(run, 'finishRun');
-      expect(finish).to.deep.include({ status: 'failed', error, summary: { total: 2, passed: 0, failed: 1, skipped: 1 } });
+      expect(finish).to.deep.include({
+        status: 'failed',
+        error,
+        summary: { total: 2, passed: 0, failed: 1, skipped: 1 },
+      });
       expect(finish!.unfinished.map((u) => [u.position, u.result.status])).to.deep.equal([
         [0, 'failed'],
         [1, 'skipped'],

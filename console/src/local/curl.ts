@@ -35,15 +35,101 @@ export interface CurlImport {
 export class CurlError extends Error {}
 
 const SHORT: Record<string, string> = {
-  X: 'request', H: 'header', d: 'data', F: 'form', u: 'user', G: 'get', I: 'head', A: 'user-agent', b: 'cookie', e: 'referer',
-  o: 'output', m: 'max-time', w: 'write-out', x: 'proxy', T: 'upload-file', E: 'cert', K: 'config', c: 'cookie-jar', r: 'range', U: 'proxy-user', z: 'time-cond', Y: 'speed-limit', y: 'speed-time', C: 'continue-at', D: 'dump-header', P: 'ftp-port', Q: 'quote', t: 'telnet-option',
+  X: 'request',
+  H: 'header',
+  d: 'data',
+  F: 'form',
+  u: 'user',
+  G: 'get',
+  I: 'head',
+  A: 'user-agent',
+  b: 'cookie',
+  e: 'referer',
+  o: 'output',
+  m: 'max-time',
+  w: 'write-out',
+  x: 'proxy',
+  T: 'upload-file',
+  E: 'cert',
+  K: 'config',
+  c: 'cookie-jar',
+  r: 'range',
+  U: 'proxy-user',
+  z: 'time-cond',
+  Y: 'speed-limit',
+  y: 'speed-time',
+  C: 'continue-at',
+  D: 'dump-header',
+  P: 'ftp-port',
+  Q: 'quote',
+  t: 'telnet-option',
 };
 /** Long flags that take a value (the supported ones and the ignored ones, whose value must be skipped too). */
 const TAKES_VALUE = new Set([
-  'request', 'header', 'data', 'data-ascii', 'data-raw', 'data-binary', 'data-urlencode', 'json', 'form', 'form-string', 'user', 'url', 'user-agent', 'cookie', 'referer', 'oauth2-bearer',
-  'output', 'max-time', 'connect-timeout', 'write-out', 'proxy', 'upload-file', 'cert', 'key', 'cacert', 'capath', 'config', 'cookie-jar', 'retry', 'retry-delay', 'retry-max-time', 'resolve', 'connect-to',
-  'limit-rate', 'max-redirs', 'interface', 'range', 'proxy-user', 'time-cond', 'speed-limit', 'speed-time', 'continue-at', 'dump-header', 'ftp-port', 'quote', 'telnet-option', 'cert-type', 'key-type',
-  'pass', 'ciphers', 'dns-servers', 'local-port', 'max-filesize', 'noproxy', 'output-dir', 'proto', 'proto-redir', 'request-target', 'unix-socket', 'aws-sigv4', 'expect100-timeout', 'header-file', 'variable', 'url-query',
+  'request',
+  'header',
+  'data',
+  'data-ascii',
+  'data-raw',
+  'data-binary',
+  'data-urlencode',
+  'json',
+  'form',
+  'form-string',
+  'user',
+  'url',
+  'user-agent',
+  'cookie',
+  'referer',
+  'oauth2-bearer',
+  'output',
+  'max-time',
+  'connect-timeout',
+  'write-out',
+  'proxy',
+  'upload-file',
+  'cert',
+  'key',
+  'cacert',
+  'capath',
+  'config',
+  'cookie-jar',
+  'retry',
+  'retry-delay',
+  'retry-max-time',
+  'resolve',
+  'connect-to',
+  'limit-rate',
+  'max-redirs',
+  'interface',
+  'range',
+  'proxy-user',
+  'time-cond',
+  'speed-limit',
+  'speed-time',
+  'continue-at',
+  'dump-header',
+  'ftp-port',
+  'quote',
+  'telnet-option',
+  'cert-type',
+  'key-type',
+  'pass',
+  'ciphers',
+  'dns-servers',
+  'local-port',
+  'max-filesize',
+  'noproxy',
+  'output-dir',
+  'proto',
+  'proto-redir',
+  'request-target',
+  'unix-socket',
+  'aws-sigv4',
+  'expect100-timeout',
+  'header-file',
+  'variable',
+  'url-query',
 ]);
 const SILENTLY_IGNORED = new Set(['compressed']);
 
@@ -135,30 +221,41 @@ export function parseCurl(command: string): CurlImport {
           const value = v.slice(colon + 1).trim();
           if (value === '') warnings.push(`-H "${v}" removes a header in curl; nothing to import.`);
           else headers.push({ name: v.slice(0, colon).trim(), value, enabled: true });
-        } else if (semi > 0 && semi === v.length - 1) headers.push({ name: v.slice(0, semi).trim(), value: '', enabled: true });
-        else if (v.startsWith('@')) warnings.push(`-H ${v} reads headers from a file, which the browser cannot read: add them by hand.`);
+        } else if (semi > 0 && semi === v.length - 1)
+          headers.push({ name: v.slice(0, semi).trim(), value: '', enabled: true });
+        else if (v.startsWith('@'))
+          warnings.push(`-H ${v} reads headers from a file, which the browser cannot read: add them by hand.`);
         else warnings.push(`-H "${v}" is not "Name: value" and was ignored.`);
         break;
       }
       case 'data':
       case 'data-ascii':
       case 'data-binary':
-        if (v.startsWith('@')) warnings.push(`${o.shown} ${v} reads the body from the file ${v.slice(1)}, which the browser cannot read: paste its contents into the body.`);
+        if (v.startsWith('@'))
+          warnings.push(
+            `${o.shown} ${v} reads the body from the file ${v.slice(1)}, which the browser cannot read: paste its contents into the body.`,
+          );
         else data.push(o.flag === 'data-binary' ? v : v.replace(/\r?\n/g, ''));
         break;
       case 'data-raw':
         data.push(v);
         break;
       case 'json':
-        if (v.startsWith('@')) warnings.push(`--json ${v} reads the body from a file, which the browser cannot read: paste its contents into the body.`);
+        if (v.startsWith('@'))
+          warnings.push(
+            `--json ${v} reads the body from a file, which the browser cannot read: paste its contents into the body.`,
+          );
         else data.push(v);
-        if (!headers.some((h) => h.name.toLowerCase() === 'content-type')) headers.push({ name: 'Content-Type', value: 'application/json', enabled: true });
-        if (!headers.some((h) => h.name.toLowerCase() === 'accept')) headers.push({ name: 'Accept', value: 'application/json', enabled: true });
+        if (!headers.some((h) => h.name.toLowerCase() === 'content-type'))
+          headers.push({ name: 'Content-Type', value: 'application/json', enabled: true });
+        if (!headers.some((h) => h.name.toLowerCase() === 'accept'))
+          headers.push({ name: 'Accept', value: 'application/json', enabled: true });
         break;
       case 'data-urlencode': {
         const eq = v.indexOf('=');
         const at = v.indexOf('@');
-        if (at >= 0 && (eq < 0 || at < eq)) warnings.push(`--data-urlencode ${v} reads a file, which the browser cannot read: add the field by hand.`);
+        if (at >= 0 && (eq < 0 || at < eq))
+          warnings.push(`--data-urlencode ${v} reads a file, which the browser cannot read: add the field by hand.`);
         else if (eq < 0) data.push(encodeURIComponent(v));
         else if (eq === 0) data.push(encodeURIComponent(v.slice(1)));
         else data.push(`${v.slice(0, eq)}=${encodeURIComponent(v.slice(eq + 1))}`);
@@ -174,12 +271,19 @@ export function parseCurl(command: string): CurlImport {
         const name = v.slice(0, eq);
         let value = v.slice(eq + 1);
         if (o.flag === 'form' && value.startsWith('@')) {
-          const fileName = value.slice(1).split(';')[0]!.replace(/^"(.*)"$/, '$1');
+          const fileName = value
+            .slice(1)
+            .split(';')[0]!
+            .replace(/^"(.*)"$/, '$1');
           parts.push({ name, value: '', enabled: true, kind: 'file', fileName });
-          warnings.push(`The file "${fileName}" of form field "${name}" must be chosen again: the browser cannot read files named on a command line.`);
+          warnings.push(
+            `The file "${fileName}" of form field "${name}" must be chosen again: the browser cannot read files named on a command line.`,
+          );
         } else if (o.flag === 'form' && value.startsWith('<')) {
           parts.push({ name, value: '', enabled: true, kind: 'text' });
-          warnings.push(`Form field "${name}" takes its text from the file ${value.slice(1)}, which the browser cannot read: type it in.`);
+          warnings.push(
+            `Form field "${name}" takes its text from the file ${value.slice(1)}, which the browser cannot read: type it in.`,
+          );
         } else {
           if (o.flag === 'form') value = value.replace(/;type=[^;]*$/, '');
           parts.push({ name, value, enabled: true, kind: 'text' });
@@ -187,8 +291,13 @@ export function parseCurl(command: string): CurlImport {
         break;
       }
       case 'user': {
-        headers.push({ name: 'Authorization', value: `Basic ${utf8Base64(v.includes(':') ? v : `${v}:`)}`, enabled: true });
-        if (!v.includes(':')) warnings.push('-u gave no password (curl would ask for one): an empty password was used.');
+        headers.push({
+          name: 'Authorization',
+          value: `Basic ${utf8Base64(v.includes(':') ? v : `${v}:`)}`,
+          enabled: true,
+        });
+        if (!v.includes(':'))
+          warnings.push('-u gave no password (curl would ask for one): an empty password was used.');
         break;
       }
       case 'oauth2-bearer':
@@ -202,7 +311,10 @@ export function parseCurl(command: string): CurlImport {
         break;
       case 'cookie':
         if (v.includes('=')) headers.push({ name: 'Cookie', value: v, enabled: true });
-        else warnings.push(`-b ${v} reads cookies from a file, which the browser cannot read: add a Cookie header by hand.`);
+        else
+          warnings.push(
+            `-b ${v} reads cookies from a file, which the browser cannot read: add a Cookie header by hand.`,
+          );
         break;
       case 'get':
         get = true;
@@ -230,7 +342,8 @@ export function parseCurl(command: string): CurlImport {
   };
   const body = data.join('&');
   if (parts.length > 0) {
-    if (data.length > 0) warnings.push('Both -d and -F were given (curl refuses that): the -F form was imported, the -d data ignored.');
+    if (data.length > 0)
+      warnings.push('Both -d and -F were given (curl refuses that): the -F form was imported, the -d data ignored.');
     request.bodyKind = 'multipart';
     request.multipart = parts;
     if (type && /^multipart\/form-data/i.test(type)) dropType();
@@ -243,7 +356,11 @@ export function parseCurl(command: string): CurlImport {
       request.bodyKind = 'json';
       request.text = body;
       if (lower === DEFAULT_TYPES.json) dropType();
-    } else if ((lower === undefined || lower.startsWith(DEFAULT_TYPES.form!)) && pieces.length > 0 && pieces.every((p) => p.indexOf('=') > 0)) {
+    } else if (
+      (lower === undefined || lower.startsWith(DEFAULT_TYPES.form!)) &&
+      pieces.length > 0 &&
+      pieces.every((p) => p.indexOf('=') > 0)
+    ) {
       request.bodyKind = 'form';
       request.form = pieces.map((p) => {
         const eq = p.indexOf('=');
@@ -301,14 +418,18 @@ export function toCurl(r: CurlRequest, options: ExportOptions): string {
   args.push(shellQuote(url));
   const hasType = headers.some((h) => t(h.name).toLowerCase() === 'content-type');
   const defaultType = hasBody ? DEFAULT_TYPES[r.bodyKind] : undefined;
-  for (const h of headers) args.push('-H', shellQuote(h.value === '' ? `${t(h.name)};` : `${t(h.name)}: ${t(h.value)}`));
+  for (const h of headers)
+    args.push('-H', shellQuote(h.value === '' ? `${t(h.name)};` : `${t(h.name)}: ${t(h.value)}`));
   if (defaultType && !hasType) args.push('-H', shellQuote(`Content-Type: ${defaultType}`));
   if (hasBody) {
     if (r.bodyKind === 'json' || r.bodyKind === 'text') args.push('--data-raw', shellQuote(t(r.text)));
-    else if (r.bodyKind === 'form') for (const f of r.form.filter((x) => x.enabled && x.name)) args.push('--data-urlencode', shellQuote(`${t(f.name)}=${t(f.value)}`));
+    else if (r.bodyKind === 'form')
+      for (const f of r.form.filter((x) => x.enabled && x.name))
+        args.push('--data-urlencode', shellQuote(`${t(f.name)}=${t(f.value)}`));
     else if (r.bodyKind === 'multipart')
       for (const p of r.multipart.filter((x) => x.enabled && x.name)) {
-        if (p.kind === 'file') args.push('-F', shellQuote(`${t(p.name)}=@"${(p.fileName ?? 'file').replace(/(["\\])/g, '\\$1')}"`));
+        if (p.kind === 'file')
+          args.push('-F', shellQuote(`${t(p.name)}=@"${(p.fileName ?? 'file').replace(/(["\\])/g, '\\$1')}"`));
         else args.push('--form-string', shellQuote(`${t(p.name)}=${t(p.value)}`));
       }
   }

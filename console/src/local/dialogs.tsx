@@ -13,7 +13,15 @@ import { testCaseBody, toApiNodeRequest } from './test-case';
 import { resolve, type Variables } from './variables';
 
 /** A modal dialog named `title`; `onClose` runs on Escape and on the Close button. */
-export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
+export function Dialog({
+  title,
+  onClose,
+  children,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current!;
@@ -39,7 +47,13 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
 }
 
 /** Paste a curl command line; `onImport` gets what was read (warnings included). */
-export function ImportCurlDialog({ onClose, onImport }: { onClose: () => void; onImport: (imported: CurlImport) => void }) {
+export function ImportCurlDialog({
+  onClose,
+  onImport,
+}: {
+  onClose: () => void;
+  onImport: (imported: CurlImport) => void;
+}) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string>();
   const submit = (e: Event) => {
@@ -53,8 +67,19 @@ export function ImportCurlDialog({ onClose, onImport }: { onClose: () => void; o
   return (
     <Dialog title="Import from curl" onClose={onClose}>
       <form onSubmit={submit}>
-        <Field label="curl command" error={error} hint="Supported: -X, -H, -d/--data/--data-raw/--data-binary/--data-urlencode, --json, -F/--form, -u, --url, -G, -I, -A, -b. Other flags are listed after the import.">
-          <textarea aria-label="curl command" rows={8} cols={70} value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder={`curl -X POST https://api.example.com/users -H 'Content-Type: application/json' -d '{"name":"Ada"}'`} />
+        <Field
+          label="curl command"
+          error={error}
+          hint="Supported: -X, -H, -d/--data/--data-raw/--data-binary/--data-urlencode, --json, -F/--form, -u, --url, -G, -I, -A, -b. Other flags are listed after the import."
+        >
+          <textarea
+            aria-label="curl command"
+            rows={8}
+            cols={70}
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+            placeholder={`curl -X POST https://api.example.com/users -H 'Content-Type: application/json' -d '{"name":"Ada"}'`}
+          />
         </Field>
         <div class="row">
           <button type="submit">Import</button>
@@ -68,16 +93,30 @@ export function ImportCurlDialog({ onClose, onImport }: { onClose: () => void; o
 }
 
 /** The request as a curl command line, variables as written or resolved from the linked group. */
-export function CopyCurlDialog({ request, variables, onClose }: { request: LocalRequest; variables: Variables; onClose: () => void }) {
+export function CopyCurlDialog({
+  request,
+  variables,
+  onClose,
+}: {
+  request: LocalRequest;
+  variables: Variables;
+  onClose: () => void;
+}) {
   const [resolved, setResolved] = useState(false);
-  const command = toCurl(request, { origin: location.origin, transform: resolved ? (s) => resolve(s, variables) : undefined });
+  const command = toCurl(request, {
+    origin: location.origin,
+    transform: resolved ? (s) => resolve(s, variables) : undefined,
+  });
   return (
     <Dialog title="Copy as curl" onClose={onClose}>
       <label class="check">
         <input type="checkbox" checked={resolved} onChange={(e) => setResolved(e.currentTarget.checked)} />
         Resolve variables (values of the linked group, new {'{{$guid}}'} and {'{{$timestamp}}'})
       </label>
-      <Field label="curl command line" hint="Quoted for POSIX shells (sh, bash, zsh). Multipart files are named by their file name: run it next to them.">
+      <Field
+        label="curl command line"
+        hint="Quoted for POSIX shells (sh, bash, zsh). Multipart files are named by their file name: run it next to them."
+      >
         <textarea aria-label="curl command line" rows={10} cols={80} readOnly value={command} />
       </Field>
       <CopyButton text={command} label="Copy command" />
@@ -99,7 +138,11 @@ export function SaveTestCaseDialog({ request, onClose }: { request: LocalRequest
     setBusy(true);
     setProblem(undefined);
     try {
-      const tc = await api<{ id: string; name: string }>('POST', '/v1/test-cases', testCaseBody(request, converted.request, name, folder));
+      const tc = await api<{ id: string; name: string }>(
+        'POST',
+        '/v1/test-cases',
+        testCaseBody(request, converted.request, name, folder),
+      );
       setCreated(tc);
     } catch (err) {
       setProblem(problemOf(err, 'Could not save the test case'));
@@ -109,7 +152,10 @@ export function SaveTestCaseDialog({ request, onClose }: { request: LocalRequest
   };
   return (
     <Dialog title="Save as test case" onClose={onClose}>
-      <p class="muted">This uploads the request (method, URL, headers, body; variables as written) to Assay as a test case with one API node. Nothing else about local requests is ever sent.</p>
+      <p class="muted">
+        This uploads the request (method, URL, headers, body; variables as written) to Assay as a test case with one API
+        node. Nothing else about local requests is ever sent.
+      </p>
       {'reason' in converted ? (
         <p class="notice" role="alert">
           {converted.reason}
@@ -123,11 +169,19 @@ export function SaveTestCaseDialog({ request, onClose }: { request: LocalRequest
           <Field label="Test case name" error={fieldError(problem, 'name')}>
             <input value={name} maxLength={200} required onInput={(e) => setName(e.currentTarget.value)} />
           </Field>
-          <Field label="Folder (optional)" error={fieldError(problem, 'folder')} hint="Like users/admin; empty is the top level.">
+          <Field
+            label="Folder (optional)"
+            error={fieldError(problem, 'folder')}
+            hint="Like users/admin; empty is the top level."
+          >
             <input aria-label="Folder" value={folder} onInput={(e) => setFolder(e.currentTarget.value)} />
           </Field>
           <ProblemBox problem={problem} />
-          {!can('write') && <p class="muted">Saving needs a key with the write scope; this key's scope is lower, so Assay will refuse it.</p>}
+          {!can('write') && (
+            <p class="muted">
+              Saving needs a key with the write scope; this key's scope is lower, so Assay will refuse it.
+            </p>
+          )}
           <div class="row">
             <button type="submit" disabled={busy}>
               {busy ? 'Saving…' : 'Save test case'}

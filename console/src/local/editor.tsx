@@ -13,7 +13,17 @@ import type { Environment } from '../types';
 import { Editor, type EditorMark, type EditorProps } from '../ui/editor';
 import { ConfirmButton, Field, ProblemBox } from '../ui/kit';
 import { PartsEditor, RowsEditor } from './rows';
-import { BODY_KINDS, METHODS, displayName, putFile, deleteFile, type BodyKind, type LocalGroup, type LocalRequest, type Method } from './store';
+import {
+  BODY_KINDS,
+  METHODS,
+  displayName,
+  putFile,
+  deleteFile,
+  type BodyKind,
+  type LocalGroup,
+  type LocalRequest,
+  type Method,
+} from './store';
 import { showBody, type SendOutcome } from './send';
 
 /** The last send of a request: in progress, its outcome, or the problem that stopped it. */
@@ -23,14 +33,26 @@ export interface SendState {
   problem?: Problem;
 }
 
-const BODY_LABELS: Record<BodyKind, string> = { none: 'None', json: 'JSON', form: 'URL-encoded form', multipart: 'Multipart form (files)', text: 'Plain text' };
+const BODY_LABELS: Record<BodyKind, string> = {
+  none: 'None',
+  json: 'JSON',
+  form: 'URL-encoded form',
+  multipart: 'Multipart form (files)',
+  text: 'Plain text',
+};
 
 /** Where a JSON text fails to parse (jsonc-parser, strict: no comments, no trailing commas), as editor marks. */
 function jsonMarks(text: string): EditorMark[] {
   if (text.trim() === '') return [];
   const errors: ParseError[] = [];
   parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  return errors.slice(0, 1).map((e) => ({ from: e.offset, to: e.offset + Math.max(e.length, 1), message: `Not valid JSON (${printParseErrorCode(e.error)})` }));
+  return errors
+    .slice(0, 1)
+    .map((e) => ({
+      from: e.offset,
+      to: e.offset + Math.max(e.length, 1),
+      message: `Not valid JSON (${printParseErrorCode(e.error)})`,
+    }));
 }
 
 /**
@@ -79,7 +101,11 @@ export function RequestEditor(props: RequestEditorProps) {
       const fileId = await putFile(props.workspaceId, file);
       const old = r.multipart[i]?.fileId;
       if (old) void deleteFile(props.workspaceId, old).catch(() => undefined);
-      onPatch({ multipart: r.multipart.map((p, j) => (j === i ? { ...p, fileId, fileName: file.name, fileType: file.type, fileSize: file.size } : p)) });
+      onPatch({
+        multipart: r.multipart.map((p, j) =>
+          j === i ? { ...p, fileId, fileName: file.name, fileType: file.type, fileSize: file.size } : p,
+        ),
+      });
     } catch (err) {
       setFileProblem((err as Error).message);
     }
@@ -106,7 +132,12 @@ export function RequestEditor(props: RequestEditorProps) {
         </div>
       )}
       <Field label="Name" hint="Optional. When empty, the URL is shown as the name.">
-        <input aria-label="Name" value={r.name} placeholder={r.url || '/'} onInput={(e) => onPatch({ name: e.currentTarget.value })} />
+        <input
+          aria-label="Name"
+          value={r.name}
+          placeholder={r.url || '/'}
+          onInput={(e) => onPatch({ name: e.currentTarget.value })}
+        />
       </Field>
       <form
         class="lr-line"
@@ -116,16 +147,35 @@ export function RequestEditor(props: RequestEditorProps) {
         }}
       >
         <Field label="Method">
-          <select aria-label="Method" value={r.method} onChange={(e) => onPatch({ method: e.currentTarget.value as Method })}>
+          <select
+            aria-label="Method"
+            value={r.method}
+            onChange={(e) => onPatch({ method: e.currentTarget.value as Method })}
+          >
             {METHODS.map((m) => (
               <option key={m}>{m}</option>
             ))}
           </select>
         </Field>
-        <Field label="URL" hint="Relative URLs (like /) go to this console's own address. {{name}} variables come from the linked group.">
-          <input aria-label="URL" class="mono" value={r.url} spellcheck={false} onInput={(e) => onPatch({ url: e.currentTarget.value })} />
+        <Field
+          label="URL"
+          hint="Relative URLs (like /) go to this console's own address. {{name}} variables come from the linked group."
+        >
+          <input
+            aria-label="URL"
+            class="mono"
+            value={r.url}
+            spellcheck={false}
+            onInput={(e) => onPatch({ url: e.currentTarget.value })}
+          />
         </Field>
-        <button type="submit" class="lr-send" disabled={sending} aria-keyshortcuts="Control+Enter Meta+Enter" title="Send (Ctrl+Enter)">
+        <button
+          type="submit"
+          class="lr-send"
+          disabled={sending}
+          aria-keyshortcuts="Control+Enter Meta+Enter"
+          title="Send (Ctrl+Enter)"
+        >
           {sending ? 'Sending…' : 'Send'}
         </button>
       </form>
@@ -135,7 +185,8 @@ export function RequestEditor(props: RequestEditorProps) {
           Send through the Assay relay
           <span class="field-hint">
             {' '}
-            — off: the browser sends it (subject to CORS). On: the method, URL, headers and body go to the Assay server, which sends the request and returns the answer.
+            — off: the browser sends it (subject to CORS). On: the method, URL, headers and body go to the Assay server,
+            which sends the request and returns the answer.
             {!can('run') && ' The relay needs a key with the run scope; this key is read only.'}
           </span>
         </span>
@@ -153,7 +204,13 @@ export function RequestEditor(props: RequestEditorProps) {
         <div class="lr-kinds" role="radiogroup" aria-label="Body kind">
           {BODY_KINDS.map((k) => (
             <label key={k} class="check">
-              <input type="radio" name={`body-kind-${r.id}`} value={k} checked={r.bodyKind === k} onChange={() => onPatch({ bodyKind: k })} />
+              <input
+                type="radio"
+                name={`body-kind-${r.id}`}
+                value={k}
+                checked={r.bodyKind === k}
+                onChange={() => onPatch({ bodyKind: k })}
+              />
               {BODY_LABELS[k]}
             </label>
           ))}
@@ -161,7 +218,14 @@ export function RequestEditor(props: RequestEditorProps) {
         {bodyIgnored && <p class="field-hint">A {r.method} request is sent without its body: browsers refuse one.</p>}
         {r.bodyKind === 'json' && (
           <>
-            <BodyEditor label="JSON body" language="json" value={r.text} onChange={(text) => onPatch({ text })} onSubmit={onSend} marks={marks} />
+            <BodyEditor
+              label="JSON body"
+              language="json"
+              value={r.text}
+              onChange={(text) => onPatch({ text })}
+              onSubmit={onSend}
+              marks={marks}
+            />
             <p class="field-hint" role={marks.length ? 'status' : undefined}>
               {marks.length
                 ? 'Not valid JSON: it is still sent, exactly as written, with Content-Type: application/json.'
@@ -171,7 +235,13 @@ export function RequestEditor(props: RequestEditorProps) {
         )}
         {r.bodyKind === 'text' && (
           <>
-            <BodyEditor label="Text body" language="text" value={r.text} onChange={(text) => onPatch({ text })} onSubmit={onSend} />
+            <BodyEditor
+              label="Text body"
+              language="text"
+              value={r.text}
+              onChange={(text) => onPatch({ text })}
+              onSubmit={onSend}
+            />
             <p class="field-hint">Sent with Content-Type: text/plain;charset=UTF-8 unless a header says otherwise.</p>
           </>
         )}
@@ -184,7 +254,10 @@ export function RequestEditor(props: RequestEditorProps) {
               onFile={(i, f) => void chooseFile(i, f)}
               onRemoveFile={(id) => void deleteFile(props.workspaceId, id).catch(() => undefined)}
             />
-            <p class="field-hint">Files stay in this browser (IndexedDB), up to 10 MiB each, and survive a reload. The browser writes the multipart Content-Type.</p>
+            <p class="field-hint">
+              Files stay in this browser (IndexedDB), up to 10 MiB each, and survive a reload. The browser writes the
+              multipart Content-Type.
+            </p>
             {fileProblem && (
               <p class="field-error" role="alert">
                 {fileProblem}
@@ -200,10 +273,23 @@ export function RequestEditor(props: RequestEditorProps) {
 }
 
 /** The variable group link: none, a local group (editable here) or a workspace environment (read only). */
-function GroupSection({ request: r, groups, environments, environmentsProblem, groupProblem, onPatch, onGroups, newGroupId }: RequestEditorProps) {
+function GroupSection({
+  request: r,
+  groups,
+  environments,
+  environmentsProblem,
+  groupProblem,
+  onPatch,
+  onGroups,
+  newGroupId,
+}: RequestEditorProps) {
   const value = r.group ? (r.group.kind === 'local' ? `local:${r.group.id}` : `env:${r.group.name}`) : '';
-  const linkedLocal = r.group?.kind === 'local' ? groups.find((g) => g.id === (r.group as { id: string }).id) : undefined;
-  const linkedEnv = r.group?.kind === 'environment' ? environments?.find((e) => e.name === (r.group as { name: string }).name) : undefined;
+  const linkedLocal =
+    r.group?.kind === 'local' ? groups.find((g) => g.id === (r.group as { id: string }).id) : undefined;
+  const linkedEnv =
+    r.group?.kind === 'environment'
+      ? environments?.find((e) => e.name === (r.group as { name: string }).name)
+      : undefined;
   const setGroup = (v: string) => {
     if (v === '') onPatch({ group: null });
     else if (v.startsWith('local:')) onPatch({ group: { kind: 'local', id: v.slice(6) } });
@@ -214,12 +300,16 @@ function GroupSection({ request: r, groups, environments, environmentsProblem, g
     onGroups([...groups, g]);
     onPatch({ group: { kind: 'local', id: g.id } });
   };
-  const patchGroup = (patch: Partial<LocalGroup>) => onGroups(groups.map((g) => (g.id === linkedLocal!.id ? { ...g, ...patch } : g)));
+  const patchGroup = (patch: Partial<LocalGroup>) =>
+    onGroups(groups.map((g) => (g.id === linkedLocal!.id ? { ...g, ...patch } : g)));
   return (
     <fieldset class="lr-fieldset">
       <legend>Variables</legend>
       <div class="row">
-        <Field label="Variable group" hint="{{name}} in the URL, headers and body is replaced from it (case-sensitive); {{$guid}} and {{$timestamp}} are new on every send.">
+        <Field
+          label="Variable group"
+          hint="{{name}} in the URL, headers and body is replaced from it (case-sensitive); {{$guid}} and {{$timestamp}} are new on every send."
+        >
           <select aria-label="Variable group" value={value} onChange={(e) => setGroup(e.currentTarget.value)}>
             <option value="">No group</option>
             <optgroup label="Local groups (this browser)">
@@ -260,7 +350,11 @@ function GroupSection({ request: r, groups, environments, environmentsProblem, g
             </ConfirmButton>
           </div>
           <p class="field-hint">Shared by every request linked to this group; kept in this browser only.</p>
-          <RowsEditor noun="Variable" rows={linkedLocal.variables} onChange={(variables) => patchGroup({ variables })} />
+          <RowsEditor
+            noun="Variable"
+            rows={linkedLocal.variables}
+            onChange={(variables) => patchGroup({ variables })}
+          />
         </div>
       )}
       {linkedEnv && (
@@ -271,9 +365,7 @@ function GroupSection({ request: r, groups, environments, environmentsProblem, g
             <dl class="kv" aria-label={`Variables of ${linkedEnv.name}`}>
               {Object.entries(linkedEnv.variables).map(([k, v]) => (
                 <Fragment key={k}>
-                  <dt class="mono">
-                    {k}
-                  </dt>
+                  <dt class="mono">{k}</dt>
                   <dd class="mono">{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
                 </Fragment>
               ))}
@@ -281,7 +373,8 @@ function GroupSection({ request: r, groups, environments, environmentsProblem, g
           )}
           <p class="field-hint">
             Read from Assay (edit it on the Environments page).
-            {!can('run') && ' This key has the read scope, so Assay shows every value as "***": requests send "***" where such a variable is used.'}
+            {!can('run') &&
+              ' This key has the read scope, so Assay shows every value as "***": requests send "***" where such a variable is used.'}
           </p>
         </div>
       )}
@@ -290,7 +383,17 @@ function GroupSection({ request: r, groups, environments, environmentsProblem, g
 }
 
 /** The response: status, time, size, headers and body, or why there is none. Keeps its height while sending (no layout jump). */
-function ResponsePanel({ state, onRelay, relayOn, onSend }: { state: SendState | undefined; onRelay: () => void; relayOn: boolean; onSend: () => void }) {
+function ResponsePanel({
+  state,
+  onRelay,
+  relayOn,
+  onSend,
+}: {
+  state: SendState | undefined;
+  onRelay: () => void;
+  relayOn: boolean;
+  onSend: () => void;
+}) {
   const outcome = state?.outcome;
   return (
     <section class="lr-response card" aria-label="Response" aria-busy={state?.busy ? 'true' : 'false'}>
@@ -305,7 +408,8 @@ function ResponsePanel({ state, onRelay, relayOn, onSend }: { state: SendState |
             {outcome.message}
           </p>
           <p class="problem-detail">
-            A server must allow this console's origin ({location.origin}) with CORS headers, and an https page cannot call http addresses. Or send it through the Assay relay: the Assay server sends it instead of the browser.
+            A server must allow this console's origin ({location.origin}) with CORS headers, and an https page cannot
+            call http addresses. Or send it through the Assay relay: the Assay server sends it instead of the browser.
           </p>
           {!relayOn && (
             <button
@@ -373,11 +477,19 @@ function AnswerView({ outcome }: { outcome: Extract<SendOutcome, { kind: 'answer
             </Fragment>
           ))}
         </dl>
-        {a.via === 'browser' && <p class="field-hint">The browser shows only the headers the server exposes to this page (Access-Control-Expose-Headers).</p>}
+        {a.via === 'browser' && (
+          <p class="field-hint">
+            The browser shows only the headers the server exposes to this page (Access-Control-Expose-Headers).
+          </p>
+        )}
       </details>
       <h4>Body</h4>
       {shown.kind === 'empty' && <p class="muted">(empty body)</p>}
-      {shown.kind === 'binary' && <p class="notice">Binary body ({a.size} bytes, {shown.type}): not shown.</p>}
+      {shown.kind === 'binary' && (
+        <p class="notice">
+          Binary body ({a.size} bytes, {shown.type}): not shown.
+        </p>
+      )}
       {(shown.kind === 'json' || shown.kind === 'text') && (
         <pre class="lr-body" data-testid="response-body" aria-label="Response body" tabIndex={0}>
           {shown.text}

@@ -17,7 +17,17 @@ import type { Environment } from '../types';
 import { ConfirmButton, Empty, PageHeader, ProblemBox } from '../ui/kit';
 import { CopyCurlDialog, ImportCurlDialog, SaveTestCaseDialog } from './dialogs';
 import { RequestEditor, type SendState } from './editor';
-import { deleteFile, displayName, load, newId, newRequest, save, type LocalGroup, type LocalRequest, type LocalState } from './store';
+import {
+  deleteFile,
+  displayName,
+  load,
+  newId,
+  newRequest,
+  save,
+  type LocalGroup,
+  type LocalRequest,
+  type LocalState,
+} from './store';
 import { environmentVariables, rowsToVariables, type Variables } from './variables';
 import { PrepareError, prepare, sendDirect, sendViaRelay } from './send';
 import type { CurlImport } from './curl';
@@ -44,7 +54,10 @@ function Workspace({ workspaceId }: { workspaceId: string }) {
   const [warnings, setWarnings] = useState<Record<string, string[]>>({});
   const [results, setResults] = useState<Record<string, SendState>>({});
   const [sending, setSending] = useState<string | null>(null);
-  const envs = useLoad((signal) => api<Page<Environment>>('GET', '/v1/environments?limit=200', undefined, { signal }), []);
+  const envs = useLoad(
+    (signal) => api<Page<Environment>>('GET', '/v1/environments?limit=200', undefined, { signal }),
+    [],
+  );
 
   const state = stateRef.current;
   const selected = state.requests.find((r) => r.id === selectedId);
@@ -56,18 +69,29 @@ function Workspace({ workspaceId }: { workspaceId: string }) {
       save(workspaceId, next);
       setSaveProblem(undefined);
     } catch (err) {
-      setSaveProblem({ title: 'Could not save in this browser', status: 0, detail: `The browser's storage refused the change (${(err as Error).message}). Delete requests or large bodies to make room.` });
+      setSaveProblem({
+        title: 'Could not save in this browser',
+        status: 0,
+        detail: `The browser's storage refused the change (${(err as Error).message}). Delete requests or large bodies to make room.`,
+      });
     }
     setTick((t) => t + 1);
   };
   const patchRequest = (id: string, patch: Partial<LocalRequest>) => {
     const st = stateRef.current!;
-    commit({ ...st, requests: st.requests.map((r) => (r.id === id ? { ...r, ...patch, updatedAt: new Date().toISOString() } : r)) });
+    commit({
+      ...st,
+      requests: st.requests.map((r) => (r.id === id ? { ...r, ...patch, updatedAt: new Date().toISOString() } : r)),
+    });
   };
   const setGroups = (groups: LocalGroup[]) => {
     const st = stateRef.current!;
     const ids = new Set(groups.map((g) => g.id));
-    commit({ ...st, groups, requests: st.requests.map((r) => (r.group?.kind === 'local' && !ids.has(r.group.id) ? { ...r, group: null } : r)) });
+    commit({
+      ...st,
+      groups,
+      requests: st.requests.map((r) => (r.group?.kind === 'local' && !ids.has(r.group.id) ? { ...r, group: null } : r)),
+    });
   };
 
   const create = (fields: Partial<LocalRequest> = {}) => {
@@ -94,11 +118,20 @@ function Workspace({ workspaceId }: { workspaceId: string }) {
     if (r.group.kind === 'local') {
       const id = r.group.id;
       const g = stateRef.current!.groups.find((x) => x.id === id);
-      return g ? { variables: rowsToVariables(g.variables) } : { variables: {}, missing: 'The linked local group no longer exists.' };
+      return g
+        ? { variables: rowsToVariables(g.variables) }
+        : { variables: {}, missing: 'The linked local group no longer exists.' };
     }
     const name = r.group.name;
     const env = envs.data?.items.find((e) => e.name === name);
-    return env ? { variables: environmentVariables(env.variables) } : { variables: {}, missing: envs.data ? `The environment "${name}" no longer exists in this workspace.` : 'The environments are still loading.' };
+    return env
+      ? { variables: environmentVariables(env.variables) }
+      : {
+          variables: {},
+          missing: envs.data
+            ? `The environment "${name}" no longer exists in this workspace.`
+            : 'The environments are still loading.',
+        };
   };
 
   const send = async (id: string) => {
@@ -129,7 +162,10 @@ function Workspace({ workspaceId }: { workspaceId: string }) {
   const empty = state.requests.length === 0;
   return (
     <div class="lr-page">
-      <PageHeader title="Local requests" sub="Kept only in this browser, for this workspace. Never uploaded unless you relay a request or save it as a test case.">
+      <PageHeader
+        title="Local requests"
+        sub="Kept only in this browser, for this workspace. Never uploaded unless you relay a request or save it as a test case."
+      >
         <button type="button" onClick={() => create()}>
           New request
         </button>
@@ -184,13 +220,25 @@ function Workspace({ workspaceId }: { workspaceId: string }) {
                 result={results[selected.id]}
                 actions={
                   <>
-                    <button type="button" class="secondary" onClick={() => setDialog({ kind: 'curl', id: selected.id })}>
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() => setDialog({ kind: 'curl', id: selected.id })}
+                    >
                       Copy as curl
                     </button>
-                    <button type="button" class="secondary" onClick={() => setDialog({ kind: 'test-case', id: selected.id })}>
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() => setDialog({ kind: 'test-case', id: selected.id })}
+                    >
                       Save as test case
                     </button>
-                    <ConfirmButton class="danger" question={`Delete the local request "${displayName(selected)}"? This cannot be undone.`} onConfirm={() => remove(selected)}>
+                    <ConfirmButton
+                      class="danger"
+                      question={`Delete the local request "${displayName(selected)}"? This cannot be undone.`}
+                      onConfirm={() => remove(selected)}
+                    >
                       Delete
                     </ConfirmButton>
                   </>
@@ -198,7 +246,8 @@ function Workspace({ workspaceId }: { workspaceId: string }) {
               />
             ) : selectedId ? (
               <Empty title="No such local request">
-                It may have been deleted, or it belongs to another browser or workspace. <a href="/requests">Back to the list</a>
+                It may have been deleted, or it belongs to another browser or workspace.{' '}
+                <a href="/requests">Back to the list</a>
               </Empty>
             ) : (
               <Empty title="Choose a request">Pick one in the list, or make a new one.</Empty>
@@ -207,9 +256,16 @@ function Workspace({ workspaceId }: { workspaceId: string }) {
         </div>
       )}
       {dialog?.kind === 'import' && <ImportCurlDialog onClose={() => setDialog(null)} onImport={onImport} />}
-      {dialog?.kind === 'curl' && selected && <CopyCurlDialog request={selected} variables={variablesOf(selected).variables} onClose={() => setDialog(null)} />}
-      {dialog?.kind === 'test-case' && selected && <SaveTestCaseDialog request={selected} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'curl' && selected && (
+        <CopyCurlDialog
+          request={selected}
+          variables={variablesOf(selected).variables}
+          onClose={() => setDialog(null)}
+        />
+      )}
+      {dialog?.kind === 'test-case' && selected && (
+        <SaveTestCaseDialog request={selected} onClose={() => setDialog(null)} />
+      )}
     </div>
   );
 }
-

@@ -45,16 +45,23 @@ export interface Answer {
 }
 
 /** What a send ended with: an answer, or the browser refusing/failing (fetch threw a TypeError). */
-export type SendOutcome = { kind: 'answer'; answer: Answer; prepared: Prepared } | { kind: 'blocked'; message: string; prepared: Prepared };
+export type SendOutcome =
+  { kind: 'answer'; answer: Answer; prepared: Prepared } | { kind: 'blocked'; message: string; prepared: Prepared };
 
-const hasHeader = (headers: [string, string][], name: string) => headers.some(([n]) => n.toLowerCase() === name.toLowerCase());
+const hasHeader = (headers: [string, string][], name: string) =>
+  headers.some(([n]) => n.toLowerCase() === name.toLowerCase());
 
 /**
  * Resolves `r`'s variables (URL, header names and values, body texts and form values; see
  * variables.ts) and builds its body. GET and HEAD are prepared without a body (browsers refuse
  * one). Throws {@link PrepareError}.
  */
-export async function prepare(r: LocalRequest, variables: Variables, workspaceId: string, dynamic: Dynamic = browserDynamic): Promise<Prepared> {
+export async function prepare(
+  r: LocalRequest,
+  variables: Variables,
+  workspaceId: string,
+  dynamic: Dynamic = browserDynamic,
+): Promise<Prepared> {
   const res = (s: string) => resolve(s, variables, dynamic);
   const notes: string[] = [];
   let url: string;
@@ -64,13 +71,16 @@ export async function prepare(r: LocalRequest, variables: Variables, workspaceId
   } catch {
     throw new PrepareError(`"${written}" is not a valid URL.`);
   }
-  const headers: [string, string][] = r.headers.filter((h) => h.enabled && h.name.trim()).map((h) => [res(h.name).trim(), res(h.value)]);
+  const headers: [string, string][] = r.headers
+    .filter((h) => h.enabled && h.name.trim())
+    .map((h) => [res(h.name).trim(), res(h.value)]);
   let body: PreparedBody = { kind: 'none' };
   if (r.bodyKind !== 'none' && (r.method === 'GET' || r.method === 'HEAD')) {
     notes.push(`A ${r.method} request is sent without its body.`);
   } else if (r.bodyKind === 'json' || r.bodyKind === 'text') {
     body = { kind: 'text', text: res(r.text) };
-    if (!hasHeader(headers, 'content-type')) headers.push(['Content-Type', r.bodyKind === 'json' ? 'application/json' : 'text/plain;charset=UTF-8']);
+    if (!hasHeader(headers, 'content-type'))
+      headers.push(['Content-Type', r.bodyKind === 'json' ? 'application/json' : 'text/plain;charset=UTF-8']);
   } else if (r.bodyKind === 'form') {
     const params = new URLSearchParams();
     for (const f of r.form) if (f.enabled && f.name) params.append(res(f.name), res(f.value));
@@ -82,7 +92,10 @@ export async function prepare(r: LocalRequest, variables: Variables, workspaceId
       if (!p.enabled || !p.name) continue;
       if (p.kind === 'file') {
         const blob = p.fileId ? await getFile(workspaceId, p.fileId) : undefined;
-        if (!blob) throw new PrepareError(`Choose the file of form field "${p.name}" ${p.fileName ? `("${p.fileName}") ` : ''}again: it is not kept in this browser.`);
+        if (!blob)
+          throw new PrepareError(
+            `Choose the file of form field "${p.name}" ${p.fileName ? `("${p.fileName}") ` : ''}again: it is not kept in this browser.`,
+          );
         data.append(res(p.name), blob, p.fileName ?? 'file');
       } else data.append(res(p.name), res(p.value));
     }
@@ -116,7 +129,13 @@ export function blockedMessage(url: string): string {
 export async function sendDirect(p: Prepared, signal?: AbortSignal): Promise<SendOutcome> {
   let request: Request;
   try {
-    request = new Request(p.url, { method: p.method, headers: p.headers, body: p.body.kind === 'none' ? undefined : p.body.kind === 'text' ? p.body.text : p.body.data, redirect: 'follow', signal });
+    request = new Request(p.url, {
+      method: p.method,
+      headers: p.headers,
+      body: p.body.kind === 'none' ? undefined : p.body.kind === 'text' ? p.body.text : p.body.data,
+      redirect: 'follow',
+      signal,
+    });
   } catch (err) {
     throw new PrepareError(`The browser refuses this request as written: ${(err as Error).message}`);
   }
@@ -133,13 +152,26 @@ export async function sendDirect(p: Prepared, signal?: AbortSignal): Promise<Sen
     bytes = new Uint8Array(await res.arrayBuffer());
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
-    return { kind: 'blocked', message: `${blockedMessage(p.url)} The answer broke off while its body was read.`, prepared: p };
+    return {
+      kind: 'blocked',
+      message: `${blockedMessage(p.url)} The answer broke off while its body was read.`,
+      prepared: p,
+    };
   }
   const timeMs = performance.now() - t0;
   return {
     kind: 'answer',
     prepared: p,
-    answer: { via: 'browser', status: res.status, statusText: res.statusText, headers: [...res.headers.entries()], bytes, timeMs, size: bytes.byteLength, truncated: false },
+    answer: {
+      via: 'browser',
+      status: res.status,
+      statusText: res.statusText,
+      headers: [...res.headers.entries()],
+      bytes,
+      timeMs,
+      size: bytes.byteLength,
+      truncated: false,
+    },
   };
 }
 
@@ -158,14 +190,28 @@ function fromBase64(s: string): Uint8Array {
 }
 
 /** The JSON `POST /v1/relay` takes for `p` (a multipart body is encoded by the browser, then sent as base64). */
-export async function relayPayload(p: Prepared): Promise<{ method: string; url: string; headers: [string, string][]; body?: string; bodyEncoding?: 'utf8' | 'base64' }> {
+export async function relayPayload(
+  p: Prepared,
+): Promise<{
+  method: string;
+  url: string;
+  headers: [string, string][];
+  body?: string;
+  bodyEncoding?: 'utf8' | 'base64';
+}> {
   const headers = p.headers.map(([n, v]) => [n, v] as [string, string]);
   if (p.body.kind === 'none') return { method: p.method, url: p.url, headers };
   if (p.body.kind === 'text') return { method: p.method, url: p.url, headers, body: p.body.text, bodyEncoding: 'utf8' };
   const encoded = new Request('http://x', { method: 'POST', body: p.body.data });
   const type = encoded.headers.get('content-type');
   if (type) headers.push(['Content-Type', type]);
-  return { method: p.method, url: p.url, headers, body: toBase64(new Uint8Array(await encoded.arrayBuffer())), bodyEncoding: 'base64' };
+  return {
+    method: p.method,
+    url: p.url,
+    headers,
+    body: toBase64(new Uint8Array(await encoded.arrayBuffer())),
+    bodyEncoding: 'base64',
+  };
 }
 
 interface RelayAnswer {
@@ -186,7 +232,16 @@ export async function sendViaRelay(p: Prepared, signal?: AbortSignal): Promise<S
   return {
     kind: 'answer',
     prepared: p,
-    answer: { via: 'relay', status: a.status, statusText: a.statusText ?? '', headers: a.headers ?? [], bytes, timeMs: a.timeMs, size: a.size ?? bytes.byteLength, truncated: !!a.truncated },
+    answer: {
+      via: 'relay',
+      status: a.status,
+      statusText: a.statusText ?? '',
+      headers: a.headers ?? [],
+      bytes,
+      timeMs: a.timeMs,
+      size: a.size ?? bytes.byteLength,
+      truncated: !!a.truncated,
+    },
   };
 }
 

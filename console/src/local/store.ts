@@ -90,7 +90,22 @@ export function newId(): string {
 /** A new request with the spec's defaults: GET, `/`, no name, no headers, no body, no group. */
 export function newRequest(fields: Partial<LocalRequest> = {}): LocalRequest {
   const now = new Date().toISOString();
-  return { id: newId(), name: '', method: 'GET', url: '/', headers: [], bodyKind: 'none', text: '', form: [], multipart: [], group: null, relay: false, createdAt: now, updatedAt: now, ...fields };
+  return {
+    id: newId(),
+    name: '',
+    method: 'GET',
+    url: '/',
+    headers: [],
+    bodyKind: 'none',
+    text: '',
+    form: [],
+    multipart: [],
+    group: null,
+    relay: false,
+    createdAt: now,
+    updatedAt: now,
+    ...fields,
+  };
 }
 
 /** What the list and the heading show: the name, or the URL when the name is empty. */
@@ -154,7 +169,8 @@ async function tx<T>(mode: IDBTransactionMode, work: (store: IDBObjectStore) => 
 
 /** Keeps `file` for workspace `workspaceId` under a new id, which it returns. Refuses files over {@link MAX_FILE_BYTES}. */
 export async function putFile(workspaceId: string, file: File): Promise<string> {
-  if (file.size > MAX_FILE_BYTES) throw new Error(`${file.name} is ${file.size} bytes; files up to ${MAX_FILE_BYTES} bytes (10 MiB) can be kept.`);
+  if (file.size > MAX_FILE_BYTES)
+    throw new Error(`${file.name} is ${file.size} bytes; files up to ${MAX_FILE_BYTES} bytes (10 MiB) can be kept.`);
   const id = newId();
   const blob = new Blob([await file.arrayBuffer()], { type: file.type });
   await tx('readwrite', (s) => s.put(blob, `${workspaceId}/${id}`));
@@ -163,7 +179,12 @@ export async function putFile(workspaceId: string, file: File): Promise<string> 
 
 /** The file kept under `fileId`, or undefined when it is gone (browser data cleared). */
 export async function getFile(workspaceId: string, fileId: string): Promise<Blob | undefined> {
-  return (await tx<Blob | undefined>('readonly', (s) => s.get(`${workspaceId}/${fileId}`) as IDBRequest<Blob | undefined>)) ?? undefined;
+  return (
+    (await tx<Blob | undefined>(
+      'readonly',
+      (s) => s.get(`${workspaceId}/${fileId}`) as IDBRequest<Blob | undefined>,
+    )) ?? undefined
+  );
 }
 
 /** Forgets the file kept under `fileId` (a removed row, a deleted request). */

@@ -33,7 +33,10 @@ export function encodeKeepingPlaceholders(s: string): string {
  */
 export function toApiNodeRequest(r: LocalRequest, origin: string): { request: ApiNodeRequest } | { reason: string } {
   if (r.bodyKind === 'multipart' && r.method !== 'GET' && r.method !== 'HEAD')
-    return { reason: 'A multipart body (form fields and files) cannot be saved as a test case: API nodes send JSON or text bodies only. Choose another body kind to save it.' };
+    return {
+      reason:
+        'A multipart body (form fields and files) cannot be saved as a test case: API nodes send JSON or text bodies only. Choose another body kind to save it.',
+    };
   const url = r.url.startsWith('/') && !r.url.startsWith('//') ? origin.replace(/\/$/, '') + r.url : r.url;
   const headers: Record<string, string> = {};
   for (const h of r.headers) {
@@ -69,5 +72,9 @@ export function toApiNodeRequest(r: LocalRequest, origin: string): { request: Ap
 /** The body of `POST /v1/test-cases` for `r`. */
 export function testCaseBody(r: LocalRequest, request: ApiNodeRequest, name: string, folder: string) {
   const nodeName = displayName(r).slice(0, 200);
-  return { name, ...(folder.trim() ? { folder: folder.trim() } : {}), flow: [{ type: 'api', name: nodeName, request }] };
+  return {
+    name,
+    ...(folder.trim() ? { folder: folder.trim() } : {}),
+    flow: [{ type: 'api', name: nodeName, request }],
+  };
 }

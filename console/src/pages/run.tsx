@@ -10,7 +10,14 @@ import { useEffect } from 'preact/hooks';
 import { api } from '../api';
 import { useAction, usePoll } from '../hooks';
 import { can } from '../session';
-import { isActive, type NodeResult, type PerformanceResults, type Run, type RunResults, type TestCaseResult } from '../types';
+import {
+  isActive,
+  type NodeResult,
+  type PerformanceResults,
+  type Run,
+  type RunResults,
+  type TestCaseResult,
+} from '../types';
 import { bytes, dateTime, duration, relative, show } from '../format';
 import { Badge, ConfirmButton, Empty, PageHeader, ProblemBox, ProgressBar } from '../ui/kit';
 import { Chart } from '../ui/chart';
@@ -22,7 +29,12 @@ export function RunPage() {
   const { params } = useRoute();
   const { route } = useLocation();
   const runId = params.runId!;
-  const run = usePoll((signal) => api<Run>('GET', `/v1/runs/${encodeURIComponent(runId)}`, undefined, { signal }), [runId], 1000, active);
+  const run = usePoll(
+    (signal) => api<Run>('GET', `/v1/runs/${encodeURIComponent(runId)}`, undefined, { signal }),
+    [runId],
+    1000,
+    active,
+  );
   const results = usePoll(
     (signal) => api<RunResults>('GET', `/v1/runs/${encodeURIComponent(runId)}/results`, undefined, { signal }),
     [runId],
@@ -38,7 +50,12 @@ export function RunPage() {
     const body: Record<string, unknown> = { runner: r.runner, environment: r.environment };
     if (r.timeout) body.timeout = r.timeout;
     // Masked values (a read key's "***", secrets' {secret: true, value: "***"}) cannot be sent again.
-    if (r.variables && Object.keys(r.variables).length && !Object.values(r.variables).some((v) => v === '***' || typeof v === 'object')) body.variables = r.variables;
+    if (
+      r.variables &&
+      Object.keys(r.variables).length &&
+      !Object.values(r.variables).some((v) => v === '***' || typeof v === 'object')
+    )
+      body.variables = r.variables;
     const next = await api<Run>('POST', '/v1/runs', body);
     route(`/runs/${next.runId}`);
   });
@@ -71,7 +88,12 @@ export function RunPage() {
           </a>
         )}
         {can('run') && active(r) && (
-          <ConfirmButton class="danger" question="Cancel this run? It ends failed with “Run cancelled”." onConfirm={() => void cancel.run()} disabled={cancel.busy}>
+          <ConfirmButton
+            class="danger"
+            question="Cancel this run? It ends failed with “Run cancelled”."
+            onConfirm={() => void cancel.run()}
+            disabled={cancel.busy}
+          >
             Cancel run
           </ConfirmButton>
         )}
@@ -134,7 +156,11 @@ export function RunPage() {
       {perf && <Performance perf={perf} />}
       <h2>Test cases</h2>
       <ProblemBox problem={results.problem} onRetry={results.reload} />
-      {results.data && testCases.length === 0 && <Empty title={active(r) ? 'No test case has finished yet' : 'This run has no test case results'}>Results appear as each test case ends.</Empty>}
+      {results.data && testCases.length === 0 && (
+        <Empty title={active(r) ? 'No test case has finished yet' : 'This run has no test case results'}>
+          Results appear as each test case ends.
+        </Empty>
+      )}
       {testCases.map((tc) => (
         <TestCase key={tc.testCaseId} tc={tc} />
       ))}
@@ -217,7 +243,11 @@ function Performance({ perf }: { perf: PerformanceResults }) {
               { label: 'VUs', values: series.map((s) => s.vus), color: '#8a63d2' },
             ]}
           />
-          <Chart title="p95 response time (ms)" times={times} series={[{ label: 'p95', values: series.map((s) => s.p95), color: '#1f9d6a', unit: 'ms' }]} />
+          <Chart
+            title="p95 response time (ms)"
+            times={times}
+            series={[{ label: 'p95', values: series.map((s) => s.p95), color: '#1f9d6a', unit: 'ms' }]}
+          />
         </>
       )}
     </section>
@@ -246,10 +276,13 @@ function TestCase({ tc }: { tc: TestCaseResult }) {
             {tc.failures.map((f, i) => (
               <div class="failure" key={i}>
                 <div>
-                  <span class="mono">{f.node}</span> {f.assertion && <code>{f.assertion}</code>} {f.operator && <span class="muted">{f.operator}</span>}
+                  <span class="mono">{f.node}</span> {f.assertion && <code>{f.assertion}</code>}{' '}
+                  {f.operator && <span class="muted">{f.operator}</span>}
                 </div>
                 <div>{f.message}</div>
-                {(f.expected !== undefined || f.actual !== undefined) && <Compare expected={f.expected} actual={f.actual} />}
+                {(f.expected !== undefined || f.actual !== undefined) && (
+                  <Compare expected={f.expected} actual={f.actual} />
+                )}
               </div>
             ))}
           </section>
@@ -282,7 +315,8 @@ function Node({ node }: { node: NodeResult }) {
   return (
     <div class={`node node-${node.status}`}>
       <div>
-        <Badge value={node.status} /> <strong>{node.name ?? node.id}</strong> <span class="muted">{node.type}</span> <span class="muted">· {duration(node.duration)}</span>
+        <Badge value={node.status} /> <strong>{node.name ?? node.id}</strong> <span class="muted">{node.type}</span>{' '}
+        <span class="muted">· {duration(node.duration)}</span>
       </div>
       {node.reason && <div class="muted">{node.reason}</div>}
       {node.error && (

@@ -14,14 +14,28 @@ import { Badge, Empty, Field, PageHeader, ProblemBox, ProgressBar } from '../ui/
 
 export function RunsPage() {
   const { query, route, path } = useLocation();
-  const filters = { runner: query.runner ?? '', environment: query.environment ?? '', status: query.status ?? '', trigger: query.trigger ?? '' };
+  const filters = {
+    runner: query.runner ?? '',
+    environment: query.environment ?? '',
+    status: query.status ?? '',
+    trigger: query.trigger ?? '',
+  };
   const limit = Math.min(200, Math.max(1, Number(query.limit) || 20));
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
   const runners = useLoad((signal) => api<Page<Runner>>('GET', '/v1/runners?limit=200', undefined, { signal }), []);
-  const envs = useLoad((signal) => api<Page<Environment>>('GET', '/v1/environments?limit=200', undefined, { signal }), []);
+  const envs = useLoad(
+    (signal) => api<Page<Environment>>('GET', '/v1/environments?limit=200', undefined, { signal }),
+    [],
+  );
   const runs = usePoll(
-    (signal) => api<Page<Run>>('GET', withQuery('/v1/runs', { ...filters, cursor, limit, orderBy: 'createdAt', order: 'desc' }), undefined, { signal }),
+    (signal) =>
+      api<Page<Run>>(
+        'GET',
+        withQuery('/v1/runs', { ...filters, cursor, limit, orderBy: 'createdAt', order: 'desc' }),
+        undefined,
+        { signal },
+      ),
     [filters.runner, filters.environment, filters.status, filters.trigger, cursor, limit],
     1000,
     (d) => !!d?.items.some(isActive),
@@ -45,25 +59,33 @@ export function RunsPage() {
         <Field label="Runner">
           <select value={filters.runner} onChange={(e) => setFilter('runner', e.currentTarget.value)}>
             <option value="">All runners</option>
-            {runners.data?.items.map((r) => <option key={r.name}>{r.name}</option>)}
+            {runners.data?.items.map((r) => (
+              <option key={r.name}>{r.name}</option>
+            ))}
           </select>
         </Field>
         <Field label="Environment">
           <select value={filters.environment} onChange={(e) => setFilter('environment', e.currentTarget.value)}>
             <option value="">All environments</option>
-            {envs.data?.items.map((r) => <option key={r.name}>{r.name}</option>)}
+            {envs.data?.items.map((r) => (
+              <option key={r.name}>{r.name}</option>
+            ))}
           </select>
         </Field>
         <Field label="Status">
           <select value={filters.status} onChange={(e) => setFilter('status', e.currentTarget.value)}>
             <option value="">Any status</option>
-            {['queued', 'running', 'completed', 'failed'].map((s) => <option key={s}>{s}</option>)}
+            {['queued', 'running', 'completed', 'failed'].map((s) => (
+              <option key={s}>{s}</option>
+            ))}
           </select>
         </Field>
         <Field label="Trigger">
           <select value={filters.trigger} onChange={(e) => setFilter('trigger', e.currentTarget.value)}>
             <option value="">Any trigger</option>
-            {['api', 'schedule', 'webhook'].map((s) => <option key={s}>{s}</option>)}
+            {['api', 'schedule', 'webhook'].map((s) => (
+              <option key={s}>{s}</option>
+            ))}
           </select>
         </Field>
       </div>
@@ -72,7 +94,8 @@ export function RunsPage() {
         <Empty title={cursor || Object.values(filters).some(Boolean) ? 'No runs match these filters' : 'No runs yet'}>
           {can('run') ? (
             <>
-              <a href="/runs/new">Start a run</a> of a runner against an environment, or trigger one from a deployment's schedule or webhook.
+              <a href="/runs/new">Start a run</a> of a runner against an environment, or trigger one from a deployment's
+              schedule or webhook.
             </>
           ) : (
             'Runs appear here once someone starts one.'
@@ -122,10 +145,20 @@ export function RunsPage() {
         </table>
       )}
       <nav class="pager" aria-label="Pages">
-        <button type="button" class="secondary" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={cursors.length === 0}
+          onClick={() => setCursors(cursors.slice(0, -1))}
+        >
           Newer
         </button>
-        <button type="button" class="secondary" disabled={!runs.data?.nextCursor} onClick={() => runs.data?.nextCursor && setCursors([...cursors, runs.data.nextCursor])}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={!runs.data?.nextCursor}
+          onClick={() => runs.data?.nextCursor && setCursors([...cursors, runs.data.nextCursor])}
+        >
           Older
         </button>
       </nav>

@@ -28,7 +28,10 @@ export function SignIn() {
       const trimmed = key.trim();
       const page = await api<Page<WorkspaceItem>>('GET', '/v1/workspaces', undefined, { key: trimmed });
       const w = page.items[0]!;
-      signIn({ key: trimmed, workspace: { id: w.id, name: w.name }, scope: w.key.scope, keyName: w.key.name }, remember);
+      signIn(
+        { key: trimmed, workspace: { id: w.id, name: w.name }, scope: w.key.scope, keyName: w.key.name },
+        remember,
+      );
     } catch (err) {
       setProblem(problemOf(err, 'Sign-in failed'));
     } finally {
@@ -41,13 +44,23 @@ export function SignIn() {
       <form onSubmit={submit} class="card" aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in to Assay</h1>
         <p class="muted">
-          Paste an API key. <code>make dev</code> prints one; an operator issues more with <code>npm run keys -- create</code>.
+          Paste an API key. <code>make dev</code> prints one; an operator issues more with{' '}
+          <code>npm run keys -- create</code>.
         </p>
         <Field label="API key">
-          <input type="password" name="key" autoComplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} autoFocus />
+          <input
+            type="password"
+            name="key"
+            autoComplete="off"
+            required
+            value={key}
+            onInput={(e) => setKey(e.currentTarget.value)}
+            autoFocus
+          />
         </Field>
         <label class="check">
-          <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.currentTarget.checked)} /> Remember on this device
+          <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.currentTarget.checked)} /> Remember
+          on this device
         </label>
         <ProblemBox problem={problem} />
         <button type="submit" disabled={busy || !key.trim()}>

@@ -21,7 +21,10 @@ export function typedValue(text: string): string | number | boolean {
 export function StartRunPage() {
   const { query, route } = useLocation();
   const runners = useLoad((signal) => api<Page<Runner>>('GET', '/v1/runners?limit=200', undefined, { signal }), []);
-  const envs = useLoad((signal) => api<Page<Environment>>('GET', '/v1/environments?limit=200', undefined, { signal }), []);
+  const envs = useLoad(
+    (signal) => api<Page<Environment>>('GET', '/v1/environments?limit=200', undefined, { signal }),
+    [],
+  );
   const [runner, setRunner] = useState(query.runner ?? '');
   const [environment, setEnvironment] = useState(query.environment ?? '');
   const [timeout, setTimeoutS] = useState('1800');
@@ -43,7 +46,8 @@ export function StartRunPage() {
       <ProblemBox problem={runners.problem ?? envs.problem} />
       {(noRunners || noEnvs) && (
         <Empty title={noRunners ? 'No runners yet' : 'No environments yet'}>
-          {noRunners ? <a href="/runners">Create a runner</a> : <a href="/environments">Create an environment</a>} first.
+          {noRunners ? <a href="/runners">Create a runner</a> : <a href="/environments">Create an environment</a>}{' '}
+          first.
         </Empty>
       )}
       <form
@@ -57,13 +61,17 @@ export function StartRunPage() {
           <Field label="Runner" error={fieldError(start.problem, 'runner')}>
             <select required value={runner} onChange={(e) => setRunner(e.currentTarget.value)}>
               <option value="">Choose a runner…</option>
-              {runners.data?.items.map((r) => <option key={r.name}>{r.name}</option>)}
+              {runners.data?.items.map((r) => (
+                <option key={r.name}>{r.name}</option>
+              ))}
             </select>
           </Field>
           <Field label="Environment" error={fieldError(start.problem, 'environment')}>
             <select required value={environment} onChange={(e) => setEnvironment(e.currentTarget.value)}>
               <option value="">Choose an environment…</option>
-              {envs.data?.items.map((r) => <option key={r.name}>{r.name}</option>)}
+              {envs.data?.items.map((r) => (
+                <option key={r.name}>{r.name}</option>
+              ))}
             </select>
           </Field>
           <Field label="Timeout (seconds)" error={fieldError(start.problem, 'timeout')}>
@@ -75,12 +83,23 @@ export function StartRunPage() {
           {vars.map((v, i) => (
             <div class="row" key={i}>
               <Field label={`Name ${i + 1}`}>
-                <input value={v.name} onInput={(e) => setVars(vars.map((x, j) => (j === i ? { ...x, name: e.currentTarget.value } : x)))} />
+                <input
+                  value={v.name}
+                  onInput={(e) => setVars(vars.map((x, j) => (j === i ? { ...x, name: e.currentTarget.value } : x)))}
+                />
               </Field>
               <Field label={`Value ${i + 1}`} hint="true, false and numbers are sent typed">
-                <input value={v.value} onInput={(e) => setVars(vars.map((x, j) => (j === i ? { ...x, value: e.currentTarget.value } : x)))} />
+                <input
+                  value={v.value}
+                  onInput={(e) => setVars(vars.map((x, j) => (j === i ? { ...x, value: e.currentTarget.value } : x)))}
+                />
               </Field>
-              <button type="button" class="secondary small" aria-label={`Remove variable ${i + 1}`} onClick={() => setVars(vars.filter((_, j) => j !== i))}>
+              <button
+                type="button"
+                class="secondary small"
+                aria-label={`Remove variable ${i + 1}`}
+                onClick={() => setVars(vars.filter((_, j) => j !== i))}
+              >
                 Remove
               </button>
             </div>

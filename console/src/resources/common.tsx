@@ -40,9 +40,14 @@ export type JsonRead = { ok: true; value: unknown } | { ok: false; message: stri
  * message and its range, for the editor's lint mark; nothing is sent to the API then.
  */
 export function readJson(text: string, what: string): JsonRead {
-  if (!text.trim()) return { ok: false, message: `${what} is empty: write a JSON value`, mark: { from: 0, to: 0, message: 'empty' } };
+  if (!text.trim())
+    return { ok: false, message: `${what} is empty: write a JSON value`, mark: { from: 0, to: 0, message: 'empty' } };
   const errors: ParseError[] = [];
-  const value: unknown = parse(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+  const value: unknown = parse(text, errors, {
+    allowTrailingComma: false,
+    disallowComments: true,
+    allowEmptyContent: false,
+  });
   if (errors.length > 0) {
     const e = errors[0]!;
     const line = text.slice(0, e.offset).split('\n').length;
@@ -58,7 +63,11 @@ export function readJson(text: string, what: string): JsonRead {
  * is looked up as `/0/request/url` in the flow's text). A pointer equal to `prefix` marks the
  * whole value. `#/flowX` is not under `/flow`.
  */
-export function marksUnder(problem: Problem | undefined, prefix: string, text: string): { marks: EditorMark[]; errors: FieldError[] } {
+export function marksUnder(
+  problem: Problem | undefined,
+  prefix: string,
+  text: string,
+): { marks: EditorMark[]; errors: FieldError[] } {
   const errors = (problem?.errors ?? []).filter((e) => e.pointer !== undefined && underPointer(e.pointer, prefix));
   const marks = errors.map((e) => {
     const inner = e.pointer!.replace(/^#/, '').slice(prefix.length);
@@ -83,7 +92,13 @@ export function valueText(value: unknown): string {
 }
 
 /** A list of field errors under an editor: `field` in code, then the detail. */
-export function FieldErrors({ errors, label }: { errors: { field?: string; pointer?: string; detail: string }[]; label: string }) {
+export function FieldErrors({
+  errors,
+  label,
+}: {
+  errors: { field?: string; pointer?: string; detail: string }[];
+  label: string;
+}) {
   if (errors.length === 0) return null;
   return (
     <div role="alert">

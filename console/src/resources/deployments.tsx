@@ -33,7 +33,12 @@ export interface Deployment {
   schedule: string | null;
   timezone: string;
   enabled: boolean;
-  scheduleState: { status: 'none' | 'pending' | 'active' | 'paused'; scheduleId?: string; nextRunTimes?: string[]; error?: string };
+  scheduleState: {
+    status: 'none' | 'pending' | 'active' | 'paused';
+    scheduleId?: string;
+    nextRunTimes?: string[];
+    error?: string;
+  };
   webhookEnabled: boolean;
   webhookRequireAuth: boolean;
   webhookUrl?: string;
@@ -65,7 +70,12 @@ export interface Delivery {
 const onceSecrets = new Map<string, { webhookToken?: string; signingSecret?: string }>();
 
 function keepSecrets(d: Deployment) {
-  if (d.webhookToken || d.signingSecret) onceSecrets.set(d.id, { ...onceSecrets.get(d.id), ...(d.webhookToken ? { webhookToken: d.webhookToken } : {}), ...(d.signingSecret ? { signingSecret: d.signingSecret } : {}) });
+  if (d.webhookToken || d.signingSecret)
+    onceSecrets.set(d.id, {
+      ...onceSecrets.get(d.id),
+      ...(d.webhookToken ? { webhookToken: d.webhookToken } : {}),
+      ...(d.signingSecret ? { signingSecret: d.signingSecret } : {}),
+    });
 }
 
 /** The curl call that starts a run through the incoming webhook (docs/deployments.md "Incoming webhooks"). */
@@ -80,7 +90,15 @@ export function curlExample(webhookUrl: string): string {
 /** `2026-11-23 03:00` in the IANA time zone `tz` (the schedule's), or the ISO text when the zone is unknown. */
 export function inZone(iso: string, tz: string): string {
   try {
-    return new Intl.DateTimeFormat('sv-SE', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(iso));
+    return new Intl.DateTimeFormat('sv-SE', {
+      timeZone: tz,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    }).format(new Date(iso));
   } catch {
     return iso;
   }
@@ -103,9 +121,21 @@ export function DeploymentsPage() {
           { head: 'Name', cell: (d) => <a href={`/deployments/${seg(d.id)}`}>{d.name}</a> },
           { head: 'Runner', cell: (d) => d.runner },
           { head: 'Environment', cell: (d) => d.environment },
-          { head: 'Schedule', cell: (d) => <>{d.schedule ? <code>{d.schedule}</code> : <span class="muted">none</span>} {d.schedule && <span class="muted">{d.timezone}</span>}</> },
+          {
+            head: 'Schedule',
+            cell: (d) => (
+              <>
+                {d.schedule ? <code>{d.schedule}</code> : <span class="muted">none</span>}{' '}
+                {d.schedule && <span class="muted">{d.timezone}</span>}
+              </>
+            ),
+          },
           { head: 'Webhook', cell: (d) => (d.webhookEnabled ? 'on' : <span class="muted">off</span>) },
-          { head: 'State', cell: (d) => (d.enabled ? <span class="badge badge-passed">enabled</span> : <span class="badge">disabled</span>) },
+          {
+            head: 'State',
+            cell: (d) =>
+              d.enabled ? <span class="badge badge-passed">enabled</span> : <span class="badge">disabled</span>,
+          },
         ],
       }}
     />
@@ -126,7 +156,10 @@ export function DeploymentPage() {
     SCHEDULE_POLL_MS,
     (d) => !!d && d.enabled && !!d.schedule && (d.scheduleState.nextRunTimes ?? []).length === 0,
   );
-  const runs = useLoad((signal) => api<Page<Run>>('GET', withQuery('/v1/runs', { deployment: id, limit: 10 }), undefined, { signal }), [id]);
+  const runs = useLoad(
+    (signal) => api<Page<Run>>('GET', withQuery('/v1/runs', { deployment: id, limit: 10 }), undefined, { signal }),
+    [id],
+  );
   const [editing, setEditing] = useState(false);
   const [actionProblem, setActionProblem] = useState<Problem | undefined>();
   const [busy, setBusy] = useState<string | undefined>();
@@ -184,7 +217,12 @@ export function DeploymentPage() {
     <>
       <PageHeader title={d ? `Deployment ${d.name}` : 'Deployment'} sub={d && <code>{d.id}</code>}>
         {d && can('run') && (
-          <button type="button" onClick={() => void runNow()} disabled={busy === 'run' || !enabledNow} title={enabledNow ? undefined : 'Disabled deployments start no runs'}>
+          <button
+            type="button"
+            onClick={() => void runNow()}
+            disabled={busy === 'run' || !enabledNow}
+            title={enabledNow ? undefined : 'Disabled deployments start no runs'}
+          >
             {busy === 'run' ? 'Starting…' : 'Run now'}
           </button>
         )}
@@ -194,7 +232,11 @@ export function DeploymentPage() {
           </button>
         )}
         {d && can('write') && (
-          <ConfirmButton class="danger" question={`Delete deployment “${d.name}” and its schedule?`} onConfirm={() => void remove()}>
+          <ConfirmButton
+            class="danger"
+            question={`Delete deployment “${d.name}” and its schedule?`}
+            onConfirm={() => void remove()}
+          >
             Delete
           </ConfirmButton>
         )}
@@ -228,9 +270,19 @@ export function DeploymentPage() {
               <dd>{d.loadProfile ? 'performance (load profile)' : 'functional'}</dd>
             </dl>
             <label class="res-switch">
-              <input type="checkbox" role="switch" checked={enabledNow} disabled={!can('write') || busy === 'enabled'} onChange={(e) => void toggleEnabled(e.currentTarget.checked)} />
+              <input
+                type="checkbox"
+                role="switch"
+                checked={enabledNow}
+                disabled={!can('write') || busy === 'enabled'}
+                onChange={(e) => void toggleEnabled(e.currentTarget.checked)}
+              />
               <span>Enabled</span>
-              <span class="muted">{enabledNow ? 'schedule, webhook and run-now start runs' : 'starts no runs: schedule paused, webhook and run-now refused'}</span>
+              <span class="muted">
+                {enabledNow
+                  ? 'schedule, webhook and run-now start runs'
+                  : 'starts no runs: schedule paused, webhook and run-now refused'}
+              </span>
             </label>
           </section>
           <section class="card" aria-label="Schedule">
@@ -254,14 +306,26 @@ export function DeploymentPage() {
                 <ol class="res-fire-times" aria-label="Next fire times">
                   {(d.scheduleState.nextRunTimes ?? []).map((t) => (
                     <li key={t}>
-                      <time dateTime={t}>{inZone(t, d.timezone)}</time> <span class="muted">{d.timezone} · {relative(t)}</span>
+                      <time dateTime={t}>{inZone(t, d.timezone)}</time>{' '}
+                      <span class="muted">
+                        {d.timezone} · {relative(t)}
+                      </span>
                     </li>
                   ))}
-                  {(d.scheduleState.nextRunTimes ?? []).length === 0 && <li class="muted">{d.enabled ? 'none reported yet (the schedule syncs with Temporal)' : 'none: the deployment is disabled'}</li>}
+                  {(d.scheduleState.nextRunTimes ?? []).length === 0 && (
+                    <li class="muted">
+                      {d.enabled
+                        ? 'none reported yet (the schedule syncs with Temporal)'
+                        : 'none: the deployment is disabled'}
+                    </li>
+                  )}
                 </ol>
               </>
             ) : (
-              <p class="muted">No schedule: runs start through the webhook or “Run now”.{can('write') ? ' Edit to add a cron schedule.' : ''}</p>
+              <p class="muted">
+                No schedule: runs start through the webhook or “Run now”.
+                {can('write') ? ' Edit to add a cron schedule.' : ''}
+              </p>
             )}
           </section>
         </div>
@@ -271,9 +335,11 @@ export function DeploymentPage() {
           <h2>Incoming webhook</h2>
           {secrets?.webhookToken && (
             <div class="notice" role="status">
-              <strong>Webhook token — shown this once.</strong> Copy it now into your CI's secrets; Assay keeps only its hash.
+              <strong>Webhook token — shown this once.</strong> Copy it now into your CI's secrets; Assay keeps only its
+              hash.
               <div class="res-secret">
-                <code data-testid="webhook-token">{secrets.webhookToken}</code> <CopyButton text={secrets.webhookToken} label="Copy webhook token" />
+                <code data-testid="webhook-token">{secrets.webhookToken}</code>{' '}
+                <CopyButton text={secrets.webhookToken} label="Copy webhook token" />
               </div>
             </div>
           )}
@@ -281,25 +347,35 @@ export function DeploymentPage() {
             <div class="notice" role="status">
               <strong>Signing secret — shown this once.</strong> Receivers check <code>x-assay-signature</code> with it.
               <div class="res-secret">
-                <code>{secrets.signingSecret}</code> <CopyButton text={secrets.signingSecret} label="Copy signing secret" />
+                <code>{secrets.signingSecret}</code>{' '}
+                <CopyButton text={secrets.signingSecret} label="Copy signing secret" />
               </div>
             </div>
           )}
           {d.webhookEnabled && d.webhookUrl ? (
             <>
               <div class="res-secret">
-                <span class="field-label">Address</span> <code data-testid="webhook-url">{d.webhookUrl}</code> <CopyButton text={d.webhookUrl} label="Copy webhook address" />
+                <span class="field-label">Address</span> <code data-testid="webhook-url">{d.webhookUrl}</code>{' '}
+                <CopyButton text={d.webhookUrl} label="Copy webhook address" />
               </div>
               <p class="muted">
-                {d.webhookRequireAuth ? 'Calls need the token (Authorization: Bearer) or an API key of scope run (X-API-Key).' : 'Calls without credentials are accepted (webhookRequireAuth is off).'}
+                {d.webhookRequireAuth
+                  ? 'Calls need the token (Authorization: Bearer) or an API key of scope run (X-API-Key).'
+                  : 'Calls without credentials are accepted (webhookRequireAuth is off).'}
                 {!secrets?.webhookToken && ' The token was shown once when it was issued; rotate to get a new one.'}
               </p>
               <div class="res-code-head">
-                <span class="field-label">Start a run from CI</span> <CopyButton text={curlExample(d.webhookUrl)} label="Copy curl example" />
+                <span class="field-label">Start a run from CI</span>{' '}
+                <CopyButton text={curlExample(d.webhookUrl)} label="Copy curl example" />
               </div>
               <CodeBlock label="curl example">{curlExample(d.webhookUrl)}</CodeBlock>
               {can('write') && (
-                <ConfirmButton class="secondary small" question="Rotate the webhook? The old address and token stop working at once." onConfirm={() => void rotate()} disabled={busy === 'rotate'}>
+                <ConfirmButton
+                  class="secondary small"
+                  question="Rotate the webhook? The old address and token stop working at once."
+                  onConfirm={() => void rotate()}
+                  disabled={busy === 'rotate'}
+                >
                   Rotate address and token
                 </ConfirmButton>
               )}
@@ -308,7 +384,12 @@ export function DeploymentPage() {
             <p class="muted">
               The incoming webhook is off.{' '}
               {can('write') && (
-                <button type="button" class="secondary small" onClick={() => void turnOnWebhook()} disabled={busy === 'webhook'}>
+                <button
+                  type="button"
+                  class="secondary small"
+                  onClick={() => void turnOnWebhook()}
+                  disabled={busy === 'webhook'}
+                >
                   Turn on the webhook
                 </button>
               )}
@@ -322,22 +403,35 @@ export function DeploymentPage() {
 }
 
 /** The deployment's recent runs, then the outgoing webhook deliveries of those runs. */
-function RecentRuns({ runs, problem, reload }: { runs: Run[] | undefined; problem: Problem | undefined; reload: () => void }) {
+function RecentRuns({
+  runs,
+  problem,
+  reload,
+}: {
+  runs: Run[] | undefined;
+  problem: Problem | undefined;
+  reload: () => void;
+}) {
   const ids = (runs ?? []).map((r) => r.runId).join(',');
-  const deliveries = useLoad(async (signal) => {
-    const all: (Delivery & { runId: string })[] = [];
-    for (const r of runs ?? []) {
-      const page = await api<Page<Delivery>>('GET', `/v1/runs/${seg(r.runId)}/deliveries`, undefined, { signal });
-      all.push(...page.items.map((x) => ({ ...x, runId: r.runId })));
-    }
-    return all;
-  }, [ids]);
+  const deliveries = useLoad(
+    async (signal) => {
+      const all: (Delivery & { runId: string })[] = [];
+      for (const r of runs ?? []) {
+        const page = await api<Page<Delivery>>('GET', `/v1/runs/${seg(r.runId)}/deliveries`, undefined, { signal });
+        all.push(...page.items.map((x) => ({ ...x, runId: r.runId })));
+      }
+      return all;
+    },
+    [ids],
+  );
   return (
     <>
       <h2>Recent runs</h2>
       <ProblemBox problem={problem} onRetry={reload} />
       {!runs && !problem && <Loading what="runs" />}
-      {runs && runs.length === 0 && <Empty title="No runs yet">Runs appear here when the schedule, the webhook or “Run now” starts one.</Empty>}
+      {runs && runs.length === 0 && (
+        <Empty title="No runs yet">Runs appear here when the schedule, the webhook or “Run now” starts one.</Empty>
+      )}
       {runs && runs.length > 0 && (
         <table aria-label="Recent runs">
           <thead>
@@ -375,7 +469,12 @@ function RecentRuns({ runs, problem, reload }: { runs: Run[] | undefined; proble
       <h2>Webhook deliveries</h2>
       <ProblemBox problem={deliveries.problem} onRetry={deliveries.reload} />
       {!deliveries.data && !deliveries.problem && <Loading what="deliveries" />}
-      {deliveries.data && deliveries.data.length === 0 && <p class="muted">No deliveries for these runs. Add onComplete / onFailure entries to the deployment's webhooks to notify other systems.</p>}
+      {deliveries.data && deliveries.data.length === 0 && (
+        <p class="muted">
+          No deliveries for these runs. Add onComplete / onFailure entries to the deployment's webhooks to notify other
+          systems.
+        </p>
+      )}
       {deliveries.data && deliveries.data.length > 0 && (
         <table aria-label="Webhook deliveries">
           <thead>
@@ -405,7 +504,9 @@ function RecentRuns({ runs, problem, reload }: { runs: Run[] | undefined; proble
                   <Badge value={x.status} />
                 </td>
                 <td class="num">{x.attempts}</td>
-                <td>{x.lastStatusCode ?? ''} {x.lastError && <span class="field-error">{x.lastError}</span>}</td>
+                <td>
+                  {x.lastStatusCode ?? ''} {x.lastError && <span class="field-error">{x.lastError}</span>}
+                </td>
                 <td>{dateTime(x.deliveredAt ?? x.updatedAt)}</td>
               </tr>
             ))}
@@ -417,7 +518,15 @@ function RecentRuns({ runs, problem, reload }: { runs: Run[] | undefined; proble
 }
 
 /** The form of a deployment: new (POST) or existing (PATCH of the fields shown). */
-function DeploymentForm({ deployment, onSaved, onCancel }: { deployment?: Deployment; onSaved: (d: Deployment) => void; onCancel?: () => void }) {
+function DeploymentForm({
+  deployment,
+  onSaved,
+  onCancel,
+}: {
+  deployment?: Deployment;
+  onSaved: (d: Deployment) => void;
+  onCancel?: () => void;
+}) {
   const runners = useLoad((signal) => listAll<Runner>('/v1/runners', signal), []);
   const envs = useLoad((signal) => listAll<Environment>('/v1/environments', signal), []);
   const [name, setName] = useState(deployment?.name ?? '');
@@ -437,9 +546,20 @@ function DeploymentForm({ deployment, onSaved, onCancel }: { deployment?: Deploy
       setMark(read.mark);
       return;
     }
-    const body: Record<string, unknown> = { name: name.trim(), runner, environment, schedule: schedule.trim() || null, timezone: timezone.trim() || 'UTC', enabled, webhookRequireAuth: requireAuth, webhooks: read.value };
+    const body: Record<string, unknown> = {
+      name: name.trim(),
+      runner,
+      environment,
+      schedule: schedule.trim() || null,
+      timezone: timezone.trim() || 'UTC',
+      enabled,
+      webhookRequireAuth: requireAuth,
+      webhooks: read.value,
+    };
     if (!deployment || webhookEnabled !== deployment.webhookEnabled) body.webhookEnabled = webhookEnabled;
-    const saved = deployment ? await api<Deployment>('PATCH', `/v1/deployments/${seg(deployment.id)}`, body) : await api<Deployment>('POST', '/v1/deployments', body);
+    const saved = deployment
+      ? await api<Deployment>('PATCH', `/v1/deployments/${seg(deployment.id)}`, body)
+      : await api<Deployment>('POST', '/v1/deployments', body);
     keepSecrets(saved);
     onSaved(saved);
   });
@@ -461,18 +581,26 @@ function DeploymentForm({ deployment, onSaved, onCancel }: { deployment?: Deploy
         <Field label="Runner" error={fieldError(p, 'runner')}>
           <select required value={runner} onChange={(e) => setRunner(e.currentTarget.value)}>
             <option value="">Choose a runner…</option>
-            {runners.data?.map((r) => <option key={r.name}>{r.name}</option>)}
+            {runners.data?.map((r) => (
+              <option key={r.name}>{r.name}</option>
+            ))}
           </select>
         </Field>
         <Field label="Environment" error={fieldError(p, 'environment')}>
           <select required value={environment} onChange={(e) => setEnvironment(e.currentTarget.value)}>
             <option value="">Choose an environment…</option>
-            {envs.data?.map((x) => <option key={x.name}>{x.name}</option>)}
+            {envs.data?.map((x) => (
+              <option key={x.name}>{x.name}</option>
+            ))}
           </select>
         </Field>
       </div>
       <div class="row">
-        <Field label="Schedule (cron)" hint="five fields, e.g. 0 3 * * * (03:00 daily); empty for none" error={fieldError(p, 'schedule')}>
+        <Field
+          label="Schedule (cron)"
+          hint="five fields, e.g. 0 3 * * * (03:00 daily); empty for none"
+          error={fieldError(p, 'schedule')}
+        >
           <input value={schedule} onInput={(e) => setSchedule(e.currentTarget.value)} placeholder="0 3 * * *" />
         </Field>
         <Field label="Time zone" hint="IANA, e.g. Europe/Berlin" error={fieldError(p, 'timezone')}>
@@ -480,17 +608,34 @@ function DeploymentForm({ deployment, onSaved, onCancel }: { deployment?: Deploy
         </Field>
       </div>
       <label class="check">
-        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} /> Enabled (starts runs)
+        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} /> Enabled
+        (starts runs)
       </label>
       <label class="check">
-        <input type="checkbox" checked={webhookEnabled} disabled={deployment?.webhookEnabled} onChange={(e) => setWebhookEnabled(e.currentTarget.checked)} /> Incoming webhook (an address CI posts to)
+        <input
+          type="checkbox"
+          checked={webhookEnabled}
+          disabled={deployment?.webhookEnabled}
+          onChange={(e) => setWebhookEnabled(e.currentTarget.checked)}
+        />{' '}
+        Incoming webhook (an address CI posts to)
       </label>
       <label class="check">
-        <input type="checkbox" checked={requireAuth} onChange={(e) => setRequireAuth(e.currentTarget.checked)} /> Webhook calls need a credential
+        <input type="checkbox" checked={requireAuth} onChange={(e) => setRequireAuth(e.currentTarget.checked)} />{' '}
+        Webhook calls need a credential
       </label>
       <div class={`field${mark || hookErrors.marks.length ? ' field-invalid' : ''}`}>
-        <span class="field-label">Outgoing webhooks (JSON: onComplete, onFailure lists of {'{url, method?, headers?, payload?}'})</span>
-        <Editor value={webhooks} onChange={setWebhooks} language="json" label="Outgoing webhooks" marks={mark ? [mark] : hookErrors.marks} minHeight="6rem" />
+        <span class="field-label">
+          Outgoing webhooks (JSON: onComplete, onFailure lists of {'{url, method?, headers?, payload?}'})
+        </span>
+        <Editor
+          value={webhooks}
+          onChange={setWebhooks}
+          language="json"
+          label="Outgoing webhooks"
+          marks={mark ? [mark] : hookErrors.marks}
+          minHeight="6rem"
+        />
         {mark && (
           <p class="field-error" role="alert">
             {mark.message} — nothing was sent.
@@ -515,10 +660,14 @@ function DeploymentForm({ deployment, onSaved, onCancel }: { deployment?: Deploy
 /** `/deployments/new`: the form; creating goes to the deployment's page, which shows the token once. */
 export function NewDeploymentPage() {
   const { route } = useLocation();
-  if (!can('write')) return <Empty title="Creating deployments needs a write key">Sign in with a key of scope write.</Empty>;
+  if (!can('write'))
+    return <Empty title="Creating deployments needs a write key">Sign in with a key of scope write.</Empty>;
   return (
     <>
-      <PageHeader title="New deployment" sub="Pairs a runner with an environment; optionally a schedule and a webhook." />
+      <PageHeader
+        title="New deployment"
+        sub="Pairs a runner with an environment; optionally a schedule and a webhook."
+      />
       <DeploymentForm onSaved={(d) => route(`/deployments/${seg(d.id)}`)} />
     </>
   );

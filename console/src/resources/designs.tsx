@@ -18,7 +18,6 @@ import { FieldErrors, Loading, marksUnder, pretty, readJson, seg } from './commo
 import { ResourceList } from './list';
 import type { MockResponse } from '../../../src/domain/types';
 
-
 /** A design as `GET /v1/designs/{id}` answers it. */
 export interface Design {
   id: string;
@@ -94,7 +93,11 @@ export function DesignsPage() {
             ),
           },
           { head: 'Name', cell: (d) => d.name || <span class="muted">—</span> },
-          { head: 'Statuses', cell: (d) => [...new Set(d.responses.map((r) => r.status))].join(', ') || <span class="muted">no responses</span> },
+          {
+            head: 'Statuses',
+            cell: (d) =>
+              [...new Set(d.responses.map((r) => r.status))].join(', ') || <span class="muted">no responses</span>,
+          },
         ],
       }}
     />
@@ -141,7 +144,11 @@ export function DesignPage() {
         }
       >
         {d && can('write') && (
-          <ConfirmButton class="danger" question={`Delete design ${d.method} ${d.path}? Its mock stops answering.`} onConfirm={() => void remove()}>
+          <ConfirmButton
+            class="danger"
+            question={`Delete design ${d.method} ${d.path}? Its mock stops answering.`}
+            onConfirm={() => void remove()}
+          >
             Delete
           </ConfirmButton>
         )}
@@ -156,10 +163,12 @@ export function DesignPage() {
             {d.mockUrl ? (
               <>
                 <div class="res-secret">
-                  <span class="field-label">Mock address</span> <code data-testid="mock-url">{d.mockUrl}</code> <CopyButton text={d.mockUrl} label="Copy mock address" />
+                  <span class="field-label">Mock address</span> <code data-testid="mock-url">{d.mockUrl}</code>{' '}
+                  <CopyButton text={d.mockUrl} label="Copy mock address" />
                 </div>
                 <p class="muted">
-                  No key needed. Pick a response with <code>?_status_=404</code> or <code>?_code_=2</code>; without them the lowest 2xx status answers, one of its responses at random.
+                  No key needed. Pick a response with <code>?_status_=404</code> or <code>?_code_=2</code>; without them
+                  the lowest 2xx status answers, one of its responses at random.
                 </p>
                 <TryIt design={d} statuses={statuses} />
               </>
@@ -172,7 +181,9 @@ export function DesignPage() {
             <section key={status} class="card res-section" aria-label={`Status ${status}`}>
               <h3>
                 Status {status}
-                {d.responseSchemas?.[String(status)] !== undefined && <span class="muted"> · has a response schema</span>}
+                {d.responseSchemas?.[String(status)] !== undefined && (
+                  <span class="muted"> · has a response schema</span>
+                )}
               </h3>
               {d.responses
                 .filter((r) => r.status === status)
@@ -223,9 +234,13 @@ function TryIt({ design, statuses }: { design: Design; statuses: number[] }) {
     const started = performance.now();
     try {
       const url = new URL(path, window.location.origin);
-      if (url.origin !== window.location.origin) throw new Error('Try it calls this Assay only: give a path starting with /mock/.');
+      if (url.origin !== window.location.origin)
+        throw new Error('Try it calls this Assay only: give a path starting with /mock/.');
       if (status) url.searchParams.set('_status_', status);
-      const res = await fetch(url.pathname + url.search, { method: design.method === 'HEAD' ? 'HEAD' : design.method, headers: { Accept: 'application/json, */*' } });
+      const res = await fetch(url.pathname + url.search, {
+        method: design.method === 'HEAD' ? 'HEAD' : design.method,
+        headers: { Accept: 'application/json, */*' },
+      });
       const text = await res.text();
       let body = text;
       try {
@@ -233,7 +248,13 @@ function TryIt({ design, statuses }: { design: Design; statuses: number[] }) {
       } catch {
         /* not JSON: shown as text */
       }
-      setAnswer({ status: res.status, statusText: res.statusText, headers: [...res.headers.entries()], body, ms: performance.now() - started });
+      setAnswer({
+        status: res.status,
+        statusText: res.statusText,
+        headers: [...res.headers.entries()],
+        body,
+        ms: performance.now() - started,
+      });
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -320,7 +341,9 @@ export function NewDesignPage() {
   const [mark, setMark] = useState<EditorMark | undefined>();
   const [doc, setDoc] = useState('');
   const [replace, setReplace] = useState(false);
-  const [imported, setImported] = useState<{ created: Design[]; skipped: { operation: string; reason: string }[] } | undefined>();
+  const [imported, setImported] = useState<
+    { created: Design[]; skipped: { operation: string; reason: string }[] } | undefined
+  >();
   const create = useAction(async () => {
     setMark(undefined);
     const read = readJson(text, 'The design');
@@ -333,9 +356,12 @@ export function NewDesignPage() {
   });
   const importDoc = useAction(async () => {
     setImported(undefined);
-    setImported(await api('POST', withQuery('/v1/designs/import', { replace: replace ? 'true' : undefined }), { document: doc }));
+    setImported(
+      await api('POST', withQuery('/v1/designs/import', { replace: replace ? 'true' : undefined }), { document: doc }),
+    );
   });
-  if (!can('write')) return <Empty title="Creating designs needs a write key">Sign in with a key of scope write.</Empty>;
+  if (!can('write'))
+    return <Empty title="Creating designs needs a write key">Sign in with a key of scope write.</Empty>;
   const errs = marksUnder(create.problem, '', text);
   return (
     <>
@@ -350,7 +376,15 @@ export function NewDesignPage() {
         <h2>From JSON</h2>
         <div class={`field${mark || errs.marks.length ? ' field-invalid' : ''}`}>
           <span class="field-label">Design (JSON: method, path, name, responses)</span>
-          <Editor value={text} onChange={setText} language="json" label="Design" marks={mark ? [mark] : errs.marks} onSubmit={() => void create.run()} minHeight="14rem" />
+          <Editor
+            value={text}
+            onChange={setText}
+            language="json"
+            label="Design"
+            marks={mark ? [mark] : errs.marks}
+            onSubmit={() => void create.run()}
+            minHeight="14rem"
+          />
           {mark && (
             <p class="field-error" role="alert">
               {mark.message} — nothing was sent.
@@ -375,7 +409,8 @@ export function NewDesignPage() {
           <textarea rows={8} value={doc} onInput={(e) => setDoc(e.currentTarget.value)} />
         </Field>
         <label class="check">
-          <input type="checkbox" checked={replace} onChange={(e) => setReplace(e.currentTarget.checked)} /> Replace routes already designed
+          <input type="checkbox" checked={replace} onChange={(e) => setReplace(e.currentTarget.checked)} /> Replace
+          routes already designed
         </label>
         <ProblemBox problem={importDoc.problem} />
         <button type="submit" disabled={importDoc.busy || !doc.trim()}>

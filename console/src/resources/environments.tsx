@@ -106,7 +106,10 @@ interface Row {
  * row holds `"***"` as a new value (a read key's mask, or a secret renamed or made plain: its value
  * is not known here), or when two rows share a name.
  */
-export function variablesPatch(before: Record<string, unknown>, rows: { name: string; value: string; secret?: boolean }[]): Record<string, unknown> {
+export function variablesPatch(
+  before: Record<string, unknown>,
+  rows: { name: string; value: string; secret?: boolean }[],
+): Record<string, unknown> {
   const patch: Record<string, unknown> = {};
   const names = new Set<string>();
   for (const r of rows) {
@@ -127,7 +130,9 @@ export function variablesPatch(before: Record<string, unknown>, rows: { name: st
 
 function rowsOf(env: Environment): Row[] {
   return Object.entries(env.variables ?? {}).map(([name, value]) =>
-    isMaskedSecret(value) ? { original: name, name, value: API_MASK, shown: false, secret: true } : { original: name, name, value: valueText(value), shown: false },
+    isMaskedSecret(value)
+      ? { original: name, name, value: API_MASK, shown: false, secret: true }
+      : { original: name, name, value: valueText(value), shown: false },
   );
 }
 
@@ -136,7 +141,10 @@ export function EnvironmentPage() {
   const { params } = useRoute();
   const { route } = useLocation();
   const name = params.name!;
-  const env = useLoad((signal) => api<Environment>('GET', `/v1/environments/${seg(name)}`, undefined, { signal }), [name]);
+  const env = useLoad(
+    (signal) => api<Environment>('GET', `/v1/environments/${seg(name)}`, undefined, { signal }),
+    [name],
+  );
   // The answer of the last save (shown with "Saved." while it is what the page shows) and how many saves there were.
   const [lastSave, setLastSave] = useState<{ env: Environment; count: number } | undefined>();
   const onSaved = (stored: Environment) => {
@@ -187,7 +195,8 @@ function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: Envi
     setRows(change);
     setStatus('');
   };
-  const update = (i: number, change: Partial<Row>) => editRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...change } : r)));
+  const update = (i: number, change: Partial<Row>) =>
+    editRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...change } : r)));
   const save = useAction(async () => {
     setLocalError(undefined);
     let patch: Record<string, unknown>;
@@ -223,7 +232,8 @@ function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: Envi
     <>
       {readKey && (
         <p class="notice">
-          Your key has read scope: the API sends every value as <code>{API_MASK}</code>, so the real values cannot be shown here.
+          Your key has read scope: the API sends every value as <code>{API_MASK}</code>, so the real values cannot be
+          shown here.
         </p>
       )}
       <form
@@ -236,7 +246,9 @@ function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: Envi
         {/* Disabled while saving: the answer replaces the form, so nothing may be typed into it meanwhile. */}
         <fieldset class="res-plain-fieldset" disabled={save.busy}>
           <h2>Variables</h2>
-          {rows.length === 0 && <p class="muted">No variables yet.{writable ? ' Add one below; flows use it as {{name}}.' : ''}</p>}
+          {rows.length === 0 && (
+            <p class="muted">No variables yet.{writable ? ' Add one below; flows use it as {{name}}.' : ''}</p>
+          )}
           {rows.length > 0 && (
             <table aria-label="Variables" class="res-vars">
               <thead>
@@ -260,36 +272,72 @@ function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: Envi
                     <tr key={i}>
                       <td>
                         {writable ? (
-                          <input aria-label={`Name of variable ${i + 1}`} value={r.name} onInput={(e) => update(i, { name: e.currentTarget.value })} />
+                          <input
+                            aria-label={`Name of variable ${i + 1}`}
+                            value={r.name}
+                            onInput={(e) => update(i, { name: e.currentTarget.value })}
+                          />
                         ) : (
                           <code>{r.name}</code>
                         )}
                       </td>
                       <td class="res-value">
                         {writable ? (
-                          <input aria-label={`Value of ${label}`} type={r.shown ? 'text' : 'password'} autoComplete="off" value={r.value} onInput={(e) => update(i, { value: e.currentTarget.value })} />
+                          <input
+                            aria-label={`Value of ${label}`}
+                            type={r.shown ? 'text' : 'password'}
+                            autoComplete="off"
+                            value={r.value}
+                            onInput={(e) => update(i, { value: e.currentTarget.value })}
+                          />
                         ) : (
                           <code data-testid={`value-${r.name}`}>{r.shown ? r.value : '••••'}</code>
                         )}
                       </td>
-                      <td class="muted">{r.secret ? <span class="badge" data-testid={`secret-${r.name}`}>secret</span> : r.value === API_MASK && readKey ? 'masked' : typeof typed}</td>
+                      <td class="muted">
+                        {r.secret ? (
+                          <span class="badge" data-testid={`secret-${r.name}`}>
+                            secret
+                          </span>
+                        ) : r.value === API_MASK && readKey ? (
+                          'masked'
+                        ) : (
+                          typeof typed
+                        )}
+                      </td>
                       {writable && (
                         <td>
-                          <input type="checkbox" aria-label={`${label} is secret`} checked={!!r.secret} onChange={(e) => update(i, { secret: e.currentTarget.checked })} />
+                          <input
+                            type="checkbox"
+                            aria-label={`${label} is secret`}
+                            checked={!!r.secret}
+                            onChange={(e) => update(i, { secret: e.currentTarget.checked })}
+                          />
                         </td>
                       )}
                       <td>
                         <div class="res-row-actions">
-                        {!(hidden && writable) && (
-                          <button type="button" class="secondary small" aria-pressed={r.shown} aria-label={`${r.shown ? 'Hide' : 'Show'} value of ${label}`} onClick={() => update(i, { shown: !r.shown })}>
-                            {r.shown ? 'Hide' : 'Show'}
-                          </button>
-                        )}
-                        {writable && (
-                          <button type="button" class="secondary small" aria-label={`Remove ${label}`} onClick={() => editRows((rs) => rs.filter((_, j) => j !== i))}>
-                            Remove
-                          </button>
-                        )}
+                          {!(hidden && writable) && (
+                            <button
+                              type="button"
+                              class="secondary small"
+                              aria-pressed={r.shown}
+                              aria-label={`${r.shown ? 'Hide' : 'Show'} value of ${label}`}
+                              onClick={() => update(i, { shown: !r.shown })}
+                            >
+                              {r.shown ? 'Hide' : 'Show'}
+                            </button>
+                          )}
+                          {writable && (
+                            <button
+                              type="button"
+                              class="secondary small"
+                              aria-label={`Remove ${label}`}
+                              onClick={() => editRows((rs) => rs.filter((_, j) => j !== i))}
+                            >
+                              Remove
+                            </button>
+                          )}
                         </div>
                       </td>
                     </tr>
@@ -301,8 +349,8 @@ function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: Envi
           {writable && (
             <>
               <p class="field-hint">
-                Values true, false and numbers are saved typed; anything else as a string. A secret is stored encrypted, never shown again and masked as {API_MASK} in results; leave {API_MASK} to keep a stored
-                secret.
+                Values true, false and numbers are saved typed; anything else as a string. A secret is stored encrypted,
+                never shown again and masked as {API_MASK} in results; leave {API_MASK} to keep a stored secret.
               </p>
               <Field label="Description" error={fieldError(save.problem, 'description')}>
                 <input
@@ -320,7 +368,11 @@ function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: Envi
               )}
               <ProblemBox problem={save.problem} />
               <div class="row res-actions">
-                <button type="button" class="secondary" onClick={() => editRows((rs) => [...rs, { name: '', value: '', shown: true }])}>
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() => editRows((rs) => [...rs, { name: '', value: '', shown: true }])}
+                >
                   Add variable
                 </button>
                 <button type="submit" disabled={save.busy}>
@@ -350,7 +402,11 @@ function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: Envi
             <button type="submit" class="secondary" disabled={rename.busy || newName.trim() === env.name}>
               Rename
             </button>
-            <ConfirmButton class="danger" question={`Delete environment “${env.name}” and its variables?`} onConfirm={() => void remove()}>
+            <ConfirmButton
+              class="danger"
+              question={`Delete environment “${env.name}” and its variables?`}
+              onConfirm={() => void remove()}
+            >
               Delete environment
             </ConfirmButton>
           </form>

@@ -30,7 +30,7 @@ export function scriptExample(predefined: Library | undefined): string {
     variable: 'signature',
     script: {
       libs: [lib.url],
-      code: `async function generateValue() {\n  // built-in: _ (lodash), faker, z, ky, luxon; listed in libs: ${lib.global}\n  const ts = luxon.DateTime.utc().toISO();\n  return ${lib.global === 'CryptoJS' ? "CryptoJS.SHA256(ts).toString()" : `typeof ${lib.global} + ' ' + ts`};\n}`,
+      code: `async function generateValue() {\n  // built-in: _ (lodash), faker, z, ky, luxon; listed in libs: ${lib.global}\n  const ts = luxon.DateTime.utc().toISO();\n  return ${lib.global === 'CryptoJS' ? 'CryptoJS.SHA256(ts).toString()' : `typeof ${lib.global} + ' ' + ts`};\n}`,
     },
   };
   return JSON.stringify(node, null, 2);
@@ -40,10 +40,15 @@ export function scriptExample(predefined: Library | undefined): string {
 export function LibrariesPage() {
   const libs = useLoad((signal) => api<Page<Library>>('GET', '/v1/libraries', undefined, { signal }), []);
   const items = libs.data?.items ?? [];
-  const example = scriptExample(items.find((l) => l.global === 'CryptoJS') ?? items.find((l) => l.kind === 'predefined'));
+  const example = scriptExample(
+    items.find((l) => l.global === 'CryptoJS') ?? items.find((l) => l.kind === 'predefined'),
+  );
   return (
     <>
-      <PageHeader title="Libraries" sub="What scripts can use: built-ins are always loaded; predefined ones when a script lists their URL in libs." />
+      <PageHeader
+        title="Libraries"
+        sub="What scripts can use: built-ins are always loaded; predefined ones when a script lists their URL in libs."
+      />
       <ProblemBox problem={libs.problem} onRetry={libs.reload} />
       {!libs.data && !libs.problem && <Loading what="libraries" />}
       {libs.data && (
@@ -80,11 +85,13 @@ export function LibrariesPage() {
       )}
       <h2>How to use them in a script</h2>
       <p>
-        Built-in globals (<code>_</code>, <code>faker</code>, <code>z</code>, <code>ky</code>, <code>luxon</code>) need nothing. A predefined library is loaded when the script lists its URL in{' '}
-        <code>libs</code>; any other IIFE/UMD URL works too (ES modules go through the bundler first). A Script node that stores a value:
+        Built-in globals (<code>_</code>, <code>faker</code>, <code>z</code>, <code>ky</code>, <code>luxon</code>) need
+        nothing. A predefined library is loaded when the script lists its URL in <code>libs</code>; any other IIFE/UMD
+        URL works too (ES modules go through the bundler first). A Script node that stores a value:
       </p>
       <div class="res-code-head">
-        <span class="field-label">Script node (flow JSON)</span> <CopyButton text={example} label="Copy script example" />
+        <span class="field-label">Script node (flow JSON)</span>{' '}
+        <CopyButton text={example} label="Copy script example" />
       </div>
       <CodeBlock label="Script example">{example}</CodeBlock>
     </>

@@ -49,7 +49,19 @@ export interface ResourceListProps<T> {
 }
 
 /** A resource list page: header, filters, the list's states and table, then `children`. */
-export function ResourceList<T>({ title, sub, create, path, what, filters, empty, table, narrow, around, children }: ResourceListProps<T>) {
+export function ResourceList<T>({
+  title,
+  sub,
+  create,
+  path,
+  what,
+  filters,
+  empty,
+  table,
+  narrow,
+  around,
+  children,
+}: ResourceListProps<T>) {
   const list = useLoad((signal) => listAll<T>(path, signal), [path]);
   const items = list.data;
   const shown = items && narrow ? items.filter(narrow.keep) : items;
@@ -102,7 +114,10 @@ export function ResourceList<T>({ title, sub, create, path, what, filters, empty
       <ProblemBox problem={list.problem} onRetry={list.reload} />
       {items?.length === 0 ? (
         <Empty title={empty.title}>
-          {can('write') ? (empty.write ?? (create && <a href={create.href}>{create.label}</a>)) : 'A key with write scope can create them'}, {empty.via ?? 'or with the API'}:{' '}
+          {can('write')
+            ? (empty.write ?? (create && <a href={create.href}>{create.label}</a>))
+            : 'A key with write scope can create them'}
+          , {empty.via ?? 'or with the API'}:{' '}
           {empty.calls.map((call, i) => (
             <Fragment key={call}>
               {i > 0 && ', '}

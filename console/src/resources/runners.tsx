@@ -43,7 +43,11 @@ export function RunnersPage() {
           { head: 'Name', cell: (r) => <a href={`/runners/${seg(r.name)}`}>{r.name}</a> },
           { head: 'Description', cell: (r) => r.description || <span class="muted">—</span> },
           { head: 'Selects', cell: selectionText },
-          { head: 'Kind', cell: (r) => (r.loadProfile ? <span class="badge">performance</span> : <span class="muted">functional</span>) },
+          {
+            head: 'Kind',
+            cell: (r) =>
+              r.loadProfile ? <span class="badge">performance</span> : <span class="muted">functional</span>,
+          },
         ],
       }}
     />
@@ -56,7 +60,10 @@ export function RunnerPage() {
   const { route } = useLocation();
   const name = params.name!;
   const runner = useLoad((signal) => api<Runner>('GET', `/v1/runners/${seg(name)}`, undefined, { signal }), [name]);
-  const preview = useLoad((signal) => api<Page<TestCase>>('GET', `/v1/runners/${seg(name)}/test-cases`, undefined, { signal }), [name, runner.data]);
+  const preview = useLoad(
+    (signal) => api<Page<TestCase>>('GET', `/v1/runners/${seg(name)}/test-cases`, undefined, { signal }),
+    [name, runner.data],
+  );
   const [editing, setEditing] = useState(false);
   const [deleteProblem, setDeleteProblem] = useState<Problem | undefined>();
   const r = runner.data;
@@ -82,7 +89,11 @@ export function RunnerPage() {
           </button>
         )}
         {r && can('write') && (
-          <ConfirmButton class="danger" question={`Delete runner “${name}”? Deployments using it stop working.`} onConfirm={() => void remove()}>
+          <ConfirmButton
+            class="danger"
+            question={`Delete runner “${name}”? Deployments using it stop working.`}
+            onConfirm={() => void remove()}
+          >
             Delete
           </ConfirmButton>
         )}
@@ -105,22 +116,54 @@ export function RunnerPage() {
           <h2>Selection</h2>
           <dl class="kv">
             <dt>Test case ids</dt>
-            <dd>{r.testCaseIds?.length ? r.testCaseIds.map((id) => <code key={id}>{id} </code>) : <span class="muted">none</span>}</dd>
+            <dd>
+              {r.testCaseIds?.length ? (
+                r.testCaseIds.map((id) => <code key={id}>{id} </code>)
+              ) : (
+                <span class="muted">none</span>
+              )}
+            </dd>
             <dt>Folder</dt>
-            <dd>{r.folder === undefined || r.folder === null ? <span class="muted">not selected by folder</span> : r.folder === '' ? 'every folder' : <code>{r.folder}</code>}</dd>
+            <dd>
+              {r.folder === undefined || r.folder === null ? (
+                <span class="muted">not selected by folder</span>
+              ) : r.folder === '' ? (
+                'every folder'
+              ) : (
+                <code>{r.folder}</code>
+              )}
+            </dd>
             <dt>Tags</dt>
-            <dd>{r.tags?.length ? r.tags.map((t) => <span key={t} class="badge res-tag">{t}</span>) : <span class="muted">none</span>}</dd>
+            <dd>
+              {r.tags?.length ? (
+                r.tags.map((t) => (
+                  <span key={t} class="badge res-tag">
+                    {t}
+                  </span>
+                ))
+              ) : (
+                <span class="muted">none</span>
+              )}
+            </dd>
             <dt>Order</dt>
             <dd>{r.order ?? 'name'}</dd>
             <dt>Load profile</dt>
-            <dd>{r.loadProfile ? <pre class="res-code">{pretty(r.loadProfile)}</pre> : <span class="muted">none (functional runs)</span>}</dd>
+            <dd>
+              {r.loadProfile ? (
+                <pre class="res-code">{pretty(r.loadProfile)}</pre>
+              ) : (
+                <span class="muted">none (functional runs)</span>
+              )}
+            </dd>
           </dl>
         </section>
       )}
       <h2>What a run executes now</h2>
       <ProblemBox problem={preview.problem} onRetry={preview.reload} />
       {!preview.data && !preview.problem && <Loading what="the selected test cases" />}
-      {preview.data && preview.data.items.length === 0 && <Empty title="This runner selects no test case now">Add test cases to its folder or give them its tags.</Empty>}
+      {preview.data && preview.data.items.length === 0 && (
+        <Empty title="This runner selects no test case now">Add test cases to its folder or give them its tags.</Empty>
+      )}
       {preview.data && preview.data.items.length > 0 && (
         <table aria-label="Selected test cases">
           <thead>
@@ -152,7 +195,15 @@ export function RunnerPage() {
 }
 
 /** The form of a runner (new: POST; existing: PUT replaces it). */
-function RunnerForm({ runner, onSaved, onCancel }: { runner?: Runner; onSaved: (r: Runner) => void; onCancel?: () => void }) {
+function RunnerForm({
+  runner,
+  onSaved,
+  onCancel,
+}: {
+  runner?: Runner;
+  onSaved: (r: Runner) => void;
+  onCancel?: () => void;
+}) {
   const [name, setName] = useState(runner?.name ?? '');
   const [description, setDescription] = useState(runner?.description ?? '');
   const [ids, setIds] = useState((runner?.testCaseIds ?? []).join('\n'));
@@ -182,11 +233,20 @@ function RunnerForm({ runner, onSaved, onCancel }: { runner?: Runner; onSaved: (
         .map((s) => s.trim())
         .filter(Boolean),
       folder: byFolder ? folder.trim() : null,
-      tags: [...new Set(tags.split(',').map((t) => t.trim()).filter(Boolean))],
+      tags: [
+        ...new Set(
+          tags
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean),
+        ),
+      ],
       order,
       loadProfile,
     };
-    const saved = runner ? await api<Runner>('PUT', `/v1/runners/${seg(runner.name)}`, body) : await api<Runner>('POST', '/v1/runners', body);
+    const saved = runner
+      ? await api<Runner>('PUT', `/v1/runners/${seg(runner.name)}`, body)
+      : await api<Runner>('POST', '/v1/runners', body);
     onSaved(saved);
   });
   const p = save.problem;
@@ -208,7 +268,11 @@ function RunnerForm({ runner, onSaved, onCancel }: { runner?: Runner; onSaved: (
           <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
         </Field>
       </div>
-      <Field label="Test case ids (run first, in this order; one per line)" error={fieldError(p, 'testCaseIds')} hint={testCases.data ? `${testCases.data.length} test cases exist; ids are on their pages` : undefined}>
+      <Field
+        label="Test case ids (run first, in this order; one per line)"
+        error={fieldError(p, 'testCaseIds')}
+        hint={testCases.data ? `${testCases.data.length} test cases exist; ids are on their pages` : undefined}
+      >
         <textarea rows={3} value={ids} onInput={(e) => setIds(e.currentTarget.value)} />
       </Field>
       {ids.trim() && testCases.data && (
@@ -218,13 +282,15 @@ function RunnerForm({ runner, onSaved, onCancel }: { runner?: Runner; onSaved: (
             .filter(Boolean)
             .map((id, i) => (
               <li key={i}>
-                <code>{id}</code> {idsKnown.get(id) ? idsKnown.get(id)!.name : <span class="field-error">unknown id</span>}
+                <code>{id}</code>{' '}
+                {idsKnown.get(id) ? idsKnown.get(id)!.name : <span class="field-error">unknown id</span>}
               </li>
             ))}
         </ul>
       )}
       <label class="check">
-        <input type="checkbox" checked={byFolder} onChange={(e) => setByFolder(e.currentTarget.checked)} /> Select by folder
+        <input type="checkbox" checked={byFolder} onChange={(e) => setByFolder(e.currentTarget.checked)} /> Select by
+        folder
       </label>
       <div class="row">
         <Field label="Folder" hint="subfolders included; empty means every folder" error={fieldError(p, 'folder')}>
@@ -242,7 +308,14 @@ function RunnerForm({ runner, onSaved, onCancel }: { runner?: Runner; onSaved: (
       </div>
       <div class={`field${profileMark || profileErrors.marks.length ? ' field-invalid' : ''}`}>
         <span class="field-label">Load profile (JSON; empty for functional runs, docs/performance.md)</span>
-        <Editor value={profile} onChange={setProfile} language="json" label="Load profile" marks={profileMark ? [profileMark] : profileErrors.marks} minHeight="4rem" />
+        <Editor
+          value={profile}
+          onChange={setProfile}
+          language="json"
+          label="Load profile"
+          marks={profileMark ? [profileMark] : profileErrors.marks}
+          minHeight="4rem"
+        />
         {profileMark && (
           <p class="field-error" role="alert">
             {profileMark.message} — nothing was sent.
@@ -267,7 +340,8 @@ function RunnerForm({ runner, onSaved, onCancel }: { runner?: Runner; onSaved: (
 /** `/runners/new`: the runner form; creating goes to the runner's page. */
 export function NewRunnerPage() {
   const { route } = useLocation();
-  if (!can('write')) return <Empty title="Creating runners needs a write key">Sign in with a key of scope write.</Empty>;
+  if (!can('write'))
+    return <Empty title="Creating runners needs a write key">Sign in with a key of scope write.</Empty>;
   return (
     <>
       <PageHeader title="New runner" sub="Select test cases by id, by folder, by tags, or all three." />

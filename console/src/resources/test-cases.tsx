@@ -65,10 +65,23 @@ export function inFolder(folder: string, selected: string): boolean {
   return selected === '' || folder === selected || folder.startsWith(`${selected}/`);
 }
 
-function FolderTree({ node, selected, onSelect }: { node: FolderNode; selected: string; onSelect: (path: string) => void }) {
+function FolderTree({
+  node,
+  selected,
+  onSelect,
+}: {
+  node: FolderNode;
+  selected: string;
+  onSelect: (path: string) => void;
+}) {
   return (
     <li>
-      <button type="button" class={`res-folder${node.path === selected ? ' res-folder-current' : ''}`} aria-current={node.path === selected ? 'true' : undefined} onClick={() => onSelect(node.path)}>
+      <button
+        type="button"
+        class={`res-folder${node.path === selected ? ' res-folder-current' : ''}`}
+        aria-current={node.path === selected ? 'true' : undefined}
+        onClick={() => onSelect(node.path)}
+      >
         <span>{node.name}</span> <span class="muted">({node.count})</span>
       </button>
       {node.children.length > 0 && (
@@ -83,7 +96,19 @@ function FolderTree({ node, selected, onSelect }: { node: FolderNode; selected: 
 }
 
 /** The folder tree and the tag chips, built from the test cases read (none yet while loading), beside `children` (the list). */
-function TestCaseFilters({ items = [], folder, chosen, go, children }: { items: TestCase[] | undefined; folder: string; chosen: string[]; go: (folder: string, tags: string[]) => void; children: ComponentChildren }) {
+function TestCaseFilters({
+  items = [],
+  folder,
+  chosen,
+  go,
+  children,
+}: {
+  items: TestCase[] | undefined;
+  folder: string;
+  chosen: string[];
+  go: (folder: string, tags: string[]) => void;
+  children: ComponentChildren;
+}) {
   const tree = useMemo(() => folderTree(items.map((t) => t.folder)), [items]);
   const allTags = useMemo(() => [...new Set(items.flatMap((t) => t.tags))].sort(), [items]);
   const toggle = (tag: string) => go(folder, chosen.includes(tag) ? chosen.filter((t) => t !== tag) : [...chosen, tag]);
@@ -99,7 +124,13 @@ function TestCaseFilters({ items = [], folder, chosen, go, children }: { items: 
           <legend>Tags (test cases carrying all chosen tags)</legend>
           {allTags.length === 0 && <span class="muted">No tags yet.</span>}
           {allTags.map((tag) => (
-            <button key={tag} type="button" class={`res-chip${chosen.includes(tag) ? ' res-chip-on' : ''}`} aria-pressed={chosen.includes(tag)} onClick={() => toggle(tag)}>
+            <button
+              key={tag}
+              type="button"
+              class={`res-chip${chosen.includes(tag) ? ' res-chip-on' : ''}`}
+              aria-pressed={chosen.includes(tag)}
+              onClick={() => toggle(tag)}
+            >
               {tag}
             </button>
           ))}
@@ -135,10 +166,18 @@ export function TestCasesPage() {
     <ResourceList<TestCase>
       title="Test cases"
       sub="Flows of API calls and assertions, in folders, with tags."
-      create={{ href: `/test-cases/new${folder ? `?folder=${encodeURIComponent(folder)}` : ''}`, label: 'New test case' }}
+      create={{
+        href: `/test-cases/new${folder ? `?folder=${encodeURIComponent(folder)}` : ''}`,
+        label: 'New test case',
+      }}
       path="/v1/test-cases"
       what="test cases"
-      empty={{ title: 'No test cases yet', write: <a href="/test-cases/new">New test case</a>, via: 'or import them with the API', calls: ['POST /v1/test-cases'] }}
+      empty={{
+        title: 'No test cases yet',
+        write: <a href="/test-cases/new">New test case</a>,
+        via: 'or import them with the API',
+        calls: ['POST /v1/test-cases'],
+      }}
       table={{
         label: 'Test cases',
         key: (t) => t.id,
@@ -218,7 +257,11 @@ function TestCaseForm({ tc, onSaved }: { tc?: TestCase; onSaved: (tc: TestCase) 
     const flow = readJson(draft.flow, 'The flow');
     const dataSets = readJson(draft.dataSets, 'The data sets');
     if (!flow.ok || !dataSets.ok) {
-      setLocal({ flow: flow.ok ? undefined : flow.mark, dataSets: dataSets.ok ? undefined : dataSets.mark, message: !flow.ok ? flow.message : !dataSets.ok ? dataSets.message : undefined });
+      setLocal({
+        flow: flow.ok ? undefined : flow.mark,
+        dataSets: dataSets.ok ? undefined : dataSets.mark,
+        message: !flow.ok ? flow.message : !dataSets.ok ? dataSets.message : undefined,
+      });
       return;
     }
     const body = {
@@ -232,7 +275,9 @@ function TestCaseForm({ tc, onSaved }: { tc?: TestCase; onSaved: (tc: TestCase) 
       flow: flow.value,
       dataSets: dataSets.value,
     };
-    const result = tc ? await api<TestCase>('PUT', `/v1/test-cases/${seg(tc.id)}`, body) : await api<TestCase>('POST', '/v1/test-cases', body);
+    const result = tc
+      ? await api<TestCase>('PUT', `/v1/test-cases/${seg(tc.id)}`, body)
+      : await api<TestCase>('POST', '/v1/test-cases', body);
     setSaved(true);
     onSaved(result);
   });
@@ -242,7 +287,12 @@ function TestCaseForm({ tc, onSaved }: { tc?: TestCase; onSaved: (tc: TestCase) 
   const flowMarks = local.flow ? [local.flow] : flowErr.marks;
   const dsMarks = local.dataSets ? [local.dataSets] : dsErr.marks;
   // Problems other than field errors of the editors (a name taken, a loop quota…) go in the box.
-  const otherProblem = problem && (problem.errors?.length ?? 0) > 0 && flowErr.errors.length + dsErr.errors.length === problem.errors!.length ? undefined : problem;
+  const otherProblem =
+    problem &&
+    (problem.errors?.length ?? 0) > 0 &&
+    flowErr.errors.length + dsErr.errors.length === problem.errors!.length
+      ? undefined
+      : problem;
 
   return (
     <form
@@ -264,13 +314,27 @@ function TestCaseForm({ tc, onSaved }: { tc?: TestCase; onSaved: (tc: TestCase) 
         </Field>
       </div>
       <Field label="Description" error={fieldError(problem, 'description')}>
-        <textarea rows={2} value={draft.description} readOnly={!writable} onInput={(e) => set('description')(e.currentTarget.value)} />
+        <textarea
+          rows={2}
+          value={draft.description}
+          readOnly={!writable}
+          onInput={(e) => set('description')(e.currentTarget.value)}
+        />
       </Field>
       <div class={`field${flowMarks.length ? ' field-invalid' : ''}`}>
         <span class="field-label" id="flow-label">
           Flow (JSON: a list of nodes, docs/flows.md)
         </span>
-        <Editor value={draft.flow} onChange={set('flow')} language="json" label="Flow" readOnly={!writable} marks={flowMarks} onSubmit={() => writable && void save.run()} minHeight="16rem" />
+        <Editor
+          value={draft.flow}
+          onChange={set('flow')}
+          language="json"
+          label="Flow"
+          readOnly={!writable}
+          marks={flowMarks}
+          onSubmit={() => writable && void save.run()}
+          minHeight="16rem"
+        />
         {local.flow && (
           <p class="field-error" role="alert">
             {local.message} — nothing was sent.
@@ -280,7 +344,15 @@ function TestCaseForm({ tc, onSaved }: { tc?: TestCase; onSaved: (tc: TestCase) 
       </div>
       <div class={`field${dsMarks.length ? ' field-invalid' : ''}`}>
         <span class="field-label">Data sets (JSON list; [] for none)</span>
-        <Editor value={draft.dataSets} onChange={set('dataSets')} language="json" label="Data sets" readOnly={!writable} marks={dsMarks} minHeight="4rem" />
+        <Editor
+          value={draft.dataSets}
+          onChange={set('dataSets')}
+          language="json"
+          label="Data sets"
+          readOnly={!writable}
+          marks={dsMarks}
+          minHeight="4rem"
+        />
         {local.dataSets && !local.flow && (
           <p class="field-error" role="alert">
             {local.message} — nothing was sent.
@@ -288,7 +360,16 @@ function TestCaseForm({ tc, onSaved }: { tc?: TestCase; onSaved: (tc: TestCase) 
         )}
         <FieldErrors errors={dsErr.errors} label="Data sets errors" />
       </div>
-      <ProblemBox problem={otherProblem ? { ...otherProblem, errors: otherProblem.errors?.filter((e) => !e.pointer || !(/^#?\/(flow|dataSets)(\/|$)/.test(e.pointer))) } : undefined} />
+      <ProblemBox
+        problem={
+          otherProblem
+            ? {
+                ...otherProblem,
+                errors: otherProblem.errors?.filter((e) => !e.pointer || !/^#?\/(flow|dataSets)(\/|$)/.test(e.pointer)),
+              }
+            : undefined
+        }
+      />
       {problem && !otherProblem && (
         <p class="field-error" role="alert">
           {problem.title}: nothing was saved. Fix the marked places and save again.
@@ -332,14 +413,20 @@ export function TestCasePage() {
         sub={
           tc.data && (
             <>
-              <a href={tc.data.folder ? `/test-cases?folder=${encodeURIComponent(tc.data.folder)}` : '/test-cases'}>{tc.data.folder || 'top level'}</a> · <code>{tc.data.id}</code> · updated{' '}
-              {dateTime(tc.data.updatedAt)}
+              <a href={tc.data.folder ? `/test-cases?folder=${encodeURIComponent(tc.data.folder)}` : '/test-cases'}>
+                {tc.data.folder || 'top level'}
+              </a>{' '}
+              · <code>{tc.data.id}</code> · updated {dateTime(tc.data.updatedAt)}
             </>
           )
         }
       >
         {tc.data && can('write') && (
-          <ConfirmButton class="danger" question={`Delete test case “${tc.data.name}”? Runners that list it forget it.`} onConfirm={() => void remove()}>
+          <ConfirmButton
+            class="danger"
+            question={`Delete test case “${tc.data.name}”? Runners that list it forget it.`}
+            onConfirm={() => void remove()}
+          >
             Delete
           </ConfirmButton>
         )}
@@ -354,7 +441,8 @@ export function TestCasePage() {
 /** `/test-cases/new`: the form with a starter flow; creating goes to the new test case's page. */
 export function NewTestCasePage() {
   const { route } = useLocation();
-  if (!can('write')) return <Empty title="Creating test cases needs a write key">Sign in with a key of scope write.</Empty>;
+  if (!can('write'))
+    return <Empty title="Creating test cases needs a write key">Sign in with a key of scope write.</Empty>;
   return (
     <>
       <PageHeader title="New test case" sub="POST /v1/test-cases: a name, a folder, tags and a flow." />

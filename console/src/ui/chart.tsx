@@ -33,8 +33,20 @@ export function Chart({ title, times, series, height = 220 }: ChartProps) {
     const opts: uPlot.Options = {
       width: el.clientWidth || 600,
       height,
-      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, value: (_u: uPlot, v: number | null) => (v === null ? '—' : `${v.toFixed(v < 10 ? 2 : 0)}${s.unit ? ` ${s.unit}` : ''}`) }))],
-      axes: [{ stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.2)' } }, { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.2)' } }],
+      series: [
+        {},
+        ...series.map((s) => ({
+          label: s.label,
+          stroke: s.color,
+          width: 2,
+          value: (_u: uPlot, v: number | null) =>
+            v === null ? '—' : `${v.toFixed(v < 10 ? 2 : 0)}${s.unit ? ` ${s.unit}` : ''}`,
+        })),
+      ],
+      axes: [
+        { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.2)' } },
+        { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.2)' } },
+      ],
       scales: { x: { time: true } },
     };
     plot.current = new uPlot(opts, [times, ...series.map((s) => s.values)] as uPlot.AlignedData, el);

@@ -24,7 +24,16 @@ const dark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?
  * The CodeMirror editor; the value is controlled: a new `value` from outside (a load, a reset)
  * replaces the text, while the editor's own edits coming back as `value` are left alone.
  */
-export function CodeEditor({ value, onChange, language = 'text', label, readOnly = false, marks, onSubmit, minHeight = '8rem' }: EditorProps) {
+export function CodeEditor({
+  value,
+  onChange,
+  language = 'text',
+  label,
+  readOnly = false,
+  marks,
+  onSubmit,
+  minHeight = '8rem',
+}: EditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const onChangeRef = useRef(onChange);
@@ -96,10 +105,14 @@ export function CodeEditor({ value, onChange, language = 'text', label, readOnly
     const v = view.current;
     if (!v) return;
     const len = v.state.doc.length;
-    const diagnostics: Diagnostic[] = (marks ?? []).map((m) => ({ from: Math.min(m.from, len), to: Math.min(Math.max(m.to, m.from), len), severity: 'error', message: m.message }));
+    const diagnostics: Diagnostic[] = (marks ?? []).map((m) => ({
+      from: Math.min(m.from, len),
+      to: Math.min(Math.max(m.to, m.from), len),
+      severity: 'error',
+      message: m.message,
+    }));
     v.dispatch(setDiagnostics(v.state, diagnostics));
   }, [marks]);
 
   return <div class="editor" ref={host} />;
 }
-

@@ -43,7 +43,11 @@ export function Editor(props: EditorProps) {
   }, []);
   if (!module)
     return (
-      <div class="editor editor-loading" aria-busy={!failed} style={{ minHeight: `calc(${props.minHeight ?? '8rem'} + 2px)`, padding: '0.5rem' }}>
+      <div
+        class="editor editor-loading"
+        aria-busy={!failed}
+        style={{ minHeight: `calc(${props.minHeight ?? '8rem'} + 2px)`, padding: '0.5rem' }}
+      >
         <span class={failed ? 'field-error' : 'muted'} role={failed ? 'alert' : undefined}>
           {failed ? 'The editor could not be loaded: reload the page.' : 'Loading the editor…'}
         </span>

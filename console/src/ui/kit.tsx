@@ -84,7 +84,17 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 }
 
 /** A labelled form control: `label` above, `error` (from a problem's field errors) below. */
-export function Field({ label, error, children, hint }: { label: string; error?: string; hint?: string; children: ComponentChildren }) {
+export function Field({
+  label,
+  error,
+  children,
+  hint,
+}: {
+  label: string;
+  error?: string;
+  hint?: string;
+  children: ComponentChildren;
+}) {
   return (
     <label class={`field${error ? ' field-invalid' : ''}`}>
       <span class="field-label">{label}</span>
@@ -100,7 +110,12 @@ export function Field({ label, error, children, hint }: { label: string; error?:
 }
 
 /** A button that asks "Are you sure?" (a native confirm) before it acts. */
-export function ConfirmButton({ question, onConfirm, children, ...rest }: { question: string; onConfirm: () => void } & JSX.ButtonHTMLAttributes<HTMLButtonElement>) {
+export function ConfirmButton({
+  question,
+  onConfirm,
+  children,
+  ...rest
+}: { question: string; onConfirm: () => void } & JSX.ButtonHTMLAttributes<HTMLButtonElement>) {
   return (
     <button
       type="button"
@@ -115,7 +130,15 @@ export function ConfirmButton({ question, onConfirm, children, ...rest }: { ques
 }
 
 /** A page heading with actions on the right. */
-export function PageHeader({ title, children, sub }: { title: string; sub?: ComponentChildren; children?: ComponentChildren }) {
+export function PageHeader({
+  title,
+  children,
+  sub,
+}: {
+  title: string;
+  sub?: ComponentChildren;
+  children?: ComponentChildren;
+}) {
   return (
     <header class="page-header">
       <div>
@@ -129,6 +152,8 @@ export function PageHeader({ title, children, sub }: { title: string; sub?: Comp
 
 /** The first field error of `problem` whose field is `field` or starts with `field.`/`field[`. */
 export function fieldError(problem: Problem | undefined, field: string): string | undefined {
-  const e = problem?.errors?.find((x) => x.field === field || x.field?.startsWith(`${field}.`) || x.field?.startsWith(`${field}[`));
+  const e = problem?.errors?.find(
+    (x) => x.field === field || x.field?.startsWith(`${field}.`) || x.field?.startsWith(`${field}[`),
+  );
   return e ? e.detail : undefined;
 }

@@ -33,7 +33,10 @@ export function Layout({ children }: { children: ComponentChildren }) {
         <ul>
           {SECTIONS.map((sec) => (
             <li key={sec.href}>
-              <a href={sec.href} aria-current={path === sec.href || path.startsWith(`${sec.href}/`) ? 'page' : undefined}>
+              <a
+                href={sec.href}
+                aria-current={path === sec.href || path.startsWith(`${sec.href}/`) ? 'page' : undefined}
+              >
                 {sec.label}
               </a>
             </li>

@@ -30,7 +30,11 @@ if (typeof globalThis.EventTarget !== 'function') {
     }
     removeEventListener(type, fn) {
       const list = this._listeners.get(type);
-      if (list) this._listeners.set(type, list.filter((l) => l !== fn));
+      if (list)
+        this._listeners.set(
+          type,
+          list.filter((l) => l !== fn),
+        );
     }
     dispatchEvent(event) {
       event.target = this;

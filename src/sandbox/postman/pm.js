@@ -34,15 +34,53 @@ const { expect } = chai;
 const RESPONSE = Symbol('postman response');
 
 const REASONS = {
-  100: 'Continue', 101: 'Switching Protocols', 200: 'OK', 201: 'Created', 202: 'Accepted', 203: 'Non-Authoritative Information',
-  204: 'No Content', 205: 'Reset Content', 206: 'Partial Content', 300: 'Multiple Choices', 301: 'Moved Permanently', 302: 'Found',
-  303: 'See Other', 304: 'Not Modified', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request', 401: 'Unauthorized',
-  402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 406: 'Not Acceptable', 408: 'Request Timeout',
-  409: 'Conflict', 410: 'Gone', 411: 'Length Required', 412: 'Precondition Failed', 413: 'Payload Too Large', 414: 'URI Too Long',
-  415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 417: 'Expectation Failed', 418: "I'm a Teapot", 422: 'Unprocessable Entity',
-  425: 'Too Early', 426: 'Upgrade Required', 428: 'Precondition Required', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
-  451: 'Unavailable For Legal Reasons', 500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable',
-  504: 'Gateway Timeout', 505: 'HTTP Version Not Supported',
+  100: 'Continue',
+  101: 'Switching Protocols',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  203: 'Non-Authoritative Information',
+  204: 'No Content',
+  205: 'Reset Content',
+  206: 'Partial Content',
+  300: 'Multiple Choices',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  304: 'Not Modified',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  411: 'Length Required',
+  412: 'Precondition Failed',
+  413: 'Payload Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
+  417: 'Expectation Failed',
+  418: "I'm a Teapot",
+  422: 'Unprocessable Entity',
+  425: 'Too Early',
+  426: 'Upgrade Required',
+  428: 'Precondition Required',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  451: 'Unavailable For Legal Reasons',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+  505: 'HTTP Version Not Supported',
 };
 
 // --- variables and templates -------------------------------------------------------------------
@@ -79,7 +117,8 @@ function fill(template, vars, depth = 0) {
 function fillDeep(value, vars) {
   if (typeof value === 'string') return fill(value, vars);
   if (Array.isArray(value)) return value.map((v) => fillDeep(v, vars));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillDeep(v, vars)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillDeep(v, vars)]));
   return value;
 }
 
@@ -137,7 +176,10 @@ function headerList(target) {
     all: () => Object.entries(target).map(([key, value]) => ({ key, value })),
     each: (fn) => Object.entries(target).forEach(([key, value]) => fn({ key, value })),
     count: () => Object.keys(target).length,
-    toString: () => Object.entries(target).map(([k, v]) => `${k}: ${v}`).join('\n'),
+    toString: () =>
+      Object.entries(target)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n'),
   };
   list.members = list.all();
   return list;
@@ -177,7 +219,12 @@ function urlObject(getRaw) {
     get query() {
       const u = parsed();
       const entries = u ? [...u.searchParams.entries()] : [];
-      return { all: () => entries.map(([key, value]) => ({ key, value })), toObject: () => Object.fromEntries(entries), get: (k) => u?.searchParams.get(k) ?? undefined, count: () => entries.length };
+      return {
+        all: () => entries.map(([key, value]) => ({ key, value })),
+        toObject: () => Object.fromEntries(entries),
+        get: (k) => u?.searchParams.get(k) ?? undefined,
+        count: () => entries.length,
+      };
     },
   };
 }
@@ -203,13 +250,23 @@ function requestView(req) {
         req.bodyRaw = String(value);
       },
       update(value) {
-        req.bodyRaw = typeof value === 'string' ? value : value && typeof value.raw === 'string' ? value.raw : JSON.stringify(value);
+        req.bodyRaw =
+          typeof value === 'string'
+            ? value
+            : value && typeof value.raw === 'string'
+              ? value.raw
+              : JSON.stringify(value);
       },
       toString() {
-        return req.bodyRaw !== undefined ? req.bodyRaw : raw ?? '';
+        return req.bodyRaw !== undefined ? req.bodyRaw : (raw ?? '');
       },
     },
-    toJSON: () => ({ method: req.method, url: req.url, header: Object.entries(req.headers || {}).map(([key, value]) => ({ key, value })), body: raw }),
+    toJSON: () => ({
+      method: req.method,
+      url: req.url,
+      header: Object.entries(req.headers || {}).map(([key, value]) => ({ key, value })),
+      body: raw,
+    }),
   };
 }
 
@@ -253,15 +310,25 @@ chai.use((lib, utils) => {
     Assertion.addProperty(name, function () {
       const r = this._obj;
       if (!isResponse(r)) throw new Error(`.${name} can only be used on pm.response`);
-      this.assert(test(r.code), `expected response code to be ${label} but found ${r.code}`, `expected response code to not be ${label} but found ${r.code}`);
+      this.assert(
+        test(r.code),
+        `expected response code to be ${label} but found ${r.code}`,
+        `expected response code to not be ${label} but found ${r.code}`,
+      );
     });
   const overwrite = (name, test, label) =>
-    Assertion.overwriteProperty(name, (_super) =>
-      function () {
-        const r = this._obj;
-        if (!isResponse(r)) return _super.call(this);
-        this.assert(test(r.code), `expected response code to be ${label} but found ${r.code}`, `expected response code to not be ${label} but found ${r.code}`);
-      },
+    Assertion.overwriteProperty(
+      name,
+      (_super) =>
+        function () {
+          const r = this._obj;
+          if (!isResponse(r)) return _super.call(this);
+          this.assert(
+            test(r.code),
+            `expected response code to be ${label} but found ${r.code}`,
+            `expected response code to not be ${label} but found ${r.code}`,
+          );
+        },
     );
   overwrite('ok', (c) => c === 200, '200');
   range('info', (c) => c >= 100 && c < 200, '1XX');
@@ -280,7 +347,11 @@ chai.use((lib, utils) => {
 
   Assertion.addProperty('withBody', function () {
     const r = this._obj;
-    this.assert(isResponse(r) && r.text().length > 0, 'expected response to have content in body', 'expected response to not have content in body');
+    this.assert(
+      isResponse(r) && r.text().length > 0,
+      'expected response to have content in body',
+      'expected response to not have content in body',
+    );
   });
   Assertion.addProperty('json', function () {
     const r = this._obj;
@@ -290,12 +361,20 @@ chai.use((lib, utils) => {
     } catch {
       parsed = false;
     }
-    this.assert(isResponse(r) && parsed, 'expected response body to be a valid json but got error', 'expected response body not to be a valid json');
+    this.assert(
+      isResponse(r) && parsed,
+      'expected response body to be a valid json but got error',
+      'expected response body not to be a valid json',
+    );
   });
   const typed = (name, pattern) =>
     Assertion.addProperty(name, function () {
       const type = String(this._obj.headers.get('content-type') ?? '');
-      this.assert(pattern.test(type), `expected response to be ${name} but got content-type "${type}"`, `expected response not to be ${name}`);
+      this.assert(
+        pattern.test(type),
+        `expected response to be ${name} but got content-type "${type}"`,
+        `expected response not to be ${name}`,
+      );
     });
   typed('html', /html/i);
   typed('xml', /xml/i);
@@ -304,34 +383,72 @@ chai.use((lib, utils) => {
     const r = this._obj;
     if (!isResponse(r)) throw new Error('.status() can only be used on pm.response');
     if (typeof expected === 'number') {
-      this.assert(r.code === expected, `expected response to have status code ${expected} but got ${r.code}`, `expected response to not have status code ${expected}`, expected, r.code);
+      this.assert(
+        r.code === expected,
+        `expected response to have status code ${expected} but got ${r.code}`,
+        `expected response to not have status code ${expected}`,
+        expected,
+        r.code,
+      );
     } else {
-      this.assert(r.status === expected, `expected response to have status reason '${expected}' but got '${r.status}'`, `expected response to not have status reason '${expected}'`, expected, r.status);
+      this.assert(
+        r.status === expected,
+        `expected response to have status reason '${expected}' but got '${r.status}'`,
+        `expected response to not have status reason '${expected}'`,
+        expected,
+        r.status,
+      );
     }
   });
-  Assertion.overwriteMethod('header', (_super) =>
-    function (name, value) {
-      const r = this._obj;
-      if (!isResponse(r)) return _super ? _super.apply(this, arguments) : undefined;
-      const present = r.headers.has(name);
-      if (arguments.length < 2) {
-        this.assert(present, `expected response to have header with key '${name}'`, `expected response to not have header with key '${name}'`);
-        return;
-      }
-      const actual = r.headers.get(name);
-      this.assert(present && actual === String(value), `expected '${name}' response header to be '${value}' but got '${actual}'`, `expected '${name}' response header to not be '${value}'`, String(value), actual);
-    },
+  Assertion.overwriteMethod(
+    'header',
+    (_super) =>
+      function (name, value) {
+        const r = this._obj;
+        if (!isResponse(r)) return _super ? _super.apply(this, arguments) : undefined;
+        const present = r.headers.has(name);
+        if (arguments.length < 2) {
+          this.assert(
+            present,
+            `expected response to have header with key '${name}'`,
+            `expected response to not have header with key '${name}'`,
+          );
+          return;
+        }
+        const actual = r.headers.get(name);
+        this.assert(
+          present && actual === String(value),
+          `expected '${name}' response header to be '${value}' but got '${actual}'`,
+          `expected '${name}' response header to not be '${value}'`,
+          String(value),
+          actual,
+        );
+      },
   );
   Assertion.addMethod('body', function (expected) {
     const r = this._obj;
     if (arguments.length === 0) {
-      this.assert(r.text().length > 0, 'expected response to have content in body', 'expected response to not have content in body');
+      this.assert(
+        r.text().length > 0,
+        'expected response to have content in body',
+        'expected response to not have content in body',
+      );
       return;
     }
     if (expected instanceof RegExp) {
-      this.assert(expected.test(r.text()), `expected response body text to match '${expected}'`, `expected response body text to not match '${expected}'`);
+      this.assert(
+        expected.test(r.text()),
+        `expected response body text to match '${expected}'`,
+        `expected response body text to not match '${expected}'`,
+      );
     } else if (typeof expected === 'string') {
-      this.assert(r.text() === expected, `expected response body to equal '${expected}' but got '${r.text()}'`, `expected response body to not equal '${expected}'`, expected, r.text());
+      this.assert(
+        r.text() === expected,
+        `expected response body to equal '${expected}' but got '${r.text()}'`,
+        `expected response body to not equal '${expected}'`,
+        expected,
+        r.text(),
+      );
     } else {
       let json;
       try {
@@ -339,7 +456,13 @@ chai.use((lib, utils) => {
       } catch {
         json = undefined;
       }
-      this.assert(utils.eql(json, expected), 'expected response body json to equal #{exp} but got #{act}', 'expected response body json to not equal #{exp}', expected, json);
+      this.assert(
+        utils.eql(json, expected),
+        'expected response body json to equal #{exp} but got #{act}',
+        'expected response body json to not equal #{exp}',
+        expected,
+        json,
+      );
     }
   });
   Assertion.addMethod('jsonBody', function (path, value) {
@@ -356,23 +479,47 @@ chai.use((lib, utils) => {
       return;
     }
     if (typeof path !== 'string') {
-      this.assert(utils.eql(json, path), 'expected response body json to equal #{exp} but got #{act}', 'expected response body json to not equal #{exp}', path, json);
+      this.assert(
+        utils.eql(json, path),
+        'expected response body json to equal #{exp} but got #{act}',
+        'expected response body json to not equal #{exp}',
+        path,
+        json,
+      );
       return;
     }
     const has = _.has(json, path);
     const actual = _.get(json, path);
     if (arguments.length < 2) {
-      this.assert(has, `expected #{act} in response to contain property '${path}'`, `expected #{act} in response to not contain property '${path}'`, undefined, json);
+      this.assert(
+        has,
+        `expected #{act} in response to contain property '${path}'`,
+        `expected #{act} in response to not contain property '${path}'`,
+        undefined,
+        json,
+      );
       return;
     }
-    this.assert(has && utils.eql(actual, value), `expected response body json at "${path}" to contain #{exp} but got #{act}`, `expected response body json at "${path}" to not contain #{exp}`, value, actual);
+    this.assert(
+      has && utils.eql(actual, value),
+      `expected response body json at "${path}" to contain #{exp} but got #{act}`,
+      `expected response body json at "${path}" to not contain #{exp}`,
+      value,
+      actual,
+    );
   });
   Assertion.addMethod('jsonSchema', function (schema, options) {
     const r = this._obj;
     const data = isResponse(r) ? r.json() : r;
     const ajv = new Ajv({ allErrors: true, strict: false, logger: false, ...(options || {}) });
     const valid = ajv.validate(schema, data);
-    this.assert(valid, `expected data to satisfy schema but found following errors: \n${ajv.errorsText(ajv.errors, { separator: ', ' })}`, 'expected data to not satisfy schema', true, valid);
+    this.assert(
+      valid,
+      `expected data to satisfy schema but found following errors: \n${ajv.errorsText(ajv.errors, { separator: ', ' })}`,
+      'expected data to not satisfy schema',
+      true,
+      valid,
+    );
   });
   Assertion.addMethod('responseTime', function (ms) {
     const t = this._obj.responseTime;
@@ -381,15 +528,31 @@ chai.use((lib, utils) => {
   });
   Assertion.addMethod('statusCode', function (code) {
     const r = this._obj;
-    this.assert(r.code === code, `expected response to have status code ${code} but got ${r.code}`, `expected response to not have status code ${code}`, code, r.code);
+    this.assert(
+      r.code === code,
+      `expected response to have status code ${code} but got ${r.code}`,
+      `expected response to not have status code ${code}`,
+      code,
+      r.code,
+    );
   });
   Assertion.addMethod('statusCodeClass', function (cls) {
     const r = this._obj;
-    this.assert(Math.floor(r.code / 100) === cls, `expected response code to be ${cls}XX but found ${r.code}`, `expected response code to not be ${cls}XX`);
+    this.assert(
+      Math.floor(r.code / 100) === cls,
+      `expected response code to be ${cls}XX but found ${r.code}`,
+      `expected response code to not be ${cls}XX`,
+    );
   });
   Assertion.addMethod('statusReason', function (reason) {
     const r = this._obj;
-    this.assert(r.status === reason, `expected response to have status reason '${reason}' but got '${r.status}'`, `expected response to not have status reason '${reason}'`, reason, r.status);
+    this.assert(
+      r.status === reason,
+      `expected response to have status reason '${reason}' but got '${r.status}'`,
+      `expected response to not have status reason '${reason}'`,
+      reason,
+      r.status,
+    );
   });
 });
 
@@ -407,7 +570,10 @@ const MODULES = {
 function requireModule(name) {
   const make = MODULES[name];
   const mod = make ? make() : undefined;
-  if (mod === undefined) throw new Error(`require('${name}') is not available in Assay's Postman compatibility (available: ${Object.keys(MODULES).join(', ')}; crypto-js and moment need their library in libs)`);
+  if (mod === undefined)
+    throw new Error(
+      `require('${name}') is not available in Assay's Postman compatibility (available: ${Object.keys(MODULES).join(', ')}; crypto-js and moment need their library in libs)`,
+    );
   return mod;
 }
 
@@ -424,15 +590,28 @@ function makePm(env, event, request) {
   const test = (name, fn) => $test(name, fn);
   test.skip = () => undefined;
   const pm = {
-    info: { eventName: event, iteration: 0, iterationCount: 1, requestName: info.requestName ?? '', requestId: info.requestId ?? '' },
+    info: {
+      eventName: event,
+      iteration: 0,
+      iterationCount: 1,
+      requestName: info.requestName ?? '',
+      requestId: info.requestId ?? '',
+    },
     environment: scope($context, 'environment', { name: info.environmentName ?? '' }),
     collectionVariables: scope($context, 'collectionVariables'),
     globals: scope($context, 'globals'),
     variables: scope($context, 'variables'),
     iterationData: {
-      get: (k) => ($context.loop && $context.loop.item && typeof $context.loop.item === 'object' ? $context.loop.item[k] : undefined),
-      has: (k) => Boolean($context.loop && $context.loop.item && typeof $context.loop.item === 'object' && k in $context.loop.item),
-      toObject: () => ($context.loop && $context.loop.item && typeof $context.loop.item === 'object' ? { ...$context.loop.item } : {}),
+      get: (k) =>
+        $context.loop && $context.loop.item && typeof $context.loop.item === 'object'
+          ? $context.loop.item[k]
+          : undefined,
+      has: (k) =>
+        Boolean(
+          $context.loop && $context.loop.item && typeof $context.loop.item === 'object' && k in $context.loop.item,
+        ),
+      toObject: () =>
+        $context.loop && $context.loop.item && typeof $context.loop.item === 'object' ? { ...$context.loop.item } : {},
       unset: () => undefined,
     },
     request,
@@ -446,7 +625,8 @@ function makePm(env, event, request) {
       else if (h && typeof h === 'object') Object.assign(headers, h);
       let body;
       if (spec.body) {
-        if (spec.body.mode === 'urlencoded') body = new URLSearchParams((spec.body.urlencoded || []).map((p) => [p.key, p.value])).toString();
+        if (spec.body.mode === 'urlencoded')
+          body = new URLSearchParams((spec.body.urlencoded || []).map((p) => [p.key, p.value])).toString();
         else if (spec.body.mode === 'raw') body = spec.body.raw;
         else if (typeof spec.body === 'string') body = spec.body;
       }
@@ -474,9 +654,17 @@ function makePm(env, event, request) {
       pending.push(promise.catch(() => undefined));
       return promise;
     },
-    cookies: { get: unsupported('pm.cookies'), has: unsupported('pm.cookies'), toObject: unsupported('pm.cookies'), jar: unsupported('pm.cookies.jar') },
+    cookies: {
+      get: unsupported('pm.cookies'),
+      has: unsupported('pm.cookies'),
+      toObject: unsupported('pm.cookies'),
+      jar: unsupported('pm.cookies.jar'),
+    },
     visualizer: { set: () => undefined, clear: () => undefined },
-    execution: { setNextRequest: unsupported('pm.execution.setNextRequest'), skipRequest: unsupported('pm.execution.skipRequest') },
+    execution: {
+      setNextRequest: unsupported('pm.execution.setNextRequest'),
+      skipRequest: unsupported('pm.execution.skipRequest'),
+    },
     require: unsupported('pm.require'),
   };
   const postman = {
@@ -500,8 +688,36 @@ async function runScripts(env, event, request, response, scripts) {
     const tests = {};
     const vars = { ...env.$context.variables };
     const legacy = response
-      ? [pm, postman, tests, response.text(), { code: response.code, name: response.status, detail: response.status }, response.headers.toObject(), response.responseTime, vars, vars, {}, 0, request.toJSON(), requireModule]
-      : [pm, postman, tests, undefined, undefined, undefined, undefined, vars, vars, {}, 0, request.toJSON(), requireModule];
+      ? [
+          pm,
+          postman,
+          tests,
+          response.text(),
+          { code: response.code, name: response.status, detail: response.status },
+          response.headers.toObject(),
+          response.responseTime,
+          vars,
+          vars,
+          {},
+          0,
+          request.toJSON(),
+          requireModule,
+        ]
+      : [
+          pm,
+          postman,
+          tests,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          vars,
+          vars,
+          {},
+          0,
+          request.toJSON(),
+          requireModule,
+        ];
     try {
       script(...legacy);
     } finally {
@@ -515,7 +731,21 @@ async function runScripts(env, event, request, response, scripts) {
  * The parameter names each imported script function takes, in order (the importer writes
  * `function (<these>) { { <script> } }`).
  */
-const PARAMETERS = ['pm', 'postman', 'tests', 'responseBody', 'responseCode', 'responseHeaders', 'responseTime', 'environment', 'globals', 'data', 'iteration', 'request', 'require'];
+const PARAMETERS = [
+  'pm',
+  'postman',
+  'tests',
+  'responseBody',
+  'responseCode',
+  'responseHeaders',
+  'responseTime',
+  'environment',
+  'globals',
+  'data',
+  'iteration',
+  'request',
+  'require',
+];
 
 globalThis.AssayPostman = {
   version: 1,
@@ -527,7 +757,12 @@ globalThis.AssayPostman = {
    */
   async prerequest(env, scripts) {
     const t = env.template || {};
-    const draft = { method: t.method || env.$request.method, url: t.url ?? env.$request.url, headers: { ...(t.headers || {}) }, body: t.body };
+    const draft = {
+      method: t.method || env.$request.method,
+      url: t.url ?? env.$request.url,
+      headers: { ...(t.headers || {}) },
+      body: t.body,
+    };
     const request = requestView(draft);
     await runScripts(env, 'prerequest', request, undefined, scripts);
     const vars = env.$context.variables;

@@ -38,12 +38,18 @@ function btoa(input) {
     const c = s.charCodeAt(i + 2);
     if (a > 255 || b > 255 || c > 255) throw new Error('btoa: the string contains characters outside Latin-1');
     const n = (a << 16) | ((b || 0) << 8) | (c || 0);
-    out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] + (Number.isNaN(b) ? '=' : B64[(n >> 6) & 63]) + (Number.isNaN(c) ? '=' : B64[n & 63]);
+    out +=
+      B64[(n >> 18) & 63] +
+      B64[(n >> 12) & 63] +
+      (Number.isNaN(b) ? '=' : B64[(n >> 6) & 63]) +
+      (Number.isNaN(c) ? '=' : B64[n & 63]);
   }
   return out;
 }
 function atob(input) {
-  const s = String(input).replace(/[\t\n\f\r ]/g, '').replace(/=+$/, '');
+  const s = String(input)
+    .replace(/[\t\n\f\r ]/g, '')
+    .replace(/=+$/, '');
   let out = '';
   let bits = 0;
   let value = 0;
@@ -229,7 +235,8 @@ function bodyToBytes(body) {
   if (typeof body === 'string') return new TextEncoder().encode(body);
   if (body instanceof URLSearchParams) return new TextEncoder().encode(body.toString());
   if (body instanceof ArrayBuffer) return new Uint8Array(body.slice(0));
-  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
+  if (ArrayBuffer.isView(body))
+    return new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
   return new TextEncoder().encode(String(body));
 }
 function defaultContentType(body) {
@@ -286,7 +293,8 @@ class Request extends Body {
     this.mode = 'cors';
     this.cache = 'default';
     const body = init.body !== undefined ? init.body : from && from._bytes ? from._bytes : null;
-    if (body !== null && (this.method === 'GET' || this.method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body');
+    if (body !== null && (this.method === 'GET' || this.method === 'HEAD'))
+      throw new TypeError('Request with GET/HEAD method cannot have body');
     this._initBody(body);
     const type = defaultContentType(init.body);
     if (type && !this.headers.has('content-type')) this.headers.set('content-type', type);
@@ -315,7 +323,13 @@ class Response extends Body {
   }
   clone() {
     if (this.bodyUsed) throw new TypeError('Body has already been consumed');
-    return new Response(this._bytes, { status: this.status, statusText: this.statusText, headers: this.headers, url: this.url, redirected: this.redirected });
+    return new Response(this._bytes, {
+      status: this.status,
+      statusText: this.statusText,
+      headers: this.headers,
+      url: this.url,
+      redirected: this.redirected,
+    });
   }
   static json(data, init = {}) {
     const headers = new Headers(init.headers);
@@ -400,13 +414,22 @@ globalThis.__assay = {
     const input = JSON.parse(inputJson);
     const logs = [];
     const maxLogs = 200;
-    const write = (level) => (...args) => {
-      if (logs.length >= maxLogs) return;
-      const message = args.map((a) => (typeof a === 'string' ? a : safeStringify(a))).join(' ');
-      logs.push({ level, message: message.length > 10000 ? `${message.slice(0, 10000)}…` : message });
-    };
+    const write =
+      (level) =>
+      (...args) => {
+        if (logs.length >= maxLogs) return;
+        const message = args.map((a) => (typeof a === 'string' ? a : safeStringify(a))).join(' ');
+        logs.push({ level, message: message.length > 10000 ? `${message.slice(0, 10000)}…` : message });
+      };
     const $log = write('info');
-    const console = { log: write('info'), info: write('info'), debug: write('debug'), warn: write('warn'), error: write('error'), trace: write('debug') };
+    const console = {
+      log: write('info'),
+      info: write('info'),
+      debug: write('debug'),
+      warn: write('warn'),
+      error: write('error'),
+      trace: write('debug'),
+    };
     const variables = { ...input.variables };
     const $context = Object.freeze({
       variables,
@@ -487,13 +510,20 @@ function makeTests() {
         entry.passed = undefined;
         pending.push({ entry, done, fromDone: true });
         const returned = fn((err) => finish(err === undefined || err === null ? { ok: true } : { ok: false, err }));
-        if (returned && typeof returned.then === 'function') returned.then(undefined, (err) => finish({ ok: false, err }));
+        if (returned && typeof returned.then === 'function')
+          returned.then(undefined, (err) => finish({ ok: false, err }));
         return undefined;
       }
       const returned = fn();
       if (returned && typeof returned.then === 'function') {
         entry.passed = undefined;
-        pending.push({ entry, done: returned.then(() => ({ ok: true }), (err) => ({ ok: false, err })) });
+        pending.push({
+          entry,
+          done: returned.then(
+            () => ({ ok: true }),
+            (err) => ({ ok: false, err }),
+          ),
+        });
         return undefined;
       }
       record(entry, true);
@@ -506,7 +536,9 @@ function makeTests() {
   const settle = async () => {
     for (const p of pending.splice(0)) {
       // A done-callback check gets up to a second more after the hook ended (the script's own time limit still applies).
-      const outcome = p.fromDone ? await Promise.race([p.done, new Promise((r) => setTimeout(() => r(undefined), 1000))]) : await p.done;
+      const outcome = p.fromDone
+        ? await Promise.race([p.done, new Promise((r) => setTimeout(() => r(undefined), 1000))])
+        : await p.done;
       if (outcome === undefined) record(p.entry, false, new Error('done() was never called'));
       else record(p.entry, outcome.ok, outcome.err);
     }
@@ -524,7 +556,9 @@ const MAX_ERROR_STACK = 16384;
 /** `name: message` of an Error or Error-like object (`name` and `message` strings). */
 function isErrorLike(value) {
   if (value instanceof Error) return true;
-  return value !== null && typeof value === 'object' && typeof value.name === 'string' && typeof value.message === 'string';
+  return (
+    value !== null && typeof value === 'object' && typeof value.name === 'string' && typeof value.message === 'string'
+  );
 }
 
 /** One line's worth of text for any thrown value, its causes (up to 3 deep) appended. */
@@ -533,7 +567,11 @@ function thrownText(value, depth) {
     const name = typeof value.name === 'string' && value.name !== '' ? value.name : 'Error';
     const message = value.message === undefined || value.message === null ? '' : String(value.message);
     let text = message === '' ? name : `${name}: ${message}`;
-    if (typeof AggregateErrorClass === 'function' && value instanceof AggregateErrorClass && Array.isArray(value.errors)) {
+    if (
+      typeof AggregateErrorClass === 'function' &&
+      value instanceof AggregateErrorClass &&
+      Array.isArray(value.errors)
+    ) {
       for (const inner of value.errors.slice(0, 5)) text += `\n  ${thrownText(inner, depth + 1)}`;
     }
     if (value.cause !== undefined && depth < 3) text += `\nCaused by: ${thrownText(value.cause, depth + 1)}`;
@@ -565,7 +603,8 @@ function describeThrown(value) {
     text = 'Uncaught exception (its value could not be read)';
   }
   try {
-    if (value !== null && typeof value === 'object' && typeof value.stack === 'string') stack = value.stack.slice(0, MAX_ERROR_STACK);
+    if (value !== null && typeof value === 'object' && typeof value.stack === 'string')
+      stack = value.stack.slice(0, MAX_ERROR_STACK);
   } catch {
     stack = undefined;
   }

@@ -52,13 +52,21 @@ function mapHeaders(webhooks: DeploymentWebhooks, fn: (value: string, name: stri
   for (const list of LISTS) {
     const entries = webhooks[list];
     if (!entries) continue;
-    out[list] = entries.map((entry) => (entry.headers ? { ...entry, headers: Object.fromEntries(Object.entries(entry.headers).map(([k, v]) => [k, fn(v, k)])) } : { ...entry }));
+    out[list] = entries.map((entry) =>
+      entry.headers
+        ? { ...entry, headers: Object.fromEntries(Object.entries(entry.headers).map(([k, v]) => [k, fn(v, k)])) }
+        : { ...entry },
+    );
   }
   return out;
 }
 
 /** A copy of `webhooks` (plain header values) with every header value sealed for deployment `deploymentId`. */
-export function sealWebhookHeaders(ring: KeyRing, deploymentId: string, webhooks: DeploymentWebhooks | null): DeploymentWebhooks | null {
+export function sealWebhookHeaders(
+  ring: KeyRing,
+  deploymentId: string,
+  webhooks: DeploymentWebhooks | null,
+): DeploymentWebhooks | null {
   return webhooks && mapHeaders(webhooks, (value, name) => ring.seal(value, webhookHeaderAad(deploymentId, name)));
 }
 
@@ -67,6 +75,15 @@ export function sealWebhookHeaders(ring: KeyRing, deploymentId: string, webhooks
  * encryption as they are). @throws KeyRingError when a value was sealed with a key the ring no
  * longer holds.
  */
-export function openWebhookHeaders(ring: KeyRing, deploymentId: string, webhooks: DeploymentWebhooks | null): DeploymentWebhooks | null {
-  return webhooks && mapHeaders(webhooks, (value, name) => (KeyRing.isSealed(value) ? ring.open(value, webhookHeaderAad(deploymentId, name)) : value));
+export function openWebhookHeaders(
+  ring: KeyRing,
+  deploymentId: string,
+  webhooks: DeploymentWebhooks | null,
+): DeploymentWebhooks | null {
+  return (
+    webhooks &&
+    mapHeaders(webhooks, (value, name) =>
+      KeyRing.isSealed(value) ? ring.open(value, webhookHeaderAad(deploymentId, name)) : value,
+    )
+  );
 }

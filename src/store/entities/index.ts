@@ -25,4 +25,19 @@ import { ApiDesign } from './api-design';
 import { Bundle, BundleBlob } from './bundle';
 
 /** Every entity, for the data source. */
-export const ENTITIES = [Workspace, ApiKey, Environment, TestCase, TestCaseTag, Runner, Run, RunTestCaseResult, RunLoadShard, Deployment, WebhookDelivery, ApiDesign, Bundle, BundleBlob];
+export const ENTITIES = [
+  Workspace,
+  ApiKey,
+  Environment,
+  TestCase,
+  TestCaseTag,
+  Runner,
+  Run,
+  RunTestCaseResult,
+  RunLoadShard,
+  Deployment,
+  WebhookDelivery,
+  ApiDesign,
+  Bundle,
+  BundleBlob,
+];

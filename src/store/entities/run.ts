@@ -133,7 +133,18 @@ export class Run {
 /** What a new run is given by whoever creates it; the rest of its row starts out empty. */
 export type NewRunFields = Pick<
   Run,
-  'id' | 'workspaceId' | 'runnerId' | 'runnerName' | 'environmentId' | 'environmentName' | 'deploymentId' | 'trigger' | 'workflowId' | 'timeoutSeconds' | 'variables' | 'context'
+  | 'id'
+  | 'workspaceId'
+  | 'runnerId'
+  | 'runnerName'
+  | 'environmentId'
+  | 'environmentName'
+  | 'deploymentId'
+  | 'trigger'
+  | 'workflowId'
+  | 'timeoutSeconds'
+  | 'variables'
+  | 'context'
 > &
   Partial<Pick<Run, 'idempotencyKey' | 'idempotencyFingerprint' | 'workflowStartedAt' | 'loadProfile'>>;
 
@@ -162,4 +173,3 @@ export function queuedRun(fields: NewRunFields): Omit<Run, 'plan' | 'performance
     completedAt: null,
   };
 }
-

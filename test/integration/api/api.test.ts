@@ -16,7 +16,11 @@ function expectProblem(res: Reply, status: number, code: string): void {
 }
 
 const flow = (url = 'http://127.0.0.1:9/x') => [
-  { type: 'api', request: { method: 'GET', url }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] },
+  {
+    type: 'api',
+    request: { method: 'GET', url },
+    assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+  },
 ];
 
 describe('REST API contract', function () {
@@ -35,8 +39,16 @@ describe('REST API contract', function () {
       const none = await app.request('GET', '/v1/environments', undefined, { key: null });
       expectProblem(none, 401, 'unauthorized');
       expect(none.headers.get('www-authenticate')).to.contain('Bearer');
-      expectProblem(await app.request('GET', '/v1/environments', undefined, { key: null, headers: { authorization: 'Basic abc' } }), 401, 'unauthorized');
-      expectProblem(await app.request('GET', '/v1/environments', undefined, { key: 'assay_nope' }), 401, 'unauthorized');
+      expectProblem(
+        await app.request('GET', '/v1/environments', undefined, { key: null, headers: { authorization: 'Basic abc' } }),
+        401,
+        'unauthorized',
+      );
+      expectProblem(
+        await app.request('GET', '/v1/environments', undefined, { key: 'assay_nope' }),
+        401,
+        'unauthorized',
+      );
     });
 
     it('401 for a revoked key', async () => {
@@ -50,11 +62,19 @@ describe('REST API contract', function () {
       const read = await app.issueKey('read');
       expect((await app.request('GET', '/v1/environments', undefined, { key: read })).status).to.equal(200);
       expectProblem(await app.request('POST', '/v1/environments', { name: 'x' }, { key: read }), 403, 'forbidden');
-      expectProblem(await app.request('POST', '/v1/runs', { runner: 'x', environment: 'y' }, { key: read }), 403, 'forbidden');
+      expectProblem(
+        await app.request('POST', '/v1/runs', { runner: 'x', environment: 'y' }, { key: read }),
+        403,
+        'forbidden',
+      );
       const run = await app.issueKey('run');
       expectProblem(await app.request('POST', '/v1/environments', { name: 'x' }, { key: run }), 403, 'forbidden');
       // A run key passes the scope check and reaches validation (422: nothing named x exists).
-      expectProblem(await app.request('POST', '/v1/runs', { runner: 'x', environment: 'y' }, { key: run }), 422, 'unknown-reference');
+      expectProblem(
+        await app.request('POST', '/v1/runs', { runner: 'x', environment: 'y' }, { key: run }),
+        422,
+        'unknown-reference',
+      );
     });
   });
 
@@ -67,7 +87,10 @@ describe('REST API contract', function () {
       expect(res.body.items[0].key.scope).to.equal('write');
       const reader = await app.issueKey('read');
       const asReader = await app.request('GET', '/v1/workspaces', undefined, { key: reader });
-      expect(asReader.body.items[0].key).to.include({ scope: 'read', prefix: reader.slice(0, asReader.body.items[0].key.prefix.length) });
+      expect(asReader.body.items[0].key).to.include({
+        scope: 'read',
+        prefix: reader.slice(0, asReader.body.items[0].key.prefix.length),
+      });
       const other = await app.issueKey('write', 'team-b');
       const theirs = await app.request('GET', '/v1/workspaces', undefined, { key: other });
       expect(theirs.body.items.map((w: { name: string }) => w.name)).to.deep.equal(['team-b']);
@@ -76,7 +99,11 @@ describe('REST API contract', function () {
 
   describe('environments', () => {
     it('create, get, list, replace, patch (merge), delete', async () => {
-      const created = await app.request('POST', '/v1/environments', { name: 'staging', description: 'pre-prod', variables: { base: 'http://a', retries: 2, debug: false } });
+      const created = await app.request('POST', '/v1/environments', {
+        name: 'staging',
+        description: 'pre-prod',
+        variables: { base: 'http://a', retries: 2, debug: false },
+      });
       expect(created.status).to.equal(201);
       expect(created.headers.get('location')).to.equal('/v1/environments/staging');
       expect(created.body).to.include({ name: 'staging', description: 'pre-prod' });
@@ -92,11 +119,18 @@ describe('REST API contract', function () {
       expect(list.body.items.map((e: { name: string }) => e.name)).to.deep.equal(['alpha', 'staging']);
       expect(list.body.nextCursor).to.equal(null);
 
-      const patched = await app.request('PATCH', '/v1/environments/staging', { variables: { base: 'http://b', retries: null, token: 't' } });
+      const patched = await app.request('PATCH', '/v1/environments/staging', {
+        variables: { base: 'http://b', retries: null, token: 't' },
+      });
       expect(patched.status).to.equal(200);
       expect(patched.body.variables).to.deep.equal({ base: 'http://b', debug: false, token: 't' });
       expect(patched.body.description).to.equal('pre-prod');
-      const mergePatch = await app.request('PATCH', '/v1/environments/staging', { variables: { x: 1 } }, { headers: { 'content-type': 'application/merge-patch+json' } });
+      const mergePatch = await app.request(
+        'PATCH',
+        '/v1/environments/staging',
+        { variables: { x: 1 } },
+        { headers: { 'content-type': 'application/merge-patch+json' } },
+      );
       expect(mergePatch.status).to.equal(200);
 
       const replaced = await app.request('PUT', '/v1/environments/staging', { variables: { only: 'this' } });
@@ -121,17 +155,44 @@ describe('REST API contract', function () {
     });
 
     it('400 naming each invalid field; 400 for malformed JSON or no body; 415 for non-JSON bodies', async () => {
-      const bad = await app.request('POST', '/v1/environments', { name: 'has space', variables: { ok: 1, nested: { no: true } }, extra: 1 });
+      const bad = await app.request('POST', '/v1/environments', {
+        name: 'has space',
+        variables: { ok: 1, nested: { no: true } },
+        extra: 1,
+      });
       expectProblem(bad, 400, 'validation-failed');
       const fields = bad.body.errors.map((e: { field: string }) => e.field);
       expect(fields).to.include.members(['name', 'variables.nested', 'extra']);
-      expect(bad.body.errors.find((e: { field: string }) => e.field === 'variables.nested').pointer).to.equal('#/variables/nested');
+      expect(bad.body.errors.find((e: { field: string }) => e.field === 'variables.nested').pointer).to.equal(
+        '#/variables/nested',
+      );
 
-      const malformed = await app.request('POST', '/v1/environments', undefined, { raw: '{"name": "x",', headers: { 'content-type': 'application/json' } });
+      const malformed = await app.request('POST', '/v1/environments', undefined, {
+        raw: '{"name": "x",',
+        headers: { 'content-type': 'application/json' },
+      });
       expectProblem(malformed, 400, 'malformed-json');
-      expectProblem(await app.request('POST', '/v1/environments', undefined, { headers: { 'content-type': 'application/json' } }), 400, 'validation-failed');
-      expectProblem(await app.request('POST', '/v1/environments', undefined, { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported-media-type');
-      expectProblem(await app.request('POST', '/v1/environments', undefined, { raw: '{"name":"x"}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported-media-type');
+      expectProblem(
+        await app.request('POST', '/v1/environments', undefined, { headers: { 'content-type': 'application/json' } }),
+        400,
+        'validation-failed',
+      );
+      expectProblem(
+        await app.request('POST', '/v1/environments', undefined, {
+          raw: 'name=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+        415,
+        'unsupported-media-type',
+      );
+      expectProblem(
+        await app.request('POST', '/v1/environments', undefined, {
+          raw: '{"name":"x"}',
+          headers: { 'content-type': 'text/plain' },
+        }),
+        415,
+        'unsupported-media-type',
+      );
     });
 
     it("404 for another workspace's environment (no existence leak)", async () => {
@@ -144,7 +205,12 @@ describe('REST API contract', function () {
     let id: string;
 
     it('creates a test case, gives node ids, and 400s a broken flow naming the node field', async () => {
-      const created = await app.request('POST', '/v1/test-cases', { name: 'get user', folder: '/users/', tags: ['smoke', 'fast'], flow: flow() });
+      const created = await app.request('POST', '/v1/test-cases', {
+        name: 'get user',
+        folder: '/users/',
+        tags: ['smoke', 'fast'],
+        flow: flow(),
+      });
       expect(created.status).to.equal(201);
       id = created.body.id;
       expect(id).to.match(/^tc_/);
@@ -155,7 +221,14 @@ describe('REST API contract', function () {
 
       const broken = await app.request('POST', '/v1/test-cases', {
         name: 'broken',
-        flow: [flow()[0], { type: 'api', request: { method: 'GET', url: '' }, assertions: [{ target: 'response.(', operator: 'exists' }] }],
+        flow: [
+          flow()[0],
+          {
+            type: 'api',
+            request: { method: 'GET', url: '' },
+            assertions: [{ target: 'response.(', operator: 'exists' }],
+          },
+        ],
       });
       expectProblem(broken, 400, 'validation-failed');
       const pointers = broken.body.errors.map((e: { pointer: string }) => e.pointer);
@@ -175,7 +248,11 @@ describe('REST API contract', function () {
       expect(patched.status).to.equal(200);
       expect(patched.body.tags).to.deep.equal(['regression']);
       expect(patched.body.name).to.equal('get user');
-      const replaced = await app.request('PUT', `/v1/test-cases/${id}`, { name: 'get user v2', folder: 'users', flow: flow('http://127.0.0.1:9/y') });
+      const replaced = await app.request('PUT', `/v1/test-cases/${id}`, {
+        name: 'get user v2',
+        folder: 'users',
+        flow: flow('http://127.0.0.1:9/y'),
+      });
       expect(replaced.status).to.equal(200);
       expect(replaced.body.tags).to.deep.equal([]);
       expect(replaced.body.flow[0].request.url).to.equal('http://127.0.0.1:9/y');
@@ -185,11 +262,13 @@ describe('REST API contract', function () {
     });
 
     it('filters by folder (subfolders included) and by all tags, and pages with a cursor', async () => {
-      const make = (name: string, folder: string, tags: string[]) => app.request('POST', '/v1/test-cases', { name, folder, tags, flow: flow() });
+      const make = (name: string, folder: string, tags: string[]) =>
+        app.request('POST', '/v1/test-cases', { name, folder, tags, flow: flow() });
       await make('list users', 'users', ['smoke']);
       await make('admin users', 'users/admin', ['smoke', 'slow']);
       await make('orders', 'orders', ['smoke', 'slow']);
-      const names = async (q: string) => (await app.request('GET', `/v1/test-cases${q}`)).body.items.map((t: { name: string }) => t.name);
+      const names = async (q: string) =>
+        (await app.request('GET', `/v1/test-cases${q}`)).body.items.map((t: { name: string }) => t.name);
       expect(await names('?folder=users')).to.deep.equal(['get user v2', 'list users', 'admin users']);
       expect(await names('?tags=smoke,slow')).to.deep.equal(['orders', 'admin users']);
       expect(await names('?folder=users&tags=slow')).to.deep.equal(['admin users']);
@@ -206,21 +285,39 @@ describe('REST API contract', function () {
     });
 
     it('409 on a duplicate name in the same folder; the same name in another folder is fine', async () => {
-      expectProblem(await app.request('POST', '/v1/test-cases', { name: 'list users', folder: 'users', flow: flow() }), 409, 'name-taken');
-      expect((await app.request('POST', '/v1/test-cases', { name: 'list users', folder: 'archive', flow: flow() })).status).to.equal(201);
+      expectProblem(
+        await app.request('POST', '/v1/test-cases', { name: 'list users', folder: 'users', flow: flow() }),
+        409,
+        'name-taken',
+      );
+      expect(
+        (await app.request('POST', '/v1/test-cases', { name: 'list users', folder: 'archive', flow: flow() })).status,
+      ).to.equal(201);
     });
   });
 
   describe('runners', () => {
     it('create (422 for unknown test case ids, 400 for an empty selection), preview, patch, replace, delete', async () => {
-      const tcs = (await app.request('GET', '/v1/test-cases?folder=users')).body.items as Array<{ id: string; name: string }>;
+      const tcs = (await app.request('GET', '/v1/test-cases?folder=users')).body.items as Array<{
+        id: string;
+        name: string;
+      }>;
       const unknown = await app.request('POST', '/v1/runners', { name: 'r1', testCaseIds: [tcs[0]!.id, 'tc_missing'] });
       expectProblem(unknown, 422, 'unknown-reference');
       expect(unknown.body.errors[0]).to.include({ field: 'testCaseIds[1]', pointer: '#/testCaseIds/1' });
       expectProblem(await app.request('POST', '/v1/runners', { name: 'r1' }), 400, 'validation-failed');
-      expectProblem(await app.request('POST', '/v1/runners', { name: 'r1', folder: 'x', order: 'random' }), 400, 'validation-failed');
+      expectProblem(
+        await app.request('POST', '/v1/runners', { name: 'r1', folder: 'x', order: 'random' }),
+        400,
+        'validation-failed',
+      );
 
-      const created = await app.request('POST', '/v1/runners', { name: 'r1', testCaseIds: [tcs[2]!.id], folder: 'users', tags: ['smoke'] });
+      const created = await app.request('POST', '/v1/runners', {
+        name: 'r1',
+        testCaseIds: [tcs[2]!.id],
+        folder: 'users',
+        tags: ['smoke'],
+      });
       expect(created.status).to.equal(201);
       expect(created.body).to.include({ name: 'r1', folder: 'users', order: 'name' });
       expectProblem(await app.request('POST', '/v1/runners', { name: 'r1', folder: '' }), 409, 'name-taken');
@@ -241,7 +338,9 @@ describe('REST API contract', function () {
       expect((await app.request('DELETE', `/v1/test-cases/${tcs[0]!.id}`)).status).to.equal(204);
       expect((await app.request('GET', '/v1/runners/r1')).body.testCaseIds).to.deep.equal([]);
 
-      expect((await app.request('GET', '/v1/runners')).body.items.map((r: { name: string }) => r.name)).to.deep.equal(['r1']);
+      expect((await app.request('GET', '/v1/runners')).body.items.map((r: { name: string }) => r.name)).to.deep.equal([
+        'r1',
+      ]);
       expect((await app.request('DELETE', '/v1/runners/r1')).status).to.equal(204);
       expectProblem(await app.request('GET', '/v1/runners/r1'), 404, 'not-found');
     });
@@ -275,7 +374,12 @@ describe('REST API contract', function () {
     });
 
     it('201 with runId, status, runner, environment, createdAt; then listed, readable, and finished', async () => {
-      const res = await app.request('POST', '/v1/runs', { runner: 'all', environment: 'ci', timeout: 120, variables: { v: 'x', n: 1, b: true } });
+      const res = await app.request('POST', '/v1/runs', {
+        runner: 'all',
+        environment: 'ci',
+        timeout: 120,
+        variables: { v: 'x', n: 1, b: true },
+      });
       expect(res.status).to.equal(201);
       expect(res.body).to.include({ status: 'queued', runner: 'all', environment: 'ci' });
       expect(res.body.runId).to.match(/^run_[0-9A-Z]{26}$/);
@@ -303,7 +407,10 @@ describe('REST API contract', function () {
       const latest = await app.request('GET', '/v1/runs?runner=all&environment=ci&limit=1');
       expect(latest.body.items).to.have.length(1);
       expect(latest.body.items[0].runId).to.equal(ids[2]);
-      const next = await app.request('GET', `/v1/runs?runner=all&environment=ci&limit=1&cursor=${latest.body.nextCursor}`);
+      const next = await app.request(
+        'GET',
+        `/v1/runs?runner=all&environment=ci&limit=1&cursor=${latest.body.nextCursor}`,
+      );
       expect(next.body.items[0].runId).to.equal(ids[0]);
       expectProblem(await app.request('GET', '/v1/runs?order=sideways'), 400, 'invalid-query');
       expectProblem(await app.request('GET', '/v1/runs?orderBy=name'), 400, 'invalid-query');
@@ -428,24 +535,59 @@ describe('script libraries and data sets over the API', function () {
     const res = await app.request('GET', '/v1/libraries');
     expect(res.status).to.equal(200);
     const byGlobal = Object.fromEntries(res.body.items.map((l: { global: string }) => [l.global, l]));
-    expect(Object.keys(byGlobal).sort()).to.deep.equal(['AssayPostman', 'CryptoJS', '_', 'axios', 'dayjs', 'faker', 'ky', 'luxon', 'moment', 'numeral', 'turf', 'validator', 'z']);
+    expect(Object.keys(byGlobal).sort()).to.deep.equal([
+      'AssayPostman',
+      'CryptoJS',
+      '_',
+      'axios',
+      'dayjs',
+      'faker',
+      'ky',
+      'luxon',
+      'moment',
+      'numeral',
+      'turf',
+      'validator',
+      'z',
+    ]);
     expect(byGlobal._).to.include({ version: '4.17.21', kind: 'builtin' });
     // Assay's own Postman compatibility library (docs/import-postman.md), versioned on its own.
-    expect(byGlobal.AssayPostman).to.include({ name: 'postman', version: '1.0.0', kind: 'predefined', url: `${app.config.api.publicUrl}/libs/postman@1.0.0.js` });
-    expect(byGlobal.CryptoJS).to.include({ version: '4.2.0', kind: 'predefined', url: `${app.config.api.publicUrl}/libs/crypto-js@4.2.0.js` });
+    expect(byGlobal.AssayPostman).to.include({
+      name: 'postman',
+      version: '1.0.0',
+      kind: 'predefined',
+      url: `${app.config.api.publicUrl}/libs/postman@1.0.0.js`,
+    });
+    expect(byGlobal.CryptoJS).to.include({
+      version: '4.2.0',
+      kind: 'predefined',
+      url: `${app.config.api.publicUrl}/libs/crypto-js@4.2.0.js`,
+    });
     const file = await fetch(`${app.url}/libs/crypto-js@4.2.0.js`);
     expect(file.status).to.equal(200);
     expect(file.headers.get('content-type')).to.equal('text/javascript; charset=utf-8');
     expect(file.headers.get('cache-control')).to.contain('immutable');
     expect(await file.text()).to.contain('CryptoJS');
-    const again = await fetch(`${app.url}/libs/crypto-js@4.2.0.js`, { headers: { 'if-none-match': file.headers.get('etag')! } });
+    const again = await fetch(`${app.url}/libs/crypto-js@4.2.0.js`, {
+      headers: { 'if-none-match': file.headers.get('etag')! },
+    });
     expect(again.status).to.equal(304);
     expect((await fetch(`${app.url}/libs/nope@1.js`)).status).to.equal(404);
   });
 
   it('stores data sets with a test case and refuses broken ones or dangling references, storing nothing', async () => {
-    const flow = [{ type: 'iteration', dataSet: 'users', body: [{ type: 'api', request: { method: 'GET', url: 'http://127.0.0.1:9/{{item.id}}' } }] }];
-    const created = await app.request('POST', '/v1/test-cases', { name: 'ds', flow, dataSets: [{ name: 'users', type: 'csv', csv: 'id\n1\n2', cast: true }] });
+    const flow = [
+      {
+        type: 'iteration',
+        dataSet: 'users',
+        body: [{ type: 'api', request: { method: 'GET', url: 'http://127.0.0.1:9/{{item.id}}' } }],
+      },
+    ];
+    const created = await app.request('POST', '/v1/test-cases', {
+      name: 'ds',
+      flow,
+      dataSets: [{ name: 'users', type: 'csv', csv: 'id\n1\n2', cast: true }],
+    });
     expect(created.status).to.equal(201);
     expect(created.body.dataSets).to.deep.equal([{ name: 'users', type: 'csv', csv: 'id\n1\n2', cast: true }]);
     const dangling = await app.request('POST', '/v1/test-cases', { name: 'ds2', flow });
@@ -454,9 +596,14 @@ describe('script libraries and data sets over the API', function () {
     const patchedAway = await app.request('PATCH', `/v1/test-cases/${created.body.id}`, { dataSets: [] });
     expectProblem(patchedAway, 400, 'validation-failed');
     expect((await app.request('GET', `/v1/test-cases/${created.body.id}`)).body.dataSets).to.have.length(1);
-    const script = await app.request('POST', '/v1/test-cases', { name: 'bad script', flow: [{ type: 'script', script: { code: 'function (' } }] });
+    const script = await app.request('POST', '/v1/test-cases', {
+      name: 'bad script',
+      flow: [{ type: 'script', script: { code: 'function (' } }],
+    });
     expectProblem(script, 400, 'validation-failed');
     expect(script.body.errors[0].field).to.equal('flow[0].script.code');
-    expect((await app.request('GET', '/v1/test-cases')).body.items.map((t: { name: string }) => t.name)).to.deep.equal(['ds']);
+    expect((await app.request('GET', '/v1/test-cases')).body.items.map((t: { name: string }) => t.name)).to.deep.equal([
+      'ds',
+    ]);
   });
 });

@@ -48,7 +48,9 @@ describe('the web console served by the API', () => {
     // Compressed for browsers that accept it (fetch sends Accept-Encoding and decodes the answer).
     const js = assets.find((a) => a.endsWith('.js'))!;
     expect((await get(js, { headers: { 'accept-encoding': 'br' } })).headers.get('content-encoding')).to.equal('br');
-    expect((await get(js, { headers: { 'accept-encoding': 'gzip' } })).headers.get('content-encoding')).to.equal('gzip');
+    expect((await get(js, { headers: { 'accept-encoding': 'gzip' } })).headers.get('content-encoding')).to.equal(
+      'gzip',
+    );
     const missing = await get('/assets/index-gone.js');
     expect(missing.status).to.equal(404);
     expect(missing.headers.get('content-type')).to.match(/problem\+json/);
@@ -59,7 +61,9 @@ describe('the web console served by the API', () => {
     expect(unknownV1.status).to.equal(404);
     expect(unknownV1.body.code).to.equal('not-found');
     expect((await app.request('GET', '/V1/runs', undefined, { key: null })).status).to.equal(401);
-    expect((await app.request('GET', '/problems/not-a-code', undefined, { key: null })).body.code).to.equal('not-found');
+    expect((await app.request('GET', '/problems/not-a-code', undefined, { key: null })).body.code).to.equal(
+      'not-found',
+    );
     expect((await app.request('GET', '/healthz', undefined, { key: null })).body).to.deep.equal({ status: 'ok' });
     const mock = await get(`/mock/${app.workspaceId}/nothing`);
     expect(mock.headers.get('content-type') ?? '').to.not.match(/text\/html/);

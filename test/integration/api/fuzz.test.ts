@@ -52,7 +52,9 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
   let sent = 0;
 
   before(async () => {
-    app = await startTestApp({ env: { ASSAY_RATE_LIMIT_PER_MINUTE: '1000000', ASSAY_BUNDLER_RATE_LIMIT_PER_MINUTE: '1000000' } });
+    app = await startTestApp({
+      env: { ASSAY_RATE_LIMIT_PER_MINUTE: '1000000', ASSAY_BUNDLER_RATE_LIMIT_PER_MINUTE: '1000000' },
+    });
     const ok = async (res: Promise<Reply>) => {
       const r = await res;
       expect(r.status, JSON.stringify(r.body)).to.be.oneOf([200, 201]);
@@ -60,14 +62,34 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
     };
     await ok(app.request('POST', '/v1/environments', { name: 'local', variables: { base: 'http://127.0.0.1:9' } }));
     ids.environmentName = 'local';
-    ids.testCaseId = (await ok(app.request('POST', '/v1/test-cases', { name: 'tc', folder: 'f', flow: [{ type: 'wait', ms: 1 }] }))).id;
+    ids.testCaseId = (
+      await ok(app.request('POST', '/v1/test-cases', { name: 'tc', folder: 'f', flow: [{ type: 'wait', ms: 1 }] }))
+    ).id;
     await ok(app.request('POST', '/v1/runners', { name: 'r', folder: 'f' }));
     ids.runnerName = 'r';
-    const d = await ok(app.request('POST', '/v1/deployments', { name: 'd', runner: 'r', environment: 'local', webhookEnabled: true, webhookRequireAuth: false, enabled: true }));
+    const d = await ok(
+      app.request('POST', '/v1/deployments', {
+        name: 'd',
+        runner: 'r',
+        environment: 'local',
+        webhookEnabled: true,
+        webhookRequireAuth: false,
+        enabled: true,
+      }),
+    );
     ids.deploymentId = d.id;
     ids.webhookId = String(d.webhookUrl).split('/').pop()!;
-    ids.designId = (await ok(app.request('POST', '/v1/designs', { method: 'GET', path: '/users/{id}', responses: [{ status: 200, code: 1, data: { id: 1 } }] }))).id;
-    ids.runId = (await ok(app.request('POST', '/v1/runs', { runner: 'r', environment: 'local' }))).runId ?? 'run_missing';
+    ids.designId = (
+      await ok(
+        app.request('POST', '/v1/designs', {
+          method: 'GET',
+          path: '/users/{id}',
+          responses: [{ status: 200, code: 1, data: { id: 1 } }],
+        }),
+      )
+    ).id;
+    ids.runId =
+      (await ok(app.request('POST', '/v1/runs', { runner: 'r', environment: 'local' }))).runId ?? 'run_missing';
   });
   after(async () => {
     await app?.stop();
@@ -78,21 +100,62 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
     'POST /v1/environments': { name: 'e', variables: { a: '1' } },
     'PUT /v1/environments/:environmentName': { name: 'local', variables: { a: '1' } },
     'PATCH /v1/environments/:environmentName': { variables: { a: '1' } },
-    'POST /v1/test-cases': { name: 't', folder: 'f', tags: ['x'], flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/x' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }], dataSets: [{ name: 'd', type: 'json', data: [{ a: 1 }] }] },
-    'PUT /v1/test-cases/:testCaseId': { name: 'tc', folder: 'f', flow: [{ type: 'if', condition: 'true', then: [{ type: 'wait', ms: 1 }] }] },
+    'POST /v1/test-cases': {
+      name: 't',
+      folder: 'f',
+      tags: ['x'],
+      flow: [
+        {
+          type: 'api',
+          request: { method: 'GET', url: '{{base}}/x' },
+          assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+        },
+      ],
+      dataSets: [{ name: 'd', type: 'json', data: [{ a: 1 }] }],
+    },
+    'PUT /v1/test-cases/:testCaseId': {
+      name: 'tc',
+      folder: 'f',
+      flow: [{ type: 'if', condition: 'true', then: [{ type: 'wait', ms: 1 }] }],
+    },
     'PATCH /v1/test-cases/:testCaseId': { tags: ['a'] },
     'POST /v1/runners': { name: 'r2', folder: 'f' },
     'POST /v1/runs': { runner: 'r', environment: 'local', variables: { a: '1' } },
-    'POST /v1/deployments': { name: 'd2', runner: 'r', environment: 'local', schedule: '0 3 * * *', webhooks: { onComplete: [{ url: 'http://127.0.0.1:9/h', payload: { a: 1 } }] } },
+    'POST /v1/deployments': {
+      name: 'd2',
+      runner: 'r',
+      environment: 'local',
+      schedule: '0 3 * * *',
+      webhooks: { onComplete: [{ url: 'http://127.0.0.1:9/h', payload: { a: 1 } }] },
+    },
     'PATCH /v1/deployments/:deploymentId': { schedule: '*/5 * * * *' },
-    'POST /v1/designs': { method: 'GET', path: '/a/{b}', responses: [{ status: 200, code: 1, schema: { type: 'array', items: { type: 'string' } } }] },
-    'PUT /v1/designs/:designId': { method: 'GET', path: '/users/{id}', responses: [{ status: 200, code: 1, data: {} }] },
+    'POST /v1/designs': {
+      method: 'GET',
+      path: '/a/{b}',
+      responses: [{ status: 200, code: 1, schema: { type: 'array', items: { type: 'string' } } }],
+    },
+    'PUT /v1/designs/:designId': {
+      method: 'GET',
+      path: '/users/{id}',
+      responses: [{ status: 200, code: 1, data: {} }],
+    },
     'PATCH /v1/designs/:designId': { name: 'n' },
-    'POST /v1/designs/import': { openapi: '3.0.0', info: { title: 't' }, paths: { '/x': { get: { responses: { 200: { description: 'ok' } } } } } },
+    'POST /v1/designs/import': {
+      openapi: '3.0.0',
+      info: { title: 't' },
+      paths: { '/x': { get: { responses: { 200: { description: 'ok' } } } } },
+    },
     'POST /v1/mock-samples': { schema: { type: 'object', properties: { a: { type: 'string' } } } },
     // Cloud metadata: the address policy refuses it (403) before any connection, so a mutation
     // that stays valid sends nothing off the machine.
-    'POST /v1/relay': { method: 'POST', url: 'http://169.254.169.254/latest', headers: [['Content-Type', 'text/plain']], body: 'x', bodyEncoding: 'utf8', timeoutMs: 1000 },
+    'POST /v1/relay': {
+      method: 'POST',
+      url: 'http://169.254.169.254/latest',
+      headers: [['Content-Type', 'text/plain']],
+      body: 'x',
+      bodyEncoding: 'utf8',
+      timeoutMs: 1000,
+    },
     'POST /webhooks/deploy/:webhookId': { trigger: 'ci', metadata: { a: 1 } },
   };
 
@@ -100,12 +163,22 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
     return path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(ids[name] ?? `no-such-${name}`));
   }
 
-  async function send(method: string, path: string, raw: string | undefined, label: string, base?: string): Promise<void> {
+  async function send(
+    method: string,
+    path: string,
+    raw: string | undefined,
+    label: string,
+    base?: string,
+  ): Promise<void> {
     sent++;
     let res: Reply;
     if (base) {
       // Another service (the bundler): same checks, its own address.
-      const answer = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' }, body: raw });
+      const answer = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' },
+        body: raw,
+      });
       const text = await answer.text();
       let body: unknown = text;
       try {
@@ -115,13 +188,21 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
       }
       res = { status: answer.status, headers: answer.headers, body };
     } else {
-      res = await app.request(method, path, undefined, { raw, headers: raw === undefined ? {} : { 'content-type': 'application/json' } });
+      res = await app.request(method, path, undefined, {
+        raw,
+        headers: raw === undefined ? {} : { 'content-type': 'application/json' },
+      });
     }
     const where = `seed ${SEED}: ${method} ${path} [${label}] body ${String(raw).slice(0, 120)} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
     if (res.status >= 500) failures.push(where);
     else if (res.status >= 400) {
       const type = res.headers.get('content-type') ?? '';
-      if (!/^application\/problem\+json/.test(type) || typeof res.body?.code !== 'string' || res.body.status !== res.status) failures.push(`${where} (not problem+json)`);
+      if (
+        !/^application\/problem\+json/.test(type) ||
+        typeof res.body?.code !== 'string' ||
+        res.body.status !== res.status
+      )
+        failures.push(`${where} (not problem+json)`);
       if (/call stack/i.test(JSON.stringify(res.body))) failures.push(`${where} (leaks a stack message)`);
     }
   }
@@ -130,18 +211,34 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
   function randomValue(r: () => number, depth = 0): unknown {
     const k = Math.floor(r() * 12);
     switch (k) {
-      case 0: return null;
-      case 1: return r() < 0.5;
-      case 2: return Math.floor(r() * 2 ** 53) * (r() < 0.5 ? -1 : 1);
-      case 3: return r() * 1e308;
-      case 4: return 'x'.repeat(Math.floor(r() * 300_000));
-      case 5: return '\u0000\ud800{{}}${}`<script>'.repeat(1 + Math.floor(r() * 50));
-      case 6: return depth < 3 ? Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1)) : [];
-      case 7: return depth < 3 ? Object.fromEntries(Array.from({ length: Math.floor(r() * 4) }, (_, i) => [`k${i}`, randomValue(r, depth + 1)])) : {};
-      case 8: return JSON.parse(deepArray(40 + Math.floor(r() * 200)));
-      case 9: return { $ref: '#' };
-      case 10: return 1e21;
-      default: return '';
+      case 0:
+        return null;
+      case 1:
+        return r() < 0.5;
+      case 2:
+        return Math.floor(r() * 2 ** 53) * (r() < 0.5 ? -1 : 1);
+      case 3:
+        return r() * 1e308;
+      case 4:
+        return 'x'.repeat(Math.floor(r() * 300_000));
+      case 5:
+        return '\u0000\ud800{{}}${}`<script>'.repeat(1 + Math.floor(r() * 50));
+      case 6:
+        return depth < 3 ? Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1)) : [];
+      case 7:
+        return depth < 3
+          ? Object.fromEntries(
+              Array.from({ length: Math.floor(r() * 4) }, (_, i) => [`k${i}`, randomValue(r, depth + 1)]),
+            )
+          : {};
+      case 8:
+        return JSON.parse(deepArray(40 + Math.floor(r() * 200)));
+      case 9:
+        return { $ref: '#' };
+      case 10:
+        return 1e21;
+      default:
+        return '';
     }
   }
 
@@ -205,9 +302,18 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
       const r = rng(SEED + 2);
       // Only loopback URLs: the bundler refuses them (403) before any fetch, so nothing leaves the machine.
       const template = { url: 'http://127.0.0.1:9/lib.js', globalName: 'lib', minify: true };
-      const fixed = [deepArray(6_000), deepObject(5_000), `{"url":${deepArray(100)}}`, '[]', '"x"', '{"url":', JSON.stringify({ url: `http://127.0.0.1:9/${'a'.repeat(70_000)}` })];
+      const fixed = [
+        deepArray(6_000),
+        deepObject(5_000),
+        `{"url":${deepArray(100)}}`,
+        '[]',
+        '"x"',
+        '{"url":',
+        JSON.stringify({ url: `http://127.0.0.1:9/${'a'.repeat(70_000)}` }),
+      ];
       for (const raw of fixed) await send('POST', '/api/bundle', raw, 'fixed', bundler.url);
-      for (let i = 0; i < 10; i++) await send('POST', '/api/bundle', JSON.stringify(mutate(template, r)), `mutation ${i}`, bundler.url);
+      for (let i = 0; i < 10; i++)
+        await send('POST', '/api/bundle', JSON.stringify(mutate(template, r)), `mutation ${i}`, bundler.url);
     } finally {
       await bundler.close();
     }
@@ -215,12 +321,40 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
   });
 
   it('answers crafted cursors on every listing with 400 problems, never 5xx', async function () {
-    const listings = apiRoutes(app).filter((rt) => rt.method === 'GET' && !rt.path.includes(':') && rt.path.startsWith('/v1/'));
-    expect(listings.map((l) => l.path)).to.include.members(['/v1/environments', '/v1/runners', '/v1/deployments', '/v1/runs', '/v1/test-cases', '/v1/designs']);
+    const listings = apiRoutes(app).filter(
+      (rt) => rt.method === 'GET' && !rt.path.includes(':') && rt.path.startsWith('/v1/'),
+    );
+    expect(listings.map((l) => l.path)).to.include.members([
+      '/v1/environments',
+      '/v1/runners',
+      '/v1/deployments',
+      '/v1/runs',
+      '/v1/test-cases',
+      '/v1/designs',
+    ]);
     const r = rng(SEED + 1);
-    const cursors = ['e30', 'W251bGwsbnVsbF0', '%%%', 'AAAA', Buffer.from('[[[[[]]]]]').toString('base64url'), Buffer.from('["2026-01-01T00:00:00Z",{}]').toString('base64url')];
-    for (let i = 0; i < 4; i++) cursors.push(Buffer.from(JSON.stringify(randomValue(r))).toString('base64url').slice(0, 3000));
-    for (const l of listings) for (const c of cursors) await send('GET', `${l.path}?cursor=${encodeURIComponent(c)}&limit=${Math.floor(r() * 400) - 100}`, undefined, 'cursor');
+    const cursors = [
+      'e30',
+      'W251bGwsbnVsbF0',
+      '%%%',
+      'AAAA',
+      Buffer.from('[[[[[]]]]]').toString('base64url'),
+      Buffer.from('["2026-01-01T00:00:00Z",{}]').toString('base64url'),
+    ];
+    for (let i = 0; i < 4; i++)
+      cursors.push(
+        Buffer.from(JSON.stringify(randomValue(r)))
+          .toString('base64url')
+          .slice(0, 3000),
+      );
+    for (const l of listings)
+      for (const c of cursors)
+        await send(
+          'GET',
+          `${l.path}?cursor=${encodeURIComponent(c)}&limit=${Math.floor(r() * 400) - 100}`,
+          undefined,
+          'cursor',
+        );
     expect(failures, failures.join('\n')).to.deep.equal([]);
   });
 });

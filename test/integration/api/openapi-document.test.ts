@@ -43,7 +43,13 @@ import { HISTORY_FIXTURES } from '../../helpers/temporal';
 type Doc = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, unknown>; responses: Record<string, { content: Record<string, { schema: unknown; examples?: Record<string, { value: unknown }> }> }> };
+  components: {
+    schemas: Record<string, unknown>;
+    responses: Record<
+      string,
+      { content: Record<string, { schema: unknown; examples?: Record<string, { value: unknown }> }> }
+    >;
+  };
 };
 type Media = { schema: Record<string, unknown>; examples?: Record<string, { summary: string; value: unknown }> };
 type Operation = {
@@ -109,7 +115,9 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
   let app: TestApp;
   let doc: Doc;
   const operations = () =>
-    Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+    Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+    );
 
   /** A validator for answer schemas: JSON Schema 2020-12 (OpenAPI 3.1's dialect), `$ref`s into the document's components. */
   const answers = new Ajv2020({ strict: false, allErrors: true });
@@ -119,7 +127,10 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
   }
   function expectValid(schema: unknown, value: unknown, label: string) {
     const validate = answerValidator(schema);
-    expect(validate(value), `${label}: ${JSON.stringify(validate.errors)}\n${String(JSON.stringify(value)).slice(0, 2000)}`).to.equal(true);
+    expect(
+      validate(value),
+      `${label}: ${JSON.stringify(validate.errors)}\n${String(JSON.stringify(value)).slice(0, 2000)}`,
+    ).to.equal(true);
   }
 
   before(async () => {
@@ -156,8 +167,14 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
     }
     const documented = new Set(operations().map(({ method, path }) => `${method} ${path}`));
     expect(served.size).to.be.greaterThan(40);
-    expect([...served].filter((k) => !documented.has(k)), 'routes missing from the document').to.deep.equal([]);
-    expect([...documented].filter((k) => !served.has(k)), 'documented operations no route serves').to.deep.equal([]);
+    expect(
+      [...served].filter((k) => !documented.has(k)),
+      'routes missing from the document',
+    ).to.deep.equal([]);
+    expect(
+      [...documented].filter((k) => !served.has(k)),
+      'documented operations no route serves',
+    ).to.deep.equal([]);
   });
 
   it("takes its request body schemas from the routes' validation (the same objects, not copies)", () => {
@@ -172,7 +189,9 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
     expect(testCase.properties.dataSets).to.equal(DATA_SETS_SCHEMA);
     // A config-dependent limit reaches the document: the largest run timeout.
     const startRun = doc.paths['/v1/runs']!.post!;
-    const timeout = (startRun.requestBody!.content['application/json']!.schema.properties as Record<string, { maximum: number }>).timeout!;
+    const timeout = (
+      startRun.requestBody!.content['application/json']!.schema.properties as Record<string, { maximum: number }>
+    ).timeout!;
     expect(timeout.maximum).to.equal(app.config.runs.maxTimeoutSeconds);
   });
 
@@ -206,7 +225,10 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
       for (const media of Object.values(op.requestBody?.content ?? {})) {
         const validate = requests.compile({ ...media.schema, components: { schemas: doc.components.schemas } });
         for (const [name, example] of Object.entries(media.examples ?? {})) {
-          expect(validate(example.value), `${method} ${path} request example ${name}: ${JSON.stringify(validate.errors)}`).to.equal(true);
+          expect(
+            validate(example.value),
+            `${method} ${path} request example ${name}: ${JSON.stringify(validate.errors)}`,
+          ).to.equal(true);
           requestExamples++;
         }
       }
@@ -231,7 +253,9 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
     expect(responseExamples).to.be.greaterThan(25);
     // The check can fail: an example with an unknown field is refused.
     const env = doc.paths['/v1/environments']!.post!.requestBody!.content['application/json']!;
-    expect(requests.compile(env.schema)({ ...(env.examples!.staging!.value as object), colour: 'red' })).to.equal(false);
+    expect(requests.compile(env.schema)({ ...(env.examples!.staging!.value as object), colour: 'red' })).to.equal(
+      false,
+    );
   });
 
   it("describes a test case's flow as a discriminated union of every node type validation knows, recursive through child lists", () => {
@@ -249,34 +273,52 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
     for (const schema of [...bodies, schemas.TestCase!]) {
       const properties = schema.properties as Record<string, Record<string, unknown>>;
       expect(properties.flow, 'flow').to.deep.include({ type: 'array', items: { $ref: FLOW_NODE } });
-      expect(properties.dataSets, 'dataSets').to.deep.include({ type: 'array', items: { $ref: '#/components/schemas/DataSet' } });
+      expect(properties.dataSets, 'dataSets').to.deep.include({
+        type: 'array',
+        items: { $ref: '#/components/schemas/DataSet' },
+      });
     }
     // The rest of a body is the route's own schema.
     const createBody = bodies[0]! as { properties: Record<string, unknown> };
-    for (const field of ['name', 'folder', 'description', 'tags'] as const) expect(createBody.properties[field], field).to.deep.equal(TEST_CASE_SCHEMAS.full.properties[field]);
+    for (const field of ['name', 'folder', 'description', 'tags'] as const)
+      expect(createBody.properties[field], field).to.deep.equal(TEST_CASE_SCHEMAS.full.properties[field]);
 
     // One member per node type flow validation knows (its list, its table of fields, the domain's types), no other.
-    expect([...FLOW_NODE_TYPES]).to.have.members(Object.keys(NODE_FIELDS)).and.to.have.members([...NODE_TYPES]);
+    expect([...FLOW_NODE_TYPES])
+      .to.have.members(Object.keys(NODE_FIELDS))
+      .and.to.have.members([...NODE_TYPES]);
     const union = schemas.FlowNode!;
     const members = (union.oneOf as Array<{ $ref: string }>).map((m) => m.$ref);
     const memberTypes = members.map((ref) => component(ref).properties.type.const as string);
     expect(memberTypes).to.deep.equal([...FLOW_NODE_TYPES]);
     expect(union.discriminator.propertyName).to.equal('type');
-    expect(union.discriminator.mapping).to.deep.equal(Object.fromEntries(memberTypes.map((type, i) => [type, members[i]])));
+    expect(union.discriminator.mapping).to.deep.equal(
+      Object.fromEntries(memberTypes.map((type, i) => [type, members[i]])),
+    );
     for (const ref of members) {
       const node = component(ref);
       expect(node.required, ref).to.include('type');
       expect(node.additionalProperties, ref).to.equal(false);
-      expect(Object.keys(node.properties), ref).to.include.members(['type', 'id', 'name', ...Object.keys(NODE_FIELDS[node.properties.type.const as FlowNode['type']].properties)]);
+      expect(Object.keys(node.properties), ref).to.include.members([
+        'type',
+        'id',
+        'name',
+        ...Object.keys(NODE_FIELDS[node.properties.type.const as FlowNode['type']].properties),
+      ]);
     }
 
     // Child lists: the fields validation marks as children are those the tree walk (src/flow/tree.ts) follows,
     // and each is a list of the node union again.
     let childFields = 0;
     for (const type of FLOW_NODE_TYPES) {
-      const fields = Object.entries(NODE_FIELDS[type].properties).filter(([, s]) => s === CHILD_NODES).map(([field]) => field);
+      const fields = Object.entries(NODE_FIELDS[type].properties)
+        .filter(([, s]) => s === CHILD_NODES)
+        .map(([field]) => field);
       const sample = { type, ...Object.fromEntries(fields.map((f) => [f, []])) } as unknown as FlowNode;
-      expect(childLists(sample).map((l) => l.field), type).to.have.members(fields);
+      expect(
+        childLists(sample).map((l) => l.field),
+        type,
+      ).to.have.members(fields);
       const node = component(union.discriminator.mapping[type]);
       for (const field of fields) {
         expect(node.properties[field], `${type}.${field}`).to.deep.equal({ type: 'array', items: { $ref: FLOW_NODE } });
@@ -291,7 +333,10 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
     const dataSet = schemas.DataSet!;
     const setMembers = (dataSet.oneOf as Array<{ $ref: string }>).map((m) => m.$ref);
     expect(setMembers.map((ref) => component(ref).properties.type.const)).to.deep.equal(DATA_SET_TYPES);
-    expect(dataSet.discriminator).to.deep.equal({ propertyName: 'type', mapping: Object.fromEntries(DATA_SET_TYPES.map((t, i) => [t, setMembers[i]])) });
+    expect(dataSet.discriminator).to.deep.equal({
+      propertyName: 'type',
+      mapping: Object.fromEntries(DATA_SET_TYPES.map((t, i) => [t, setMembers[i]])),
+    });
   });
 
   it('accepts the flows and data sets the API accepts (recorded runs, the examples) and refuses an unknown node type, as validation does', () => {
@@ -302,21 +347,33 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
     const cases: Array<{ label: string; flow: FlowNode[]; dataSets: unknown[] }> = [];
     const collect = (value: unknown, label: string): void => {
       if (!value || typeof value !== 'object') return;
-      const v = value as { testCases?: Array<{ name: string; flow?: FlowNode[]; dataSets?: Record<string, unknown[]> }> };
+      const v = value as {
+        testCases?: Array<{ name: string; flow?: FlowNode[]; dataSets?: Record<string, unknown[]> }>;
+      };
       for (const tc of Array.isArray(v.testCases) ? v.testCases : []) {
-        if (tc.flow) cases.push({ label: `${label}: ${tc.name}`, flow: tc.flow, dataSets: Object.entries(tc.dataSets ?? {}).map(([name, data]) => ({ name, type: 'json', data })) });
+        if (tc.flow)
+          cases.push({
+            label: `${label}: ${tc.name}`,
+            flow: tc.flow,
+            dataSets: Object.entries(tc.dataSets ?? {}).map(([name, data]) => ({ name, type: 'json', data })),
+          });
       }
       for (const child of Object.values(value)) collect(child, label);
     };
     const payloads = (value: unknown, label: string): void => {
       if (!value || typeof value !== 'object') return;
       const p = value as { metadata?: { encoding?: string }; data?: string };
-      if (p.metadata?.encoding && Buffer.from(p.metadata.encoding, 'base64').toString() === 'json/plain' && typeof p.data === 'string') {
+      if (
+        p.metadata?.encoding &&
+        Buffer.from(p.metadata.encoding, 'base64').toString() === 'json/plain' &&
+        typeof p.data === 'string'
+      ) {
         collect(JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')), label);
       }
       for (const child of Object.values(value)) payloads(child, label);
     };
-    for (const file of fs.readdirSync(HISTORY_FIXTURES).filter((f) => f.endsWith('.json'))) payloads(JSON.parse(fs.readFileSync(path.join(HISTORY_FIXTURES, file), 'utf8')), file);
+    for (const file of fs.readdirSync(HISTORY_FIXTURES).filter((f) => f.endsWith('.json')))
+      payloads(JSON.parse(fs.readFileSync(path.join(HISTORY_FIXTURES, file), 'utf8')), file);
     for (const [id, examples] of Object.entries(REQUEST_EXAMPLES)) {
       for (const [name, { value }] of Object.entries(examples)) {
         const body = value as { flow?: FlowNode[]; dataSets?: unknown[] };
@@ -331,16 +388,45 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
         { name: 'orders', type: 'csv', csv: 'id,total\n1,9.5\n', cast: true },
       ],
       flow: [
-        { type: 'if', condition: 'true', then: [{ type: 'loop', count: 2, body: [{ type: 'context', id: 'c1', set: { a: '1' } }] }], else: [{ type: 'wait', ms: 10 }] },
-        { type: 'iteration', dataSet: 'orders', as: 'o', body: [{ type: 'parallel', concurrency: 2, children: [{ type: 'api', request: { method: 'POST', url: 'http://x/{{o.id}}', body: { total: '{{o.total}}' } }, retry: { attempts: 2, onStatus: [503, '5xx'] } }] }] },
-        { type: 'script', variable: 'v', script: { code: 'async function generateValue() { return 1 }', libs: ['crypto-js@4.2.0'] } },
+        {
+          type: 'if',
+          condition: 'true',
+          then: [{ type: 'loop', count: 2, body: [{ type: 'context', id: 'c1', set: { a: '1' } }] }],
+          else: [{ type: 'wait', ms: 10 }],
+        },
+        {
+          type: 'iteration',
+          dataSet: 'orders',
+          as: 'o',
+          body: [
+            {
+              type: 'parallel',
+              concurrency: 2,
+              children: [
+                {
+                  type: 'api',
+                  request: { method: 'POST', url: 'http://x/{{o.id}}', body: { total: '{{o.total}}' } },
+                  retry: { attempts: 2, onStatus: [503, '5xx'] },
+                },
+              ],
+            },
+          ],
+        },
+        {
+          type: 'script',
+          variable: 'v',
+          script: { code: 'async function generateValue() { return 1 }', libs: ['crypto-js@4.2.0'] },
+        },
       ] as unknown as FlowNode[],
     });
     const types = new Set<string>();
     for (const { label, flow, dataSets } of cases) {
       forEachNode(flow, (node) => types.add(node.type));
       const names = (dataSets as Array<{ name: string }>).map((d) => d.name);
-      expect([...validateFlow(flow, ['flow'], names), ...validateDataSets(dataSets)], `${label}: the API accepts it`).to.deep.equal([]);
+      expect(
+        [...validateFlow(flow, ['flow'], names), ...validateDataSets(dataSets)],
+        `${label}: the API accepts it`,
+      ).to.deep.equal([]);
       expect(documented(flow, dataSets), `${label}: ${JSON.stringify(validate.errors)}`).to.equal(true);
     }
     expect(cases.filter((c) => /\.json: /.test(c.label)).length, 'flows of the recorded runs').to.be.greaterThan(3);
@@ -350,13 +436,19 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
     const api = { type: 'api', request: { method: 'GET', url: 'http://x' } };
     const refused: Array<[string, unknown[], unknown[]]> = [
       ['unknown type', [{ type: 'teleport' }], []],
-      ['unknown type in a branch', [{ type: 'if', condition: 'true', then: [api, { type: 'teleport', to: 'mars' }] }], []],
+      [
+        'unknown type in a branch',
+        [{ type: 'if', condition: 'true', then: [api, { type: 'teleport', to: 'mars' }] }],
+        [],
+      ],
       ['unknown type in a loop body', [{ type: 'loop', count: 1, body: [{ type: 'Api', request: api.request }] }], []],
       ['unknown field', [{ ...api, colour: 'red' }], []],
       ['unknown data set type', [api], [{ name: 'x', type: 'xml', xml: '<a/>' }]],
     ];
     for (const [label, flow, dataSets] of refused) {
-      expect([...validateFlow(flow), ...validateDataSets(dataSets)], `${label}: the API refuses it`).to.not.deep.equal([]);
+      expect([...validateFlow(flow), ...validateDataSets(dataSets)], `${label}: the API refuses it`).to.not.deep.equal(
+        [],
+      );
       expect(documented(flow, dataSets), `${label}: the document refuses it`).to.equal(false);
     }
   });
@@ -368,17 +460,27 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
       return spectral.run(JSON.stringify(document, null, 2));
     };
     const results = await lint(doc);
-    const format = (rs: ISpectralDiagnostic[]) => rs.map((r) => `${r.code} ${r.path.join('.')}: ${r.message}`).join('\n');
+    const format = (rs: ISpectralDiagnostic[]) =>
+      rs.map((r) => `${r.code} ${r.path.join('.')}: ${r.message}`).join('\n');
     expect(format(results.filter((r) => r.severity === 0)), 'errors').to.equal('');
     // Besides, only what .spectral.yaml turns off: roles in security requirements (OpenAPI 3.1 allows them for any scheme), and no contact.
-    expect(format(results.filter((r) => !['oas3-operation-security-defined', 'info-contact'].includes(String(r.code)))), 'other findings').to.equal('');
-    for (const r of results.filter((r) => r.code === 'oas3-operation-security-defined')) expect(r.message, r.path.join('.')).to.match(/must be listed among scopes/);
-    const schemes = Object.keys((doc as unknown as { components: { securitySchemes: object } }).components.securitySchemes);
+    expect(
+      format(results.filter((r) => !['oas3-operation-security-defined', 'info-contact'].includes(String(r.code)))),
+      'other findings',
+    ).to.equal('');
+    for (const r of results.filter((r) => r.code === 'oas3-operation-security-defined'))
+      expect(r.message, r.path.join('.')).to.match(/must be listed among scopes/);
+    const schemes = Object.keys(
+      (doc as unknown as { components: { securitySchemes: object } }).components.securitySchemes,
+    );
     for (const { method, path, op } of operations()) {
-      for (const requirement of op.security as Array<Record<string, string[]>>) expect(schemes, `${method} ${path}`).to.include.members(Object.keys(requirement));
+      for (const requirement of op.security as Array<Record<string, string[]>>)
+        expect(schemes, `${method} ${path}`).to.include.members(Object.keys(requirement));
     }
     // The check can fail: an array without items is an error.
-    const broken = structuredClone(doc) as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    const broken = structuredClone(doc) as unknown as {
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
     broken.components.schemas.IfNode!.properties.then = { type: 'array' };
     expect((await lint(broken)).filter((r) => r.severity === 0).map((r) => r.code)).to.deep.equal(['array-items']);
   });

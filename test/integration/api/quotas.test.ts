@@ -19,7 +19,12 @@ describe('per-workspace quotas', function () {
 
   before(async () => {
     app = await startTestApp({
-      env: { ASSAY_QUOTA_CONCURRENT_RUNS: '2', ASSAY_QUOTA_RUNS_PER_MINUTE: '4', ASSAY_QUOTA_LOOP_ITERATIONS: '1000', ASSAY_MAX_LOOP_ITERATIONS: '1000' },
+      env: {
+        ASSAY_QUOTA_CONCURRENT_RUNS: '2',
+        ASSAY_QUOTA_RUNS_PER_MINUTE: '4',
+        ASSAY_QUOTA_LOOP_ITERATIONS: '1000',
+        ASSAY_MAX_LOOP_ITERATIONS: '1000',
+      },
     });
   });
   after(async () => {
@@ -29,15 +34,34 @@ describe('per-workspace quotas', function () {
   /** A workspace with an environment and a runner; returns its key. */
   async function workspace(name: string): Promise<string> {
     const key = await app.issueKey('write', name);
-    expect((await app.request('POST', '/v1/environments', { name: 'local', variables: {} }, { key })).status).to.equal(201);
-    expect((await app.request('POST', '/v1/test-cases', { name: 'noop', folder: 'q', flow: [{ type: 'wait', ms: 1 }] }, { key })).status).to.equal(201);
+    expect((await app.request('POST', '/v1/environments', { name: 'local', variables: {} }, { key })).status).to.equal(
+      201,
+    );
+    expect(
+      (
+        await app.request(
+          'POST',
+          '/v1/test-cases',
+          { name: 'noop', folder: 'q', flow: [{ type: 'wait', ms: 1 }] },
+          { key },
+        )
+      ).status,
+    ).to.equal(201);
     expect((await app.request('POST', '/v1/runners', { name: 'q', folder: 'q' }, { key })).status).to.equal(201);
     return key;
   }
   const start = (key: string, idempotencyKey?: string) =>
-    app.request('POST', '/v1/runs', { runner: 'q', environment: 'local' }, { key, headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {} });
+    app.request(
+      'POST',
+      '/v1/runs',
+      { runner: 'q', environment: 'local' },
+      { key, headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {} },
+    );
   /** Ends runs in the store, as their workflows would. */
-  const end = (ids: string[]) => app.dataSource.getRepository(Run).update({ id: In(ids) }, { status: 'failed', error: 'ended by the test', completedAt: new Date() });
+  const end = (ids: string[]) =>
+    app.dataSource
+      .getRepository(Run)
+      .update({ id: In(ids) }, { status: 'failed', error: 'ended by the test', completedAt: new Date() });
 
   it('refuses a run over the concurrent-runs quota with 429 and Retry-After, per workspace; replays do not count', async () => {
     const a = await workspace('quota-a');
@@ -92,28 +116,65 @@ describe('per-workspace quotas', function () {
 
   it('refuses nested loops expecting more iterations than allowed, naming the node and the figure', async () => {
     const loop = (id: string, count: number, body: unknown[]) => ({ type: 'loop', id, count, body });
-    const cube = [loop('outer', 1000, [loop('middle', 1000, [loop('inner', 1000, [{ type: 'context', set: { x: '1' } }])])])];
+    const cube = [
+      loop('outer', 1000, [loop('middle', 1000, [loop('inner', 1000, [{ type: 'context', set: { x: '1' } }])])]),
+    ];
     const res = await app.request('POST', '/v1/test-cases', { name: 'cube', flow: cube });
     expect(res.status, JSON.stringify(res.body)).to.equal(422);
-    expect(res.body).to.deep.include({ code: 'loop-iterations-exceeded', node: 'inner', limit: 1000, expectedIterations: 1000 + 1_000_000 + 1_000_000_000 });
+    expect(res.body).to.deep.include({
+      code: 'loop-iterations-exceeded',
+      node: 'inner',
+      limit: 1000,
+      expectedIterations: 1000 + 1_000_000 + 1_000_000_000,
+    });
     expect(res.body.errors).to.have.length(1);
     expect(res.body.errors[0]).to.deep.include({ field: 'flow[0].body[0].body[0]', pointer: '#/flow/0/body/0/body/0' });
-    expect(res.body.errors[0].detail).to.match(/loop node "inner" may run 1,000 × 1,000 × 1,000 = 1,000,000,000 iterations/);
+    expect(res.body.errors[0].detail).to.match(
+      /loop node "inner" may run 1,000 × 1,000 × 1,000 = 1,000,000,000 iterations/,
+    );
 
     // At the limit: 10 + 10 × 99 = 1000 is accepted; 10 + 10 × 100 is not.
-    expect((await app.request('POST', '/v1/test-cases', { name: 'fits', flow: [loop('o', 10, [loop('i', 99, [])])] })).status).to.equal(201);
-    expect((await app.request('POST', '/v1/test-cases', { name: 'over', flow: [loop('o', 10, [loop('i', 100, [])])] })).status).to.equal(422);
+    expect(
+      (await app.request('POST', '/v1/test-cases', { name: 'fits', flow: [loop('o', 10, [loop('i', 99, [])])] }))
+        .status,
+    ).to.equal(201);
+    expect(
+      (await app.request('POST', '/v1/test-cases', { name: 'over', flow: [loop('o', 10, [loop('i', 100, [])])] }))
+        .status,
+    ).to.equal(422);
 
     // An unknown count (while) counts as its maxIterations, else ASSAY_MAX_LOOP_ITERATIONS.
-    const whileLoop = (id: string, body: unknown[], maxIterations?: number) => ({ type: 'loop', id, while: 'true', ...(maxIterations ? { maxIterations } : {}), body });
-    expect((await app.request('POST', '/v1/test-cases', { name: 'while', flow: [loop('o', 2, [whileLoop('w', [])])] })).status).to.equal(422);
-    expect((await app.request('POST', '/v1/test-cases', { name: 'while capped', flow: [loop('o', 2, [whileLoop('w', [], 400)])] })).status).to.equal(201);
+    const whileLoop = (id: string, body: unknown[], maxIterations?: number) => ({
+      type: 'loop',
+      id,
+      while: 'true',
+      ...(maxIterations ? { maxIterations } : {}),
+      body,
+    });
+    expect(
+      (await app.request('POST', '/v1/test-cases', { name: 'while', flow: [loop('o', 2, [whileLoop('w', [])])] }))
+        .status,
+    ).to.equal(422);
+    expect(
+      (
+        await app.request('POST', '/v1/test-cases', {
+          name: 'while capped',
+          flow: [loop('o', 2, [whileLoop('w', [], 400)])],
+        })
+      ).status,
+    ).to.equal(201);
 
     // An Iteration over a data set counts its rows; a PATCH is checked too.
     const rows = Array.from({ length: 300 }, (_, i) => ({ i }));
-    const created = await app.request('POST', '/v1/test-cases', { name: 'rows', flow: [{ type: 'iteration', id: 'each', dataSet: 'rows', body: [] }], dataSets: [{ name: 'rows', type: 'json', data: rows }] });
+    const created = await app.request('POST', '/v1/test-cases', {
+      name: 'rows',
+      flow: [{ type: 'iteration', id: 'each', dataSet: 'rows', body: [] }],
+      dataSets: [{ name: 'rows', type: 'json', data: rows }],
+    });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    const patched = await app.request('PATCH', `/v1/test-cases/${created.body.id}`, { flow: [loop('o', 4, [{ type: 'iteration', id: 'each', dataSet: 'rows', body: [] }])] });
+    const patched = await app.request('PATCH', `/v1/test-cases/${created.body.id}`, {
+      flow: [loop('o', 4, [{ type: 'iteration', id: 'each', dataSet: 'rows', body: [] }])],
+    });
     expect(patched.status, JSON.stringify(patched.body)).to.equal(422);
     expect(patched.body.node).to.equal('each');
     expect(patched.body.expectedIterations).to.equal(4 + 1200);
@@ -121,15 +182,32 @@ describe('per-workspace quotas', function () {
 
   it('refuses to start a run whose test cases together expect more iterations than allowed, storing nothing', async () => {
     const d = await workspace('quota-d');
-    for (const [name, count] of [['six hundred', 600], ['five hundred', 500]] as const) {
-      const res = await app.request('POST', '/v1/test-cases', { name, folder: 'loops', flow: [{ type: 'loop', id: 'l', count, body: [] }] }, { key: d });
+    for (const [name, count] of [
+      ['six hundred', 600],
+      ['five hundred', 500],
+    ] as const) {
+      const res = await app.request(
+        'POST',
+        '/v1/test-cases',
+        { name, folder: 'loops', flow: [{ type: 'loop', id: 'l', count, body: [] }] },
+        { key: d },
+      );
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
     }
-    expect((await app.request('POST', '/v1/runners', { name: 'loops', folder: 'loops' }, { key: d })).status).to.equal(201);
+    expect((await app.request('POST', '/v1/runners', { name: 'loops', folder: 'loops' }, { key: d })).status).to.equal(
+      201,
+    );
     const before = await app.dataSource.getRepository(Run).count();
     const res = await app.request('POST', '/v1/runs', { runner: 'loops', environment: 'local' }, { key: d });
     expect(res.status, JSON.stringify(res.body)).to.equal(422);
-    expect(res.body).to.deep.include({ code: 'loop-iterations-exceeded', runner: 'loops', testCase: 'six hundred', node: 'l', expectedIterations: 1100, limit: 1000 });
+    expect(res.body).to.deep.include({
+      code: 'loop-iterations-exceeded',
+      runner: 'loops',
+      testCase: 'six hundred',
+      node: 'l',
+      expectedIterations: 1100,
+      limit: 1000,
+    });
     expect(res.body.detail).to.match(/expects 1,100 loop iterations per run across its test cases; at most 1,000/);
     expect(await app.dataSource.getRepository(Run).count()).to.equal(before);
   });

@@ -41,7 +41,12 @@ async function startRelayTarget(): Promise<{ url: string; seen: Seen[]; close():
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      seen.push({ method: req.method ?? '', url: req.url ?? '', rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) });
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        rawHeaders: req.rawHeaders,
+        body: Buffer.concat(chunks),
+      });
       if (url.pathname === '/raw') {
         res.writeHead(201, 'Made It', [
           ['Content-Type', 'application/json'],
@@ -56,10 +61,13 @@ async function startRelayTarget(): Promise<{ url: string; seen: Seen[]; close():
       } else if (url.pathname === '/big') {
         res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(Number(url.searchParams.get('bytes'))));
       } else if (url.pathname === '/slow') {
-        const t = setTimeout(() => {
-          timers.delete(t);
-          res.writeHead(200, { 'content-type': 'text/plain' }).end('late');
-        }, Number(url.searchParams.get('ms')));
+        const t = setTimeout(
+          () => {
+            timers.delete(t);
+            res.writeHead(200, { 'content-type': 'text/plain' }).end('late');
+          },
+          Number(url.searchParams.get('ms')),
+        );
         timers.add(t);
       } else if (url.pathname === '/reset') {
         req.socket.destroy();
@@ -95,7 +103,9 @@ async function closedPort(): Promise<number> {
 
 /** Rows in every table of the app's database, by table. */
 async function rowCounts(dataSource: DataSource): Promise<Record<string, number>> {
-  const tables = (await dataSource.query('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()')) as Array<{ name: string }>;
+  const tables = (await dataSource.query(
+    'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()',
+  )) as Array<{ name: string }>;
   const counts: Record<string, number> = {};
   for (const { name } of tables) {
     const [row] = (await dataSource.query(`SELECT COUNT(*) AS n FROM \`${name}\``)) as Array<{ n: number | string }>;
@@ -171,12 +181,20 @@ describe('the console relay (POST /v1/relay)', function () {
     const boundary = '----assay7e3';
     const multipart = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhéllo\r\n`),
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="b.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="b.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
       BINARY,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
     const contentType = `multipart/form-data; boundary=${boundary}`;
-    const res = await relay({ method: 'POST', url: `${target.url}/raw`, headers: [['Content-Type', contentType]], body: multipart.toString('base64'), bodyEncoding: 'base64' });
+    const res = await relay({
+      method: 'POST',
+      url: `${target.url}/raw`,
+      headers: [['Content-Type', contentType]],
+      body: multipart.toString('base64'),
+      bodyEncoding: 'base64',
+    });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     const seen = target.seen[0]!;
     expect(seen.method).to.equal('POST');
@@ -190,7 +208,12 @@ describe('the console relay (POST /v1/relay)', function () {
   it('sends a text body as UTF-8 with the methods PUT, PATCH, DELETE and OPTIONS', async () => {
     for (const method of ['PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
       target.seen.length = 0;
-      const res = await relay({ method, url: `${target.url}/raw`, headers: [['Content-Type', 'text/plain; charset=utf-8']], body: 'grüße ✓' });
+      const res = await relay({
+        method,
+        url: `${target.url}/raw`,
+        headers: [['Content-Type', 'text/plain; charset=utf-8']],
+        body: 'grüße ✓',
+      });
       expect(res.status, `${method} ${JSON.stringify(res.body)}`).to.equal(200);
       expect(target.seen[0]!.method).to.equal(method);
       expect(target.seen[0]!.body.toString('utf8')).to.equal('grüße ✓');
@@ -228,7 +251,8 @@ describe('the console relay (POST /v1/relay)', function () {
     expect(byName.host).to.equal(new URL(target.url).host);
     expect(byName['content-length']).to.equal('3');
     expect(byName['x-kept']).to.equal('yes');
-    for (const name of ['x-drop-me', 'keep-alive', 'transfer-encoding', 'te', 'upgrade', 'expect']) expect(byName, name).to.not.have.property(name);
+    for (const name of ['x-drop-me', 'keep-alive', 'transfer-encoding', 'te', 'upgrade', 'expect'])
+      expect(byName, name).to.not.have.property(name);
     expect(received.filter(([n]) => n === 'host')).to.have.length(1);
   });
 
@@ -237,7 +261,11 @@ describe('the console relay (POST /v1/relay)', function () {
     expect(binary.body).to.include({ status: 200, bodyEncoding: 'base64', size: BINARY.length, truncated: false });
     expect(Buffer.from(binary.body.body, 'base64').equals(BINARY)).to.equal(true);
     const text = await relay({ method: 'GET', url: `${target.url}/text` });
-    expect(text.body).to.include({ bodyEncoding: 'utf8', body: '\ufeffhéllo ✓', size: Buffer.byteLength('\ufeffhéllo ✓') });
+    expect(text.body).to.include({
+      bodyEncoding: 'utf8',
+      body: '\ufeffhéllo ✓',
+      size: Buffer.byteLength('\ufeffhéllo ✓'),
+    });
   });
 
   it('cuts a response over ASSAY_MAX_RESPONSE_BYTES and says so', async () => {
@@ -277,7 +305,12 @@ describe('the console relay (POST /v1/relay)', function () {
         `http://127.0.0.1:${temporalPort}/relay-probe`,
         'http://169.254.169.254/latest/meta-data/relay-probe',
       ]) {
-        const res = await relay({ method: 'POST', url, headers: [['Content-Type', 'application/json']], body: '{"run":true}' });
+        const res = await relay({
+          method: 'POST',
+          url,
+          headers: [['Content-Type', 'application/json']],
+          body: '{"run":true}',
+        });
         expectProblem(res, 403, 'address-not-allowed');
         // The same policy and kind as API nodes: the refusal is the one it gives an API node's URL.
         const expected = await policy.checkUrl('node', url).then(
@@ -286,7 +319,9 @@ describe('the console relay (POST /v1/relay)', function () {
         );
         expect(res.body.detail, url).to.equal(expected);
         expect(res.body).to.include({ errorCode: 'ADDRESS_NOT_ALLOWED' });
-        expect(res.body.rule).to.be.a('string').and.to.match(/never reachable/);
+        expect(res.body.rule)
+          .to.be.a('string')
+          .and.to.match(/never reachable/);
         expect(res.body.port).to.be.a('number');
       }
     } finally {
@@ -314,7 +349,13 @@ describe('the console relay (POST /v1/relay)', function () {
   });
 
   it('names each invalid field: method, unknown fields, header shape, timeoutMs over ASSAY_REQUEST_TIMEOUT_MS, missing url', async () => {
-    const res = await relay({ method: 'FETCH', headers: [['only-a-name']], timeoutMs: app.config.runs.requestTimeoutMs + 1, bodyEncoding: 'hex', extra: 1 });
+    const res = await relay({
+      method: 'FETCH',
+      headers: [['only-a-name']],
+      timeoutMs: app.config.runs.requestTimeoutMs + 1,
+      bodyEncoding: 'hex',
+      extra: 1,
+    });
     expectProblem(res, 400, 'validation-failed');
     expect(fields(res)).to.deep.equal(['bodyEncoding', 'extra', 'headers[0]', 'method', 'timeoutMs', 'url']);
     const lower = await relay({ method: 'get', url: `${target.url}/raw` });
@@ -344,7 +385,11 @@ describe('the console relay (POST /v1/relay)', function () {
   });
 
   it('answers 413 for a body over ASSAY_MAX_BODY_BYTES', async () => {
-    const res = await relay({ method: 'POST', url: `${target.url}/raw`, body: 'x'.repeat(app.config.api.maxBodyBytes + 1) });
+    const res = await relay({
+      method: 'POST',
+      url: `${target.url}/raw`,
+      body: 'x'.repeat(app.config.api.maxBodyBytes + 1),
+    });
     expectProblem(res, 413, 'payload-too-large');
   });
 
@@ -377,7 +422,10 @@ describe('the console relay (POST /v1/relay)', function () {
     });
 
     it('stores no row and logs no URL, header or body of relayed exchanges, failed ones included', async () => {
-      expect(lines.some((l) => l.includes('API listening')), 'the capture sees the API log').to.equal(true);
+      expect(
+        lines.some((l) => l.includes('API listening')),
+        'the capture sees the API log',
+      ).to.equal(true);
       const before = await rowCounts(app.dataSource);
       expect(Object.keys(before).length).to.be.greaterThan(5);
       const post = async (body: unknown, raw?: string) => {
@@ -407,10 +455,25 @@ describe('the console relay (POST /v1/relay)', function () {
       try {
         for (const [body, raw] of [
           [{ method: 'POST', url: `${target.url}/raw?token=${SECRET}`, headers: secretHeaders, body: SECRET }],
-          [{ method: 'POST', url: `${target.url}/binary?token=${SECRET}`, headers: secretHeaders, body: Buffer.from(SECRET).toString('base64'), bodyEncoding: 'base64' }],
+          [
+            {
+              method: 'POST',
+              url: `${target.url}/binary?token=${SECRET}`,
+              headers: secretHeaders,
+              body: Buffer.from(SECRET).toString('base64'),
+              bodyEncoding: 'base64',
+            },
+          ],
           [{ method: 'GET', url: `http://127.0.0.1:${apiPort}/v1/workspaces?token=${SECRET}`, headers: secretHeaders }],
           [{ method: 'GET', url: `http://127.0.0.1:${port}/?token=${SECRET}`, headers: secretHeaders }],
-          [{ method: 'GET', url: `${target.url}/slow?ms=3000&token=${SECRET}`, headers: secretHeaders, timeoutMs: 100 }],
+          [
+            {
+              method: 'GET',
+              url: `${target.url}/slow?ms=3000&token=${SECRET}`,
+              headers: secretHeaders,
+              timeoutMs: 100,
+            },
+          ],
           [{ method: 'PUT', url: `${target.url}/reset?token=${SECRET}`, headers: secretHeaders, body: SECRET }],
           [{ method: 'GET', url: `ftp://${SECRET}/`, headers: [[`bad ${SECRET}`, `v\n${SECRET}`]] }],
           [undefined, `{"method":"GET","url":"http://x/${SECRET}",`],
@@ -451,7 +514,8 @@ describe('the console relay under its limits (ASSAY_RELAY_PER_MINUTE=3, ASSAY_EG
 
   it('the fourth relay of a key within a minute is 429 rate-limited with Retry-After; other keys and endpoints go on', async () => {
     const key = await limited.issueKey('run');
-    const call = (k: string) => limited.request('POST', '/v1/relay', { method: 'GET', url: `${target.url}/raw` }, { key: k });
+    const call = (k: string) =>
+      limited.request('POST', '/v1/relay', { method: 'GET', url: `${target.url}/raw` }, { key: k });
     for (const remaining of [2, 1, 0]) {
       const res = await call(key);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);

@@ -28,13 +28,19 @@ function rawExchange(port: number, bytes: string, options: { halfClose?: boolean
 }
 
 /** GET `url` from the local address `localAddress` (any of 127.0.0.0/8 works on loopback). */
-function getFrom(localAddress: string, url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
+function getFrom(
+  localAddress: string,
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { localAddress, headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }),
+      );
     });
     req.on('error', reject);
   });
@@ -61,7 +67,10 @@ describe('request guards', function () {
 
     it('replaces a longer id or one with other characters by a generated one', async () => {
       for (const id of ['x'.repeat(129), 'a b', 'a/b', '<script>', 'é', 'a"b', 'x'.repeat(10_000)]) {
-        const res = await app.request('GET', '/v1/environments', undefined, { key: null, headers: { 'x-request-id': id } });
+        const res = await app.request('GET', '/v1/environments', undefined, {
+          key: null,
+          headers: { 'x-request-id': id },
+        });
         const echoed = res.headers.get('x-request-id')!;
         expect(echoed, id.slice(0, 20)).to.not.equal(id);
         expect(echoed).to.match(/^[0-9a-f-]{36}$/);
@@ -92,7 +101,9 @@ describe('request guards', function () {
     }
 
     function logged(): Array<Record<string, unknown>> {
-      return lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'client connection error');
+      return lines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.msg === 'client connection error');
     }
 
     it('a request that is not HTTP gets 400 malformed-request as problem+json and one log line, no stack', async () => {
@@ -113,9 +124,21 @@ describe('request guards', function () {
 
     async function cutConnections(): Promise<void> {
       await rawExchange(port(), 'GET /v1/environments HTTP/1.1\r\nHost: x\r\nX-Half', { halfClose: true });
-      await rawExchange(port(), 'POST /v1/environments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na', { halfClose: true });
-      await rawExchange(port(), `POST /mock/${app.workspaceId}/x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"na`, { halfClose: true });
-      await rawExchange(port(), 'POST /v1/environments HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n', { halfClose: true });
+      await rawExchange(
+        port(),
+        'POST /v1/environments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na',
+        { halfClose: true },
+      );
+      await rawExchange(
+        port(),
+        `POST /mock/${app.workspaceId}/x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"na`,
+        { halfClose: true },
+      );
+      await rawExchange(
+        port(),
+        'POST /v1/environments HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n',
+        { halfClose: true },
+      );
     }
 
     it('a connection cut in the middle of the headers or the body logs at most one line and no stack', async () => {
@@ -178,7 +201,10 @@ describe('request guards', function () {
 
     it('successful authentications do not count', async () => {
       for (let i = 0; i < 12; i++) {
-        expect((await getFrom('127.0.0.3', `${limited.url}/v1/environments`, { authorization: `Bearer ${limited.key}` })).status).to.equal(200);
+        expect(
+          (await getFrom('127.0.0.3', `${limited.url}/v1/environments`, { authorization: `Bearer ${limited.key}` }))
+            .status,
+        ).to.equal(200);
       }
     });
   });

@@ -29,7 +29,11 @@ describe('scopes per endpoint (one table)', function () {
   const deps = () => appDeps(app);
 
   it('every route of every router has its own entry in the table, and every entry is a route', () => {
-    const routers: Router<AppState>[] = [...V1_ROUTERS.map((r) => r(deps()).prefix('/v1')), libraryFilesRouter(), incomingWebhooksRouter(deps())];
+    const routers: Router<AppState>[] = [
+      ...V1_ROUTERS.map((r) => r(deps()).prefix('/v1')),
+      libraryFilesRouter(),
+      incomingWebhooksRouter(deps()),
+    ];
     const served = new Set<string>();
     for (const router of routers) {
       for (const layer of router.stack) {
@@ -72,7 +76,9 @@ describe('scopes per endpoint (one table)', function () {
         checked.push(label);
       }
     }
-    expect(checked.length).to.equal(Object.values(ENDPOINT_SCOPES).filter((s) => s !== 'public').length * KEY_SCOPES.length);
+    expect(checked.length).to.equal(
+      Object.values(ENDPOINT_SCOPES).filter((s) => s !== 'public').length * KEY_SCOPES.length,
+    );
   });
 
   it('a run-scope key cannot call POST /v1/mock-samples; a write key can', async () => {

@@ -49,11 +49,22 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
       startTarget(),
       startReceiver(),
     ]);
-    for (const name of ['local', 'staging']) await app.request('POST', '/v1/environments', { name, variables: { base: target.url } });
-    const ok = [{ type: 'api', request: { method: 'GET', url: '{{base}}/users/1' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }];
+    for (const name of ['local', 'staging'])
+      await app.request('POST', '/v1/environments', { name, variables: { base: target.url } });
+    const ok = [
+      {
+        type: 'api',
+        request: { method: 'GET', url: '{{base}}/users/1' },
+        assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+      },
+    ];
     await app.request('POST', '/v1/test-cases', { name: 'ok', folder: 'green', tags: ['smoke'], flow: ok });
     await app.request('POST', '/v1/test-cases', { name: 'also ok', folder: 'blue', flow: ok });
-    await app.request('POST', '/v1/test-cases', { name: 'long wait', folder: 'slow', flow: [{ type: 'wait', ms: 120_000 }] });
+    await app.request('POST', '/v1/test-cases', {
+      name: 'long wait',
+      folder: 'slow',
+      flow: [{ type: 'wait', ms: 120_000 }],
+    });
     for (const name of ['green', 'blue', 'slow']) {
       const res = await app.request('POST', '/v1/runners', { name, folder: name });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
@@ -105,11 +116,18 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
 
   describe('a disabled deployment starts no runs', () => {
     it('run-now and the incoming webhook answer 409 deployment-disabled and create no run row; enabled again, both start runs', async () => {
-      const created = await app.request('POST', '/v1/deployments', { name: 'paused', runner: 'green', environment: 'local', enabled: false, webhookEnabled: true });
+      const created = await app.request('POST', '/v1/deployments', {
+        name: 'paused',
+        runner: 'green',
+        environment: 'local',
+        enabled: false,
+        webhookEnabled: true,
+      });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const d = created.body;
       const hook = new URL(d.webhookUrl).pathname;
-      const callHook = (headers: Record<string, string>) => app.request('POST', hook, { trigger: 'ci' }, { key: null, headers });
+      const callHook = (headers: Record<string, string>) =>
+        app.request('POST', hook, { trigger: 'ci' }, { key: null, headers });
 
       const now = await app.request('POST', `/v1/deployments/${d.id}/runs`);
       expectProblem(now, 409, 'deployment-disabled');
@@ -177,11 +195,19 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
     let hook: string;
     let key: string;
     before(async () => {
-      d = (await app.request('POST', '/v1/deployments', { name: 'creds', runner: 'green', environment: 'local', webhookEnabled: true })).body;
+      d = (
+        await app.request('POST', '/v1/deployments', {
+          name: 'creds',
+          runner: 'green',
+          environment: 'local',
+          webhookEnabled: true,
+        })
+      ).body;
       hook = new URL(d.webhookUrl).pathname;
       key = await app.issueKey('run');
     });
-    const call = (headers: Record<string, string>) => app.request('POST', hook, { trigger: 'ci' }, { key: null, headers });
+    const call = (headers: Record<string, string>) =>
+      app.request('POST', hook, { trigger: 'ci' }, { key: null, headers });
 
     it('wrong bearer + valid API key → 200; valid bearer + wrong API key → 200; both valid → 200', async () => {
       const runs: string[] = [];
@@ -207,7 +233,11 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
       expectProblem(await call({}), 401, 'unauthorized');
       expectProblem(await call({ authorization: 'Basic dXNlcjpwYXNz' }), 401, 'unauthorized');
       expectProblem(await call({ 'x-api-key': await app.issueKey('read') }), 401, 'unauthorized');
-      expectProblem(await call({ authorization: 'Bearer whk_wrong', 'x-api-key': await app.issueKey('write', 'elsewhere') }), 401, 'unauthorized');
+      expectProblem(
+        await call({ authorization: 'Bearer whk_wrong', 'x-api-key': await app.issueKey('write', 'elsewhere') }),
+        401,
+        'unauthorized',
+      );
       // Without required authentication, no credential is fine, but a wrong one is still refused.
       await app.request('PATCH', `/v1/deployments/${d.id}`, { webhookRequireAuth: false });
       expectProblem(await call({ authorization: 'Bearer whk_wrong' }), 401, 'unauthorized');
@@ -220,7 +250,14 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
     let kept: string;
     let gone: string;
     before(async () => {
-      const dep = (await app.request('POST', '/v1/deployments', { name: 'notify', runner: 'green', environment: 'local', webhooks: { onComplete: [{ url: `${receiver.url}/done` }] } })).body;
+      const dep = (
+        await app.request('POST', '/v1/deployments', {
+          name: 'notify',
+          runner: 'green',
+          environment: 'local',
+          webhooks: { onComplete: [{ url: `${receiver.url}/done` }] },
+        })
+      ).body;
       receiver.secret = dep.signingSecret;
       gone = (await app.request('POST', `/v1/deployments/${dep.id}/runs`)).body.runId;
       kept = (await app.request('POST', `/v1/deployments/${dep.id}/runs`)).body.runId;
@@ -238,7 +275,8 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
       expect(await countRows('webhook_deliveries', 'runId', gone)).to.equal(1);
       const res = await app.request('DELETE', `/v1/runs/${gone}`);
       expect(res.status, JSON.stringify(res.body)).to.equal(204);
-      for (const p of ['', '/results', '/deliveries']) expectProblem(await app.request('GET', `/v1/runs/${gone}${p}`), 404, 'not-found');
+      for (const p of ['', '/results', '/deliveries'])
+        expectProblem(await app.request('GET', `/v1/runs/${gone}${p}`), 404, 'not-found');
       expect(await countRows('runs', 'id', gone)).to.equal(0);
       expect(await countRows('run_test_case_results', 'runId', gone)).to.equal(0);
       expect(await countRows('webhook_deliveries', 'runId', gone)).to.equal(0);
@@ -251,12 +289,21 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
     });
 
     it('a run deleted while a delivery is still being retried: the delivery stops instead of retrying for a day', async () => {
-      const dep = (await app.request('POST', '/v1/deployments', { name: 'down-receiver', runner: 'green', environment: 'local', webhooks: { onComplete: [{ url: `${receiver.url}/down` }] } })).body;
+      const dep = (
+        await app.request('POST', '/v1/deployments', {
+          name: 'down-receiver',
+          runner: 'green',
+          environment: 'local',
+          webhooks: { onComplete: [{ url: `${receiver.url}/down` }] },
+        })
+      ).body;
       receiver.secret = dep.signingSecret;
       receiver.failFirst('/down', 1_000_000);
       const runId = (await app.request('POST', `/v1/deployments/${dep.id}/runs`)).body.runId;
       await waitForRun(app, runId);
-      await eventually(async () => (await app.request('GET', `/v1/runs/${runId}/deliveries`)).body.items[0]?.attempts >= 2);
+      await eventually(
+        async () => (await app.request('GET', `/v1/runs/${runId}/deliveries`)).body.items[0]?.attempts >= 2,
+      );
       expect((await app.request('DELETE', `/v1/runs/${runId}`)).status).to.equal(204);
       const connection = await Connection.connect({ address: app.config.temporal.address });
       try {
@@ -272,8 +319,16 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
       expectProblem(await app.request('DELETE', '/v1/runs/run_nope'), 404, 'not-found');
       const foreign = await app.issueKey('write', 'team-b');
       expectProblem(await app.request('DELETE', `/v1/runs/${kept}`, undefined, { key: foreign }), 404, 'not-found');
-      expectProblem(await app.request('DELETE', `/v1/runs/${kept}`, undefined, { key: await app.issueKey('read') }), 403, 'forbidden');
-      expectProblem(await app.request('DELETE', `/v1/runs/${kept}`, undefined, { key: await app.issueKey('run') }), 403, 'forbidden');
+      expectProblem(
+        await app.request('DELETE', `/v1/runs/${kept}`, undefined, { key: await app.issueKey('read') }),
+        403,
+        'forbidden',
+      );
+      expectProblem(
+        await app.request('DELETE', `/v1/runs/${kept}`, undefined, { key: await app.issueKey('run') }),
+        403,
+        'forbidden',
+      );
       expect((await app.request('GET', `/v1/runs/${kept}`)).status).to.equal(200);
     });
 
@@ -326,23 +381,38 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
 
   describe('retention sweep (src/store/retention.ts)', () => {
     it('deletes only ended runs completed before the cutoff, with their results and deliveries, in bounded batches', async () => {
-      const dep = (await app.request('POST', '/v1/deployments', { name: 'retained', runner: 'green', environment: 'local', webhooks: { onComplete: [{ url: `${receiver.url}/retained` }] } })).body;
+      const dep = (
+        await app.request('POST', '/v1/deployments', {
+          name: 'retained',
+          runner: 'green',
+          environment: 'local',
+          webhooks: { onComplete: [{ url: `${receiver.url}/retained` }] },
+        })
+      ).body;
       receiver.secret = dep.signingSecret;
       const ids: string[] = [];
       for (let i = 0; i < 4; i++) ids.push((await app.request('POST', `/v1/deployments/${dep.id}/runs`)).body.runId);
       for (const runId of ids) {
         await waitForRun(app, runId);
-        await eventually(async () => (await app.request('GET', `/v1/runs/${runId}/deliveries`)).body.items[0]?.status === 'delivered');
+        await eventually(
+          async () => (await app.request('GET', `/v1/runs/${runId}/deliveries`)).body.items[0]?.status === 'delivered',
+        );
       }
       const [old1, old2, old3, recent] = ids as [string, string, string, string];
       const runs = app.dataSource.getRepository(Run);
       await runs.update({ id: old1 }, { completedAt: new Date(Date.now() - 40 * DAY_MS) });
-      await runs.update({ id: old2 }, { completedAt: new Date(Date.now() - 31 * DAY_MS), status: 'failed', error: 'Run cancelled' });
+      await runs.update(
+        { id: old2 },
+        { completedAt: new Date(Date.now() - 31 * DAY_MS), status: 'failed', error: 'Run cancelled' },
+      );
       await runs.update({ id: old3 }, { completedAt: new Date(Date.now() - 35 * DAY_MS) });
       // An active run that is old is never swept, whatever its timestamps say.
       const active = await startRun('slow');
       await eventually(async () => (await app.request('GET', `/v1/runs/${active}`)).body.status === 'running');
-      await runs.update({ id: active }, { createdAt: new Date(Date.now() - 90 * DAY_MS), completedAt: new Date(Date.now() - 90 * DAY_MS) });
+      await runs.update(
+        { id: active },
+        { createdAt: new Date(Date.now() - 90 * DAY_MS), completedAt: new Date(Date.now() - 90 * DAY_MS) },
+      );
 
       const cutoff = new Date(Date.now() - 30 * DAY_MS);
       // Bounded: one batch of one run deletes exactly one, the oldest.
@@ -375,7 +445,10 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
     });
 
     /** Stores an ended (or running) run with one result and one delivery, as the worker would have. */
-    async function storedRun(status: 'completed' | 'failed' | 'running', completedDaysAgo: number | null): Promise<string> {
+    async function storedRun(
+      status: 'completed' | 'failed' | 'running',
+      completedDaysAgo: number | null,
+    ): Promise<string> {
       const id = newId('run');
       const at = completedDaysAgo === null ? null : new Date(Date.now() - completedDaysAgo * DAY_MS);
       const row = queuedRun({
@@ -392,7 +465,9 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
         variables: {},
         context: null,
       });
-      await lite.dataSource.getRepository(Run).insert({ ...row, status, completedAt: at, result: status === 'completed' ? 'passed' : null } as never);
+      await lite.dataSource
+        .getRepository(Run)
+        .insert({ ...row, status, completedAt: at, result: status === 'completed' ? 'passed' : null } as never);
       await lite.dataSource.getRepository(RunTestCaseResult).insert({
         runId: id,
         position: 0,
@@ -440,7 +515,10 @@ describe('API surface (405 Allow, disabled deployments, empty filters, webhook c
       expect(await left(recent)).to.deep.equal([1, 1, 1]);
       expect(await left(running)).to.deep.equal([1, 1, 1]);
 
-      expect(await deleteRun(lite.dataSource, lite.workspaceId, running)).to.deep.equal({ outcome: 'active', status: 'running' });
+      expect(await deleteRun(lite.dataSource, lite.workspaceId, running)).to.deep.equal({
+        outcome: 'active',
+        status: 'running',
+      });
       expectProblem(await lite.request('DELETE', `/v1/runs/${running}`), 409, 'run-active');
       expect((await lite.request('DELETE', `/v1/runs/${recent}`)).status).to.equal(204);
       expect(await left(recent)).to.deep.equal([0, 0, 0]);

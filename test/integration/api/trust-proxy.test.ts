@@ -21,14 +21,22 @@ describe('X-Forwarded-For and per-address limits', function () {
   });
 
   async function bundler(trustProxy: boolean): Promise<string> {
-    const config = { ...app.config, api: { ...app.config.api, trustProxy }, bundler: { ...app.config.bundler, port: 0, requireKey: false, rateLimitPerMinute: 2 } };
+    const config = {
+      ...app.config,
+      api: { ...app.config.api, trustProxy },
+      bundler: { ...app.config.bundler, port: 0, requireKey: false, rateLimitPerMinute: 2 },
+    };
     const handle = await startBundler(config, app.dataSource, createLogger('silent', 'bundler-test'));
     bundlers.push(handle);
     return handle.url;
   }
 
   const call = (url: string, forwardedFor: string) =>
-    fetch(`${url}/api/bundle`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor }, body: '{}' }).then((r) => r.status);
+    fetch(`${url}/api/bundle`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+      body: '{}',
+    }).then((r) => r.status);
 
   it('counts the peer address by default, whatever X-Forwarded-For says', async () => {
     const url = await bundler(false);

@@ -37,7 +37,9 @@ interface Reply<T = any> {
 const FIXTURES = {
   'syntax.js': { body: 'export const ok = 1;\nexport const broken = (1 + ;\n' },
   'tla.js': { body: 'const config = await Promise.resolve({ a: 1 });\nexport default config;\n' },
-  'node-import.js': { body: "import { readFileSync } from 'node:fs';\nexport const read = () => readFileSync('/etc/passwd');\n" },
+  'node-import.js': {
+    body: "import { readFileSync } from 'node:fs';\nexport const read = () => readFileSync('/etc/passwd');\n",
+  },
   'node-require.js': {
     body: "var hash = null;\ntry { hash = require('crypto').createHash; } catch (e) { hash = null; }\nmodule.exports = { hasNodeCrypto: function () { return hash !== null; } };\n",
   },
@@ -46,7 +48,9 @@ const FIXTURES = {
   'page.html': { body: '<!doctype html><title>lodash</title>', type: 'text/html' },
   'missing-import.js': { body: "export * from './gone.js';\n" },
   'uses-big.js': { body: "import '../big.js';\nexport const x = 1;\n" },
-  'app.js': { body: "import chunk from '/lodash-es@4.17.21/chunk.js';\nimport { distance } from '@turf/distance';\nexport const pairs = (xs) => chunk(xs, 2);\nexport { distance };\n" },
+  'app.js': {
+    body: "import chunk from '/lodash-es@4.17.21/chunk.js';\nimport { distance } from '@turf/distance';\nexport const pairs = (xs) => chunk(xs, 2);\nexport { distance };\n",
+  },
 } as const;
 
 describe('bundler service', function () {
@@ -61,7 +65,10 @@ describe('bundler service', function () {
   let main: BundlerHandle;
   let run = 0;
 
-  async function bundler(env: Record<string, string> = {}, database: DatabaseConfig = db.database): Promise<BundlerHandle> {
+  async function bundler(
+    env: Record<string, string> = {},
+    database: DatabaseConfig = db.database,
+  ): Promise<BundlerHandle> {
     const config = loadConfig({
       ASSAY_BUNDLER_PORT: '0',
       ASSAY_HOST: '127.0.0.1',
@@ -124,7 +131,11 @@ describe('bundler service', function () {
     };
   }
 
-  async function post<T = any>(b: { url: string }, body: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+  async function post<T = any>(
+    b: { url: string },
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply<T>> {
     const res = await fetch(`${b.url}/api/bundle`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
@@ -140,8 +151,17 @@ describe('bundler service', function () {
   }
 
   /** Runs `body` as a generateValue hook with `libs` loaded and answers what it returned (or the error). */
-  async function inSandbox(libs: string[], body: string): Promise<{ ok: boolean; value?: unknown; error?: { kind: string; message: string } }> {
-    const r = await sandbox.execute({ runId: `bundler-${++run}`, script: { code: `async function generateValue() { ${body} }`, libs }, hook: 'generateValue', variables: { base: target.url }, label: 'n1' });
+  async function inSandbox(
+    libs: string[],
+    body: string,
+  ): Promise<{ ok: boolean; value?: unknown; error?: { kind: string; message: string } }> {
+    const r = await sandbox.execute({
+      runId: `bundler-${++run}`,
+      script: { code: `async function generateValue() { ${body} }`, libs },
+      hook: 'generateValue',
+      variables: { base: target.url },
+      label: 'n1',
+    });
     return { ok: r.ok, value: r.value, error: r.error };
   }
 
@@ -155,7 +175,12 @@ describe('bundler service', function () {
     key = (await issueKey(dataSource.manager, workspace.id, { name: 'bundler-test', scope: 'read' })).key;
     main = await bundler();
     // As a worker does: blobs come from the store; loopback (the CDN, the target) is allowed.
-    sandbox = new Sandbox({ timeoutMs: 3000, memoryLimitMb: 64, localLibrary: storedBlobReader(dataSource, { publicUrl: main.url }), policy: testEgressPolicy() });
+    sandbox = new Sandbox({
+      timeoutMs: 3000,
+      memoryLimitMb: 64,
+      localLibrary: storedBlobReader(dataSource, { publicUrl: main.url }),
+      policy: testEgressPolicy(),
+    });
   });
   after(async () => {
     for (const b of bundlers) await b.close().catch(() => undefined);
@@ -172,15 +197,28 @@ describe('bundler service', function () {
     it('lodash-es through an unpkg-style redirect: 640 nested modules in one script under the detected name lodashEs', async () => {
       lodash = await post(main, { url: `${cdn.url}/lodash-es@4.17.21` });
       expect(lodash.status, JSON.stringify(lodash.body)).to.equal(200);
-      expect(lodash.body).to.include({ globalName: 'lodashEs', cached: false, url: `${cdn.url}/lodash-es@4.17.21`, finalUrl: `${cdn.url}/lodash-es@4.17.21/lodash.js`, pinned: true });
+      expect(lodash.body).to.include({
+        globalName: 'lodashEs',
+        cached: false,
+        url: `${cdn.url}/lodash-es@4.17.21`,
+        finalUrl: `${cdn.url}/lodash-es@4.17.21/lodash.js`,
+        pinned: true,
+      });
       expect(lodash.body.modules).to.be.greaterThan(600);
       expect(lodash.body.blobUrl).to.match(new RegExp(`^${main.url}/blobs/[0-9a-f]{64}\\.js$`));
       expect(lodash.body.blobUrl).to.contain(lodash.body.sha256);
       expect(lodash.body).not.to.have.property('code');
       expect(lodash.body.warnings).to.deep.equal([]);
 
-      const out = await inSandbox([lodash.body.blobUrl], `return [lodashEs.chunk([1, 2, 3, 4, 5], 2), lodashEs.camelCase('Foo Bar'), lodashEs.default.VERSION, typeof lodashEs.default.map]`);
-      expect(out).to.deep.equal({ ok: true, value: [[[1, 2], [3, 4], [5]], 'fooBar', '4.17.21', 'function'], error: undefined });
+      const out = await inSandbox(
+        [lodash.body.blobUrl],
+        `return [lodashEs.chunk([1, 2, 3, 4, 5], 2), lodashEs.camelCase('Foo Bar'), lodashEs.default.VERSION, typeof lodashEs.default.map]`,
+      );
+      expect(out).to.deep.equal({
+        ok: true,
+        value: [[[1, 2], [3, 4], [5]], 'fooBar', '4.17.21', 'function'],
+        error: undefined,
+      });
     });
 
     it('serves the blob with its size, a JavaScript content type, immutable caching, an ETag and open CORS', async () => {
@@ -204,43 +242,75 @@ describe('bundler service', function () {
       const before = cdn.total();
       const again = await post(main, { url: `${cdn.url}/lodash-es@4.17.21`, includeCode: true });
       expect(again.status).to.equal(200);
-      expect(again.body).to.include({ cached: true, blobUrl: lodash.body.blobUrl, size: lodash.body.size, globalName: 'lodashEs' });
+      expect(again.body).to.include({
+        cached: true,
+        blobUrl: lodash.body.blobUrl,
+        size: lodash.body.size,
+        globalName: 'lodashEs',
+      });
       expect(cdn.total()).to.equal(before);
       expect(again.body.code).to.equal(await (await fetch(lodash.body.blobUrl)).text());
     });
 
     it('other parameters are another cache entry (a miss): unminified code under a dotted name', async () => {
-      const res = await post(main, { url: `${cdn.url}/zod@4.1.12/index.js`, globalName: 'acme.zod', minify: false, includeCode: true });
+      const res = await post(main, {
+        url: `${cdn.url}/zod@4.1.12/index.js`,
+        globalName: 'acme.zod',
+        minify: false,
+        includeCode: true,
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.include({ cached: false, globalName: 'acme.zod' });
       expect(res.body.code.split('\n').length).to.be.greaterThan(1000);
       const small = await post(main, { url: `${cdn.url}/zod@4.1.12/index.js`, globalName: 'acme.zod' });
       expect(small.body.cached).to.equal(false);
       expect(small.body.size).to.be.lessThan(res.body.size);
-      const out = await inSandbox([res.body.blobUrl], `return [acme.zod.string().email().safeParse('a@b.co').success, acme.zod.number().safeParse('1').success]`);
+      const out = await inSandbox(
+        [res.body.blobUrl],
+        `return [acme.zod.string().email().safeParse('a@b.co').success, acme.zod.number().safeParse('1').success]`,
+      );
       expect(out).to.deep.equal({ ok: true, value: [true, false], error: undefined });
     });
 
     it('a default export lands on .default; defaultAccessPath "default" makes it the global itself (ky)', async () => {
       const plain = await post(main, { url: `${cdn.url}/ky@1.7.3/distribution/index.js`, globalName: 'kyLib' });
       expect(plain.status, JSON.stringify(plain.body)).to.equal(200);
-      expect(await inSandbox([plain.body.blobUrl], `return [typeof kyLib, typeof kyLib.default, typeof kyLib.get]`)).to.deep.include({ value: ['object', 'function', 'undefined'] });
+      expect(
+        await inSandbox([plain.body.blobUrl], `return [typeof kyLib, typeof kyLib.default, typeof kyLib.get]`),
+      ).to.deep.include({ value: ['object', 'function', 'undefined'] });
 
-      const direct = await post(main, { url: `${cdn.url}/ky@1.7.3/distribution/index.js`, globalName: 'kyLib', defaultAccessPath: 'default' });
+      const direct = await post(main, {
+        url: `${cdn.url}/ky@1.7.3/distribution/index.js`,
+        globalName: 'kyLib',
+        defaultAccessPath: 'default',
+      });
       expect(direct.status).to.equal(200);
       expect(direct.body.blobUrl).not.to.equal(plain.body.blobUrl);
-      const out = await inSandbox([direct.body.blobUrl], `const user = await kyLib.get($context.get('base') + '/users/2').json(); return [typeof kyLib, user.name]`);
+      const out = await inSandbox(
+        [direct.body.blobUrl],
+        `const user = await kyLib.get($context.get('base') + '/users/2').json(); return [typeof kyLib, user.name]`,
+      );
       expect(out).to.deep.equal({ ok: true, value: ['function', 'Grace'], error: undefined });
     });
 
     it('defaultAccessPath reaches into nested exports (lib.default.fn becomes lib.fn)', async () => {
-      const res = await post(main, { url: `${cdn.url}/lodash-es@4.17.21`, globalName: 'lo', defaultAccessPath: 'default' });
+      const res = await post(main, {
+        url: `${cdn.url}/lodash-es@4.17.21`,
+        globalName: 'lo',
+        defaultAccessPath: 'default',
+      });
       expect(res.status).to.equal(200);
-      expect(await inSandbox([res.body.blobUrl], `return [lo.VERSION, lo.sum([1, 2, 3])]`)).to.deep.include({ value: ['4.17.21', 6] });
+      expect(await inSandbox([res.body.blobUrl], `return [lo.VERSION, lo.sum([1, 2, 3])]`)).to.deep.include({
+        value: ['4.17.21', 6],
+      });
     });
 
     it('a defaultAccessPath the library does not export fails where the library is loaded, naming the path', async () => {
-      const res = await post(main, { url: `${cdn.url}/lodash-es@4.17.21`, globalName: 'lx', defaultAccessPath: 'default.nope' });
+      const res = await post(main, {
+        url: `${cdn.url}/lodash-es@4.17.21`,
+        globalName: 'lx',
+        defaultAccessPath: 'default.nope',
+      });
       expect(res.status).to.equal(200);
       const out = await inSandbox([res.body.blobUrl], 'return 1');
       expect(out.ok).to.equal(false);
@@ -262,7 +332,10 @@ describe('bundler service', function () {
     it('a module mixing root-relative and bare imports; one library URL per global, several in one script', async () => {
       const app = await post(main, { url: `${cdn.url}/fixtures/app.js`, globalName: 'app' });
       expect(app.status, JSON.stringify(app.body)).to.equal(200);
-      const out = await inSandbox([app.body.blobUrl, lodash.body.blobUrl], `return [app.pairs([1, 2, 3]), Math.round(app.distance([0, 0], [1, 0])), lodashEs.last([1, 2])]`);
+      const out = await inSandbox(
+        [app.body.blobUrl, lodash.body.blobUrl],
+        `return [app.pairs([1, 2, 3]), Math.round(app.distance([0, 0], [1, 0])), lodashEs.last([1, 2])]`,
+      );
       expect(out).to.deep.equal({ ok: true, value: [[[1, 2], [3]], 111, 2], error: undefined });
     });
 
@@ -279,7 +352,10 @@ describe('bundler service', function () {
       const res = await post(main, { url: `${cdn.url}/fixtures/node-require.js`, globalName: 'cjsLib' });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body.warnings.join(' ')).to.contain('requires the Node built-in "crypto"');
-      expect(await inSandbox([res.body.blobUrl], 'return cjsLib.hasNodeCrypto()')).to.deep.include({ ok: true, value: false });
+      expect(await inSandbox([res.body.blobUrl], 'return cjsLib.hasNodeCrypto()')).to.deep.include({
+        ok: true,
+        value: false,
+      });
     });
   });
 
@@ -302,16 +378,43 @@ describe('bundler service', function () {
 
     it('workers read blobs from the store: a script loads a bundle while the bundler is down', async () => {
       const b = await bundler();
-      const built = await post(b, { url: `${cdn.url}/ky@1.7.3/distribution/index.js`, globalName: 'kyStored', defaultAccessPath: 'default' });
+      const built = await post(b, {
+        url: `${cdn.url}/ky@1.7.3/distribution/index.js`,
+        globalName: 'kyStored',
+        defaultAccessPath: 'default',
+      });
       expect(built.status).to.equal(200);
       await b.close();
-      expect(await fetch(built.body.blobUrl).then(() => 'up', () => 'down')).to.equal('down');
-      const offline = new Sandbox({ timeoutMs: 3000, localLibrary: storedBlobReader(dataSource, { publicUrl: b.url }) });
+      expect(
+        await fetch(built.body.blobUrl).then(
+          () => 'up',
+          () => 'down',
+        ),
+      ).to.equal('down');
+      const offline = new Sandbox({
+        timeoutMs: 3000,
+        localLibrary: storedBlobReader(dataSource, { publicUrl: b.url }),
+      });
       try {
-        const r = await offline.execute({ runId: 'stored', script: { code: 'async function generateValue() { return typeof kyStored.get }', libs: [built.body.blobUrl] }, hook: 'generateValue', variables: {}, label: 'n1' });
+        const r = await offline.execute({
+          runId: 'stored',
+          script: { code: 'async function generateValue() { return typeof kyStored.get }', libs: [built.body.blobUrl] },
+          hook: 'generateValue',
+          variables: {},
+          label: 'n1',
+        });
         expect(r.error).to.equal(undefined);
         expect(r.value).to.equal('function');
-        const other = await offline.execute({ runId: 'stored', script: { code: 'async function generateValue() { return 1 }', libs: [`${b.url}/blobs/${'1'.repeat(64)}.js`] }, hook: 'generateValue', variables: {}, label: 'n2' });
+        const other = await offline.execute({
+          runId: 'stored',
+          script: {
+            code: 'async function generateValue() { return 1 }',
+            libs: [`${b.url}/blobs/${'1'.repeat(64)}.js`],
+          },
+          hook: 'generateValue',
+          variables: {},
+          label: 'n2',
+        });
         expect(other.error?.kind).to.equal('library');
       } finally {
         await offline.dispose();
@@ -320,27 +423,62 @@ describe('bundler service', function () {
 
     it("recognises the bundler's own blobs by address: 127.0.0.1, localhost and [::1] spellings of its public URL are read from the store", async () => {
       const b = await bundler();
-      const built = await post(b, { url: `${cdn.url}/ky@1.7.3/distribution/index.js`, globalName: 'kySpelled', defaultAccessPath: 'default' });
+      const built = await post(b, {
+        url: `${cdn.url}/ky@1.7.3/distribution/index.js`,
+        globalName: 'kySpelled',
+        defaultAccessPath: 'default',
+      });
       expect(built.status).to.equal(200);
       const port = new URL(b.url).port;
       const path = `/blobs/${built.body.sha256}.js`;
       // The public URL says localhost (ASSAY_BUNDLER_PUBLIC_URL's default spelling); the bind address 127.0.0.1.
-      const reader = storedBlobReader(dataSource, { publicUrl: `http://localhost:${port}`, host: '127.0.0.1', port: Number(port) });
+      const reader = storedBlobReader(dataSource, {
+        publicUrl: `http://localhost:${port}`,
+        host: '127.0.0.1',
+        port: Number(port),
+      });
       // A worker's policy: loopback allowed, the bundler's port refused as infrastructure.
-      const policy = testEgressPolicy([{ label: "the bundler's own port (ASSAY_BUNDLER_PORT)", host: '127.0.0.1', port: Number(port) }]);
+      const policy = testEgressPolicy([
+        { label: "the bundler's own port (ASSAY_BUNDLER_PORT)", host: '127.0.0.1', port: Number(port) },
+      ]);
       const worker = new Sandbox({ timeoutMs: 3000, localLibrary: reader, policy });
       try {
-        for (const spelling of [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, `http://127.1:${port}`]) {
-          const r = await worker.execute({ runId: 'spelled', script: { code: 'async function generateValue() { return typeof kySpelled.get }', libs: [`${spelling}${path}`] }, hook: 'generateValue', variables: {}, label: spelling });
+        for (const spelling of [
+          `http://127.0.0.1:${port}`,
+          `http://localhost:${port}`,
+          `http://[::1]:${port}`,
+          `http://127.1:${port}`,
+        ]) {
+          const r = await worker.execute({
+            runId: 'spelled',
+            script: {
+              code: 'async function generateValue() { return typeof kySpelled.get }',
+              libs: [`${spelling}${path}`],
+            },
+            hook: 'generateValue',
+            variables: {},
+            label: spelling,
+          });
           expect(r.error, spelling).to.equal(undefined);
           expect(r.value, spelling).to.equal('function');
         }
         // Another port is not the bundler: fetched under the policy like any library.
         expect(await reader(`http://127.0.0.1:${cdn.port}${path}`)).to.equal(undefined);
         // One of its blob URLs that the store lacks says so, rather than "the bundler's own port is never reachable".
-        const missing = await worker.execute({ runId: 'spelled', script: { code: 'async function generateValue() { return 1 }', libs: [`http://127.0.0.1:${port}/blobs/${'2'.repeat(64)}.js`] }, hook: 'generateValue', variables: {}, label: 'missing' });
+        const missing = await worker.execute({
+          runId: 'spelled',
+          script: {
+            code: 'async function generateValue() { return 1 }',
+            libs: [`http://127.0.0.1:${port}/blobs/${'2'.repeat(64)}.js`],
+          },
+          hook: 'generateValue',
+          variables: {},
+          label: 'missing',
+        });
         expect(missing.error?.kind).to.equal('library');
-        expect(missing.error?.message).to.match(/is a blob of this Assay's bundler, but no bundle with that digest is stored/);
+        expect(missing.error?.message).to.match(
+          /is a blob of this Assay's bundler, but no bundle with that digest is stored/,
+        );
       } finally {
         await worker.dispose();
         await policy.close();
@@ -356,7 +494,9 @@ describe('bundler service', function () {
       const answered = await post(b, body);
       expect(answered.body).to.include({ cached: true, sha256: built.body.sha256, size: built.body.size });
       expect(cdn.total()).to.equal(before);
-      expect(await (await fetch(`${b.url}/blobs/${built.body.sha256}.js`)).text()).to.equal(await (await fetch(built.body.blobUrl)).text());
+      expect(await (await fetch(`${b.url}/blobs/${built.body.sha256}.js`)).text()).to.equal(
+        await (await fetch(built.body.blobUrl)).text(),
+      );
       await b.close();
     });
 
@@ -383,7 +523,13 @@ describe('bundler service', function () {
 
   describe('guards', () => {
     it('refuses a URL that is not http(s), and one with credentials', async () => {
-      for (const url of ['ftp://example.com/lib.js', 'file:///etc/passwd', 'javascript:alert(1)', 'https://user:pw@example.com/x.js', 'lodash-es']) {
+      for (const url of [
+        'ftp://example.com/lib.js',
+        'file:///etc/passwd',
+        'javascript:alert(1)',
+        'https://user:pw@example.com/x.js',
+        'lodash-es',
+      ]) {
         const res = await post(main, { url });
         expectProblem(res, 400, 'validation-failed');
         expect(res.body.errors[0]).to.include({ field: 'url', pointer: '#/url' });
@@ -404,7 +550,10 @@ describe('bundler service', function () {
     });
 
     it('checks every redirect hop: an allowed origin redirecting to a loopback name is refused at connect time', async () => {
-      const res = await post(main, { url: `${cdn.url}/redirect?to=${encodeURIComponent(`http://localhost:${cdn.port}/ky`)}`, globalName: 'x' });
+      const res = await post(main, {
+        url: `${cdn.url}/redirect?to=${encodeURIComponent(`http://localhost:${cdn.port}/ky`)}`,
+        globalName: 'x',
+      });
       expectProblem(res, 403, 'host-not-allowed');
       expect(res.body.url).to.equal(`http://localhost:${cdn.port}/ky`);
       expect(res.body.detail).to.contain('(redirected)');
@@ -418,7 +567,10 @@ describe('bundler service', function () {
 
     it('ASSAY_BUNDLER_ALLOW_PRIVATE lifts the address check', async () => {
       const open = await bundler({ ASSAY_BUNDLER_ALLOW_PRIVATE: 'true' });
-      const res = await post(open, { url: `http://localhost:${cdn.port}/ky@1.7.3/distribution/index.js`, globalName: 'kyLocal' });
+      const res = await post(open, {
+        url: `http://localhost:${cdn.port}/ky@1.7.3/distribution/index.js`,
+        globalName: 'kyLocal',
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
     });
 
@@ -490,7 +642,9 @@ describe('bundler service', function () {
     });
 
     it('a refused request stores nothing: the next good one still works and the cache holds only good bundles', async () => {
-      const rows = await dataSource.query('SELECT COUNT(*) AS n FROM bundles WHERE url LIKE ?', [`${cdn.url}/fixtures/syntax.js%`]);
+      const rows = await dataSource.query('SELECT COUNT(*) AS n FROM bundles WHERE url LIKE ?', [
+        `${cdn.url}/fixtures/syntax.js%`,
+      ]);
       expect(Number(rows[0].n)).to.equal(0);
       const ok = await post(main, { url: `${cdn.url}/lodash-es@4.17.21` });
       expect(ok.body.cached).to.equal(true);
@@ -519,10 +673,15 @@ describe('bundler service', function () {
       for (const [body, field] of cases) {
         const res = await post(main, body);
         expectProblem(res, 400, 'validation-failed');
-        expect(res.body.errors.map((e: { field: string }) => e.field), JSON.stringify(body)).to.include(field);
+        expect(
+          res.body.errors.map((e: { field: string }) => e.field),
+          JSON.stringify(body),
+        ).to.include(field);
       }
       const detected = await post(main, { url: `${cdn.url}/ky@1.7.3/distribution/index.js` });
-      expect(detected.body.errors[0].detail).to.contain('detected from the URL').and.to.contain('"ky" is already a global');
+      expect(detected.body.errors[0].detail)
+        .to.contain('detected from the URL')
+        .and.to.contain('"ky" is already a global');
     });
 
     it('405 with Allow for a known path asked with another method (RFC 9110 §15.5.6)', async () => {
@@ -541,7 +700,11 @@ describe('bundler service', function () {
     });
 
     it('refuses bodies that are not JSON', async () => {
-      expectProblem(await post(main, 'url=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported-media-type');
+      expectProblem(
+        await post(main, 'url=x', { 'content-type': 'application/x-www-form-urlencoded' }),
+        415,
+        'unsupported-media-type',
+      );
       expectProblem(await post(main, '{"url": '), 400, 'malformed-json');
     });
   });

@@ -29,11 +29,31 @@ describe('assay CLI', function () {
       const res = await app.request('POST', '/v1/test-cases', { name, folder, flow });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
     };
-    await tc('get user', 'green', [{ type: 'api', request: { method: 'GET', url: '{{base}}/users/{{user}}' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }]);
-    await tc('wrong name', 'red', [{ type: 'api', id: 'user', request: { method: 'GET', url: '{{base}}/users/2' }, assertions: [{ target: 'response.body.name', operator: 'equals', expected: 'Ada' }] }]);
-    await tc('slow', 'slow', [{ type: 'wait', ms: 20_000 }, { type: 'api', request: { method: 'GET', url: '{{base}}/users/1' } }]);
-    await tc('few seconds', 'steady', [{ type: 'wait', ms: 2500 }, { type: 'api', request: { method: 'GET', url: '{{base}}/users/1' } }]);
-    for (const name of ['green', 'red', 'slow', 'steady']) await app.request('POST', '/v1/runners', { name, folder: name });
+    await tc('get user', 'green', [
+      {
+        type: 'api',
+        request: { method: 'GET', url: '{{base}}/users/{{user}}' },
+        assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+      },
+    ]);
+    await tc('wrong name', 'red', [
+      {
+        type: 'api',
+        id: 'user',
+        request: { method: 'GET', url: '{{base}}/users/2' },
+        assertions: [{ target: 'response.body.name', operator: 'equals', expected: 'Ada' }],
+      },
+    ]);
+    await tc('slow', 'slow', [
+      { type: 'wait', ms: 20_000 },
+      { type: 'api', request: { method: 'GET', url: '{{base}}/users/1' } },
+    ]);
+    await tc('few seconds', 'steady', [
+      { type: 'wait', ms: 2500 },
+      { type: 'api', request: { method: 'GET', url: '{{base}}/users/1' } },
+    ]);
+    for (const name of ['green', 'red', 'slow', 'steady'])
+      await app.request('POST', '/v1/runners', { name, folder: name });
   });
   after(async () => {
     await target?.close();
@@ -46,7 +66,13 @@ describe('assay CLI', function () {
       const top = await runCli(['--help']);
       expect(top.code).to.equal(0);
       expect(top.stdout).to.include('Exit codes: 0 passed · 1 tests failed · 2 usage or configuration error · 3');
-      for (const args of [['run', '--help'], ['wait', '--help'], ['deploy', 'run', '--help'], ['import', 'postman', '--help'], ['trigger', '--help']]) {
+      for (const args of [
+        ['run', '--help'],
+        ['wait', '--help'],
+        ['deploy', 'run', '--help'],
+        ['import', 'postman', '--help'],
+        ['trigger', '--help'],
+      ]) {
         const r = await runCli(args);
         expect(r.code, args.join(' ')).to.equal(0);
         expect(r.stdout, args.join(' ')).to.match(/^Usage: assay /);
@@ -57,9 +83,18 @@ describe('assay CLI', function () {
       const cases: Array<[string[], RegExp]> = [
         [['run', '--runner', 'green'], /^assay: required option '-e, --env <name>' not specified$/m],
         [['run', '--runner', 'green', '--env', 'local', '--colour'], /^assay: unknown option '--colour'$/m],
-        [['run', '--runner', 'green', '--env', 'local', '--reporter', 'cli,xml'], /^assay: unknown reporter "xml" \(choose from cli, json, junit, html\)$/m],
-        [['run', '--runner', 'green', '--env', 'local', '--timeout', 'soon'], /--timeout must be a whole number of seconds above 0, not "soon"/],
-        [['run', '--runner', 'green', '--env', 'local', '--var', 'novalue'], /--var "novalue" must look like name=value/],
+        [
+          ['run', '--runner', 'green', '--env', 'local', '--reporter', 'cli,xml'],
+          /^assay: unknown reporter "xml" \(choose from cli, json, junit, html\)$/m,
+        ],
+        [
+          ['run', '--runner', 'green', '--env', 'local', '--timeout', 'soon'],
+          /--timeout must be a whole number of seconds above 0, not "soon"/,
+        ],
+        [
+          ['run', '--runner', 'green', '--env', 'local', '--var', 'novalue'],
+          /--var "novalue" must look like name=value/,
+        ],
         [['frobnicate'], /^assay: unknown command 'frobnicate'$/m],
       ];
       for (const [args, message] of cases) {
@@ -72,9 +107,13 @@ describe('assay CLI', function () {
     it('no API key, a wrong key, an unknown runner: exit 2 with the API problem in one line', async () => {
       const noKey = await runCli(['run', '--runner', 'green', '--env', 'local'], { env: { ASSAY_URL: app.url } });
       expect(noKey.code).to.equal(2);
-      expect(noKey.stderr.trim()).to.equal('assay: no API key: set ASSAY_API_KEY (or pass --api-key, or put "apiKey" in .assay.json)');
+      expect(noKey.stderr.trim()).to.equal(
+        'assay: no API key: set ASSAY_API_KEY (or pass --api-key, or put "apiKey" in .assay.json)',
+      );
 
-      const wrongKey = await runCli(['run', '--runner', 'green', '--env', 'local'], { env: { ASSAY_URL: app.url, ASSAY_API_KEY: 'ak_nope' } });
+      const wrongKey = await runCli(['run', '--runner', 'green', '--env', 'local'], {
+        env: { ASSAY_URL: app.url, ASSAY_API_KEY: 'ak_nope' },
+      });
       expect(wrongKey.code).to.equal(2);
       expect(wrongKey.stderr).to.match(/^assay: POST \/v1\/runs: .+ \(401\)/);
 
@@ -118,7 +157,23 @@ describe('assay CLI', function () {
     });
 
     it('--secret-var sends a secret run variable: the run uses it, every answer masks it', async () => {
-      const r = await runCli(['run', '--runner', 'green', '--env', 'local', '--secret-var', 'user=4444', '--wait', '--reporter', 'cli,json', '--out', 'secret-reports'], { app, cwd });
+      const r = await runCli(
+        [
+          'run',
+          '--runner',
+          'green',
+          '--env',
+          'local',
+          '--secret-var',
+          'user=4444',
+          '--wait',
+          '--reporter',
+          'cli,json',
+          '--out',
+          'secret-reports',
+        ],
+        { app, cwd },
+      );
       expect(r.code, r.stderr).to.equal(1); // /users/4444 is a 404: the value was used
       const runId = /^Run (run_\w+)/m.exec(r.stderr)![1]!;
       const run = (await app.request('GET', `/v1/runs/${runId}`)).body;
@@ -154,13 +209,19 @@ describe('assay CLI', function () {
 
     it('an unreachable service exits 3', async () => {
       const port = await freePort();
-      const r = await runCli(['run', '--runner', 'green', '--env', 'local'], { env: { ASSAY_URL: `http://127.0.0.1:${port}`, ASSAY_API_KEY: 'ak_x' } });
+      const r = await runCli(['run', '--runner', 'green', '--env', 'local'], {
+        env: { ASSAY_URL: `http://127.0.0.1:${port}`, ASSAY_API_KEY: 'ak_x' },
+      });
       expect(r.code).to.equal(3);
       expect(r.stderr.trim()).to.equal(`assay: Assay at http://127.0.0.1:${port} could not be reached: ECONNREFUSED`);
     });
 
     it('SIGINT without a terminal cancels the run and exits 3', async () => {
-      const r = await runCli(['run', '--runner', 'slow', '--env', 'local', '--wait'], { app, cwd, signalWhen: { pattern: / running /, signal: 'SIGINT' } });
+      const r = await runCli(['run', '--runner', 'slow', '--env', 'local', '--wait'], {
+        app,
+        cwd,
+        signalWhen: { pattern: / running /, signal: 'SIGINT' },
+      });
       const sent = r.signalledOn !== undefined;
       expect(sent).to.equal(true);
       expect(r.code, r.stderr).to.equal(3);
@@ -171,7 +232,11 @@ describe('assay CLI', function () {
     });
 
     it('a CLI killed with -9 while waiting loses nothing: the run completes and `assay wait` reports it', async () => {
-      const killed = await runCli(['run', '--runner', 'steady', '--env', 'local', '--wait'], { app, cwd, signalWhen: { pattern: /^Run (run_\w+)/m, signal: 'SIGKILL' } });
+      const killed = await runCli(['run', '--runner', 'steady', '--env', 'local', '--wait'], {
+        app,
+        cwd,
+        signalWhen: { pattern: /^Run (run_\w+)/m, signal: 'SIGKILL' },
+      });
       const runId = killed.signalledOn?.[1];
       expect(killed.signal).to.equal('SIGKILL');
       expect(runId).to.be.a('string');
@@ -195,7 +260,11 @@ describe('assay CLI', function () {
       fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
       expect((await fetch(`${app.url}/cli/assay.cjs`, { headers: { 'if-none-match': etag } })).status).to.equal(304);
       // cwd is a temporary folder with no node_modules anywhere above it.
-      const r = await runCli(['run', '--runner', 'green', '--env', 'local', '--var', 'user=2', '--wait'], { app, cwd, bin: file });
+      const r = await runCli(['run', '--runner', 'green', '--env', 'local', '--var', 'user=2', '--wait'], {
+        app,
+        cwd,
+        bin: file,
+      });
       expect(r.code, r.stderr).to.equal(0);
       const help = await runCli(['import', 'postman', '--help'], { cwd, bin: file });
       expect(help.code).to.equal(0);
@@ -204,7 +273,13 @@ describe('assay CLI', function () {
 
   describe('deployments and webhooks', () => {
     it('deploy run NAME --wait, deploy webhook NAME and trigger URL start runs and report them', async () => {
-      const created = await app.request('POST', '/v1/deployments', { name: 'nightly', runner: 'red', environment: 'local', enabled: true, webhookEnabled: true });
+      const created = await app.request('POST', '/v1/deployments', {
+        name: 'nightly',
+        runner: 'red',
+        environment: 'local',
+        enabled: true,
+        webhookEnabled: true,
+      });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const list = await runCli(['deploy', 'list'], { app });
       expect(list.stdout).to.match(/^nightly\tred on local\tno schedule\tenabled\twebhook$/m);
@@ -222,7 +297,10 @@ describe('assay CLI', function () {
       // The test API listens on a port chosen at start, after its public URL was set: call it there.
       const webhookUrl = `${app.url}${new URL(created.body.webhookUrl).pathname}`;
 
-      const triggered = await runCli(['trigger', webhookUrl, '--token', created.body.webhookToken, '--field', 'branch=main', '--wait'], { app, cwd });
+      const triggered = await runCli(
+        ['trigger', webhookUrl, '--token', created.body.webhookToken, '--field', 'branch=main', '--wait'],
+        { app, cwd },
+      );
       expect(triggered.code, triggered.stderr).to.equal(1);
       const runId = /^Run (run_\w+)/m.exec(triggered.stderr)![1]!;
       const run = (await app.request('GET', `/v1/runs/${runId}`)).body;
@@ -231,7 +309,11 @@ describe('assay CLI', function () {
       const refused = await runCli(['trigger', webhookUrl, '--token', 'whk_wrong'], { env: { ASSAY_URL: app.url } });
       expect(refused.code).to.equal(2);
       expect(refused.stderr).to.match(/\(401\)/);
-      await eventually(async () => (await app.request('GET', `/v1/runs?deployment=${created.body.id}&status=running`)).body.items.length === 0 || undefined);
+      await eventually(
+        async () =>
+          (await app.request('GET', `/v1/runs?deployment=${created.body.id}&status=running`)).body.items.length === 0 ||
+          undefined,
+      );
     });
   });
 });

@@ -46,11 +46,13 @@ describe('assay export and apply (tests as files)', function () {
   let otherKey: string;
   let tmp: string;
 
-  const cli = (args: string[], key?: string): Promise<CliRun> => runCli(args, { app, cwd: tmp, env: key ? { ASSAY_API_KEY: key } : {} });
+  const cli = (args: string[], key?: string): Promise<CliRun> =>
+    runCli(args, { app, cwd: tmp, env: key ? { ASSAY_API_KEY: key } : {} });
 
   /** What a user would compare: every resource of the workspace as the API answers it. */
   async function state(key = app.key) {
-    const list = async (p: string) => (await app.request('GET', `${p}?limit=200`, undefined, { key })).body.items as Array<Record<string, unknown>>;
+    const list = async (p: string) =>
+      (await app.request('GET', `${p}?limit=200`, undefined, { key })).body.items as Array<Record<string, unknown>>;
     return {
       environments: await list('/v1/environments'),
       testCases: await list('/v1/test-cases'),
@@ -78,7 +80,13 @@ describe('assay export and apply (tests as files)', function () {
     const health = await ok('POST', '/v1/test-cases', {
       name: 'health',
       tags: ['smoke'],
-      flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/health' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }],
+      flow: [
+        {
+          type: 'api',
+          request: { method: 'GET', url: '{{base}}/health' },
+          assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+        },
+      ],
     });
     const getUser = await ok('POST', '/v1/test-cases', {
       name: 'get user',
@@ -86,7 +94,11 @@ describe('assay export and apply (tests as files)', function () {
       description: 'Reads one user.\nChecks the status.',
       tags: ['users', 'smoke'],
       flow: [
-        { type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/users/1', headers: { accept: 'application/json' } } },
+        {
+          type: 'api',
+          id: 'get',
+          request: { method: 'GET', url: '{{base}}/users/1', headers: { accept: 'application/json' } },
+        },
         {
           type: 'if',
           condition: 'nodes.get.response.status = 200',
@@ -100,9 +112,21 @@ describe('assay export and apply (tests as files)', function () {
       folder: '/users/admin/',
       tags: ['admin'],
       dataSets: [{ name: 'people', type: 'csv', csv: 'id,name\n1,Ada\n2,Grace\n', cast: true }],
-      flow: [{ type: 'iteration', id: 'each', dataSet: 'people', as: 'person', body: [{ type: 'api', request: { method: 'GET', url: '{{base}}/users/{{person.id}}' } }] }],
+      flow: [
+        {
+          type: 'iteration',
+          id: 'each',
+          dataSet: 'people',
+          as: 'person',
+          body: [{ type: 'api', request: { method: 'GET', url: '{{base}}/users/{{person.id}}' } }],
+        },
+      ],
     });
-    await ok('POST', '/v1/runners', { name: 'smoke', description: 'Quick checks', testCaseIds: [health.id, getUser.id] });
+    await ok('POST', '/v1/runners', {
+      name: 'smoke',
+      description: 'Quick checks',
+      testCaseIds: [health.id, getUser.id],
+    });
     await ok('POST', '/v1/runners', { name: 'admin', folder: 'users/admin', tags: ['admin'], order: 'createdAt' });
     await ok('POST', '/v1/deployments', {
       name: 'nightly',
@@ -112,7 +136,13 @@ describe('assay export and apply (tests as files)', function () {
       timezone: 'Europe/Berlin',
       webhookEnabled: true,
       webhooks: {
-        onComplete: [{ url: 'https://hooks.example/done', headers: { Authorization: 'Bearer hook-secret' }, payload: { text: 'Run {{run.id}} {{run.result}}' } }],
+        onComplete: [
+          {
+            url: 'https://hooks.example/done',
+            headers: { Authorization: 'Bearer hook-secret' },
+            payload: { text: 'Run {{run.id}} {{run.result}}' },
+          },
+        ],
         onFailure: [{ url: 'https://hooks.example/failed', method: 'PUT' }],
       },
     });
@@ -136,16 +166,47 @@ describe('assay export and apply (tests as files)', function () {
       YAML.parse(text);
     }
     const staging = tree['environments/staging.yaml']!;
-    expect(staging).to.include('token: { secret: true }').and.include('build: "007"').and.include('verbose: true').and.not.include('s3cr3t-value');
-    expect(YAML.parse(tree['runners/smoke.yaml']!)).to.deep.equal({ kind: 'Runner', name: 'smoke', description: 'Quick checks', testCases: ['health', 'users/get user'] });
-    expect(YAML.parse(tree['runners/admin.yaml']!)).to.deep.equal({ kind: 'Runner', name: 'admin', folder: 'users/admin', tags: ['admin'], order: 'createdAt' });
+    expect(staging)
+      .to.include('token: { secret: true }')
+      .and.include('build: "007"')
+      .and.include('verbose: true')
+      .and.not.include('s3cr3t-value');
+    expect(YAML.parse(tree['runners/smoke.yaml']!)).to.deep.equal({
+      kind: 'Runner',
+      name: 'smoke',
+      description: 'Quick checks',
+      testCases: ['health', 'users/get user'],
+    });
+    expect(YAML.parse(tree['runners/admin.yaml']!)).to.deep.equal({
+      kind: 'Runner',
+      name: 'admin',
+      folder: 'users/admin',
+      tags: ['admin'],
+      order: 'createdAt',
+    });
     const getUser = YAML.parse(tree['test-cases/users/get-user.yaml']!);
-    expect(getUser).to.include({ kind: 'TestCase', name: 'get user', folder: 'users', description: 'Reads one user.\nChecks the status.' });
+    expect(getUser).to.include({
+      kind: 'TestCase',
+      name: 'get user',
+      folder: 'users',
+      description: 'Reads one user.\nChecks the status.',
+    });
     expect(getUser.tags).to.deep.equal(['smoke', 'users']);
     expect(getUser.flow.map((n: { id: string }) => n.id)).to.deep.equal(['get', 'n1']);
-    expect(tree['test-cases/users/get-user.yaml']).to.include('description: |-\n  Reads one user.\n  Checks the status.\n');
+    expect(tree['test-cases/users/get-user.yaml']).to.include(
+      'description: |-\n  Reads one user.\n  Checks the status.\n',
+    );
     const nightly = YAML.parse(tree['deployments/nightly.yaml']!);
-    expect(nightly).to.deep.include({ kind: 'Deployment', name: 'nightly', runner: 'smoke', environment: 'staging', schedule: '0 3 1 1 *', timezone: 'Europe/Berlin', enabled: true, webhookEnabled: true });
+    expect(nightly).to.deep.include({
+      kind: 'Deployment',
+      name: 'nightly',
+      runner: 'smoke',
+      environment: 'staging',
+      schedule: '0 3 1 1 *',
+      timezone: 'Europe/Berlin',
+      enabled: true,
+      webhookEnabled: true,
+    });
     expect(nightly.webhooks.onComplete[0].headers).to.deep.equal({ Authorization: { secret: true } });
     expect(nightly.webhooks.onFailure).to.deep.equal([{ url: 'https://hooks.example/failed', method: 'PUT' }]);
     expect(tree['deployments/nightly.yaml']).not.to.include('hook-secret');
@@ -178,12 +239,19 @@ describe('assay export and apply (tests as files)', function () {
       '+ create runner smoke',
       '+ create deployment nightly',
     ]);
-    expect(res.stdout).to.include('Plan: 8 to create, 0 to update, 0 to delete.').and.include('Applied: 8 created, 0 updated, 0 deleted.');
-    expect(res.stderr).to.include('secret variable "token" is not set').and.include('secret header "Authorization" of webhooks.onComplete[0] is not set');
+    expect(res.stdout)
+      .to.include('Plan: 8 to create, 0 to update, 0 to delete.')
+      .and.include('Applied: 8 created, 0 updated, 0 deleted.');
+    expect(res.stderr)
+      .to.include('secret variable "token" is not set')
+      .and.include('secret header "Authorization" of webhooks.onComplete[0] is not set');
 
     // The runner lists the new workspace's test cases, by their new ids.
     const selected = await app.request('GET', '/v1/runners/smoke/test-cases', undefined, { key: otherKey });
-    expect(selected.body.items.map((t: { folder: string; name: string }) => `${t.folder}/${t.name}`)).to.deep.equal(['/health', 'users/get user']);
+    expect(selected.body.items.map((t: { folder: string; name: string }) => `${t.folder}/${t.name}`)).to.deep.equal([
+      '/health',
+      'users/get user',
+    ]);
     const staging = await app.request('GET', '/v1/environments/staging', undefined, { key: otherKey });
     expect(staging.body.variables).to.deep.equal({ base: 'https://staging.example', verbose: true, build: '007' });
 
@@ -193,7 +261,10 @@ describe('assay export and apply (tests as files)', function () {
     const expected = {
       ...d1,
       'environments/staging.yaml': d1['environments/staging.yaml']!.replace('  token: { secret: true }\n', ''),
-      'deployments/nightly.yaml': d1['deployments/nightly.yaml']!.replace('      headers:\n        Authorization: { secret: true }\n', ''),
+      'deployments/nightly.yaml': d1['deployments/nightly.yaml']!.replace(
+        '      headers:\n        Authorization: { secret: true }\n',
+        '',
+      ),
     };
     expect(expected['environments/staging.yaml']).not.to.equal(d1['environments/staging.yaml']);
     expect(expected['deployments/nightly.yaml']).not.to.equal(d1['deployments/nightly.yaml']);
@@ -244,7 +315,10 @@ describe('assay export and apply (tests as files)', function () {
     expect(applied.code, applied.stderr).to.equal(0);
     expect(applied.stdout).to.include('Applied: 1 created, 1 updated, 1 deleted.');
     expect((await app.request('GET', '/v1/runners/admin')).status).to.equal(404);
-    const users = (await app.request('GET', '/v1/test-cases?folder=users&limit=200')).body.items as Array<{ name: string; tags: string[] }>;
+    const users = (await app.request('GET', '/v1/test-cases?folder=users&limit=200')).body.items as Array<{
+      name: string;
+      tags: string[];
+    }>;
     expect(users.find((t) => t.name === 'get user')?.tags).to.deep.equal(['people', 'smoke']);
     expect(users.map((t) => t.name)).to.include('delete user');
 
@@ -257,10 +331,26 @@ describe('assay export and apply (tests as files)', function () {
 
   it('refuses invalid YAML, an unknown kind and a runner naming a missing test case: exit 2, one line, nothing stored', async () => {
     const cases: Array<[string, string, RegExp]> = [
-      ['runners/broken.yaml', 'kind: Runner\nname: [oops\n', /^assay: d4\/runners\/broken\.yaml: line \d+, column \d+: YAML error: /m],
-      ['widgets/w.yaml', 'kind: Widget\nname: w\n', /^assay: d4\/widgets\/w\.yaml: kind: unknown kind "Widget" \(one of Environment, TestCase, Runner, Deployment\)$/m],
-      ['runners/ghost.yaml', 'kind: Runner\nname: ghost\ntestCases:\n  - users/nobody\n', /^assay: d4\/runners\/ghost\.yaml: testCases\[0\]: no test case "users\/nobody" in the directory or the workspace/m],
-      ['environments/nameless.yaml', 'kind: Environment\nvariables: { a: 1 }\n', /^assay: d4\/environments\/nameless\.yaml: name: is missing$/m],
+      [
+        'runners/broken.yaml',
+        'kind: Runner\nname: [oops\n',
+        /^assay: d4\/runners\/broken\.yaml: line \d+, column \d+: YAML error: /m,
+      ],
+      [
+        'widgets/w.yaml',
+        'kind: Widget\nname: w\n',
+        /^assay: d4\/widgets\/w\.yaml: kind: unknown kind "Widget" \(one of Environment, TestCase, Runner, Deployment\)$/m,
+      ],
+      [
+        'runners/ghost.yaml',
+        'kind: Runner\nname: ghost\ntestCases:\n  - users/nobody\n',
+        /^assay: d4\/runners\/ghost\.yaml: testCases\[0\]: no test case "users\/nobody" in the directory or the workspace/m,
+      ],
+      [
+        'environments/nameless.yaml',
+        'kind: Environment\nvariables: { a: 1 }\n',
+        /^assay: d4\/environments\/nameless\.yaml: name: is missing$/m,
+      ],
     ];
     for (const [file, text, line] of cases) {
       const d4 = path.join(tmp, 'd4');
@@ -284,7 +374,9 @@ describe('assay export and apply (tests as files)', function () {
     const readKey = await app.issueKey('read');
     const exported = await cli(['export', '--dir', 'd-read'], readKey);
     expect(exported.code).to.equal(2);
-    expect(exported.stderr).to.include('assay: export needs a "run" or "write" API key; this key\'s scope is "read" (it sees environment values as "***")');
+    expect(exported.stderr).to.include(
+      'assay: export needs a "run" or "write" API key; this key\'s scope is "read" (it sees environment values as "***")',
+    );
     const applied = await cli(['apply', '--dir', 'd1'], readKey);
     expect(applied.code).to.equal(2);
     expect(applied.stderr).to.include('assay: apply needs a "write" API key');
@@ -318,7 +410,9 @@ describe('assay export and apply (tests as files)', function () {
     const no = await onTerminal('no\n');
     expect(no.code, no.stderr).to.equal(0);
     expect(no.stdout).to.include('+ create environment asked');
-    expect(no.stderr).to.include('Apply these changes? Type "yes" to go on: ').and.include('Not applied: nothing was changed.');
+    expect(no.stderr)
+      .to.include('Apply these changes? Type "yes" to go on: ')
+      .and.include('Not applied: nothing was changed.');
     expect(await state(otherKey)).to.deep.equal(before);
     const yes = await onTerminal('yes\n');
     expect(yes.code, yes.stderr).to.equal(0);
@@ -329,13 +423,23 @@ describe('assay export and apply (tests as files)', function () {
   it('stops at a server refusal, naming the resource and what was already applied', async () => {
     const d5 = path.join(tmp, 'd5');
     await fs.cp(path.join(tmp, 'd3'), d5, { recursive: true });
-    await fs.writeFile(path.join(d5, 'environments/extra.yaml'), 'kind: Environment\nname: extra\nvariables:\n  base: http://127.0.0.1:9\n');
-    await fs.writeFile(path.join(d5, 'test-cases/bad.yaml'), 'kind: TestCase\nname: bad\nflow:\n  - type: api\n    request: { method: GET, url: "" }\n');
+    await fs.writeFile(
+      path.join(d5, 'environments/extra.yaml'),
+      'kind: Environment\nname: extra\nvariables:\n  base: http://127.0.0.1:9\n',
+    );
+    await fs.writeFile(
+      path.join(d5, 'test-cases/bad.yaml'),
+      'kind: TestCase\nname: bad\nflow:\n  - type: api\n    request: { method: GET, url: "" }\n',
+    );
     const res = await cli(['apply', '--dir', 'd5']);
     expect(res.code, res.stderr).to.equal(2);
-    expect(res.stderr).to.match(/^assay: apply stopped at \+ create test case bad \(d5\/test-cases\/bad\.yaml\): POST \/v1\/test-cases: Validation failed \(400\): flow\[0\]\.request\.url/m);
+    expect(res.stderr).to.match(
+      /^assay: apply stopped at \+ create test case bad \(d5\/test-cases\/bad\.yaml\): POST \/v1\/test-cases: Validation failed \(400\): flow\[0\]\.request\.url/m,
+    );
     expect(res.stderr).to.include('Applied before the stop: + create environment extra');
     expect((await app.request('GET', '/v1/environments/extra')).status).to.equal(200);
-    expect((await app.request('GET', '/v1/test-cases?limit=200')).body.items.map((t: { name: string }) => t.name)).not.to.include('bad');
+    expect(
+      (await app.request('GET', '/v1/test-cases?limit=200')).body.items.map((t: { name: string }) => t.name),
+    ).not.to.include('bad');
   });
 });

@@ -114,12 +114,14 @@ async function startShop(): Promise<Shop> {
         res.writeHead(200, { 'content-type': 'application/yaml' });
         return res.end(SPEC.replace('https://shop.example.com/api', '/api'));
       }
-      if (req.method === 'GET' && url.pathname === '/items' && url.searchParams.get('limit')) return json(200, [item(1), item(2)]);
+      if (req.method === 'GET' && url.pathname === '/items' && url.searchParams.get('limit'))
+        return json(200, [item(1), item(2)]);
       if (req.method === 'POST' && url.pathname === '/items') {
         if (req.headers.authorization !== 'Bearer secret') return json(401, { error: 'who are you' });
         try {
           const input = JSON.parse(body) as { name?: unknown; price?: unknown };
-          if (typeof input.name !== 'string' || typeof input.price !== 'number') return json(400, { error: 'bad item' });
+          if (typeof input.name !== 'string' || typeof input.price !== 'number')
+            return json(400, { error: 'bad item' });
           return json(201, { id: 3, name: input.name, price: input.price });
         } catch {
           return json(400, { error: 'not JSON' });
@@ -164,7 +166,11 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     const runId = runIdOf(stderr);
     if (!runId) return '';
     const results = await app.request('GET', `/v1/runs/${runId}/results`);
-    return JSON.stringify(results.body.details?.testCases?.map((t: any) => ({ name: t.name, failures: t.failures })), null, 1);
+    return JSON.stringify(
+      results.body.details?.testCases?.map((t: any) => ({ name: t.name, failures: t.failures })),
+      null,
+      1,
+    );
   }
 
   async function contractCases(): Promise<any[]> {
@@ -174,7 +180,21 @@ describe('assay import openapi (CLI, real API and worker)', function () {
   }
 
   it('imports one test case per operation with a success response, environment and runner, and lists what it skipped and the variables to set', async () => {
-    const r = await runCli(['import', 'openapi', specFile, '--base-url', shop.url, '--environment', 'contract', '--runner', 'contract', '--json'], { app, cwd: dir });
+    const r = await runCli(
+      [
+        'import',
+        'openapi',
+        specFile,
+        '--base-url',
+        shop.url,
+        '--environment',
+        'contract',
+        '--runner',
+        'contract',
+        '--json',
+      ],
+      { app, cwd: dir },
+    );
     expect(r.code, r.stderr).to.equal(0);
     const report = JSON.parse(r.stdout);
     expect(report.counts).to.deep.equal({ created: 3, updated: 0, unchanged: 0, skipped: 1, failed: 0 });
@@ -183,7 +203,9 @@ describe('assay import openapi (CLI, real API and worker)', function () {
       'created GET /items/{itemId} tiny-shop/items',
       'created POST /items tiny-shop/items',
     ]);
-    expect(report.skipped).to.deep.equal([{ operation: 'GET /health', reason: 'no documented success response (2xx; default does not count)' }]);
+    expect(report.skipped).to.deep.equal([
+      { operation: 'GET /health', reason: 'no documented success response (2xx; default does not count)' },
+    ]);
     expect(report.environment).to.deep.equal({ name: 'contract', action: 'created', baseUrl: shop.url });
     expect(report.runner).to.include({ name: 'contract', action: 'created', folder: 'tiny-shop' });
     expect(report.variables.map((v: any) => v.name)).to.deep.equal(['token']);
@@ -197,13 +219,22 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     expect(cases).to.have.length(3);
     for (const tc of cases) expect(tc.tags).to.include.members(['contract', 'items']);
     const runnerCases = await app.request('GET', '/v1/runners/contract/test-cases');
-    expect(runnerCases.body.items.map((t: any) => t.name).sort()).to.deep.equal(['GET /items', 'GET /items/{itemId}', 'POST /items']);
+    expect(runnerCases.body.items.map((t: any) => t.name).sort()).to.deep.equal([
+      'GET /items',
+      'GET /items/{itemId}',
+      'POST /items',
+    ]);
   });
 
   it('the contract tests pass against a server that keeps the contract, sending the documented parameters, body and credentials', async () => {
-    expect((await app.request('PATCH', '/v1/environments/contract', { variables: { token: 'secret' } })).status).to.equal(200);
+    expect(
+      (await app.request('PATCH', '/v1/environments/contract', { variables: { token: 'secret' } })).status,
+    ).to.equal(200);
     shop.requests.length = 0;
-    const r = await runCli(['run', '--runner', 'contract', '--env', 'contract', '--wait', '--poll-interval', '0.2'], { app, cwd: dir });
+    const r = await runCli(['run', '--runner', 'contract', '--env', 'contract', '--wait', '--poll-interval', '0.2'], {
+      app,
+      cwd: dir,
+    });
     expect(r.code, r.stdout + r.stderr + (await failuresOf(r.stderr))).to.equal(0);
     const seen = shop.requests.map((q) => `${q.method} ${q.url}`).sort();
     expect(seen).to.deep.equal(['GET /items/7', 'GET /items?limit=10', 'POST /items']);
@@ -216,7 +247,10 @@ describe('assay import openapi (CLI, real API and worker)', function () {
   it('a server that breaks the contract (a field of the wrong type) fails that operation on matchesSchema', async () => {
     shop.broken = true;
     try {
-      const r = await runCli(['run', '--runner', 'contract', '--env', 'contract', '--wait', '--poll-interval', '0.2'], { app, cwd: dir });
+      const r = await runCli(['run', '--runner', 'contract', '--env', 'contract', '--wait', '--poll-interval', '0.2'], {
+        app,
+        cwd: dir,
+      });
       expect(r.code, r.stdout + r.stderr).to.equal(1);
       const runId = runIdOf(r.stderr);
       expect(runId, r.stderr).to.be.a('string');
@@ -234,7 +268,21 @@ describe('assay import openapi (CLI, real API and worker)', function () {
 
   it('a re-import reports every test case unchanged and creates no duplicates; a changed description updates in place', async () => {
     const before = await contractCases();
-    const again = await runCli(['import', 'openapi', specFile, '--base-url', shop.url, '--environment', 'contract', '--runner', 'contract', '--json'], { app, cwd: dir });
+    const again = await runCli(
+      [
+        'import',
+        'openapi',
+        specFile,
+        '--base-url',
+        shop.url,
+        '--environment',
+        'contract',
+        '--runner',
+        'contract',
+        '--json',
+      ],
+      { app, cwd: dir },
+    );
     expect(again.code, again.stderr).to.equal(0);
     const report = JSON.parse(again.stdout);
     expect(report.counts).to.deep.equal({ created: 0, updated: 0, unchanged: 3, skipped: 1, failed: 0 });
@@ -242,18 +290,27 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     expect(report.runner.action).to.equal('unchanged');
     expect((await contractCases()).map((t) => t.id).sort()).to.deep.equal(before.map((t) => t.id).sort());
     // The token set by hand survives the merge patch.
-    expect((await app.request('GET', '/v1/environments/contract')).body.variables).to.deep.equal({ baseUrl: shop.url, token: 'secret' });
+    expect((await app.request('GET', '/v1/environments/contract')).body.variables).to.deep.equal({
+      baseUrl: shop.url,
+      token: 'secret',
+    });
 
     const changedFile = path.join(dir, 'shop-v2.yaml');
     fs.writeFileSync(changedFile, SPEC.replace('version: "1.0"', 'version: "1.1"'));
-    const changed = await runCli(['import', 'openapi', changedFile, '--base-url', shop.url, '--environment', 'contract'], { app, cwd: dir });
+    const changed = await runCli(
+      ['import', 'openapi', changedFile, '--base-url', shop.url, '--environment', 'contract'],
+      { app, cwd: dir },
+    );
     expect(changed.code, changed.stderr).to.equal(0);
     expect(changed.stderr).to.match(/0 created, 3 updated, 0 unchanged, 1 skipped/);
     expect((await contractCases()).map((t) => t.id).sort()).to.deep.equal(before.map((t) => t.id).sort());
   });
 
   it('--dry-run saves nothing and prints the test case documents', async () => {
-    const r = await runCli(['import', 'openapi', specFile, '--folder', 'dry/run', '--tags', 'nothing-has-this,items', '--dry-run'], { app, cwd: dir });
+    const r = await runCli(
+      ['import', 'openapi', specFile, '--folder', 'dry/run', '--tags', 'nothing-has-this,items', '--dry-run'],
+      { app, cwd: dir },
+    );
     expect(r.code, r.stderr).to.equal(0);
     const docs = JSON.parse(r.stdout);
     expect(docs.map((d: any) => d.folder)).to.deep.equal(['dry/run/items', 'dry/run/items', 'dry/run/items']);
@@ -263,7 +320,10 @@ describe('assay import openapi (CLI, real API and worker)', function () {
   });
 
   it('reads SPEC from a URL and resolves a relative servers[0].url against it', async () => {
-    const r = await runCli(['import', 'openapi', `${shop.url}/openapi.yaml`, '--environment', 'from-url', '--dry-run', '--json'], { app, cwd: dir });
+    const r = await runCli(
+      ['import', 'openapi', `${shop.url}/openapi.yaml`, '--environment', 'from-url', '--dry-run', '--json'],
+      { app, cwd: dir },
+    );
     expect(r.code, r.stderr).to.equal(0);
     const report = JSON.parse(r.stdout);
     expect(report).to.include({ title: 'Tiny Shop', baseUrl: `${shop.url}/api` });
@@ -279,7 +339,9 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     fs.writeFileSync(swagger, JSON.stringify({ swagger: '2.0', info: { title: 'old' }, paths: {} }));
     const r1 = await runCli(['import', 'openapi', swagger], { app, cwd: dir });
     expect(r1.code).to.equal(2);
-    expect(r1.stderr.trim().split('\n')).to.deep.equal([`assay: ${swagger}: Only OpenAPI 3.x documents can be imported (this one says openapi: "2.0")`]);
+    expect(r1.stderr.trim().split('\n')).to.deep.equal([
+      `assay: ${swagger}: Only OpenAPI 3.x documents can be imported (this one says openapi: "2.0")`,
+    ]);
     const broken = path.join(dir, 'broken.json');
     fs.writeFileSync(broken, '{"openapi": "3.0.0",\n "info" {}}');
     const r2 = await runCli(['import', 'openapi', broken], { app, cwd: dir });
@@ -307,9 +369,21 @@ describe('assay import openapi (CLI, real API and worker)', function () {
       const args = ['import', 'openapi', path.join(examples, file), '--folder', `examples/${file}`, '--json'];
       const first = await runCli(args, { app, cwd: dir });
       expect(first.code, first.stderr).to.equal(0);
-      expect(JSON.parse(first.stdout).counts, file).to.deep.equal({ created, updated: 0, unchanged: 0, skipped, failed: 0 });
+      expect(JSON.parse(first.stdout).counts, file).to.deep.equal({
+        created,
+        updated: 0,
+        unchanged: 0,
+        skipped,
+        failed: 0,
+      });
       const again = await runCli(args, { app, cwd: dir });
-      expect(JSON.parse(again.stdout).counts, file).to.deep.equal({ created: 0, updated: 0, unchanged: created, skipped, failed: 0 });
+      expect(JSON.parse(again.stdout).counts, file).to.deep.equal({
+        created: 0,
+        updated: 0,
+        unchanged: created,
+        skipped,
+        failed: 0,
+      });
     }
   });
 
@@ -325,14 +399,26 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     // The worker may not call the API's own port (docs/security.md, address policy rule 2: the
     // service's infrastructure). The mocks are reached on their own port (docs/mocks.md "A port of
     // their own").
-    await app.request('POST', '/v1/environments', { name: 'mocks-direct', variables: { baseUrl: report.mocks.mockBaseUrl, token: 'any' } });
-    const direct = await runCli(['run', '--runner', 'contract', '--env', 'mocks-direct', '--wait', '--poll-interval', '0.2'], { app, cwd: dir });
+    await app.request('POST', '/v1/environments', {
+      name: 'mocks-direct',
+      variables: { baseUrl: report.mocks.mockBaseUrl, token: 'any' },
+    });
+    const direct = await runCli(
+      ['run', '--runner', 'contract', '--env', 'mocks-direct', '--wait', '--poll-interval', '0.2'],
+      { app, cwd: dir },
+    );
     expect(direct.code).to.equal(1);
     const why = await failuresOf(direct.stderr);
     expect(why, why).to.match(/ADDRESS_NOT_ALLOWED.*the API's own port/);
-    const envRes = await app.request('POST', '/v1/environments', { name: 'mocks', variables: { baseUrl: `${app.api.mockUrl}${mockBase.pathname}`, token: 'any' } });
+    const envRes = await app.request('POST', '/v1/environments', {
+      name: 'mocks',
+      variables: { baseUrl: `${app.api.mockUrl}${mockBase.pathname}`, token: 'any' },
+    });
     expect(envRes.status).to.equal(201);
-    const run = await runCli(['run', '--runner', 'contract', '--env', 'mocks', '--wait', '--poll-interval', '0.2'], { app, cwd: dir });
+    const run = await runCli(['run', '--runner', 'contract', '--env', 'mocks', '--wait', '--poll-interval', '0.2'], {
+      app,
+      cwd: dir,
+    });
     expect(run.code, run.stdout + run.stderr + (await failuresOf(run.stderr))).to.equal(0);
   });
 });

@@ -67,7 +67,13 @@ describe('the one-file CLI on Node 22.0.0, Node 24 and an older Node', function 
     const tc = await app.request('POST', '/v1/test-cases', {
       name: 'get user',
       folder: 'green',
-      flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/users/1' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }],
+      flow: [
+        {
+          type: 'api',
+          request: { method: 'GET', url: '{{base}}/users/1' },
+          assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+        },
+      ],
     });
     expect(tc.status, JSON.stringify(tc.body)).to.equal(201);
     await app.request('POST', '/v1/runners', { name: 'green', folder: 'green' });
@@ -90,20 +96,54 @@ describe('the one-file CLI on Node 22.0.0, Node 24 and an older Node', function 
       expect(cliVersion.code, cliVersion.stderr).to.equal(0);
       expect(cliVersion.stdout).to.match(/^\d+\.\d+\.\d+\n$/);
 
-      const ran = await runCli(['run', '--runner', 'green', '--env', 'local', '--wait', '--poll-interval', '0.2', '--reporter', 'cli,junit', '--out', 'reports'], { app, node, bin: bundle, cwd });
+      const ran = await runCli(
+        [
+          'run',
+          '--runner',
+          'green',
+          '--env',
+          'local',
+          '--wait',
+          '--poll-interval',
+          '0.2',
+          '--reporter',
+          'cli,junit',
+          '--out',
+          'reports',
+        ],
+        { app, node, bin: bundle, cwd },
+      );
       expect(ran.code, ran.stderr).to.equal(0);
       const runId = /^Run (run_\w+) \(green on local\)$/m.exec(ran.stderr)?.[1];
       expect(runId, ran.stderr).to.be.a('string');
       expect(ran.stderr).to.match(new RegExp(`\\] ${runId} completed$`, 'm'));
-      expect((await app.request('GET', `/v1/runs/${runId}`)).body).to.include({ status: 'completed', result: 'passed' });
-      expect(fs.readFileSync(path.join(cwd, 'reports', 'junit.xml'), 'utf8')).to.match(/<testcase [^>]*name="get user"/);
+      expect((await app.request('GET', `/v1/runs/${runId}`)).body).to.include({
+        status: 'completed',
+        result: 'passed',
+      });
+      expect(fs.readFileSync(path.join(cwd, 'reports', 'junit.xml'), 'utf8')).to.match(
+        /<testcase [^>]*name="get user"/,
+      );
 
-      const imported = await runCli(['import', 'openapi', path.join(dir, 'users.yaml'), '--folder', `node${major}`, '--dry-run'], { app, node, bin: bundle, cwd });
+      const imported = await runCli(
+        ['import', 'openapi', path.join(dir, 'users.yaml'), '--folder', `node${major}`, '--dry-run'],
+        { app, node, bin: bundle, cwd },
+      );
       expect(imported.code, imported.stderr).to.equal(0);
-      const docs = JSON.parse(imported.stdout) as Array<{ folder: string; flow: Array<{ request: { method: string; url: string; body?: unknown } }> }>;
+      const docs = JSON.parse(imported.stdout) as Array<{
+        folder: string;
+        flow: Array<{ request: { method: string; url: string; body?: unknown } }>;
+      }>;
       expect(docs.map((d) => d.folder)).to.deep.equal([`node${major}`, `node${major}`]);
       // The request body is sample data made from the schema (src/mock/samples.ts).
-      expect(docs.map((d) => d.flow[0]!.request)).to.deep.include.members([{ method: 'POST', url: '{{baseUrl}}/users', headers: { 'Content-Type': 'application/json' }, body: { name: 'Ada' } }]);
+      expect(docs.map((d) => d.flow[0]!.request)).to.deep.include.members([
+        {
+          method: 'POST',
+          url: '{{baseUrl}}/users',
+          headers: { 'Content-Type': 'application/json' },
+          body: { name: 'Ada' },
+        },
+      ]);
       expect(imported.stderr).to.match(/Would be: 2 created, 0 updated, 0 unchanged, 0 skipped/);
 
       const exported = await runCli(['export', '--dir', 'files'], { app, node, bin: bundle, cwd });

@@ -30,19 +30,29 @@ async function runNewman(collectionFile: string, environmentFile: string, dir: s
   const report = path.join(dir, 'newman.json');
   const newman = path.join(ROOT, 'node_modules/newman/bin/newman.js');
   const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, [newman, 'run', collectionFile, '-e', environmentFile, '-r', 'json', '--reporter-json-export', report], { stdio: 'ignore', cwd: dir });
+    const child = spawn(
+      process.execPath,
+      [newman, 'run', collectionFile, '-e', environmentFile, '-r', 'json', '--reporter-json-export', report],
+      { stdio: 'ignore', cwd: dir },
+    );
     child.on('error', reject);
     child.on('exit', resolve);
   });
   expect(code, 'newman exit code (1: some tests fail on purpose)').to.equal(1);
   const summary = JSON.parse(fs.readFileSync(report, 'utf8')) as NewmanSummary;
   const out = new Map<string, boolean>();
-  for (const ex of summary.run.executions) for (const a of ex.assertions ?? []) out.set(`${ex.item.name} :: ${a.assertion}`, !a.error);
+  for (const ex of summary.run.executions)
+    for (const a of ex.assertions ?? []) out.set(`${ex.item.name} :: ${a.assertion}`, !a.error);
   return out;
 }
 
 interface NewmanSummary {
-  run: { executions: Array<{ item: { name: string }; assertions?: Array<{ assertion: string; error?: { message: string } }> }> };
+  run: {
+    executions: Array<{
+      item: { name: string };
+      assertions?: Array<{ assertion: string; error?: { message: string } }>;
+    }>;
+  };
 }
 
 interface ResultNode {
@@ -75,9 +85,14 @@ describe('Postman import: same pass/fail per test as Newman (go-httpbin on loopb
   before(async function () {
     let bin: string;
     try {
-      bin = execFileSync(path.join(ROOT, 'scripts/ensure-httpbin.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+      bin = execFileSync(path.join(ROOT, 'scripts/ensure-httpbin.sh'), {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }).trim();
     } catch (err) {
-      throw new Error(`go-httpbin is needed (scripts/ensure-httpbin.sh builds it with Go): ${(err as Error).message}`, { cause: err });
+      throw new Error(`go-httpbin is needed (scripts/ensure-httpbin.sh builds it with Go): ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     const port = await freePort();
     httpbin = spawn(bin, ['-host', '127.0.0.1', '-port', String(port)], { stdio: 'ignore' });
@@ -100,20 +115,46 @@ describe('Postman import: same pass/fail per test as Newman (go-httpbin on loopb
 
     const newman = await runNewman(path.join(FIXTURES, 'coverage.postman_collection.json'), envFile, dir);
 
-    const imported = await runCli(['import', 'postman', path.join(FIXTURES, 'coverage.postman_collection.json'), '--environment', envFile, '--runner', 'coverage'], { app, cwd: dir });
+    const imported = await runCli(
+      [
+        'import',
+        'postman',
+        path.join(FIXTURES, 'coverage.postman_collection.json'),
+        '--environment',
+        envFile,
+        '--runner',
+        'coverage',
+      ],
+      { app, cwd: dir },
+    );
     expect(imported.code, imported.stderr).to.equal(0);
     expect(imported.stderr).to.include('Imported "Assay Postman coverage": 21 requests into 5 test cases.');
     expect(imported.stderr).to.match(/folder variables \(folderVar\) are not imported/);
 
-    const run = await runCli(['run', '--runner', 'coverage', '--env', 'httpbin-local', '--wait', '--reporter', 'json', '--out', 'reports'], { app, cwd: dir });
+    const run = await runCli(
+      ['run', '--runner', 'coverage', '--env', 'httpbin-local', '--wait', '--reporter', 'json', '--out', 'reports'],
+      { app, cwd: dir },
+    );
     const runId = /Run (run_[0-9A-Za-z]+)/.exec(run.stderr)![1]!;
     const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
     expect(run.code, run.stderr).to.equal(1); // the collection has deliberately failing tests
     const assay = assayOutcomes(results);
 
-    const rows = [...new Set([...newman.keys(), ...assay.keys()])].map((key) => ({ key, newman: newman.get(key), assay: assay.get(key) }));
+    const rows = [...new Set([...newman.keys(), ...assay.keys()])].map((key) => ({
+      key,
+      newman: newman.get(key),
+      assay: assay.get(key),
+    }));
     const differing = rows.filter((r) => r.newman !== r.assay);
-    if (differing.length || process.env.ASSAY_PRINT_COMPARISON) console.log(rows.map((r) => `${r.newman === undefined ? '-' : r.newman ? 'pass' : 'FAIL'}\t${r.assay === undefined ? '-' : r.assay ? 'pass' : 'FAIL'}\t${r.key}`).join('\n'));
+    if (differing.length || process.env.ASSAY_PRINT_COMPARISON)
+      console.log(
+        rows
+          .map(
+            (r) =>
+              `${r.newman === undefined ? '-' : r.newman ? 'pass' : 'FAIL'}\t${r.assay === undefined ? '-' : r.assay ? 'pass' : 'FAIL'}\t${r.key}`,
+          )
+          .join('\n'),
+      );
     expect(differing, 'tests whose outcome differs (Newman vs Assay)').to.deep.equal([]);
     expect(rows.length).to.be.greaterThan(50);
     const failed = rows.filter((r) => !r.newman).map((r) => r.key);
@@ -131,15 +172,45 @@ describe('Postman import: same pass/fail per test as Newman (go-httpbin on loopb
   });
 
   it('importing again changes nothing; --dry-run writes nothing', async () => {
-    const again = await runCli(['import', 'postman', path.join(FIXTURES, 'coverage.postman_collection.json'), '--runner', 'coverage', '--env-name', 'httpbin-local', '--json'], { app, cwd: dir });
+    const again = await runCli(
+      [
+        'import',
+        'postman',
+        path.join(FIXTURES, 'coverage.postman_collection.json'),
+        '--runner',
+        'coverage',
+        '--env-name',
+        'httpbin-local',
+        '--json',
+      ],
+      { app, cwd: dir },
+    );
     expect(again.code, again.stderr).to.equal(0);
     const report = JSON.parse(again.stdout);
-    expect(report.testCases.map((t: { action: string }) => t.action)).to.deep.equal(['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(report.testCases.map((t: { action: string }) => t.action)).to.deep.equal([
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+    ]);
     expect(report.runner.action).to.equal('unchanged');
     const listed = (await app.request('GET', '/v1/test-cases?folder=Assay%20Postman%20coverage')).body.items;
     expect(listed).to.have.length(5);
 
-    const dry = await runCli(['import', 'postman', path.join(FIXTURES, 'coverage.postman_collection.json'), '--folder', 'dry', '--runner', 'dry', '--dry-run'], { app, cwd: dir });
+    const dry = await runCli(
+      [
+        'import',
+        'postman',
+        path.join(FIXTURES, 'coverage.postman_collection.json'),
+        '--folder',
+        'dry',
+        '--runner',
+        'dry',
+        '--dry-run',
+      ],
+      { app, cwd: dir },
+    );
     expect(dry.code, dry.stderr).to.equal(0);
     expect(dry.stderr).to.include('Would import');
     expect((await app.request('GET', '/v1/test-cases?folder=dry')).body.items).to.have.length(0);

@@ -48,10 +48,20 @@ describe('assay run --wait with every reporter', function () {
     expect(rows.status, JSON.stringify(rows.body)).to.equal(201);
     const plain = await app.request('POST', '/v1/test-cases', {
       name: 'user 1 is Ada',
-      flow: [{ type: 'api', id: 'one', request: { method: 'GET', url: '{{base}}/users/1' }, assertions: [{ target: 'response.body.name', operator: 'equals', expected: 'Ada' }] }],
+      flow: [
+        {
+          type: 'api',
+          id: 'one',
+          request: { method: 'GET', url: '{{base}}/users/1' },
+          assertions: [{ target: 'response.body.name', operator: 'equals', expected: 'Ada' }],
+        },
+      ],
     });
     expect(plain.status, JSON.stringify(plain.body)).to.equal(201);
-    const runner = await app.request('POST', '/v1/runners', { name: 'reports', testCaseIds: [rows.body.id, plain.body.id] });
+    const runner = await app.request('POST', '/v1/runners', {
+      name: 'reports',
+      testCaseIds: [rows.body.id, plain.body.id],
+    });
     expect(runner.status, JSON.stringify(runner.body)).to.equal(201);
   });
   after(async () => {
@@ -62,10 +72,28 @@ describe('assay run --wait with every reporter', function () {
 
   it('exits 1, prints the failing row with expected and actual, and writes junit.xml (one testcase per row), results.json and report.html', async () => {
     const out = path.join(dir, 'reports');
-    const res = await runCli(['run', '--runner', 'reports', '--env', 'ci', '--wait', '--poll-interval', '0.2', '--reporter', 'cli,json,junit,html', '--out', out], { app });
+    const res = await runCli(
+      [
+        'run',
+        '--runner',
+        'reports',
+        '--env',
+        'ci',
+        '--wait',
+        '--poll-interval',
+        '0.2',
+        '--reporter',
+        'cli,json,junit,html',
+        '--out',
+        out,
+      ],
+      { app },
+    );
     expect(res.code, `${res.stdout}\n${res.stderr}`).to.equal(1);
 
-    expect(res.stdout).to.match(/✘ get user/).and.match(/✔ user 1 is Ada/);
+    expect(res.stdout)
+      .to.match(/✘ get user/)
+      .and.match(/✔ user 1 is Ada/);
     expect(res.stdout).to.include('[row 3: {"id":99,"name":"Nobody"}]');
     expect(res.stdout).to.match(/expected 200\s+│\s+actual 404/);
     expect(res.stdout).to.include('Test cases:  1 passed, 1 failed, 0 skipped (2)');
@@ -77,7 +105,11 @@ describe('assay run --wait with every reporter', function () {
     const doc = parseXml(xml);
     expect(doc.documentElement.getAttribute('tests')).to.equal('4');
     expect(doc.documentElement.getAttribute('failures')).to.equal('1');
-    const cases = testcases(doc).map((c) => ({ name: c.getAttribute('name'), classname: c.getAttribute('classname'), failures: c.getElementsByTagName('failure').length }));
+    const cases = testcases(doc).map((c) => ({
+      name: c.getAttribute('name'),
+      classname: c.getAttribute('classname'),
+      failures: c.getElementsByTagName('failure').length,
+    }));
     expect(cases).to.deep.equal([
       { name: 'get user [row 1: {"id":1,"name":"Ada"}]', classname: 'reports.users', failures: 0 },
       { name: 'get user [row 2: {"id":2,"name":"Grace"}]', classname: 'reports.users', failures: 0 },
@@ -94,6 +126,9 @@ describe('assay run --wait with every reporter', function () {
     expect(results.details.testCases.map((t: { name: string }) => t.name)).to.deep.equal(['get user', 'user 1 is Ada']);
 
     const html = await fs.readFile(path.join(out, 'report.html'), 'utf8');
-    expect(html).to.match(/^<!doctype html>/).and.include('get user').and.include('row 3: {&quot;id&quot;:99');
+    expect(html)
+      .to.match(/^<!doctype html>/)
+      .and.include('get user')
+      .and.include('row 3: {&quot;id&quot;:99');
   });
 });

@@ -19,12 +19,25 @@ describe('outgoing webhook signatures (x-assay-signature and Standard Webhooks)'
 
   before(async () => {
     [app, target, receiver] = await Promise.all([
-      startTestApp({ worker: true, env: { ASSAY_WEBHOOK_RETRY_INITIAL_MS: '200', ASSAY_WEBHOOK_RETRY_MAX_MS: '1000' } }),
+      startTestApp({
+        worker: true,
+        env: { ASSAY_WEBHOOK_RETRY_INITIAL_MS: '200', ASSAY_WEBHOOK_RETRY_MAX_MS: '1000' },
+      }),
       startTarget(),
       startReceiver(),
     ]);
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
-    await app.request('POST', '/v1/test-cases', { name: 'ok', folder: 'f', flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/users/1' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }] });
+    await app.request('POST', '/v1/test-cases', {
+      name: 'ok',
+      folder: 'f',
+      flow: [
+        {
+          type: 'api',
+          request: { method: 'GET', url: '{{base}}/users/1' },
+          assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+        },
+      ],
+    });
     await app.request('POST', '/v1/runners', { name: 'r', folder: 'f' });
   });
   after(async () => {
@@ -39,7 +52,11 @@ describe('outgoing webhook signatures (x-assay-signature and Standard Webhooks)'
       runner: 'r',
       environment: 'local',
       // A header the entry sets itself cannot replace the signature headers.
-      webhooks: { onComplete: [{ url: `${receiver.url}/signed`, headers: { 'webhook-signature': 'v1,forged', 'webhook-id': 'forged' } }] },
+      webhooks: {
+        onComplete: [
+          { url: `${receiver.url}/signed`, headers: { 'webhook-signature': 'v1,forged', 'webhook-id': 'forged' } },
+        ],
+      },
     });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const secret = created.body.signingSecret as string;
@@ -65,7 +82,9 @@ describe('outgoing webhook signatures (x-assay-signature and Standard Webhooks)'
 
     const wh = new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
     expect(wh.verify(got.raw, headers)).to.deep.equal(got.body);
-    expect(new Webhook(`whsec_${Buffer.from(secret, 'utf8').toString('base64')}`).verify(got.raw, headers)).to.deep.equal(got.body);
+    expect(
+      new Webhook(`whsec_${Buffer.from(secret, 'utf8').toString('base64')}`).verify(got.raw, headers),
+    ).to.deep.equal(got.body);
     expect(() => wh.verify(got.raw.replace('"passed"', '"failed"'), headers)).to.throw(/No matching signature/);
     // Replayed 10 minutes later: the library refuses the old timestamp (tolerance 5 minutes), and
     // moving the timestamp breaks the signature.

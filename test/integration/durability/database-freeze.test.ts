@@ -61,7 +61,10 @@ describe('a frozen database (a stopped server: connections hang, nothing is refu
   async function timed<T = any>(label: string, call: () => Promise<Reply<T>>): Promise<Reply<T>> {
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
-    const reply = await Promise.race([call(), new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 20_000)))]);
+    const reply = await Promise.race([
+      call(),
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 20_000))),
+    ]);
     clearTimeout(timer);
     const ms = Math.round(performance.now() - started);
     timings.push(`${label} ${reply?.status ?? 'no answer'} in ${ms} ms`);
@@ -82,7 +85,13 @@ describe('a frozen database (a stopped server: connections hang, nothing is refu
       await app.request('POST', '/v1/test-cases', {
         name: `step ${i}`,
         folder: 'freeze',
-        flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/slow?ms=500' }, assertions: [{ target: 'response.body.waited', operator: 'equals', expected: 500 }] }],
+        flow: [
+          {
+            type: 'api',
+            request: { method: 'GET', url: '{{base}}/slow?ms=500' },
+            assertions: [{ target: 'response.body.waited', operator: 'equals', expected: 500 }],
+          },
+        ],
       });
     }
     await app.request('POST', '/v1/runners', { name: 'freeze', folder: 'freeze' });
@@ -91,40 +100,85 @@ describe('a frozen database (a stopped server: connections hang, nothing is refu
     expect((await app.request('GET', '/v1/runs', undefined, { key: otherKey })).status).to.equal(200);
 
     const runIds: string[] = [];
-    for (let i = 0; i < 3; i++) runIds.push((await app.request('POST', '/v1/runs', { runner: 'freeze', environment: 'local' })).body.runId);
+    for (let i = 0; i < 3; i++)
+      runIds.push((await app.request('POST', '/v1/runs', { runner: 'freeze', environment: 'local' })).body.runId);
     // A scheduled run: its workflow id is the schedule's, found through its AssayRunId.
-    const dep = (await app.request('POST', '/v1/deployments', { name: 'yearly', runner: 'freeze', environment: 'local', schedule: '0 0 1 1 *' })).body;
+    const dep = (
+      await app.request('POST', '/v1/deployments', {
+        name: 'yearly',
+        runner: 'freeze',
+        environment: 'local',
+        schedule: '0 0 1 1 *',
+      })
+    ).body;
     await (await temporalClient()).schedule.getHandle(app.api.schedules.scheduleId(dep.id)).trigger();
-    const scheduledId: string = await eventually(async () => (await app.request('GET', `/v1/runs?deployment=${dep.id}`)).body.items[0]?.runId, 30_000, 200);
+    const scheduledId: string = await eventually(
+      async () => (await app.request('GET', `/v1/runs?deployment=${dep.id}`)).body.items[0]?.runId,
+      30_000,
+      200,
+    );
     runIds.push(scheduledId);
-    await eventually(async () => {
-      const docs = await Promise.all(runIds.map(async (id) => (await app.request('GET', `/v1/runs/${id}`)).body));
-      return docs.every((d) => d.status === 'running' && d.progress.completed >= 1);
-    }, 60_000, 100);
+    await eventually(
+      async () => {
+        const docs = await Promise.all(runIds.map(async (id) => (await app.request('GET', `/v1/runs/${id}`)).body));
+        return docs.every((d) => d.status === 'running' && d.progress.completed >= 1);
+      },
+      60_000,
+      100,
+    );
     const runsBefore = Number((await app.dataSource.query('SELECT COUNT(*) AS n FROM runs'))[0].n);
 
     proxy.freeze();
     const frozenAt = Date.now();
     try {
-      expectUnavailable(await timed('POST /v1/runs', () => app.request('POST', '/v1/runs', { runner: 'freeze', environment: 'local' })), 'POST /v1/runs');
+      expectUnavailable(
+        await timed('POST /v1/runs', () => app.request('POST', '/v1/runs', { runner: 'freeze', environment: 'local' })),
+        'POST /v1/runs',
+      );
 
       for (const [i, id] of runIds.entries()) {
         const label = `GET /v1/runs/{${i === 3 ? 'scheduled' : 'api'} run}`;
         const live = await timed(label, () => app.request('GET', `/v1/runs/${id}`));
         expect(live.status, `${label}: ${JSON.stringify(live.body)}`).to.equal(200);
-        expect(live.body).to.include({ runId: id, status: 'running', source: 'workflow', storeUnavailable: true, runner: 'freeze', environment: 'local', trigger: i === 3 ? 'schedule' : 'api' });
+        expect(live.body).to.include({
+          runId: id,
+          status: 'running',
+          source: 'workflow',
+          storeUnavailable: true,
+          runner: 'freeze',
+          environment: 'local',
+          trigger: i === 3 ? 'schedule' : 'api',
+        });
         expect(live.body.progress.total).to.equal(TEST_CASES);
         expect(live.body.progress.completed).to.be.within(1, TEST_CASES);
         expect(Date.parse(live.body.startedAt)).to.be.below(Date.now());
         expect(live.body.links.self).to.equal(`/v1/runs/${id}`);
-        expect(live.body.links.temporal).to.include(i === 3 ? encodeURIComponent(`run-scheduled-${dep.id}-`) : `run-${id}`);
+        expect(live.body.links.temporal).to.include(
+          i === 3 ? encodeURIComponent(`run-scheduled-${dep.id}-`) : `run-${id}`,
+        );
       }
 
-      expectUnavailable(await timed('GET /v1/runs/{unknown run}', () => app.request('GET', '/v1/runs/run_01JD3Z8Q0W5T3V2X1Y0Z9A8B7C')), 'unknown run');
-      expectUnavailable(await timed('GET /v1/runs/{run} (another workspace)', () => app.request('GET', `/v1/runs/${runIds[0]}`, undefined, { key: otherKey })), 'other workspace');
-      expectUnavailable(await timed('GET /v1/runs/{id}/results', () => app.request('GET', `/v1/runs/${runIds[0]}/results`)), 'results');
+      expectUnavailable(
+        await timed('GET /v1/runs/{unknown run}', () => app.request('GET', '/v1/runs/run_01JD3Z8Q0W5T3V2X1Y0Z9A8B7C')),
+        'unknown run',
+      );
+      expectUnavailable(
+        await timed('GET /v1/runs/{run} (another workspace)', () =>
+          app.request('GET', `/v1/runs/${runIds[0]}`, undefined, { key: otherKey }),
+        ),
+        'other workspace',
+      );
+      expectUnavailable(
+        await timed('GET /v1/runs/{id}/results', () => app.request('GET', `/v1/runs/${runIds[0]}/results`)),
+        'results',
+      );
       expectUnavailable(await timed('GET /v1/runs', () => app.request('GET', '/v1/runs')), 'listing');
-      expectUnavailable(await timed('POST /v1/test-cases', () => app.request('POST', '/v1/test-cases', { name: 'later', folder: 'x', flow: [] })), 'test case');
+      expectUnavailable(
+        await timed('POST /v1/test-cases', () =>
+          app.request('POST', '/v1/test-cases', { name: 'later', folder: 'x', flow: [] }),
+        ),
+        'test case',
+      );
 
       // Many at once: more than the pool's 10 connections, some hung, the rest waiting for one.
       const many = await timed('15 × GET /v1/test-cases at once (slowest)', async () => {
@@ -143,7 +197,11 @@ describe('a frozen database (a stopped server: connections hang, nothing is refu
     }
 
     // After the thaw: the store answers again, by itself.
-    await eventually(async () => (await app.request('GET', '/readyz', undefined, { key: null })).status === 200, 30_000, 200);
+    await eventually(
+      async () => (await app.request('GET', '/readyz', undefined, { key: null })).status === 200,
+      30_000,
+      200,
+    );
     const stored = await app.request('GET', `/v1/runs/${runIds[0]}`);
     expect(stored.status).to.equal(200);
     expect(stored.body).to.not.have.property('source');
@@ -156,11 +214,17 @@ describe('a frozen database (a stopped server: connections hang, nothing is refu
       expect(run, id).to.include({ status: 'completed', result: 'passed' });
       expect(run.summary).to.deep.equal({ total: TEST_CASES, passed: TEST_CASES, failed: 0, skipped: 0 });
       const results = (await app.request('GET', `/v1/runs/${id}/results`)).body;
-      expect(results.details.testCases.map((c: { name: string }) => c.name)).to.deep.equal(Array.from({ length: TEST_CASES }, (_, i) => `step ${i + 1}`));
+      expect(results.details.testCases.map((c: { name: string }) => c.name)).to.deep.equal(
+        Array.from({ length: TEST_CASES }, (_, i) => `step ${i + 1}`),
+      );
     }
     // Each result recorded once, and the refused start created nothing.
-    const rows = await app.dataSource.query('SELECT runId, COUNT(*) AS n, COUNT(DISTINCT position) AS positions FROM run_test_case_results GROUP BY runId');
-    expect(rows.map((r: { n: number | string; positions: number | string }) => [Number(r.n), Number(r.positions)])).to.deep.equal(runIds.map(() => [TEST_CASES, TEST_CASES]));
+    const rows = await app.dataSource.query(
+      'SELECT runId, COUNT(*) AS n, COUNT(DISTINCT position) AS positions FROM run_test_case_results GROUP BY runId',
+    );
+    expect(
+      rows.map((r: { n: number | string; positions: number | string }) => [Number(r.n), Number(r.positions)]),
+    ).to.deep.equal(runIds.map(() => [TEST_CASES, TEST_CASES]));
     expect(Number((await app.dataSource.query('SELECT COUNT(*) AS n FROM runs'))[0].n)).to.equal(runsBefore + 1);
     // Each test case's request sent once: one execution id per node execution, none repeated.
     const executions = target.executions.get('/slow')!;

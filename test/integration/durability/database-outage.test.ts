@@ -43,7 +43,11 @@ describe('a database outage during runs', function () {
     const db = new URL(mysqlUrl);
     proxy = await startTcpProxy(db.hostname, Number(db.port || 3306));
     [app, target, receiver] = await Promise.all([
-      startTestApp({ worker: true, databaseAddress: proxy.address, env: { ASSAY_WEBHOOK_RETRY_INITIAL_MS: '500', ASSAY_WEBHOOK_RETRY_MAX_MS: '5000' } }),
+      startTestApp({
+        worker: true,
+        databaseAddress: proxy.address,
+        env: { ASSAY_WEBHOOK_RETRY_INITIAL_MS: '500', ASSAY_WEBHOOK_RETRY_MAX_MS: '5000' },
+      }),
       startTarget(),
       startReceiver(),
     ]);
@@ -62,20 +66,38 @@ describe('a database outage during runs', function () {
       await app.request('POST', '/v1/test-cases', {
         name: `step ${i}`,
         folder: 'outage',
-        flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/slow?ms=400' }, assertions: [{ target: 'response.body.waited', operator: 'equals', expected: 400 }] }],
+        flow: [
+          {
+            type: 'api',
+            request: { method: 'GET', url: '{{base}}/slow?ms=400' },
+            assertions: [{ target: 'response.body.waited', operator: 'equals', expected: 400 }],
+          },
+        ],
       });
     }
     await app.request('POST', '/v1/runners', { name: 'outage', folder: 'outage' });
-    const dep = (await app.request('POST', '/v1/deployments', { name: 'nightly', runner: 'outage', environment: 'local', webhooks: { onComplete: [{ url: `${receiver.url}/hook` }] } })).body;
+    const dep = (
+      await app.request('POST', '/v1/deployments', {
+        name: 'nightly',
+        runner: 'outage',
+        environment: 'local',
+        webhooks: { onComplete: [{ url: `${receiver.url}/hook` }] },
+      })
+    ).body;
     receiver.secret = dep.signingSecret;
 
     const runIds: string[] = [];
-    for (let i = 0; i < 2; i++) runIds.push((await app.request('POST', '/v1/runs', { runner: 'outage', environment: 'local' })).body.runId);
+    for (let i = 0; i < 2; i++)
+      runIds.push((await app.request('POST', '/v1/runs', { runner: 'outage', environment: 'local' })).body.runId);
     runIds.push((await app.request('POST', `/v1/deployments/${dep.id}/runs`)).body.runId);
-    await eventually(async () => {
-      const docs = await Promise.all(runIds.map(async (id) => (await app.request('GET', `/v1/runs/${id}`)).body));
-      return docs.every((d) => d.status === 'running' && d.progress.completed >= 1);
-    }, 60_000, 100);
+    await eventually(
+      async () => {
+        const docs = await Promise.all(runIds.map(async (id) => (await app.request('GET', `/v1/runs/${id}`)).body));
+        return docs.every((d) => d.status === 'running' && d.progress.completed >= 1);
+      },
+      60_000,
+      100,
+    );
 
     await proxy.cut();
     const outageEnds = Date.now() + OUTAGE_MS;
@@ -93,7 +115,13 @@ describe('a database outage during runs', function () {
 
     // An API process started now waits for the database rather than exiting.
     const port = await freePort();
-    const late = spawnAssay('api', processEnv(app, { DATABASE_URL: app.config.database.type === 'mysql' ? app.config.database.url : '', ASSAY_PORT: String(port) }));
+    const late = spawnAssay(
+      'api',
+      processEnv(app, {
+        DATABASE_URL: app.config.database.type === 'mysql' ? app.config.database.url : '',
+        ASSAY_PORT: String(port),
+      }),
+    );
     children.push(late);
     await eventually(async () => /the database is unreachable; retrying/.test(late.output()), 30_000, 200);
     expect(late.child.exitCode).to.equal(null);
@@ -107,7 +135,9 @@ describe('a database outage during runs', function () {
       expect(run, id).to.include({ status: 'completed', result: 'passed' });
       expect(run.summary).to.deep.equal({ total: 8, passed: 8, failed: 0, skipped: 0 });
       const results = (await app.request('GET', `/v1/runs/${id}/results`)).body;
-      expect(results.details.testCases.map((c: { name: string }) => c.name)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8].map((i) => `step ${i}`));
+      expect(results.details.testCases.map((c: { name: string }) => c.name)).to.deep.equal(
+        [1, 2, 3, 4, 5, 6, 7, 8].map((i) => `step ${i}`),
+      );
     }
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
     await eventually(async () => receiver.received.length >= 1, 60_000, 250);
@@ -139,12 +169,20 @@ describe('Temporal unreachable when a worker starts', function () {
   it('waits for it with a clear log line, then runs workflows', async () => {
     await proxy.cut();
     worker = spawnAssay('worker', processEnv(app, { TEMPORAL_ADDRESS: proxy.address }));
-    await eventually(async () => /Temporal at 127\.0\.0\.1:\d+ is unreachable; retrying/.test(worker!.output()), 60_000, 200);
+    await eventually(
+      async () => /Temporal at 127\.0\.0\.1:\d+ is unreachable; retrying/.test(worker!.output()),
+      60_000,
+      200,
+    );
     expect(worker.child.exitCode).to.equal(null);
     await proxy.restore();
 
     await app.request('POST', '/v1/environments', { name: 'e', variables: {} });
-    await app.request('POST', '/v1/test-cases', { name: 'noop', folder: 'w', flow: [{ type: 'script', script: { code: '$log("ok")' } }] });
+    await app.request('POST', '/v1/test-cases', {
+      name: 'noop',
+      folder: 'w',
+      flow: [{ type: 'script', script: { code: '$log("ok")' } }],
+    });
     await app.request('POST', '/v1/runners', { name: 'w', folder: 'w' });
     const { runId } = (await app.request('POST', '/v1/runs', { runner: 'w', environment: 'e' })).body;
     const run = await waitForRun(app, runId, 60_000);

@@ -26,12 +26,21 @@ describe('an API process killed while it starts runs', function () {
 
   before(async () => {
     // The in-process API sweeps once at start and then hourly: recovery in this test is the child API's.
-    [app, target] = await Promise.all([startTestApp({ worker: true, env: { ASSAY_RECOVERY_INTERVAL_MS: '3600000', ...NO_QUOTAS } }), startTarget()]);
+    [app, target] = await Promise.all([
+      startTestApp({ worker: true, env: { ASSAY_RECOVERY_INTERVAL_MS: '3600000', ...NO_QUOTAS } }),
+      startTarget(),
+    ]);
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
     await app.request('POST', '/v1/test-cases', {
       name: 'ping',
       folder: 'burst',
-      flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/users/1' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }],
+      flow: [
+        {
+          type: 'api',
+          request: { method: 'GET', url: '{{base}}/users/1' },
+          assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+        },
+      ],
     });
     await app.request('POST', '/v1/runners', { name: 'burst', folder: 'burst' });
   });
@@ -43,7 +52,15 @@ describe('an API process killed while it starts runs', function () {
 
   async function startApi(): Promise<{ proc: AssayProcess; url: string }> {
     const port = await freePort();
-    const proc = spawnAssay('api', processEnv(app, { ASSAY_PORT: String(port), ASSAY_RECOVERY_INTERVAL_MS: '1000', ASSAY_LOG_LEVEL: 'warn', ...NO_QUOTAS }));
+    const proc = spawnAssay(
+      'api',
+      processEnv(app, {
+        ASSAY_PORT: String(port),
+        ASSAY_RECOVERY_INTERVAL_MS: '1000',
+        ASSAY_LOG_LEVEL: 'warn',
+        ...NO_QUOTAS,
+      }),
+    );
     children.push(proc);
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/healthz`);
@@ -55,7 +72,11 @@ describe('an API process killed while it starts runs', function () {
       method: 'POST',
       headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json', 'idempotency-key': key },
       body: JSON.stringify({ runner: 'burst', environment: 'local' }),
-    }).then(async (res) => ({ status: res.status, runId: ((await res.json()) as { runId?: string }).runId, replayed: res.headers.get('idempotent-replayed') === 'true' }));
+    }).then(async (res) => ({
+      status: res.status,
+      runId: ((await res.json()) as { runId?: string }).runId,
+      replayed: res.headers.get('idempotent-replayed') === 'true',
+    }));
   }
 
   it('leaves no run queued without a workflow, and retried keys make no second run', async () => {
@@ -82,9 +103,14 @@ describe('an API process killed while it starts runs', function () {
     // A restarted API finds every accepted run whose workflow was never started, and starts it.
     const repo = app.dataSource.getRepository(Run);
     const stranded = await repo.countBy({ status: 'queued', workflowStartedAt: IsNull() });
-    if (process.env.ASSAY_TEST_VERBOSE) console.log(`stranded rows before recovery: ${stranded}; calls without an answer: ${unanswered}`);
+    if (process.env.ASSAY_TEST_VERBOSE)
+      console.log(`stranded rows before recovery: ${stranded}; calls without an answer: ${unanswered}`);
     const { url } = await startApi();
-    await eventually(async () => (await repo.countBy({ status: 'queued', workflowStartedAt: IsNull() })) === 0, 60_000, 250);
+    await eventually(
+      async () => (await repo.countBy({ status: 'queued', workflowStartedAt: IsNull() })) === 0,
+      60_000,
+      250,
+    );
 
     // The client retries every call (answered or not) with its key: one run per key, never two.
     const before = await repo.count();
@@ -115,7 +141,11 @@ describe('the recovery sweep', function () {
   before(async () => {
     app = await startTestApp({ worker: true, env: { ASSAY_RECOVERY_INTERVAL_MS: '3600000', ...NO_QUOTAS } });
     await app.request('POST', '/v1/environments', { name: 'e', variables: {} });
-    await app.request('POST', '/v1/test-cases', { name: 'script only', folder: 's', flow: [{ type: 'script', script: { code: '$log("hi")' } }] });
+    await app.request('POST', '/v1/test-cases', {
+      name: 'script only',
+      folder: 's',
+      flow: [{ type: 'script', script: { code: '$log("hi")' } }],
+    });
     await app.request('POST', '/v1/runners', { name: 's', folder: 's' });
   });
   after(async () => app?.stop());

@@ -32,7 +32,13 @@ describe('a worker killed mid-run', function () {
       const res = await app.request('POST', '/v1/test-cases', {
         name: `step ${i}`,
         folder: 'durable',
-        flow: [{ type: 'api', request: { method: 'GET', url: '{{base}}/slow?ms=700', timeoutMs: 5000 }, assertions: [{ target: 'response.body.waited', operator: 'equals', expected: 700 }] }],
+        flow: [
+          {
+            type: 'api',
+            request: { method: 'GET', url: '{{base}}/slow?ms=700', timeoutMs: 5000 },
+            assertions: [{ target: 'response.body.waited', operator: 'equals', expected: 700 }],
+          },
+        ],
       });
       expect(res.status).to.equal(201);
     }
@@ -41,10 +47,14 @@ describe('a worker killed mid-run', function () {
     const first = spawnWorker(app);
     children.push(first);
     const { runId } = (await app.request('POST', '/v1/runs', { runner: 'durable', environment: 'local' })).body;
-    await eventually(async () => {
-      const run = (await app.request('GET', `/v1/runs/${runId}`)).body;
-      return run.status === 'running' && run.progress.completed >= 2;
-    }, 60_000, 100);
+    await eventually(
+      async () => {
+        const run = (await app.request('GET', `/v1/runs/${runId}`)).body;
+        return run.status === 'running' && run.progress.completed >= 2;
+      },
+      60_000,
+      100,
+    );
 
     await first.kill();
 
@@ -60,9 +70,9 @@ describe('a worker killed mid-run', function () {
     expect(run).to.include({ status: 'completed', result: 'passed' });
     expect(run.summary).to.deep.equal({ total: 6, passed: 6, failed: 0, skipped: 0 });
     const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
-    expect(results.details.testCases.map((c: { name: string; status: string }) => `${c.name} ${c.status}`)).to.deep.equal(
-      [1, 2, 3, 4, 5, 6].map((i) => `step ${i} passed`),
-    );
+    expect(
+      results.details.testCases.map((c: { name: string; status: string }) => `${c.name} ${c.status}`),
+    ).to.deep.equal([1, 2, 3, 4, 5, 6].map((i) => `step ${i} passed`));
     // At least once: a request in flight when the worker died may have been sent twice, and then
     // with the same X-Assay-Execution id, so the six node executions show six distinct ids.
     expect(target.hits.get('/slow')).to.be.within(6, 9);

@@ -45,7 +45,9 @@ describe('worker throughput settings', function () {
     const history = await (await temporalClient()).workflow.getHandle(`run-${started.body.runId}`).fetchHistory();
     const events = history.events ?? [];
     const markers = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
-    const activityTypes = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n): n is string => !!n);
+    const activityTypes = events
+      .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
+      .filter((n): n is string => !!n);
     return { run, markers, activityTypes };
   }
 
@@ -53,7 +55,9 @@ describe('worker throughput settings', function () {
     const before = watchdogStats.creatorsWithoutWatchdog;
     const app = await startTestApp({ worker: true });
     apps.push(app);
-    expect(watchdogStats.creatorsWithoutWatchdog, 'the worker was made by AssayWorker.createWorkflowCreator').to.equal(before + 1);
+    expect(watchdogStats.creatorsWithoutWatchdog, 'the worker was made by AssayWorker.createWorkflowCreator').to.equal(
+      before + 1,
+    );
     const { run, markers } = await runOnce(app);
     expect(run.status).to.equal('completed');
     expect(run.result).to.equal('passed');

@@ -33,9 +33,18 @@ describe('mock service', function () {
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', () => {
-        const ok = req.url === '/v1/chat/completions' && req.headers.authorization === 'Bearer test-key' && JSON.parse(body).model === 'tiny';
+        const ok =
+          req.url === '/v1/chat/completions' &&
+          req.headers.authorization === 'Bearer test-key' &&
+          JSON.parse(body).model === 'tiny';
         res.writeHead(ok ? 200 : 400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(ok ? { choices: [{ message: { role: 'assistant', content: aiAnswer } }] } : { error: { message: 'bad request' } }));
+        res.end(
+          JSON.stringify(
+            ok
+              ? { choices: [{ message: { role: 'assistant', content: aiAnswer } }] }
+              : { error: { message: 'bad request' } },
+          ),
+        );
       });
     });
     await new Promise<void>((r) => ai.listen(0, '127.0.0.1', r));
@@ -54,7 +63,8 @@ describe('mock service', function () {
   });
 
   const design = (body: Record<string, unknown>) => app.request('POST', '/v1/designs', body);
-  const mock = (p: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) => fetch(`${app.url}/mock/${app.workspaceId}${p}`, init);
+  const mock = (p: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
+    fetch(`${app.url}/mock/${app.workspaceId}${p}`, init);
   const mockJson = async (p: string, init: { method?: string; headers?: Record<string, string> } = {}) => {
     const res = await mock(p, init);
     const text = await res.text();
@@ -70,13 +80,25 @@ describe('mock service', function () {
         [{ ...good, path: 'things' }, 'path'],
         [{ ...good, path: '/a/{x}{y}' }, 'path'],
         [{ ...good, path: '/a/{x}/{x}' }, 'path'],
-        [{ ...good, responses: [{ status: 200, code: 1 }, { status: 200, code: 1 }] }, 'responses[1].code'],
+        [
+          {
+            ...good,
+            responses: [
+              { status: 200, code: 1 },
+              { status: 200, code: 1 },
+            ],
+          },
+          'responses[1].code',
+        ],
         [{ ...good, responseSchemas: { '200': { type: 'nonsense' } } }, 'responseSchemas["200"]'],
       ];
       for (const [body, field] of cases) {
         const res = await design(body);
         expectProblem(res, 400, 'validation-failed');
-        expect(res.body.errors.map((e: { field: string }) => e.field), JSON.stringify(res.body)).to.include(field);
+        expect(
+          res.body.errors.map((e: { field: string }) => e.field),
+          JSON.stringify(res.body),
+        ).to.include(field);
       }
       expect((await app.request('GET', '/v1/designs')).body.items).to.deep.equal([]);
     });
@@ -85,14 +107,20 @@ describe('mock service', function () {
       const empty = await design({ method: 'GET', path: '/empty', responses: [] });
       expect(empty.status).to.equal(201);
       expect(empty.body.mockUrl).to.equal(null);
-      const created = await design({ method: 'GET', path: '/orders/{orderId}/', responses: [{ status: 200, code: 1, data: { ok: true } }] });
+      const created = await design({
+        method: 'GET',
+        path: '/orders/{orderId}/',
+        responses: [{ status: 200, code: 1, data: { ok: true } }],
+      });
       expect(created.status).to.equal(201);
       expect(created.body.path).to.equal('/orders/{orderId}');
       expect(created.body.mockUrl).to.equal(`${app.config.api.publicUrl}/mock/${app.workspaceId}/orders/{orderId}`);
       const clash = await design({ method: 'GET', path: '/orders/{id}', responses: [{ status: 200, code: 1 }] });
       expectProblem(clash, 409, 'route-taken');
       expect(clash.body.designId).to.equal(created.body.id);
-      expect((await design({ method: 'DELETE', path: '/orders/{id}', responses: [{ status: 204, code: 1 }] })).status).to.equal(201);
+      expect(
+        (await design({ method: 'DELETE', path: '/orders/{id}', responses: [{ status: 204, code: 1 }] })).status,
+      ).to.equal(201);
     });
   });
 
@@ -140,12 +168,20 @@ describe('mock service', function () {
     it("accepts Postman's and Prism's selectors, with a documented precedence when several conflict", async () => {
       expect((await mockJson('/pets', { headers: { 'x-mock-response-code': '404' } })).status).to.equal(404);
       expect((await mockJson('/pets', { headers: { prefer: 'code=201' } })).status).to.equal(201);
-      expect((await mockJson('/pets', { headers: { 'x-mock-response-name': 'dogs' } })).body).to.deep.equal({ kind: 'dogs' });
-      expect((await mockJson('/pets', { headers: { prefer: 'code=200, example=birds' } })).body).to.deep.equal({ kind: 'birds' });
+      expect((await mockJson('/pets', { headers: { 'x-mock-response-name': 'dogs' } })).body).to.deep.equal({
+        kind: 'dogs',
+      });
+      expect((await mockJson('/pets', { headers: { prefer: 'code=200, example=birds' } })).body).to.deep.equal({
+        kind: 'birds',
+      });
       // query _status_ > _status_ header > x-mock-response-code > Prefer
       expect((await mockJson('/pets?_status_=200&_code_=1', { headers: { _status_: '404' } })).status).to.equal(200);
-      expect((await mockJson('/pets', { headers: { _status_: '201', 'x-mock-response-code': '404' } })).status).to.equal(201);
-      expect((await mockJson('/pets', { headers: { 'x-mock-response-code': '404', prefer: 'code=500' } })).status).to.equal(404);
+      expect(
+        (await mockJson('/pets', { headers: { _status_: '201', 'x-mock-response-code': '404' } })).status,
+      ).to.equal(201);
+      expect(
+        (await mockJson('/pets', { headers: { 'x-mock-response-code': '404', prefer: 'code=500' } })).status,
+      ).to.equal(404);
       expect((await mockJson('/pets?_code_=1', { headers: { _code_: '2' } })).body).to.deep.equal({ kind: 'cats' });
     });
 
@@ -161,17 +197,39 @@ describe('mock service', function () {
 
   describe('paths and placeholders', () => {
     before(async () => {
-      const body = { id: '{{userId}}', q: '{{q}}', selector: '{{_code_}}', name: '{{faker.person.firstName}}', n: '{{faker.number.int}}', text: 'user {{userId}} asked for {{q}}', nope: '{{faker.person.noSuchThing}}', proto: '{{faker.constructor.name}}', missing: '{{other}}' };
+      const body = {
+        id: '{{userId}}',
+        q: '{{q}}',
+        selector: '{{_code_}}',
+        name: '{{faker.person.firstName}}',
+        n: '{{faker.number.int}}',
+        text: 'user {{userId}} asked for {{q}}',
+        nope: '{{faker.person.noSuchThing}}',
+        proto: '{{faker.constructor.name}}',
+        missing: '{{other}}',
+      };
       for (const [p, dynamic] of [
         ['/users/{userId}', true],
         ['/static-users/{userId}', false],
       ] as const) {
-        const res = await design({ method: 'GET', path: p, responses: [{ status: 200, code: 1, dynamic, data: body, headers: { 'x-user': 'u-{{userId}}' } }] });
+        const res = await design({
+          method: 'GET',
+          path: p,
+          responses: [{ status: 200, code: 1, dynamic, data: body, headers: { 'x-user': 'u-{{userId}}' } }],
+        });
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
       }
       await design({ method: 'GET', path: '/users/me', responses: [{ status: 200, code: 1, data: { me: true } }] });
-      await design({ method: 'GET', path: '/users/{userId}/posts', responses: [{ status: 200, code: 1, data: { posts: true } }] });
-      await design({ method: 'GET', path: '/users/{userId}/{section}', responses: [{ status: 200, code: 1, dynamic: true, data: { section: '{{section}}' } }] });
+      await design({
+        method: 'GET',
+        path: '/users/{userId}/posts',
+        responses: [{ status: 200, code: 1, data: { posts: true } }],
+      });
+      await design({
+        method: 'GET',
+        path: '/users/{userId}/{section}',
+        responses: [{ status: 200, code: 1, dynamic: true, data: { section: '{{section}}' } }],
+      });
     });
 
     it('rule 5: a {param} segment matches a concrete segment', async () => {
@@ -187,12 +245,22 @@ describe('mock service', function () {
 
     it('rules 7 and 8: with dynamic on, path and query parameters and faker calls are filled; selectors are not query parameters', async () => {
       const r = await mockJson('/users/42?q=books&_code_=1');
-      expect(r.body).to.include({ id: '42', q: 'books', selector: '{{_code_}}', text: 'user 42 asked for books', nope: '{{faker.person.noSuchThing}}', proto: '{{faker.constructor.name}}', missing: '{{other}}' });
+      expect(r.body).to.include({
+        id: '42',
+        q: 'books',
+        selector: '{{_code_}}',
+        text: 'user 42 asked for books',
+        nope: '{{faker.person.noSuchThing}}',
+        proto: '{{faker.constructor.name}}',
+        missing: '{{other}}',
+      });
       expect(r.body.name).to.be.a('string').and.not.match(/\{\{/);
       expect(r.body.n).to.be.a('number');
       expect(r.headers.get('x-user')).to.equal('u-42');
       const again = await mockJson('/users/42?q=books');
-      expect(again.body.name === r.body.name && again.body.n === r.body.n, 'fresh fake values per request').to.equal(false);
+      expect(again.body.name === r.body.name && again.body.n === r.body.n, 'fresh fake values per request').to.equal(
+        false,
+      );
     });
 
     it('rule 7: with dynamic off, placeholders stay as static text', async () => {
@@ -235,7 +303,19 @@ describe('mock service', function () {
     });
 
     it('sends the response headers and waits the response delay', async () => {
-      await design({ method: 'POST', path: '/slow', responses: [{ status: 202, code: 1, delayMs: 300, headers: { 'X-Trace': 'abc', 'Content-Type': 'application/vnd.api+json' }, data: { accepted: true } }] });
+      await design({
+        method: 'POST',
+        path: '/slow',
+        responses: [
+          {
+            status: 202,
+            code: 1,
+            delayMs: 300,
+            headers: { 'X-Trace': 'abc', 'Content-Type': 'application/vnd.api+json' },
+            data: { accepted: true },
+          },
+        ],
+      });
       const started = Date.now();
       const res = await mock('/slow', { method: 'POST' });
       expect(Date.now() - started).to.be.at.least(290);
@@ -245,7 +325,9 @@ describe('mock service', function () {
     });
 
     it('sees a changed design at once', async () => {
-      const d = (await design({ method: 'GET', path: '/changing', responses: [{ status: 200, code: 1, data: { v: 1 } }] })).body;
+      const d = (
+        await design({ method: 'GET', path: '/changing', responses: [{ status: 200, code: 1, data: { v: 1 } }] })
+      ).body;
       expect((await mockJson('/changing')).body).to.deep.equal({ v: 1 });
       await app.request('PATCH', `/v1/designs/${d.id}`, { responses: [{ status: 200, code: 1, data: { v: 2 } }] });
       expect((await mockJson('/changing')).body).to.deep.equal({ v: 2 });
@@ -255,18 +337,39 @@ describe('mock service', function () {
   });
 
   describe('sample data', () => {
-    const schema = { type: 'object', required: ['id', 'email', 'tags'], properties: { id: { type: 'integer', minimum: 1 }, email: { type: 'string', format: 'email' }, tags: { type: 'array', items: { type: 'string' } } } };
+    const schema = {
+      type: 'object',
+      required: ['id', 'email', 'tags'],
+      properties: {
+        id: { type: 'integer', minimum: 1 },
+        email: { type: 'string', format: 'email' },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+    };
 
     it('fills a response without data from its schema when the design is saved', async () => {
-      const d = (await design({ method: 'GET', path: '/sampled', responseSchemas: { '200': schema }, responses: [{ status: 200, code: 1 }] })).body;
+      const d = (
+        await design({
+          method: 'GET',
+          path: '/sampled',
+          responseSchemas: { '200': schema },
+          responses: [{ status: 200, code: 1 }],
+        })
+      ).body;
       expect(d.responses[0].data).to.deep.equal({ id: 1, email: 'user@example.com', tags: ['string'] });
       expect((await mockJson('/sampled')).body).to.deep.equal(d.responses[0].data);
     });
 
     it('generates quickly on request, or with the AI provider when configured, refusing answers that do not fit the schema', async () => {
-      expect((await app.request('POST', '/v1/mock-samples', { schema })).body).to.deep.equal({ mode: 'fast', data: { id: 1, email: 'user@example.com', tags: ['string'] } });
+      expect((await app.request('POST', '/v1/mock-samples', { schema })).body).to.deep.equal({
+        mode: 'fast',
+        data: { id: 1, email: 'user@example.com', tags: ['string'] },
+      });
       aiAnswer = '```json\n{"id": 7, "email": "grace@navy.mil", "tags": ["cobol"]}\n```';
-      expect((await app.request('POST', '/v1/mock-samples', { schema, mode: 'ai' })).body).to.deep.equal({ mode: 'ai', data: { id: 7, email: 'grace@navy.mil', tags: ['cobol'] } });
+      expect((await app.request('POST', '/v1/mock-samples', { schema, mode: 'ai' })).body).to.deep.equal({
+        mode: 'ai',
+        data: { id: 7, email: 'grace@navy.mil', tags: ['cobol'] },
+      });
       aiAnswer = '{"id": "seven"}';
       const invalidAnswer = await app.request('POST', '/v1/mock-samples', { schema, mode: 'ai' });
       expectProblem(invalidAnswer, 502, 'ai-failed');
@@ -290,11 +393,15 @@ describe('mock service', function () {
       expect(one.body).to.include.keys('id', 'name', 'photoUrls');
       expect((await mockJson('/pet/123?_status_=404')).status).to.equal(404);
       expect((await mockJson('/user/login')).status, 'exact /user/login over /user/{username}').to.equal(200);
-      expect((await mockJson('/user/login')).headers.get('x-mock-design')).to.equal(res.body.created.find((d: { path: string }) => d.path === '/user/login').id);
+      expect((await mockJson('/user/login')).headers.get('x-mock-design')).to.equal(
+        res.body.created.find((d: { path: string }) => d.path === '/user/login').id,
+      );
 
       const again = await app.request('POST', '/v1/designs/import', doc);
       expect(again.body.created).to.have.length(0);
-      expect(again.body.skipped.filter((s: { reason: string }) => s.reason.startsWith('already designed'))).to.have.length(16);
+      expect(
+        again.body.skipped.filter((s: { reason: string }) => s.reason.startsWith('already designed')),
+      ).to.have.length(16);
       const replaced = await app.request('POST', '/v1/designs/import?replace=true', doc);
       expect(replaced.body.created).to.have.length(16);
     });
@@ -309,7 +416,20 @@ describe('mock service', function () {
               responses: {
                 '200': {
                   description: 'ok',
-                  content: { 'application/json': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, note: { nullable: true, description: 'any or null' }, nullable: { type: 'boolean' }, ref: { nullable: true, allOf: [{ type: 'string' }] } } } } },
+                  content: {
+                    'application/json': {
+                      schema: {
+                        type: 'object',
+                        required: ['id'],
+                        properties: {
+                          id: { type: 'integer' },
+                          note: { nullable: true, description: 'any or null' },
+                          nullable: { type: 'boolean' },
+                          ref: { nullable: true, allOf: [{ type: 'string' }] },
+                        },
+                      },
+                    },
+                  },
                 },
               },
             },
@@ -328,7 +448,9 @@ describe('mock service', function () {
       const doc = JSON.parse(fs.readFileSync(path.join(EXAMPLES, 'uspto.json'), 'utf8'));
       const res = await app.request('POST', '/v1/designs/import', { document: toYaml(doc) });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body.created.map((d: { method: string; path: string }) => `${d.method} ${d.path}`)).to.include('GET /{dataset}/{version}/fields');
+      expect(res.body.created.map((d: { method: string; path: string }) => `${d.method} ${d.path}`)).to.include(
+        'GET /{dataset}/{version}/fields',
+      );
       expect((await mockJson('/oa_citations/v1/fields')).status).to.equal(200);
       const swagger2 = await app.request('POST', '/v1/designs/import', { swagger: '2.0', paths: {} });
       expectProblem(swagger2, 400, 'validation-failed');

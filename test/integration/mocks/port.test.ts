@@ -61,19 +61,35 @@ describe('mocks on their own port (ASSAY_MOCK_PORT)', function () {
   it("names the mock port in a design's mockUrl (ASSAY_PUBLIC_URL's host, the mock port), or ASSAY_MOCK_PUBLIC_URL", () => {
     const port = new URL(app.api.mockUrl!).port;
     expect(mockUrl).to.equal(`http://localhost:${port}/mock/${app.workspaceId}/users/{userId}`);
-    expect(loadConfig({ ASSAY_MOCK_PORT: '8082', ASSAY_PUBLIC_URL: 'https://assay.example.com:8443/' }).mocks.publicUrl).to.equal('https://assay.example.com:8082');
-    expect(loadConfig({ ASSAY_MOCK_PORT: '8082', ASSAY_MOCK_PUBLIC_URL: 'https://mocks.example.com/' }).mocks.publicUrl).to.equal('https://mocks.example.com');
+    expect(
+      loadConfig({ ASSAY_MOCK_PORT: '8082', ASSAY_PUBLIC_URL: 'https://assay.example.com:8443/' }).mocks.publicUrl,
+    ).to.equal('https://assay.example.com:8082');
+    expect(
+      loadConfig({ ASSAY_MOCK_PORT: '8082', ASSAY_MOCK_PUBLIC_URL: 'https://mocks.example.com/' }).mocks.publicUrl,
+    ).to.equal('https://mocks.example.com');
     expect(loadConfig({}).mocks.publicUrl, 'no mock port: mockUrl is on the API').to.equal(null);
-    expect(() => loadConfig({ ASSAY_MOCK_PORT: '8082', ASSAY_MOCK_PUBLIC_URL: 'mocks:8082' })).to.throw(ConfigError, /ASSAY_MOCK_PUBLIC_URL/);
+    expect(() => loadConfig({ ASSAY_MOCK_PORT: '8082', ASSAY_MOCK_PUBLIC_URL: 'mocks:8082' })).to.throw(
+      ConfigError,
+      /ASSAY_MOCK_PUBLIC_URL/,
+    );
   });
 
   it('a run tests the mock at its mockUrl and passes; the API port and the worker port stay refused', async () => {
     const worker = app.worker as WorkerHandle;
     expect(worker.httpUrl, 'the test worker serves /metrics').to.be.a('string');
     // The user copies the design's mockUrl into an environment, as the console's copy button does.
-    await app.request('POST', '/v1/environments', { name: 'mocked', variables: { user: mockUrl.replace('{userId}', '1'), api: app.url, workerHttp: worker.httpUrl } });
+    await app.request('POST', '/v1/environments', {
+      name: 'mocked',
+      variables: { user: mockUrl.replace('{userId}', '1'), api: app.url, workerHttp: worker.httpUrl },
+    });
     const cases = {
-      'mock user': [{ type: 'api', request: { method: 'GET', url: '{{user}}' }, assertions: [status200, { target: 'response.body.name', operator: 'equals', expected: 'Ada' }] }],
+      'mock user': [
+        {
+          type: 'api',
+          request: { method: 'GET', url: '{{user}}' },
+          assertions: [status200, { target: 'response.body.name', operator: 'equals', expected: 'Ada' }],
+        },
+      ],
       'api port': [{ type: 'api', request: { method: 'GET', url: '{{api}}/healthz' } }],
       'worker port': [{ type: 'api', request: { method: 'GET', url: '{{workerHttp}}/metrics' } }],
     };
@@ -90,9 +106,13 @@ describe('mocks on their own port (ASSAY_MOCK_PORT)', function () {
     const byName = Object.fromEntries(results.details.testCases.map((c: { name: string }) => [c.name, c]));
     expect(byName['mock user'].status).to.equal('passed');
     expect(byName['api port'].status).to.equal('failed');
-    expect(byName['api port'].nodes[0].error).to.match(/ADDRESS_NOT_ALLOWED.*the API's own port \(ASSAY_PORT\) is never reachable/);
+    expect(byName['api port'].nodes[0].error).to.match(
+      /ADDRESS_NOT_ALLOWED.*the API's own port \(ASSAY_PORT\) is never reachable/,
+    );
     expect(byName['worker port'].status).to.equal('failed');
-    expect(byName['worker port'].nodes[0].error).to.match(/ADDRESS_NOT_ALLOWED.*the worker's own port \(ASSAY_WORKER_HTTP_PORT\) is never reachable/);
+    expect(byName['worker port'].nodes[0].error).to.match(
+      /ADDRESS_NOT_ALLOWED.*the worker's own port \(ASSAY_WORKER_HTTP_PORT\) is never reachable/,
+    );
   });
 
   it("the console's local requests (POST /v1/relay) reach the mock port, not the API's", async () => {
@@ -100,7 +120,10 @@ describe('mocks on their own port (ASSAY_MOCK_PORT)', function () {
     expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
     expect(ok.body.status).to.equal(200);
     expect(JSON.parse(ok.body.body)).to.deep.equal({ id: 1, name: 'Ada' });
-    const refused = await app.request('POST', '/v1/relay', { method: 'GET', url: `${app.url}/mock/${app.workspaceId}/users/1` });
+    const refused = await app.request('POST', '/v1/relay', {
+      method: 'GET',
+      url: `${app.url}/mock/${app.workspaceId}/users/1`,
+    });
     expect(refused.status).to.equal(403);
     expect(refused.body).to.include({ code: 'address-not-allowed', errorCode: 'ADDRESS_NOT_ALLOWED' });
   });

@@ -31,13 +31,35 @@ import { freePort } from '../../../src/net/free-port';
 // The OTLP protobuf messages, as the exporter's own transformer generated them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const otlpRoot = require('@opentelemetry/otlp-transformer/build/src/generated/root') as {
-  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: { decode(bytes: Uint8Array): unknown; toObject(message: unknown, options: Record<string, unknown>): OtlpRequest } } } } } };
+  opentelemetry: {
+    proto: {
+      collector: {
+        trace: {
+          v1: {
+            ExportTraceServiceRequest: {
+              decode(bytes: Uint8Array): unknown;
+              toObject(message: unknown, options: Record<string, unknown>): OtlpRequest;
+            };
+          };
+        };
+      };
+    };
+  };
 };
 
 interface OtlpRequest {
   resourceSpans?: Array<{
     resource?: { attributes?: Array<{ key: string; value?: { stringValue?: string } }> };
-    scopeSpans?: Array<{ spans?: Array<{ traceId: string; spanId: string; parentSpanId?: string; name: string; kind?: number; attributes?: Array<{ key: string; value?: Record<string, unknown> }> }> }>;
+    scopeSpans?: Array<{
+      spans?: Array<{
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind?: number;
+        attributes?: Array<{ key: string; value?: Record<string, unknown> }>;
+      }>;
+    }>;
   }>;
 }
 
@@ -52,11 +74,22 @@ interface ReceivedSpan {
 }
 
 /** A tiny OTLP/HTTP trace receiver on 127.0.0.1 (protobuf or JSON bodies). */
-async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; contentTypes: string[]; paths: string[]; close(): Promise<void> }> {
+async function startOtlpReceiver(): Promise<{
+  url: string;
+  spans: ReceivedSpan[];
+  contentTypes: string[];
+  paths: string[];
+  close(): Promise<void>;
+}> {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
   const paths: string[] = [];
-  const hex = (v: unknown) => (typeof v === 'string' ? (/^[0-9a-f]*$/.test(v) ? v : Buffer.from(v, 'base64').toString('hex')) : Buffer.from(v as Uint8Array).toString('hex'));
+  const hex = (v: unknown) =>
+    typeof v === 'string'
+      ? /^[0-9a-f]*$/.test(v)
+        ? v
+        : Buffer.from(v, 'base64').toString('hex')
+      : Buffer.from(v as Uint8Array).toString('hex');
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -66,13 +99,24 @@ async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]
       paths.push(req.url ?? '');
       const body = Buffer.concat(chunks);
       const Request = otlpRoot.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-      const message: OtlpRequest = type.includes('json') ? (JSON.parse(body.toString('utf8')) as OtlpRequest) : Request.toObject(Request.decode(body), { bytes: String, longs: String, defaults: false });
+      const message: OtlpRequest = type.includes('json')
+        ? (JSON.parse(body.toString('utf8')) as OtlpRequest)
+        : Request.toObject(Request.decode(body), { bytes: String, longs: String, defaults: false });
       for (const rs of message.resourceSpans ?? []) {
         const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value?.stringValue ?? '';
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) {
-            const attributes = Object.fromEntries((s.attributes ?? []).map((a) => [a.key, Object.values(a.value ?? {})[0]]));
-            spans.push({ service, traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: s.parentSpanId ? hex(s.parentSpanId) : '', name: s.name, attributes });
+            const attributes = Object.fromEntries(
+              (s.attributes ?? []).map((a) => [a.key, Object.values(a.value ?? {})[0]]),
+            );
+            spans.push({
+              service,
+              traceId: hex(s.traceId),
+              spanId: hex(s.spanId),
+              parentSpanId: s.parentSpanId ? hex(s.parentSpanId) : '',
+              name: s.name,
+              attributes,
+            });
           }
         }
       }
@@ -91,7 +135,11 @@ async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]
 }
 
 /** The system under test: records every request's headers; `/ok` 200, `/fail` 500, `/slow?ms=N` waits. */
-async function startRecordingTarget(): Promise<{ url: string; requests: Array<{ path: string; headers: http.IncomingHttpHeaders }>; close(): Promise<void> }> {
+async function startRecordingTarget(): Promise<{
+  url: string;
+  requests: Array<{ path: string; headers: http.IncomingHttpHeaders }>;
+  close(): Promise<void>;
+}> {
   const requests: Array<{ path: string; headers: http.IncomingHttpHeaders }> = [];
   const timers = new Set<NodeJS.Timeout>();
   const server = http.createServer((req, res) => {
@@ -102,10 +150,13 @@ async function startRecordingTarget(): Promise<{ url: string; requests: Array<{ 
       res.end(JSON.stringify({ status }));
     };
     if (url.pathname === '/slow') {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        answer(200);
-      }, Number(url.searchParams.get('ms') ?? 1000));
+      const timer = setTimeout(
+        () => {
+          timers.delete(timer);
+          answer(200);
+        },
+        Number(url.searchParams.get('ms') ?? 1000),
+      );
       timers.add(timer);
       return;
     }
@@ -133,7 +184,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (line.startsWith('#')) continue;
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)/.exec(line);
     if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
+    const have = Object.fromEntries(
+      [...(m[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]),
+    );
     if (Object.entries(labels).some(([k, v]) => have[k] !== v)) continue;
     found = (found ?? 0) + Number(m[4]);
   }
@@ -147,7 +200,11 @@ async function scrape(url: string): Promise<string> {
   return res.text();
 }
 
-const apiNode = (url: string, status = 200) => ({ type: 'api', request: { method: 'GET', url }, assertions: [{ target: 'response.status', operator: 'equals', expected: status }] });
+const apiNode = (url: string, status = 200) => ({
+  type: 'api',
+  request: { method: 'GET', url },
+  assertions: [{ target: 'response.status', operator: 'equals', expected: status }],
+});
 
 describe('observability: metrics', function () {
   this.timeout(180_000);
@@ -163,8 +220,14 @@ describe('observability: metrics', function () {
     workerUrl = `http://127.0.0.1:${port}`;
     await waitForHttp(`${workerUrl}/readyz`, 60_000);
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
-    for (const [folder, flow] of Object.entries({ good: [apiNode('{{base}}/ok'), apiNode('{{base}}/ok')], bad: [apiNode('{{base}}/fail', 200)], slow: [apiNode('{{base}}/slow?ms=60000')] })) {
-      expect((await app.request('POST', '/v1/test-cases', { name: `${folder} case`, folder, flow })).status).to.equal(201);
+    for (const [folder, flow] of Object.entries({
+      good: [apiNode('{{base}}/ok'), apiNode('{{base}}/ok')],
+      bad: [apiNode('{{base}}/fail', 200)],
+      slow: [apiNode('{{base}}/slow?ms=60000')],
+    })) {
+      expect((await app.request('POST', '/v1/test-cases', { name: `${folder} case`, folder, flow })).status).to.equal(
+        201,
+      );
       expect((await app.request('POST', '/v1/runners', { name: folder, folder })).status).to.equal(201);
     }
   });
@@ -177,7 +240,8 @@ describe('observability: metrics', function () {
   it('counts runs by result, node durations by outcome, HTTP requests by route and status, with the Temporal SDK and process metrics', async () => {
     const apiBefore = await scrape(app.url);
     const started = (t: string) => sample(t, 'assay_runs_started_total') ?? 0;
-    const posted = (t: string) => sample(t, 'assay_http_requests_total', { service: 'api', method: 'POST', route: '/v1/runs', status: '201' }) ?? 0;
+    const posted = (t: string) =>
+      sample(t, 'assay_http_requests_total', { service: 'api', method: 'POST', route: '/v1/runs', status: '201' }) ?? 0;
 
     const start = async (runner: string) => {
       const res = await app.request('POST', '/v1/runs', { runner, environment: 'local' });
@@ -188,7 +252,12 @@ describe('observability: metrics', function () {
     const bad = await start('bad');
     const slow = await start('slow');
     // A deployment's run whose onComplete webhook the target receives.
-    const deployment = await app.request('POST', '/v1/deployments', { name: 'hooked', runner: 'good', environment: 'local', webhooks: { onComplete: [{ url: `${target.url}/hook` }] } });
+    const deployment = await app.request('POST', '/v1/deployments', {
+      name: 'hooked',
+      runner: 'good',
+      environment: 'local',
+      webhooks: { onComplete: [{ url: `${target.url}/hook` }] },
+    });
     expect(deployment.status, JSON.stringify(deployment.body)).to.equal(201);
     const hooked = (await app.request('POST', `/v1/deployments/${deployment.body.id}/runs`)).body.runId as string;
     expect(await waitForRun(app, hooked)).to.include({ status: 'completed', result: 'passed' });
@@ -207,16 +276,31 @@ describe('observability: metrics', function () {
     expect(mocked(api) - mocked(apiBefore)).to.equal(1);
     expect(started(api) - started(apiBefore)).to.equal(4);
     expect(posted(api) - posted(apiBefore)).to.equal(3);
-    expect(sample(api, 'assay_http_requests_total', { service: 'api', method: 'POST', route: '/v1/deployments/:deploymentId/runs' }), 'a route with a parameter').to.be.greaterThan(0);
-    expect(sample(api, 'assay_http_requests_total', { service: 'api', method: 'GET', route: '/v1/runs/:runId' }), 'polls by route template').to.be.greaterThan(0);
+    expect(
+      sample(api, 'assay_http_requests_total', {
+        service: 'api',
+        method: 'POST',
+        route: '/v1/deployments/:deploymentId/runs',
+      }),
+      'a route with a parameter',
+    ).to.be.greaterThan(0);
+    expect(
+      sample(api, 'assay_http_requests_total', { service: 'api', method: 'GET', route: '/v1/runs/:runId' }),
+      'polls by route template',
+    ).to.be.greaterThan(0);
     expect(api).not.to.include(`route="/v1/runs/${good}"`);
-    expect(sample(api, 'assay_http_request_duration_seconds_count', { service: 'api', method: 'POST', route: '/v1/runs' })).to.be.greaterThan(0);
+    expect(
+      sample(api, 'assay_http_request_duration_seconds_count', { service: 'api', method: 'POST', route: '/v1/runs' }),
+    ).to.be.greaterThan(0);
     expect(sample(api, 'assay_process_cpu_user_seconds_total'), 'Node process metrics').to.be.greaterThan(0);
 
     // The worker process: runs finished by result, node durations by outcome, the SDK's metrics.
     const w = await eventually(async () => {
       const text = await scrape(workerUrl);
-      return sample(text, 'assay_runs_finished_total', { result: 'cancelled' }) === 1 && sample(text, 'assay_webhook_deliveries_total', { outcome: 'delivered' }) === 1 ? text : undefined;
+      return sample(text, 'assay_runs_finished_total', { result: 'cancelled' }) === 1 &&
+        sample(text, 'assay_webhook_deliveries_total', { outcome: 'delivered' }) === 1
+        ? text
+        : undefined;
     }, 30_000);
     expect(target.requests.filter((r) => r.path === '/hook')).to.have.length(1);
     expect(sample(w, 'assay_runs_finished_total', { result: 'passed' })).to.equal(2);
@@ -226,7 +310,10 @@ describe('observability: metrics', function () {
     expect(sample(w, 'assay_node_duration_seconds_count', { outcome: '5xx' })).to.equal(1);
     expect(sample(w, 'assay_node_duration_seconds_bucket', { outcome: '2xx', le: '+Inf' })).to.equal(4);
     expect(sample(w, 'assay_process_resident_memory_bytes')).to.be.greaterThan(0);
-    expect(sample(w, 'temporal_workflow_task_schedule_to_start_latency_seconds_count'), 'Temporal SDK metrics').to.be.greaterThan(0);
+    expect(
+      sample(w, 'temporal_workflow_task_schedule_to_start_latency_seconds_count'),
+      'Temporal SDK metrics',
+    ).to.be.greaterThan(0);
     expect(sample(w, 'temporal_workflow_task_execution_latency_seconds_count')).to.be.greaterThan(0);
     expect(sample(w, 'temporal_activity_execution_latency_seconds_count')).to.be.greaterThan(0);
     expect(w).to.match(/^# TYPE assay_runs_finished_total counter$/m);
@@ -234,7 +321,10 @@ describe('observability: metrics', function () {
     // The worker's other two paths.
     expect(await (await fetch(`${workerUrl}/healthz`)).json()).to.deep.equal({ status: 'ok' });
     const ready = await fetch(`${workerUrl}/readyz`);
-    expect([ready.status, await ready.json()]).to.deep.equal([200, { status: 'ok', checks: { store: 'ok', temporal: 'ok' } }]);
+    expect([ready.status, await ready.json()]).to.deep.equal([
+      200,
+      { status: 'ok', checks: { store: 'ok', temporal: 'ok' } },
+    ]);
     const post = await fetch(`${workerUrl}/metrics`, { method: 'POST' });
     expect([post.status, post.headers.get('allow')]).to.deep.equal([405, 'GET, HEAD']);
     expect((await fetch(`${workerUrl}/nope`)).status).to.equal(404);
@@ -251,7 +341,15 @@ describe('observability: traces', function () {
   before(async () => {
     [app, target, receiver] = await Promise.all([startTestApp(), startRecordingTarget(), startOtlpReceiver()]);
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
-    expect((await app.request('POST', '/v1/test-cases', { name: 'traced', folder: 'traced', flow: [apiNode('{{base}}/ok'), apiNode('{{base}}/ok?second=1')] })).status).to.equal(201);
+    expect(
+      (
+        await app.request('POST', '/v1/test-cases', {
+          name: 'traced',
+          folder: 'traced',
+          flow: [apiNode('{{base}}/ok'), apiNode('{{base}}/ok?second=1')],
+        })
+      ).status,
+    ).to.equal(201);
     expect((await app.request('POST', '/v1/runners', { name: 'traced', folder: 'traced' })).status).to.equal(201);
   });
   after(async () => {
@@ -265,7 +363,12 @@ describe('observability: traces', function () {
     const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100', ASSAY_LOG_LEVEL: 'warn' };
     const apiPort = await freePort();
     // The API exports OTLP/JSON, the worker OTLP/protobuf (the default).
-    children.push(spawnAssay('api', processEnv(app, { ...otel, ASSAY_PORT: String(apiPort), OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })));
+    children.push(
+      spawnAssay(
+        'api',
+        processEnv(app, { ...otel, ASSAY_PORT: String(apiPort), OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }),
+      ),
+    );
     children.push(spawnAssay('worker', processEnv(app, otel)));
     const api = `http://127.0.0.1:${apiPort}`;
     await waitForHttp(`${api}/readyz`, 60_000);
@@ -274,7 +377,11 @@ describe('observability: traces', function () {
     const callerTrace = 'aaaabbbbccccddddeeeeffff00001111';
     const res = await fetch(`${api}/v1/runs`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json', traceparent: `00-${callerTrace}-1111222233334444-01` },
+      headers: {
+        authorization: `Bearer ${app.key}`,
+        'content-type': 'application/json',
+        traceparent: `00-${callerTrace}-1111222233334444-01`,
+      },
       body: JSON.stringify({ runner: 'traced', environment: 'local' }),
     });
     expect(res.status).to.equal(201);
@@ -292,15 +399,20 @@ describe('observability: traces', function () {
     });
 
     // The spans of the trace reach the receiver: one connected tree.
-    const trace = await eventually(async () => {
-      const mine = receiver.spans.filter((s) => s.traceId === callerTrace);
-      const workflowSpan = mine.find((s) => s.name === 'RunWorkflow:runWorkflow');
-      return workflowSpan && parents.every((p) => mine.some((s) => s.spanId === p)) ? mine : undefined;
-    }, 60_000, 200);
+    const trace = await eventually(
+      async () => {
+        const mine = receiver.spans.filter((s) => s.traceId === callerTrace);
+        const workflowSpan = mine.find((s) => s.name === 'RunWorkflow:runWorkflow');
+        return workflowSpan && parents.every((p) => mine.some((s) => s.spanId === p)) ? mine : undefined;
+      },
+      60_000,
+      200,
+    );
     const byId = new Map(trace.map((s) => [s.spanId, s]));
     const chain = (spanId: string): string[] => {
       const names: string[] = [];
-      for (let s = byId.get(spanId), i = 0; s && i < 20; s = byId.get(s.parentSpanId), i++) names.push(`${s.service} ${s.name}`);
+      for (let s = byId.get(spanId), i = 0; s && i < 20; s = byId.get(s.parentSpanId), i++)
+        names.push(`${s.service} ${s.name}`);
       return names.reverse();
     };
     for (const p of parents) {
@@ -311,8 +423,16 @@ describe('observability: traces', function () {
       expect(client.attributes, 'no path or query in the span').not.to.have.property('url.full');
       const path = chain(p);
       expect(path[0]).to.equal('assay-api POST /v1/runs');
-      expect(byId.get([...byId.values()].find((s) => s.name === 'POST /v1/runs')!.spanId)!.parentSpanId, "the caller's span").to.equal('1111222233334444');
-      expect(path).to.include.members(['assay-api StartWorkflow:runWorkflow', 'assay-worker RunWorkflow:runWorkflow', 'assay-worker StartActivity:executeApiNode', 'assay-worker RunActivity:executeApiNode']);
+      expect(
+        byId.get([...byId.values()].find((s) => s.name === 'POST /v1/runs')!.spanId)!.parentSpanId,
+        "the caller's span",
+      ).to.equal('1111222233334444');
+      expect(path).to.include.members([
+        'assay-api StartWorkflow:runWorkflow',
+        'assay-worker RunWorkflow:runWorkflow',
+        'assay-worker StartActivity:executeApiNode',
+        'assay-worker RunActivity:executeApiNode',
+      ]);
       expect(path.at(-1)).to.equal('assay-worker GET');
     }
     expect([...new Set(receiver.contentTypes)].sort()).to.deep.equal(['application/json', 'application/x-protobuf']);
@@ -320,7 +440,10 @@ describe('observability: traces', function () {
 
     // The traced history (its start header carries the trace) replays with the workflow bundle.
     const history = await (await temporalClient()).workflow.getHandle(`run-${runId}`).fetchHistory();
-    await Worker.runReplayHistory({ ...workflowSource(), sinks: workerTracing().sinks, dataConverter: testDataConverter(), replayName: 'traced' }, history);
+    await Worker.runReplayHistory(
+      { ...workflowSource(), sinks: workerTracing().sinks, dataConverter: testDataConverter(), replayName: 'traced' },
+      history,
+    );
   });
 
   it('sends no traceparent when OTEL_EXPORTER_OTLP_ENDPOINT is not set', async () => {
@@ -328,9 +451,18 @@ describe('observability: traces', function () {
     const untraced = await startTestApp({ worker: true });
     try {
       await untraced.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
-      await untraced.request('POST', '/v1/test-cases', { name: 'plain', folder: 'plain', flow: [apiNode('{{base}}/ok')] });
+      await untraced.request('POST', '/v1/test-cases', {
+        name: 'plain',
+        folder: 'plain',
+        flow: [apiNode('{{base}}/ok')],
+      });
       await untraced.request('POST', '/v1/runners', { name: 'plain', folder: 'plain' });
-      const res = await untraced.request('POST', '/v1/runs', { runner: 'plain', environment: 'local' }, { headers: { traceparent: '00-aaaabbbbccccddddeeeeffff00002222-1111222233334444-01' } });
+      const res = await untraced.request(
+        'POST',
+        '/v1/runs',
+        { runner: 'plain', environment: 'local' },
+        { headers: { traceparent: '00-aaaabbbbccccddddeeeeffff00002222-1111222233334444-01' } },
+      );
       expect(await waitForRun(untraced, res.body.runId)).to.include({ status: 'completed', result: 'passed' });
     } finally {
       await untraced.stop();
@@ -368,16 +500,28 @@ describe('observability: health', function () {
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status, url).to.equal(200);
     }
-    expect(await (await fetch(`${app.url}/readyz`)).json()).to.deep.equal({ status: 'ok', checks: { store: 'ok', temporal: 'ok' } });
+    expect(await (await fetch(`${app.url}/readyz`)).json()).to.deep.equal({
+      status: 'ok',
+      checks: { store: 'ok', temporal: 'ok' },
+    });
 
     await proxy.cut();
-    for (const [url, checks] of [[app.url, ['store', 'temporal']], [bundler.url, ['store']]] as const) {
+    for (const [url, checks] of [
+      [app.url, ['store', 'temporal']],
+      [bundler.url, ['store']],
+    ] as const) {
       const live = await fetch(`${url}/healthz`);
       expect([live.status, await live.json()], url).to.deep.equal([200, { status: 'ok' }]);
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status, url).to.equal(503);
       expect(ready.headers.get('content-type')).to.match(/^application\/problem\+json/);
-      const body = (await ready.json()) as { code: string; unavailable: string[]; checks: Record<string, string>; detail: string; type: string };
+      const body = (await ready.json()) as {
+        code: string;
+        unavailable: string[];
+        checks: Record<string, string>;
+        detail: string;
+        type: string;
+      };
       expect(body).to.include({ code: 'not-ready', type: '/problems/not-ready' });
       expect(body.unavailable).to.deep.equal(['store']);
       expect(Object.keys(body.checks)).to.deep.equal([...checks]);
@@ -403,13 +547,19 @@ describe('observability: health', function () {
     }
 
     const port = await freePort();
-    worker = spawnAssay('worker', processEnv(app, { TEMPORAL_ADDRESS: `127.0.0.1:${closed}`, ASSAY_WORKER_HTTP_PORT: String(port) }));
+    worker = spawnAssay(
+      'worker',
+      processEnv(app, { TEMPORAL_ADDRESS: `127.0.0.1:${closed}`, ASSAY_WORKER_HTTP_PORT: String(port) }),
+    );
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/healthz`, 60_000);
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).to.equal(503);
     const body = (await ready.json()) as { unavailable: string[]; checks: Record<string, string> };
     expect(body.unavailable).to.deep.equal(['temporal']);
-    expect(body.checks).to.deep.equal({ store: 'ok', temporal: 'unreachable: the worker is still connecting to Temporal' });
+    expect(body.checks).to.deep.equal({
+      store: 'ok',
+      temporal: 'unreachable: the worker is still connecting to Temporal',
+    });
   });
 });

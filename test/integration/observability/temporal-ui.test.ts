@@ -34,7 +34,13 @@ describe('the Temporal Web UI view of a run', function () {
 
   it('shows the test case under way with its latest steps, and summaries that read like the flow', async () => {
     const flow = [
-      { id: 'n1', name: 'get user', type: 'api', request: { method: 'GET', url: '{{base}}/users/1' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] },
+      {
+        id: 'n1',
+        name: 'get user',
+        type: 'api',
+        request: { method: 'GET', url: '{{base}}/users/1' },
+        assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+      },
       {
         id: 'n2',
         type: 'if',
@@ -51,10 +57,18 @@ describe('the Temporal Web UI view of a run', function () {
     const handle = (await temporalClient()).workflow.getHandle(`run-${started.body.runId}`);
 
     // While n3 waits on the slow endpoint: the details show n1's outcome and the branch taken.
-    const details = await eventually(async () => {
-      const meta = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata').catch(() => undefined);
-      return meta?.currentDetails?.includes('IF nodes.n1.response.status = 200 → then') ? meta.currentDetails : undefined;
-    }, 20_000, 100);
+    const details = await eventually(
+      async () => {
+        const meta = await handle
+          .query<{ currentDetails?: string }>('__temporal_workflow_metadata')
+          .catch(() => undefined);
+        return meta?.currentDetails?.includes('IF nodes.n1.response.status = 200 → then')
+          ? meta.currentDetails
+          : undefined;
+      },
+      20_000,
+      100,
+    );
     expect(details).to.include('**ui** on **local**: running');
     expect(details).to.include('Under way: **ui case** (test case 1 of 1)');
     expect(details).to.match(/- get user \(n1\): GET http:\/\/127\.0\.0\.1:\d+\/users\/1 → 200 · \d+ ms/);
@@ -68,9 +82,16 @@ describe('the Temporal Web UI view of a run', function () {
       const text = await decodeText(event.userMetadata?.summary);
       if (text) summaries.push(text);
     }
-    expect(summaries.some((s) => /^get user \(n1\): GET http:\/\/127\.0\.0\.1:\d+\/users\/1$/.test(s)), summaries.join('\n')).to.equal(true);
     expect(
-      summaries.some((s) => /^IF nodes\.n1\.response\.status = 200 → then ▸ slow one \(n3\): GET http:\/\/127\.0\.0\.1:\d+\/slow\?ms=2500$/.test(s)),
+      summaries.some((s) => /^get user \(n1\): GET http:\/\/127\.0\.0\.1:\d+\/users\/1$/.test(s)),
+      summaries.join('\n'),
+    ).to.equal(true);
+    expect(
+      summaries.some((s) =>
+        /^IF nodes\.n1\.response\.status = 200 → then ▸ slow one \(n3\): GET http:\/\/127\.0\.0\.1:\d+\/slow\?ms=2500$/.test(
+          s,
+        ),
+      ),
       summaries.join('\n'),
     ).to.equal(true);
     // The finished run's details drop the test case under way.

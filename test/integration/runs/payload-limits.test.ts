@@ -25,7 +25,10 @@ describe('payload caps and the closed-workflow reconciler', function () {
 
   before(async () => {
     // The in-process sweep runs at start, then hourly: the tests call it themselves.
-    [app, target] = await Promise.all([startTestApp({ worker: true, env: { ASSAY_RECOVERY_INTERVAL_MS: '3600000' } }), startTarget()]);
+    [app, target] = await Promise.all([
+      startTestApp({ worker: true, env: { ASSAY_RECOVERY_INTERVAL_MS: '3600000' } }),
+      startTarget(),
+    ]);
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
   });
   after(async () => {
@@ -33,12 +36,18 @@ describe('payload caps and the closed-workflow reconciler', function () {
     await app?.stop();
   });
 
-  async function startRun(folder: string, cases: Array<{ name: string; flow: unknown[] }>, timeout = 300): Promise<string> {
+  async function startRun(
+    folder: string,
+    cases: Array<{ name: string; flow: unknown[] }>,
+    timeout = 300,
+  ): Promise<string> {
     for (const c of cases) {
       const res = await app.request('POST', '/v1/test-cases', { ...c, folder });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
     }
-    expect((await app.request('POST', '/v1/runners', { name: folder, folder, order: 'createdAt' })).status).to.equal(201);
+    expect((await app.request('POST', '/v1/runners', { name: folder, folder, order: 'createdAt' })).status).to.equal(
+      201,
+    );
     const res = await app.request('POST', '/v1/runs', { runner: folder, environment: 'local', timeout });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res.body.runId;
@@ -53,7 +62,17 @@ describe('payload caps and the closed-workflow reconciler', function () {
           { type: 'context', id: 'after', set: { small: '1' } },
         ],
       },
-      { name: 'big value', flow: [{ type: 'script', id: 'genBig', variable: 'v', script: { code: `async function generateValue() { return 'v'.repeat(${FOUR_MB}); }` } }] },
+      {
+        name: 'big value',
+        flow: [
+          {
+            type: 'script',
+            id: 'genBig',
+            variable: 'v',
+            script: { code: `async function generateValue() { return 'v'.repeat(${FOUR_MB}); }` },
+          },
+        ],
+      },
       {
         name: 'big log',
         flow: [
@@ -62,20 +81,48 @@ describe('payload caps and the closed-workflow reconciler', function () {
             id: 'logBig',
             request: { method: 'GET', url: '{{base}}/users/1' },
             // The sandbox keeps 200 lines of 10,000 characters: 200 × 20,000 bytes of 'é' is 3.8 MiB.
-            script: { code: `async function afterResponse() { for (let i = 0; i < 400; i++) console.log('é'.repeat(${FOUR_MB / 400})); }` },
+            script: {
+              code: `async function afterResponse() { for (let i = 0; i < 400; i++) console.log('é'.repeat(${FOUR_MB / 400})); }`,
+            },
           },
         ],
       },
-      { name: 'many log lines', flow: [{ type: 'script', id: 'logLines', script: { code: `for (let i = 0; i < 4096; i++) $log('z'.repeat(2048));` } }] },
+      {
+        name: 'many log lines',
+        flow: [
+          {
+            type: 'script',
+            id: 'logLines',
+            script: { code: `for (let i = 0; i < 4096; i++) $log('z'.repeat(2048));` },
+          },
+        ],
+      },
       { name: 'big context value', flow: [{ type: 'context', id: 'ctxBig', set: { big: '$pad("", 300000, "x")' } }] },
-      { name: 'still runs', flow: [{ type: 'api', id: 'ok', request: { method: 'GET', url: '{{base}}/users/1' }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] }] },
+      {
+        name: 'still runs',
+        flow: [
+          {
+            type: 'api',
+            id: 'ok',
+            request: { method: 'GET', url: '{{base}}/users/1' },
+            assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+          },
+        ],
+      },
     ]);
     const run = await waitForRun(app, runId, 120_000);
     expect(run.status, JSON.stringify(run)).to.equal('completed');
     expect(run.result).to.equal('failed');
     const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
     const cases = results.details.testCases as any[];
-    expect(cases.map((c) => `${c.name}:${c.status}`)).to.deep.equal(['big variable:failed', 'big value:failed', 'big log:failed', 'many log lines:failed', 'big context value:failed', 'still runs:passed']);
+    expect(cases.map((c) => `${c.name}:${c.status}`)).to.deep.equal([
+      'big variable:failed',
+      'big value:failed',
+      'big log:failed',
+      'many log lines:failed',
+      'big context value:failed',
+      'still runs:passed',
+    ]);
 
     const node = (i: number, id: string) => cases[i].nodes.find((n: any) => n.id === id);
     expect(node(0, 'setBig').error).to.match(/^script failed: script variables exceed 256 KiB \(4\.0 MiB\)/);
@@ -93,29 +140,50 @@ describe('payload caps and the closed-workflow reconciler', function () {
 
   it('fails a run whose plan is over its cap with the reason, instead of a workflow task that can never complete', async () => {
     // Three test cases with 800 KB request bodies: the plan (their flows) is 2.3 MiB.
-    const big = (name: string) => ({ name, flow: [{ type: 'api', request: { method: 'POST', url: '{{base}}/echo', body: { blob: 'p'.repeat(800_000) } } }] });
+    const big = (name: string) => ({
+      name,
+      flow: [{ type: 'api', request: { method: 'POST', url: '{{base}}/echo', body: { blob: 'p'.repeat(800_000) } } }],
+    });
     const runId = await startRun('big-plan', [big('one'), big('two'), big('three')]);
     const run = await waitForRun(app, runId, 60_000);
     expect(run.status).to.equal('failed');
-    expect(run.error).to.match(/^Run could not start: the run's plan \(the runner's test cases and the variables\) exceeds 1\.5 MiB \(2\.3 MiB\)/);
+    expect(run.error).to.match(
+      /^Run could not start: the run's plan \(the runner's test cases and the variables\) exceeds 1\.5 MiB \(2\.3 MiB\)/,
+    );
   });
 
   it('with normal activities, fails a node whose input (earlier responses) is over its cap instead of stalling the run', async () => {
-    const normal = await startTestApp({ worker: true, env: { ASSAY_API_NODE_ACTIVITY: 'normal', ASSAY_RECOVERY_INTERVAL_MS: '3600000' } });
+    const normal = await startTestApp({
+      worker: true,
+      env: { ASSAY_API_NODE_ACTIVITY: 'normal', ASSAY_RECOVERY_INTERVAL_MS: '3600000' },
+    });
     try {
       await normal.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
       // Eighteen responses of 250 KiB, then a script that sees them all in `nodes`: 4.4 MiB of input, over gRPC's 4 MB.
-      const fetches = Array.from({ length: 18 }, (_, i) => ({ type: 'api', id: `big${i}`, request: { method: 'GET', url: '{{base}}/big?kb=250' } }));
-      const flow = [...fetches, { type: 'script', id: 'reads', script: { code: '$log(Object.keys($context.nodes ?? {}).length)' } }];
-      expect((await normal.request('POST', '/v1/test-cases', { name: 'wide', folder: 'wide', flow })).status).to.equal(201);
+      const fetches = Array.from({ length: 18 }, (_, i) => ({
+        type: 'api',
+        id: `big${i}`,
+        request: { method: 'GET', url: '{{base}}/big?kb=250' },
+      }));
+      const flow = [
+        ...fetches,
+        { type: 'script', id: 'reads', script: { code: '$log(Object.keys($context.nodes ?? {}).length)' } },
+      ];
+      expect((await normal.request('POST', '/v1/test-cases', { name: 'wide', folder: 'wide', flow })).status).to.equal(
+        201,
+      );
       expect((await normal.request('POST', '/v1/runners', { name: 'wide', folder: 'wide' })).status).to.equal(201);
-      const { runId } = (await normal.request('POST', '/v1/runs', { runner: 'wide', environment: 'local', timeout: 40 })).body;
+      const { runId } = (
+        await normal.request('POST', '/v1/runs', { runner: 'wide', environment: 'local', timeout: 40 })
+      ).body;
       const run = await waitForRun(normal, runId, 100_000);
       expect(run.status, JSON.stringify(run)).to.equal('completed');
       const [tc] = (await normal.request('GET', `/v1/runs/${runId}/results`)).body.details.testCases;
       const reads = tc.nodes.find((n: any) => n.id === 'reads');
       expect(reads.status).to.equal('failed');
-      expect(reads.error).to.match(/the node's input \(variables and earlier nodes' requests and responses\) exceeds 1\.5 MiB \(\d\.\d MiB\)/);
+      expect(reads.error).to.match(
+        /the node's input \(variables and earlier nodes' requests and responses\) exceeds 1\.5 MiB \(\d\.\d MiB\)/,
+      );
     } finally {
       await normal.stop();
     }
@@ -141,7 +209,9 @@ describe('payload caps and the closed-workflow reconciler', function () {
   });
 
   it('cancelling a run whose workflow was terminated ends it', async () => {
-    const runId = await startRun('cancel-terminated', [{ name: 'waits', flow: [{ type: 'wait', id: 'w', ms: 600_000 }] }]);
+    const runId = await startRun('cancel-terminated', [
+      { name: 'waits', flow: [{ type: 'wait', id: 'w', ms: 600_000 }] },
+    ]);
     await eventually(async () => (await app.request('GET', `/v1/runs/${runId}`)).body.status === 'running');
     const row = await app.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
     await (await temporalClient()).workflow.getHandle(row.workflowId).terminate('test');

@@ -65,14 +65,29 @@ describe('performance runs', function () {
 
   before(async () => {
     // Two load threads per shard: the threaded path (activities/load-thread.ts) is what these tests drive.
-    [app, target] = await Promise.all([startTestApp({ worker: true, env: { ASSAY_LOAD_THREADS: '2' } }), startLoadTarget()]);
+    [app, target] = await Promise.all([
+      startTestApp({ worker: true, env: { ASSAY_LOAD_THREADS: '2' } }),
+      startLoadTarget(),
+    ]);
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
     for (const [name, path] of [
       ['mix', '/mix'],
       ['fixed', '/fixed'],
       ['missing', '/missing'],
     ] as const) {
-      const tc = await app.request('POST', '/v1/test-cases', { name, folder: name, flow: [{ type: 'api', id: 'get', name: `get ${path}`, request: { method: 'GET', url: `{{base}}${path}?vu={{__VU}}` }, assertions: [statusCheck] }] });
+      const tc = await app.request('POST', '/v1/test-cases', {
+        name,
+        folder: name,
+        flow: [
+          {
+            type: 'api',
+            id: 'get',
+            name: `get ${path}`,
+            request: { method: 'GET', url: `{{base}}${path}?vu={{__VU}}` },
+            assertions: [statusCheck],
+          },
+        ],
+      });
       expect(tc.status, JSON.stringify(tc.body)).to.equal(201);
       expect((await app.request('POST', '/v1/runners', { name, folder: name })).status).to.equal(201);
     }
@@ -83,7 +98,13 @@ describe('performance runs', function () {
   });
 
   async function start(runner: string, performance: unknown, extra: Record<string, unknown> = {}): Promise<string> {
-    const res = await app.request('POST', '/v1/runs', { runner, environment: 'local', timeout: 600, performance, ...extra });
+    const res = await app.request('POST', '/v1/runs', {
+      runner,
+      environment: 'local',
+      timeout: 600,
+      performance,
+      ...extra,
+    });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res.body.runId;
   }
@@ -115,7 +136,7 @@ describe('performance runs', function () {
     expect(p.medResponseTime).to.be.within(9.5, 40);
     expect(p.errorRate).to.equal(0);
     expect(p.checks).to.deep.equal({ total: p.requests, passed: p.requests, rate: 1 });
-    expect(p.requestsPerSecond).to.be.closeTo(p.requests / 3, p.requests / 3 * 0.1);
+    expect(p.requestsPerSecond).to.be.closeTo(p.requests / 3, (p.requests / 3) * 0.1);
     expect(p.byName.map((n: any) => n.name)).to.deep.equal(['get /mix']);
     expect(p.peakVUs).to.equal(5);
     expect(p.series.reduce((n: number, pt: any) => n + pt.requests, 0)).to.equal(p.requests);
@@ -144,10 +165,14 @@ describe('performance runs', function () {
       // (a loaded machine adds tens of ms to a 20 ms request; docs/benchmarks.md has the figures).
       thresholds: { http_req_duration: ['p(95)<1000'], 'http_req_duration{name:get /fixed}': ['avg<500'] },
     });
-    const live = await eventually(async () => {
-      const res = await app.request('GET', `/v1/runs/${runId}`);
-      return res.body.status === 'running' && res.body.performance?.requests > 20 ? res.body : undefined;
-    }, 30_000, 200);
+    const live = await eventually(
+      async () => {
+        const res = await app.request('GET', `/v1/runs/${runId}`);
+        return res.body.status === 'running' && res.body.performance?.requests > 20 ? res.body : undefined;
+      },
+      30_000,
+      200,
+    );
     expect(live.performance.percent).to.be.within(0, 100);
     expect(live.performance.durationMs).to.equal(6000);
     expect(live.performance.p95ResponseTime).to.be.within(19, 1000);
@@ -166,7 +191,12 @@ describe('performance runs', function () {
   });
 
   it('counts failed requests as k6 does (a 404 fails http_req_failed and its check)', async () => {
-    const runId = await start('missing', { executor: 'constant-vus', vus: 2, duration: '1s', thresholds: { http_req_failed: ['rate<0.5'] } });
+    const runId = await start('missing', {
+      executor: 'constant-vus',
+      vus: 2,
+      duration: '1s',
+      thresholds: { http_req_failed: ['rate<0.5'] },
+    });
     const run = await waitForRun(app, runId, 60_000);
     expect(run.result).to.equal('failed');
     const doc = await results(runId);
@@ -181,32 +211,57 @@ describe('performance runs', function () {
       name: 'data',
       folder: 'data',
       dataSets: [{ name: 'users', type: 'json', data: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }],
-      flow: [{ type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/data?vu={{__VU}}&iter={{__ITER}}&user={{__DATA.users.id}}' }, assertions: [statusCheck] }],
+      flow: [
+        {
+          type: 'api',
+          id: 'get',
+          request: { method: 'GET', url: '{{base}}/data?vu={{__VU}}&iter={{__ITER}}&user={{__DATA.users.id}}' },
+          assertions: [statusCheck],
+        },
+      ],
     });
     expect(tc.status, JSON.stringify(tc.body)).to.equal(201);
     await app.request('POST', '/v1/runners', { name: 'data', folder: 'data' });
-    const runId = await start('data', { executor: 'constant-arrival-rate', rate: 20, duration: '1500ms', preAllocatedVUs: 3, shards: 1 });
+    const runId = await start('data', {
+      executor: 'constant-arrival-rate',
+      rate: 20,
+      duration: '1500ms',
+      preAllocatedVUs: 3,
+      shards: 1,
+    });
     const run = await waitForRun(app, runId, 60_000);
     expect(run.status).to.equal('completed');
-    const seen = target.queries.map((q) => ({ vu: Number(q.get('vu')), iter: Number(q.get('iter')), user: q.get('user') }));
+    const seen = target.queries.map((q) => ({
+      vu: Number(q.get('vu')),
+      iter: Number(q.get('iter')),
+      user: q.get('user'),
+    }));
     expect(seen).to.have.length(30);
     expect(seen.every((r) => r.vu >= 1 && r.vu <= 3 && Number.isInteger(r.iter))).to.equal(true);
     // Rows round robin over the iterations: each of the 3 rows 10 times.
     expect(['a', 'b', 'c'].map((u) => seen.filter((r) => r.user === u).length)).to.deep.equal([10, 10, 10]);
     // Each VU's iterations count 0, 1, 2… (k6's __ITER).
     for (const vu of new Set(seen.map((r) => r.vu))) {
-      const iters = seen.filter((r) => r.vu === vu).map((r) => r.iter).sort((x, y) => x - y);
+      const iters = seen
+        .filter((r) => r.vu === vu)
+        .map((r) => r.iter)
+        .sort((x, y) => x - y);
       expect(iters).to.deep.equal(iters.map((_, i) => i));
     }
     const client = await temporalClient();
     const found: string[] = [];
-    for await (const wf of client.workflow.list({ query: `AssayRunKind = "performance" AND AssayRunId = "${runId}"` })) found.push(wf.workflowId);
+    for await (const wf of client.workflow.list({ query: `AssayRunKind = "performance" AND AssayRunId = "${runId}"` }))
+      found.push(wf.workflowId);
     expect(found).to.deep.equal([`run-${runId}`]);
   });
 
   it('cancels a performance run and keeps the figures measured until then', async () => {
     const runId = await start('fixed', { executor: 'constant-vus', vus: 4, duration: '60s' });
-    await eventually(async () => (await app.request('GET', `/v1/runs/${runId}`)).body.performance?.requests > 50, 30_000, 200);
+    await eventually(
+      async () => (await app.request('GET', `/v1/runs/${runId}`)).body.performance?.requests > 50,
+      30_000,
+      200,
+    );
     expect((await app.request('POST', `/v1/runs/${runId}/cancel`)).status).to.equal(202);
     const run = await waitForRun(app, runId, 60_000);
     expect(run.status).to.equal('failed');
@@ -220,16 +275,30 @@ describe('performance runs', function () {
     const bad = await app.request('POST', '/v1/runs', {
       runner: 'fixed',
       environment: 'local',
-      performance: { executor: 'ramping-vus', stages: [{ duration: '5 minutes', target: 10 }], thresholds: { http_req_duration: ['p95<1'] } },
+      performance: {
+        executor: 'ramping-vus',
+        stages: [{ duration: '5 minutes', target: 10 }],
+        thresholds: { http_req_duration: ['p95<1'] },
+      },
     });
     expect(bad.status).to.equal(400);
     expect(bad.body.code).to.equal('validation-failed');
-    expect(bad.body.errors.map((e: any) => e.field)).to.have.members(['performance.stages[0].duration', 'performance.thresholds.http_req_duration[0]']);
-    const long = await app.request('POST', '/v1/runs', { runner: 'fixed', environment: 'local', timeout: 60, performance: { executor: 'constant-vus', vus: 1, duration: '1m' } });
+    expect(bad.body.errors.map((e: any) => e.field)).to.have.members([
+      'performance.stages[0].duration',
+      'performance.thresholds.http_req_duration[0]',
+    ]);
+    const long = await app.request('POST', '/v1/runs', {
+      runner: 'fixed',
+      environment: 'local',
+      timeout: 60,
+      performance: { executor: 'constant-vus', vus: 1, duration: '1m' },
+    });
     expect(long.status).to.equal(400);
     expect(long.body.errors[0].field).to.equal('timeout');
     expect(long.body.errors[0].detail).to.match(/needs up to 120 s .* timeout is 60 s/);
-    const runner = await app.request('PATCH', '/v1/runners/fixed', { loadProfile: { executor: 'constant-vus', vus: 0, duration: '1s' } });
+    const runner = await app.request('PATCH', '/v1/runners/fixed', {
+      loadProfile: { executor: 'constant-vus', vus: 0, duration: '1s' },
+    });
     expect(runner.status).to.equal(400);
     expect(runner.body.errors[0].field).to.equal('loadProfile.vus');
     expect((await app.request('GET', '/v1/runners/fixed')).body.loadProfile).to.equal(null);
@@ -237,7 +306,9 @@ describe('performance runs', function () {
 
   it("makes a runner's runs performance runs through its stored profile", async () => {
     const profile = { executor: 'constant-vus', vus: 1, duration: '500ms' };
-    expect((await app.request('PATCH', '/v1/runners/fixed', { loadProfile: profile })).body.loadProfile).to.deep.equal(profile);
+    expect((await app.request('PATCH', '/v1/runners/fixed', { loadProfile: profile })).body.loadProfile).to.deep.equal(
+      profile,
+    );
     try {
       const res = await app.request('POST', '/v1/runs', { runner: 'fixed', environment: 'local' });
       const run = await waitForRun(app, res.body.runId, 60_000);
@@ -256,7 +327,13 @@ describe('performance runs', function () {
       // No in-process worker: the load runs in child processes that the tests kill.
       procApp = await startTestApp();
       await procApp.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
-      const tc = await procApp.request('POST', '/v1/test-cases', { name: 'fixed', folder: 'fixed', flow: [{ type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/fixed' }, assertions: [statusCheck] }] });
+      const tc = await procApp.request('POST', '/v1/test-cases', {
+        name: 'fixed',
+        folder: 'fixed',
+        flow: [
+          { type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/fixed' }, assertions: [statusCheck] },
+        ],
+      });
       expect(tc.status).to.equal(201);
       await procApp.request('POST', '/v1/runners', { name: 'fixed', folder: 'fixed' });
     });
@@ -282,15 +359,26 @@ describe('performance runs', function () {
         runner: 'fixed',
         environment: 'local',
         timeout: 600,
-        performance: { executor: 'constant-arrival-rate', rate: 40, duration: '12s', preAllocatedVUs: 4, maxVUs: 10, shards: 2 },
+        performance: {
+          executor: 'constant-arrival-rate',
+          rate: 40,
+          duration: '12s',
+          preAllocatedVUs: 4,
+          maxVUs: 10,
+          shards: 2,
+        },
       });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       const runId = res.body.runId;
       // Both shards running, on two different processes.
-      const rows = await eventually(async () => {
-        const r = await shardRows(runId);
-        return r.length === 2 && r.every((s) => s.metrics.all.requests > 20) ? r : undefined;
-      }, 60_000, 200);
+      const rows = await eventually(
+        async () => {
+          const r = await shardRows(runId);
+          return r.length === 2 && r.every((s) => s.metrics.all.requests > 20) ? r : undefined;
+        },
+        60_000,
+        200,
+      );
       expect(new Set(rows.map((r) => r.worker)).size).to.equal(2);
       const victim = rows.find((r) => r.worker.startsWith(`${a!.child.pid}@`))!;
       await a!.kill();
@@ -307,7 +395,10 @@ describe('performance runs', function () {
       expect(sent - p.requests).to.be.at.most(50);
       // The profile ran to its end on both shards: 12 s at 40/s, each arrival a request or, when
       // the machine was too busy to start it on time, a dropped iteration (k6's dropped_iterations).
-      expect(p.requests + p.droppedIterations, JSON.stringify({ requests: p.requests, dropped: p.droppedIterations })).to.be.within(440, 480);
+      expect(
+        p.requests + p.droppedIterations,
+        JSON.stringify({ requests: p.requests, dropped: p.droppedIterations }),
+      ).to.be.within(440, 480);
       const after = await shardRows(runId);
       const resumed = after.find((r) => r.shard === victim.shard)!;
       expect(resumed.attempt).to.be.greaterThan(1);
@@ -328,13 +419,29 @@ describe('performance runs', function () {
     const own = await startTestApp({ worker: true, env: { TEMPORAL_ADDRESS: server.address } });
     try {
       await own.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
-      await own.request('POST', '/v1/test-cases', { name: 'fixed', folder: 'fixed', flow: [{ type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/fixed' }, assertions: [statusCheck] }] });
+      await own.request('POST', '/v1/test-cases', {
+        name: 'fixed',
+        folder: 'fixed',
+        flow: [
+          { type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/fixed' }, assertions: [statusCheck] },
+        ],
+      });
       await own.request('POST', '/v1/runners', { name: 'fixed', folder: 'fixed' });
       const before = target.count('/fixed');
-      const res = await own.request('POST', '/v1/runs', { runner: 'fixed', environment: 'local', timeout: 600, performance: { executor: 'constant-arrival-rate', rate: 20, duration: '12s', preAllocatedVUs: 4 } });
+      const res = await own.request('POST', '/v1/runs', {
+        runner: 'fixed',
+        environment: 'local',
+        timeout: 600,
+        performance: { executor: 'constant-arrival-rate', rate: 20, duration: '12s', preAllocatedVUs: 4 },
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       const runId = res.body.runId;
-      await eventually(async () => ((await own.dataSource.getRepository(RunLoadShard).findOneBy({ runId }))?.metrics.all.requests ?? 0) > 40, 60_000, 200);
+      await eventually(
+        async () =>
+          ((await own.dataSource.getRepository(RunLoadShard).findOneBy({ runId }))?.metrics.all.requests ?? 0) > 40,
+        60_000,
+        200,
+      );
       server.process.kill('SIGKILL');
       await new Promise((r) => setTimeout(r, 3000));
       server = await startDevServer(options);
@@ -361,13 +468,28 @@ describe('performance runs', function () {
     const solo = await startTestApp({ worker: true, env: { ASSAY_LOAD_THREADS: '1' } });
     try {
       await solo.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
-      await solo.request('POST', '/v1/test-cases', { name: 'fixed', folder: 'fixed', flow: [{ type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/fixed' }, assertions: [statusCheck] }] });
+      await solo.request('POST', '/v1/test-cases', {
+        name: 'fixed',
+        folder: 'fixed',
+        flow: [
+          { type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/fixed' }, assertions: [statusCheck] },
+        ],
+      });
       await solo.request('POST', '/v1/runners', { name: 'fixed', folder: 'fixed' });
       const samples: number[] = [];
-      const res = await solo.request('POST', '/v1/runs', { runner: 'fixed', environment: 'local', timeout: 600, performance: { executor: 'constant-vus', vus: 20, duration: '12s' } });
+      const res = await solo.request('POST', '/v1/runs', {
+        runner: 'fixed',
+        environment: 'local',
+        timeout: 600,
+        performance: { executor: 'constant-vus', vus: 20, duration: '12s' },
+      });
       expect(res.status).to.equal(201);
       const runId = res.body.runId;
-      await eventually(async () => (await solo.request('GET', `/v1/runs/${runId}`)).body.performance?.requests > 0, 30_000, 200);
+      await eventually(
+        async () => (await solo.request('GET', `/v1/runs/${runId}`)).body.performance?.requests > 0,
+        30_000,
+        200,
+      );
       const timer = setInterval(() => {
         global.gc!();
         samples.push(process.memoryUsage().heapUsed);
@@ -384,7 +506,8 @@ describe('performance runs', function () {
       const warm = samples.slice(3);
       expect(warm.length).to.be.at.least(5);
       const growth = warm[warm.length - 1]! - Math.min(...warm.slice(0, 3));
-      if (process.env.ASSAY_TEST_VERBOSE) console.log(`heap MB ${warm.map((b) => (b / 1e6).toFixed(1)).join(" ")}; requests ${p.requests}`);
+      if (process.env.ASSAY_TEST_VERBOSE)
+        console.log(`heap MB ${warm.map((b) => (b / 1e6).toFixed(1)).join(' ')}; requests ${p.requests}`);
       expect(growth, `heap samples ${warm.map((b) => Math.round(b / 1e6)).join(', ')} MB`).to.be.below(4e6);
     } finally {
       await solo.stop();

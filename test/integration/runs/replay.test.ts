@@ -15,7 +15,12 @@ import { Worker } from '@temporalio/worker';
 import { BUNDLE_PATH, workflowSource } from '../../../src/temporal/bundle';
 import { HISTORY_FIXTURES, testDataConverter } from '../../helpers/temporal';
 
-const files = fs.existsSync(HISTORY_FIXTURES) ? fs.readdirSync(HISTORY_FIXTURES).filter((f) => f.endsWith('.json')).sort() : [];
+const files = fs.existsSync(HISTORY_FIXTURES)
+  ? fs
+      .readdirSync(HISTORY_FIXTURES)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+  : [];
 const load = (file: string) => JSON.parse(fs.readFileSync(path.join(HISTORY_FIXTURES, file), 'utf8')) as unknown;
 
 describe('replay of recorded workflow histories', function () {
@@ -39,7 +44,10 @@ describe('replay of recorded workflow histories', function () {
   for (const file of files) {
     it(`replays ${file} with the current workflow code`, async () => {
       // The test apps' codec: fixtures recorded before encryption pass through it, later ones decrypt.
-      await Worker.runReplayHistory({ ...workflowSource(), dataConverter: testDataConverter(), replayName: file }, load(file));
+      await Worker.runReplayHistory(
+        { ...workflowSource(), dataConverter: testDataConverter(), replayName: file },
+        load(file),
+      );
     });
   }
 

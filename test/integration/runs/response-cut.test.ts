@@ -14,7 +14,12 @@ const TOTAL = 100 * 1024 * 1024;
 const CHUNK = 64 * 1024;
 
 /** Streams up to 100 MB of 'x' per request (bounded: TOTAL / CHUNK writes), stopping when the client goes. */
-async function startStreamer(): Promise<{ url: string; written: number[]; closedEarly: boolean[]; close(): Promise<void> }> {
+async function startStreamer(): Promise<{
+  url: string;
+  written: number[];
+  closedEarly: boolean[];
+  close(): Promise<void>;
+}> {
   const written: number[] = [];
   const closedEarly: boolean[] = [];
   const chunk = Buffer.alloc(CHUNK, 'x');
@@ -48,10 +53,11 @@ async function startStreamer(): Promise<{ url: string; written: number[]; closed
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     written,
     closedEarly,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

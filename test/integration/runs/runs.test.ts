@@ -32,7 +32,10 @@ describe('runs on Temporal', function () {
 
   before(async () => {
     [app, target] = await Promise.all([startTestApp({ worker: true }), startTarget()]);
-    await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url, token: 'env-token', user: 'env-user' } });
+    await app.request('POST', '/v1/environments', {
+      name: 'local',
+      variables: { base: target.url, token: 'env-token', user: 'env-user' },
+    });
   });
   after(async () => {
     await target?.close();
@@ -72,17 +75,34 @@ describe('runs on Temporal', function () {
       {
         type: 'api',
         id: 'echo',
-        request: { method: 'POST', url: '{{base}}/echo?q={{user}}', headers: { 'X-Token': '{{token}}' }, body: { user: '{{user}}', keep: '{{unknown}}' } },
+        request: {
+          method: 'POST',
+          url: '{{base}}/echo?q={{user}}',
+          headers: { 'X-Token': '{{token}}' },
+          body: { user: '{{user}}', keep: '{{unknown}}' },
+        },
         assertions: [
           { target: 'response.body.headers."x-token"', operator: 'equals', expected: 'run-token' },
           { target: 'response.body.body', operator: 'equals', expected: { user: 'env-user', keep: '{{unknown}}' } },
           { target: 'response.body.query.q', operator: 'equals', expected: 'env-user' },
         ],
       },
-      get('{{base}}/users/2', [{ target: 'response.body.name = "Grace" and nodes.echo.response.status = 200', operator: 'equals', expected: true }]),
+      get('{{base}}/users/2', [
+        {
+          target: 'response.body.name = "Grace" and nodes.echo.response.status = 200',
+          operator: 'equals',
+          expected: true,
+        },
+      ]),
     ]);
-    await makeCase('e2e', '4 wrong expectation', [get('{{base}}/users/2', [{ name: 'name is Ada', target: 'response.body.name', operator: 'equals', expected: 'Ada' }])]);
-    await makeCase('e2e', '5 unreachable host', [get(`http://127.0.0.1:${port}/x`, [{ target: 'response.status', operator: 'equals', expected: 200 }])]);
+    await makeCase('e2e', '4 wrong expectation', [
+      get('{{base}}/users/2', [
+        { name: 'name is Ada', target: 'response.body.name', operator: 'equals', expected: 'Ada' },
+      ]),
+    ]);
+    await makeCase('e2e', '5 unreachable host', [
+      get(`http://127.0.0.1:${port}/x`, [{ target: 'response.status', operator: 'equals', expected: 200 }]),
+    ]);
     await app.request('POST', '/v1/runners', { name: 'e2e', folder: 'e2e' });
 
     const runId = await startRun('e2e', { variables: { token: 'run-token' } });
@@ -96,7 +116,13 @@ describe('runs on Temporal', function () {
     expect(run).not.to.have.property('error');
 
     const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
-    expect(results).to.include({ runId, status: 'completed', result: 'failed', duration: run.duration, completedAt: run.completedAt });
+    expect(results).to.include({
+      runId,
+      status: 'completed',
+      result: 'failed',
+      duration: run.duration,
+      completedAt: run.completedAt,
+    });
     const cases = results.details.testCases;
     expect(cases.map((c: { name: string; status: string }) => `${c.name}: ${c.status}`)).to.deep.equal([
       '1 get user: passed',
@@ -111,7 +137,14 @@ describe('runs on Temporal', function () {
     }
     expect(cases[0].assertions).to.equal(4);
     expect(cases[3].failures).to.deep.equal([
-      { node: 'n1', assertion: 'name is Ada', operator: 'equals', expected: 'Ada', actual: 'Grace', message: 'expected "Ada" (string), got "Grace" (string)' },
+      {
+        node: 'n1',
+        assertion: 'name is Ada',
+        operator: 'equals',
+        expected: 'Ada',
+        actual: 'Grace',
+        message: 'expected "Ada" (string), got "Grace" (string)',
+      },
     ]);
     expect(cases[4].failures[0].message).to.contain('ECONNREFUSED');
     expect(cases[4].nodes[0].error).to.contain('ECONNREFUSED');
@@ -120,31 +153,46 @@ describe('runs on Temporal', function () {
   });
 
   it('reports result passed when every test case passes, and the run is findable by search attributes', async () => {
-    await makeCase('green', 'ok', [get('{{base}}/users/3', [{ target: 'response.status', operator: 'equals', expected: 200 }])]);
+    await makeCase('green', 'ok', [
+      get('{{base}}/users/3', [{ target: 'response.status', operator: 'equals', expected: 200 }]),
+    ]);
     await app.request('POST', '/v1/runners', { name: 'green', folder: 'green' });
     const runId = await startRun('green');
     const run = await waitForRun(app, runId);
     expect(run).to.include({ status: 'completed', result: 'passed' });
     const client = await temporalClient();
-    const ids = await eventually(async () => {
-      const found: string[] = [];
-      for await (const wf of client.workflow.list({ query: `AssayRunner = "green" AND AssayEnvironment = "local" AND AssayWorkspace = "${app.workspaceId}"` })) {
-        found.push(wf.workflowId);
-      }
-      return found.length > 0 ? found : undefined;
-    }, 20_000, 500);
+    const ids = await eventually(
+      async () => {
+        const found: string[] = [];
+        for await (const wf of client.workflow.list({
+          query: `AssayRunner = "green" AND AssayEnvironment = "local" AND AssayWorkspace = "${app.workspaceId}"`,
+        })) {
+          found.push(wf.workflowId);
+        }
+        return found.length > 0 ? found : undefined;
+      },
+      20_000,
+      500,
+    );
     expect(ids).to.deep.equal([`run-${runId}`]);
   });
 
   it('shows progress and an estimated completion while running', async () => {
-    for (let i = 1; i <= 5; i++) await makeCase('slow', `slow ${i}`, [get('{{base}}/slow?ms=500', [{ target: 'response.status', operator: 'equals', expected: 200 }])]);
+    for (let i = 1; i <= 5; i++)
+      await makeCase('slow', `slow ${i}`, [
+        get('{{base}}/slow?ms=500', [{ target: 'response.status', operator: 'equals', expected: 200 }]),
+      ]);
     await app.request('POST', '/v1/runners', { name: 'slow', folder: 'slow' });
     const runId = await startRun('slow');
-    const midway = await eventually(async () => {
-      const res = await app.request('GET', `/v1/runs/${runId}`);
-      const p = res.body.progress;
-      return res.body.status === 'running' && p && p.completed >= 1 && p.completed < 5 ? res.body : undefined;
-    }, 30_000, 50);
+    const midway = await eventually(
+      async () => {
+        const res = await app.request('GET', `/v1/runs/${runId}`);
+        const p = res.body.progress;
+        return res.body.status === 'running' && p && p.completed >= 1 && p.completed < 5 ? res.body : undefined;
+      },
+      30_000,
+      50,
+    );
     expect(midway.progress.total).to.equal(5);
     expect(midway.progress.percentage).to.equal(midway.progress.completed * 20);
     expect(midway.startedAt).to.match(/Z$/);
@@ -171,7 +219,11 @@ describe('runs on Temporal', function () {
     const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
     expect(results.status).to.equal('failed');
     expect(results.error).to.equal('Run timed out after 2 s');
-    expect(results.details.testCases.map((c: { status: string }) => c.status)).to.deep.equal(['passed', 'failed', 'skipped']);
+    expect(results.details.testCases.map((c: { status: string }) => c.status)).to.deep.equal([
+      'passed',
+      'failed',
+      'skipped',
+    ]);
     expect(results.details.testCases[1].error).to.equal('Interrupted: Run timed out after 2 s');
     expect(results.summary).to.deep.equal({ total: 3, passed: 1, failed: 1, skipped: 1 });
     expect(await workflowStatus(`run-${runId}`)).to.equal('FAILED');
@@ -217,7 +269,10 @@ describe('long runs', function () {
   let target: Target;
 
   before(async () => {
-    [app, target] = await Promise.all([startTestApp({ worker: true, env: { ASSAY_TEST_CASES_PER_EXECUTION: '2' } }), startTarget()]);
+    [app, target] = await Promise.all([
+      startTestApp({ worker: true, env: { ASSAY_TEST_CASES_PER_EXECUTION: '2' } }),
+      startTarget(),
+    ]);
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
   });
   after(async () => {
@@ -239,14 +294,25 @@ describe('long runs', function () {
     expect(run).to.include({ status: 'completed', result: 'passed' });
     expect(run.summary).to.deep.equal({ total: 5, passed: 5, failed: 0, skipped: 0 });
     const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
-    expect(results.details.testCases.map((c: { name: string }) => c.name)).to.deep.equal(['case 1', 'case 2', 'case 3', 'case 4', 'case 5']);
+    expect(results.details.testCases.map((c: { name: string }) => c.name)).to.deep.equal([
+      'case 1',
+      'case 2',
+      'case 3',
+      'case 4',
+      'case 5',
+    ]);
     const client = await temporalClient();
-    const executions = await eventually(async () => {
-      const statuses: string[] = [];
-      for await (const wf of client.workflow.list({ query: `WorkflowId = "run-${runId}"` })) statuses.push(wf.status.name);
-      // The row says completed a moment before the last execution closes: wait for the close.
-      return statuses.length === 3 && !statuses.includes('RUNNING') ? statuses.sort() : undefined;
-    }, 20_000, 300);
+    const executions = await eventually(
+      async () => {
+        const statuses: string[] = [];
+        for await (const wf of client.workflow.list({ query: `WorkflowId = "run-${runId}"` }))
+          statuses.push(wf.status.name);
+        // The row says completed a moment before the last execution closes: wait for the close.
+        return statuses.length === 3 && !statuses.includes('RUNNING') ? statuses.sort() : undefined;
+      },
+      20_000,
+      300,
+    );
     expect(executions).to.deep.equal(['COMPLETED', 'CONTINUED_AS_NEW', 'CONTINUED_AS_NEW']);
     await recordHistory('continued-as-new-last-execution', `run-${runId}`);
   });

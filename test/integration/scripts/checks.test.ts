@@ -18,7 +18,12 @@ describe('script checks and the Postman compatibility library', function () {
   });
   after(async () => sandbox?.dispose());
 
-  const response = { status: 404, headers: { 'content-type': 'application/json; charset=utf-8', 'x-trace': 'abc' }, body: { error: 'no such user', id: 7 }, time: 12.5 };
+  const response = {
+    status: 404,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-trace': 'abc' },
+    body: { error: 'no such user', id: 7 },
+    time: 12.5,
+  };
   function respond(code: string, extra: Partial<ScriptInput> = {}): Promise<ScriptResult> {
     return sandbox.execute({
       runId: `checks-${++n}`,
@@ -62,11 +67,13 @@ describe('script checks and the Postman compatibility library', function () {
     expect(thrown.ok).to.equal(false);
     expect(thrown.error?.message).to.match(/TypeError/);
     expect(thrown.tests).to.deep.equal([{ name: 'first', passed: true }]);
-    const many = await respond(`async function afterResponse() { for (let i = 0; i < 500; i++) $test('t' + i, () => {}); }`);
+    const many = await respond(
+      `async function afterResponse() { for (let i = 0; i < 500; i++) $test('t' + i, () => {}); }`,
+    );
     expect(many.tests).to.have.length(200);
   });
 
-  it('pm.response assertions give Newman\'s messages', async () => {
+  it("pm.response assertions give Newman's messages", async () => {
     const r = await respond(
       pmHook(`
       pm.test('status 404', () => pm.response.to.have.status(404));
@@ -85,15 +92,21 @@ describe('script checks and the Postman compatibility library', function () {
     expect(r.ok, JSON.stringify(r.error)).to.equal(true);
     const byName = Object.fromEntries(r.tests!.map((t) => [t.name, t]));
     expect(byName['status 404']).to.deep.equal({ name: 'status 404', passed: true });
-    expect(byName['status 200']!.message).to.equal('AssertionError: expected response to have status code 200 but got 404');
+    expect(byName['status 200']!.message).to.equal(
+      'AssertionError: expected response to have status code 200 but got 404',
+    );
     expect(byName['reason']!.passed).to.equal(true);
     expect(byName['not found / client error']!.passed).to.equal(true);
     expect(byName['ok']!.message).to.equal('AssertionError: expected response code to be 200 but found 404');
     expect(byName['header']!.passed).to.equal(true);
-    expect(byName['header missing']!.message).to.equal("AssertionError: expected response to have header with key 'X-Nope'");
+    expect(byName['header missing']!.message).to.equal(
+      "AssertionError: expected response to have header with key 'X-Nope'",
+    );
     expect(byName['json body path']!.passed).to.equal(true);
     expect(byName['expect']!.message).to.equal('AssertionError: expected 7 to be above 10');
-    expect(byName['schema']!.message).to.match(/^AssertionError: expected data to satisfy schema but found following errors: \n.*name/);
+    expect(byName['schema']!.message).to.match(
+      /^AssertionError: expected data to satisfy schema but found following errors: \n.*name/,
+    );
     expect(byName['legacy']!.passed).to.equal(true);
   });
 
@@ -111,7 +124,9 @@ describe('script checks and the Postman compatibility library', function () {
     );
     expect(r.variables).to.deep.equal({ token: 'T', n: 2, legacy: 'L' });
     const cookies = r.tests!.find((t) => t.name === 'cookies')!;
-    expect(cookies.message).to.equal("Error: pm.cookies is not supported by Assay's Postman compatibility (docs/import-postman.md)");
+    expect(cookies.message).to.equal(
+      "Error: pm.cookies is not supported by Assay's Postman compatibility (docs/import-postman.md)",
+    );
     expect(r.tests!.filter((t) => t.passed).map((t) => t.name)).to.deep.equal(['reads', 'replaceIn']);
   });
 
@@ -135,7 +150,11 @@ describe('script checks and the Postman compatibility library', function () {
     expect(r.request).to.deep.equal({
       method: 'POST',
       url: 'http://api.test/items/42',
-      headers: { 'X-Sig': 'http://api.test/items/42', 'X-Added': 'yes', Authorization: `Basic ${Buffer.from('ada:pw').toString('base64')}` },
+      headers: {
+        'X-Sig': 'http://api.test/items/42',
+        'X-Added': 'yes',
+        Authorization: `Basic ${Buffer.from('ada:pw').toString('base64')}`,
+      },
       body: { at: 'S' },
     });
   });

@@ -19,7 +19,10 @@ describe('scripts in runs: libraries per test case, whole error messages', funct
   let target: Target;
 
   before(async () => {
-    [app, target] = await Promise.all([startTestApp({ worker: true, env: { ASSAY_SCRIPT_TIMEOUT_MS: '3000' } }), startTarget()]);
+    [app, target] = await Promise.all([
+      startTestApp({ worker: true, env: { ASSAY_SCRIPT_TIMEOUT_MS: '3000' } }),
+      startTarget(),
+    ]);
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url } });
   });
   after(async () => {
@@ -52,12 +55,23 @@ describe('scripts in runs: libraries per test case, whole error messages', funct
       {
         name: 'a lists moment and crypto-js',
         flow: [
-          { type: 'script', id: 'day', variable: 'day', script: { code: "async function generateValue() { return moment('2026-11-21').format('dddd'); }", libs: ['moment@2.30.1'] } },
+          {
+            type: 'script',
+            id: 'day',
+            variable: 'day',
+            script: {
+              code: "async function generateValue() { return moment('2026-11-21').format('dddd'); }",
+              libs: ['moment@2.30.1'],
+            },
+          },
           {
             type: 'api',
             id: 'signed',
             request: { method: 'GET', url: '{{base}}/echo' },
-            script: { code: "async function beforeRequest() { $request.headers['X-Sig'] = CryptoJS.SHA256('a').toString(); }", libs: ['crypto-js@4.2.0'] },
+            script: {
+              code: "async function beforeRequest() { $request.headers['X-Sig'] = CryptoJS.SHA256('a').toString(); }",
+              libs: ['crypto-js@4.2.0'],
+            },
             assertions: [{ target: '$length(response.body.headers."x-sig")', operator: 'equals', expected: 64 }],
           },
         ],
@@ -65,12 +79,19 @@ describe('scripts in runs: libraries per test case, whole error messages', funct
       {
         name: 'b uses them without listing them',
         flow: [
-          { type: 'script', id: 'day', variable: 'day', script: { code: "async function generateValue() { return moment('2026-11-21').format('dddd'); }" } },
+          {
+            type: 'script',
+            id: 'day',
+            variable: 'day',
+            script: { code: "async function generateValue() { return moment('2026-11-21').format('dddd'); }" },
+          },
           {
             type: 'api',
             id: 'signed',
             request: { method: 'GET', url: '{{base}}/echo' },
-            script: { code: "async function afterResponse() {\n  $context.set('sig', CryptoJS.SHA256('a').toString());\n}" },
+            script: {
+              code: "async function afterResponse() {\n  $context.set('sig', CryptoJS.SHA256('a').toString());\n}",
+            },
           },
         ],
       },
@@ -82,16 +103,30 @@ describe('scripts in runs: libraries per test case, whole error messages', funct
     expect(a.nodes[0].variablesSet).to.deep.equal({ day: 'Saturday' });
     expect(b.status).to.equal('failed');
     const expected = [
-      { id: 'day', status: 'failed', line: 1, error: 'script failed (line 1, column 34): ReferenceError: moment is not defined' },
-      { id: 'signed', status: 'failed', line: 2, error: 'afterResponse failed (line 2, column 23): ReferenceError: CryptoJS is not defined' },
+      {
+        id: 'day',
+        status: 'failed',
+        line: 1,
+        error: 'script failed (line 1, column 34): ReferenceError: moment is not defined',
+      },
+      {
+        id: 'signed',
+        status: 'failed',
+        line: 2,
+        error: 'afterResponse failed (line 2, column 23): ReferenceError: CryptoJS is not defined',
+      },
     ];
-    expect(b.nodes.map((n: Json) => ({ id: n.id, status: n.status, line: n.line, error: n.error }))).to.deep.equal(expected);
+    expect(b.nodes.map((n: Json) => ({ id: n.id, status: n.status, line: n.line, error: n.error }))).to.deep.equal(
+      expected,
+    );
 
     const alone = await run({ name: 'libs-alone', testCaseIds: [second] });
-    expect(alone.cases[0]!.nodes.map((n: Json) => ({ id: n.id, status: n.status, line: n.line, error: n.error }))).to.deep.equal(expected);
+    expect(
+      alone.cases[0]!.nodes.map((n: Json) => ({ id: n.id, status: n.status, line: n.line, error: n.error })),
+    ).to.deep.equal(expected);
   });
 
-  it('a failed zod validation in a hook and a multi-line throw in a Script node report the whole message at the user\'s line and column', async () => {
+  it("a failed zod validation in a hook and a multi-line throw in a Script node report the whole message at the user's line and column", async () => {
     const [id] = await createCases('errors', [
       {
         name: 'errors',
@@ -105,7 +140,11 @@ describe('scripts in runs: libraries per test case, whole error messages', funct
             },
             assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
           },
-          { type: 'script', id: 'multi', script: { code: "$log('before');\nthrow new Error('first line\\nsecond line');" } },
+          {
+            type: 'script',
+            id: 'multi',
+            script: { code: "$log('before');\nthrow new Error('first line\\nsecond line');" },
+          },
         ],
       },
     ]);
@@ -114,9 +153,20 @@ describe('scripts in runs: libraries per test case, whole error messages', funct
     expect(user).to.include({ status: 'failed', line: 3 });
     expect(user.error).to.match(/^afterResponse failed \(line 3, column 21\): ZodError: \[\n/);
     const issues = JSON.parse(user.error.slice(user.error.indexOf('ZodError: ') + 'ZodError: '.length));
-    expect(issues).to.deep.equal([{ expected: 'number', code: 'invalid_type', path: ['name'], message: 'Invalid input: expected number, received string' }]);
+    expect(issues).to.deep.equal([
+      {
+        expected: 'number',
+        code: 'invalid_type',
+        path: ['name'],
+        message: 'Invalid input: expected number, received string',
+      },
+    ]);
     expect(user.assertions.map((x: Json) => x.passed)).to.deep.equal([true]);
-    expect(multi).to.include({ status: 'failed', line: 2, error: 'script failed (line 2, column 7): Error: first line\nsecond line' });
+    expect(multi).to.include({
+      status: 'failed',
+      line: 2,
+      error: 'script failed (line 2, column 7): Error: first line\nsecond line',
+    });
     expect(multi.logs).to.deep.equal([{ level: 'info', message: 'before' }]);
     expect(cases[0]!.failures.map((f: Json) => f.message)).to.include(user.error);
   });

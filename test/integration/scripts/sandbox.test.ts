@@ -19,7 +19,13 @@ describe('script sandbox', function () {
 
   before(async () => {
     target = await startTarget();
-    sandbox = new Sandbox({ timeoutMs: 1500, memoryLimitMb: 32, maxFetchBytes: 64 * 1024, fetchTimeoutMs: 1000, policy: testEgressPolicy() });
+    sandbox = new Sandbox({
+      timeoutMs: 1500,
+      memoryLimitMb: 32,
+      maxFetchBytes: 64 * 1024,
+      fetchTimeoutMs: 1000,
+      policy: testEgressPolicy(),
+    });
   });
   after(async () => {
     await sandbox?.dispose();
@@ -29,7 +35,13 @@ describe('script sandbox', function () {
   type Extra = Partial<ScriptInput> & { libs?: string[] };
   function exec(code: string, extra: Extra = {}): Promise<ScriptResult> {
     const { libs, ...rest } = extra;
-    return sandbox.execute({ runId: extra.runId ?? `run-${++run}`, script: { code, libs: libs ?? [] }, variables: { base: target.url }, label: 'n1', ...rest });
+    return sandbox.execute({
+      runId: extra.runId ?? `run-${++run}`,
+      script: { code, libs: libs ?? [] },
+      variables: { base: target.url },
+      label: 'n1',
+      ...rest,
+    });
   }
   async function value(code: string, extra: Extra = {}): Promise<unknown> {
     const r = await exec(`async function generateValue() { ${code} }`, { hook: 'generateValue', ...extra });
@@ -39,24 +51,40 @@ describe('script sandbox', function () {
 
   describe('built-in libraries, always present at the pinned versions', () => {
     it('_ is lodash 4.17.21', async () => {
-      expect(await value(`return [_.VERSION, _.chunk([1, 2, 3, 4, 5], 2), _.get({ a: { b: 7 } }, 'a.b')]`)).to.deep.equal(['4.17.21', [[1, 2], [3, 4], [5]], 7]);
+      expect(
+        await value(`return [_.VERSION, _.chunk([1, 2, 3, 4, 5], 2), _.get({ a: { b: 7 } }, 'a.b')]`),
+      ).to.deep.equal(['4.17.21', [[1, 2], [3, 4], [5]], 7]);
     });
     it('faker is @faker-js/faker 9.8.0 with the English locale', async () => {
-      const [name, email, uuid, locale] = (await value(`return [faker.person.firstName(), faker.internet.email(), faker.string.uuid(), faker.rawDefinitions.metadata.code]`)) as string[];
+      const [name, email, uuid, locale] = (await value(
+        `return [faker.person.firstName(), faker.internet.email(), faker.string.uuid(), faker.rawDefinitions.metadata.code]`,
+      )) as string[];
       expect(name).to.be.a('string').and.not.equal('');
       expect(email).to.match(/@/);
       expect(uuid).to.match(/^[0-9a-f-]{36}$/);
       expect(locale).to.equal('en');
     });
     it('z is zod 4.1.12, URL checks included', async () => {
-      expect(await value(`return [z.url().safeParse('https://example.com/a').success, z.url().safeParse('not a url').success, z.object({ id: z.number() }).safeParse({ id: 'x' }).success]`)).to.deep.equal([true, false, false]);
+      expect(
+        await value(
+          `return [z.url().safeParse('https://example.com/a').success, z.url().safeParse('not a url').success, z.object({ id: z.number() }).safeParse({ id: 'x' }).success]`,
+        ),
+      ).to.deep.equal([true, false, false]);
     });
     it('ky 1.7.3 works over the bridged fetch', async () => {
-      expect(await value(`return ky.post($context.get('base') + '/echo', { json: { a: 1 }, headers: { 'x-ky': 'yes' } }).json()`)).to.deep.include({ method: 'POST', body: { a: 1 } });
+      expect(
+        await value(
+          `return ky.post($context.get('base') + '/echo', { json: { a: 1 }, headers: { 'x-ky': 'yes' } }).json()`,
+        ),
+      ).to.deep.include({ method: 'POST', body: { a: 1 } });
       expect(await value(`return ky.get($context.get('base') + '/users/2').json()`)).to.deep.include({ name: 'Grace' });
     });
     it('luxon 3.7.2 with luxon.DateTime', async () => {
-      expect(await value(`return [luxon.VERSION, luxon.DateTime.fromISO('2026-02-28T10:00:00Z', { zone: 'utc' }).plus({ days: 1 }).toISODate()]`)).to.deep.equal(['3.7.2', '2026-03-01']);
+      expect(
+        await value(
+          `return [luxon.VERSION, luxon.DateTime.fromISO('2026-02-28T10:00:00Z', { zone: 'utc' }).plus({ days: 1 }).toISODate()]`,
+        ),
+      ).to.deep.equal(['3.7.2', '2026-03-01']);
     });
   });
 
@@ -77,11 +105,16 @@ describe('script sandbox', function () {
       expect(out).to.deep.equal(['2026-11-22', '2.30.1', 'Saturday', '13.12.0', true, '2.0.6', '1,234.50']);
     });
     it('axios 1.7.4 works over the bridged fetch', async () => {
-      const out = (await value(`const r = await axios.post($context.get('base') + '/echo?x=1', { b: 2 }); return [axios.VERSION, r.status, r.data.body, r.data.query]`, { libs: [lib('axios@1.7.4')] })) as unknown[];
+      const out = (await value(
+        `const r = await axios.post($context.get('base') + '/echo?x=1', { b: 2 }); return [axios.VERSION, r.status, r.data.body, r.data.query]`,
+        { libs: [lib('axios@1.7.4')] },
+      )) as unknown[];
       expect(out).to.deep.equal(['1.7.4', 200, { b: 2 }, { x: '1' }]);
     });
     it('turf 7.x', async () => {
-      const km = (await value(`return turf.distance(turf.point([0, 0]), turf.point([0, 1]), { units: 'kilometers' })`, { libs: [lib('turf@7.2.0')] })) as number;
+      const km = (await value(`return turf.distance(turf.point([0, 0]), turf.point([0, 1]), { units: 'kilometers' })`, {
+        libs: [lib('turf@7.2.0')],
+      })) as number;
       expect(km).to.be.closeTo(111.19, 0.01);
     });
   });
@@ -96,7 +129,22 @@ describe('script sandbox', function () {
         return [res.status, res.ok, res.headers.get('content-type'), body.method, body.body, body.headers['x-a'], u.href, u.searchParams.get('x'),
                 new TextEncoder().encode('é').length, new TextDecoder().decode(new Uint8Array([104, 105])), waited,
                 crypto.getRandomValues(new Uint8Array(8)).length, crypto.randomUUID().length, atob(btoa('ok'))];`);
-      expect(out).to.deep.equal([200, true, 'application/json', 'PUT', 'hi', 'b', 'https://example.com/p?x=1#h', '1', 2, 'hi', 'later', 8, 36, 'ok']);
+      expect(out).to.deep.equal([
+        200,
+        true,
+        'application/json',
+        'PUT',
+        'hi',
+        'b',
+        'https://example.com/p?x=1#h',
+        '1',
+        2,
+        'hi',
+        'later',
+        8,
+        36,
+        'ok',
+      ]);
     });
     it('caps fetch: responses over the size limit and slow answers fail the fetch', async () => {
       const big = await exec(`await fetch($context.get('base') + '/big?kb=200')`);
@@ -111,12 +159,26 @@ describe('script sandbox', function () {
       try {
         const hitsBefore = target.hits.get('/echo') ?? 0;
         const libHitsBefore = target.hits.get('/libs/greeter.umd.js') ?? 0;
-        const fetched = await strict.execute({ runId: 'strict', script: { code: `await fetch(${JSON.stringify(`${target.url}/echo`)})` }, variables: {}, label: 'n1' });
+        const fetched = await strict.execute({
+          runId: 'strict',
+          script: { code: `await fetch(${JSON.stringify(`${target.url}/echo`)})` },
+          variables: {},
+          label: 'n1',
+        });
         expect(fetched.ok).to.equal(false);
-        expect(fetched.error!.message).to.contain('The address policy refuses').and.contain('ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS');
-        const lib = await strict.execute({ runId: 'strict', script: { code: '1', libs: [`${target.url}/libs/greeter.umd.js`] }, variables: {}, label: 'n2' });
+        expect(fetched.error!.message)
+          .to.contain('The address policy refuses')
+          .and.contain('ASSAY_EGRESS_PRIVATE_FOR_SCRIPTS');
+        const lib = await strict.execute({
+          runId: 'strict',
+          script: { code: '1', libs: [`${target.url}/libs/greeter.umd.js`] },
+          variables: {},
+          label: 'n2',
+        });
         expect(lib.error?.kind).to.equal('library');
-        expect(lib.error!.message).to.contain('The address policy refuses').and.contain('ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES');
+        expect(lib.error!.message)
+          .to.contain('The address policy refuses')
+          .and.contain('ASSAY_EGRESS_PRIVATE_FOR_LIBRARIES');
         expect(target.hits.get('/echo') ?? 0).to.equal(hitsBefore);
         expect(target.hits.get('/libs/greeter.umd.js') ?? 0).to.equal(libHitsBefore);
       } finally {
@@ -124,10 +186,18 @@ describe('script sandbox', function () {
       }
     });
     it('has no require, no process, no file system', async () => {
-      for (const [code, missing] of [['process.env', 'process'], ["require('fs')", 'require'], ['Buffer.from("x")', 'Buffer']]) {
+      for (const [code, missing] of [
+        ['process.env', 'process'],
+        ["require('fs')", 'require'],
+        ['Buffer.from("x")', 'Buffer'],
+      ]) {
         const r = await exec(code!);
         expect(r.ok).to.equal(false);
-        expect(r.error).to.deep.include({ kind: 'error', message: `ReferenceError: ${missing} is not defined`, line: 1 });
+        expect(r.error).to.deep.include({
+          kind: 'error',
+          message: `ReferenceError: ${missing} is not defined`,
+          line: 1,
+        });
       }
     });
   });
@@ -142,11 +212,14 @@ describe('script sandbox', function () {
       expect(before.ok).to.equal(true);
       expect(before.request).to.deep.equal({ method: 'GET', url: 'http://x/y?signed=1', headers: { 'X-Sig': 'abc' } });
       expect(before.logs).to.deep.equal([{ level: 'info', message: 'signed {"by":"me"}' }]);
-      const after = await exec(`async function afterResponse() { $context.set('token', $response.body.token); $context.unset('base'); console.warn('status', $response.status); }`, {
-        runId,
-        hook: 'afterResponse',
-        response: { status: 201, headers: {}, body: { token: 't-1' }, time: 3 },
-      });
+      const after = await exec(
+        `async function afterResponse() { $context.set('token', $response.body.token); $context.unset('base'); console.warn('status', $response.status); }`,
+        {
+          runId,
+          hook: 'afterResponse',
+          response: { status: 201, headers: {}, body: { token: 't-1' }, time: 3 },
+        },
+      );
       expect(after.variables).to.deep.equal({ token: 't-1' });
       expect(after.logs).to.deep.equal([{ level: 'warn', message: 'status 201' }]);
     });
@@ -159,7 +232,9 @@ describe('script sandbox', function () {
 
   describe('custom libraries', () => {
     it('loads an IIFE/UMD library from a URL and the script uses its global', async () => {
-      expect(await value(`return Greeter.greet('Ada')`, { libs: [`${target.url}/libs/greeter.umd.js`] })).to.equal('hello, Ada!');
+      expect(await value(`return Greeter.greet('Ada')`, { libs: [`${target.url}/libs/greeter.umd.js`] })).to.equal(
+        'hello, Ada!',
+      );
       const hits = target.hits.get('/libs/greeter.umd.js');
       await value(`return Greeter.version`, { libs: [`${target.url}/libs/greeter.umd.js`] });
       expect(target.hits.get('/libs/greeter.umd.js'), 'fetched once, then cached').to.equal(hits);
@@ -175,7 +250,10 @@ describe('script sandbox', function () {
     });
     it('an unreachable or missing library fails the step with its URL', async () => {
       const r = await exec(`1`, { libs: [`${target.url}/libs/none.js`] });
-      expect(r.error).to.deep.include({ kind: 'library', message: `Library ${target.url}/libs/none.js answered HTTP 404` });
+      expect(r.error).to.deep.include({
+        kind: 'library',
+        message: `Library ${target.url}/libs/none.js answered HTTP 404`,
+      });
     });
   });
 
@@ -185,7 +263,11 @@ describe('script sandbox', function () {
     }
     it('a throw', async () => {
       const r = await exec(`\nconst user = null;\nuser.name.trim();`);
-      expect(r.error).to.deep.include({ kind: 'error', message: "TypeError: Cannot read properties of null (reading 'name')", line: 3 });
+      expect(r.error).to.deep.include({
+        kind: 'error',
+        message: "TypeError: Cannot read properties of null (reading 'name')",
+        line: 3,
+      });
       await healthy();
     });
     it('a syntax error', async () => {
@@ -212,49 +294,87 @@ describe('script sandbox', function () {
     });
   });
 
-  describe('error messages: the whole message, bounded, at the user\'s line and column', () => {
-    it('a ZodError thrown by the built-in zod keeps its issues and points at the user\'s frame, below zod\'s and lodash\'s', async () => {
+  describe("error messages: the whole message, bounded, at the user's line and column", () => {
+    it("a ZodError thrown by the built-in zod keeps its issues and points at the user's frame, below zod's and lodash's", async () => {
       const r = await exec(
         `async function afterResponse() {\n  const User = z.object({ name: z.string(), id: z.number() });\n  _.map([$response.body], (b) => User.parse(b));\n}`,
-        { hook: 'afterResponse', response: { status: 200, headers: {}, body: { name: 5, id: 'x' }, time: 1 }, label: 'n1.afterResponse' },
+        {
+          hook: 'afterResponse',
+          response: { status: 200, headers: {}, body: { name: 5, id: 'x' }, time: 1 },
+          label: 'n1.afterResponse',
+        },
       );
       expect(r.ok).to.equal(false);
       expect(r.error).to.include({ kind: 'error', line: 3, column: 39 }); // `parse` in `User.parse(b)`
       expect(r.error!.message).to.match(/^ZodError: \[/);
-      const issues = JSON.parse(r.error!.message.slice('ZodError: '.length)) as Array<{ path: string[]; message: string }>;
+      const issues = JSON.parse(r.error!.message.slice('ZodError: '.length)) as Array<{
+        path: string[];
+        message: string;
+      }>;
       expect(issues.map((i) => [i.path.join('.'), i.message])).to.deep.equal([
         ['name', 'Invalid input: expected string, received number'],
         ['id', 'Invalid input: expected number, received string'],
       ]);
     });
-    it('an error from an awaited library call (ky) points at the user\'s await', async () => {
-      const r = await exec(`async function generateValue() {\n\n  return await ky.get($context.get('base') + '/status/404').json();\n}`, { hook: 'generateValue' });
+    it("an error from an awaited library call (ky) points at the user's await", async () => {
+      const r = await exec(
+        `async function generateValue() {\n\n  return await ky.get($context.get('base') + '/status/404').json();\n}`,
+        { hook: 'generateValue' },
+      );
       expect(r.error).to.include({ kind: 'error', line: 3, column: 10 }); // the `await`
       expect(r.error!.message).to.match(/^HTTPError: Request failed with status code 404/);
     });
-    it('a multi-line message, its cause and an AggregateError\'s errors are kept whole', async () => {
+    it("a multi-line message, its cause and an AggregateError's errors are kept whole", async () => {
       const r = await exec(`\nthrow new Error('first line\\nsecond line', { cause: new TypeError('the cause') });`);
-      expect(r.error).to.deep.equal({ kind: 'error', message: 'Error: first line\nsecond line\nCaused by: TypeError: the cause', line: 2, column: 7 });
+      expect(r.error).to.deep.equal({
+        kind: 'error',
+        message: 'Error: first line\nsecond line\nCaused by: TypeError: the cause',
+        line: 2,
+        column: 7,
+      });
       // The inner errors of an AggregateError are listed, even when the script deleted the global.
-      const all = await exec(`const e = new AggregateError([new Error('a'), new TypeError('b')], 'two checks failed');\ndelete globalThis.AggregateError;\nthrow e;`);
-      expect(all.error).to.deep.equal({ kind: 'error', message: 'AggregateError: two checks failed\n  Error: a\n  TypeError: b', line: 1, column: 11 });
+      const all = await exec(
+        `const e = new AggregateError([new Error('a'), new TypeError('b')], 'two checks failed');\ndelete globalThis.AggregateError;\nthrow e;`,
+      );
+      expect(all.error).to.deep.equal({
+        kind: 'error',
+        message: 'AggregateError: two checks failed\n  Error: a\n  TypeError: b',
+        line: 1,
+        column: 11,
+      });
     });
     it('a message longer than 4096 characters is cut with a visible marker', async () => {
       const r = await exec(`throw new RangeError('x'.repeat(10000))`);
-      expect(r.error!.message).to.equal(`RangeError: ${'x'.repeat(4096 - 'RangeError: '.length)}… [cut: ${10012 - 4096} more characters]`);
+      expect(r.error!.message).to.equal(
+        `RangeError: ${'x'.repeat(4096 - 'RangeError: '.length)}… [cut: ${10012 - 4096} more characters]`,
+      );
       expect(r.error!.line).to.equal(1);
     });
     it('values that are not Errors keep what they say: strings, objects, Error-like objects, null', async () => {
       const thrown = async (code: string) => (await exec(code)).error;
-      expect(await thrown(`throw 'token missing'`)).to.deep.equal({ kind: 'error', message: 'Uncaught "token missing"' });
-      expect(await thrown(`throw { a: 1, b: [2] }`)).to.deep.equal({ kind: 'error', message: 'Uncaught {"a":1,"b":[2]}' });
-      expect(await thrown(`throw { name: 'LoginFailed', message: 'no token\\nin the answer' }`)).to.deep.equal({ kind: 'error', message: 'LoginFailed: no token\nin the answer' });
+      expect(await thrown(`throw 'token missing'`)).to.deep.equal({
+        kind: 'error',
+        message: 'Uncaught "token missing"',
+      });
+      expect(await thrown(`throw { a: 1, b: [2] }`)).to.deep.equal({
+        kind: 'error',
+        message: 'Uncaught {"a":1,"b":[2]}',
+      });
+      expect(await thrown(`throw { name: 'LoginFailed', message: 'no token\\nin the answer' }`)).to.deep.equal({
+        kind: 'error',
+        message: 'LoginFailed: no token\nin the answer',
+      });
       expect(await thrown(`throw null`)).to.deep.equal({ kind: 'error', message: 'Uncaught null' });
-      expect(await thrown(`throw new Proxy({}, { get() { throw new Error('trap'); } })`)).to.deep.equal({ kind: 'error', message: 'Uncaught exception (its value could not be read)' });
+      expect(await thrown(`throw new Proxy({}, { get() { throw new Error('trap'); } })`)).to.deep.equal({
+        kind: 'error',
+        message: 'Uncaught exception (its value could not be read)',
+      });
       await exec(`1`); // the sandbox is fine afterwards
     });
     it('an Error subclass keeps its own name; lines logged before the throw are kept', async () => {
-      const r = await exec(`$log('step 1');\nclass LoginError extends Error { constructor(m) { super(m); this.name = 'LoginError'; } }\nconsole.warn('step 2');\nthrow new LoginError('bad password');`);
+      const r = await exec(
+        `$log('step 1');\nclass LoginError extends Error { constructor(m) { super(m); this.name = 'LoginError'; } }\nconsole.warn('step 2');\nthrow new LoginError('bad password');`,
+      );
       expect(r.error).to.deep.equal({ kind: 'error', message: 'LoginError: bad password', line: 4, column: 7 });
       expect(r.logs).to.deep.equal([
         { level: 'info', message: 'step 1' },
@@ -264,14 +384,18 @@ describe('script sandbox', function () {
     it('the line is the frame of this script, not of an earlier script of the test case whose label ends alike', async () => {
       const testCase = { id: 'tc-frames', name: 'frames' };
       const runId = 'frames';
-      await exec(`globalThis.check = (v) => {\n\n  if (!v) throw new Error('falsy');\n};`, { runId, testCase, label: 'xn1' });
+      await exec(`globalThis.check = (v) => {\n\n  if (!v) throw new Error('falsy');\n};`, {
+        runId,
+        testCase,
+        label: 'xn1',
+      });
       const r = await exec(`\n\ncheck(0);`, { runId, testCase, label: 'n1' });
       expect(r.error).to.deep.equal({ kind: 'error', message: 'Error: falsy', line: 3, column: 1 });
     });
   });
 
   describe('isolation', () => {
-    it('runs never see each other\'s globals; scripts of one run do not share their variables', async () => {
+    it("runs never see each other's globals; scripts of one run do not share their variables", async () => {
       await exec(`globalThis.leak = 'from run A'; var local = 1;`, { runId: 'A' });
       const other = await value(`return typeof leak`, { runId: 'B' });
       expect(other).to.equal('undefined');
@@ -282,21 +406,37 @@ describe('script sandbox', function () {
       const tc = (id: string) => ({ id, name: `case ${id}` });
       it('a library the first test case lists is not defined in the second, nor when the first comes back', async () => {
         const runId = 'libs-per-test-case';
-        expect(await value(`globalThis.mark = 'tc1'; return moment('2026-11-21').format('dddd')`, { runId, testCase: tc('1'), libs: [moment] })).to.equal('Saturday');
+        expect(
+          await value(`globalThis.mark = 'tc1'; return moment('2026-11-21').format('dddd')`, {
+            runId,
+            testCase: tc('1'),
+            libs: [moment],
+          }),
+        ).to.equal('Saturday');
         const second = await exec(`moment()`, { runId, testCase: tc('2') });
-        expect(second.error).to.deep.include({ kind: 'error', message: 'ReferenceError: moment is not defined', line: 1 });
-        expect(await value(`return [typeof moment, typeof mark, typeof _, typeof z]`, { runId, testCase: tc('2') })).to.deep.equal(['undefined', 'undefined', 'function', 'object']);
-        expect(await value(`return [typeof moment, typeof mark]`, { runId, testCase: tc('1') })).to.deep.equal(['undefined', 'undefined']);
+        expect(second.error).to.deep.include({
+          kind: 'error',
+          message: 'ReferenceError: moment is not defined',
+          line: 1,
+        });
+        expect(
+          await value(`return [typeof moment, typeof mark, typeof _, typeof z]`, { runId, testCase: tc('2') }),
+        ).to.deep.equal(['undefined', 'undefined', 'function', 'object']);
+        expect(await value(`return [typeof moment, typeof mark]`, { runId, testCase: tc('1') })).to.deep.equal([
+          'undefined',
+          'undefined',
+        ]);
       });
       it('within one test case, a library an earlier script loaded stays visible to its later scripts', async () => {
         const runId = 'libs-within-test-case';
         await exec(`1`, { runId, testCase: tc('1'), libs: [moment] });
         expect(await value(`return moment.version`, { runId, testCase: tc('1') })).to.equal('2.30.1');
       });
-      it('a run keeps one context: its next test case releases the earlier one; the run\'s end releases the last', async () => {
+      it("a run keeps one context: its next test case releases the earlier one; the run's end releases the last", async () => {
         const own = new Sandbox({ timeoutMs: 1500, memoryLimitMb: 32 });
         try {
-          const run1 = (testCase: { id: string; name: string }) => own.execute({ runId: 'r1', testCase, script: { code: '1' }, variables: {}, label: 'n1' });
+          const run1 = (testCase: { id: string; name: string }) =>
+            own.execute({ runId: 'r1', testCase, script: { code: '1' }, variables: {}, label: 'n1' });
           await run1(tc('1'));
           await own.execute({ runId: 'r2', testCase: tc('1'), script: { code: '1' }, variables: {}, label: 'n1' });
           expect([own.activeRuns, own.activeContexts]).to.deep.equal([2, 2]);
@@ -312,12 +452,17 @@ describe('script sandbox', function () {
       it('a lost context (released, as by a worker restart or the idle sweep) changes nothing for a script that lists its libraries', async () => {
         const runId = 'lost-context';
         const code = `return [moment('2026-11-21').add(1, 'day').format('YYYY-MM-DD'), typeof mark]`;
-        expect(await value(`globalThis.mark = 1; ${code}`, { runId, testCase: tc('1'), libs: [moment] })).to.deep.equal(['2026-11-22', 'number']);
+        expect(await value(`globalThis.mark = 1; ${code}`, { runId, testCase: tc('1'), libs: [moment] })).to.deep.equal(
+          ['2026-11-22', 'number'],
+        );
         await sandbox.releaseRun(runId);
-        expect(await value(code, { runId, testCase: tc('1'), libs: [moment] })).to.deep.equal(['2026-11-22', 'undefined']);
+        expect(await value(code, { runId, testCase: tc('1'), libs: [moment] })).to.deep.equal([
+          '2026-11-22',
+          'undefined',
+        ]);
       });
     });
-    it('releases a run\'s context when asked', async () => {
+    it("releases a run's context when asked", async () => {
       await exec(`1`, { runId: 'released' });
       const before = sandbox.activeRuns;
       await sandbox.releaseRun('released');

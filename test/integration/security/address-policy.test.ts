@@ -17,7 +17,9 @@ import { startTarget, type Target } from '../../helpers/target';
  * A loopback HTTP server that only counts what reaches it (the stand-in for the Temporal Web UI);
  * with `redirectTo`, it answers 302 to that URL instead.
  */
-async function startCounter(redirectTo?: string): Promise<{ url: string; port: number; paths: string[]; close(): Promise<void> }> {
+async function startCounter(
+  redirectTo?: string,
+): Promise<{ url: string; port: number; paths: string[]; close(): Promise<void> }> {
   const paths: string[] = [];
   const server = http.createServer((req, res) => {
     paths.push(req.url ?? '');
@@ -47,7 +49,11 @@ describe('address policy: user requests never reach the service itself', functio
   before(async () => {
     ui = await startCounter();
     redirector = await startCounter(`${ui.url}/egress-probe-redirected`);
-    [app, target, receiver] = await Promise.all([startTestApp({ worker: true, env: { TEMPORAL_UI_URL: ui.url } }), startTarget(), startReceiver()]);
+    [app, target, receiver] = await Promise.all([
+      startTestApp({ worker: true, env: { TEMPORAL_UI_URL: ui.url } }),
+      startTarget(),
+      startReceiver(),
+    ]);
     app.api.server.on('request', (req: http.IncomingMessage) => {
       if (req.url?.includes('egress-probe')) apiProbes.push(req.url);
     });
@@ -62,7 +68,8 @@ describe('address policy: user requests never reach the service itself', functio
 
   it("refuses workspace B's API node, script fetch, library URL and outgoing webhook to Temporal, its Web UI and the API's port, in every spelling", async () => {
     const keyB = await app.issueKey('write', 'team-b');
-    const asB = <T = any>(method: string, path: string, body?: unknown) => app.request<T>(method, path, body, { key: keyB });
+    const asB = <T = any>(method: string, path: string, body?: unknown) =>
+      app.request<T>(method, path, body, { key: keyB });
     const temporalPort = Number(app.config.temporal.address.split(':').pop());
     const apiPort = Number(new URL(app.url).port);
     const forbidden: Record<string, string> = {
@@ -79,20 +86,55 @@ describe('address policy: user requests never reach the service itself', functio
     const cases: Array<{ name: string; flow: unknown[] }> = [];
     for (const [what, url] of Object.entries(forbidden)) {
       cases.push({ name: `node → ${what}`, flow: [{ type: 'api', id: 'n', request: { method: 'GET', url } }] });
-      cases.push({ name: `node POST → ${what}`, flow: [{ type: 'api', id: 'n', request: { method: 'POST', url, body: { reason: 'x' } } }] });
-      cases.push({ name: `script → ${what}`, flow: [{ type: 'script', id: 's', script: { code: `await fetch(${JSON.stringify(url)}, { method: 'POST' });` } }] });
-      cases.push({ name: `library → ${what}`, flow: [{ type: 'script', id: 's', script: { code: '$log("loaded")', libs: [url] } }] });
+      cases.push({
+        name: `node POST → ${what}`,
+        flow: [{ type: 'api', id: 'n', request: { method: 'POST', url, body: { reason: 'x' } } }],
+      });
+      cases.push({
+        name: `script → ${what}`,
+        flow: [
+          { type: 'script', id: 's', script: { code: `await fetch(${JSON.stringify(url)}, { method: 'POST' });` } },
+        ],
+      });
+      cases.push({
+        name: `library → ${what}`,
+        flow: [{ type: 'script', id: 's', script: { code: '$log("loaded")', libs: [url] } }],
+      });
     }
     // A redirect from an allowed target to the Web UI is refused at the hop.
-    cases.push({ name: 'node redirected → web ui', flow: [{ type: 'api', id: 'n', request: { method: 'GET', url: `${redirector.url}/hop`, followRedirects: true } }] });
-    cases.push({ name: 'script redirected → web ui', flow: [{ type: 'script', id: 's', script: { code: `await fetch(${JSON.stringify(`${redirector.url}/hop`)});` } }] });
+    cases.push({
+      name: 'node redirected → web ui',
+      flow: [{ type: 'api', id: 'n', request: { method: 'GET', url: `${redirector.url}/hop`, followRedirects: true } }],
+    });
+    cases.push({
+      name: 'script redirected → web ui',
+      flow: [{ type: 'script', id: 's', script: { code: `await fetch(${JSON.stringify(`${redirector.url}/hop`)});` } }],
+    });
     // The operator allows loopback: an ordinary target is still reached by every kind.
     cases.push({
       name: 'allowed target',
       flow: [
-        { type: 'api', id: 'n', request: { method: 'GET', url: `${target.url}/users/1` }, assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }] },
-        { type: 'script', id: 's', script: { code: `const r = await fetch(${JSON.stringify(`${target.url}/users/2`)}); if (r.status !== 200) throw new Error('status ' + r.status);` } },
-        { type: 'script', id: 'l', script: { code: 'if (Greeter.greet("b") !== "hello, b!") throw new Error("no library")', libs: [`${target.url}/libs/greeter.umd.js`] } },
+        {
+          type: 'api',
+          id: 'n',
+          request: { method: 'GET', url: `${target.url}/users/1` },
+          assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+        },
+        {
+          type: 'script',
+          id: 's',
+          script: {
+            code: `const r = await fetch(${JSON.stringify(`${target.url}/users/2`)}); if (r.status !== 200) throw new Error('status ' + r.status);`,
+          },
+        },
+        {
+          type: 'script',
+          id: 'l',
+          script: {
+            code: 'if (Greeter.greet("b") !== "hello, b!") throw new Error("no library")',
+            libs: [`${target.url}/libs/greeter.umd.js`],
+          },
+        },
       ],
     });
     for (const c of cases) {
@@ -100,7 +142,9 @@ describe('address policy: user requests never reach the service itself', functio
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
     }
     expect((await asB('POST', '/v1/environments', { name: 'b-env', variables: {} })).status).to.equal(201);
-    expect((await asB('POST', '/v1/runners', { name: 'probe', folder: 'probe', order: 'createdAt' })).status).to.equal(201);
+    expect((await asB('POST', '/v1/runners', { name: 'probe', folder: 'probe', order: 'createdAt' })).status).to.equal(
+      201,
+    );
     const webhookUrls = Object.values(forbidden);
     const deployment = await asB('POST', '/v1/deployments', {
       name: 'probe',
@@ -115,10 +159,14 @@ describe('address policy: user requests never reach the service itself', functio
     expect(started.status, JSON.stringify(started.body)).to.be.oneOf([201, 202]);
     const runId = started.body.runId;
     // Polled with B's key: the run belongs to workspace B.
-    const run = await eventually(async () => {
-      const body = (await asB('GET', `/v1/runs/${runId}`)).body;
-      return body.status === 'completed' || body.status === 'failed' ? body : undefined;
-    }, 120_000, 150);
+    const run = await eventually(
+      async () => {
+        const body = (await asB('GET', `/v1/runs/${runId}`)).body;
+        return body.status === 'completed' || body.status === 'failed' ? body : undefined;
+      },
+      120_000,
+      150,
+    );
     // Refusals fail nodes, never the run.
     expect(run).to.include({ status: 'completed', result: 'failed' });
     const results = (await asB('GET', `/v1/runs/${runId}/results`)).body;
@@ -133,8 +181,12 @@ describe('address policy: user requests never reach the service itself', functio
         if (kind.startsWith('node')) expect(c.nodes[0].error, `${kind} → ${what}`).to.contain('ADDRESS_NOT_ALLOWED');
       }
     }
-    expect(JSON.stringify(byName.get('node → web ui').nodes[0].error)).to.contain('the Temporal Web UI (TEMPORAL_UI_URL)');
-    expect(JSON.stringify(byName.get('node → temporal frontend').nodes[0].error)).to.contain('the Temporal frontend (TEMPORAL_ADDRESS)');
+    expect(JSON.stringify(byName.get('node → web ui').nodes[0].error)).to.contain(
+      'the Temporal Web UI (TEMPORAL_UI_URL)',
+    );
+    expect(JSON.stringify(byName.get('node → temporal frontend').nodes[0].error)).to.contain(
+      'the Temporal frontend (TEMPORAL_ADDRESS)',
+    );
     expect(JSON.stringify(byName.get('script → api port').failures)).to.contain("the API's own port");
     const redirected = byName.get('node redirected → web ui');
     expect(redirected.status).to.equal('failed');
@@ -145,10 +197,20 @@ describe('address policy: user requests never reach the service itself', functio
     expect(redirector.paths).to.deep.equal(['/hop', '/hop']);
     expect(byName.get('allowed target').status, JSON.stringify(byName.get('allowed target'))).to.equal('passed');
 
-    const deliveries = await eventually(async () => {
-      const items = (await asB('GET', `/v1/runs/${runId}/deliveries`)).body.items as Array<{ status: string; lastError: string | null; url?: string }>;
-      return items.length === webhookUrls.length + 1 && items.every((d) => d.status !== 'pending') ? items : undefined;
-    }, 60_000, 200);
+    const deliveries = await eventually(
+      async () => {
+        const items = (await asB('GET', `/v1/runs/${runId}/deliveries`)).body.items as Array<{
+          status: string;
+          lastError: string | null;
+          url?: string;
+        }>;
+        return items.length === webhookUrls.length + 1 && items.every((d) => d.status !== 'pending')
+          ? items
+          : undefined;
+      },
+      60_000,
+      200,
+    );
     const refused = deliveries.filter((d) => d.status === 'failed');
     expect(refused, JSON.stringify(deliveries)).to.have.length(webhookUrls.length);
     for (const d of refused) expect(d.lastError).to.contain('The address policy refuses');

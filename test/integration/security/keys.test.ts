@@ -28,7 +28,11 @@ describe('API keys', function () {
   });
 
   it('the CLI issues a key in a new workspace with a scope, lists it without its secret, and revokes it', async () => {
-    const created = await run(process.execPath, [CLI, 'create', '--workspace', 'team-cli', '--scope', 'run', '--name', 'ci'], { env });
+    const created = await run(
+      process.execPath,
+      [CLI, 'create', '--workspace', 'team-cli', '--scope', 'run', '--name', 'ci'],
+      { env },
+    );
     const key = created.stdout.trim();
     expect(key).to.match(/^assay_[A-Za-z0-9_-]{43}$/);
     expect(created.stderr).to.contain('scope run').and.to.contain('shown only now');

@@ -19,7 +19,13 @@ import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
 import { startTarget, type Target } from '../../helpers/target';
 import { workflowSource } from '../../../src/temporal/bundle';
 import { findTemporalCli } from '../../../src/temporal/dev-server';
-import { dataConverter, EncryptionCodec, ENCRYPTED_ENCODING, isEncrypted, payloadCodec } from '../../../src/temporal/codec';
+import {
+  dataConverter,
+  EncryptionCodec,
+  ENCRYPTED_ENCODING,
+  isEncrypted,
+  payloadCodec,
+} from '../../../src/temporal/codec';
 import { KeyRing, parseSecretKeys } from '../../../src/secrets/keyring';
 import { codecOrigins, payloadToJson, type JsonPayload } from '../../../api/routes/codec';
 import { loadConfig } from '../../../src/config';
@@ -102,7 +108,10 @@ describe('encrypted Temporal payloads and the codec server', function () {
     const [row] = await app.dataSource.query('SELECT workflowId FROM runs WHERE id = ?', [started.body.runId]);
     workflowId = row.workflowId;
     // The row says completed a moment before the workflow closes: wait for the close.
-    await plain.workflow.getHandle(workflowId).result().catch(() => undefined);
+    await plain.workflow
+      .getHandle(workflowId)
+      .result()
+      .catch(() => undefined);
     history = await plain.workflow.getHandle(workflowId).fetchHistory();
   });
   after(async () => {
@@ -132,22 +141,47 @@ describe('encrypted Temporal payloads and the codec server', function () {
       for (const p of decoded) expect(() => defaultPayloadConverter.fromPayload(p)).not.to.throw();
     });
 
-    it('replays the encrypted history with the worker\'s data converter', async () => {
-      await Worker.runReplayHistory({ ...workflowSource(), dataConverter: dataConverter(app.config), replayName: 'encrypted' }, history);
+    it("replays the encrypted history with the worker's data converter", async () => {
+      await Worker.runReplayHistory(
+        { ...workflowSource(), dataConverter: dataConverter(app.config), replayName: 'encrypted' },
+        history,
+      );
     });
 
     it('`temporal workflow show -o json` shows encrypted payloads; with --codec-endpoint and --codec-auth it shows the decoded input', async function () {
       if (!cli) this.skip();
-      const base = ['workflow', 'show', '-w', workflowId, '-o', 'json', '--address', app.config.temporal.address, '--namespace', app.config.temporal.namespace];
+      const base = [
+        'workflow',
+        'show',
+        '-w',
+        workflowId,
+        '-o',
+        'json',
+        '--address',
+        app.config.temporal.address,
+        '--namespace',
+        app.config.temporal.namespace,
+      ];
       const raw = await run(cli!, base, { maxBuffer: 64 * 1024 * 1024 });
-      expect(raw.stdout.includes(b64(ENCRYPTED_ENCODING)) || raw.stdout.includes(ENCRYPTED_ENCODING), 'the CLI shows encrypted payloads').to.equal(true);
+      expect(
+        raw.stdout.includes(b64(ENCRYPTED_ENCODING)) || raw.stdout.includes(ENCRYPTED_ENCODING),
+        'the CLI shows encrypted payloads',
+      ).to.equal(true);
       expect(leaks(raw.stdout)).to.deep.equal([]);
-      const decoded = await run(cli!, [...base, '--codec-endpoint', `${app.url}/codec`, '--codec-auth', `Bearer ${app.key}`], { maxBuffer: 64 * 1024 * 1024 });
+      const decoded = await run(
+        cli!,
+        [...base, '--codec-endpoint', `${app.url}/codec`, '--codec-auth', `Bearer ${app.key}`],
+        { maxBuffer: 64 * 1024 * 1024 },
+      );
       // The CLI's JSON keeps payloads as proto JSON (base64): read them as a user of the output would.
       const shown = payloadsOf(JSON.parse(decoded.stdout) as unknown) as unknown as JsonPayload[];
       expect(shown.length).to.equal(payloadsOf(history).length);
-      expect(shown.map((p) => Buffer.from(p.metadata!.encoding!, 'base64').toString())).not.to.include(ENCRYPTED_ENCODING);
-      expect(shown.map((p) => Buffer.from(p.data ?? '', 'base64').toString('utf8')).join('\n')).to.include(`token=${MARKER}`);
+      expect(shown.map((p) => Buffer.from(p.metadata!.encoding!, 'base64').toString())).not.to.include(
+        ENCRYPTED_ENCODING,
+      );
+      expect(shown.map((p) => Buffer.from(p.data ?? '', 'base64').toString('utf8')).join('\n')).to.include(
+        `token=${MARKER}`,
+      );
       // Without the key the CLI cannot decode (the codec server refuses it).
       const refused = await run(cli!, [...base, '--codec-endpoint', `${app.url}/codec`]).then(
         (r) => r.stdout + r.stderr,
@@ -162,15 +196,21 @@ describe('encrypted Temporal payloads and the codec server', function () {
     const post = (path: string, body: unknown, key: string | null, headers: Record<string, string> = {}) =>
       app.request('POST', path, body, { key, headers: { 'X-Namespace': app.config.temporal.namespace, ...headers } });
 
-    it('decodes the history\'s payloads for any API key (read scope here), with X-Namespace, and answers no-store', async () => {
+    it("decodes the history's payloads for any API key (read scope here), with X-Namespace, and answers no-store", async () => {
       const read = await app.issueKey('read');
       const res = await post('/codec/decode', { payloads: historyPayloads() }, read);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.headers.get('cache-control')).to.equal('no-store');
       expect(res.body.payloads).to.have.length(historyPayloads().length);
-      const texts = (res.body.payloads as JsonPayload[]).map((p) => Buffer.from(p.data ?? '', 'base64').toString('utf8'));
+      const texts = (res.body.payloads as JsonPayload[]).map((p) =>
+        Buffer.from(p.data ?? '', 'base64').toString('utf8'),
+      );
       expect(texts.join('\n')).to.include(MARKER);
-      expect((res.body.payloads as JsonPayload[]).every((p) => Buffer.from(p.metadata!.encoding!, 'base64').toString() !== ENCRYPTED_ENCODING)).to.equal(true);
+      expect(
+        (res.body.payloads as JsonPayload[]).every(
+          (p) => Buffer.from(p.metadata!.encoding!, 'base64').toString() !== ENCRYPTED_ENCODING,
+        ),
+      ).to.equal(true);
     });
 
     it('encodes and decodes back (round trip); the encoded form hides the value', async () => {
@@ -187,7 +227,10 @@ describe('encrypted Temporal payloads and the codec server', function () {
     });
 
     it('passes unencrypted payloads through unchanged', async () => {
-      const payloads = [payloadToJson(defaultPayloadConverter.toPayload({ n: 1 })), payloadToJson(defaultPayloadConverter.toPayload(null))];
+      const payloads = [
+        payloadToJson(defaultPayloadConverter.toPayload({ n: 1 })),
+        payloadToJson(defaultPayloadConverter.toPayload(null)),
+      ];
       const res = await post('/codec/decode', { payloads }, app.key);
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ payloads });
@@ -216,7 +259,9 @@ describe('encrypted Temporal payloads and the codec server', function () {
       expect(bad.status).to.equal(400);
       expect(bad.body.errors[0].field).to.equal('payloads[0].metadata.encoding');
       expect((await post('/codec/decode', { nope: [] }, app.key)).status).to.equal(400);
-      const foreign = new EncryptionCodec(new KeyRing(parseSecretKeys(`other9:${Buffer.alloc(32, 7).toString('base64')}`)));
+      const foreign = new EncryptionCodec(
+        new KeyRing(parseSecretKeys(`other9:${Buffer.alloc(32, 7).toString('base64')}`)),
+      );
       const [sealed] = await foreign.encode([defaultPayloadConverter.toPayload('x')]);
       const res = await post('/codec/decode', { payloads: [payloadToJson(sealed!)] }, app.key);
       expect(res.status).to.equal(400);
@@ -224,19 +269,29 @@ describe('encrypted Temporal payloads and the codec server', function () {
       expect(res.body.errors[0].field).to.equal('payloads[0]');
     });
 
-    it('answers the Temporal UI\'s CORS preflight (its origin and its localhost/127.0.0.1 twin), and sets the origin on answers, 401s included', async () => {
+    it("answers the Temporal UI's CORS preflight (its origin and its localhost/127.0.0.1 twin), and sets the origin on answers, 401s included", async () => {
       const ui = new URL(app.config.temporal.uiUrl).origin;
-      const twin = ui.includes('localhost') ? ui.replace('localhost', '127.0.0.1') : ui.replace('127.0.0.1', 'localhost');
+      const twin = ui.includes('localhost')
+        ? ui.replace('localhost', '127.0.0.1')
+        : ui.replace('127.0.0.1', 'localhost');
       for (const origin of [ui, twin]) {
         const pre = await fetch(`${app.url}/codec/decode`, {
           method: 'OPTIONS',
-          headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,x-namespace' },
+          headers: {
+            Origin: origin,
+            'Access-Control-Request-Method': 'POST',
+            'Access-Control-Request-Headers': 'authorization,content-type,x-namespace',
+          },
         });
         expect(pre.status).to.equal(204);
         expect(pre.headers.get('access-control-allow-origin')).to.equal(origin);
         expect(pre.headers.get('access-control-allow-credentials')).to.equal('true');
         expect(pre.headers.get('access-control-allow-methods')).to.include('POST');
-        expect(pre.headers.get('access-control-allow-headers')!.toLowerCase().split(/,\s*/)).to.include.members(['authorization', 'content-type', 'x-namespace']);
+        expect(pre.headers.get('access-control-allow-headers')!.toLowerCase().split(/,\s*/)).to.include.members([
+          'authorization',
+          'content-type',
+          'x-namespace',
+        ]);
       }
       const answer = await post('/codec/decode', { payloads: [] }, app.key, { Origin: ui });
       expect(answer.status).to.equal(200);
@@ -246,7 +301,10 @@ describe('encrypted Temporal payloads and the codec server', function () {
       expect(refused.status).to.equal(401);
       expect(refused.headers.get('access-control-allow-origin')).to.equal(ui);
       // Another origin gets no CORS headers: a browser keeps its pages from the answers.
-      const evil = await fetch(`${app.url}/codec/decode`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
+      const evil = await fetch(`${app.url}/codec/decode`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+      });
       expect(evil.headers.get('access-control-allow-origin')).to.equal(null);
       expect(evil.headers.get('access-control-allow-headers')).to.equal(null);
     });
@@ -259,16 +317,24 @@ describe('encrypted Temporal payloads and the codec server', function () {
       expect(await form.text()).to.include('<form method="post"');
       const read = await app.issueKey('read');
       expectUnauthorized(await app.request('POST', '/codec/session', { key: 'assay_nope' }, { key: null }));
-      const signIn = await fetch(`${app.url}/codec/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ key: read }).toString() });
+      const signIn = await fetch(`${app.url}/codec/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ key: read }).toString(),
+      });
       expect(signIn.status).to.equal(200);
       const cookie = signIn.headers.get('set-cookie')!;
       const session = /^assay_codec=([^;]+);/.exec(cookie)![1]!;
       expect(session, 'the cookie holds a sealed session, not the key').not.to.include(read.slice(6, 20));
-      for (const attribute of ['Path=/codec', 'HttpOnly', 'Secure', 'SameSite=None', 'Max-Age=43200']) expect(cookie).to.include(attribute);
+      for (const attribute of ['Path=/codec', 'HttpOnly', 'Secure', 'SameSite=None', 'Max-Age=43200'])
+        expect(cookie).to.include(attribute);
       const viaJson = await app.request('POST', '/codec/session', { key: read }, { key: null });
       expect(viaJson.body).to.deep.equal({ signedIn: true, expiresInSeconds: 43200 });
       const ui = new URL(app.config.temporal.uiUrl).origin;
-      const decoded = await post('/codec/decode', { payloads: historyPayloads() }, null, { Cookie: `other=1; assay_codec=${session}`, Origin: ui });
+      const decoded = await post('/codec/decode', { payloads: historyPayloads() }, null, {
+        Cookie: `other=1; assay_codec=${session}`,
+        Origin: ui,
+      });
       expect(decoded.status, JSON.stringify(decoded.body)).to.equal(200);
       expect(decoded.headers.get('access-control-allow-credentials')).to.equal('true');
       expect(JSON.stringify(decoded.body)).to.include(b64('json/plain'));
@@ -303,7 +369,9 @@ describe('encrypted Temporal payloads and the codec server', function () {
       const [fresh] = await rotated.encode([value]);
       expect(utf8(fresh!.metadata!['encryption-key-id'])).to.equal('k2');
       let error: Error | undefined;
-      await codec(`k2:${key(2)}`).decode([old!]).catch((err: Error) => (error = err));
+      await codec(`k2:${key(2)}`)
+        .decode([old!])
+        .catch((err: Error) => (error = err));
       expect(error?.message).to.include('"k1"').and.include('ASSAY_SECRET_KEYS');
     });
 
@@ -319,11 +387,23 @@ describe('encrypted Temporal payloads and the codec server', function () {
       expect(error?.message).to.include('does not open with key "k1"');
     });
 
-    it('allows the Web UI\'s origin, its localhost twin and ASSAY_CODEC_CORS_ORIGINS; refuses a value that is not an origin', () => {
-      const config = loadConfig({ TEMPORAL_UI_URL: 'http://localhost:8233/', ASSAY_CODEC_CORS_ORIGINS: 'https://temporal.example.com, https://ui.example.org:8443/' });
-      expect([...codecOrigins(config)].sort()).to.deep.equal(['http://127.0.0.1:8233', 'http://localhost:8233', 'https://temporal.example.com', 'https://ui.example.org:8443']);
-      expect(() => loadConfig({ ASSAY_CODEC_CORS_ORIGINS: 'https://temporal.example.com/path' })).to.throw(/^ASSAY_CODEC_CORS_ORIGINS: .*not an origin/);
-      expect(() => loadConfig({ ASSAY_CODEC_CORS_ORIGINS: 'temporal.example.com' })).to.throw(/ASSAY_CODEC_CORS_ORIGINS/);
+    it("allows the Web UI's origin, its localhost twin and ASSAY_CODEC_CORS_ORIGINS; refuses a value that is not an origin", () => {
+      const config = loadConfig({
+        TEMPORAL_UI_URL: 'http://localhost:8233/',
+        ASSAY_CODEC_CORS_ORIGINS: 'https://temporal.example.com, https://ui.example.org:8443/',
+      });
+      expect([...codecOrigins(config)].sort()).to.deep.equal([
+        'http://127.0.0.1:8233',
+        'http://localhost:8233',
+        'https://temporal.example.com',
+        'https://ui.example.org:8443',
+      ]);
+      expect(() => loadConfig({ ASSAY_CODEC_CORS_ORIGINS: 'https://temporal.example.com/path' })).to.throw(
+        /^ASSAY_CODEC_CORS_ORIGINS: .*not an origin/,
+      );
+      expect(() => loadConfig({ ASSAY_CODEC_CORS_ORIGINS: 'temporal.example.com' })).to.throw(
+        /ASSAY_CODEC_CORS_ORIGINS/,
+      );
     });
 
     it('encrypts each payload with a fresh IV (the same value twice gives two ciphertexts)', async () => {

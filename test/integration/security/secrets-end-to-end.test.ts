@@ -29,18 +29,30 @@ describe('secrets never leak: results, deliveries, logs, the Temporal history', 
   let api: string;
 
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${api}${path}`, { method, headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${api}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
   };
   const expectNoSecret = (where: string, text: string) => {
-    for (const f of forms) expect(text.includes(f), `${where} holds the secret (${f === secret ? 'as is' : f})`).to.equal(false);
+    for (const f of forms)
+      expect(text.includes(f), `${where} holds the secret (${f === secret ? 'as is' : f})`).to.equal(false);
   };
 
   before(async () => {
     [app, target, receiver] = await Promise.all([startTestApp(), startTarget(), startReceiver()]);
     const port = await freePort();
-    proc = spawnAssay('all', processEnv(app, { ASSAY_PORT: String(port), ASSAY_LOG_LEVEL: 'trace', ASSAY_PUBLIC_URL: `http://127.0.0.1:${port}` }));
+    proc = spawnAssay(
+      'all',
+      processEnv(app, {
+        ASSAY_PORT: String(port),
+        ASSAY_LOG_LEVEL: 'trace',
+        ASSAY_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      }),
+    );
     api = `http://127.0.0.1:${port}`;
     await waitForHttp(`${api}/healthz`);
   });
@@ -52,18 +64,33 @@ describe('secrets never leak: results, deliveries, logs, the Temporal history', 
   });
 
   it('a run using a secret everywhere stores, sends, logs and records it nowhere', async () => {
-    const env = await call('POST', '/v1/environments', { name: 'prod', variables: { base: target.url, token: { value: secret, secret: true } } });
+    const env = await call('POST', '/v1/environments', {
+      name: 'prod',
+      variables: { base: target.url, token: { value: secret, secret: true } },
+    });
     expect(env.status, env.text).to.equal(201);
     expect(env.body.variables.token).to.deep.equal({ secret: true, value: '***' });
     const flow = [
       {
         type: 'api',
         id: 'echo',
-        request: { method: 'POST', url: '{{base}}/echo?t={{token}}', headers: { Authorization: 'Bearer {{token}}' }, body: { secret: '{{token}}' } },
-        script: { code: "async function afterResponse() { $log('token is', $context.get('token')); console.info(btoa($context.get('token'))); $context.set('copy', $context.get('token')); }" },
+        request: {
+          method: 'POST',
+          url: '{{base}}/echo?t={{token}}',
+          headers: { Authorization: 'Bearer {{token}}' },
+          body: { secret: '{{token}}' },
+        },
+        script: {
+          code: "async function afterResponse() { $log('token is', $context.get('token')); console.info(btoa($context.get('token'))); $context.set('copy', $context.get('token')); }",
+        },
         assertions: [
           { target: 'response.status', operator: 'equals', expected: 200 },
-          { name: 'echoed query is not the token (fails on purpose, showing actual)', target: 'response.body.query.t', operator: 'equals', expected: 'something else' },
+          {
+            name: 'echoed query is not the token (fails on purpose, showing actual)',
+            target: 'response.body.query.t',
+            operator: 'equals',
+            expected: 'something else',
+          },
         ],
       },
       { type: 'script', id: 'boom', script: { code: "throw new Error('refused with ' + $context.get('copy'))" } },
@@ -71,8 +98,18 @@ describe('secrets never leak: results, deliveries, logs, the Temporal history', 
     const tc = await call('POST', '/v1/test-cases', { name: 'uses the secret', folder: 'secret', flow });
     expect(tc.status, tc.text).to.equal(201);
     expect((await call('POST', '/v1/runners', { name: 'secret', folder: 'secret' })).status).to.equal(201);
-    const hook = { url: `${receiver.url}/hook`, method: 'POST', payload: { details: '{{result.details}}', status: '{{result.status}}' } };
-    const dep = await call('POST', '/v1/deployments', { name: 'with-secret', runner: 'secret', environment: 'prod', enabled: true, webhooks: { onComplete: [hook], onFailure: [hook] } });
+    const hook = {
+      url: `${receiver.url}/hook`,
+      method: 'POST',
+      payload: { details: '{{result.details}}', status: '{{result.status}}' },
+    };
+    const dep = await call('POST', '/v1/deployments', {
+      name: 'with-secret',
+      runner: 'secret',
+      environment: 'prod',
+      enabled: true,
+      webhooks: { onComplete: [hook], onFailure: [hook] },
+    });
     expect(dep.status, dep.text).to.equal(201);
     receiver.secret = dep.body.signingSecret; // the receiver checks the signature (made with the sealed-at-rest secret)
 
@@ -99,7 +136,10 @@ describe('secrets never leak: results, deliveries, logs, the Temporal history', 
     const rows = async (sql: string) => JSON.stringify(await app.dataSource.query(sql, [runId]));
     expectNoSecret('the runs row', await rows('SELECT * FROM runs WHERE id = ?'));
     expectNoSecret('the result rows', await rows('SELECT * FROM run_test_case_results WHERE runId = ?'));
-    expectNoSecret('the environment row', JSON.stringify(await app.dataSource.query("SELECT * FROM environments WHERE name = 'prod'")));
+    expectNoSecret(
+      'the environment row',
+      JSON.stringify(await app.dataSource.query("SELECT * FROM environments WHERE name = 'prod'")),
+    );
 
     // The outgoing webhook and its stored delivery.
     const got = await (async () => {
@@ -116,7 +156,9 @@ describe('secrets never leak: results, deliveries, logs, the Temporal history', 
 
     // The process's own log output, at trace level.
     expect(proc.output().length).to.be.greaterThan(1000);
-    if (process.env.DEBUG_SECRETS) for (const line of proc.output().split('\n')) if (forms.some((f) => line.includes(f))) console.log('LEAK', line.slice(0, 1500));
+    if (process.env.DEBUG_SECRETS)
+      for (const line of proc.output().split('\n'))
+        if (forms.some((f) => line.includes(f))) console.log('LEAK', line.slice(0, 1500));
     expectNoSecret('the log output', proc.output());
 
     // The history Temporal stores: ciphertext without the codec; the value with it.
@@ -140,7 +182,13 @@ describe('secrets never leak: results, deliveries, logs, the Temporal history', 
       walk(history);
       expect(payloads.length).to.be.greaterThan(3);
       const decoded = await payloadCodec(app.config).decode(payloads as never);
-      expect(decoded.some((p) => Buffer.from(p.data ?? []).toString('utf8').includes(secret))).to.equal(true);
+      expect(
+        decoded.some((p) =>
+          Buffer.from(p.data ?? [])
+            .toString('utf8')
+            .includes(secret),
+        ),
+      ).to.equal(true);
     } finally {
       await connection.close();
     }

@@ -26,7 +26,10 @@ describe('secrets at rest and in answers', function () {
     let app: TestApp;
     before(async () => {
       app = await startTestApp({ worker: true });
-      await app.request('POST', '/v1/environments', { name: 'local', variables: { base: 'http://127.0.0.1:9', token: 's3cret-token', retries: 3, verbose: true } });
+      await app.request('POST', '/v1/environments', {
+        name: 'local',
+        variables: { base: 'http://127.0.0.1:9', token: 's3cret-token', retries: 3, verbose: true },
+      });
       await app.request('POST', '/v1/test-cases', { name: 'waits', folder: 'any', flow: [{ type: 'wait', ms: 1 }] });
       await app.request('POST', '/v1/runners', { name: 'all', folder: 'any' });
     });
@@ -37,7 +40,8 @@ describe('secrets at rest and in answers', function () {
     // Header values are sealed at rest (docs/secrets.md "Deployments"): every one is `v1.…`; opened here to compare.
     const stored = async (id: string) => {
       const { webhooks } = await app.dataSource.getRepository(Deployment).findOneByOrFail({ id });
-      for (const entry of [...(webhooks?.onComplete ?? []), ...(webhooks?.onFailure ?? [])]) for (const v of Object.values(entry.headers ?? {})) expect(KeyRing.isSealed(v), v).to.equal(true);
+      for (const entry of [...(webhooks?.onComplete ?? []), ...(webhooks?.onFailure ?? [])])
+        for (const v of Object.values(entry.headers ?? {})) expect(KeyRing.isSealed(v), v).to.equal(true);
       return openWebhookHeaders(keyRingFor(app.config.secretKeys, app.config.dataDir), id, webhooks)!;
     };
 
@@ -47,32 +51,57 @@ describe('secrets at rest and in answers', function () {
         runner: 'all',
         environment: 'local',
         webhooks: {
-          onComplete: [{ url: 'https://receiver.example/a', headers: { Authorization: 'Bearer receiver-token-1', 'X-Team': 'qa' } }],
-          onFailure: [{ url: 'https://receiver.example/b', headers: { 'X-Api-Key': 'k-2' } }, { url: 'https://receiver.example/c' }],
+          onComplete: [
+            {
+              url: 'https://receiver.example/a',
+              headers: { Authorization: 'Bearer receiver-token-1', 'X-Team': 'qa' },
+            },
+          ],
+          onFailure: [
+            { url: 'https://receiver.example/b', headers: { 'X-Api-Key': 'k-2' } },
+            { url: 'https://receiver.example/c' },
+          ],
         },
       });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const id = created.body.id as string;
       const masked = {
         onComplete: [{ url: 'https://receiver.example/a', headers: { Authorization: '***', 'X-Team': '***' } }],
-        onFailure: [{ url: 'https://receiver.example/b', headers: { 'X-Api-Key': '***' } }, { url: 'https://receiver.example/c' }],
+        onFailure: [
+          { url: 'https://receiver.example/b', headers: { 'X-Api-Key': '***' } },
+          { url: 'https://receiver.example/c' },
+        ],
       };
       expect(created.body.webhooks).to.deep.equal(masked);
       for (const scope of ['read', 'run', 'write'] as const) {
         const key = await app.issueKey(scope);
-        expect((await app.request('GET', `/v1/deployments/${id}`, undefined, { key })).body.webhooks).to.deep.equal(masked);
-        expect((await app.request('GET', '/v1/deployments', undefined, { key })).body.items[0].webhooks).to.deep.equal(masked);
+        expect((await app.request('GET', `/v1/deployments/${id}`, undefined, { key })).body.webhooks).to.deep.equal(
+          masked,
+        );
+        expect((await app.request('GET', '/v1/deployments', undefined, { key })).body.items[0].webhooks).to.deep.equal(
+          masked,
+        );
       }
-      expect(JSON.stringify((await app.request('GET', `/v1/deployments/${id}`)).body)).to.not.contain('receiver-token-1');
-      expect((await stored(id)).onComplete![0]!.headers).to.deep.equal({ Authorization: 'Bearer receiver-token-1', 'X-Team': 'qa' });
+      expect(JSON.stringify((await app.request('GET', `/v1/deployments/${id}`)).body)).to.not.contain(
+        'receiver-token-1',
+      );
+      expect((await stored(id)).onComplete![0]!.headers).to.deep.equal({
+        Authorization: 'Bearer receiver-token-1',
+        'X-Team': 'qa',
+      });
 
       // Sending the answer back unchanged keeps every stored value.
       const same = await app.request('PATCH', `/v1/deployments/${id}`, { webhooks: created.body.webhooks });
       expect(same.status, JSON.stringify(same.body)).to.equal(200);
       expect(same.body.webhooks).to.deep.equal(masked);
       expect(await stored(id)).to.deep.equal({
-        onComplete: [{ url: 'https://receiver.example/a', headers: { Authorization: 'Bearer receiver-token-1', 'X-Team': 'qa' } }],
-        onFailure: [{ url: 'https://receiver.example/b', headers: { 'X-Api-Key': 'k-2' } }, { url: 'https://receiver.example/c' }],
+        onComplete: [
+          { url: 'https://receiver.example/a', headers: { Authorization: 'Bearer receiver-token-1', 'X-Team': 'qa' } },
+        ],
+        onFailure: [
+          { url: 'https://receiver.example/b', headers: { 'X-Api-Key': 'k-2' } },
+          { url: 'https://receiver.example/c' },
+        ],
       });
 
       // A new value replaces; "***" keeps (header names match case-insensitively); a dropped header goes.
@@ -84,7 +113,12 @@ describe('secrets at rest and in answers', function () {
       });
       expect(changed.status, JSON.stringify(changed.body)).to.equal(200);
       expect(await stored(id)).to.deep.equal({
-        onComplete: [{ url: 'https://receiver.example/a2', headers: { authorization: 'Bearer receiver-token-1', 'X-Team': 'ops' } }],
+        onComplete: [
+          {
+            url: 'https://receiver.example/a2',
+            headers: { authorization: 'Bearer receiver-token-1', 'X-Team': 'ops' },
+          },
+        ],
         onFailure: [{ url: 'https://receiver.example/b', headers: {} }],
       });
     });
@@ -98,14 +132,33 @@ describe('secrets at rest and in answers', function () {
       });
       expect(created.status).to.equal(400);
       expect(created.body.code).to.equal('validation-failed');
-      expect(created.body.errors[0]).to.include({ field: 'webhooks.onComplete[0].headers.Authorization', pointer: '#/webhooks/onComplete/0/headers/Authorization' });
+      expect(created.body.errors[0]).to.include({
+        field: 'webhooks.onComplete[0].headers.Authorization',
+        pointer: '#/webhooks/onComplete/0/headers/Authorization',
+      });
       expect(await app.dataSource.getRepository(Deployment).countBy({ name: 'masked-new' })).to.equal(0);
 
-      const id = (await app.request('POST', '/v1/deployments', { name: 'one-header', runner: 'all', environment: 'local', webhooks: { onComplete: [{ url: 'https://r.example/', headers: { 'X-A': 'a' } }] } })).body.id;
+      const id = (
+        await app.request('POST', '/v1/deployments', {
+          name: 'one-header',
+          runner: 'all',
+          environment: 'local',
+          webhooks: { onComplete: [{ url: 'https://r.example/', headers: { 'X-A': 'a' } }] },
+        })
+      ).body.id;
       const before = await stored(id);
-      const patched = await app.request('PATCH', `/v1/deployments/${id}`, { name: 'renamed', webhooks: { onComplete: [{ url: 'https://r.example/', headers: { 'X-A': '***', 'X-B': '***' } }], onFailure: [{ url: 'https://r.example/f', headers: { 'X-A': '***' } }] } });
+      const patched = await app.request('PATCH', `/v1/deployments/${id}`, {
+        name: 'renamed',
+        webhooks: {
+          onComplete: [{ url: 'https://r.example/', headers: { 'X-A': '***', 'X-B': '***' } }],
+          onFailure: [{ url: 'https://r.example/f', headers: { 'X-A': '***' } }],
+        },
+      });
       expect(patched.status).to.equal(400);
-      expect(patched.body.errors.map((e: { field: string }) => e.field)).to.deep.equal(['webhooks.onComplete[0].headers["X-B"]', 'webhooks.onFailure[0].headers["X-A"]']);
+      expect(patched.body.errors.map((e: { field: string }) => e.field)).to.deep.equal([
+        'webhooks.onComplete[0].headers["X-B"]',
+        'webhooks.onFailure[0].headers["X-A"]',
+      ]);
       expect(await stored(id)).to.deep.equal(before);
       expect((await app.dataSource.getRepository(Deployment).findOneByOrFail({ id })).name).to.equal('one-header');
     });
@@ -116,23 +169,47 @@ describe('secrets at rest and in answers', function () {
       expect(one.status).to.equal(200);
       expect(one.body.variables).to.deep.equal({ base: '***', token: '***', retries: '***', verbose: '***' });
       const list = await app.request('GET', '/v1/environments', undefined, { key: read });
-      expect(list.body.items.find((e: { name: string }) => e.name === 'local').variables).to.deep.equal({ base: '***', token: '***', retries: '***', verbose: '***' });
+      expect(list.body.items.find((e: { name: string }) => e.name === 'local').variables).to.deep.equal({
+        base: '***',
+        token: '***',
+        retries: '***',
+        verbose: '***',
+      });
       expect(JSON.stringify(list.body)).to.not.contain('s3cret-token');
       for (const scope of ['run', 'write'] as const) {
         const key = await app.issueKey(scope);
-        expect((await app.request('GET', '/v1/environments/local', undefined, { key })).body.variables).to.deep.equal({ base: 'http://127.0.0.1:9', token: 's3cret-token', retries: 3, verbose: true });
+        expect((await app.request('GET', '/v1/environments/local', undefined, { key })).body.variables).to.deep.equal({
+          base: 'http://127.0.0.1:9',
+          token: 's3cret-token',
+          retries: 3,
+          verbose: true,
+        });
       }
       // A run's own variables likewise.
-      const started = await app.request('POST', '/v1/runs', { runner: 'all', environment: 'local', variables: { build: '1.4.2', apiToken: 'run-secret' } });
+      const started = await app.request('POST', '/v1/runs', {
+        runner: 'all',
+        environment: 'local',
+        variables: { build: '1.4.2', apiToken: 'run-secret' },
+      });
       expect(started.status, JSON.stringify(started.body)).to.equal(201);
       const runId = started.body.runId as string;
-      expect((await app.request('GET', `/v1/runs/${runId}`, undefined, { key: read })).body.variables).to.deep.equal({ build: '***', apiToken: '***' });
+      expect((await app.request('GET', `/v1/runs/${runId}`, undefined, { key: read })).body.variables).to.deep.equal({
+        build: '***',
+        apiToken: '***',
+      });
       const runs = await app.request('GET', '/v1/runs', undefined, { key: read });
-      expect(runs.body.items.find((r: { runId: string }) => r.runId === runId).variables).to.deep.equal({ build: '***', apiToken: '***' });
-      expect((await app.request('GET', `/v1/runs/${runId}`, undefined, { key: await app.issueKey('run') })).body.variables).to.deep.equal({ build: '1.4.2', apiToken: 'run-secret' });
+      expect(runs.body.items.find((r: { runId: string }) => r.runId === runId).variables).to.deep.equal({
+        build: '***',
+        apiToken: '***',
+      });
+      expect(
+        (await app.request('GET', `/v1/runs/${runId}`, undefined, { key: await app.issueKey('run') })).body.variables,
+      ).to.deep.equal({ build: '1.4.2', apiToken: 'run-secret' });
       await waitForRun(app, runId);
       // The stored values are untouched by reading.
-      expect((await app.dataSource.getRepository(Environment).findOneByOrFail({ name: 'local' })).variables.token).to.equal('s3cret-token');
+      expect(
+        (await app.dataSource.getRepository(Environment).findOneByOrFail({ name: 'local' })).variables.token,
+      ).to.equal('s3cret-token');
     });
   });
 
@@ -191,7 +268,10 @@ describe('secrets at rest and in answers', function () {
     it("the Temporal dev server's history file and log are 0600 in a new 0700 folder", async function () {
       if (!findTemporalCli()) this.skip();
       const dir = path.join(root, 'temporal', 'state');
-      const server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), logFile: path.join(root, 'temporal', 'temporal.log') });
+      const server = await startDevServer({
+        dbFile: path.join(dir, 'temporal.db'),
+        logFile: path.join(root, 'temporal', 'temporal.log'),
+      });
       try {
         expect(mode(dir)).to.equal('700');
         expect(mode(path.join(dir, 'temporal.db'))).to.equal('600');

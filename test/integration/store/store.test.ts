@@ -32,7 +32,16 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
 
     it('applies the migrations to an empty database, and then has nothing left to apply', async () => {
       const applied = await migrate(dataSource);
-      expect(applied).to.deep.equal(['Initial1795000000000', 'DataSets1795100000000', 'Deployments1795200000000', 'ApiDesigns1795300000000', 'Bundles1795400000000', 'RunRecovery1795500000000', 'PerformanceRuns1795600000000', 'SealedSecrets1795700000000']);
+      expect(applied).to.deep.equal([
+        'Initial1795000000000',
+        'DataSets1795100000000',
+        'Deployments1795200000000',
+        'ApiDesigns1795300000000',
+        'Bundles1795400000000',
+        'RunRecovery1795500000000',
+        'PerformanceRuns1795600000000',
+        'SealedSecrets1795700000000',
+      ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
     });
@@ -73,7 +82,15 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
 
     it('refuses a second environment with the same name in a workspace, with a recognisable error', async () => {
       const now = new Date();
-      const dup = { id: newId('environment'), workspaceId: ws.id, name: 'staging', description: '', variables: {}, createdAt: now, updatedAt: now };
+      const dup = {
+        id: newId('environment'),
+        workspaceId: ws.id,
+        name: 'staging',
+        description: '',
+        variables: {},
+        createdAt: now,
+        updatedAt: now,
+      };
       let error: unknown;
       try {
         await dataSource.getRepository(Environment).insert(dup);
@@ -99,7 +116,8 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
           updatedAt: new Date(now + i),
         });
         await dataSource.getRepository(TestCase).save(tc);
-        if (tags.length) await dataSource.getRepository(TestCaseTag).insert(tags.map((tag) => ({ testCaseId: tc.id, tag })));
+        if (tags.length)
+          await dataSource.getRepository(TestCaseTag).insert(tags.map((tag) => ({ testCaseId: tc.id, tag })));
         return tc;
       };
       const a = await make('b-list', 'users', ['smoke', 'fast'], 1);
@@ -127,12 +145,20 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         createdAt: new Date(),
         updatedAt: new Date(),
       });
-      expect((await resolveRunnerSelection(dataSource.manager, runner)).map((t) => t.id)).to.deep.equal([c.id, a.id, b.id]);
+      expect((await resolveRunnerSelection(dataSource.manager, runner)).map((t) => t.id)).to.deep.equal([
+        c.id,
+        a.id,
+        b.id,
+      ]);
       runner.order = 'createdAt';
       runner.testCaseIds = [];
       runner.folder = null;
       runner.tags = ['fast'];
-      expect((await resolveRunnerSelection(dataSource.manager, runner)).map((t) => t.name)).to.deep.equal(['b-list', 'c-other', 'd-users_x']);
+      expect((await resolveRunnerSelection(dataSource.manager, runner)).map((t) => t.name)).to.deep.equal([
+        'b-list',
+        'c-other',
+        'd-users_x',
+      ]);
     });
 
     it('keeps a run plan out of ordinary reads', async () => {
@@ -165,7 +191,12 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
       );
       const plain = await dataSource.getRepository(Run).findOneByOrFail({ id });
       expect(plain.plan).to.equal(undefined);
-      const withPlan = await dataSource.getRepository(Run).createQueryBuilder('run').addSelect('run.plan').where('run.id = :id', { id }).getOneOrFail();
+      const withPlan = await dataSource
+        .getRepository(Run)
+        .createQueryBuilder('run')
+        .addSelect('run.plan')
+        .where('run.id = :id', { id })
+        .getOneOrFail();
       expect(withPlan.plan).to.equal(null);
     });
   });

@@ -36,7 +36,14 @@ describe('results nested deeper than the store accepts', function () {
     await app.request('POST', '/v1/test-cases', {
       name: 'deep',
       folder: 'deep',
-      flow: [{ id: 'n1', type: 'api', request: { method: 'GET', url: '{{base}}/deep?levels=40' }, assertions: [{ target: 'response.body.d.d.d', operator: 'exists' }] }],
+      flow: [
+        {
+          id: 'n1',
+          type: 'api',
+          request: { method: 'GET', url: '{{base}}/deep?levels=40' },
+          assertions: [{ target: 'response.body.d.d.d', operator: 'exists' }],
+        },
+      ],
     });
     await app.request('POST', '/v1/runners', { name: 'deep', folder: 'deep' });
     const { runId } = (await app.request('POST', '/v1/runs', { runner: 'deep', environment: 'local' })).body;
@@ -55,16 +62,31 @@ describe('results nested deeper than the store accepts', function () {
       runId: 'run_refused',
       progress: { completed: 1, total: 1 },
       position: 0,
-      result: { testCaseId: 'tc_x', name: 'n'.repeat(5000), status: 'passed' as const, duration: 1, assertions: 0, passedAssertions: 0, failures: [], nodes: [] },
+      result: {
+        testCaseId: 'tc_x',
+        name: 'n'.repeat(5000),
+        status: 'passed' as const,
+        duration: 1,
+        assertions: 0,
+        passedAssertions: 0,
+        failures: [],
+        nodes: [],
+      },
     };
-    const early = await new MockActivityEnvironment({ attempt: 1 }).run(activities.recordTestCaseResult, input).catch((e: unknown) => e);
+    const early = await new MockActivityEnvironment({ attempt: 1 })
+      .run(activities.recordTestCaseResult, input)
+      .catch((e: unknown) => e);
     expect(early).to.not.be.instanceOf(ApplicationFailure);
     expect(isDatabaseRefusal(early)).to.equal(true);
-    const last = await new MockActivityEnvironment({ attempt: STORE_ATTEMPTS_FOR_NON_OUTAGE_ERRORS }).run(activities.recordTestCaseResult, input).catch((e: unknown) => e);
+    const last = await new MockActivityEnvironment({ attempt: STORE_ATTEMPTS_FOR_NON_OUTAGE_ERRORS })
+      .run(activities.recordTestCaseResult, input)
+      .catch((e: unknown) => e);
     expect(last).to.be.instanceOf(ApplicationFailure);
     expect(last).to.include({ type: 'StoreRefused', nonRetryable: true });
 
-    expect(isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).to.equal(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).to.equal(
+      true,
+    );
     expect(isDatabaseRefusal({ code: 'ECONNREFUSED' })).to.equal(false);
     expect(isDatabaseRefusal(new Error('something unknown'))).to.equal(false);
   });
