@@ -215,14 +215,12 @@ export function capTestCaseResult(
     return n;
   };
   const failures = (list: TestCaseResult['failures']) =>
-    list
-      .slice(0, 50)
-      .map((f) => ({
-        ...f,
-        expected: previewValue(f.expected),
-        actual: previewValue(f.actual),
-        message: cutToBytes(f.message, 2048),
-      }));
+    list.slice(0, 50).map((f) => ({
+      ...f,
+      expected: previewValue(f.expected),
+      actual: previewValue(f.actual),
+      message: cutToBytes(f.message, 2048),
+    }));
   r = withError(
     { ...r, nodes: mapNodes(r.nodes, previews, previewValue), failures: failures(result.failures) },
     'script logs and large values',

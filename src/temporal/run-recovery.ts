@@ -82,18 +82,16 @@ export async function failOpenRun(
   error: string,
 ): Promise<boolean> {
   const completedAt = new Date();
-  const done = await dataSource
-    .getRepository(Run)
-    .update(
-      { id: run.id, status: In(['queued', 'running']) },
-      {
-        status: 'failed',
-        result: null,
-        error,
-        completedAt,
-        duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0,
-      },
-    );
+  const done = await dataSource.getRepository(Run).update(
+    { id: run.id, status: In(['queued', 'running']) },
+    {
+      status: 'failed',
+      result: null,
+      error,
+      completedAt,
+      duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0,
+    },
+  );
   return Boolean(done.affected);
 }
 

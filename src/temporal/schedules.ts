@@ -125,15 +125,13 @@ export class ScheduleSync {
         const state = { paused: !d.enabled, note: d.enabled ? 'enabled' : 'deployment disabled' };
         try {
           await this.call((client) =>
-            client.schedule
-              .getHandle(scheduleId)
-              .update((previous: ScheduleDescription) => ({
-                ...previous,
-                spec,
-                action: this.action(d),
-                policies,
-                state,
-              })),
+            client.schedule.getHandle(scheduleId).update((previous: ScheduleDescription) => ({
+              ...previous,
+              spec,
+              action: this.action(d),
+              policies,
+              state,
+            })),
           );
         } catch (err) {
           if (!(err instanceof ScheduleNotFoundError)) throw err;

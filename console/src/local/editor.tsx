@@ -46,13 +46,11 @@ function jsonMarks(text: string): EditorMark[] {
   if (text.trim() === '') return [];
   const errors: ParseError[] = [];
   parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  return errors
-    .slice(0, 1)
-    .map((e) => ({
-      from: e.offset,
-      to: e.offset + Math.max(e.length, 1),
-      message: `Not valid JSON (${printParseErrorCode(e.error)})`,
-    }));
+  return errors.slice(0, 1).map((e) => ({
+    from: e.offset,
+    to: e.offset + Math.max(e.length, 1),
+    message: `Not valid JSON (${printParseErrorCode(e.error)})`,
+  }));
 }
 
 /**

@@ -190,9 +190,7 @@ function fromBase64(s: string): Uint8Array {
 }
 
 /** The JSON `POST /v1/relay` takes for `p` (a multipart body is encoded by the browser, then sent as base64). */
-export async function relayPayload(
-  p: Prepared,
-): Promise<{
+export async function relayPayload(p: Prepared): Promise<{
   method: string;
   url: string;
   headers: [string, string][];
