@@ -14,6 +14,7 @@
  *
  * Pid files, logs and `state.json` (URLs and the dev key, mode 0600) live in `.assay/cluster/`
  * (`CLUSTER_DIR`). Settings (environment; defaults in brackets): `CLUSTER_TEMPORAL_PORT` [7233],
+ * `CLUSTER_PORT_OFFSET` [0: added to every default port, the Temporal server's included],
  * `CLUSTER_TEMPORAL_UI_PORT` [8233], `CLUSTER_TEMPORAL_METRICS_PORT` [8000], `CLUSTER_API_PORT`
  * [8080], `CLUSTER_BUNDLER_PORT` [8081], `CLUSTER_MOCK_PORT` [8082: the API's mocks on a port of
  * their own, ASSAY_MOCK_PORT], `CLUSTER_WORKER_HTTP_PORT_BASE` [9463: worker i gets
@@ -78,6 +79,12 @@ export interface ClusterSettings {
   bundlerPort: number;
   mockPort: number;
   workerHttpPortBase: number;
+  /**
+   * The Temporal server's other ports (deploy/temporal/config.yaml `TEMPORAL_SERVER_*_PORT`: the
+   * frontend's HTTP port, history, matching and worker services and their membership ports), moved
+   * by `CLUSTER_PORT_OFFSET` like the rest; a `TEMPORAL_SERVER_*` variable set in the environment wins.
+   */
+  temporalServerPorts: Record<string, number>;
   workers: number;
   namespace: string;
   taskQueue: string;
@@ -93,18 +100,37 @@ function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0,
   return n;
 }
 
+/** The Temporal server's ports besides the frontend's gRPC port, with deploy/temporal/config.yaml's defaults. */
+const TEMPORAL_SERVER_PORTS: Record<string, number> = {
+  TEMPORAL_SERVER_FRONTEND_HTTP_PORT: 7243,
+  TEMPORAL_SERVER_HISTORY_PORT: 7234,
+  TEMPORAL_SERVER_MATCHING_PORT: 7235,
+  TEMPORAL_SERVER_WORKER_PORT: 7239,
+  TEMPORAL_SERVER_FRONTEND_MEMBERSHIP_PORT: 6933,
+  TEMPORAL_SERVER_HISTORY_MEMBERSHIP_PORT: 6934,
+  TEMPORAL_SERVER_MATCHING_MEMBERSHIP_PORT: 6935,
+  TEMPORAL_SERVER_WORKER_MEMBERSHIP_PORT: 6939,
+};
+
 /** Reads the settings; throws on a malformed number. */
 export function clusterSettings(env: NodeJS.ProcessEnv = process.env): ClusterSettings {
+  // Every default port moves by the offset (CI runs its cluster beside a developer's `make dev`).
+  const offset = intEnv(env, 'CLUSTER_PORT_OFFSET', 0, 0, 50_000);
+  const port = (name: string, fallback: number) => intEnv(env, name, fallback + offset, 1);
+  const temporalServerPorts = Object.fromEntries(
+    Object.entries(TEMPORAL_SERVER_PORTS).map(([name, fallback]) => [name, port(name, fallback)]),
+  );
   return {
     dir: path.resolve(REPO_ROOT, env.CLUSTER_DIR || '.assay/cluster'),
     cache: env.ASSAY_CACHE || path.join(os.homedir(), '.cache', 'assay'),
-    temporalPort: intEnv(env, 'CLUSTER_TEMPORAL_PORT', 7233, 1),
-    temporalUiPort: intEnv(env, 'CLUSTER_TEMPORAL_UI_PORT', 8233, 1),
-    temporalMetricsPort: intEnv(env, 'CLUSTER_TEMPORAL_METRICS_PORT', 8000, 1),
-    apiPort: intEnv(env, 'CLUSTER_API_PORT', 8080, 1),
-    bundlerPort: intEnv(env, 'CLUSTER_BUNDLER_PORT', 8081, 1),
-    mockPort: intEnv(env, 'CLUSTER_MOCK_PORT', 8082, 1),
-    workerHttpPortBase: intEnv(env, 'CLUSTER_WORKER_HTTP_PORT_BASE', 9463, 1),
+    temporalPort: port('CLUSTER_TEMPORAL_PORT', 7233),
+    temporalUiPort: port('CLUSTER_TEMPORAL_UI_PORT', 8233),
+    temporalMetricsPort: port('CLUSTER_TEMPORAL_METRICS_PORT', 8000),
+    apiPort: port('CLUSTER_API_PORT', 8080),
+    bundlerPort: port('CLUSTER_BUNDLER_PORT', 8081),
+    mockPort: port('CLUSTER_MOCK_PORT', 8082),
+    workerHttpPortBase: port('CLUSTER_WORKER_HTTP_PORT_BASE', 9463),
+    temporalServerPorts,
     workers: intEnv(env, 'ASSAY_WORKERS', 2, 1, 64),
     namespace: env.TEMPORAL_NAMESPACE || 'default',
     taskQueue: env.ASSAY_TASK_QUEUE || 'assay-runs',
@@ -225,6 +251,7 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 function temporalEnv(s: ClusterSettings): NodeJS.ProcessEnv {
   return {
     ...process.env,
+    ...Object.fromEntries(Object.entries(s.temporalServerPorts).map(([name, port]) => [name, String(port)])),
     TEMPORAL_SERVER_FRONTEND_PORT: String(s.temporalPort),
     TEMPORAL_SERVER_METRICS_ADDRESS: `127.0.0.1:${s.temporalMetricsPort}`,
     TEMPORAL_SERVER_DYNAMIC_CONFIG: path.join(REPO_ROOT, 'deploy', 'temporal', 'dynamicconfig.yaml'),
