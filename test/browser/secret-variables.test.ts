@@ -3,7 +3,7 @@
  * Chromium against the real API: a stored secret shows a "secret" badge and never a value; saving
  * other edits leaves it as stored (its `***` is not sent back); the "Secret" checkbox saves a new
  * variable as a secret, and a plain one made secret is stored sealed. While a save is under way the
- * form takes no edits; its answer replaces the form with "Saved." (issue 24: an edit typed between
+ * form takes no edits; its answer replaces the form with "Saved." (before, an edit typed between
  * the save's answer and a later reload of the page was silently dropped).
  */
 import { expect } from 'chai';
