@@ -9,100 +9,36 @@
  * the same go-httpbin on loopback. Every test (request :: test name) must pass or fail the same in
  * both.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../../helpers/app';
 import { runCli } from '../../helpers/cli';
-import { waitForHttp } from '../../helpers/processes';
-import { freePort } from '../../../src/net/free-port';
-
-const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/postman');
-const ROOT = path.resolve(__dirname, '../../../..');
-
-/**
- * Runs the collection with the Newman CLI in its own process (as users run it; in-process, its
- * sandbox would share this mocha process with every other test file); answers `request :: test` → passed.
- */
-async function runNewman(collectionFile: string, environmentFile: string, dir: string): Promise<Map<string, boolean>> {
-  const report = path.join(dir, 'newman.json');
-  const newman = path.join(ROOT, 'node_modules/newman/bin/newman.js');
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [newman, 'run', collectionFile, '-e', environmentFile, '-r', 'json', '--reporter-json-export', report],
-      { stdio: 'ignore', cwd: dir },
-    );
-    child.on('error', reject);
-    child.on('exit', resolve);
-  });
-  expect(code, 'newman exit code (1: some tests fail on purpose)').to.equal(1);
-  const summary = JSON.parse(fs.readFileSync(report, 'utf8')) as NewmanSummary;
-  const out = new Map<string, boolean>();
-  for (const ex of summary.run.executions)
-    for (const a of ex.assertions ?? []) out.set(`${ex.item.name} :: ${a.assertion}`, !a.error);
-  return out;
-}
-
-interface NewmanSummary {
-  run: {
-    executions: Array<{
-      item: { name: string };
-      assertions?: Array<{ assertion: string; error?: { message: string } }>;
-    }>;
-  };
-}
-
-interface ResultNode {
-  name?: string;
-  id: string;
-  assertions?: Array<{ name?: string; target: string; passed: boolean; message?: string }>;
-  children?: ResultNode[];
-}
-
-/** Assay's results as `request :: test` → passed (the `$test` checks of each API node). */
-function assayOutcomes(results: { details: { testCases: Array<{ nodes: ResultNode[] }> } }): Map<string, boolean> {
-  const out = new Map<string, boolean>();
-  const walk = (nodes: ResultNode[]) => {
-    for (const n of nodes) {
-      for (const a of n.assertions ?? []) if (a.target === '$test') out.set(`${n.name ?? n.id} :: ${a.name}`, a.passed);
-      if (n.children) walk(n.children);
-    }
-  };
-  for (const tc of results.details.testCases) walk(tc.nodes);
-  return out;
-}
+import {
+  assayOutcomes,
+  expectSameOutcomes,
+  newmanOutcomes,
+  POSTMAN_FIXTURES as FIXTURES,
+  runNewman,
+  startHttpbin,
+} from '../../helpers/newman';
 
 describe('Postman import: same pass/fail per test as Newman (go-httpbin on loopback)', function () {
   this.timeout(300_000);
-  let httpbin: ChildProcess | undefined;
+  let httpbin: { url: string; stop(): void } | undefined;
   let baseUrl = '';
   let app: TestApp;
   let dir: string;
 
   before(async function () {
-    let bin: string;
-    try {
-      bin = execFileSync(path.join(ROOT, 'scripts/ensure-httpbin.sh'), {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'inherit'],
-      }).trim();
-    } catch (err) {
-      throw new Error(`go-httpbin is needed (scripts/ensure-httpbin.sh builds it with Go): ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
-    const port = await freePort();
-    httpbin = spawn(bin, ['-host', '127.0.0.1', '-port', String(port)], { stdio: 'ignore' });
-    baseUrl = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${baseUrl}/status/200`);
+    httpbin = await startHttpbin();
+    baseUrl = httpbin.url;
     app = await startTestApp({ worker: true });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-postman-'));
   });
   after(async () => {
-    httpbin?.kill();
+    httpbin?.stop();
     await app?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -113,7 +49,9 @@ describe('Postman import: same pass/fail per test as Newman (go-httpbin on loopb
     const envFile = path.join(dir, 'env.json');
     fs.writeFileSync(envFile, JSON.stringify(environment));
 
-    const newman = await runNewman(path.join(FIXTURES, 'coverage.postman_collection.json'), envFile, dir);
+    const ran = await runNewman(path.join(FIXTURES, 'coverage.postman_collection.json'), ['-e', envFile], dir);
+    expect(ran.code, 'newman exit code (1: some tests fail on purpose)').to.equal(1);
+    const newman = newmanOutcomes(ran.summary);
 
     const imported = await runCli(
       [
@@ -140,22 +78,7 @@ describe('Postman import: same pass/fail per test as Newman (go-httpbin on loopb
     expect(run.code, run.stderr).to.equal(1); // the collection has deliberately failing tests
     const assay = assayOutcomes(results);
 
-    const rows = [...new Set([...newman.keys(), ...assay.keys()])].map((key) => ({
-      key,
-      newman: newman.get(key),
-      assay: assay.get(key),
-    }));
-    const differing = rows.filter((r) => r.newman !== r.assay);
-    if (differing.length || process.env.ASSAY_PRINT_COMPARISON)
-      console.log(
-        rows
-          .map(
-            (r) =>
-              `${r.newman === undefined ? '-' : r.newman ? 'pass' : 'FAIL'}\t${r.assay === undefined ? '-' : r.assay ? 'pass' : 'FAIL'}\t${r.key}`,
-          )
-          .join('\n'),
-      );
-    expect(differing, 'tests whose outcome differs (Newman vs Assay)').to.deep.equal([]);
+    const rows = expectSameOutcomes(newman, assay);
     expect(rows.length).to.be.greaterThan(50);
     const failed = rows.filter((r) => !r.newman).map((r) => r.key);
     expect(failed).to.have.members([

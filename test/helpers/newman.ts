@@ -1,0 +1,133 @@
+/**
+ * Side by side with Newman (docs/import-postman.md "Side by side with Newman"): go-httpbin on
+ * loopback as the shared target, the Newman CLI run in its own process on a collection, Assay's
+ * results read the same way, and the comparison of every test's outcome (`request :: test` →
+ * passed). Used by the Postman comparison tests under test/integration/cli/.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { waitForHttp } from './processes';
+import { freePort } from '../../src/net/free-port';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+/** The Postman fixtures (collections, environments, data files). */
+export const POSTMAN_FIXTURES = path.join(ROOT, 'test/fixtures/postman');
+
+/** A go-httpbin on a free loopback port (scripts/ensure-httpbin.sh builds it with Go once). Stop it in `after`. */
+export async function startHttpbin(): Promise<{ url: string; stop(): void }> {
+  let bin: string;
+  try {
+    bin = execFileSync(path.join(ROOT, 'scripts/ensure-httpbin.sh'), {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
+  } catch (err) {
+    throw new Error(`go-httpbin is needed (scripts/ensure-httpbin.sh builds it with Go): ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  const port = await freePort();
+  const child = spawn(bin, ['-host', '127.0.0.1', '-port', String(port)], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/status/200`);
+  return { url, stop: () => void child.kill() };
+}
+
+/** Newman's JSON report, the parts read here. */
+export interface NewmanSummary {
+  run: {
+    executions: Array<{
+      cursor?: { iteration?: number };
+      item: { name: string };
+      assertions?: Array<{ assertion: string; error?: { message: string } }>;
+    }>;
+  };
+}
+
+/**
+ * Runs `collectionFile` with the Newman CLI in its own process (as users run it; in-process, its
+ * sandbox would share this mocha process with every other test file), with `args` after it (`-e`,
+ * `-g`, `-d`, …), in `dir`. @returns its exit code and its JSON report.
+ */
+export async function runNewman(
+  collectionFile: string,
+  args: string[],
+  dir: string,
+): Promise<{ code: number | null; summary: NewmanSummary }> {
+  const report = path.join(dir, `newman-${Date.now()}.json`);
+  const newman = path.join(ROOT, 'node_modules/newman/bin/newman.js');
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [newman, 'run', collectionFile, ...args, '-r', 'json', '--reporter-json-export', report],
+      { stdio: 'ignore', cwd: dir },
+    );
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+  return { code, summary: JSON.parse(fs.readFileSync(report, 'utf8')) as NewmanSummary };
+}
+
+/**
+ * Newman's outcomes as `request :: test` → passed; with several iterations each key is prefixed
+ * `#<iteration> ` (from 0), as {@link assayOutcomes} names data-set rows.
+ */
+export function newmanOutcomes(summary: NewmanSummary): Map<string, boolean> {
+  const iterations = new Set(summary.run.executions.map((e) => e.cursor?.iteration ?? 0));
+  const out = new Map<string, boolean>();
+  for (const ex of summary.run.executions) {
+    const prefix = iterations.size > 1 ? `#${ex.cursor?.iteration ?? 0} ` : '';
+    for (const a of ex.assertions ?? []) out.set(`${prefix}${ex.item.name} :: ${a.assertion}`, !a.error);
+  }
+  return out;
+}
+
+interface ResultNode {
+  name?: string;
+  id: string;
+  assertions?: Array<{ name?: string; target: string; passed: boolean; message?: string }>;
+  children?: ResultNode[];
+}
+
+/** Assay's results as `request :: test` → passed (the `$test` checks of each API node, in every test case). */
+export function assayOutcomes(results: {
+  details: { testCases: Array<{ nodes: ResultNode[] }> };
+}): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  const walk = (nodes: ResultNode[]) => {
+    for (const n of nodes) {
+      for (const a of n.assertions ?? []) if (a.target === '$test') out.set(`${n.name ?? n.id} :: ${a.name}`, a.passed);
+      if (n.children) walk(n.children);
+    }
+  };
+  for (const tc of results.details.testCases) walk(tc.nodes);
+  return out;
+}
+
+/** One test's outcome in each: undefined where it did not run (or was not reported). */
+export interface ComparedTest {
+  key: string;
+  newman?: boolean;
+  assay?: boolean;
+}
+
+/**
+ * Every test either side reported, with both outcomes; prints the table when some differ (or when
+ * ASSAY_PRINT_COMPARISON is set) and asserts that none does.
+ */
+export function expectSameOutcomes(newman: Map<string, boolean>, assay: Map<string, boolean>): ComparedTest[] {
+  const rows: ComparedTest[] = [...new Set([...newman.keys(), ...assay.keys()])].map((key) => ({
+    key,
+    newman: newman.get(key),
+    assay: assay.get(key),
+  }));
+  const differing = rows.filter((r) => r.newman !== r.assay);
+  const mark = (v: boolean | undefined) => (v === undefined ? '-' : v ? 'pass' : 'FAIL');
+  if (differing.length || process.env.ASSAY_PRINT_COMPARISON)
+    console.log(rows.map((r) => `${mark(r.newman)}\t${mark(r.assay)}\t${r.key}`).join('\n'));
+  expect(differing, 'tests whose outcome differs (Newman vs Assay)').to.deep.equal([]);
+  return rows;
+}
