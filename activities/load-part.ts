@@ -86,7 +86,9 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
       started += 1;
       const iterationStart = Date.now();
       let iterationFailed = false;
-      const variables: Record<string, unknown> = { ...plan.variables, __VU: it.vu, __ITER: it.iteration };
+      // With the runner's `variableScope: 'run'`, a VU iteration passes variables from test case to
+      // test case as a functional run does (workflows/run.ts); else each starts from these.
+      let variables: Record<string, unknown> = { ...plan.variables, __VU: it.vu, __ITER: it.iteration };
       for (const testCase of plan.testCases) {
         if (!it.live()) return;
         const data: Record<string, unknown> = {};
@@ -125,7 +127,12 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
         const testCaseStart = Date.now();
         let result;
         try {
-          result = await FlowInterpreter.runTestCase(port, testCase, { ...variables, __DATA: data });
+          const ran = await FlowInterpreter.runTestCaseWithVariables(port, testCase, { ...variables, __DATA: data });
+          result = ran.result;
+          if (plan.variableScope === 'run') {
+            const { __DATA: _data, ...carried } = ran.variables;
+            variables = { ...carried, __VU: it.vu, __ITER: it.iteration };
+          }
         } catch (err) {
           if (err instanceof DeadlineReached) return; // cut by the graceful stop: the engine counts it interrupted
           throw err;

@@ -295,6 +295,7 @@ export function createRunActivities(
           variables: { ...environment.variables, ...run.variables },
           testCases,
           settings: runSettingsOf(config),
+          variableScope: runner.variableScope ?? 'testCase',
           ...(performance ? { performance } : {}),
         };
         const openedPlan = opened(run.id, plan);

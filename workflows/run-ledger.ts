@@ -4,6 +4,7 @@
  * clock passed in).
  */
 import type { RunPlan, RunProgress, RunStatus, RunSummary, TestCaseResult } from '../src/domain/types';
+import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import type { ResumeState, RunLiveState } from '../src/domain/run-workflow';
 import { estimateCompletion, expectedNodeExecutions } from '../src/flow/estimate';
 
@@ -27,6 +28,11 @@ export class RunLedger {
   private expectedBefore: number[] = [];
   totalNodes = 0;
   summary: RunSummary = { total: 0, passed: 0, failed: 0, skipped: 0 };
+  /**
+   * With the plan's `variableScope: 'run'`: the variables the last test case ended with, which the
+   * next one starts from (carried across continue-as-new in {@link resumeState}); else undefined.
+   */
+  variables?: Record<string, unknown>;
 
   constructor(resume?: ResumeState) {
     if (resume) {
@@ -34,6 +40,7 @@ export class RunLedger {
       this.nextIndex = resume.nextIndex;
       this.summary = { ...resume.summary };
       this.nodesDone = resume.nodesDone;
+      this.variables = resume.variables;
     }
   }
 
@@ -108,9 +115,31 @@ export class RunLedger {
     return state;
   }
 
+  /**
+   * Keeps the variables a test case ended with for the next one (the plan's `variableScope: 'run'`).
+   * Over `PAYLOAD_LIMITS.variablesBytes` (they go into every activity input and continue-as-new)
+   * they are not passed on: the next test case starts from the last variables that were, and this
+   * test case fails saying why. @returns the result, with that failure when it applies
+   */
+  carryVariables(result: TestCaseResult, variables: Record<string, unknown>): TestCaseResult {
+    const bytes = jsonBytes(variables);
+    if (bytes <= PAYLOAD_LIMITS.variablesBytes) {
+      this.variables = variables;
+      return result;
+    }
+    const message = `The variables this test case ended with are not passed on to the next: ${overCapMessage('they', bytes, PAYLOAD_LIMITS.variablesBytes)}`;
+    return { ...result, status: 'failed', failures: [...result.failures, { node: '', message }] };
+  }
+
   resumeState(): ResumeState {
     if (!this.plan) throw new Error('no plan to resume');
-    return { plan: this.plan, nextIndex: this.nextIndex, summary: { ...this.summary }, nodesDone: this.nodesDone };
+    return {
+      plan: this.plan,
+      nextIndex: this.nextIndex,
+      summary: { ...this.summary },
+      nodesDone: this.nodesDone,
+      ...(this.variables ? { variables: this.variables } : {}),
+    };
   }
 
   /** The latest finished steps of the test case under way, oldest first ({@link step}). */

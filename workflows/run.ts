@@ -157,10 +157,19 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       }
       while (ledger.nextIndex < plan.testCases.length) {
         const position = ledger.nextIndex;
+        const testCase = plan.testCases[position]!;
+        let result: TestCaseResult;
+        if (plan.variableScope === 'run') {
+          // Test cases share their variables: each starts from what the one before it ended with.
+          const ran = await FlowInterpreter.runTestCaseWithVariables(
+            port,
+            testCase,
+            ledger.variables ?? plan.variables,
+          );
+          result = ledger.carryVariables(ran.result, ran.variables);
+        } else result = await FlowInterpreter.runTestCase(port, testCase, plan.variables);
         // Capped (src/domain/limits.ts): the result is an activity input, written to history.
-        const result = capTestCaseResult(
-          await FlowInterpreter.runTestCase(port, plan.testCases[position]!, plan.variables),
-        );
+        result = capTestCaseResult(result);
         pending = { position, result };
         ledger.testCaseDone(result);
         await record({ ...progressInput(), position, result });

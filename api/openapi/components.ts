@@ -16,6 +16,7 @@ import { HTTP_METHODS, RUN_STATUSES } from '../../src/domain/types';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../../src/problems';
 import { RUN_TRIGGERS } from '../routes/runs';
 import { DATA_SETS_SCHEMA, FLOW_NODES } from './flow';
+import { VARIABLE_SCOPES } from '../../src/domain/types';
 
 /** A JSON Schema (2020-12, the OpenAPI 3.1 dialect) as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -154,6 +155,7 @@ export const SCHEMAS = {
       'tags',
       'order',
       'loadProfile',
+      'variableScope',
       'createdAt',
       'updatedAt',
     ],
@@ -166,6 +168,10 @@ export const SCHEMAS = {
       tags: { type: 'array', items: text },
       order: { enum: [...RUNNER_ORDERS] },
       loadProfile,
+      variableScope: {
+        enum: [...VARIABLE_SCOPES],
+        description: 'Whether its test cases share variables in a run (docs/flows.md "Variables across test cases").',
+      },
       createdAt: timestamp,
       updatedAt: timestamp,
     },

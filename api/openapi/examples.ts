@@ -230,6 +230,7 @@ const runner = {
   tags: ['smoke'],
   order: 'name',
   loadProfile: null,
+  variableScope: 'testCase',
   createdAt: AT,
   updatedAt: AT,
 };

@@ -9,7 +9,10 @@
  *   PATCH  /v1/runners/{name}                  any field                                     → 200
  *   DELETE /v1/runners/{name}                                                                → 204
  *
- * Body: {name, description?, testCaseIds?, folder?, tags?, order?, loadProfile?} (`loadProfile`: docs/performance.md). Selection: `testCaseIds` run
+ * Body: {name, description?, testCaseIds?, folder?, tags?, order?, loadProfile?, variableScope?}
+ * (`loadProfile`: docs/performance.md; `variableScope`: `testCase`, the default, or `run`, whose test
+ * cases start from the variables the one before ended with, docs/flows.md "Variables across test
+ * cases"). Selection: `testCaseIds` run
  * first in their order; then the test cases in `folder` (subfolders included; '' is every folder)
  * that carry all `tags`, ordered by `order` (`name`: folder then name, the default; `createdAt`).
  * At least one of a non-empty `testCaseIds`, `folder` or a non-empty `tags` is required; an id
@@ -32,6 +35,7 @@ import { iso, nameSchema, uniqueName } from './shared';
 import { testCaseJson } from './test-cases';
 import { checkedProfile, loadProfileSchema } from '../load-profile';
 import type { LoadProfileInput } from '../../src/perf/profile';
+import { VARIABLE_SCOPES, type VariableScope } from '../../src/domain/types';
 
 interface RunnerInput {
   name?: string;
@@ -42,6 +46,8 @@ interface RunnerInput {
   order?: RunnerOrder;
   /** A load profile that makes this runner's runs performance runs (docs/performance.md); null clears it. */
   loadProfile?: LoadProfileInput | null;
+  /** Whether its test cases share variables in a run (src/domain/types.ts `VariableScope`). */
+  variableScope?: VariableScope;
 }
 
 const fields = {
@@ -52,6 +58,11 @@ const fields = {
   tags: { type: 'array', maxItems: 50, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 100 } },
   order: { enum: [...RUNNER_ORDERS] },
   loadProfile: loadProfileSchema,
+  variableScope: {
+    enum: [...VARIABLE_SCOPES],
+    description:
+      "`testCase` (default): every test case starts from the run's variables; `run`: each starts from the variables the test case before it ended with, in order, as a Newman collection run passes them on.",
+  },
 };
 /** The request body schemas of the runner endpoints: what ajv validates with (below) and what the OpenAPI document shows (api/openapi/operations.ts). */
 export const RUNNER_SCHEMAS = {
@@ -74,6 +85,7 @@ export function runnerJson(r: Runner) {
     tags: r.tags,
     order: r.order,
     loadProfile: r.loadProfile ?? null,
+    variableScope: r.variableScope ?? 'testCase',
     createdAt: iso(r.createdAt),
     updatedAt: iso(r.updatedAt),
   };
@@ -111,6 +123,7 @@ function apply(runner: Runner, input: RunnerInput, replace: boolean): void {
   if (replace || input.order !== undefined) runner.order = input.order ?? 'name';
   if (replace || input.loadProfile !== undefined)
     runner.loadProfile = checkedProfile(input.loadProfile, 'loadProfile') ?? null;
+  if (replace || input.variableScope !== undefined) runner.variableScope = input.variableScope ?? 'testCase';
 }
 
 function load(manager: EntityManager, ctx: AppContext): Promise<Runner> {

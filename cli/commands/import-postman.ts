@@ -36,7 +36,13 @@ export interface PostmanImportReport {
     action: 'created' | 'updated' | 'unchanged' | 'planned';
     nodes: number;
   }>;
-  runner: { name: string; action: 'created' | 'updated' | 'unchanged' | 'planned'; testCases: number };
+  runner: {
+    name: string;
+    action: 'created' | 'updated' | 'unchanged' | 'planned';
+    testCases: number;
+    /** `run` when its test cases share variables (a script of one sets what a later one reads). */
+    variableScope: 'testCase' | 'run';
+  };
   untranslated: ImportNote[];
   warnings: ImportNote[];
   next: string;
@@ -116,17 +122,27 @@ async function upsertRunner(
   name: string,
   testCaseIds: string[],
   collection: string,
+  variableScope: 'testCase' | 'run',
 ): Promise<'created' | 'updated' | 'unchanged'> {
   const body = {
     name,
     description: `Imported from the Postman collection "${collection}" (Newman's run order)`,
     testCaseIds,
+    variableScope,
   };
   try {
-    const current = await client.get<{ testCaseIds?: string[]; folder?: string | null; tags?: string[] }>(
-      `/v1/runners/${encodeURIComponent(name)}`,
-    );
-    if (isDeepStrictEqual(current.testCaseIds ?? [], testCaseIds) && !current.folder && !(current.tags ?? []).length)
+    const current = await client.get<{
+      testCaseIds?: string[];
+      folder?: string | null;
+      tags?: string[];
+      variableScope?: string;
+    }>(`/v1/runners/${encodeURIComponent(name)}`);
+    if (
+      isDeepStrictEqual(current.testCaseIds ?? [], testCaseIds) &&
+      !current.folder &&
+      !(current.tags ?? []).length &&
+      (current.variableScope ?? 'testCase') === variableScope
+    )
       return 'unchanged';
     await client.request('PUT', `/v1/runners/${encodeURIComponent(name)}`, { body });
     return 'updated';
@@ -145,7 +161,10 @@ function printReport(ctx: CliContext, report: PostmanImportReport, dryRun: boole
   );
   for (const tc of report.testCases)
     ctx.note(`  test case   ${tc.folder}/${tc.name} (${tc.nodes} nodes): ${tc.action}`);
-  ctx.note(`  runner      ${report.runner.name} (${report.runner.testCases} test cases): ${report.runner.action}`);
+  const shared = report.runner.variableScope === 'run' ? ', sharing variables across them' : '';
+  ctx.note(
+    `  runner      ${report.runner.name} (${report.runner.testCases} test cases${shared}): ${report.runner.action}`,
+  );
   if (report.untranslated.length) {
     ctx.note(`Not translated (${report.untranslated.length}):`);
     for (const n of report.untranslated) ctx.note(`  - ${n.at}: ${n.message}`);
@@ -226,7 +245,12 @@ export function registerPostmanImport(
           action: 'planned',
           nodes: tc.flow.length,
         })),
-        runner: { name: runnerName, action: 'planned', testCases: imported.testCases.length },
+        runner: {
+          name: runnerName,
+          action: 'planned',
+          testCases: imported.testCases.length,
+          variableScope: imported.variableScope,
+        },
         untranslated: imported.untranslated,
         warnings: imported.warnings,
         next: `assay run --runner ${runnerName} --env ${imported.environment.name} --wait`,
@@ -245,7 +269,13 @@ export function registerPostmanImport(
           report.testCases[i]!.action = r.action;
           ids.push(r.id);
         }
-        report.runner.action = await upsertRunner(client, runnerName, ids, imported.collectionName);
+        report.runner.action = await upsertRunner(
+          client,
+          runnerName,
+          ids,
+          imported.collectionName,
+          imported.variableScope,
+        );
       }
       if (flags.json) ctx.print(JSON.stringify(report, null, 2));
       printReport(ctx, report, Boolean(flags.dryRun));

@@ -15,12 +15,14 @@ import {
   KINDS,
   NAME_PATTERN,
   RUNNER_ORDERS,
+  VARIABLE_SCOPES,
   sortedSet,
   type DeploymentSpec,
   type EnvironmentSpec,
   type Kind,
   type ResourceSpec,
   type RunnerOrder,
+  type VariableScope,
   type RunnerSpec,
   type Scalar,
   type SecretRef,
@@ -48,7 +50,7 @@ export type ParseResult = { spec: ResourceSpec; problems?: undefined } | { spec?
 const FIELDS: Record<Kind, readonly string[]> = {
   Environment: ['kind', 'name', 'description', 'variables'],
   TestCase: ['kind', 'name', 'folder', 'description', 'tags', 'dataSets', 'flow'],
-  Runner: ['kind', 'name', 'description', 'folder', 'tags', 'order', 'testCases', 'loadProfile'],
+  Runner: ['kind', 'name', 'description', 'folder', 'tags', 'order', 'variableScope', 'testCases', 'loadProfile'],
   Deployment: [
     'kind',
     'name',
@@ -277,6 +279,12 @@ function readRunner(doc: Record<string, unknown>, c: Checker): RunnerSpec {
     if ((RUNNER_ORDERS as readonly unknown[]).includes(doc.order)) order = doc.order as RunnerOrder;
     else c.fail('order', `must be one of ${RUNNER_ORDERS.join(', ')}, not ${typeName(doc.order)}`);
   }
+  let variableScope: VariableScope = 'testCase';
+  if (doc.variableScope !== undefined) {
+    if ((VARIABLE_SCOPES as readonly unknown[]).includes(doc.variableScope))
+      variableScope = doc.variableScope as VariableScope;
+    else c.fail('variableScope', `must be one of ${VARIABLE_SCOPES.join(', ')}, not ${typeName(doc.variableScope)}`);
+  }
   const testCases = c.textList(doc.testCases, 'testCases');
   const tags = sortedSet(c.textList(doc.tags, 'tags'));
   const name = c.name(doc.name);
@@ -292,6 +300,7 @@ function readRunner(doc: Record<string, unknown>, c: Checker): RunnerSpec {
     tags,
     order,
     loadProfile: c.mappingOrNull(doc.loadProfile, 'loadProfile'),
+    variableScope,
   };
 }
 
@@ -396,6 +405,7 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
       put('folder', spec.folder, spec.folder === null);
       put('tags', sortedSet(spec.tags), spec.tags.length === 0);
       put('order', spec.order, spec.order === 'name');
+      put('variableScope', spec.variableScope, spec.variableScope === 'testCase');
       put('testCases', spec.testCases, spec.testCases.length === 0);
       put('loadProfile', spec.loadProfile, spec.loadProfile === null);
       break;

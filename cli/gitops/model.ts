@@ -35,6 +35,8 @@ export const KIND_LABEL: Record<Kind, string> = {
 /** Runner orders the API accepts (api/routes/runners.ts, src/store/entities/runner.ts RUNNER_ORDERS). */
 export const RUNNER_ORDERS = ['name', 'createdAt'] as const;
 export type RunnerOrder = (typeof RUNNER_ORDERS)[number];
+import { VARIABLE_SCOPES, type VariableScope } from '../../src/domain/types';
+export { VARIABLE_SCOPES, type VariableScope };
 
 /** Names of environments, runners and deployments (api/routes/shared.ts NAME_PATTERN). */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -105,6 +107,8 @@ export interface RunnerSpec {
   tags: string[];
   order: RunnerOrder;
   loadProfile: Record<string, unknown> | null;
+  /** Whether its test cases share variables in a run (docs/flows.md "Variables across test cases"). */
+  variableScope: VariableScope;
 }
 
 /** One outgoing webhook of a deployment (docs/deployments.md). */
@@ -208,6 +212,7 @@ export interface RunnerJson {
   tags?: string[];
   order?: RunnerOrder;
   loadProfile?: Record<string, unknown> | null;
+  variableScope?: VariableScope;
 }
 
 /** A deployment as the API answers it (api/routes/deployments.ts; header values read `"***"`). */
@@ -277,6 +282,7 @@ export function runnerFromApi(r: RunnerJson, refOf: (id: string) => string | und
     tags: sortedSet(r.tags ?? []),
     order: r.order ?? 'name',
     loadProfile: r.loadProfile ?? null,
+    variableScope: r.variableScope ?? 'testCase',
   };
 }
 

@@ -173,7 +173,15 @@ export function deploymentWebhooks(
 type Fields<T> = Array<keyof T & string>;
 
 const TEST_CASE_FIELDS: Fields<TestCaseSpec> = ['description', 'tags', 'dataSets', 'flow'];
-const RUNNER_FIELDS: Fields<RunnerSpec> = ['description', 'folder', 'tags', 'order', 'testCases', 'loadProfile'];
+const RUNNER_FIELDS: Fields<RunnerSpec> = [
+  'description',
+  'folder',
+  'tags',
+  'order',
+  'variableScope',
+  'testCases',
+  'loadProfile',
+];
 const DEPLOYMENT_FIELDS: Fields<DeploymentSpec> = [
   'runner',
   'environment',

@@ -116,6 +116,7 @@ function runnerBody(s: RunnerSpec, refs: RefIndex) {
     tags: s.tags,
     order: s.order,
     loadProfile: s.loadProfile,
+    variableScope: s.variableScope,
   };
 }
 

@@ -9,8 +9,8 @@
  * - each top-level folder → one test case (its requests, subfolders flattened in order, as API
  *   nodes named `Sub folder / Request`); consecutive top-level requests → one test case named
  *   after the collection; `--single-test-case` puts the whole collection in one test case.
- *   A variable a script sets in one test case and a later test case reads is listed as a warning
- *   (it would need `--single-test-case`).
+ *   When a variable a script sets in one test case is read by a later one, the runner shares
+ *   variables across its test cases (`variableScope: 'run'`, as a Newman collection run does).
  * - request → API node: method, URL (path variables `:id` filled, disabled query parameters
  *   dropped), headers (disabled dropped), body (raw: JSON object when it parses, else the text with
  *   its Content-Type; urlencoded; form-data text fields as multipart; GraphQL), auth (bearer, basic,
@@ -55,6 +55,11 @@ export interface ImportNote {
 
 export interface PostmanImport {
   collectionName: string;
+  /**
+   * The runner's `variableScope` (docs/flows.md "Variables across test cases"): `run` when a script
+   * of one test case sets a variable a later one reads (Newman passes it on), else `testCase`.
+   */
+  variableScope: 'testCase' | 'run';
   environment: { name: string; variables: Record<string, string | number | boolean> };
   testCases: ImportedTestCase[];
   /** Requests imported, in Newman's run order. */
@@ -619,18 +624,28 @@ export function importPostman(
     warnings.push({ at: tc.name, message: 'folder has no requests; no test case made' });
   }
 
-  // A variable one test case's scripts set and a later one reads: Newman passes it on, separate test cases do not.
+  // A variable one test case's scripts set and a later one reads: Newman passes it on, so the
+  // runner's test cases share their variables (variableScope `run`), in Newman's order.
+  const passed: string[] = [];
   for (let i = 0; i < flowsSetsReads.length; i++) {
     for (const name of flowsSetsReads[i]!.sets) {
-      if (flowsSetsReads[i]!.reads.has(name) && !flowsSetsReads.slice(i + 1).some((f) => f.reads.has(name))) continue;
-      const later = flowsSetsReads.slice(i + 1).find((f) => f.reads.has(name) && !f.sets.has(name));
-      if (later && !(name in variables)) {
-        warnings.push({
-          at: later.name,
-          message: `reads "${name}", which a script of "${flowsSetsReads[i]!.name}" sets: separate test cases do not pass variables on; import with --single-test-case to keep Newman's behaviour, or set it in the environment`,
-        });
-      }
+      const later = flowsSetsReads.slice(i + 1).find((f) => f.reads.has(name));
+      if (later) passed.push(`"${name}" (${flowsSetsReads[i]!.name} → ${later.name})`);
     }
   }
-  return { collectionName, environment: { name: envName, variables }, testCases, requests, untranslated, warnings };
+  const variableScope = passed.length > 0 && testCases.length > 1 ? 'run' : 'testCase';
+  if (variableScope === 'run')
+    warnings.push({
+      at: collectionName,
+      message: `scripts pass variables from one folder to a later one (${[...new Set(passed)].slice(0, 5).join(', ')}${passed.length > 5 ? ', …' : ''}): the runner shares variables across its test cases (variableScope "run"), as Newman does; a test case then starts from what the one before it left`,
+    });
+  return {
+    collectionName,
+    variableScope,
+    environment: { name: envName, variables },
+    testCases,
+    requests,
+    untranslated,
+    warnings,
+  };
 }

@@ -69,6 +69,8 @@ export interface Runner {
   tags?: string[];
   order?: string;
   loadProfile?: unknown;
+  /** `testCase` (default) or `run`: test cases start from the variables the one before ended with. */
+  variableScope?: 'testCase' | 'run';
 }
 
 export interface Environment {

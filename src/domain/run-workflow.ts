@@ -38,6 +38,8 @@ export interface ResumeState {
   nextIndex: number;
   summary: RunSummary;
   nodesDone: number;
+  /** With the plan's `variableScope: 'run'`: the variables the last test case ended with, which the next one starts from. */
+  variables?: Record<string, unknown>;
 }
 
 /**

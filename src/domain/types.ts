@@ -382,6 +382,14 @@ export type RunResultValue = 'passed' | 'failed';
 export type RunTrigger = 'api' | 'schedule' | 'webhook';
 
 /** The frozen input of a run: written once when the run starts, replayed from history afterwards. */
+/**
+ * Whether the test cases of a run share their variables (docs/flows.md "Variables across test
+ * cases"): `testCase`, each starts from the run's variables; `run`, each starts from the variables
+ * the one before it ended with (in order, as a Newman collection run does).
+ */
+export const VARIABLE_SCOPES = ['testCase', 'run'] as const;
+export type VariableScope = (typeof VARIABLE_SCOPES)[number];
+
 export interface RunPlan {
   runId: string;
   workspaceId: string;
@@ -394,6 +402,12 @@ export interface RunPlan {
   testCases: TestCaseDefinition[];
   /** Worker settings frozen into history so that replay takes the same path. */
   settings: RunSettings;
+  /**
+   * What each test case starts from (the runner's `variableScope`, frozen): `testCase` (absent in
+   * plans frozen before it existed), the run's variables every time; `run`, the variables the test
+   * case before it ended with, as a Newman collection run passes them on.
+   */
+  variableScope?: VariableScope;
   /** Present for a performance run: its load profile, validated (src/perf/profile.ts; docs/performance.md). */
   performance?: PerformancePlan;
 }

@@ -49,6 +49,18 @@ export class FlowInterpreter extends FlowBase {
     testCase: TestCaseDefinition,
     variables: Record<string, unknown>,
   ): Promise<TestCaseResult> {
+    return (await FlowInterpreter.runTestCaseWithVariables(port, testCase, variables)).result;
+  }
+
+  /**
+   * {@link runTestCase}, also answering the variables the test case ended with (what the next test
+   * case starts from when the run's test cases share their variables: RunPlan `variableScope`).
+   */
+  static async runTestCaseWithVariables(
+    port: InterpreterPort,
+    testCase: TestCaseDefinition,
+    variables: Record<string, unknown>,
+  ): Promise<{ result: TestCaseResult; variables: Record<string, unknown> }> {
     const flow = new FlowInterpreter(
       port,
       { id: testCase.id, name: testCase.name, dataSets: testCase.dataSets },
@@ -57,7 +69,7 @@ export class FlowInterpreter extends FlowBase {
     const nodes = await flow.runNodes(testCase.flow);
     const duration = Math.round(nodes.reduce((ms, n) => ms + n.duration, 0) * 10) / 10;
     const failed = nodes.some((n) => n.status === 'failed');
-    return {
+    const result: TestCaseResult = {
       testCaseId: testCase.id,
       name: testCase.name,
       status: failed ? 'failed' : 'passed',
@@ -67,6 +79,7 @@ export class FlowInterpreter extends FlowBase {
       failures: flow.state.failures,
       nodes,
     };
+    return { result, variables: flow.state.variables };
   }
 
   /** Runs `nodes` one after the other. */

@@ -59,6 +59,7 @@ const runner = (over: Partial<RunnerSpec> = {}): RunnerSpec => ({
   tags: [],
   order: 'name',
   loadProfile: null,
+  variableScope: 'testCase',
   ...over,
 });
 const deployment = (over: Partial<DeploymentSpec> = {}): DeploymentSpec => ({

@@ -147,6 +147,12 @@ export function RunnerPage() {
             </dd>
             <dt>Order</dt>
             <dd>{r.order ?? 'name'}</dd>
+            <dt>Variables</dt>
+            <dd>
+              {r.variableScope === 'run'
+                ? 'shared: each test case starts from what the one before ended with'
+                : 'each test case starts from the run’s variables'}
+            </dd>
             <dt>Load profile</dt>
             <dd>
               {r.loadProfile ? (
@@ -211,6 +217,7 @@ function RunnerForm({
   const [folder, setFolder] = useState(runner?.folder ?? '');
   const [tags, setTags] = useState((runner?.tags ?? []).join(', '));
   const [order, setOrder] = useState(runner?.order ?? 'name');
+  const [variableScope, setVariableScope] = useState(runner?.variableScope ?? 'testCase');
   const [profile, setProfile] = useState(runner?.loadProfile ? pretty(runner.loadProfile) : '');
   const [profileMark, setProfileMark] = useState<EditorMark | undefined>();
   const testCases = useLoad((signal) => listAll<TestCase>('/v1/test-cases', signal), []);
@@ -242,6 +249,7 @@ function RunnerForm({
         ),
       ],
       order,
+      variableScope,
       loadProfile,
     };
     const saved = runner
@@ -303,6 +311,12 @@ function RunnerForm({
           <select value={order} onChange={(e) => setOrder(e.currentTarget.value)}>
             <option value="name">name (folder, then name)</option>
             <option value="createdAt">createdAt (oldest first)</option>
+          </select>
+        </Field>
+        <Field label="Variables across test cases" error={fieldError(p, 'variableScope')}>
+          <select value={variableScope} onChange={(e) => setVariableScope(e.currentTarget.value as 'testCase' | 'run')}>
+            <option value="testCase">each test case starts from the run’s variables</option>
+            <option value="run">shared: each starts from what the one before ended with (as Newman)</option>
           </select>
         </Field>
       </div>

@@ -1,5 +1,6 @@
 import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
 import type { LoadProfileInput } from '../../perf/profile';
+import type { VariableScope } from '../../domain/types';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
 
 /** Order of test cases selected by folder or tags (explicit ids always come first, in their order). */
@@ -43,6 +44,14 @@ export class Runner {
    */
   @JsonColumn({ nullable: true })
   loadProfile!: LoadProfileInput | null;
+
+  /**
+   * Whether its test cases share their variables in a run (src/domain/types.ts `VariableScope`):
+   * `testCase` (each starts from the run's variables) or `run` (each from what the one before it
+   * ended with, as a Newman collection run).
+   */
+  @Column({ type: 'varchar', length: 16, default: 'testCase' })
+  variableScope!: VariableScope;
 
   @TimestampColumn()
   createdAt!: Date;
