@@ -37,7 +37,9 @@ export function callsSetNextRequest(code: string): boolean {
 export function literalNextRequests(code: string): string[] {
   return [...code.matchAll(/\bsetNextRequest\s*\(\s*(['"`])((?:(?!\1)[^\\]|\\.)*)\1\s*\)/g)].map((m) => {
     try {
-      return m[1] === '`' ? m[2]! : (JSON.parse(`"${m[2]!.replace(/"/g, '\\"')}"`) as string);
+      if (m[1] === '`') return m[2]!;
+      const body = m[1] === "'" ? m[2]!.replace(/\\'/g, "'").replace(/(^|[^\\])"/g, '$1\\"') : m[2]!;
+      return JSON.parse(`"${body}"`) as string;
     } catch {
       return m[2]!;
     }
