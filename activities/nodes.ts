@@ -285,6 +285,7 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
         variables: input.variables,
         nodes: input.nodes,
         loop: input.loop,
+        loops: input.loops,
         testCase: input.testCase,
       };
       let variables = input.variables;
@@ -394,6 +395,7 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
         variables: input.variables,
         nodes: input.nodes,
         loop: input.loop,
+        loops: input.loops,
         testCase: input.testCase,
         label: input.label,
       });

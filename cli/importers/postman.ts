@@ -21,12 +21,16 @@
  * - collection variables + environment values (environment wins) → one Assay environment; folder
  *   variables are not imported (Newman 6 ignores them too; the report says so).
  *
+ * - scripts: the hooks (postman-scripts.ts); a collection whose scripts call setNextRequest becomes
+ *   one test case whose flow dispatches on the next request's name (postman-next-request.ts).
+ *
  * Everything that cannot be translated is listed in the report (`untranslated`), never dropped
- * silently: file uploads, other auth types, `setNextRequest`, `pm.cookies`, `pm.vault`,
+ * silently: file uploads, other auth types, `pm.vault`, setNextRequest names no request has,
  * scripts that do not parse, …
  */
-import vm from 'node:vm';
 import { Collection, ItemGroup, type Item, type Request, type RequestAuth } from 'postman-collection';
+import { callsSetNextRequest, dispatchFlow, literalNextRequests, type DispatchNode } from './postman-next-request';
+import { hookCode, usesCookies } from './postman-scripts';
 
 /** A test case to create or update (fields of `POST /v1/test-cases`). */
 export interface ImportedTestCase {
@@ -37,14 +41,17 @@ export interface ImportedTestCase {
   flow: ImportedNode[];
 }
 
-/** An Assay flow node as the importer writes it (docs/flows.md). */
-export type ImportedNode = {
+/** An API node as the importer writes it (docs/flows.md). */
+export type ImportedApiNode = {
   type: 'api';
   id: string;
   name: string;
   request: { method: string; url: string; headers?: Record<string, string>; body?: unknown };
   script?: { code: string; libs: string[] };
 };
+
+/** An Assay flow node as the importer writes it: API nodes, and the setNextRequest dispatch (postman-next-request.ts). */
+export type ImportedNode = ImportedApiNode | DispatchNode<ImportedApiNode>;
 
 /** One thing the import could not carry over, or something the user should know. */
 export interface ImportNote {
@@ -60,7 +67,7 @@ export interface PostmanImport {
    * of one test case sets a variable a later one reads (Newman passes it on), else `testCase`.
    */
   variableScope: 'testCase' | 'run';
-  environment: { name: string; variables: Record<string, string | number | boolean> };
+  environment: { name: string; variables: Record<string, string | number | boolean | Record<string, unknown>> };
   testCases: ImportedTestCase[];
   /** Requests imported, in Newman's run order. */
   requests: number;
@@ -79,46 +86,16 @@ export interface PostmanImportOptions {
   tags?: string[];
 }
 
-/** The sandbox library imported scripts run with (src/sandbox/libraries.ts). */
-export const POSTMAN_LIBRARY = 'postman@1.0.0';
-const PREDEFINED_FOR: Array<{ test: RegExp; lib: string }> = [
-  { test: /\bCryptoJS\b|require\(\s*['"]crypto-js['"]\s*\)/, lib: 'crypto-js@4.2.0' },
-  { test: /\bmoment\b|require\(\s*['"]moment['"]\s*\)/, lib: 'moment@2.30.1' },
-];
-
-const PARAMETERS = [
-  'pm',
-  'postman',
-  'tests',
-  'responseBody',
-  'responseCode',
-  'responseHeaders',
-  'responseTime',
-  'environment',
-  'globals',
-  'data',
-  'iteration',
-  'request',
-  'require',
-];
-
-const UNSUPPORTED_SCRIPT: Array<{ test: RegExp; what: string }> = [
-  {
-    test: /\bsetNextRequest\s*\(/,
-    what: 'setNextRequest (Newman changes the run order; Assay runs the nodes in order)',
-  },
-  { test: /\bpm\.execution\.skipRequest\s*\(/, what: 'pm.execution.skipRequest' },
-  { test: /\bpm\.cookies\b/, what: 'pm.cookies (cookie jar)' },
-  { test: /\bpm\.vault\b/, what: 'pm.vault' },
-  { test: /\bpm\.require\s*\(/, what: 'pm.require (package library)' },
-  { test: /\bpm\.visualizer\b/, what: 'pm.visualizer (ignored: there is no visualizer)' },
-  { test: /\bxml2Json\s*\(|\bcheerio\b|\btv4\b/, what: 'xml2Json / cheerio / tv4 (not in the sandbox)' },
-];
-
-/** Text of a JSON value as a Postman variable value (strings stay as they are). */
-function variableValue(value: unknown): string | number | boolean {
+/**
+ * A Postman variable's value with its type, as Newman keeps it (a number stays a number, an object
+ * an object); an array (which Assay environments do not hold) or an object that reads as an Assay
+ * secret (`{"secret": …}`) becomes its JSON text, nothing becomes "".
+ */
+function variableValue(value: unknown): string | number | boolean | Record<string, unknown> {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
   if (value === null || value === undefined) return '';
+  if (typeof value === 'object' && !Array.isArray(value) && !('secret' in value))
+    return value as Record<string, unknown>;
   return JSON.stringify(value);
 }
 
@@ -360,80 +337,6 @@ function encodeKeepingVariables(text: string): string {
     .join('');
 }
 
-/** Whether `code` parses as a function body (the sandbox compiles it so); the error otherwise. */
-function syntaxError(code: string): string | undefined {
-  try {
-    new vm.Script(`(function () {\n${code}\n})`);
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-
-function scriptFunctions(codes: string[], at: string, what: string, notes: ImportNote[]): string[] {
-  return codes.map((code) => {
-    const error = syntaxError(code);
-    if (error) {
-      notes.push({ at, message: `${what} script does not parse (${error}); it fails its node as it fails in Postman` });
-      return `function () { throw new SyntaxError(${JSON.stringify(`the imported ${what} script does not parse: ${error}`)}); }`;
-    }
-    for (const u of UNSUPPORTED_SCRIPT)
-      if (u.test.test(code)) notes.push({ at, message: `${what} script uses ${u.what}` });
-    // The inner block lets the script declare names (`const data = …`) that are also parameters.
-    return `function (${PARAMETERS.join(', ')}) {\n{\n${code}\n}\n}`;
-  });
-}
-
-/** The hooks of an imported API node: Postman's scripts run by the `postman` library. */
-function hookCode(
-  at: string,
-  requestName: string,
-  translated: Translated,
-  pre: string[],
-  test: string[],
-  environmentName: string,
-  notes: ImportNote[],
-): { code: string; libs: string[] } | undefined {
-  const needsPre = pre.length > 0 || translated.basic !== undefined;
-  if (!needsPre && test.length === 0) return undefined;
-  const info = JSON.stringify({ requestName, environmentName });
-  const parts = [
-    `// Imported from Postman: the collection's, folders' and request's scripts of "${requestName.replace(/\n/g, ' ')}", run as written by`,
-    `// Assay's Postman compatibility library (docs/import-postman.md).`,
-  ];
-  if (needsPre) {
-    const template = JSON.stringify({
-      method: translated.method,
-      url: translated.url,
-      headers: translated.headers,
-      body: translated.body,
-      auth: translated.basic ? { type: 'basic', ...translated.basic } : undefined,
-    });
-    parts.push(
-      `async function beforeRequest() {`,
-      `  await AssayPostman.prerequest({ $request, $context, $test, console, info: ${info}, template: ${template} }, [`,
-      scriptFunctions(pre, at, 'pre-request', notes).join(',\n'),
-      `  ]);`,
-      `}`,
-    );
-  }
-  if (test.length) {
-    parts.push(
-      `async function afterResponse() {`,
-      `  await AssayPostman.test({ $request, $response, $context, $test, console, info: ${info} }, [`,
-      scriptFunctions(test, at, 'test', notes).join(',\n'),
-      `  ]);`,
-      `}`,
-    );
-  }
-  const code = parts.join('\n');
-  const libs = [
-    POSTMAN_LIBRARY,
-    ...PREDEFINED_FOR.filter((p) => p.test.test([...pre, ...test].join('\n'))).map((p) => p.lib),
-  ];
-  return { code, libs };
-}
-
 /** Names set by scripts (`pm.environment.set('x'`, `postman.setEnvironmentVariable("x"`…) and names read. */
 function variableFlow(codes: string[], templates: string[]): { sets: Set<string>; reads: Set<string> } {
   const sets = new Set<string>();
@@ -471,7 +374,7 @@ export function importPostman(
   const warnings: ImportNote[] = [];
 
   // Variables: collection's, overlaid by the environment's (Postman: environment wins).
-  const variables: Record<string, string | number | boolean> = {};
+  const variables: Record<string, string | number | boolean | Record<string, unknown>> = {};
   collection.variables.each((v) => {
     if (v.key && !v.disabled) variables[v.key] = variableValue(v.value);
   });
@@ -523,8 +426,45 @@ export function importPostman(
     pre: scriptOf(collection.events as never, 'prerequest'),
     test: scriptOf(collection.events as never, 'test'),
   };
-  let current: { testCase: ImportedTestCase; ids: Set<string>; codes: string[]; templates: string[] } | undefined;
-  const startTestCase = (name: string, description?: string) => {
+  // Scripts module (postman-scripts.ts, postman-next-request.ts): a collection that calls
+  // setNextRequest is one test case dispatching on `__next`; a test case whose scripts read cookies
+  // keeps a cookie jar across its requests; Postman ids the export has name requests for both.
+  const rawIds = new Set<string>();
+  const collectIds = (items: unknown) => {
+    for (const raw of (Array.isArray(items) ? items : []) as Array<{ id?: unknown; item?: unknown }>) {
+      if (raw && typeof raw.id === 'string') rawIds.add(raw.id);
+      if (raw && Array.isArray(raw.item)) collectIds(raw.item);
+    }
+  };
+  collectIds(doc.item);
+  const scriptsIn = (entry: Item | ItemGroup<Item>): string[] => {
+    const own = [...scriptOf(entry.events as never, 'prerequest'), ...scriptOf(entry.events as never, 'test')];
+    if (!ItemGroup.isItemGroup(entry)) return own;
+    const children: string[] = [];
+    (entry as ItemGroup<Item>).items.each((c) => void children.push(...scriptsIn(c as Item | ItemGroup<Item>)));
+    return [...own, ...children];
+  };
+  const everyScript = [...rootScope.pre, ...rootScope.test];
+  collection.items.each((entry) => void everyScript.push(...scriptsIn(entry as Item | ItemGroup<Item>)));
+  const nextRequest = everyScript.some(callsSetNextRequest);
+  if (nextRequest && !options.singleTestCase)
+    warnings.push({
+      at: collectionName,
+      message:
+        'scripts call setNextRequest: the whole collection is imported as one test case whose flow runs the requests in the order the scripts choose (docs/import-postman.md "setNextRequest")',
+    });
+  const singleTestCase = Boolean(options.singleTestCase) || nextRequest;
+  let current:
+    | {
+        testCase: ImportedTestCase;
+        ids: Set<string>;
+        codes: string[];
+        templates: string[];
+        cookies: boolean;
+        items: Array<{ node: ImportedApiNode; name: string; postmanId?: string }>;
+      }
+    | undefined;
+  const startTestCase = (name: string, description?: string, scripts: string[] = []) => {
     const taken = new Set(testCases.map((t) => t.name));
     let unique = name.slice(0, 200) || 'requests';
     for (let n = 2; taken.has(unique); n++) unique = `${name.slice(0, 190)} (${n})`;
@@ -536,7 +476,14 @@ export function importPostman(
       ...(description ? { description: description.slice(0, 2000) } : {}),
     };
     testCases.push(testCase);
-    current = { testCase, ids: new Set(), codes: [], templates: [] };
+    current = {
+      testCase,
+      ids: new Set(),
+      codes: [],
+      templates: [],
+      cookies: usesCookies([...rootScope.pre, ...rootScope.test, ...scripts]),
+      items: [],
+    };
     return current;
   };
   const finish = () => {
@@ -566,8 +513,13 @@ export function importPostman(
     const translated = translateRequest(item.request, item, at, untranslated);
     const pre = [...scope.pre, ...scriptOf(item.events as never, 'prerequest')];
     const test = [...scope.test, ...scriptOf(item.events as never, 'test')];
-    const script = hookCode(at, item.name, translated, pre, test, envName!, untranslated);
-    const node: ImportedNode = {
+    const script = hookCode(at, item.name, translated, pre, test, envName!, untranslated, {
+      cookies: current.cookies,
+      nextRequest,
+      requestId: rawIds.has(item.id) ? item.id : undefined,
+      description: item.request.description?.toString() || undefined,
+    });
+    const node: ImportedApiNode = {
       type: 'api',
       id: nodeId(item.name, current.ids),
       name: pathOf(names).slice(0, 200),
@@ -587,6 +539,7 @@ export function importPostman(
       return;
     }
     current.testCase.flow.push(node);
+    current.items.push({ node, name: item.name, ...(rawIds.has(item.id) ? { postmanId: item.id } : {}) });
     current.codes.push(...pre, ...test);
     current.templates.push(
       translated.url,
@@ -595,9 +548,18 @@ export function importPostman(
     );
   };
 
-  if (options.singleTestCase) {
-    startTestCase(collectionName, collection.description?.toString());
+  if (singleTestCase) {
+    const tc = startTestCase(collectionName, collection.description?.toString(), everyScript);
     collection.items.each((entry) => visit(entry as Item | ItemGroup<Item>, rootScope, []));
+    if (nextRequest && tc.items.length) {
+      const { flow, unresolved } = dispatchFlow(tc.items, everyScript.flatMap(literalNextRequests));
+      tc.testCase.flow = flow;
+      for (const name of unresolved)
+        untranslated.push({
+          at: collectionName,
+          message: `setNextRequest(${JSON.stringify(name)}) names no request of the collection: Newman ends the iteration there, and so does the imported flow, whose last node then fails naming it`,
+        });
+    }
     finish();
   } else {
     collection.items.each((entry) => {
@@ -607,11 +569,18 @@ export function importPostman(
         startTestCase(
           group.name,
           (group as unknown as { description?: { toString(): string } }).description?.toString(),
+          scriptsIn(group),
         );
         visit(group, rootScope, [], true);
         finish();
       } else {
-        if (!current) startTestCase(collectionName, collection.description?.toString());
+        if (!current) {
+          const loose: string[] = [];
+          collection.items.each((e) => {
+            if (!ItemGroup.isItemGroup(e)) loose.push(...scriptsIn(e as Item));
+          });
+          startTestCase(collectionName, collection.description?.toString(), loose);
+        }
         visit(entry as Item, rootScope, []);
       }
     });

@@ -16,6 +16,8 @@ export interface ScriptScope {
   variables: Record<string, unknown>;
   nodes?: Record<string, unknown>;
   loop?: unknown;
+  /** Every enclosing loop frame, outermost first, when there is more than one (`$context.loops`). */
+  loops?: unknown[];
   testCase: { id: string; name: string };
 }
 

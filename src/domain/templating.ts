@@ -2,8 +2,9 @@
  * `{{name}}` placeholders in API node URLs, headers and bodies.
  *
  * Rules (spec "Local request"; docs/flows.md "Templates"):
- * - `{{name}}` is replaced by the variable `name` (names are case-sensitive; spaces inside the
- *   braces are ignored). Values are written as text: 5 becomes "5", true becomes "true", objects
+ * - `{{name}}` is replaced by the variable `name` (names are case-sensitive and may hold any
+ *   character but braces, as Postman's do: `{{api/key}}`, `{{user name}}`; spaces around the name
+ *   inside the braces are ignored). Values are written as text: 5 becomes "5", true becomes "true", objects
  *   and arrays become JSON. `{{user.name}}` reads a field of an object variable (a variable whose
  *   name itself contains the dots wins).
  * - An unknown name stays as written, braces included, so a typo is visible in the request.
@@ -26,7 +27,8 @@ export interface DynamicSources {
   random(): number;
 }
 
-const PLACEHOLDER = /\{\{\s*([$A-Za-z_][\w.$-]*)\s*\}\}/g;
+/** `{{name}}`: any name without braces (Postman's names with `/`, `\\` or spaces too), trimmed. */
+const PLACEHOLDER = /\{\{\s*([^{}\s](?:[^{}]*[^{}\s])?)\s*\}\}/g;
 
 function dynamicValue(name: string, dynamic: DynamicSources): string | undefined {
   switch (name) {

@@ -98,12 +98,14 @@ export abstract class FlowBase {
     return { id: node.id, ...(node.name ? { name: node.name } : {}), type: node.type, status: 'passed', duration: 0 };
   }
 
-  /** What scripts see of the run, the test case and the innermost loop. */
+  /** What scripts see of the run, the test case and the loops (the innermost, and all of them when nested). */
   scope() {
+    const loops = this.state.loops;
     return {
       runId: this.port.runId,
       testCase: { id: this.testCase.id, name: this.testCase.name },
-      loop: this.state.loops[this.state.loops.length - 1],
+      loop: loops[loops.length - 1],
+      ...(loops.length > 1 ? { loops: [...loops] } : {}),
     };
   }
 }

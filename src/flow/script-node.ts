@@ -28,13 +28,15 @@ export async function runScriptNode(flow: FlowBase, node: ScriptNode): Promise<N
   flow.port.recordStep?.(
     `${node.name ?? node.id}: script → ${out.ok ? `ok · ${Math.round(out.durationMs)} ms` : `failed: ${(out.error?.message ?? 'unknown error').slice(0, 80)}`}`,
   );
+  // A script that threw keeps the variables it set before (docs/flows.md "Errors"), as its checks.
+  flow.state.variables = { ...out.variables };
+  if (out.ok && node.variable !== undefined) flow.state.variables[node.variable] = out.value;
+  const set = changed(before, flow.state.variables);
+  if (out.ok || Object.keys(set).length) result.variablesSet = set;
   if (!out.ok) {
     result.line = out.error?.line;
     return flow.fail(result, `script failed${where(out.error ?? {})}: ${out.error?.message ?? 'unknown error'}`);
   }
-  flow.state.variables = { ...out.variables };
-  if (node.variable !== undefined) flow.state.variables[node.variable] = out.value;
-  result.variablesSet = changed(before, flow.state.variables);
   return result;
 }
 

@@ -10,6 +10,7 @@ import { build } from 'esbuild';
 import { LIBRARIES, LIBS_DIR, libraryFileName, type BuiltLibrary, type LibraryManifest } from './libraries';
 
 const ROOT = path.resolve(__dirname, '../../..');
+const SHIMS = path.join(ROOT, 'src/sandbox/postman/shims');
 
 function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -30,6 +31,10 @@ async function iife(entry: { contents?: string; file?: string }, define: Record<
     legalComments: 'inline',
     logLevel: 'silent',
     nodePaths: [path.join(ROOT, 'node_modules')],
+    // The Node built-ins xml2js and sax import (the Postman library's `xml2Json`), in the few lines they use.
+    alias: Object.fromEntries(
+      ['events', 'timers', 'stream', 'string_decoder'].map((m) => [m, path.join(SHIMS, `${m}.js`)]),
+    ),
   });
   return result.outputFiles[0]!.text;
 }

@@ -9,6 +9,10 @@
  *   case, a library or global an earlier script left stays visible to the later ones while the
  *   context lives; contexts are a cache (a worker restart or the idle sweep loses them), so a
  *   script must list every library it uses.
+ * - A library with a realm of its own (src/sandbox/libraries.ts `realm`: the Postman library)
+ *   makes the scripts listing it run in a second context of their test case, its own isolate,
+ *   so what that library changes in the built-in objects never reaches the test case's other
+ *   scripts.
  * - At most `maxContexts` contexts live at once; beyond it the oldest are released.
  * - Spare isolates are kept warm with a fresh context already prepared in them, so a new test
  *   case's first script rarely waits for the runtime and built-ins. A released context's isolate
@@ -57,6 +61,7 @@ export interface ContextPoolOptions {
 
 interface ContextEntry {
   runId: string;
+  testCaseId?: string;
   pending: Promise<ScriptContext>;
   /** The context once created (synchronous access for the sweep and for test case changes). */
   ctx?: ScriptContext;
@@ -86,13 +91,13 @@ export class ContextPool {
    * after another (workflows/run.ts), so a new test case means the run's earlier ones are over:
    * their idle contexts are released here (the sweep and the run's end catch the rest).
    */
-  contextFor(runId: string, testCaseId: string | undefined): Promise<ScriptContext> {
-    const key = JSON.stringify(testCaseId === undefined ? [runId] : [runId, testCaseId]);
+  contextFor(runId: string, testCaseId: string | undefined, realm?: string): Promise<ScriptContext> {
+    const key = JSON.stringify([runId, testCaseId ?? null, ...(realm ? [realm] : [])]);
     const existing = this.contexts.get(key);
     if (existing) return existing.pending;
     // Takes a spare isolate synchronously, before the run's older contexts give theirs back.
     const pending = this.createContext(key, runId);
-    const entry: ContextEntry = { runId, pending };
+    const entry: ContextEntry = { runId, testCaseId, pending };
     this.contexts.set(key, entry);
     pending.then(
       (ctx) => {
@@ -102,8 +107,10 @@ export class ContextPool {
         if (this.contexts.get(key) === entry) this.contexts.delete(key);
       },
     );
+    // The same test case's other realm (its Postman scripts' context, or its ordinary one) stays.
     for (const [other, e] of this.contexts) {
-      if (other !== key && e.runId === runId && e.ctx && e.ctx.busy === 0) void this.release(other);
+      if (other !== key && e.runId === runId && e.testCaseId !== testCaseId && e.ctx && e.ctx.busy === 0)
+        void this.release(other);
     }
     this.evictBeyondLimit();
     return pending;

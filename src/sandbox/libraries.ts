@@ -34,6 +34,13 @@ export interface LibraryDefinition {
   file?: string;
   /** Or an ES module entry bundled to an IIFE that assigns the global. */
   bundle?: string;
+  /**
+   * A realm of its own: a script listing this library runs in a separate context of its test case
+   * (src/sandbox/context-pool.ts), so what the library changes in the built-in objects stays
+   * there. The Postman library uses it: Postman's Sugar.js prototype methods (`String#has`, …)
+   * exist for imported Postman scripts and for no other script.
+   */
+  realm?: string;
 }
 
 export const LIBRARIES: readonly LibraryDefinition[] = [
@@ -114,6 +121,7 @@ export const LIBRARIES: readonly LibraryDefinition[] = [
     packageVersion: '6.3.0',
     kind: 'predefined',
     bundle: "import './src/sandbox/postman/pm.js';",
+    realm: 'postman',
   },
 ];
 
@@ -160,6 +168,15 @@ export function librarySource(fileName: string): string {
     sources.set(fileName, text);
   }
   return text;
+}
+
+/** The realm a script with these `libs` runs in: the first realm one of Assay's own libraries asks for, else none. */
+export function realmOf(libs: readonly string[] | undefined): string | undefined {
+  for (const entry of libs ?? []) {
+    const realm = ownLibrary(entry)?.realm;
+    if (realm) return realm;
+  }
+  return undefined;
 }
 
 /**

@@ -35,6 +35,7 @@ import { CodeCache } from './code-cache';
 import { ContextPool, type ScriptContext } from './context-pool';
 import { HostBridge } from './host-bridge';
 import { LibraryError, LibraryLoader } from './library-loader';
+import { realmOf } from './libraries';
 
 /** What a script gives back, declared with the node I/O types (src/domain/node-io.ts). */
 export type { ScriptCheck, ScriptError, ScriptRequest, ScriptResult };
@@ -62,6 +63,8 @@ export interface ScriptInput {
   nodes?: Record<string, unknown>;
   /** Innermost loop: index, item. */
   loop?: unknown;
+  /** Every enclosing loop, outermost first (`$context.loops`). */
+  loops?: unknown[];
   /**
    * The test case the script belongs to (`$context.testCase`). Scripts share a context per run and
    * test case: the test case's later scripts see what its earlier ones loaded or set, no other
@@ -197,9 +200,10 @@ export class Sandbox {
 
     let ctx: ScriptContext;
     try {
-      ctx = await this.pool.contextFor(input.runId, input.testCase?.id);
+      const realm = realmOf(input.script.libs);
+      ctx = await this.pool.contextFor(input.runId, input.testCase?.id, realm);
       // Released between its creation and now (its run ended, or evicted): take a new one, once.
-      if (ctx.released) ctx = await this.pool.contextFor(input.runId, input.testCase?.id);
+      if (ctx.released) ctx = await this.pool.contextFor(input.runId, input.testCase?.id, realm);
       if (ctx.released) throw new Error('its context was released while the script was starting');
     } catch (err) {
       return fail({ kind: 'error', message: `The sandbox could not start: ${(err as Error).message}` });
@@ -234,6 +238,7 @@ export class Sandbox {
         variables: input.variables,
         nodes: input.nodes,
         loop: input.loop,
+        loops: input.loops,
         runId: input.runId,
         testCase: input.testCase,
       });
@@ -261,14 +266,21 @@ export class Sandbox {
               logs: ScriptLogLine[];
               tests?: ScriptCheck[];
             }
-          | { ok: false; error: ThrownDescription; logs: ScriptLogLine[]; tests?: ScriptCheck[] };
+          | {
+              ok: false;
+              error: ThrownDescription;
+              variables?: Record<string, unknown>;
+              logs: ScriptLogLine[];
+              tests?: ScriptCheck[];
+            };
         if (!out.ok) {
           // What the script threw, described inside the isolate; the lines it logged before are kept.
           const where = locate(out.error.stack ?? '', input.label);
-          const failed = fail(
-            { kind: 'error', message: boundMessage(out.error.text, out.error.length), ...where },
-            out.logs,
-          );
+          // The variables it set before it threw stay, as its checks do.
+          const failed = {
+            ...fail({ kind: 'error', message: boundMessage(out.error.text, out.error.length), ...where }, out.logs),
+            variables: out.variables ?? input.variables,
+          };
           return out.tests?.length ? { ...failed, tests: out.tests } : failed;
         }
         return done({

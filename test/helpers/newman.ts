@@ -90,9 +90,14 @@ interface ResultNode {
   id: string;
   assertions?: Array<{ name?: string; target: string; passed: boolean; message?: string }>;
   children?: ResultNode[];
+  iterationResults?: Array<{ nodes: ResultNode[] }>;
 }
 
-/** Assay's results as `request :: test` → passed (the `$test` checks of each API node, in every test case). */
+/**
+ * Assay's results as `request :: test` → passed (the `$test` checks of each API node, in every
+ * test case, inside IF branches and loop iterations too; a request run again overwrites its
+ * earlier outcome, as in {@link newmanOutcomes}).
+ */
 export function assayOutcomes(results: {
   details: { testCases: Array<{ nodes: ResultNode[] }> };
 }): Map<string, boolean> {
@@ -101,6 +106,7 @@ export function assayOutcomes(results: {
     for (const n of nodes) {
       for (const a of n.assertions ?? []) if (a.target === '$test') out.set(`${n.name ?? n.id} :: ${a.name}`, a.passed);
       if (n.children) walk(n.children);
+      for (const it of n.iterationResults ?? []) walk(it.nodes);
     }
   };
   for (const tc of results.details.testCases) walk(tc.nodes);

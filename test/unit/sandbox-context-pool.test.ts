@@ -77,6 +77,21 @@ describe('sandbox context pool', function () {
     expect([p.activeRuns, p.activeContexts]).to.deep.equal([1, 1]);
   });
 
+  it("a library's realm is a second context of the test case (its own isolate), kept beside the ordinary one", async () => {
+    const p = pool();
+    const plain = await p.contextFor('r1', 'tc1');
+    const postman = await p.contextFor('r1', 'tc1', 'postman');
+    expect(postman).to.not.equal(plain);
+    expect(postman.isolate).to.not.equal(plain.isolate);
+    expect(await p.contextFor('r1', 'tc1', 'postman')).to.equal(postman);
+    expect(await p.contextFor('r1', 'tc1')).to.equal(plain);
+    await tick();
+    expect([plain.released, postman.released]).to.deep.equal([false, false]);
+    await p.contextFor('r1', 'tc2');
+    await tick();
+    expect([plain.released, postman.released]).to.deep.equal([true, true]);
+  });
+
   it('releases the oldest contexts beyond maxContexts', async () => {
     const p = pool({ maxContexts: 2 });
     const [a, b] = [await p.contextFor('a', undefined), await p.contextFor('b', undefined)];

@@ -1,93 +1,66 @@
 /**
  * Assay's Postman compatibility layer: the `pm` object (and the legacy `postman`, `tests`,
  * `responseBody` … globals) for scripts imported from a Postman collection (docs/import-postman.md).
- * Bundled with chai (`pm.expect`) and ajv (`…to.have.jsonSchema`) by src/sandbox/build-libraries.ts
- * into the predefined sandbox library `postman` (global `AssayPostman`), which imported test cases
- * list in their scripts' `libs`.
+ * Bundled by src/sandbox/build-libraries.ts into the predefined sandbox library `postman` (global
+ * `AssayPostman`), which imported test cases list in their scripts' `libs`, with what Postman's
+ * sandbox (postman-sandbox 6.7.4, Newman 6.2.2) gives scripts: chai (`pm.expect`) and chai-postman's
+ * assertions (chai-postman.js), ajv (`…to.have.jsonSchema`), Sugar.js's prototype methods
+ * (sugar.js), and the legacy globals' libraries (legacy-libraries.js: lodash 3 as `_`, tv4,
+ * xml2Json). The library has a realm of its own (src/sandbox/libraries.ts `realm`): Postman scripts
+ * run in a context of their test case that no other script shares, so Sugar never reaches them.
  *
  * The behaviour follows Postman's scripting reference
  * (https://learning.postman.com/docs/tests-and-scripts/write-scripts/postman-sandbox-reference/)
  * and what Newman does with the same scripts:
  *
  * - `pm.test(name, fn)` records a check through the sandbox's `$test` (sync, async, or with a `done`
- *   callback); `pm.expect` is chai's `expect`; `pm.response.to.have.status(200)`, `.to.be.ok`,
- *   `.to.have.header(…)`, `.to.be.json`, `.to.have.jsonBody(…)`, `.to.have.body(…)`,
- *   `.to.have.jsonSchema(…)` … are chai assertions on the response (as Postman's chai-postman has).
- * - Every variable scope (`pm.environment`, `pm.collectionVariables`, `pm.globals`, `pm.variables`,
- *   `pm.iterationData` reads) maps onto the test case's variables (`$context`), which the next
- *   request of the same test case sees.
+ *   callback); `tests[name] = value` records one when the script ends (also when it threw).
+ * - Every variable scope (`pm.environment`, `pm.collectionVariables`, `pm.globals`, `pm.variables`)
+ *   maps onto the test case's variables (`$context`), which the next request of the same test case
+ *   sees; values keep their types (a number stays a number).
+ * - `pm.iterationData` is the row of the enclosing Iteration node (a data set), empty otherwise.
+ * - Each script (collection's, folders', request's) runs on its own, as Newman runs each as a
+ *   separate execution: one that throws keeps the checks and variables it recorded, the next
+ *   scripts still run, and the hook then fails with the error. A pre-request script's error does
+ *   not stop the request (Newman sends it anyway): it is reported when the test hook ends.
  * - In a pre-request script `pm.request` holds the request as written (with `{{variables}}`
  *   unresolved, as in Postman); after the scripts it is resolved with the variables as they are
  *   then, so a variable a pre-request script sets is used by its own request.
+ * - `pm.cookies` and `pm.cookies.jar()`: cookies.js (the test case's jar in `__postman`).
+ * - `pm.execution.setNextRequest` / `postman.setNextRequest` set the variable `__next`, which the
+ *   flow the importer built for such a collection dispatches on (cli/importers/postman-next-request.ts).
  * - `pm.sendRequest(req, callback)` sends through the sandbox's `fetch` (the address policy applies);
  *   the hook waits for its callbacks.
  *
- * Not available (the importer lists them): `pm.cookies`, `pm.vault`, `postman.setNextRequest`,
- * `pm.execution.setNextRequest`/`skipRequest`, `pm.visualizer` (ignored), `pm.require` of packages.
+ * Refused with an error naming the call: `pm.vault`, `pm.require`, `pm.execution.skipRequest`,
+ * `pm.execution.runRequest`, `cheerio`, `Backbone`, and `setNextRequest` in a flow that does not
+ * honour it. `pm.visualizer` is accepted and ignored.
  */
 /* global crypto, URL, URLSearchParams, fetch, btoa, _ */
 import './events.js';
+import './sugar.js';
 import * as chai from 'chai';
 import Ajv from 'ajv';
+import REASONS from 'http-reasons/db.json';
+import { chaiPostman, REQUEST, RESPONSE } from './chai-postman.js';
+import { cookieList, Jar, jarApi } from './cookies.js';
+import { lodash3, tv4, xml2Json } from './legacy-libraries.js';
 
+chai.use(chaiPostman(Ajv));
 const { expect } = chai;
-const RESPONSE = Symbol('postman response');
 
-const REASONS = {
-  100: 'Continue',
-  101: 'Switching Protocols',
-  200: 'OK',
-  201: 'Created',
-  202: 'Accepted',
-  203: 'Non-Authoritative Information',
-  204: 'No Content',
-  205: 'Reset Content',
-  206: 'Partial Content',
-  300: 'Multiple Choices',
-  301: 'Moved Permanently',
-  302: 'Found',
-  303: 'See Other',
-  304: 'Not Modified',
-  307: 'Temporary Redirect',
-  308: 'Permanent Redirect',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  402: 'Payment Required',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  410: 'Gone',
-  411: 'Length Required',
-  412: 'Precondition Failed',
-  413: 'Payload Too Large',
-  414: 'URI Too Long',
-  415: 'Unsupported Media Type',
-  416: 'Range Not Satisfiable',
-  417: 'Expectation Failed',
-  418: "I'm a Teapot",
-  422: 'Unprocessable Entity',
-  425: 'Too Early',
-  426: 'Upgrade Required',
-  428: 'Precondition Required',
-  429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large',
-  451: 'Unavailable For Legal Reasons',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-  505: 'HTTP Version Not Supported',
-};
+/** The test case variable where the library keeps its own state (cookie jar, globals' names, a pre-request error). */
+const STATE = '__postman';
+/** The test case variable `setNextRequest` writes and the importer's flow reads. */
+const NEXT = '__next';
+const HIDDEN = new Set([STATE, NEXT]);
 
 // --- variables and templates -------------------------------------------------------------------
 
+/** A variable value as Postman writes it into a template: `String(value)` (null is "null"). */
 function text(value) {
-  if (value === undefined || value === null) return '';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (value === undefined) return '';
+  return String(value);
 }
 
 const DYNAMIC = {
@@ -104,7 +77,7 @@ function fill(template, vars, depth = 0) {
   let changed = false;
   const out = template.replace(/\{\{([^{}]+)\}\}/g, (whole, name) => {
     const key = name.trim();
-    if (Object.prototype.hasOwnProperty.call(vars, key) && vars[key] !== undefined) {
+    if (!HIDDEN.has(key) && Object.prototype.hasOwnProperty.call(vars, key) && vars[key] !== undefined) {
       changed = true;
       return text(vars[key]);
     }
@@ -122,26 +95,109 @@ function fillDeep(value, vars) {
   return value;
 }
 
-/** One Postman variable scope over the test case's variables (`$context`). */
-function scope($context, name, info) {
+/** The library's own state in the test case's variables. */
+function stateOf($context) {
+  const s = $context.get(STATE);
+  return s && typeof s === 'object' && !Array.isArray(s) ? { ...s } : {};
+}
+function saveState($context, state) {
+  const kept = Object.fromEntries(Object.entries(state).filter(([, v]) => v !== undefined && v !== null));
+  if (Object.keys(kept).length) $context.set(STATE, kept);
+  else $context.unset(STATE);
+}
+
+/** Names of the test case's variables a script sees (the library's own left out). */
+const visibleNames = ($context) => Object.keys($context.variables).filter((k) => !HIDDEN.has(k));
+
+/**
+ * One Postman variable scope over the test case's variables (`$context`). `globals`: the scope
+ * is `pm.globals`, whose `clear()` removes only what was set through it (the imported environment
+ * stays, as Newman's environment does when globals are cleared); the other scopes' `clear()`
+ * removes every variable but those.
+ */
+function scope($context, name, info, globals = false) {
+  const setNames = () => stateOf($context).globals ?? [];
+  const remember = (key) => {
+    if (!globals) return;
+    const st = stateOf($context);
+    st.globals = [...new Set([...(st.globals ?? []), String(key)])];
+    saveState($context, st);
+  };
+  const values = () => {
+    const o = {};
+    for (const k of visibleNames($context)) o[k] = $context.get(k);
+    return o;
+  };
   return {
     name,
-    get: (key) => $context.get(key),
-    set: (key, value) => $context.set(key, value),
-    unset: (key) => $context.unset(key),
-    has: (key) => $context.has(key),
-    clear: () => Object.keys($context.variables).forEach((k) => $context.unset(k)),
-    toObject: () => ({ ...$context.variables }),
+    get: (key) => (HIDDEN.has(key) ? undefined : $context.get(key)),
+    set: (key, value) => {
+      if (key === undefined || key === null || HIDDEN.has(String(key))) return;
+      $context.set(String(key), value === undefined ? null : value);
+      remember(key);
+    },
+    unset: (key) => {
+      if (!HIDDEN.has(String(key))) $context.unset(key);
+    },
+    has: (key) => !HIDDEN.has(String(key)) && $context.has(key),
+    clear: () => {
+      const ofGlobals = new Set(setNames());
+      for (const k of visibleNames($context)) if (globals === ofGlobals.has(k)) $context.unset(k);
+      if (globals) {
+        const st = stateOf($context);
+        delete st.globals;
+        saveState($context, st);
+      }
+    },
+    toObject: values,
+    toJSON: () => ({ values: Object.entries(values()).map(([key, value]) => ({ key, value })) }),
     replaceIn: (template) => fill(String(template), $context.variables),
     ...(info || {}),
   };
 }
 
+/** The row of the innermost enclosing Iteration node (a data set's row, or an `items` item), or undefined. */
+function iterationFrame($context) {
+  const frames = $context.loops && $context.loops.length ? $context.loops : $context.loop ? [$context.loop] : [];
+  for (let i = frames.length - 1; i >= 0; i--) if (frames[i] && frames[i].as !== undefined) return frames[i];
+  return undefined;
+}
+
+/** `pm.iterationData`: the Iteration node's row (an object's fields), read-only as in Newman's runs. */
+function iterationData($context) {
+  const frame = iterationFrame($context);
+  const item = frame && frame.item && typeof frame.item === 'object' && !Array.isArray(frame.item) ? frame.item : {};
+  const row = { ...item };
+  return {
+    get: (k) => row[k],
+    has: (k) => Object.prototype.hasOwnProperty.call(row, k),
+    toObject: () => ({ ...row }),
+    toJSON: () => ({ values: Object.entries(row).map(([key, value]) => ({ key, value })) }),
+    set: (k, v) => {
+      row[k] = v;
+    },
+    unset: (k) => {
+      delete row[k];
+    },
+    clear: () => Object.keys(row).forEach((k) => delete row[k]),
+    replaceIn: (template) => fill(String(template), row),
+  };
+}
+
 // --- headers -----------------------------------------------------------------------------------
 
+/** `content-type` as Postman shows a received header name (Go's canonical form: `Content-Type`). */
+function canonical(name) {
+  return String(name)
+    .split('-')
+    .map((p) => (p ? p[0].toUpperCase() + p.slice(1).toLowerCase() : p))
+    .join('-');
+}
+
 /** A HeaderList-like view over a plain `{name: value}` object (case-insensitive names). */
-function headerList(target) {
+function headerList(target, shown = (k) => k) {
   const find = (key) => Object.keys(target).find((k) => k.toLowerCase() === String(key).toLowerCase());
+  const all = () => Object.entries(target).map(([key, value]) => ({ key: shown(key), value }));
   const list = {
     get: (key) => {
       const k = find(key);
@@ -153,7 +209,7 @@ function headerList(target) {
     },
     one: (key) => {
       const k = find(key);
-      return k === undefined ? undefined : { key: k, value: target[k] };
+      return k === undefined ? undefined : { key: shown(k), value: target[k] };
     },
     add: (h) => {
       if (h && h.key !== undefined) target[h.key] = text(h.value);
@@ -173,16 +229,35 @@ function headerList(target) {
       for (const [k, v] of Object.entries(target)) o[k.toLowerCase()] = v;
       return o;
     },
-    all: () => Object.entries(target).map(([key, value]) => ({ key, value })),
-    each: (fn) => Object.entries(target).forEach(([key, value]) => fn({ key, value })),
+    all,
+    idx: (i) => all()[i],
+    each: (fn) => all().forEach((h) => fn(h)),
+    map: (fn) => all().map((h) => fn(h)),
+    filter: (fn) => all().filter((h) => fn(h)),
+    find: (fn) => all().find((h) => fn(h)),
     count: () => Object.keys(target).length,
+    toJSON: () => all(),
     toString: () =>
-      Object.entries(target)
-        .map(([k, v]) => `${k}: ${v}`)
+      all()
+        .map((h) => `${h.key}: ${h.value}`)
         .join('\n'),
   };
-  list.members = list.all();
+  Object.defineProperty(list, 'members', { get: all, enumerable: true });
   return list;
+}
+
+/** Legacy `responseHeaders`: names as received (canonical), read case-insensitively. */
+function legacyHeaders(headers) {
+  const target = {};
+  for (const [k, v] of Object.entries(headers || {})) target[canonical(k)] = v;
+  const find = (prop) =>
+    typeof prop === 'string' && !Object.prototype.hasOwnProperty.call(target, prop)
+      ? Object.keys(target).find((k) => k.toLowerCase() === prop.toLowerCase())
+      : prop;
+  return new Proxy(target, {
+    get: (t, prop) => t[find(prop)],
+    has: (t, prop) => find(prop) in t,
+  });
 }
 
 // --- request and response ------------------------------------------------------------------------
@@ -204,6 +279,10 @@ function urlObject(getRaw) {
       const u = parsed();
       return u ? `${u.pathname}${u.search}` : getRaw();
     },
+    getRemote: () => {
+      const u = parsed();
+      return u ? u.host : '';
+    },
     get protocol() {
       return (parsed()?.protocol ?? '').replace(/:$/, '');
     },
@@ -223,16 +302,22 @@ function urlObject(getRaw) {
         all: () => entries.map(([key, value]) => ({ key, value })),
         toObject: () => Object.fromEntries(entries),
         get: (k) => u?.searchParams.get(k) ?? undefined,
+        has: (k) => Boolean(u?.searchParams.has(k)),
         count: () => entries.length,
       };
     },
   };
 }
 
+/** The raw text of a request body as Assay holds it (a JSON body is written back as JSON). */
+function bodyText(body) {
+  return typeof body === 'string' ? body : body === undefined || body === null ? undefined : JSON.stringify(body);
+}
+
 function requestView(req) {
-  const body = req.body;
-  const raw = typeof body === 'string' ? body : body === undefined ? undefined : JSON.stringify(body);
-  return {
+  const raw = bodyText(req.body);
+  const view = {
+    [REQUEST]: true,
     method: req.method,
     get url() {
       return urlObject(() => req.url);
@@ -257,6 +342,9 @@ function requestView(req) {
               ? value.raw
               : JSON.stringify(value);
       },
+      isEmpty() {
+        return (req.bodyRaw !== undefined ? req.bodyRaw : (raw ?? '')) === '';
+      },
       toString() {
         return req.bodyRaw !== undefined ? req.bodyRaw : (raw ?? '');
       },
@@ -268,352 +356,147 @@ function requestView(req) {
       body: raw,
     }),
   };
+  Object.defineProperty(view, 'to', { get: () => expect(view).to });
+  return view;
+}
+
+function reasonOf(code) {
+  return (REASONS[code] && REASONS[code].name) || '';
+}
+
+function jsonError(err) {
+  const e = new Error(err.message);
+  e.name = 'JSONError';
+  return e;
 }
 
 function responseView($response) {
   const body = $response.body;
   const bodyText = typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body);
+  const headers = { ...($response.headers || {}) };
+  const headerBytes = Object.entries(headers).reduce((n, [k, v]) => n + `${k}: ${v}\r\n`.length, 0);
+  const bodyBytes = () => {
+    const length = Number(headers['content-length']);
+    return Number.isFinite(length) && String(headers['content-length']).trim() !== '' ? length : bodyText.length;
+  };
   const view = {
     [RESPONSE]: true,
     code: $response.status,
-    status: REASONS[$response.status] ?? '',
-    reason: () => REASONS[$response.status] ?? '',
-    headers: headerList({ ...($response.headers || {}) }),
+    status: reasonOf($response.status),
+    reason: () => reasonOf($response.status),
+    details: () => ({
+      ...(REASONS[$response.status] || {}),
+      code: $response.status,
+      standardName: reasonOf($response.status),
+    }),
+    headers: headerList(headers, canonical),
     responseTime: $response.time,
-    responseSize: bodyText.length,
-    size: () => ({ body: bodyText.length, header: 0, total: bodyText.length }),
+    responseSize: bodyBytes(),
+    size: () => {
+      const header = `HTTP/X.X ${$response.status} ${reasonOf($response.status)}\r\n\r\n`.length + headerBytes;
+      return { body: bodyBytes(), header, total: bodyBytes() + header };
+    },
     text: () => bodyText,
     json: () => {
-      if (body !== null && typeof body === 'object') return body;
+      if (body !== null && typeof body === 'object') return JSON.parse(bodyText);
       try {
-        return JSON.parse(bodyText);
+        return JSON.parse(bodyText.replace(/^\uFEFF/, ''));
       } catch (err) {
-        const e = new Error(`JSONError: ${err.message}`);
-        e.name = 'JSONError';
-        throw e;
+        throw jsonError(err);
       }
     },
-    cookies: { get: () => undefined, has: () => false, toObject: () => ({}) },
+    cookies: cookieList([]),
   };
   Object.defineProperty(view, 'to', { get: () => expect(view).to });
-  Object.defineProperty(view, 'be', { get: () => expect(view).to.be });
-  Object.defineProperty(view, 'have', { get: () => expect(view).to.have });
   return view;
 }
 
-// --- chai assertions on the response (Postman's chai-postman, rewritten for Assay's documents) ----
-
-chai.use((lib, utils) => {
-  const { Assertion } = lib;
-  const isResponse = (obj) => obj && obj[RESPONSE] === true;
-  const range = (name, test, label) =>
-    Assertion.addProperty(name, function () {
-      const r = this._obj;
-      if (!isResponse(r)) throw new Error(`.${name} can only be used on pm.response`);
-      this.assert(
-        test(r.code),
-        `expected response code to be ${label} but found ${r.code}`,
-        `expected response code to not be ${label} but found ${r.code}`,
-      );
-    });
-  const overwrite = (name, test, label) =>
-    Assertion.overwriteProperty(
-      name,
-      (_super) =>
-        function () {
-          const r = this._obj;
-          if (!isResponse(r)) return _super.call(this);
-          this.assert(
-            test(r.code),
-            `expected response code to be ${label} but found ${r.code}`,
-            `expected response code to not be ${label} but found ${r.code}`,
-          );
-        },
-    );
-  overwrite('ok', (c) => c === 200, '200');
-  range('info', (c) => c >= 100 && c < 200, '1XX');
-  range('success', (c) => c >= 200 && c < 300, '2XX');
-  range('redirection', (c) => c >= 300 && c < 400, '3XX');
-  range('clientError', (c) => c >= 400 && c < 500, '4XX');
-  range('serverError', (c) => c >= 500 && c < 600, '5XX');
-  overwrite('error', (c) => c >= 400 && c < 600, '4XX or 5XX');
-  range('accepted', (c) => c === 202, '202');
-  range('badRequest', (c) => c === 400, '400');
-  range('unauthorized', (c) => c === 401, '401');
-  range('unauthorised', (c) => c === 401, '401');
-  range('forbidden', (c) => c === 403, '403');
-  range('notFound', (c) => c === 404, '404');
-  range('rateLimited', (c) => c === 429, '429');
-
-  Assertion.addProperty('withBody', function () {
-    const r = this._obj;
-    this.assert(
-      isResponse(r) && r.text().length > 0,
-      'expected response to have content in body',
-      'expected response to not have content in body',
-    );
-  });
-  Assertion.addProperty('json', function () {
-    const r = this._obj;
-    let parsed = true;
-    try {
-      r.json();
-    } catch {
-      parsed = false;
-    }
-    this.assert(
-      isResponse(r) && parsed,
-      'expected response body to be a valid json but got error',
-      'expected response body not to be a valid json',
-    );
-  });
-  const typed = (name, pattern) =>
-    Assertion.addProperty(name, function () {
-      const type = String(this._obj.headers.get('content-type') ?? '');
-      this.assert(
-        pattern.test(type),
-        `expected response to be ${name} but got content-type "${type}"`,
-        `expected response not to be ${name}`,
-      );
-    });
-  typed('html', /html/i);
-  typed('xml', /xml/i);
-
-  Assertion.addMethod('status', function (expected) {
-    const r = this._obj;
-    if (!isResponse(r)) throw new Error('.status() can only be used on pm.response');
-    if (typeof expected === 'number') {
-      this.assert(
-        r.code === expected,
-        `expected response to have status code ${expected} but got ${r.code}`,
-        `expected response to not have status code ${expected}`,
-        expected,
-        r.code,
-      );
-    } else {
-      this.assert(
-        r.status === expected,
-        `expected response to have status reason '${expected}' but got '${r.status}'`,
-        `expected response to not have status reason '${expected}'`,
-        expected,
-        r.status,
-      );
-    }
-  });
-  Assertion.overwriteMethod(
-    'header',
-    (_super) =>
-      function (name, value) {
-        const r = this._obj;
-        if (!isResponse(r)) return _super ? _super.apply(this, arguments) : undefined;
-        const present = r.headers.has(name);
-        if (arguments.length < 2) {
-          this.assert(
-            present,
-            `expected response to have header with key '${name}'`,
-            `expected response to not have header with key '${name}'`,
-          );
-          return;
-        }
-        const actual = r.headers.get(name);
-        this.assert(
-          present && actual === String(value),
-          `expected '${name}' response header to be '${value}' but got '${actual}'`,
-          `expected '${name}' response header to not be '${value}'`,
-          String(value),
-          actual,
-        );
-      },
-  );
-  Assertion.addMethod('body', function (expected) {
-    const r = this._obj;
-    if (arguments.length === 0) {
-      this.assert(
-        r.text().length > 0,
-        'expected response to have content in body',
-        'expected response to not have content in body',
-      );
-      return;
-    }
-    if (expected instanceof RegExp) {
-      this.assert(
-        expected.test(r.text()),
-        `expected response body text to match '${expected}'`,
-        `expected response body text to not match '${expected}'`,
-      );
-    } else if (typeof expected === 'string') {
-      this.assert(
-        r.text() === expected,
-        `expected response body to equal '${expected}' but got '${r.text()}'`,
-        `expected response body to not equal '${expected}'`,
-        expected,
-        r.text(),
-      );
-    } else {
-      let json;
-      try {
-        json = r.json();
-      } catch {
-        json = undefined;
-      }
-      this.assert(
-        utils.eql(json, expected),
-        'expected response body json to equal #{exp} but got #{act}',
-        'expected response body json to not equal #{exp}',
-        expected,
-        json,
-      );
-    }
-  });
-  Assertion.addMethod('jsonBody', function (path, value) {
-    const r = this._obj;
-    let json;
-    try {
-      json = r.json();
-    } catch {
-      this.assert(false, 'expected response body to be a valid json', '');
-      return;
-    }
-    if (arguments.length === 0) {
-      this.assert(true, '', 'expected response body to not be a valid json');
-      return;
-    }
-    if (typeof path !== 'string') {
-      this.assert(
-        utils.eql(json, path),
-        'expected response body json to equal #{exp} but got #{act}',
-        'expected response body json to not equal #{exp}',
-        path,
-        json,
-      );
-      return;
-    }
-    const has = _.has(json, path);
-    const actual = _.get(json, path);
-    if (arguments.length < 2) {
-      this.assert(
-        has,
-        `expected #{act} in response to contain property '${path}'`,
-        `expected #{act} in response to not contain property '${path}'`,
-        undefined,
-        json,
-      );
-      return;
-    }
-    this.assert(
-      has && utils.eql(actual, value),
-      `expected response body json at "${path}" to contain #{exp} but got #{act}`,
-      `expected response body json at "${path}" to not contain #{exp}`,
-      value,
-      actual,
-    );
-  });
-  Assertion.addMethod('jsonSchema', function (schema, options) {
-    const r = this._obj;
-    const data = isResponse(r) ? r.json() : r;
-    const ajv = new Ajv({ allErrors: true, strict: false, logger: false, ...(options || {}) });
-    const valid = ajv.validate(schema, data);
-    this.assert(
-      valid,
-      `expected data to satisfy schema but found following errors: \n${ajv.errorsText(ajv.errors, { separator: ', ' })}`,
-      'expected data to not satisfy schema',
-      true,
-      valid,
-    );
-  });
-  Assertion.addMethod('responseTime', function (ms) {
-    const t = this._obj.responseTime;
-    if (arguments.length === 0) this.assert(typeof t === 'number', 'expected response to have a response time', '');
-    else this.assert(t === ms, `expected response time to be ${ms} but got ${t}`, '', ms, t);
-  });
-  Assertion.addMethod('statusCode', function (code) {
-    const r = this._obj;
-    this.assert(
-      r.code === code,
-      `expected response to have status code ${code} but got ${r.code}`,
-      `expected response to not have status code ${code}`,
-      code,
-      r.code,
-    );
-  });
-  Assertion.addMethod('statusCodeClass', function (cls) {
-    const r = this._obj;
-    this.assert(
-      Math.floor(r.code / 100) === cls,
-      `expected response code to be ${cls}XX but found ${r.code}`,
-      `expected response code to not be ${cls}XX`,
-    );
-  });
-  Assertion.addMethod('statusReason', function (reason) {
-    const r = this._obj;
-    this.assert(
-      r.status === reason,
-      `expected response to have status reason '${reason}' but got '${r.status}'`,
-      `expected response to not have status reason '${reason}'`,
-      reason,
-      r.status,
-    );
-  });
-});
-
-// --- the pm object -------------------------------------------------------------------------------
+// --- what Assay does not provide ------------------------------------------------------------------
 
 const MODULES = {
   lodash: () => _,
   chai: () => chai,
   ajv: () => Ajv,
+  tv4: () => tv4,
+  xml2js: () => undefined,
   uuid: () => ({ v4: () => crypto.randomUUID() }),
   'crypto-js': () => globalThis.CryptoJS,
   moment: () => globalThis.moment,
 };
+
+function refusal(what) {
+  return new Error(
+    `${what} is not supported by Assay's Postman compatibility (see docs/import-postman.md, "Scripts: the pm object")`,
+  );
+}
+
+function unsupported(what) {
+  return () => {
+    throw refusal(what);
+  };
+}
+
+/** An object whose every use throws the refusal of `what` (`pm.vault.get(…)`, `cheerio(…)`). */
+function refused(what) {
+  const fail = () => {
+    throw refusal(what);
+  };
+  return new Proxy(function () {}, {
+    get: (_t, prop) => (prop === Symbol.toPrimitive || prop === 'toJSON' ? undefined : fail()),
+    apply: fail,
+    construct: fail,
+  });
+}
 
 function requireModule(name) {
   const make = MODULES[name];
   const mod = make ? make() : undefined;
   if (mod === undefined)
     throw new Error(
-      `require('${name}') is not available in Assay's Postman compatibility (available: ${Object.keys(MODULES).join(', ')}; crypto-js and moment need their library in libs)`,
+      `require('${name}') is not available in Assay's Postman compatibility (available: ${Object.keys(MODULES)
+        .filter((m) => m !== 'xml2js')
+        .join(', ')}; crypto-js and moment need their library in libs; see docs/import-postman.md)`,
     );
   return mod;
 }
 
-function unsupported(what) {
-  return () => {
-    throw new Error(`${what} is not supported by Assay's Postman compatibility (docs/import-postman.md)`);
-  };
-}
+// --- the pm object -------------------------------------------------------------------------------
 
-function makePm(env, event, request) {
+/**
+ * `pm` and the legacy `postman` of one hook. `jar`: the test case's cookie jar (cookies.js);
+ * `cookies`: the CookieList `pm.cookies` shows.
+ */
+function makePm(env, event, request, jar, cookies) {
   const { $context, $test } = env;
   const pending = [];
+  const track = (promise) => {
+    pending.push(promise.catch(() => undefined));
+    return promise;
+  };
   const info = env.info || {};
+  const frame = iterationFrame($context);
   const test = (name, fn) => $test(name, fn);
   test.skip = () => undefined;
+  const setNextRequest = (name) => {
+    if (!env.nextRequest)
+      throw refusal(`setNextRequest (in a collection the import did not turn into a dispatch loop)`);
+    $context.set(NEXT, name === null || name === undefined ? '' : String(name));
+  };
+  const cookieApi = cookies;
+  cookieApi.jar = () => jarApi(jar, track);
   const pm = {
     info: {
       eventName: event,
-      iteration: 0,
-      iterationCount: 1,
+      iteration: frame ? frame.index : 0,
+      iterationCount: frame && typeof frame.count === 'number' ? frame.count : 1,
       requestName: info.requestName ?? '',
       requestId: info.requestId ?? '',
     },
     environment: scope($context, 'environment', { name: info.environmentName ?? '' }),
     collectionVariables: scope($context, 'collectionVariables'),
-    globals: scope($context, 'globals'),
+    globals: scope($context, 'globals', undefined, true),
     variables: scope($context, 'variables'),
-    iterationData: {
-      get: (k) =>
-        $context.loop && $context.loop.item && typeof $context.loop.item === 'object'
-          ? $context.loop.item[k]
-          : undefined,
-      has: (k) =>
-        Boolean(
-          $context.loop && $context.loop.item && typeof $context.loop.item === 'object' && k in $context.loop.item,
-        ),
-      toObject: () =>
-        $context.loop && $context.loop.item && typeof $context.loop.item === 'object' ? { ...$context.loop.item } : {},
-      unset: () => undefined,
-    },
+    iterationData: iterationData($context),
     request,
     test,
     expect,
@@ -651,85 +534,132 @@ function makePm(env, event, request) {
           else throw err;
         },
       );
-      pending.push(promise.catch(() => undefined));
-      return promise;
+      track(promise);
+      return callback ? undefined : promise;
     },
-    cookies: {
-      get: unsupported('pm.cookies'),
-      has: unsupported('pm.cookies'),
-      toObject: unsupported('pm.cookies'),
-      jar: unsupported('pm.cookies.jar'),
-    },
+    cookies: cookieApi,
     visualizer: { set: () => undefined, clear: () => undefined },
     execution: {
-      setNextRequest: unsupported('pm.execution.setNextRequest'),
+      setNextRequest,
       skipRequest: unsupported('pm.execution.skipRequest'),
+      runRequest: unsupported('pm.execution.runRequest'),
+      location: Object.assign([...(info.location || [])], { current: info.requestName ?? '' }),
     },
+    vault: refused('pm.vault'),
     require: unsupported('pm.require'),
   };
   const postman = {
-    setEnvironmentVariable: (k, v) => $context.set(k, v),
-    getEnvironmentVariable: (k) => $context.get(k),
-    clearEnvironmentVariable: (k) => $context.unset(k),
-    clearEnvironmentVariables: () => Object.keys($context.variables).forEach((k) => $context.unset(k)),
-    setGlobalVariable: (k, v) => $context.set(k, v),
-    getGlobalVariable: (k) => $context.get(k),
-    clearGlobalVariable: (k) => $context.unset(k),
-    setNextRequest: unsupported('postman.setNextRequest'),
-    getResponseHeader: (k) => (pm.response ? pm.response.headers.get(k) : undefined),
+    setEnvironmentVariable: (k, v) => pm.environment.set(k, v === false || v ? String(v) : v),
+    getEnvironmentVariable: (k) => pm.environment.get(k),
+    clearEnvironmentVariable: (k) => pm.environment.unset(k),
+    clearEnvironmentVariables: () => pm.environment.clear(),
+    setGlobalVariable: (k, v) => pm.globals.set(k, v === false || v ? String(v) : v),
+    getGlobalVariable: (k) => pm.globals.get(k),
+    clearGlobalVariable: (k) => pm.globals.unset(k),
+    clearGlobalVariables: () => pm.globals.clear(),
+    setNextRequest,
   };
   return { pm, postman, pending };
 }
 
-async function runScripts(env, event, request, response, scripts) {
-  const { pm, postman, pending } = makePm(env, event, request);
+/** The legacy `request` global: the request as Postman's legacy interface shows it. */
+function legacyRequest(request, env) {
+  const info = env.info || {};
+  const json = request.toJSON();
+  const headers = {};
+  for (const h of json.header) headers[String(h.key).toLowerCase()] = h.value;
+  let data = {};
+  const raw = json.body;
+  if (raw !== undefined && raw !== '') {
+    const type = String(request.headers.get('content-type') || '');
+    data = /application\/x-www-form-urlencoded/i.test(type) ? Object.fromEntries(new URLSearchParams(raw)) : raw;
+  }
+  return {
+    id: info.requestId || undefined,
+    name: info.requestName,
+    description: info.description,
+    headers,
+    method: json.method,
+    url: json.url,
+    data,
+  };
+}
+
+/**
+ * Runs `scripts` (functions taking {@link PARAMETERS}) one after the other, each on its own as
+ * Newman runs them: one that throws does not stop the next. @returns the errors thrown.
+ */
+async function runScripts(env, event, request, response, scripts, jar, cookies) {
+  const { pm, postman, pending } = makePm(env, event, request, jar, cookies);
   if (response) pm.response = response;
+  const errors = [];
   for (const script of scripts) {
     const tests = {};
-    const vars = { ...env.$context.variables };
-    const legacy = response
-      ? [
-          pm,
-          postman,
-          tests,
-          response.text(),
-          { code: response.code, name: response.status, detail: response.status },
-          response.headers.toObject(),
-          response.responseTime,
-          vars,
-          vars,
-          {},
-          0,
-          request.toJSON(),
-          requireModule,
-        ]
-      : [
-          pm,
-          postman,
-          tests,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          vars,
-          vars,
-          {},
-          0,
-          request.toJSON(),
-          requireModule,
-        ];
+    const vars = {};
+    for (const k of visibleNames(env.$context)) vars[k] = env.$context.get(k);
+    const frame = iterationFrame(env.$context);
+    const data = pm.iterationData.toObject();
+    const legacy = {
+      pm,
+      postman,
+      tests,
+      responseBody: response ? response.text() : undefined,
+      responseCode: response ? { ...response.details() } : undefined,
+      responseHeaders: response ? legacyHeaders(response.headers.toObject()) : undefined,
+      responseTime: response ? response.responseTime : undefined,
+      responseCookies: response ? cookies : undefined,
+      environment: { ...vars },
+      globals: { ...vars },
+      data,
+      iteration: frame ? frame.index : 0,
+      request: legacyRequest(request, env),
+      require: requireModule,
+      _: lodash3,
+      tv4,
+      xml2Json,
+      cheerio: refused('cheerio'),
+      Backbone: refused('Backbone'),
+    };
+    if (response)
+      legacy.postman = {
+        ...postman,
+        getResponseHeader: (k) => response.headers.get(k),
+        getResponseCookie: (k) => cookies.one(String(k)),
+      };
     try {
-      script(...legacy);
+      await script(...PARAMETERS.map((p) => legacy[p]));
+    } catch (err) {
+      errors.push(err);
     } finally {
       await Promise.all(pending.splice(0));
       for (const [name, value] of Object.entries(tests)) env.$test(name, Boolean(value));
     }
   }
+  return errors;
+}
+
+/** Throws the first of `errors`, naming the others in its message. */
+function rethrow(errors) {
+  if (!errors.length) return;
+  const [first, ...rest] = errors;
+  if (rest.length && first && typeof first === 'object') {
+    const more = rest.map((e) => (e && e.name ? `${e.name}: ${e.message}` : String(e))).join('; ');
+    try {
+      first.message = `${first.message} (and ${rest.length} more script error${rest.length > 1 ? 's' : ''}: ${more})`;
+    } catch {
+      /* a frozen error keeps its message */
+    }
+  }
+  throw first;
+}
+
+function describe(err) {
+  return err && typeof err === 'object' && err.name ? `${err.name}: ${err.message}` : `Uncaught ${String(err)}`;
 }
 
 /**
  * The parameter names each imported script function takes, in order (the importer writes
- * `function (<these>) { { <script> } }`).
+ * `function (<these>) { { <script> } }`): `pm` and the globals of Postman's legacy interface.
  */
 const PARAMETERS = [
   'pm',
@@ -739,21 +669,28 @@ const PARAMETERS = [
   'responseCode',
   'responseHeaders',
   'responseTime',
+  'responseCookies',
   'environment',
   'globals',
   'data',
   'iteration',
   'request',
   'require',
+  '_',
+  'tv4',
+  'xml2Json',
+  'cheerio',
+  'Backbone',
 ];
 
 globalThis.AssayPostman = {
-  version: 1,
+  version: 2,
   parameters: PARAMETERS,
   /**
    * Runs the pre-request scripts (collection's, folders', request's) with `pm.request` holding
    * `env.template` (the request as written), then resolves it with the variables as they are then
-   * into `env.$request`, which Assay sends.
+   * into `env.$request`, which Assay sends (with the jar's cookies when `env.cookies`). An error
+   * of a script is kept for the test hook to report: the request is sent, as Newman sends it.
    */
   async prerequest(env, scripts) {
     const t = env.template || {};
@@ -763,8 +700,13 @@ globalThis.AssayPostman = {
       headers: { ...(t.headers || {}) },
       body: t.body,
     };
+    if (env.nextRequest && env.nextRequest.default !== undefined) env.$context.set(NEXT, env.nextRequest.default);
+    const state = stateOf(env.$context);
+    delete state.preError;
+    saveState(env.$context, state);
+    const jar = new Jar(state.cookies);
     const request = requestView(draft);
-    await runScripts(env, 'prerequest', request, undefined, scripts);
+    const errors = await runScripts(env, 'prerequest', request, undefined, scripts, jar, cookieList([]));
     const vars = env.$context.variables;
     env.$request.method = draft.method;
     env.$request.url = fill(String(draft.url), vars);
@@ -773,13 +715,47 @@ globalThis.AssayPostman = {
     if (t.auth && t.auth.type === 'basic' && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) {
       headers.Authorization = `Basic ${btoa(`${fill(text(t.auth.username), vars)}:${fill(text(t.auth.password), vars)}`)}`;
     }
+    const after = stateOf(env.$context);
+    if (env.cookies) {
+      const sent = jar.header(env.$request.url);
+      if (sent) {
+        const own = Object.keys(headers).find((k) => k.toLowerCase() === 'cookie');
+        if (own) headers[own] = `${headers[own]}; ${sent}`;
+        else headers.Cookie = sent;
+      }
+    }
+    after.cookies = jar.cookies.length ? jar.toJSON() : undefined;
+    if (errors.length) after.preError = errors.map(describe).join('; ');
+    saveState(env.$context, after);
     env.$request.headers = headers;
     if (draft.bodyRaw !== undefined) env.$request.body = fill(draft.bodyRaw, vars);
     else if (draft.body !== undefined) env.$request.body = fillDeep(draft.body, vars);
   },
-  /** Runs the test scripts (collection's, folders', request's) with `pm.response`. */
+  /**
+   * Runs the test scripts (collection's, folders', request's) with `pm.response`; then fails with
+   * the first error a script threw, or with the pre-request scripts' error.
+   */
   async test(env, scripts) {
     const request = requestView({ ...env.$request, headers: { ...(env.$request.headers || {}) } });
-    await runScripts(env, 'test', request, responseView(env.$response), scripts);
+    const response = responseView(env.$response);
+    const state = stateOf(env.$context);
+    const preError = state.preError;
+    delete state.preError;
+    // Without the jar of earlier requests (`env.cookies` unset), the response's own cookies.
+    const jar = new Jar(env.cookies ? state.cookies : []);
+    jar.receive(env.$request.url, (env.$response.headers || {})['set-cookie']);
+    const cookies = cookieList(jar.match(env.$request.url));
+    response.cookies = cookies;
+    saveState(env.$context, state);
+    const errors = await runScripts(env, 'test', request, response, scripts, jar, cookies);
+    const after = stateOf(env.$context);
+    if (env.cookies) after.cookies = jar.cookies.length ? jar.toJSON() : undefined;
+    saveState(env.$context, after);
+    if (preError) {
+      const e = new Error(`a pre-request script failed (the request was sent, as Newman sends it): ${preError}`);
+      e.name = 'PrerequestScriptError';
+      errors.unshift(e);
+    }
+    rethrow(errors);
   },
 };

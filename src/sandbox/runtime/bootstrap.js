@@ -443,6 +443,7 @@ globalThis.__assay = {
       has: (name) => Object.prototype.hasOwnProperty.call(variables, name),
       nodes: input.nodes || {},
       loop: input.loop,
+      loops: input.loops || (input.loop ? [input.loop] : []),
       runId: input.runId,
       testCase: input.testCase,
     });
@@ -465,7 +466,8 @@ globalThis.__assay = {
       // Described here, where the thrown value is still whole: isolated-vm's copy to the host keeps
       // only an Error's first stack line and turns any other value into a generic message.
       await settle();
-      return safeStringify({ ok: false, error: describeThrown(thrown), logs, tests, execution });
+      // The variables it set before it threw are kept, as its checks are (as Postman keeps them).
+      return safeStringify({ ok: false, error: describeThrown(thrown), variables, logs, tests, execution });
     } finally {
       // Timers a finished execution left behind must not run into the next one.
       for (const id of timers.keys()) if (!before.has(id)) timers.delete(id);

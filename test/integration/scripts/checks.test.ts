@@ -97,7 +97,9 @@ describe('script checks and the Postman compatibility library', function () {
     );
     expect(byName['reason']!.passed).to.equal(true);
     expect(byName['not found / client error']!.passed).to.equal(true);
-    expect(byName['ok']!.message).to.equal('AssertionError: expected response code to be 200 but found 404');
+    expect(byName['ok']!.message).to.equal(
+      "AssertionError: expected response to have status reason 'OK' but got 'NOT FOUND'",
+    );
     expect(byName['header']!.passed).to.equal(true);
     expect(byName['header missing']!.message).to.equal(
       "AssertionError: expected response to have header with key 'X-Nope'",
@@ -118,14 +120,14 @@ describe('script checks and the Postman compatibility library', function () {
       postman.setEnvironmentVariable('legacy', 'L');
       pm.test('reads', () => { pm.expect(pm.variables.get('base')).to.equal('http://127.0.0.1:1'); pm.expect(pm.environment.get('token')).to.equal('T'); });
       pm.test('replaceIn', () => pm.expect(pm.variables.replaceIn('{{base}}/x/{{n}}')).to.equal('http://127.0.0.1:1/x/2'));
-      pm.test('cookies', () => pm.cookies.get('a'));
+      pm.test('vault', () => pm.vault.get('a'));
       pm.environment.unset('base');
     `),
     );
     expect(r.variables).to.deep.equal({ token: 'T', n: 2, legacy: 'L' });
-    const cookies = r.tests!.find((t) => t.name === 'cookies')!;
-    expect(cookies.message).to.equal(
-      "Error: pm.cookies is not supported by Assay's Postman compatibility (docs/import-postman.md)",
+    const vault = r.tests!.find((t) => t.name === 'vault')!;
+    expect(vault.message).to.equal(
+      'Error: pm.vault is not supported by Assay\'s Postman compatibility (see docs/import-postman.md, "Scripts: the pm object")',
     );
     expect(r.tests!.filter((t) => t.passed).map((t) => t.name)).to.deep.equal(['reads', 'replaceIn']);
   });
@@ -157,5 +159,60 @@ describe('script checks and the Postman compatibility library', function () {
       },
       body: { at: 'S' },
     });
+  });
+  it('each Postman script runs on its own: one that throws keeps its checks and variables, the next still runs', async () => {
+    const r = await respond(
+      `async function afterResponse() { await AssayPostman.test({ $request, $response, $context, $test, console, info: {} }, [
+        function (pm) { pm.environment.set('a', 1); pm.test('first', () => {}); throw new Error('one'); },
+        function (pm, postman, tests) { tests['legacy'] = true; pm.test('second', () => {}); throw new TypeError('two'); },
+      ]); }`,
+    );
+    expect(r.ok).to.equal(false);
+    expect(r.error!.message).to.equal('Error: one (and 1 more script error: TypeError: two)');
+    expect(r.variables).to.include({ a: 1 });
+    expect(r.tests!.map((t) => t.name)).to.deep.equal(['first', 'second', 'legacy']);
+  });
+
+  it("Sugar's prototype methods exist in the Postman library's realm only, never for the test case's other scripts", async () => {
+    const testCase = { id: 'tc-sugar', name: 'tc-sugar' };
+    const postman = await respond(pmHook(`pm.test('sugar', () => pm.expect('abc'.has('b')).to.equal(true));`), {
+      runId: 'checks-sugar',
+      testCase,
+    });
+    expect(postman.tests).to.deep.equal([{ name: 'sugar', passed: true }]);
+    const plain = await sandbox.execute({
+      runId: 'checks-sugar',
+      testCase,
+      script: { code: `$test('no sugar here', typeof ''.has === 'undefined' && typeof [].none === 'undefined');` },
+      variables: {},
+      label: 'n2',
+    });
+    expect(plain.tests).to.deep.equal([{ name: 'no sugar here', passed: true }]);
+  });
+
+  it("pm.iterationData and pm.info.iteration are the enclosing Iteration node's row, through loops in between", async () => {
+    const row = { nodeId: 'rows', index: 1, iteration: 2, item: { user: 'ada' }, as: 'row' };
+    const inner = { nodeId: 'postman_run', index: 4, iteration: 5 };
+    const r = await respond(
+      pmHook(`
+      pm.test('row', () => pm.expect(pm.iterationData.toObject()).to.eql({ user: 'ada' }));
+      pm.test('iteration', () => pm.expect(pm.info.iteration).to.equal(1));
+    `),
+      { loop: inner, loops: [row, inner] },
+    );
+    expect(
+      r.tests!.every((t) => t.passed),
+      JSON.stringify(r.tests),
+    ).to.equal(true);
+    const none = await respond(
+      pmHook(
+        `pm.test('empty', () => pm.expect(pm.iterationData.toObject()).to.eql({})); pm.test('zero', () => pm.expect(pm.info.iteration).to.equal(0));`,
+      ),
+      { loop: inner },
+    );
+    expect(
+      none.tests!.every((t) => t.passed),
+      JSON.stringify(none.tests),
+    ).to.equal(true);
   });
 });
