@@ -9,6 +9,8 @@
  * - `/hawk/…`: Mozilla's `hawk` library's own server check (the payload hash too when sent).
  * - `/aws/…`: AWS Signature Version 4 checked by an implementation of its algorithm written here
  *   (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html), not aws4's.
+ * - `/digest/MD5`, `/digest/SHA-256`: HTTP Digest (RFC 7616, qop `auth`) with a challenge written as
+ *   the RFC writes it (every value quoted; go-httpbin's unquoted nonce is refused by Newman).
  * - `/br`: `{"n": 42, "coding": "br"}` brotli-compressed when `Accept-Encoding` lists br (else 406).
  * - `/bomb`: a gzip body of 1 GiB of the letter a (64 members of 16 MiB; 1 MiB on the wire).
  * - `/raw/…`: `{"url": <the request target as received>}`.
@@ -23,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import hawk from 'hawk';
-import { oauthBaseString, oauthSignature } from '../../src/net/request-auth';
+import { oauthBaseString, oauthSignature, parseChallenges } from '../../src/net/request-auth';
 
 /** The credentials the verifier accepts. */
 export const VERIFIER_SECRETS = {
@@ -39,6 +41,7 @@ export const VERIFIER_SECRETS = {
     secretAccessKey: 'aws-secret-wJalrXUtnFEMI',
     sessionToken: 'session-token-1234',
   },
+  digest: { username: 'user', password: 'digest-pass-5f1' },
 };
 
 export interface Verifier {
@@ -163,6 +166,29 @@ function verifySigV4(req: http.IncomingMessage, body: string): string | undefine
     : `signature mismatch (canonical request ${JSON.stringify(canonicalRequest)})`;
 }
 
+const nonces = new Set<string>();
+
+/** RFC 7616 on the server side: 200 for a right answer to a challenge it made, else 401 with a new challenge. */
+function verifyDigest(req: http.IncomingMessage, res: http.ServerResponse, algorithm: string): void {
+  const hash = algorithm === 'SHA-256' ? 'sha256' : 'md5';
+  const H = (s: string) => crypto.createHash(hash).update(s).digest('hex');
+  const answer = parseChallenges(req.headers.authorization ?? '').find((c) => c.scheme === 'digest')?.params;
+  const { username, password } = VERIFIER_SECRETS.digest;
+  if (answer && nonces.has(answer.nonce ?? '') && answer.username === username && answer.uri === req.url) {
+    const ha1 = H(`${username}:${answer.realm}:${password}`);
+    const ha2 = H(`${req.method}:${answer.uri}`);
+    if (answer.response === H(`${ha1}:${answer.nonce}:${answer.nc}:${answer.cnonce}:${answer.qop}:${ha2}`))
+      return send(res, 200, { authenticated: true, user: username });
+  }
+  const nonce = crypto.randomBytes(16).toString('hex');
+  nonces.add(nonce);
+  res.setHeader(
+    'WWW-Authenticate',
+    `Digest realm="assay-verifier", qop="auth", algorithm=${algorithm}, nonce="${nonce}", opaque="${crypto.randomBytes(8).toString('hex')}"`,
+  );
+  send(res, 401, { authenticated: false });
+}
+
 let bombBytes: Buffer | undefined;
 /** 1 GiB of the letter a as 64 gzip members of 16 MiB (made once). */
 function bomb(): Buffer {
@@ -201,6 +227,8 @@ export async function startVerifier(): Promise<Verifier> {
           return send(res, 401, { authenticated: false, scheme: 'hawk', reason: (err as Error).message });
         }
       }
+      const digest = /^\/digest\/(MD5|SHA-256)$/.exec(url);
+      if (digest) return verifyDigest(req, res, digest[1]!);
       if (url === '/br') {
         if (!/\bbr\b/.test(String(req.headers['accept-encoding'] ?? ''))) return send(res, 406, { error: 'no br' });
         res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' });
