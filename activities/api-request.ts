@@ -6,19 +6,28 @@
  * the run. Only a bug would make this activity throw.
  *
  * Requests go through the worker's address policy (src/net/address-policy.ts; sent and read with
- * src/net/http.ts): its keep-alive
- * agent for API nodes judges every connection, redirect hops included, and a refused one comes
+ * src/net/http.ts): its keep-alive agent for API nodes (or that agent's TLS-unchecked twin, for
+ * `strictSSL: false`) judges every connection, redirect hops included, and a refused one comes
  * back as `errorCode: ADDRESS_NOT_ALLOWED` with the address and the rule in `error`.
  *
- * The body is kept up to `maxResponseBytes`: reading stops at the cap (the body stream is
- * destroyed, so a 100 MB answer costs the worker no more than the cap), `truncated` is set and
- * `size` is the bytes received until then. What returns to the workflow thus
- * stays well under Temporal's payload limits.
+ * Redirects are followed here, hop by hop, with the node's settings (docs/flows.md "Request
+ * settings", as Newman's `protocolProfileBehavior`): `maxRedirects`, `followOriginalHttpMethod`,
+ * `followAuthorizationHeader`. The node's `auth` signs each hop it applies to
+ * (src/net/request-auth.ts); Digest answers a 401 challenge by sending the hop again.
+ *
+ * The body is decoded from its `Content-Encoding` (gzip, deflate, br; src/net/content-encoding.ts;
+ * `Accept-Encoding: gzip, deflate, br` is sent unless the request sets its own) and kept up to
+ * `maxResponseBytes` decoded bytes: reading stops at the cap (the body stream is destroyed, so a
+ * 100 MB answer or a decompression bomb costs the worker no more than the cap), `truncated` is set
+ * and `size` is the bytes received (decoded) until then. What returns to the workflow thus stays
+ * well under Temporal's payload limits.
  */
 import type { Agent } from 'undici';
-import type { HttpExchange, ResolvedRequest } from '../src/domain/types';
-import { ADDRESS_NOT_ALLOWED, addressRefusalIn } from '../src/net/address-policy';
-import { guardedRequest, isTimeout, readCapped } from '../src/net/http';
+import { BODYLESS_METHODS, type HttpExchange, type ResolvedRequest } from '../src/domain/types';
+import { ADDRESS_NOT_ALLOWED, addressRefusalIn, tlsUncheckedTwin } from '../src/net/address-policy';
+import { ACCEPT_ENCODING, ContentDecodingError, readDecoded } from '../src/net/content-encoding';
+import { guardedRequest, isTimeout, MAX_REDIRECTIONS } from '../src/net/http';
+import { digestAuthorization, digestChallenge, signRequest } from '../src/net/request-auth';
 import { startClientSpan, type ClientSpan } from '../src/observability/tracing';
 
 /** Network error codes reported as they are; anything else becomes NETWORK_ERROR. */
@@ -51,6 +60,13 @@ function describeError(err: unknown, req: ResolvedRequest): { error: string; err
   if (e.name === 'AbortError' || code === 'UND_ERR_ABORTED') {
     return { errorCode: 'CANCELLED', error: `The request ${req.method} ${req.url} was cancelled` };
   }
+  if (err instanceof TooManyRedirects) return { errorCode: 'TOO_MANY_REDIRECTS', error: err.message };
+  if (err instanceof ContentDecodingError) {
+    return {
+      errorCode: 'DECODING_FAILED',
+      error: `The response to ${req.method} ${req.url} could not be read: ${err.message}`,
+    };
+  }
   if (code === 'UND_ERR_MAX_REDIRECTIONS' || /redirect/i.test(e.message ?? '')) {
     return { errorCode: 'TOO_MANY_REDIRECTS', error: `Too many redirects from ${req.url}` };
   }
@@ -72,15 +88,71 @@ function headerRecord(raw: Record<string, string | string[] | undefined>): Recor
   return out;
 }
 
+/** Deletes every header named `name` (any letter case) from `headers`. */
+function dropHeader(headers: Record<string, string>, name: string): void {
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
+}
+
+/** Sets `name` in `headers`, replacing any spelling of it already there. */
+function putHeader(headers: Record<string, string>, name: string, value: string): void {
+  dropHeader(headers, name.toLowerCase());
+  headers[name] = value;
+}
+
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((h) => h.toLowerCase() === name);
+}
+
+/**
+ * The body as sent, with its Content-Type when the request sets none; undefined when there is none
+ * or the method drops it (`BODYLESS_METHODS` without `alwaysSendBody`, as Newman prunes them):
+ * then no Content-Type is added either.
+ */
 function encodeBody(req: ResolvedRequest, headers: Record<string, string>): string | undefined {
-  if (req.body === undefined || req.method === 'GET' || req.method === 'HEAD') return undefined;
-  const hasType = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type');
+  if (req.body === undefined) return undefined;
+  if (BODYLESS_METHODS.includes(req.method) && req.alwaysSendBody !== true) return undefined;
+  const hasType = hasHeader(headers, 'content-type');
   if (typeof req.body === 'string') {
     if (!hasType) headers['content-type'] = 'text/plain; charset=utf-8';
     return req.body;
   }
   if (!hasType) headers['content-type'] = 'application/json';
   return JSON.stringify(req.body);
+}
+
+/**
+ * The request target (path and query) of `raw` as written, for `disableUrlEncoding`: everything
+ * after the authority up to a fragment, with only what HTTP cannot carry percent-encoded (spaces,
+ * controls and non-ASCII bytes, as UTF-8).
+ */
+export function rawTarget(raw: string): string {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(raw);
+  let rest = authority ? raw.slice(authority[0].length) : raw;
+  const hash = rest.indexOf('#');
+  if (hash >= 0) rest = rest.slice(0, hash);
+  if (!rest.startsWith('/')) rest = `/${rest}`;
+  return rest.replace(/[^\x21-\x7e]+/gu, (run) => encodeURIComponent(run));
+}
+
+/** A redirect past `maxRedirects`: reported as TOO_MANY_REDIRECTS. */
+class TooManyRedirects extends Error {
+  readonly code = 'TOO_MANY_REDIRECTS';
+  constructor(
+    readonly url: string,
+    readonly max: number,
+  ) {
+    super(`More than ${max} redirect${max === 1 ? '' : 's'} from ${url} (maxRedirects ${max})`);
+  }
+}
+
+/** The URL a `Location` points to from `base`, when it is an http(s) URL; else none (the 3xx is the answer). */
+function redirectTarget(location: string, base: URL): URL | undefined {
+  try {
+    const next = new URL(location, base);
+    return next.protocol === 'http:' || next.protocol === 'https:' ? next : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function decodeBody(text: string, contentType: string | undefined, truncated: boolean): unknown {
@@ -146,31 +218,98 @@ async function exchange(
   }
 
   const headers: Record<string, string> = { 'user-agent': 'Assay/0.1', ...req.headers };
-  const body = encodeBody(req, headers);
+  if (!hasHeader(headers, 'accept-encoding')) headers['accept-encoding'] = ACCEPT_ENCODING;
+  let method = req.method;
+  let body = encodeBody(req, headers);
+  let target = req.disableUrlEncoding ? rawTarget(req.url) : `${url.pathname}${url.search}`;
+  const dispatcher = req.strictSSL === false ? tlsUncheckedTwin(agent) : agent;
+  const maxRedirects = req.maxRedirects ?? MAX_REDIRECTIONS;
   const span: ClientSpan | undefined = trace ? startClientSpan(req.method, url, headers) : undefined;
+  let redirects = 0;
+  /** The `auth` is applied on this hop: always on the first, on a redirect's only to the same host name (or with followAuthorizationHeader). */
+  let signing = req.auth !== undefined;
+  /** The Authorization answering this URL's Digest challenge, once challenged. */
+  let digestAnswer: string | undefined;
   try {
-    const res = await guardedRequest(agent, url, {
-      method: req.method,
-      headers,
-      body,
-      timeoutMs: req.timeoutMs,
-      signal: cancellation,
-      followRedirects: req.followRedirects,
-    });
-    const responseHeaders = headerRecord(res.headers as Record<string, string | string[] | undefined>);
-    // Stop reading at the cap: destroying the body closes the connection, nothing more arrives.
-    const { bytes, size, truncated } = await readCapped(res.body, req.maxResponseBytes);
-    const text = bytes.toString('utf8');
-    span?.end(res.statusCode);
-    return {
-      status: res.statusCode,
-      headers: responseHeaders,
-      body: decodeBody(text, responseHeaders['content-type'], truncated),
-      // Cut: the bytes received until the cut; whole: what arrived (or Content-Length, for HEAD).
-      size: truncated ? size : Math.max(size, Number(responseHeaders['content-length'] ?? 0) || 0),
-      truncated,
-      timeMs: elapsed(),
-    };
+    for (;;) {
+      const hop = { ...headers };
+      let hopTarget = target;
+      if (req.auth && signing) {
+        const signed = signRequest(req.auth, { method, url, target, headers: hop, body });
+        for (const [name, value] of Object.entries(signed.headers)) putHeader(hop, name, value);
+        if (signed.target) hopTarget = signed.target;
+        if (digestAnswer) putHeader(hop, 'Authorization', digestAnswer);
+      }
+      const res = await guardedRequest(dispatcher, url, {
+        method,
+        headers: hop,
+        body,
+        timeoutMs: Math.max(1, Math.round(req.timeoutMs - (performance.now() - started))),
+        signal: cancellation,
+        path: hopTarget,
+      });
+      const responseHeaders = headerRecord(res.headers as Record<string, string | string[] | undefined>);
+
+      // Digest (RFC 7616 §3.3): the first 401 with a challenge is answered by sending the request again.
+      if (res.statusCode === 401 && req.auth?.type === 'digest' && signing && !digestAnswer) {
+        const challenge = digestChallenge(responseHeaders['www-authenticate']);
+        if (challenge) {
+          await res.body.dump();
+          digestAnswer = digestAuthorization(req.auth, challenge, { method, target: hopTarget, body });
+          continue;
+        }
+      }
+
+      const location = responseHeaders.location;
+      const next =
+        req.followRedirects && res.statusCode >= 300 && res.statusCode < 400 && location
+          ? redirectTarget(location, url)
+          : undefined;
+      if (next) {
+        await res.body.dump();
+        if (redirects >= maxRedirects) throw new TooManyRedirects(req.url, maxRedirects);
+        redirects += 1;
+        if (next.hostname !== url.hostname && !req.followAuthorizationHeader) {
+          dropHeader(headers, 'authorization');
+          signing = false;
+        }
+        if (next.origin !== url.origin) {
+          dropHeader(headers, 'cookie');
+          dropHeader(headers, 'proxy-authorization');
+        }
+        // As Newman: anything but 307 and 308 continues with GET (HEAD stays HEAD) and no body,
+        // unless followOriginalHttpMethod keeps both.
+        if (!req.followOriginalHttpMethod && res.statusCode !== 307 && res.statusCode !== 308) {
+          if (method !== 'HEAD') method = 'GET';
+          body = undefined;
+          dropHeader(headers, 'content-type');
+          dropHeader(headers, 'content-length');
+        }
+        url = next;
+        target = `${next.pathname}${next.search}`;
+        digestAnswer = undefined;
+        continue;
+      }
+
+      // Stop reading at the cap (of the decoded body): destroying the body closes the connection.
+      const read = await readDecoded(res.body, responseHeaders['content-encoding'], req.maxResponseBytes);
+      const text = read.bytes.toString('utf8');
+      span?.end(res.statusCode);
+      return {
+        status: res.statusCode,
+        headers: responseHeaders,
+        body: decodeBody(text, responseHeaders['content-type'], read.truncated),
+        // Cut or decoded: the body's bytes until the cut; else what arrived (or Content-Length, for HEAD).
+        size:
+          read.truncated || read.contentEncoding
+            ? read.size
+            : Math.max(read.size, Number(responseHeaders['content-length'] ?? 0) || 0),
+        truncated: read.truncated,
+        ...(read.contentEncoding ? { contentEncoding: read.contentEncoding, encodedSize: read.encodedSize } : {}),
+        ...(redirects ? { redirects } : {}),
+        timeMs: elapsed(),
+      };
+    }
   } catch (err) {
     const failure = describeError(err, req);
     span?.end(undefined, failure.errorCode);

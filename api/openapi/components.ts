@@ -523,6 +523,11 @@ export const SCHEMAS = {
       timeMs: { type: 'number' },
       size: { type: 'integer' },
       truncated: { type: 'boolean' },
+      contentEncoding: {
+        type: 'string',
+        description:
+          'The content codings `body` was decoded from (`gzip`, `deflate`, `br`), as the response listed them; absent when nothing was decoded.',
+      },
     },
   },
 } satisfies Record<string, JsonSchema>;

@@ -18,6 +18,8 @@
 import type { FlowNodeType } from '../../src/domain/types';
 import {
   ASSERTION_SCHEMA,
+  AUTH_FIELDS,
+  AUTH_TYPES,
   CHILD_NODES,
   closedNodeSchema,
   DATA_SET_FIELDS,
@@ -26,6 +28,7 @@ import {
   FLOW_NODE_TYPES,
   MAX_DATA_SETS,
   NODE_FIELDS,
+  REQUEST_AUTH_SCHEMA,
   SCRIPT_SCHEMA,
   type JsonSchema,
 } from '../../src/validation/flow-schemas';
@@ -50,6 +53,7 @@ export const FLOW_NODES: JsonSchema = { type: 'array', items: ref('FlowNode') };
 const NAMED_PARTS = new Map<unknown, string>([
   [SCRIPT_SCHEMA, 'NodeScript'],
   [ASSERTION_SCHEMA, 'Assertion'],
+  [REQUEST_AUTH_SCHEMA, 'RequestAuth'],
 ]);
 
 /**
@@ -105,7 +109,34 @@ function nodeComponents(): Record<string, JsonSchema> {
       properties: { ...closed.properties, type: tag(type) },
     };
   }
-  for (const [part, name] of NAMED_PARTS) schemas[name] = forDocument({ ...(part as JsonSchema) }, name) as JsonSchema;
+  for (const [part, name] of NAMED_PARTS)
+    if (part !== REQUEST_AUTH_SCHEMA) schemas[name] = forDocument({ ...(part as JsonSchema) }, name) as JsonSchema;
+  return { ...schemas, ...authComponents() };
+}
+
+/** The component name of an auth scheme: `oauth1` → `Oauth1Auth`. */
+function authComponentName(type: string): string {
+  return `${type.charAt(0).toUpperCase()}${type.slice(1)}Auth`;
+}
+
+/** `RequestAuth`, an API node's `request.auth`: one component per scheme, discriminated on `type`. */
+function authComponents(): Record<string, JsonSchema> {
+  const schemas: Record<string, JsonSchema> = {
+    RequestAuth: union(
+      REQUEST_AUTH_SCHEMA.description,
+      AUTH_TYPES.map((type) => [type, authComponentName(type)]),
+    ),
+  };
+  for (const type of AUTH_TYPES) {
+    const fields = AUTH_FIELDS[type];
+    schemas[authComponentName(type)] = {
+      type: 'object',
+      description: fields.description,
+      required: ['type', ...(fields.required ?? [])],
+      additionalProperties: false,
+      properties: { type: tag(type), ...(forDocument(fields.properties, authComponentName(type)) as JsonSchema) },
+    };
+  }
   return schemas;
 }
 

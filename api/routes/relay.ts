@@ -14,7 +14,9 @@
  *   (src/net/address-policy.ts; `ASSAY_EGRESS_PRIVATE_FOR_NODES`, allow and deny rules, the
  *   service's infrastructure and cloud metadata always refused, every redirect hop judged), with
  *   `ASSAY_REQUEST_TIMEOUT_MS` as the default and largest time limit and the body read up to
- *   `ASSAY_MAX_RESPONSE_BYTES` (src/net/http.ts `guardedRequest`, `readCapped`).
+ *   `ASSAY_MAX_RESPONSE_BYTES` decoded bytes (src/net/http.ts `guardedRequest`;
+ *   src/net/content-encoding.ts `readDecoded`: a gzip, deflate or br body is decoded, as the
+ *   browser's `fetch` decodes it).
  * - Redirects are followed (up to `MAX_REDIRECTIONS`), as the browser's `fetch` the relay stands in
  *   for does.
  * - Headers are sent in the order, letter case and repeats given, except those the HTTP client sets
@@ -35,7 +37,8 @@ import {
   policyFromConfig,
   type AddressPolicy,
 } from '../../src/net/address-policy';
-import { guardedRequest, isTimeout, readCapped } from '../../src/net/http';
+import { readDecoded } from '../../src/net/content-encoding';
+import { guardedRequest, isTimeout } from '../../src/net/http';
 import { fieldError, type FieldError } from '../../src/problems';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { invalid, Problem } from '../problem';
@@ -78,6 +81,12 @@ export interface RelayResponse {
   size: number;
   /** The body was longer than `ASSAY_MAX_RESPONSE_BYTES`: `body` holds its first that many bytes. */
   truncated: boolean;
+  /**
+   * The content codings `body` was decoded from (`gzip`, `deflate`, `br`; src/net/content-encoding.ts),
+   * as the response's `Content-Encoding` (kept in `headers`) listed them; absent when nothing was
+   * decoded. When set, `body`, `size` and `truncated` are of the decoded body, as an API node's.
+   */
+  contentEncoding?: string;
 }
 
 /**
@@ -273,17 +282,24 @@ export async function relay(
       followRedirects: true,
       responseHeaders: 'raw',
     });
-    const { bytes, size, truncated } = await readCapped(res.body, limits.maxResponseBytes);
+    const headers = headerPairs(res.headers);
+    const coding = headers.filter(([name]) => name.toLowerCase() === 'content-encoding').map(([, v]) => v);
+    const { bytes, size, truncated, contentEncoding } = await readDecoded(
+      res.body,
+      coding.length ? coding.join(', ') : undefined,
+      limits.maxResponseBytes,
+    );
     const text = isUtf8(bytes);
     return {
       status: res.statusCode,
       statusText: res.statusText ?? '',
-      headers: headerPairs(res.headers),
+      headers,
       body: bytes.toString(text ? 'utf8' : 'base64'),
       bodyEncoding: text ? 'utf8' : 'base64',
       timeMs: Math.round((performance.now() - started) * 10) / 10,
       size,
       truncated,
+      ...(contentEncoding ? { contentEncoding } : {}),
     };
   } catch (err) {
     throw relayFailure(err, limits.timeoutMs);

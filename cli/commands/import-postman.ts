@@ -198,6 +198,10 @@ export function registerPostmanImport(
       '--single-test-case',
       'the whole collection as ONE test case (variables set by scripts pass across folders, as in Newman)',
     )
+    .option(
+      '--timeout-request <ms>',
+      "every request's time limit in ms, as Newman's --timeout-request (default: the run's ASSAY_REQUEST_TIMEOUT_MS)",
+    )
     .option('--dry-run', 'show what would be imported; change nothing')
     .option('--json', 'print the report as JSON on stdout');
   cmd.action(
@@ -209,6 +213,7 @@ export function registerPostmanImport(
         runner?: string;
         tags?: string;
         singleTestCase?: boolean;
+        timeoutRequest?: string;
         dryRun?: boolean;
         json?: boolean;
       }>();
@@ -216,12 +221,16 @@ export function registerPostmanImport(
       const environmentJson = flags.environment
         ? readJsonFile(flags.environment, 'environment', ctx.io.cwd)
         : undefined;
+      const timeoutRequestMs = flags.timeoutRequest === undefined ? undefined : Number(flags.timeoutRequest);
+      if (timeoutRequestMs !== undefined && !(Number.isInteger(timeoutRequestMs) && timeoutRequestMs >= 0))
+        throw new UsageError(`--timeout-request takes milliseconds (a whole number), not "${flags.timeoutRequest}"`);
       let imported: PostmanImport;
       try {
         imported = importPostman(collectionJson, environmentJson, {
           folder: flags.folder,
           environmentName: flags.envName,
           singleTestCase: flags.singleTestCase,
+          timeoutRequestMs,
           tags: flags.tags
             ?.split(',')
             .map((t) => t.trim())

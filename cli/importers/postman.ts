@@ -14,7 +14,9 @@
  * - request → API node: method, URL (path variables `:id` filled, disabled query parameters
  *   dropped), headers (disabled dropped), body (raw: JSON object when it parses, else the text with
  *   its Content-Type; urlencoded; form-data text fields as multipart; GraphQL), auth (bearer, basic,
- *   API key, OAuth 2 access token; inherited from folders and collection; `noauth` stops it).
+ *   API key, OAuth 2 access token; inherited from folders and collection; `noauth` stops it);
+ *   Digest, OAuth 1.0, Hawk and AWS SigV4 auth, `protocolProfileBehavior` and Newman's
+ *   `--timeout-request` through cli/importers/postman-request.ts.
  * - scripts (collection → folders → request, as Postman orders them) → the node's `beforeRequest`
  *   / `afterResponse` hooks running the code as written through the `postman` sandbox library
  *   (src/sandbox/postman/pm.js), so `pm.test` results become the node's assertions.
@@ -31,6 +33,14 @@
 import { Collection, ItemGroup, type Item, type Request, type RequestAuth } from 'postman-collection';
 import { callsSetNextRequest, dispatchFlow, literalNextRequests, type DispatchNode } from './postman-next-request';
 import { hookCode, usesCookies } from './postman-scripts';
+import type { RequestAuth as NodeAuth } from '../../src/domain/types';
+import {
+  methodRefusal,
+  pruneContentType,
+  requestSettings,
+  translateAuth,
+  type RequestSettings,
+} from './postman-request';
 
 /** A test case to create or update (fields of `POST /v1/test-cases`). */
 export interface ImportedTestCase {
@@ -46,7 +56,13 @@ export type ImportedApiNode = {
   type: 'api';
   id: string;
   name: string;
-  request: { method: string; url: string; headers?: Record<string, string>; body?: unknown };
+  request: {
+    method: string;
+    url: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    auth?: NodeAuth;
+  } & RequestSettings;
   script?: { code: string; libs: string[] };
 };
 
@@ -84,6 +100,8 @@ export interface PostmanImportOptions {
   singleTestCase?: boolean;
   /** Extra tags for every test case (`postman` is always added). */
   tags?: string[];
+  /** Newman's `--timeout-request`: every node's `timeoutMs` (cli/importers/postman-request.ts). */
+  timeoutRequestMs?: number;
 }
 
 /**
@@ -171,6 +189,7 @@ interface Translated {
   headers: Record<string, string>;
   body?: unknown;
   basic?: { username: string; password: string };
+  auth?: NodeAuth;
 }
 
 const MULTIPART_BOUNDARY = '----AssayPostmanImportBoundary7MA4YWxkTrZu0gW';
@@ -319,11 +338,10 @@ function translateRequest(request: Request, item: Item, at: string, notes: Impor
           });
         } else notes.push({ at, message: 'OAuth 2.0 auth without a stored access token in a header is not imported' });
         break;
-      default:
-        notes.push({
-          at,
-          message: `auth type "${auth.type}" is not imported (bearer, basic, apikey and oauth2 access tokens are)`,
-        });
+      default: {
+        const signed = translateAuth(auth, p, at, notes);
+        if (signed) out.auth = signed;
+      }
     }
   }
   return out;
@@ -513,6 +531,10 @@ export function importPostman(
     const translated = translateRequest(item.request, item, at, untranslated);
     const pre = [...scope.pre, ...scriptOf(item.events as never, 'prerequest')];
     const test = [...scope.test, ...scriptOf(item.events as never, 'test')];
+    const settings = requestSettings(item, at, untranslated, options.timeoutRequestMs);
+    const written: string[] = [];
+    item.request.headers.each((h) => void (!h.disabled && h.key && written.push(h.key)));
+    pruneContentType(translated.method, settings, translated.headers, written);
     const script = hookCode(at, item.name, translated, pre, test, envName!, untranslated, {
       cookies: current.cookies,
       nextRequest,
@@ -528,14 +550,14 @@ export function importPostman(
         url: translated.url,
         ...(Object.keys(translated.headers).length ? { headers: translated.headers } : {}),
         ...(translated.body !== undefined ? { body: translated.body } : {}),
+        ...settings,
+        ...(translated.auth ? { auth: translated.auth } : {}),
       },
       ...(script ? { script } : {}),
     };
-    if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].includes(translated.method)) {
-      untranslated.push({
-        at,
-        message: `method ${translated.method} is not one Assay sends (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS); the request is left out`,
-      });
+    const refused = methodRefusal(translated.method);
+    if (refused) {
+      untranslated.push({ at, message: refused });
       return;
     }
     current.testCase.flow.push(node);

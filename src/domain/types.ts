@@ -29,9 +29,25 @@ export type PlainVariables = Record<string, VariableValue>;
  */
 export type Variables = Record<string, VariableValue | SealedVariable>;
 
-/** HTTP methods an API node may send. */
+/** The HTTP methods known by name: the console's, mocks' and the relay's list. */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/**
+ * A method an API node may send: a known one ({@link HTTP_METHODS}) or any other token RFC 9110
+ * allows (§9.1, the `token` of §5.6.2: `PURGE`, `PROPFIND`, `MY-METHOD`); `CONNECT` excepted
+ * (it opens a tunnel, not a request). Checked with {@link METHOD_TOKEN_PATTERN}.
+ */
+export type RequestMethod = HttpMethod | (string & {});
+
+/** RFC 9110 §5.6.2 `token`, the syntax of a method (as a regular expression source). */
+export const METHOD_TOKEN_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$";
+
+/**
+ * Methods whose request body an API node drops unless `alwaysSendBody` (Newman's list: a body on
+ * them has no defined meaning, RFC 9110 §9.3.1, §9.3.2, and many servers refuse it).
+ */
+export const BODYLESS_METHODS: readonly string[] = ['GET', 'HEAD', 'COPY', 'PURGE', 'UNLOCK'];
 
 /**
  * Assertion operators. `target` is a JSONata expression evaluated against
@@ -76,9 +92,76 @@ export interface Assertion {
   name?: string;
 }
 
+/**
+ * Credentials an API node signs its request with (docs/flows.md "Auth"), chosen by `type`. Strings
+ * may hold `{{variable}}` placeholders (secret variables too); the signature is made when the
+ * request is sent, and results show the secrets as `***`.
+ */
+export type RequestAuth = DigestAuth | OAuth1Auth | HawkAuth | AwsSigV4Auth;
+export type RequestAuthType = RequestAuth['type'];
+
+/** HTTP Digest (RFC 7616): the first answer's `401` challenge is answered by sending the request again. */
+export interface DigestAuth {
+  type: 'digest';
+  username: string;
+  password: string;
+}
+
+/** OAuth 1.0 (RFC 5849 §3): the request signed with the consumer's and token's secrets. */
+export interface OAuth1Auth {
+  type: 'oauth1';
+  consumerKey: string;
+  consumerSecret?: string;
+  token?: string;
+  tokenSecret?: string;
+  /** Default `HMAC-SHA1`. */
+  signatureMethod?: 'HMAC-SHA1' | 'HMAC-SHA256' | 'HMAC-SHA512' | 'PLAINTEXT';
+  /** Where the protocol parameters go: the `Authorization` header (default) or the query. */
+  placement?: 'header' | 'query';
+  realm?: string;
+  callback?: string;
+  verifier?: string;
+  /** Fixed `oauth_timestamp` (default: now) and `oauth_nonce` (default: random), for replaying a known signature. */
+  timestamp?: string;
+  nonce?: string;
+  /** Send `oauth_version="1.0"` (default true). */
+  includeVersion?: boolean;
+}
+
+/** Hawk (the `hawk` scheme, https://github.com/mozilla/hawk): a MAC of the request with a shared key. */
+export interface HawkAuth {
+  type: 'hawk';
+  id: string;
+  key: string;
+  /** Default `sha256`. */
+  algorithm?: 'sha256' | 'sha1';
+  ext?: string;
+  app?: string;
+  dlg?: string;
+  /** Also MAC the body and its Content-Type (Hawk's payload hash; default false). */
+  includePayloadHash?: boolean;
+  /** Fixed `ts` (seconds) and `nonce`, for replaying a known MAC. */
+  timestamp?: string;
+  nonce?: string;
+}
+
+/** AWS Signature Version 4 (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv.html). */
+export interface AwsSigV4Auth {
+  type: 'awsv4';
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  /** Default `us-east-1`. */
+  region?: string;
+  /** Default: the first label of the host name (as the `aws4` library guesses it). */
+  service?: string;
+  /** Where the signature goes: the `Authorization` header (default) or the query (a presigned URL). */
+  placement?: 'header' | 'query';
+}
+
 /** The request an API node sends; strings may hold `{{variable}}` placeholders. */
 export interface RequestSpec {
-  method: HttpMethod;
+  method: RequestMethod;
   url: string;
   headers?: Record<string, string>;
   /** A JSON value sent as `application/json`, or a string sent as-is. */
@@ -87,6 +170,20 @@ export interface RequestSpec {
   timeoutMs?: number;
   /** Follow 3xx redirects (default true). */
   followRedirects?: boolean;
+  /** Redirects followed at most (default 10); one more fails the node with TOO_MANY_REDIRECTS. */
+  maxRedirects?: number;
+  /** Keep the method and body on a 301, 302 or 303 instead of switching to GET (default false). */
+  followOriginalHttpMethod?: boolean;
+  /** Keep `Authorization` on a redirect to another host name (default false: dropped). */
+  followAuthorizationHeader?: boolean;
+  /** Check the server's TLS certificate (default true); false accepts any certificate. */
+  strictSSL?: boolean;
+  /** Send the URL's path and query as written, not normalised and percent-encoded (default false). */
+  disableUrlEncoding?: boolean;
+  /** Send the body with GET, HEAD and the other {@link BODYLESS_METHODS} too (default false: dropped). */
+  alwaysSendBody?: boolean;
+  /** Credentials the request is signed with when sent. */
+  auth?: RequestAuth;
 }
 
 /** A script configuration (spec "Scripts and libraries"): code and library URLs. */
@@ -225,15 +322,26 @@ export interface TestCaseDefinition {
   dataSets: Record<string, unknown[]>;
 }
 
-/** What an API node's request turned into, as sent (after templating). */
+/**
+ * What an API node's request turned into, as sent (after templating). The settings added after
+ * `followRedirects` are absent when the node does not set them (recorded histories hold requests
+ * without them): absent means the default.
+ */
 export interface ResolvedRequest {
-  method: HttpMethod;
+  method: RequestMethod;
   url: string;
   headers: Record<string, string>;
   body?: unknown;
   timeoutMs: number;
   followRedirects: boolean;
   maxResponseBytes: number;
+  maxRedirects?: number;
+  followOriginalHttpMethod?: boolean;
+  followAuthorizationHeader?: boolean;
+  strictSSL?: boolean;
+  disableUrlEncoding?: boolean;
+  alwaysSendBody?: boolean;
+  auth?: RequestAuth;
 }
 
 /** The response an activity observed. `error` is set instead of `status` when no response arrived. */
@@ -249,6 +357,16 @@ export interface HttpExchange {
   size: number;
   /** True when the body was longer than the kept limit: reading stopped there and the rest was never read. */
   truncated: boolean;
+  /**
+   * The content codings the body came in and was decoded from (`gzip`, `deflate`, `br`, or a list
+   * such as `deflate, gzip`), as its `Content-Encoding` header (kept in `headers`) said; absent when
+   * nothing was decoded. When set, `body`, `size` and `truncated` are of the decoded body.
+   */
+  contentEncoding?: string;
+  /** With `contentEncoding`: the encoded bytes received. */
+  encodedSize?: number;
+  /** Redirects followed before this response (absent: none). */
+  redirects?: number;
   /** Elapsed time from sending to the end of the body, milliseconds. */
   timeMs: number;
   /** Network-level failure (connection refused, DNS, timeout), human readable. */
@@ -315,8 +433,18 @@ export interface NodeResult {
   /** Why a node was skipped (the branch not taken). */
   reason?: string;
   // API nodes
-  request?: { method: string; url: string };
-  response?: { status?: number; timeMs: number; size: number; truncated: boolean };
+  /** `auth`: the scheme the request was signed with, its secrets shown as `***`. */
+  request?: { method: string; url: string; auth?: Record<string, string> };
+  /** `contentEncoding`, `encodedSize`: as {@link HttpExchange} has them, when the body was decoded. */
+  response?: {
+    status?: number;
+    timeMs: number;
+    size: number;
+    truncated: boolean;
+    contentEncoding?: string;
+    encodedSize?: number;
+    redirects?: number;
+  };
   assertions?: AssertionResult[];
   attempts?: AttemptResult[];
   // Scripts (Script nodes and API node hooks)

@@ -278,11 +278,34 @@ let endpointsVersion = 0;
 /** How long resolved infrastructure names are trusted, ms. */
 const INFRASTRUCTURE_TTL_MS = 30_000;
 
+/** The TLS-unchecked twin of each policy agent ({@link AddressPolicy.agent}), made when first asked for. */
+const twins = new WeakMap<Agent, () => Agent>();
+/** Twins of agents made outside a policy (tests, benches): plain agents that accept any certificate. */
+const plainTwins = new WeakMap<Agent, Agent>();
+
+/**
+ * The agent to send through instead of `agent` when the server's certificate must not be checked
+ * (an API node's `strictSSL: false`): the policy's own twin for a policy agent (same rules, see
+ * {@link AddressPolicy.agent}); for an agent made outside a policy, a plain agent that accepts any
+ * certificate, one per agent.
+ */
+export function tlsUncheckedTwin(agent: Agent): Agent {
+  const ofPolicy = twins.get(agent);
+  if (ofPolicy) return ofPolicy();
+  let twin = plainTwins.get(agent);
+  if (!twin) {
+    twin = new Agent({ keepAliveTimeout: 10_000, connect: { rejectUnauthorized: false } });
+    plainTwins.set(agent, twin);
+  }
+  return twin;
+}
+
 /** The policy in force in one process; see the module's comment for the rules. */
 export class AddressPolicy {
   private readonly infrastructure: InfrastructureEndpoint[];
   private resolved?: { at: number; version: number; list: Promise<ResolvedEndpoint[]> };
-  private readonly agents = new Map<EgressKind, Agent>();
+  /** Agents by kind, and by `<kind>:tls-unchecked` for their twins ({@link AddressPolicy.agent}). */
+  private readonly agents = new Map<string, Agent>();
 
   constructor(readonly options: AddressPolicyOptions) {
     this.infrastructure = [...options.infrastructure];
@@ -370,11 +393,20 @@ export class AddressPolicy {
    * The undici dispatcher for requests of `kind`: a keep-alive agent whose connector resolves the
    * host, judges the addresses with the port, and connects to the address judged. One per kind
    * and policy; closed by {@link close}.
+   *
+   * `tls: 'unchecked'`: its twin that accepts any server certificate (an API node's
+   * `strictSSL: false`), judged by the same rules. A separate agent, so a connection whose
+   * certificate was not checked is never reused by a request that wants it checked; the twin of a
+   * policy's agent is also found with {@link tlsUncheckedTwin}.
    */
-  agent(kind: EgressKind): Agent {
-    let agent = this.agents.get(kind);
+  agent(kind: EgressKind, tls: 'checked' | 'unchecked' = 'checked'): Agent {
+    const key = tls === 'checked' ? kind : `${kind}:tls-unchecked`;
+    let agent = this.agents.get(key);
     if (!agent) {
-      const base = buildConnector({ timeout: this.options.connectTimeoutMs ?? 10_000 });
+      const base = buildConnector({
+        timeout: this.options.connectTimeoutMs ?? 10_000,
+        ...(tls === 'unchecked' ? { rejectUnauthorized: false } : {}),
+      });
       agent = new Agent({
         keepAliveTimeout: 10_000,
         connections: kind === 'bundler' ? 16 : 64,
@@ -399,7 +431,8 @@ export class AddressPolicy {
           );
         },
       });
-      this.agents.set(kind, agent);
+      this.agents.set(key, agent);
+      if (tls === 'checked') twins.set(agent, () => this.agent(kind, 'unchecked'));
     }
     return agent;
   }

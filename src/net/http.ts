@@ -37,6 +37,11 @@ export interface GuardedRequestOptions {
   /** Follow up to {@link MAX_REDIRECTIONS} redirects (each hop a new judged connection). Default false. */
   followRedirects?: boolean;
   /**
+   * The request target (path and query) exactly as given, instead of the URL's as the WHATWG parser
+   * normalises it (an API node's `disableUrlEncoding`). undici still refuses spaces and controls.
+   */
+  path?: string;
+  /**
    * `raw`: the response's `headers` are undici's flat `[name, value, …]` list, in the order
    * received with the server's letter case and every repeat (typed as a record by undici; read it
    * as `string[]`). Default: a record with lower-case names.
@@ -105,16 +110,20 @@ export async function guardedRequest(
 ): Promise<Dispatcher.ResponseData> {
   const timeout = deadlineSignal(options.timeoutMs);
   try {
-    const res = await request(url, {
+    const dispatcher = options.followRedirects ? redirectingOver(agent) : agent;
+    const common = {
       method: (options.method ?? 'GET') as Dispatcher.HttpMethod,
       headers: options.headers,
       body: options.body,
-      dispatcher: options.followRedirects ? redirectingOver(agent) : agent,
       signal: options.signal ? AbortSignal.any([timeout.signal, options.signal]) : timeout.signal,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       responseHeaders: options.responseHeaders,
-    });
+    };
+    const res =
+      options.path === undefined
+        ? await request(url, { ...common, dispatcher })
+        : await dispatcher.request({ ...common, origin: new URL(url).origin, path: options.path });
     // The limit covers the body read too: released once the body is done with (read, dumped or destroyed).
     res.body.once('close', timeout.release);
     return res;

@@ -15,7 +15,15 @@
  *
  * Schemas are plain data (JSON Schema 2020-12 keywords that draft-07 shares), never mutated.
  */
-import { ASSERTION_OPERATORS, HTTP_METHODS, NODE_TYPES, type DataSet, type FlowNodeType } from '../domain/types';
+import {
+  ASSERTION_OPERATORS,
+  HTTP_METHODS,
+  METHOD_TOKEN_PATTERN,
+  NODE_TYPES,
+  type DataSet,
+  type FlowNodeType,
+  type RequestAuthType,
+} from '../domain/types';
 
 /** A JSON Schema as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -64,6 +72,87 @@ export const ASSERTION_SCHEMA = {
   },
 } as const;
 
+/** A credential field of an API node's `auth`: text, `{{variable}}` placeholders allowed. */
+const CREDENTIAL = { type: 'string', maxLength: 4096 } as const;
+
+/** The fields of each `auth` scheme besides `type` (src/domain/types.ts `RequestAuth`; docs/flows.md "Auth"), by `type`. */
+export const AUTH_FIELDS: { readonly [T in RequestAuthType]: NodeFields } = {
+  digest: {
+    description:
+      'HTTP Digest (RFC 7616): sent without credentials first; a 401 with a `Digest` challenge (MD5, SHA-256, SHA-512-256, their `-sess` variants; qop `auth` or `auth-int`) is answered by sending the request again.',
+    required: ['username', 'password'],
+    properties: { username: CREDENTIAL, password: CREDENTIAL },
+  },
+  oauth1: {
+    description:
+      'OAuth 1.0 (RFC 5849): the request signed with the consumer and token secrets; the protocol parameters go in the `Authorization` header or, with `placement: "query"`, the query. `timestamp` and `nonce` are made for each request unless given.',
+    required: ['consumerKey'],
+    properties: {
+      consumerKey: CREDENTIAL,
+      consumerSecret: CREDENTIAL,
+      token: CREDENTIAL,
+      tokenSecret: CREDENTIAL,
+      signatureMethod: { enum: ['HMAC-SHA1', 'HMAC-SHA256', 'HMAC-SHA512', 'PLAINTEXT'] },
+      placement: { enum: ['header', 'query'] },
+      realm: CREDENTIAL,
+      callback: CREDENTIAL,
+      verifier: CREDENTIAL,
+      timestamp: CREDENTIAL,
+      nonce: CREDENTIAL,
+      includeVersion: { type: 'boolean' },
+    },
+  },
+  hawk: {
+    description:
+      'Hawk (https://github.com/mozilla/hawk): a MAC of the request with the shared `key`; `includePayloadHash` also covers the body and its Content-Type.',
+    required: ['id', 'key'],
+    properties: {
+      id: CREDENTIAL,
+      key: CREDENTIAL,
+      algorithm: { enum: ['sha256', 'sha1'] },
+      ext: CREDENTIAL,
+      app: CREDENTIAL,
+      dlg: CREDENTIAL,
+      includePayloadHash: { type: 'boolean' },
+      timestamp: CREDENTIAL,
+      nonce: CREDENTIAL,
+    },
+  },
+  awsv4: {
+    description:
+      'AWS Signature Version 4: `region` defaults to us-east-1, `service` to the first label of the host name; `placement: "query"` presigns the URL instead of setting `Authorization`.',
+    required: ['accessKeyId', 'secretAccessKey'],
+    properties: {
+      accessKeyId: CREDENTIAL,
+      secretAccessKey: CREDENTIAL,
+      sessionToken: CREDENTIAL,
+      region: CREDENTIAL,
+      service: CREDENTIAL,
+      placement: { enum: ['header', 'query'] },
+    },
+  },
+};
+
+/** The `auth` schemes, in documented order. */
+export const AUTH_TYPES = Object.keys(AUTH_FIELDS) as RequestAuthType[];
+
+/** An API node's `request.auth`: one closed schema per scheme, chosen by `type` (the document shows it as the `RequestAuth` union). */
+export const REQUEST_AUTH_SCHEMA = {
+  type: 'object',
+  required: ['type'],
+  description:
+    'Credentials the request is signed with when it is sent, after its templates are filled (docs/flows.md "Auth"); results show the secrets as `***`.',
+  properties: { type: { enum: [...AUTH_TYPES] } },
+  allOf: AUTH_TYPES.map((type) => ({
+    if: { properties: { type: { const: type } }, required: ['type'] },
+    then: {
+      required: [...(AUTH_FIELDS[type].required ?? [])],
+      additionalProperties: false,
+      properties: { type: {}, ...AUTH_FIELDS[type].properties },
+    },
+  })),
+} as const;
+
 /** The fields one node type adds to `type`, `id` and `name`. */
 export interface NodeFields {
   /** What the node does (the OpenAPI component's description). */
@@ -86,14 +175,48 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
         required: ['method', 'url'],
         additionalProperties: false,
         description:
-          'The request; strings may hold `{{variable}}` placeholders. `body`: a JSON value sent as `application/json`, or a string sent as it is.',
+          'The request; strings may hold `{{variable}}` placeholders. `body`: a JSON value sent as `application/json`, or a string sent as it is. The settings after `timeoutMs` are those of Postman\'s `protocolProfileBehavior` (docs/flows.md "Request settings").',
         properties: {
-          method: { enum: [...HTTP_METHODS] },
+          method: {
+            type: 'string',
+            pattern: METHOD_TOKEN_PATTERN,
+            description: `${HTTP_METHODS.join(', ')}, or any other method token (RFC 9110 §9.1; not CONNECT), sent in upper case.`,
+            examples: [...HTTP_METHODS],
+          },
           url: { type: 'string', minLength: 1, maxLength: 8192 },
           headers: { type: 'object', additionalProperties: { type: 'string', maxLength: 8192 }, maxProperties: 100 },
           body: {},
           timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000 },
-          followRedirects: { type: 'boolean' },
+          followRedirects: { type: 'boolean', description: 'Follow 3xx redirects (default true).' },
+          maxRedirects: {
+            type: 'integer',
+            minimum: 0,
+            maximum: 50,
+            description: 'Redirects followed at most (default 10); one more fails the node with TOO_MANY_REDIRECTS.',
+          },
+          followOriginalHttpMethod: {
+            type: 'boolean',
+            description:
+              'Keep the method and body when following a 301, 302 or 303 (default false: GET without a body).',
+          },
+          followAuthorizationHeader: {
+            type: 'boolean',
+            description: 'Keep `Authorization` on a redirect to another host name (default false: dropped).',
+          },
+          strictSSL: {
+            type: 'boolean',
+            description: "Check the server's TLS certificate (default true); false accepts any certificate.",
+          },
+          disableUrlEncoding: {
+            type: 'boolean',
+            description: 'Send the path and query as written, not normalised and percent-encoded (default false).',
+          },
+          alwaysSendBody: {
+            type: 'boolean',
+            description:
+              'Send the body with GET, HEAD, COPY, PURGE and UNLOCK too (default false: dropped, with no Content-Type).',
+          },
+          auth: REQUEST_AUTH_SCHEMA,
         },
       },
       assertions: { type: 'array', maxItems: 200, items: ASSERTION_SCHEMA },

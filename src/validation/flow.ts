@@ -233,6 +233,11 @@ export function validateFlow(
       }
       switch (node.type) {
         case 'api':
+          if (/^connect$/i.test(node.request.method))
+            issues.push({
+              path: [...at, 'request', 'method'],
+              message: 'CONNECT opens a tunnel to a proxy; an API node cannot send it',
+            });
           (node.assertions ?? []).forEach((a, j) => {
             expression(a.target, [...at, 'assertions', j, 'target']);
             checkAssertion(a, [...at, 'assertions', j], issues);

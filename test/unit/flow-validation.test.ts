@@ -17,10 +17,56 @@ describe('flow validation (src/validation/flow)', () => {
   });
 
   it('names the field at fault', () => {
-    const issues = validateFlow([api(), { type: 'api', request: { method: 'FETCH', url: '' } }]);
+    const issues = validateFlow([api(), { type: 'api', request: { method: 'GET /x', url: '' } }]);
     const paths = issues.map((i) => i.path.join('.'));
     expect(paths).to.include('flow.1.request.method');
     expect(paths).to.include('flow.1.request.url');
+  });
+
+  it('takes any method token (RFC 9110 §9.1) but CONNECT, the request settings and each auth scheme', () => {
+    const request = (extra: Record<string, unknown>) => [
+      { type: 'api', request: { method: 'GET', url: 'http://x', ...extra } },
+    ];
+    for (const method of ['PURGE', 'PROPFIND', 'MY-METHOD', 'm!#$%&*+.^_`|~'])
+      expect(validateFlow(request({ method })), method).to.deep.equal([]);
+    expect(validateFlow(request({ method: 'connect' }))).to.deep.equal([
+      {
+        path: ['flow', 0, 'request', 'method'],
+        message: 'CONNECT opens a tunnel to a proxy; an API node cannot send it',
+      },
+    ]);
+    const settings = {
+      maxRedirects: 3,
+      followOriginalHttpMethod: true,
+      followAuthorizationHeader: true,
+      strictSSL: false,
+      disableUrlEncoding: true,
+      alwaysSendBody: true,
+    };
+    expect(validateFlow(request(settings))).to.deep.equal([]);
+    for (const auth of [
+      { type: 'digest', username: '{{user}}', password: '{{password}}' },
+      { type: 'oauth1', consumerKey: 'k', consumerSecret: 's', signatureMethod: 'HMAC-SHA256', placement: 'query' },
+      { type: 'hawk', id: 'i', key: 'k', algorithm: 'sha1', includePayloadHash: true },
+      { type: 'awsv4', accessKeyId: 'a', secretAccessKey: 's', region: 'eu-west-1', service: 'execute-api' },
+    ])
+      expect(validateFlow(request({ auth })), auth.type).to.deep.equal([]);
+    expect(validateFlow(request({ auth: { type: 'digest', username: 'u' } }))).to.deep.equal([
+      { path: ['flow', 0, 'request', 'auth', 'password'], message: 'is required' },
+    ]);
+    expect(validateFlow(request({ auth: { type: 'hawk', id: 'i', key: 'k', password: 'x' } }))).to.deep.equal([
+      { path: ['flow', 0, 'request', 'auth', 'password'], message: 'is not a known field' },
+    ]);
+    const ntlm = validateFlow(request({ auth: { type: 'ntlm', username: 'u', password: 'p' } }));
+    expect(ntlm).to.deep.equal([
+      {
+        path: ['flow', 0, 'request', 'auth', 'type'],
+        message: 'must be one of "digest", "oauth1", "hawk", "awsv4"',
+      },
+    ]);
+    expect(validateFlow(request({ maxRedirects: 51 })).map((i) => i.path.join('.'))).to.deep.equal([
+      'flow.0.request.maxRedirects',
+    ]);
   });
 
   it('rejects unknown node types and unknown fields', () => {

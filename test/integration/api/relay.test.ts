@@ -9,6 +9,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import zlib from 'node:zlib';
 import { expect } from 'chai';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
@@ -31,7 +32,8 @@ const BINARY = Buffer.from(Array.from({ length: 1024 }, (_, i) => i % 256));
  * A loopback server for the relay to reach. Routes: `/raw` records the request and answers 201
  * "Made It" with repeated headers; `/binary` answers {@link BINARY}; `/big?bytes=N` N bytes of
  * text; `/slow?ms=N` waits; `/reset` cuts the connection without answering; `/redirect` 302 to
- * `/raw`; `/text` UTF-8 text with a BOM.
+ * `/raw`; `/text` UTF-8 text with a BOM; `/gzip` JSON gzipped, `/gzip-big?bytes=N` N bytes of
+ * text gzipped.
  */
 async function startRelayTarget(): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
   const seen: Seen[] = [];
@@ -73,6 +75,12 @@ async function startRelayTarget(): Promise<{ url: string; seen: Seen[]; close():
         req.socket.destroy();
       } else if (url.pathname === '/redirect') {
         res.writeHead(302, { location: '/raw?from=redirect' }).end();
+      } else if (url.pathname === '/gzip') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(zlib.gzipSync(JSON.stringify({ zipped: true })));
+      } else if (url.pathname === '/gzip-big') {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+        res.end(zlib.gzipSync('y'.repeat(Number(url.searchParams.get('bytes')))));
       } else if (url.pathname === '/text') {
         res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('\ufeffhéllo ✓');
       } else {
@@ -266,6 +274,22 @@ describe('the console relay (POST /v1/relay)', function () {
       body: '\ufeffhéllo ✓',
       size: Buffer.byteLength('\ufeffhéllo ✓'),
     });
+  });
+
+  it('decodes a gzip body as the browser would, says so, and cuts it by its decoded size', async () => {
+    const res = await relay({ method: 'GET', url: `${target.url}/gzip` });
+    expect(res.body).to.include({
+      status: 200,
+      body: '{"zipped":true}',
+      bodyEncoding: 'utf8',
+      contentEncoding: 'gzip',
+      size: 15,
+    });
+    expect(res.body.headers).to.deep.include(['content-encoding', 'gzip']);
+    const cap = app.config.runs.maxResponseBytes;
+    const big = await relay({ method: 'GET', url: `${target.url}/gzip-big?bytes=${cap * 4}` });
+    expect(big.body).to.include({ truncated: true, contentEncoding: 'gzip' });
+    expect(big.body.body).to.equal('y'.repeat(cap));
   });
 
   it('cuts a response over ASSAY_MAX_RESPONSE_BYTES and says so', async () => {
