@@ -583,17 +583,30 @@ function unsupported(what) {
   };
 }
 
+/**
+ * The iteration of an imported collection run with iteration data (the importer wraps the requests in
+ * an Iteration node over the rows, and writes `iterationCount` into `info`): 0 and 1 without data.
+ */
+function iterationOf(env) {
+  const loop = env.$context.loop;
+  const info = env.info || {};
+  if (!loop || !info.iterationCount) return { index: 0, count: 1, row: {} };
+  const row = loop.item && typeof loop.item === 'object' ? loop.item : {};
+  return { index: loop.index, count: info.iterationCount, row };
+}
+
 function makePm(env, event, request) {
   const { $context, $test } = env;
   const pending = [];
   const info = env.info || {};
   const test = (name, fn) => $test(name, fn);
   test.skip = () => undefined;
+  const iteration = iterationOf(env);
   const pm = {
     info: {
       eventName: event,
-      iteration: 0,
-      iterationCount: 1,
+      iteration: iteration.index,
+      iterationCount: iteration.count,
       requestName: info.requestName ?? '',
       requestId: info.requestId ?? '',
     },
@@ -684,6 +697,7 @@ function makePm(env, event, request) {
 async function runScripts(env, event, request, response, scripts) {
   const { pm, postman, pending } = makePm(env, event, request);
   if (response) pm.response = response;
+  const { index, row } = iterationOf(env);
   for (const script of scripts) {
     const tests = {};
     const vars = { ...env.$context.variables };
@@ -698,8 +712,8 @@ async function runScripts(env, event, request, response, scripts) {
           response.responseTime,
           vars,
           vars,
-          {},
-          0,
+          { ...row },
+          index,
           request.toJSON(),
           requireModule,
         ]
@@ -713,8 +727,8 @@ async function runScripts(env, event, request, response, scripts) {
           undefined,
           vars,
           vars,
-          {},
-          0,
+          { ...row },
+          index,
           request.toJSON(),
           requireModule,
         ];
