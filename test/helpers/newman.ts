@@ -90,20 +90,29 @@ interface ResultNode {
   id: string;
   assertions?: Array<{ name?: string; target: string; passed: boolean; message?: string }>;
   children?: ResultNode[];
+  iterationResults?: Array<{ index: number; nodes: ResultNode[] }>;
 }
 
-/** Assay's results as `request :: test` → passed (the `$test` checks of each API node, in every test case). */
+/**
+ * Assay's results as `request :: test` → passed (the `$test` checks of each API node, in every test
+ * case). Inside an Iteration node (iteration data) each key is prefixed `#<row index> `, as
+ * {@link newmanOutcomes} prefixes Newman's iterations, when there are several rows.
+ */
 export function assayOutcomes(results: {
   details: { testCases: Array<{ nodes: ResultNode[] }> };
 }): Map<string, boolean> {
   const out = new Map<string, boolean>();
-  const walk = (nodes: ResultNode[]) => {
+  const walk = (nodes: ResultNode[], iteration: number | undefined, several: boolean) => {
     for (const n of nodes) {
-      for (const a of n.assertions ?? []) if (a.target === '$test') out.set(`${n.name ?? n.id} :: ${a.name}`, a.passed);
-      if (n.children) walk(n.children);
+      const prefix = several && iteration !== undefined ? `#${iteration} ` : '';
+      for (const a of n.assertions ?? [])
+        if (a.target === '$test') out.set(`${prefix}${n.name ?? n.id} :: ${a.name}`, a.passed);
+      if (n.children) walk(n.children, iteration, several);
+      const rows = n.iterationResults ?? [];
+      for (const it of rows) walk(it.nodes, it.index, rows.length > 1);
     }
   };
-  for (const tc of results.details.testCases) walk(tc.nodes);
+  for (const tc of results.details.testCases) walk(tc.nodes, undefined, false);
   return out;
 }
 
