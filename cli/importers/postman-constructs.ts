@@ -6,10 +6,11 @@
  * the rest of the schema:
  *
  * - `protocolProfileBehavior` (collection, folders, requests): `followRedirects` is carried (the
- *   API node's `followRedirects`) and `disableBodyPruning: true` needs nothing (Assay sends the body
- *   written); any other setting (`strictSSL`, `maxRedirects`, `disableCookies`,
+ *   API node's `followRedirects`); `disableBodyPruning` matters only for a GET or HEAD with a body
+ *   (below); any other setting (`strictSSL`, `maxRedirects`, `disableCookies`,
  *   `disableUrlEncoding`, `insecureHTTPParser`, …) is not imported;
- * - a body on GET, HEAD, COPY, PURGE or UNLOCK without `disableBodyPruning` (Newman leaves it out);
+ * - a body on a GET or HEAD request with `disableBodyPruning: true`: Newman sends it, Assay sends
+ *   no body with GET or HEAD (without the setting both leave it out);
  * - `request.proxy`, `request.certificate`, request-level `variable`s, scripts given by `src`
  *   (a URL) instead of `exec`, scripts in another language than JavaScript;
  * - dynamic variables in a request other than `{{$guid}}`, `{{$randomUUID}}`, `{{$timestamp}}`,
@@ -38,8 +39,8 @@ export interface FoundConstructs {
 const CARRIED_BEHAVIOUR = new Set(['followRedirects', 'disableBodyPruning']);
 /** Dynamic variables both Assay's templates (src/domain/templating.ts) and the `pm` library fill. */
 const DYNAMIC = new Set(['$guid', '$randomUUID', '$timestamp', '$isoTimestamp', '$randomInt']);
-/** Methods whose body Newman (postman-runtime) leaves out unless `disableBodyPruning` is true. */
-const PRUNED_METHODS = new Set(['GET', 'COPY', 'HEAD', 'PURGE', 'UNLOCK']);
+/** Methods Assay's API nodes send without a body (activities/api-request.ts), as Newman does unless `disableBodyPruning`. */
+const BODYLESS_METHODS = new Set(['GET', 'HEAD']);
 
 interface RawEvent {
   listen?: string;
@@ -161,10 +162,10 @@ export function findConstructs(collection: unknown, collectionName: string): Fou
           message: `dynamic variables ${[...dynamic].map((d) => `{{${d}}}`).join(', ')} are not filled (Assay has {{$guid}}, {{$randomUUID}}, {{$timestamp}}, {{$isoTimestamp}}, {{$randomInt}}); they are sent as written`,
         });
       const method = String(request.method ?? 'GET').toUpperCase();
-      if (PRUNED_METHODS.has(method) && !bodyIsEmpty(request.body) && ppb.disableBodyPruning !== true)
-        found.warnings.push({
+      if (BODYLESS_METHODS.has(method) && !bodyIsEmpty(request.body) && ppb.disableBodyPruning === true)
+        found.untranslated.push({
           at,
-          message: `${method} with a body: Newman leaves the body out (protocolProfileBehavior.disableBodyPruning is not true); Assay sends it`,
+          message: `the body of this ${method} request is not sent (Assay sends no body with GET or HEAD); Newman sends it because of protocolProfileBehavior.disableBodyPruning`,
         });
     }
   };
