@@ -1,19 +1,23 @@
 /**
- * `assay import postman COLLECTION.json [--environment ENV.json] [options]` (docs/import-postman.md):
- * converts the collection with cli/importers/postman.ts, then creates or updates, through the
- * REST API, the environment, the test cases (matched by folder and name, so importing again
- * updates instead of duplicating) and a runner listing them in Newman's order. Prints a report:
- * what was created, updated or unchanged, what could not be translated, and the command that runs it.
+ * `assay import postman COLLECTION.json [--environment ENV.json] [--globals GLOBALS.json]
+ * [--iteration-data DATA.csv|DATA.json] [--strict] [options]` (docs/import-postman.md): reads the
+ * files in any encoding Newman reads (cli/importers/postman-formats.ts), converts the collection
+ * with cli/importers/postman.ts, then creates or updates, through the REST API, the environment,
+ * the test cases (matched by folder and name, so importing again updates instead of duplicating)
+ * and a runner listing them in Newman's order. Prints a report: what was created, updated or
+ * unchanged, what could not be translated, and the command that runs it. With `--strict`, anything
+ * not translated refuses the import before anything is written.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Command } from 'commander';
 import { importPostman, type ImportNote, type ImportedTestCase, type PostmanImport } from '../importers/postman';
+import { parseIterationData, parseJsonBytes, type IterationData } from '../importers/postman-formats';
 import type { AssayClient } from '../client';
 import { ApiProblem } from '../client';
 import type { CliContext } from '../context';
-import { EXIT, UsageError, type ExitCode } from '../errors';
+import { CliError, EXIT, UsageError, type ExitCode } from '../errors';
 
 interface StoredTestCase {
   id: string;
@@ -22,12 +26,17 @@ interface StoredTestCase {
   description?: string | null;
   tags: string[];
   flow: unknown[];
+  dataSets?: unknown[];
 }
 
 /** What the import did, printed (or given as JSON with `--json`). */
 export interface PostmanImportReport {
   collection: string;
+  /** The collection's format (v1 is converted to v2.1 as Newman converts it). */
+  format: PostmanImport['format'];
   requests: number;
+  /** Rows of the iteration data (0: none): each request runs once per row. */
+  iterations: number;
   environment: { name: string; action: 'created' | 'updated' | 'unchanged' | 'planned'; variables: number };
   testCases: Array<{
     name: string;
@@ -45,24 +54,42 @@ export interface PostmanImportReport {
   };
   untranslated: ImportNote[];
   warnings: ImportNote[];
+  ignored: ImportNote[];
   next: string;
 }
 
-function readJsonFile(file: string, what: string, cwd: string): unknown {
-  const full = path.resolve(cwd, file);
-  let text: string;
+function readBytes(file: string, what: string, cwd: string): Buffer {
   try {
-    text = fs.readFileSync(full, 'utf8');
+    return fs.readFileSync(path.resolve(cwd, file));
   } catch (err) {
     throw new UsageError(
       `cannot read the ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     );
   }
+}
+
+/** A JSON file in UTF-8 (with or without a BOM) or UTF-16 (cli/importers/postman-formats.ts `decodeText`). */
+function readJsonFile(file: string, what: string, cwd: string): unknown {
+  const bytes = readBytes(file, what, cwd);
   try {
-    return JSON.parse(text);
+    return parseJsonBytes(bytes);
   } catch (err) {
     throw new UsageError(`the ${what} ${file} is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+function readIterationData(file: string, cwd: string): IterationData {
+  const bytes = readBytes(file, 'iteration data', cwd);
+  try {
+    return parseIterationData(bytes);
+  } catch (err) {
+    throw new UsageError(`the iteration data ${file} is ${(err as Error).message}`);
+  }
+}
+
+/** Nodes of a flow, those inside Iteration nodes included. */
+function countNodes(flow: ImportedTestCase['flow']): number {
+  return flow.reduce((n, node) => n + 1 + (node.type === 'iteration' ? countNodes(node.body) : 0), 0);
 }
 
 function slug(name: string): string {
@@ -103,10 +130,19 @@ async function upsertTestCase(
   tc: ImportedTestCase,
 ): Promise<{ id: string; action: 'created' | 'updated' | 'unchanged' }> {
   const found = existing.find((e) => e.folder === tc.folder && e.name === tc.name);
-  const body = { name: tc.name, folder: tc.folder, description: tc.description ?? '', tags: tc.tags, flow: tc.flow };
+  const dataSets = tc.dataSets ?? [];
+  const body = {
+    name: tc.name,
+    folder: tc.folder,
+    description: tc.description ?? '',
+    tags: tc.tags,
+    flow: tc.flow,
+    dataSets,
+  };
   if (found) {
     const same =
       isDeepStrictEqual(found.flow, tc.flow) &&
+      isDeepStrictEqual(found.dataSets ?? [], dataSets) &&
       isDeepStrictEqual([...found.tags].sort(), [...tc.tags].sort()) &&
       (found.description ?? '') === body.description;
     if (same) return { id: found.id, action: 'unchanged' };
@@ -156,6 +192,9 @@ async function upsertRunner(
 function printReport(ctx: CliContext, report: PostmanImportReport, dryRun: boolean): void {
   const verb = dryRun ? 'Would import' : 'Imported';
   ctx.note(`${verb} "${report.collection}": ${report.requests} requests into ${report.testCases.length} test cases.`);
+  if (report.format === 'v1') ctx.note('  Collection v1, converted to v2.1 as Newman converts it');
+  if (report.iterations)
+    ctx.note(`  iteration data: ${report.iterations} rows; every request runs once per row, as with newman run -d`);
   ctx.note(
     `  environment ${report.environment.name} (${report.environment.variables} variables): ${report.environment.action}`,
   );
@@ -173,6 +212,10 @@ function printReport(ctx: CliContext, report: PostmanImportReport, dryRun: boole
     ctx.note(`Warnings (${report.warnings.length}):`);
     for (const n of report.warnings) ctx.note(`  - ${n.at}: ${n.message}`);
   }
+  if (report.ignored.length) {
+    ctx.note(`Ignored, documentation only (${report.ignored.length}):`);
+    for (const n of report.ignored) ctx.note(`  - ${n.at}: ${n.message}`);
+  }
   if (!dryRun) ctx.note(`Run it: ${report.next}`);
 }
 
@@ -184,9 +227,18 @@ export function registerPostmanImport(
 ): void {
   const cmd = group
     .command('postman')
-    .description('import a Postman collection (v2.0/v2.1) as test cases, an environment and a runner')
-    .argument('<collection>', 'collection export (JSON file)')
+    .description('import a Postman collection (v1, v2.0, v2.1) as test cases, an environment and a runner')
+    .argument('<collection>', 'collection export (JSON file: UTF-8, with or without a BOM, or UTF-16)')
     .option('--environment <file>', 'Postman environment export (JSON file); its values override collection variables')
+    .option(
+      '--globals <file>',
+      'Postman globals export (JSON file); below the collection variables and the environment',
+    )
+    .option(
+      '--iteration-data <file>',
+      'iteration data as newman run -d reads it (CSV with a header row, or a JSON array of objects): every request runs once per row',
+    )
+    .option('--strict', 'refuse the import (exit 2, nothing written) when anything could not be translated')
     .option(
       '--env-name <name>',
       "name of the Assay environment (default: the Postman environment's, else the collection's)",
@@ -216,6 +268,9 @@ export function registerPostmanImport(
         timeoutRequest?: string;
         dryRun?: boolean;
         json?: boolean;
+        globals?: string;
+        iterationData?: string;
+        strict?: boolean;
       }>();
       const collectionJson = readJsonFile(cmd.args[0]!, 'collection', ctx.io.cwd);
       const environmentJson = flags.environment
@@ -224,6 +279,8 @@ export function registerPostmanImport(
       const timeoutRequestMs = flags.timeoutRequest === undefined ? undefined : Number(flags.timeoutRequest);
       if (timeoutRequestMs !== undefined && !(Number.isInteger(timeoutRequestMs) && timeoutRequestMs >= 0))
         throw new UsageError(`--timeout-request takes milliseconds (a whole number), not "${flags.timeoutRequest}"`);
+      const globalsJson = flags.globals ? readJsonFile(flags.globals, 'globals', ctx.io.cwd) : undefined;
+      const iterationData = flags.iterationData ? readIterationData(flags.iterationData, ctx.io.cwd) : undefined;
       let imported: PostmanImport;
       try {
         imported = importPostman(collectionJson, environmentJson, {
@@ -235,6 +292,9 @@ export function registerPostmanImport(
             ?.split(',')
             .map((t) => t.trim())
             .filter(Boolean),
+          globals: globalsJson,
+          iterationData,
+          iterationDataName: flags.iterationData ? path.basename(flags.iterationData) : undefined,
         });
       } catch (err) {
         throw new UsageError(`${cmd.args[0]}: ${(err as Error).message}`);
@@ -242,7 +302,9 @@ export function registerPostmanImport(
       const runnerName = slug(flags.runner ?? imported.collectionName);
       const report: PostmanImportReport = {
         collection: imported.collectionName,
+        format: imported.format,
         requests: imported.requests,
+        iterations: imported.iterations,
         environment: {
           name: imported.environment.name,
           action: 'planned',
@@ -252,7 +314,7 @@ export function registerPostmanImport(
           name: tc.name,
           folder: tc.folder,
           action: 'planned',
-          nodes: tc.flow.length,
+          nodes: countNodes(tc.flow),
         })),
         runner: {
           name: runnerName,
@@ -262,8 +324,23 @@ export function registerPostmanImport(
         },
         untranslated: imported.untranslated,
         warnings: imported.warnings,
+        ignored: imported.ignored,
         next: `assay run --runner ${runnerName} --env ${imported.environment.name} --wait`,
       };
+      if (!imported.testCases.length) {
+        printReport(ctx, report, true);
+        throw new UsageError(
+          `${cmd.args[0]}: ${imported.requests ? 'no request Assay can send (listed above)' : 'the collection has no requests'}; nothing was imported`,
+        );
+      }
+      if (flags.strict && imported.untranslated.length) {
+        if (flags.json) ctx.print(JSON.stringify(report, null, 2));
+        printReport(ctx, report, true);
+        throw new CliError(
+          `--strict: ${imported.untranslated.length} construct(s) could not be translated (listed above); nothing was imported`,
+          EXIT.usage,
+        );
+      }
       if (!flags.dryRun) {
         const client = ctx.client();
         report.environment.action = await upsertEnvironment(client, imported.environment);

@@ -106,6 +106,8 @@ export interface HookOptions {
   requestId?: string;
   /** The request's description (legacy `request.description`). */
   description?: string;
+  /** Rows of the imported iteration data (`pm.info.iterationCount`), when the collection runs over some. */
+  iterationCount?: number;
 }
 
 /**
@@ -131,6 +133,7 @@ export function hookCode(
     environmentName,
     ...(options.requestId ? { requestId: options.requestId } : {}),
     ...(options.description ? { description: options.description } : {}),
+    ...(options.iterationCount ? { iterationCount: options.iterationCount } : {}),
   });
   const flags = `${options.cookies ? ', cookies: true' : ''}${options.nextRequest ? ', nextRequest: true' : ''}`;
   const parts = [

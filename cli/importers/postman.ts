@@ -1,7 +1,9 @@
 /**
- * Postman collection import (docs/import-postman.md): a Collection v2.0/v2.1 (read with Postman's
- * own `postman-collection` SDK) and optionally a Postman environment become Assay test cases, an
- * environment and a runner, in the order and with the variable passing a Newman run has.
+ * Postman collection import (docs/import-postman.md): a Collection v1 (converted as Newman converts
+ * it), v2.0 or v2.1 (read with Postman's own `postman-collection` SDK), optionally a Postman
+ * environment, globals and iteration data (`newman run -e -g -d`) become Assay test cases, an
+ * environment and a runner, in the order and with the variable passing a Newman run has. File
+ * formats and encodings: cli/importers/postman-formats.ts.
  *
  * Mapping (why: a Newman run is one sequence of requests sharing variables; an Assay test case
  * shares variables between its nodes, test cases start again from the run's variables):
@@ -20,15 +22,19 @@
  * - scripts (collection → folders → request, as Postman orders them) → the node's `beforeRequest`
  *   / `afterResponse` hooks running the code as written through the `postman` sandbox library
  *   (src/sandbox/postman/pm.js), so `pm.test` results become the node's assertions.
- * - collection variables + environment values (environment wins) → one Assay environment; folder
- *   variables are not imported (Newman 6 ignores them too; the report says so).
+ * - globals < collection variables < environment values (Postman's precedence) → one Assay
+ *   environment; folder variables are not imported (Newman 6 ignores them too; the report says so).
+ * - iteration data (rows of a CSV or JSON file) → a data set of each test case, whose flow runs in
+ *   an Iteration node over it: a Context node first sets each column as a variable (so `{{column}}`
+ *   and `pm.variables` see the row; `pm.iterationData` reads the row itself), then the requests, so
+ *   every request runs once per row, as `newman run -d` runs them.
  *
  * - scripts: the hooks (postman-scripts.ts); a collection whose scripts call setNextRequest becomes
  *   one test case whose flow dispatches on the next request's name (postman-next-request.ts).
  *
  * Everything that cannot be translated is listed in the report (`untranslated`), never dropped
  * silently: file uploads, other auth types, `pm.vault`, setNextRequest names no request has,
- * scripts that do not parse, …
+ * scripts that do not parse, the schema's other fields (cli/importers/postman-constructs.ts), …
  */
 import { Collection, ItemGroup, type Item, type Request, type RequestAuth } from 'postman-collection';
 import { callsSetNextRequest, dispatchFlow, literalNextRequests, type DispatchNode } from './postman-next-request';
@@ -41,6 +47,16 @@ import {
   translateAuth,
   type RequestSettings,
 } from './postman-request';
+import { findConstructs } from './postman-constructs';
+import {
+  collectionAsV2,
+  readVariableFile,
+  variableValue,
+  type IterationData,
+  type IterationRow,
+  type VariableFile,
+  type VariableValue,
+} from './postman-formats';
 
 /** A test case to create or update (fields of `POST /v1/test-cases`). */
 export interface ImportedTestCase {
@@ -49,6 +65,8 @@ export interface ImportedTestCase {
   description?: string;
   tags: string[];
   flow: ImportedNode[];
+  /** The iteration data (docs/flows.md "Data sets"), when imported with some. */
+  dataSets?: Array<{ name: string; type: 'json'; data: IterationRow[] }>;
 }
 
 /** An API node as the importer writes it (docs/flows.md). */
@@ -67,7 +85,11 @@ export type ImportedApiNode = {
 };
 
 /** An Assay flow node as the importer writes it: API nodes, and the setNextRequest dispatch (postman-next-request.ts). */
-export type ImportedNode = ImportedApiNode | DispatchNode<ImportedApiNode>;
+export type ImportedNode =
+  | ImportedApiNode
+  | DispatchNode<ImportedApiNode>
+  | { type: 'context'; id: string; name: string; set: Record<string, string> }
+  | { type: 'iteration'; id: string; name: string; dataSet: string; as: string; body: ImportedNode[] };
 
 /** One thing the import could not carry over, or something the user should know. */
 export interface ImportNote {
@@ -83,12 +105,20 @@ export interface PostmanImport {
    * of one test case sets a variable a later one reads (Newman passes it on), else `testCase`.
    */
   variableScope: 'testCase' | 'run';
-  environment: { name: string; variables: Record<string, string | number | boolean | Record<string, unknown>> };
+  /** The collection's format as read (a v1 collection is converted to v2.1 first, as Newman does). */
+  format: 'v1' | 'v2.0' | 'v2.1';
+  environment: { name: string; variables: Record<string, VariableValue> };
   testCases: ImportedTestCase[];
   /** Requests imported, in Newman's run order. */
   requests: number;
+  /** Rows of the iteration data: each request runs once per row (0: no data, one pass). */
+  iterations: number;
+  /** Constructs not carried over (they change what a run does; `--strict` refuses the import). */
   untranslated: ImportNote[];
+  /** Carried over with a difference the user should know. */
   warnings: ImportNote[];
+  /** Documentation not carried over (descriptions, saved examples): no effect on a run. */
+  ignored: ImportNote[];
 }
 
 export interface PostmanImportOptions {
@@ -102,20 +132,19 @@ export interface PostmanImportOptions {
   tags?: string[];
   /** Newman's `--timeout-request`: every node's `timeoutMs` (cli/importers/postman-request.ts). */
   timeoutRequestMs?: number;
+  /** A globals export (parsed JSON): variables below the collection's and the environment's. */
+  globals?: unknown;
+  /** Iteration data (cli/importers/postman-formats.ts `parseIterationData`): each request runs once per row. */
+  iterationData?: IterationData;
+  /** Where the iteration data came from (its file name), for the Iteration node's name. */
+  iterationDataName?: string;
 }
 
-/**
- * A Postman variable's value with its type, as Newman keeps it (a number stays a number, an object
- * an object); an array (which Assay environments do not hold) or an object that reads as an Assay
- * secret (`{"secret": …}`) becomes its JSON text, nothing becomes "".
- */
-function variableValue(value: unknown): string | number | boolean | Record<string, unknown> {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'object' && !Array.isArray(value) && !('secret' in value))
-    return value as Record<string, unknown>;
-  return JSON.stringify(value);
-}
+/** The data set and Iteration node names of imported iteration data, and the name the row has in templates. */
+export const ITERATION_DATA_SET = 'iterationData';
+const ITERATION_ITEM = '_postmanData';
+/** Names Assay's templates give a loop's own values inside an Iteration node (docs/flows.md "Templates"). */
+const LOOP_TEMPLATE_NAMES = ['index', 'iteration', ITERATION_ITEM];
 
 /** A folder name Assay accepts: path segments without slashes at the ends. */
 function folderName(name: string): string {
@@ -369,44 +398,70 @@ function variableFlow(codes: string[], templates: string[]): { sets: Set<string>
 }
 
 /**
- * Converts a collection (parsed JSON of a v2.0/v2.1 export) and optionally an environment export.
- * @throws Error with a one-line reason when `collection` is not a Postman collection.
+ * Converts a collection (parsed JSON of a v1, v2.0 or v2.1 export) and optionally an environment
+ * export, globals (`options.globals`) and iteration data (`options.iterationData`).
+ * @throws Error with a one-line reason when `collection` is not a Postman collection, or an
+ * environment or globals file is not an export.
  */
 export function importPostman(
   collectionJson: unknown,
   environmentJson?: unknown,
   options: PostmanImportOptions = {},
 ): PostmanImport {
-  const doc = collectionJson as { info?: { schema?: string; name?: string }; item?: unknown };
-  if (!doc || typeof doc !== 'object' || !doc.info || !Array.isArray(doc.item)) {
-    throw new Error('not a Postman collection (v2.0 or v2.1): expected an object with "info" and "item"');
+  const { collection: v2Json, convertedFrom } = collectionAsV2(collectionJson);
+  const doc = v2Json as { info?: { schema?: string; name?: string }; item?: unknown };
+  // Newman (the SDK) runs a collection without "info" too; only "item" is needed.
+  if (!doc || typeof doc !== 'object' || !Array.isArray(doc.item)) {
+    throw new Error(
+      'not a Postman collection (v1, v2.0 or v2.1): expected an object with "item" (v2) or "name", "order" and "requests" (v1)',
+    );
   }
-  const schema = String(doc.info.schema ?? '');
+  const schema = String(doc.info?.schema ?? '');
   if (schema && !/collection\/v2\.[01]\.0/.test(schema))
     throw new Error(
-      `unsupported Postman collection schema "${schema}" (v2.0 and v2.1 are supported; export the collection as v2.1)`,
+      `unsupported Postman collection schema "${schema}" (v1, v2.0 and v2.1 are supported; export the collection as v2.1)`,
     );
-  const collection = new Collection(collectionJson as never);
+  const format: PostmanImport['format'] = convertedFrom ?? (/v2\.0\.0/.test(schema) ? 'v2.0' : 'v2.1');
+  const collection = new Collection(v2Json as never);
   const collectionName = collection.name || 'Postman collection';
   const untranslated: ImportNote[] = [];
   const warnings: ImportNote[] = [];
+  const constructs = findConstructs(v2Json, collectionName);
+  const disabledNote = (at: string, file: VariableFile) => {
+    if (!file.disabled.length) return;
+    const newman = file.newmanUses.length
+      ? `; Newman 6.2.2 uses those marked "enabled": false (${file.newmanUses.join(', ')}) all the same, so tests reading them can differ`
+      : '';
+    warnings.push({
+      at,
+      message: `disabled values (${file.disabled.join(', ')}) are not imported, as in the Postman app${newman}`,
+    });
+  };
 
-  // Variables: collection's, overlaid by the environment's (Postman: environment wins).
-  const variables: Record<string, string | number | boolean | Record<string, unknown>> = {};
+  // Variables, lowest first as Postman resolves them: globals, collection variables, environment.
+  const variables: Record<string, VariableValue> = {};
+  if (options.globals !== undefined) {
+    const globals = readVariableFile(options.globals, 'globals');
+    Object.assign(variables, globals.variables);
+    disabledNote('globals', globals);
+  }
   collection.variables.each((v) => {
+    // The SDK has already typed the value (`"type": "number"` → 12), as Newman gives it to scripts.
     if (v.key && !v.disabled) variables[v.key] = variableValue(v.value);
   });
   let envName = options.environmentName;
   if (environmentJson !== undefined) {
-    const env = environmentJson as {
-      name?: string;
-      values?: Array<{ key?: string; value?: unknown; enabled?: boolean }>;
-    };
-    if (!env || typeof env !== 'object' || !Array.isArray(env.values))
-      throw new Error('not a Postman environment export: expected an object with "values"');
-    for (const v of env.values) if (v.key && v.enabled !== false) variables[v.key] = variableValue(v.value);
+    const env = readVariableFile(environmentJson, 'environment');
+    Object.assign(variables, env.variables);
+    disabledNote('environment', env);
     envName ??= env.name;
   }
+  const data = options.iterationData;
+  const rows = data?.rows ?? [];
+  if (rows.length > MAX_ITERATION_ROWS)
+    throw new Error(
+      `the iteration data has ${rows.length} rows; an Assay data set holds at most ${MAX_ITERATION_ROWS}`,
+    );
   envName =
     (envName ?? collectionName)
       .replace(/[^A-Za-z0-9_.-]+/g, '-')
@@ -424,7 +479,7 @@ export function importPostman(
       const here = [...names, String(raw.name ?? '')];
       const keys = (raw.variable ?? []).filter((v) => v && v.key && !v.disabled).map((v) => v.key!);
       if (keys.length)
-        warnings.push({
+        untranslated.push({
           at: pathOf(here),
           message: `folder variables (${keys.join(', ')}) are not imported: Newman ignores them too; move them to the collection or environment`,
         });
@@ -526,8 +581,10 @@ export function importPostman(
     const item = entry as Item;
     if (!current) return;
     requests += 1;
-    const names = [...relative, item.name];
-    const at = pathOf([...scope.names, item.name]);
+    // An item may have no name (Newman runs it; its reports say "undefined"): the node is named by its URL.
+    const itemName = item.name ?? (item.request?.url?.toString() || 'request');
+    const names = [...relative, itemName];
+    const at = pathOf([...scope.names, itemName]);
     const translated = translateRequest(item.request, item, at, untranslated);
     const pre = [...scope.pre, ...scriptOf(item.events as never, 'prerequest')];
     const test = [...scope.test, ...scriptOf(item.events as never, 'test')];
@@ -535,15 +592,16 @@ export function importPostman(
     const written: string[] = [];
     item.request.headers.each((h) => void (!h.disabled && h.key && written.push(h.key)));
     pruneContentType(translated.method, settings, translated.headers, written);
-    const script = hookCode(at, item.name, translated, pre, test, envName!, untranslated, {
+    const script = hookCode(at, item.name ?? '', translated, pre, test, envName!, untranslated, {
       cookies: current.cookies,
       nextRequest,
       requestId: rawIds.has(item.id) ? item.id : undefined,
       description: item.request.description?.toString() || undefined,
+      iterationCount: rows.length || undefined,
     });
     const node: ImportedApiNode = {
       type: 'api',
-      id: nodeId(item.name, current.ids),
+      id: nodeId(itemName, current.ids),
       name: pathOf(names).slice(0, 200),
       request: {
         method: translated.method,
@@ -617,9 +675,11 @@ export function importPostman(
 
   // A variable one test case's scripts set and a later one reads: Newman passes it on, so the
   // runner's test cases share their variables (variableScope `run`), in Newman's order.
+  const columns = new Set(data?.columns ?? []);
   const passed: string[] = [];
   for (let i = 0; i < flowsSetsReads.length; i++) {
     for (const name of flowsSetsReads[i]!.sets) {
+      if (columns.has(name)) continue;
       const later = flowsSetsReads.slice(i + 1).find((f) => f.reads.has(name));
       if (later) passed.push(`"${name}" (${flowsSetsReads[i]!.name} → ${later.name})`);
     }
@@ -630,13 +690,104 @@ export function importPostman(
       at: collectionName,
       message: `scripts pass variables from one folder to a later one (${[...new Set(passed)].slice(0, 5).join(', ')}${passed.length > 5 ? ', …' : ''}): the runner shares variables across its test cases (variableScope "run"), as Newman does; a test case then starts from what the one before it left`,
     });
+  if (data) {
+    for (const note of data.notes) warnings.push({ at: options.iterationDataName ?? 'iteration data', message: note });
+    if (rows.length)
+      for (const tc of testCases) withIterationData(tc, data, variables, options.iterationDataName, warnings);
+  }
+  const templates = flowsSetsReads.flatMap((f) => [...f.reads]);
+  const shadowed = LOOP_TEMPLATE_NAMES.filter((n) => columns.has(n) || (rows.length > 0 && templates.includes(n)));
+  if (rows.length && shadowed.length)
+    warnings.push({
+      at: options.iterationDataName ?? 'iteration data',
+      message: `inside the iteration over the data, Assay's templates read {{${shadowed.join('}}, {{')}}} as the loop's own values (docs/flows.md "Templates"), not the variable or column of that name; scripts (pm.variables, pm.iterationData) see the right values`,
+    });
+  if (rows.length > KEPT_ITERATION_RESULTS)
+    warnings.push({
+      at: options.iterationDataName ?? 'iteration data',
+      message: `${rows.length} rows: all run, but a run's results keep the details of the first ${KEPT_ITERATION_RESULTS} iterations of each test case (the rest are counted); above ASSAY_MAX_LOOP_ITERATIONS (default 1000) the iteration stops with a failure`,
+    });
+  untranslated.push(...constructs.untranslated);
+  warnings.push(...constructs.warnings);
   return {
     collectionName,
     variableScope,
+    format,
     environment: { name: envName, variables },
     testCases,
     requests,
+    iterations: rows.length,
     untranslated,
     warnings,
+    ignored: constructs.ignored,
   };
+}
+
+/** Rows an Assay data set holds at most (src/validation/data-sets.ts). */
+const MAX_ITERATION_ROWS = 10_000;
+/** Iterations whose results a run keeps in full (src/flow/loop.ts `KEPT_ITERATIONS`). */
+const KEPT_ITERATION_RESULTS = 50;
+/** Variables one Context node sets at most (docs/flows.md). */
+const CONTEXT_VARIABLES = 100;
+
+/**
+ * Makes `tc` run once per row of `data`, as `newman run -d` runs each request once per row: the
+ * rows become the test case's data set, and its flow the body of an Iteration node over it, after
+ * Context nodes that set each column as a variable for the row (Postman's data scope sits above
+ * the environment's). A row without a column gives the variable its imported value again (or
+ * none), as Newman's lookup falls through to the environment.
+ */
+function withIterationData(
+  tc: ImportedTestCase,
+  data: IterationData,
+  variables: Record<string, VariableValue>,
+  source: string | undefined,
+  warnings: ImportNote[],
+): void {
+  const taken = new Set<string>();
+  const collect = (nodes: ImportedNode[]) => {
+    for (const n of nodes) {
+      taken.add(n.id);
+      if (n.type === 'iteration') collect(n.body);
+    }
+  };
+  collect(tc.flow);
+  const set: Array<[string, string]> = [];
+  for (const column of data.columns) {
+    if (column.length > 200 || column.trim() === '') {
+      warnings.push({
+        at: source ?? 'iteration data',
+        message: `column ${JSON.stringify(column.slice(0, 40))} is not set as a variable (an Assay variable name has 1 to 200 characters); pm.iterationData still reads it`,
+      });
+      continue;
+    }
+    const read = `$lookup(loop.item, ${JSON.stringify(column)})`;
+    const fallback = Object.prototype.hasOwnProperty.call(variables, column)
+      ? JSON.stringify(variables[column])
+      : undefined;
+    const expression =
+      fallback !== undefined && fallback.length < 3000 ? `$exists(${read}) ? ${read} : ${fallback}` : read;
+    set.push([column, expression]);
+  }
+  const contexts: ImportedNode[] = [];
+  for (let i = 0; i < set.length; i += CONTEXT_VARIABLES) {
+    const part = set.slice(i, i + CONTEXT_VARIABLES);
+    contexts.push({
+      type: 'context',
+      id: nodeId(i === 0 ? 'iteration_data_row' : `iteration_data_row_${i / CONTEXT_VARIABLES + 1}`, taken),
+      name: 'Iteration data: the row as variables',
+      set: Object.fromEntries(part),
+    });
+  }
+  tc.dataSets = [{ name: ITERATION_DATA_SET, type: 'json', data: data.rows }];
+  tc.flow = [
+    {
+      type: 'iteration',
+      id: nodeId('iteration_data', taken),
+      name: `Iteration data${source ? ` (${source})` : ''}`.slice(0, 200),
+      dataSet: ITERATION_DATA_SET,
+      as: ITERATION_ITEM,
+      body: [...contexts, ...tc.flow],
+    },
+  ];
 }

@@ -2,11 +2,12 @@
  * `{{name}}` placeholders in API node URLs, headers and bodies.
  *
  * Rules (spec "Local request"; docs/flows.md "Templates"):
- * - `{{name}}` is replaced by the variable `name` (names are case-sensitive and may hold any
- *   character but braces, as Postman's do: `{{api/key}}`, `{{user name}}`; spaces around the name
- *   inside the braces are ignored). Values are written as text: 5 becomes "5", true becomes "true", objects
- *   and arrays become JSON. `{{user.name}}` reads a field of an object variable (a variable whose
- *   name itself contains the dots wins).
+ * - `{{name}}` is replaced by the variable `name`. Names are case-sensitive and may hold any
+ *   character but braces (`{{my var}}`, `{{a/b}}`, `{{a\\b}}`, as Postman's do); spaces around the
+ *   name are ignored (`{{ name }}`), unless a variable is named with them (Postman reads
+ *   `{{ name }}` as the name " name "). Values are written as text: 5 becomes "5", true becomes
+ *   "true", objects and arrays become JSON. `{{user.name}}` reads a field of an object variable (a
+ *   variable whose name itself contains the dots wins).
  * - An unknown name stays as written, braces included, so a typo is visible in the request.
  * - Dynamic values: `{{$guid}}` (a UUID v4), `{{$timestamp}}` (Unix seconds), `{{$isoTimestamp}}`
  *   (ISO 8601 UTC), `{{$randomInt}}` (0 to 1000). In a workflow their sources are Temporal's
@@ -27,8 +28,8 @@ export interface DynamicSources {
   random(): number;
 }
 
-/** `{{name}}`: any name without braces (Postman's names with `/`, `\\` or spaces too), trimmed. */
-const PLACEHOLDER = /\{\{\s*([^{}\s](?:[^{}]*[^{}\s])?)\s*\}\}/g;
+/** `{{…}}` around anything but braces (Postman's `/{{([^{}]*?)}}/`), at least one character. */
+const PLACEHOLDER = /\{\{([^{}]+)\}\}/g;
 
 function dynamicValue(name: string, dynamic: DynamicSources): string | undefined {
   switch (name) {
@@ -69,8 +70,10 @@ function asText(value: unknown): string {
 /** Replaces placeholders in one string. */
 export function fillTemplate(text: string, variables: TemplateVariables, dynamic: DynamicSources): string {
   if (!text.includes('{{')) return text;
-  return text.replace(PLACEHOLDER, (whole, name: string) => {
-    const value = lookup(variables, name);
+  return text.replace(PLACEHOLDER, (whole, written: string) => {
+    const name = written.trim();
+    if (!name) return whole;
+    const value = written !== name && own(variables, written) ? variables[written] : lookup(variables, name);
     if (value !== undefined) return asText(value);
     if (name.startsWith('$')) return dynamicValue(name, dynamic) ?? whole;
     return whole;

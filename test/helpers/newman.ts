@@ -90,26 +90,33 @@ interface ResultNode {
   id: string;
   assertions?: Array<{ name?: string; target: string; passed: boolean; message?: string }>;
   children?: ResultNode[];
-  iterationResults?: Array<{ nodes: ResultNode[] }>;
+  type?: string;
+  iterationResults?: Array<{ index: number; nodes: ResultNode[] }>;
 }
 
 /**
- * Assay's results as `request :: test` → passed (the `$test` checks of each API node, in every
- * test case, inside IF branches and loop iterations too; a request run again overwrites its
- * earlier outcome, as in {@link newmanOutcomes}).
+ * Assay's results as `request :: test` → passed (the `$test` checks of each API node, in every test
+ * case, inside IF branches and loop iterations too). Inside an Iteration node (iteration data) each
+ * key is prefixed `#<row index> `, as {@link newmanOutcomes} prefixes Newman's iterations, when there
+ * are several rows; in a Loop (a setNextRequest dispatch) a request run again overwrites its earlier
+ * outcome, as in {@link newmanOutcomes}.
  */
 export function assayOutcomes(results: {
   details: { testCases: Array<{ nodes: ResultNode[] }> };
 }): Map<string, boolean> {
   const out = new Map<string, boolean>();
-  const walk = (nodes: ResultNode[]) => {
+  const walk = (nodes: ResultNode[], iteration: number | undefined, several: boolean) => {
     for (const n of nodes) {
-      for (const a of n.assertions ?? []) if (a.target === '$test') out.set(`${n.name ?? n.id} :: ${a.name}`, a.passed);
-      if (n.children) walk(n.children);
-      for (const it of n.iterationResults ?? []) walk(it.nodes);
+      const prefix = several && iteration !== undefined ? `#${iteration} ` : '';
+      for (const a of n.assertions ?? [])
+        if (a.target === '$test') out.set(`${prefix}${n.name ?? n.id} :: ${a.name}`, a.passed);
+      if (n.children) walk(n.children, iteration, several);
+      const rows = n.iterationResults ?? [];
+      if (n.type === 'iteration') for (const it of rows) walk(it.nodes, it.index, rows.length > 1);
+      else for (const it of rows) walk(it.nodes, iteration, several);
     }
   };
-  for (const tc of results.details.testCases) walk(tc.nodes);
+  for (const tc of results.details.testCases) walk(tc.nodes, undefined, false);
   return out;
 }
 

@@ -15,6 +15,20 @@ describe('{{variable}} templating (src/domain/templating)', () => {
     );
   });
 
+  it('fills names with spaces, slashes and backslashes, as Postman variable names may have them', () => {
+    const vars = { 'my var': 'MV', 'a/b': 'AB', 'a\\b': 'ABS', 'x-y.z': 'dots', ünï: 'u' };
+    expect(fillTemplate('{{my var}}|{{a/b}}|{{a\\b}}|{{x-y.z}}|{{ünï}}|{{ my var }}', vars, dynamic)).to.equal(
+      'MV|AB|ABS|dots|u|MV',
+    );
+    // Empty braces and unknown odd names stay as written.
+    expect(fillTemplate('{{}}{{ }}{{no such/var}}', vars, dynamic)).to.equal('{{}}{{ }}{{no such/var}}');
+  });
+
+  it('a variable named with the spaces around it wins over the trimmed name (Postman reads it so)', () => {
+    expect(fillTemplate('{{ sp }}|{{sp}}', { ' sp ': 'exact', sp: 'trimmed' }, dynamic)).to.equal('exact|trimmed');
+    expect(fillTemplate('{{ sp }}', { sp: 'trimmed' }, dynamic)).to.equal('trimmed');
+  });
+
   it('is case-sensitive', () => {
     expect(fillTemplate('{{Name}}', { name: 'a' }, dynamic)).to.equal('{{Name}}');
   });

@@ -488,7 +488,7 @@ function makePm(env, event, request, jar, cookies) {
     info: {
       eventName: event,
       iteration: frame ? frame.index : 0,
-      iterationCount: frame && typeof frame.count === 'number' ? frame.count : 1,
+      iterationCount: frame ? info.iterationCount || (typeof frame.count === 'number' ? frame.count : 1) : 1,
       requestName: info.requestName ?? '',
       requestId: info.requestId ?? '',
     },
