@@ -3,14 +3,9 @@
  * fields) that the import does not carry over, found by walking the collection as written, so the
  * report names each one with where it is (docs/import-postman.md "Compatibility"). The request,
  * auth and script mappings note their own losses (cli/importers/postman.ts); this module covers
- * the rest of the schema:
+ * the rest of the schema (`protocolProfileBehavior` and per-request auth are
+ * cli/importers/postman-request.ts's, which reports what of them it leaves out):
  *
- * - `protocolProfileBehavior` (collection, folders, requests): `followRedirects` is carried (the
- *   API node's `followRedirects`); `disableBodyPruning` matters only for a GET or HEAD with a body
- *   (below); any other setting (`strictSSL`, `maxRedirects`, `disableCookies`,
- *   `disableUrlEncoding`, `insecureHTTPParser`, …) is not imported;
- * - a body on a GET or HEAD request with `disableBodyPruning: true`: Newman sends it, Assay sends
- *   no body with GET or HEAD (without the setting both leave it out);
  * - `request.proxy`, `request.certificate`, request-level `variable`s, scripts given by `src`
  *   (a URL) instead of `exec`, scripts in another language than JavaScript;
  * - dynamic variables in a request other than `{{$guid}}`, `{{$randomUUID}}`, `{{$timestamp}}`,
@@ -35,12 +30,8 @@ export interface FoundConstructs {
   ignored: ImportNote[];
 }
 
-/** The `protocolProfileBehavior` settings the import carries or needs nothing for. */
-const CARRIED_BEHAVIOUR = new Set(['followRedirects', 'disableBodyPruning']);
 /** Dynamic variables both Assay's templates (src/domain/templating.ts) and the `pm` library fill. */
 const DYNAMIC = new Set(['$guid', '$randomUUID', '$timestamp', '$isoTimestamp', '$randomInt']);
-/** Methods Assay's API nodes send without a body (activities/api-request.ts), as Newman does unless `disableBodyPruning`. */
-const BODYLESS_METHODS = new Set(['GET', 'HEAD']);
 
 interface RawEvent {
   listen?: string;
@@ -55,14 +46,11 @@ interface RawItem {
   response?: unknown[];
   event?: RawEvent[] | RawEvent;
   variable?: Array<{ key?: string; disabled?: boolean }>;
-  protocolProfileBehavior?: Record<string, unknown>;
 }
 interface RawRequest {
-  method?: string;
   description?: unknown;
   proxy?: unknown;
   certificate?: unknown;
-  body?: { mode?: string; disabled?: boolean; raw?: string; urlencoded?: unknown[]; formdata?: unknown[] };
 }
 
 function hasText(description: unknown): boolean {
@@ -71,14 +59,6 @@ function hasText(description: unknown): boolean {
     const content = (description as { content?: unknown }).content;
     return typeof content === 'string' && content.trim() !== '';
   }
-  return false;
-}
-
-function bodyIsEmpty(body: RawRequest['body']): boolean {
-  if (!body || body.disabled || !body.mode) return true;
-  const value = (body as Record<string, unknown>)[body.mode];
-  if (value === undefined || value === null || value === '') return true;
-  if (Array.isArray(value)) return value.length === 0;
   return false;
 }
 
@@ -94,15 +74,6 @@ export function findConstructs(collection: unknown, collectionName: string): Fou
   const describedFolders: string[] = [];
   const withExamples: string[] = [];
 
-  const behaviour = (at: string, ppb: Record<string, unknown> | undefined) => {
-    if (!ppb || typeof ppb !== 'object') return;
-    const others = Object.keys(ppb).filter((k) => !CARRIED_BEHAVIOUR.has(k));
-    if (others.length)
-      found.untranslated.push({
-        at,
-        message: `protocolProfileBehavior ${others.map((k) => `${k}: ${JSON.stringify(ppb[k])}`).join(', ')} is not imported (Assay's API nodes carry followRedirects only)`,
-      });
-  };
   const events = (at: string, list: RawEvent[] | RawEvent | undefined) => {
     // The SDK takes one event object where the schema has a list; so does this walk.
     for (const e of Array.isArray(list) ? list : list ? [list] : []) {
@@ -124,21 +95,18 @@ export function findConstructs(collection: unknown, collectionName: string): Fou
     }
   };
 
-  behaviour(collectionName, doc.protocolProfileBehavior);
   events(collectionName, doc.event);
 
-  const walk = (items: RawItem[] | undefined, names: string[], inherited: Record<string, unknown>) => {
+  const walk = (items: RawItem[] | undefined, names: string[]) => {
     for (const item of items ?? []) {
       if (!item || typeof item !== 'object') continue;
       const here = [...names, String(item.name ?? '')];
       const at = here.join(' / ');
-      behaviour(at, item.protocolProfileBehavior);
       events(at, item.event);
-      const ppb = { ...inherited, ...(item.protocolProfileBehavior ?? {}) };
       if (Array.isArray(item.item)) {
         // A top-level folder's description becomes its test case's; deeper ones have nowhere to go.
         if (names.length > 0 && hasText(item.description)) describedFolders.push(at);
-        walk(item.item, here, ppb);
+        walk(item.item, here);
         continue;
       }
       const request = (typeof item.request === 'object' && item.request ? item.request : {}) as RawRequest;
@@ -161,15 +129,9 @@ export function findConstructs(collection: unknown, collectionName: string): Fou
           at,
           message: `dynamic variables ${[...dynamic].map((d) => `{{${d}}}`).join(', ')} are not filled (Assay has {{$guid}}, {{$randomUUID}}, {{$timestamp}}, {{$isoTimestamp}}, {{$randomInt}}); they are sent as written`,
         });
-      const method = String(request.method ?? 'GET').toUpperCase();
-      if (BODYLESS_METHODS.has(method) && !bodyIsEmpty(request.body) && ppb.disableBodyPruning === true)
-        found.untranslated.push({
-          at,
-          message: `the body of this ${method} request is not sent (Assay sends no body with GET or HEAD); Newman sends it because of protocolProfileBehavior.disableBodyPruning`,
-        });
     }
   };
-  walk(doc.item, [], doc.protocolProfileBehavior ?? {});
+  walk(doc.item, []);
 
   const list = (paths: string[]) =>
     paths.length <= 5 ? paths.join('; ') : `${paths.slice(0, 5).join('; ')} and ${paths.length - 5} more`;

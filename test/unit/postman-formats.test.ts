@@ -152,7 +152,7 @@ describe('Postman import: file formats (cli/importers/postman-formats)', () => {
       );
       expect(file).to.deep.equal({
         name: 'staging',
-        variables: { s: 'text', n: 5, b: false, o: '{"x":1}', none: '', dup: '3' },
+        variables: { s: 'text', n: 5, b: false, o: { x: 1 }, none: '', dup: '3' },
         disabled: ['off', 'sdkOff'],
         // Newman 6.2.2 reads only the SDK's "disabled": true.
         newmanUses: ['off'],
@@ -342,7 +342,7 @@ describe('Postman import: iteration data as a data set and an Iteration node (cl
 });
 
 describe('Postman import: the rest of the schema in the report (cli/importers/postman-constructs)', () => {
-  it('names dynamic variables Assay does not fill, request settings it leaves out, and GET bodies Newman would send', () => {
+  it('names dynamic variables Assay does not fill, and leaves request settings to the request mapping', () => {
     const found = findConstructs(
       {
         info: { name: 'c' },
@@ -372,11 +372,10 @@ describe('Postman import: the rest of the schema in the report (cli/importers/po
       'c',
     );
     expect(found.untranslated.map((n) => `${n.at}: ${n.message}`)).to.deep.equal([
-      'F / Kept body: the body of this GET request is not sent (Assay sends no body with GET or HEAD); Newman sends it because of protocolProfileBehavior.disableBodyPruning',
-      "Faker: protocolProfileBehavior strictSSL: false is not imported (Assay's API nodes carry followRedirects only)",
       'Faker: dynamic variables {{$randomEmail}} are not filled (Assay has {{$guid}}, {{$randomUUID}}, {{$timestamp}}, {{$isoTimestamp}}, {{$randomInt}}); they are sent as written',
     ]);
-    // Without disableBodyPruning, Newman leaves a GET body out too: nothing to say.
+    // protocolProfileBehavior (strictSSL, disableBodyPruning) is carried by the request mapping
+    // (cli/importers/postman-request.ts): nothing to say here.
     expect(found.warnings).to.deep.equal([]);
   });
 });
