@@ -6,8 +6,8 @@
  *
  * Middleware, outermost first: the store's bounded waits (src/store/bounds.ts) → request id → error mapping → (for /v1) the early workflow lookup
  * of `GET /v1/runs/{id}` (used only while the store does not answer) → authentication → rate
- * limit → scope (one table, api/scopes.ts) → JSON-only bodies → body parsing → routers; then the
- * web console (api/console.ts) for any other GET.
+ * limit → scope (one table, api/scopes.ts) → JSON-only bodies → body parsing (but for the OpenAPI
+ * import, which reads its own) → routers; then the web console (api/console.ts) for any other GET.
  */
 import Koa from 'koa';
 import compose from 'koa-compose';
@@ -47,6 +47,11 @@ export const V1_ROUTERS = [
   relayRouter,
 ];
 
+/** Routes that read their body themselves (matched as the routers match: any case, an optional trailing slash). */
+function ownsBody(ctx: AppContext): boolean {
+  return ctx.method === 'POST' && /^\/v1\/designs\/import\/?$/i.test(ctx.path);
+}
+
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   // Every store wait of a request is bounded (src/store/bounds.ts, ASSAY_DATABASE_*_TIMEOUT_MS): a
@@ -72,7 +77,8 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     authenticate(deps.dataSource, authFailures, new VerifiedKeys()),
     rateLimit(deps.config.api.rateLimitPerMinute),
     enforceScopes(),
-    jsonBodies(deps.config.api.maxBodyBytes),
+    // The OpenAPI import reads its own body: a bigger limit, YAML too (api/import-document.ts).
+    jsonBodies(deps.config.api.maxBodyBytes, ownsBody),
   ]);
   const files = libraryFilesRouter();
   app.use(files.routes());

@@ -4,6 +4,9 @@
  * 400 `malformed-json` when it does not parse; errors.ts maps both). A body nesting arrays/objects
  * deeper than MAX_JSON_DEPTH (64) is refused with 400 `too-deep` naming where
  * ({@link refuseDeepBody}).
+ *
+ * `POST /v1/designs/import` reads its body itself (api/import-document.ts): up to its own limit
+ * (ASSAY_IMPORT_MAX_BYTES), JSON or YAML, kept as text and parsed on a worker thread.
  */
 import type Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
@@ -13,7 +16,7 @@ import { invalid, Problem } from './problem';
 import { illFormedString, MAX_JSON_DEPTH, tooDeep } from '../src/validation/json-limits';
 import type { AppContext, AppState } from './context';
 
-const JSON_TYPES = ['application/json', 'application/merge-patch+json', 'application/*+json'];
+export const JSON_TYPES = ['application/json', 'application/merge-patch+json', 'application/*+json'];
 
 /**
  * True when the request carries a body: a non-zero `Content-Length`, or `Transfer-Encoding`
@@ -71,9 +74,12 @@ const depthLimit: Koa.Middleware<AppState> = async (ctx, next) => {
   await next();
 };
 
-/** JSON-only bodies, parsed into `ctx.request.body`, at most `maxBytes` bytes. */
-export function jsonBodies(maxBytes: number): Koa.Middleware<AppState> {
-  return compose<AppContext>([
+/**
+ * JSON-only bodies, parsed into `ctx.request.body`, at most `maxBytes` bytes; requests for which
+ * `ownBody` is true are passed on unread (their route reads the body: api/import-document.ts).
+ */
+export function jsonBodies(maxBytes: number, ownBody?: (ctx: AppContext) => boolean): Koa.Middleware<AppState> {
+  const parse = compose<AppContext>([
     jsonOnly,
     bodyParser({
       enableTypes: ['json'],
@@ -83,5 +89,7 @@ export function jsonBodies(maxBytes: number): Koa.Middleware<AppState> {
       encoding: 'utf-8',
     }) as unknown as Koa.Middleware<AppState>,
     depthLimit,
-  ]) as unknown as Koa.Middleware<AppState>;
+  ]);
+  return ((ctx: AppContext, next: Koa.Next) =>
+    ownBody?.(ctx) ? next() : parse(ctx, next)) as unknown as Koa.Middleware<AppState>;
 }

@@ -129,6 +129,12 @@ export interface AssayConfig {
     /** Largest accepted request body (`ASSAY_MAX_BODY_BYTES`, default 1 MiB). */
     maxBodyBytes: number;
     /**
+     * Largest body of `POST /v1/designs/import` (`ASSAY_IMPORT_MAX_BYTES`, default 32 MiB): the
+     * OpenAPI descriptions big APIs publish pass 1 MiB. Parsed and sampled on a worker thread
+     * (src/mock/import-pool.ts), so it does not hold up other requests.
+     */
+    importMaxBytes: number;
+    /**
      * Failed authentications (401: no, malformed, unknown or revoked key) allowed per client
      * address (TCP peer) and minute; past it every keyed request from the address is answered 429
      * `auth-rate-limited` before its key is looked up (`ASSAY_AUTH_FAILURES_PER_MINUTE`, default
@@ -489,6 +495,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       recoveryIntervalMs: integer(env, 'ASSAY_RECOVERY_INTERVAL_MS', 5000, 100, 3_600_000),
       trustProxy: boolean(env, 'ASSAY_TRUST_PROXY', false),
       maxBodyBytes: integer(env, 'ASSAY_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+      importMaxBytes: integer(env, 'ASSAY_IMPORT_MAX_BYTES', 32 * 1024 * 1024, 1024, 256 * 1024 * 1024),
       authFailuresPerMinute: integer(env, 'ASSAY_AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
       consoleDir: path.resolve(env.ASSAY_CONSOLE_DIR || path.join(__dirname, '..', 'console')),
       relayPerMinute: integer(env, 'ASSAY_RELAY_PER_MINUTE', 60, 1, 1_000_000),

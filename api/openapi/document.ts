@@ -116,6 +116,7 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
                 schema: op.body.schema,
                 ...(op.body.examples ? { examples: op.body.examples } : {}),
               },
+              ...Object.fromEntries(Object.entries(op.body.alsoAs ?? {}).map(([type, schema]) => [type, { schema }])),
             },
           },
         }

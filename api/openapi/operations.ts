@@ -59,7 +59,14 @@ export interface ApiOperation {
   tag: string;
   auth: OperationAuth;
   /** The request body: the very schema object the route validates with. */
-  body?: { schema: JsonSchema; required: boolean; description?: string; examples?: Record<string, Example> };
+  body?: {
+    schema: JsonSchema;
+    required: boolean;
+    description?: string;
+    examples?: Record<string, Example>;
+    /** Media types taken besides `application/json`, with their schemas. */
+    alsoAs?: Record<string, JsonSchema>;
+  };
   query?: QueryParam[];
   /** `Idempotency-Key` is read (run starts). */
   idempotent?: boolean;
@@ -493,7 +500,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       operationId: 'importDesigns',
       summary: 'Import designs from an OpenAPI 3.x document',
       description:
-        'The body is the document itself (JSON), or `{"document": "<JSON or YAML text>"}`. Routes already designed are skipped unless `?replace=true`.',
+        'The body is the document itself (JSON or YAML), or `{"document": "<JSON or YAML text>"}`, up to `ASSAY_IMPORT_MAX_BYTES` (default 32 MiB; other bodies: `ASSAY_MAX_BODY_BYTES`). Routes already designed are skipped unless `?replace=true`.',
       tag: 'Designs',
       auth: 'apiKey',
       query: [
@@ -503,15 +510,23 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
           schema: { enum: ['true', 'false'] },
         },
       ],
-      body: body(
-        {
-          type: 'object',
-          description:
-            'An OpenAPI 3.x document, or `{"document": …}` holding one as JSON or YAML text (checked when parsed; no schema validation before).',
-          properties: { document: { type: ['string', 'object'] } },
-        },
-        'importDesigns',
-      ),
+      body: {
+        ...body(
+          {
+            type: 'object',
+            description:
+              'An OpenAPI 3.x document, or `{"document": …}` holding one as JSON or YAML text (checked when parsed; no schema validation before).',
+            properties: { document: { type: ['string', 'object'] } },
+          },
+          'importDesigns',
+        ),
+        alsoAs: Object.fromEntries(
+          ['application/yaml', 'application/x-yaml', 'text/yaml'].map((type) => [
+            type,
+            { type: 'string', description: 'The OpenAPI 3.x document as YAML (or JSON) text.' },
+          ]),
+        ),
+      },
       responses: {
         '201': ok('The designs made, and the operations skipped.', schemaRef('DesignImport'), ['designImport']),
       },

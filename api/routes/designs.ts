@@ -8,7 +8,8 @@
  *   PUT    /v1/designs/{id}            replace                                           → 200
  *   PATCH  /v1/designs/{id}            any field                                         → 200
  *   DELETE /v1/designs/{id}                                                              → 204
- *   POST   /v1/designs/import          an OpenAPI 3.x document (the JSON body, or {document: "<JSON or YAML text>"})
+ *   POST   /v1/designs/import          an OpenAPI 3.x document (the JSON body, {document: "<JSON or YAML text>"},
+ *                                      or a YAML body; up to ASSAY_IMPORT_MAX_BYTES; api/import-document.ts)
  *                                      → 201 {created, skipped}; `?replace=true` replaces designs of the same routes
  *   POST   /v1/mock-samples            {schema, mode: "fast"|"ai", hint?} → {data}
  *
@@ -29,8 +30,8 @@ import { ApiDesign } from '../../src/store/entities';
 import type { MockResponse } from '../../src/domain/types';
 import { isUniqueViolation } from '../../src/store/errors';
 import { parsePath } from '../../src/mock/paths';
-import { designsFromOpenApi, DocumentTooDeepError, parseOpenApi } from '../../src/mock/openapi';
 import { tooDeepProblem } from '../body';
+import { documentBodies, importDocument } from '../import-document';
 import { MAX_JSON_DEPTH, schemaLoop, tooDeep } from '../../src/validation/json-limits';
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
 import { HTTP_METHODS } from '../../src/domain/types';
@@ -278,29 +279,11 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     ctx.body = json(d);
   });
 
-  router.post('/designs/import', async (ctx) => {
-    const body = jsonBody(ctx) as Record<string, unknown>;
+  // Its own body limit and media types; parsed and sampled on a worker thread (api/import-document.ts).
+  const importBody = documentBodies(config.api.importMaxBytes, 'ASSAY_IMPORT_MAX_BYTES');
+  router.post('/designs/import', importBody, async (ctx) => {
     const replace = queryString(ctx, 'replace') === 'true';
-    let doc: Record<string, unknown>;
-    try {
-      doc =
-        typeof body.document === 'string'
-          ? parseOpenApi(body.document)
-          : parseOpenApi(JSON.stringify(body.document ?? body));
-    } catch (err) {
-      if (err instanceof DocumentTooDeepError) throw tooDeepProblem(['document', ...err.path], 'The document');
-      throw invalid(
-        [fieldError(['document'], (err as Error).message)],
-        `Not an importable OpenAPI document: ${(err as Error).message}`,
-      );
-    }
-    let result: ReturnType<typeof designsFromOpenApi>;
-    try {
-      result = designsFromOpenApi(doc);
-    } catch (err) {
-      if (!(err instanceof SampleError)) throw err;
-      throw sampleProblem([{ err, at: ['document'] }], err.message);
-    }
+    const result = await importDocument(ctx);
     const workspaceId = ctx.state.caller.workspaceId;
     const created = await dataSource.transaction(async (manager) => {
       const out: ApiDesign[] = [];

@@ -11,16 +11,17 @@
  * `const`) or schema samples (openapi-sampler through src/mock/samples.ts), a request body from
  * the media type's examples or a sample (JSON preferred), and the credentials the operation's
  * security requirement asks for as `{{…}}` variables. Assertions: the status, the content type,
- * and `matchesSchema` with the response schema converted to JSON Schema (./openapi-schema.ts).
+ * and `matchesSchema` with the response schema converted to JSON Schema (src/mock/openapi-schema.ts).
  *
  * Parsing, `$ref` following and sampling are the mock import's (src/mock/openapi.ts,
  * src/mock/samples.ts).
  */
 import { sample } from 'openapi-sampler';
 import { deref } from '../../src/mock/openapi';
+import { isJsonMedia, pickMedia } from '../../src/mock/media';
 import { SampleError, sampleFromSchema, SAMPLE_LIMITS } from '../../src/mock/samples';
 import type { Assertion, FlowNode, HttpMethod, RequestSpec } from '../../src/domain/types';
-import { toJsonSchema } from './openapi-schema';
+import { toJsonSchema } from '../../src/mock/openapi-schema';
 
 type Json = Record<string, unknown>;
 
@@ -279,19 +280,6 @@ function securityFor(
   return out;
 }
 
-/** Picks a media type: the JSON one (application/json first), else the first listed. */
-function pickMedia(content: unknown): { type: string; media: Json } | undefined {
-  if (!content || typeof content !== 'object') return undefined;
-  const types = Object.keys(content as Json);
-  const type =
-    types.find((t) => /^application\/json\s*(;|$)/i.test(t)) ??
-    types.find((t) => /[/+]json\s*(;|$)/i.test(t)) ??
-    types[0];
-  return type ? { type, media: ((content as Json)[type] ?? {}) as Json } : undefined;
-}
-
-const isJson = (type: string) => /^application\/(.+\+)?json\s*(;|$)/i.test(type) || /[/+]json\s*(;|$)/i.test(type);
-
 /** The request body and its Content-Type; undefined when the operation sends none. */
 function requestBodyFor(
   doc: Json,
@@ -301,13 +289,13 @@ function requestBodyFor(
 ): { body: unknown; contentType: string } | undefined {
   const rb = deref(doc, op.requestBody);
   if (!rb) return undefined;
-  const picked = pickMedia(rb.content);
+  const picked = pickMedia(deref(doc, rb.content));
   if (!picked) return undefined;
   const { type, media } = picked;
   const base = type.split(';')[0]!.trim().toLowerCase();
   const what = `${label} request body (${base})`;
   const valueOf = () => exampleOf(doc, media)?.value ?? valueForSchema(doc, media.schema, what, true);
-  if (isJson(base)) {
+  if (isJsonMedia(base)) {
     const value = valueOf();
     // A JSON string is sent as its JSON text (a plain string body would be sent as is).
     return { body: typeof value === 'string' ? JSON.stringify(value) : value, contentType: type };
@@ -411,7 +399,7 @@ function testCaseFor(
 
   // The response to check.
   const response = deref(doc, (op.responses as Json)[success.key]);
-  const media = pickMedia(response?.content);
+  const media = pickMedia(deref(doc, response?.content));
   const assertions: Assertion[] = [];
   if (success.status !== null)
     assertions.push({
@@ -432,7 +420,7 @@ function testCaseFor(
         expected: base,
       });
     }
-    if (isJson(base) && media.media.schema) {
+    if (isJsonMedia(base) && media.media.schema) {
       const converted = toJsonSchema(media.media.schema, doc, { response: true });
       notes.push(...converted.notes.map((n) => `response schema: ${n}`));
       assertions.push({

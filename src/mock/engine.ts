@@ -31,7 +31,9 @@ import { Faker, base, en } from '@faker-js/faker';
 import FindMyWay from 'find-my-way';
 import type { DataSource } from 'typeorm';
 import { ApiDesign } from '../store/entities';
+import type { MockResponse } from '../domain/types';
 import { parsePath } from './paths';
+import { isJsonMedia } from './media';
 import { compileBody, compileHeaders, type CompiledBody, type CompiledHeaders, type TemplateScope } from './templates';
 import { mockRequests } from '../observability/metrics';
 import type { DatabaseTimeouts } from '../config';
@@ -101,7 +103,7 @@ function compileDesign(d: ApiDesign): CompiledDesign {
       name: r.name,
       body: NO_BODY.has(r.status)
         ? { static: '' }
-        : compileBody(r.data === undefined ? null : r.data, r.dynamic === true),
+        : (textBody(r) ?? compileBody(r.data === undefined ? null : r.data, r.dynamic === true)),
       headers: compileHeaders(r.headers, r.dynamic === true),
       delayMs: Math.min(r.delayMs ?? 0, 60_000),
     });
@@ -120,6 +122,17 @@ function compileDesign(d: ApiDesign): CompiledDesign {
   }
   const defined = Object.fromEntries(statuses.map((s) => [String(s), byStatus.get(s)!.map((r) => r.code)]));
   return { id: d.id, method: d.method, path: d.path, byStatus, statuses, defaultStatus, defined };
+}
+
+/**
+ * The body of a response whose `data` is a string and whose `Content-Type` header names a media
+ * type that is not JSON (`text/plain`, `application/xml`): the text itself, not its JSON string
+ * (docs/mocks.md "Designs"); undefined otherwise.
+ */
+function textBody(r: MockResponse): CompiledBody | undefined {
+  if (typeof r.data !== 'string' || r.dynamic === true) return undefined;
+  const type = Object.entries(r.headers ?? {}).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+  return type && !isJsonMedia(type) ? { static: r.data } : undefined;
 }
 
 function baseHeaders(designId: string, r: Pick<CompiledResponse, 'code'>): Record<string, string | number> {

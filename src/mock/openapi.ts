@@ -2,13 +2,25 @@
  * Import of API designs from an OpenAPI 3.x document (JSON or YAML): one design per path and
  * method, one mock response per documented status (2xx…5xx; `default` and `4XX`-style ranges are
  * skipped), several when the response lists several `examples` (codes 1, 2, … in their order).
- * Data comes from the response's `example`/`examples`, else a sample of its schema
- * (openapi-sampler, `$ref`s resolved against the document).
+ *
+ * - Media type: the JSON one ({@link pickMedia}: `application/json`, else any `…+json`, else the
+ *   first listed), served with that `Content-Type` (`application/scim+json`, `text/plain`, …), as
+ *   the contract tests made from the same description expect (cli/importers/openapi.ts).
+ * - Data: the response's `example`/`examples` as written; else a sample of its schema
+ *   (openapi-sampler, `$ref`s resolved against the document) made to satisfy the schema
+ *   (./conforming.ts: patterns, formats, enums, bounds, the `oneOf` branch that validates).
+ * - Warnings: an example that does not match its own schema (the description's fault: the mock
+ *   serves it with the failing values replaced, so that it agrees with the contract test), and a
+ *   schema no sample could satisfy (contradictory keywords, a pattern of another regex dialect).
  */
 import { parse as parseYaml } from 'yaml';
 import type { MockResponse } from '../domain/types';
 import { parsePath } from './paths';
+import { deref } from './refs';
 import { SampleError, sampleFromSchema } from './samples';
+import { conformSample, schemaErrors } from './conforming';
+import { toJsonSchema } from './openapi-schema';
+import { isJsonMedia, pickMedia } from './media';
 import { MAX_JSON_DEPTH, tooDeep } from '../validation/json-limits';
 
 export interface ImportedDesign {
@@ -25,23 +37,15 @@ export interface ImportResult {
   title: string;
   designs: ImportedDesign[];
   skipped: Array<{ operation: string; reason: string }>;
+  /** Imported, with something the user should know: `{operation: "GET /a 200", reason}`. */
+  warnings: Array<{ operation: string; reason: string }>;
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
 
 type Json = Record<string, unknown>;
 
-/** Follows a local `$ref` (`#/components/...`), through chains of them; undefined when it points outside the document or nowhere (also used by cli/importers/openapi.ts). */
-export function deref(doc: Json, value: unknown, depth = 0): Json | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  const ref = (value as { $ref?: unknown }).$ref;
-  if (typeof ref !== 'string') return value as Json;
-  if (!ref.startsWith('#/') || depth > 20) return undefined;
-  let node: unknown = doc;
-  for (const part of ref.slice(2).split('/'))
-    node = (node as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-  return deref(doc, node, depth + 1);
-}
+export { deref } from './refs';
 
 /**
  * A copy of `schema` with local `$ref`s replaced by what they point to (cycles and depth > 8 become
@@ -63,11 +67,18 @@ function inline(doc: Json, schema: unknown, seen: string[] = []): unknown {
   return out;
 }
 
-function jsonContent(doc: Json, response: Json): Json | undefined {
-  const content = response.content as Record<string, Json> | undefined;
-  if (!content) return undefined;
-  const type = Object.keys(content).find((t) => /json/i.test(t)) ?? Object.keys(content)[0];
-  return type ? deref(doc, content[type]) : undefined;
+function mediaOf(doc: Json, response: Json): { type: string; media: Json } | undefined {
+  // `content` given by a $ref (Lob's descriptions do so) is followed too.
+  const picked = pickMedia(deref(doc, response.content));
+  if (!picked) return undefined;
+  const media = deref(doc, picked.media);
+  return media ? { type: picked.type, media } : undefined;
+}
+
+/** The `Content-Type` a mock response declares for `type` (nothing for plain application/json). */
+function contentTypeHeaders(type: string | undefined): Record<string, string> | undefined {
+  if (!type || /^application\/json\s*$/i.test(type) || type.includes('*')) return undefined;
+  return { 'content-type': type };
 }
 
 /** A document nesting deeper than MAX_JSON_DEPTH; `path` points at where (empty when the YAML parser gave up). */
@@ -110,9 +121,15 @@ export function designsFromOpenApi(doc: Json): ImportResult {
     title: String((doc.info as Json | undefined)?.title ?? 'untitled'),
     designs: [],
     skipped: [],
+    warnings: [],
   };
+  /** `GET /users/{}` → the operation that took it. */
+  const routes = new Map<string, string>();
   for (const [rawPath, item] of Object.entries(doc.paths as Record<string, Json>)) {
-    const parsed = parsePath(rawPath);
+    // Some descriptions (Box's) tell operations on one path apart by a fragment (`/files/{id}#get_shared_link`),
+    // which no request carries: the mock answers the path before it, the first such operation.
+    const hash = rawPath.indexOf('#');
+    const parsed = parsePath(hash >= 0 ? rawPath.slice(0, hash) : rawPath);
     for (const method of METHODS) {
       const op = (item as Json)[method] as Json | undefined;
       if (!op) continue;
@@ -121,44 +138,102 @@ export function designsFromOpenApi(doc: Json): ImportResult {
         result.skipped.push({ operation: label, reason: `path ${parsed.error}` });
         continue;
       }
+      const route = `${method.toUpperCase()} ${parsed.routeKey}`;
+      const earlier = routes.get(route);
+      if (earlier !== undefined) {
+        result.skipped.push({ operation: label, reason: `the same route as ${earlier}, imported first` });
+        continue;
+      }
+      routes.set(route, label);
       const responses: MockResponse[] = [];
       const responseSchemas: Record<string, object> = {};
       for (const [statusKey, rawResponse] of Object.entries((op.responses as Json | undefined) ?? {})) {
         if (!/^[1-5]\d\d$/.test(statusKey)) continue;
         const status = Number(statusKey);
+        const at = `${label} ${statusKey}`;
         const response = deref(doc, rawResponse);
-        const media = response ? jsonContent(doc, response) : undefined;
+        const picked = response ? mediaOf(doc, response) : undefined;
+        const media = picked?.media;
+        const headers = contentTypeHeaders(picked?.type);
         const schema = media?.schema ? (inline(doc, media.schema) as Json) : undefined;
         if (schema) responseSchemas[statusKey] = schema;
+        // What a contract test checks the body against (cli/importers/openapi.ts), for JSON bodies.
+        const checked =
+          media?.schema && picked && isJsonMedia(picked.type)
+            ? toJsonSchema(media.schema, doc, { response: true }).schema
+            : undefined;
+        // An example that breaks its own schema is the description's fault: the mock serves it with
+        // the failing values replaced (so that it agrees with the contract test), and says so.
+        const checkExample = (name: string, value: unknown): unknown => {
+          if (!checked) return value;
+          const errors = schemaErrors(value, checked);
+          if (!errors.length) return value;
+          const conformed = conformSample(value, checked);
+          result.warnings.push({
+            operation: at,
+            reason: `the description's ${name} does not match its own schema (${errors.join('; ')}); ${
+              conformed.valid
+                ? `the mock serves it with ${conformed.replaced.map((p) => p || '(root)').join(', ')} made to match`
+                : 'the mock serves it as written'
+            }`,
+          });
+          return conformed.valid ? conformed.value : value;
+        };
         const examples = media?.examples as Record<string, unknown> | undefined;
         if (examples && Object.keys(examples).length > 0) {
           Object.entries(examples).forEach(([name, ex], i) => {
             const e = deref(doc, ex);
-            responses.push({ status, code: i + 1, name, data: e?.value ?? null });
+            const data = checkExample(`example "${name}"`, e?.value ?? null);
+            responses.push({ status, code: i + 1, name, data, ...(headers ? { headers } : {}) });
           });
         } else if (media && 'example' in media) {
-          responses.push({ status, code: 1, data: media.example });
+          const data = checkExample('example', media.example);
+          responses.push({ status, code: 1, data, ...(headers ? { headers } : {}) });
         } else if (schema) {
           let data: unknown;
           try {
-            data = sampleFromSchema(schema, doc);
+            try {
+              data = sampleFromSchema(schema, doc);
+            } catch (err) {
+              // Too large with every optional property (Figma's node trees): the required ones only.
+              if (!(err instanceof SampleError) || err.code !== 'sample-too-large') throw err;
+              data = sampleFromSchema(schema, doc, { requiredOnly: true });
+              result.warnings.push({
+                operation: at,
+                reason: `a sample with every optional property would be too large (${err.detail}); the mock's has the required properties only`,
+              });
+            }
           } catch (err) {
             if (!(err instanceof SampleError)) throw err;
             throw new SampleError(
-              `${label} ${statusKey}: ${err.message}`,
+              `${at}: ${err.message}`,
               err.status,
               err.code,
               ['paths', rawPath, method, 'responses', statusKey],
               err.detail,
             );
           }
-          responses.push({ status, code: 1, data });
+          if (checked) {
+            const conformed = conformSample(data, checked);
+            data = conformed.value;
+            if (!conformed.valid)
+              result.warnings.push({
+                operation: at,
+                reason: `no sample satisfying the schema could be made (${conformed.errors.join('; ')})${
+                  conformed.errors.some((e) => /oneOf/.test(e))
+                    ? ': its oneOf branches overlap, so a value matching one matches another too'
+                    : ''
+                }`,
+              });
+          }
+          responses.push({ status, code: 1, data, ...(headers ? { headers } : {}) });
         } else {
           responses.push({
             status,
             code: 1,
             name: String(response?.description ?? '').slice(0, 200) || undefined,
             data: null,
+            ...(headers ? { headers } : {}),
           });
         }
       }
@@ -167,7 +242,7 @@ export function designsFromOpenApi(doc: Json): ImportResult {
         continue;
       }
       const body = deref(doc, op.requestBody);
-      const requestMedia = body ? jsonContent(doc, body) : undefined;
+      const requestMedia = body ? mediaOf(doc, body)?.media : undefined;
       result.designs.push({
         method: method.toUpperCase(),
         path: parsed.path,

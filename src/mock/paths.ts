@@ -1,6 +1,8 @@
 /**
- * Paths of API designs: `/users/{userId}/orders`. A parameter is a whole segment `{name}` (spec
- * "Mock service behavior" 5); its name is an identifier, used once per path.
+ * Paths of API designs: `/users/{userId}/orders` (spec "Mock service behavior" 5). A parameter
+ * `{name}` is a whole segment, or part of one followed by text starting with `.` or `-`
+ * (`/Accounts/{Sid}.json`, `/near/{lat}-{lng}`, as OpenAPI descriptions such as Twilio's write
+ * them; find-my-way ends a parameter's value there). Its name is an identifier, used once per path.
  */
 
 export interface ParsedPath {
@@ -15,6 +17,8 @@ export interface ParsedPath {
 }
 
 const PARAM = /^\{([A-Za-z_][A-Za-z0-9_]{0,63})\}$/;
+/** A parameter within a segment, and the text after it. */
+const PARTIAL = /\{([A-Za-z_][A-Za-z0-9_]{0,63})\}/g;
 
 /** Parses a design path. @returns the parsed path, or a message saying what is wrong. */
 export function parsePath(raw: string): ParsedPath | { error: string } {
@@ -36,13 +40,33 @@ export function parsePath(raw: string): ParsedPath | { error: string } {
       params.push(m[1]!);
       shape.push('{}');
       router.push(`:${m[1]}`);
+    } else if (/[{}]/.test(segment)) {
+      if (/[:*]/.test(segment.replace(PARTIAL, '')))
+        return { error: `segment "${segment}" may not contain : or * beside a parameter` };
+      const parts = segment.split(PARTIAL); // literal, name, literal, name, …, literal
+      const badText = parts.filter((_, i) => i % 2 === 0).find((t) => /[{}]/.test(t));
+      if (badText !== undefined)
+        return {
+          error: `segment "${segment}": a parameter is written {name}, a letter or _ then letters, digits or _`,
+        };
+      for (let i = 1; i < parts.length; i += 2) {
+        const name = parts[i]!;
+        const after = parts[i + 1]!;
+        if (params.includes(name)) return { error: `uses the parameter {${name}} twice` };
+        if (i + 2 < parts.length ? !/^[.-]/.test(after) : after !== '' && !/^[.-]/.test(after))
+          return {
+            error: `segment "${segment}": a parameter within a segment must be followed by text starting with . or - (as in {Sid}.json)`,
+          };
+        params.push(name);
+      }
+      shape.push(parts.map((p, i) => (i % 2 ? '{}' : p)).join(''));
+      router.push(parts.map((p, i) => (i % 2 ? `:${p}` : p)).join(''));
     } else {
-      if (/[{}]/.test(segment))
-        return { error: `segment "${segment}": a parameter must be a whole segment such as {userId}` };
-      if (/[:*]/.test(segment)) return { error: `segment "${segment}" may not contain : or *` };
+      if (segment.includes('*')) return { error: `segment "${segment}" may not contain *` };
       shape.push(segment);
-      // find-my-way reads ':' and '*' as syntax; literal segments never contain them (checked above).
-      router.push(segment);
+      // find-my-way reads ':' as a parameter and '::' as a literal colon (`/v1/things:batchGet`,
+      // Google's custom methods); '*' would be a wildcard (refused above).
+      router.push(segment.replace(/:/g, '::'));
     }
   }
   const join = (parts: string[]) => `/${parts.join('/')}`;

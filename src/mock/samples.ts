@@ -45,7 +45,7 @@ function resolveRef(root: unknown, ref: string): unknown {
  * additionalProperties; nesting stops at depth 8; a schema already being sampled is not entered
  * again). Throws {@link SampleError} `sample-too-large` naming the keyword when a cap bites.
  */
-function estimateSample(schema: unknown, root: unknown): number {
+function estimateSample(schema: unknown, root: unknown, requiredOnly = false): number {
   let steps = 0;
   const tooLarge = (path: Array<string | number>, detail: string) =>
     new SampleError(`The sample would be too large: ${detail}.`, 422, 'sample-too-large', path, detail);
@@ -88,10 +88,12 @@ function estimateSample(schema: unknown, root: unknown): number {
       total += Math.max(0, n) * (1 + visit(items, depth + 1, [...path, 'items'], inner));
     }
     if (s.properties && typeof s.properties === 'object') {
+      const required = Array.isArray(s.required) ? (s.required as unknown[]) : [];
       for (const [name, sub] of Object.entries(s.properties as Schema))
-        total += name.length + 4 + visit(sub, depth + 1, [...path, 'properties', name], inner);
+        if (!requiredOnly || required.includes(name))
+          total += name.length + 4 + visit(sub, depth + 1, [...path, 'properties', name], inner);
     }
-    if (s.additionalProperties && typeof s.additionalProperties === 'object')
+    if (!requiredOnly && s.additionalProperties && typeof s.additionalProperties === 'object')
       total += 2 * (16 + visit(s.additionalProperties, depth + 1, [...path, 'additionalProperties'], inner));
     if (total > SAMPLE_LIMITS.maxBytes)
       throw tooLarge(path, `its sample would be over ${SAMPLE_LIMITS.maxBytes} bytes (about ${Math.round(total)})`);
@@ -102,18 +104,25 @@ function estimateSample(schema: unknown, root: unknown): number {
 
 /**
  * Generates example-like data for `schema`; `document` resolves `$ref`s (an OpenAPI document;
- * without one, `$ref`s resolve against the schema itself, `#/$defs/...`).
+ * without one, `$ref`s resolve against the schema itself, `#/$defs/...`). `requiredOnly`: only
+ * the properties objects require (a smaller sample, for schemas whose full one is too large).
  * @throws SampleError 422 `sample-too-large` (pointing at the keyword) when the sample would pass
  *   {@link SAMPLE_LIMITS}; 400 `validation-failed` when the sampler cannot follow the schema.
  */
-export function sampleFromSchema(schema: object, document?: object): unknown {
+export function sampleFromSchema(schema: object, document?: object, options: { requiredOnly?: boolean } = {}): unknown {
   const root = document ?? schema;
-  estimateSample(schema, root);
+  estimateSample(schema, root, options.requiredOnly === true);
   let value: unknown;
   try {
     value = sample(
       schema as never,
-      { skipReadOnly: false, skipWriteOnly: true, quiet: true, maxSampleDepth: SAMPLE_LIMITS.maxDepth },
+      {
+        skipReadOnly: false,
+        skipWriteOnly: true,
+        quiet: true,
+        maxSampleDepth: SAMPLE_LIMITS.maxDepth,
+        ...(options.requiredOnly ? { skipNonRequired: true } : {}),
+      },
       root as never,
     );
   } catch (err) {

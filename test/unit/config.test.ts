@@ -47,6 +47,17 @@ describe('configuration (src/config)', () => {
     );
   });
 
+  it('gives the OpenAPI import 32 MiB of body unless ASSAY_IMPORT_MAX_BYTES says otherwise; other bodies keep 1 MiB', () => {
+    expect(loadConfig({}).api.importMaxBytes).to.equal(32 * 1024 * 1024);
+    expect(loadConfig({}).api.maxBodyBytes).to.equal(1024 * 1024);
+    expect(loadConfig({ ASSAY_IMPORT_MAX_BYTES: '262144' }).api.importMaxBytes).to.equal(262_144);
+    expect(() => loadConfig({ ASSAY_IMPORT_MAX_BYTES: '10' })).to.throw(ConfigError, 'ASSAY_IMPORT_MAX_BYTES');
+    expect(() => loadConfig({ ASSAY_IMPORT_MAX_BYTES: String(512 * 1024 * 1024) })).to.throw(
+      ConfigError,
+      'ASSAY_IMPORT_MAX_BYTES',
+    );
+  });
+
   it('configures the bundler: its own port, guarded fetches by default, allowed hosts and booleans', () => {
     const defaults = loadConfig({}).bundler;
     expect(defaults).to.include({

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { evaluateAssertion, type AssertionContext } from '../../src/domain/assertions';
 import type { ApiNode, Assertion } from '../../src/domain/types';
 import { contractTestsFromOpenApi, serverUrlOf, slug, type ContractImportPlan } from '../../cli/importers/openapi';
-import { SCHEMA_DEPTH_BUDGET, toJsonSchema } from '../../cli/importers/openapi-schema';
+import { SCHEMA_DEPTH_BUDGET, toJsonSchema } from '../../src/mock/openapi-schema';
 import { parseOpenApi } from '../../src/mock/openapi';
 import { tooDeep } from '../../src/validation/json-limits';
 import { validateFlow } from '../../src/validation/flow';

@@ -241,7 +241,8 @@ describe('runs on Temporal', function () {
     expect(cancel.body).to.include({ runId, cancelRequested: true });
     const run = await waitForRun(app, runId);
     expect(run).to.include({ status: 'failed', error: 'Run cancelled' });
-    expect(await workflowStatus(`run-${runId}`)).to.equal('CANCELLED');
+    // The run's row is final before the workflow has closed as cancelled: wait for that too.
+    await eventually(async () => (await workflowStatus(`run-${runId}`)) === 'CANCELLED', 20_000, 50);
     const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
     expect(results.details.testCases.at(-1).status).to.equal('skipped');
     await recordHistory('cancelled', `run-${runId}`);

@@ -21,7 +21,7 @@
  *   {@link MAX_INLINED_NODES} subschemas keeps every component `$ref` under `$defs` instead.
  */
 import { formatNames } from 'ajv-formats/dist/formats';
-import { deref } from '../../src/mock/openapi';
+import { deref } from './refs';
 
 type Json = Record<string, unknown>;
 

@@ -1,0 +1,78 @@
+/**
+ * Worker-thread side of the OpenAPI import pool (src/mock/import-pool.ts): parses one request body
+ * per message (JSON.parse, or the YAML parser), checks its depth and text, parses the OpenAPI
+ * document (src/mock/openapi.ts `parseOpenApi`) and turns it into designs (`designsFromOpenApi`,
+ * sampling included), then posts the result, or what went wrong as data ({@link ImportFailure}):
+ * errors do not cross threads as classes.
+ *
+ * Message in: `{ id, text, as }`; out: `{ id, result }` or `{ id, failure }`.
+ */
+import { parentPort } from 'node:worker_threads';
+import { designsFromOpenApi, DocumentTooDeepError, parseOpenApi } from './openapi';
+import { SampleError } from './samples';
+import { illFormedString, tooDeep } from '../validation/json-limits';
+import type { ImportFailure, ImportJob, ImportReply } from './import-pool';
+
+/** The body as the API took it: strict JSON (an object or array, as @koa/bodyparser takes), or the document's text. */
+function importFromBody(text: string, as: ImportJob['as']): ImportReply {
+  let documentText: string;
+  if (as === 'json') {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (err) {
+      return { failure: { kind: 'malformed-json', message: (err as Error).message } };
+    }
+    if (body === null || typeof body !== 'object')
+      return { failure: { kind: 'malformed-json', message: 'only an object or an array is accepted' } };
+    const deep = tooDeep(body);
+    if (deep) return { failure: { kind: 'too-deep', path: deep, what: 'body' } };
+    const bad = illFormedString(body);
+    if (bad) return { failure: { kind: 'ill-formed', path: bad } };
+    const field = (body as { document?: unknown }).document;
+    // `{document: "<JSON or YAML text>"}`, `{document: {…}}`, or the document itself.
+    documentText = typeof field === 'string' ? field : JSON.stringify(field ?? body);
+  } else {
+    documentText = text;
+  }
+  let doc: ReturnType<typeof parseOpenApi>;
+  try {
+    doc = parseOpenApi(documentText);
+  } catch (err) {
+    if (err instanceof DocumentTooDeepError)
+      return { failure: { kind: 'too-deep', path: ['document', ...err.path], what: 'document' } };
+    return { failure: { kind: 'invalid-document', message: (err as Error).message } };
+  }
+  // Text parsed here (YAML, or a `document` string) was not checked with the body.
+  const bad = illFormedString(doc);
+  if (bad) return { failure: { kind: 'ill-formed', path: ['document', ...bad] } };
+  try {
+    return { result: designsFromOpenApi(doc) };
+  } catch (err) {
+    if (!(err instanceof SampleError)) throw err;
+    const failure: ImportFailure = {
+      kind: 'sample',
+      message: err.message,
+      status: err.status,
+      code: err.code,
+      path: err.path,
+      detail: err.detail,
+    };
+    return { failure };
+  }
+}
+
+parentPort?.on('message', (message: ImportJob & { id: number }) => {
+  let reply: ImportReply;
+  try {
+    reply = importFromBody(message.text, message.as);
+  } catch (err) {
+    reply = { failure: { kind: 'internal', message: (err as Error)?.stack ?? String(err) } };
+  }
+  try {
+    parentPort!.postMessage({ id: message.id, ...reply });
+  } catch (err) {
+    // The result could not be cloned (it comes from JSON and YAML: this should not happen).
+    parentPort!.postMessage({ id: message.id, failure: { kind: 'internal', message: (err as Error).message } });
+  }
+});
