@@ -496,12 +496,18 @@ export const SCHEMAS = {
   },
   DesignImport: {
     type: 'object',
-    required: ['created', 'skipped'],
+    required: ['created', 'skipped', 'warnings'],
     properties: {
       title: text,
       created: { type: 'array', items: { $ref: '#/components/schemas/Design' } },
       skipped: {
         type: 'array',
+        items: { type: 'object', required: ['operation', 'reason'], properties: { operation: text, reason: text } },
+      },
+      warnings: {
+        type: 'array',
+        description:
+          'Imported with something to know (`operation` is `GET /pets 200`): an example that breaks its own schema (served with the failing values made to match), a schema no sample could satisfy, a sample cut to the required properties.',
         items: { type: 'object', required: ['operation', 'reason'], properties: { operation: text, reason: text } },
       },
     },

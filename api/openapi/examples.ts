@@ -455,6 +455,7 @@ export const RESPONSE_EXAMPLES = {
       title: 'Pets',
       created: [{ ...design, path: '/pets', name: '', mockUrl: `${BASE}/mock/${ids.ws}/pets` }],
       skipped: [],
+      warnings: [],
     },
   },
   sample: { summary: 'Sample data', value: { mode: 'fast', data: { id: 42, email: 'user@example.com' } } },

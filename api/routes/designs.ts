@@ -314,7 +314,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     });
     mocks.invalidate(workspaceId);
     ctx.status = 201;
-    ctx.body = { title: result.title, created: created.map(json), skipped: result.skipped };
+    ctx.body = { title: result.title, created: created.map(json), skipped: result.skipped, warnings: result.warnings };
   });
 
   router.get('/designs/:designId', async (ctx) => {

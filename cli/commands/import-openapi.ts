@@ -74,6 +74,8 @@ export interface OpenApiImportReport {
   mocks?: {
     created: number;
     skipped: Array<{ operation: string; reason: string }>;
+    /** The designs import's warnings (src/mock/openapi.ts `ImportResult`). */
+    warnings: Array<{ operation: string; reason: string }>;
     mockBaseUrl: string | null;
     error?: string;
   };
@@ -269,16 +271,17 @@ async function syncRunner(
  * `<the Assay URL the CLI uses>/mock/<workspace id>` (docs/mocks.md).
  */
 async function importMocks(client: AssayClient, text: string): Promise<NonNullable<OpenApiImportReport['mocks']>> {
-  const answer = await client.request<{ created: unknown[]; skipped: Array<{ operation: string; reason: string }> }>(
-    'POST',
-    '/v1/designs/import',
-    { body: { document: text } },
-  );
+  const answer = await client.request<{
+    created: unknown[];
+    skipped: Array<{ operation: string; reason: string }>;
+    warnings?: Array<{ operation: string; reason: string }>;
+  }>('POST', '/v1/designs/import', { body: { document: text } });
   const workspaces = await client.get<{ items: Array<{ id: string; current?: boolean }> }>('/v1/workspaces');
   const ws = workspaces.items.find((w) => w.current) ?? workspaces.items[0];
   return {
     created: answer.created.length,
     skipped: answer.skipped,
+    warnings: answer.warnings ?? [],
     mockBaseUrl: ws ? `${client.baseUrl}/mock/${ws.id}` : null,
   };
 }
@@ -287,9 +290,14 @@ async function importMocks(client: AssayClient, text: string): Promise<NonNullab
 function dryMocks(doc: Record<string, unknown>): NonNullable<OpenApiImportReport['mocks']> {
   try {
     const result = designsFromOpenApi(doc);
-    return { created: result.designs.length, skipped: result.skipped, mockBaseUrl: null };
+    return { created: result.designs.length, skipped: result.skipped, warnings: result.warnings, mockBaseUrl: null };
   } catch (err) {
-    return { created: 0, skipped: [{ operation: '(all)', reason: (err as Error).message }], mockBaseUrl: null };
+    return {
+      created: 0,
+      skipped: [{ operation: '(all)', reason: (err as Error).message }],
+      warnings: [],
+      mockBaseUrl: null,
+    };
   }
 }
 
@@ -322,10 +330,13 @@ function printReport(ctx: CliContext, r: OpenApiImportReport): void {
       );
   }
   if (r.mocks?.error) ctx.note(`Mock designs: not imported: ${r.mocks.error}`);
-  else if (r.mocks)
+  else if (r.mocks) {
     ctx.note(
-      `Mock designs: ${r.mocks.created} created, ${r.mocks.skipped.length} skipped${r.mocks.mockBaseUrl ? `; mock base URL ${r.mocks.mockBaseUrl}` : ''}`,
+      `Mock designs: ${r.mocks.created} created, ${r.mocks.skipped.length} skipped, ${r.mocks.warnings.length} warning${r.mocks.warnings.length === 1 ? '' : 's'}${r.mocks.mockBaseUrl ? `; mock base URL ${r.mocks.mockBaseUrl}` : ''}`,
     );
+    for (const s of r.mocks.skipped) ctx.note(`  mock skipped: ${s.operation}: ${s.reason}`);
+    for (const w of r.mocks.warnings) ctx.note(`  mock warning: ${w.operation}: ${w.reason}`);
+  }
   const c = r.counts;
   ctx.note(
     `${r.dryRun ? 'Would be: ' : ''}${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged, ${c.skipped} skipped${c.failed ? `, ${c.failed} failed` : ''}`,
@@ -413,7 +424,7 @@ export function registerOpenApiImport(
         } catch (err) {
           // The test cases are saved already: report them, and why the mocks are not.
           if (!(err instanceof ApiProblem) || err.status === 401 || err.status === 403) throw err;
-          report.mocks = { created: 0, skipped: [], mockBaseUrl: null, error: err.message };
+          report.mocks = { created: 0, skipped: [], warnings: [], mockBaseUrl: null, error: err.message };
         }
       }
       for (const tc of report.testCases) report.counts[tc.action]++;

@@ -184,6 +184,8 @@ function resolve(ctx: Context, schema: unknown, hops = 0): unknown {
 /** `allOf` branches (and the schema beside them) as one schema: the usual case of composition. */
 function merge(ctx: Context, parts: unknown[]): Json {
   const out: Json = {};
+  /** Property names every part with `additionalProperties: false` allows (undefined: any). */
+  let allowed: Set<string> | undefined;
   for (const raw of parts) {
     const s = resolve(ctx, raw);
     if (!s || typeof s !== 'object') continue;
@@ -192,10 +194,19 @@ function merge(ctx: Context, parts: unknown[]): Json {
       const { allOf, ...rest } = part;
       part = merge(ctx, [rest, ...(allOf as unknown[])]);
     }
+    if (part.additionalProperties === false) {
+      const own = new Set(Object.keys((part.properties ?? {}) as Json));
+      allowed = allowed ? new Set([...allowed].filter((n) => own.has(n))) : own;
+    }
     for (const [k, v] of Object.entries(part)) {
-      if (k === 'properties' && v && typeof v === 'object')
-        out.properties = { ...((out.properties as Json | undefined) ?? {}), ...(v as Json) };
-      else if (k === 'required' && Array.isArray(v))
+      if (k === 'properties' && v && typeof v === 'object') {
+        // A property named by several parts must satisfy each (a trait's `type: string` and a
+        // branch's `enum: [FRAME]`).
+        const props = { ...((out.properties as Json | undefined) ?? {}) };
+        for (const [name, sub] of Object.entries(v as Json))
+          props[name] = name in props && props[name] !== sub ? { allOf: [props[name], sub] } : sub;
+        out.properties = props;
+      } else if (k === 'required' && Array.isArray(v))
         out.required = [...new Set([...((out.required as string[] | undefined) ?? []), ...(v as string[])])];
       else if (k === 'type' && out.type !== undefined) {
         const a = ([] as unknown[]).concat(out.type);
@@ -208,6 +219,11 @@ function merge(ctx: Context, parts: unknown[]): Json {
         out[k] = typeof out[k] === 'number' ? Math.min(out[k] as number, v as number) : v;
       else out[k] = v;
     }
+  }
+  if (allowed && out.properties) {
+    // `additionalProperties: false` of one part forbids the other parts' extra properties.
+    const keep = allowed;
+    out.properties = Object.fromEntries(Object.entries(out.properties as Json).filter(([n]) => keep.has(n)));
   }
   return out;
 }
@@ -299,6 +315,10 @@ function generate(ctx: Context, raw: unknown, depth: number, salt = 0): unknown 
       const candidate = generate(ctx, merge(ctx, [rest, branch]), depth, salt);
       if (first === undefined) first = candidate;
       if (ctx.validates(schema, candidate)) return candidate;
+      if (key === 'oneOf') {
+        const exclusive = exclusiveOf(ctx, schema, rest, branches, branch, candidate);
+        if (exclusive !== undefined) return exclusive;
+      }
     }
     return first;
   }
@@ -350,6 +370,76 @@ function generate(ctx: Context, raw: unknown, depth: number, salt = 0): unknown 
     default:
       return 'string';
   }
+}
+
+/** A value that `schema` refuses, by its `type`, `enum` or `const`; undefined when it takes anything. */
+function violating(ctx: Context, raw: unknown): unknown {
+  const s = resolve(ctx, raw);
+  if (!s || typeof s !== 'object') return undefined;
+  const schema = s as Json;
+  if ('const' in schema || Array.isArray(schema.enum))
+    return typeof (schema.const ?? (schema.enum as unknown[])[0]) === 'string' ? 0 : '\u0000';
+  const types = ([] as unknown[]).concat(schema.type ?? []);
+  if (!types.length) return undefined;
+  if (!types.includes('string')) return 'x';
+  if (!types.includes('number') && !types.includes('integer')) return 0;
+  if (!types.includes('boolean')) return true;
+  return undefined;
+}
+
+/**
+ * `candidate` (a value of `branch`) also matches other branches of a `oneOf`, whose branches
+ * overlap (objects that differ by optional properties): adds a property another branch
+ * constrains and `branch` leaves free, with a value that branch refuses, so that exactly one
+ * branch matches. Undefined when no such property makes `schema` validate.
+ */
+function exclusiveOf(
+  ctx: Context,
+  schema: Json,
+  rest: Json,
+  branches: unknown[],
+  branch: unknown,
+  candidate: unknown,
+): unknown {
+  if (!candidate || typeof candidate !== 'object' || Array.isArray(candidate)) return undefined;
+  const own = merge(ctx, [rest, branch]);
+  if (own.additionalProperties === false || !ctx.validates(own, candidate)) return undefined;
+  const ownProps = (own.properties ?? {}) as Json;
+  let next = { ...(candidate as Json) };
+  for (const other of branches) {
+    if (other === branch) continue;
+    const theirs = merge(ctx, [rest, other]);
+    if (!ctx.validates(theirs, next)) continue;
+    const added = Object.entries((theirs.properties ?? {}) as Json).find(
+      ([name, sub]) => !(name in ownProps) && violating(ctx, sub) !== undefined,
+    );
+    if (!added) return undefined;
+    next = { ...next, [added[0]]: violating(ctx, added[1]) };
+  }
+  return ctx.validates(schema, next) ? next : undefined;
+}
+
+/**
+ * The schema of the value at `path` (instance segments), walking properties, items,
+ * additionalProperties, `$ref`s and `allOf`s from the root; undefined when a `oneOf`/`anyOf`
+ * is on the way (which branch applies is not known) or the path leaves the schema.
+ */
+function schemaAt(ctx: Context, path: string[]): unknown {
+  let node: unknown = ctx.root;
+  for (const seg of path) {
+    let s = resolve(ctx, node) as Json | undefined;
+    if (!s || typeof s !== 'object') return undefined;
+    if (Array.isArray(s.allOf)) s = merge(ctx, [s]);
+    if (s.oneOf || s.anyOf) return undefined;
+    const props = s.properties as Json | undefined;
+    const index = /^\d+$/.test(seg) ? Number(seg) : -1;
+    if (props && Object.prototype.hasOwnProperty.call(props, seg)) node = props[seg];
+    else if (Array.isArray(s.prefixItems) && index >= 0 && index < s.prefixItems.length) node = s.prefixItems[index];
+    else if (index >= 0 && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) node = s.items;
+    else if (s.additionalProperties && typeof s.additionalProperties === 'object') node = s.additionalProperties;
+    else return undefined;
+  }
+  return node;
 }
 
 function segments(instancePath: string): string[] {
@@ -416,10 +506,14 @@ export function conformSample(value: unknown, schema: Json): ConformedSample {
       // ajv's `verbose`: the schema holding the failed keyword (a schemaPath would be relative to
       // the $ref it came through).
       const holder = e.parentSchema;
+      // The whole schema of the value when the path to it is plain (properties, items, allOf): a
+      // keyword's own holder may be one part of an allOf, and regenerating from it alone would
+      // break the other parts.
+      const whole = schemaAt(ctx, path);
       const salt = round;
       if (e.keyword === 'required') {
         const name = String((e.params as { missingProperty?: unknown }).missingProperty);
-        const propSchema = (holder?.properties as Json | undefined)?.[name] ?? {};
+        const propSchema = schemaAt(ctx, [...path, name]) ?? (holder?.properties as Json | undefined)?.[name] ?? {};
         const next = generate(ctx, propSchema, path.length + 1, salt);
         current = setAt(current, [...path, name], next);
         replaced.add(`${e.instancePath}/${name}`);
@@ -436,8 +530,8 @@ export function conformSample(value: unknown, schema: Json): ConformedSample {
         }
         continue;
       }
-      if (holder === undefined) continue;
-      current = setAt(current, path, generate(ctx, holder, path.length, salt));
+      if (holder === undefined && whole === undefined) continue;
+      current = setAt(current, path, generate(ctx, whole ?? holder, path.length, salt));
       replaced.add(e.instancePath);
       done.push(e.instancePath);
       changed = true;

@@ -162,22 +162,67 @@ export function designsFromOpenApi(doc: Json): ImportResult {
           media?.schema && picked && isJsonMedia(picked.type)
             ? toJsonSchema(media.schema, doc, { response: true }).schema
             : undefined;
+        /**
+         * A sample of the schema made to satisfy it (openapi-sampler, then ./conforming.ts); the
+         * required properties only when a full one would be too large (Figma's node trees).
+         * @throws SampleError pointing at the response
+         */
+        const sampled = (): { data: unknown; notes: string[]; errors: string[] } => {
+          const notes: string[] = [];
+          let data: unknown;
+          try {
+            try {
+              data = sampleFromSchema(schema!, doc);
+            } catch (err) {
+              if (!(err instanceof SampleError) || err.code !== 'sample-too-large') throw err;
+              data = sampleFromSchema(schema!, doc, { requiredOnly: true });
+              notes.push(
+                `a sample with every optional property would be too large (${err.detail}); the mock's has the required properties only`,
+              );
+            }
+          } catch (err) {
+            if (!(err instanceof SampleError)) throw err;
+            throw new SampleError(
+              `${at}: ${err.message}`,
+              err.status,
+              err.code,
+              ['paths', rawPath, method, 'responses', statusKey],
+              err.detail,
+            );
+          }
+          if (!checked) return { data, notes, errors: [] };
+          const conformed = conformSample(data, checked);
+          return { data: conformed.value, notes, errors: conformed.errors };
+        };
         // An example that breaks its own schema is the description's fault: the mock serves it with
-        // the failing values replaced (so that it agrees with the contract test), and says so.
+        // the failing values replaced (else a sample of the schema), so that it agrees with the
+        // contract test, and says so.
         const checkExample = (name: string, value: unknown): unknown => {
           if (!checked) return value;
           const errors = schemaErrors(value, checked);
           if (!errors.length) return value;
+          const broken = `the description's ${name} does not match its own schema (${errors.join('; ')})`;
           const conformed = conformSample(value, checked);
-          result.warnings.push({
-            operation: at,
-            reason: `the description's ${name} does not match its own schema (${errors.join('; ')}); ${
-              conformed.valid
-                ? `the mock serves it with ${conformed.replaced.map((p) => p || '(root)').join(', ')} made to match`
-                : 'the mock serves it as written'
-            }`,
-          });
-          return conformed.valid ? conformed.value : value;
+          if (conformed.valid) {
+            const what = conformed.replaced.map((p) => p || '(root)').join(', ');
+            result.warnings.push({ operation: at, reason: `${broken}; the mock serves it with ${what} made to match` });
+            return conformed.value;
+          }
+          let instead: ReturnType<typeof sampled> | undefined;
+          try {
+            instead = schema ? sampled() : undefined;
+          } catch (err) {
+            if (!(err instanceof SampleError)) throw err;
+          }
+          if (instead && instead.errors.length === 0) {
+            result.warnings.push({
+              operation: at,
+              reason: `${broken}; the mock serves a sample of the schema instead`,
+            });
+            return instead.data;
+          }
+          result.warnings.push({ operation: at, reason: `${broken}; the mock serves it as written` });
+          return value;
         };
         const examples = media?.examples as Record<string, unknown> | undefined;
         if (examples && Object.keys(examples).length > 0) {
@@ -190,42 +235,17 @@ export function designsFromOpenApi(doc: Json): ImportResult {
           const data = checkExample('example', media.example);
           responses.push({ status, code: 1, data, ...(headers ? { headers } : {}) });
         } else if (schema) {
-          let data: unknown;
-          try {
-            try {
-              data = sampleFromSchema(schema, doc);
-            } catch (err) {
-              // Too large with every optional property (Figma's node trees): the required ones only.
-              if (!(err instanceof SampleError) || err.code !== 'sample-too-large') throw err;
-              data = sampleFromSchema(schema, doc, { requiredOnly: true });
-              result.warnings.push({
-                operation: at,
-                reason: `a sample with every optional property would be too large (${err.detail}); the mock's has the required properties only`,
-              });
-            }
-          } catch (err) {
-            if (!(err instanceof SampleError)) throw err;
-            throw new SampleError(
-              `${at}: ${err.message}`,
-              err.status,
-              err.code,
-              ['paths', rawPath, method, 'responses', statusKey],
-              err.detail,
-            );
-          }
-          if (checked) {
-            const conformed = conformSample(data, checked);
-            data = conformed.value;
-            if (!conformed.valid)
-              result.warnings.push({
-                operation: at,
-                reason: `no sample satisfying the schema could be made (${conformed.errors.join('; ')})${
-                  conformed.errors.some((e) => /oneOf/.test(e))
-                    ? ': its oneOf branches overlap, so a value matching one matches another too'
-                    : ''
-                }`,
-              });
-          }
+          const { data, notes, errors } = sampled();
+          for (const reason of notes) result.warnings.push({ operation: at, reason });
+          if (errors.length)
+            result.warnings.push({
+              operation: at,
+              reason: `no sample satisfying the schema could be made (${errors.join('; ')})${
+                errors.some((e) => /oneOf/.test(e))
+                  ? ': its oneOf branches overlap, so a value matching one matches another too'
+                  : ''
+              }`,
+            });
           responses.push({ status, code: 1, data, ...(headers ? { headers } : {}) });
         } else {
           responses.push({

@@ -7,11 +7,15 @@
  * test/unit/openapi-mock-conformance.test.ts and bench/openapi-contract.ts; the end-to-end path
  * (HTTP, Temporal, the CLI) is test/integration/cli/import-openapi.test.ts's.
  */
+import path from 'node:path';
 import { contractTestsFromOpenApi } from '../../cli/importers/openapi';
 import { evaluateAssertion, type AssertionContext } from '../../src/domain/assertions';
 import type { FlowNode } from '../../src/domain/types';
 import { designsFromOpenApi, parseOpenApi } from '../../src/mock/openapi';
 import { parsePath } from '../../src/mock/paths';
+
+/** The public descriptions kept as fixtures (test/fixtures/openapi/public/SOURCES.md). */
+export const OPENAPI_FIXTURES = path.resolve(__dirname, '../../../test/fixtures/openapi/public');
 
 /** One contract test that failed against the mock. */
 export interface ContractFailure {

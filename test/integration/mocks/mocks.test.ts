@@ -444,6 +444,78 @@ describe('mock service', function () {
       expect((await mockJson('/notes/5')).status).to.equal(200);
     });
 
+    it('serves the documented media type, samples that satisfy their schema, {Sid}.json paths, and warns of examples that break theirs', async () => {
+      const account = {
+        type: 'object',
+        required: ['sid', 'uri', 'status'],
+        properties: {
+          sid: { type: 'string', pattern: '^AC[0-9a-fA-F]{32}$' },
+          uri: { type: 'string', format: 'uri' },
+          status: { type: 'string', enum: ['active', 'closed'] },
+          balance: { type: 'integer', minimum: 10, multipleOf: 5 },
+        },
+      };
+      const doc = {
+        openapi: '3.0.3',
+        info: { title: 'Media', version: '1' },
+        paths: {
+          '/media/Accounts/{Sid}.json': {
+            get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: account } } } } },
+          },
+          '/media/Users/{id}': {
+            get: {
+              responses: {
+                '200': {
+                  description: 'ok',
+                  content: {
+                    'application/scim+json': {
+                      schema: account,
+                      example: { sid: 'not-a-sid', uri: '/relative', status: 'active' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          '/media/health': {
+            get: {
+              responses: {
+                '200': { description: 'ok', content: { 'text/plain': { schema: { type: 'string' }, example: 'OK' } } },
+              },
+            },
+          },
+          '/media/tasks:batchGet': {
+            post: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: account } } } } },
+          },
+        },
+      };
+      const res = await app.request('POST', '/v1/designs/import', doc);
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      expect(res.body.skipped, JSON.stringify(res.body.skipped)).to.deep.equal([]);
+      expect(res.body.warnings).to.have.length(1);
+      expect(res.body.warnings[0].operation).to.equal('GET /media/Users/{id} 200');
+      expect(res.body.warnings[0].reason).to.match(/example does not match its own schema \(\/sid must match pattern/);
+      expect(res.body.warnings[0].reason).to.match(/serves it with \/sid, \/uri made to match/);
+
+      const sample = await mockJson('/media/Accounts/AC0123.json');
+      expect(sample.status).to.equal(200);
+      expect(sample.body.sid).to.match(/^AC[0-9a-fA-F]{32}$/);
+      expect(() => new URL(sample.body.uri)).to.not.throw();
+      expect(['active', 'closed']).to.include(sample.body.status);
+      if (sample.body.balance !== undefined) expect(sample.body.balance % 5).to.equal(0);
+
+      const scim = await mockJson('/media/Users/7');
+      expect(scim.headers.get('content-type')).to.equal('application/scim+json');
+      expect(scim.body.sid).to.match(/^AC[0-9a-fA-F]{32}$/);
+      expect(scim.body.status).to.equal('active'); // the example's valid values are kept
+
+      const text = await mock('/media/health');
+      expect(text.headers.get('content-type')).to.equal('text/plain');
+      expect(await text.text()).to.equal('OK');
+
+      expect((await mockJson('/media/tasks:batchGet', { method: 'POST' })).status).to.equal(200);
+    });
+
     it('imports YAML text too (the USPTO Data Set API), and refuses what is not OpenAPI 3', async () => {
       const doc = JSON.parse(fs.readFileSync(path.join(EXAMPLES, 'uspto.json'), 'utf8'));
       const res = await app.request('POST', '/v1/designs/import', { document: toYaml(doc) });
