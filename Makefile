@@ -61,12 +61,13 @@ test-workflows: install
 lint: $(STAMP)
 	@$(ENV) npm run --silent lint
 
-## bench: run overhead against Newman and an undici loop; the CLI against the Newman CLI; script hooks against postman-sandbox; mocks against bare node:http; bundler cold and cached against plain esbuild; worker-kill cost and polling latency; load generation against autocannon and k6; scaling with worker processes (docs/benchmarks.md)
+## bench: run overhead against Newman and an undici loop; the CLI against the Newman CLI; script hooks against postman-sandbox; mocks against bare node:http; OpenAPI mocks against their own contract tests; bundler cold and cached against plain esbuild; worker-kill cost and polling latency; load generation against autocannon and k6; scaling with worker processes (docs/benchmarks.md)
 bench: install
 	@$(ENV) node --no-node-snapshot dist/bench/run-overhead.js
 	@$(ENV) node --no-node-snapshot dist/bench/cli.js
 	@$(ENV) node --no-node-snapshot dist/bench/sandbox.js
 	@$(ENV) node --no-node-snapshot dist/bench/mocks.js
+	@$(ENV) node --no-node-snapshot dist/bench/openapi-contract.js
 	@$(ENV) node dist/bench/bundler.js
 	@$(ENV) node --no-node-snapshot dist/bench/durability.js
 	@$(ENV) scripts/k6.sh && node --no-node-snapshot dist/bench/load.js

@@ -141,7 +141,12 @@ export function designsFromOpenApi(doc: Json): ImportResult {
       const route = `${method.toUpperCase()} ${parsed.routeKey}`;
       const earlier = routes.get(route);
       if (earlier !== undefined) {
-        result.skipped.push({ operation: label, reason: `the same route as ${earlier}, imported first` });
+        result.skipped.push({
+          operation: label,
+          reason: `the same route as ${earlier}, imported first${
+            hash >= 0 ? ' (the part after # is never sent: the mock answers with that operation)' : ''
+          }`,
+        });
         continue;
       }
       routes.set(route, label);
