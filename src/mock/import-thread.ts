@@ -1,13 +1,10 @@
 /**
  * Worker-thread side of the OpenAPI import pool (src/mock/import-pool.ts): parses one request body
- * per message (JSON.parse, or the YAML parser), checks its depth and text, parses the OpenAPI
+ * per task (JSON.parse, or the YAML parser), checks its depth and text, parses the OpenAPI
  * document (src/mock/openapi.ts `parseOpenApi`) and turns it into designs (`designsFromOpenApi`,
- * sampling included), then posts the result, or what went wrong as data ({@link ImportFailure}):
+ * sampling included), then answers the result, or what went wrong as data ({@link ImportFailure}):
  * errors do not cross threads as classes.
- *
- * Message in: `{ id, text, as }`; out: `{ id, result }` or `{ id, failure }`.
  */
-import { parentPort } from 'node:worker_threads';
 import { designsFromOpenApi, DocumentTooDeepError, parseOpenApi } from './openapi';
 import { SampleError } from './samples';
 import { illFormedString, tooDeep } from '../validation/json-limits';
@@ -62,17 +59,14 @@ function importFromBody(text: string, as: ImportJob['as']): ImportReply {
   }
 }
 
-parentPort?.on('message', (message: ImportJob & { id: number }) => {
-  let reply: ImportReply;
+/**
+ * The task piscina runs on a worker thread (src/mock/import-pool.ts): the reply is data, never an
+ * exception, and is cloned back to the API's thread.
+ */
+export default function importTask(job: ImportJob): ImportReply {
   try {
-    reply = importFromBody(message.text, message.as);
+    return importFromBody(job.text, job.as);
   } catch (err) {
-    reply = { failure: { kind: 'internal', message: (err as Error)?.stack ?? String(err) } };
+    return { failure: { kind: 'internal', message: (err as Error)?.stack ?? String(err) } };
   }
-  try {
-    parentPort!.postMessage({ id: message.id, ...reply });
-  } catch (err) {
-    // The result could not be cloned (it comes from JSON and YAML: this should not happen).
-    parentPort!.postMessage({ id: message.id, failure: { kind: 'internal', message: (err as Error).message } });
-  }
-});
+}
