@@ -267,22 +267,30 @@ async function syncRunner(
 }
 
 /**
- * Posts the document to the mock designs import; answers what it made and the mock base address,
- * `<the Assay URL the CLI uses>/mock/<workspace id>` (docs/mocks.md).
+ * Posts the document to the mock designs import; answers what it made and the mock base address:
+ * the one the designs' `mockUrl` names (the mock port when the server has one, which runs may
+ * call: docs/mocks.md "A port of their own"), else `<the Assay URL the CLI uses>/mock/<workspace id>`.
  */
 async function importMocks(client: AssayClient, text: string): Promise<NonNullable<OpenApiImportReport['mocks']>> {
   const answer = await client.request<{
-    created: unknown[];
+    created: Array<{ mockUrl?: string | null }>;
     skipped: Array<{ operation: string; reason: string }>;
     warnings?: Array<{ operation: string; reason: string }>;
   }>('POST', '/v1/designs/import', { body: { document: text } });
   const workspaces = await client.get<{ items: Array<{ id: string; current?: boolean }> }>('/v1/workspaces');
   const ws = workspaces.items.find((w) => w.current) ?? workspaces.items[0];
+  const prefix = ws ? `/mock/${ws.id}` : undefined;
+  // Nothing created (a re-import): any design of the workspace names the same base.
+  const named =
+    answer.created.map((d) => d.mockUrl).find((u): u is string => typeof u === 'string') ??
+    (await client.get<{ items: Array<{ mockUrl?: string | null }> }>('/v1/designs?limit=1')).items[0]?.mockUrl ??
+    undefined;
+  const at = prefix && named ? named.indexOf(`${prefix}/`) : -1;
   return {
     created: answer.created.length,
     skipped: answer.skipped,
     warnings: answer.warnings ?? [],
-    mockBaseUrl: ws ? `${client.baseUrl}/mock/${ws.id}` : null,
+    mockBaseUrl: at >= 0 ? named!.slice(0, at + prefix!.length) : prefix ? `${client.baseUrl}${prefix}` : null,
   };
 }
 

@@ -396,16 +396,17 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     expect(report.mocks.created).to.equal(3);
     expect(report.mocks.skipped.map((s: any) => s.operation)).to.deep.equal(['GET /health']);
     expect(r.stderr).to.match(
-      /Mock designs: 3 created, 1 skipped, 0 warnings; mock base URL http:\/\/127\.0\.0\.1:\d+\/mock\/ws_/,
+      /Mock designs: 3 created, 1 skipped, 0 warnings; mock base URL http:\/\/[^/]+:\d+\/mock\/ws_/,
     );
+    // The report names the mocks' own port (the designs' mockUrl), the one runs may call.
     const mockBase = new URL(report.mocks.mockBaseUrl);
     expect(mockBase.pathname).to.equal(`/mock/${app.workspaceId}`);
+    expect(mockBase.port).to.equal(new URL(app.api.mockUrl!).port);
     // The worker may not call the API's own port (docs/security.md, address policy rule 2: the
-    // service's infrastructure). The mocks are reached on their own port (docs/mocks.md "A port of
-    // their own").
+    // service's infrastructure), which answers /mock/… too (the console's "Try it").
     await app.request('POST', '/v1/environments', {
       name: 'mocks-direct',
-      variables: { baseUrl: report.mocks.mockBaseUrl, token: 'any' },
+      variables: { baseUrl: `${app.url}/mock/${app.workspaceId}`, token: 'any' },
     });
     const direct = await runCli(
       ['run', '--runner', 'contract', '--env', 'mocks-direct', '--wait', '--poll-interval', '0.2'],
@@ -416,7 +417,7 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     expect(why, why).to.match(/ADDRESS_NOT_ALLOWED.*the API's own port/);
     const envRes = await app.request('POST', '/v1/environments', {
       name: 'mocks',
-      variables: { baseUrl: `${app.api.mockUrl}${mockBase.pathname}`, token: 'any' },
+      variables: { baseUrl: report.mocks.mockBaseUrl, token: 'any' },
     });
     expect(envRes.status).to.equal(201);
     const run = await runCli(['run', '--runner', 'contract', '--env', 'mocks', '--wait', '--poll-interval', '0.2'], {
