@@ -504,9 +504,11 @@ describe('performance runs', function () {
         clearInterval(timer);
       }
       const p = (await solo.request('GET', `/v1/runs/${runId}/results`)).body.performance;
-      expect(p.requests).to.be.greaterThan(2000);
-      // After a warm-up, the heap does not grow with the requests made: thousands of requests, and less
-      // than 4 MB more (under a few hundred bytes a request, were it kept; measured flat within 0.5 MB).
+      // How many depends on the machine's load (a full collection every second slows the run too):
+      // 3,000 to 10,000 here when idle, 1,500 beside a full CI run.
+      expect(p.requests).to.be.greaterThan(1000);
+      // After a warm-up, the heap does not grow with the requests made: over a thousand requests, and
+      // less than 4 MB more (a few KB a request, were each kept; measured flat within 0.5 MB).
       const warm = samples.slice(3);
       expect(warm.length).to.be.at.least(5);
       const growth = warm[warm.length - 1]! - Math.min(...warm.slice(0, 3));
