@@ -46,6 +46,8 @@ export interface DirectPortOptions {
   settings: RunSettings;
   /** Epoch ms by which the flow must end. */
   deadlineMs: number;
+  /** The run's servers (RunPlan `servers`; src/flow/servers.ts); absent for a plan without them. */
+  servers?: Readonly<Record<string, string>>;
   /** The X-Assay-Execution header's value for an API node (by its ApiNodeInput label, the node id); none: no header. */
   executionId?: (nodeId: string) => string | undefined;
   /** Called after each node. */
@@ -115,6 +117,7 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       runId,
       settings,
       deadlineMs,
+      ...(options.servers ? { servers: options.servers } : {}),
       dynamic,
       now: Date.now,
       async executeApiNode(input) {

@@ -94,7 +94,12 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
         const data: Record<string, unknown> = {};
         for (const [name, rows] of Object.entries(testCase.dataSets))
           if (rows.length > 0) data[name] = rows[row % rows.length];
-        const port = ports({ runId: spec.runId, settings: plan.settings, deadlineMs: it.deadlineMs });
+        const port = ports({
+          runId: spec.runId,
+          settings: plan.settings,
+          deadlineMs: it.deadlineMs,
+          ...(plan.servers ? { servers: plan.servers } : {}),
+        });
         const executeApiNode = port.executeApiNode;
         const names = requestNames.get(testCase.id);
         port.executeApiNode = async (nodeInput, summary) => {

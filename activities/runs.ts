@@ -33,6 +33,7 @@ import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
 import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
+import { frozenEnvironment } from './run-environment';
 
 /**
  * Attempts after which a store activity gives up when the database refuses the write (a constraint
@@ -225,10 +226,12 @@ export function createRunActivities(
 
     /**
      * Marks the run `running` and freezes its plan: the runner's test cases and the environment's
-     * variables overlaid with the run's own. A second call returns the frozen plan unchanged.
+     * variables (merged through its `extends` chain) overlaid with the run's own, and its servers
+     * (activities/run-environment.ts). A second call returns the frozen plan unchanged.
      *
      * @throws ApplicationFailure (non-retryable, type RunSetupFailed) when the run, its runner or its
-     *   environment no longer exists, the runner selects no test case, or the run already ended.
+     *   environment no longer exists, the runner selects no test case, the environment's chain
+     *   cannot be followed, a node names a server it lacks, or the run already ended.
      */
     async startRun(input: { runId: string }): Promise<RunPlan> {
       return dataSource.transaction(async (manager) => {
@@ -283,6 +286,8 @@ export function createRunActivities(
             throw ApplicationFailure.nonRetryable(`The run cannot start: ${tooLong}`, FAILURE_TYPES.runSetupFailed);
           performance = performancePlan(profile);
         }
+        // The environment's chain merged, its servers checked against the test cases' nodes.
+        const frozen = await frozenEnvironment(manager, environment, testCases, run.variables);
         const startedAt = new Date();
         const plan: RunPlan = {
           runId: run.id,
@@ -292,11 +297,12 @@ export function createRunActivities(
           timeoutSeconds: run.timeoutSeconds,
           startedAtMs: startedAt.getTime(),
           // Stored as they are kept (secrets sealed); the workflow gets them opened.
-          variables: { ...environment.variables, ...run.variables },
+          variables: frozen.variables,
           testCases,
           settings: runSettingsOf(config),
           variableScope: runner.variableScope ?? 'testCase',
           ...(performance ? { performance } : {}),
+          servers: frozen.servers,
         };
         const openedPlan = opened(run.id, plan);
         // The plan is this activity's result, written to history: over the cap the run cannot start.

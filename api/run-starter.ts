@@ -40,6 +40,7 @@ import { Problem } from './problem';
 import type { LoadProfileInput } from '../src/perf/profile';
 import type { ApiDeps, AppContext } from './context';
 import { iso } from './routes/shared';
+import { refuseMissingServers } from './run-servers';
 
 export interface NewRun {
   workspaceId: string;
@@ -236,7 +237,9 @@ export interface RunStarterDeps {
 /**
  * Creates and starts a run (steps in the module comment).
  * @throws Problem `idempotency-key-reused` (422), `runner-selects-nothing` (422; an incoming
- *   webhook's call stores the run `failed` first), `loop-iterations-exceeded` (422) and
+ *   webhook's call stores the run `failed` first), `server-missing` (422; not for an incoming
+ *   webhook's call, whose run fails when it starts), `unknown-reference` (422, the environment's
+ *   `extends` chain broken), `loop-iterations-exceeded` (422) and
  *   `quota-exceeded` (429), these two only when `deps.limits` is given;
  *   TemporalUnavailableError (operation `start`: 503 `temporal-unavailable`).
  */
@@ -252,6 +255,8 @@ export async function createAndStartRun(deps: RunStarterDeps, input: NewRun): Pr
   if (first) return first;
   const selected = await resolveRunnerSelection(deps.dataSource.manager, input.runner);
   await refuseEmptySelection(deps, input, selected, input.trigger === 'webhook');
+  // An incoming webhook's caller may never read the answer: its run fails at setup, in the history.
+  if (input.trigger !== 'webhook') await refuseMissingServers(deps.dataSource, input, selected);
   if (deps.limits) {
     await checkLoopIterations(input.runner, selected, deps.limits);
     try {

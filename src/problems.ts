@@ -277,6 +277,12 @@ export const PROBLEMS = {
     description:
       "The runner's selection (`testCaseIds`, `folder`, `tags`) matches no test case of the workspace, so a run would pass with 0 tests; `runner` names it and `selection` repeats what it selects. Add test cases that match, or change the runner. An incoming webhook's call records the run as failed with this reason (`runId`); a scheduled run fails the same way.",
   },
+  'server-missing': {
+    status: 422,
+    title: 'Server missing from the environment',
+    description:
+      'A node of the runner\'s test cases names a server (`server`, or `{{server.<name>}}` in its request) that the environment does not define, itself or through `extends`; `testCase`, `node` and `server` name the first, `missing` lists them all. Nothing was stored. Add the server to the environment\'s `servers` (docs/reuse.md "Servers"); a scheduled or webhook run fails the same way.',
+  },
   internal: {
     status: 500,
     title: 'Internal error',

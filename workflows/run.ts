@@ -127,6 +127,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     runId,
     settings: plan.settings,
     deadlineMs: deadline,
+    ...(plan.servers ? { servers: plan.servers } : {}),
     onNodeDone: () => ledger.nodeDone(),
     endTask: () => store.saveProgress(progressInput()),
     onStep: (line) => {

@@ -14,6 +14,7 @@ export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<Loop
     runId: input.runId,
     settings: input.settings,
     deadlineMs: input.deadlineMs,
+    ...(input.servers ? { servers: input.servers } : {}),
     startLoopSegment,
   });
   const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, input.deadlineMs - Date.now()) });

@@ -87,6 +87,8 @@ export interface WorkflowPortOptions {
   runId: string;
   settings: RunSettings;
   deadlineMs: number;
+  /** The run's servers (RunPlan `servers`); absent for a plan without them. */
+  servers?: Readonly<Record<string, string>>;
   /** Called after each node. */
   onNodeDone?: () => void;
   /** Ends the workflow task (a normal activity; default the no-op `endWorkflowTask`); the run workflow stores its progress there. */
@@ -185,6 +187,7 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     runId,
     settings,
     deadlineMs,
+    ...(options.servers ? { servers: options.servers } : {}),
     dynamic: { uuid: uuid4, now, random: () => Math.random() },
     now,
     async executeApiNode(input, summary) {

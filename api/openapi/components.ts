@@ -125,6 +125,44 @@ export const SCHEMAS = {
       name: text,
       description: text,
       variables: { $ref: '#/components/schemas/Variables' },
+      extends: {
+        type: 'string',
+        description: 'The environment this one extends (docs/reuse.md "Environments that inherit"); absent when none.',
+      },
+      servers: {
+        type: 'object',
+        description: 'Its own servers, name → base URL (docs/reuse.md "Servers"); absent when none.',
+        additionalProperties: { type: 'string' },
+      },
+      inherited: {
+        type: 'object',
+        required: ['chain', 'variables', 'servers'],
+        description:
+          'Present when it extends another: what its ancestors give it that it does not set itself, each value with the environment it comes `from` (secrets `"***"`).',
+        properties: {
+          chain: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'Its ancestors, the root first, the parent last.',
+          },
+          variables: {
+            type: 'object',
+            additionalProperties: {
+              type: 'object',
+              required: ['value', 'from'],
+              properties: { value: variableValue, secret: { const: true }, from: { type: 'string' } },
+            },
+          },
+          servers: {
+            type: 'object',
+            additionalProperties: {
+              type: 'object',
+              required: ['value', 'from'],
+              properties: { value: { type: 'string' }, from: { type: 'string' } },
+            },
+          },
+        },
+      },
       createdAt: timestamp,
       updatedAt: timestamp,
     },
@@ -594,7 +632,7 @@ export const RESPONSES = {
     },
   }),
   Conflict: problemResponse(
-    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active`, `deployment-disabled`.',
+    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active`, `deployment-disabled`, `in-use`.',
     {
       nameTaken: {
         summary: 'Name taken',
@@ -605,7 +643,7 @@ export const RESPONSES = {
     },
   ),
   Unprocessable: problemResponse(
-    'The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `sample-too-large`.',
+    'The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `server-missing`, `sample-too-large`.',
     {
       unknownReference: {
         summary: 'Unknown runner',

@@ -143,6 +143,7 @@ function crud(options: {
   patchDescription?: string;
   createProblems?: ProblemResponseName[];
   deleteDescription?: string;
+  deleteProblems?: ProblemResponseName[];
 }): ApiOperation[] {
   const { tag, collection, param, noun, plural, schema } = options;
   const one = `${collection}/:${param}`;
@@ -219,7 +220,7 @@ function crud(options: {
       tag,
       auth: 'apiKey',
       responses: deleted(Noun),
-      problems: ['NotFound'],
+      problems: ['NotFound', ...(options.deleteProblems ?? [])],
     },
   );
   return ops;
@@ -253,7 +254,11 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       bodies: ENVIRONMENT_SCHEMAS,
       listDescription: 'By name. A `read`-scope key sees plain variable values as `"***"`.',
       patchDescription:
-        'JSON Merge Patch (RFC 7396) on `variables`: listed keys are set, a key set to `null` is removed. `{"secret": true, "value": "***"}` keeps a stored secret.',
+        'JSON Merge Patch (RFC 7396) on `variables` and `servers`: listed keys are set, a key set to `null` is removed. `{"secret": true, "value": "***"}` keeps a stored secret. `extends: null` removes the parent.',
+      createProblems: ['Unprocessable'],
+      deleteDescription:
+        'Refused with 409 `in-use` (`extendedBy` names them) while other environments extend it (docs/reuse.md "Environments that inherit").',
+      deleteProblems: ['Conflict'],
     }),
     ...crud({
       tag: 'Test cases',

@@ -227,6 +227,11 @@ export interface ApiNode extends NodeBase {
   /** Hooks `beforeRequest` and `afterResponse` defined by this script run around the request. */
   script?: ScriptConfig;
   retry?: RetryPolicy;
+  /**
+   * A server of the run's environment (its `servers`, docs/reuse.md "Servers"): `request.url` is
+   * then a path joined to that server's base URL with exactly one slash.
+   */
+  server?: string;
 }
 
 /** Runs `then` when the JSONata `condition` holds, else `else` (spec: IF node). */
@@ -538,6 +543,12 @@ export interface RunPlan {
   variableScope?: VariableScope;
   /** Present for a performance run: its load profile, validated (src/perf/profile.ts; docs/performance.md). */
   performance?: PerformancePlan;
+  /**
+   * The environment's servers, name → base URL, merged through its `extends` chain (docs/reuse.md
+   * "Servers"; `{}` when it has none); absent in plans frozen before servers existed, whose
+   * requests are filled as they always were.
+   */
+  servers?: Record<string, string>;
 }
 
 /**

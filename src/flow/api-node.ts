@@ -8,19 +8,26 @@ import type { ApiNode, NodeResult, RequestAuth, RequestSpec, ResolvedRequest, Ru
 import type { FlowBase } from './flow-base';
 import { recordScriptChecks, where } from './script-node';
 import { maskedAuth } from '../domain/request-auth';
+import { fillServers, joinServerUrl, UnknownServerError } from './servers';
 
-/** Fills placeholders and defaults of an API node's request. */
+/**
+ * Fills placeholders and defaults of an API node's request. With the run's `servers` (RunPlan
+ * `servers`; src/flow/servers.ts), the node's `server` and `{{server.<name>}}` placeholders are
+ * put in first; without (plans frozen before servers existed) the request is filled as it always was.
+ * @throws UnknownServerError when the request names a server `servers` lacks
+ */
 export function resolveRequest(
   node: ApiNode,
   variables: TemplateVariables,
   dynamic: DynamicSources,
   settings: RunSettings,
+  servers?: Readonly<Record<string, string>>,
 ): ResolvedRequest {
+  const spec = withServers(node, variables, servers);
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(node.request.headers ?? {})) {
+  for (const [name, value] of Object.entries(spec.headers ?? {})) {
     headers[fillTemplate(name, variables, dynamic)] = fillTemplate(value, variables, dynamic);
   }
-  const spec = node.request;
   const resolved: ResolvedRequest = {
     method: spec.method,
     url: fillTemplate(spec.url, variables, dynamic),
@@ -42,6 +49,43 @@ export function resolveRequest(
   return resolved;
 }
 
+/**
+ * The node's request with its server put in (src/flow/servers.ts): the `server` field's base URL
+ * joined to `url`, and `{{server.<name>}}` replaced everywhere templates are filled. The request
+ * itself when the plan has no servers and the node names none.
+ * @throws UnknownServerError
+ */
+function withServers(
+  node: ApiNode,
+  variables: TemplateVariables,
+  servers: Readonly<Record<string, string>> | undefined,
+): RequestSpec {
+  const spec = node.request;
+  if (servers === undefined) {
+    if (node.server === undefined) return spec;
+    throw new UnknownServerError(node.server, []);
+  }
+  const fill = (text: string) => fillServers(text, servers, variables);
+  const deep = (value: unknown): unknown => {
+    if (typeof value === 'string') return fill(value);
+    if (Array.isArray(value)) return value.map(deep);
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [fill(k), deep(v)]));
+    return value;
+  };
+  let url = fill(spec.url);
+  if (node.server !== undefined) {
+    const base = servers[node.server];
+    if (base === undefined) throw new UnknownServerError(node.server, Object.keys(servers));
+    url = joinServerUrl(base, url);
+  }
+  const out: RequestSpec = { ...spec, url };
+  if (spec.headers) out.headers = Object.fromEntries(Object.entries(spec.headers).map(([k, v]) => [fill(k), fill(v)]));
+  if (spec.body !== undefined) out.body = deep(spec.body);
+  if (spec.auth) out.auth = deep(spec.auth) as RequestAuth;
+  return out;
+}
+
 /** The request settings copied as they are into the resolved request (docs/flows.md "Request settings"). */
 const REQUEST_SETTINGS = [
   'maxRedirects',
@@ -59,8 +103,16 @@ const REQUEST_SETTINGS = [
 export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeResult> {
   const { port } = flow;
   const result = flow.base(node);
-  const request = resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings);
   const label = node.name ? `${node.name} (${node.id})` : node.id;
+  let request: ResolvedRequest;
+  try {
+    request = resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings, port.servers);
+  } catch (err) {
+    if (!(err instanceof UnknownServerError)) throw err;
+    // Nothing is sent: a request to a server the environment lacks would go to a URL that means nothing.
+    flow.port.recordStep?.(`${label}: not sent ✗ (${err.message})`);
+    return flow.fail(result, err.message);
+  }
   const out = await port.executeApiNode(
     {
       ...flow.scope(),

@@ -97,6 +97,7 @@ export async function runLoopIterations(
         runId: port.runId,
         settings: port.settings,
         deadlineMs: port.deadlineMs,
+        ...(port.servers ? { servers: { ...port.servers } } : {}),
         testCase: flow.testCase,
         node,
         start: index,

@@ -25,6 +25,11 @@ export interface InterpreterPort {
   dynamic: DynamicSources;
   /** Epoch ms by which the test case must end. */
   deadlineMs: number;
+  /**
+   * The run's servers, name → base URL (RunPlan `servers`; src/flow/servers.ts); undefined for a
+   * plan frozen before servers existed, whose requests are filled as they always were.
+   */
+  servers?: Readonly<Record<string, string>>;
   /** Epoch ms now: the workflow's clock moved forward by activities' readings, or `Date.now()`. */
   now(): number;
   /**

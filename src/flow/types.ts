@@ -51,6 +51,8 @@ export interface LoopSegmentInput {
   runId: string;
   settings: RunSettings;
   deadlineMs: number;
+  /** The run's servers (InterpreterPort `servers`); absent when the plan has none. */
+  servers?: Record<string, string>;
   testCase: { id: string; name: string; dataSets: Record<string, unknown[]> };
   node: LoopNode | IterationNode;
   /** Index of the first iteration to run. */

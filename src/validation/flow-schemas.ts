@@ -24,6 +24,7 @@ import {
   type FlowNodeType,
   type RequestAuthType,
 } from '../domain/types';
+import { SERVER_NAME_PATTERN } from '../flow/servers';
 
 /** A JSON Schema as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -153,6 +154,14 @@ export const REQUEST_AUTH_SCHEMA = {
   })),
 } as const;
 
+/** An API node's `server` (docs/reuse.md "Servers"; src/flow/servers.ts). */
+const SERVER_FIELD = {
+  type: 'string',
+  pattern: SERVER_NAME_PATTERN,
+  description:
+    "A server of the run's environment (its `servers`): `request.url` is then a path, joined to that server's base URL with exactly one slash. A run whose environment lacks it fails before sending anything.",
+} as const;
+
 /** The fields one node type adds to `type`, `id` and `name`. */
 export interface NodeFields {
   /** What the node does (the OpenAPI component's description). */
@@ -221,6 +230,7 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
       },
       assertions: { type: 'array', maxItems: 200, items: ASSERTION_SCHEMA },
       script: SCRIPT_SCHEMA,
+      server: SERVER_FIELD,
       retry: {
         type: 'object',
         required: ['attempts'],

@@ -18,6 +18,7 @@ import type { Assertion, DataSet, FlowNode, ScriptConfig } from '../domain/types
 import { assignNodeIds, childLists, forEachNode } from '../flow/tree';
 import { ownLibrary } from '../sandbox/libraries';
 import { dataSetRows } from './data-sets';
+import { serverNodeIssues } from './servers';
 import { schemaLoop } from './json-limits';
 import {
   closedNodeSchema,
@@ -243,6 +244,7 @@ export function validateFlow(
             checkAssertion(a, [...at, 'assertions', j], issues);
           });
           if (node.script) checkScript(node.script, [...at, 'script'], issues);
+          issues.push(...serverNodeIssues(node, at));
           break;
         case 'if':
           expression(node.condition, [...at, 'condition']);

@@ -21,6 +21,17 @@ export class Environment {
   @JsonColumn()
   variables!: Variables;
 
+  /**
+   * The name of the environment of the same workspace this one extends (docs/reuse.md
+   * "Environments that inherit"; src/store/environments.ts), or null.
+   */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  extends!: string | null;
+
+  /** Servers, name → base URL (docs/reuse.md "Servers"; src/flow/servers.ts); null when none. */
+  @JsonColumn({ nullable: true })
+  servers!: Record<string, string> | null;
+
   @TimestampColumn()
   createdAt!: Date;
 

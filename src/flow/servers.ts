@@ -1,0 +1,198 @@
+/**
+ * Servers (docs/reuse.md "Servers"): named base URLs of an environment (`servers: {users:
+ * "https://users.staging.example.com"}`, merged through its `extends` chain and frozen into the
+ * run's plan as `RunPlan.servers`), used by API nodes in two ways:
+ *
+ * - `{{server.users}}/path` in the request's URL, headers, body or auth fields;
+ * - the node's `server` field (`"server": "users"`): its `request.url` is then a path, joined to the
+ *   base URL with exactly one slash ({@link joinServerUrl}).
+ *
+ * A base URL may itself hold `{{variable}}` placeholders (`https://{{tenant}}.example.com`): the
+ * server is put in first, then the request's templates are filled as usual.
+ *
+ * Precedence: `{{server.<name>}}` is the server when the plan has one of that name; else a
+ * variable that answers `server.<name>` (a variable named `server.<name>`, or an object variable
+ * `server` with that field, as templates read them: src/domain/templating.ts) is kept for the
+ * template filler; else the node fails saying which server is missing. A plan frozen before
+ * servers existed (no `servers`) is left exactly as it ran.
+ *
+ * A run checks every API node of its test cases when it freezes its plan ({@link missingServers})
+ * and fails before sending anything when its environment lacks a server a node names.
+ *
+ * Pure and deterministic (workflow code).
+ */
+import type { ApiNode, FlowNode, TestCaseDefinition } from '../domain/types';
+import { forEachNode } from './tree';
+
+/** Names of servers: identifiers, so that `{{server.<name>}}` reads well (letters, digits, `_`, `-`). */
+export const SERVER_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_-]{0,99}$';
+const SERVER_NAME = new RegExp(SERVER_NAME_PATTERN);
+
+/** Servers one environment may define. */
+export const MAX_SERVERS = 100;
+
+/** `{{server.<name>}}`, spaces around the name allowed as in every template. */
+const SERVER_PLACEHOLDER = /\{\{\s*server\.([^{}\s]+)\s*\}\}/g;
+
+/** True when `name` is a valid server name ({@link SERVER_NAME_PATTERN}). */
+export function isServerName(name: string): boolean {
+  return SERVER_NAME.test(name);
+}
+
+/**
+ * Why `url` cannot be a server's base URL, or undefined when it can: an absolute `http://` or
+ * `https://` URL with a host, optionally with a path; no query or fragment. `{{variable}}`
+ * placeholders are allowed after the scheme (then only the scheme is checked).
+ */
+export function serverUrlProblem(url: string): string | undefined {
+  if (!/^https?:\/\/[^/?#]/i.test(url))
+    return 'must be an absolute http:// or https:// URL (e.g. "https://users.example.com")';
+  if (url.length > 2000) return 'must be at most 2000 characters long';
+  if (/[?#]/.test(url.replace(/\{\{[^{}]*\}\}/g, '')))
+    return 'must not hold a query or fragment (put them in the request)';
+  if (url.includes('{{')) return undefined;
+  try {
+    new URL(url);
+  } catch {
+    return 'is not a valid URL';
+  }
+  return undefined;
+}
+
+/**
+ * `base` and `path` joined with exactly one slash: `https://h/api/` + `/users` → `https://h/api/users`.
+ * An empty path answers the base as written; a path that starts with `?` or `#` is appended as it is.
+ */
+export function joinServerUrl(base: string, path: string): string {
+  if (path === '') return base;
+  if (path.startsWith('?') || path.startsWith('#')) return base.replace(/\/+$/, '') + path;
+  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+/** A server a request names that the run's environment does not define. */
+export class UnknownServerError extends Error {
+  constructor(
+    readonly server: string,
+    readonly known: string[],
+  ) {
+    super(
+      `Server "${server}" is not defined by the run's environment (${known.length ? `its servers: ${known.join(', ')}` : 'it defines no servers'}); add it to the environment's "servers"`,
+    );
+    this.name = 'UnknownServerError';
+  }
+}
+
+const own = (o: unknown, k: string): boolean =>
+  o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k);
+
+/** True when the template variables answer `{{server.<name>}}` themselves (see the module comment). */
+function variableAnswers(variables: Record<string, unknown>, name: string): boolean {
+  return own(variables, `server.${name}`) || own(variables.server, name);
+}
+
+/**
+ * `text` with each `{{server.<name>}}` replaced by the base URL of that server of `servers`.
+ * @throws UnknownServerError for a name neither `servers` nor `variables` answer
+ */
+export function fillServers(
+  text: string,
+  servers: Readonly<Record<string, string>>,
+  variables: Record<string, unknown>,
+): string {
+  if (!text.includes('{{')) return text;
+  return text.replace(SERVER_PLACEHOLDER, (whole, name: string) => {
+    if (own(servers, name)) return servers[name]!;
+    if (variableAnswers(variables, name)) return whole;
+    throw new UnknownServerError(name, Object.keys(servers));
+  });
+}
+
+/** Every server name `text` refers to with `{{server.<name>}}`. */
+function placeholderNames(text: string): string[] {
+  return [...text.matchAll(SERVER_PLACEHOLDER)].map((m) => m[1]!);
+}
+
+/** The strings of a JSON value (object keys included). */
+function strings(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) strings(v, out);
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) {
+      out.push(k);
+      strings(v, out);
+    }
+  return out;
+}
+
+/** The servers an API node names: its `server` field, then `{{server.<name>}}` in its request (each once). */
+export function nodeServers(node: ApiNode): string[] {
+  const names = new Set<string>();
+  if (node.server !== undefined) names.add(node.server);
+  const request = node.request as unknown as Record<string, unknown> | undefined;
+  if (request) {
+    const texts = [
+      request.url,
+      ...strings(request.headers ?? {}),
+      ...strings(request.body ?? null),
+      ...strings(request.auth ?? {}),
+    ];
+    for (const text of texts) if (typeof text === 'string') for (const name of placeholderNames(text)) names.add(name);
+  }
+  return [...names];
+}
+
+/** A server a node of a test case names that the run's environment lacks. */
+export interface MissingServer {
+  testCase: string;
+  testCaseId: string;
+  node: string;
+  nodeName?: string;
+  server: string;
+}
+
+/**
+ * Every (test case, API node, server) where a node names a server that neither `servers` nor the
+ * run's `variables` answer (see the module comment), nested nodes included, in flow order.
+ */
+export function missingServers(
+  testCases: Array<Pick<TestCaseDefinition, 'id' | 'name' | 'flow'>>,
+  servers: Readonly<Record<string, string>>,
+  variables: Record<string, unknown>,
+): MissingServer[] {
+  const missing: MissingServer[] = [];
+  for (const tc of testCases) {
+    forEachNode(tc.flow ?? [], (node: FlowNode) => {
+      if (node.type !== 'api') return;
+      for (const server of nodeServers(node)) {
+        if (own(servers, server)) continue;
+        // The `server` field names a server only; a template may also be answered by a variable.
+        if (node.server !== server && variableAnswers(variables, server)) continue;
+        missing.push({
+          testCase: tc.name,
+          testCaseId: tc.id,
+          node: node.id,
+          ...(node.name ? { nodeName: node.name } : {}),
+          server,
+        });
+      }
+    });
+  }
+  return missing;
+}
+
+/**
+ * One sentence about `missing` (not empty) for people: the first one in full, then how many more.
+ * `environment` names the run's environment and `servers` what it defines.
+ */
+export function missingServersMessage(
+  missing: MissingServer[],
+  environment: string,
+  servers: Readonly<Record<string, string>>,
+): string {
+  const first = missing[0]!;
+  const node = first.nodeName ? `"${first.nodeName}" (${first.node})` : `"${first.node}"`;
+  const known = Object.keys(servers);
+  const defined = known.length ? `its servers: ${known.join(', ')}` : 'it defines no servers';
+  const more = missing.length > 1 ? `; ${missing.length - 1} more node(s) name missing servers` : '';
+  return `Test case "${first.testCase}", node ${node} names server "${first.server}", which environment "${environment}" does not define (${defined})${more}`;
+}
