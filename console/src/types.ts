@@ -77,4 +77,14 @@ export interface Environment {
   name: string;
   description?: string;
   variables: Record<string, unknown>;
+  /** The environment it extends (docs/reuse.md); absent when none. */
+  extends?: string;
+  /** Its own servers, name → base URL; absent when none. */
+  servers?: Record<string, string>;
+  /** What its ancestors give it that it does not set itself (when it extends another). */
+  inherited?: {
+    chain: string[];
+    variables: Record<string, { value: unknown; secret?: true; from: string }>;
+    servers: Record<string, { value: string; from: string }>;
+  };
 }

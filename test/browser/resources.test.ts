@@ -432,6 +432,32 @@ describe('console resource pages', function () {
     expect((await app.request('GET', `/v1/test-cases/${res.body.id}`)).status).to.equal(404);
   });
 
+  it('edits an environment’s servers and parent, and shows what it inherits with where it comes from', async () => {
+    await app.request('POST', '/v1/environments', {
+      name: 'reuse-base',
+      variables: { shared: 'from-base', key: { value: 'base-secret', secret: true } },
+      servers: { users: 'http://127.0.0.1:9/users' },
+    });
+    await app.request('POST', '/v1/environments', { name: 'reuse-child', variables: { own: 'x' } });
+    await page.goto(`${app.url}/environments/reuse-child`);
+    await page.getByRole('button', { name: 'Add server' }).click();
+    await page.getByLabel('Name of server 1').fill('orders');
+    await page.getByLabel('Base URL of orders').fill('http://127.0.0.1:9/orders');
+    await page.getByLabel('Extends').fill('reuse-base');
+    await page.getByRole('button', { name: 'Save variables' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    const env = (await app.request('GET', '/v1/environments/reuse-child')).body;
+    expect(env).to.deep.include({ extends: 'reuse-base', servers: { orders: 'http://127.0.0.1:9/orders' } });
+    const inherited = page.getByTestId('inherited');
+    await inherited.getByText('from-base').waitFor();
+    expect(await inherited.textContent())
+      .to.contain('server.users')
+      .and.contain('reuse-base')
+      .and.not.contain('base-secret');
+    await app.request('DELETE', '/v1/environments/reuse-child');
+    await app.request('DELETE', '/v1/environments/reuse-base');
+  });
+
   it('creates, renames and deletes an environment', async () => {
     await page.goto(`${app.url}/environments`);
     await page.getByLabel('Environment name').fill('qa');

@@ -28,7 +28,7 @@ import {
   type LocalRequest,
   type LocalState,
 } from './store';
-import { environmentVariables, rowsToVariables, type Variables } from './variables';
+import { linkedEnvironmentVariables, rowsToVariables, type Variables } from './variables';
 import { PrepareError, prepare, sendDirect, sendViaRelay } from './send';
 import type { CurlImport } from './curl';
 import './local.css';
@@ -125,7 +125,7 @@ function Workspace({ workspaceId }: { workspaceId: string }) {
     const name = r.group.name;
     const env = envs.data?.items.find((e) => e.name === name);
     return env
-      ? { variables: environmentVariables(env.variables) }
+      ? { variables: linkedEnvironmentVariables(env) }
       : {
           variables: {},
           missing: envs.data

@@ -61,3 +61,28 @@ export function environmentVariables(variables: Record<string, unknown> | undefi
   for (const [k, v] of Object.entries(variables ?? {})) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
   return out;
 }
+
+/** An environment as the API answers it: its own values, and what it inherits (docs/reuse.md). */
+export interface EnvironmentValues {
+  variables?: Record<string, unknown>;
+  servers?: Record<string, string>;
+  inherited?: {
+    variables: Record<string, { value: unknown; secret?: true }>;
+    servers: Record<string, { value: string }>;
+  };
+}
+
+/**
+ * An environment's values as a run sees them (docs/reuse.md): the variables it inherits through
+ * `extends` under its own, and its servers (inherited, then its own) as `server.<name>`, so that
+ * `{{server.users}}` resolves here as it does in API nodes.
+ */
+export function linkedEnvironmentVariables(env: EnvironmentValues): Variables {
+  const inherited: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(env.inherited?.variables ?? {}))
+    inherited[k] = v.secret ? { secret: true, value: v.value } : v.value;
+  const out = environmentVariables({ ...inherited, ...env.variables });
+  for (const [k, v] of Object.entries(env.inherited?.servers ?? {})) out[`server.${k}`] = v.value;
+  for (const [k, v] of Object.entries(env.servers ?? {})) out[`server.${k}`] = v;
+  return out;
+}

@@ -25,6 +25,7 @@ import type { Environment } from '../types';
 import { ConfirmButton, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
 import { Loading, seg, typedValue, valueText } from './common';
 import { ResourceList } from './list';
+import { InheritedValues, ServersTable, serverRowsOf, serversPatch, type ServerRow } from './environment-reuse';
 
 /** The mask the API puts in place of every value for a read-scope key. */
 export const API_MASK = '***';
@@ -159,7 +160,7 @@ export function EnvironmentPage() {
       {env.data && (
         <EnvironmentBody
           // A save, or other stored variables, start the form afresh from what is stored.
-          key={`${lastSave?.count ?? 0}:${env.data.name}:${JSON.stringify(env.data.variables)}`}
+          key={`${lastSave?.count ?? 0}:${env.data.name}:${JSON.stringify([env.data.variables, env.data.servers, env.data.extends])}`}
           env={env.data}
           justSaved={env.data === lastSave?.env}
           onSaved={onSaved}
@@ -185,6 +186,8 @@ function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: Envi
   const writable = can('write');
   const readKey = !can('run');
   const [rows, setRows] = useState<Row[]>(() => rowsOf(env));
+  const [serverRows, setServerRows] = useState<ServerRow[]>(() => serverRowsOf(env));
+  const [parent, setParent] = useState(env.extends ?? '');
   const [localError, setLocalError] = useState<string | undefined>();
   // What the polite status line says: "Saved." after a save, "Nothing changed." after a save with nothing to send; cleared by an edit.
   const [status, setStatus] = useState(justSaved ? 'Saved.' : '');
@@ -200,14 +203,18 @@ function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: Envi
   const save = useAction(async () => {
     setLocalError(undefined);
     let patch: Record<string, unknown>;
+    let servers: Record<string, string | null>;
     try {
       patch = variablesPatch(env.variables ?? {}, rows);
+      servers = serversPatch(env.servers ?? {}, serverRows);
     } catch (err) {
       setLocalError((err as Error).message);
       return;
     }
     const body: Record<string, unknown> = {};
     if (Object.keys(patch).length) body.variables = patch;
+    if (Object.keys(servers).length) body.servers = servers;
+    if (parent.trim() !== (env.extends ?? '')) body.extends = parent.trim() || null;
     if (description !== (env.description ?? '')) body.description = description;
     if (Object.keys(body).length === 0) {
       setStatus('Nothing changed.');
@@ -352,6 +359,27 @@ function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: Envi
                 Values true, false and numbers are saved typed; anything else as a string. A secret is stored encrypted,
                 never shown again and masked as {API_MASK} in results; leave {API_MASK} to keep a stored secret.
               </p>
+              <ServersTable
+                rows={serverRows}
+                writable
+                onChange={(rs) => {
+                  setServerRows(rs);
+                  setStatus('');
+                }}
+              />
+              <Field
+                label="Extends"
+                hint="the name of an environment whose variables, secrets and servers apply unless set here; empty: none"
+                error={fieldError(save.problem, 'extends')}
+              >
+                <input
+                  value={parent}
+                  onInput={(e) => {
+                    setParent(e.currentTarget.value);
+                    setStatus('');
+                  }}
+                />
+              </Field>
               <Field label="Description" error={fieldError(save.problem, 'description')}>
                 <input
                   value={description}
@@ -384,8 +412,17 @@ function EnvironmentBody({ env, justSaved, onSaved, onRenamed, onDeleted }: Envi
               </div>
             </>
           )}
+          {!writable && serverRows.length > 0 && (
+            <ServersTable rows={serverRows} writable={false} onChange={() => {}} />
+          )}
+          {!writable && env.extends && (
+            <p>
+              Extends <a href={`/environments/${seg(env.extends)}`}>{env.extends}</a>.
+            </p>
+          )}
         </fieldset>
       </form>
+      <InheritedValues env={env} />
       {writable && (
         <div class="card res-form res-danger-zone">
           <h2>Rename or delete</h2>
