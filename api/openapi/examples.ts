@@ -49,6 +49,7 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
         name: 'staging',
         description: 'The staging stack',
         variables: { base: 'https://staging.example.com', retries: 3, token: { value: 's3cr3t-token', secret: true } },
+        servers: { users: 'https://users.staging.example.com/api' },
       },
     },
   },
@@ -58,6 +59,7 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
       value: {
         description: 'The staging stack',
         variables: { base: 'https://staging.example.com', retries: 3, token: { secret: true, value: '***' } },
+        servers: { users: 'https://users.staging.example.com/api' },
       },
     },
   },
@@ -207,6 +209,7 @@ const environment = {
   name: 'staging',
   description: 'The staging stack',
   variables: { base: 'https://staging.example.com', retries: 3, token: { secret: true, value: '***' } },
+  servers: { users: 'https://users.staging.example.com/api' },
   createdAt: AT,
   updatedAt: AT,
 };
