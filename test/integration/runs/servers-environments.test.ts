@@ -134,6 +134,27 @@ describe('servers and environments that inherit', function () {
     expect(JSON.stringify([run, results])).not.to.contain(SECRET);
   });
 
+  it('a performance run uses the servers in every virtual user', async () => {
+    const before = { users: users.hits.get('/echo') ?? 0, orders: orders.hits.get('/echo') ?? 0 };
+    const started = await app.request('POST', '/v1/runs', {
+      runner: 'servers',
+      environment: 'leaf',
+      performance: { executor: 'constant-arrival-rate', rate: 10, duration: '600ms', preAllocatedVUs: 2, shards: 1 },
+    });
+    expect(started.status, JSON.stringify(started.body)).to.equal(201);
+    const done = await waitForRun(app, started.body.runId, 60_000);
+    expect(done.status, done.error).to.equal('completed');
+    const results = (await app.request('GET', `/v1/runs/${started.body.runId}/results`)).body;
+    const [testCase] = results.details.testCases as Json[];
+    expect(testCase!.status, JSON.stringify(testCase)).to.equal('passed');
+    const sent = {
+      users: (users.hits.get('/echo') ?? 0) - before.users,
+      orders: (orders.hits.get('/echo') ?? 0) - before.orders,
+    };
+    expect(sent.users).to.be.at.least(3);
+    expect(sent.orders).to.equal(sent.users);
+  });
+
   it('a child environment overrides a server of its ancestors', async () => {
     const res = await app.request('POST', '/v1/environments', {
       name: 'leaf-other-users',
