@@ -3,7 +3,8 @@
  * against two HTTP servers on loopback (two ports, so that which server a request reached is
  * visible): a chain of three environments merged in a run, inherited secrets delivered and masked,
  * GET marking inherited values, cycles and missing parents refused naming `extends`, 409 on
- * deleting a parent, servers used as `{{server.<name>}}` and as a node's `server`, a child
+ * deleting a parent, servers used as `{{server.<name>}}` and as a node's `server` (also by every
+ * virtual user of a performance run), a child
  * overriding a server, and a run whose environment lacks a server refused (POST /v1/runs) or
  * failed before sending anything (an incoming webhook's run).
  */
