@@ -421,6 +421,12 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
           variable: 'v',
           script: { code: 'async function generateValue() { return 1 }', libs: ['crypto-js@4.2.0'] },
         },
+        {
+          type: 'assert',
+          skipIf: 'variables.v = 0',
+          continueOnFailure: true,
+          assertions: [{ target: 'variables.v', operator: 'isJson' }],
+        },
       ] as unknown as FlowNode[],
     });
     const types = new Set<string>();
