@@ -11,12 +11,20 @@
  * Their input and output types are the interpreter's contract (src/domain/node-io.ts).
  */
 import { CancelledFailure, Context } from '@temporalio/activity';
-import type { Sandbox } from '../src/sandbox/sandbox';
+import type { Sandbox, ScriptResponse } from '../src/sandbox/sandbox';
 import { sharedExpressionPool, type ExpressionPool, type PoolResult } from '../src/expression-pool/pool';
-import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptLogLine } from '../src/domain/types';
+import type {
+  AttemptResult,
+  HttpExchange,
+  ResolvedRequest,
+  RetryPolicy,
+  ScriptConfig,
+  ScriptLogLine,
+} from '../src/domain/types';
 import type {
   ApiNodeInput,
   ApiNodeOutput,
+  OuterHook,
   ScriptCheck,
   ScriptNodeInput,
   ScriptNodeOutput,
@@ -309,14 +317,24 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
         return call.capOutput === false ? whole : capApiNodeOutput(whole, input.variables);
       };
 
-      if (input.script && /\bbeforeRequest\b/.test(input.script.code)) {
+      // The onion (docs/flows.md "Hooks"): outer hooks outermost first, then the node's own script.
+      const layers: Array<{ level?: OuterHook['level']; script: ScriptConfig }> = [
+        ...(input.outerHooks ?? []),
+        ...(input.script ? [{ script: input.script }] : []),
+      ];
+      const runHook = async (
+        layer: (typeof layers)[number],
+        hook: 'beforeRequest' | 'afterResponse',
+        response?: ScriptResponse,
+      ) => {
         const r = capScriptResult(
           await sandbox.execute({
             ...scope,
-            script: input.script,
-            hook: 'beforeRequest',
+            script: layer.script,
+            hook,
             request,
-            label: `${input.label}.beforeRequest`,
+            ...(response ? { response } : {}),
+            label: layer.level ? `${input.label}.${layer.level.replace(' ', '')}.${hook}` : `${input.label}.${hook}`,
             variables,
           }),
           variables,
@@ -324,16 +342,20 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
         logs.push(...r.logs);
         checks.push(...(r.tests ?? []));
         variables = r.variables;
-        if (!r.ok)
-          return end({
-            attempts: [],
-            scriptError: {
-              hook: 'beforeRequest',
-              message: r.error!.message,
-              line: r.error!.line,
-              column: r.error!.column,
-            },
-          });
+        return r;
+      };
+      const hookError = (layer: (typeof layers)[number], hook: 'beforeRequest' | 'afterResponse', r: ScriptResult) => ({
+        hook,
+        ...(layer.level ? { level: layer.level } : {}),
+        message: r.error!.message,
+        line: r.error!.line,
+        column: r.error!.column,
+      });
+
+      for (const layer of layers) {
+        if (!/\bbeforeRequest\b/.test(layer.script.code)) continue;
+        const r = await runHook(layer, 'beforeRequest');
+        if (!r.ok) return end({ attempts: [], scriptError: hookError(layer, 'beforeRequest', r) });
         if (r.request) request = { ...request, ...r.request, headers: { ...(r.request.headers ?? {}) } };
       }
 
@@ -350,38 +372,18 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
       };
       const { exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent, call);
 
-      if (input.script && /\bafterResponse\b/.test(input.script.code) && !exchange.error) {
-        const r = capScriptResult(
-          await sandbox.execute({
-            ...scope,
-            script: input.script,
-            hook: 'afterResponse',
-            request,
-            response: {
-              status: exchange.status,
-              headers: exchange.headers,
-              body: exchange.body,
-              time: exchange.timeMs,
-            },
-            label: `${input.label}.afterResponse`,
-            variables,
-          }),
-          variables,
-        );
-        logs.push(...r.logs);
-        checks.push(...(r.tests ?? []));
-        variables = r.variables;
-        if (!r.ok)
-          return end({
-            exchange,
-            attempts,
-            scriptError: {
-              hook: 'afterResponse',
-              message: r.error!.message,
-              line: r.error!.line,
-              column: r.error!.column,
-            },
-          });
+      if (!exchange.error) {
+        const response: ScriptResponse = {
+          status: exchange.status,
+          headers: exchange.headers,
+          body: exchange.body,
+          time: exchange.timeMs,
+        };
+        for (const layer of [...layers].reverse()) {
+          if (!/\bafterResponse\b/.test(layer.script.code)) continue;
+          const r = await runHook(layer, 'afterResponse', response);
+          if (!r.ok) return end({ exchange, attempts, scriptError: hookError(layer, 'afterResponse', r) });
+        }
       }
       return end({ exchange, attempts });
     },

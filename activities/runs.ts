@@ -21,6 +21,7 @@ import { LoadMetrics, performanceResults } from '../src/perf/metrics';
 import { loadTestCaseResults, type LoadFailure } from '../src/perf/test-case-results';
 import { jsonValue } from '../src/store/entities/columns';
 import { emptySelectionMessage, resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
+import { withFolderSettings, workspaceFolders } from '../src/store/folder-settings';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import { capDepth, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { Context } from '@temporalio/activity';
@@ -263,7 +264,10 @@ export function createRunActivities(
             FAILURE_TYPES.runSetupFailed,
           );
         }
-        const testCases = (await resolveRunnerSelection(manager, runner)).map(toDefinition);
+        const folders = await workspaceFolders(manager, run.workspaceId);
+        const testCases = (await resolveRunnerSelection(manager, runner)).map((tc) =>
+          withFolderSettings(toDefinition(tc), folders),
+        );
         // A scheduled run (no API call refused it), or test cases deleted since the run was accepted.
         if (testCases.length === 0)
           throw ApplicationFailure.nonRetryable(emptySelectionMessage(runner), FAILURE_TYPES.runSetupFailed);

@@ -27,6 +27,7 @@ import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
 import { relayRouter } from './routes/relay';
+import { foldersRouter } from './routes/folders';
 import { serveConsole } from './console';
 import { cliDownloadRouter } from './routes/cli-download';
 import { codecCors, codecRouter } from './routes/codec';
@@ -45,6 +46,7 @@ export const V1_ROUTERS = [
   deploymentsRouter,
   designsRouter,
   relayRouter,
+  foldersRouter,
 ];
 
 /** Routes that read their body themselves (matched as the routers match: any case, an optional trailing slash). */

@@ -47,6 +47,11 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'PATCH /v1/test-cases/:testCaseId': 'write',
   'DELETE /v1/test-cases/:testCaseId': 'write',
 
+  'GET /v1/folders': 'read',
+  'GET /v1/folders/:folderPath': 'read',
+  'PUT /v1/folders/:folderPath': 'write',
+  'DELETE /v1/folders/:folderPath': 'write',
+
   'GET /v1/runners': 'read',
   'POST /v1/runners': 'write',
   'GET /v1/runners/:runnerName': 'read',

@@ -15,6 +15,7 @@ import { KEY_SCOPES, RUNNER_ORDERS } from '../../src/store/entities';
 import { HTTP_METHODS, RUN_STATUSES } from '../../src/domain/types';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../../src/problems';
 import { RUN_TRIGGERS } from '../routes/runs';
+import { HOOKS_SCHEMA } from '../routes/folders';
 import { DATA_SETS_SCHEMA, FLOW_NODES } from './flow';
 import { VARIABLE_SCOPES } from '../../src/domain/types';
 
@@ -178,6 +179,25 @@ export const SCHEMAS = {
       tags: { type: 'array', items: text },
       flow: { ...FLOW_NODES, description: 'The nodes (docs/flows.md); every node has an `id`.' },
       dataSets: DATA_SETS_SCHEMA,
+      hooks: {
+        ...HOOKS_SCHEMA,
+        type: 'object',
+        description: 'Hooks around each of its API nodes (docs/flows.md "Hooks"); absent when it has none.',
+      },
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    },
+  },
+  Folder: {
+    type: 'object',
+    description:
+      'Settings of a folder of test cases, applying to every test case at or below its path (docs/flows.md "Hooks").',
+    required: ['id', 'path', 'hooks', 'authProfile', 'createdAt', 'updatedAt'],
+    properties: {
+      id: id('fld'),
+      path: { type: 'string', description: '`users/admin`, normalised.' },
+      hooks: HOOKS_SCHEMA,
+      authProfile: { type: ['string', 'null'], description: 'An auth profile name, `none`, or null (not set).' },
       createdAt: timestamp,
       updatedAt: timestamp,
     },

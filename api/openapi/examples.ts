@@ -69,6 +69,17 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
       value: { variables: { retries: 5, oldFlag: null } },
     },
   },
+  replaceFolder: {
+    hooks: {
+      summary: 'Hooks for every test case under `users`',
+      value: {
+        hooks: {
+          code: "function beforeRequest() { $request.headers['x-suite'] = 'users'; }\nfunction afterResponse() { $test('answers', () => { if (!$response.status) throw new Error('no status'); }); }",
+        },
+        authProfile: null,
+      },
+    },
+  },
   createTestCase: {
     getUser: {
       summary: 'One API node with two assertions',
@@ -224,6 +235,16 @@ const testCase = {
   createdAt: AT,
   updatedAt: AT,
 };
+const folder = {
+  id: `fld_${ULID}`,
+  path: 'users',
+  hooks: {
+    code: "function beforeRequest() { $request.headers['x-suite'] = 'users'; }",
+  },
+  authProfile: null,
+  createdAt: AT,
+  updatedAt: AT,
+};
 const runner = {
   id: ids.rnr,
   name: 'smoke',
@@ -349,6 +370,8 @@ export const RESPONSE_EXAMPLES = {
     summary: 'A page of test cases',
     value: { items: [testCase], nextCursor: 'WyJ1c2VycyIsImdldCB1c2VyIl0' },
   },
+  folder: { summary: 'A folder with hooks', value: folder },
+  folders: { summary: 'A page of folders', value: { items: [folder], nextCursor: null } },
   runner: { summary: 'A runner', value: runner },
   runners: { summary: 'A page of runners', value: { items: [runner], nextCursor: null } },
   runStarted: { summary: 'A run started', value: runStarted },

@@ -20,6 +20,7 @@ import { DEPLOYMENT_SCHEMAS } from '../routes/deployments';
 import { DESIGN_SCHEMAS } from '../routes/designs';
 import { relayRequestSchema } from '../routes/relay';
 import { WEBHOOK_BODY_SCHEMA } from '../routes/incoming-webhooks';
+import { FOLDER_SCHEMAS } from '../routes/folders';
 import { pageOf, schemaRef, type JsonSchema, type ProblemResponseName } from './components';
 import { REQUEST_EXAMPLES, type Example, type ResponseExampleName } from './examples';
 import { testCaseBodySchema } from './flow';
@@ -85,6 +86,8 @@ export const PATH_PARAMS: Record<string, string> = {
   deploymentId: "The deployment's id (`dep_…`).",
   designId: "The design's id (`dsg_…`).",
   webhookId: "The deployment's webhook address (its `webhookUrl` ends with it).",
+  folderPath:
+    "The folder's path, URL-encoded (`users/admin` is `users%2Fadmin`); normalised as a test case's `folder` is.",
 };
 
 const paging = (max: number = PAGE.max, fallback: number = PAGE.default): QueryParam[] => [
@@ -226,6 +229,64 @@ function crud(options: {
   return ops;
 }
 
+/** The folder operations (api/routes/folders.ts): addressed by path, created or replaced by PUT. */
+function folderOperations(): ApiOperation[] {
+  const tag = 'Folders';
+  const one = '/v1/folders/:folderPath';
+  const schema = schemaRef('Folder');
+  return [
+    {
+      method: 'get',
+      path: '/v1/folders',
+      operationId: 'listFolders',
+      summary: 'List folders',
+      description: 'By path. Only folders given settings (PUT) are listed, not every folder test cases are filed in.',
+      tag,
+      auth: 'apiKey',
+      query: paging(),
+      responses: { '200': ok('A page of folders.', pageOf(schema), ['folders']) },
+      problems: ['BadRequest'],
+    },
+    {
+      method: 'get',
+      path: one,
+      operationId: 'getFolder',
+      summary: 'Get a folder',
+      tag,
+      auth: 'apiKey',
+      responses: { '200': ok('The folder.', schema, ['folder']) },
+      problems: ['BadRequest', 'NotFound'],
+    },
+    {
+      method: 'put',
+      path: one,
+      operationId: 'replaceFolder',
+      summary: 'Create or replace a folder',
+      description:
+        'Its settings apply to every test case filed at or below the path, in runs started afterwards: `hooks` run around each API node (onion order: test case → folders, outermost first → node; `afterResponse` the other way), `authProfile` unless a node or test case names one. Absent fields are removed.',
+      tag,
+      auth: 'apiKey',
+      body: body(FOLDER_SCHEMAS.replace, 'replaceFolder'),
+      responses: {
+        '200': ok('The folder as stored (it existed).', schema, ['folder']),
+        '201': created('Folder', schema, ['folder']),
+      },
+      problems: ['BadRequest', 'Conflict', 'UnsupportedMediaType'],
+    },
+    {
+      method: 'delete',
+      path: one,
+      operationId: 'deleteFolder',
+      summary: 'Delete a folder',
+      description: 'Its settings no longer apply; the test cases filed in it stay.',
+      tag,
+      auth: 'apiKey',
+      responses: deleted('Folder'),
+      problems: ['BadRequest', 'NotFound'],
+    },
+  ];
+}
+
 /**
  * Every operation of the document, for an API configured by `config` (a few limits in the
  * schemas, such as the largest run `timeout`, are settings).
@@ -282,6 +343,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       createProblems: ['Unprocessable'],
       deleteDescription: 'Runners that list it forget it.',
     }),
+    ...folderOperations(),
     ...crud({
       tag: 'Runners',
       collection: '/v1/runners',

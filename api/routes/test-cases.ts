@@ -5,16 +5,18 @@
  *                                              (comma-separated) keeps test cases carrying all of them;
  *                                              ordered by folder then name; `limit`, `cursor`. A filter
  *                                              given empty (`folder=`, `tags=,`) is 400 `invalid-query`
- *   POST   /v1/test-cases                      create {name, folder?, description?, tags?, flow, dataSets?} → 201
+ *   POST   /v1/test-cases                      create {name, folder?, description?, tags?, flow, dataSets?, hooks?} → 201
  *   GET    /v1/test-cases/{testCaseId}
- *   PUT    /v1/test-cases/{testCaseId}         replace {name, folder?, description?, tags?, flow, dataSets?} → 200
- *   PATCH  /v1/test-cases/{testCaseId}         any of {tags, name, folder, description, flow, dataSets} → 200
+ *   PUT    /v1/test-cases/{testCaseId}         replace {name, folder?, description?, tags?, flow, dataSets?, hooks?} → 200
+ *   PATCH  /v1/test-cases/{testCaseId}         any of {tags, name, folder, description, flow, dataSets, hooks} → 200
  *   DELETE /v1/test-cases/{testCaseId}         also removes it from runners that list it          → 204
  *
  * A flow is validated as a whole, against the test case's data sets, before anything is stored
  * (src/validation/flow.ts); docs/flows.md describes nodes and data sets. A flow expecting more loop
  * iterations than ASSAY_QUOTA_LOOP_ITERATIONS (counts multiplied through nesting) is refused with
- * 422 `loop-iterations-exceeded` naming the loop node.
+ * 422 `loop-iterations-exceeded` naming the loop node. `hooks` (a script defining `beforeRequest`
+ * and/or `afterResponse` around each of the test case's API nodes, docs/flows.md "Hooks") is
+ * validated as an API node's `script`; `null` removes them.
  */
 import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
@@ -22,11 +24,12 @@ import { newId } from '../../src/ids';
 import { Runner, TestCase, TestCaseTag } from '../../src/store/entities';
 import { normaliseFolder } from '../../src/domain/folders';
 import { tagsOf, testCaseQuery } from '../../src/store/test-cases';
-import { dataSetRowCounter, validateDataSets, validateFlow } from '../../src/validation/flow';
+import { dataSetRowCounter, validateDataSets, validateFlow, validateHooks } from '../../src/validation/flow';
 import { assignNodeIds } from '../../src/flow/tree';
 import { expectedLoopIterations } from '../../src/flow/estimate';
 import type { AssayConfig } from '../../src/config';
-import type { DataSet, FlowNode } from '../../src/domain/types';
+import type { DataSet, FlowNode, ScriptConfig } from '../../src/domain/types';
+import { HOOKS_SCHEMA } from './folders';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { fieldError } from '../../src/problems';
 import { Problem } from '../problem';
@@ -42,6 +45,7 @@ interface TestCaseInput {
   tags?: string[];
   flow: unknown;
   dataSets?: unknown;
+  hooks?: ScriptConfig | null;
 }
 
 const TAG = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^,]+$' } as const;
@@ -53,6 +57,7 @@ const fields = {
   // The flow's and the data sets' own shapes are checked by validateFlow/validateDataSets, with paths inside them.
   flow: { type: 'array' },
   dataSets: { type: 'array' },
+  hooks: HOOKS_SCHEMA,
 };
 /** The test case listing's order: by folder, then name (unique within a folder). */
 const ORDER: Keyset<TestCase, 'pair'> = {
@@ -85,6 +90,7 @@ export function testCaseJson(tc: TestCase) {
     tags: tagsOf(tc),
     flow: tc.flow,
     dataSets: tc.dataSets ?? [],
+    ...(tc.hooks ? { hooks: tc.hooks } : {}),
     createdAt: iso(tc.createdAt),
     updatedAt: iso(tc.updatedAt),
   };
@@ -106,6 +112,14 @@ function checked(
   const sets = (dataSets as DataSet[] | undefined) ?? null;
   checkLoopQuota(flow as FlowNode[], sets ?? [], config);
   return { flow: assignNodeIds(flow as FlowNode[]), dataSets: sets };
+}
+
+/** A test case's `hooks` as stored (null: none); 400 naming `hooks.code` when the code does not parse. */
+function checkedHooks(hooks: ScriptConfig | null | undefined): ScriptConfig | null {
+  if (!hooks) return null;
+  const issues = validateHooks(hooks, ['hooks']);
+  if (issues.length > 0) throw issuesProblem(issues);
+  return hooks;
 }
 
 const figure = (n: number) => n.toLocaleString('en-US');
@@ -191,6 +205,7 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
   router.post('/test-cases', async (ctx) => {
     const input = validateFull(jsonBody(ctx));
     const { flow, dataSets } = checked(input.flow, input.dataSets, config);
+    const hooks = checkedHooks(input.hooks);
     const now = new Date();
     const tc = Object.assign(new TestCase(), {
       id: newId('testCase'),
@@ -200,6 +215,7 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
       description: input.description ?? '',
       flow,
       dataSets,
+      hooks,
       createdAt: now,
       updatedAt: now,
     });
@@ -216,6 +232,7 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
   router.put('/test-cases/:testCaseId', async (ctx) => {
     const input = validateFull(jsonBody(ctx));
     const { flow, dataSets } = checked(input.flow, input.dataSets, config);
+    const hooks = checkedHooks(input.hooks);
     ctx.body = testCaseJson(
       await dataSource.transaction(async (manager) => {
         const tc = await load(manager, ctx);
@@ -225,6 +242,7 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
           description: input.description ?? '',
           flow,
           dataSets,
+          hooks,
           updatedAt: new Date(),
         });
         return save(manager, tc, input.tags ?? []);
@@ -234,12 +252,14 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
 
   router.patch('/test-cases/:testCaseId', async (ctx) => {
     const patch = validatePatch(jsonBody(ctx));
+    const hooks = patch.hooks === undefined ? undefined : checkedHooks(patch.hooks);
     ctx.body = testCaseJson(
       await dataSource.transaction(async (manager) => {
         const tc = await load(manager, ctx);
         if (patch.name !== undefined) tc.name = patch.name;
         if (patch.folder !== undefined) tc.folder = normaliseFolder(patch.folder);
         if (patch.description !== undefined) tc.description = patch.description;
+        if (hooks !== undefined) tc.hooks = hooks;
         if (patch.flow !== undefined || patch.dataSets !== undefined) {
           // The flow is checked against the data sets it will have after the patch, and the other way round.
           const next = checked(patch.flow ?? tc.flow, patch.dataSets ?? tc.dataSets ?? undefined, config);

@@ -161,6 +161,8 @@ interface StoredTestCase {
   description: string;
   tags: string[];
   flow: unknown;
+  /** Test case hooks set on the server (docs/flows.md "Hooks at three levels"): kept when the import replaces it. */
+  hooks?: unknown;
 }
 
 /** Saves the planned test cases (or, dry, says what it would do); fills report.testCases. */
@@ -196,7 +198,9 @@ async function syncTestCases(
     if (!dry && client && entry.action !== 'unchanged') {
       try {
         const saved = old
-          ? await client.request<StoredTestCase>('PUT', `/v1/test-cases/${encodeURIComponent(old.id)}`, { body })
+          ? await client.request<StoredTestCase>('PUT', `/v1/test-cases/${encodeURIComponent(old.id)}`, {
+              body: old.hooks ? { ...body, hooks: old.hooks } : body,
+            })
           : await client.request<StoredTestCase>('POST', '/v1/test-cases', { body });
         entry.id = saved.id;
       } catch (err) {

@@ -27,6 +27,8 @@ interface StoredTestCase {
   tags: string[];
   flow: unknown[];
   dataSets?: unknown[];
+  /** Test case hooks set on the server (docs/flows.md "Hooks at three levels"): kept when the import replaces it. */
+  hooks?: unknown;
 }
 
 /** What the import did, printed (or given as JSON with `--json`). */
@@ -138,6 +140,7 @@ async function upsertTestCase(
     tags: tc.tags,
     flow: tc.flow,
     dataSets,
+    ...(found?.hooks ? { hooks: found.hooks } : {}),
   };
   if (found) {
     const same =

@@ -49,7 +49,7 @@ export type ParseResult = { spec: ResourceSpec; problems?: undefined } | { spec?
 
 const FIELDS: Record<Kind, readonly string[]> = {
   Environment: ['kind', 'name', 'description', 'variables'],
-  TestCase: ['kind', 'name', 'folder', 'description', 'tags', 'dataSets', 'flow'],
+  TestCase: ['kind', 'name', 'folder', 'description', 'tags', 'dataSets', 'hooks', 'flow'],
   Runner: ['kind', 'name', 'description', 'folder', 'tags', 'order', 'variableScope', 'testCases', 'loadProfile'],
   Deployment: [
     'kind',
@@ -267,7 +267,14 @@ function readTestCase(doc: Record<string, unknown>, c: Checker): TestCaseSpec {
     tags: sortedSet(c.textList(doc.tags, 'tags', { noCommas: true })),
     flow: assignNodeIds(c.list(doc.flow, 'flow', true)),
     dataSets: c.list(doc.dataSets === null ? undefined : doc.dataSets, 'dataSets'),
+    // The server checks the script (docs/flows.md "Hooks at three levels"); only its presence here.
+    ...withHooks(c.mappingOrNull(doc.hooks ?? null, 'hooks')),
   };
+}
+
+/** `{hooks}` when a test case has some, else nothing (specs without hooks stay as they were). */
+function withHooks(hooks: Record<string, unknown> | null): { hooks?: TestCaseSpec['hooks'] } {
+  return hooks ? { hooks: hooks as unknown as TestCaseSpec['hooks'] } : {};
 }
 
 function readRunner(doc: Record<string, unknown>, c: Checker): RunnerSpec {
@@ -398,6 +405,7 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
       put('description', spec.description, !spec.description);
       put('tags', sortedSet(spec.tags), spec.tags.length === 0);
       put('dataSets', spec.dataSets, spec.dataSets.length === 0);
+      put('hooks', spec.hooks, spec.hooks === undefined);
       out.flow = spec.flow;
       break;
     case 'Runner':

@@ -93,6 +93,8 @@ export interface TestCaseSpec {
   /** Flow nodes (docs/flows.md), every node with an id. */
   flow: unknown[];
   dataSets: unknown[];
+  /** Hooks around each of its API nodes (`{code, libs?}`, docs/flows.md "Hooks at three levels"); absent when none. */
+  hooks?: { code: string; libs?: string[] };
 }
 
 export interface RunnerSpec {
@@ -191,6 +193,7 @@ export interface TestCaseJson {
   tags?: string[];
   flow: unknown[];
   dataSets?: unknown[] | null;
+  hooks?: { code: string; libs?: string[] } | null;
 }
 
 /** An environment as the API answers it to a `run` or `write` key. */
@@ -265,6 +268,7 @@ export function testCaseFromApi(tc: TestCaseJson): TestCaseSpec {
     tags: sortedSet(tc.tags ?? []),
     flow: tc.flow ?? [],
     dataSets: tc.dataSets ?? [],
+    ...(tc.hooks ? { hooks: tc.hooks } : {}),
   };
 }
 

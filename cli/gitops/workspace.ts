@@ -104,6 +104,8 @@ function testCaseBody(s: TestCaseSpec) {
     tags: s.tags,
     flow: s.flow,
     dataSets: s.dataSets,
+    // PUT replaces: absent hooks are removed on the server, as the file says.
+    ...(s.hooks ? { hooks: s.hooks } : {}),
   };
 }
 

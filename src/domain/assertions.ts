@@ -15,6 +15,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { evaluateExpression } from './expressions';
 import { ajvRegExp, LinearRegExp } from './regex';
+import { checkFormat } from './formats';
 import type { Assertion, AssertionResult, Variables } from './types';
 
 /** What an assertion's target expression sees. */
@@ -232,6 +233,12 @@ function check(assertion: Assertion, actual: unknown): string | null {
     case 'isType':
       if (expected === 'number' && typeof actual === 'number') return null;
       return typeOf(actual) === expected ? null : `expected type ${String(expected)}, got ${typeOf(actual)}`;
+    case 'isEmail':
+    case 'isUrl':
+    case 'isUuid':
+    case 'isIso8601':
+    case 'isJson':
+      return checkFormat(operator, actual);
   }
 }
 

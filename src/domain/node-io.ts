@@ -21,10 +21,25 @@ export interface ScriptScope {
   testCase: { id: string; name: string };
 }
 
+/**
+ * A hook script around an API node besides the node's own `script` (docs/flows.md "Hooks"): the
+ * test case's (`level: 'test case'`) or a folder's (`level: 'folder'`).
+ */
+export interface OuterHook {
+  level: 'test case' | 'folder';
+  script: ScriptConfig;
+}
+
 /** Input of an API node: the resolved request, its hooks and retries, and the run's deadline. */
 export interface ApiNodeInput extends ScriptScope {
   request: ResolvedRequest;
   script?: ScriptConfig;
+  /**
+   * The test case's and its folders' hooks, outermost first: `beforeRequest` runs them in this
+   * order before the node's own, `afterResponse` after the node's own in reverse (the onion order).
+   * Absent when there are none (inputs in recorded histories have no such field).
+   */
+  outerHooks?: OuterHook[];
   retry?: RetryPolicy;
   /** Epoch ms of the run's deadline: no attempt or delay runs past it. */
   deadlineMs: number;
@@ -46,7 +61,14 @@ export interface ApiNodeOutput {
    * A failed hook: the sandbox's message (whole, at most 4096 characters then a cut marker) and the
    * line and column of the user's code, when known.
    */
-  scriptError?: { hook: 'beforeRequest' | 'afterResponse'; message: string; line?: number; column?: number };
+  scriptError?: {
+    hook: 'beforeRequest' | 'afterResponse';
+    /** Whose hook failed when it was not the node's own: the test case's or a folder's. */
+    level?: OuterHook['level'];
+    message: string;
+    line?: number;
+    column?: number;
+  };
   /** Epoch ms when the node ended (see HttpExchange.finishedAtMs). */
   finishedAtMs: number;
 }

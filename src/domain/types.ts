@@ -62,6 +62,8 @@ export const BODYLESS_METHODS: readonly string[] = ['GET', 'HEAD', 'COPY', 'PURG
  * - matches: `expected` is a regular expression source (optionally `/source/flags`)
  * - matchesSchema: `expected` is a JSON Schema (draft 2020-12 or draft-07) checked with ajv
  * - isType: `expected` is one of string, number, integer, boolean, object, array, null
+ * - isEmail, isUrl, isUuid, isIso8601, isJson (no `expected`): the target is a string in that
+ *   format (src/domain/formats.ts names the standard each follows)
  */
 export const ASSERTION_OPERATORS = [
   'equals',
@@ -79,6 +81,11 @@ export const ASSERTION_OPERATORS = [
   'matches',
   'matchesSchema',
   'isType',
+  'isEmail',
+  'isUrl',
+  'isUuid',
+  'isIso8601',
+  'isJson',
 ] as const;
 export type AssertionOperator = (typeof ASSERTION_OPERATORS)[number];
 
@@ -86,7 +93,7 @@ export interface Assertion {
   /** JSONata expression, e.g. `response.status` or `response.body.items[0].id`. */
   target: string;
   operator: AssertionOperator;
-  /** Compared value; absent for exists/notExists. */
+  /** Compared value; absent for exists/notExists and the format operators (isEmail, …). */
   expected?: unknown;
   /** Optional label shown in results. */
   name?: string;
@@ -293,8 +300,22 @@ export interface ParallelNode extends NodeBase {
   children: FlowNode[];
 }
 
+/**
+ * Assertions on the flow's context without a request (docs/flows.md "Assert node"): each target is
+ * a JSONata expression over what every expression sees (`variables`, `nodes`, `loop`, `testCase`).
+ * `skipIf` (JSONata): when truthy the node is skipped. A failed Assert node fails the test case and,
+ * unless `continueOnFailure`, stops the test case's remaining nodes (listed as skipped).
+ */
+export interface AssertNode extends NodeBase {
+  type: 'assert';
+  assertions: Assertion[];
+  skipIf?: string;
+  continueOnFailure?: boolean;
+}
+
 /** A node of a test flow: a tree (spec "Test-flow nodes"). */
-export type FlowNode = ApiNode | IfNode | LoopNode | IterationNode | ScriptNode | WaitNode | ContextNode | ParallelNode;
+export type FlowNode =
+  ApiNode | IfNode | LoopNode | IterationNode | ScriptNode | WaitNode | ContextNode | ParallelNode | AssertNode;
 export type FlowNodeType = FlowNode['type'];
 export const NODE_TYPES: readonly FlowNodeType[] = [
   'api',
@@ -305,6 +326,7 @@ export const NODE_TYPES: readonly FlowNodeType[] = [
   'wait',
   'context',
   'parallel',
+  'assert',
 ];
 
 /** A data set attached to a test case, for Iteration nodes: a JSON array or CSV text. */
@@ -325,6 +347,12 @@ export interface TestCaseDefinition {
   flow: FlowNode[];
   /** Data sets by name, as arrays (CSV already parsed). */
   dataSets: Record<string, unknown[]>;
+  /** The test case's hooks (`beforeRequest`/`afterResponse` around each of its API nodes; docs/flows.md "Hooks"). */
+  hooks?: ScriptConfig;
+  /** The hooks of the folders the test case is filed under, outermost folder first (only folders that set some). */
+  folderHooks?: ScriptConfig[];
+  /** The auth profile of the nearest folder, walking up from the test case's, that sets one. */
+  folderAuthProfile?: string;
 }
 
 /**
@@ -463,7 +491,8 @@ export interface NodeResult {
   children?: NodeResult[];
   // Loop, Iteration
   iterations?: number;
-  stoppedBy?: 'count' | 'condition' | 'items' | 'break' | 'cap' | 'error';
+  /** `assert`: an Assert node without `continueOnFailure` failed in its body (the test case stopped). */
+  stoppedBy?: 'count' | 'condition' | 'items' | 'break' | 'cap' | 'error' | 'assert';
   iterationResults?: IterationResult[];
   /** Iterations run but not listed in `iterationResults` (only the first are kept). */
   omittedIterations?: number;

@@ -113,15 +113,17 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
     flow.port.recordStep?.(`${label}: not sent ✗ (${err.message})`);
     return flow.fail(result, err.message);
   }
+  const outerHooks = flow.testCase.outerHooks;
   const out = await port.executeApiNode(
     {
       ...flow.scope(),
       label: node.id,
       request,
       script: node.script,
+      ...(outerHooks ? { outerHooks } : {}),
       retry: node.retry,
       variables: flow.state.variables,
-      nodes: node.script ? flow.state.nodes : undefined,
+      nodes: node.script || outerHooks ? flow.state.nodes : undefined,
       deadlineMs: port.deadlineMs,
     },
     flow.summary(`${label}: ${request.method} ${request.url}`),
@@ -181,7 +183,11 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
   );
   if (out.scriptError) {
     result.line = out.scriptError.line;
-    return flow.fail(result, `${out.scriptError.hook} failed${where(out.scriptError)}: ${out.scriptError.message}`);
+    const whose = out.scriptError.level ? `${out.scriptError.level} ` : '';
+    return flow.fail(
+      result,
+      `${whose}${out.scriptError.hook} failed${where(out.scriptError)}: ${out.scriptError.message}`,
+    );
   }
   return result;
 }

@@ -41,7 +41,7 @@ export async function runParallelNode(flow: FlowBase, node: ParallelNode): Promi
     async () => {
       while (next < node.children.length) {
         const i = next++;
-        children[i] = await flow.runNode(node.children[i]!);
+        children[i] = flow.state.stopped ? flow.notRun(node.children[i]!) : await flow.runNode(node.children[i]!);
       }
     },
   );

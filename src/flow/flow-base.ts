@@ -98,6 +98,11 @@ export abstract class FlowBase {
     return { id: node.id, ...(node.name ? { name: node.name } : {}), type: node.type, status: 'passed', duration: 0 };
   }
 
+  /** A skipped result of `node`, not run because the test case was stopped ({@link FlowState.stopped}). */
+  notRun(node: FlowNode): NodeResult {
+    return { ...this.base(node), status: 'skipped', reason: this.state.stopped ?? 'not run' };
+  }
+
   /** What scripts see of the run, the test case and the loops (the innermost, and all of them when nested). */
   scope() {
     const loops = this.state.loops;

@@ -40,6 +40,8 @@ import { runContextNode } from './context-node';
 import { runLoopIterations, runLoopNode } from './loop';
 import { runScriptNode } from './script-node';
 import { runWaitNode } from './wait-node';
+import { runAssertNode } from './assert-node';
+import { outerHooksOf } from './hooks';
 
 /** Runs flows of one test case over a port; `state` is what the nodes run so far left. */
 export class FlowInterpreter extends FlowBase {
@@ -61,9 +63,10 @@ export class FlowInterpreter extends FlowBase {
     testCase: TestCaseDefinition,
     variables: Record<string, unknown>,
   ): Promise<{ result: TestCaseResult; variables: Record<string, unknown> }> {
+    const outerHooks = outerHooksOf(testCase);
     const flow = new FlowInterpreter(
       port,
-      { id: testCase.id, name: testCase.name, dataSets: testCase.dataSets },
+      { id: testCase.id, name: testCase.name, dataSets: testCase.dataSets, ...(outerHooks ? { outerHooks } : {}) },
       emptyState(variables),
     );
     const nodes = await flow.runNodes(testCase.flow);
@@ -82,10 +85,10 @@ export class FlowInterpreter extends FlowBase {
     return { result, variables: flow.state.variables };
   }
 
-  /** Runs `nodes` one after the other. */
+  /** Runs `nodes` one after the other; once the test case is stopped (a failed Assert node), the rest are listed as skipped. */
   async runNodes(nodes: FlowNode[]): Promise<NodeResult[]> {
     const results: NodeResult[] = [];
-    for (const node of nodes) results.push(await this.runNode(node));
+    for (const node of nodes) results.push(this.state.stopped ? this.notRun(node) : await this.runNode(node));
     return results;
   }
 
@@ -115,6 +118,9 @@ export class FlowInterpreter extends FlowBase {
         break;
       case 'parallel':
         result = await runParallelNode(this, node);
+        break;
+      case 'assert':
+        result = await runAssertNode(this, node);
         break;
       default: {
         const unknown = node as { id?: string; type?: string };

@@ -140,6 +140,10 @@ export async function runLoopIterations(
     } else out.omittedIterations += 1;
     const pause = port.afterIteration?.();
     if (pause) await pause;
+    if (flow.state.stopped) {
+      out.stoppedBy = 'assert';
+      break;
+    }
     if (node.breakCondition !== undefined) {
       flow.state.loops.push(frame);
       try {

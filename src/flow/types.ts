@@ -3,6 +3,7 @@
  * expressions, the loop stack, failures, the input and output of a loop continued in a child
  * workflow, and the one error that stops a test case midway ({@link DeadlineReached}).
  */
+import type { OuterHook } from '../domain/node-io';
 import type {
   IterationNode,
   IterationResult,
@@ -44,6 +45,12 @@ export interface FlowState {
   assertions: number;
   passedAssertions: number;
   failures: TestCaseFailure[];
+  /**
+   * Set when an Assert node without `continueOnFailure` failed (src/flow/assert-node.ts): the reason
+   * the test case's remaining nodes are listed as skipped instead of run. Absent otherwise (states
+   * in recorded histories have none).
+   */
+  stopped?: string;
 }
 
 /** Input of a child workflow that runs the rest of a loop. */
@@ -53,7 +60,16 @@ export interface LoopSegmentInput {
   deadlineMs: number;
   /** The run's servers (InterpreterPort `servers`); absent when the plan has none. */
   servers?: Record<string, string>;
-  testCase: { id: string; name: string; dataSets: Record<string, unknown[]> };
+  testCase: {
+    id: string;
+    name: string;
+    dataSets: Record<string, unknown[]>;
+    /**
+     * The hooks around the test case's API nodes besides their own, outermost first (the test
+     * case's, then its folders' from the outermost): absent when there are none.
+     */
+    outerHooks?: OuterHook[];
+  };
   node: LoopNode | IterationNode;
   /** Index of the first iteration to run. */
   start: number;

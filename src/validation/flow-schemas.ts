@@ -64,7 +64,7 @@ export const ASSERTION_SCHEMA = {
   required: ['target', 'operator'],
   additionalProperties: false,
   description:
-    'A check on an API node\'s response: `target` is a JSONata expression over `{response, variables, nodes, loop, …}` (docs/flows.md "What expressions see"); `expected` is required except for `exists`/`notExists`, and its shape depends on the operator (docs/api.md "Flows and assertions").',
+    'A check of an API node (on its response) or of an Assert node (on the context): `target` is a JSONata expression over `{response, variables, nodes, loop, …}` (`response` on API nodes only; docs/flows.md "What expressions see"); `expected` is required except for `exists`/`notExists` and the format operators (`isEmail`, `isUrl`, `isUuid`, `isIso8601`, `isJson`), which take none, and its shape depends on the operator (docs/api.md "Flows and assertions").',
   properties: {
     name: { type: 'string', maxLength: 200 },
     target: EXPRESSION,
@@ -315,6 +315,16 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
     description: 'Runs `children` concurrently, at most `concurrency` at a time (default: all).',
     required: ['children'],
     properties: { concurrency: { type: 'integer', minimum: 1, maximum: 50 }, children: CHILD_NODES },
+  },
+  assert: {
+    description:
+      'Assertions on the flow\'s context without a request (docs/flows.md "Assert node"): each `target` is a JSONata expression over `{variables, nodes, loop, loops, testCase}`. `skipIf` (JSONata): when truthy the node is skipped. A failed Assert node fails the test case and, unless `continueOnFailure` is true, the test case\'s remaining nodes are not run (listed as skipped).',
+    required: ['assertions'],
+    properties: {
+      assertions: { type: 'array', minItems: 1, maxItems: 200, items: ASSERTION_SCHEMA },
+      skipIf: EXPRESSION,
+      continueOnFailure: { type: 'boolean' },
+    },
   },
 };
 

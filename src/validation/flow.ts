@@ -28,6 +28,7 @@ import {
   FLOW_NODE_TYPES,
   MAX_DATA_SETS,
   NODES_REF,
+  SCRIPT_SCHEMA,
 } from './flow-schemas';
 
 /** A problem at a path inside the request body. */
@@ -161,6 +162,13 @@ function checkAssertion(a: Assertion, path: Array<string | number>, issues: Flow
         });
       break;
     }
+    case 'isEmail':
+    case 'isUrl':
+    case 'isUuid':
+    case 'isIso8601':
+    case 'isJson':
+      if (hasExpected) issues.push({ path: at, message: `is not taken by ${a.operator} (remove it)` });
+      break;
     case 'isType':
       if (!['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'].includes(a.expected as string)) {
         issues.push({ path: at, message: 'must be one of string, number, integer, boolean, object, array, null' });
@@ -169,6 +177,19 @@ function checkAssertion(a: Assertion, path: Array<string | number>, issues: Flow
     default:
       if (!hasExpected) issues.push({ path: at, message: `is required for ${a.operator}` });
   }
+}
+
+const validateScriptShape = ajv.compile(SCRIPT_SCHEMA);
+
+/**
+ * Validates hooks given outside a flow (a test case's or a folder's `hooks`, docs/flows.md "Hooks")
+ * as an API node's `script` is: the shape, code that parses, library entries. Issues under `prefix`.
+ */
+export function validateHooks(hooks: unknown, prefix: Array<string | number> = ['hooks']): FlowIssue[] {
+  if (!validateScriptShape(hooks)) return ajvIssues(validateScriptShape.errors, prefix);
+  const issues: FlowIssue[] = [];
+  checkScript(hooks as ScriptConfig, prefix, issues);
+  return issues;
 }
 
 /** Parses (never runs) script code the way the sandbox wraps it, to report syntax errors with their line. */
@@ -277,6 +298,13 @@ export function validateFlow(
           break;
         case 'context':
           for (const [name, expr] of Object.entries(node.set)) expression(expr, [...at, 'set', name]);
+          break;
+        case 'assert':
+          node.assertions.forEach((a, j) => {
+            expression(a.target, [...at, 'assertions', j, 'target']);
+            checkAssertion(a, [...at, 'assertions', j], issues);
+          });
+          if (node.skipIf !== undefined) expression(node.skipIf, [...at, 'skipIf']);
           break;
       }
       for (const { field, nodes } of childLists(node)) visit(nodes, [...at, field]);

@@ -459,3 +459,19 @@ describe('tests as files: the plan (cli/gitops/plan)', () => {
     expect(plan.actions.map((a) => a.fields)).to.deep.equal([['webhooks']]);
   });
 });
+
+describe('tests as files: test case hooks (cli/gitops)', () => {
+  it('round-trips a test case with hooks, keeps one without as it was, and sees a change of hooks', () => {
+    const withHooks: TestCaseSpec = {
+      ...testCaseFromApi({ id: 'tc_1', name: 'login', folder: 'auth', flow: [], hooks: { code: '// hooks' } }),
+    };
+    expect(withHooks.hooks).to.deep.equal({ code: '// hooks' });
+    const text = serialiseResource(withHooks);
+    expect(text).to.contain('hooks:');
+    expect(parseResourceFile('auth/login.yaml', text).spec).to.deep.equal(withHooks);
+    const without = testCaseFromApi({ id: 'tc_2', name: 'plain', folder: '', flow: [] });
+    expect(without).to.not.have.property('hooks');
+    expect(serialiseResource(without)).to.not.contain('hooks');
+    expect(sameValue(withHooks.hooks, { code: '// other' })).to.equal(false);
+  });
+});

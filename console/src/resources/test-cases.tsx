@@ -26,6 +26,8 @@ export interface TestCase {
   tags: string[];
   flow: unknown[];
   dataSets: unknown[];
+  /** Hooks around each of its API nodes (docs/flows.md "Hooks at three levels"); absent when none. */
+  hooks?: { code: string; libs?: string[] };
   createdAt: string;
   updatedAt: string;
 }
@@ -274,6 +276,8 @@ function TestCaseForm({ tc, onSaved }: { tc?: TestCase; onSaved: (tc: TestCase) 
         .filter(Boolean),
       flow: flow.value,
       dataSets: dataSets.value,
+      // PUT replaces: the test case's hooks (set through the API; no editor here) are sent back as they are.
+      ...(tc?.hooks ? { hooks: tc.hooks } : {}),
     };
     const result = tc
       ? await api<TestCase>('PUT', `/v1/test-cases/${seg(tc.id)}`, body)

@@ -1,6 +1,6 @@
 import { Entity, PrimaryColumn, Column, Index, OneToMany, ManyToOne, JoinColumn } from 'typeorm';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
-import type { DataSet, FlowNode } from '../../domain/types';
+import type { DataSet, FlowNode, ScriptConfig } from '../../domain/types';
 
 /** A test case: a named flow of nodes, filed in a folder and labelled with tags (spec "Test case"). */
 @Entity('test_cases')
@@ -28,6 +28,10 @@ export class TestCase {
   /** Data sets for Iteration nodes (JSON arrays or CSV text); null when there are none. */
   @JsonColumn({ nullable: true })
   dataSets!: DataSet[] | null;
+
+  /** Hooks around each of its API nodes (`beforeRequest`/`afterResponse`, docs/flows.md "Hooks"); null when none. */
+  @JsonColumn({ nullable: true })
+  hooks!: ScriptConfig | null;
 
   @OneToMany(() => TestCaseTag, (t) => t.testCase, { cascade: true })
   tagRows!: TestCaseTag[];

@@ -69,6 +69,9 @@ const WALK = [
   'startRun',
   'createDeployment',
   'createDesign',
+  'replaceFolder',
+  'listFolders',
+  'getFolder',
   'importDesigns',
   'sampleFromSchema',
   'relayRequest',
@@ -108,6 +111,7 @@ const WALK = [
   'deleteRunner',
   'deleteTestCase',
   'deleteEnvironment',
+  'deleteFolder',
 ];
 
 describe('the OpenAPI document (GET /v1/openapi.json)', function () {
@@ -417,6 +421,12 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
           variable: 'v',
           script: { code: 'async function generateValue() { return 1 }', libs: ['crypto-js@4.2.0'] },
         },
+        {
+          type: 'assert',
+          skipIf: 'variables.v = 0',
+          continueOnFailure: true,
+          assertions: [{ target: 'variables.v', operator: 'isJson' }],
+        },
       ] as unknown as FlowNode[],
     });
     const types = new Set<string>();
@@ -488,7 +498,7 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
   it('walks every operation against the running API: examples accepted, answers as documented', async () => {
     const all = operations();
     expect([...WALK].sort(), 'the walk covers every operation').to.deep.equal(all.map((o) => o.op.operationId).sort());
-    const params: Record<string, string> = {};
+    const params: Record<string, string> = { folderPath: 'users/admin' };
     let webhookToken = '';
     const checked: string[] = [];
     for (const id of WALK) {
