@@ -15,7 +15,7 @@
 import type { ApiNodeInput, ApiNodeOutput } from '../src/domain/node-io';
 import type { AttemptResult, HttpExchange, ResolvedRequest } from '../src/domain/types';
 import { AuthProfileError, withQuery, type AuthAddition, type AuthProfiles } from '../src/auth/apply';
-import { SecretMasker } from '../src/secrets/mask';
+import { MIN_SECRET_LENGTH, SecretMasker } from '../src/secrets/mask';
 
 /** The errorCode of a node whose auth profile could not be applied. */
 export const AUTH_PROFILE_FAILED = 'AUTH_PROFILE_FAILED';
@@ -116,12 +116,75 @@ export async function sendWithProfile(
  * (secret) variables, which later nodes still need as they are (they reach results masked by the
  * run's masker, activities/runs.ts).
  */
-export function maskOutput(out: ApiNodeOutput, sent: { secrets: string[]; tokens: string[] }): ApiNodeOutput {
+export function maskOutput(
+  out: ApiNodeOutput,
+  sent: { secrets: string[]; tokens: string[] },
+  before?: Record<string, unknown>,
+): ApiNodeOutput {
   const all = [...sent.secrets, ...sent.tokens];
   if (!all.length) return out;
   const { variables, ...rest } = out;
   return {
-    ...new SecretMasker(all).maskDeep(rest),
-    variables: sent.tokens.length ? new SecretMasker(sent.tokens).maskDeep(variables) : variables,
+    ...masked(maskerOf(all), rest),
+    // Variables no hook changed (`before`, the node's input) cannot hold a token.
+    variables: sent.tokens.length && variables !== before ? masked(maskerOf(sent.tokens), variables) : variables,
   };
+}
+
+/** `value` masked; the same object when its JSON holds none of the values (the common case: no copy). */
+function masked<T>(entry: MaskEntry, value: T): T {
+  return holdsAny(value, entry.forms, 0) ? entry.masker.maskDeep(value) : value;
+}
+
+/** Whether a string (or object key) inside `value` contains one of `forms`. */
+function holdsAny(value: unknown, forms: string[], depth: number): boolean {
+  if (typeof value === 'string') {
+    for (const f of forms) if (value.length >= f.length && value.includes(f)) return true;
+    return false;
+  }
+  if (!value || typeof value !== 'object') return false;
+  // Deeper than a response body usually is: judge the rest as text.
+  if (depth > 24) {
+    const json = JSON.stringify(value);
+    return forms.some((f) => json.includes(f));
+  }
+  if (Array.isArray(value)) return value.some((v) => holdsAny(v, forms, depth + 1));
+  for (const [k, v] of Object.entries(value))
+    if (holdsAny(k, forms, depth + 1) || holdsAny(v, forms, depth + 1)) return true;
+  return false;
+}
+
+/** A masker of some values, and the forms of them it looks for (src/secrets/mask.ts), for a quick check first. */
+interface MaskEntry {
+  values: string[];
+  masker: SecretMasker;
+  forms: string[];
+}
+
+/** Maskers by their values: every request of a profile masks the same few values (a masker compiles a pattern). */
+const maskers: MaskEntry[] = [];
+const MAX_MASKERS = 64;
+
+function maskerOf(values: string[]): MaskEntry {
+  // The values are the same string objects request after request (the cached token, the profile's
+  // filled fields): comparing them is comparing pointers, unlike hashing a joined key.
+  const found = maskers.find((m) => m.values.length === values.length && m.values.every((v, i) => v === values[i]));
+  if (found) return found;
+  const forms = values
+    .filter((v) => v.length >= MIN_SECRET_LENGTH)
+    .flatMap((v) => {
+      const b64 = Buffer.from(v, 'utf8').toString('base64');
+      return [
+        v,
+        encodeURIComponent(v),
+        JSON.stringify(v).slice(1, -1),
+        b64.replace(/=+$/, ''),
+        Buffer.from(v, 'utf8').toString('base64url'),
+      ];
+    })
+    .filter((f) => f.length >= MIN_SECRET_LENGTH);
+  const entry = { values: [...values], masker: new SecretMasker(values), forms: [...new Set(forms)] };
+  if (maskers.length >= MAX_MASKERS) maskers.shift();
+  maskers.push(entry);
+  return entry;
 }

@@ -394,11 +394,11 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
         const sent = await sendWithProfile(input, resolved, auth, (r) =>
           sendWithRetries(r, input.retry, input.deadlineMs, httpAgent, call),
         );
-        if ('error' in sent) return maskOutput(end({ exchange: sent.error, attempts: [] }), sent);
+        if ('error' in sent) return maskOutput(end({ exchange: sent.error, attempts: [] }), sent, input.variables);
         ({ exchange, attempts } = sent);
         request = { ...request, url: sent.shownUrl, headers: { ...request.headers, ...sent.shownHeaders } };
         const out = await afterResponse(exchange, attempts);
-        return maskOutput(out, sent);
+        return maskOutput(out, sent, input.variables);
       }
       ({ exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent, call));
       return afterResponse(exchange, attempts);

@@ -22,7 +22,7 @@ import { AUTH_PROFILE_SECRET_FIELDS } from '../domain/auth-profiles';
 import { KeyRingError, type KeyRing } from '../secrets/keyring';
 import { rememberSecrets } from '../secrets/mask';
 import { requestToken, TokenEndpointError, type FilledOAuth2, type Token } from './oauth2';
-import { openProfileFields } from './profile-fields';
+import { isTemplateOnly, openProfileFields } from './profile-fields';
 import { TokenCache, tokenCacheKey } from './token-cache';
 
 /** What the profile adds to a request. */
@@ -40,7 +40,10 @@ export interface PreparedAuth {
   addition: AuthAddition;
   /** Values to mask in the node's output: the filled secrets. */
   secrets: string[];
-  /** The tokens this profile sent (masked everywhere, variables included). */
+  /**
+   * Values that are none of the run's variables — the tokens, the profile's literal secrets, a Basic
+   * credential — masked everywhere, the variables a hook set included.
+   */
   tokens: string[];
   /** oauth2: gets a new token after the API under test answered 401 (once); the new addition. */
   renew?(): Promise<AuthAddition>;
@@ -70,6 +73,24 @@ function filled(fields: Record<string, unknown>, variables: Record<string, unkno
   return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, fill(v)]));
 }
 
+/**
+ * The variable names the templates of `fields` read (`{{name}}`), or undefined when one is dynamic
+ * (`{{$uuid}}`, `{{$timestamp}}`: filled anew every time).
+ */
+function templateReads(fields: Record<string, unknown>): string[] | undefined {
+  const names = new Set<string>();
+  const text = JSON.stringify(fields);
+  for (const m of text.matchAll(/\{\{([^{}]+)\}\}/g)) {
+    const written = m[1]!;
+    const name = written.trim();
+    if (name.startsWith('$')) return undefined;
+    names.add(name);
+    names.add(written);
+    names.add(name.split('.')[0]!);
+  }
+  return [...names];
+}
+
 /** Appends `query` to `url` (form-encoded, RFC 3986 query component). */
 export function withQuery(url: string, query: Array<[string, string]>): string {
   if (!query.length) return url;
@@ -82,6 +103,22 @@ export function withQuery(url: string, query: Array<[string, string]>): string {
 /** What applies profiles in one process: the key ring, the agent token requests go through, the token cache. */
 export class AuthProfiles {
   readonly cache: TokenCache;
+  /**
+   * A profile's fields opened, by the frozen profile object (a performance run passes the same one
+   * every time), with the variables its templates read and the fields last filled from them.
+   */
+  private readonly opened = new WeakMap<
+    object,
+    {
+      fields: Record<string, unknown>;
+      reads: string[] | undefined;
+      last?: { key: string; filled: Record<string, unknown> };
+    }
+  >();
+  /** Cache keys by the filled fields' JSON (hashing once per distinct configuration, not per request). */
+  private readonly keys = new Map<string, string>();
+  /** Cache keys by the filled fields object (the same object while the variables its templates read stay the same). */
+  private readonly keyOf = new WeakMap<object, string>();
 
   constructor(
     private readonly ring: KeyRing,
@@ -104,7 +141,20 @@ export class AuthProfiles {
     const name = p.profile.name;
     let fields: Record<string, unknown>;
     try {
-      fields = filled(openProfileFields(p.profile, this.ring), variables);
+      let opened = this.opened.get(p.profile);
+      if (!opened) {
+        const open = openProfileFields(p.profile, this.ring);
+        opened = { fields: open, reads: templateReads(open) };
+        this.opened.set(p.profile, opened);
+      }
+      // The same values of the variables its templates read: the same filled fields (virtual users
+      // of a performance run differ in __VU and __ITER only).
+      const key = opened.reads ? JSON.stringify(opened.reads.map((r) => variables[r] ?? null)) : undefined;
+      if (key !== undefined && opened.last?.key === key) fields = opened.last.filled;
+      else {
+        fields = filled(opened.fields, variables);
+        if (key !== undefined) opened.last = { key, filled: fields };
+      }
     } catch (err) {
       if (err instanceof KeyRingError)
         throw new AuthProfileError(`auth profile "${name}": a secret cannot be opened: ${err.message}`);
@@ -115,6 +165,12 @@ export class AuthProfiles {
     );
     rememberSecrets(secrets);
     const str = (k: string) => String(fields[k] ?? '');
+    // Literal secrets of the profile (not filled from a variable): never a run variable's value.
+    const literal = AUTH_PROFILE_SECRET_FIELDS.filter(
+      (f) => typeof p.profile.config[f] === 'string' && !isTemplateOnly(p.profile.config[f] as string),
+    )
+      .map((f) => fields[f])
+      .filter((v): v is string => typeof v === 'string' && v !== '');
     switch (p.profile.type) {
       case 'bearer':
         return {
@@ -124,7 +180,7 @@ export class AuthProfiles {
             query: [],
           },
           secrets,
-          tokens: [],
+          tokens: literal,
         };
       case 'basic': {
         const credential = Buffer.from(`${str('username')}:${str('password')}`, 'utf8').toString('base64');
@@ -135,12 +191,16 @@ export class AuthProfiles {
             query: [],
           },
           secrets: [...secrets, credential],
-          tokens: [],
+          tokens: [...literal, credential],
         };
       }
       case 'apiKey':
         return fields.in === 'query'
-          ? { addition: { headers: {}, maskedHeaders: {}, query: [[str('name'), str('value')]] }, secrets, tokens: [] }
+          ? {
+              addition: { headers: {}, maskedHeaders: {}, query: [[str('name'), str('value')]] },
+              secrets,
+              tokens: literal,
+            }
           : {
               addition: {
                 headers: { [str('name')]: str('value') },
@@ -148,10 +208,10 @@ export class AuthProfiles {
                 query: [],
               },
               secrets,
-              tokens: [],
+              tokens: literal,
             };
       case 'oauth2':
-        return this.prepareOAuth2(p, fields as unknown as FilledOAuth2, secrets, timeoutMs, signal);
+        return this.prepareOAuth2(p, fields as unknown as FilledOAuth2, secrets, literal, timeoutMs, signal);
     }
   }
 
@@ -183,12 +243,23 @@ export class AuthProfiles {
     p: ApiNodeAuthProfile,
     cfg: FilledOAuth2,
     secrets: string[],
+    literal: string[],
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<PreparedAuth> {
     const owner = { workspaceId: p.workspaceId, profileId: p.profile.id };
-    const tokens: string[] = [];
-    const key = tokenCacheKey(owner, p.environment, cfg);
+    const tokens: string[] = [...literal];
+    let key = this.keyOf.get(cfg);
+    if (key === undefined) {
+      const id = JSON.stringify([owner.workspaceId, owner.profileId, p.environment, cfg]);
+      key = this.keys.get(id);
+      if (key === undefined) {
+        key = tokenCacheKey(owner, p.environment, cfg);
+        if (this.keys.size >= 1000) this.keys.clear();
+        this.keys.set(id, key);
+      }
+      this.keyOf.set(cfg, key);
+    }
     const fetch = async (refreshToken?: string): Promise<Token> => {
       try {
         return await requestToken(cfg, this.agent, timeoutMs, { refreshToken, signal });

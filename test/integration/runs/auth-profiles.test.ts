@@ -372,7 +372,13 @@ describe('auth profiles', function () {
         name: 'probe',
         authProfile: 'static',
         flow: [
-          at('p1'),
+          {
+            ...at('p1'),
+            // A hook that logs the echoed credential and keeps it in a variable: both masked.
+            script: {
+              code: "async function afterResponse() { console.log('got', $response.body.headers.authorization); $context.set('seen', $response.body.headers.authorization); }",
+            },
+          },
           at('p2', { authProfile: 'key-h' }),
           at('p3', { authProfile: 'key-q' }),
           at('p4', { authProfile: 'none' }),
@@ -389,6 +395,9 @@ describe('auth profiles', function () {
     expect(got('p4').headers.authorization).to.equal(undefined);
     expect(got('p5').headers.authorization).to.equal(`Basic ${Buffer.from('ann:pässword').toString('base64')}`);
     expect(got('p6').headers.authorization).to.equal('Mine');
+    const p1 = probe.cases[0].nodes.find((n: Json) => n.id === 'p1');
+    expect(p1.logs.map((l: Json) => l.message ?? l.args ?? l).join(' ')).to.contain('Bearer ***');
+    expect(JSON.stringify(p1)).not.to.contain('static-token-123');
     const p3 = probe.cases[0].nodes.find((n: Json) => n.id === 'p3');
     expect(p3.request.url).to.match(/api_key=\*\*\*$/);
     expect(probe.run.result, JSON.stringify(probe.cases)).to.equal('passed');
