@@ -149,8 +149,11 @@ function holdsAny(value: unknown, forms: string[], depth: number): boolean {
     return forms.some((f) => json.includes(f));
   }
   if (Array.isArray(value)) return value.some((v) => holdsAny(v, forms, depth + 1));
-  for (const [k, v] of Object.entries(value))
-    if (holdsAny(k, forms, depth + 1) || holdsAny(v, forms, depth + 1)) return true;
+  const record = value as Record<string, unknown>;
+  for (const k in record) {
+    if (!Object.prototype.hasOwnProperty.call(record, k)) continue;
+    if (holdsAny(k, forms, depth + 1) || holdsAny(record[k], forms, depth + 1)) return true;
+  }
   return false;
 }
 

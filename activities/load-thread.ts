@@ -106,7 +106,9 @@ async function main(): Promise<void> {
     return dataSource.then((ds) => storedBlobReader(ds, config.bundler)(url));
   };
   const sandbox = sandboxFromConfig(config, policy, blobs);
-  await warmUp(spec, sandbox).catch(() => undefined);
+  // A run with auth profiles reads its tokens from the shared cache table: connect before the clock starts.
+  if (spec.plan.authProfiles) dataSource ??= openDataSource(config.database);
+  await Promise.all([warmUp(spec, sandbox).catch(() => undefined), dataSource?.catch(() => undefined)]);
   // Auth profiles' tokens: this thread's memory cache in front of the shared table (src/auth/token-cache.ts).
   const auth = new AuthProfiles(keyRingFor(config.secretKeys, config.dataDir), policy.agent('node'), () => {
     dataSource ??= openDataSource(config.database);

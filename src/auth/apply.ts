@@ -119,6 +119,8 @@ export class AuthProfiles {
   private readonly keys = new Map<string, string>();
   /** Cache keys by the filled fields object (the same object while the variables its templates read stay the same). */
   private readonly keyOf = new WeakMap<object, string>();
+  /** What {@link prepare} made last for a filled fields object, and the token it used (oauth2): reused while that token is the cache's. */
+  private readonly preparedFor = new WeakMap<object, { prepared: PreparedAuth; key?: string; token?: Token }>();
 
   constructor(
     private readonly ring: KeyRing,
@@ -160,6 +162,19 @@ export class AuthProfiles {
         throw new AuthProfileError(`auth profile "${name}": a secret cannot be opened: ${err.message}`);
       throw err;
     }
+    const made = this.preparedFor.get(fields);
+    if (made && (made.key === undefined || this.cache.peek(made.key) === made.token)) return made.prepared;
+    const prepared = await this.prepareFields(p, fields, timeoutMs, signal);
+    this.preparedFor.set(fields, prepared);
+    return prepared.prepared;
+  }
+
+  private async prepareFields(
+    p: ApiNodeAuthProfile,
+    fields: Record<string, unknown>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<{ prepared: PreparedAuth; key?: string; token?: Token }> {
     const secrets = AUTH_PROFILE_SECRET_FIELDS.map((f) => fields[f]).filter(
       (v): v is string => typeof v === 'string' && v !== '',
     );
@@ -174,42 +189,49 @@ export class AuthProfiles {
     switch (p.profile.type) {
       case 'bearer':
         return {
-          addition: {
-            headers: { Authorization: `Bearer ${str('token')}` },
-            maskedHeaders: { Authorization: 'Bearer ***' },
-            query: [],
+          prepared: {
+            addition: {
+              headers: { Authorization: `Bearer ${str('token')}` },
+              maskedHeaders: { Authorization: 'Bearer ***' },
+              query: [],
+            },
+            secrets,
+            tokens: literal,
           },
-          secrets,
-          tokens: literal,
         };
       case 'basic': {
         const credential = Buffer.from(`${str('username')}:${str('password')}`, 'utf8').toString('base64');
         return {
-          addition: {
-            headers: { Authorization: `Basic ${credential}` },
-            maskedHeaders: { Authorization: 'Basic ***' },
-            query: [],
+          prepared: {
+            addition: {
+              headers: { Authorization: `Basic ${credential}` },
+              maskedHeaders: { Authorization: 'Basic ***' },
+              query: [],
+            },
+            secrets: [...secrets, credential],
+            tokens: [...literal, credential],
           },
-          secrets: [...secrets, credential],
-          tokens: [...literal, credential],
         };
       }
       case 'apiKey':
-        return fields.in === 'query'
-          ? {
-              addition: { headers: {}, maskedHeaders: {}, query: [[str('name'), str('value')]] },
-              secrets,
-              tokens: literal,
-            }
-          : {
-              addition: {
-                headers: { [str('name')]: str('value') },
-                maskedHeaders: { [str('name')]: '***' },
-                query: [],
-              },
-              secrets,
-              tokens: literal,
-            };
+        return {
+          prepared:
+            fields.in === 'query'
+              ? {
+                  addition: { headers: {}, maskedHeaders: {}, query: [[str('name'), str('value')]] },
+                  secrets,
+                  tokens: literal,
+                }
+              : {
+                  addition: {
+                    headers: { [str('name')]: str('value') },
+                    maskedHeaders: { [str('name')]: '***' },
+                    query: [],
+                  },
+                  secrets,
+                  tokens: literal,
+                },
+        };
       case 'oauth2':
         return this.prepareOAuth2(p, fields as unknown as FilledOAuth2, secrets, literal, timeoutMs, signal);
     }
@@ -246,7 +268,7 @@ export class AuthProfiles {
     literal: string[],
     timeoutMs: number,
     signal?: AbortSignal,
-  ): Promise<PreparedAuth> {
+  ): Promise<{ prepared: PreparedAuth; key: string; token: Token }> {
     const owner = { workspaceId: p.workspaceId, profileId: p.profile.id };
     const tokens: string[] = [...literal];
     let key = this.keyOf.get(cfg);
@@ -279,15 +301,20 @@ export class AuthProfiles {
         query: [],
       };
     };
-    let current = (await this.cache.get(key, owner, fetch, { leaseMs: timeoutMs })).token;
+    const token = (await this.cache.get(key, owner, fetch, { leaseMs: timeoutMs })).token;
+    const cacheKey = key;
     return {
-      addition: additionOf(current),
-      secrets,
-      tokens,
-      renew: async () => {
-        current = (await this.cache.get(key, owner, fetch, { leaseMs: timeoutMs, rejected: current.accessToken }))
-          .token;
-        return additionOf(current);
+      key,
+      token,
+      prepared: {
+        addition: additionOf(token),
+        secrets,
+        tokens,
+        // A new token in place of the one the API refused (another request may have renewed it already).
+        renew: async () =>
+          additionOf(
+            (await this.cache.get(cacheKey, owner, fetch, { leaseMs: timeoutMs, rejected: token.accessToken })).token,
+          ),
       },
     };
   }

@@ -50,6 +50,12 @@ export class TokenCache {
     private readonly dataSource?: () => Promise<DataSource | undefined>,
   ) {}
 
+  /** The token in memory for `key` when it needs no renewal yet; undefined otherwise (no store access). */
+  peek(key: string): Token | undefined {
+    const token = this.memory.get(key);
+    return token && !needsRenewal(token, Date.now()) ? token : undefined;
+  }
+
   /** Forgets every token in memory (tests). */
   clearMemory(): void {
     this.memory.clear();
