@@ -64,6 +64,7 @@ export function profileFieldErrors(type: unknown, fields: Record<string, unknown
   for (const name of shape.required)
     if (fields[name] === undefined || fields[name] === '') errors.push(fieldError([name], 'is required'));
   for (const [name, value] of Object.entries(fields)) {
+    if (!shape.required.includes(name) && !shape.optional.includes(name)) continue;
     if (name === 'scopes') {
       if (!Array.isArray(value) || value.some((s) => typeof s !== 'string' || s === '' || /\s/.test(s)))
         errors.push(fieldError([name], 'must be a list of scope names (no spaces inside one)'));
