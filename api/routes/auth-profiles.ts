@@ -21,7 +21,7 @@
 import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
-import { AuthProfile, Environment, TestCase } from '../../src/store/entities';
+import { AuthProfile, AuthToken, Environment, TestCase } from '../../src/store/entities';
 import { keyRingFor, type KeyRing } from '../../src/secrets/keyring';
 import { openVariables } from '../../src/secrets/variables';
 import { policyFromConfig } from '../../src/net/address-policy';
@@ -227,6 +227,8 @@ export function authProfilesRouter({ dataSource, config, policy }: ApiDeps): Rou
         profile.type = input.type;
         profile.updatedAt = new Date();
         await uniqueName('Auth profile', profile.name, () => manager.getRepository(AuthProfile).save(profile));
+        // Tokens of the old configuration are of no use any more (a changed one is a new cache key).
+        await manager.getRepository(AuthToken).delete({ profileId: profile.id });
         return profile;
       }),
     );
@@ -238,6 +240,8 @@ export function authProfilesRouter({ dataSource, config, policy }: ApiDeps): Rou
       const users = await profileUsers(manager, profile.workspaceId, profile.name);
       if (users.testCases.length || users.runners.length) throw inUse(profile.name, users, 'deleted');
       await manager.getRepository(AuthProfile).delete({ id: profile.id });
+      // Its cached tokens go with it.
+      await manager.getRepository(AuthToken).delete({ profileId: profile.id });
     });
     ctx.status = 204;
   });

@@ -3,8 +3,11 @@
  * grant (RFC 6749 §4.3, §4.4, §6, §2.3.1), when a token is renewed, the precedence of the levels,
  * the field checks naming the field, and the sealing of literal secrets.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { needsRenewal, tokenRequestOf, type FilledOAuth2 } from '../../src/auth/oauth2';
+import { Agent } from 'undici';
+import { needsRenewal, requestToken, tokenRequestOf, type FilledOAuth2 } from '../../src/auth/oauth2';
 import {
   maskProfileFields,
   profileFieldErrors,
@@ -122,5 +125,29 @@ describe('auth profiles', () => {
     const kept = sealProfileFields('aup_1', { clientSecret: '***' }, ring, fields);
     expect(kept.fields.clientSecret).to.equal(fields.clientSecret);
     expect(sealProfileFields('aup_1', { clientSecret: '***' }, ring, {}).errors[0]!.field).to.equal('clientSecret');
+  });
+
+  it('fails a token request that gets no answer within the timeout, or an error page, with the status and text', async () => {
+    const server = http.createServer((req, res) => {
+      if (req.url === '/hang') return; // never answers
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('upstream down');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const agent = new Agent();
+    try {
+      const started = Date.now();
+      const hung = await requestToken({ ...base, tokenUrl: `${url}/hang` }, agent, 300).catch((e: Error) => e);
+      expect(String(hung)).to.match(/did not answer within 300 ms/);
+      expect(Date.now() - started).to.be.below(3000);
+      const down = await requestToken({ ...base, tokenUrl: `${url}/token` }, agent, 2000).catch((e: Error) => e);
+      expect(String(down)).to.contain('token endpoint answered 503 upstream down');
+      expect((down as { status?: number }).status).to.equal(503);
+    } finally {
+      await agent.close();
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
