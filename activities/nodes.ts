@@ -34,6 +34,8 @@ import type { Agent } from 'undici';
 import { ADDRESS_NOT_ALLOWED } from '../src/net/address-policy';
 import { capLogs, cutToBytes, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { sendHttpRequest } from './api-request';
+import { maskOutput, sendWithProfile } from './auth-request';
+import type { AuthProfiles } from '../src/auth/apply';
 import { observeApiNode } from '../src/observability/metrics';
 import { tracingEnabled } from '../src/observability/tracing';
 
@@ -284,7 +286,7 @@ export async function evaluateHeavyExpression(
  * the activities ({@link createNodeActivities}) and the in-process port (activities/direct-port.ts).
  * Neither throws for what the user's request or script does.
  */
-export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
+export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProfiles) {
   return {
     /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
     async executeApiNode(input: ApiNodeInput, call: NodeCall = {}): Promise<ApiNodeOutput> {
@@ -359,6 +361,24 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
         if (r.request) request = { ...request, ...r.request, headers: { ...(r.request.headers ?? {}) } };
       }
 
+      // afterResponse in reverse order of the onion: the node's own, then the folders', then the test case's.
+      const afterResponse = async (exchange: HttpExchange, attempts: AttemptResult[]): Promise<ApiNodeOutput> => {
+        if (!exchange.error) {
+          const response: ScriptResponse = {
+            status: exchange.status,
+            headers: exchange.headers,
+            body: exchange.body,
+            time: exchange.timeMs,
+          };
+          for (const layer of [...layers].reverse()) {
+            if (!/\bafterResponse\b/.test(layer.script.code)) continue;
+            const r = await runHook(layer, 'afterResponse', response);
+            if (!r.ok) return end({ exchange, attempts, scriptError: hookError(layer, 'afterResponse', r) });
+          }
+        }
+        return end({ exchange, attempts });
+      };
+
       const execution = call.executionId;
       if (execution && !Object.keys(request.headers).some((h) => h.toLowerCase() === EXECUTION_HEADER)) {
         request = { ...request, headers: { ...request.headers, [EXECUTION_HEADER]: execution } };
@@ -370,22 +390,21 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
         headers: request.headers,
         body: request.body,
       };
-      const { exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent, call);
-
-      if (!exchange.error) {
-        const response: ScriptResponse = {
-          status: exchange.status,
-          headers: exchange.headers,
-          body: exchange.body,
-          time: exchange.timeMs,
-        };
-        for (const layer of [...layers].reverse()) {
-          if (!/\bafterResponse\b/.test(layer.script.code)) continue;
-          const r = await runHook(layer, 'afterResponse', response);
-          if (!r.ok) return end({ exchange, attempts, scriptError: hookError(layer, 'afterResponse', r) });
-        }
+      let exchange: HttpExchange;
+      let attempts: AttemptResult[];
+      if (input.authProfile) {
+        // An auth profile (src/auth/apply.ts): its credential added, a 401 renewing an OAuth 2.0 token once.
+        const sent = await sendWithProfile(input, resolved, auth, (r) =>
+          sendWithRetries(r, input.retry, input.deadlineMs, httpAgent, call),
+        );
+        if ('error' in sent) return maskOutput(end({ exchange: sent.error, attempts: [] }), sent, input.variables);
+        ({ exchange, attempts } = sent);
+        request = { ...request, url: sent.shownUrl, headers: { ...request.headers, ...sent.shownHeaders } };
+        const out = await afterResponse(exchange, attempts);
+        return maskOutput(out, sent, input.variables);
       }
-      return end({ exchange, attempts });
+      ({ exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent, call));
+      return afterResponse(exchange, attempts);
     },
 
     /** A Script node: the code's top level, and `generateValue` when asked. */
@@ -407,8 +426,8 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
 }
 
 /** The node activities: {@link createNodeIO}'s functions in the activity's context, the heavy-expression fallback and the no-op that ends a workflow task. */
-export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
-  const nodes = createNodeIO(sandbox, httpAgent);
+export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProfiles) {
+  const nodes = createNodeIO(sandbox, httpAgent, auth);
   return {
     /**
      * An API node: beforeRequest hook, the request (with retries), afterResponse hook. Its duration

@@ -33,6 +33,7 @@ import { keyRingFor, KeyRingError } from '../src/secrets/keyring';
 import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
+import { freezeAuthProfiles } from './auth-profiles';
 import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
 import { frozenEnvironment } from './run-environment';
 
@@ -292,6 +293,7 @@ export function createRunActivities(
         }
         // The environment's chain merged, its servers checked against the test cases' nodes.
         const frozen = await frozenEnvironment(manager, environment, testCases, run.variables);
+        const auth = await freezeAuthProfiles(manager, run.workspaceId, runner, testCases);
         const startedAt = new Date();
         const plan: RunPlan = {
           runId: run.id,
@@ -307,6 +309,7 @@ export function createRunActivities(
           variableScope: runner.variableScope ?? 'testCase',
           ...(performance ? { performance } : {}),
           servers: frozen.servers,
+          ...auth,
         };
         const openedPlan = opened(run.id, plan);
         // The plan is this activity's result, written to history: over the cap the run cannot start.

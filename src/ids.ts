@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   design: 'dsg',
   folder: 'fld',
+  authProfile: 'aup',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -29,6 +29,7 @@ import { bodyValidator, issuesProblem, jsonBody } from '../validation';
 import { keysetPage, readPaging, type Keyset } from '../paging';
 import { findOr404, workspaceRows } from '../lookups';
 import { iso, uniqueName } from './shared';
+import { checkAuthProfileRefs } from './auth-profiles';
 
 /**
  * Hooks outside a flow (a test case's or a folder's `hooks`): an API node's `script` shape, or
@@ -118,6 +119,8 @@ export function foldersRouter({ dataSource }: ApiDeps): Router<AppState> {
     const workspaceId = ctx.state.caller.workspaceId;
     const now = new Date();
     const { folder, created } = await dataSource.transaction(async (manager) => {
+      if (input.authProfile)
+        await checkAuthProfileRefs(manager, workspaceId, [{ at: ['authProfile'], name: input.authProfile }]);
       const folders = manager.getRepository(Folder);
       const found = await folders.findOneBy({ workspaceId, path });
       const row = found ?? folders.create({ id: newId('folder'), workspaceId, path, createdAt: now, updatedAt: now });

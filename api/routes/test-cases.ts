@@ -36,6 +36,7 @@ import { Problem } from '../problem';
 import { bodyValidator, issuesProblem, jsonBody, queryFilter, queryProblem } from '../validation';
 import { keysetPage, readPaging, type Keyset } from '../paging';
 import { iso } from './shared';
+import { AUTH_PROFILE_REF_SCHEMA, checkTestCaseAuthProfiles } from './auth-profiles';
 import { isUniqueViolation } from '../../src/store/errors';
 
 interface TestCaseInput {
@@ -46,6 +47,8 @@ interface TestCaseInput {
   flow: unknown;
   dataSets?: unknown;
   hooks?: ScriptConfig | null;
+  /** The test case's auth profile (docs/auth.md), or `none`; null clears it. */
+  authProfile?: string | null;
 }
 
 const TAG = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^,]+$' } as const;
@@ -58,6 +61,7 @@ const fields = {
   flow: { type: 'array' },
   dataSets: { type: 'array' },
   hooks: HOOKS_SCHEMA,
+  authProfile: AUTH_PROFILE_REF_SCHEMA,
 };
 /** The test case listing's order: by folder, then name (unique within a folder). */
 const ORDER: Keyset<TestCase, 'pair'> = {
@@ -91,6 +95,7 @@ export function testCaseJson(tc: TestCase) {
     flow: tc.flow,
     dataSets: tc.dataSets ?? [],
     ...(tc.hooks ? { hooks: tc.hooks } : {}),
+    authProfile: tc.authProfile ?? null,
     createdAt: iso(tc.createdAt),
     updatedAt: iso(tc.updatedAt),
   };
@@ -219,6 +224,8 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
       createdAt: now,
       updatedAt: now,
     });
+    tc.authProfile = input.authProfile ?? null;
+    await checkTestCaseAuthProfiles(dataSource.manager, tc);
     const saved = await dataSource.transaction((manager) => save(manager, tc, input.tags ?? []));
     ctx.status = 201;
     ctx.set('Location', `/v1/test-cases/${saved.id}`);
@@ -243,8 +250,10 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
           flow,
           dataSets,
           hooks,
+          authProfile: input.authProfile ?? null,
           updatedAt: new Date(),
         });
+        await checkTestCaseAuthProfiles(manager, tc);
         return save(manager, tc, input.tags ?? []);
       }),
     );
@@ -266,7 +275,9 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
           tc.flow = next.flow;
           tc.dataSets = next.dataSets;
         }
+        if (patch.authProfile !== undefined) tc.authProfile = patch.authProfile;
         tc.updatedAt = new Date();
+        await checkTestCaseAuthProfiles(manager, tc);
         return save(manager, tc, patch.tags ?? tagsOf(tc));
       }),
     );

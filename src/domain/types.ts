@@ -7,6 +7,7 @@
 
 /** A variable value: spec "Run creation input" allows strings, numbers and booleans. */
 import type { PerformancePlan } from '../perf/profile';
+import type { FrozenAuthProfile } from './auth-profiles';
 
 export type VariableValue = string | number | boolean;
 
@@ -239,6 +240,8 @@ export interface ApiNode extends NodeBase {
    * then a path joined to that server's base URL with exactly one slash.
    */
   server?: string;
+  /** An auth profile's name (src/domain/auth-profiles.ts), or `'none'`; wins over the test case's, folder's and runner's. */
+  authProfile?: string;
 }
 
 /** Runs `then` when the JSONata `condition` holds, else `else` (spec: IF node). */
@@ -351,6 +354,8 @@ export interface TestCaseDefinition {
   hooks?: ScriptConfig;
   /** The hooks of the folders the test case is filed under, outermost folder first (only folders that set some). */
   folderHooks?: ScriptConfig[];
+  /** The test case's auth profile (src/domain/auth-profiles.ts), or `'none'`. */
+  authProfile?: string;
   /** The auth profile of the nearest folder, walking up from the test case's, that sets one. */
   folderAuthProfile?: string;
 }
@@ -578,6 +583,10 @@ export interface RunPlan {
    * requests are filled as they always were.
    */
   servers?: Record<string, string>;
+  /** The runner's auth profile (src/domain/auth-profiles.ts), or `'none'`. */
+  authProfile?: string;
+  /** The auth profiles the plan uses, frozen by name (literal secrets still sealed); absent when it uses none. */
+  authProfiles?: Record<string, FrozenAuthProfile>;
 }
 
 /**

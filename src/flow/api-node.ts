@@ -9,6 +9,7 @@ import type { FlowBase } from './flow-base';
 import { recordScriptChecks, where } from './script-node';
 import { maskedAuth } from '../domain/request-auth';
 import { fillServers, joinServerUrl, UnknownServerError } from './servers';
+import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
 
 /**
  * Fills placeholders and defaults of an API node's request. With the run's `servers` (RunPlan
@@ -114,6 +115,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
     return flow.fail(result, err.message);
   }
   const outerHooks = flow.testCase.outerHooks;
+  const authProfile = apiNodeAuthProfile(node.authProfile, flow.testCase.auth);
   const out = await port.executeApiNode(
     {
       ...flow.scope(),
@@ -125,6 +127,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
       variables: flow.state.variables,
       nodes: node.script || outerHooks ? flow.state.nodes : undefined,
       deadlineMs: port.deadlineMs,
+      ...(authProfile ? { authProfile } : {}),
     },
     flow.summary(`${label}: ${request.method} ${request.url}`),
   );
@@ -133,6 +136,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
     method: out.request.method,
     url: out.request.url,
     ...(request.auth ? { auth: maskedAuth(request.auth) } : {}),
+    ...(authProfile ? { auth: profileInResults(authProfile) } : {}),
   };
   if (out.logs.length) result.logs = out.logs;
   if (out.attempts.length > 1) result.attempts = out.attempts;

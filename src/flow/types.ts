@@ -4,6 +4,7 @@
  * workflow, and the one error that stops a test case midway ({@link DeadlineReached}).
  */
 import type { OuterHook } from '../domain/node-io';
+import type { TestCaseAuth } from '../domain/auth-profiles';
 import type {
   IterationNode,
   IterationResult,
@@ -69,6 +70,8 @@ export interface LoopSegmentInput {
      * case's, then its folders' from the outermost): absent when there are none.
      */
     outerHooks?: OuterHook[];
+    /** The auth profiles of the test case's run (absent when it uses none). */
+    auth?: TestCaseAuth;
   };
   node: LoopNode | IterationNode;
   /** Index of the first iteration to run. */

@@ -58,6 +58,7 @@ export function toDefinition(testCase: TestCase): TestCaseDefinition {
     flow: testCase.flow,
     dataSets: dataSetsByName(testCase.dataSets),
     ...(testCase.hooks ? { hooks: testCase.hooks } : {}),
+    ...(testCase.authProfile ? { authProfile: testCase.authProfile } : {}),
   };
 }
 

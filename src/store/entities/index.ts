@@ -11,6 +11,7 @@ export { WebhookDelivery, type DeliveryEvent, type DeliveryStatus } from './webh
 export { ApiDesign } from './api-design';
 export { Bundle, BundleBlob, type BundleModule } from './bundle';
 export { Folder } from './folder';
+export { AuthProfile, AuthToken } from './auth-profile';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -25,6 +26,7 @@ import { WebhookDelivery } from './webhook-delivery';
 import { ApiDesign } from './api-design';
 import { Bundle, BundleBlob } from './bundle';
 import { Folder } from './folder';
+import { AuthProfile, AuthToken } from './auth-profile';
 
 /** Every entity, for the data source. */
 export const ENTITIES = [
@@ -43,4 +45,6 @@ export const ENTITIES = [
   Bundle,
   BundleBlob,
   Folder,
+  AuthProfile,
+  AuthToken,
 ];

@@ -32,6 +32,9 @@ export class TestCase {
   /** Hooks around each of its API nodes (`beforeRequest`/`afterResponse`, docs/flows.md "Hooks"); null when none. */
   @JsonColumn({ nullable: true })
   hooks!: ScriptConfig | null;
+  /** The test case's auth profile (docs/auth.md), or `none`; null: its folder's or runner's applies. */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  authProfile!: string | null;
 
   @OneToMany(() => TestCaseTag, (t) => t.testCase, { cascade: true })
   tagRows!: TestCaseTag[];

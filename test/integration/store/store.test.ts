@@ -44,6 +44,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'RunnerVariableScope1795800000000',
         'FoldersAndHooks1795900000000',
         'EnvironmentServers1796000000000',
+        'AuthProfiles1796100000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
