@@ -39,7 +39,7 @@ describe('Assert nodes, format operators and hooks at three levels', function ()
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
     };
     await put('ah', { hooks: recorder('outer', 'outer-after', "$request.headers['x-folder'] = 'ah'; ") });
-    await put('ah/sub', { hooks: recorder('inner', 'inner-after')});
+    await put('ah/sub', { hooks: recorder('inner', 'inner-after') });
 
     const testCases: Json[] = [
       {
