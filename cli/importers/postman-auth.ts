@@ -150,10 +150,13 @@ export function profileFields(auth: RequestAuth, at: string, notes: Note[]): Aut
   switch (auth.type) {
     case 'bearer':
       return text(p.token) ? { type: 'bearer', token: text(p.token) } : undefined;
+    // A profile needs both: without them the request keeps the header written as before.
     case 'basic':
-      return { type: 'basic', username: text(p.username), password: text(p.password) };
+      return text(p.username) && text(p.password)
+        ? { type: 'basic', username: text(p.username), password: text(p.password) }
+        : undefined;
     case 'apikey':
-      return text(p.key)
+      return text(p.key) && text(p.value)
         ? { type: 'apiKey', name: text(p.key), value: text(p.value), in: p.in === 'query' ? 'query' : 'header' }
         : undefined;
     case 'oauth2':
@@ -175,7 +178,10 @@ function oauth2Fields(p: Record<string, unknown>, at: string, notes: Note[]): Au
     });
     return undefined;
   }
-  const tokenUrl = text(p.accessTokenUrl);
+  let tokenUrl = text(p.accessTokenUrl);
+  // Without a scheme (Postman sends such a URL over http, as the importer does for requests).
+  if (tokenUrl && !/^[a-z][a-z0-9+.-]*:\/\//i.test(tokenUrl) && !/^\s*\{\{/.test(tokenUrl))
+    tokenUrl = `http://${tokenUrl}`;
   const clientId = text(p.clientId);
   if (!tokenUrl || !clientId) {
     notes.push({

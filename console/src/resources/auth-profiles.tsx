@@ -88,7 +88,7 @@ export function fieldsOf(type: AuthProfileType, grant: OAuth2Grant): FieldSpec[]
     case 'basic':
       return [
         { key: 'username', label: 'Username', required: true },
-        { key: 'password', label: 'Password', secret: true },
+        { key: 'password', label: 'Password', secret: true, required: true },
       ];
     case 'apiKey':
       return [
