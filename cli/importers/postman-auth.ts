@@ -200,7 +200,7 @@ function oauth2Fields(p: Record<string, unknown>, at: string, notes: Note[]): Au
     notes.push({ at, message: `OAuth 2.0 header prefix "${prefix}" is not translated: the profile sends "Bearer"` });
   let audience: string | undefined;
   const extra: string[] = [];
-  for (const param of Array.isArray(p.tokenRequestParams) ? p.tokenRequestParams : []) {
+  for (const param of listOf(p.tokenRequestParams)) {
     const { key, value, enabled, send_as } = param as Record<string, unknown>;
     if (enabled === false || !key) continue;
     if (key === 'audience' && (send_as ?? 'request_body') === 'request_body') audience = text(value);
@@ -225,6 +225,18 @@ function oauth2Fields(p: Record<string, unknown>, at: string, notes: Note[]): Au
     clientAuthentication: p.client_authentication === 'body' ? 'body' : 'basic',
     ...(grant === 'password' ? { username: text(p.username), password: text(p.password) } : {}),
   };
+}
+
+/** A list parameter: an array, or its JSON text (an export typing it `string`). */
+function listOf(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [];
+  }
 }
 
 /**
