@@ -59,15 +59,18 @@ export interface ImportedAuthProfile {
   from: string;
 }
 
-/** A name an auth profile may have: `[A-Za-z0-9_.-]`, at most 100 characters. */
+/**
+ * A name an auth profile may have: `[A-Za-z0-9_.-]`, starting with a letter or digit, at most 100
+ * characters, not `none` (which turns authentication off).
+ */
 export function profileSlug(text: string): string {
-  return (
+  const slug =
     text
       .normalize('NFKD')
       .replace(/[^A-Za-z0-9_.-]+/g, '-')
-      .replace(/^[-.]+|[-.]+$/g, '')
-      .slice(0, 100) || 'postman'
-  );
+      .replace(/^[^A-Za-z0-9]+|[-.]+$/g, '')
+      .slice(0, 100) || 'postman';
+  return slug === 'none' ? 'none-auth' : slug;
 }
 
 const text = (v: unknown): string => (v === undefined || v === null ? '' : String(v));

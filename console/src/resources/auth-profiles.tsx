@@ -277,7 +277,7 @@ export function AuthProfilePage() {
               profile.replace(stored);
             }}
           />
-          {p.type === 'oauth2' && can('run') && <FetchToken name={p.name} />}
+          {p.type === 'oauth2' && can('write') && <FetchToken name={p.name} />}
         </>
       )}
     </>
