@@ -28,6 +28,7 @@ import type { Sandbox } from '../src/sandbox/sandbox';
 import { DeadlineReached, type InterpreterPort } from '../src/flow';
 import { sharedExpressionPool, type ExpressionPool } from '../src/expression-pool/pool';
 import { createNodeIO, evaluateHeavyExpression } from './nodes';
+import type { AuthProfiles } from '../src/auth/apply';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -37,6 +38,8 @@ export interface DirectPortResources {
   agent: Agent;
   /** Evaluates expressions over the step budget (default: the process's shared pool). */
   expressionPool?: ExpressionPool;
+  /** Applies API nodes' auth profiles (src/auth/apply.ts); without it a node with one fails. */
+  auth?: AuthProfiles;
 }
 
 /** What one port is made for. */
@@ -91,7 +94,7 @@ function delay(ms: number): Promise<void> {
  * once per flow run or virtual user with its {@link DirectPortOptions}.
  */
 export function directPorts(resources: DirectPortResources): (options: DirectPortOptions) => InterpreterPort {
-  const nodes = createNodeIO(resources.sandbox, resources.agent);
+  const nodes = createNodeIO(resources.sandbox, resources.agent, resources.auth);
   const pool = () => resources.expressionPool ?? sharedExpressionPool();
   const dynamic = { uuid: randomUUID, now: Date.now, random: cryptoRandom };
 

@@ -13,6 +13,8 @@ import { createRunActivities } from './runs';
 import { createWebhookActivities } from './webhooks';
 import { createLoadActivities } from './load';
 import { directPorts } from './direct-port';
+import { sharedAuthProfiles } from '../src/auth/apply';
+import { keyRingFor } from '../src/secrets/keyring';
 
 /**
  * `policy`: the address policy of every outgoing request the activities make (default: the one
@@ -27,8 +29,14 @@ export function createActivities(deps: {
   const { config } = deps;
   const policy = deps.policy ?? policyFromConfig(config);
   const sandbox = deps.sandbox ?? sandboxFromConfig(config, policy, storedBlobReader(deps.dataSource, config.bundler));
+  const auth = sharedAuthProfiles(
+    deps.dataSource,
+    keyRingFor(config.secretKeys, config.dataDir),
+    policy.agent('node'),
+    async () => deps.dataSource,
+  );
   return {
-    ...createNodeActivities(sandbox, policy.agent('node')),
+    ...createNodeActivities(sandbox, policy.agent('node'), auth),
     ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
     ...createWebhookActivities(deps.dataSource, config, policy),
   };
@@ -48,6 +56,12 @@ export function createLoadWorkerActivities(deps: {
   const ports = directPorts({
     sandbox: sandboxFromConfig(deps.config, policy, storedBlobReader(deps.dataSource, deps.config.bundler)),
     agent: policy.agent('node'),
+    auth: sharedAuthProfiles(
+      deps.dataSource,
+      keyRingFor(deps.config.secretKeys, deps.config.dataDir),
+      policy.agent('node'),
+      async () => deps.dataSource,
+    ),
   });
   return createLoadActivities({
     dataSource: deps.dataSource,

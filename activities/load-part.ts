@@ -7,6 +7,7 @@
  *
  * Runs the same on the activity's own thread or on a worker thread (activities/load-thread.ts).
  */
+import { testCaseAuth } from '../src/domain/auth-profiles';
 import type { NodeResult, RunPlan } from '../src/domain/types';
 import { forEachNode } from '../src/flow/tree';
 import { LoadEngine, type EnginePosition } from '../src/perf/engine';
@@ -127,7 +128,12 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
         const testCaseStart = Date.now();
         let result;
         try {
-          const ran = await FlowInterpreter.runTestCaseWithVariables(port, testCase, { ...variables, __DATA: data });
+          const ran = await FlowInterpreter.runTestCaseWithVariables(
+            port,
+            testCase,
+            { ...variables, __DATA: data },
+            testCaseAuth(plan, testCase),
+          );
           result = ran.result;
           if (plan.variableScope === 'run') {
             const { __DATA: _data, ...carried } = ran.variables;

@@ -21,6 +21,8 @@ import { storedBlobReader } from '../src/bundler/blobs';
 import type { Sandbox } from '../src/sandbox/sandbox';
 import { sandboxFromConfig } from '../src/sandbox/configured';
 import { directPorts } from './direct-port';
+import { AuthProfiles } from '../src/auth/apply';
+import { keyRingFor } from '../src/secrets/keyring';
 import { startLoadPart, type LoadPartSpec, type PartState } from './load-part';
 
 /** Messages a load thread posts. */
@@ -105,7 +107,12 @@ async function main(): Promise<void> {
   };
   const sandbox = sandboxFromConfig(config, policy, blobs);
   await warmUp(spec, sandbox).catch(() => undefined);
-  const part = startLoadPart(spec, directPorts({ sandbox, agent: policy.agent('node') }));
+  // Auth profiles' tokens: this thread's memory cache in front of the shared table (src/auth/token-cache.ts).
+  const auth = new AuthProfiles(keyRingFor(config.secretKeys, config.dataDir), policy.agent('node'), () => {
+    dataSource ??= openDataSource(config.database);
+    return dataSource;
+  });
+  const part = startLoadPart(spec, directPorts({ sandbox, agent: policy.agent('node'), auth }));
   parentPort!.on('message', (m: { type: string }) => {
     if (m.type === 'stop') part.stop();
   });

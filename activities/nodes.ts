@@ -26,6 +26,8 @@ import type { Agent } from 'undici';
 import { ADDRESS_NOT_ALLOWED } from '../src/net/address-policy';
 import { capLogs, cutToBytes, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { sendHttpRequest } from './api-request';
+import { maskOutput, sendWithProfile } from './auth-request';
+import type { AuthProfiles } from '../src/auth/apply';
 import { observeApiNode } from '../src/observability/metrics';
 import { tracingEnabled } from '../src/observability/tracing';
 
@@ -276,7 +278,7 @@ export async function evaluateHeavyExpression(
  * the activities ({@link createNodeActivities}) and the in-process port (activities/direct-port.ts).
  * Neither throws for what the user's request or script does.
  */
-export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
+export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProfiles) {
   return {
     /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
     async executeApiNode(input: ApiNodeInput, call: NodeCall = {}): Promise<ApiNodeOutput> {
@@ -337,6 +339,43 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
         if (r.request) request = { ...request, ...r.request, headers: { ...(r.request.headers ?? {}) } };
       }
 
+      const afterResponse = async (exchange: HttpExchange, attempts: AttemptResult[]): Promise<ApiNodeOutput> => {
+        if (input.script && /\bafterResponse\b/.test(input.script.code) && !exchange.error) {
+          const r = capScriptResult(
+            await sandbox.execute({
+              ...scope,
+              script: input.script,
+              hook: 'afterResponse',
+              request,
+              response: {
+                status: exchange.status,
+                headers: exchange.headers,
+                body: exchange.body,
+                time: exchange.timeMs,
+              },
+              label: `${input.label}.afterResponse`,
+              variables,
+            }),
+            variables,
+          );
+          logs.push(...r.logs);
+          checks.push(...(r.tests ?? []));
+          variables = r.variables;
+          if (!r.ok)
+            return end({
+              exchange,
+              attempts,
+              scriptError: {
+                hook: 'afterResponse',
+                message: r.error!.message,
+                line: r.error!.line,
+                column: r.error!.column,
+              },
+            });
+        }
+        return end({ exchange, attempts });
+      };
+
       const execution = call.executionId;
       if (execution && !Object.keys(request.headers).some((h) => h.toLowerCase() === EXECUTION_HEADER)) {
         request = { ...request, headers: { ...request.headers, [EXECUTION_HEADER]: execution } };
@@ -348,42 +387,21 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
         headers: request.headers,
         body: request.body,
       };
-      const { exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent, call);
-
-      if (input.script && /\bafterResponse\b/.test(input.script.code) && !exchange.error) {
-        const r = capScriptResult(
-          await sandbox.execute({
-            ...scope,
-            script: input.script,
-            hook: 'afterResponse',
-            request,
-            response: {
-              status: exchange.status,
-              headers: exchange.headers,
-              body: exchange.body,
-              time: exchange.timeMs,
-            },
-            label: `${input.label}.afterResponse`,
-            variables,
-          }),
-          variables,
+      let exchange: HttpExchange;
+      let attempts: AttemptResult[];
+      if (input.authProfile) {
+        // An auth profile (src/auth/apply.ts): its credential added, a 401 renewing an OAuth 2.0 token once.
+        const sent = await sendWithProfile(input, resolved, auth, (r) =>
+          sendWithRetries(r, input.retry, input.deadlineMs, httpAgent, call),
         );
-        logs.push(...r.logs);
-        checks.push(...(r.tests ?? []));
-        variables = r.variables;
-        if (!r.ok)
-          return end({
-            exchange,
-            attempts,
-            scriptError: {
-              hook: 'afterResponse',
-              message: r.error!.message,
-              line: r.error!.line,
-              column: r.error!.column,
-            },
-          });
+        if ('error' in sent) return maskOutput(end({ exchange: sent.error, attempts: [] }), sent);
+        ({ exchange, attempts } = sent);
+        request = { ...request, url: sent.shownUrl, headers: { ...request.headers, ...sent.shownHeaders } };
+        const out = await afterResponse(exchange, attempts);
+        return maskOutput(out, sent);
       }
-      return end({ exchange, attempts });
+      ({ exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent, call));
+      return afterResponse(exchange, attempts);
     },
 
     /** A Script node: the code's top level, and `generateValue` when asked. */
@@ -405,8 +423,8 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent) {
 }
 
 /** The node activities: {@link createNodeIO}'s functions in the activity's context, the heavy-expression fallback and the no-op that ends a workflow task. */
-export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent) {
-  const nodes = createNodeIO(sandbox, httpAgent);
+export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProfiles) {
+  const nodes = createNodeIO(sandbox, httpAgent, auth);
   return {
     /**
      * An API node: beforeRequest hook, the request (with retries), afterResponse hook. Its duration

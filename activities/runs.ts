@@ -32,6 +32,7 @@ import { keyRingFor, KeyRingError } from '../src/secrets/keyring';
 import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
+import { freezeAuthProfiles } from './auth-profiles';
 import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
 
 /**
@@ -283,6 +284,7 @@ export function createRunActivities(
             throw ApplicationFailure.nonRetryable(`The run cannot start: ${tooLong}`, FAILURE_TYPES.runSetupFailed);
           performance = performancePlan(profile);
         }
+        const auth = await freezeAuthProfiles(manager, run.workspaceId, runner, testCases);
         const startedAt = new Date();
         const plan: RunPlan = {
           runId: run.id,
@@ -297,6 +299,7 @@ export function createRunActivities(
           settings: runSettingsOf(config),
           variableScope: runner.variableScope ?? 'testCase',
           ...(performance ? { performance } : {}),
+          ...auth,
         };
         const openedPlan = opened(run.id, plan);
         // The plan is this activity's result, written to history: over the cap the run cannot start.

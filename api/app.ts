@@ -19,6 +19,7 @@ import { enforceScopes } from './scopes';
 import { rateLimit } from './rate-limit';
 import { workspacesRouter } from './routes/workspaces';
 import { environmentsRouter } from './routes/environments';
+import { authProfilesRouter } from './routes/auth-profiles';
 import { testCasesRouter } from './routes/test-cases';
 import { runnersRouter } from './routes/runners';
 import { liveRunLookup, runsRouter } from './routes/runs';
@@ -38,6 +39,7 @@ import { withStoreBounds } from '../src/store/bounds';
 export const V1_ROUTERS = [
   workspacesRouter,
   environmentsRouter,
+  authProfilesRouter,
   testCasesRouter,
   runnersRouter,
   runsRouter,

@@ -40,6 +40,13 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'PATCH /v1/environments/:environmentName': 'write',
   'DELETE /v1/environments/:environmentName': 'write',
 
+  'GET /v1/auth-profiles': 'read',
+  'POST /v1/auth-profiles': 'write',
+  'GET /v1/auth-profiles/:profileName': 'read',
+  'PUT /v1/auth-profiles/:profileName': 'write',
+  'DELETE /v1/auth-profiles/:profileName': 'write',
+  'POST /v1/auth-profiles/:profileName/token': 'write',
+
   'GET /v1/test-cases': 'read',
   'POST /v1/test-cases': 'write',
   'GET /v1/test-cases/:testCaseId': 'read',

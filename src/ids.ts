@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   deployment: 'dep',
   delivery: 'dlv',
   design: 'dsg',
+  authProfile: 'aup',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

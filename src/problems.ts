@@ -139,6 +139,12 @@ export const PROBLEMS = {
     description:
       'The address policy refuses where the relayed request (POST /v1/relay) or one of its redirects points, as it would for an API node: cloud metadata, the service\'s own infrastructure, a deny rule, or a loopback or private address API nodes may not reach (ASSAY_EGRESS_PRIVATE_FOR_NODES); `address`, `port` and `rule` say which. Nothing was sent (docs/security.md "Address policy").',
   },
+  'token-request-failed': {
+    status: 502,
+    title: 'Token request failed',
+    description:
+      "The auth profile's token endpoint (POST /v1/auth-profiles/{name}/token) answered an error (RFC 6749 §5.2: the status and its `error`/`error_description` are in `detail`, the status in `tokenEndpointStatus`), could not be reached, or did not answer in time.",
+  },
   'relay-failed': {
     status: 502,
     title: 'Relay failed',

@@ -37,6 +37,7 @@ import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activit
 import type { RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import { RUN_ID_SEARCH_ATTRIBUTE, runStateQuery, type RunWorkflowInput } from '../src/domain/run-workflow';
 import { createWorkflowPort } from './workflow-port';
+import { testCaseAuth } from '../src/domain/auth-profiles';
 import { endedByTimeout, rootMessage, timedOutFailure } from './endings';
 import { deliverWebhooksWorkflow } from './webhooks';
 import { startLoopSegment } from './segment';
@@ -165,9 +166,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
             port,
             testCase,
             ledger.variables ?? plan.variables,
+            testCaseAuth(plan, testCase),
           );
           result = ledger.carryVariables(ran.result, ran.variables);
-        } else result = await FlowInterpreter.runTestCase(port, testCase, plan.variables);
+        } else result = await FlowInterpreter.runTestCase(port, testCase, plan.variables, testCaseAuth(plan, testCase));
         // Capped (src/domain/limits.ts): the result is an activity input, written to history.
         result = capTestCaseResult(result);
         pending = { position, result };

@@ -15,6 +15,7 @@ import { PAGE } from '../paging';
 import { ENVIRONMENT_SCHEMAS } from '../routes/environments';
 import { TEST_CASE_SCHEMAS } from '../routes/test-cases';
 import { RUNNER_SCHEMAS } from '../routes/runners';
+import { AUTH_PROFILE_SCHEMAS } from '../routes/auth-profiles';
 import { RUN_TRIGGERS, runInputSchema } from '../routes/runs';
 import { DEPLOYMENT_SCHEMAS } from '../routes/deployments';
 import { DESIGN_SCHEMAS } from '../routes/designs';
@@ -81,6 +82,7 @@ export const PATH_PARAMS: Record<string, string> = {
   environmentName: "The environment's name.",
   testCaseId: "The test case's id (`tc_…`).",
   runnerName: "The runner's name.",
+  profileName: "The auth profile's name.",
   runId: "The run's id (`run_…`).",
   deploymentId: "The deployment's id (`dep_…`).",
   designId: "The design's id (`dsg_…`).",
@@ -255,6 +257,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       patchDescription:
         'JSON Merge Patch (RFC 7396) on `variables`: listed keys are set, a key set to `null` is removed. `{"secret": true, "value": "***"}` keeps a stored secret.',
     }),
+    ...authProfileOperations(),
     ...crud({
       tag: 'Test cases',
       collection: '/v1/test-cases',
@@ -602,6 +605,87 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       auth: 'none',
       responses: { '200': ok('The OpenAPI 3.1 document.', { type: 'object', required: ['openapi', 'info', 'paths'] }) },
       problems: [],
+    },
+  ];
+}
+
+/** The auth profile endpoints (api/routes/auth-profiles.ts; docs/auth.md). */
+function authProfileOperations(): ApiOperation[] {
+  const tag = 'Auth profiles';
+  const one = '/v1/auth-profiles/:profileName';
+  const schema = schemaRef('AuthProfile');
+  return [
+    {
+      method: 'get',
+      path: '/v1/auth-profiles',
+      operationId: 'listAuthProfiles',
+      summary: 'List auth profiles',
+      description: 'By name. Literal secrets read `"***"`.',
+      tag,
+      auth: 'apiKey',
+      query: [...paging()],
+      responses: { '200': ok('A page of auth profiles.', pageOf(schema)) },
+      problems: ['BadRequest'],
+    },
+    {
+      method: 'post',
+      path: '/v1/auth-profiles',
+      operationId: 'createAuthProfile',
+      summary: 'Create an auth profile',
+      description:
+        '`type` and its fields in `config`; 400 `validation-failed` names the field at fault (e.g. `config.tokenUrl`). Literal secrets are stored sealed.',
+      tag,
+      auth: 'apiKey',
+      body: body(AUTH_PROFILE_SCHEMAS.body, 'createAuthProfile'),
+      responses: { '201': created('Auth profile', schema, []) },
+      problems: ['BadRequest', 'Conflict', 'UnsupportedMediaType'],
+    },
+    {
+      method: 'get',
+      path: one,
+      operationId: 'getAuthProfile',
+      summary: 'Get an auth profile',
+      tag,
+      auth: 'apiKey',
+      responses: { '200': ok('The auth profile.', schema) },
+      problems: ['NotFound'],
+    },
+    {
+      method: 'put',
+      path: one,
+      operationId: 'replaceAuthProfile',
+      summary: 'Replace an auth profile',
+      description:
+        'A secret sent as `"***"` keeps the stored value. Renaming a profile that something names: 409 `in-use`.',
+      tag,
+      auth: 'apiKey',
+      body: body(AUTH_PROFILE_SCHEMAS.body, 'replaceAuthProfile'),
+      responses: { '200': ok('The auth profile as stored.', schema) },
+      problems: ['BadRequest', 'NotFound', 'Conflict', 'UnsupportedMediaType'],
+    },
+    {
+      method: 'delete',
+      path: one,
+      operationId: 'deleteAuthProfile',
+      summary: 'Delete an auth profile',
+      description: '409 `in-use` naming the test cases and runners that still name it (`testCases`, `runners`).',
+      tag,
+      auth: 'apiKey',
+      responses: deleted('Auth profile'),
+      problems: ['NotFound', 'Conflict'],
+    },
+    {
+      method: 'post',
+      path: `${one}/token`,
+      operationId: 'fetchAuthProfileToken',
+      summary: 'Fetch a token now (oauth2)',
+      description:
+        "Requests a token from the profile's token endpoint with the environment's variables; answers what it got, never the token (`preview`: its first characters). 502 `token-request-failed` with the endpoint's status and error text.",
+      tag,
+      auth: 'apiKey',
+      body: body(AUTH_PROFILE_SCHEMAS.token, 'fetchAuthProfileToken'),
+      responses: { '200': ok('The token obtained.', schemaRef('AuthProfileToken')) },
+      problems: ['BadRequest', 'NotFound', 'UnsupportedMediaType', 'BadGateway'],
     },
   ];
 }

@@ -34,6 +34,7 @@ import { findOr404, workspaceRows } from '../lookups';
 import { iso, nameSchema, uniqueName } from './shared';
 import { testCaseJson } from './test-cases';
 import { checkedProfile, loadProfileSchema } from '../load-profile';
+import { AUTH_PROFILE_REF_SCHEMA, checkAuthProfileRefs } from './auth-profiles';
 import type { LoadProfileInput } from '../../src/perf/profile';
 import { VARIABLE_SCOPES, type VariableScope } from '../../src/domain/types';
 
@@ -48,6 +49,8 @@ interface RunnerInput {
   loadProfile?: LoadProfileInput | null;
   /** Whether its test cases share variables in a run (src/domain/types.ts `VariableScope`). */
   variableScope?: VariableScope;
+  /** The auth profile of its test cases when neither they nor their folder name one (docs/auth.md), or `none`; null clears it. */
+  authProfile?: string | null;
 }
 
 const fields = {
@@ -58,6 +61,7 @@ const fields = {
   tags: { type: 'array', maxItems: 50, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 100 } },
   order: { enum: [...RUNNER_ORDERS] },
   loadProfile: loadProfileSchema,
+  authProfile: AUTH_PROFILE_REF_SCHEMA,
   variableScope: {
     enum: [...VARIABLE_SCOPES],
     description:
@@ -86,6 +90,7 @@ export function runnerJson(r: Runner) {
     order: r.order,
     loadProfile: r.loadProfile ?? null,
     variableScope: r.variableScope ?? 'testCase',
+    authProfile: r.authProfile ?? null,
     createdAt: iso(r.createdAt),
     updatedAt: iso(r.updatedAt),
   };
@@ -93,6 +98,11 @@ export function runnerJson(r: Runner) {
 
 /** Checks the selection: something selected, every listed id exists in the workspace. */
 async function checkSelection(manager: EntityManager, runner: Runner): Promise<void> {
+  await checkAuthProfileRefs(
+    manager,
+    runner.workspaceId,
+    runner.authProfile ? [{ at: ['authProfile'], name: runner.authProfile }] : [],
+  );
   if (runner.testCaseIds.length === 0 && runner.folder === null && runner.tags.length === 0) {
     throw invalid(
       [fieldError([], "select test cases with testCaseIds, folder ('' for all) or tags")],
@@ -124,6 +134,7 @@ function apply(runner: Runner, input: RunnerInput, replace: boolean): void {
   if (replace || input.loadProfile !== undefined)
     runner.loadProfile = checkedProfile(input.loadProfile, 'loadProfile') ?? null;
   if (replace || input.variableScope !== undefined) runner.variableScope = input.variableScope ?? 'testCase';
+  if (replace || input.authProfile !== undefined) runner.authProfile = input.authProfile ?? null;
 }
 
 function load(manager: EntityManager, ctx: AppContext): Promise<Runner> {

@@ -33,6 +33,7 @@ import { Problem } from '../problem';
 import { bodyValidator, issuesProblem, jsonBody, queryFilter, queryProblem } from '../validation';
 import { keysetPage, readPaging, type Keyset } from '../paging';
 import { iso } from './shared';
+import { AUTH_PROFILE_REF_SCHEMA, checkTestCaseAuthProfiles } from './auth-profiles';
 import { isUniqueViolation } from '../../src/store/errors';
 
 interface TestCaseInput {
@@ -42,6 +43,8 @@ interface TestCaseInput {
   tags?: string[];
   flow: unknown;
   dataSets?: unknown;
+  /** The test case's auth profile (docs/auth.md), or `none`; null clears it. */
+  authProfile?: string | null;
 }
 
 const TAG = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^,]+$' } as const;
@@ -53,6 +56,7 @@ const fields = {
   // The flow's and the data sets' own shapes are checked by validateFlow/validateDataSets, with paths inside them.
   flow: { type: 'array' },
   dataSets: { type: 'array' },
+  authProfile: AUTH_PROFILE_REF_SCHEMA,
 };
 /** The test case listing's order: by folder, then name (unique within a folder). */
 const ORDER: Keyset<TestCase, 'pair'> = {
@@ -85,6 +89,7 @@ export function testCaseJson(tc: TestCase) {
     tags: tagsOf(tc),
     flow: tc.flow,
     dataSets: tc.dataSets ?? [],
+    authProfile: tc.authProfile ?? null,
     createdAt: iso(tc.createdAt),
     updatedAt: iso(tc.updatedAt),
   };
@@ -203,6 +208,8 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
       createdAt: now,
       updatedAt: now,
     });
+    tc.authProfile = input.authProfile ?? null;
+    await checkTestCaseAuthProfiles(dataSource.manager, tc);
     const saved = await dataSource.transaction((manager) => save(manager, tc, input.tags ?? []));
     ctx.status = 201;
     ctx.set('Location', `/v1/test-cases/${saved.id}`);
@@ -225,8 +232,10 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
           description: input.description ?? '',
           flow,
           dataSets,
+          authProfile: input.authProfile ?? null,
           updatedAt: new Date(),
         });
+        await checkTestCaseAuthProfiles(manager, tc);
         return save(manager, tc, input.tags ?? []);
       }),
     );
@@ -246,7 +255,9 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
           tc.flow = next.flow;
           tc.dataSets = next.dataSets;
         }
+        if (patch.authProfile !== undefined) tc.authProfile = patch.authProfile;
         tc.updatedAt = new Date();
+        await checkTestCaseAuthProfiles(manager, tc);
         return save(manager, tc, patch.tags ?? tagsOf(tc));
       }),
     );

@@ -6,6 +6,7 @@
  *
  * Pure type declarations (imported by workflow code).
  */
+import type { ApiNodeAuthProfile } from './auth-profiles';
 import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from './types';
 
 /** Context a script sees besides the request: variables, earlier nodes, the loop, the test case. */
@@ -28,6 +29,8 @@ export interface ApiNodeInput extends ScriptScope {
   retry?: RetryPolicy;
   /** Epoch ms of the run's deadline: no attempt or delay runs past it. */
   deadlineMs: number;
+  /** The auth profile that applies to the request (src/domain/auth-profiles.ts); absent when none does. */
+  authProfile?: ApiNodeAuthProfile;
 }
 
 /** What an API node did: the request as sent, the last exchange, every attempt, the hooks' effects. */

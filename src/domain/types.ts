@@ -7,6 +7,7 @@
 
 /** A variable value: spec "Run creation input" allows strings, numbers and booleans. */
 import type { PerformancePlan } from '../perf/profile';
+import type { FrozenAuthProfile } from './auth-profiles';
 
 export type VariableValue = string | number | boolean;
 
@@ -227,6 +228,8 @@ export interface ApiNode extends NodeBase {
   /** Hooks `beforeRequest` and `afterResponse` defined by this script run around the request. */
   script?: ScriptConfig;
   retry?: RetryPolicy;
+  /** An auth profile's name (src/domain/auth-profiles.ts), or `'none'`; wins over the test case's, folder's and runner's. */
+  authProfile?: string;
 }
 
 /** Runs `then` when the JSONata `condition` holds, else `else` (spec: IF node). */
@@ -320,6 +323,10 @@ export interface TestCaseDefinition {
   flow: FlowNode[];
   /** Data sets by name, as arrays (CSV already parsed). */
   dataSets: Record<string, unknown[]>;
+  /** The test case's auth profile (src/domain/auth-profiles.ts), or `'none'`. */
+  authProfile?: string;
+  /** The auth profile of the nearest folder that sets one, walking up. */
+  folderAuthProfile?: string;
 }
 
 /**
@@ -538,6 +545,10 @@ export interface RunPlan {
   variableScope?: VariableScope;
   /** Present for a performance run: its load profile, validated (src/perf/profile.ts; docs/performance.md). */
   performance?: PerformancePlan;
+  /** The runner's auth profile (src/domain/auth-profiles.ts), or `'none'`. */
+  authProfile?: string;
+  /** The auth profiles the plan uses, frozen by name (literal secrets still sealed); absent when it uses none. */
+  authProfiles?: Record<string, FrozenAuthProfile>;
 }
 
 /**

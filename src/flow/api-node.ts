@@ -8,6 +8,7 @@ import type { ApiNode, NodeResult, RequestAuth, RequestSpec, ResolvedRequest, Ru
 import type { FlowBase } from './flow-base';
 import { recordScriptChecks, where } from './script-node';
 import { maskedAuth } from '../domain/request-auth';
+import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
 
 /** Fills placeholders and defaults of an API node's request. */
 export function resolveRequest(
@@ -61,6 +62,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
   const result = flow.base(node);
   const request = resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings);
   const label = node.name ? `${node.name} (${node.id})` : node.id;
+  const authProfile = apiNodeAuthProfile(node.authProfile, flow.testCase.auth);
   const out = await port.executeApiNode(
     {
       ...flow.scope(),
@@ -71,6 +73,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
       variables: flow.state.variables,
       nodes: node.script ? flow.state.nodes : undefined,
       deadlineMs: port.deadlineMs,
+      ...(authProfile ? { authProfile } : {}),
     },
     flow.summary(`${label}: ${request.method} ${request.url}`),
   );
@@ -79,6 +82,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
     method: out.request.method,
     url: out.request.url,
     ...(request.auth ? { auth: maskedAuth(request.auth) } : {}),
+    ...(authProfile ? { auth: profileInResults(authProfile) } : {}),
   };
   if (out.logs.length) result.logs = out.logs;
   if (out.attempts.length > 1) result.attempts = out.attempts;

@@ -25,6 +25,7 @@
 import type { LoopSegmentOutput } from './types';
 import { emptyState } from './types';
 import type { InterpreterPort } from './port';
+import type { TestCaseAuth } from '../domain/auth-profiles';
 import { FlowBase } from './flow-base';
 import type {
   FlowNode,
@@ -48,8 +49,9 @@ export class FlowInterpreter extends FlowBase {
     port: InterpreterPort,
     testCase: TestCaseDefinition,
     variables: Record<string, unknown>,
+    auth?: TestCaseAuth,
   ): Promise<TestCaseResult> {
-    return (await FlowInterpreter.runTestCaseWithVariables(port, testCase, variables)).result;
+    return (await FlowInterpreter.runTestCaseWithVariables(port, testCase, variables, auth)).result;
   }
 
   /**
@@ -60,10 +62,11 @@ export class FlowInterpreter extends FlowBase {
     port: InterpreterPort,
     testCase: TestCaseDefinition,
     variables: Record<string, unknown>,
+    auth?: TestCaseAuth,
   ): Promise<{ result: TestCaseResult; variables: Record<string, unknown> }> {
     const flow = new FlowInterpreter(
       port,
-      { id: testCase.id, name: testCase.name, dataSets: testCase.dataSets },
+      { id: testCase.id, name: testCase.name, dataSets: testCase.dataSets, ...(auth ? { auth } : {}) },
       emptyState(variables),
     );
     const nodes = await flow.runNodes(testCase.flow);

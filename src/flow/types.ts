@@ -3,6 +3,7 @@
  * expressions, the loop stack, failures, the input and output of a loop continued in a child
  * workflow, and the one error that stops a test case midway ({@link DeadlineReached}).
  */
+import type { TestCaseAuth } from '../domain/auth-profiles';
 import type {
   IterationNode,
   IterationResult,
@@ -51,7 +52,8 @@ export interface LoopSegmentInput {
   runId: string;
   settings: RunSettings;
   deadlineMs: number;
-  testCase: { id: string; name: string; dataSets: Record<string, unknown[]> };
+  /** `auth`: the auth profiles of the test case's run (absent when it uses none). */
+  testCase: { id: string; name: string; dataSets: Record<string, unknown[]>; auth?: TestCaseAuth };
   node: LoopNode | IterationNode;
   /** Index of the first iteration to run. */
   start: number;

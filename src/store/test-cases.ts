@@ -57,6 +57,7 @@ export function toDefinition(testCase: TestCase): TestCaseDefinition {
     tags: tagsOf(testCase),
     flow: testCase.flow,
     dataSets: dataSetsByName(testCase.dataSets),
+    ...(testCase.authProfile ? { authProfile: testCase.authProfile } : {}),
   };
 }
 

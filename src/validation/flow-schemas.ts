@@ -245,6 +245,12 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
           onNetworkError: { type: 'boolean' },
         },
       },
+      authProfile: {
+        type: 'string',
+        pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$',
+        description:
+          "The auth profile the request is sent with (docs/auth.md), or `none`; wins over the test case's, folder's and runner's.",
+      },
     },
   },
   if: {

@@ -10,6 +10,7 @@ export { Deployment, type DeploymentWebhooks, type OutgoingWebhook } from './dep
 export { WebhookDelivery, type DeliveryEvent, type DeliveryStatus } from './webhook-delivery';
 export { ApiDesign } from './api-design';
 export { Bundle, BundleBlob, type BundleModule } from './bundle';
+export { AuthProfile, AuthToken } from './auth-profile';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -23,6 +24,7 @@ import { Deployment } from './deployment';
 import { WebhookDelivery } from './webhook-delivery';
 import { ApiDesign } from './api-design';
 import { Bundle, BundleBlob } from './bundle';
+import { AuthProfile, AuthToken } from './auth-profile';
 
 /** Every entity, for the data source. */
 export const ENTITIES = [
@@ -40,4 +42,6 @@ export const ENTITIES = [
   ApiDesign,
   Bundle,
   BundleBlob,
+  AuthProfile,
+  AuthToken,
 ];

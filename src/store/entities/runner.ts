@@ -53,6 +53,10 @@ export class Runner {
   @Column({ type: 'varchar', length: 16, default: 'testCase' })
   variableScope!: VariableScope;
 
+  /** The auth profile of its test cases when neither they nor their folder name one (docs/auth.md), or `none`. */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  authProfile!: string | null;
+
   @TimestampColumn()
   createdAt!: Date;
 

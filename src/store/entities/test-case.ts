@@ -29,6 +29,10 @@ export class TestCase {
   @JsonColumn({ nullable: true })
   dataSets!: DataSet[] | null;
 
+  /** The test case's auth profile (docs/auth.md), or `none`; null: its folder's or runner's applies. */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  authProfile!: string | null;
+
   @OneToMany(() => TestCaseTag, (t) => t.testCase, { cascade: true })
   tagRows!: TestCaseTag[];
 
