@@ -6,10 +6,10 @@
  * type, expiry, scope and a preview — never the token — or the endpoint's error text; the profile is
  * edited and deleted; a token URL that is no URL shows the field's error.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Events, OAuth2Server } from 'oauth2-mock-server';
 import type { TestApp } from '../helpers/app';
 import { launchBrowser, recordApiRequests, signedIn, startConsoleApp } from '../helpers/browser';
 
@@ -18,56 +18,43 @@ const CLIENT_SECRET = 'env-SECRET-4711';
 const LITERAL_SECRET = 'typed-SECRET-0815';
 
 /**
- * A token endpoint (RFC 6749 §4.4): client credentials in the body or a Basic header; answers a
- * fresh token valid an hour with the scope asked for, or 401 `invalid_client` for other secrets.
+ * A real OAuth 2.0 server on loopback (oauth2-mock-server: signed JWTs, RFC 6749 token endpoint at
+ * `/token`, tokens valid an hour with the scope asked for). Its `beforeResponse` hook records each
+ * token request and answers 401 `invalid_client` (RFC 6749 §5.2) to a client other than ours or a
+ * wrong secret (from the body or a Basic header).
  */
 async function startTokenEndpoint(): Promise<{
   url: string;
   tokens: string[];
-  requests: Array<{ auth?: string; body: URLSearchParams }>;
+  requests: Array<{ auth?: string; body: Record<string, string> }>;
   close(): Promise<void>;
 }> {
+  const server = new OAuth2Server();
+  await server.issuer.keys.generate('RS256');
+  await server.start(0, '127.0.0.1');
   const tokens: string[] = [];
-  const requests: Array<{ auth?: string; body: URLSearchParams }> = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      const body = new URLSearchParams(raw);
-      requests.push({ auth: req.headers.authorization, body });
-      let id = body.get('client_id');
-      let secret = body.get('client_secret');
+  const requests: Array<{ auth?: string; body: Record<string, string> }> = [];
+  server.service.on(
+    Events.BeforeResponse,
+    (
+      response: { statusCode: number; body: Record<string, unknown> },
+      req: http.IncomingMessage & { body: Record<string, string> },
+    ) => {
+      requests.push({ auth: req.headers.authorization, body: req.body });
+      let id = req.body.client_id;
+      let secret = req.body.client_secret;
       const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
       if (basic) {
         const [u, p] = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':');
         [id, secret] = [decodeURIComponent(u!), decodeURIComponent(p ?? '')];
       }
-      res.setHeader('Content-Type', 'application/json');
-      res.setHeader('Cache-Control', 'no-store');
-      if (
-        body.get('grant_type') !== 'client_credentials' ||
-        id !== CLIENT_ID ||
-        ![CLIENT_SECRET, LITERAL_SECRET].includes(secret ?? '')
-      ) {
-        res.statusCode = 401;
-        res.end(JSON.stringify({ error: 'invalid_client', error_description: 'client authentication failed' }));
-        return;
-      }
-      const token = `tok${tokens.length}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
-      tokens.push(token);
-      res.end(
-        JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 3600, scope: body.get('scope') ?? '' }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/oauth/token`,
-    tokens,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+      if (id !== CLIENT_ID || ![CLIENT_SECRET, LITERAL_SECRET].includes(secret ?? '')) {
+        response.statusCode = 401;
+        response.body = { error: 'invalid_client', error_description: 'client authentication failed' };
+      } else tokens.push(String(response.body.access_token));
+    },
+  );
+  return { url: `${server.issuer.url!}/token`, tokens, requests, close: () => server.stop() };
 }
 
 describe('console auth profiles', function () {
@@ -110,13 +97,13 @@ describe('console auth profiles', function () {
 
     // The chosen type's fields: bearer has a token only; OAuth 2.0 its grant's.
     expect(await page.getByLabel('Token', { exact: true }).getAttribute('type')).to.equal('password');
-    expect(await page.getByLabel('Token URL').count()).to.equal(0);
+    expect(await page.getByLabel('Token URL', { exact: true }).count()).to.equal(0);
     await page.getByLabel('Profile name').fill('idp');
     await page.getByLabel('Type').selectOption('oauth2');
     expect(await page.getByLabel('Token', { exact: true }).count()).to.equal(0);
-    expect(await page.getByLabel('Refresh token').count()).to.equal(0);
+    expect(await page.getByLabel('Refresh token', { exact: true }).count()).to.equal(0);
     await page.getByLabel('Grant').selectOption('refresh_token');
-    await page.getByLabel('Refresh token').waitFor();
+    await page.getByLabel('Refresh token', { exact: true }).waitFor();
     await page.getByLabel('Grant').selectOption('client_credentials');
     await page.getByLabel('Token URL').fill('{{tokenUrl}}');
     await page.getByLabel('Client id').fill(CLIENT_ID);
@@ -143,7 +130,7 @@ describe('console auth profiles', function () {
     let section = await fetchTokenNow();
     await section.getByTestId('token-expires').waitFor();
     expect(idp.tokens).to.have.length(1);
-    expect(idp.requests[0]!.body.get('client_secret')).to.equal(CLIENT_SECRET);
+    expect(idp.requests[0]!.body.client_secret).to.equal(CLIENT_SECRET);
     expect(idp.requests[0]!.auth).to.equal(undefined);
     expect(await section.getByTestId('token-type').innerText()).to.match(/^bearer$/i);
     expect(await section.getByTestId('token-expires').innerText()).to.match(/\(in (59|60) min|in 1 h\)/);
@@ -173,10 +160,15 @@ describe('console auth profiles', function () {
     const saves = sent.filter((r) => r.method() === 'PUT').map((r) => r.postDataJSON());
     expect(saves.at(-1).config.clientSecret).to.equal('***');
     section = await fetchTokenNow();
-    await section.getByTestId('token-preview').filter({ hasText: /^tok1/ }).waitFor();
+    // The second answer: the scope asked for now.
+    await section
+      .getByTestId('token-scope')
+      .filter({ hasText: /^read$/ })
+      .waitFor();
+    expect(idp.tokens).to.have.length(2);
     const basic = idp.requests.at(-1)!.auth!;
     expect(Buffer.from(basic.replace(/^Basic /, ''), 'base64').toString()).to.equal(`${CLIENT_ID}:${LITERAL_SECRET}`);
-    expect(idp.requests.at(-1)!.body.get('scope')).to.equal('read');
+    expect(idp.requests.at(-1)!.body.scope).to.equal('read');
     expect(await section.getByTestId('token-scope').innerText()).to.equal('read');
 
     // The endpoint refuses: its error text, no token.

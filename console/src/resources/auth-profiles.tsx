@@ -371,6 +371,7 @@ function AuthProfileForm({ profile, justSaved, readOnly, onSaved }: AuthProfileF
                 <span class="res-secret-input">
                   <input
                     name={f.key}
+                    aria-label={f.label}
                     required={f.required}
                     type={f.secret && !shown[f.key] ? 'password' : 'text'}
                     autoComplete="off"
