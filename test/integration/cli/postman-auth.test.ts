@@ -146,7 +146,7 @@ describe('Postman import: auth as auth profiles', function () {
     return file;
   };
   const environment = (name: string, values: Record<string, string>) =>
-    write(`${name}.json`, {
+    write(`${name}.postman_environment.json`, {
       name,
       values: Object.entries(values).map(([key, value]) => ({ key, value, enabled: true })),
     });
@@ -262,7 +262,7 @@ describe('Postman import: auth as auth profiles', function () {
     });
     const stored = await testCases('Partner API');
     expect(stored['Partner API']!.authProfile).to.equal('Partner-API');
-    expect(stored['Browser login']!.authProfile).to.equal(undefined);
+    expect(stored['Browser login']!.authProfile ?? null).to.equal(null);
 
     const run = await runCli(['run', '--runner', 'partner', '--env', 'partner', '--wait'], { app, cwd: dir });
     expect(run.code, run.stderr + run.stdout).to.equal(0);
