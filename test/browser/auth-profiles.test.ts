@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Events, OAuth2Server } from 'oauth2-mock-server';
 import type { TestApp } from '../helpers/app';
-import { launchBrowser, recordApiRequests, signedIn, startConsoleApp } from '../helpers/browser';
+import { launchBrowser, recordApiRequests, screenshot, signedIn, startConsoleApp } from '../helpers/browser';
 
 const CLIENT_ID = 'console-client';
 const CLIENT_SECRET = 'env-SECRET-4711';
@@ -138,6 +138,7 @@ describe('console auth profiles', function () {
     const preview = await section.getByTestId('token-preview').innerText();
     expect(preview).to.equal(`${idp.tokens[0]!.slice(0, 4)}…`);
     expect(await page.content()).to.not.contain(idp.tokens[0]!);
+    await screenshot(page, 'auth-profile');
 
     // Edit: a literal secret (stored sealed, shown masked), Basic client authentication, one scope.
     await page.getByLabel('Client secret', { exact: true }).fill(LITERAL_SECRET);

@@ -453,7 +453,7 @@ function FetchToken({ name }: { name: string }) {
       <h2>Fetch a token now</h2>
       <p class="muted">
         Asks the token endpoint with this profile, its templates filled from the environment. The token itself is never
-        shown: it is cached for runs.
+        shown, and not kept: runs fetch and cache their own.
       </p>
       <ProblemBox problem={envs.problem} onRetry={envs.reload} />
       <form
