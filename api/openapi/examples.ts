@@ -52,6 +52,43 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
       },
     },
   },
+  createAuthProfile: {
+    clientCredentials: {
+      summary: 'An OAuth 2.0 client credentials profile (the client secret is stored sealed, answered "***")',
+      value: {
+        name: 'orders-api',
+        description: 'Machine-to-machine token for the orders API',
+        type: 'oauth2',
+        config: {
+          grant: 'client_credentials',
+          tokenUrl: '{{authUrl}}/oauth/token',
+          clientId: 'assay-tests',
+          clientSecret: 'example-client-secret',
+          scopes: ['orders:read', 'orders:write'],
+          audience: 'https://orders.example.com',
+        },
+      },
+    },
+  },
+  replaceAuthProfile: {
+    keepSecret: {
+      summary: 'Replace the profile, keeping the stored client secret',
+      value: {
+        type: 'oauth2',
+        config: {
+          grant: 'client_credentials',
+          tokenUrl: '{{authUrl}}/oauth/token',
+          clientId: 'assay-tests',
+          clientSecret: '***',
+          scopes: ['orders:read'],
+          clientAuthentication: 'body',
+        },
+      },
+    },
+  },
+  fetchAuthProfileToken: {
+    staging: { summary: "A token with the staging environment's variables", value: { environment: 'staging' } },
+  },
   replaceEnvironment: {
     keepSecret: {
       summary: 'Replace the variables, keeping the stored secret',

@@ -659,7 +659,7 @@ function authProfileOperations(): ApiOperation[] {
         'A secret sent as `"***"` keeps the stored value. Renaming a profile that something names: 409 `in-use`.',
       tag,
       auth: 'apiKey',
-      body: body(AUTH_PROFILE_SCHEMAS.body, 'replaceAuthProfile'),
+      body: body(AUTH_PROFILE_SCHEMAS.replace, 'replaceAuthProfile'),
       responses: { '200': ok('The auth profile as stored.', schema) },
       problems: ['BadRequest', 'NotFound', 'Conflict', 'UnsupportedMediaType'],
     },

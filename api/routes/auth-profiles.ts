@@ -83,6 +83,7 @@ const bodySchema = {
 /** The body schemas of the endpoints, for the OpenAPI document (api/openapi/operations.ts). */
 export const AUTH_PROFILE_SCHEMAS = {
   body: bodySchema,
+  replace: { ...bodySchema, required: ['type', 'config'] },
   token: {
     type: 'object',
     required: ['environment'],
