@@ -4,7 +4,8 @@
  * OAuth 2.0 client-credentials profile is created through the form (templates kept, a literal
  * secret stored sealed and shown masked), "Fetch a token now" with an environment shows the token
  * type, expiry, scope and a preview — never the token — or the endpoint's error text; the profile is
- * edited and deleted; a token URL that is no URL shows the field's error.
+ * edited, refused deletion while a test case names it (the API's 409 names it), then deleted; a
+ * token URL that is no URL shows the field's error.
  */
 import type http from 'node:http';
 import { expect } from 'chai';
@@ -183,6 +184,17 @@ describe('console auth profiles', function () {
       .waitFor();
     expect(await section.getByTestId('token-preview').count()).to.equal(0);
 
+    // Delete while a test case names it: refused, naming the test case; then deleted.
+    const user = await app.request('POST', '/v1/test-cases', {
+      name: 'uses idp',
+      authProfile: 'idp',
+      flow: [{ type: 'api', id: 'me', request: { method: 'GET', url: 'http://127.0.0.1:9/me' } }],
+    });
+    expect(user.status, JSON.stringify(user.body)).to.equal(201);
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText(/test case "uses idp"/).waitFor();
+    expect((await app.request('GET', '/v1/auth-profiles/idp')).status).to.equal(200);
+    expect((await app.request('DELETE', `/v1/test-cases/${user.body.id}`)).status).to.equal(204);
     // Delete: back to the list, which is empty again.
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No auth profiles yet').waitFor();
