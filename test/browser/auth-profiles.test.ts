@@ -1,5 +1,6 @@
 /**
- * The console's auth profiles page (docs/auth.md "The console"; console/src/resources/auth-profiles.tsx)
+ * The console's auth profiles page (docs/console.md "Auth profiles";
+ * console/src/resources/auth-profiles.tsx)
  * in a real Chromium against the real API and a real OAuth 2.0 token endpoint on loopback: an
  * OAuth 2.0 client-credentials profile is created through the form (templates kept, a literal
  * secret stored sealed and shown masked), "Fetch a token now" with an environment shows the token
