@@ -3,7 +3,7 @@
  * [--iteration-data DATA.csv|DATA.json] [--strict] [options]` (docs/import-postman.md): reads the
  * files in any encoding Newman reads (cli/importers/postman-formats.ts), converts the collection
  * with cli/importers/postman.ts, then creates or updates, through the REST API, the environment,
- * the test cases (matched by folder and name, so importing again updates instead of duplicating)
+ * the auth profiles (cli/importers/postman-auth.ts; matched by name), the test cases (matched by folder and name, so importing again updates instead of duplicating)
  * and a runner listing them in Newman's order. Prints a report: what was created, updated or
  * unchanged, what could not be translated, and the command that runs it. With `--strict`, anything
  * not translated refuses the import before anything is written.
@@ -13,6 +13,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Command } from 'commander';
 import { importPostman, type ImportNote, type ImportedTestCase, type PostmanImport } from '../importers/postman';
+import type { ImportedAuthProfile } from '../importers/postman-auth';
 import { parseIterationData, parseJsonBytes, type IterationData } from '../importers/postman-formats';
 import type { AssayClient } from '../client';
 import { ApiProblem } from '../client';
@@ -29,6 +30,7 @@ interface StoredTestCase {
   dataSets?: unknown[];
   /** Test case hooks set on the server (docs/flows.md "Hooks at three levels"): kept when the import replaces it. */
   hooks?: unknown;
+  authProfile?: string | null;
 }
 
 /** What the import did, printed (or given as JSON with `--json`). */
@@ -40,6 +42,14 @@ export interface PostmanImportReport {
   /** Rows of the iteration data (0: none): each request runs once per row. */
   iterations: number;
   environment: { name: string; action: 'created' | 'updated' | 'unchanged' | 'planned'; variables: number };
+  /** Auth profiles made of the collection's, folders' and requests' auth (docs/auth.md). */
+  authProfiles: Array<{
+    name: string;
+    type: ImportedAuthProfile['fields']['type'];
+    /** Where its auth is written: `collection`, `Folder`, `Folder / Request`. */
+    from: string;
+    action: 'created' | 'updated' | 'unchanged' | 'planned';
+  }>;
   testCases: Array<{
     name: string;
     folder: string;
@@ -126,6 +136,42 @@ async function upsertEnvironment(
   }
 }
 
+/** The REST body of an auth profile (`POST /v1/auth-profiles`, docs/auth.md). */
+function profileBody(p: ImportedAuthProfile): { name: string; type: string; description: string; config: unknown } {
+  const { type, ...config } = p.fields;
+  return { name: p.name, type, description: p.description, config };
+}
+
+/**
+ * Creates the auth profile, or updates the one of that name when it differs. A stored secret is
+ * answered `"***"` (docs/auth.md): one written as a literal cannot be compared, so it is sent again.
+ */
+async function upsertAuthProfile(
+  client: AssayClient,
+  profile: ImportedAuthProfile,
+): Promise<'created' | 'updated' | 'unchanged'> {
+  const body = profileBody(profile);
+  const at = `/v1/auth-profiles/${encodeURIComponent(profile.name)}`;
+  try {
+    const current = await client.get<{ type?: string; description?: string; config?: Record<string, unknown> }>(at);
+    const config = body.config as Record<string, unknown>;
+    const same =
+      current.type === body.type &&
+      (current.description ?? '') === body.description &&
+      isDeepStrictEqual(Object.keys(current.config ?? {}).sort(), Object.keys(config).sort()) &&
+      Object.entries(config).every(
+        ([k, v]) => current.config?.[k] !== '***' && isDeepStrictEqual(current.config?.[k], v),
+      );
+    if (same) return 'unchanged';
+    await client.request('PUT', at, { body });
+    return 'updated';
+  } catch (err) {
+    if (!(err instanceof ApiProblem) || err.status !== 404) throw err;
+    await client.request('POST', '/v1/auth-profiles', { body });
+    return 'created';
+  }
+}
+
 async function upsertTestCase(
   client: AssayClient,
   existing: StoredTestCase[],
@@ -141,10 +187,12 @@ async function upsertTestCase(
     flow: tc.flow,
     dataSets,
     ...(found?.hooks ? { hooks: found.hooks } : {}),
+    ...(tc.authProfile ? { authProfile: tc.authProfile } : {}),
   };
   if (found) {
     const same =
       isDeepStrictEqual(found.flow, tc.flow) &&
+      (found.authProfile ?? undefined) === tc.authProfile &&
       isDeepStrictEqual(found.dataSets ?? [], dataSets) &&
       isDeepStrictEqual([...found.tags].sort(), [...tc.tags].sort()) &&
       (found.description ?? '') === body.description;
@@ -201,6 +249,7 @@ function printReport(ctx: CliContext, report: PostmanImportReport, dryRun: boole
   ctx.note(
     `  environment ${report.environment.name} (${report.environment.variables} variables): ${report.environment.action}`,
   );
+  for (const p of report.authProfiles) ctx.note(`  auth profile ${p.name} (${p.type}, from ${p.from}): ${p.action}`);
   for (const tc of report.testCases)
     ctx.note(`  test case   ${tc.folder}/${tc.name} (${tc.nodes} nodes): ${tc.action}`);
   const shared = report.runner.variableScope === 'run' ? ', sharing variables across them' : '';
@@ -313,6 +362,12 @@ export function registerPostmanImport(
           action: 'planned',
           variables: Object.keys(imported.environment.variables).length,
         },
+        authProfiles: imported.authProfiles.map((p) => ({
+          name: p.name,
+          type: p.fields.type,
+          from: p.from,
+          action: 'planned',
+        })),
         testCases: imported.testCases.map((tc) => ({
           name: tc.name,
           folder: tc.folder,
@@ -347,6 +402,9 @@ export function registerPostmanImport(
       if (!flags.dryRun) {
         const client = ctx.client();
         report.environment.action = await upsertEnvironment(client, imported.environment);
+        // Before the test cases that reference them.
+        for (const [i, profile] of imported.authProfiles.entries())
+          report.authProfiles[i]!.action = await upsertAuthProfile(client, profile);
         const folders = [...new Set(imported.testCases.map((t) => t.folder))];
         const existing: StoredTestCase[] = [];
         for (const folder of folders)

@@ -15,9 +15,10 @@
  *   variables across its test cases (`variableScope: 'run'`, as a Newman collection run does).
  * - request → API node: method, URL (path variables `:id` filled, disabled query parameters
  *   dropped), headers (disabled dropped), body (raw: JSON object when it parses, else the text with
- *   its Content-Type; urlencoded; form-data text fields as multipart; GraphQL), auth (bearer, basic,
- *   API key, OAuth 2 access token; inherited from folders and collection; `noauth` stops it);
- *   Digest, OAuth 1.0, Hawk and AWS SigV4 auth, `protocolProfileBehavior` and Newman's
+ *   its Content-Type; urlencoded; form-data text fields as multipart; GraphQL); auth: bearer,
+ *   basic, API key and OAuth 2.0 client credentials / password of the collection, a folder or a
+ *   request become auth profiles the test cases and nodes reference (cli/importers/postman-auth.ts;
+ *   `noauth` → `none`); Digest, OAuth 1.0, Hawk and AWS SigV4 auth, `protocolProfileBehavior` and Newman's
  *   `--timeout-request` through cli/importers/postman-request.ts.
  * - scripts (collection → folders → request, as Postman orders them) → the node's `beforeRequest`
  *   / `afterResponse` hooks running the code as written through the `postman` sandbox library
@@ -39,6 +40,13 @@
 import { Collection, ItemGroup, type Item, type Request, type RequestAuth } from 'postman-collection';
 import { callsSetNextRequest, dispatchFlow, literalNextRequests, type DispatchNode } from './postman-next-request';
 import { hookCode, usesCookies } from './postman-scripts';
+import {
+  ProfileRegistry,
+  resolveAuth,
+  resolveGroupAuth,
+  type ImportedAuthProfile,
+  type ResolvedAuth,
+} from './postman-auth';
 import type { RequestAuth as NodeAuth } from '../../src/domain/types';
 import {
   methodRefusal,
@@ -65,6 +73,8 @@ export interface ImportedTestCase {
   description?: string;
   tags: string[];
   flow: ImportedNode[];
+  /** The auth profile its requests use (its top-level folder's auth, else the collection's), or `none`. */
+  authProfile?: string;
   /** The iteration data (docs/flows.md "Data sets"), when imported with some. */
   dataSets?: Array<{ name: string; type: 'json'; data: IterationRow[] }>;
 }
@@ -82,6 +92,8 @@ export type ImportedApiNode = {
     auth?: NodeAuth;
   } & RequestSettings;
   script?: { code: string; libs: string[] };
+  /** The auth profile of this request when it differs from its test case's (`none`: no auth). */
+  authProfile?: string;
 };
 
 /** An Assay flow node as the importer writes it: API nodes, and the setNextRequest dispatch (postman-next-request.ts). */
@@ -109,6 +121,8 @@ export interface PostmanImport {
   format: 'v1' | 'v2.0' | 'v2.1';
   environment: { name: string; variables: Record<string, VariableValue> };
   testCases: ImportedTestCase[];
+  /** Auth profiles the test cases and nodes reference (cli/importers/postman-auth.ts), to create first. */
+  authProfiles: ImportedAuthProfile[];
   /** Requests imported, in Newman's run order. */
   requests: number;
   /** Rows of the iteration data: each request runs once per row (0: no data, one pass). */
@@ -223,8 +237,17 @@ interface Translated {
 
 const MULTIPART_BOUNDARY = '----AssayPostmanImportBoundary7MA4YWxkTrZu0gW';
 
-/** The request of an item as Assay sends it; notes what cannot be carried over. */
-function translateRequest(request: Request, item: Item, at: string, notes: ImportNote[]): Translated {
+/**
+ * The request of an item as Assay sends it; notes what cannot be carried over. `profiled`: its auth
+ * is an auth profile's (postman-auth.ts), not written into the request.
+ */
+function translateRequest(
+  request: Request,
+  item: Item,
+  at: string,
+  notes: ImportNote[],
+  profiled: boolean,
+): Translated {
   const url = request.url;
   // Path variables (`/users/:id` with url.variable) are filled as Postman does.
   const pathVars = url.variables?.toObject?.() as Record<string, unknown> | undefined;
@@ -333,7 +356,7 @@ function translateRequest(request: Request, item: Item, at: string, notes: Impor
     }
   }
 
-  const auth = authOf(item);
+  const auth = profiled ? undefined : authOf(item);
   if (auth) {
     const p = authParams(auth);
     switch (auth.type) {
@@ -358,14 +381,9 @@ function translateRequest(request: Request, item: Item, at: string, notes: Impor
         break;
       }
       case 'oauth2':
-        if (p.accessToken && (p.addTokenTo ?? 'header') === 'header') {
+        // A grant no auth profile fetches with (postman-auth.ts said so): the stored token, if any, as it is.
+        if (p.accessToken && (p.addTokenTo ?? 'header') === 'header' && !hasHeader('authorization'))
           headers.Authorization = `${String(p.headerPrefix ?? 'Bearer')} ${String(p.accessToken)}`.trim();
-          notes.push({
-            at,
-            message:
-              'OAuth 2.0: the stored access token is sent as a header; Assay does not fetch or refresh tokens (get one in a Script node or pre-request script)',
-          });
-        } else notes.push({ at, message: 'OAuth 2.0 auth without a stored access token in a header is not imported' });
         break;
       default: {
         const signed = translateAuth(auth, p, at, notes);
@@ -374,6 +392,31 @@ function translateRequest(request: Request, item: Item, at: string, notes: Impor
     }
   }
   return out;
+}
+
+/**
+ * The `authProfile` of a request's API node: set only where it differs from its test case's
+ * (`testCase`, absent: none) and for a request whose own auth is `noauth`. `profile` is the profile
+ * its resolved auth became (undefined: `noauth`, nothing written, or an auth the node carries
+ * itself — all `none`); a request that writes the header the profile would set keeps its own, as
+ * the import always did.
+ */
+function nodeAuthProfile(
+  resolved: ResolvedAuth | undefined,
+  profile: string | undefined,
+  headers: Record<string, string>,
+  testCase: string | undefined,
+): string | undefined {
+  const has = (name: string) => Object.keys(headers).some((k) => k.toLowerCase() === name.toLowerCase());
+  let own = profile ?? 'none';
+  if (profile && resolved) {
+    const p = resolved.auth.parameters()?.toObject() as Record<string, unknown> | undefined;
+    const header =
+      resolved.auth.type === 'apikey' ? (p?.in === 'query' ? undefined : String(p?.key ?? '')) : 'authorization';
+    if (header && has(header)) own = 'none';
+  }
+  const explicitNoauth = resolved?.level === 'request' && resolved.auth.type === 'noauth';
+  return own !== (testCase ?? 'none') || explicitNoauth ? own : undefined;
 }
 
 /** Percent-encodes text but keeps `{{variables}}` as written (they are filled at run time). */
@@ -537,7 +580,15 @@ export function importPostman(
         items: Array<{ node: ImportedApiNode; name: string; postmanId?: string }>;
       }
     | undefined;
-  const startTestCase = (name: string, description?: string, scripts: string[] = []) => {
+  // Auth profiles (postman-auth.ts): a reference for where the auth is written, `none` for `noauth`.
+  const profiles = new ProfileRegistry(collectionName);
+  const profileRef = (resolved: ResolvedAuth | undefined): string | undefined => {
+    if (!resolved) return undefined;
+    if (resolved.auth.type === 'noauth') return 'none';
+    return profiles.nameFor(resolved, untranslated);
+  };
+  /** `group`: the top-level folder the test case is made of (else the collection's requests). */
+  const startTestCase = (name: string, description?: string, scripts: string[] = [], group?: ItemGroup<Item>) => {
     const taken = new Set(testCases.map((t) => t.name));
     let unique = name.slice(0, 200) || 'requests';
     for (let n = 2; taken.has(unique); n++) unique = `${name.slice(0, 190)} (${n})`;
@@ -548,6 +599,8 @@ export function importPostman(
       flow: [],
       ...(description ? { description: description.slice(0, 2000) } : {}),
     };
+    const authProfile = profileRef(resolveGroupAuth(collection, group));
+    if (authProfile) testCase.authProfile = authProfile;
     testCases.push(testCase);
     current = {
       testCase,
@@ -585,7 +638,10 @@ export function importPostman(
     const itemName = item.name ?? (item.request?.url?.toString() || 'request');
     const names = [...relative, itemName];
     const at = pathOf([...scope.names, itemName]);
-    const translated = translateRequest(item.request, item, at, untranslated);
+    const resolved = resolveAuth(item, itemName);
+    const profile = resolved?.auth.type === 'noauth' ? undefined : resolved && profiles.nameFor(resolved, untranslated);
+    const translated = translateRequest(item.request, item, at, untranslated, Boolean(profile));
+    const authProfile = nodeAuthProfile(resolved, profile, translated.headers, current.testCase.authProfile);
     const pre = [...scope.pre, ...scriptOf(item.events as never, 'prerequest')];
     const test = [...scope.test, ...scriptOf(item.events as never, 'test')];
     const settings = requestSettings(item, at, untranslated, options.timeoutRequestMs);
@@ -612,6 +668,7 @@ export function importPostman(
         ...(translated.auth ? { auth: translated.auth } : {}),
       },
       ...(script ? { script } : {}),
+      ...(authProfile ? { authProfile } : {}),
     };
     const refused = methodRefusal(translated.method);
     if (refused) {
@@ -650,6 +707,7 @@ export function importPostman(
           group.name,
           (group as unknown as { description?: { toString(): string } }).description?.toString(),
           scriptsIn(group),
+          group,
         );
         visit(group, rootScope, [], true);
         finish();
@@ -715,6 +773,7 @@ export function importPostman(
     format,
     environment: { name: envName, variables },
     testCases,
+    authProfiles: profiles.profiles,
     requests,
     iterations: rows.length,
     untranslated,

@@ -319,6 +319,7 @@ describe('console: runs (Chromium)', function () {
         'Runs',
         'Test cases',
         'Environments',
+        'Auth profiles',
         'Runners',
         'Deployments',
         'API designs',

@@ -1,5 +1,5 @@
 /**
- * The resource pages: test cases, environments, runners, deployments, API
+ * The resource pages: test cases, environments, auth profiles, runners, deployments, API
  * designs and libraries, and their routes, mounted by main.tsx. Each page reads the REST API
  * (docs/api.md, docs/deployments.md, docs/mocks.md); edit controls appear only for write keys
  * (`can('write')`), so read keys see read-only pages. Styles: resources.css.
@@ -12,6 +12,7 @@ import { NewRunnerPage, RunnerPage, RunnersPage } from './runners';
 import { DeploymentPage, DeploymentsPage, NewDeploymentPage } from './deployments';
 import { DesignPage, DesignsPage, NewDesignPage } from './designs';
 import { LibrariesPage } from './libraries';
+import { AuthProfilePage, AuthProfilesPage, NewAuthProfilePage } from './auth-profiles';
 
 /**
  * Routes of the resource pages: path (preact-iso syntax, `:name` one segment) → page. The fixed
@@ -23,6 +24,9 @@ export const resourceRoutes: { path: string; component: ComponentType<Record<str
   { path: '/test-cases/:id', component: TestCasePage },
   { path: '/environments', component: EnvironmentsPage },
   { path: '/environments/:name', component: EnvironmentPage },
+  { path: '/auth-profiles', component: AuthProfilesPage },
+  { path: '/auth-profiles/new', component: NewAuthProfilePage },
+  { path: '/auth-profiles/:name', component: AuthProfilePage },
   { path: '/runners', component: RunnersPage },
   { path: '/runners/new', component: NewRunnerPage },
   { path: '/runners/:name', component: RunnerPage },

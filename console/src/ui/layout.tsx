@@ -11,6 +11,7 @@ export const SECTIONS: { href: string; label: string }[] = [
   { href: '/runs', label: 'Runs' },
   { href: '/test-cases', label: 'Test cases' },
   { href: '/environments', label: 'Environments' },
+  { href: '/auth-profiles', label: 'Auth profiles' },
   { href: '/runners', label: 'Runners' },
   { href: '/deployments', label: 'Deployments' },
   { href: '/designs', label: 'API designs' },
