@@ -32,6 +32,7 @@ import { keyRingFor, KeyRingError } from '../src/secrets/keyring';
 import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
+import { freezeSubFlows, SubFlowReferenceError } from '../src/store/sub-flows';
 import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
 
 /**
@@ -228,7 +229,8 @@ export function createRunActivities(
      * variables overlaid with the run's own. A second call returns the frozen plan unchanged.
      *
      * @throws ApplicationFailure (non-retryable, type RunSetupFailed) when the run, its runner or its
-     *   environment no longer exists, the runner selects no test case, or the run already ended.
+     *   environment no longer exists, the runner selects no test case, a Ref node's test case no
+     *   longer exists (src/store/sub-flows.ts), or the run already ended.
      */
     async startRun(input: { runId: string }): Promise<RunPlan> {
       return dataSource.transaction(async (manager) => {
@@ -260,7 +262,11 @@ export function createRunActivities(
             FAILURE_TYPES.runSetupFailed,
           );
         }
-        const testCases = (await resolveRunnerSelection(manager, runner)).map(toDefinition);
+        const testCases = await frozenSubFlows(
+          manager,
+          run.workspaceId,
+          (await resolveRunnerSelection(manager, runner)).map(toDefinition),
+        );
         // A scheduled run (no API call refused it), or test cases deleted since the run was accepted.
         if (testCases.length === 0)
           throw ApplicationFailure.nonRetryable(emptySelectionMessage(runner), FAILURE_TYPES.runSetupFailed);
@@ -421,4 +427,23 @@ export function createRunActivities(
     },
   };
   return guardStoreSteps(activities);
+}
+
+/**
+ * The runner's test cases with their Ref nodes' sub-flows frozen in (src/store/sub-flows.ts
+ * `freezeSubFlows`). @throws ApplicationFailure (non-retryable, RunSetupFailed) naming the test
+ * case, the node and the reference when one no longer resolves: the run fails before sending anything.
+ */
+async function frozenSubFlows(
+  manager: EntityManager,
+  workspaceId: string,
+  testCases: RunPlan['testCases'],
+): Promise<RunPlan['testCases']> {
+  try {
+    return await freezeSubFlows(manager, workspaceId, testCases);
+  } catch (err) {
+    if (err instanceof SubFlowReferenceError)
+      throw ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.runSetupFailed);
+    throw err;
+  }
 }

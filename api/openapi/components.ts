@@ -140,6 +140,11 @@ export const SCHEMAS = {
       tags: { type: 'array', items: text },
       flow: { ...FLOW_NODES, description: 'The nodes (docs/flows.md); every node has an `id`.' },
       dataSets: DATA_SETS_SCHEMA,
+      reusable: {
+        type: 'boolean',
+        description:
+          'A shared step run by Ref nodes (docs/reuse.md "Sub-flows"): runners select it only by id, never by folder or tags.',
+      },
       createdAt: timestamp,
       updatedAt: timestamp,
     },
@@ -594,7 +599,7 @@ export const RESPONSES = {
     },
   }),
   Conflict: problemResponse(
-    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active`, `deployment-disabled`.',
+    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active`, `deployment-disabled`, `test-case-referenced`.',
     {
       nameTaken: {
         summary: 'Name taken',
@@ -605,7 +610,7 @@ export const RESPONSES = {
     },
   ),
   Unprocessable: problemResponse(
-    'The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `sample-too-large`.',
+    'The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `sample-too-large`, `invalid-sub-flow`.',
     {
       unknownReference: {
         summary: 'Unknown runner',

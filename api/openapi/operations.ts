@@ -143,6 +143,8 @@ function crud(options: {
   patchDescription?: string;
   createProblems?: ProblemResponseName[];
   deleteDescription?: string;
+  /** Problem responses a delete may answer besides `NotFound`. */
+  deleteProblems?: ProblemResponseName[];
 }): ApiOperation[] {
   const { tag, collection, param, noun, plural, schema } = options;
   const one = `${collection}/:${param}`;
@@ -219,7 +221,7 @@ function crud(options: {
       tag,
       auth: 'apiKey',
       responses: deleted(Noun),
-      problems: ['NotFound'],
+      problems: ['NotFound', ...(options.deleteProblems ?? [])],
     },
   );
   return ops;
@@ -275,7 +277,9 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       ],
       listDescription: 'By folder, then name. The flow is validated node by node (docs/flows.md) on every write.',
       createProblems: ['Unprocessable'],
-      deleteDescription: 'Runners that list it forget it.',
+      deleteDescription:
+        'Runners that list it forget it. While Ref nodes of other test cases link to it (`mode: "ref"`), 409 `test-case-referenced` lists them in `referencedBy`.',
+      deleteProblems: ['Conflict'],
     }),
     ...crud({
       tag: 'Runners',

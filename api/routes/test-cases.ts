@@ -9,12 +9,17 @@
  *   GET    /v1/test-cases/{testCaseId}
  *   PUT    /v1/test-cases/{testCaseId}         replace {name, folder?, description?, tags?, flow, dataSets?} → 200
  *   PATCH  /v1/test-cases/{testCaseId}         any of {tags, name, folder, description, flow, dataSets} → 200
- *   DELETE /v1/test-cases/{testCaseId}         also removes it from runners that list it          → 204
+ *   DELETE /v1/test-cases/{testCaseId}         also removes it from runners that list it          → 204;
+ *                                              409 `test-case-referenced` while Ref nodes link to it
  *
  * A flow is validated as a whole, against the test case's data sets, before anything is stored
  * (src/validation/flow.ts); docs/flows.md describes nodes and data sets. A flow expecting more loop
  * iterations than ASSAY_QUOTA_LOOP_ITERATIONS (counts multiplied through nesting) is refused with
- * 422 `loop-iterations-exceeded` naming the loop node.
+ * 422 `loop-iterations-exceeded` naming the loop node. Ref nodes (docs/reuse.md "Sub-flows"): a
+ * `clone` without `flow` gets a copy of the referenced flow when saved; a reference to no test case
+ * of the workspace is 422 `unknown-reference`, a cycle or nesting beyond 5 levels 422
+ * `invalid-sub-flow`, each naming the field (src/store/sub-flows.ts). `reusable` marks a shared
+ * step that runners select only by id.
  */
 import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
@@ -34,6 +39,8 @@ import { bodyValidator, issuesProblem, jsonBody, queryFilter, queryProblem } fro
 import { keysetPage, readPaging, type Keyset } from '../paging';
 import { iso } from './shared';
 import { isUniqueViolation } from '../../src/store/errors';
+import { checkReferences, fillClones, referencingTestCases, type SubFlowIssue } from '../../src/store/sub-flows';
+import { assignSubFlowIds } from '../../src/flow/sub-flows';
 
 interface TestCaseInput {
   name: string;
@@ -42,6 +49,7 @@ interface TestCaseInput {
   tags?: string[];
   flow: unknown;
   dataSets?: unknown;
+  reusable?: boolean;
 }
 
 const TAG = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^,]+$' } as const;
@@ -53,6 +61,7 @@ const fields = {
   // The flow's and the data sets' own shapes are checked by validateFlow/validateDataSets, with paths inside them.
   flow: { type: 'array' },
   dataSets: { type: 'array' },
+  reusable: { type: 'boolean' },
 };
 /** The test case listing's order: by folder, then name (unique within a folder). */
 const ORDER: Keyset<TestCase, 'pair'> = {
@@ -85,6 +94,7 @@ export function testCaseJson(tc: TestCase) {
     tags: tagsOf(tc),
     flow: tc.flow,
     dataSets: tc.dataSets ?? [],
+    reusable: tc.reusable ?? false,
     createdAt: iso(tc.createdAt),
     updatedAt: iso(tc.updatedAt),
   };
@@ -106,6 +116,36 @@ function checked(
   const sets = (dataSets as DataSet[] | undefined) ?? null;
   checkLoopQuota(flow as FlowNode[], sets ?? [], config);
   return { flow: assignNodeIds(flow as FlowNode[]), dataSets: sets };
+}
+
+/**
+ * The Ref nodes of a checked flow against the store (src/store/sub-flows.ts): clones without a
+ * `flow` filled with a copy (the copy checked as the rest of the flow), then the live links
+ * checked; node ids given inside sub-flows. @throws Problem 422 `unknown-reference` (a test case
+ * that does not exist in the workspace) or `invalid-sub-flow` (a cycle, too deep), naming each field.
+ */
+async function withSubFlows(
+  manager: EntityManager,
+  workspaceId: string,
+  self: TestCase | undefined,
+  saved: { flow: FlowNode[]; dataSets: DataSet[] | null },
+  config: AssayConfig,
+): Promise<{ flow: FlowNode[]; dataSets: DataSet[] | null }> {
+  const { issues: missing, filled } = await fillClones(manager, workspaceId, saved.flow);
+  if (missing.length > 0) throw subFlowProblem(missing);
+  const flow = filled ? checked(saved.flow, saved.dataSets ?? undefined, config).flow : saved.flow;
+  const issues = await checkReferences(manager, workspaceId, self, flow);
+  if (issues.length > 0) throw subFlowProblem(issues);
+  return { flow: assignSubFlowIds(flow), dataSets: saved.dataSets };
+}
+
+function subFlowProblem(issues: SubFlowIssue[]): Problem {
+  const errors = issues.map((i) => fieldError(i.path, i.message));
+  return new Problem(
+    issues.some((i) => i.kind === 'missing') ? 'unknown-reference' : 'invalid-sub-flow',
+    errors.map((e) => `${e.field}: ${e.detail}`).join('; '),
+    { errors },
+  );
 }
 
 const figure = (n: number) => n.toLocaleString('en-US');
@@ -190,7 +230,13 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
 
   router.post('/test-cases', async (ctx) => {
     const input = validateFull(jsonBody(ctx));
-    const { flow, dataSets } = checked(input.flow, input.dataSets, config);
+    const { flow, dataSets } = await withSubFlows(
+      dataSource.manager,
+      ctx.state.caller.workspaceId,
+      undefined,
+      checked(input.flow, input.dataSets, config),
+      config,
+    );
     const now = new Date();
     const tc = Object.assign(new TestCase(), {
       id: newId('testCase'),
@@ -200,6 +246,7 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
       description: input.description ?? '',
       flow,
       dataSets,
+      reusable: input.reusable ?? false,
       createdAt: now,
       updatedAt: now,
     });
@@ -215,16 +262,18 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
 
   router.put('/test-cases/:testCaseId', async (ctx) => {
     const input = validateFull(jsonBody(ctx));
-    const { flow, dataSets } = checked(input.flow, input.dataSets, config);
+    const valid = checked(input.flow, input.dataSets, config);
     ctx.body = testCaseJson(
       await dataSource.transaction(async (manager) => {
         const tc = await load(manager, ctx);
+        const { flow, dataSets } = await withSubFlows(manager, tc.workspaceId, tc, valid, config);
         Object.assign(tc, {
           name: input.name,
           folder: normaliseFolder(input.folder ?? ''),
           description: input.description ?? '',
           flow,
           dataSets,
+          reusable: input.reusable ?? false,
           updatedAt: new Date(),
         });
         return save(manager, tc, input.tags ?? []);
@@ -240,9 +289,16 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
         if (patch.name !== undefined) tc.name = patch.name;
         if (patch.folder !== undefined) tc.folder = normaliseFolder(patch.folder);
         if (patch.description !== undefined) tc.description = patch.description;
+        if (patch.reusable !== undefined) tc.reusable = patch.reusable;
         if (patch.flow !== undefined || patch.dataSets !== undefined) {
           // The flow is checked against the data sets it will have after the patch, and the other way round.
-          const next = checked(patch.flow ?? tc.flow, patch.dataSets ?? tc.dataSets ?? undefined, config);
+          const next = await withSubFlows(
+            manager,
+            tc.workspaceId,
+            tc,
+            checked(patch.flow ?? tc.flow, patch.dataSets ?? tc.dataSets ?? undefined, config),
+            config,
+          );
           tc.flow = next.flow;
           tc.dataSets = next.dataSets;
         }
@@ -255,6 +311,14 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
   router.delete('/test-cases/:testCaseId', async (ctx) => {
     await dataSource.transaction(async (manager) => {
       const tc = await load(manager, ctx);
+      // Live links (Ref nodes, mode "ref") would dangle: refused, naming who holds them. Clones are copies.
+      const users = await referencingTestCases(manager, tc.workspaceId, tc.id);
+      if (users.length > 0)
+        throw new Problem(
+          'test-case-referenced',
+          `Test case "${tc.name}" is run by Ref nodes of ${users.map((u) => `"${u.name}" (${u.id}, node ${u.nodes.join(', ')})`).join(', ')}; remove those references (or make them clones) first.`,
+          { referencedBy: users },
+        );
       // Runners that list it by id forget it in the same transaction, so none points at nothing.
       const runners = await manager.getRepository(Runner).findBy({ workspaceId: tc.workspaceId });
       for (const runner of runners.filter((r) => r.testCaseIds.includes(tc.id))) {

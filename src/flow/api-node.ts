@@ -124,7 +124,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
     }
   }
   recordScriptChecks(flow, result, node.id, out.tests);
-  flow.port.recordStep?.(
+  flow.step(
     `${label}: ${request.method} ${request.url} → ${ex ? (ex.error ? ex.error : `${ex.status} · ${Math.round(ex.timeMs)} ms`) : 'not sent'}${result.status === 'failed' ? ' ✗' : ''}`,
   );
   if (out.scriptError) {

@@ -29,6 +29,13 @@ export class TestCase {
   @JsonColumn({ nullable: true })
   dataSets!: DataSet[] | null;
 
+  /**
+   * A shared step (a "log in" flow run by Ref nodes, docs/reuse.md "Sub-flows"): runners leave it
+   * out of folder and tag selections, running it on its own only when they list its id.
+   */
+  @Column({ type: 'boolean', default: false })
+  reusable!: boolean;
+
   @OneToMany(() => TestCaseTag, (t) => t.testCase, { cascade: true })
   tagRows!: TestCaseTag[];
 

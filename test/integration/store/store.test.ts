@@ -42,6 +42,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'PerformanceRuns1795600000000',
         'SealedSecrets1795700000000',
         'RunnerVariableScope1795800000000',
+        'ReusableTestCases1796200000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
