@@ -417,6 +417,14 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
           variable: 'v',
           script: { code: 'async function generateValue() { return 1 }', libs: ['crypto-js@4.2.0'] },
         },
+        {
+          type: 'ref',
+          mode: 'clone',
+          testCaseId: 'tc_login',
+          inputs: { user: '"ada"' },
+          outputs: { token: 'token' },
+          flow: [{ type: 'context', id: 'c1', set: { token: '"t"' } }],
+        },
       ] as unknown as FlowNode[],
     });
     const types = new Set<string>();
