@@ -77,7 +77,10 @@ describe('sub-flows (Ref nodes)', function () {
   };
 
   before(async () => {
-    [app, target] = await Promise.all([startTestApp({ worker: true }), startTarget()]);
+    [app, target] = await Promise.all([
+      startTestApp({ worker: true, env: { ASSAY_QUOTA_LOOP_ITERATIONS: '1000' } }),
+      startTarget(),
+    ]);
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url, user: 'nobody' } });
     login = await create({
       name: 'login',
@@ -270,6 +273,30 @@ describe('sub-flows (Ref nodes)', function () {
     });
     expect(withFlow.status).to.equal(400);
     expect(withFlow.body.errors[0].field).to.equal('flow[0].flow');
+
+    // Loops inside live links count towards the run's loop quota (1,000 here): 2 × 600 is refused when the run starts.
+    const spin = await create({
+      name: 'spin',
+      folder: 'quota',
+      reusable: true,
+      flow: [{ id: 'spin', type: 'loop', count: 600, body: [{ type: 'context', set: { x: '1' } }] }],
+    });
+    const twice = await create({
+      name: 'twice',
+      folder: 'quota',
+      flow: [
+        { type: 'ref', mode: 'ref', testCaseId: spin.id },
+        { type: 'ref', mode: 'ref', testCaseId: spin.id },
+      ],
+    });
+    await app.request('POST', '/v1/runners', { name: 'quota', testCaseIds: [twice.id] });
+    const overQuota = await app.request('POST', '/v1/runs', { runner: 'quota', environment: 'local' });
+    expect(overQuota.status).to.equal(422);
+    expect(overQuota.body).to.deep.include({
+      code: 'loop-iterations-exceeded',
+      expectedIterations: 1200,
+      node: 'spin',
+    });
 
     // Deleting a test case others link to: 409 naming them; nothing deleted.
     const refused = await app.request('DELETE', `/v1/test-cases/${login.id}`);
