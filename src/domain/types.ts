@@ -490,6 +490,8 @@ export interface NodeResult {
   variablesSet?: Record<string, unknown>;
   // Wait
   waitedMs?: number;
+  // Ref (a live link): the referenced test case's `updatedAt` the run's plan froze
+  version?: string;
 }
 
 /** One test case's outcome as stored and returned under `details.testCases`. */

@@ -29,6 +29,7 @@ export function refLabel(node: RefNode): string {
  */
 export async function runRefNode(flow: FlowBase, node: RefNode): Promise<NodeResult> {
   const result = flow.base(node);
+  if (node.version) result.version = node.version;
   const label = refLabel(node);
   if (!Array.isArray(node.flow))
     return flow.fail(

@@ -142,6 +142,9 @@ describe('sub-flows (Ref nodes)', function () {
       'keep:',
     ]);
     expect(again[0]!.nodes[1].request.url).to.match(/auth=tok-alice$/);
+    // Each result says which version of "login" it ran: its updatedAt when the run started.
+    expect(ref.version).to.equal(login.updatedAt);
+    expect(second.cases[0]!.nodes[0].version).to.equal(edited.body.updatedAt);
 
     // The nested node's durable step names the chain in the Temporal Web UI.
     const history = await (await temporalClient()).workflow.getHandle(`run-${second.runId}`).fetchHistory();
