@@ -34,6 +34,7 @@ import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
 import { freezeAuthProfiles } from './auth-profiles';
+import { freezeSubFlows, SubFlowReferenceError } from '../src/store/sub-flows';
 import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
 import { frozenEnvironment } from './run-environment';
 
@@ -233,7 +234,8 @@ export function createRunActivities(
      *
      * @throws ApplicationFailure (non-retryable, type RunSetupFailed) when the run, its runner or its
      *   environment no longer exists, the runner selects no test case, the environment's chain
-     *   cannot be followed, a node names a server it lacks, or the run already ended.
+     *   cannot be followed, a node names a server it lacks, a Ref node's test case no longer exists
+     *   (src/store/sub-flows.ts), or the run already ended.
      */
     async startRun(input: { runId: string }): Promise<RunPlan> {
       return dataSource.transaction(async (manager) => {
@@ -266,8 +268,10 @@ export function createRunActivities(
           );
         }
         const folders = await workspaceFolders(manager, run.workspaceId);
-        const testCases = (await resolveRunnerSelection(manager, runner)).map((tc) =>
-          withFolderSettings(toDefinition(tc), folders),
+        const testCases = await frozenSubFlows(
+          manager,
+          run.workspaceId,
+          (await resolveRunnerSelection(manager, runner)).map((tc) => withFolderSettings(toDefinition(tc), folders)),
         );
         // A scheduled run (no API call refused it), or test cases deleted since the run was accepted.
         if (testCases.length === 0)
@@ -434,4 +438,23 @@ export function createRunActivities(
     },
   };
   return guardStoreSteps(activities);
+}
+
+/**
+ * The runner's test cases with their Ref nodes' sub-flows frozen in (src/store/sub-flows.ts
+ * `freezeSubFlows`). @throws ApplicationFailure (non-retryable, RunSetupFailed) naming the test
+ * case, the node and the reference when one no longer resolves: the run fails before sending anything.
+ */
+async function frozenSubFlows(
+  manager: EntityManager,
+  workspaceId: string,
+  testCases: RunPlan['testCases'],
+): Promise<RunPlan['testCases']> {
+  try {
+    return await freezeSubFlows(manager, workspaceId, testCases);
+  } catch (err) {
+    if (err instanceof SubFlowReferenceError)
+      throw ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.runSetupFailed);
+    throw err;
+  }
 }

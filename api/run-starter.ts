@@ -31,7 +31,8 @@ import type { RunTrigger, Variables } from '../src/domain/types';
 import { TemporalUnavailableError, type RunWorkflowClient } from '../src/temporal/run-workflows';
 import { startWorkflowOf } from '../src/temporal/run-recovery';
 import type { AssayConfig } from '../src/config';
-import { emptySelectionMessage, resolveRunnerSelection, runnerSelection } from '../src/store/test-cases';
+import { emptySelectionMessage, resolveRunnerSelection, runnerSelection, toDefinition } from '../src/store/test-cases';
+import { freezeSubFlows, SubFlowReferenceError } from '../src/store/sub-flows';
 import { isUniqueViolation } from '../src/store/errors';
 import { dataSetRowCounter } from '../src/validation/flow';
 import { expectedLoopIterations } from '../src/flow/estimate';
@@ -225,6 +226,21 @@ async function refuseEmptySelection(
   throw new Problem('runner-selects-nothing', detail, extras);
 }
 
+/**
+ * The selected test cases with their Ref nodes' sub-flows resolved as a run would freeze them
+ * (src/store/sub-flows.ts `freezeSubFlows`), so that loops inside sub-flows count towards the quota.
+ * A reference that does not resolve is left as it is here: the run then fails when it freezes its plan.
+ */
+async function withSubFlows(deps: RunStarterDeps, workspaceId: string, selected: TestCase[]): Promise<TestCase[]> {
+  try {
+    const frozen = await freezeSubFlows(deps.dataSource.manager, workspaceId, selected.map(toDefinition));
+    return selected.map((tc, i) => ({ ...tc, flow: frozen[i]!.flow }));
+  } catch (err) {
+    if (err instanceof SubFlowReferenceError) return selected;
+    throw err;
+  }
+}
+
 /** What starting a run needs. */
 export interface RunStarterDeps {
   dataSource: DataSource;
@@ -258,7 +274,7 @@ export async function createAndStartRun(deps: RunStarterDeps, input: NewRun): Pr
   // An incoming webhook's caller may never read the answer: its run fails at setup, in the history.
   if (input.trigger !== 'webhook') await refuseMissingServers(deps.dataSource, input, selected);
   if (deps.limits) {
-    await checkLoopIterations(input.runner, selected, deps.limits);
+    await checkLoopIterations(input.runner, await withSubFlows(deps, input.workspaceId, selected), deps.limits);
     try {
       await checkRunQuotas(deps.dataSource, input.workspaceId, deps.limits.quotas);
     } catch (err) {

@@ -73,6 +73,12 @@ export const PROBLEMS = {
     title: 'Name already taken',
     description: 'Another resource of this kind has the same name.',
   },
+  'test-case-referenced': {
+    status: 409,
+    title: 'Test case referenced',
+    description:
+      'The test case is run by Ref nodes (`mode: "ref"`, docs/reuse.md "Sub-flows") of other test cases; `referencedBy` lists them (`id`, `name`, `folder`, `nodes`). Remove those references, or turn them into clones, then delete it.',
+  },
   'run-finished': {
     status: 409,
     title: 'Run already finished',
@@ -276,6 +282,12 @@ export const PROBLEMS = {
     title: 'Too many loop iterations',
     description:
       "The flow (when saved) or the runner's test cases together (when a run starts) expect more loop iterations than ASSAY_QUOTA_LOOP_ITERATIONS, counting each Loop or Iteration node's `count` (or `maxIterations`, or ASSAY_MAX_LOOP_ITERATIONS) multiplied through nesting; `node` (with `errors`, or `runner` and `testCase`) names the loop node, `expectedIterations` and `limit` give the figures. Lower a count or set `maxIterations`.",
+  },
+  'invalid-sub-flow': {
+    status: 422,
+    title: 'Invalid sub-flow reference',
+    description:
+      'A Ref node (docs/reuse.md "Sub-flows") would make a cycle (the test case runs itself through the stored references: A → A, A → B → A) or nest sub-flows deeper than 5 levels; `errors` names the field (`flow[2].testCaseId`). A reference to a test case that does not exist in the workspace is `unknown-reference`.',
   },
   'runner-selects-nothing': {
     status: 422,

@@ -20,7 +20,7 @@ export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<Loop
   const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, input.deadlineMs - Date.now()) });
   try {
     return await scope.run(() =>
-      new FlowInterpreter(port, input.testCase, input.state).runLoopIterations(
+      new FlowInterpreter(port, input.testCase, input.state, input.chain).runLoopIterations(
         input.node,
         input.start,
         input.items,

@@ -211,6 +211,11 @@ export const SCHEMAS = {
         description: 'Hooks around each of its API nodes (docs/flows.md "Hooks"); absent when it has none.',
       },
       authProfile: { type: ['string', 'null'], description: 'Its auth profile (docs/auth.md), `none`, or null.' },
+      reusable: {
+        type: 'boolean',
+        description:
+          'A shared step run by Ref nodes (docs/reuse.md "Sub-flows"): runners select it only by id, never by folder or tags.',
+      },
       createdAt: timestamp,
       updatedAt: timestamp,
     },
@@ -680,7 +685,7 @@ export const RESPONSES = {
     },
   }),
   Conflict: problemResponse(
-    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active`, `deployment-disabled`, `in-use`.',
+    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active`, `deployment-disabled`, `in-use`, `test-case-referenced`.',
     {
       nameTaken: {
         summary: 'Name taken',
@@ -691,7 +696,7 @@ export const RESPONSES = {
     },
   ),
   Unprocessable: problemResponse(
-    'The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `server-missing`, `sample-too-large`.',
+    'The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `server-missing`, `sample-too-large`, `invalid-sub-flow`.',
     {
       unknownReference: {
         summary: 'Unknown runner',

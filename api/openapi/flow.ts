@@ -30,6 +30,7 @@ import {
   NODE_FIELDS,
   REQUEST_AUTH_SCHEMA,
   SCRIPT_SCHEMA,
+  SUB_FLOW_NODES,
   type JsonSchema,
 } from '../../src/validation/flow-schemas';
 import { MAX_FLOW_NODES } from '../../src/validation/flow';
@@ -62,7 +63,7 @@ const NAMED_PARTS = new Map<unknown, string>([
  * into validation's own `$defs` (a child list not made from {@link CHILD_NODES}).
  */
 function forDocument(schema: unknown, at: string): unknown {
-  if (schema === CHILD_NODES) return FLOW_NODES;
+  if (schema === CHILD_NODES || schema === SUB_FLOW_NODES) return FLOW_NODES;
   const named = NAMED_PARTS.get(schema);
   if (named) return ref(named);
   if (Array.isArray(schema)) return schema.map((s, i) => forDocument(s, `${at}/${i}`));
@@ -94,7 +95,7 @@ function union(description: string, members: Array<[tag: string, component: stri
 function nodeComponents(): Record<string, JsonSchema> {
   const schemas: Record<string, JsonSchema> = {
     FlowNode: union(
-      'A node of a flow (docs/flows.md "Nodes"), chosen by `type`. Nodes holding others (IF `then`/`else`, Loop and Iteration `body`, Parallel `children`) hold lists of this same union. Beyond this schema, saving checks that ids are unique in the whole tree, that JSONata expressions parse and `nodes.<id>` references name a node, regular expressions and JSON Schemas in assertions, script syntax and library entries, and the exactly-one-of rules each type states (400 `validation-failed` with the field\'s path).',
+      'A node of a flow (docs/flows.md "Nodes"), chosen by `type`. Nodes holding others (IF `then`/`else`, Loop and Iteration `body`, Parallel `children`, a Ref node\'s sub-flow `flow`) hold lists of this same union. Beyond this schema, saving checks that ids are unique in the whole tree, that JSONata expressions parse and `nodes.<id>` references name a node, regular expressions and JSON Schemas in assertions, script syntax and library entries, and the exactly-one-of rules each type states (400 `validation-failed` with the field\'s path).',
       FLOW_NODE_TYPES.map((type) => [type, nodeComponentName(type)]),
     ),
   };

@@ -148,6 +148,7 @@ function crud(options: {
   patchDescription?: string;
   createProblems?: ProblemResponseName[];
   deleteDescription?: string;
+  /** Problem responses a delete may answer besides `NotFound`. */
   deleteProblems?: ProblemResponseName[];
 }): ApiOperation[] {
   const { tag, collection, param, noun, plural, schema } = options;
@@ -344,7 +345,9 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       ],
       listDescription: 'By folder, then name. The flow is validated node by node (docs/flows.md) on every write.',
       createProblems: ['Unprocessable'],
-      deleteDescription: 'Runners that list it forget it.',
+      deleteDescription:
+        'Runners that list it forget it. While Ref nodes of other test cases link to it (`mode: "ref"`), 409 `test-case-referenced` lists them in `referencedBy`.',
+      deleteProblems: ['Conflict'],
     }),
     ...folderOperations(),
     ...crud({
@@ -735,7 +738,8 @@ function authProfileOperations(): ApiOperation[] {
       path: one,
       operationId: 'deleteAuthProfile',
       summary: 'Delete an auth profile',
-      description: '409 `in-use` naming the test cases, runners and folders that still name it (`testCases`, `runners`, `folders`).',
+      description:
+        '409 `in-use` naming the test cases, runners and folders that still name it (`testCases`, `runners`, `folders`).',
       tag,
       auth: 'apiKey',
       responses: deleted('Auth profile'),

@@ -7,16 +7,21 @@
  *                                              given empty (`folder=`, `tags=,`) is 400 `invalid-query`
  *   POST   /v1/test-cases                      create {name, folder?, description?, tags?, flow, dataSets?, hooks?} → 201
  *   GET    /v1/test-cases/{testCaseId}
- *   PUT    /v1/test-cases/{testCaseId}         replace {name, folder?, description?, tags?, flow, dataSets?, hooks?} → 200
- *   PATCH  /v1/test-cases/{testCaseId}         any of {tags, name, folder, description, flow, dataSets, hooks} → 200
- *   DELETE /v1/test-cases/{testCaseId}         also removes it from runners that list it          → 204
+ *   PUT    /v1/test-cases/{testCaseId}         replace {name, folder?, description?, tags?, flow, dataSets?, hooks?, authProfile?, reusable?} → 200
+ *   PATCH  /v1/test-cases/{testCaseId}         any of {tags, name, folder, description, flow, dataSets, hooks, authProfile, reusable} → 200
+ *   DELETE /v1/test-cases/{testCaseId}         also removes it from runners that list it          → 204;
+ *                                              409 `test-case-referenced` while Ref nodes link to it
  *
  * A flow is validated as a whole, against the test case's data sets, before anything is stored
  * (src/validation/flow.ts); docs/flows.md describes nodes and data sets. A flow expecting more loop
  * iterations than ASSAY_QUOTA_LOOP_ITERATIONS (counts multiplied through nesting) is refused with
  * 422 `loop-iterations-exceeded` naming the loop node. `hooks` (a script defining `beforeRequest`
  * and/or `afterResponse` around each of the test case's API nodes, docs/flows.md "Hooks") is
- * validated as an API node's `script`; `null` removes them.
+ * validated as an API node's `script`; `null` removes them. Ref nodes (docs/reuse.md "Sub-flows"): a
+ * `clone` without `flow` gets a copy of the referenced flow when saved; a reference to no test case
+ * of the workspace is 422 `unknown-reference`, a cycle or nesting beyond 5 levels 422
+ * `invalid-sub-flow`, each naming the field (src/store/sub-flows.ts). `reusable` marks a shared
+ * step that runners select only by id.
  */
 import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
@@ -38,6 +43,8 @@ import { keysetPage, readPaging, type Keyset } from '../paging';
 import { iso } from './shared';
 import { AUTH_PROFILE_REF_SCHEMA, checkTestCaseAuthProfiles } from './auth-profiles';
 import { isUniqueViolation } from '../../src/store/errors';
+import { checkReferences, fillClones, referencingTestCases, type SubFlowIssue } from '../../src/store/sub-flows';
+import { assignSubFlowIds } from '../../src/flow/sub-flows';
 
 interface TestCaseInput {
   name: string;
@@ -49,6 +56,7 @@ interface TestCaseInput {
   hooks?: ScriptConfig | null;
   /** The test case's auth profile (docs/auth.md), or `none`; null clears it. */
   authProfile?: string | null;
+  reusable?: boolean;
 }
 
 const TAG = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^,]+$' } as const;
@@ -62,6 +70,7 @@ const fields = {
   dataSets: { type: 'array' },
   hooks: HOOKS_SCHEMA,
   authProfile: AUTH_PROFILE_REF_SCHEMA,
+  reusable: { type: 'boolean' },
 };
 /** The test case listing's order: by folder, then name (unique within a folder). */
 const ORDER: Keyset<TestCase, 'pair'> = {
@@ -96,6 +105,7 @@ export function testCaseJson(tc: TestCase) {
     dataSets: tc.dataSets ?? [],
     ...(tc.hooks ? { hooks: tc.hooks } : {}),
     authProfile: tc.authProfile ?? null,
+    reusable: tc.reusable ?? false,
     createdAt: iso(tc.createdAt),
     updatedAt: iso(tc.updatedAt),
   };
@@ -125,6 +135,36 @@ function checkedHooks(hooks: ScriptConfig | null | undefined): ScriptConfig | nu
   const issues = validateHooks(hooks, ['hooks']);
   if (issues.length > 0) throw issuesProblem(issues);
   return hooks;
+}
+
+/**
+ * The Ref nodes of a checked flow against the store (src/store/sub-flows.ts): clones without a
+ * `flow` filled with a copy (the copy checked as the rest of the flow), then the live links
+ * checked; node ids given inside sub-flows. @throws Problem 422 `unknown-reference` (a test case
+ * that does not exist in the workspace) or `invalid-sub-flow` (a cycle, too deep), naming each field.
+ */
+async function withSubFlows(
+  manager: EntityManager,
+  workspaceId: string,
+  self: TestCase | undefined,
+  saved: { flow: FlowNode[]; dataSets: DataSet[] | null },
+  config: AssayConfig,
+): Promise<{ flow: FlowNode[]; dataSets: DataSet[] | null }> {
+  const { issues: missing, filled } = await fillClones(manager, workspaceId, saved.flow);
+  if (missing.length > 0) throw subFlowProblem(missing);
+  const flow = filled ? checked(saved.flow, saved.dataSets ?? undefined, config).flow : saved.flow;
+  const issues = await checkReferences(manager, workspaceId, self, flow);
+  if (issues.length > 0) throw subFlowProblem(issues);
+  return { flow: assignSubFlowIds(flow), dataSets: saved.dataSets };
+}
+
+function subFlowProblem(issues: SubFlowIssue[]): Problem {
+  const errors = issues.map((i) => fieldError(i.path, i.message));
+  return new Problem(
+    issues.some((i) => i.kind === 'missing') ? 'unknown-reference' : 'invalid-sub-flow',
+    errors.map((e) => `${e.field}: ${e.detail}`).join('; '),
+    { errors },
+  );
 }
 
 const figure = (n: number) => n.toLocaleString('en-US');
@@ -209,7 +249,13 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
 
   router.post('/test-cases', async (ctx) => {
     const input = validateFull(jsonBody(ctx));
-    const { flow, dataSets } = checked(input.flow, input.dataSets, config);
+    const { flow, dataSets } = await withSubFlows(
+      dataSource.manager,
+      ctx.state.caller.workspaceId,
+      undefined,
+      checked(input.flow, input.dataSets, config),
+      config,
+    );
     const hooks = checkedHooks(input.hooks);
     const now = new Date();
     const tc = Object.assign(new TestCase(), {
@@ -221,6 +267,7 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
       flow,
       dataSets,
       hooks,
+      reusable: input.reusable ?? false,
       createdAt: now,
       updatedAt: now,
     });
@@ -238,11 +285,12 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
 
   router.put('/test-cases/:testCaseId', async (ctx) => {
     const input = validateFull(jsonBody(ctx));
-    const { flow, dataSets } = checked(input.flow, input.dataSets, config);
+    const valid = checked(input.flow, input.dataSets, config);
     const hooks = checkedHooks(input.hooks);
     ctx.body = testCaseJson(
       await dataSource.transaction(async (manager) => {
         const tc = await load(manager, ctx);
+        const { flow, dataSets } = await withSubFlows(manager, tc.workspaceId, tc, valid, config);
         Object.assign(tc, {
           name: input.name,
           folder: normaliseFolder(input.folder ?? ''),
@@ -251,6 +299,7 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
           dataSets,
           hooks,
           authProfile: input.authProfile ?? null,
+          reusable: input.reusable ?? false,
           updatedAt: new Date(),
         });
         await checkTestCaseAuthProfiles(manager, tc);
@@ -269,9 +318,16 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
         if (patch.folder !== undefined) tc.folder = normaliseFolder(patch.folder);
         if (patch.description !== undefined) tc.description = patch.description;
         if (hooks !== undefined) tc.hooks = hooks;
+        if (patch.reusable !== undefined) tc.reusable = patch.reusable;
         if (patch.flow !== undefined || patch.dataSets !== undefined) {
           // The flow is checked against the data sets it will have after the patch, and the other way round.
-          const next = checked(patch.flow ?? tc.flow, patch.dataSets ?? tc.dataSets ?? undefined, config);
+          const next = await withSubFlows(
+            manager,
+            tc.workspaceId,
+            tc,
+            checked(patch.flow ?? tc.flow, patch.dataSets ?? tc.dataSets ?? undefined, config),
+            config,
+          );
           tc.flow = next.flow;
           tc.dataSets = next.dataSets;
         }
@@ -286,6 +342,14 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
   router.delete('/test-cases/:testCaseId', async (ctx) => {
     await dataSource.transaction(async (manager) => {
       const tc = await load(manager, ctx);
+      // Live links (Ref nodes, mode "ref") would dangle: refused, naming who holds them. Clones are copies.
+      const users = await referencingTestCases(manager, tc.workspaceId, tc.id);
+      if (users.length > 0)
+        throw new Problem(
+          'test-case-referenced',
+          `Test case "${tc.name}" is run by Ref nodes of ${users.map((u) => `"${u.name}" (${u.id}, node ${u.nodes.join(', ')})`).join(', ')}; remove those references (or make them clones) first.`,
+          { referencedBy: users },
+        );
       // Runners that list it by id forget it in the same transaction, so none points at nothing.
       const runners = await manager.getRepository(Runner).findBy({ workspaceId: tc.workspaceId });
       for (const runner of runners.filter((r) => r.testCaseIds.includes(tc.id))) {

@@ -49,7 +49,7 @@ export type ParseResult = { spec: ResourceSpec; problems?: undefined } | { spec?
 
 const FIELDS: Record<Kind, readonly string[]> = {
   Environment: ['kind', 'name', 'description', 'variables'],
-  TestCase: ['kind', 'name', 'folder', 'description', 'tags', 'dataSets', 'hooks', 'flow'],
+  TestCase: ['kind', 'name', 'folder', 'description', 'tags', 'reusable', 'dataSets', 'hooks', 'flow'],
   Runner: ['kind', 'name', 'description', 'folder', 'tags', 'order', 'variableScope', 'testCases', 'loadProfile'],
   Deployment: [
     'kind',
@@ -265,6 +265,7 @@ function readTestCase(doc: Record<string, unknown>, c: Checker): TestCaseSpec {
     folder,
     description: c.optionalText(doc.description, 'description', '', 2000),
     tags: sortedSet(c.textList(doc.tags, 'tags', { noCommas: true })),
+    reusable: c.bool(doc.reusable, 'reusable', false),
     flow: assignNodeIds(c.list(doc.flow, 'flow', true)),
     dataSets: c.list(doc.dataSets === null ? undefined : doc.dataSets, 'dataSets'),
     // The server checks the script (docs/flows.md "Hooks at three levels"); only its presence here.
@@ -404,6 +405,7 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
       put('folder', spec.folder, !spec.folder);
       put('description', spec.description, !spec.description);
       put('tags', sortedSet(spec.tags), spec.tags.length === 0);
+      put('reusable', spec.reusable, !spec.reusable);
       put('dataSets', spec.dataSets, spec.dataSets.length === 0);
       put('hooks', spec.hooks, spec.hooks === undefined);
       out.flow = spec.flow;

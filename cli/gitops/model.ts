@@ -90,6 +90,8 @@ export interface TestCaseSpec {
   description: string;
   /** Sorted, without duplicates. */
   tags: string[];
+  /** A shared step run by Ref nodes: runners select it only by id (docs/reuse.md "Sub-flows"). */
+  reusable: boolean;
   /** Flow nodes (docs/flows.md), every node with an id. */
   flow: unknown[];
   dataSets: unknown[];
@@ -191,6 +193,7 @@ export interface TestCaseJson {
   folder: string;
   description?: string;
   tags?: string[];
+  reusable?: boolean;
   flow: unknown[];
   dataSets?: unknown[] | null;
   hooks?: { code: string; libs?: string[] } | null;
@@ -266,6 +269,7 @@ export function testCaseFromApi(tc: TestCaseJson): TestCaseSpec {
     folder: normaliseFolder(tc.folder ?? ''),
     description: tc.description ?? '',
     tags: sortedSet(tc.tags ?? []),
+    reusable: tc.reusable ?? false,
     flow: tc.flow ?? [],
     dataSets: tc.dataSets ?? [],
     ...(tc.hooks ? { hooks: tc.hooks } : {}),

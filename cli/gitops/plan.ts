@@ -172,7 +172,7 @@ export function deploymentWebhooks(
 
 type Fields<T> = Array<keyof T & string>;
 
-const TEST_CASE_FIELDS: Fields<TestCaseSpec> = ['description', 'tags', 'dataSets', 'hooks', 'flow'];
+const TEST_CASE_FIELDS: Fields<TestCaseSpec> = ['description', 'tags', 'reusable', 'dataSets', 'hooks', 'flow'];
 const RUNNER_FIELDS: Fields<RunnerSpec> = [
   'description',
   'folder',

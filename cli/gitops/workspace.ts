@@ -102,6 +102,7 @@ function testCaseBody(s: TestCaseSpec) {
     folder: s.folder,
     description: s.description,
     tags: s.tags,
+    reusable: s.reusable,
     flow: s.flow,
     dataSets: s.dataSets,
     // PUT replaces: absent hooks are removed on the server, as the file says.

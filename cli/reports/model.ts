@@ -76,7 +76,7 @@ export interface CaseUnit {
 /** Characters of a row's item shown in its name. */
 export const ITEM_PREVIEW_CHARS = 40;
 
-/** Visits `nodes` depth first: children of IF/Parallel nodes and the nodes of every kept iteration. */
+/** Visits `nodes` depth first: children of IF/Parallel/Ref nodes and the nodes of every kept iteration. */
 export function walkNodes(nodes: NodeResult[], visit: (node: NodeResult) => void): void {
   for (const node of nodes) {
     visit(node);
@@ -154,8 +154,9 @@ function problemsOfFailures(tc: TestCaseResult, index: Map<string, NodeResult>):
   return (tc.failures ?? []).map((f) => ({
     kind: f.assertion !== undefined ? 'failure' : 'error',
     node: f.node,
-    nodeLabel: nodeLabel(index.get(f.node), f.node),
-    ...(index.get(f.node) ? { nodeType: index.get(f.node)!.type } : {}),
+    // Inside a sub-flow (Ref node) the id is the sub-flow's own and may repeat a caller's: named by its chain.
+    nodeLabel: f.path ? f.path.join(' › ') : nodeLabel(index.get(f.node), f.node),
+    ...(!f.path && index.get(f.node) ? { nodeType: index.get(f.node)!.type } : {}),
     ...(f.assertion !== undefined ? { assertion: f.assertion } : {}),
     ...(f.operator !== undefined ? { operator: f.operator } : {}),
     hasExpected: 'expected' in f,

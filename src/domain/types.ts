@@ -316,9 +316,40 @@ export interface AssertNode extends NodeBase {
   continueOnFailure?: boolean;
 }
 
+/**
+ * Runs another test case's flow inside this one (docs/reuse.md "Sub-flows"), as ReAPI's `$REF`:
+ * `clone` copies the referenced flow into `flow` when the test case is saved (then edited freely);
+ * `ref` is a live link, its `flow` (and `version`) filled only in a run's frozen plan. The sub-flow
+ * starts from the caller's variables overlaid with `inputs` and has its own `nodes`; only `outputs`
+ * come back.
+ */
+export interface RefNode extends NodeBase {
+  type: 'ref';
+  /** The referenced test case (same workspace). */
+  testCaseId: string;
+  mode: 'ref' | 'clone';
+  /** Variable name in the sub-flow → JSONata expression evaluated in the caller. */
+  inputs?: Record<string, string>;
+  /** Caller variable name → variable name the sub-flow ended with. */
+  outputs?: Record<string, string>;
+  /** `clone`: the copy (edited freely); `ref`: filled only in a frozen plan. */
+  flow?: FlowNode[];
+  /** Frozen plan (`ref`): the referenced test case's `updatedAt`, ISO 8601. */
+  version?: string;
+}
+
 /** A node of a test flow: a tree (spec "Test-flow nodes"). */
 export type FlowNode =
-  ApiNode | IfNode | LoopNode | IterationNode | ScriptNode | WaitNode | ContextNode | ParallelNode | AssertNode;
+  | ApiNode
+  | IfNode
+  | LoopNode
+  | IterationNode
+  | ScriptNode
+  | WaitNode
+  | ContextNode
+  | ParallelNode
+  | AssertNode
+  | RefNode;
 export type FlowNodeType = FlowNode['type'];
 export const NODE_TYPES: readonly FlowNodeType[] = [
   'api',
@@ -330,6 +361,7 @@ export const NODE_TYPES: readonly FlowNodeType[] = [
   'context',
   'parallel',
   'assert',
+  'ref',
 ];
 
 /** A data set attached to a test case, for Iteration nodes: a JSON array or CSV text. */
@@ -492,7 +524,7 @@ export interface NodeResult {
   // IF
   condition?: unknown;
   branch?: 'then' | 'else' | 'none';
-  // IF, Parallel
+  // IF, Parallel, Ref (a sub-flow's node results, with their own ids)
   children?: NodeResult[];
   // Loop, Iteration
   iterations?: number;
@@ -505,6 +537,8 @@ export interface NodeResult {
   variablesSet?: Record<string, unknown>;
   // Wait
   waitedMs?: number;
+  // Ref (a live link): the referenced test case's `updatedAt` the run's plan froze
+  version?: string;
 }
 
 /** One test case's outcome as stored and returned under `details.testCases`. */
@@ -650,6 +684,12 @@ export interface MockResponse {
 export interface TestCaseFailure {
   /** Id of the node it happened in. */
   node: string;
+  /**
+   * Inside a sub-flow (Ref nodes): the Ref nodes' names from the test case down, then the failing
+   * node's name, e.g. `["login", "get token"]`; the message then starts with the chain
+   * `checkout › login › get token: `.
+   */
+  path?: string[];
   assertion?: string;
   operator?: string;
   expected?: unknown;

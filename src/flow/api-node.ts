@@ -111,7 +111,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
   } catch (err) {
     if (!(err instanceof UnknownServerError)) throw err;
     // Nothing is sent: a request to a server the environment lacks would go to a URL that means nothing.
-    flow.port.recordStep?.(`${label}: not sent ✗ (${err.message})`);
+    flow.step(`${label}: not sent ✗ (${err.message})`);
     return flow.fail(result, err.message);
   }
   const outerHooks = flow.testCase.outerHooks;
@@ -182,7 +182,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
     }
   }
   recordScriptChecks(flow, result, node.id, out.tests);
-  flow.port.recordStep?.(
+  flow.step(
     `${label}: ${request.method} ${request.url} → ${ex ? (ex.error ? ex.error : `${ex.status} · ${Math.round(ex.timeMs)} ms`) : 'not sent'}${result.status === 'failed' ? ' ✗' : ''}`,
   );
   if (out.scriptError) {

@@ -33,7 +33,7 @@ export async function runAssertNode(flow: FlowBase, node: AssertNode): Promise<N
     if (truthy(value)) {
       result.status = 'skipped';
       result.reason = `skipIf held (${JSON.stringify(preview(value, 200)) ?? 'undefined'})`;
-      flow.port.recordStep?.(`${label}: assert → skipped`);
+      flow.step(`${label}: assert → skipped`);
       return result;
     }
   }
@@ -57,8 +57,6 @@ export async function runAssertNode(flow: FlowBase, node: AssertNode): Promise<N
     }
   }
   const passed = result.assertions.filter((a) => a.passed).length;
-  flow.port.recordStep?.(
-    `${label}: assert → ${passed}/${result.assertions.length} passed${result.status === 'failed' ? ' ✗' : ''}`,
-  );
+  flow.step(`${label}: assert → ${passed}/${result.assertions.length} passed${result.status === 'failed' ? ' ✗' : ''}`);
   return stopUnlessContinuing();
 }

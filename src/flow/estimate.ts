@@ -87,7 +87,10 @@ export function walkExpectation(
       );
       const inside =
         node.type === 'if' && policy.branches === 'larger' ? Math.max(0, ...lists) : lists.reduce((a, b) => a + b, 0);
-      return sum + 1 + inside;
+      // A Ref node's sub-flow (a clone's copy, or a live link's flow once frozen into a plan) runs once.
+      const sub =
+        node.type === 'ref' && Array.isArray(node.flow) ? visit(node.flow, [...at, 'flow'], chain, multiplier) : 0;
+      return sum + 1 + inside + sub;
     }, 0);
   const executions = visit(flow, prefix, [], 1);
   return { executions, loops };

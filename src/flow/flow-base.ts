@@ -20,14 +20,22 @@ export abstract class FlowBase {
   /** Decisions (IF branches) since the last activity, shown before its summary in the Web UI's timeline. */
   private notes: string[] = [];
 
+  /**
+   * @param chain the names of the Ref nodes this flow runs inside, outermost first (empty for a
+   *   test case's own flow): the prefix of its step lines and summaries (`login › get token: …`).
+   */
   constructor(
     readonly port: InterpreterPort,
     readonly testCase: LoopSegmentInput['testCase'],
     public state: FlowState,
+    readonly chain: readonly string[] = [],
   ) {}
 
   /** Runs one node (and its children) between the port's `beforeNode` and `afterNode`. */
   abstract runNode(node: FlowNode): Promise<NodeResult>;
+
+  /** An interpreter for a sub-flow (Ref nodes, ref-node.ts): the same port and test case, its own `state`, `name` added to the chain. */
+  abstract subFlow(state: FlowState, name: string): FlowBase;
 
   /** Runs `nodes` one after the other. */
   abstract runNodes(nodes: FlowNode[]): Promise<NodeResult[]>;
@@ -83,12 +91,22 @@ export abstract class FlowBase {
   note(line: string): void {
     this.notes.push(line);
     if (this.notes.length > KEPT_NOTES) this.notes.shift();
-    this.port.recordStep?.(line);
+    this.step(line);
+  }
+
+  /** A finished step's line for the port (InterpreterPort.recordStep), prefixed with the {@link chain} inside a sub-flow. */
+  step(line: string): void {
+    this.port.recordStep?.(this.chained(line));
+  }
+
+  /** `line` prefixed with the chain of Ref nodes (`login › get token: …`); as it is outside sub-flows. */
+  chained(line: string): string {
+    return this.chain.length ? `${this.chain.join(' › ')} › ${line}` : line;
   }
 
   /** The summary of an activity (Temporal Web UI, at most 200 characters): the pending notes, then `what`. */
   summary(what: string): string {
-    const text = this.notes.length ? `${this.notes.join(' ▸ ')} ▸ ${what}` : what;
+    const text = this.notes.length ? `${this.notes.join(' ▸ ')} ▸ ${this.chained(what)}` : this.chained(what);
     this.notes = [];
     return text.length > 200 ? `${text.slice(0, 199)}…` : text;
   }

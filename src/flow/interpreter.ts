@@ -17,12 +17,12 @@
  * Templates (`{{name}}`) see the variables plus the innermost loops' `index`, `iteration` and item.
  *
  * The node handlers live beside it (api-node.ts, script-node.ts, control-nodes.ts, wait-node.ts,
- * context-node.ts, loop.ts) and use the state and helpers of {@link FlowBase} (flow-base.ts), which
+ * context-node.ts, loop.ts, ref-node.ts) and use the state and helpers of {@link FlowBase} (flow-base.ts), which
  * this class extends with the dispatch, so that no handler imports the interpreter. In a workflow, the order of their awaits is
  * the order of the workflow's commands (Parallel lanes interleave by it): keep it as recorded
  * (test/integration/runs/replay.test.ts).
  */
-import type { LoopSegmentOutput } from './types';
+import type { FlowState, LoopSegmentOutput } from './types';
 import { emptyState } from './types';
 import type { InterpreterPort } from './port';
 import type { TestCaseAuth } from '../domain/auth-profiles';
@@ -43,6 +43,7 @@ import { runScriptNode } from './script-node';
 import { runWaitNode } from './wait-node';
 import { runAssertNode } from './assert-node';
 import { outerHooksOf } from './hooks';
+import { runRefNode, withChainMessages } from './ref-node';
 
 /** Runs flows of one test case over a port; `state` is what the nodes run so far left. */
 export class FlowInterpreter extends FlowBase {
@@ -88,7 +89,7 @@ export class FlowInterpreter extends FlowBase {
       duration,
       assertions: flow.state.assertions,
       passedAssertions: flow.state.passedAssertions,
-      failures: flow.state.failures,
+      failures: withChainMessages(testCase.name, flow.state.failures),
       nodes,
     };
     return { result, variables: flow.state.variables };
@@ -131,6 +132,9 @@ export class FlowInterpreter extends FlowBase {
       case 'assert':
         result = await runAssertNode(this, node);
         break;
+      case 'ref':
+        result = await runRefNode(this, node);
+        break;
       default: {
         const unknown = node as { id?: string; type?: string };
         result = this.fail(
@@ -141,6 +145,11 @@ export class FlowInterpreter extends FlowBase {
     }
     await this.port.afterNode();
     return result;
+  }
+
+  /** An interpreter for a sub-flow (ref-node.ts): same port and test case, its own state, `name` added to the chain. */
+  subFlow(state: FlowState, name: string): FlowInterpreter {
+    return new FlowInterpreter(this.port, this.testCase, state, [...this.chain, name]);
   }
 
   /** Runs loop iterations `start`… of a Loop or Iteration node (see loop.ts); the loop segment workflow starts here. */

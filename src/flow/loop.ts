@@ -104,6 +104,7 @@ export async function runLoopIterations(
         items,
         kept: kept + out.iterationResults.length,
         state: compactState(flow.state),
+        ...(flow.chain.length ? { chain: [...flow.chain] } : {}),
       });
       flow.state = rest.state;
       out.state = rest.state;

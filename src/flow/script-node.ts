@@ -25,7 +25,7 @@ export async function runScriptNode(flow: FlowBase, node: ScriptNode): Promise<N
   result.duration = out.durationMs;
   if (out.logs.length) result.logs = out.logs;
   recordScriptChecks(flow, result, node.id, out.tests);
-  flow.port.recordStep?.(
+  flow.step(
     `${node.name ?? node.id}: script → ${out.ok ? `ok · ${Math.round(out.durationMs)} ms` : `failed: ${(out.error?.message ?? 'unknown error').slice(0, 80)}`}`,
   );
   // A script that threw keeps the variables it set before (docs/flows.md "Errors"), as its checks.

@@ -152,7 +152,7 @@ export interface MissingServer {
 
 /**
  * Every (test case, API node, server) where a node names a server that neither `servers` nor the
- * run's `variables` answer (see the module comment), nested nodes included, in flow order.
+ * run's `variables` answer (see the module comment), nested nodes and Ref nodes' sub-flows included, in flow order.
  */
 export function missingServers(
   testCases: Array<Pick<TestCaseDefinition, 'id' | 'name' | 'flow'>>,
@@ -161,21 +161,25 @@ export function missingServers(
 ): MissingServer[] {
   const missing: MissingServer[] = [];
   for (const tc of testCases) {
-    forEachNode(tc.flow ?? [], (node: FlowNode) => {
-      if (node.type !== 'api') return;
-      for (const server of nodeServers(node)) {
-        if (own(servers, server)) continue;
-        // The `server` field names a server only; a template may also be answered by a variable.
-        if (node.server !== server && variableAnswers(variables, server)) continue;
-        missing.push({
-          testCase: tc.name,
-          testCaseId: tc.id,
-          node: node.id,
-          ...(node.name ? { nodeName: node.name } : {}),
-          server,
-        });
-      }
-    });
+    // A Ref node's sub-flow (frozen into the plan) is walked as well: its requests use the same servers.
+    const walk = (flow: FlowNode[]) =>
+      forEachNode(flow, (node: FlowNode) => {
+        if (node.type === 'ref') walk(node.flow ?? []);
+        if (node.type !== 'api') return;
+        for (const server of nodeServers(node)) {
+          if (own(servers, server)) continue;
+          // The `server` field names a server only; a template may also be answered by a variable.
+          if (node.server !== server && variableAnswers(variables, server)) continue;
+          missing.push({
+            testCase: tc.name,
+            testCaseId: tc.id,
+            node: node.id,
+            ...(node.name ? { nodeName: node.name } : {}),
+            server,
+          });
+        }
+      });
+    walk(tc.flow ?? []);
   }
   return missing;
 }

@@ -81,6 +81,8 @@ export interface LoopSegmentInput {
   /** Iteration results the parent keeps already (the child keeps at most the rest). */
   kept: number;
   state: FlowState;
+  /** Inside a sub-flow: the Ref nodes' names, outermost first (FlowBase `chain`); absent otherwise. */
+  chain?: string[];
 }
 
 /** What a run of loop iterations (in this workflow or a child) did. */

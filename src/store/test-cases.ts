@@ -65,7 +65,8 @@ export function toDefinition(testCase: TestCase): TestCaseDefinition {
 /**
  * The test cases a runner selects, in run order: first `testCaseIds` in their order (ids that no
  * longer exist are left out), then the test cases matching `folder` and `tags` (both when both are
- * set) ordered by the runner's `order`, without repeating one already selected.
+ * set) ordered by the runner's `order`, without repeating one already selected. Reusable test cases
+ * (docs/reuse.md "Sub-flows") come only from `testCaseIds`.
  */
 export async function resolveRunnerSelection(manager: EntityManager, runner: Runner): Promise<TestCase[]> {
   const selected: TestCase[] = [];
@@ -85,6 +86,8 @@ export async function resolveRunnerSelection(manager: EntityManager, runner: Run
   }
   if (runner.folder !== null || runner.tags.length > 0) {
     const qb = testCaseQuery(manager, runner.workspaceId, { folder: runner.folder ?? undefined, tags: runner.tags });
+    // Reusable test cases (shared steps Ref nodes run) are selected only by id.
+    qb.andWhere('tc.reusable = :reusable', { reusable: false });
     if (runner.order === 'createdAt') qb.orderBy('tc.createdAt', 'ASC').addOrderBy('tc.id', 'ASC');
     else qb.orderBy('tc.folder', 'ASC').addOrderBy('tc.name', 'ASC');
     for (const tc of await qb.getMany()) {
@@ -122,5 +125,7 @@ export function emptySelectionMessage(runner: Pick<Runner, 'name' | 'testCaseIds
     ...(sel.tags ? [`tags ${sel.tags.map((t) => `"${t}"`).join(', ')}`] : []),
   ];
   const what = parts.length > 0 ? parts.join(' and ') : 'nothing (no testCaseIds, folder or tags)';
-  return `Runner "${runner.name}" selects no test case (it selects ${what}); a run would pass with 0 tests. Add matching test cases or change the runner.`;
+  const reusable =
+    sel.folder !== undefined || sel.tags ? ' Reusable test cases are selected only by id (testCaseIds).' : '';
+  return `Runner "${runner.name}" selects no test case (it selects ${what}); a run would pass with 0 tests. Add matching test cases or change the runner.${reusable}`;
 }

@@ -45,6 +45,12 @@ const EXPRESSION = { type: 'string', minLength: 1, maxLength: 4000 } as const;
 /** A list of child nodes (the one object every child-holding field uses, so readers can find them). */
 export const CHILD_NODES = { type: 'array', items: { $ref: NODES_REF } } as const;
 
+/**
+ * A Ref node's `flow` (a sub-flow: a flow of its own, its node ids apart from the caller's): a list
+ * of nodes like {@link CHILD_NODES}, but not a child list of the tree walk (src/flow/tree.ts).
+ */
+export const SUB_FLOW_NODES = { type: 'array', items: { $ref: NODES_REF } } as const;
+
 /** Script code and its libraries: a Script node's `script`, and an API node's hooks. */
 export const SCRIPT_SCHEMA = {
   type: 'object',
@@ -330,6 +336,28 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
       assertions: { type: 'array', minItems: 1, maxItems: 200, items: ASSERTION_SCHEMA },
       skipIf: EXPRESSION,
       continueOnFailure: { type: 'boolean' },
+    },
+  },
+  ref: {
+    description:
+      "Runs another test case's flow inside this one (docs/reuse.md \"Sub-flows\"). `mode` `clone` copies the referenced test case's flow into `flow` when saved (when `flow` is absent) and is then edited freely; `ref` is a live link: its flow is taken when each run starts (and frozen into its plan with `version`), so `flow` must be absent. The sub-flow starts from the caller's variables overlaid with `inputs` (sub-flow variable → JSONata evaluated in the caller) and has its own `nodes`; `outputs` (caller variable → sub-flow variable) come back. The referenced test case must exist in the workspace; cycles and nesting deeper than 5 levels are refused (422).",
+    required: ['testCaseId', 'mode'],
+    properties: {
+      testCaseId: { type: 'string', minLength: 1, maxLength: 40 },
+      mode: { enum: ['ref', 'clone'] },
+      inputs: {
+        type: 'object',
+        maxProperties: 100,
+        propertyNames: { minLength: 1, maxLength: 200 },
+        additionalProperties: EXPRESSION,
+      },
+      outputs: {
+        type: 'object',
+        maxProperties: 100,
+        propertyNames: { minLength: 1, maxLength: 200 },
+        additionalProperties: VARIABLE,
+      },
+      flow: SUB_FLOW_NODES,
     },
   },
 };

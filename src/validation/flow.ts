@@ -306,6 +306,18 @@ export function validateFlow(
           });
           if (node.skipIf !== undefined) expression(node.skipIf, [...at, 'skipIf']);
           break;
+        case 'ref':
+          // The inputs are evaluated in the caller; the sub-flow is a flow of its own (its own ids and `nodes`).
+          for (const [name, expr] of Object.entries(node.inputs ?? {})) expression(expr, [...at, 'inputs', name]);
+          if (node.mode === 'ref' && node.flow !== undefined)
+            issues.push({
+              path: [...at, 'flow'],
+              message:
+                'must be absent for mode "ref": the referenced test case\'s flow is taken when each run starts (use mode "clone" to keep an editable copy)',
+            });
+          if (node.mode === 'clone' && node.flow !== undefined)
+            issues.push(...validateFlow(node.flow, [...at, 'flow'], dataSetNames));
+          break;
       }
       for (const { field, nodes } of childLists(node)) visit(nodes, [...at, field]);
     });

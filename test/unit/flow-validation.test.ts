@@ -230,4 +230,29 @@ describe('flow validation of control nodes, scripts and data sets', () => {
     expect(flow.map((n) => n.id)).to.deep.equal(['n1', 'n3']);
     expect((flow[0] as { then: FlowNode[] }).then.map((n) => n.id)).to.deep.equal(['n2', 'mine']);
   });
+
+  it("Ref nodes: a clone's flow is checked as a flow of its own (its ids apart), a live link carries none, inputs parse", () => {
+    const clone = {
+      id: 'login',
+      type: 'ref',
+      mode: 'clone',
+      testCaseId: 'tc_1',
+      inputs: { user: 'nodes.first.response.body.user' },
+      flow: [api({ id: 'first' }), { type: 'context', set: { t: 'nodes.first.response.body' } }],
+    };
+    // "first" is the id of a caller node and of a sub-flow node: two flows, two namespaces.
+    expect(validateFlow([api({ id: 'first' }), clone])).to.deep.equal([]);
+    const issues = validateFlow([
+      { type: 'ref', mode: 'ref', testCaseId: 'tc_1', flow: [] },
+      { ...clone, inputs: { user: '(' }, flow: [{ type: 'context', set: { t: 'nodes.nope' } }] },
+    ]);
+    expect(issues.map((i) => i.path.join('.'))).to.have.members([
+      'flow.0.flow',
+      'flow.1.inputs.user',
+      'flow.1.flow.0.set.t',
+    ]);
+    expect(validateFlow([{ type: 'ref', testCaseId: 'tc_1' }]).map((i) => i.path.join('.'))).to.deep.equal([
+      'flow.0.mode',
+    ]);
+  });
 });

@@ -46,6 +46,7 @@ const tc = (over: Partial<TestCaseSpec> = {}): TestCaseSpec => ({
   folder: 'users',
   description: '',
   tags: [],
+  reusable: false,
   flow: [{ id: 'n1', type: 'wait', ms: 1 }],
   dataSets: [],
   ...over,
@@ -92,7 +93,12 @@ describe('tests as files: the YAML format (cli/gitops/format)', () => {
         description: 'Staging',
         variables: { retries: 3, base: 'http://x', debug: false, build: '007', token: { secret: true } },
       }),
-      tc({ description: 'two\nlines', tags: ['smoke', 'a'], dataSets: [{ name: 'p', type: 'csv', csv: 'id\n1\n' }] }),
+      tc({
+        description: 'two\nlines',
+        tags: ['smoke', 'a'],
+        reusable: true,
+        dataSets: [{ name: 'p', type: 'csv', csv: 'id\n1\n' }],
+      }),
       runner({ tags: ['b', 'a'], order: 'createdAt', folder: '', loadProfile: { vus: 2, duration: 10 } }),
       deployment({
         timezone: 'Europe/Berlin',
@@ -133,7 +139,8 @@ describe('tests as files: the YAML format (cli/gitops/format)', () => {
     );
     expect(serialiseResource(specs[1]!))
       .to.include('description: |-\n  two\n  lines\n')
-      .and.include('tags:\n  - a\n  - smoke\n');
+      .and.include('tags:\n  - a\n  - smoke\nreusable: true\n');
+    expect(serialiseResource(tc())).to.not.include('reusable');
     expect(serialiseResource(runner())).to.equal('kind: Runner\nname: smoke\ntestCases:\n  - users/get user\n');
     expect(serialiseResource(runner({ folder: '' }))).to.include('folder: ""');
   });

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { REPORT_FILES, renderCli, renderHtml, renderJson, writeReports } from '../../cli/reports/index';
+import { REPORT_FILES, renderCli, renderHtml, renderJson, renderJunit, writeReports } from '../../cli/reports/index';
 import { scriptJson } from '../../cli/reports/html';
 import { dataDrivenRun, failingRun, passingRun, performanceRun, timedOutRun } from '../fixtures/junit/report-documents';
 
@@ -83,6 +83,29 @@ describe('reports: json', () => {
     expect(results).to.deep.equal(JSON.parse(JSON.stringify(input.results)));
     expect(run).to.deep.equal(JSON.parse(JSON.stringify(input.run)));
     expect(links).to.deep.equal(input.links);
+  });
+});
+
+describe('reports: sub-flows', () => {
+  it("a Ref node's nodes appear under it, and a failure inside is named by its chain, not by a caller's node of the same id", () => {
+    const input = failingRun();
+    const tc = input.results.details.testCases[1]!;
+    const inner = tc.nodes[0]!;
+    // The caller has a node "get" too: ids of a sub-flow are its own.
+    tc.nodes = [
+      { id: 'get', name: 'caller step', type: 'context', status: 'passed', duration: 0 },
+      { id: 'login', name: 'login', type: 'ref', status: 'failed', duration: inner.duration, children: [inner] },
+    ];
+    const failure = tc.failures[0]!;
+    tc.failures = [{ ...failure, path: ['login', 'get'], message: `${tc.name} › login › get: ${failure.message}` }];
+    const text = renderCli(input, { color: false });
+    expect(text).to.include('✘ login › get');
+    expect(text).to.not.include('✘ caller step');
+    expect(text).to.include(`${tc.name} › login › get: expected "Ada"`);
+    const html = renderHtml(input);
+    expect(html).to.include('/users/2');
+    expect(html).to.include('login › get');
+    expect(renderJunit(input)).to.include('login › get');
   });
 });
 

@@ -35,6 +35,12 @@ export class TestCase {
   /** The test case's auth profile (docs/auth.md), or `none`; null: its folder's or runner's applies. */
   @Column({ type: 'varchar', length: 100, nullable: true })
   authProfile!: string | null;
+  /**
+   * A shared step (a "log in" flow run by Ref nodes, docs/reuse.md "Sub-flows"): runners leave it
+   * out of folder and tag selections, running it on its own only when they list its id.
+   */
+  @Column({ type: 'boolean', default: false })
+  reusable!: boolean;
 
   @OneToMany(() => TestCaseTag, (t) => t.testCase, { cascade: true })
   tagRows!: TestCaseTag[];

@@ -433,6 +433,14 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
           continueOnFailure: true,
           assertions: [{ target: 'variables.v', operator: 'isJson' }],
         },
+        {
+          type: 'ref',
+          mode: 'clone',
+          testCaseId: 'tc_login',
+          inputs: { user: '"ada"' },
+          outputs: { token: 'token' },
+          flow: [{ type: 'context', id: 'c1', set: { token: '"t"' } }],
+        },
       ] as unknown as FlowNode[],
     });
     const types = new Set<string>();

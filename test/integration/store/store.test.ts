@@ -45,6 +45,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'FoldersAndHooks1795900000000',
         'EnvironmentServers1796000000000',
         'AuthProfiles1796100000000',
+        'ReusableTestCases1796200000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
