@@ -49,8 +49,19 @@ export type ParseResult = { spec: ResourceSpec; problems?: undefined } | { spec?
 
 const FIELDS: Record<Kind, readonly string[]> = {
   Environment: ['kind', 'name', 'description', 'variables'],
-  TestCase: ['kind', 'name', 'folder', 'description', 'tags', 'reusable', 'dataSets', 'hooks', 'flow'],
-  Runner: ['kind', 'name', 'description', 'folder', 'tags', 'order', 'variableScope', 'testCases', 'loadProfile'],
+  TestCase: ['kind', 'name', 'folder', 'description', 'tags', 'reusable', 'authProfile', 'dataSets', 'hooks', 'flow'],
+  Runner: [
+    'kind',
+    'name',
+    'description',
+    'folder',
+    'tags',
+    'order',
+    'variableScope',
+    'authProfile',
+    'testCases',
+    'loadProfile',
+  ],
   Deployment: [
     'kind',
     'name',
@@ -270,6 +281,7 @@ function readTestCase(doc: Record<string, unknown>, c: Checker): TestCaseSpec {
     dataSets: c.list(doc.dataSets === null ? undefined : doc.dataSets, 'dataSets'),
     // The server checks the script (docs/flows.md "Hooks at three levels"); only its presence here.
     ...withHooks(c.mappingOrNull(doc.hooks ?? null, 'hooks')),
+    authProfile: c.optionalText(doc.authProfile, 'authProfile', '', 100) || null,
   };
 }
 
@@ -309,6 +321,7 @@ function readRunner(doc: Record<string, unknown>, c: Checker): RunnerSpec {
     order,
     loadProfile: c.mappingOrNull(doc.loadProfile, 'loadProfile'),
     variableScope,
+    authProfile: c.optionalText(doc.authProfile, 'authProfile', '', 100) || null,
   };
 }
 
@@ -406,6 +419,7 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
       put('description', spec.description, !spec.description);
       put('tags', sortedSet(spec.tags), spec.tags.length === 0);
       put('reusable', spec.reusable, !spec.reusable);
+      put('authProfile', spec.authProfile, spec.authProfile === null);
       put('dataSets', spec.dataSets, spec.dataSets.length === 0);
       put('hooks', spec.hooks, spec.hooks === undefined);
       out.flow = spec.flow;
@@ -416,6 +430,7 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
       put('tags', sortedSet(spec.tags), spec.tags.length === 0);
       put('order', spec.order, spec.order === 'name');
       put('variableScope', spec.variableScope, spec.variableScope === 'testCase');
+      put('authProfile', spec.authProfile, spec.authProfile === null);
       put('testCases', spec.testCases, spec.testCases.length === 0);
       put('loadProfile', spec.loadProfile, spec.loadProfile === null);
       break;

@@ -97,6 +97,8 @@ export interface TestCaseSpec {
   dataSets: unknown[];
   /** Hooks around each of its API nodes (`{code, libs?}`, docs/flows.md "Hooks at three levels"); absent when none. */
   hooks?: { code: string; libs?: string[] };
+  /** Its auth profile's name, or `none` (docs/auth.md); null when it names none. */
+  authProfile: string | null;
 }
 
 export interface RunnerSpec {
@@ -113,6 +115,8 @@ export interface RunnerSpec {
   loadProfile: Record<string, unknown> | null;
   /** Whether its test cases share variables in a run (docs/flows.md "Variables across test cases"). */
   variableScope: VariableScope;
+  /** Its auth profile's name, or `none` (docs/auth.md); null when it names none. */
+  authProfile: string | null;
 }
 
 /** One outgoing webhook of a deployment (docs/deployments.md). */
@@ -197,6 +201,7 @@ export interface TestCaseJson {
   flow: unknown[];
   dataSets?: unknown[] | null;
   hooks?: { code: string; libs?: string[] } | null;
+  authProfile?: string | null;
 }
 
 /** An environment as the API answers it to a `run` or `write` key. */
@@ -219,6 +224,7 @@ export interface RunnerJson {
   order?: RunnerOrder;
   loadProfile?: Record<string, unknown> | null;
   variableScope?: VariableScope;
+  authProfile?: string | null;
 }
 
 /** A deployment as the API answers it (api/routes/deployments.ts; header values read `"***"`). */
@@ -273,6 +279,7 @@ export function testCaseFromApi(tc: TestCaseJson): TestCaseSpec {
     flow: tc.flow ?? [],
     dataSets: tc.dataSets ?? [],
     ...(tc.hooks ? { hooks: tc.hooks } : {}),
+    authProfile: tc.authProfile ?? null,
   };
 }
 
@@ -291,6 +298,7 @@ export function runnerFromApi(r: RunnerJson, refOf: (id: string) => string | und
     order: r.order ?? 'name',
     loadProfile: r.loadProfile ?? null,
     variableScope: r.variableScope ?? 'testCase',
+    authProfile: r.authProfile ?? null,
   };
 }
 

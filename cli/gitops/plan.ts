@@ -172,13 +172,22 @@ export function deploymentWebhooks(
 
 type Fields<T> = Array<keyof T & string>;
 
-const TEST_CASE_FIELDS: Fields<TestCaseSpec> = ['description', 'tags', 'reusable', 'dataSets', 'hooks', 'flow'];
+const TEST_CASE_FIELDS: Fields<TestCaseSpec> = [
+  'description',
+  'tags',
+  'reusable',
+  'authProfile',
+  'dataSets',
+  'hooks',
+  'flow',
+];
 const RUNNER_FIELDS: Fields<RunnerSpec> = [
   'description',
   'folder',
   'tags',
   'order',
   'variableScope',
+  'authProfile',
   'testCases',
   'loadProfile',
 ];

@@ -107,6 +107,7 @@ function testCaseBody(s: TestCaseSpec) {
     dataSets: s.dataSets,
     // PUT replaces: absent hooks are removed on the server, as the file says.
     ...(s.hooks ? { hooks: s.hooks } : {}),
+    authProfile: s.authProfile,
   };
 }
 
@@ -120,6 +121,7 @@ function runnerBody(s: RunnerSpec, refs: RefIndex) {
     order: s.order,
     loadProfile: s.loadProfile,
     variableScope: s.variableScope,
+    authProfile: s.authProfile,
   };
 }
 

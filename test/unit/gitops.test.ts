@@ -49,6 +49,7 @@ const tc = (over: Partial<TestCaseSpec> = {}): TestCaseSpec => ({
   reusable: false,
   flow: [{ id: 'n1', type: 'wait', ms: 1 }],
   dataSets: [],
+  authProfile: null,
   ...over,
 });
 const runner = (over: Partial<RunnerSpec> = {}): RunnerSpec => ({
@@ -61,6 +62,7 @@ const runner = (over: Partial<RunnerSpec> = {}): RunnerSpec => ({
   order: 'name',
   loadProfile: null,
   variableScope: 'testCase',
+  authProfile: null,
   ...over,
 });
 const deployment = (over: Partial<DeploymentSpec> = {}): DeploymentSpec => ({
@@ -480,5 +482,25 @@ describe('tests as files: test case hooks (cli/gitops)', () => {
     expect(without).to.not.have.property('hooks');
     expect(serialiseResource(without)).to.not.contain('hooks');
     expect(sameValue(withHooks.hooks, { code: '// other' })).to.equal(false);
+  });
+});
+
+describe('tests as files: auth profiles of test cases and runners (cli/gitops)', () => {
+  it('round-trips authProfile, leaves it out when none is named, and sees a change as an update', () => {
+    const named = testCaseFromApi({ id: 'tc_1', name: 'login', folder: 'auth', flow: [], authProfile: 'api-client' });
+    const text = serialiseResource(named);
+    expect(text).to.contain('authProfile: api-client');
+    expect(parseResourceFile('auth/login.yaml', text).spec).to.deep.equal(named);
+    const none = testCaseFromApi({ id: 'tc_2', name: 'plain', folder: '', flow: [] });
+    expect(none.authProfile).to.equal(null);
+    expect(serialiseResource(none)).to.not.contain('authProfile');
+    const r = runner({ authProfile: 'none' });
+    expect(parseResourceFile('smoke.yaml', serialiseResource(r)).spec).to.deep.equal(r);
+    // A profile changed on the server (or in the file) is an update of that field, so apply does not drop it.
+    const plan = computePlan(
+      [file(tc({ authProfile: 'other' }))],
+      [{ spec: tc({ authProfile: 'api-client' }), id: 'tc_1' }],
+    );
+    expect(plan.actions.map((a) => a.fields)).to.deep.equal([['authProfile']]);
   });
 });
