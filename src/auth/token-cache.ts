@@ -90,6 +90,14 @@ export class TokenCache {
       if (!owns) {
         const other = await this.waitForOther(key, usable, options.leaseMs);
         if (other) return other;
+      } else {
+        // Read again with the lease held: another process may have stored a token and released its
+        // lease between this one's read above and its taking the lease (one token request, not two).
+        const meanwhile = await this.readRow(key);
+        if (meanwhile && usable(meanwhile)) {
+          await this.release(key);
+          return meanwhile;
+        }
       }
       fetched = true;
       let token: Token;
