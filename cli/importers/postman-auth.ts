@@ -17,6 +17,13 @@
  *   (cli/importers/postman-request.ts `translateAuth`).
  */
 import { Collection, RequestAuth, type Item, type ItemGroup } from 'postman-collection';
+import type {
+  ApiKeyProfileConfig,
+  BasicProfileConfig,
+  BearerProfileConfig,
+  OAuth2Grant,
+  OAuth2ProfileConfig,
+} from '../../src/domain/auth-profiles';
 
 /** One thing the import could not carry over (cli/importers/postman.ts `ImportNote`). */
 interface Note {
@@ -24,30 +31,15 @@ interface Note {
   message: string;
 }
 
-/** OAuth 2.0 grants an auth profile fetches tokens with (RFC 6749 §4.3, §4.4, §6). */
-export type OAuth2Grant = 'client_credentials' | 'password' | 'refresh_token';
-
 /**
- * The fields of an auth profile of each type (the REST shape of `/v1/auth-profiles`, docs/auth.md);
- * every string may hold `{{variable}}` templates.
+ * The fields of an auth profile of each type (the REST shape of `/v1/auth-profiles`, docs/auth.md,
+ * src/domain/auth-profiles.ts); every string may hold `{{variable}}` templates.
  */
 export type AuthProfileFields =
-  | { type: 'bearer'; token: string }
-  | { type: 'basic'; username: string; password: string }
-  | { type: 'apiKey'; name: string; value: string; in: 'header' | 'query' }
-  | {
-      type: 'oauth2';
-      grant: OAuth2Grant;
-      tokenUrl: string;
-      clientId: string;
-      clientSecret?: string;
-      scopes?: string[];
-      audience?: string;
-      clientAuthentication?: 'basic' | 'body';
-      username?: string;
-      password?: string;
-      refreshToken?: string;
-    };
+  | ({ type: 'bearer' } & BearerProfileConfig)
+  | ({ type: 'basic' } & BasicProfileConfig)
+  | ({ type: 'apiKey' } & ApiKeyProfileConfig)
+  | ({ type: 'oauth2' } & OAuth2ProfileConfig);
 
 /** An auth profile the import creates or updates. */
 export interface ImportedAuthProfile {

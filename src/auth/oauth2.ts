@@ -16,22 +16,12 @@
  * nodes (src/net/address-policy.ts), so the same egress rules apply to token endpoints.
  */
 import type { Agent } from 'undici';
+import type { OAuth2ProfileConfig } from '../domain/auth-profiles';
 import { addressRefusalIn } from '../net/address-policy';
 import { guardedRequest, isTimeout, readCapped } from '../net/http';
 
 /** An `oauth2` profile's fields with their templates filled and secrets opened. */
-export interface FilledOAuth2 {
-  grant: 'client_credentials' | 'password' | 'refresh_token';
-  tokenUrl: string;
-  clientId: string;
-  clientSecret?: string;
-  scopes?: string[];
-  audience?: string;
-  clientAuthentication?: 'basic' | 'body';
-  username?: string;
-  password?: string;
-  refreshToken?: string;
-}
+export type FilledOAuth2 = OAuth2ProfileConfig;
 
 /** A token as the cache keeps it (sealed at rest). */
 export interface Token {

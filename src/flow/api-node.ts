@@ -2,7 +2,6 @@
  * API nodes: the request resolved from the node's templates, executed through the port (hooks,
  * retries), then its assertions evaluated against the response.
  */
-import { evaluateAssertion, preview } from '../domain/assertions';
 import { fillTemplate, fillTemplates, type DynamicSources, type TemplateVariables } from '../domain/templating';
 import type { ApiNode, NodeResult, RequestAuth, RequestSpec, ResolvedRequest, RunSettings } from '../domain/types';
 import type { FlowBase } from './flow-base';
@@ -161,25 +160,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
       ...(ex.redirects ? { redirects: ex.redirects } : {}),
     };
     if (ex.error) return flow.fail(result, ex.error);
-    const input = flow.expressionInput({ response });
-    result.assertions = [];
-    for (const assertion of node.assertions ?? []) {
-      const outcome = await evaluateAssertion(assertion, input as never, port.evaluate);
-      result.assertions.push(outcome);
-      flow.state.assertions += 1;
-      if (outcome.passed) flow.state.passedAssertions += 1;
-      else {
-        result.status = 'failed';
-        flow.addFailure({
-          node: node.id,
-          assertion: assertion.name ?? assertion.target,
-          operator: assertion.operator,
-          expected: preview(assertion.expected, 500),
-          actual: outcome.actual,
-          message: outcome.message ?? 'assertion failed',
-        });
-      }
-    }
+    await flow.evaluateAssertions(result, node.assertions ?? [], flow.expressionInput({ response }));
   }
   recordScriptChecks(flow, result, node.id, out.tests);
   flow.step(

@@ -3,7 +3,7 @@
  * Pure evaluation through the port's `evaluate` (the same guarded JSONata evaluator as every other
  * expression): no activity, timer or other workflow command of its own.
  */
-import { evaluateAssertion, preview } from '../domain/assertions';
+import { preview } from '../domain/assertions';
 import { truthy, type ExpressionError } from '../domain/expressions';
 import type { AssertNode, NodeResult } from '../domain/types';
 import type { FlowBase } from './flow-base';
@@ -37,26 +37,10 @@ export async function runAssertNode(flow: FlowBase, node: AssertNode): Promise<N
       return result;
     }
   }
-  const input = flow.expressionInput();
-  result.assertions = [];
-  for (const assertion of node.assertions) {
-    const outcome = await evaluateAssertion(assertion, input as never, flow.port.evaluate);
-    result.assertions.push(outcome);
-    flow.state.assertions += 1;
-    if (outcome.passed) flow.state.passedAssertions += 1;
-    else {
-      result.status = 'failed';
-      flow.addFailure({
-        node: node.id,
-        assertion: assertion.name ?? assertion.target,
-        operator: assertion.operator,
-        expected: preview(assertion.expected, 500),
-        actual: outcome.actual,
-        message: outcome.message ?? 'assertion failed',
-      });
-    }
-  }
-  const passed = result.assertions.filter((a) => a.passed).length;
-  flow.step(`${label}: assert → ${passed}/${result.assertions.length} passed${result.status === 'failed' ? ' ✗' : ''}`);
+  await flow.evaluateAssertions(result, node.assertions, flow.expressionInput());
+  const passed = result.assertions!.filter((a) => a.passed).length;
+  flow.step(
+    `${label}: assert → ${passed}/${result.assertions!.length} passed${result.status === 'failed' ? ' ✗' : ''}`,
+  );
   return stopUnlessContinuing();
 }

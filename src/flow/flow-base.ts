@@ -5,10 +5,10 @@
  * the handlers (api-node.ts, script-node.ts, …) take a `FlowBase`, so none imports the interpreter.
  */
 import type { FlowState, LoopFrame, LoopSegmentInput } from './types';
-import type { TestCaseFailure } from '../domain/types';
+import type { Assertion, FlowNode, NodeResult, TestCaseFailure } from '../domain/types';
 import type { InterpreterPort } from './port';
 import type { TemplateVariables } from '../domain/templating';
-import type { FlowNode, NodeResult } from '../domain/types';
+import { evaluateAssertion, preview } from '../domain/assertions';
 
 /** Failures kept per test case (the load engine keeps its own, fewer: src/perf). */
 export const KEPT_TEST_CASE_FAILURES = 200;
@@ -81,6 +81,32 @@ export abstract class FlowBase {
   /** Lists a failure (the first {@link KEPT_TEST_CASE_FAILURES} of a test case are kept). */
   addFailure(failure: TestCaseFailure): void {
     if (this.state.failures.length < KEPT_TEST_CASE_FAILURES) this.state.failures.push(failure);
+  }
+
+  /**
+   * Evaluates a node's assertions against `input` one after the other (API and Assert nodes): each
+   * is listed in `result.assertions` and counted in the test case; each that fails makes the node
+   * `failed` and is listed as a failure with its expected and actual values.
+   */
+  async evaluateAssertions(result: NodeResult, assertions: readonly Assertion[], input: unknown): Promise<void> {
+    result.assertions = [];
+    for (const assertion of assertions) {
+      const outcome = await evaluateAssertion(assertion, input as never, this.port.evaluate);
+      result.assertions.push(outcome);
+      this.state.assertions += 1;
+      if (outcome.passed) this.state.passedAssertions += 1;
+      else {
+        result.status = 'failed';
+        this.addFailure({
+          node: result.id,
+          assertion: assertion.name ?? assertion.target,
+          operator: assertion.operator,
+          expected: preview(assertion.expected, 500),
+          actual: outcome.actual,
+          message: outcome.message ?? 'assertion failed',
+        });
+      }
+    }
   }
 
   /**
