@@ -6,6 +6,7 @@
  * globals, in Newman's order. What the library refuses is listed in the import report.
  */
 import vm from 'node:vm';
+import { POSTMAN_SCRIPT_PARAMETERS } from '../../src/domain/postman-parameters';
 
 /** The sandbox library imported scripts run with (src/sandbox/libraries.ts). */
 export const POSTMAN_LIBRARY = 'postman@1.0.0';
@@ -14,32 +15,6 @@ export const POSTMAN_LIBRARY = 'postman@1.0.0';
 const PREDEFINED_FOR: Array<{ test: RegExp; lib: string }> = [
   { test: /\bCryptoJS\b|require\(\s*['"]crypto-js['"]\s*\)/, lib: 'crypto-js@4.2.0' },
   { test: /\bmoment\b|require\(\s*['"]moment['"]\s*\)/, lib: 'moment@2.30.1' },
-];
-
-/**
- * The parameters of each script function, in the order the library passes them (pm.js
- * `PARAMETERS`): `pm` and the globals of Postman's legacy sandbox interface.
- */
-export const PARAMETERS = [
-  'pm',
-  'postman',
-  'tests',
-  'responseBody',
-  'responseCode',
-  'responseHeaders',
-  'responseTime',
-  'responseCookies',
-  'environment',
-  'globals',
-  'data',
-  'iteration',
-  'request',
-  'require',
-  '_',
-  'tv4',
-  'xml2Json',
-  'cheerio',
-  'Backbone',
 ];
 
 /** What the library refuses (a call fails its `pm.test`, or the hook, naming it) or ignores. */
@@ -84,7 +59,7 @@ function scriptFunctions(codes: string[], at: string, what: string, notes: Note[
       if (u.test.test(code)) notes.push({ at, message: `${what} script uses ${u.what}` });
     // Async, as postman-sandbox wraps each script (top-level await works); the inner block lets the
     // script declare names (`const data = …`) that are also parameters.
-    return `async function (${PARAMETERS.join(', ')}) {\n{\n${code}\n}\n}`;
+    return `async function (${POSTMAN_SCRIPT_PARAMETERS.join(', ')}) {\n{\n${code}\n}\n}`;
   });
 }
 

@@ -33,23 +33,42 @@ export interface AssertionContext {
   nodes: Record<string, { request: { method: string; url: string }; response: AssertionContext['response'] }>;
 }
 
-let ajvDraft7: Ajv | undefined;
-let ajv2020: Ajv2020 | undefined;
+/** The ajv instances, by draft and `verbose` ({@link schemaCompiler}). */
+const compilers = new Map<string, Ajv | Ajv2020>();
 const validators = new Map<string, ValidateFunction>();
+
+/**
+ * The ajv instance that compiles `schema` as runs check it (the one definition, also used by the
+ * mocks' sample generator, src/mock/conforming.ts): draft 2020-12 when the schema's `$schema` names
+ * it, else draft-07; all errors, not strict, ajv-formats' formats, patterns on RE2
+ * (src/domain/regex.ts). `verbose` keeps the failing schema and data in each error (what the
+ * generator needs to repair a value).
+ */
+export function schemaCompiler(schema: unknown, options: { verbose?: boolean } = {}): Ajv | Ajv2020 {
+  const declared = (schema as { $schema?: unknown } | null)?.$schema;
+  const draft = typeof declared === 'string' && declared.includes('2020-12') ? '2020-12' : 'draft-07';
+  const verbose = options.verbose === true;
+  const id = `${draft}:${verbose}`;
+  let ajv = compilers.get(id);
+  if (!ajv) {
+    const settings = { allErrors: true, strict: false, verbose, code: { regExp: ajvRegExp } };
+    ajv = addFormats(draft === '2020-12' ? new Ajv2020(settings) : new Ajv(settings));
+    compilers.set(id, ajv);
+  }
+  return ajv;
+}
+
+/** Drops the ajv instances {@link schemaCompiler} made with these options (ajv keeps every schema it compiled). */
+export function forgetCompiledSchemas(options: { verbose?: boolean } = {}): void {
+  const verbose = options.verbose === true;
+  for (const draft of ['2020-12', 'draft-07']) compilers.delete(`${draft}:${verbose}`);
+}
 
 function validatorFor(schema: unknown): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = validators.get(key);
   if (!validate) {
-    const declared = (schema as { $schema?: unknown } | null)?.$schema;
-    const use2020 = typeof declared === 'string' && declared.includes('2020-12');
-    if (use2020) {
-      ajv2020 ??= addFormats(new Ajv2020({ allErrors: true, strict: false, code: { regExp: ajvRegExp } }));
-      validate = ajv2020.compile(schema as object);
-    } else {
-      ajvDraft7 ??= addFormats(new Ajv({ allErrors: true, strict: false, code: { regExp: ajvRegExp } }));
-      validate = ajvDraft7.compile(schema as object);
-    }
+    validate = schemaCompiler(schema).compile(schema as object);
     if (validators.size > 1000) validators.clear();
     validators.set(key, validate);
   }

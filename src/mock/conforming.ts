@@ -23,11 +23,9 @@
  * Deterministic: the same schema and sample give the same result. What still fails after
  * {@link MAX_ROUNDS} rounds is returned with ajv's messages, for the import to report.
  */
-import Ajv, { type ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import RandExp from 'randexp';
-import { ajvRegExp } from '../domain/regex';
+import { forgetCompiledSchemas, schemaCompiler } from '../domain/assertions';
 
 type Json = Record<string, unknown>;
 
@@ -95,33 +93,23 @@ function prng(seedText: string): () => number {
   };
 }
 
-let ajvDraft7: Ajv | undefined;
-let ajv2020: Ajv2020 | undefined;
 /** Validators by schema object, and by schema text (descriptions repeat schemas across operations). */
 const validators = new WeakMap<object, ValidateFunction>();
 const validatorsByText = new Map<string, ValidateFunction>();
 
-/** The validator of `schema`, as src/domain/assertions.ts makes it, but `verbose`. */
+/** The validator of `schema`, as runs check it (src/domain/assertions.ts `schemaCompiler`), but `verbose`. */
 function validatorFor(schema: Json): ValidateFunction {
   let validate = validators.get(schema);
   if (validate) return validate;
   const text = JSON.stringify(schema);
   validate = validatorsByText.get(text);
   if (!validate) {
-    const options = { allErrors: true, strict: false, verbose: true, code: { regExp: ajvRegExp } };
-    if (typeof schema.$schema === 'string' && schema.$schema.includes('2020-12')) {
-      ajv2020 ??= addFormats(new Ajv2020(options));
-      validate = ajv2020.compile(schema);
-    } else {
-      ajvDraft7 ??= addFormats(new Ajv(options));
-      validate = ajvDraft7.compile(schema);
-    }
+    validate = schemaCompiler(schema, { verbose: true }).compile(schema);
     // Bounded: an import of a large description compiles a few thousand at most.
     if (validatorsByText.size > 5000) {
       validatorsByText.clear();
       // ajv keeps every compiled schema too; start afresh with the cache.
-      ajvDraft7 = undefined;
-      ajv2020 = undefined;
+      forgetCompiledSchemas({ verbose: true });
     }
     validatorsByText.set(text, validate);
   }

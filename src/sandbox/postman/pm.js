@@ -45,6 +45,7 @@ import REASONS from 'http-reasons/db.json';
 import { chaiPostman, REQUEST, RESPONSE } from './chai-postman.js';
 import { cookieList, Jar, jarApi } from './cookies.js';
 import { lodash3, tv4, xml2Json } from './legacy-libraries.js';
+import { POSTMAN_SCRIPT_PARAMETERS } from '../../domain/postman-parameters';
 
 chai.use(chaiPostman(Ajv));
 const { expect } = chai;
@@ -657,31 +658,8 @@ function describe(err) {
   return err && typeof err === 'object' && err.name ? `${err.name}: ${err.message}` : `Uncaught ${String(err)}`;
 }
 
-/**
- * The parameter names each imported script function takes, in order (the importer writes
- * `function (<these>) { { <script> } }`): `pm` and the globals of Postman's legacy interface.
- */
-const PARAMETERS = [
-  'pm',
-  'postman',
-  'tests',
-  'responseBody',
-  'responseCode',
-  'responseHeaders',
-  'responseTime',
-  'responseCookies',
-  'environment',
-  'globals',
-  'data',
-  'iteration',
-  'request',
-  'require',
-  '_',
-  'tv4',
-  'xml2Json',
-  'cheerio',
-  'Backbone',
-];
+/** The parameter names each imported script function takes, in order (one list: src/domain/postman-parameters.ts). */
+const PARAMETERS = POSTMAN_SCRIPT_PARAMETERS;
 
 globalThis.AssayPostman = {
   version: 2,
