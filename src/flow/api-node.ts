@@ -9,6 +9,7 @@ import { recordScriptChecks, where } from './script-node';
 import { maskedAuth } from '../domain/request-auth';
 import { fillServers, joinServerUrl, UnknownServerError } from './servers';
 import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
+import { evaluateAssertion } from '../domain/assertions';
 
 /**
  * Fills placeholders and defaults of an API node's request. With the run's `servers` (RunPlan
@@ -160,7 +161,10 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
       ...(ex.redirects ? { redirects: ex.redirects } : {}),
     };
     if (ex.error) return flow.fail(result, ex.error);
-    await flow.evaluateAssertions(result, node.assertions ?? [], flow.expressionInput({ response }));
+    const input = flow.expressionInput({ response });
+    result.assertions = [];
+    for (const assertion of node.assertions ?? [])
+      flow.recordAssertion(result, assertion, await evaluateAssertion(assertion, input as never, port.evaluate));
   }
   recordScriptChecks(flow, result, node.id, out.tests);
   flow.step(

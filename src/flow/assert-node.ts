@@ -3,7 +3,7 @@
  * Pure evaluation through the port's `evaluate` (the same guarded JSONata evaluator as every other
  * expression): no activity, timer or other workflow command of its own.
  */
-import { preview } from '../domain/assertions';
+import { evaluateAssertion, preview } from '../domain/assertions';
 import { truthy, type ExpressionError } from '../domain/expressions';
 import type { AssertNode, NodeResult } from '../domain/types';
 import type { FlowBase } from './flow-base';
@@ -37,10 +37,11 @@ export async function runAssertNode(flow: FlowBase, node: AssertNode): Promise<N
       return result;
     }
   }
-  await flow.evaluateAssertions(result, node.assertions, flow.expressionInput());
-  const passed = result.assertions!.filter((a) => a.passed).length;
-  flow.step(
-    `${label}: assert → ${passed}/${result.assertions!.length} passed${result.status === 'failed' ? ' ✗' : ''}`,
-  );
+  const input = flow.expressionInput();
+  result.assertions = [];
+  for (const assertion of node.assertions)
+    flow.recordAssertion(result, assertion, await evaluateAssertion(assertion, input as never, flow.port.evaluate));
+  const passed = result.assertions.filter((a) => a.passed).length;
+  flow.step(`${label}: assert → ${passed}/${result.assertions.length} passed${result.status === 'failed' ? ' ✗' : ''}`);
   return stopUnlessContinuing();
 }

@@ -1,7 +1,6 @@
 /** Context nodes: variables set from expressions, in order (a later one sees an earlier one). */
 import { preview } from '../domain/assertions';
 import type { ExpressionError } from '../domain/expressions';
-import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../domain/limits';
 import type { ContextNode, NodeResult } from '../domain/types';
 import type { FlowBase } from './flow-base';
 
@@ -15,10 +14,8 @@ export async function runContextNode(flow: FlowBase, node: ContextNode): Promise
   for (const [name, expression] of Object.entries(node.set)) {
     try {
       const value = await flow.evaluate(expression);
-      // Variables go into activity inputs and child workflows: capped like a script's (src/domain/limits.ts).
-      const bytes = jsonBytes(value);
-      if (bytes > PAYLOAD_LIMITS.valueBytes)
-        return flow.fail(result, `set.${name}: ${overCapMessage('the value', bytes, PAYLOAD_LIMITS.valueBytes)}`);
+      const problem = flow.variableValueProblem(value, `set.${name}`);
+      if (problem) return flow.fail(result, problem);
       set[name] = value;
       if (value === undefined) delete flow.state.variables[name];
       else flow.state.variables = { ...flow.state.variables, [name]: value };

@@ -5,10 +5,11 @@
  * the handlers (api-node.ts, script-node.ts, …) take a `FlowBase`, so none imports the interpreter.
  */
 import type { FlowState, LoopFrame, LoopSegmentInput } from './types';
-import type { Assertion, FlowNode, NodeResult, TestCaseFailure } from '../domain/types';
+import type { Assertion, AssertionResult, FlowNode, NodeResult, TestCaseFailure } from '../domain/types';
 import type { InterpreterPort } from './port';
 import type { TemplateVariables } from '../domain/templating';
-import { evaluateAssertion, preview } from '../domain/assertions';
+import { preview } from '../domain/assertions';
+import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../domain/limits';
 
 /** Failures kept per test case (the load engine keeps its own, fewer: src/perf). */
 export const KEPT_TEST_CASE_FAILURES = 200;
@@ -70,6 +71,20 @@ export abstract class FlowBase {
     return this.port.evaluate(expression, this.expressionInput());
   }
 
+  /**
+   * Why `value` cannot be a variable's value (Context nodes' `set`, Ref nodes' `inputs`), prefixed
+   * with `field` (`set.token: …`), or undefined when it can: variables go into activity inputs and
+   * child workflows, so a value over `PAYLOAD_LIMITS.valueBytes` (src/domain/limits.ts) is refused
+   * like a script's. Synchronous: callers await the evaluation themselves (the awaits of node
+   * handlers are the order of the workflow's commands, see interpreter.ts).
+   */
+  variableValueProblem(value: unknown, field: string): string | undefined {
+    const bytes = jsonBytes(value);
+    return bytes > PAYLOAD_LIMITS.valueBytes
+      ? `${field}: ${overCapMessage('the value', bytes, PAYLOAD_LIMITS.valueBytes)}`
+      : undefined;
+  }
+
   /** Marks `result` failed with `message` and lists the failure. */
   fail(result: NodeResult, message: string, extra: Partial<TestCaseFailure> = {}): NodeResult {
     result.status = 'failed';
@@ -84,29 +99,26 @@ export abstract class FlowBase {
   }
 
   /**
-   * Evaluates a node's assertions against `input` one after the other (API and Assert nodes): each
-   * is listed in `result.assertions` and counted in the test case; each that fails makes the node
-   * `failed` and is listed as a failure with its expected and actual values.
+   * Lists one evaluated assertion of a node (API and Assert nodes) in `result.assertions` and counts
+   * it in the test case; one that failed makes the node `failed` and is listed as a failure with its
+   * expected and actual values. Synchronous: the handler awaits each evaluation itself, as recorded.
    */
-  async evaluateAssertions(result: NodeResult, assertions: readonly Assertion[], input: unknown): Promise<void> {
-    result.assertions = [];
-    for (const assertion of assertions) {
-      const outcome = await evaluateAssertion(assertion, input as never, this.port.evaluate);
-      result.assertions.push(outcome);
-      this.state.assertions += 1;
-      if (outcome.passed) this.state.passedAssertions += 1;
-      else {
-        result.status = 'failed';
-        this.addFailure({
-          node: result.id,
-          assertion: assertion.name ?? assertion.target,
-          operator: assertion.operator,
-          expected: preview(assertion.expected, 500),
-          actual: outcome.actual,
-          message: outcome.message ?? 'assertion failed',
-        });
-      }
+  recordAssertion(result: NodeResult, assertion: Assertion, outcome: AssertionResult): void {
+    (result.assertions ??= []).push(outcome);
+    this.state.assertions += 1;
+    if (outcome.passed) {
+      this.state.passedAssertions += 1;
+      return;
     }
+    result.status = 'failed';
+    this.addFailure({
+      node: result.id,
+      assertion: assertion.name ?? assertion.target,
+      operator: assertion.operator,
+      expected: preview(assertion.expected, 500),
+      actual: outcome.actual,
+      message: outcome.message ?? 'assertion failed',
+    });
   }
 
   /**

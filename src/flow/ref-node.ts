@@ -11,7 +11,6 @@
  */
 import { preview } from '../domain/assertions';
 import type { ExpressionError } from '../domain/expressions';
-import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../domain/limits';
 import type { NodeResult, RefNode, TestCaseFailure } from '../domain/types';
 import type { FlowBase } from './flow-base';
 import { MAX_SUB_FLOW_DEPTH } from './sub-flows';
@@ -46,10 +45,8 @@ export async function runRefNode(flow: FlowBase, node: RefNode): Promise<NodeRes
     } catch (err) {
       return flow.fail(result, `inputs.${name}: ${(err as ExpressionError).message}`);
     }
-    // Variables go into activity inputs and child workflows: capped as a Context node's values are.
-    const bytes = jsonBytes(value);
-    if (bytes > PAYLOAD_LIMITS.valueBytes)
-      return flow.fail(result, `inputs.${name}: ${overCapMessage('the value', bytes, PAYLOAD_LIMITS.valueBytes)}`);
+    const problem = flow.variableValueProblem(value, `inputs.${name}`);
+    if (problem) return flow.fail(result, problem);
     if (value === undefined) delete variables[name];
     else variables[name] = value;
   }
