@@ -10,8 +10,11 @@ import YAML, { isMap, type Document } from 'yaml';
 import { normaliseFolder } from '../../src/domain/folders';
 import { assignNodeIds } from '../../src/flow/tree';
 import {
+  DEPLOYMENT_FIELDS,
   isSecretRef,
   KIND_FOLDER,
+  RUNNER_FIELDS,
+  TEST_CASE_FIELDS,
   KINDS,
   NAME_PATTERN,
   RUNNER_ORDERS,
@@ -49,32 +52,9 @@ export type ParseResult = { spec: ResourceSpec; problems?: undefined } | { spec?
 
 const FIELDS: Record<Kind, readonly string[]> = {
   Environment: ['kind', 'name', 'description', 'variables'],
-  TestCase: ['kind', 'name', 'folder', 'description', 'tags', 'reusable', 'authProfile', 'dataSets', 'hooks', 'flow'],
-  Runner: [
-    'kind',
-    'name',
-    'description',
-    'folder',
-    'tags',
-    'order',
-    'variableScope',
-    'authProfile',
-    'testCases',
-    'loadProfile',
-  ],
-  Deployment: [
-    'kind',
-    'name',
-    'runner',
-    'environment',
-    'schedule',
-    'timezone',
-    'enabled',
-    'webhookEnabled',
-    'webhookRequireAuth',
-    'webhooks',
-    'loadProfile',
-  ],
+  TestCase: ['kind', 'name', ...TEST_CASE_FIELDS],
+  Runner: ['kind', 'name', ...RUNNER_FIELDS],
+  Deployment: ['kind', 'name', ...DEPLOYMENT_FIELDS],
 };
 const WEBHOOK_FIELDS = ['url', 'method', 'headers', 'payload'];
 const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH'];

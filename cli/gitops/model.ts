@@ -144,6 +144,43 @@ export interface DeploymentSpec {
 
 export type ResourceSpec = EnvironmentSpec | TestCaseSpec | RunnerSpec | DeploymentSpec;
 
+/**
+ * The fields of a test case, runner and deployment besides `kind` and `name`, in the order a file
+ * writes them: the fields a file may hold (format.ts) and, but for a test case's `folder` (part of
+ * its identity, {@link resourceKey}), the fields apply compares and updates (plan.ts).
+ */
+export const TEST_CASE_FIELDS = [
+  'folder',
+  'description',
+  'tags',
+  'reusable',
+  'authProfile',
+  'dataSets',
+  'hooks',
+  'flow',
+] as const satisfies ReadonlyArray<keyof TestCaseSpec>;
+export const RUNNER_FIELDS = [
+  'description',
+  'folder',
+  'tags',
+  'order',
+  'variableScope',
+  'authProfile',
+  'testCases',
+  'loadProfile',
+] as const satisfies ReadonlyArray<keyof RunnerSpec>;
+export const DEPLOYMENT_FIELDS = [
+  'runner',
+  'environment',
+  'schedule',
+  'timezone',
+  'enabled',
+  'webhookEnabled',
+  'webhookRequireAuth',
+  'webhooks',
+  'loadProfile',
+] as const satisfies ReadonlyArray<keyof DeploymentSpec>;
+
 /** A test case's reference as runners list it: `folder/name`, or `name` at the top level. */
 export function testCaseRef(tc: Pick<TestCaseSpec, 'folder' | 'name'>): string {
   return tc.folder ? `${tc.folder}/${tc.name}` : tc.name;

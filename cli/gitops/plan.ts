@@ -13,6 +13,9 @@
  */
 import type { FileProblem } from './format';
 import {
+  DEPLOYMENT_FIELDS,
+  RUNNER_FIELDS,
+  TEST_CASE_FIELDS,
   isSecretName,
   isSecretRef,
   KIND_ORDER,
@@ -170,38 +173,10 @@ export function deploymentWebhooks(
   return { send, compare, warnings };
 }
 
-type Fields<T> = Array<keyof T & string>;
+type Fields<T> = ReadonlyArray<keyof T & string>;
 
-const TEST_CASE_FIELDS: Fields<TestCaseSpec> = [
-  'description',
-  'tags',
-  'reusable',
-  'authProfile',
-  'dataSets',
-  'hooks',
-  'flow',
-];
-const RUNNER_FIELDS: Fields<RunnerSpec> = [
-  'description',
-  'folder',
-  'tags',
-  'order',
-  'variableScope',
-  'authProfile',
-  'testCases',
-  'loadProfile',
-];
-const DEPLOYMENT_FIELDS: Fields<DeploymentSpec> = [
-  'runner',
-  'environment',
-  'schedule',
-  'timezone',
-  'enabled',
-  'webhookEnabled',
-  'webhookRequireAuth',
-  'webhooks',
-  'loadProfile',
-];
+/** What apply compares of a test case: its fields but `folder`, which is part of its identity. */
+const TEST_CASE_UPDATE_FIELDS: Fields<TestCaseSpec> = TEST_CASE_FIELDS.filter((f) => f !== 'folder');
 
 function differing<T extends object>(fields: Fields<T>, a: T, b: T): string[] {
   return fields.filter((f) => !sameValue(a[f], b[f]));
@@ -226,7 +201,10 @@ export function changedFields(
       return { fields, warnings: vars.warnings };
     }
     case 'TestCase':
-      return { fields: current ? differing(TEST_CASE_FIELDS, desired, current as TestCaseSpec) : [], warnings: [] };
+      return {
+        fields: current ? differing(TEST_CASE_UPDATE_FIELDS, desired, current as TestCaseSpec) : [],
+        warnings: [],
+      };
     case 'Runner':
       return { fields: current ? differing(RUNNER_FIELDS, desired, current as RunnerSpec) : [], warnings: [] };
     case 'Deployment': {
