@@ -15,7 +15,7 @@
 import type { ApiNodeInput, ApiNodeOutput } from '../src/domain/node-io';
 import type { AttemptResult, HttpExchange, ResolvedRequest } from '../src/domain/types';
 import { AuthProfileError, withQuery, type AuthAddition, type AuthProfiles } from '../src/auth/apply';
-import { MIN_SECRET_LENGTH, SecretMasker } from '../src/secrets/mask';
+import { SecretMasker } from '../src/secrets/mask';
 
 /** The errorCode of a node whose auth profile could not be applied. */
 export const AUTH_PROFILE_FAILED = 'AUTH_PROFILE_FAILED';
@@ -137,7 +137,7 @@ function masked<T>(entry: MaskEntry, value: T): T {
 }
 
 /** Whether a string (or object key) inside `value` contains one of `forms`. */
-function holdsAny(value: unknown, forms: string[], depth: number): boolean {
+function holdsAny(value: unknown, forms: readonly string[], depth: number): boolean {
   if (typeof value === 'string') {
     for (const f of forms) if (value.length >= f.length && value.includes(f)) return true;
     return false;
@@ -161,7 +161,7 @@ function holdsAny(value: unknown, forms: string[], depth: number): boolean {
 interface MaskEntry {
   values: string[];
   masker: SecretMasker;
-  forms: string[];
+  forms: readonly string[];
 }
 
 /** Maskers by their values: every request of a profile masks the same few values (a masker compiles a pattern). */
@@ -173,20 +173,8 @@ function maskerOf(values: string[]): MaskEntry {
   // filled fields): comparing them is comparing pointers, unlike hashing a joined key.
   const found = maskers.find((m) => m.values.length === values.length && m.values.every((v, i) => v === values[i]));
   if (found) return found;
-  const forms = values
-    .filter((v) => v.length >= MIN_SECRET_LENGTH)
-    .flatMap((v) => {
-      const b64 = Buffer.from(v, 'utf8').toString('base64');
-      return [
-        v,
-        encodeURIComponent(v),
-        JSON.stringify(v).slice(1, -1),
-        b64.replace(/=+$/, ''),
-        Buffer.from(v, 'utf8').toString('base64url'),
-      ];
-    })
-    .filter((f) => f.length >= MIN_SECRET_LENGTH);
-  const entry = { values: [...values], masker: new SecretMasker(values), forms: [...new Set(forms)] };
+  const masker = new SecretMasker(values);
+  const entry = { values: [...values], masker, forms: masker.forms };
   if (maskers.length >= MAX_MASKERS) maskers.shift();
   maskers.push(entry);
   return entry;

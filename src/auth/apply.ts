@@ -17,7 +17,7 @@
 import type { DataSource } from 'typeorm';
 import type { Agent } from 'undici';
 import type { ApiNodeAuthProfile } from '../domain/auth-profiles';
-import { fillTemplate, type DynamicSources } from '../domain/templating';
+import { fillTemplates, type DynamicSources } from '../domain/templating';
 import { AUTH_PROFILE_SECRET_FIELDS } from '../domain/auth-profiles';
 import { KeyRingError, type KeyRing } from '../secrets/keyring';
 import { rememberSecrets } from '../secrets/mask';
@@ -60,7 +60,8 @@ export class AuthProfileError extends Error {
   }
 }
 
-const NO_DYNAMIC: DynamicSources = {
+/** `{{$uuid}}`, `{{$timestamp}}` and the like in a profile's fields: filled anew, from the real clock and randomness. */
+const LIVE_DYNAMIC: DynamicSources = {
   uuid: () => crypto.randomUUID(),
   now: () => Date.now(),
   random: () => Math.random(),
@@ -68,9 +69,7 @@ const NO_DYNAMIC: DynamicSources = {
 
 /** `fields` with every string (and every string of a list) filled from `variables`. */
 function filled(fields: Record<string, unknown>, variables: Record<string, unknown>): Record<string, unknown> {
-  const fill = (v: unknown): unknown =>
-    typeof v === 'string' ? fillTemplate(v, variables as never, NO_DYNAMIC) : Array.isArray(v) ? v.map(fill) : v;
-  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, fill(v)]));
+  return fillTemplates(fields, variables as never, LIVE_DYNAMIC);
 }
 
 /**

@@ -24,6 +24,8 @@ function escapeRegExp(text: string): string {
 export class SecretMasker {
   private readonly pattern: RegExp | undefined;
   private readonly secrets: string[];
+  /** Every text this masker replaces (each value and its encodings above), longest first. */
+  readonly forms: readonly string[];
 
   /** `values`: the secret values as text (src/secrets/variables.ts `OpenedVariables.secretValues`). */
   constructor(values: Iterable<string>) {
@@ -39,8 +41,8 @@ export class SecretMasker {
       forms.add(Buffer.from(v, 'utf8').toString('base64url'));
     }
     // Longest first, so a value is masked whole rather than a shorter secret inside it.
-    const sorted = [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
-    this.pattern = sorted.length ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined;
+    this.forms = [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+    this.pattern = this.forms.length ? new RegExp(this.forms.map(escapeRegExp).join('|'), 'g') : undefined;
   }
 
   /** Whether there is anything to mask. */

@@ -8,6 +8,8 @@ import { In, type EntityManager } from 'typeorm';
 import { AUTH_NONE, type FrozenAuthProfile } from '../domain/auth-profiles';
 import { fieldError, type FieldError } from '../problems';
 import { AuthProfile, Folder, Runner, TestCase } from './entities';
+import type { FlowNode } from '../domain/types';
+import { forEachNode } from '../flow/tree';
 
 /** One place a profile is named: the path of the field, the name. */
 export interface ProfileRef {
@@ -15,22 +17,24 @@ export interface ProfileRef {
   name: string;
 }
 
-/** The `authProfile` of every API node of `flow` (nested nodes included), with their paths under `at`. */
+/**
+ * The `authProfile` of every API node of `flow` (nested nodes and Ref nodes' own flows included),
+ * with their paths under `at`.
+ */
 export function profileRefsInFlow(flow: unknown, at: Array<string | number> = ['flow']): ProfileRef[] {
   const refs: ProfileRef[] = [];
-  const walk = (value: unknown, path: Array<string | number>) => {
-    if (Array.isArray(value)) {
-      value.forEach((v, i) => walk(v, [...path, i]));
-      return;
-    }
-    if (!value || typeof value !== 'object') return;
-    const node = value as Record<string, unknown>;
-    if (node.type === 'api' && typeof node.authProfile === 'string')
-      refs.push({ at: [...path, 'authProfile'], name: node.authProfile });
-    for (const key of ['then', 'else', 'body', 'children', 'flow'])
-      if (Array.isArray(node[key])) walk(node[key], [...path, key]);
-  };
-  walk(flow, at);
+  const walk = (nodes: FlowNode[], prefix: Array<string | number>) =>
+    forEachNode(
+      nodes,
+      (node, path) => {
+        if (node.type === 'api' && typeof node.authProfile === 'string')
+          refs.push({ at: [...path, 'authProfile'], name: node.authProfile });
+        // A clone's copy (or a sub-flow frozen into a plan) holds API nodes of its own.
+        if (node.type === 'ref' && Array.isArray(node.flow)) walk(node.flow, [...path, 'flow']);
+      },
+      prefix,
+    );
+  if (Array.isArray(flow)) walk(flow as FlowNode[], at);
   return refs;
 }
 
