@@ -22,19 +22,20 @@ import { api, type Problem, problemOf } from '../api';
 import { dateTime, relative } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { can } from '../session';
+import type { AuthProfileType, OAuth2Grant } from '../../../src/domain/auth-profiles';
 import type { Environment } from '../types';
 import { ConfirmButton, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
 import { listAll, Loading, seg } from './common';
 import { API_MASK } from './environments';
 import { ResourceList } from './list';
 
-/** The types of auth profile. */
-export const AUTH_PROFILE_TYPES = ['bearer', 'basic', 'apiKey', 'oauth2'] as const;
-export type AuthProfileType = (typeof AUTH_PROFILE_TYPES)[number];
-
-/** OAuth 2.0 grants a profile fetches tokens with (RFC 6749 §4.4, §4.3, §6). */
-export const OAUTH2_GRANTS = ['client_credentials', 'password', 'refresh_token'] as const;
-export type OAuth2Grant = (typeof OAUTH2_GRANTS)[number];
+/**
+ * The types of auth profile and the OAuth 2.0 grants, in the order the form offers them: the server's
+ * lists (src/domain/auth-profiles.ts; the console takes only types from src/, and the labels below,
+ * keyed by those types, must name every one).
+ */
+const AUTH_PROFILE_TYPES: readonly AuthProfileType[] = ['bearer', 'basic', 'apiKey', 'oauth2'];
+const OAUTH2_GRANTS: readonly OAuth2Grant[] = ['client_credentials', 'password', 'refresh_token'];
 
 /** An auth profile as the API answers it (docs/auth.md); secret literals come back as `"***"`. */
 export interface AuthProfile {
