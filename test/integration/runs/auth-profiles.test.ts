@@ -454,7 +454,9 @@ describe('auth profiles', function () {
   it('writes no token to any row, answer or Temporal history', async () => {
     const tokens = oauth.tokens();
     expect(tokens.length).to.be.greaterThan(5);
-    const secrets = [...tokens, 's3cret+/=pass', 'static-token-123', 'key-value-1', 'key-value-2'];
+    // The basic profile's literal password, and the credential it makes (the echo endpoint answers it back).
+    const basic = Buffer.from('ann:pässword', 'utf8').toString('base64');
+    const secrets = [...tokens, 's3cret+/=pass', 'static-token-123', 'key-value-1', 'key-value-2', 'pässword', basic];
     const leaks = (text: string) => secrets.filter((s) => text.includes(s)).map((s) => s.slice(0, 12));
     const tables = [
       'runs',
