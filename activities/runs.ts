@@ -33,6 +33,8 @@ import { keyRingFor, KeyRingError } from '../src/secrets/keyring';
 import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
+import { recordRunHistory } from '../src/store/history';
+import { planHash } from '../src/history/plan-hash';
 import { freezeAuthProfiles } from './auth-profiles';
 import { freezeSubFlows, SubFlowReferenceError } from '../src/store/sub-flows';
 import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
@@ -333,6 +335,7 @@ export function createRunActivities(
             progressCompleted: 0,
             progressTotal: testCases.length,
             loadProfile: jsonValue(loadProfile),
+            planHash: planHash(plan),
           },
         );
         return openedPlan;
@@ -408,7 +411,7 @@ export function createRunActivities(
       let ended: { durationMs?: number } | undefined;
       await dataSource.transaction(async (manager) => {
         const runs = manager.getRepository(Run);
-        const run = await runs.findOneBy({ id: input.runId });
+        const run = await findRunWithPlan(manager, input.runId);
         if (!run || run.status === 'completed' || run.status === 'failed') return;
         const completedAt = new Date();
         const masker = await maskerFor(manager, input.runId);
@@ -431,8 +434,11 @@ export function createRunActivities(
             duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0,
           },
         );
-        if (updated.affected !== 0)
+        if (updated.affected !== 0) {
           ended = { durationMs: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : undefined };
+          // The test cases' history (docs/history.md), in the same transaction as the run's end.
+          await recordRunHistory(manager, run, run.plan);
+        }
       });
       if (ended) recordRunFinished(runResultOf(input.status, input.result, input.error), ended.durationMs);
     },

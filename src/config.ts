@@ -165,6 +165,12 @@ export interface AssayConfig {
      * src/store/retention.ts).
      */
     retentionDays: number;
+    /**
+     * Days a test case's history rows (docs/history.md) are kept from the run they record
+     * (`ASSAY_HISTORY_DAYS`, default 90; 0 = keep forever), whatever `retentionDays` deletes of the
+     * runs themselves (src/store/retention.ts `sweepExpiredHistory`).
+     */
+    historyDays: number;
   };
   /**
    * Per-workspace quotas (docs/security.md, "Quotas"). Starting a run over a
@@ -511,6 +517,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       segmentHistoryEvents: integer(env, 'ASSAY_SEGMENT_HISTORY_EVENTS', 2500, 20, 40_000),
       checkpointMs: integer(env, 'ASSAY_CHECKPOINT_MS', 1000, 200, 60_000),
       retentionDays: integer(env, 'ASSAY_RUN_RETENTION_DAYS', 0, 0, 36_500),
+      historyDays: integer(env, 'ASSAY_HISTORY_DAYS', 90, 0, 36_500),
     },
     quotas: {
       concurrentRuns: integer(env, 'ASSAY_QUOTA_CONCURRENT_RUNS', 20, 1, 1_000_000),

@@ -223,6 +223,9 @@ export function runJson(run: Run, workflows: RunWorkflowClient, nowMs = Date.now
   };
   if (run.deploymentId) doc.deploymentId = run.deploymentId;
   if (run.context) doc.context = run.context;
+  // docs/history.md: what the run executed (its plan's content hash) and the run it was made from.
+  if (run.planHash) doc.planHash = run.planHash;
+  if (run.origin) doc.origin = run.origin;
   if (run.startedAt) doc.startedAt = iso(run.startedAt);
   if (run.status === 'running') {
     doc.progress = {

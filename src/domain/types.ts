@@ -557,6 +557,13 @@ export interface TestCaseResult {
   failures: TestCaseFailure[];
   nodes: NodeResult[];
   error?: string;
+  /**
+   * Set once the run ended when the flakiness rule flags the test case on the run's runner and
+   * environment (src/history/flaky.ts, docs/history.md "Flaky tests").
+   */
+  flaky?: { flips: number; window: number; flipRate: number };
+  /** It failed but its runner quarantines flaky test cases and the plan listed it: it does not fail the run. */
+  quarantined?: boolean;
 }
 
 /** Spec "Run": summary object. */
@@ -621,6 +628,17 @@ export interface RunPlan {
   authProfile?: string;
   /** The auth profiles the plan uses, frozen by name (literal secrets still sealed); absent when it uses none. */
   authProfiles?: Record<string, FrozenAuthProfile>;
+  /**
+   * Test case ids flagged flaky on this runner and environment when the plan froze, with the
+   * runner's `quarantineFlaky` (docs/history.md "Quarantine"): their failures do not fail the run.
+   */
+  quarantine?: string[];
+  /**
+   * The baseline relative thresholds (`p(95)<baseline*1.10`) compare with, frozen when the plan
+   * froze (docs/history.md "Baselines"): the run's id and the figures its thresholds need, by
+   * threshold key and aggregation (`http_req_duration:p(95)`); `runId` null with `reason` when there is none.
+   */
+  baseline?: { runId: string | null; values: Record<string, number>; reason?: string };
 }
 
 /**

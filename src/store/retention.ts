@@ -18,7 +18,7 @@ import { In, LessThan, type DataSource, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from '../config';
 import type { RunStatus } from '../domain/types';
-import { Run, RunLoadShard, RunTestCaseResult, WebhookDelivery } from './entities';
+import { Run, RunLoadShard, RunTestCaseResult, TestCaseHistory, WebhookDelivery } from './entities';
 
 /** Statuses of a run that has ended; only such runs are deleted. */
 export const ENDED_RUN_STATUSES = ['completed', 'failed'] as const satisfies readonly RunStatus[];
@@ -105,6 +105,36 @@ export async function sweepExpiredRuns(
   return deleted;
 }
 
+/**
+ * Deletes test case history rows (src/store/history.ts) of runs that started before `cutoff`, in
+ * batches of `batchSize` rows (index ix_history_ran), at most `maxBatches`; returns how many went.
+ * History outlives the runs it summarises (`ASSAY_HISTORY_DAYS` against `ASSAY_RUN_RETENTION_DAYS`).
+ */
+export async function sweepExpiredHistory(
+  dataSource: DataSource,
+  cutoff: Date,
+  options: { batchSize?: number; maxBatches?: number; shouldStop?: () => boolean } = {},
+): Promise<number> {
+  const batchSize = options.batchSize ?? 1000;
+  const maxBatches = options.maxBatches ?? RETENTION_MAX_BATCHES;
+  const repo = dataSource.getRepository(TestCaseHistory);
+  let deleted = 0;
+  for (let batch = 0; batch < maxBatches && !options.shouldStop?.(); batch++) {
+    const keys = await repo.find({
+      select: { runId: true, position: true },
+      where: { ranAt: LessThan(cutoff) },
+      order: { ranAt: 'ASC' },
+      take: batchSize,
+    });
+    if (keys.length === 0) break;
+    const runIds = [...new Set(keys.map((k) => k.runId))];
+    const result = await repo.delete({ runId: In(runIds), ranAt: LessThan(cutoff) });
+    deleted += result.affected ?? keys.length;
+    if (keys.length < batchSize) break;
+  }
+  return deleted;
+}
+
 /** The running sweep; `stop` ends it (waiting for a batch under way). */
 export interface RetentionSweep {
   stop(): Promise<void>;
@@ -118,17 +148,28 @@ export interface RetentionSweep {
  */
 export function startRetentionSweep(config: AssayConfig, dataSource: DataSource, logger: Logger): RetentionSweep {
   const days = config.runs.retentionDays;
-  if (days <= 0) return { stop: async () => undefined };
+  const historyDays = config.runs.historyDays;
+  if (days <= 0 && historyDays <= 0) return { stop: async () => undefined };
   let stopped = false;
   let running: Promise<void> | null = null;
+  const sweepRuns = async () => {
+    if (days <= 0) return;
+    const cutoff = new Date(Date.now() - days * 86_400_000);
+    const deleted = await sweepExpiredRuns(dataSource, cutoff, { shouldStop: () => stopped });
+    if (deleted > 0)
+      logger.info({ deleted, cutoff: cutoff.toISOString(), retentionDays: days }, 'retention: deleted ended runs');
+  };
+  const sweepHistory = async () => {
+    if (historyDays <= 0) return;
+    const cutoff = new Date(Date.now() - historyDays * 86_400_000);
+    const deleted = await sweepExpiredHistory(dataSource, cutoff, { shouldStop: () => stopped });
+    if (deleted > 0)
+      logger.info({ deleted, cutoff: cutoff.toISOString(), historyDays }, 'retention: deleted test case history rows');
+  };
   const sweep = () => {
     if (stopped || running) return;
-    const cutoff = new Date(Date.now() - days * 86_400_000);
-    running = sweepExpiredRuns(dataSource, cutoff, { shouldStop: () => stopped })
-      .then((deleted) => {
-        if (deleted > 0)
-          logger.info({ deleted, cutoff: cutoff.toISOString(), retentionDays: days }, 'retention: deleted ended runs');
-      })
+    running = sweepRuns()
+      .then(sweepHistory)
       .catch((err: unknown) => logger.warn({ err }, 'retention sweep failed; retrying at the next one'))
       .finally(() => {
         running = null;
@@ -138,7 +179,10 @@ export function startRetentionSweep(config: AssayConfig, dataSource: DataSource,
   const every = setInterval(sweep, RETENTION_INTERVAL_MS);
   first.unref();
   every.unref();
-  logger.info({ retentionDays: days }, 'retention: ended runs older than the period are deleted hourly');
+  logger.info(
+    { retentionDays: days, historyDays },
+    'retention: ended runs and history rows older than their periods are deleted hourly',
+  );
   return {
     async stop() {
       stopped = true;

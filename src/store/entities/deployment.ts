@@ -93,6 +93,10 @@ export class Deployment {
   @JsonColumn({ nullable: true })
   loadProfile!: LoadProfileInput | null;
 
+  /** The baseline of its runs (a run id or `lastPassing`; docs/history.md "Baselines"), over the runner's; null: the runner's. */
+  @Column({ type: 'varchar', length: 40, nullable: true })
+  baseline!: string | null;
+
   @TimestampColumn()
   createdAt!: Date;
 

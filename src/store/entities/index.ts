@@ -12,6 +12,7 @@ export { ApiDesign } from './api-design';
 export { Bundle, BundleBlob, type BundleModule } from './bundle';
 export { Folder } from './folder';
 export { AuthProfile, AuthToken } from './auth-profile';
+export { TestCaseHistory, FlakyTestCase } from './test-case-history';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -27,6 +28,7 @@ import { ApiDesign } from './api-design';
 import { Bundle, BundleBlob } from './bundle';
 import { Folder } from './folder';
 import { AuthProfile, AuthToken } from './auth-profile';
+import { TestCaseHistory, FlakyTestCase } from './test-case-history';
 
 /** Every entity, for the data source. */
 export const ENTITIES = [
@@ -47,4 +49,6 @@ export const ENTITIES = [
   Folder,
   AuthProfile,
   AuthToken,
+  TestCaseHistory,
+  FlakyTestCase,
 ];

@@ -32,6 +32,14 @@ export class RunTestCaseResult {
   @JsonColumn()
   detail!: TestCaseResult;
 
+  /**
+   * A failed test case's state before its first failed top-level node (variables and node outputs),
+   * sealed with the key ring (src/secrets/keyring.ts), from which `POST /v1/runs/{id}/resume` starts;
+   * null when it passed or the state was over the cap (docs/history.md "Resume").
+   */
+  @Column({ type: 'text', nullable: true, select: false })
+  resumeState!: string | null;
+
   @TimestampColumn()
   createdAt!: Date;
 }

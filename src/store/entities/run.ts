@@ -2,6 +2,7 @@ import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
 import type { LoadProfileInput } from '../../perf/profile';
 import type { PerformanceResults } from '../../perf/metrics';
+import type { RunOrigin } from '../../history/types';
 import type { RunPlan, RunResultValue, RunStatus, RunSummary, RunTrigger, Variables } from '../../domain/types';
 
 /**
@@ -120,6 +121,17 @@ export class Run {
   @JsonColumn({ nullable: true, select: false })
   plan!: RunPlan | null;
 
+  /**
+   * SHA-256 (hex) of exactly what the run executes, set when its plan freezes (src/history/plan-hash.ts):
+   * two runs with the same hash ran the same thing. Null until the run starts.
+   */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  planHash!: string | null;
+
+  /** The run this one was made from (a rerun of its failed test cases, a replay of its plan, a resume), or null. */
+  @JsonColumn({ nullable: true })
+  origin!: RunOrigin | null;
+
   @TimestampColumn()
   createdAt!: Date;
 
@@ -146,7 +158,7 @@ export type NewRunFields = Pick<
   | 'variables'
   | 'context'
 > &
-  Partial<Pick<Run, 'idempotencyKey' | 'idempotencyFingerprint' | 'workflowStartedAt' | 'loadProfile'>>;
+  Partial<Pick<Run, 'idempotencyKey' | 'idempotencyFingerprint' | 'workflowStartedAt' | 'loadProfile' | 'origin'>>;
 
 /**
  * The row of a run that was just created: `queued`, created now, no result, progress or times
@@ -167,6 +179,8 @@ export function queuedRun(fields: NewRunFields): Omit<Run, 'plan' | 'performance
     idempotencyKey: fields.idempotencyKey ?? null,
     idempotencyFingerprint: fields.idempotencyFingerprint ?? null,
     workflowStartedAt: fields.workflowStartedAt ?? null,
+    planHash: null,
+    origin: fields.origin ?? null,
     duration: null,
     createdAt: new Date(),
     startedAt: null,

@@ -57,6 +57,17 @@ export class Runner {
   @Column({ type: 'varchar', length: 100, nullable: true })
   authProfile!: string | null;
 
+  /**
+   * The baseline its performance runs compare with and relative thresholds use (docs/history.md
+   * "Baselines"): a run id, or `lastPassing` (its last run that passed on the same environment); null: none.
+   */
+  @Column({ type: 'varchar', length: 40, nullable: true })
+  baseline!: string | null;
+
+  /** Whether test cases flagged flaky (src/history/flaky.ts) run and are reported but do not fail its runs. */
+  @Column({ type: 'boolean', default: false })
+  quarantineFlaky!: boolean;
+
   @TimestampColumn()
   createdAt!: Date;
 

@@ -46,6 +46,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'EnvironmentServers1796000000000',
         'AuthProfiles1796100000000',
         'ReusableTestCases1796200000000',
+        'RunHistory1796300000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
