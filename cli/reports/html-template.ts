@@ -97,6 +97,11 @@ details.tc > .body { padding: 0 14px 12px; border-top: 1px solid var(--line); }
 .st-failed > summary .mark, .st-failed > .node-head .mark, tr.ko td:first-child { color: var(--ko); }
 .st-skipped > summary .mark, .st-skipped > .node-head .mark { color: var(--skip); }
 details.tc.st-failed { border-color: var(--ko); }
+details.tc.quarantined { border-color: var(--skip); border-style: dashed; }
+.tag { font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: .05em; padding: 1px 7px; border-radius: 999px; white-space: nowrap; }
+.tag.flaky { background: var(--skipbg); color: var(--skip); }
+.tag.quarantined { background: var(--code); color: var(--muted); border: 1px dashed var(--skip); }
+.flaky-note { border-left: 3px solid var(--skip); padding: 4px 10px; margin: 8px 0; background: var(--panel); border-radius: 0 6px 6px 0; }
 .failure { border-left: 3px solid var(--ko); padding: 6px 10px; margin: 8px 0; background: var(--panel); border-radius: 0 6px 6px 0; }
 .failure .where { color: var(--muted); font-size: 12.5px; }
 .failure .what { font-weight: 600; margin: 2px 0; }
@@ -155,6 +160,8 @@ footer { color: var(--muted); font-size: 12px; margin-top: 28px; }
   <div class="card {{#if totals.failed}}ko{{/if}}"><div class="v">{{totals.failed}}</div><div class="k">failed</div></div>
   <div class="card {{#if totals.skipped}}skip{{/if}}"><div class="v">{{totals.skipped}}</div><div class="k">skipped</div></div>
   <div class="card"><div class="v">{{totals.testCases}}</div><div class="k">test cases</div></div>
+  {{#if flaky}}<div class="card skip" data-card="flaky"><div class="v">{{flaky}}</div><div class="k">flaky</div></div>{{/if}}
+  {{#if quarantined}}<div class="card skip" data-card="quarantined"><div class="v">{{quarantined}}</div><div class="k">failed, quarantined</div></div>{{/if}}
   <div class="card {{#if failedAssertions}}ko{{/if}}"><div class="v">{{totals.passedAssertions}}/{{totals.assertions}}</div><div class="k">assertions passed</div></div>
   <div class="card"><div class="v">{{duration}}</div><div class="k">duration</div></div>
 </section>
@@ -195,9 +202,11 @@ footer { color: var(--muted); font-size: 12px; margin-top: 28px; }
   <h2>Test cases</h2>
   {{#unless testCases.length}}<p class="note">No test case ran.</p>{{/unless}}
   {{#each testCases}}
-  <details class="tc st-{{status}}" data-status="{{status}}"{{#if open}} open{{/if}}>
-    <summary><span class="mark">{{mark}}</span><span class="tc-name">{{name}}</span><span class="tc-facts">{{facts}}</span></summary>
+  <details class="tc st-{{status}}{{#if quarantined}} quarantined{{/if}}" data-status="{{status}}"{{#if flaky}} data-flaky="true"{{/if}}{{#if quarantined}} data-quarantined="true"{{/if}}{{#if open}} open{{/if}}>
+    <summary><span class="mark">{{mark}}</span><span class="tc-name">{{name}}</span>{{#if flaky}}<span class="tag flaky" title="{{flaky}}">flaky</span>{{/if}}{{#if quarantined}}<span class="tag quarantined" title="it failed, but does not fail the run">quarantined</span>{{/if}}<span class="tc-facts">{{facts}}</span></summary>
     <div class="body">
+      {{#if flaky}}<p class="flaky-note">Flaky: {{flaky}}.</p>{{/if}}
+      {{#if quarantined}}<p class="flaky-note">Quarantined: it failed, but its runner quarantines flaky test cases, so it does not fail the run.</p>{{/if}}
       {{#if error}}<p class="note">{{error}}</p>{{/if}}
       {{#if problems.length}}
       <h3>Failures</h3>

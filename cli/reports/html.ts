@@ -7,6 +7,8 @@
  *   side (grouped by data row for a data-driven test case), then its nodes as a tree — requests
  *   (method, URL, status, time, size), assertions tables, errors, script logs, IF/Parallel
  *   children and the rows of loops and iterations;
+ * - flaky and quarantined test cases (docs/history.md) marked by a tag next to their name, a
+ *   sentence saying how often the test case flipped, and summary cards counting them;
  * - for a performance run, its figures, thresholds, per-request table and per-second charts
  *   (requests and errors per second, p95 latency, VUs) drawn by uPlot, inlined
  *   (cli/reports/assets.ts), from data embedded as JSON in a `<script type="application/json">`.
@@ -21,6 +23,7 @@ import { reportAssets } from './assets';
 import { NODE_PARTIAL, PAGE_TEMPLATE } from './html-template';
 import {
   caseUnits,
+  flakySentence,
   formatMs,
   formatRate,
   logsOfNodes,
@@ -56,6 +59,7 @@ export function renderHtml(input: ReportInput): string {
   const totals = runTotals(results);
   const perf = results.performance;
   const chart = perf && perf.series?.length ? chartData(perf) : undefined;
+  const where = { runner: run.runner ?? results.runner, environment: run.environment ?? results.environment };
   const assets = chart ? reportAssets() : undefined;
   const view = {
     title: `${outcomeLabels[outcome]} · ${run.runner ?? results.runner} on ${run.environment ?? results.environment} · assay`,
@@ -77,7 +81,9 @@ export function renderHtml(input: ReportInput): string {
       { label: 'Results (API)', href: safeHref(links.results) },
     ].filter((l) => l.href),
     performance: perf ? performanceView(perf, Boolean(chart)) : undefined,
-    testCases: (results.details?.testCases ?? []).map(testCaseView),
+    testCases: (results.details?.testCases ?? []).map((tc) => testCaseView(tc, where)),
+    flaky: (results.details?.testCases ?? []).filter((tc) => tc.flaky).length,
+    quarantined: (results.details?.testCases ?? []).filter((tc) => tc.quarantined && tc.status === 'failed').length,
     generatedAt: formatTime((input.generatedAt ?? new Date()).toISOString()),
     chartJson: chart ? scriptJson(chart) : undefined,
     uplotJs: assets ? assets.uplotJs.replace(/<\/(script)/gi, '<\\/$1') : undefined,
@@ -132,7 +138,7 @@ function problemView(p: Problem, unit?: string) {
   };
 }
 
-function testCaseView(tc: TestCaseResult) {
+function testCaseView(tc: TestCaseResult, where: { runner: string; environment: string }) {
   const units = caseUnits(tc);
   const rows = units.some((u) => u.kind !== 'case');
   const problems = units.flatMap((u) =>
@@ -151,6 +157,8 @@ function testCaseView(tc: TestCaseResult) {
     open: tc.status === 'failed',
     facts: facts.join(' · '),
     error: tc.error ? visibleControls(tc.error) : undefined,
+    flaky: flakySentence(tc, where.runner, where.environment),
+    quarantined: tc.quarantined === true && tc.status === 'failed',
     problems,
     nodes: (tc.nodes ?? []).map(nodeView),
   };

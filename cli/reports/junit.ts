@@ -14,6 +14,13 @@
  * - `<failure message type>` per failed assertion (text: node, assertion, expected, actual, why),
  *   `<error>` per node error (network, script, expression, cap, interruption), `<skipped/>`,
  *   `<system-out>` (script logs, notes), `<system-err>` (errors);
+ * - flaky and quarantined test cases (docs/history.md) as Maven Surefire writes a flaky test: a
+ *   flagged test case that passed gets a `<flakyFailure type="flaky">` whose `<stackTrace>` says
+ *   how often it flipped; a quarantined test case that failed has its failures as `<flakyFailure>`
+ *   (node errors `<flakyError>`) instead of `<failure>`/`<error>` and is not counted as failed,
+ *   as it did not fail the run; a flagged test case that failed keeps its `<failure>`s and
+ *   `<system-out>` says it is flaky. Elements follow the Surefire schema's order
+ *   (test/fixtures/junit/surefire-test-report.xsd), and a testcase has at most one `<error>`;
  * - a run that failed (timeout, cancellation) adds a testcase `run` with an `<error>` naming why,
  *   so a CI step never reads a run that did not finish as green.
  *
@@ -25,6 +32,8 @@ import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
 import {
   caseUnits,
   countUnits,
+  flakySentence,
+  quarantinedUnit,
   runDurationMs,
   runError,
   valueText,
@@ -117,7 +126,10 @@ export function renderJunit(input: ReportInput): string {
     const key = `${classname}\u0000${unit.name}`;
     const count = (seen.get(key) ?? 0) + 1;
     seen.set(key, count);
-    writeTestcase(suite, count > 1 ? { ...unit, name: `${unit.name} (${count})` } : unit, classname);
+    writeTestcase(suite, count > 1 ? { ...unit, name: `${unit.name} (${count})` } : unit, classname, {
+      runner,
+      environment,
+    });
   }
   if (runFailed) {
     suite
@@ -129,18 +141,56 @@ export function renderJunit(input: ReportInput): string {
   return `${doc.end({ prettyPrint: true })}\n`;
 }
 
-function writeTestcase(suite: XMLBuilder, unit: CaseUnit, classname: string): void {
+function writeTestcase(suite: XMLBuilder, unit: CaseUnit, classname: string, where: Where): void {
   const tc = suite.ele('testcase', { name: unit.name, classname, time: junitSeconds(unit.durationMs) });
-  if (unit.status === 'skipped') tc.ele('skipped', { message: clip(unit.skippedMessage ?? 'not run') });
-  for (const p of unit.problems) {
-    if (p.kind === 'failure')
+  const failures = unit.problems.filter((p) => p.kind === 'failure');
+  const errors = unit.problems.filter((p) => p.kind === 'error');
+  const flaky = flakySentence(unit.testCase, where.runner, where.environment);
+  const quarantined = quarantinedUnit(unit);
+  // Elements in the order the Surefire schema's sequence wants them: failure*, flakyFailure*,
+  // skipped?, error?, flakyError*, system-out?, system-err?.
+  if (quarantined) {
+    // As Surefire writes a flaky test (one that passed when re-run): its failures as
+    // <flakyFailure>/<flakyError> with a <stackTrace>, no <failure>; it counts as passed.
+    for (const p of failures)
+      tc.ele('flakyFailure', { message: clip(failureMessage(p)), type: p.operator ?? 'assertion' })
+        .ele('stackTrace')
+        .txt(failureText(p));
+  } else {
+    for (const p of failures)
       tc.ele('failure', { message: clip(failureMessage(p)), type: p.operator ?? 'assertion' }).txt(failureText(p));
-    else tc.ele('error', { message: clip(p.message), type: errorType(p) }).txt(`${p.nodeLabel}: ${p.message}`);
+    if (flaky && unit.status === 'passed')
+      tc.ele('flakyFailure', { message: clip(`flaky: ${flaky}`), type: 'flaky' })
+        .ele('stackTrace')
+        .txt(`Assay flags this test case flaky: ${flaky}. It passed in this run.`);
   }
-  const out = [...unit.notes, ...unit.logs.map((l) => `[${l.level}] ${l.node}: ${l.message}`)];
+  if (unit.status === 'skipped') tc.ele('skipped', { message: clip(unit.skippedMessage ?? 'not run') });
+  if (quarantined) {
+    for (const p of errors)
+      tc.ele('flakyError', { message: clip(p.message), type: errorType(p) })
+        .ele('stackTrace')
+        .txt(`${p.nodeLabel}: ${p.message}`);
+  } else if (errors.length > 0) {
+    // The Surefire schema allows one <error> per testcase: several node errors share it.
+    const [first] = errors as [Problem, ...Problem[]];
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+    tc.ele('error', { message: clip(`${first.message}${more}`), type: errorType(first) }).txt(
+      errors.map((p) => `${p.nodeLabel}: ${p.message}`).join('\n'),
+    );
+  }
+  const marks: string[] = [];
+  if (flaky) marks.push(`flaky: ${flaky}`);
+  if (quarantined)
+    marks.push('quarantined: it failed, but the runner quarantines flaky test cases, so it does not fail the run');
+  const out = [...marks, ...unit.notes, ...unit.logs.map((l) => `[${l.level}] ${l.node}: ${l.message}`)];
   if (out.length) tc.ele('system-out').txt(out.join('\n'));
-  const errors = unit.problems.filter((p) => p.kind === 'error').map((p) => `${p.nodeLabel}: ${p.message}`);
-  if (errors.length) tc.ele('system-err').txt(errors.join('\n'));
+  if (errors.length) tc.ele('system-err').txt(errors.map((p) => `${p.nodeLabel}: ${p.message}`).join('\n'));
+}
+
+/** The runner and environment a run ran on (for the flakiness sentence). */
+interface Where {
+  runner: string;
+  environment: string;
 }
 
 /** `response.body.name equals: expected "Ada" (string), got "Grace" (string)`. */

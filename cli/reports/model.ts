@@ -334,10 +334,34 @@ export function countUnits(units: CaseUnit[]): UnitCounts {
   const c: UnitCounts = { tests: units.length, failures: 0, errors: 0, skipped: 0 };
   for (const u of units) {
     if (u.status === 'skipped') c.skipped += 1;
+    else if (quarantinedUnit(u))
+      continue; // it failed, but it does not fail the run: not counted as a failure
     else if (u.problems.some((p) => p.kind === 'error')) c.errors += 1;
     else if (u.problems.length > 0) c.failures += 1;
   }
   return c;
+}
+
+/**
+ * Whether a unit failed in a test case the run quarantined (`TestCaseResult.quarantined`: flagged
+ * flaky and its runner sets `quarantineFlaky`, docs/history.md "Quarantine"): reported, but it
+ * did not fail the run.
+ */
+export function quarantinedUnit(u: CaseUnit): boolean {
+  return u.status === 'failed' && u.testCase.quarantined === true;
+}
+
+/**
+ * The flakiness of a test case in words, for reports: `its outcome flipped 4 times in its last 10
+ * runs on runner smoke, environment staging (flip rate 44%)`; undefined when it is not flagged.
+ */
+export function flakySentence(tc: TestCaseResult, runner: string, environment: string): string | undefined {
+  const f = tc.flaky;
+  if (!f) return undefined;
+  return (
+    `its outcome flipped ${f.flips} time${f.flips === 1 ? '' : 's'} in its last ${f.window} runs on runner ${runner}, ` +
+    `environment ${environment}, with the test case unchanged (flip rate ${formatRate(f.flipRate)})`
+  );
 }
 
 /** Totals of a run for the summaries: test cases and assertions. */

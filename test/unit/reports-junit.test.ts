@@ -1,7 +1,9 @@
 /**
  * The JUnit reporter against the published JUnit schema (test/fixtures/junit/junit-10.xsd,
  * validated with xmllint-wasm) and read back as a CI system reads it: counts, one testcase per
- * test case and per data row, failures with expected and actual, errors, skips, seconds, logs.
+ * test case and per data row, failures with expected and actual, errors, skips, seconds, logs;
+ * flaky and quarantined test cases as Maven Surefire writes flaky tests, against the Surefire
+ * report schema (test/fixtures/junit/surefire-test-report.xsd).
  */
 import { expect } from 'chai';
 import { renderJunit } from '../../cli/reports/index';
@@ -10,18 +12,25 @@ import {
   apiNode,
   dataDrivenRun,
   failingRun,
+  flakyRun,
   passingRun,
   performanceRun,
   timedOutRun,
 } from '../fixtures/junit/report-documents';
-import { junitSchemaErrors, parseXml, testcases, type XmlElement } from '../fixtures/junit/validate';
+import {
+  junitSchemaErrors,
+  parseXml,
+  surefireSchemaErrors,
+  testcases,
+  type XmlElement,
+} from '../fixtures/junit/validate';
 
 const attrs = (el: XmlElement, ...names: string[]) => Object.fromEntries(names.map((n) => [n, el.getAttribute(n)]));
 const child = (el: XmlElement, tag: string) => Array.from(el.getElementsByTagName(tag));
 
 describe('reports: junit', () => {
   it('every kind of run gives XML the published JUnit schema accepts', async () => {
-    for (const make of [passingRun, failingRun, dataDrivenRun, timedOutRun, performanceRun]) {
+    for (const make of [passingRun, failingRun, dataDrivenRun, timedOutRun, performanceRun, flakyRun]) {
       const xml = renderJunit(make());
       expect(await junitSchemaErrors(xml), `${make.name}\n${xml}`).to.deep.equal([]);
     }
@@ -193,5 +202,89 @@ describe('reports: junit', () => {
       message: 'Run timed out after 600 s',
     });
     expect(root.getAttribute('time')).to.equal('600.000');
+  });
+
+  it('each suite of a finished run is also valid against the Maven Surefire report schema', async () => {
+    for (const make of [passingRun, failingRun, dataDrivenRun, performanceRun, flakyRun]) {
+      const xml = renderJunit(make());
+      expect(await surefireSchemaErrors(xml), `${make.name}\n${xml}`).to.deep.equal([]);
+    }
+  });
+
+  it('the Surefire schema check can fail: a <flakyFailure> without its <stackTrace>, or placed after <error>, is refused', async () => {
+    const xml = renderJunit(flakyRun());
+    const noTrace = xml.replace(/<stackTrace>[^<]*<\/stackTrace>/, '');
+    expect(await surefireSchemaErrors(noTrace)).to.have.length.greaterThan(0);
+    const misplaced = xml.replace(
+      '<testcase name="get user" classname="smoke.smoke" time="0.041"/>',
+      '<testcase name="get user" classname="smoke.smoke" time="0.041"><error type="x"/><flakyFailure type="flaky"><stackTrace/></flakyFailure></testcase>',
+    );
+    expect(misplaced).to.not.equal(xml);
+    expect((await surefireSchemaErrors(misplaced)).join('\n')).to.match(/flakyFailure/);
+  });
+
+  it('a flaky test case that passed: a <flakyFailure> saying how often it flipped, counted as passed', () => {
+    const doc = parseXml(renderJunit(flakyRun()));
+    const [stable, wobbly] = testcases(doc);
+    expect(child(stable!, 'flakyFailure')).to.have.length(0);
+    expect(child(wobbly!, 'failure')).to.have.length(0);
+    const [mark, ...more] = child(wobbly!, 'flakyFailure');
+    expect(more).to.have.length(0);
+    expect(attrs(mark!, 'type', 'message')).to.deep.equal({
+      type: 'flaky',
+      message:
+        'flaky: its outcome flipped 4 times in its last 10 runs on runner smoke, environment staging, with the test case unchanged (flip rate 44.4%)',
+    });
+    expect(child(mark!, 'stackTrace')[0]!.textContent).to.include('It passed in this run.');
+    expect(child(wobbly!, 'system-out')[0]!.textContent).to.match(/^flaky: its outcome flipped 4 times/);
+  });
+
+  it('a quarantined test case that failed: its failures as <flakyFailure>/<flakyError>, no <failure>, not counted, and the run reads green', () => {
+    const doc = parseXml(renderJunit(flakyRun()));
+    expect(attrs(doc.documentElement, 'tests', 'failures', 'errors')).to.deep.equal({
+      tests: '3',
+      failures: '0',
+      errors: '0',
+    });
+    const checkout = testcases(doc)[2]!;
+    expect(checkout.getAttribute('name')).to.equal('checkout');
+    expect(child(checkout, 'failure')).to.have.length(0);
+    expect(child(checkout, 'error')).to.have.length(0);
+    const [ff] = child(checkout, 'flakyFailure');
+    expect(attrs(ff!, 'type', 'message')).to.deep.equal({
+      type: 'equals',
+      message: 'response.status equals: expected 200 (integer), got 503 (integer)',
+    });
+    expect(child(ff!, 'stackTrace')[0]!.textContent).to.include('expected:  200').and.include('actual:    503');
+    const [fe] = child(checkout, 'flakyError');
+    expect(attrs(fe!, 'type', 'message')).to.deep.equal({
+      type: 'request',
+      message: 'connect ECONNREFUSED 127.0.0.1:9',
+    });
+    expect(child(checkout, 'system-out')[0]!.textContent).to.include('quarantined: it failed');
+  });
+
+  it('a flaky test case that failed without quarantine: its <failure> stays and counts, system-out says it is flaky', () => {
+    const input = flakyRun();
+    const checkout = input.results.details.testCases[2]!;
+    delete checkout.quarantined;
+    const doc = parseXml(renderJunit(input));
+    expect(attrs(doc.documentElement, 'failures', 'errors')).to.deep.equal({ failures: '0', errors: '1' });
+    const tc = testcases(doc)[2]!;
+    expect(child(tc, 'failure')).to.have.length(1);
+    expect(child(tc, 'error')).to.have.length(1);
+    expect(child(tc, 'flakyFailure')).to.have.length(0);
+    expect(child(tc, 'system-out')[0]!.textContent).to.match(/^flaky: its outcome flipped 3 times/);
+  });
+
+  it('several node errors in one test case share one <error> (the Surefire schema allows one)', () => {
+    const input = failingRun();
+    const down = input.results.details.testCases[2]!;
+    down.failures.push({ node: 'ping', message: 'second error' });
+    const tc = testcases(parseXml(renderJunit(input)))[2]!;
+    const errors = child(tc, 'error');
+    expect(errors).to.have.length(1);
+    expect(errors[0]!.getAttribute('message')).to.equal('connect ECONNREFUSED 127.0.0.1:9 (and 1 more)');
+    expect(errors[0]!.textContent).to.include('second error');
   });
 });

@@ -10,7 +10,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { REPORT_FILES, renderCli, renderHtml, renderJson, renderJunit, writeReports } from '../../cli/reports/index';
 import { scriptJson } from '../../cli/reports/html';
-import { dataDrivenRun, failingRun, passingRun, performanceRun, timedOutRun } from '../fixtures/junit/report-documents';
+import {
+  dataDrivenRun,
+  failingRun,
+  flakyRun,
+  passingRun,
+  performanceRun,
+  timedOutRun,
+} from '../fixtures/junit/report-documents';
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
@@ -142,6 +149,24 @@ describe('reports: html', () => {
     const input = performanceRun();
     input.results.performance!.byName[0]!.name = evil;
     expect(renderHtml(input)).to.not.include('<script>alert(1)');
+  });
+
+  it('flaky and quarantined test cases carry a tag, a sentence and summary cards; a stable one none', () => {
+    const html = renderHtml(flakyRun());
+    const tc = (name: string) => {
+      const start = html.indexOf(`<span class="tc-name">${name}</span>`);
+      const open = html.lastIndexOf('<details class="tc', start);
+      return html.slice(open, html.indexOf('</details>\n', start));
+    };
+    expect(tc('get user')).to.not.match(/data-flaky|data-quarantined|class="tag/);
+    expect(tc('wobbly search')).to.include('data-flaky="true"').and.include('<span class="tag flaky"');
+    expect(tc('wobbly search')).to.include('Flaky: its outcome flipped 4 times in its last 10 runs on runner smoke');
+    expect(tc('wobbly search')).to.not.include('data-quarantined');
+    expect(tc('checkout')).to.include('data-quarantined="true"').and.include('<span class="tag quarantined"');
+    expect(tc('checkout')).to.include('it does not fail the run');
+    expect(html).to.match(/data-card="flaky"><div class="v">2</);
+    expect(html).to.match(/data-card="quarantined"><div class="v">1</);
+    expect(renderHtml(passingRun())).to.not.match(/data-card="flaky"|class="tag/);
   });
 });
 
