@@ -1,7 +1,7 @@
 /**
  * The Assay web console: a Preact single-page app served by the API under `/`.
  * Signed out, it shows the sign-in form; signed in, the layout with the section pages. Routes:
- * /runs, /runs/:runId, /runs/new, the resource pages (resources/index.tsx) and /requests (local
+ * /runs, /runs/:runId, /runs/new, /runs/:a/compare/:b and /flaky (history/), the resource pages (resources/index.tsx) and /requests (local
  * requests, kept only in this browser: local/index.tsx).
  */
 import { render } from 'preact';
@@ -17,6 +17,8 @@ import { StartRunPage } from './pages/start-run';
 import { resourceRoutes } from './resources';
 import { LocalRequestsPage } from './local';
 import { Empty } from './ui/kit';
+import { ComparePage } from './history/compare';
+import { FlakyPage } from './history/flaky';
 
 function Home() {
   const { route } = useLocation();
@@ -42,6 +44,8 @@ function App() {
         <Route path="/runs" component={RunsPage} />
         <Route path="/runs/new" component={StartRunPage} />
         <Route path="/runs/:runId" component={RunPage} />
+        <Route path="/runs/:a/compare/:b" component={ComparePage} />
+        <Route path="/flaky" component={FlakyPage} />
         {resourceRoutes.map((r) => (
           <Route key={r.path} path={r.path} component={r.component} />
         ))}

@@ -5,6 +5,7 @@
  */
 import type { AssertionResult, NodeResult, TestCaseResult } from '../../src/domain/types';
 import type { PerformanceResults } from '../../src/perf/metrics';
+import type { RunOrigin } from '../../src/history/types';
 
 export type { AssertionResult, NodeResult, PerformanceResults, TestCaseResult };
 
@@ -30,6 +31,10 @@ export interface Run {
   kind?: string;
   performance?: LivePerformance & Partial<PerformanceResults>;
   links?: { self: string; results: string; temporal?: string };
+  /** Content hash of the frozen plan (docs/history.md "Reproducible runs"): equal hashes ran the same thing. */
+  planHash?: string;
+  /** The run it was started from (rerun, replay, resume). */
+  origin?: RunOrigin;
 }
 
 /** A run still to end: `queued` or `running` (docs/api.md "Runs"). */
@@ -71,6 +76,10 @@ export interface Runner {
   loadProfile?: unknown;
   /** `testCase` (default) or `run`: test cases start from the variables the one before ended with. */
   variableScope?: 'testCase' | 'run';
+  /** What its runs compare with (docs/history.md "Baselines"): `lastPassing`, a run id, or none. */
+  baseline?: string | null;
+  /** Failures of test cases flagged flaky on this runner do not fail its runs (docs/history.md "Quarantine"). */
+  quarantineFlaky?: boolean;
 }
 
 export interface Environment {

@@ -1,12 +1,15 @@
 /**
  * One run: summary, live progress, each test case with its nodes, failed
  * assertions with expected vs actual, request and response details, script logs and errors; a
- * link to the workflow in the Temporal Web UI; cancel and re-run. Performance runs add their
+ * link to the workflow in the Temporal Web UI; cancel and re-run; rerun only the failed test
+ * cases, replay the frozen plan, resume from the failed node (docs/history.md), compare with the
+ * baseline or another run; each test case's history strip on this run's runner and environment,
+ * with its flaky and quarantined marks. Performance runs add their
  * figures and per-second charts (docs/performance.md "Results"). Polls every second while the run
  * is queued or running.
  */
 import { useLocation, useRoute } from 'preact-iso';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { useAction, usePoll } from '../hooks';
 import { can } from '../session';
@@ -21,6 +24,7 @@ import {
 import { bytes, dateTime, duration, relative, show } from '../format';
 import { Badge, ConfirmButton, Empty, PageHeader, ProblemBox, ProgressBar } from '../ui/kit';
 import { Chart } from '../ui/chart';
+import { HistoryStrip } from '../history/strip';
 
 /** Still to end, or not read yet (both keep the page polling). */
 const active = (r: Run | undefined) => !r || isActive(r);
@@ -60,6 +64,14 @@ export function RunPage() {
     route(`/runs/${next.runId}`);
   });
 
+  /** Starts a run from this one (`rerun` with only the failed test cases, `replay`, `resume`) and opens it. */
+  const fromThis = useAction(async (kind: 'rerun' | 'replay' | 'resume') => {
+    const body = kind === 'rerun' ? { only: 'failed' } : {};
+    const next = await api<Run>('POST', `/v1/runs/${encodeURIComponent(runId)}/${kind}`, body);
+    route(`/runs/${next.runId}`);
+  });
+  const [compareWith, setCompareWith] = useState('');
+
   // When the run ends, read its results once more: the last poll may predate the final test cases.
   const finalStatus = run.data && !active(run.data) ? run.data.status : undefined;
   useEffect(() => {
@@ -79,6 +91,24 @@ export function RunPage() {
         sub={
           <>
             <span class="mono">{r.runId}</span> · {r.trigger} · created {relative(r.createdAt)}
+            {r.origin && (
+              <>
+                {' '}
+                · <span data-testid="origin">{ORIGIN_WORDS[r.origin.kind]}</span>{' '}
+                <a class="mono" href={`/runs/${encodeURIComponent(r.origin.runId)}`}>
+                  {r.origin.runId}
+                </a>
+              </>
+            )}
+            {r.planHash && (
+              <>
+                {' '}
+                · plan{' '}
+                <span class="mono" title={`Plan hash ${r.planHash}: runs with equal hashes executed the same thing`}>
+                  {r.planHash.slice(0, 12)}
+                </span>
+              </>
+            )}
           </>
         }
       >
@@ -102,8 +132,66 @@ export function RunPage() {
             Re-run
           </button>
         )}
+        {can('run') && !active(r) && (r.summary?.failed ?? 0) > 0 && (
+          <button
+            type="button"
+            class="secondary"
+            title="A new run of the same runner, environment and variables with only the test cases that failed"
+            onClick={() => void fromThis.run('rerun')}
+            disabled={fromThis.busy}
+          >
+            Rerun failed
+          </button>
+        )}
+        {can('run') && !active(r) && (
+          <button
+            type="button"
+            class="secondary"
+            title="Run this run's frozen plan again, exactly, even if its test cases changed since"
+            onClick={() => void fromThis.run('replay')}
+            disabled={fromThis.busy}
+          >
+            Replay
+          </button>
+        )}
+        {can('run') && !active(r) && r.result === 'failed' && (
+          <button
+            type="button"
+            class="secondary"
+            title="A new run that starts the failed test case at its failed node, with the variables and outputs it had there"
+            onClick={() => void fromThis.run('resume')}
+            disabled={fromThis.busy}
+          >
+            Resume
+          </button>
+        )}
       </PageHeader>
-      <ProblemBox problem={cancel.problem ?? rerun.problem} />
+      <ProblemBox problem={cancel.problem ?? rerun.problem ?? fromThis.problem} />
+      {!active(r) && (
+        <form
+          class="row run-compare"
+          aria-label="Compare"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const base = compareWith.trim();
+            if (base) route(`/runs/${encodeURIComponent(base)}/compare/${encodeURIComponent(r.runId)}`);
+          }}
+        >
+          <a class="button secondary small" href={`/runs/${encodeURIComponent(r.runId)}/compare/baseline`}>
+            Compare with baseline
+          </a>
+          <input
+            aria-label="Base run id"
+            class="mono"
+            placeholder="or with run id…"
+            value={compareWith}
+            onInput={(e) => setCompareWith(e.currentTarget.value)}
+          />
+          <button type="submit" class="secondary small" disabled={!compareWith.trim()}>
+            Compare
+          </button>
+        </form>
+      )}
       <div class="cards" aria-label="Summary">
         <Stat label="Status" value={<Badge value={r.status} />} />
         <Stat label="Result" value={<Badge value={r.result} />} />
@@ -162,7 +250,7 @@ export function RunPage() {
         </Empty>
       )}
       {testCases.map((tc) => (
-        <TestCase key={tc.testCaseId} tc={tc} />
+        <TestCase key={tc.testCaseId} tc={tc} run={r} />
       ))}
     </>
   );
@@ -254,17 +342,51 @@ function Performance({ perf }: { perf: PerformanceResults }) {
   );
 }
 
-function TestCase({ tc }: { tc: TestCaseResult }) {
+/** How a run came from another, in words (before the origin's run id). */
+const ORIGIN_WORDS = { rerun: 'rerun of', replay: 'replay of', resume: 'resumed from' } as const;
+
+function TestCase({ tc, run }: { tc: TestCaseResult; run: Run }) {
   return (
     <details class="testcase" open={tc.status === 'failed'} data-testcase={tc.name}>
       <summary>
         <Badge value={tc.status} />
         <strong>{tc.name}</strong>
+        {tc.flaky && (
+          <span
+            class="badge badge-flaky"
+            title={`Flaky: its outcome flipped ${tc.flaky.flips} times in its last ${tc.flaky.window} runs on this runner and environment`}
+          >
+            flaky
+          </span>
+        )}
+        {tc.quarantined && (
+          <span
+            class="badge badge-quarantined"
+            title="It failed, but the runner quarantines flaky test cases: it does not fail the run"
+          >
+            quarantined
+          </span>
+        )}
         <span class="muted">
           {tc.passedAssertions}/{tc.assertions} assertions · {duration(tc.duration)}
         </span>
+        {!active(run) && (
+          <HistoryStrip
+            testCaseId={tc.testCaseId}
+            runner={run.runner}
+            environment={run.environment}
+            currentRunId={run.runId}
+          />
+        )}
       </summary>
       <div class="testcase-body">
+        {tc.flaky && (
+          <p class="flaky-note">
+            Flaky on {run.runner} / {run.environment}: {tc.flaky.flips} flips in its last {tc.flaky.window} runs (flip
+            rate {(tc.flaky.flipRate * 100).toFixed(0)} %).{' '}
+            <a href={`/test-cases/${encodeURIComponent(tc.testCaseId)}`}>Its history</a>
+          </p>
+        )}
         {tc.error && (
           <div class="problem" role="alert">
             <p class="problem-detail">{tc.error}</p>

@@ -2,7 +2,9 @@
  * Runner pages: the list, one runner with its selection (test case ids, folder,
  * tags, order, load profile as JSON) and the preview of what a run would execute now
  * (`GET /v1/runners/{name}/test-cases`, in order), a link to start a run with it, and the form to
- * create (`POST /v1/runners`) or replace (`PUT /v1/runners/{name}`) a runner (write keys).
+ * create (`POST /v1/runners`) or replace (`PUT /v1/runners/{name}`) a runner (write keys), with
+ * its baseline (none, the last passing run, or a pinned run) and whether it quarantines flaky test
+ * cases (docs/history.md "Baselines", "Quarantine").
  * Selection rules: docs/api.md "Runners".
  */
 import { useState } from 'preact/hooks';
@@ -153,6 +155,25 @@ export function RunnerPage() {
                 ? 'shared: each test case starts from what the one before ended with'
                 : 'each test case starts from the run’s variables'}
             </dd>
+            <dt>Baseline</dt>
+            <dd data-testid="baseline">
+              {r.baseline === 'lastPassing' ? (
+                'the last passing run'
+              ) : r.baseline ? (
+                <>
+                  run <a href={`/runs/${seg(r.baseline)}`}>{r.baseline}</a>
+                </>
+              ) : (
+                <span class="muted">none (compare uses the last passing run before each run)</span>
+              )}
+            </dd>
+            <dt>Flaky test cases</dt>
+            <dd data-testid="quarantine">
+              {r.quarantineFlaky
+                ? 'quarantined: their failures are reported but do not fail the run'
+                : 'not quarantined: their failures fail the run'}{' '}
+              · <a href={`/flaky?runner=${encodeURIComponent(r.name)}`}>flaky list</a>
+            </dd>
             <dt>Load profile</dt>
             <dd>
               {r.loadProfile ? (
@@ -219,6 +240,13 @@ function RunnerForm({
   const [order, setOrder] = useState(runner?.order ?? 'name');
   const [variableScope, setVariableScope] = useState(runner?.variableScope ?? 'testCase');
   const [profile, setProfile] = useState(runner?.loadProfile ? pretty(runner.loadProfile) : '');
+  const [baselineKind, setBaselineKind] = useState<'none' | 'lastPassing' | 'run'>(
+    !runner?.baseline ? 'none' : runner.baseline === 'lastPassing' ? 'lastPassing' : 'run',
+  );
+  const [baselineRun, setBaselineRun] = useState(
+    runner?.baseline && runner.baseline !== 'lastPassing' ? runner.baseline : '',
+  );
+  const [quarantineFlaky, setQuarantineFlaky] = useState(runner?.quarantineFlaky ?? false);
   const [profileMark, setProfileMark] = useState<EditorMark | undefined>();
   const testCases = useLoad((signal) => listAll<TestCase>('/v1/test-cases', signal), []);
   const save = useAction(async () => {
@@ -252,6 +280,12 @@ function RunnerForm({
       variableScope,
       loadProfile,
     };
+    const baseline =
+      baselineKind === 'none' ? null : baselineKind === 'lastPassing' ? 'lastPassing' : baselineRun.trim();
+    // Sent when the server's runner has the field or the form sets it (a server without history
+    // features refuses fields it does not know).
+    if (runner?.baseline !== undefined || baseline !== null) body.baseline = baseline;
+    if (runner?.quarantineFlaky !== undefined || quarantineFlaky) body.quarantineFlaky = quarantineFlaky;
     const saved = runner
       ? await api<Runner>('PUT', `/v1/runners/${seg(runner.name)}`, body)
       : await api<Runner>('POST', '/v1/runners', body);
@@ -320,6 +354,40 @@ function RunnerForm({
           </select>
         </Field>
       </div>
+      <div class="row">
+        <Field
+          label="Baseline (what its runs compare with)"
+          error={fieldError(p, 'baseline')}
+          hint="relative thresholds such as p(95)<baseline*1.10 read it"
+        >
+          <select
+            value={baselineKind}
+            onChange={(e) => setBaselineKind(e.currentTarget.value as 'none' | 'lastPassing' | 'run')}
+          >
+            <option value="none">none</option>
+            <option value="lastPassing">the last passing run</option>
+            <option value="run">a pinned run</option>
+          </select>
+        </Field>
+        {baselineKind === 'run' && (
+          <Field label="Baseline run id" error={fieldError(p, 'baseline')}>
+            <input class="mono" required value={baselineRun} onInput={(e) => setBaselineRun(e.currentTarget.value)} />
+          </Field>
+        )}
+      </div>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={quarantineFlaky}
+          onChange={(e) => setQuarantineFlaky(e.currentTarget.checked)}
+        />{' '}
+        Quarantine flaky test cases (they run and are reported, but their failures do not fail the run)
+      </label>
+      {fieldError(p, 'quarantineFlaky') && (
+        <p class="field-error" role="alert">
+          {fieldError(p, 'quarantineFlaky')}
+        </p>
+      )}
       <div class={`field${profileMark || profileErrors.marks.length ? ' field-invalid' : ''}`}>
         <span class="field-label">Load profile (JSON; empty for functional runs, docs/performance.md)</span>
         <Editor

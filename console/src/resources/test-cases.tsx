@@ -1,6 +1,7 @@
 /**
  * Test case pages: the list with its folder tree and tag filter, one test case
- * to view and edit (name, folder, tags, description, the flow and data sets as JSON), and a new
+ * to view and edit (name, folder, tags, description, the flow and data sets as JSON) with its
+ * history (history/section.tsx), and a new
  * test case. Saving sends `PUT /v1/test-cases/{id}` (or `POST /v1/test-cases`); the API's
  * `validation-failed` errors are shown at their field, flow errors as lint marks in the flow
  * editor and as a list under it (docs/api.md "Errors", docs/flows.md).
@@ -16,6 +17,7 @@ import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
 import { FieldErrors, Loading, marksUnder, pretty, readJson, seg, TagChips } from './common';
 import { ResourceList } from './list';
+import { HistorySection } from '../history/section';
 
 /** A test case as `GET /v1/test-cases/{id}` answers it. */
 export interface TestCase {
@@ -437,6 +439,7 @@ export function TestCasePage() {
       </PageHeader>
       <ProblemBox problem={tc.problem ?? deleteProblem} onRetry={tc.problem ? tc.reload : undefined} />
       {!tc.data && !tc.problem && <Loading what="the test case" />}
+      {tc.data && <HistorySection testCaseId={tc.data.id} />}
       {tc.data && <TestCaseForm key={tc.data.id} tc={tc.data} onSaved={tc.reload} />}
     </>
   );

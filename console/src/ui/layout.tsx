@@ -9,6 +9,7 @@ import { signOut, useSession } from '../session';
 /** The console's sections, in the order of the navigation. */
 export const SECTIONS: { href: string; label: string }[] = [
   { href: '/runs', label: 'Runs' },
+  { href: '/flaky', label: 'Flaky tests' },
   { href: '/test-cases', label: 'Test cases' },
   { href: '/environments', label: 'Environments' },
   { href: '/auth-profiles', label: 'Auth profiles' },
