@@ -76,12 +76,14 @@ describe('console: history, flaky tests, compare and rerun (Chromium)', function
   }
 
   before(async () => {
-    [app, target, coin, browser] = await Promise.all([
-      startConsoleApp({ worker: true }),
-      startTarget(),
-      startCoin(),
-      launchBrowser(),
+    // Each assigned as it starts, so `after` closes what started even when another failed to.
+    const started = await Promise.allSettled([
+      startConsoleApp({ worker: true }).then((a) => (app = a)),
+      startTarget().then((t) => (target = t)),
+      startCoin().then((c) => (coin = c)),
+      launchBrowser().then((b) => (browser = b)),
     ]);
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
     const env = await app.request('POST', '/v1/environments', {
       name: 'local',
       variables: { base: target.url, coin: coin.url, delay: 1 },

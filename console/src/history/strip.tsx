@@ -110,7 +110,7 @@ export function OutcomeCells({ entries, currentRunId }: { entries: HistoryEntry[
 }
 
 /** The figures next to the cells: pass rate, p95, failing since, flaky. */
-export function StripFacts({ h }: { h: TestCaseHistory }) {
+export function StripFacts({ h, showFlaky = true }: { h: TestCaseHistory; showFlaky?: boolean }) {
   return (
     <span class="hs-facts">
       <span data-testid="pass-rate">pass rate {percent(h.stats.passRate)}</span>
@@ -129,7 +129,7 @@ export function StripFacts({ h }: { h: TestCaseHistory }) {
           )}
         </span>
       )}
-      {h.flaky.length > 0 && (
+      {showFlaky && h.flaky.length > 0 && (
         <span
           class="badge badge-flaky"
           data-testid="flaky"
@@ -152,12 +152,15 @@ export function HistoryStrip({
   environment,
   limit = 20,
   currentRunId,
+  showFlaky = true,
 }: {
   testCaseId: string;
   runner?: string;
   environment?: string;
   limit?: number;
   currentRunId?: string;
+  /** Whether the strip shows the flaky mark (the run page shows the result's own instead). */
+  showFlaky?: boolean;
 }) {
   const [ref, seen] = useSeen<HTMLDivElement>();
   const h = useHistory(testCaseId, { limit, runner, environment }, seen);
@@ -167,7 +170,7 @@ export function HistoryStrip({
         h.data.entries.length ? (
           <>
             <OutcomeCells entries={h.data.entries} currentRunId={currentRunId} />
-            <StripFacts h={h.data} />
+            <StripFacts h={h.data} showFlaky={showFlaky} />
           </>
         ) : (
           <span class="muted">no history yet</span>

@@ -376,6 +376,7 @@ function TestCase({ tc, run }: { tc: TestCaseResult; run: Run }) {
             runner={run.runner}
             environment={run.environment}
             currentRunId={run.runId}
+            showFlaky={false}
           />
         )}
       </summary>
