@@ -71,7 +71,14 @@ export function renderCli(input: ReportInput, options: { color: boolean }): stri
     const safe = terminalSafe(tc.name);
     const name = safe.length > width ? `${safe.slice(0, width - 1)}…` : safe.padEnd(width);
     const right = tc.status === 'skipped' ? paint('yellow', 'skipped') : paint('dim', formatMs(tc.duration));
-    out.push(`  ${mark} ${tc.status === 'failed' ? paint('red', name) : name}  ${right}`);
+    // Flaky and quarantined test cases (docs/history.md) say so after their time.
+    const tags = [
+      ...(tc.flaky ? [paint('yellow', 'flaky')] : []),
+      ...(tc.quarantined && tc.status === 'failed' ? [paint('yellow', 'quarantined')] : []),
+    ];
+    out.push(
+      `  ${mark} ${tc.status === 'failed' ? paint('red', name) : name}  ${right}${tags.map((t) => `  ${t}`).join('')}`,
+    );
   }
   if (cases.length === 0) out.push(paint('dim', '  (no test cases ran)'));
 

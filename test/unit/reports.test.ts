@@ -80,6 +80,14 @@ describe('reports: cli', () => {
     expect(text).to.include('thresholds  1 passed, 1 failed');
     expect(text).to.match(/✘ http_req_failed rate<0.001 \(actual 0.4%\)/);
   });
+
+  it('flaky and quarantined test cases say so after their time', () => {
+    const lines = renderCli(flakyRun(), { color: false }).split('\n');
+    const line = (name: string) => lines.find((l) => l.includes(` ${name} `))!;
+    expect(line('get user')).to.not.match(/flaky|quarantined/);
+    expect(line('wobbly search')).to.match(/ms {2}flaky$/);
+    expect(line('checkout')).to.match(/ms {2}flaky {2}quarantined$/);
+  });
 });
 
 describe('reports: json', () => {
