@@ -25,7 +25,7 @@ const FIGURES: Record<string, { label: string; kind: 'ms' | 'rps' | 'rate'; lowe
   avg: { label: 'average', kind: 'ms', lowerIsBetter: true },
   rps: { label: 'requests/s', kind: 'rps', lowerIsBetter: false },
   errorRate: { label: 'error rate', kind: 'rate', lowerIsBetter: true },
-  checks: { label: 'checks passed', kind: 'rate', lowerIsBetter: false },
+  checksRate: { label: 'checks passed', kind: 'rate', lowerIsBetter: false },
 };
 
 function figureValue(name: string, v: number | null): string {
@@ -48,6 +48,8 @@ function changeText(name: string, f: FigureChange): string {
 
 /** `worse`, `better` or `same` for a figure's change (colours the cell; the verdict is the API's). */
 function direction(name: string, f: FigureChange): 'worse' | 'better' | 'same' {
+  if (f.regression) return 'worse';
+  if (f.improvement) return 'better';
   if (!f.change) return 'same';
   const lower = FIGURES[name]?.lowerIsBetter ?? true;
   return f.change > 0 === lower ? 'worse' : 'better';
@@ -176,7 +178,9 @@ function ItemTable({ title, items, change }: { title: string; items: CompareItem
               <td>{i.head ? <Outcome o={i.head} /> : <span class="muted">did not run</span>}</td>
               {change && (
                 <td class="num">
-                  {i.change === undefined ? '—' : `${i.change > 0 ? '+' : ''}${(i.change * 100).toFixed(0)} %`}
+                  {i.change === undefined || i.change === null
+                    ? '—'
+                    : `${i.change > 0 ? '+' : ''}${(i.change * 100).toFixed(0)} %`}
                 </td>
               )}
             </tr>
@@ -195,10 +199,10 @@ function Outcome({ o }: { o: { status: string; durationMs: number } }) {
   );
 }
 
-/** The series of a run on elapsed seconds from its first point. */
+/** The series of a run on elapsed seconds from its first point (the API's `offset`). */
 function elapsed(series: SeriesPoint[]): number[] {
   const t0 = series[0]?.t ?? 0;
-  return series.map((s) => s.t - t0);
+  return series.map((s) => s.offset ?? s.t - t0);
 }
 
 /** `base` and `head` on one x axis (the union of their elapsed seconds), null where a run has no point. */

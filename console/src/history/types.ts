@@ -105,8 +105,8 @@ export interface CompareItem {
   name: string;
   base: { status: string; durationMs: number } | null;
   head: { status: string; durationMs: number } | null;
-  /** Relative change of the duration (0.5 = 50 % slower), for slower/faster. */
-  change?: number;
+  /** Relative change of the duration (0.5 = 50 % slower), for slower/faster; null when the base took 0 ms. */
+  change?: number | null;
 }
 
 /** A figure on both sides: base, head and the relative change (head / base − 1; a difference in points for rates). */
@@ -114,6 +114,9 @@ export interface FigureChange {
   base: number | null;
   head: number | null;
   change: number | null;
+  /** Set on the figures the regression rules judge (overall p95, p99, rps, error rate). */
+  regression?: boolean;
+  improvement?: boolean;
 }
 
 /** One second of a performance run's series, as the results keep it. */
@@ -123,6 +126,8 @@ export interface SeriesPoint {
   failed: number;
   p95: number;
   vus: number;
+  /** Seconds from the run's first point (so two runs overlay). */
+  offset?: number;
 }
 
 /** `GET /v1/runs/{a}/compare/{b}` (and `…/compare/baseline`). */

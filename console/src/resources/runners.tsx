@@ -164,7 +164,7 @@ export function RunnerPage() {
                   run <a href={`/runs/${seg(r.baseline)}`}>{r.baseline}</a>
                 </>
               ) : (
-                <span class="muted">none (compare uses the last passing run before each run)</span>
+                <span class="muted">not set: the last passing run before each run</span>
               )}
             </dd>
             <dt>Flaky test cases</dt>
@@ -364,7 +364,7 @@ function RunnerForm({
             value={baselineKind}
             onChange={(e) => setBaselineKind(e.currentTarget.value as 'none' | 'lastPassing' | 'run')}
           >
-            <option value="none">none</option>
+            <option value="none">not set (the last passing run before each run)</option>
             <option value="lastPassing">the last passing run</option>
             <option value="run">a pinned run</option>
           </select>
