@@ -9,8 +9,8 @@
  * - the run page shows each test case's strip on the run's runner and environment with this run's
  *   cell outlined and the flaky mark; **Rerun failed** starts a run, linked to its origin, of the
  *   failed test case only;
- * - the runner form sets `quarantineFlaky` and `baseline`; the next run whose flaky test case
- *   fails passes, the test case marked quarantined;
+ * - the runner form sets `quarantineFlaky` and `baseline`, the deployment form pins a baseline
+ *   run; the next run whose flaky test case fails passes, the test case marked quarantined;
  * - the compare page of two functional runs says regression and lists the newly failing test
  *   case; of two performance runs (the second against a slowed target) shows the figures side by
  *   side, the plans' difference (a variable) and the two series overlaid;
@@ -235,7 +235,7 @@ describe('console: history, flaky tests, compare and rerun (Chromium)', function
     await context.close();
   });
 
-  it('the runner form sets quarantine and the baseline; the next failure of the flaky test case is quarantined and the run passes', async () => {
+  it('the runner form sets quarantine and the baseline, the deployment form a pinned baseline; the next failure of the flaky test case is quarantined and the run passes', async () => {
     const { context, page } = await signedIn(browser, app);
     await page.goto(`${app.url}/runners/nightly`);
     await page.getByRole('button', { name: 'Edit' }).click();
@@ -254,6 +254,22 @@ describe('console: history, flaky tests, compare and rerun (Chromium)', function
     await page.locator('.field-invalid').first().waitFor();
     expect(await page.locator('.field-invalid .field-error').first().textContent()).to.match(/run|baseline/i);
     await page.getByRole('button', { name: 'Cancel' }).click();
+
+    // A deployment pins its own baseline over the runner's.
+    const dep = await app.request('POST', '/v1/deployments', {
+      name: 'nightly-ci',
+      runner: 'nightly',
+      environment: 'local',
+    });
+    expect(dep.status, JSON.stringify(dep.body)).to.equal(201);
+    await page.goto(`${app.url}/deployments/${dep.body.id}`);
+    expect(await page.getByTestId('baseline').textContent()).to.equal('the runner’s');
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Baseline (what its runs compare with)').selectOption('run');
+    await page.getByLabel('Baseline run id').fill(runs[2]!);
+    await page.getByRole('button', { name: 'Save deployment' }).click();
+    await page.getByTestId('baseline').getByRole('link', { name: runs[2]! }).waitFor();
+    expect((await app.request('GET', `/v1/deployments/${dep.body.id}`)).body.baseline).to.equal(runs[2]);
 
     coin.failNext = true;
     const done = await run({ runner: 'nightly', environment: 'local' });

@@ -23,6 +23,7 @@ import { Editor, type EditorMark } from '../ui/editor';
 import { Badge, ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
 import { CodeBlock, listAll, Loading, marksUnder, pretty, readJson, seg } from './common';
 import { ResourceList } from './list';
+import { BaselineField, BaselineText, useBaseline, withBaseline } from '../history/baseline';
 
 /** A deployment as `GET /v1/deployments/{id}` answers it (docs/deployments.md). */
 export interface Deployment {
@@ -44,6 +45,8 @@ export interface Deployment {
   webhookUrl?: string;
   webhooks: { onComplete?: unknown[]; onFailure?: unknown[] };
   loadProfile: unknown;
+  /** What its runs compare with, over the runner's (docs/history.md "Baselines"); null: not set. */
+  baseline?: string | null;
   /** Only in the answer that issued it (creation, rotation, first enabling of the webhook). */
   webhookToken?: string;
   signingSecret?: string;
@@ -268,6 +271,10 @@ export function DeploymentPage() {
               </dd>
               <dt>Kind</dt>
               <dd>{d.loadProfile ? 'performance (load profile)' : 'functional'}</dd>
+              <dt>Baseline</dt>
+              <dd data-testid="baseline">
+                {d.baseline ? <BaselineText baseline={d.baseline} /> : <span class="muted">the runner’s</span>}
+              </dd>
             </dl>
             <label class="res-switch">
               <input
@@ -539,6 +546,7 @@ function DeploymentForm({
   const [requireAuth, setRequireAuth] = useState(deployment?.webhookRequireAuth ?? true);
   const [webhooks, setWebhooks] = useState(pretty(deployment?.webhooks ?? { onComplete: [], onFailure: [] }));
   const [mark, setMark] = useState<EditorMark | undefined>();
+  const baseline = useBaseline(deployment?.baseline);
   const save = useAction(async () => {
     setMark(undefined);
     const read = readJson(webhooks, 'The webhooks');
@@ -557,6 +565,7 @@ function DeploymentForm({
       webhooks: read.value,
     };
     if (!deployment || webhookEnabled !== deployment.webhookEnabled) body.webhookEnabled = webhookEnabled;
+    withBaseline(body, deployment?.baseline, baseline.value);
     const saved = deployment
       ? await api<Deployment>('PATCH', `/v1/deployments/${seg(deployment.id)}`, body)
       : await api<Deployment>('POST', '/v1/deployments', body);
@@ -607,6 +616,7 @@ function DeploymentForm({
           <input value={timezone} onInput={(e) => setTimezone(e.currentTarget.value)} />
         </Field>
       </div>
+      <BaselineField state={baseline} problem={p} unset="not set (the runner’s baseline)" />
       <label class="check">
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} /> Enabled
         (starts runs)

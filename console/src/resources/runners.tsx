@@ -18,6 +18,7 @@ import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from 
 import { listAll, Loading, marksUnder, pretty, readJson, seg, TagChips } from './common';
 import { ResourceList } from './list';
 import type { TestCase } from './test-cases';
+import { BaselineField, BaselineText, useBaseline, withBaseline } from '../history/baseline';
 
 /** What a runner selects, in words: `3 ids, folder users, tags smoke`. */
 export function selectionText(r: Runner): string {
@@ -157,15 +158,7 @@ export function RunnerPage() {
             </dd>
             <dt>Baseline</dt>
             <dd data-testid="baseline">
-              {r.baseline === 'lastPassing' ? (
-                'the last passing run'
-              ) : r.baseline ? (
-                <>
-                  run <a href={`/runs/${seg(r.baseline)}`}>{r.baseline}</a>
-                </>
-              ) : (
-                <span class="muted">not set: the last passing run before each run</span>
-              )}
+              <BaselineText baseline={r.baseline} />
             </dd>
             <dt>Flaky test cases</dt>
             <dd data-testid="quarantine">
@@ -240,12 +233,7 @@ function RunnerForm({
   const [order, setOrder] = useState(runner?.order ?? 'name');
   const [variableScope, setVariableScope] = useState(runner?.variableScope ?? 'testCase');
   const [profile, setProfile] = useState(runner?.loadProfile ? pretty(runner.loadProfile) : '');
-  const [baselineKind, setBaselineKind] = useState<'none' | 'lastPassing' | 'run'>(
-    !runner?.baseline ? 'none' : runner.baseline === 'lastPassing' ? 'lastPassing' : 'run',
-  );
-  const [baselineRun, setBaselineRun] = useState(
-    runner?.baseline && runner.baseline !== 'lastPassing' ? runner.baseline : '',
-  );
+  const baseline = useBaseline(runner?.baseline);
   const [quarantineFlaky, setQuarantineFlaky] = useState(runner?.quarantineFlaky ?? false);
   const [profileMark, setProfileMark] = useState<EditorMark | undefined>();
   const testCases = useLoad((signal) => listAll<TestCase>('/v1/test-cases', signal), []);
@@ -280,11 +268,9 @@ function RunnerForm({
       variableScope,
       loadProfile,
     };
-    const baseline =
-      baselineKind === 'none' ? null : baselineKind === 'lastPassing' ? 'lastPassing' : baselineRun.trim();
     // Sent when the server's runner has the field or the form sets it (a server without history
     // features refuses fields it does not know).
-    if (runner?.baseline !== undefined || baseline !== null) body.baseline = baseline;
+    withBaseline(body, runner?.baseline, baseline.value);
     if (runner?.quarantineFlaky !== undefined || quarantineFlaky) body.quarantineFlaky = quarantineFlaky;
     const saved = runner
       ? await api<Runner>('PUT', `/v1/runners/${seg(runner.name)}`, body)
@@ -354,27 +340,7 @@ function RunnerForm({
           </select>
         </Field>
       </div>
-      <div class="row">
-        <Field
-          label="Baseline (what its runs compare with)"
-          error={fieldError(p, 'baseline')}
-          hint="relative thresholds such as p(95)<baseline*1.10 read it"
-        >
-          <select
-            value={baselineKind}
-            onChange={(e) => setBaselineKind(e.currentTarget.value as 'none' | 'lastPassing' | 'run')}
-          >
-            <option value="none">not set (the last passing run before each run)</option>
-            <option value="lastPassing">the last passing run</option>
-            <option value="run">a pinned run</option>
-          </select>
-        </Field>
-        {baselineKind === 'run' && (
-          <Field label="Baseline run id" error={fieldError(p, 'baseline')}>
-            <input class="mono" required value={baselineRun} onInput={(e) => setBaselineRun(e.currentTarget.value)} />
-          </Field>
-        )}
-      </div>
+      <BaselineField state={baseline} problem={p} />
       <label class="check">
         <input
           type="checkbox"
