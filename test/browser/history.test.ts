@@ -194,6 +194,7 @@ describe('console: history, flaky tests, compare and rerun (Chromium)', function
     expect(await rows.getAttribute('data-test-case')).to.equal(wobblyId);
     const text = await rows.textContent();
     expect(text).to.contain('wobbly coin').and.contain('nightly').and.contain('local').and.contain('3 in 4');
+    await rows.locator('.hs-cell').first().waitFor();
     expect(await cells(page, rows)).to.deep.equal(['passed', 'failed', 'passed', 'failed']);
     await screenshot(page, 'flaky');
     await page.getByLabel('Runner').fill('load');
@@ -242,7 +243,7 @@ describe('console: history, flaky tests, compare and rerun (Chromium)', function
     await page.getByLabel('Quarantine flaky test cases').check();
     await page.getByLabel('Baseline (what its runs compare with)').selectOption('lastPassing');
     await page.getByRole('button', { name: 'Save runner' }).click();
-    await page.getByTestId('baseline').getByText('the last passing run').waitFor();
+    await page.getByTestId('baseline').getByText('the last passing run', { exact: true }).waitFor();
     expect(await page.getByTestId('quarantine').textContent()).to.match(/^quarantined/);
     const saved = await app.request('GET', '/v1/runners/nightly');
     expect(saved.body).to.include({ quarantineFlaky: true, baseline: 'lastPassing' });
