@@ -289,6 +289,20 @@ export const SCHEMAS = {
       deploymentId: id('dep'),
       createdAt: timestamp,
       links: { $ref: '#/components/schemas/RunLinks' },
+      origin: { $ref: '#/components/schemas/RunOrigin' },
+    },
+  },
+  RunOrigin: {
+    type: 'object',
+    required: ['kind', 'runId'],
+    description:
+      'The run this one was made from (docs/history.md "Rerun, replay, resume"): `rerun` lists the test case ids it runs; `resume` the position, test case and top-level node it resumes at.',
+    properties: {
+      kind: { enum: ['rerun', 'replay', 'resume'] },
+      runId: id('run'),
+      testCaseIds: { type: 'array', items: id('tc') },
+      position: { type: 'integer', minimum: 0 },
+      nodeId: text,
     },
   },
   RunSummary: {
@@ -334,6 +348,12 @@ export const SCHEMAS = {
       duration: { type: 'number', description: 'Milliseconds.' },
       completedAt: timestamp,
       error: text,
+      planHash: {
+        type: 'string',
+        pattern: '^[0-9a-f]{64}$',
+        description: 'SHA-256 of what the run executes (its frozen plan, secret values left out); set once it started.',
+      },
+      origin: { $ref: '#/components/schemas/RunOrigin' },
       performance: {
         type: 'object',
         description: 'Live figures of a running performance run (docs/performance.md "Results").',
@@ -685,7 +705,7 @@ export const RESPONSES = {
     },
   }),
   Conflict: problemResponse(
-    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active`, `deployment-disabled`, `in-use`, `test-case-referenced`.',
+    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active` (a run queued or running deleted, rerun, replayed or resumed), `deployment-disabled`, `in-use`, `test-case-referenced`.',
     {
       nameTaken: {
         summary: 'Name taken',
@@ -696,7 +716,7 @@ export const RESPONSES = {
     },
   ),
   Unprocessable: problemResponse(
-    'The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `server-missing`, `sample-too-large`, `invalid-sub-flow`.',
+    'The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `server-missing`, `sample-too-large`, `invalid-sub-flow`, `nothing-to-rerun`, `not-resumable`, `plan-unavailable`.',
     {
       unknownReference: {
         summary: 'Unknown runner',

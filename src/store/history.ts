@@ -132,7 +132,8 @@ export async function recordRunHistory(
     where: { runId: run.id },
     order: { position: 'ASC' },
   });
-  const rows = results.map((r) => historyRow(run, plan, r.position, r.detail));
+  // A resumed run's results copied from its origin (src/store/run-origins.ts) ran there, not here.
+  const rows = results.filter((r) => !r.detail.copiedFrom).map((r) => historyRow(run, plan, r.position, r.detail));
   if (rows.length) await manager.getRepository(TestCaseHistory).upsert(rows as never[], ['runId', 'position']);
   return rows;
 }
