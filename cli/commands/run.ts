@@ -224,8 +224,9 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
           );
         return startFromRun(ctx, 'rerun', flags.rerunFailed, { only: 'failed' }, flags);
       }
-      if (!flags.runner || !flags.env)
-        throw new UsageError('assay run needs --runner and --env (or --rerun-failed RUN_ID)');
+      // As commander says it of a required option (they are required unless --rerun-failed is given).
+      if (!flags.runner) throw new UsageError("required option '-r, --runner <name>' not specified");
+      if (!flags.env) throw new UsageError("required option '-e, --env <name>' not specified");
       const client = ctx.client();
       const body: Record<string, unknown> = { runner: flags.runner, environment: flags.env };
       if (flags.timeout !== undefined) body.timeout = flags.timeout;
