@@ -18,6 +18,7 @@ import { startTarget, type Target } from '../../helpers/target';
 import { runCli } from '../../helpers/cli';
 import { Run, queuedRun } from '../../../src/store/entities';
 import { runWorkflowId } from '../../../src/ids';
+import { recordHistory } from '../../helpers/temporal';
 
 const spawnWorker = (app: TestApp): AssayProcess => spawnAssay('worker', processEnv(app, { ASSAY_LOG_LEVEL: 'warn' }));
 
@@ -230,6 +231,10 @@ describe('rerun, replay and resume', function () {
       'check passed',
     ]);
     expect(got[1].nodes[0].reason).to.equal(`resumed: ran in run ${origin.runId}`);
+
+    // Fixtures of test/integration/runs/replay.test.ts (with ASSAY_RECORD_HISTORIES=1, `make record-histories`).
+    await recordHistory('failed-with-resume-state', `run-${origin.runId}`);
+    await recordHistory('resumed-run', `run-${resumed.runId}`);
 
     // Nothing failed in the resumed run: nothing to resume there.
     const again = await app.request('POST', `/v1/runs/${resumed.runId}/resume`, {});
