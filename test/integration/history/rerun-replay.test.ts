@@ -242,6 +242,27 @@ describe('rerun, replay and resume', function () {
     expect(again.body).to.include({ code: 'not-resumable' });
   });
 
+  it('says why a test case whose state was over the cap cannot be resumed', async () => {
+    const id = await testCase('heavy', [
+      { type: 'api', id: 'big', request: { method: 'GET', url: '{{base}}/big?kb=200' } },
+      { type: 'context', id: 'copy', set: { kept: 'nodes.big.response.body' } },
+      get('fails', '/status/500'),
+    ]);
+    await runner('heavy', [id]);
+    const origin = await run('heavy');
+    expect(origin).to.include({ status: 'completed', result: 'failed' });
+    const res = await app.request('POST', `/v1/runs/${origin.runId}/resume`, {});
+    expect(res.status).to.equal(422);
+    expect(res.body.code).to.equal('not-resumable');
+    expect(res.body.detail).to.match(
+      /before node "fails" was \d+(\.\d)? KiB, over the 256 KiB a resume state may take/,
+    );
+    // A rerun still works.
+    const rerun = await app.request('POST', `/v1/runs/${origin.runId}/rerun`, {});
+    expect(rerun.status).to.equal(201);
+    expect(await waitForRun(app, rerun.body.runId, 90_000)).to.include({ status: 'completed', result: 'failed' });
+  });
+
   it('survives a worker killed with SIGKILL during a resumed run', async () => {
     const id = await testCase('long and slow', [
       ...longFlow('resume-2'),
