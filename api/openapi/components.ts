@@ -296,7 +296,7 @@ export const SCHEMAS = {
     type: 'object',
     required: ['kind', 'runId'],
     description:
-      'The run this one was made from (docs/history.md "Rerun, replay, resume"): `rerun` lists the test case ids it runs; `resume` the position, test case and top-level node it resumes at.',
+      'The run this one was made from: a rerun of its failed test cases, a replay of its frozen plan, or a resume from its failed node (docs/history.md "Rerun, replay, resume"). `rerun` lists the test case ids it runs; `resume` the position, test case and top-level node it resumes at.',
     properties: {
       kind: { enum: ['rerun', 'replay', 'resume'] },
       runId: id('run'),
@@ -331,6 +331,13 @@ export const SCHEMAS = {
       createdAt: timestamp,
       deploymentId: id('dep'),
       context: { type: 'object', description: 'What an incoming webhook call sent besides `variables`.' },
+      planHash: {
+        type: 'string',
+        pattern: '^[0-9a-f]{64}$',
+        description:
+          'SHA-256 (hex) of exactly what the run executes (its frozen plan minus names, times and secret values), set when it starts: two runs with the same hash ran the same thing (docs/history.md "Reproducible runs").',
+      },
+      origin: { $ref: '#/components/schemas/RunOrigin' },
       startedAt: timestamp,
       progress: {
         type: 'object',
@@ -348,12 +355,6 @@ export const SCHEMAS = {
       duration: { type: 'number', description: 'Milliseconds.' },
       completedAt: timestamp,
       error: text,
-      planHash: {
-        type: 'string',
-        pattern: '^[0-9a-f]{64}$',
-        description: 'SHA-256 of what the run executes (its frozen plan, secret values left out); set once it started.',
-      },
-      origin: { $ref: '#/components/schemas/RunOrigin' },
       performance: {
         type: 'object',
         description: 'Live figures of a running performance run (docs/performance.md "Results").',
