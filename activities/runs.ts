@@ -39,6 +39,14 @@ import { freezeAuthProfiles } from './auth-profiles';
 import { freezeSubFlows, SubFlowReferenceError } from '../src/store/sub-flows';
 import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
 import { frozenEnvironment } from './run-environment';
+import type { ResumePoint } from '../src/flow/resume';
+import {
+  OriginUnavailable,
+  openResumeFrom,
+  originSelection,
+  sealResumePoint,
+  seededPlan,
+} from '../src/store/run-origins';
 
 /**
  * Attempts after which a store activity gives up when the database refuses the write (a constraint
@@ -107,6 +115,11 @@ export interface ProgressInput {
 export interface RecordTestCaseInput extends ProgressInput {
   position: number;
   result: TestCaseResult;
+  /**
+   * A failed test case's resume point (src/flow/resume.ts): the state before its first failed
+   * top-level node, stored sealed for `POST /v1/runs/{id}/resume`. Absent when it passed.
+   */
+  resumeState?: ResumePoint;
 }
 
 export interface FinishRunInput {
@@ -170,7 +183,8 @@ export function createRunActivities(
     try {
       const { plan, masker } = openPlan(stored, ring);
       remember(runId, plan, masker);
-      return plan;
+      // A resumed run's state (src/store/run-origins.ts), opened like its secrets.
+      return openResumeFrom(plan, ring);
     } catch (err) {
       if (err instanceof KeyRingError)
         throw ApplicationFailure.nonRetryable(
@@ -179,6 +193,44 @@ export function createRunActivities(
         );
       throw err;
     }
+  };
+  /**
+   * `startRun` of a replay or a resume: the origin's frozen plan with this run's id and start time
+   * (a resume: its resume point, and the origin's results before it copied), stored as any plan
+   * (`planHash` then equals the origin's). @throws ApplicationFailure (non-retryable,
+   * RunSetupFailed) when the origin, its plan or its resume state is gone, or the plan is over its cap.
+   */
+  const startSeededRun = async (manager: EntityManager, run: Run): Promise<RunPlan> => {
+    const startedAt = new Date();
+    let seeded: Awaited<ReturnType<typeof seededPlan>>;
+    try {
+      seeded = await seededPlan(manager, run, ring, startedAt);
+    } catch (err) {
+      if (err instanceof OriginUnavailable)
+        throw ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.runSetupFailed);
+      throw err;
+    }
+    const { plan, loadProfile } = seeded;
+    const openedPlan = opened(run.id, plan);
+    const planBytes = jsonBytes(openedPlan);
+    if (planBytes > PAYLOAD_LIMITS.planBytes)
+      throw ApplicationFailure.nonRetryable(
+        overCapMessage("the run's plan (its origin's, with the resume state)", planBytes, PAYLOAD_LIMITS.planBytes),
+        FAILURE_TYPES.runSetupFailed,
+      );
+    await manager.getRepository(Run).update(
+      { id: run.id, status: 'queued' },
+      {
+        status: 'running',
+        startedAt,
+        plan: jsonValue(plan),
+        progressCompleted: plan.resumeFrom?.position ?? 0,
+        progressTotal: plan.testCases.length,
+        loadProfile: jsonValue(loadProfile),
+        planHash: planHash(plan),
+      },
+    );
+    return openedPlan;
   };
   const activities = {
     /**
@@ -252,6 +304,8 @@ export function createRunActivities(
             FAILURE_TYPES.runSetupFailed,
           );
         }
+        // A replay or a resume runs its origin's frozen plan (src/store/run-origins.ts).
+        if (run.origin && run.origin.kind !== 'rerun') return startSeededRun(manager, run);
         const runner = await manager
           .getRepository(Runner)
           .findOneBy({ workspaceId: run.workspaceId, name: run.runnerName });
@@ -273,7 +327,10 @@ export function createRunActivities(
         const testCases = await frozenSubFlows(
           manager,
           run.workspaceId,
-          (await resolveRunnerSelection(manager, runner)).map((tc) => withFolderSettings(toDefinition(tc), folders)),
+          // A rerun's selection is its origin's test cases (current definitions), else the runner's.
+          ((await originSelection(manager, run)) ?? (await resolveRunnerSelection(manager, runner))).map((tc) =>
+            withFolderSettings(toDefinition(tc), folders),
+          ),
         );
         // A scheduled run (no API call refused it), or test cases deleted since the run was accepted.
         if (testCases.length === 0)
@@ -391,9 +448,11 @@ export function createRunActivities(
     async recordTestCaseResult(input: RecordTestCaseInput): Promise<void> {
       await dataSource.transaction(async (manager) => {
         const result = await storable(manager, input.runId, input.result);
-        await manager
-          .getRepository(RunTestCaseResult)
-          .upsert(testCaseRow(input.runId, input.position, result, new Date()), ['runId', 'position']);
+        const row = testCaseRow(input.runId, input.position, result, new Date());
+        const resumeState = input.resumeState
+          ? { resumeState: sealResumePoint(ring, input.runId, input.position, input.resumeState) }
+          : {};
+        await manager.getRepository(RunTestCaseResult).upsert({ ...row, ...resumeState }, ['runId', 'position']);
         await updateProgress(manager, input);
       });
     },

@@ -28,6 +28,7 @@ import type { Logger } from 'pino';
 import { newId, runWorkflowId } from '../src/ids';
 import { Run, queuedRun, type Environment, type Runner, type TestCase } from '../src/store/entities';
 import type { RunTrigger, Variables } from '../src/domain/types';
+import type { RunOrigin } from '../src/history/types';
 import { TemporalUnavailableError, type RunWorkflowClient } from '../src/temporal/run-workflows';
 import { startWorkflowOf } from '../src/temporal/run-recovery';
 import type { AssayConfig } from '../src/config';
@@ -61,6 +62,14 @@ export interface NewRun {
   idempotency?: IdempotencyRequest;
   /** The run's own load profile (a performance run); else the deployment's or runner's applies when it starts. */
   loadProfile?: LoadProfileInput | null;
+  /** The run it is made from (api/routes/run-origins.ts): stored in its row; `startRun` follows it. */
+  origin?: RunOrigin;
+  /**
+   * The test cases the run will execute when they are not the runner's selection (a rerun's):
+   * what the selection checks look at; `null` for a run whose plan is its origin's (replay,
+   * resume): no selection checks, only the quotas. Absent: the runner's selection.
+   */
+  selection?: TestCase[] | null;
 }
 
 export interface StartedRun {
@@ -269,12 +278,18 @@ export async function createAndStartRun(deps: RunStarterDeps, input: NewRun): Pr
   };
   const first = await replayOfKey();
   if (first) return first;
-  const selected = await resolveRunnerSelection(deps.dataSource.manager, input.runner);
-  await refuseEmptySelection(deps, input, selected, input.trigger === 'webhook');
-  // An incoming webhook's caller may never read the answer: its run fails at setup, in the history.
-  if (input.trigger !== 'webhook') await refuseMissingServers(deps.dataSource, input, selected);
+  const selected =
+    input.selection === undefined
+      ? await resolveRunnerSelection(deps.dataSource.manager, input.runner)
+      : input.selection;
+  if (selected) {
+    await refuseEmptySelection(deps, input, selected, input.trigger === 'webhook');
+    // An incoming webhook's caller may never read the answer: its run fails at setup, in the history.
+    if (input.trigger !== 'webhook') await refuseMissingServers(deps.dataSource, input, selected);
+  }
   if (deps.limits) {
-    await checkLoopIterations(input.runner, await withSubFlows(deps, input.workspaceId, selected), deps.limits);
+    if (selected)
+      await checkLoopIterations(input.runner, await withSubFlows(deps, input.workspaceId, selected), deps.limits);
     try {
       await checkRunQuotas(deps.dataSource, input.workspaceId, deps.limits.quotas);
     } catch (err) {
@@ -339,6 +354,7 @@ function runRowOf(input: NewRun, id: string) {
     variables: input.variables,
     context: input.context ?? null,
     loadProfile: input.loadProfile ?? null,
+    origin: input.origin ?? null,
   };
 }
 

@@ -73,6 +73,9 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'GET /v1/runs/:runId/results': 'read',
   'GET /v1/runs/:runId/deliveries': 'read',
   'POST /v1/runs/:runId/cancel': 'run',
+  'POST /v1/runs/:runId/rerun': 'run',
+  'POST /v1/runs/:runId/replay': 'run',
+  'POST /v1/runs/:runId/resume': 'run',
   'DELETE /v1/runs/:runId': 'write',
 
   'GET /v1/libraries': 'read',

@@ -88,7 +88,7 @@ export const PROBLEMS = {
     status: 409,
     title: 'Run still active',
     description:
-      'The run is queued or running; it cannot be deleted. Cancel it first (POST /v1/runs/{runId}/cancel), then delete it once it has ended.',
+      'The run is queued or running; it cannot be deleted, nor rerun, replayed or resumed. Cancel it first (POST /v1/runs/{runId}/cancel), or wait until it has ended.',
   },
   'deployment-disabled': {
     status: 409,
@@ -294,6 +294,24 @@ export const PROBLEMS = {
     title: 'The runner selects no test case',
     description:
       "The runner's selection (`testCaseIds`, `folder`, `tags`) matches no test case of the workspace, so a run would pass with 0 tests; `runner` names it and `selection` repeats what it selects. Add test cases that match, or change the runner. An incoming webhook's call records the run as failed with this reason (`runId`); a scheduled run fails the same way.",
+  },
+  'nothing-to-rerun': {
+    status: 422,
+    title: 'Nothing to rerun',
+    description:
+      'A rerun of failed test cases (`POST /v1/runs/{runId}/rerun`) found none: the run had no failed test case, ended before any ran, or the failed ones no longer exist (`missing`). Name test cases with `testCases`, or start a new run (docs/history.md "Rerun").',
+  },
+  'not-resumable': {
+    status: 422,
+    title: 'The run cannot be resumed',
+    description:
+      'A resume (`POST /v1/runs/{runId}/resume`) needs a failed test case with a recorded state (the variables and node outputs before its first failed top-level node); the detail says, for each failed test case, why it has none: it was interrupted (timeout, cancel), its state was over 256 KiB, or the run is a performance run. Rerun or replay it instead (docs/history.md "Resume").',
+  },
+  'plan-unavailable': {
+    status: 422,
+    title: 'The run has no frozen plan',
+    description:
+      'A replay or a resume runs the frozen plan of a run, and this run never froze one: it ended before it started (its `error` says why). Start a new run or rerun it instead (docs/history.md "Replay").',
   },
   'server-missing': {
     status: 422,

@@ -56,6 +56,12 @@ export class RunLedger {
     });
     this.totalNodes = sum;
     this.summary.total = plan.testCases.length;
+    // A resumed run starts at the resumed position; the results before it were copied from the origin.
+    const from = plan.resumeFrom;
+    if (from) {
+      this.nextIndex = Math.min(from.position, plan.testCases.length);
+      this.summary = { ...this.summary, ...from.before };
+    }
   }
 
   /** Epoch ms by which the run must end. */

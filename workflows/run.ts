@@ -34,7 +34,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activities';
-import type { RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
+import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
+import type { ResumeOptions } from '../src/flow/resume';
 import { RUN_ID_SEARCH_ATTRIBUTE, runStateQuery, type RunWorkflowInput } from '../src/domain/run-workflow';
 import { createWorkflowPort } from './workflow-port';
 import { testCaseAuth } from '../src/domain/auth-profiles';
@@ -161,6 +162,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
         const position = ledger.nextIndex;
         const testCase = plan.testCases[position]!;
         let result: TestCaseResult;
+        // Resume points (src/flow/resume.ts): the state before the first failed top-level node is
+        // recorded with the result; a resumed run starts its resumed test case from one.
+        const resume = resumeOptions(plan, position);
         if (plan.variableScope === 'run') {
           // Test cases share their variables: each starts from what the one before it ended with.
           const ran = await FlowInterpreter.runTestCaseWithVariables(
@@ -168,14 +172,23 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
             testCase,
             ledger.variables ?? plan.variables,
             testCaseAuth(plan, testCase),
+            resume,
           );
           result = ledger.carryVariables(ran.result, ran.variables);
-        } else result = await FlowInterpreter.runTestCase(port, testCase, plan.variables, testCaseAuth(plan, testCase));
+        } else
+          result = await FlowInterpreter.runTestCase(
+            port,
+            testCase,
+            plan.variables,
+            testCaseAuth(plan, testCase),
+            resume,
+          );
         // Capped (src/domain/limits.ts): the result is an activity input, written to history.
         result = capTestCaseResult(result);
         pending = { position, result };
         ledger.testCaseDone(result);
-        await record({ ...progressInput(), position, result });
+        const resumeState = result.status === 'failed' ? resume.capture?.point : undefined;
+        await record({ ...progressInput(), position, result, ...(resumeState ? { resumeState } : {}) });
         pending = undefined;
         setCurrentDetails(ledger.details());
         ranHere += 1;
@@ -224,6 +237,16 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   await onEnd();
   setCurrentDetails(ledger.details());
   return { runId, status: 'completed', result, summary: ledger.summary };
+}
+
+/**
+ * The interpreter's resume options for the test case at `position` (src/flow/resume.ts): always
+ * capture the resume point of a failure; in a resumed run, the resumed test case starts from the
+ * plan's `resumeFrom`.
+ */
+function resumeOptions(plan: RunPlan, position: number): ResumeOptions {
+  const from = plan.resumeFrom;
+  return { capture: {}, ...(from && from.position === position ? { from } : {}) };
 }
 
 /**

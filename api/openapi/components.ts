@@ -289,6 +289,20 @@ export const SCHEMAS = {
       deploymentId: id('dep'),
       createdAt: timestamp,
       links: { $ref: '#/components/schemas/RunLinks' },
+      origin: { $ref: '#/components/schemas/RunOrigin' },
+    },
+  },
+  RunOrigin: {
+    type: 'object',
+    required: ['kind', 'runId'],
+    description:
+      'The run this one was made from: a rerun of its failed test cases, a replay of its frozen plan, or a resume from its failed node (docs/history.md "Rerun, replay, resume"). `rerun` lists the test case ids it runs; `resume` the position, test case and top-level node it resumes at.',
+    properties: {
+      kind: { enum: ['rerun', 'replay', 'resume'] },
+      runId: id('run'),
+      testCaseIds: { type: 'array', items: id('tc') },
+      position: { type: 'integer', minimum: 0 },
+      nodeId: text,
     },
   },
   RunSummary: {
@@ -323,19 +337,7 @@ export const SCHEMAS = {
         description:
           'SHA-256 (hex) of exactly what the run executes (its frozen plan minus names, times and secret values), set when it starts: two runs with the same hash ran the same thing (docs/history.md "Reproducible runs").',
       },
-      origin: {
-        type: 'object',
-        required: ['kind', 'runId'],
-        description:
-          'The run this one was made from: a rerun of its failed test cases, a replay of its frozen plan, or a resume from its failed node (docs/history.md).',
-        properties: {
-          kind: { enum: ['rerun', 'replay', 'resume'] },
-          runId: id('run'),
-          testCaseIds: { type: 'array', items: id('tc') },
-          position: { type: 'integer', minimum: 0 },
-          nodeId: text,
-        },
-      },
+      origin: { $ref: '#/components/schemas/RunOrigin' },
       startedAt: timestamp,
       progress: {
         type: 'object',
@@ -704,7 +706,7 @@ export const RESPONSES = {
     },
   }),
   Conflict: problemResponse(
-    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active`, `deployment-disabled`, `in-use`, `test-case-referenced`.',
+    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active` (a run queued or running deleted, rerun, replayed or resumed), `deployment-disabled`, `in-use`, `test-case-referenced`.',
     {
       nameTaken: {
         summary: 'Name taken',
@@ -715,7 +717,7 @@ export const RESPONSES = {
     },
   ),
   Unprocessable: problemResponse(
-    'The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `server-missing`, `sample-too-large`, `invalid-sub-flow`.',
+    'The body is valid but refers to what does not exist or exceeds a quota: `unknown-reference`, `idempotency-key-reused`, `loop-iterations-exceeded`, `runner-selects-nothing`, `server-missing`, `sample-too-large`, `invalid-sub-flow`, `nothing-to-rerun`, `not-resumable`, `plan-unavailable`.',
     {
       unknownReference: {
         summary: 'Unknown runner',

@@ -17,6 +17,7 @@ import { TEST_CASE_SCHEMAS } from '../routes/test-cases';
 import { RUNNER_SCHEMAS } from '../routes/runners';
 import { AUTH_PROFILE_SCHEMAS } from '../routes/auth-profiles';
 import { RUN_TRIGGERS, runInputSchema } from '../routes/runs';
+import { RUN_ORIGIN_SCHEMAS } from '../routes/run-origins';
 import { DEPLOYMENT_SCHEMAS } from '../routes/deployments';
 import { DESIGN_SCHEMAS } from '../routes/designs';
 import { relayRequestSchema } from '../routes/relay';
@@ -132,6 +133,61 @@ const ok = (description: string, schema: JsonSchema, examples: ResponseExampleNa
   ...(examples.length ? { examples } : {}),
 });
 const deleted = (what: string): Record<string, SuccessResponse> => ({ '204': { description: `${what} deleted.` } });
+
+/**
+ * `POST /v1/runs/{runId}/rerun`, `/replay`, `/resume` (api/routes/run-origins.ts; docs/history.md
+ * "Rerun, replay, resume"): each starts a new run made from the run and answers as `startRun` does,
+ * with `origin`.
+ */
+function runOriginOperations(): ApiOperation[] {
+  const started = {
+    ...created('Run', schemaRef('RunStarted'), ['runStarted']),
+    headers: {
+      Location: "The new run's address.",
+      'Idempotent-Replayed': '`true` when the answer is the run a first call with the same `Idempotency-Key` started.',
+    },
+  };
+  const common = { tag: 'Runs', auth: 'apiKey' as const, idempotent: true };
+  const optional = (schema: JsonSchema) => ({ schema, required: false });
+  return [
+    {
+      ...common,
+      method: 'post',
+      path: '/v1/runs/:runId/rerun',
+      operationId: 'rerunRun',
+      summary: 'Rerun the failed test cases of a run',
+      description:
+        "A new run of the same runner, environment, variables and timeout with only the test cases that failed (or those named in `testCases`, each one of the run's), as they are now. 409 `run-active` until the run has ended; 422 `nothing-to-rerun` when none failed or none still exists; 422 `unknown-reference` when the runner or environment was deleted.",
+      body: optional(RUN_ORIGIN_SCHEMAS.rerun),
+      responses: { '201': started },
+      problems: ['BadRequest', 'NotFound', 'Conflict', 'Unprocessable'],
+    },
+    {
+      ...common,
+      method: 'post',
+      path: '/v1/runs/:runId/replay',
+      operationId: 'replayRun',
+      summary: "Replay a run's frozen plan exactly",
+      description:
+        "A new run of the run's frozen plan (test cases, variables, servers, auth profiles and settings as they were), even after its test cases changed: its `planHash` equals the run's. 409 `run-active` until the run has ended; 422 `plan-unavailable` when it never froze a plan.",
+      body: optional(RUN_ORIGIN_SCHEMAS.replay),
+      responses: { '201': started },
+      problems: ['BadRequest', 'NotFound', 'Conflict', 'Unprocessable'],
+    },
+    {
+      ...common,
+      method: 'post',
+      path: '/v1/runs/:runId/resume',
+      operationId: 'resumeRun',
+      summary: 'Resume a run from its failed node',
+      description:
+        "A new run of the run's frozen plan that starts the first failed test case (or `testCaseId`) at its first failed top-level node with the variables and node outputs it had there: the requests before that node are not sent again, the results before that test case are copied. A node failed inside an IF, Loop, Parallel or Ref resumes at the top-level node containing it. 409 `run-active`; 422 `not-resumable` (no failed test case with a recorded state: the detail says why) or `plan-unavailable`.",
+      body: optional(RUN_ORIGIN_SCHEMAS.resume),
+      responses: { '201': started },
+      problems: ['BadRequest', 'NotFound', 'Conflict', 'Unprocessable'],
+    },
+  ];
+}
 
 /** The CRUD operations of a resource kind. */
 function crud(options: {
@@ -474,6 +530,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       responses: { '202': ok('Cancellation requested.', schemaRef('RunCancelled'), ['cancelled']) },
       problems: ['NotFound', 'Conflict'],
     },
+    ...runOriginOperations(),
     {
       method: 'delete',
       path: '/v1/runs/:runId',

@@ -5,7 +5,9 @@
  *   starts a run (`POST /v1/runs`, sent with an `Idempotency-Key` so a retried call never starts a
  *   second run) and, with `--wait`, follows it (cli/follow.ts) and reports it;
  * - `assay wait RUN_ID` follows a run started elsewhere (a webhook, a schedule, the console);
- * - `assay report RUN_ID` writes the reports of a run that has ended.
+ * - `assay report RUN_ID` writes the reports of a run that has ended;
+ * - `assay run --rerun-failed RUN_ID`, `assay replay RUN_ID`, `assay resume RUN_ID [--test-case ID]`
+ *   start a run made from another (docs/history.md "Rerun, replay, resume") and follow it with `--wait`.
  *
  * Exit codes (cli/errors.ts): 0 passed, 1 tests failed, 2 usage, 3 could not complete.
  */
@@ -155,13 +157,43 @@ export function announceStarted(ctx: CliContext, client: AssayClient, run: RunDo
   if (links.temporal) ctx.note(`  temporal: ${links.temporal}`);
 }
 
+/**
+ * Starts a run made from run `runId` (`POST /v1/runs/{id}/rerun|replay|resume`, with an
+ * `Idempotency-Key`), then announces it or, with `--wait`, follows and reports it.
+ */
+async function startFromRun(
+  ctx: CliContext,
+  kind: 'rerun' | 'replay' | 'resume',
+  runId: string,
+  body: Record<string, unknown>,
+  flags: WaitFlags & { idempotencyKey?: string },
+): Promise<ExitCode> {
+  const client = ctx.client();
+  const started = await client.request<RunDocument>('POST', `/v1/runs/${encodeURIComponent(runId)}/${kind}`, {
+    body,
+    headers: { 'idempotency-key': flags.idempotencyKey ?? randomUUID() },
+    retryNetwork: true,
+  });
+  if (!flags.wait) {
+    announceStarted(ctx, client, started);
+    return EXIT.ok;
+  }
+  // The new run's document carries its timeout (the origin's), which following it needs.
+  const run = await client.get<RunDocument>(`/v1/runs/${encodeURIComponent(started.runId)}`);
+  return waitAndReport(ctx, client, run, flags);
+}
+
 export const registerRunCommands: Registrar = (program, ctx, done) => {
   addWaitOptions(
     program
       .command('run')
       .description('start a run of a runner against an environment (POST /v1/runs)')
-      .requiredOption('-r, --runner <name>', 'runner to run')
-      .requiredOption('-e, --env <name>', 'environment to run against')
+      .option('-r, --runner <name>', 'runner to run (required unless --rerun-failed)')
+      .option('-e, --env <name>', 'environment to run against (required unless --rerun-failed)')
+      .option(
+        '--rerun-failed <runId>',
+        'rerun only the test cases that failed in that run, with its runner, environment and variables (POST /v1/runs/{id}/rerun)',
+      )
       .option('--var <name=value>', 'run variable overriding the environment (repeatable)', collectVar)
       .option(
         '--secret-var <name=value>',
@@ -175,8 +207,9 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
       const cmd = program.commands.find((c) => c.name() === 'run')!;
       const flags = cmd.opts<
         WaitFlags & {
-          runner: string;
-          env: string;
+          runner?: string;
+          env?: string;
+          rerunFailed?: string;
           var?: Record<string, string>;
           secretVar?: Record<string, string>;
           timeout?: number;
@@ -184,6 +217,16 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
         }
       >();
       parseReporters(flags.reporter);
+      if (flags.rerunFailed !== undefined) {
+        if (flags.runner || flags.env || flags.var || flags.secretVar || flags.timeout !== undefined)
+          throw new UsageError(
+            '--rerun-failed takes the runner, environment, variables and timeout of the run it reruns: drop --runner, --env, --var, --secret-var and --timeout',
+          );
+        return startFromRun(ctx, 'rerun', flags.rerunFailed, { only: 'failed' }, flags);
+      }
+      // As commander says it of a required option (they are required unless --rerun-failed is given).
+      if (!flags.runner) throw new UsageError("required option '-r, --runner <name>' not specified");
+      if (!flags.env) throw new UsageError("required option '-e, --env <name>' not specified");
       const client = ctx.client();
       const body: Record<string, unknown> = { runner: flags.runner, environment: flags.env };
       if (flags.timeout !== undefined) body.timeout = flags.timeout;
@@ -201,6 +244,33 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
       return waitAndReport(ctx, client, { ...started, timeout: flags.timeout ?? started.timeout ?? 1800 }, flags);
     }),
   );
+
+  for (const kind of ['replay', 'resume'] as const) {
+    const cmd = addWaitOptions(
+      program
+        .command(kind)
+        .description(
+          kind === 'replay'
+            ? "run a past run's frozen plan again, exactly, even after its test cases changed (POST /v1/runs/{id}/replay)"
+            : 'resume a failed run from its first failed node with the state it had there (POST /v1/runs/{id}/resume)',
+        )
+        .argument('<runId>', 'the run (run_…)'),
+    );
+    if (kind === 'resume')
+      cmd.option(
+        '--test-case <id>',
+        'the failed test case to resume (default: the first failed one with a recorded state)',
+      );
+    cmd.option('--idempotency-key <key>', 'starts at most one run per key within 24 h (default: a new UUID per call)');
+    cmd.action(
+      done(async () => {
+        const flags = cmd.opts<WaitFlags & { testCase?: string; idempotencyKey?: string }>();
+        parseReporters(flags.reporter);
+        const body = flags.testCase ? { testCaseId: flags.testCase } : {};
+        return startFromRun(ctx, kind, cmd.args[0]!, body, flags);
+      }),
+    );
+  }
 
   addWaitOptions(
     program

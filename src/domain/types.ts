@@ -564,6 +564,11 @@ export interface TestCaseResult {
   flaky?: { flips: number; window: number; flipRate: number };
   /** It failed but its runner quarantines flaky test cases and the plan listed it: it does not fail the run. */
   quarantined?: boolean;
+  /**
+   * A resumed run's result copied from the run it resumes (a position before the resume point, not
+   * run again): that run's id. Not counted again in the test case's history.
+   */
+  copiedFrom?: string;
 }
 
 /** Spec "Run": summary object. */
@@ -639,6 +644,39 @@ export interface RunPlan {
    * threshold key and aggregation (`http_req_duration:p(95)`); `runId` null with `reason` when there is none.
    */
   baseline?: { runId: string | null; values: Record<string, number>; reason?: string };
+  /**
+   * A resumed run (`POST /v1/runs/{id}/resume`, docs/history.md "Resume"): the test case at
+   * `position` starts at its top-level node `nodeIndex` with the state it had there in run `runId`;
+   * the positions before it are not run (their results were copied from that run). Absent otherwise.
+   */
+  resumeFrom?: RunResumeFrom;
+}
+
+/**
+ * A test case's state before one of its top-level nodes: what a resumed run starts that node with
+ * (src/flow/resume.ts). JSON, as the interpreter's state is.
+ */
+export interface ResumeSnapshot {
+  variables: Record<string, unknown>;
+  /** What the nodes run before it left for expressions (`nodes.<id>`: its request and response). */
+  nodes: Record<string, unknown>;
+}
+
+/** Where and with what a resumed run starts ({@link RunPlan.resumeFrom}). */
+export interface RunResumeFrom {
+  /** The run it resumes. */
+  runId: string;
+  /** Position of the resumed test case (the same in both runs: the plan is the origin's). */
+  position: number;
+  /** Index of the top-level node it starts at, in the test case's `flow`. */
+  nodeIndex: number;
+  nodeId: string;
+  /** The state before that node, opened: what the workflow gets. Absent from the stored plan. */
+  state?: ResumeSnapshot;
+  /** The same state sealed with the key ring, as the stored plan keeps it (src/store/run-origins.ts). */
+  sealedState?: string;
+  /** Outcomes of the results copied from the origin (the positions before `position`). */
+  before: { passed: number; failed: number; skipped: number };
 }
 
 /**

@@ -16,3 +16,4 @@ export {
 } from './types';
 export { KEPT_ITERATIONS, compactState } from './loop';
 export { resolveRequest } from './api-node';
+export { RESUME_STATE_BYTES, type ResumeOptions, type ResumePoint } from './resume';

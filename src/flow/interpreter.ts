@@ -44,6 +44,7 @@ import { runWaitNode } from './wait-node';
 import { runAssertNode } from './assert-node';
 import { outerHooksOf } from './hooks';
 import { runRefNode, withChainMessages } from './ref-node';
+import { ranInOrigin, resumedState, resumePoint, snapshot, type ResumeOptions } from './resume';
 
 /** Runs flows of one test case over a port; `state` is what the nodes run so far left. */
 export class FlowInterpreter extends FlowBase {
@@ -53,19 +54,26 @@ export class FlowInterpreter extends FlowBase {
     testCase: TestCaseDefinition,
     variables: Record<string, unknown>,
     auth?: TestCaseAuth,
+    resume?: ResumeOptions,
   ): Promise<TestCaseResult> {
-    return (await FlowInterpreter.runTestCaseWithVariables(port, testCase, variables, auth)).result;
+    return (await FlowInterpreter.runTestCaseWithVariables(port, testCase, variables, auth, resume)).result;
   }
 
   /**
    * {@link runTestCase}, also answering the variables the test case ended with (what the next test
    * case starts from when the run's test cases share their variables: RunPlan `variableScope`).
+   *
+   * With `resume` (the run workflow's; src/flow/resume.ts): `resume.capture.point` is filled with
+   * the state before the first failed top-level node, and with `resume.from` the flow starts at
+   * that top-level node with that state (the nodes before it are listed as skipped: they ran in
+   * the origin run). Either way each top-level node is awaited exactly as {@link runNodes} does.
    */
   static async runTestCaseWithVariables(
     port: InterpreterPort,
     testCase: TestCaseDefinition,
     variables: Record<string, unknown>,
     auth?: TestCaseAuth,
+    resume?: ResumeOptions,
   ): Promise<{ result: TestCaseResult; variables: Record<string, unknown> }> {
     const outerHooks = outerHooksOf(testCase);
     const flow = new FlowInterpreter(
@@ -77,9 +85,9 @@ export class FlowInterpreter extends FlowBase {
         ...(outerHooks ? { outerHooks } : {}),
         ...(auth ? { auth } : {}),
       },
-      emptyState(variables),
+      resume?.from ? resumedState(resume.from) : emptyState(variables),
     );
-    const nodes = await flow.runNodes(testCase.flow);
+    const nodes = await (resume ? flow.runTopLevel(testCase.flow, resume) : flow.runNodes(testCase.flow));
     const duration = Math.round(nodes.reduce((ms, n) => ms + n.duration, 0) * 10) / 10;
     const failed = nodes.some((n) => n.status === 'failed');
     const result: TestCaseResult = {
@@ -99,6 +107,27 @@ export class FlowInterpreter extends FlowBase {
   async runNodes(nodes: FlowNode[]): Promise<NodeResult[]> {
     const results: NodeResult[] = [];
     for (const node of nodes) results.push(this.state.stopped ? this.notRun(node) : await this.runNode(node));
+    return results;
+  }
+
+  /**
+   * A test case's own flow, as {@link runNodes} runs it (one await per node, in order), with its
+   * resume points (src/flow/resume.ts): from `resume.from.nodeIndex` on when resuming, the nodes
+   * before listed as skipped; the state before each node copied until one fails, whose point is
+   * put in `resume.capture`.
+   */
+  async runTopLevel(nodes: FlowNode[], resume: ResumeOptions): Promise<NodeResult[]> {
+    const from = resume.from;
+    const start = from ? Math.min(from.nodeIndex, nodes.length) : 0;
+    const results: NodeResult[] = nodes.slice(0, start).map((node) => ranInOrigin(node, from!.runId));
+    const capture = resume.capture;
+    for (let i = start; i < nodes.length; i++) {
+      const node = nodes[i]!;
+      const before = capture && !capture.point && !this.state.stopped ? snapshot(this.state) : undefined;
+      const result = this.state.stopped ? this.notRun(node) : await this.runNode(node);
+      results.push(result);
+      if (before && result.status === 'failed') capture!.point = resumePoint(i, node, before);
+    }
     return results;
   }
 

@@ -134,7 +134,8 @@ export async function recordRunHistory(
     where: { runId: run.id },
     order: { position: 'ASC' },
   });
-  const rows = results.map((r) => historyRow(run, plan, r.position, r.detail));
+  // A resumed run's results copied from its origin (src/store/run-origins.ts) ran there, not here.
+  const rows = results.filter((r) => !r.detail.copiedFrom).map((r) => historyRow(run, plan, r.position, r.detail));
   // In chunks: one statement's placeholders stay under MySQL's 65,535 and SQLite's 32,766.
   for (let start = 0; start < rows.length; start += HISTORY_UPSERT_CHUNK)
     await manager

@@ -13,7 +13,13 @@ import { AddressPolicy } from '../../src/net/address-policy';
 import { Sandbox } from '../../src/sandbox/sandbox';
 import { PAYLOAD_LIMITS } from '../../src/domain/limits';
 import type { FlowNode, NodeResult, RunSettings, TestCaseResult } from '../../src/domain/types';
-import { DeadlineReached, FlowInterpreter, type InterpreterPort } from '../../src/flow';
+import {
+  DeadlineReached,
+  FlowInterpreter,
+  RESUME_STATE_BYTES,
+  type InterpreterPort,
+  type ResumePoint,
+} from '../../src/flow';
 
 const SETTINGS: RunSettings = {
   apiNodeActivity: 'local',
@@ -557,6 +563,72 @@ describe('flow interpreter through the direct port', function () {
       }
       expect(error).to.be.instanceOf(DeadlineReached);
       expect(Date.now() - started).to.be.below(1500);
+    });
+  });
+
+  describe('resume points (src/flow/resume.ts)', () => {
+    const testCase = (flow: unknown[]) => ({
+      id: 'tc_r',
+      name: 'resumable',
+      folder: '',
+      tags: [],
+      flow: flow as FlowNode[],
+      dataSets: {},
+    });
+    const flow = (failing: string) => [
+      getUser('1', { assertions: [status200] }),
+      { type: 'context', id: 'keep', set: { who: 'nodes.get1.response.body.name' } },
+      getUser(failing, {
+        assertions: [status200, { target: 'nodes.get1.response.body.id', operator: 'equals', expected: 1 }],
+      }),
+      getUser('2', { assertions: [status200] }),
+    ];
+
+    it('keeps the state before the first failed top-level node, and none when the test case passes', async () => {
+      const capture: { point?: ResumePoint } = {};
+      const result = await FlowInterpreter.runTestCase(portOf(), testCase(flow('9')), { base }, undefined, { capture });
+      expect(result.status).to.equal('failed');
+      expect(capture.point).to.include({ nodeIndex: 2, nodeId: 'get9' });
+      expect(capture.point!.state!.variables).to.deep.equal({ base, who: 'Ada' });
+      expect(Object.keys(capture.point!.state!.nodes)).to.deep.equal(['get1']);
+
+      const none: { point?: ResumePoint } = {};
+      const passed = await FlowInterpreter.runTestCase(portOf(), testCase(flow('2')), { base }, undefined, {
+        capture: none,
+      });
+      expect(passed.status).to.equal('passed');
+      expect(none.point).to.equal(undefined);
+    });
+
+    it('keeps only the size of a state over the cap', async () => {
+      const capture: { point?: ResumePoint } = {};
+      const big = 'x'.repeat(RESUME_STATE_BYTES);
+      await FlowInterpreter.runTestCase(portOf(), testCase(flow('9')), { base, big }, undefined, { capture });
+      expect(capture.point).to.include({ nodeIndex: 2, nodeId: 'get9' });
+      expect(capture.point!.state).to.equal(undefined);
+      expect(capture.point!.stateBytes).to.be.above(RESUME_STATE_BYTES);
+    });
+
+    it('starts at the resumed node with that state: nothing before it is sent again', async () => {
+      const capture: { point?: ResumePoint } = {};
+      await FlowInterpreter.runTestCase(portOf(), testCase(flow('9')), { base }, undefined, { capture });
+      for (const key of Object.keys(state.hits)) delete state.hits[key];
+      // The service is fixed (the node now asks for user 2): the resumed run passes.
+      const from = { runId: 'run_origin', ...capture.point!, state: capture.point!.state! };
+      const result = await FlowInterpreter.runTestCase(portOf(), testCase(flow('2')), { base: 'unused' }, undefined, {
+        from,
+        capture: {},
+      });
+      expect(result.status).to.equal('passed');
+      expect(state.hits).to.deep.equal({ '/users/2': 2 });
+      expect(result.nodes.map((n) => `${n.id} ${n.status}`)).to.deep.equal([
+        'get1 skipped',
+        'keep skipped',
+        'get2 passed',
+        'get2 passed',
+      ]);
+      expect(result.nodes[0]!.reason).to.equal('resumed: ran in run run_origin');
+      expect(result).to.include({ assertions: 3, passedAssertions: 3 });
     });
   });
 });

@@ -110,6 +110,9 @@ const WALK = [
   'rotateDeploymentWebhook',
   'rotateDeploymentSigningSecret',
   'cancelRun',
+  'rerunRun',
+  'replayRun',
+  'resumeRun',
   'deleteRun',
   'deleteDesign',
   'deleteDeployment',
@@ -535,6 +538,9 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
       // Accepted: the example body passes validation (the relay's target may be down: 502 is an answer).
       if (id === 'relayRequest') expect(res.status, label).to.not.be.oneOf([400, 413, 415, 422]);
       else if (id === 'deleteRun') expect(res.status, label).to.be.oneOf([204, 409]);
+      // Made from the run started above, which may not have ended (409) or have nothing to rerun or resume (422).
+      else if (['rerunRun', 'replayRun', 'resumeRun'].includes(id))
+        expect(res.status, label).to.be.oneOf([201, 409, 422]);
       // The example's token endpoint is a template the environment does not fill: 502 is its answer.
       else if (id === 'fetchAuthProfileToken') expect(res.status, label).to.equal(502);
       else expect(res.status, label).to.be.within(200, 299);
