@@ -23,6 +23,7 @@ import { authProfilesRouter } from './routes/auth-profiles';
 import { testCasesRouter } from './routes/test-cases';
 import { runnersRouter } from './routes/runners';
 import { liveRunLookup, runsRouter } from './routes/runs';
+import { compareRouter } from './routes/compare';
 import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
@@ -44,6 +45,7 @@ export const V1_ROUTERS = [
   testCasesRouter,
   runnersRouter,
   runsRouter,
+  compareRouter,
   librariesRouter,
   deploymentsRouter,
   designsRouter,

@@ -63,6 +63,7 @@ const runner = (over: Partial<RunnerSpec> = {}): RunnerSpec => ({
   loadProfile: null,
   variableScope: 'testCase',
   authProfile: null,
+  baseline: null,
   ...over,
 });
 const deployment = (over: Partial<DeploymentSpec> = {}): DeploymentSpec => ({
