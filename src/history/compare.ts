@@ -233,7 +233,7 @@ export function isSlower(beforeMs: number, afterMs: number): boolean {
 }
 
 /** Figures of a whole run (or of one request name: `rps` from its request count over the load's duration). */
-function figuresOf(p: PerformanceResults): Record<PerfFigure, number> {
+function figuresOf(p: PerformanceResults): Record<PerfFigure, number | null> {
   return {
     p95: p.p95ResponseTime,
     p99: p.p99ResponseTime,
@@ -241,11 +241,12 @@ function figuresOf(p: PerformanceResults): Record<PerfFigure, number> {
     avg: p.avgResponseTime,
     rps: p.requestsPerSecond,
     errorRate: p.errorRate,
-    checksRate: p.checks.rate,
+    // No assertions, no checks: no rate to compare.
+    checksRate: p.checks.total ? p.checks.rate : null,
   };
 }
 
-function namedFiguresOf(n: NamedFigures, loadDurationMs: number): Record<PerfFigure, number> {
+function namedFiguresOf(n: NamedFigures, loadDurationMs: number): Record<PerfFigure, number | null> {
   return {
     p95: n.p95,
     p99: n.p99,
@@ -253,15 +254,15 @@ function namedFiguresOf(n: NamedFigures, loadDurationMs: number): Record<PerfFig
     avg: n.avg,
     rps: loadDurationMs > 0 ? round(n.requests / (loadDurationMs / 1000), 2) : 0,
     errorRate: n.errorRate,
-    checksRate: n.checks ? n.passedChecks / n.checks : 0,
+    checksRate: n.checks ? n.passedChecks / n.checks : null,
   };
 }
 
 const RATES: ReadonlySet<PerfFigure> = new Set(['errorRate', 'checksRate']);
 
 function changes(
-  base: Record<PerfFigure, number> | null,
-  head: Record<PerfFigure, number> | null,
+  base: Record<PerfFigure, number | null> | null,
+  head: Record<PerfFigure, number | null> | null,
   judge: boolean,
 ): Record<PerfFigure, FigureChange> {
   const out = {} as Record<PerfFigure, FigureChange>;
