@@ -12,6 +12,8 @@
  * - `assay compare` (exit 1 on a regression, 0 otherwise, 2 for a usage error).
  */
 import { expect } from 'chai';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
@@ -97,9 +99,23 @@ describe('comparing runs', function () {
     return waitForRun(app, res.body.runId, 90_000);
   }
 
+  /** Checks an answer against the served OpenAPI document's `RunComparison` (answers: Ajv, JSON Schema 2020-12). */
+  let documented: ((value: unknown) => boolean) & { errors?: unknown };
   async function compare(path: string, status = 200): Promise<any> {
     const res = await app.request('GET', path);
     expect(res.status, JSON.stringify(res.body)).to.equal(status);
+    if (status === 200) {
+      if (!documented) {
+        const doc = (await app.request('GET', '/v1/openapi.json', undefined, { key: null })).body;
+        const ajv = new Ajv2020({ strict: false, allErrors: true });
+        addFormats(ajv);
+        documented = ajv.compile({
+          $ref: '#/components/schemas/RunComparison',
+          components: { schemas: doc.components.schemas },
+        });
+      }
+      expect(documented(res.body), `as documented: ${JSON.stringify(documented.errors)}`).to.equal(true);
+    }
     return res.body;
   }
 
