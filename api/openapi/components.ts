@@ -456,6 +456,25 @@ export const SCHEMAS = {
       createdAt: timestamp,
       deploymentId: id('dep'),
       context: { type: 'object', description: 'What an incoming webhook call sent besides `variables`.' },
+      planHash: {
+        type: 'string',
+        pattern: '^[0-9a-f]{64}$',
+        description:
+          'SHA-256 (hex) of exactly what the run executes (its frozen plan minus names, times and secret values), set when it starts: two runs with the same hash ran the same thing (docs/history.md "Reproducible runs").',
+      },
+      origin: {
+        type: 'object',
+        required: ['kind', 'runId'],
+        description:
+          'The run this one was made from: a rerun of its failed test cases, a replay of its frozen plan, or a resume from its failed node (docs/history.md).',
+        properties: {
+          kind: { enum: ['rerun', 'replay', 'resume'] },
+          runId: id('run'),
+          testCaseIds: { type: 'array', items: id('tc') },
+          position: { type: 'integer', minimum: 0 },
+          nodeId: text,
+        },
+      },
       startedAt: timestamp,
       progress: {
         type: 'object',

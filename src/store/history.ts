@@ -11,6 +11,8 @@ import { definitionHash } from '../history/plan-hash';
 
 /** Nodes a history row keeps at most (the first, in flow order). */
 export const HISTORY_NODES_CAP = 200;
+/** History rows written per statement. */
+const HISTORY_UPSERT_CHUNK = 500;
 /** Characters of a failure message a history row keeps. */
 export const HISTORY_FAILURE_CHARS = 1_000;
 
@@ -133,6 +135,10 @@ export async function recordRunHistory(
     order: { position: 'ASC' },
   });
   const rows = results.map((r) => historyRow(run, plan, r.position, r.detail));
-  if (rows.length) await manager.getRepository(TestCaseHistory).upsert(rows as never[], ['runId', 'position']);
+  // In chunks: one statement's placeholders stay under MySQL's 65,535 and SQLite's 32,766.
+  for (let start = 0; start < rows.length; start += HISTORY_UPSERT_CHUNK)
+    await manager
+      .getRepository(TestCaseHistory)
+      .upsert(rows.slice(start, start + HISTORY_UPSERT_CHUNK) as never[], ['runId', 'position']);
   return rows;
 }
