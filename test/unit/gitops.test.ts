@@ -504,4 +504,20 @@ describe('tests as files: auth profiles of test cases and runners (cli/gitops)',
     );
     expect(plan.actions.map((a) => a.fields)).to.deep.equal([['authProfile']]);
   });
+
+  it("round-trips a runner's baseline, leaves it out when null, and sees a change as an update", () => {
+    const pinned = runnerFromApi(
+      { name: 'smoke', testCaseIds: [], folder: '', baseline: 'lastPassing' },
+      () => undefined,
+    );
+    const text = serialiseResource(pinned);
+    expect(text).to.contain('baseline: lastPassing');
+    expect(parseResourceFile('smoke.yaml', text).spec).to.deep.equal(pinned);
+    expect(serialiseResource(runner())).to.not.contain('baseline');
+    const plan = computePlan(
+      [file(runner({ baseline: 'lastPassing' }))],
+      [{ spec: runner({ baseline: 'run_01JD0A0000000000000000000' }), id: 'runner_1' }],
+    );
+    expect(plan.actions.map((a) => a.fields)).to.deep.equal([['baseline']]);
+  });
 });
