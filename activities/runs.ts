@@ -35,6 +35,7 @@ import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
 import { recordRunHistory } from '../src/store/history';
 import { planHash } from '../src/history/plan-hash';
+import { freezeBaseline } from '../src/store/baselines';
 import { freezeAuthProfiles } from './auth-profiles';
 import { freezeSubFlows, SubFlowReferenceError } from '../src/store/sub-flows';
 import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
@@ -357,6 +358,10 @@ export function createRunActivities(
         // The environment's chain merged, its servers checked against the test cases' nodes.
         const frozen = await frozenEnvironment(manager, environment, testCases, run.variables);
         const auth = await freezeAuthProfiles(manager, run.workspaceId, runner, testCases);
+        // A performance run's baseline and the figures its relative thresholds need (src/store/baselines.ts).
+        const baseline = performance
+          ? await freezeBaseline(manager, { ...run, loadProfile }, performance.profile.thresholds)
+          : undefined;
         const startedAt = new Date();
         const plan: RunPlan = {
           runId: run.id,
@@ -373,6 +378,7 @@ export function createRunActivities(
           ...(performance ? { performance } : {}),
           servers: frozen.servers,
           ...auth,
+          ...(baseline ? { baseline } : {}),
         };
         const openedPlan = opened(run.id, plan);
         // The plan is this activity's result, written to history: over the cap the run cannot start.
@@ -426,7 +432,9 @@ export function createRunActivities(
             failures.push(...shard.failures);
           }
           const masker = await maskerFor(manager, input.runId);
-          const performance = masker.maskDeep(performanceResults(metrics, plan.performance.profile.thresholds, loadMs));
+          const performance = masker.maskDeep(
+            performanceResults(metrics, plan.performance.profile.thresholds, loadMs, plan.baseline),
+          );
           const result: RunResultValue = performance.thresholds.every((t) => t.passed) ? 'passed' : 'failed';
           const { results, summary } = loadTestCaseResults(plan.testCases, performance, metrics, failures, (v) =>
             masker.maskDeep(v),

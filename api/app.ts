@@ -24,6 +24,7 @@ import { testCasesRouter } from './routes/test-cases';
 import { runnersRouter } from './routes/runners';
 import { liveRunLookup, runsRouter } from './routes/runs';
 import { runOriginsRouter } from './routes/run-origins';
+import { compareRouter } from './routes/compare';
 import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
@@ -46,6 +47,7 @@ export const V1_ROUTERS = [
   runnersRouter,
   runsRouter,
   runOriginsRouter,
+  compareRouter,
   librariesRouter,
   deploymentsRouter,
   designsRouter,

@@ -72,6 +72,8 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'GET /v1/runs/:runId': 'read',
   'GET /v1/runs/:runId/results': 'read',
   'GET /v1/runs/:runId/deliveries': 'read',
+  'GET /v1/runs/:runId/compare/baseline': 'read',
+  'GET /v1/runs/:runId/compare/:headRunId': 'read',
   'POST /v1/runs/:runId/cancel': 'run',
   'POST /v1/runs/:runId/rerun': 'run',
   'POST /v1/runs/:runId/replay': 'run',

@@ -10,6 +10,7 @@ import { registerRunCommands } from './commands/run';
 import { registerDeployCommands } from './commands/deploy';
 import { registerImportCommands } from './commands/import';
 import { registerGitCommands } from './commands/files';
+import { registerCompareCommands } from './commands/compare';
 
 /** Version printed by `assay --version` (the package's). */
 export const CLI_VERSION = '0.1.0';
@@ -50,6 +51,7 @@ Exit codes: 0 passed · 1 tests failed · 2 usage or configuration error · 3 th
     registerDeployCommands,
     registerImportCommands,
     registerGitCommands,
+    registerCompareCommands,
   ] satisfies Registrar[]) {
     register(program, ctx, done);
   }

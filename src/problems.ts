@@ -243,6 +243,18 @@ export const PROBLEMS = {
     title: 'Unknown reference',
     description: 'The request names a resource (runner, environment, test case) that does not exist in the workspace.',
   },
+  'run-not-ended': {
+    status: 422,
+    title: 'Run not ended',
+    description:
+      'A comparison needs runs that have ended (completed or failed); `runId` names the one still queued or running. Compare once it has ended.',
+  },
+  'no-baseline': {
+    status: 422,
+    title: 'No baseline',
+    description:
+      'The run has no baseline to compare with: its deployment\'s or runner\'s `baseline` names a run that no longer exists or did not complete, or (`lastPassing`) no earlier run of the same runner, environment and kind passed; `detail` says which (docs/history.md "Baselines").',
+  },
   'rate-limited': {
     status: 429,
     title: 'Too many requests',

@@ -67,6 +67,71 @@ const variableValue = {
   ],
 };
 
+/** A runner's or deployment's `baseline` (docs/history.md "Baselines"). */
+const BASELINE = {
+  type: ['string', 'null'],
+  description:
+    'The run its runs are compared with (GET /v1/runs/{id}/compare/baseline) and relative thresholds (`p(95)<baseline*1.10`) measure against: `lastPassing`, or a pinned run id; null: `lastPassing`.',
+} as const;
+
+const compareRun = {
+  type: 'object',
+  required: ['runId', 'createdAt', 'status', 'result', 'planHash', 'kind'],
+  properties: {
+    runId: id('run'),
+    createdAt: timestamp,
+    status: { enum: ['completed', 'failed'] },
+    result: { enum: ['passed', 'failed', null] },
+    planHash: { type: ['string', 'null'], description: 'SHA-256 (hex) of what the run executed.' },
+    kind: { enum: ['functional', 'performance'] },
+  },
+} as const;
+const compareSide = {
+  type: ['object', 'null'],
+  required: ['status', 'durationMs'],
+  properties: { status: { enum: ['passed', 'failed', 'skipped'] }, durationMs: { type: 'integer' } },
+} as const;
+const compareItem = {
+  type: 'object',
+  required: ['testCaseId', 'name', 'base', 'head'],
+  properties: {
+    testCaseId: text,
+    name: text,
+    base: compareSide,
+    head: compareSide,
+    change: {
+      type: ['number', 'null'],
+      description: '`slower`/`faster`: (head − base) / base duration, a fraction.',
+    },
+  },
+} as const;
+const figureChange = {
+  type: 'object',
+  required: ['base', 'head', 'change'],
+  properties: {
+    base: { type: ['number', 'null'] },
+    head: { type: ['number', 'null'] },
+    change: {
+      type: ['number', 'null'],
+      description: 'Relative ((head − base) / base) for durations and rps; absolute (head − base) for rates.',
+    },
+    regression: { type: 'boolean' },
+    improvement: { type: 'boolean' },
+  },
+} as const;
+const perfFigures = {
+  type: 'object',
+  required: ['p95', 'p99', 'med', 'avg', 'rps', 'errorRate', 'checksRate'],
+  properties: Object.fromEntries(
+    ['p95', 'p99', 'med', 'avg', 'rps', 'errorRate', 'checksRate'].map((f) => [f, figureChange]),
+  ),
+};
+const namesList = { type: 'array', items: text } as const;
+const idNameList = {
+  type: 'array',
+  items: { type: 'object', required: ['id', 'name'], properties: { id: text, name: text } },
+} as const;
+
 /** The component schemas, by name. */
 export const SCHEMAS = {
   FieldError: {
@@ -263,8 +328,82 @@ export const SCHEMAS = {
         description: 'Whether its test cases share variables in a run (docs/flows.md "Variables across test cases").',
       },
       authProfile: { type: ['string', 'null'], description: 'Its auth profile (docs/auth.md), `none`, or null.' },
+      baseline: BASELINE,
       createdAt: timestamp,
       updatedAt: timestamp,
+    },
+  },
+  RunComparison: {
+    type: 'object',
+    description:
+      'Two runs compared (docs/history.md "Comparing runs"): the base (the older run, or the baseline) against the head. Rules in src/history/compare.ts.',
+    required: ['base', 'head', 'samePlan', 'verdict', 'testCases'],
+    properties: {
+      base: compareRun,
+      head: compareRun,
+      samePlan: { type: 'boolean', description: 'Both plan hashes known and equal: the runs executed the same thing.' },
+      verdict: { enum: ['regression', 'improvement', 'unchanged'] },
+      testCases: {
+        type: 'object',
+        required: ['newlyFailing', 'newlyPassing', 'appeared', 'disappeared', 'slower', 'faster', 'unchanged'],
+        properties: {
+          newlyFailing: { type: 'array', items: compareItem },
+          newlyPassing: { type: 'array', items: compareItem },
+          appeared: { type: 'array', items: compareItem },
+          disappeared: { type: 'array', items: compareItem },
+          slower: { type: 'array', items: compareItem },
+          faster: { type: 'array', items: compareItem },
+          unchanged: { type: 'integer' },
+        },
+      },
+      performance: {
+        type: 'object',
+        required: ['overall', 'requests', 'series'],
+        properties: {
+          overall: perfFigures,
+          requests: {
+            type: 'array',
+            items: { type: 'object', required: ['name', 'figures'], properties: { name: text, figures: perfFigures } },
+          },
+          series: {
+            type: 'object',
+            description:
+              "Each run's time series (docs/performance.md), each point with `offset`: seconds from its run's first point.",
+            properties: {
+              base: { type: 'array', items: { type: 'object' } },
+              head: { type: 'array', items: { type: 'object' } },
+            },
+          },
+        },
+      },
+      planDiff: {
+        type: 'object',
+        description:
+          'Present when the plan hashes differ: what changed between the frozen plans (names only; no values).',
+        properties: {
+          testCases: {
+            type: 'object',
+            properties: { changed: idNameList, added: idNameList, removed: idNameList },
+          },
+          variables: {
+            type: 'object',
+            properties: { changed: namesList, added: namesList, removed: namesList },
+          },
+          settings: namesList,
+          servers: namesList,
+          other: namesList,
+        },
+      },
+      baseline: {
+        type: 'object',
+        description: '`compare/baseline` only: the baseline used.',
+        required: ['runId', 'setting', 'source'],
+        properties: {
+          runId: id('run'),
+          setting: { type: 'string', description: '`lastPassing` or the pinned run id.' },
+          source: { enum: ['plan', 'deployment', 'runner', 'default'] },
+        },
+      },
     },
   },
   RunLinks: {
@@ -545,6 +684,7 @@ export const SCHEMAS = {
         },
       },
       loadProfile,
+      baseline: { ...BASELINE, description: `${BASELINE.description} Over the runner's when set.` },
       webhookToken: {
         type: 'string',
         description: 'Shown once, when made (create with `webhookEnabled`, rotate-webhook).',

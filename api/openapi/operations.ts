@@ -519,6 +519,30 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       problems: ['NotFound'],
     },
     {
+      method: 'get',
+      path: '/v1/runs/:runId/compare/baseline',
+      operationId: 'compareRunWithBaseline',
+      summary: 'Compare a run with its baseline',
+      description:
+        "The run (the head) against its baseline (docs/history.md \"Baselines\"): the run its plan froze as baseline (a performance run's), else its deployment's or runner's `baseline` (a pinned run, or `lastPassing`), else the last run of the same runner, environment and kind before it that passed. The answer adds `baseline: {runId, setting, source}`. 422 `run-not-ended` for a run still queued or running; 422 `no-baseline` when there is none.",
+      tag: 'Runs',
+      auth: 'apiKey',
+      responses: { '200': ok('The comparison.', schemaRef('RunComparison')) },
+      problems: ['NotFound', 'Unprocessable'],
+    },
+    {
+      method: 'get',
+      path: '/v1/runs/:runId/compare/:headRunId',
+      operationId: 'compareRuns',
+      summary: 'Compare two runs',
+      description:
+        'Run `runId` (the base) against run `headRunId` (the head): test cases newly failing, newly passing, appeared, disappeared, slower, faster; performance figures side by side with their change and both time series; the difference of the two plans when their hashes differ; a `verdict`. Rules: docs/history.md "Comparing runs". 422 `run-not-ended` (with `runId`) for a run still queued or running.',
+      tag: 'Runs',
+      auth: 'apiKey',
+      responses: { '200': ok('The comparison.', schemaRef('RunComparison')) },
+      problems: ['NotFound', 'Unprocessable'],
+    },
+    {
       method: 'post',
       path: '/v1/runs/:runId/cancel',
       operationId: 'cancelRun',

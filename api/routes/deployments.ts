@@ -13,8 +13,10 @@
  *   POST   /v1/deployments/{id}/rotate-signing-secret  new signing secret (shown once)         → 200
  *
  * Body: {name, runner, environment, schedule?, timezone?, enabled?, webhookEnabled?,
- * webhookRequireAuth?, webhooks?: {onComplete?: [...], onFailure?: [...]}, signingSecret?, loadProfile?}
- * (`loadProfile`: docs/performance.md; it must fit the default run timeout). A
+ * webhookRequireAuth?, webhooks?: {onComplete?: [...], onFailure?: [...]}, signingSecret?, loadProfile?,
+ * baseline?} (`loadProfile`: docs/performance.md; it must fit the default run timeout; `baseline`:
+ * `lastPassing` or a run id of the workspace, over the runner's, docs/history.md "Baselines" —
+ * another value is 422 `unknown-reference` naming `baseline`). A
  * schedule that is not a valid five-field cron expression, a bad time zone, a webhook entry with a
  * bad URL, method or template: 400 naming the field; an unknown runner or environment: 422; nothing
  * is stored then. The webhook token and the signing secret are shown only when they are made.
@@ -50,6 +52,14 @@ import { iso, nameSchema, uniqueName } from './shared';
 import { issueWebhookToken, keepMaskedWebhookHeaders, maskWebhookHeaders, newSecret } from '../secrets';
 import { checkedProfile, loadProfileSchema } from '../load-profile';
 import type { LoadProfileInput } from '../../src/perf/profile';
+import { BASELINE_SCHEMA } from './runners';
+import { baselineFieldError } from '../../src/store/baselines';
+
+/** 422 `unknown-reference` naming `baseline` when it is neither `lastPassing` nor a run of the workspace. */
+async function checkBaseline(manager: EntityManager, workspaceId: string, baseline: string | null): Promise<void> {
+  const error = await baselineFieldError(manager, workspaceId, baseline);
+  if (error) throw new Problem('unknown-reference', `${error.field}: ${error.detail}`, { errors: [error] });
+}
 
 interface DeploymentInput {
   name?: string;
@@ -64,6 +74,8 @@ interface DeploymentInput {
   signingSecret?: string;
   /** A load profile that makes the deployment's runs performance runs (docs/performance.md); null clears it. */
   loadProfile?: LoadProfileInput | null;
+  /** Its runs' baseline (src/store/baselines.ts), over the runner's: `lastPassing` or a run id; null clears it. */
+  baseline?: string | null;
 }
 
 const webhookEntry = {
@@ -96,6 +108,7 @@ const fields = {
   },
   signingSecret: { type: 'string', minLength: 16, maxLength: 200 },
   loadProfile: loadProfileSchema,
+  baseline: BASELINE_SCHEMA,
 };
 /**
  * The request body schemas of the deployment endpoints: what ajv validates with (below) and what
@@ -236,6 +249,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
       : {}),
     webhooks: maskWebhookHeaders(d.webhooks ?? { onComplete: [], onFailure: [] }),
     loadProfile: d.loadProfile ?? null,
+    baseline: d.baseline ?? null,
     ...once,
     createdAt: iso(d.createdAt),
     updatedAt: iso(d.updatedAt),
@@ -280,6 +294,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
       webhooks: input.webhooks ?? null,
       // Its runs have the default timeout: the profile must fit it.
       loadProfile: checkedProfile(input.loadProfile, 'loadProfile', config.runs.defaultTimeoutSeconds) ?? null,
+      baseline: input.baseline ?? null,
       signingSecret: '',
       scheduleSyncedAt: null,
       scheduleError: null,
@@ -289,6 +304,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     const errors = semanticErrors(d);
     if (errors.length) throw invalid(errors);
     await requireRunTarget(dataSource, d.workspaceId, { runner: d.runnerName, environment: d.environmentName });
+    await checkBaseline(dataSource.manager, d.workspaceId, d.baseline);
     const webhookToken = d.webhookEnabled ? issueWebhookToken(d) : undefined;
     seal(d, d.webhooks, signingSecret);
     const schedule = await saveAndSync(d, true);
@@ -320,6 +336,10 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     if (patch.webhookRequireAuth !== undefined) d.webhookRequireAuth = patch.webhookRequireAuth;
     if (patch.loadProfile !== undefined)
       d.loadProfile = checkedProfile(patch.loadProfile, 'loadProfile', config.runs.defaultTimeoutSeconds) ?? null;
+    if (patch.baseline !== undefined) {
+      d.baseline = patch.baseline;
+      await checkBaseline(dataSource.manager, d.workspaceId, d.baseline);
+    }
     if (patch.webhooks !== undefined) {
       const kept = keepMaskedWebhookHeaders(patch.webhooks, d.webhooks);
       if (kept.length) throw invalid(kept);

@@ -9,7 +9,10 @@
  *   PATCH  /v1/runners/{name}                  any field                                     → 200
  *   DELETE /v1/runners/{name}                                                                → 204
  *
- * Body: {name, description?, testCaseIds?, folder?, tags?, order?, loadProfile?, variableScope?}
+ * Body: {name, description?, testCaseIds?, folder?, tags?, order?, loadProfile?, variableScope?, baseline?}
+ * (`baseline`: the run its runs compare with and relative thresholds measure against, docs/history.md
+ * "Baselines": `lastPassing` or the id of a run of the workspace, else 422 `unknown-reference`
+ * naming `baseline`; null: the default, the last passing run)
  * (`loadProfile`: docs/performance.md; `variableScope`: `testCase`, the default, or `run`, whose test
  * cases start from the variables the one before ended with, docs/flows.md "Variables across test
  * cases"). Selection: `testCaseIds` run
@@ -37,6 +40,19 @@ import { checkedProfile, loadProfileSchema } from '../load-profile';
 import { AUTH_PROFILE_REF_SCHEMA, checkAuthProfileRefs } from './auth-profiles';
 import type { LoadProfileInput } from '../../src/perf/profile';
 import { VARIABLE_SCOPES, type VariableScope } from '../../src/domain/types';
+import { baselineFieldError } from '../../src/store/baselines';
+
+/**
+ * The `baseline` field of runners and deployments (docs/history.md "Baselines"): `lastPassing`, a
+ * run id of the workspace (checked after the schema), or null (the default: the last passing run).
+ */
+export const BASELINE_SCHEMA = {
+  type: ['string', 'null'],
+  minLength: 1,
+  maxLength: 40,
+  description:
+    'The run its runs are compared with (GET /v1/runs/{id}/compare/baseline) and relative thresholds (`p(95)<baseline*1.10`) measure against: `lastPassing` (the last run of the same runner, environment and kind that passed) or the id of a run of the workspace; null: `lastPassing`.',
+} as const;
 
 interface RunnerInput {
   name?: string;
@@ -51,6 +67,8 @@ interface RunnerInput {
   variableScope?: VariableScope;
   /** The auth profile of its test cases when neither they nor their folder name one (docs/auth.md), or `none`; null clears it. */
   authProfile?: string | null;
+  /** Its runs' baseline (src/store/baselines.ts): `lastPassing` or a run id; null clears it. */
+  baseline?: string | null;
 }
 
 const fields = {
@@ -62,6 +80,7 @@ const fields = {
   order: { enum: [...RUNNER_ORDERS] },
   loadProfile: loadProfileSchema,
   authProfile: AUTH_PROFILE_REF_SCHEMA,
+  baseline: BASELINE_SCHEMA,
   variableScope: {
     enum: [...VARIABLE_SCOPES],
     description:
@@ -91,6 +110,7 @@ export function runnerJson(r: Runner) {
     loadProfile: r.loadProfile ?? null,
     variableScope: r.variableScope ?? 'testCase',
     authProfile: r.authProfile ?? null,
+    baseline: r.baseline ?? null,
     createdAt: iso(r.createdAt),
     updatedAt: iso(r.updatedAt),
   };
@@ -103,6 +123,11 @@ async function checkSelection(manager: EntityManager, runner: Runner): Promise<v
     runner.workspaceId,
     runner.authProfile ? [{ at: ['authProfile'], name: runner.authProfile }] : [],
   );
+  const baselineError = await baselineFieldError(manager, runner.workspaceId, runner.baseline);
+  if (baselineError)
+    throw new Problem('unknown-reference', `${baselineError.field}: ${baselineError.detail}`, {
+      errors: [baselineError],
+    });
   if (runner.testCaseIds.length === 0 && runner.folder === null && runner.tags.length === 0) {
     throw invalid(
       [fieldError([], "select test cases with testCaseIds, folder ('' for all) or tags")],
@@ -135,6 +160,7 @@ function apply(runner: Runner, input: RunnerInput, replace: boolean): void {
     runner.loadProfile = checkedProfile(input.loadProfile, 'loadProfile') ?? null;
   if (replace || input.variableScope !== undefined) runner.variableScope = input.variableScope ?? 'testCase';
   if (replace || input.authProfile !== undefined) runner.authProfile = input.authProfile ?? null;
+  if (replace || input.baseline !== undefined) runner.baseline = input.baseline ?? null;
 }
 
 function load(manager: EntityManager, ctx: AppContext): Promise<Runner> {

@@ -302,6 +302,7 @@ function readRunner(doc: Record<string, unknown>, c: Checker): RunnerSpec {
     loadProfile: c.mappingOrNull(doc.loadProfile, 'loadProfile'),
     variableScope,
     authProfile: c.optionalText(doc.authProfile, 'authProfile', '', 100) || null,
+    baseline: c.optionalText(doc.baseline, 'baseline', '', 40) || null,
   };
 }
 
@@ -411,6 +412,7 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
       put('order', spec.order, spec.order === 'name');
       put('variableScope', spec.variableScope, spec.variableScope === 'testCase');
       put('authProfile', spec.authProfile, spec.authProfile === null);
+      put('baseline', spec.baseline, spec.baseline === null);
       put('testCases', spec.testCases, spec.testCases.length === 0);
       put('loadProfile', spec.loadProfile, spec.loadProfile === null);
       break;

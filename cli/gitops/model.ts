@@ -117,6 +117,8 @@ export interface RunnerSpec {
   variableScope: VariableScope;
   /** Its auth profile's name, or `none` (docs/auth.md); null when it names none. */
   authProfile: string | null;
+  /** The run its runs compare with (docs/history.md "Baselines"): `lastPassing` or a run id; null when it sets none. */
+  baseline: string | null;
 }
 
 /** One outgoing webhook of a deployment (docs/deployments.md). */
@@ -166,6 +168,7 @@ export const RUNNER_FIELDS = [
   'order',
   'variableScope',
   'authProfile',
+  'baseline',
   'testCases',
   'loadProfile',
 ] as const satisfies ReadonlyArray<keyof RunnerSpec>;
@@ -262,6 +265,7 @@ export interface RunnerJson {
   loadProfile?: Record<string, unknown> | null;
   variableScope?: VariableScope;
   authProfile?: string | null;
+  baseline?: string | null;
 }
 
 /** A deployment as the API answers it (api/routes/deployments.ts; header values read `"***"`). */
@@ -336,6 +340,7 @@ export function runnerFromApi(r: RunnerJson, refOf: (id: string) => string | und
     loadProfile: r.loadProfile ?? null,
     variableScope: r.variableScope ?? 'testCase',
     authProfile: r.authProfile ?? null,
+    baseline: r.baseline ?? null,
   };
 }
 

@@ -13,7 +13,7 @@
  * address) or a status outside 200–399.
  */
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
-import { aggregationName, compare, type Threshold } from './thresholds';
+import { aggregationName, baselineKey, compare, limitText, type Threshold } from './thresholds';
 
 /** Points of a time series at most; past it, adjacent points merge (resolution doubles). */
 export const MAX_SERIES_POINTS = 3600;
@@ -353,6 +353,22 @@ export interface ThresholdOutcome {
   passed: boolean;
   /** The aggregated value it was compared with (ms for durations, a fraction for rates). */
   actual: number;
+  /** A relative threshold (`p(95)<baseline*1.1`): the baseline run's same figure, when there was one. */
+  baseline?: number;
+  /** A relative threshold's limit: `baseline` × its factor. */
+  limit?: number;
+  /** A relative threshold without a baseline: why it passed without being compared (docs/history.md "Baselines"). */
+  note?: string;
+}
+
+/**
+ * The baseline relative thresholds compare with (`RunPlan.baseline`): the baseline run and its
+ * figures by {@link baselineKey}; `runId` null and `reason` when the run has none.
+ */
+export interface ThresholdBaseline {
+  runId: string | null;
+  values: Record<string, number>;
+  reason?: string;
 }
 
 /** Per-request-name (or per-test-case) figures in results. */
@@ -460,23 +476,41 @@ export function evaluateThresholds(
   thresholds: Threshold[],
   metrics: LoadMetrics,
   loadDurationMs: number,
+  baseline?: ThresholdBaseline,
 ): ThresholdOutcome[] {
-  const seconds = loadDurationMs / 1000;
+  const round = (n: number) => Math.round(n * 10_000) / 10_000;
   return thresholds.map((t) => {
-    const stats =
-      t.tags.name !== undefined
-        ? metrics.byName.get(t.tags.name)
-        : t.tags.testCase !== undefined
-          ? metrics.byTestCase.get(t.tags.testCase)
-          : metrics.all;
-    const actual = aggregate(t, stats ?? new RequestStats(), metrics, seconds);
-    return {
+    const actual = thresholdActual(t, metrics, loadDurationMs);
+    const outcome = {
       metric: t.key,
-      threshold: `${aggregationName(t.aggregation)}${t.operator}${t.value}`,
-      passed: compare(actual, t.operator, t.value),
-      actual: Math.round(actual * 10_000) / 10_000,
+      threshold: `${aggregationName(t.aggregation)}${t.operator}${limitText(t)}`,
+      actual: round(actual),
     };
+    if (!t.relative) return { ...outcome, passed: compare(actual, t.operator, t.value) };
+    // A relative threshold: against the baseline's same figure × the factor, or passed with a note without one.
+    const base = baseline?.values[baselineKey(t)];
+    if (base === undefined || baseline?.runId == null) {
+      const why = baseline?.reason ?? 'the run has no baseline';
+      return { ...outcome, passed: true, note: `not compared: ${why}` };
+    }
+    const limit = base * t.value;
+    return { ...outcome, passed: compare(actual, t.operator, limit), baseline: round(base), limit: round(limit) };
   });
+}
+
+/**
+ * The aggregated value threshold `t` compares (ms for durations, a fraction for rates, a count or
+ * a per-second rate for counters), from merged measurements. What a relative threshold's baseline
+ * figure is taken as, from the baseline run's stored measurements.
+ */
+export function thresholdActual(t: Threshold, metrics: LoadMetrics, loadDurationMs: number): number {
+  const stats =
+    t.tags.name !== undefined
+      ? metrics.byName.get(t.tags.name)
+      : t.tags.testCase !== undefined
+        ? metrics.byTestCase.get(t.tags.testCase)
+        : metrics.all;
+  return aggregate(t, stats ?? new RequestStats(), metrics, loadDurationMs / 1000);
 }
 
 /** The results' `performance` object from merged measurements. */
@@ -484,6 +518,7 @@ export function performanceResults(
   metrics: LoadMetrics,
   thresholds: Threshold[],
   loadDurationMs: number,
+  baseline?: ThresholdBaseline,
 ): PerformanceResults {
   const all = metrics.all;
   const l = latency(all.duration);
@@ -513,7 +548,7 @@ export function performanceResults(
     iterationDuration: latency(all.iterationDuration),
     byName: [...metrics.byName].map(([n, s]) => namedFigures(n, s)).sort((a, b) => b.requests - a.requests),
     byTestCase: [...metrics.byTestCase].map(([n, s]) => namedFigures(n, s)),
-    thresholds: evaluateThresholds(thresholds, metrics, loadDurationMs),
+    thresholds: evaluateThresholds(thresholds, metrics, loadDurationMs, baseline),
     seriesResolution: state.resolution,
     series: state.series,
   };

@@ -15,6 +15,12 @@
  * `data_sent`, `data_received`) take `count` and `rate` (per second). Operators: `<`, `<=`, `>`,
  * `>=`, `==`, `===`, `!=`. An entry may also be `{ "threshold": "p(95)<300" }` (k6's object form;
  * `abortOnFail` is not supported and refused, so nobody relies on it silently).
+ *
+ * Relative thresholds (docs/history.md "Baselines"; not k6's): the number may be `baseline` or
+ * `baseline*<factor>`, e.g. `"p(95)<baseline*1.10"` — the same aggregation of the same metric (and
+ * tags) in the run's baseline (a runner's or deployment's `baseline`: a pinned run or the last
+ * passing run), frozen into the plan when the run starts (`RunPlan.baseline.values`, keyed by
+ * {@link baselineKey}). Such a threshold has `relative: true` and `value` is the factor.
  */
 
 /** Metrics a threshold may name, with their kind (k6's built-in metric names). */
@@ -47,7 +53,10 @@ export interface Threshold {
   expression: string;
   aggregation: Aggregation;
   operator: ThresholdOperator;
+  /** The number compared with; for a relative threshold, the factor the baseline's value is multiplied by. */
   value: number;
+  /** `baseline` or `baseline*<factor>` was written: the limit is the baseline's value × `value`. */
+  relative?: boolean;
 }
 
 /** A threshold that could not be read: `path` is inside `thresholds`, `message` says why. */
@@ -58,7 +67,7 @@ export interface ThresholdIssue {
 
 const KEY = /^([a-z_]+)(?:\{([^{}]*)\})?$/;
 const EXPRESSION =
-  /^\s*(avg|min|max|med|rate|count|p\(\s*(\d+(?:\.\d+)?)\s*\))\s*(<=|>=|===|==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*$/i;
+  /^\s*(avg|min|max|med|rate|count|p\(\s*(\d+(?:\.\d+)?)\s*\))\s*(<=|>=|===|==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|baseline(?:\s*\*\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?))?)\s*$/i;
 const AGGREGATIONS_BY_KIND = {
   trend: ['avg', 'min', 'max', 'med', 'p(N)'],
   rate: ['rate'],
@@ -146,12 +155,12 @@ export function parseThresholds(input: unknown): { thresholds: Threshold[]; issu
 function parseExpression(
   metric: ThresholdMetric,
   text: string,
-): Pick<Threshold, 'aggregation' | 'operator' | 'value'> | string {
+): Pick<Threshold, 'aggregation' | 'operator' | 'value' | 'relative'> | string {
   const kind = THRESHOLD_METRICS[metric];
   const allowed = AGGREGATIONS_BY_KIND[kind];
   const m = EXPRESSION.exec(text);
   if (!m)
-    return `"${text}" is not a threshold: write <aggregation> <operator> <number>, e.g. "${kind === 'trend' ? 'p(95)<300' : kind === 'rate' ? 'rate<0.01' : 'count>100'}"`;
+    return `"${text}" is not a threshold: write <aggregation> <operator> <number> (or baseline, or baseline*<factor>), e.g. "${kind === 'trend' ? 'p(95)<300' : kind === 'rate' ? 'rate<0.01' : 'count>100'}"`;
   const name = m[1]!.toLowerCase();
   const aggregation: Aggregation =
     m[2] !== undefined ? { p: Number(m[2]) } : (name as Exclude<Aggregation, { p: number }>);
@@ -160,7 +169,26 @@ function parseExpression(
     return `${metric} is a ${kind}: its aggregations are ${allowed.join(', ')}, not ${m[1]}`;
   if (typeof aggregation === 'object' && !(aggregation.p > 0 && aggregation.p <= 100))
     return `the percentile must be above 0 and at most 100, got ${aggregation.p}`;
+  if (/^baseline/i.test(m[4]!)) {
+    const factor = m[5] === undefined ? 1 : Number(m[5]);
+    if (!(factor > 0 && Number.isFinite(factor))) return `the factor of baseline must be a number above 0, got ${m[5]}`;
+    return { aggregation, operator: m[3] as ThresholdOperator, value: factor, relative: true };
+  }
   return { aggregation, operator: m[3] as ThresholdOperator, value: Number(m[4]) };
+}
+
+/**
+ * The key of a threshold's baseline figure in `RunPlan.baseline.values`: its metric key (tags
+ * included) and aggregation, e.g. `http_req_duration{name:login}:p(95)`.
+ */
+export function baselineKey(threshold: Pick<Threshold, 'key' | 'aggregation'>): string {
+  return `${threshold.key}:${aggregationName(threshold.aggregation)}`;
+}
+
+/** The threshold's right-hand side as written back: `300`, `baseline`, `baseline*1.1`. */
+export function limitText(threshold: Pick<Threshold, 'value' | 'relative'>): string {
+  if (!threshold.relative) return String(threshold.value);
+  return threshold.value === 1 ? 'baseline' : `baseline*${threshold.value}`;
 }
 
 /** Whether `actual operator value` holds (k6's comparison; `==` and `===` alike on numbers). */

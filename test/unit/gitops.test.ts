@@ -63,6 +63,7 @@ const runner = (over: Partial<RunnerSpec> = {}): RunnerSpec => ({
   loadProfile: null,
   variableScope: 'testCase',
   authProfile: null,
+  baseline: null,
   ...over,
 });
 const deployment = (over: Partial<DeploymentSpec> = {}): DeploymentSpec => ({
@@ -502,5 +503,21 @@ describe('tests as files: auth profiles of test cases and runners (cli/gitops)',
       [{ spec: tc({ authProfile: 'api-client' }), id: 'tc_1' }],
     );
     expect(plan.actions.map((a) => a.fields)).to.deep.equal([['authProfile']]);
+  });
+
+  it("round-trips a runner's baseline, leaves it out when null, and sees a change as an update", () => {
+    const pinned = runnerFromApi(
+      { name: 'smoke', testCaseIds: [], folder: '', baseline: 'lastPassing' },
+      () => undefined,
+    );
+    const text = serialiseResource(pinned);
+    expect(text).to.contain('baseline: lastPassing');
+    expect(parseResourceFile('smoke.yaml', text).spec).to.deep.equal(pinned);
+    expect(serialiseResource(runner())).to.not.contain('baseline');
+    const plan = computePlan(
+      [file(runner({ baseline: 'lastPassing' }))],
+      [{ spec: runner({ baseline: 'run_01JD0A0000000000000000000' }), id: 'runner_1' }],
+    );
+    expect(plan.actions.map((a) => a.fields)).to.deep.equal([['baseline']]);
   });
 });

@@ -59,7 +59,8 @@ export class Runner {
 
   /**
    * The baseline its performance runs compare with and relative thresholds use (docs/history.md
-   * "Baselines"): a run id, or `lastPassing` (its last run that passed on the same environment); null: none.
+   * "Baselines"; src/store/baselines.ts): a run id, or `lastPassing` (its last run of the same kind
+   * that passed on the same environment); null: `lastPassing`.
    */
   @Column({ type: 'varchar', length: 40, nullable: true })
   baseline!: string | null;
