@@ -33,7 +33,7 @@ import { keyRingFor, KeyRingError } from '../src/secrets/keyring';
 import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
-import { recordRunHistory } from '../src/store/history';
+import { quarantinedTestCases, recordRunHistory } from '../src/store/history';
 import { planHash } from '../src/history/plan-hash';
 import { freezeAuthProfiles } from './auth-profiles';
 import { freezeSubFlows, SubFlowReferenceError } from '../src/store/sub-flows';
@@ -300,6 +300,8 @@ export function createRunActivities(
         // The environment's chain merged, its servers checked against the test cases' nodes.
         const frozen = await frozenEnvironment(manager, environment, testCases, run.variables);
         const auth = await freezeAuthProfiles(manager, run.workspaceId, runner, testCases);
+        // The runner quarantines flaky test cases: those flagged now on this runner and environment (docs/history.md).
+        const quarantine = await quarantinedTestCases(manager, run.workspaceId, runner, run.environmentName);
         const startedAt = new Date();
         const plan: RunPlan = {
           runId: run.id,
@@ -316,6 +318,7 @@ export function createRunActivities(
           ...(performance ? { performance } : {}),
           servers: frozen.servers,
           ...auth,
+          ...(quarantine ? { quarantine } : {}),
         };
         const openedPlan = opened(run.id, plan);
         // The plan is this activity's result, written to history: over the cap the run cannot start.
@@ -437,7 +440,10 @@ export function createRunActivities(
         if (updated.affected !== 0) {
           ended = { durationMs: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : undefined };
           // The test cases' history (docs/history.md), in the same transaction as the run's end.
-          await recordRunHistory(manager, run, run.plan);
+          await recordRunHistory(manager, run, run.plan, {
+            window: config.runs.flakyWindow,
+            minFlips: config.runs.flakyMinFlips,
+          });
         }
       });
       if (ended) recordRunFinished(runResultOf(input.status, input.result, input.error), ended.durationMs);

@@ -18,6 +18,7 @@ import { RUN_TRIGGERS } from '../routes/runs';
 import { HOOKS_SCHEMA } from '../routes/folders';
 import { DATA_SETS_SCHEMA, FLOW_NODES } from './flow';
 import { VARIABLE_SCOPES } from '../../src/domain/types';
+import { HISTORY_SCHEMAS } from './history-schemas';
 
 /** A JSON Schema (2020-12, the OpenAPI 3.1 dialect) as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -69,6 +70,7 @@ const variableValue = {
 
 /** The component schemas, by name. */
 export const SCHEMAS = {
+  ...HISTORY_SCHEMAS,
   FieldError: {
     type: 'object',
     required: ['field', 'pointer', 'detail'],
@@ -263,6 +265,11 @@ export const SCHEMAS = {
         description: 'Whether its test cases share variables in a run (docs/flows.md "Variables across test cases").',
       },
       authProfile: { type: ['string', 'null'], description: 'Its auth profile (docs/auth.md), `none`, or null.' },
+      quarantineFlaky: {
+        type: 'boolean',
+        description:
+          'Whether failures of test cases flagged flaky on the run\'s environment do not fail its runs (docs/history.md "Quarantine").',
+      },
       createdAt: timestamp,
       updatedAt: timestamp,
     },

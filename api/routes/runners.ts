@@ -9,8 +9,9 @@
  *   PATCH  /v1/runners/{name}                  any field                                     → 200
  *   DELETE /v1/runners/{name}                                                                → 204
  *
- * Body: {name, description?, testCaseIds?, folder?, tags?, order?, loadProfile?, variableScope?}
- * (`loadProfile`: docs/performance.md; `variableScope`: `testCase`, the default, or `run`, whose test
+ * Body: {name, description?, testCaseIds?, folder?, tags?, order?, loadProfile?, variableScope?, quarantineFlaky?}
+ * (`loadProfile`: docs/performance.md; `quarantineFlaky`: its runs do not fail for failures of test
+ * cases flagged flaky, docs/history.md "Quarantine"; `variableScope`: `testCase`, the default, or `run`, whose test
  * cases start from the variables the one before ended with, docs/flows.md "Variables across test
  * cases"). Selection: `testCaseIds` run
  * first in their order; then the test cases in `folder` (subfolders included; '' is every folder)
@@ -51,6 +52,8 @@ interface RunnerInput {
   variableScope?: VariableScope;
   /** The auth profile of its test cases when neither they nor their folder name one (docs/auth.md), or `none`; null clears it. */
   authProfile?: string | null;
+  /** Whether failures of test cases flagged flaky on its environment do not fail its runs (docs/history.md "Quarantine"). */
+  quarantineFlaky?: boolean;
 }
 
 const fields = {
@@ -62,6 +65,11 @@ const fields = {
   order: { enum: [...RUNNER_ORDERS] },
   loadProfile: loadProfileSchema,
   authProfile: AUTH_PROFILE_REF_SCHEMA,
+  quarantineFlaky: {
+    type: 'boolean',
+    description:
+      'Quarantine flaky test cases (docs/history.md "Quarantine"): a run freezes the test cases flagged flaky on its runner and environment (`GET /v1/flaky`) when it starts; they run and are reported (`quarantined: true` on a failed result) but their failures do not fail the run. Default false.',
+  },
   variableScope: {
     enum: [...VARIABLE_SCOPES],
     description:
@@ -91,6 +99,7 @@ export function runnerJson(r: Runner) {
     loadProfile: r.loadProfile ?? null,
     variableScope: r.variableScope ?? 'testCase',
     authProfile: r.authProfile ?? null,
+    quarantineFlaky: Boolean(r.quarantineFlaky),
     createdAt: iso(r.createdAt),
     updatedAt: iso(r.updatedAt),
   };
@@ -135,6 +144,7 @@ function apply(runner: Runner, input: RunnerInput, replace: boolean): void {
     runner.loadProfile = checkedProfile(input.loadProfile, 'loadProfile') ?? null;
   if (replace || input.variableScope !== undefined) runner.variableScope = input.variableScope ?? 'testCase';
   if (replace || input.authProfile !== undefined) runner.authProfile = input.authProfile ?? null;
+  if (replace || input.quarantineFlaky !== undefined) runner.quarantineFlaky = input.quarantineFlaky ?? false;
 }
 
 function load(manager: EntityManager, ctx: AppContext): Promise<Runner> {
