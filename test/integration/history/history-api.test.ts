@@ -290,14 +290,12 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         flow: [{ id: 'a', type: 'api', request: { method: 'GET', url: 'http://127.0.0.1:1/' } }],
       });
       const id = created.body.id as string;
-      await app.dataSource
-        .getRepository(TestCaseHistory)
-        .insert([
-          Object.assign(row(app.workspaceId, id, 1, { status: 'failed' }), {
-            runId: 'run_gone',
-            testCaseName: 'gone soon',
-          }),
-        ]);
+      await app.dataSource.getRepository(TestCaseHistory).insert([
+        Object.assign(row(app.workspaceId, id, 1, { status: 'failed' }), {
+          runId: 'run_gone',
+          testCaseName: 'gone soon',
+        }),
+      ]);
       expect((await app.request('DELETE', `/v1/test-cases/${id}`)).status).to.equal(204);
       const kept = await app.request('GET', `/v1/test-cases/${id}/history`);
       expect(kept.status).to.equal(200);
