@@ -10,6 +10,7 @@ import {
   MoreThan,
   MoreThanOrEqual,
   type EntityManager,
+  type FindManyOptions,
   type FindOptionsWhere,
 } from 'typeorm';
 import { FlakyTestCase, RunTestCaseResult, TestCase, TestCaseHistory, type Run } from './entities';
@@ -160,11 +161,14 @@ export function flakyWindowRows(
   key: { workspaceId: string; testCaseId: string; runnerName: string; environmentName: string },
   limit: number,
 ): Promise<Array<Pick<TestCaseHistory, 'runId' | 'position' | 'status' | 'definitionHash'>>> {
-  return manager.getRepository(TestCaseHistory).find({
-    select: { runId: true, position: true, status: true, definitionHash: true },
-    where: { ...key, kind: 'functional', status: In(['passed', 'failed']) },
-    order: { ranAt: 'DESC', runId: 'DESC', position: 'DESC' },
-    take: limit,
+  return findHistory(manager, {
+    options: {
+      select: { runId: true, position: true, status: true, definitionHash: true },
+      where: { ...key, kind: 'functional', status: In(['passed', 'failed']) },
+      order: { ranAt: 'DESC', runId: 'DESC', position: 'DESC' },
+      take: limit,
+    },
+    index: 'ix_history_runner_env',
   });
 }
 
@@ -366,12 +370,94 @@ const ENTRY_COLUMNS = {
   nodes: true,
 } as const;
 
+/** A history query: its find options and the index it is served by. */
+export interface HistoryQuery {
+  options: FindManyOptions<TestCaseHistory>;
+  index: 'ix_history_test_case' | 'ix_history_runner_env' | 'ix_history_status';
+}
+
 /**
- * The queries of a test case's history, each served by an index of `test_case_history` (their plans
- * in docs/benchmarks.md, bench/history-query.ts): the newest `limit` rows; the newest failure; the
- * newest pass and the first failure after it (the current failing streak). Exported for the
- * benchmark, which times and explains each.
+ * Runs a history query through its index: named to MySQL/MariaDB (`USE INDEX`), whose optimizer
+ * otherwise may walk `ix_history_ran` (every test case's rows, newest first) to avoid a sort,
+ * which reads the whole table for a test case that has not run lately; SQLite picks it by itself.
  */
+export function findHistory(manager: EntityManager, query: HistoryQuery): Promise<TestCaseHistory[]> {
+  return manager
+    .getRepository(TestCaseHistory)
+    .createQueryBuilder('h')
+    .setFindOptions(query.options)
+    .useIndex(query.index)
+    .getMany();
+}
+
+/**
+ * The queries of a test case's history, each served by an index of `test_case_history` (their
+ * plans in docs/benchmarks.md, bench/history-query.ts): the newest `limit` rows
+ * (`ix_history_runner_env` when both runner and environment are given, else
+ * `ix_history_test_case`); the newest failure; the newest pass; the oldest failure after a given
+ * row (with the newest pass: the start of the current failing streak) (`ix_history_status`: one
+ * seek however long the test case has been failing or passing). Exported for the benchmark, which
+ * times and explains each.
+ */
+export function historyFindOptions(workspaceId: string, testCaseId: string, filter: HistoryFilter, limit: number) {
+  const where = historyWhere(workspaceId, testCaseId, filter);
+  const byRunnerEnv = filter.runner !== undefined && filter.environment !== undefined;
+  return {
+    entries: {
+      options: { select: ENTRY_COLUMNS, where, order: NEWEST_FIRST, take: limit },
+      index: byRunnerEnv ? 'ix_history_runner_env' : 'ix_history_test_case',
+    } satisfies HistoryQuery,
+    lastFailure: {
+      options: {
+        select: { runId: true, position: true, ranAt: true, failure: true, failedNode: true, commitRef: true },
+        where: { ...where, status: 'failed' },
+        order: NEWEST_FIRST,
+        take: 1,
+      },
+      index: 'ix_history_status',
+    } satisfies HistoryQuery,
+    lastPass: {
+      options: {
+        select: { runId: true, position: true, ranAt: true },
+        where: { ...where, status: 'passed' },
+        order: NEWEST_FIRST,
+        take: 1,
+      },
+      index: 'ix_history_status',
+    } satisfies HistoryQuery,
+    /** The oldest failure after `after` (a pass): ranAt later, or the same ranAt in a later run or position. */
+    firstFailureAfter: (after: Pick<TestCaseHistory, 'runId' | 'position' | 'ranAt'> | null) =>
+      ({
+        options: {
+          select: { runId: true, ranAt: true, commitRef: true },
+          where: after
+            ? [
+                {
+                  ...where,
+                  status: 'failed',
+                  ranAt: filter.until
+                    ? And(MoreThan(after.ranAt), LessThanOrEqual(filter.until))
+                    : MoreThan(after.ranAt),
+                },
+                { ...where, status: 'failed', ranAt: after.ranAt, runId: MoreThan(after.runId) },
+                {
+                  ...where,
+                  status: 'failed',
+                  ranAt: after.ranAt,
+                  runId: after.runId,
+                  position: MoreThan(after.position),
+                },
+              ]
+            : { ...where, status: 'failed' },
+          order: { ranAt: 'ASC', runId: 'ASC', position: 'ASC' },
+          take: 1,
+        },
+        index: 'ix_history_status',
+      }) satisfies HistoryQuery,
+  };
+}
+
+/** {@link historyFindOptions} run against the store. */
 export function historyQueries(
   manager: EntityManager,
   workspaceId: string,
@@ -379,45 +465,14 @@ export function historyQueries(
   filter: HistoryFilter,
   limit: number,
 ) {
-  const repo = manager.getRepository(TestCaseHistory);
-  const where = historyWhere(workspaceId, testCaseId, filter);
+  const queries = historyFindOptions(workspaceId, testCaseId, filter, limit);
+  const first = async (query: HistoryQuery) => (await findHistory(manager, query))[0] ?? null;
   return {
-    entries: () => repo.find({ select: ENTRY_COLUMNS, where, order: NEWEST_FIRST, take: limit }),
-    lastFailure: () =>
-      repo.findOne({
-        select: { runId: true, position: true, ranAt: true, failure: true, failedNode: true, commitRef: true },
-        where: { ...where, status: 'failed' },
-        order: NEWEST_FIRST,
-      }),
-    lastPass: () =>
-      repo.findOne({
-        select: { runId: true, position: true, ranAt: true },
-        where: { ...where, status: 'passed' },
-        order: NEWEST_FIRST,
-      }),
-    /** The oldest failure after `after` (a pass): ranAt later, or the same ranAt in a later run or position. */
+    entries: () => findHistory(manager, queries.entries),
+    lastFailure: () => first(queries.lastFailure),
+    lastPass: () => first(queries.lastPass),
     firstFailureAfter: (after: Pick<TestCaseHistory, 'runId' | 'position' | 'ranAt'> | null) =>
-      repo.findOne({
-        select: { runId: true, ranAt: true, commitRef: true },
-        where: after
-          ? [
-              {
-                ...where,
-                status: 'failed',
-                ranAt: filter.until ? And(MoreThan(after.ranAt), LessThanOrEqual(filter.until)) : MoreThan(after.ranAt),
-              },
-              { ...where, status: 'failed', ranAt: after.ranAt, runId: MoreThan(after.runId) },
-              {
-                ...where,
-                status: 'failed',
-                ranAt: after.ranAt,
-                runId: after.runId,
-                position: MoreThan(after.position),
-              },
-            ]
-          : { ...where, status: 'failed' },
-        order: { ranAt: 'ASC', runId: 'ASC', position: 'ASC' },
-      }),
+      first(queries.firstFailureAfter(after)),
   };
 }
 
@@ -443,13 +498,11 @@ export async function testCaseHistory(
   let name = testCase?.name ?? rows[0]?.testCaseName;
   if (name === undefined) {
     // Deleted, and no row matches the filters: any row at all?
-    const any = await manager
-      .getRepository(TestCaseHistory)
-      .findOne({
-        select: { testCaseName: true, runId: true },
-        where: { workspaceId, testCaseId },
-        order: NEWEST_FIRST,
-      });
+    const any = await manager.getRepository(TestCaseHistory).findOne({
+      select: { testCaseName: true, runId: true },
+      where: { workspaceId, testCaseId },
+      order: NEWEST_FIRST,
+    });
     if (!any) return null;
     name = any.testCaseName;
   }
