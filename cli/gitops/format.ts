@@ -302,6 +302,7 @@ function readRunner(doc: Record<string, unknown>, c: Checker): RunnerSpec {
     loadProfile: c.mappingOrNull(doc.loadProfile, 'loadProfile'),
     variableScope,
     authProfile: c.optionalText(doc.authProfile, 'authProfile', '', 100) || null,
+    quarantineFlaky: c.bool(doc.quarantineFlaky, 'quarantineFlaky', false),
   };
 }
 
@@ -411,6 +412,7 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
       put('order', spec.order, spec.order === 'name');
       put('variableScope', spec.variableScope, spec.variableScope === 'testCase');
       put('authProfile', spec.authProfile, spec.authProfile === null);
+      put('quarantineFlaky', spec.quarantineFlaky, !spec.quarantineFlaky);
       put('testCases', spec.testCases, spec.testCases.length === 0);
       put('loadProfile', spec.loadProfile, spec.loadProfile === null);
       break;

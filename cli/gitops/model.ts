@@ -117,6 +117,8 @@ export interface RunnerSpec {
   variableScope: VariableScope;
   /** Its auth profile's name, or `none` (docs/auth.md); null when it names none. */
   authProfile: string | null;
+  /** Whether failures of test cases flagged flaky do not fail its runs (docs/history.md "Quarantine"). */
+  quarantineFlaky: boolean;
 }
 
 /** One outgoing webhook of a deployment (docs/deployments.md). */
@@ -166,6 +168,7 @@ export const RUNNER_FIELDS = [
   'order',
   'variableScope',
   'authProfile',
+  'quarantineFlaky',
   'testCases',
   'loadProfile',
 ] as const satisfies ReadonlyArray<keyof RunnerSpec>;
@@ -262,6 +265,7 @@ export interface RunnerJson {
   loadProfile?: Record<string, unknown> | null;
   variableScope?: VariableScope;
   authProfile?: string | null;
+  quarantineFlaky?: boolean;
 }
 
 /** A deployment as the API answers it (api/routes/deployments.ts; header values read `"***"`). */
@@ -336,6 +340,7 @@ export function runnerFromApi(r: RunnerJson, refOf: (id: string) => string | und
     loadProfile: r.loadProfile ?? null,
     variableScope: r.variableScope ?? 'testCase',
     authProfile: r.authProfile ?? null,
+    quarantineFlaky: r.quarantineFlaky ?? false,
   };
 }
 

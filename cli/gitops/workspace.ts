@@ -122,6 +122,7 @@ function runnerBody(s: RunnerSpec, refs: RefIndex) {
     loadProfile: s.loadProfile,
     variableScope: s.variableScope,
     authProfile: s.authProfile,
+    quarantineFlaky: s.quarantineFlaky,
   };
 }
 
