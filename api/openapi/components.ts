@@ -416,6 +416,22 @@ export const SCHEMAS = {
                 failures: { type: 'array', items: { type: 'object' } },
                 nodes: { type: 'array', items: { type: 'object' } },
                 error: text,
+                flaky: {
+                  type: 'object',
+                  description:
+                    'Present when the flakiness rule flags the test case on this runner and environment after this run (docs/history.md "Flaky tests").',
+                  required: ['flips', 'window', 'flipRate'],
+                  properties: {
+                    flips: { type: 'integer' },
+                    window: { type: 'integer' },
+                    flipRate: { type: 'number', minimum: 0, maximum: 1 },
+                  },
+                },
+                quarantined: {
+                  type: 'boolean',
+                  description:
+                    'True when it failed but the runner quarantines flaky test cases and it was flagged when the run started: it did not fail the run (docs/history.md "Quarantine").',
+                },
               },
             },
           },

@@ -13,13 +13,14 @@
  * 3. Order them oldest → newest; `flips` = adjacent pairs whose outcomes differ; `window` = rows kept.
  * 4. Flaky when `flips ≥ k`; `flipRate = flips / (window − 1)` (0 with fewer than 2 rows).
  *
- * References: the flip rate of Google's "Flaky Tests at Google and How We Mitigate Them" (J. Micco,
- * 2016) and "Taming Google-Scale Continuous Testing" (Memon et al., ICSE-SEIP 2017): a test's
- * transitions between passing and failing over a sliding window of runs at the same code, where a
- * test with many transitions is flaky and one with a single transition is a real breakage or fix;
- * Gradle's flaky test detection (Develocity "Test Failure Analytics"): a test that both failed and
- * passed for the same code (within a build, with retries) is flaky. Defaults n = 10, k = 3: one
- * breakage and its fix (2 flips) is not flaky, a third flip in ten runs is.
+ * References: Google's flip rate, the share of a test's consecutive results at the same code that
+ * change between pass and fail, where a flaky result is "both a passing and a failing result with
+ * the same code" and a single transition is a breakage or a fix to investigate (J. Micco, "Flaky
+ * Tests at Google and How We Mitigate Them", Google Testing Blog, 2016); Gradle's flaky test
+ * detection (Develocity, docs.gradle.com "Flaky Test Detection Guide"): a test that fails and
+ * passes within one build, or whose outcomes differ across builds for the same task inputs
+ * ("cross-build flaky"); here the test case's definition hash plays the inputs' part. Defaults
+ * n = 10, k = 3: one breakage and its fix (2 flips) is not flaky, a third flip in ten runs is.
  */
 
 /** The rule's parameters: `window` = n (ASSAY_FLAKY_WINDOW), `minFlips` = k (ASSAY_FLAKY_MIN_FLIPS). */
