@@ -579,7 +579,11 @@ export interface FlakyItem {
   lastRunId: string;
 }
 
-/** The test cases flagged flaky in the workspace (optionally on one runner and/or environment), highest flip rate first. */
+/**
+ * The test cases flagged flaky in the workspace (optionally on one runner and/or environment),
+ * highest flip rate first, at most 1,000. Flags of test cases deleted since are left out (they
+ * can no longer run, so nothing would clear them).
+ */
 export async function flakyTestCases(
   manager: EntityManager,
   workspaceId: string,
@@ -593,15 +597,25 @@ export async function flakyTestCases(
     order: { flipRate: 'DESC', testCaseName: 'ASC', runnerName: 'ASC', environmentName: 'ASC' },
     take: 1000,
   });
-  return rows.map((f) => ({
-    testCaseId: f.testCaseId,
-    name: f.testCaseName,
-    runner: f.runnerName,
-    environment: f.environmentName,
-    flips: f.flips,
-    window: f.window,
-    flipRate: f.flipRate,
-    flaggedAt: f.flaggedAt.toISOString(),
-    lastRunId: f.lastRunId,
-  }));
+  const ids = [...new Set(rows.map((f) => f.testCaseId))];
+  const existing = ids.length
+    ? new Set(
+        (await manager.getRepository(TestCase).find({ select: { id: true }, where: { workspaceId, id: In(ids) } })).map(
+          (t) => t.id,
+        ),
+      )
+    : new Set<string>();
+  return rows
+    .filter((f) => existing.has(f.testCaseId))
+    .map((f) => ({
+      testCaseId: f.testCaseId,
+      name: f.testCaseName,
+      runner: f.runnerName,
+      environment: f.environmentName,
+      flips: f.flips,
+      window: f.window,
+      flipRate: f.flipRate,
+      flaggedAt: f.flaggedAt.toISOString(),
+      lastRunId: f.lastRunId,
+    }));
 }

@@ -284,7 +284,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
       }
     });
 
-    it('answers for a deleted test case while its rows are kept, then 404 once the history sweep removed them', async () => {
+    it('answers for a deleted test case while its rows are kept, then 404 once the history sweep removed them; its flag is not listed', async () => {
       const created = await app.request('POST', '/v1/test-cases', {
         name: 'gone soon',
         flow: [{ id: 'a', type: 'api', request: { method: 'GET', url: 'http://127.0.0.1:1/' } }],
@@ -296,7 +296,27 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
           testCaseName: 'gone soon',
         }),
       ]);
+      await app.dataSource.getRepository(FlakyTestCase).insert(
+        Object.assign(new FlakyTestCase(), {
+          workspaceId: app.workspaceId,
+          testCaseId: id,
+          runnerName: 'smoke',
+          environmentName: 'staging',
+          testCaseName: 'gone soon',
+          flips: 4,
+          window: 10,
+          flipRate: 0.4444,
+          definitionHash: 'a'.repeat(64),
+          lastRunId: 'run_gone',
+          flaggedAt: new Date(T0),
+          updatedAt: new Date(T0),
+        }),
+      );
+      const flaggedNames = async () => (await app.request('GET', '/v1/flaky')).body.items.map((i: Json) => i.name);
+      expect(await flaggedNames()).to.include('gone soon');
       expect((await app.request('DELETE', `/v1/test-cases/${id}`)).status).to.equal(204);
+      // A deleted test case can no longer run: its flag is not listed.
+      expect(await flaggedNames()).to.not.include('gone soon');
       const kept = await app.request('GET', `/v1/test-cases/${id}/history`);
       expect(kept.status).to.equal(200);
       expect(kept.body).to.deep.include({ name: 'gone soon' });
