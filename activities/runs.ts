@@ -33,7 +33,7 @@ import { keyRingFor, KeyRingError } from '../src/secrets/keyring';
 import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
-import { recordRunHistory } from '../src/store/history';
+import { quarantinedTestCases, recordRunHistory } from '../src/store/history';
 import { planHash } from '../src/history/plan-hash';
 import { freezeBaseline } from '../src/store/baselines';
 import { freezeAuthProfiles } from './auth-profiles';
@@ -362,6 +362,8 @@ export function createRunActivities(
         const baseline = performance
           ? await freezeBaseline(manager, { ...run, loadProfile }, performance.profile.thresholds)
           : undefined;
+        // The runner quarantines flaky test cases: those flagged now on this runner and environment (docs/history.md).
+        const quarantine = await quarantinedTestCases(manager, run.workspaceId, runner, run.environmentName);
         const startedAt = new Date();
         const plan: RunPlan = {
           runId: run.id,
@@ -379,6 +381,7 @@ export function createRunActivities(
           servers: frozen.servers,
           ...auth,
           ...(baseline ? { baseline } : {}),
+          ...(quarantine ? { quarantine } : {}),
         };
         const openedPlan = opened(run.id, plan);
         // The plan is this activity's result, written to history: over the cap the run cannot start.
@@ -504,7 +507,10 @@ export function createRunActivities(
         if (updated.affected !== 0) {
           ended = { durationMs: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : undefined };
           // The test cases' history (docs/history.md), in the same transaction as the run's end.
-          await recordRunHistory(manager, run, run.plan);
+          await recordRunHistory(manager, run, run.plan, {
+            window: config.runs.flakyWindow,
+            minFlips: config.runs.flakyMinFlips,
+          });
         }
       });
       if (ended) recordRunFinished(runResultOf(input.status, input.result, input.error), ended.durationMs);

@@ -31,6 +31,7 @@ import { designsRouter } from './routes/designs';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
 import { relayRouter } from './routes/relay';
 import { foldersRouter } from './routes/folders';
+import { historyRouter } from './routes/history';
 import { serveConsole } from './console';
 import { cliDownloadRouter } from './routes/cli-download';
 import { codecCors, codecRouter } from './routes/codec';
@@ -53,6 +54,7 @@ export const V1_ROUTERS = [
   designsRouter,
   relayRouter,
   foldersRouter,
+  historyRouter,
 ];
 
 /** Routes that read their body themselves (matched as the routers match: any case, an optional trailing slash). */

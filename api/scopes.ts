@@ -53,6 +53,8 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'PUT /v1/test-cases/:testCaseId': 'write',
   'PATCH /v1/test-cases/:testCaseId': 'write',
   'DELETE /v1/test-cases/:testCaseId': 'write',
+  'GET /v1/test-cases/:testCaseId/history': 'read',
+  'GET /v1/flaky': 'read',
 
   'GET /v1/folders': 'read',
   'GET /v1/folders/:folderPath': 'read',

@@ -171,6 +171,10 @@ export interface AssayConfig {
      * runs themselves (src/store/retention.ts `sweepExpiredHistory`).
      */
     historyDays: number;
+    /** The flakiness rule's n: outcomes looked at per test case, runner and environment (`ASSAY_FLAKY_WINDOW`, default 10; src/history/flaky.ts). */
+    flakyWindow: number;
+    /** The flakiness rule's k: flips among them that make a test case flaky (`ASSAY_FLAKY_MIN_FLIPS`, default 3). */
+    flakyMinFlips: number;
   };
   /**
    * Per-workspace quotas (docs/security.md, "Quotas"). Starting a run over a
@@ -518,6 +522,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       checkpointMs: integer(env, 'ASSAY_CHECKPOINT_MS', 1000, 200, 60_000),
       retentionDays: integer(env, 'ASSAY_RUN_RETENTION_DAYS', 0, 0, 36_500),
       historyDays: integer(env, 'ASSAY_HISTORY_DAYS', 90, 0, 36_500),
+      flakyWindow: integer(env, 'ASSAY_FLAKY_WINDOW', 10, 2, 100),
+      flakyMinFlips: integer(env, 'ASSAY_FLAKY_MIN_FLIPS', 3, 1, 99),
     },
     quotas: {
       concurrentRuns: integer(env, 'ASSAY_QUOTA_CONCURRENT_RUNS', 20, 1, 1_000_000),

@@ -28,6 +28,8 @@ export class RunLedger {
   private expectedBefore: number[] = [];
   totalNodes = 0;
   summary: RunSummary = { total: 0, passed: 0, failed: 0, skipped: 0 };
+  /** Failed test cases the plan quarantines (`quarantined: true`), counted in `summary.failed` but not failing the run. */
+  quarantined = 0;
   /**
    * With the plan's `variableScope: 'run'`: the variables the last test case ended with, which the
    * next one starts from (carried across continue-as-new in {@link resumeState}); else undefined.
@@ -41,6 +43,7 @@ export class RunLedger {
       this.summary = { ...resume.summary };
       this.nodesDone = resume.nodesDone;
       this.variables = resume.variables;
+      this.quarantined = resume.quarantined ?? 0;
     }
   }
 
@@ -91,6 +94,7 @@ export class RunLedger {
     if (result.status === 'passed') this.summary.passed += 1;
     else if (result.status === 'skipped') this.summary.skipped += 1;
     else this.summary.failed += 1;
+    if (result.status === 'failed' && result.quarantined) this.quarantined += 1;
     this.nextIndex += 1;
     this.nodesInTestCase = 0;
     this.steps = [];
@@ -145,6 +149,7 @@ export class RunLedger {
       summary: { ...this.summary },
       nodesDone: this.nodesDone,
       ...(this.variables ? { variables: this.variables } : {}),
+      ...(this.quarantined ? { quarantined: this.quarantined } : {}),
     };
   }
 

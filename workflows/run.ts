@@ -4,7 +4,8 @@
  * 1. `startRun` marks the run `running` and returns its frozen plan.
  * 2. Each test case runs through the interpreter; each API node is an activity, assertions are
  *    evaluated here; each test case's result is stored as soon as it ends.
- * 3. The run ends `completed` (result `passed` when no test case failed) or `failed` with an error.
+ * 3. The run ends `completed` (result `passed` when no test case failed but those the plan
+ *    quarantines as flaky) or `failed` with an error.
  *
  * Speed: nodes and result writes are local activities by default, with a checkpoint (here: storing
  * the progress) at most every second; see workflows/workflow-port.ts and docs/benchmarks.md.
@@ -185,6 +186,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
           );
         // Capped (src/domain/limits.ts): the result is an activity input, written to history.
         result = capTestCaseResult(result);
+        // Quarantined (the runner's `quarantineFlaky`, docs/history.md): reported failed, not failing the run.
+        if (result.status === 'failed' && plan.quarantine?.includes(testCase.id))
+          result = { ...result, quarantined: true };
         pending = { position, result };
         ledger.testCaseDone(result);
         const resumeState = result.status === 'failed' ? resume.capture?.point : undefined;
@@ -230,7 +234,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       resume: ledger.resumeState(),
     });
   }
-  const result: RunResultValue = loadOutcome?.result ?? (ledger.summary.failed > 0 ? 'failed' : 'passed');
+  // Failed test cases the plan quarantines do not fail the run.
+  const result: RunResultValue =
+    loadOutcome?.result ?? (ledger.summary.failed - ledger.quarantined > 0 ? 'failed' : 'passed');
   if (loadOutcome) ledger.summary = loadOutcome.summary;
   ledger.status = 'completed';
   await finalStore.finishRun({ runId, status: 'completed', result, summary: ledger.summary, unfinished: [] });

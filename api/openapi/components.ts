@@ -18,6 +18,7 @@ import { RUN_TRIGGERS } from '../routes/runs';
 import { HOOKS_SCHEMA } from '../routes/folders';
 import { DATA_SETS_SCHEMA, FLOW_NODES } from './flow';
 import { VARIABLE_SCOPES } from '../../src/domain/types';
+import { HISTORY_SCHEMAS } from './history-schemas';
 
 /** A JSON Schema (2020-12, the OpenAPI 3.1 dialect) as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -134,6 +135,7 @@ const idNameList = {
 
 /** The component schemas, by name. */
 export const SCHEMAS = {
+  ...HISTORY_SCHEMAS,
   FieldError: {
     type: 'object',
     required: ['field', 'pointer', 'detail'],
@@ -329,6 +331,11 @@ export const SCHEMAS = {
       },
       authProfile: { type: ['string', 'null'], description: 'Its auth profile (docs/auth.md), `none`, or null.' },
       baseline: BASELINE,
+      quarantineFlaky: {
+        type: 'boolean',
+        description:
+          'Whether failures of test cases flagged flaky on the run\'s environment do not fail its runs (docs/history.md "Quarantine").',
+      },
       createdAt: timestamp,
       updatedAt: timestamp,
     },
@@ -569,6 +576,22 @@ export const SCHEMAS = {
                 failures: { type: 'array', items: { type: 'object' } },
                 nodes: { type: 'array', items: { type: 'object' } },
                 error: text,
+                flaky: {
+                  type: 'object',
+                  description:
+                    'Present when the flakiness rule flags the test case on this runner and environment after this run (docs/history.md "Flaky tests").',
+                  required: ['flips', 'window', 'flipRate'],
+                  properties: {
+                    flips: { type: 'integer' },
+                    window: { type: 'integer' },
+                    flipRate: { type: 'number', minimum: 0, maximum: 1 },
+                  },
+                },
+                quarantined: {
+                  type: 'boolean',
+                  description:
+                    'True when it failed but the runner quarantines flaky test cases and it was flagged when the run started: it did not fail the run (docs/history.md "Quarantine").',
+                },
               },
             },
           },

@@ -23,6 +23,7 @@ import { DESIGN_SCHEMAS } from '../routes/designs';
 import { relayRequestSchema } from '../routes/relay';
 import { WEBHOOK_BODY_SCHEMA } from '../routes/incoming-webhooks';
 import { FOLDER_SCHEMAS } from '../routes/folders';
+import { HISTORY_KINDS, HISTORY_LIMIT } from '../routes/history';
 import { pageOf, schemaRef, type JsonSchema, type ProblemResponseName } from './components';
 import { REQUEST_EXAMPLES, type Example, type ResponseExampleName } from './examples';
 import { testCaseBodySchema } from './flow';
@@ -289,6 +290,51 @@ function crud(options: {
 }
 
 /** The folder operations (api/routes/folders.ts): addressed by path, created or replaced by PUT. */
+/** Test history and flaky test cases (api/routes/history.ts, docs/history.md). */
+function historyOperations(): ApiOperation[] {
+  return [
+    {
+      method: 'get',
+      path: '/v1/test-cases/:testCaseId/history',
+      operationId: 'getTestCaseHistory',
+      summary: "A test case's history: outcomes over its last runs, figures, failing streak, flaky flags",
+      description:
+        "Served from the history rows written when runs end (kept `ASSAY_HISTORY_DAYS`, default 90, after retention deletes the runs), through their indexes. A deleted test case answers while rows of it are kept; another workspace's is 404.",
+      tag: 'Test cases',
+      auth: 'apiKey',
+      query: [
+        {
+          name: 'limit',
+          description: `Runs answered, newest first, 1 to ${HISTORY_LIMIT.max} (default ${HISTORY_LIMIT.default}).`,
+          schema: { type: 'integer', minimum: 1, maximum: HISTORY_LIMIT.max, default: HISTORY_LIMIT.default },
+        },
+        filter('runner', 'Runs of this runner.'),
+        filter('environment', 'Runs on this environment.'),
+        filter('deployment', 'Runs of this deployment (its id).'),
+        filter('trigger', 'Runs started this way.', { enum: [...RUN_TRIGGERS] }),
+        filter('kind', 'Functional or performance runs.', { enum: [...HISTORY_KINDS] }),
+        filter('since', 'Runs started at or after this ISO 8601 timestamp.', { type: 'string', format: 'date-time' }),
+        filter('until', 'Runs started at or before this ISO 8601 timestamp.', { type: 'string', format: 'date-time' }),
+      ],
+      responses: { '200': ok('The history.', schemaRef('TestCaseHistory')) },
+      problems: ['BadRequest', 'NotFound'],
+    },
+    {
+      method: 'get',
+      path: '/v1/flaky',
+      operationId: 'listFlaky',
+      summary: 'Test cases flagged flaky, by runner and environment',
+      description:
+        'A test case is flaky on a runner and environment when its outcome flipped at least ASSAY_FLAKY_MIN_FLIPS (3) times in its last ASSAY_FLAKY_WINDOW (10) runs there that passed or failed, with no change to the test case between them (docs/history.md "Flaky tests").',
+      tag: 'Test cases',
+      auth: 'apiKey',
+      query: [filter('runner', 'Flags on this runner.'), filter('environment', 'Flags on this environment.')],
+      responses: { '200': ok('The flagged test cases (at most 1,000).', schemaRef('FlakyList')) },
+      problems: ['BadRequest'],
+    },
+  ];
+}
+
 function folderOperations(): ApiOperation[] {
   const tag = 'Folders';
   const one = '/v1/folders/:folderPath';
@@ -406,6 +452,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       deleteProblems: ['Conflict'],
     }),
     ...folderOperations(),
+    ...historyOperations(),
     ...crud({
       tag: 'Runners',
       collection: '/v1/runners',

@@ -9,11 +9,12 @@
  *   PATCH  /v1/runners/{name}                  any field                                     → 200
  *   DELETE /v1/runners/{name}                                                                → 204
  *
- * Body: {name, description?, testCaseIds?, folder?, tags?, order?, loadProfile?, variableScope?, baseline?}
+ * Body: {name, description?, testCaseIds?, folder?, tags?, order?, loadProfile?, variableScope?, baseline?, quarantineFlaky?}
  * (`baseline`: the run its runs compare with and relative thresholds measure against, docs/history.md
  * "Baselines": `lastPassing` or the id of a run of the workspace, else 422 `unknown-reference`
  * naming `baseline`; null: the default, the last passing run)
- * (`loadProfile`: docs/performance.md; `variableScope`: `testCase`, the default, or `run`, whose test
+ * (`loadProfile`: docs/performance.md; `quarantineFlaky`: its runs do not fail for failures of test
+ * cases flagged flaky, docs/history.md "Quarantine"; `variableScope`: `testCase`, the default, or `run`, whose test
  * cases start from the variables the one before ended with, docs/flows.md "Variables across test
  * cases"). Selection: `testCaseIds` run
  * first in their order; then the test cases in `folder` (subfolders included; '' is every folder)
@@ -69,6 +70,8 @@ interface RunnerInput {
   authProfile?: string | null;
   /** Its runs' baseline (src/store/baselines.ts): `lastPassing` or a run id; null clears it. */
   baseline?: string | null;
+  /** Whether failures of test cases flagged flaky on its environment do not fail its runs (docs/history.md "Quarantine"). */
+  quarantineFlaky?: boolean;
 }
 
 const fields = {
@@ -81,6 +84,11 @@ const fields = {
   loadProfile: loadProfileSchema,
   authProfile: AUTH_PROFILE_REF_SCHEMA,
   baseline: BASELINE_SCHEMA,
+  quarantineFlaky: {
+    type: 'boolean',
+    description:
+      'Quarantine flaky test cases (docs/history.md "Quarantine"): a run freezes the test cases flagged flaky on its runner and environment (`GET /v1/flaky`) when it starts; they run and are reported (`quarantined: true` on a failed result) but their failures do not fail the run. Default false.',
+  },
   variableScope: {
     enum: [...VARIABLE_SCOPES],
     description:
@@ -111,6 +119,7 @@ export function runnerJson(r: Runner) {
     variableScope: r.variableScope ?? 'testCase',
     authProfile: r.authProfile ?? null,
     baseline: r.baseline ?? null,
+    quarantineFlaky: Boolean(r.quarantineFlaky),
     createdAt: iso(r.createdAt),
     updatedAt: iso(r.updatedAt),
   };
@@ -161,6 +170,7 @@ function apply(runner: Runner, input: RunnerInput, replace: boolean): void {
   if (replace || input.variableScope !== undefined) runner.variableScope = input.variableScope ?? 'testCase';
   if (replace || input.authProfile !== undefined) runner.authProfile = input.authProfile ?? null;
   if (replace || input.baseline !== undefined) runner.baseline = input.baseline ?? null;
+  if (replace || input.quarantineFlaky !== undefined) runner.quarantineFlaky = input.quarantineFlaky ?? false;
 }
 
 function load(manager: EntityManager, ctx: AppContext): Promise<Runner> {

@@ -303,6 +303,7 @@ function readRunner(doc: Record<string, unknown>, c: Checker): RunnerSpec {
     variableScope,
     authProfile: c.optionalText(doc.authProfile, 'authProfile', '', 100) || null,
     baseline: c.optionalText(doc.baseline, 'baseline', '', 40) || null,
+    quarantineFlaky: c.bool(doc.quarantineFlaky, 'quarantineFlaky', false),
   };
 }
 
@@ -413,6 +414,7 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
       put('variableScope', spec.variableScope, spec.variableScope === 'testCase');
       put('authProfile', spec.authProfile, spec.authProfile === null);
       put('baseline', spec.baseline, spec.baseline === null);
+      put('quarantineFlaky', spec.quarantineFlaky, !spec.quarantineFlaky);
       put('testCases', spec.testCases, spec.testCases.length === 0);
       put('loadProfile', spec.loadProfile, spec.loadProfile === null);
       break;

@@ -119,6 +119,8 @@ export interface RunnerSpec {
   authProfile: string | null;
   /** The run its runs compare with (docs/history.md "Baselines"): `lastPassing` or a run id; null when it sets none. */
   baseline: string | null;
+  /** Whether failures of test cases flagged flaky do not fail its runs (docs/history.md "Quarantine"). */
+  quarantineFlaky: boolean;
 }
 
 /** One outgoing webhook of a deployment (docs/deployments.md). */
@@ -169,6 +171,7 @@ export const RUNNER_FIELDS = [
   'variableScope',
   'authProfile',
   'baseline',
+  'quarantineFlaky',
   'testCases',
   'loadProfile',
 ] as const satisfies ReadonlyArray<keyof RunnerSpec>;
@@ -266,6 +269,7 @@ export interface RunnerJson {
   variableScope?: VariableScope;
   authProfile?: string | null;
   baseline?: string | null;
+  quarantineFlaky?: boolean;
 }
 
 /** A deployment as the API answers it (api/routes/deployments.ts; header values read `"***"`). */
@@ -341,6 +345,7 @@ export function runnerFromApi(r: RunnerJson, refOf: (id: string) => string | und
     variableScope: r.variableScope ?? 'testCase',
     authProfile: r.authProfile ?? null,
     baseline: r.baseline ?? null,
+    quarantineFlaky: r.quarantineFlaky ?? false,
   };
 }
 

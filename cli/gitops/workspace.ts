@@ -123,6 +123,7 @@ function runnerBody(s: RunnerSpec, refs: RefIndex) {
     variableScope: s.variableScope,
     authProfile: s.authProfile,
     baseline: s.baseline,
+    quarantineFlaky: s.quarantineFlaky,
   };
 }
 

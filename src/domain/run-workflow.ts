@@ -40,6 +40,8 @@ export interface ResumeState {
   nodesDone: number;
   /** With the plan's `variableScope: 'run'`: the variables the last test case ended with, which the next one starts from. */
   variables?: Record<string, unknown>;
+  /** Failed test cases so far that the plan quarantines (they do not fail the run); absent: 0. */
+  quarantined?: number;
 }
 
 /**

@@ -64,6 +64,7 @@ const runner = (over: Partial<RunnerSpec> = {}): RunnerSpec => ({
   variableScope: 'testCase',
   authProfile: null,
   baseline: null,
+  quarantineFlaky: false,
   ...over,
 });
 const deployment = (over: Partial<DeploymentSpec> = {}): DeploymentSpec => ({
@@ -519,5 +520,20 @@ describe('tests as files: auth profiles of test cases and runners (cli/gitops)',
       [{ spec: runner({ baseline: 'run_01JD0A0000000000000000000' }), id: 'runner_1' }],
     );
     expect(plan.actions.map((a) => a.fields)).to.deep.equal([['baseline']]);
+  });
+
+  it('round-trips a runner quarantining flaky test cases, leaves the default out, and sees a change as an update', () => {
+    const quarantining = runnerFromApi({ name: 'ci', folder: '', quarantineFlaky: true }, () => undefined);
+    expect(quarantining.quarantineFlaky).to.equal(true);
+    const text = serialiseResource(quarantining);
+    expect(text).to.contain('quarantineFlaky: true');
+    expect(parseResourceFile('ci.yaml', text).spec).to.deep.equal(quarantining);
+    expect(runnerFromApi({ name: 'ci', folder: '' }, () => undefined).quarantineFlaky).to.equal(false);
+    expect(serialiseResource(runner())).to.not.contain('quarantineFlaky');
+    expect(problemsOf('kind: Runner\nname: ci\nfolder: ""\nquarantineFlaky: sometimes\n')[0]).to.match(
+      /^f\.yaml: quarantineFlaky: /,
+    );
+    const plan = computePlan([file(runner({ quarantineFlaky: true }))], [{ spec: runner(), id: 'rnr_1' }]);
+    expect(plan.actions.map((a) => a.fields)).to.deep.equal([['quarantineFlaky']]);
   });
 });

@@ -14,6 +14,9 @@ import type { HistoryNodeOutcome } from '../../history/types';
 @Index('ix_history_test_case', ['workspaceId', 'testCaseId', 'ranAt'])
 @Index('ix_history_runner_env', ['workspaceId', 'testCaseId', 'runnerName', 'environmentName', 'ranAt'])
 @Index('ix_history_ran', ['ranAt'])
+// The newest failure or pass of a test case (last failure, failing since) as one index seek,
+// however long it has been failing or passing (docs/benchmarks.md "Test history").
+@Index('ix_history_status', ['workspaceId', 'testCaseId', 'status', 'ranAt'])
 export class TestCaseHistory {
   @PrimaryColumn({ type: 'varchar', length: 40 })
   runId!: string;

@@ -82,6 +82,8 @@ const WALK = [
   'getAuthProfile',
   'listTestCases',
   'getTestCase',
+  'getTestCaseHistory',
+  'listFlaky',
   'listRunners',
   'getRunner',
   'listRunnerTestCases',

@@ -47,6 +47,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'AuthProfiles1796100000000',
         'ReusableTestCases1796200000000',
         'RunHistory1796300000000',
+        'HistoryStatusIndex1796301000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
