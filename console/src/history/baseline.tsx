@@ -34,7 +34,10 @@ export function BaselineField({
 }: {
   state: ReturnType<typeof useBaseline>;
   problem?: Problem;
-  /** What "not set" means here (a deployment's falls back to its runner's). */
+  /**
+   * What "not set" means here (a deployment's is its runner's). Not the word "runner": the label
+   * holds the options' text, and forms find their runner field by that label.
+   */
   unset?: string;
 }) {
   const error = fieldError(problem, 'baseline');

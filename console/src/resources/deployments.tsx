@@ -616,7 +616,7 @@ function DeploymentForm({
           <input value={timezone} onInput={(e) => setTimezone(e.currentTarget.value)} />
         </Field>
       </div>
-      <BaselineField state={baseline} problem={p} unset="not set (the runner’s baseline)" />
+      <BaselineField state={baseline} problem={p} unset="not set (inherited)" />
       <label class="check">
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} /> Enabled
         (starts runs)
