@@ -587,6 +587,21 @@ export const SCHEMAS = {
                     flipRate: { type: 'number', minimum: 0, maximum: 1 },
                   },
                 },
+                flakyNodes: {
+                  type: 'array',
+                  description:
+                    'The nodes whose own outcomes the flakiness rule flags on this runner and environment (ids as in the history, `ref › id` inside sub-flows; docs/history.md "Flaky nodes").',
+                  items: {
+                    type: 'object',
+                    required: ['id', 'flips', 'window', 'flipRate'],
+                    properties: {
+                      id: text,
+                      flips: { type: 'integer' },
+                      window: { type: 'integer' },
+                      flipRate: { type: 'number', minimum: 0, maximum: 1 },
+                    },
+                  },
+                },
                 quarantined: {
                   type: 'boolean',
                   description:

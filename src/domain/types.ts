@@ -562,6 +562,11 @@ export interface TestCaseResult {
    * environment (src/history/flaky.ts, docs/history.md "Flaky tests").
    */
   flaky?: { flips: number; window: number; flipRate: number };
+  /**
+   * The nodes the flakiness rule flags on their own outcomes (src/history/flaky.ts
+   * `evaluateFlakyNodes`): which step flips, also when the test case as a whole is not flaky.
+   */
+  flakyNodes?: Array<{ id: string; flips: number; window: number; flipRate: number }>;
   /** It failed but its runner quarantines flaky test cases and the plan listed it: it does not fail the run. */
   quarantined?: boolean;
   /**

@@ -73,3 +73,37 @@ export function evaluateFlaky(
   const flipRate = window < 2 ? 0 : Math.round((flips / (window - 1)) * 10_000) / 10_000;
   return { flaky: flips >= rule.minFlips, flips, window, flipRate };
 }
+
+/** A node flagged by the rule: its id in history rows (`ref › id` inside sub-flows) and its figures. */
+export interface FlakyNode {
+  id: string;
+  flips: number;
+  window: number;
+  flipRate: number;
+}
+
+/**
+ * The rule applied to each node of a test case (docs/history.md "Flaky nodes"): `newestFirst` are
+ * the test case's history rows on one runner and environment (as {@link evaluateFlaky} reads them,
+ * with their flattened node outcomes); each node of the newest row is judged on its own outcomes in
+ * the same window (a row in which the node did not run, or was skipped, neither flips nor breaks a
+ * streak). Returns the flaky nodes, in the newest row's order: the step of a flow that flips, also
+ * when the test case as a whole fails steadily for another reason.
+ */
+export function evaluateFlakyNodes(
+  newestFirst: ReadonlyArray<FlakyOutcome & { nodes?: ReadonlyArray<{ id: string; status: string }> | null }>,
+  rule: FlakyRule = DEFAULT_FLAKY_RULE,
+): FlakyNode[] {
+  const newest = newestFirst[0];
+  if (!newest?.nodes?.length) return [];
+  const flaky: FlakyNode[] = [];
+  for (const { id } of newest.nodes) {
+    const outcomes = newestFirst.map((row) => ({
+      status: row.nodes?.find((n) => n.id === id)?.status ?? 'skipped',
+      definitionHash: row.definitionHash,
+    }));
+    const verdict = evaluateFlaky(outcomes, rule);
+    if (verdict.flaky) flaky.push({ id, flips: verdict.flips, window: verdict.window, flipRate: verdict.flipRate });
+  }
+  return flaky;
+}

@@ -17,7 +17,13 @@ import { FlakyTestCase, RunTestCaseResult, TestCase, TestCaseHistory, type Run }
 import type { NodeResult, RunPlan, TestCaseResult } from '../domain/types';
 import type { HistoryNodeOutcome } from '../history/types';
 import { definitionHash } from '../history/plan-hash';
-import { DEFAULT_FLAKY_RULE, evaluateFlaky, type FlakyRule, type FlakyVerdict } from '../history/flaky';
+import {
+  DEFAULT_FLAKY_RULE,
+  evaluateFlaky,
+  evaluateFlakyNodes,
+  type FlakyRule,
+  type FlakyVerdict,
+} from '../history/flaky';
 import { historyStats, nodeStats, type HistoryStats, type NodeStats } from '../history/summary';
 
 /** Nodes a history row keeps at most (the first, in flow order). */
@@ -168,10 +174,10 @@ export function flakyWindowRows(
   manager: EntityManager,
   key: { workspaceId: string; testCaseId: string; runnerName: string; environmentName: string },
   limit: number,
-): Promise<Array<Pick<TestCaseHistory, 'runId' | 'position' | 'status' | 'definitionHash'>>> {
+): Promise<Array<Pick<TestCaseHistory, 'runId' | 'position' | 'status' | 'definitionHash' | 'nodes'>>> {
   return findHistory(manager, {
     options: {
-      select: { runId: true, position: true, status: true, definitionHash: true },
+      select: { runId: true, position: true, status: true, definitionHash: true, nodes: true },
       where: { ...key, kind: 'functional', status: In(['passed', 'failed']) },
       order: { ranAt: 'DESC', runId: 'DESC', position: 'DESC' },
       take: limit,
@@ -185,14 +191,15 @@ export function flakyWindowRows(
  * failed in it (functional runs only: a performance run's outcome is its thresholds'), after its
  * history rows were written: flagged, its `flaky_test_cases` row is upserted (`flaggedAt` kept
  * from when it was first flagged), its history rows of this run get `flaky`, and its stored results
- * of this run get `flaky: {flips, window, flipRate}` (what reports and the run's results show);
+ * of this run get `flaky: {flips, window, flipRate}` (what reports and the run's results show),
+ * and `flakyNodes` when nodes flip on their own ({@link evaluateFlakyNodes}, flagged test case or not);
  * not flagged, its `flaky_test_cases` row goes. A test case skipped in the run keeps its flag as it was.
  */
 export async function evaluateRunFlakiness(
   manager: EntityManager,
   run: Pick<Run, 'id' | 'workspaceId' | 'runnerName' | 'environmentName'>,
   rows: readonly TestCaseHistory[],
-  details: ReadonlyMap<number, TestCaseResult>,
+  details: Map<number, TestCaseResult>,
   rule: FlakyRule = DEFAULT_FLAKY_RULE,
 ): Promise<Map<string, FlakyVerdict>> {
   const verdicts = new Map<string, FlakyVerdict>();
@@ -217,6 +224,17 @@ export async function evaluateRunFlakiness(
     const window = await flakyWindowRows(manager, key, rule.window);
     const verdict = evaluateFlaky(window, rule);
     verdicts.set(testCaseId, verdict);
+    // The nodes that flip on their own (docs/history.md "Flaky nodes"), named in this run's results.
+    const flakyNodes = evaluateFlakyNodes(window, rule);
+    if (flakyNodes.length)
+      for (const position of at) {
+        const detail = details.get(position);
+        if (detail) details.set(position, { ...detail, flakyNodes });
+        if (!verdict.flaky && detail)
+          await manager
+            .getRepository(RunTestCaseResult)
+            .update({ runId: run.id, position }, { detail: { ...detail, flakyNodes } as never });
+      }
     if (!verdict.flaky) {
       if (held.has(testCaseId)) cleared.push(testCaseId);
       continue;

@@ -4,7 +4,7 @@
  * result and continue-as-new).
  */
 import { expect } from 'chai';
-import { evaluateFlaky, type FlakyOutcome } from '../../src/history/flaky';
+import { evaluateFlaky, evaluateFlakyNodes, type FlakyOutcome } from '../../src/history/flaky';
 import { historyStats, nodeStats, percentile } from '../../src/history/summary';
 import { RunLedger } from '../../workflows/run-ledger';
 import type { RunPlan, TestCaseResult } from '../../src/domain/types';
@@ -53,6 +53,37 @@ describe('the flakiness rule', () => {
   it('takes n and k from its parameters', () => {
     expect(evaluateFlaky(outcomes('PFP'), { window: 3, minFlips: 2 }).flaky).to.equal(true);
     expect(evaluateFlaky(outcomes('PFPFPF'), { window: 3, minFlips: 3 })).to.deep.include({ flaky: false, window: 3 });
+  });
+});
+
+describe('the flakiness rule per node', () => {
+  // Newest first: "login" always passes, "pay" always fails, "search" flips P F P F (3 flips).
+  const row = (search: string, hash = 'h1') => ({
+    status: 'failed',
+    definitionHash: hash,
+    nodes: [
+      { id: 'login', status: 'passed' },
+      { id: 'search', status: search },
+      { id: 'pay', status: 'failed' },
+    ],
+  });
+
+  it('names the node that flips although the test case fails steadily for another reason', () => {
+    const rows = [row('failed'), row('passed'), row('failed'), row('passed')];
+    expect(evaluateFlaky(rows).flaky).to.equal(false);
+    expect(evaluateFlakyNodes(rows)).to.deep.equal([{ id: 'search', flips: 3, window: 4, flipRate: 1 }]);
+  });
+
+  it('reads a node only within the newest definition, and ignores rows where it did not run', () => {
+    const skipped = { ...row('passed'), nodes: [{ id: 'login', status: 'passed' }] };
+    expect(evaluateFlakyNodes([row('failed'), skipped, row('passed'), row('failed'), row('passed')])).to.deep.equal([
+      { id: 'search', flips: 3, window: 4, flipRate: 1 },
+    ]);
+    // An edit between them: the window stops at the older definition.
+    expect(evaluateFlakyNodes([row('failed'), row('passed'), row('failed', 'h0'), row('passed', 'h0')])).to.deep.equal(
+      [],
+    );
+    expect(evaluateFlakyNodes([])).to.deep.equal([]);
   });
 });
 

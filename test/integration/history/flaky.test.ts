@@ -93,7 +93,10 @@ describe('flaky test cases and quarantine', function () {
     expect(sixth.result).to.equal('failed');
     expect(sixth.cases[0]!.flaky).to.deep.equal({ flips: 3, window: 6, flipRate: 0.6 });
     expect(sixth.cases[0]).to.not.have.property('quarantined');
+    // The node that flips is named too (the flow's only node here).
+    expect(sixth.cases[0]!.flakyNodes).to.deep.equal([{ id: 'call', flips: 3, window: 6, flipRate: 0.6 }]);
     expect(sixth.cases[1]).to.not.have.property('flaky');
+    expect(sixth.cases[1]).to.not.have.property('flakyNodes');
     const list = await flagged();
     expect(list).to.have.length(1);
     expect(list[0]).to.deep.include({
