@@ -15,6 +15,7 @@ export const NODE_PARTIAL = `
     <span class="mark">{{mark}}</span>
     <span class="type">{{type}}</span>
     <span class="title">{{title}}</span>
+    {{#if flaky}}<span class="tag flaky" data-flaky-node title="{{flaky}}">flaky</span>{{/if}}
     {{#if request}}<span class="req"><b>{{request.method}}</b> {{request.url}}{{#if response}} → <b class="code">{{response.status}}</b>{{/if}}</span>{{/if}}
     <span class="dur">{{duration}}</span>
   </div>

@@ -139,6 +139,7 @@ function problemView(p: Problem, unit?: string) {
 }
 
 function testCaseView(tc: TestCaseResult, where: { runner: string; environment: string }) {
+  const flakyNodes = new Map((tc.flakyNodes ?? []).map((f) => [f.id, f]));
   const units = caseUnits(tc);
   const rows = units.some((u) => u.kind !== 'case');
   const problems = units.flatMap((u) =>
@@ -160,7 +161,7 @@ function testCaseView(tc: TestCaseResult, where: { runner: string; environment: 
     flaky: flakySentence(tc, where.runner, where.environment),
     quarantined: tc.quarantined === true && tc.status === 'failed',
     problems,
-    nodes: (tc.nodes ?? []).map(nodeView),
+    nodes: (tc.nodes ?? []).map((n) => nodeView(n, flakyNodes)),
   };
 }
 
@@ -184,11 +185,17 @@ interface NodeView {
   }>;
   logs: Array<{ level: string; message: string }>;
   children: NodeView[];
+  /** Set when the flakiness rule flags this node (`flakyNodes`): the sentence for its tag's title. */
+  flaky?: string;
   rows: Array<{ label: string; status: string; mark: string; open: boolean; nodes: NodeView[] }>;
   omitted?: string;
 }
 
-function nodeView(n: NodeResult): NodeView {
+/** Flaky nodes of a test case by id (`TestCaseResult.flakyNodes`). */
+type FlakyNodes = Map<string, { flips: number; window: number; flipRate: number }>;
+
+function nodeView(n: NodeResult, flakyNodes: FlakyNodes = new Map()): NodeView {
+  const flaky = flakyNodes.get(n.id);
   const facts: string[] = [];
   if (n.response)
     facts.push(`${formatMs(n.response.timeMs)}`, `${bytes(n.response.size)}${n.response.truncated ? ' (cut)' : ''}`);
@@ -217,6 +224,11 @@ function nodeView(n: NodeResult): NodeView {
       ? { response: { status: n.response.status !== undefined ? String(n.response.status) : 'no response' } }
       : {}),
     duration: formatMs(n.duration),
+    ...(flaky
+      ? {
+          flaky: `flaky: this node's outcome flipped ${flaky.flips} time${flaky.flips === 1 ? '' : 's'} in the test case's last ${flaky.window} runs (flip rate ${formatRate(flaky.flipRate)})`,
+        }
+      : {}),
     facts,
     ...(n.error ? { error: visibleControls(n.error) } : {}),
     assertions: (n.assertions ?? []).map((a) => ({
@@ -231,13 +243,13 @@ function nodeView(n: NodeResult): NodeView {
       level: l.level,
       message: visibleControls(l.message),
     })),
-    children: (n.children ?? []).map(nodeView),
+    children: (n.children ?? []).map((c) => nodeView(c, flakyNodes)),
     rows: (n.iterationResults ?? []).map((it) => ({
       label: `${iteration ? 'row' : 'iteration'} ${it.index + 1}${it.item !== undefined ? `: ${valueText(it.item, 120)}` : ''}`,
       status: it.status,
       mark: marks[it.status],
       open: it.status === 'failed',
-      nodes: it.nodes.map(nodeView),
+      nodes: it.nodes.map((c) => nodeView(c, flakyNodes)),
     })),
     ...(n.omittedIterations
       ? {

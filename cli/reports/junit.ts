@@ -19,7 +19,7 @@
  *   how often it flipped; a quarantined test case that failed has its failures as `<flakyFailure>`
  *   (node errors `<flakyError>`) instead of `<failure>`/`<error>` and is not counted as failed,
  *   as it did not fail the run; a flagged test case that failed keeps its `<failure>`s and
- *   `<system-out>` says it is flaky. Elements follow the Surefire schema's order
+ *   `<system-out>` says it is flaky; flaky nodes (`flakyNodes`) are named in `<system-out>`. Elements follow the Surefire schema's order
  *   (test/fixtures/junit/surefire-test-report.xsd), and a testcase has at most one `<error>`;
  * - a run that failed (timeout, cancellation) adds a testcase `run` with an `<error>` naming why,
  *   so a CI step never reads a run that did not finish as green.
@@ -33,6 +33,7 @@ import {
   caseUnits,
   countUnits,
   flakySentence,
+  formatRate,
   quarantinedUnit,
   runDurationMs,
   runError,
@@ -182,6 +183,10 @@ function writeTestcase(suite: XMLBuilder, unit: CaseUnit, classname: string, whe
   if (flaky) marks.push(`flaky: ${flaky}`);
   if (quarantined)
     marks.push('quarantined: it failed, but the runner quarantines flaky test cases, so it does not fail the run');
+  for (const f of unit.testCase.flakyNodes ?? [])
+    marks.push(
+      `flaky node: ${f.id} (its outcome flipped ${f.flips} time${f.flips === 1 ? '' : 's'} in the test case's last ${f.window} runs, flip rate ${formatRate(f.flipRate)})`,
+    );
   const out = [...marks, ...unit.notes, ...unit.logs.map((l) => `[${l.level}] ${l.node}: ${l.message}`)];
   if (out.length) tc.ele('system-out').txt(out.join('\n'));
   if (errors.length) tc.ele('system-err').txt(errors.map((p) => `${p.nodeLabel}: ${p.message}`).join('\n'));

@@ -217,6 +217,8 @@ describe('console: history, flaky tests, compare and rerun (Chromium)', function
     expect(await wobbly.locator('summary .badge-flaky').count()).to.equal(1);
     expect(await stable.locator('summary .badge-flaky').count()).to.equal(0);
     expect(await stable.getByTestId('history-strip').getAttribute('data-test-case')).to.equal(stableId);
+    // The node that flips is named flaky too (results' flakyNodes).
+    expect(await wobbly.locator('[data-flaky-node]').getAttribute('data-flaky-node')).to.equal('toss');
     await screenshot(page, 'history-run');
 
     const hitsBefore = target.hits.get('/users/1') ?? 0;

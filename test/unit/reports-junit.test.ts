@@ -262,6 +262,9 @@ describe('reports: junit', () => {
       message: 'connect ECONNREFUSED 127.0.0.1:9',
     });
     expect(child(checkout, 'system-out')[0]!.textContent).to.include('quarantined: it failed');
+    expect(child(checkout, 'system-out')[0]!.textContent).to.include(
+      "flaky node: pay (its outcome flipped 3 times in the test case's last 10 runs, flip rate 33.3%)",
+    );
   });
 
   it('a flaky test case that failed without quarantine: its <failure> stays and counts, system-out says it is flaky', () => {

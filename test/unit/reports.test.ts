@@ -175,6 +175,11 @@ describe('reports: html', () => {
     expect(html).to.match(/data-card="flaky"><div class="v">2</);
     expect(html).to.match(/data-card="quarantined"><div class="v">1</);
     expect(renderHtml(passingRun())).to.not.match(/data-card="flaky"|class="tag/);
+    // A flaky node carries its own tag, the other node none.
+    expect(tc('checkout').match(/data-flaky-node/g)).to.have.length(1);
+    expect(tc('checkout')).to.match(
+      /<span class="title">pay<\/span>\s*<span class="tag flaky" data-flaky-node title="flaky: this node&#x27;s outcome flipped 3 times/,
+    );
   });
 });
 

@@ -346,6 +346,7 @@ function Performance({ perf }: { perf: PerformanceResults }) {
 const ORIGIN_WORDS = { rerun: 'rerun of', replay: 'replay of', resume: 'resumed from' } as const;
 
 function TestCase({ tc, run }: { tc: TestCaseResult; run: Run }) {
+  const flakyNodes = new Map((tc.flakyNodes ?? []).map((f) => [f.id, f]));
   return (
     <details class="testcase" open={tc.status === 'failed'} data-testcase={tc.name}>
       <summary>
@@ -412,7 +413,7 @@ function TestCase({ tc, run }: { tc: TestCaseResult; run: Run }) {
         )}
         <h3>Nodes</h3>
         {tc.nodes.map((n) => (
-          <Node key={n.id} node={n} />
+          <Node key={n.id} node={n} flaky={flakyNodes} />
         ))}
       </div>
     </details>
@@ -434,11 +435,24 @@ function Compare({ expected, actual }: { expected: unknown; actual: unknown }) {
   );
 }
 
-function Node({ node }: { node: NodeResult }) {
+/** A test case's nodes the flakiness rule flags (`TestCaseResult.flakyNodes`), by id. */
+type FlakyNodes = Map<string, { flips: number; window: number; flipRate: number }>;
+
+function Node({ node, flaky = new Map() }: { node: NodeResult; flaky?: FlakyNodes }) {
+  const f = flaky.get(node.id);
   return (
     <div class={`node node-${node.status}`}>
       <div>
         <Badge value={node.status} /> <strong>{node.name ?? node.id}</strong> <span class="muted">{node.type}</span>{' '}
+        {f && (
+          <span
+            class="badge badge-flaky"
+            data-flaky-node={node.id}
+            title={`Flaky node: its outcome flipped ${f.flips} times in the test case's last ${f.window} runs`}
+          >
+            flaky
+          </span>
+        )}{' '}
         <span class="muted">· {duration(node.duration)}</span>
       </div>
       {node.reason && <div class="muted">{node.reason}</div>}
@@ -521,7 +535,7 @@ function Node({ node }: { node: NodeResult }) {
         </details>
       )}
       {node.children?.map((c) => (
-        <Node key={c.id} node={c} />
+        <Node key={c.id} node={c} flaky={flaky} />
       ))}
       {node.iterationResults?.map((it) => (
         <details key={it.index} class="iteration">
@@ -529,7 +543,7 @@ function Node({ node }: { node: NodeResult }) {
             Iteration {it.index + 1} <Badge value={it.status} />
           </summary>
           {it.nodes.map((c) => (
-            <Node key={c.id} node={c} />
+            <Node key={c.id} node={c} flaky={flaky} />
           ))}
         </details>
       ))}
