@@ -32,6 +32,7 @@
 import type { PerformanceResults, NamedFigures, SeriesPoint } from '../perf/metrics';
 import type { RunPlan, Variables } from '../domain/types';
 import { canonicalJson, definitionHash, hashedPlanPart } from './plan-hash';
+import { PERF_FIGURES, type PerfFigure } from './types';
 
 /** A test case got slower when head > base × this … */
 export const SLOWER_FACTOR = 1.5;
@@ -82,9 +83,7 @@ export interface FigureChange {
   improvement?: boolean;
 }
 
-/** The performance figures compared. Durations in ms, `rps` requests per second, rates fractions. */
-export const PERF_FIGURES = ['p95', 'p99', 'med', 'avg', 'rps', 'errorRate', 'checksRate'] as const;
-export type PerfFigure = (typeof PERF_FIGURES)[number];
+export { PERF_FIGURES, type PerfFigure };
 
 /** A series point with its offset in seconds from its run's first point (so the two runs overlay). */
 export interface OffsetPoint extends SeriesPoint {

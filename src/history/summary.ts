@@ -3,44 +3,15 @@
  * rate, median and p95 duration, the same per node and per assertion. Pure: it reads history rows
  * already fetched (src/store/history.ts), newest first.
  */
-import type { HistoryNodeOutcome } from './types';
+import type { HistoryNodeOutcome, HistoryStats, NodeStats } from './types';
+
+export type { HistoryStats, NodeStats };
 
 /** What the figures read of one history row. */
 export interface SummaryRow {
   status: string;
   durationMs: number;
   nodes?: HistoryNodeOutcome[] | null;
-}
-
-/** A test case's figures over the runs answered. */
-export interface HistoryStats {
-  /** Rows counted (every status). */
-  runs: number;
-  passed: number;
-  failed: number;
-  skipped: number;
-  /** passed / (passed + failed), 0 to 1 (4 decimals); null when none passed or failed. */
-  passRate: number | null;
-  /** Median duration of the runs that passed or failed, ms; null when none. */
-  medianMs: number | null;
-  /** 95th percentile (nearest rank) of the same, ms; null when none. */
-  p95Ms: number | null;
-}
-
-/** One node's figures over the runs answered (nested nodes by their own id, sub-flow nodes as `ref › id`). */
-export interface NodeStats {
-  id: string;
-  name?: string;
-  type: string;
-  /** Runs in which the node passed or failed (skipped ones are not counted). */
-  runs: number;
-  passed: number;
-  failed: number;
-  passRate: number | null;
-  medianMs: number | null;
-  p95Ms: number | null;
-  /** Its assertions by label: in how many runs each was evaluated and passed. */
-  assertions: Array<{ label: string; runs: number; passed: number }>;
 }
 
 /**

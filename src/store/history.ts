@@ -15,7 +15,9 @@ import {
 } from 'typeorm';
 import { FlakyTestCase, RunTestCaseResult, TestCase, TestCaseHistory, type Run } from './entities';
 import type { NodeResult, RunPlan, TestCaseResult } from '../domain/types';
-import type { HistoryNodeOutcome } from '../history/types';
+import type { FlakyItem, HistoryEntry, HistoryNodeOutcome, TestCaseHistoryAnswer } from '../history/types';
+
+export type { FlakyItem, HistoryEntry, TestCaseHistoryAnswer };
 import { definitionHash } from '../history/plan-hash';
 import {
   DEFAULT_FLAKY_RULE,
@@ -24,7 +26,7 @@ import {
   type FlakyRule,
   type FlakyVerdict,
 } from '../history/flaky';
-import { historyStats, nodeStats, type HistoryStats, type NodeStats } from '../history/summary';
+import { historyStats, nodeStats } from '../history/summary';
 
 /** Nodes a history row keeps at most (the first, in flow order). */
 export const HISTORY_NODES_CAP = 200;
@@ -300,51 +302,6 @@ export interface HistoryFilter {
   until?: Date;
 }
 
-/** One run of a test case in its history, newest first. */
-export interface HistoryEntry {
-  runId: string;
-  position: number;
-  ranAt: string;
-  status: string;
-  durationMs: number;
-  runner: string;
-  environment: string;
-  deploymentId: string | null;
-  trigger: string;
-  kind: string;
-  commit: string | null;
-  failure: string | null;
-  failedNode: string | null;
-  flaky: boolean;
-  quarantined: boolean;
-  definitionHash: string;
-}
-
-/** The answer of `GET /v1/test-cases/{id}/history` (docs/history.md "Test history"). */
-export interface TestCaseHistoryAnswer {
-  testCaseId: string;
-  name: string;
-  stats: HistoryStats;
-  lastFailure: {
-    runId: string;
-    ranAt: string;
-    message: string | null;
-    node: string | null;
-    commit: string | null;
-  } | null;
-  failingSince: { runId: string; ranAt: string; commit: string | null } | null;
-  flaky: Array<{
-    runner: string;
-    environment: string;
-    flips: number;
-    window: number;
-    flipRate: number;
-    flaggedAt: string;
-  }>;
-  entries: HistoryEntry[];
-  nodes: NodeStats[];
-}
-
 /** Whether row `a` is newer than row `b` in the order of {@link NEWEST_FIRST}. */
 function newer(
   a: Pick<TestCaseHistory, 'ranAt' | 'runId' | 'position'>,
@@ -590,19 +547,6 @@ export async function testCaseHistory(
     })),
     nodes: nodeStats(rows),
   };
-}
-
-/** One flagged test case in `GET /v1/flaky`. */
-export interface FlakyItem {
-  testCaseId: string;
-  name: string;
-  runner: string;
-  environment: string;
-  flips: number;
-  window: number;
-  flipRate: number;
-  flaggedAt: string;
-  lastRunId: string;
 }
 
 /**

@@ -16,9 +16,10 @@ import { dateTime, duration } from '../format';
 import { Chart } from '../ui/chart';
 import { Badge, PageHeader, ProblemBox } from '../ui/kit';
 import type { CompareItem, Comparison, FigureChange, SeriesPoint } from './types';
+import type { PerfFigure } from '../../../src/history/types';
 
 /** How each figure is read: its label, its unit, and whether lower is better. */
-const FIGURES: Record<string, { label: string; kind: 'ms' | 'rps' | 'rate'; lowerIsBetter: boolean }> = {
+const FIGURES: Record<PerfFigure, { label: string; kind: 'ms' | 'rps' | 'rate'; lowerIsBetter: boolean }> = {
   p95: { label: 'p95', kind: 'ms', lowerIsBetter: true },
   p99: { label: 'p99', kind: 'ms', lowerIsBetter: true },
   med: { label: 'median', kind: 'ms', lowerIsBetter: true },
@@ -28,7 +29,7 @@ const FIGURES: Record<string, { label: string; kind: 'ms' | 'rps' | 'rate'; lowe
   checksRate: { label: 'checks passed', kind: 'rate', lowerIsBetter: false },
 };
 
-function figureValue(name: string, v: number | null): string {
+function figureValue(name: PerfFigure, v: number | null): string {
   if (v === null || v === undefined) return '—';
   const kind = FIGURES[name]?.kind;
   if (kind === 'ms') return duration(v);
@@ -38,7 +39,7 @@ function figureValue(name: string, v: number | null): string {
 }
 
 /** A change as people read it: `+12.0 %` (relative) or `+1.50 pt` (rates: a difference in points). */
-function changeText(name: string, f: FigureChange): string {
+function changeText(name: PerfFigure, f: FigureChange): string {
   if (f.change === null || f.change === undefined) return '—';
   const sign = f.change > 0 ? '+' : '';
   return FIGURES[name]?.kind === 'rate'
@@ -47,7 +48,7 @@ function changeText(name: string, f: FigureChange): string {
 }
 
 /** `worse`, `better` or `same` for a figure's change (colours the cell; the verdict is the API's). */
-function direction(name: string, f: FigureChange): 'worse' | 'better' | 'same' {
+function direction(name: PerfFigure, f: FigureChange): 'worse' | 'better' | 'same' {
   if (f.regression) return 'worse';
   if (f.improvement) return 'better';
   if (!f.change) return 'same';
@@ -217,7 +218,7 @@ function overlay(base: SeriesPoint[], head: SeriesPoint[], pick: (s: SeriesPoint
 }
 
 function PerformanceCompare({ perf }: { perf: NonNullable<Comparison['performance']> }) {
-  const names = Object.keys(perf.overall);
+  const names = (Object.keys(FIGURES) as PerfFigure[]).filter((n) => perf.overall[n]);
   const p95 = overlay(perf.series.base, perf.series.head, (s) => s.p95);
   const rps = overlay(perf.series.base, perf.series.head, (s) => s.requests);
   return (
