@@ -196,6 +196,41 @@ export function createRunActivities(
     }
   };
   /**
+   * Marks a queued run `running` with its frozen plan (as stored: secrets sealed) and the plan's
+   * hash, and returns the plan opened for the workflow. The plan is the activity's result, written
+   * to history: over PAYLOAD_LIMITS.planBytes the run cannot start (`overCap` says why).
+   * @throws ApplicationFailure (non-retryable, RunSetupFailed) over the cap.
+   */
+  const storeFrozenPlan = async (
+    manager: EntityManager,
+    runId: string,
+    plan: RunPlan,
+    fields: {
+      startedAt: Date;
+      loadProfile: Run['loadProfile'];
+      progressCompleted: number;
+      overCap: (bytes: number) => string;
+    },
+  ): Promise<RunPlan> => {
+    const openedPlan = opened(runId, plan);
+    const planBytes = jsonBytes(openedPlan);
+    if (planBytes > PAYLOAD_LIMITS.planBytes)
+      throw ApplicationFailure.nonRetryable(fields.overCap(planBytes), FAILURE_TYPES.runSetupFailed);
+    await manager.getRepository(Run).update(
+      { id: runId, status: 'queued' },
+      {
+        status: 'running',
+        startedAt: fields.startedAt,
+        plan: jsonValue(plan),
+        progressCompleted: fields.progressCompleted,
+        progressTotal: plan.testCases.length,
+        loadProfile: jsonValue(fields.loadProfile),
+        planHash: planHash(plan),
+      },
+    );
+    return openedPlan;
+  };
+  /**
    * `startRun` of a replay or a resume: the origin's frozen plan with this run's id and start time
    * (a resume: its resume point, and the origin's results before it copied), stored as any plan
    * (`planHash` then equals the origin's). @throws ApplicationFailure (non-retryable,
@@ -212,26 +247,13 @@ export function createRunActivities(
       throw err;
     }
     const { plan, loadProfile } = seeded;
-    const openedPlan = opened(run.id, plan);
-    const planBytes = jsonBytes(openedPlan);
-    if (planBytes > PAYLOAD_LIMITS.planBytes)
-      throw ApplicationFailure.nonRetryable(
-        overCapMessage("the run's plan (its origin's, with the resume state)", planBytes, PAYLOAD_LIMITS.planBytes),
-        FAILURE_TYPES.runSetupFailed,
-      );
-    await manager.getRepository(Run).update(
-      { id: run.id, status: 'queued' },
-      {
-        status: 'running',
-        startedAt,
-        plan: jsonValue(plan),
-        progressCompleted: plan.resumeFrom?.position ?? 0,
-        progressTotal: plan.testCases.length,
-        loadProfile: jsonValue(loadProfile),
-        planHash: planHash(plan),
-      },
-    );
-    return openedPlan;
+    return storeFrozenPlan(manager, run.id, plan, {
+      startedAt,
+      loadProfile,
+      progressCompleted: plan.resumeFrom?.position ?? 0,
+      overCap: (bytes) =>
+        overCapMessage("the run's plan (its origin's, with the resume state)", bytes, PAYLOAD_LIMITS.planBytes),
+    });
   };
   const activities = {
     /**
@@ -294,7 +316,6 @@ export function createRunActivities(
      */
     async startRun(input: { runId: string }): Promise<RunPlan> {
       return dataSource.transaction(async (manager) => {
-        const runs = manager.getRepository(Run);
         const run = await findRunWithPlan(manager, input.runId);
         if (!run)
           throw ApplicationFailure.nonRetryable(`Run ${input.runId} does not exist`, FAILURE_TYPES.runSetupFailed);
@@ -383,28 +404,13 @@ export function createRunActivities(
           ...(baseline ? { baseline } : {}),
           ...(quarantine ? { quarantine } : {}),
         };
-        const openedPlan = opened(run.id, plan);
-        // The plan is this activity's result, written to history: over the cap the run cannot start.
-        const planBytes = jsonBytes(openedPlan);
-        if (planBytes > PAYLOAD_LIMITS.planBytes) {
-          throw ApplicationFailure.nonRetryable(
-            `${overCapMessage("the run's plan (the runner's test cases and the variables)", planBytes, PAYLOAD_LIMITS.planBytes)}. Split the runner or shrink the largest test cases.`,
-            FAILURE_TYPES.runSetupFailed,
-          );
-        }
-        await runs.update(
-          { id: run.id, status: 'queued' },
-          {
-            status: 'running',
-            startedAt,
-            plan: jsonValue(plan),
-            progressCompleted: 0,
-            progressTotal: testCases.length,
-            loadProfile: jsonValue(loadProfile),
-            planHash: planHash(plan),
-          },
-        );
-        return openedPlan;
+        return storeFrozenPlan(manager, run.id, plan, {
+          startedAt,
+          loadProfile,
+          progressCompleted: 0,
+          overCap: (bytes) =>
+            `${overCapMessage("the run's plan (the runner's test cases and the variables)", bytes, PAYLOAD_LIMITS.planBytes)}. Split the runner or shrink the largest test cases.`,
+        });
       });
     },
 

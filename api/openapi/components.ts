@@ -18,7 +18,7 @@ import { RUN_TRIGGERS } from '../routes/runs';
 import { HOOKS_SCHEMA } from '../routes/folders';
 import { DATA_SETS_SCHEMA, FLOW_NODES } from './flow';
 import { VARIABLE_SCOPES } from '../../src/domain/types';
-import { HISTORY_SCHEMAS } from './history-schemas';
+import { FLIP_FIGURES, HISTORY_SCHEMAS } from './history-schemas';
 
 /** A JSON Schema (2020-12, the OpenAPI 3.1 dialect) as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -581,11 +581,7 @@ export const SCHEMAS = {
                   description:
                     'Present when the flakiness rule flags the test case on this runner and environment after this run (docs/history.md "Flaky tests").',
                   required: ['flips', 'window', 'flipRate'],
-                  properties: {
-                    flips: { type: 'integer' },
-                    window: { type: 'integer' },
-                    flipRate: { type: 'number', minimum: 0, maximum: 1 },
-                  },
+                  properties: FLIP_FIGURES,
                 },
                 flakyNodes: {
                   type: 'array',
@@ -594,12 +590,7 @@ export const SCHEMAS = {
                   items: {
                     type: 'object',
                     required: ['id', 'flips', 'window', 'flipRate'],
-                    properties: {
-                      id: text,
-                      flips: { type: 'integer' },
-                      window: { type: 'integer' },
-                      flipRate: { type: 'number', minimum: 0, maximum: 1 },
-                    },
+                    properties: { id: text, ...FLIP_FIGURES },
                   },
                 },
                 quarantined: {

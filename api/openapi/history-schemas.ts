@@ -17,8 +17,8 @@ const rate = {
 } as const;
 const status = { enum: ['passed', 'failed', 'skipped'] } as const;
 
-/** One flag of the flakiness rule (src/history/flaky.ts). */
-const flakyFigures = {
+/** The figures of the flakiness rule's verdict (src/history/flaky.ts), on a test case or a node. */
+export const FLIP_FIGURES = {
   flips: { type: 'integer', description: 'Outcome changes (passed ↔ failed) in the window.' },
   window: {
     type: 'integer',
@@ -26,6 +26,11 @@ const flakyFigures = {
       'Outcomes looked at: the last runs (at most ASSAY_FLAKY_WINDOW, default 10) that passed or failed, at the current definition of the test case.',
   },
   flipRate: { type: 'number', minimum: 0, maximum: 1, description: 'flips / (window − 1).' },
+} as const;
+
+/** One flag of the flakiness rule (src/history/flaky.ts). */
+const flakyFigures = {
+  ...FLIP_FIGURES,
   flaggedAt: { ...timestamp, description: 'When the rule first flagged it (kept while it stays flagged).' },
 } as const;
 

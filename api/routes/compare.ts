@@ -39,9 +39,9 @@ export interface BaselineUsed {
   source: BaselineSource | 'plan';
 }
 
-/** A run of the workspace with its plan and performance figures, or 404. */
-async function loadRun(manager: EntityManager, workspaceId: string, runId: string): Promise<Run> {
-  const run = await manager
+/** A run of the workspace with its plan and performance figures, or null. */
+function findRun(manager: EntityManager, workspaceId: string, runId: string): Promise<Run | null> {
+  return manager
     .getRepository(Run)
     .createQueryBuilder('run')
     .addSelect('run.plan')
@@ -49,6 +49,11 @@ async function loadRun(manager: EntityManager, workspaceId: string, runId: strin
     .where('run.id = :id', { id: runId })
     .andWhere('run.workspaceId = :workspaceId', { workspaceId })
     .getOne();
+}
+
+/** {@link findRun}, or 404. */
+async function loadRun(manager: EntityManager, workspaceId: string, runId: string): Promise<Run> {
+  const run = await findRun(manager, workspaceId, runId);
   if (!run) throw new Problem('not-found', `Run "${runId}" does not exist.`);
   return run;
 }
@@ -101,18 +106,12 @@ export function compareRouter({ dataSource }: ApiDeps): Router<AppState> {
         throw new Problem('no-baseline', `Run ${head.id} has no baseline: ${found.reason}.`, { runId: head.id });
       used = { runId: found.run.id, setting, source };
     }
-    const base = await manager.getRepository(Run).findOne({
-      select: { id: true },
-      where: { id: used.runId, workspaceId },
-    });
+    const base = await findRun(manager, workspaceId, used.runId);
     if (!base)
       throw new Problem('no-baseline', `Run ${head.id} has no baseline: run ${used.runId} no longer exists.`, {
         runId: head.id,
       });
-    const comparison: RunComparison & { baseline?: BaselineUsed } = compareRuns(
-      await sideOf(manager, await loadRun(manager, workspaceId, used.runId)),
-      headSide,
-    );
+    const comparison: RunComparison & { baseline?: BaselineUsed } = compareRuns(await sideOf(manager, base), headSide);
     comparison.baseline = used;
     ctx.body = comparison;
   });
