@@ -338,6 +338,147 @@ export interface RefNode extends NodeBase {
   version?: string;
 }
 
+/**
+ * A k6-style duration (`"90s"`, `"1m30s"`, `"2h"`; src/perf/duration.ts `parseDuration`) or a
+ * number: seconds for `timeout` fields, milliseconds for interval fields (each field says which).
+ */
+export type DurationValue = string | number;
+
+/**
+ * Waits durably for requests sent to this node's callback address (docs/async.md "Callbacks"):
+ * `{{callback.url}}` (the first Callback node of the flow) or `{{callback.<nodeId>.url}}` in any
+ * earlier template. Nothing is held while it waits: a Temporal signal ends the wait. A callback
+ * that arrived before the node started waiting is kept; only callbacks for which `match` holds
+ * count, until `count` have arrived or `timeout` passes (the node then fails naming the wait).
+ */
+export interface CallbackNode extends NodeBase {
+  type: 'callback';
+  /** How long to wait: a k6 duration or seconds (default `"5m"`); never past the run's deadline. */
+  timeout?: DurationValue;
+  /** JSONata over `{callback: {method, path, query, headers, body}, variables, nodes, …}`: only callbacks for which it holds count. */
+  match?: string;
+  /** Matching callbacks to receive before the node passes (default 1, at most 100). */
+  count?: number;
+  /**
+   * A signature each callback must carry (checked by the API when it arrives; a callback without a
+   * valid one is answered 401, not counted, and the node keeps waiting). `hmac`: the header
+   * (default `X-Assay-Signature`) is `sha256=<hex HMAC-SHA256 of the body>` as Assay's outgoing
+   * webhooks sign; `standard-webhooks`: `webhook-id`, `webhook-timestamp`, `webhook-signature`
+   * (https://www.standardwebhooks.com). `secret`: text or a `{{variable}}` of the run's plan.
+   */
+  signature?: { scheme: 'hmac' | 'standard-webhooks'; secret: string; header?: string };
+  /** The answer the caller gets (default 200 `{"received": true}`). */
+  respond?: { status?: number; headers?: Record<string, string>; body?: unknown };
+  /** Assertions on `callback` (the last matching one) and `callbacks` (all that matched). */
+  assertions?: Assertion[];
+}
+
+/**
+ * Repeats a request on a durable timer until the JSONata `until` holds (eventual consistency;
+ * docs/async.md "Polling"), then evaluates `assertions` on the last response. Each attempt is its
+ * own activity; the delays are durable timers, so a worker crash between attempts loses nothing
+ * and sends no extra request.
+ */
+export interface PollNode extends NodeBase {
+  type: 'poll';
+  request: RequestSpec;
+  /** As an API node's `server`. */
+  server?: string;
+  /** As an API node's `authProfile`. */
+  authProfile?: string;
+  /** JSONata over `{response, attempt, variables, nodes, …}`: polling stops when it holds. */
+  until: string;
+  /** Delay before the second attempt: k6 duration or ms (default `"1s"`). */
+  interval?: DurationValue;
+  /** `fixed` (default) or `exponential` (each delay `factor` times the one before, up to `maxInterval`). */
+  backoff?: 'fixed' | 'exponential';
+  /** Multiplier of `exponential` backoff (default 2). */
+  factor?: number;
+  /** Largest delay: k6 duration or ms (default `"60s"`). */
+  maxInterval?: DurationValue;
+  /** Random spread of each delay, 0 to 1 (default 0): a delay d becomes d × (1 ± jitter). */
+  jitter?: number;
+  /** Attempts at most, including the first (default 30, at most 1,000). */
+  maxAttempts?: number;
+  /** Time allowed for all attempts: k6 duration or seconds (default: the run's deadline). */
+  timeout?: DurationValue;
+  assertions?: Assertion[];
+}
+
+/** A message a WebSocket node sends once connected. */
+export interface StreamSend {
+  /** A string is sent as a text frame; any other JSON value serialised as JSON text. Templates are filled. */
+  data: unknown;
+  /** Milliseconds to wait before sending it (after the connection opened or the message before). */
+  delayMs?: number;
+}
+
+/**
+ * Opens a WebSocket (RFC 6455), sends `send`, then receives messages until `until` holds, `maxMessages`
+ * arrived, the server closes or `timeout` passes (docs/async.md "WebSocket and SSE"); assertions
+ * run on the sequence. Through the same address policy as API nodes.
+ */
+export interface WebsocketNode extends NodeBase {
+  type: 'websocket';
+  /** `ws://` or `wss://` URL (or a path with `server`); templates are filled. */
+  url: string;
+  server?: string;
+  headers?: Record<string, string>;
+  subprotocols?: string[];
+  authProfile?: string;
+  send?: StreamSend[];
+  /** JSONata over `{messages, count, first, last}`: receiving stops when it holds; the node fails when it never held. */
+  until?: string;
+  /** Time allowed for connecting and receiving: k6 duration or seconds (default `"10s"`). */
+  timeout?: DurationValue;
+  /** Messages received at most (default 100, at most 10,000). */
+  maxMessages?: number;
+  assertions?: Assertion[];
+}
+
+/** Receives Server-Sent Events (WHATWG HTML §9.2) over HTTP, as {@link WebsocketNode} receives messages. */
+export interface SseNode extends NodeBase {
+  type: 'sse';
+  url: string;
+  server?: string;
+  /** Default GET; POST with `body` for streaming APIs that take a request body. */
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: unknown;
+  authProfile?: string;
+  until?: string;
+  timeout?: DurationValue;
+  maxMessages?: number;
+  assertions?: Assertion[];
+}
+
+/**
+ * Calls a gRPC method, unary or server-streaming (docs/async.md "gRPC"), from `.proto` source kept
+ * in the node; assertions on `response.status` (the gRPC status code), `response.body` (the
+ * message, or the list of streamed messages), `response.headers` and `response.trailers`.
+ */
+export interface GrpcNode extends NodeBase {
+  type: 'grpc';
+  /** `host:port`, `grpc://host:port` (plaintext) or `grpcs://host:port` (TLS); templates are filled. */
+  target: string;
+  server?: string;
+  /** The `.proto` source declaring the service. */
+  proto: string;
+  /** Other `.proto` files it imports, by the path it imports them with. */
+  protoFiles?: Record<string, string>;
+  /** Fully-qualified service name (`package.Service`). */
+  service: string;
+  method: string;
+  /** The request message (JSON, templates filled). */
+  message?: unknown;
+  metadata?: Record<string, string>;
+  /** Deadline in ms (default: the run's request timeout). */
+  deadlineMs?: number;
+  /** Messages kept from a server stream (default 100, at most 10,000). */
+  maxMessages?: number;
+  assertions?: Assertion[];
+}
+
 /** A node of a test flow: a tree (spec "Test-flow nodes"). */
 export type FlowNode =
   | ApiNode
@@ -349,7 +490,12 @@ export type FlowNode =
   | ContextNode
   | ParallelNode
   | AssertNode
-  | RefNode;
+  | RefNode
+  | CallbackNode
+  | PollNode
+  | WebsocketNode
+  | SseNode
+  | GrpcNode;
 export type FlowNodeType = FlowNode['type'];
 export const NODE_TYPES: readonly FlowNodeType[] = [
   'api',
@@ -362,6 +508,11 @@ export const NODE_TYPES: readonly FlowNodeType[] = [
   'parallel',
   'assert',
   'ref',
+  'callback',
+  'poll',
+  'websocket',
+  'sse',
+  'grpc',
 ];
 
 /** A data set attached to a test case, for Iteration nodes: a JSON array or CSV text. */
@@ -483,6 +634,8 @@ export interface AttemptResult {
   timeMs: number;
   /** Wait before the next attempt, ms. */
   delayMs?: number;
+  /** Poll nodes: whether `until` held on this attempt's response. */
+  conditionMet?: boolean;
 }
 
 export interface IterationResult {
@@ -539,6 +692,80 @@ export interface NodeResult {
   waitedMs?: number;
   // Ref (a live link): the referenced test case's `updatedAt` the run's plan froze
   version?: string;
+  // Callback (docs/async.md "Callbacks")
+  callback?: CallbackOutcome;
+  // WebSocket, SSE
+  stream?: StreamOutcome;
+  // gRPC
+  grpc?: GrpcOutcome;
+}
+
+/** A request received at a Callback node's address, as the node saw it. */
+export interface ReceivedCallback {
+  method: string;
+  /** The path after the address (usually empty) and the query, as received. */
+  path: string;
+  query: Record<string, string | string[]>;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  /** Parsed JSON when the body is JSON, else the text; absent when empty. */
+  body?: unknown;
+  /** ISO 8601 UTC, when the API received it. */
+  receivedAt: string;
+}
+
+/** What a Callback node waited for and got. */
+export interface CallbackOutcome {
+  /** The callback id (`cb_…`) shown in the Temporal Web UI and the console. */
+  id: string;
+  /** ISO 8601 UTC: the wait began, and the time it would end at the latest. */
+  since: string;
+  until: string;
+  /** Matching callbacks received (at most `count` are consumed). */
+  received: number;
+  expected: number;
+  /** Callbacks that arrived but did not match (kept for later waits at the same address). */
+  unmatched: number;
+  /** The matching callbacks (bodies cut to a readable size). */
+  callbacks: ReceivedCallback[];
+}
+
+/** One message a stream node received. */
+export interface StreamMessage {
+  /** Milliseconds since the connection opened. */
+  atMs: number;
+  /** Parsed JSON when the text is JSON, else the text (binary frames as base64 text). */
+  data: unknown;
+  /** SSE only: the `event` field (default `message`) and `id`. */
+  event?: string;
+  id?: string;
+}
+
+/** What a WebSocket or SSE node received. */
+export interface StreamOutcome {
+  /** Messages received in all. */
+  count: number;
+  /** The first and last messages received (at most 20 of each end), in order. */
+  first: StreamMessage[];
+  last: StreamMessage[];
+  /** Why receiving stopped. */
+  stoppedBy: 'until' | 'maxMessages' | 'timeout' | 'closed' | 'error';
+  /** The handshake's HTTP status (101 for a WebSocket upgrade). */
+  status?: number;
+  /** WebSocket close code and reason, when closed. */
+  closed?: { code?: number; reason?: string };
+  connectMs?: number;
+}
+
+/** What a gRPC node's call ended with. */
+export interface GrpcOutcome {
+  /** The gRPC status code (0 OK) and its name. */
+  code: number;
+  status: string;
+  details?: string;
+  /** Messages received (1 for a unary call that succeeded). */
+  messages: number;
+  timeMs: number;
 }
 
 /** One test case's outcome as stored and returned under `details.testCases`. */
@@ -655,6 +882,13 @@ export interface RunPlan {
    * the positions before it are not run (their results were copied from that run). Absent otherwise.
    */
   resumeFrom?: RunResumeFrom;
+  /**
+   * Where Callback nodes' addresses live and the key their tags are made with
+   * (src/callbacks/address.ts; docs/async.md "Callbacks"): added by `startRun` to the plan it
+   * returns on every call, never stored with the plan nor counted in its hash. Absent in plans
+   * returned before callbacks existed.
+   */
+  callbacks?: { baseUrl: string; key: string };
 }
 
 /**

@@ -17,7 +17,8 @@
  * Templates (`{{name}}`) see the variables plus the innermost loops' `index`, `iteration` and item.
  *
  * The node handlers live beside it (api-node.ts, script-node.ts, control-nodes.ts, wait-node.ts,
- * context-node.ts, loop.ts, ref-node.ts) and use the state and helpers of {@link FlowBase} (flow-base.ts), which
+ * context-node.ts, loop.ts, ref-node.ts; the async nodes of docs/async.md: callback-node.ts,
+ * poll-node.ts, stream-node.ts, grpc-node.ts) and use the state and helpers of {@link FlowBase} (flow-base.ts), which
  * this class extends with the dispatch, so that no handler imports the interpreter. In a workflow, the order of their awaits is
  * the order of the workflow's commands (Parallel lanes interleave by it): keep it as recorded
  * (test/integration/runs/replay.test.ts).
@@ -44,6 +45,10 @@ import { runWaitNode } from './wait-node';
 import { runAssertNode } from './assert-node';
 import { outerHooksOf } from './hooks';
 import { runRefNode, withChainMessages } from './ref-node';
+import { runCallbackNode } from './callback-node';
+import { runPollNode } from './poll-node';
+import { runStreamNode } from './stream-node';
+import { runGrpcNode } from './grpc-node';
 import { ranInOrigin, resumedState, resumePoint, snapshot, type ResumeOptions } from './resume';
 
 /** Runs flows of one test case over a port; `state` is what the nodes run so far left. */
@@ -163,6 +168,19 @@ export class FlowInterpreter extends FlowBase {
         break;
       case 'ref':
         result = await runRefNode(this, node);
+        break;
+      case 'callback':
+        result = await runCallbackNode(this, node);
+        break;
+      case 'poll':
+        result = await runPollNode(this, node);
+        break;
+      case 'websocket':
+      case 'sse':
+        result = await runStreamNode(this, node);
+        break;
+      case 'grpc':
+        result = await runGrpcNode(this, node);
         break;
       default: {
         const unknown = node as { id?: string; type?: string };

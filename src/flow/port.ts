@@ -16,6 +16,9 @@ import type { DynamicSources } from '../domain/templating';
 import type { RunSettings } from '../domain/types';
 import type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput } from '../domain/node-io';
 import type { LoopSegmentInput, LoopSegmentOutput } from './types';
+import type { CallbackPort } from '../domain/callbacks';
+import type { StreamNodeInput, StreamNodeOutput } from '../domain/stream-io';
+import type { GrpcCallInput, GrpcCallOutput } from '../domain/grpc-io';
 
 export interface InterpreterPort {
   /** The run the flow belongs to (scripts' contexts are per run and test case). */
@@ -67,4 +70,13 @@ export interface InterpreterPort {
    * details in the Temporal Web UI; optional (the direct port has nobody to show them to).
    */
   recordStep?(line: string): void;
+  /**
+   * Callback nodes' addresses and waits (src/domain/callbacks.ts); absent where callbacks cannot
+   * arrive (the direct port): a Callback node then fails saying so.
+   */
+  callbacks?: CallbackPort;
+  /** Runs a WebSocket or SSE node's connection (an activity, or a plain call). Returns failures as data. */
+  runStream?(input: StreamNodeInput, summary: string): Promise<StreamNodeOutput>;
+  /** Makes a gRPC node's call (an activity, or a plain call). Returns failures as data. */
+  callGrpc?(input: GrpcCallInput, summary: string): Promise<GrpcCallOutput>;
 }

@@ -26,6 +26,14 @@ export class DeadlineReached extends Error {
 export interface NodeContext {
   request: { method: string; url: string; headers?: Record<string, string>; body?: unknown };
   response: { status?: number; headers: Record<string, string>; body?: unknown; time: number; size: number };
+  /** Callback nodes: every matching callback received (`request` is the last). */
+  callbacks?: unknown[];
+  /** WebSocket and SSE nodes: the messages kept (their `data`), in order. */
+  messages?: unknown[];
+  /** gRPC nodes: the trailing metadata. */
+  trailers?: Record<string, string>;
+  /** Poll nodes: attempts made. */
+  attempts?: number;
 }
 
 /** One level of the loop stack. */

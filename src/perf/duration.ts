@@ -54,6 +54,17 @@ export function parseDuration(value: unknown): number {
   return Math.round(ms);
 }
 
+/**
+ * Milliseconds of a flow node's duration field (src/domain/types.ts `DurationValue`): a k6 duration
+ * string as {@link parseDuration} reads it, or a number in `numberUnit` (seconds for `timeout`
+ * fields, as every `timeout` of Assay is; milliseconds for intervals).
+ * @throws DurationError
+ */
+export function nodeDurationMs(value: unknown, numberUnit: 'seconds' | 'ms'): number {
+  if (typeof value === 'number') return parseDuration(numberUnit === 'seconds' ? value * 1000 : value);
+  return parseDuration(value);
+}
+
 /** A duration for messages: `90s` → `1m30s`, `1500` → `1.5s`, `250` → `250ms`. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;

@@ -178,6 +178,202 @@ export interface NodeFields {
   properties: Readonly<Record<string, unknown>>;
 }
 
+/** An API node's (and a Poll node's) `request`. */
+export const REQUEST_SCHEMA = {
+  type: 'object',
+  required: ['method', 'url'],
+  additionalProperties: false,
+  description:
+    'The request; strings may hold `{{variable}}` placeholders. `body`: a JSON value sent as `application/json`, or a string sent as it is. The settings after `timeoutMs` are those of Postman\'s `protocolProfileBehavior` (docs/flows.md "Request settings").',
+  properties: {
+    method: {
+      type: 'string',
+      pattern: METHOD_TOKEN_PATTERN,
+      description: `${HTTP_METHODS.join(', ')}, or any other method token (RFC 9110 §9.1; not CONNECT), sent in upper case.`,
+      examples: [...HTTP_METHODS],
+    },
+    url: { type: 'string', minLength: 1, maxLength: 8192 },
+    headers: { type: 'object', additionalProperties: { type: 'string', maxLength: 8192 }, maxProperties: 100 },
+    body: {},
+    timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000 },
+    followRedirects: { type: 'boolean', description: 'Follow 3xx redirects (default true).' },
+    maxRedirects: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 50,
+      description: 'Redirects followed at most (default 10); one more fails the node with TOO_MANY_REDIRECTS.',
+    },
+    followOriginalHttpMethod: {
+      type: 'boolean',
+      description: 'Keep the method and body when following a 301, 302 or 303 (default false: GET without a body).',
+    },
+    followAuthorizationHeader: {
+      type: 'boolean',
+      description: 'Keep `Authorization` on a redirect to another host name (default false: dropped).',
+    },
+    strictSSL: {
+      type: 'boolean',
+      description: "Check the server's TLS certificate (default true); false accepts any certificate.",
+    },
+    disableUrlEncoding: {
+      type: 'boolean',
+      description: 'Send the path and query as written, not normalised and percent-encoded (default false).',
+    },
+    alwaysSendBody: {
+      type: 'boolean',
+      description:
+        'Send the body with GET, HEAD, COPY, PURGE and UNLOCK too (default false: dropped, with no Content-Type).',
+    },
+    auth: REQUEST_AUTH_SCHEMA,
+  },
+} as const;
+
+/** A duration field of a node: a k6 duration string (`"90s"`, `"1h30m"`) or a number (the field says its unit). */
+const DURATION = {
+  anyOf: [
+    { type: 'string', minLength: 1, maxLength: 50 },
+    { type: 'number', minimum: 0 },
+  ],
+} as const;
+
+/** Header maps of the async nodes: names and values as an API node's. */
+const HEADERS = {
+  type: 'object',
+  additionalProperties: { type: 'string', maxLength: 8192 },
+  maxProperties: 100,
+} as const;
+
+const AUTH_PROFILE_FIELD = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$',
+  description: "An auth profile (docs/auth.md), or `none`, as an API node's.",
+} as const;
+
+/** Assertions of the async nodes (the same schema as an API node's). */
+const ASSERTIONS = { type: 'array', maxItems: 200, items: ASSERTION_SCHEMA } as const;
+
+/** The nodes that wait for the world outside (docs/async.md): callbacks, polling, streams, gRPC. */
+const ASYNC_NODE_FIELDS = {
+  callback: {
+    description:
+      'Waits durably for requests sent to this node\'s callback address (docs/async.md "Callbacks"): `{{callback.url}}` (the first Callback node of the flow) or `{{callback.<nodeId>.url}}` in an earlier template. A Temporal signal ends the wait, nothing is held meanwhile; callbacks that arrived before the wait are kept. Only callbacks for which the JSONata `match` holds count, until `count` (default 1) have arrived or `timeout` (k6 duration or seconds, default "5m") passes. `signature` (`hmac`: `X-Assay-Signature: sha256=<hex>`, or `standard-webhooks`) is checked when a callback arrives: without a valid one it is answered 401 and not counted. `respond`: what the caller gets (default 200 `{"received": true}`). Assertions see `callback` (the last matching one) and `callbacks`.',
+    properties: {
+      timeout: DURATION,
+      match: EXPRESSION,
+      count: { type: 'integer', minimum: 1, maximum: 100 },
+      signature: {
+        type: 'object',
+        required: ['scheme', 'secret'],
+        additionalProperties: false,
+        properties: {
+          scheme: { enum: ['hmac', 'standard-webhooks'] },
+          secret: { type: 'string', minLength: 1, maxLength: 4096 },
+          header: { type: 'string', pattern: '^[A-Za-z0-9-]{1,100}$' },
+        },
+      },
+      respond: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          status: { type: 'integer', minimum: 200, maximum: 599 },
+          headers: HEADERS,
+          body: {},
+        },
+      },
+      assertions: ASSERTIONS,
+    },
+  },
+  poll: {
+    description:
+      'Repeats `request` (as an API node\'s) on a durable timer until the JSONata `until` holds on the response, then evaluates `assertions` on the last one (docs/async.md "Polling"). Delays: `interval` (k6 duration or ms, default "1s"), `backoff` `fixed` or `exponential` (times `factor`, default 2, up to `maxInterval`, default "60s"), `jitter` 0–1. At most `maxAttempts` (default 30) attempts within `timeout` (k6 duration or seconds; default the run\'s deadline); the node fails naming the condition when it never held. Every attempt is listed in the results.',
+    required: ['request', 'until'],
+    properties: {
+      request: REQUEST_SCHEMA,
+      server: SERVER_FIELD,
+      authProfile: AUTH_PROFILE_FIELD,
+      until: EXPRESSION,
+      interval: DURATION,
+      backoff: { enum: ['fixed', 'exponential'] },
+      factor: { type: 'number', minimum: 1, maximum: 10 },
+      maxInterval: DURATION,
+      jitter: { type: 'number', minimum: 0, maximum: 1 },
+      maxAttempts: { type: 'integer', minimum: 1, maximum: 1000 },
+      timeout: DURATION,
+      assertions: ASSERTIONS,
+    },
+  },
+  websocket: {
+    description:
+      'Opens a WebSocket (`ws://`/`wss://` `url`, or a path with `server`), sends `send` in order, then receives messages until the JSONata `until` (over `{messages, count, first, last}`) holds, `maxMessages` (default 100) arrived, the server closes, or `timeout` (k6 duration or seconds, default "10s") passes (docs/async.md "WebSocket and SSE"). The node fails when `until` never held. Assertions see `messages`, `count`, `first`, `last`, `closed` and `response` (the handshake). Through the same address policy as API nodes.',
+    required: ['url'],
+    properties: {
+      url: { type: 'string', minLength: 1, maxLength: 8192 },
+      server: SERVER_FIELD,
+      headers: HEADERS,
+      subprotocols: {
+        type: 'array',
+        maxItems: 20,
+        items: { type: 'string', pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" },
+      },
+      authProfile: AUTH_PROFILE_FIELD,
+      send: {
+        type: 'array',
+        maxItems: 100,
+        items: {
+          type: 'object',
+          required: ['data'],
+          additionalProperties: false,
+          properties: { data: {}, delayMs: { type: 'integer', minimum: 0, maximum: 600_000 } },
+        },
+      },
+      until: EXPRESSION,
+      timeout: DURATION,
+      maxMessages: { type: 'integer', minimum: 1, maximum: 10_000 },
+      assertions: ASSERTIONS,
+    },
+  },
+  sse: {
+    description:
+      'Receives Server-Sent Events from `url` (GET, or POST with `body`), as a WebSocket node receives messages: until `until` holds, `maxMessages` arrived, the stream ends or `timeout` passes (docs/async.md "WebSocket and SSE"). Each message has `data` (parsed JSON when it is JSON), `event` and `id`.',
+    required: ['url'],
+    properties: {
+      url: { type: 'string', minLength: 1, maxLength: 8192 },
+      server: SERVER_FIELD,
+      method: { enum: ['GET', 'POST'] },
+      headers: HEADERS,
+      body: {},
+      authProfile: AUTH_PROFILE_FIELD,
+      until: EXPRESSION,
+      timeout: DURATION,
+      maxMessages: { type: 'integer', minimum: 1, maximum: 10_000 },
+      assertions: ASSERTIONS,
+    },
+  },
+  grpc: {
+    description:
+      'Calls `service`/`method` (unary or server-streaming) at `target` (`host:port`, `grpc://` plaintext or `grpcs://` TLS, or a path-less `server`) from the `.proto` source in `proto` (its imports in `protoFiles`), with `message` (JSON, templates filled), `metadata` and `deadlineMs` (docs/async.md "gRPC"). Assertions see `response.status` (the gRPC status code, 0 = OK), `response.statusName`, `response.body` (the message, or the list of streamed messages), `response.headers` and `response.trailers`.',
+    required: ['target', 'proto', 'service', 'method'],
+    properties: {
+      target: { type: 'string', minLength: 1, maxLength: 2048 },
+      server: SERVER_FIELD,
+      proto: { type: 'string', minLength: 1, maxLength: 1_000_000 },
+      protoFiles: {
+        type: 'object',
+        maxProperties: 50,
+        propertyNames: { minLength: 1, maxLength: 500 },
+        additionalProperties: { type: 'string', maxLength: 1_000_000 },
+      },
+      service: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_.]{0,499}$' },
+      method: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,199}$' },
+      message: {},
+      metadata: HEADERS,
+      deadlineMs: { type: 'integer', minimum: 1, maximum: 600_000 },
+      maxMessages: { type: 'integer', minimum: 1, maximum: 10_000 },
+      assertions: ASSERTIONS,
+    },
+  },
+} as const satisfies Record<string, NodeFields>;
+
 /** The fields of each node type (spec "Test-flow nodes"; src/domain/types.ts `FlowNode`), by `type`. */
 export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
   api: {
@@ -185,55 +381,7 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
       'Sends an HTTP request; its assertions decide pass or fail. `script` may define the hooks `beforeRequest` and `afterResponse`; `retry` repeats the request on listed statuses or network errors.',
     required: ['request'],
     properties: {
-      request: {
-        type: 'object',
-        required: ['method', 'url'],
-        additionalProperties: false,
-        description:
-          'The request; strings may hold `{{variable}}` placeholders. `body`: a JSON value sent as `application/json`, or a string sent as it is. The settings after `timeoutMs` are those of Postman\'s `protocolProfileBehavior` (docs/flows.md "Request settings").',
-        properties: {
-          method: {
-            type: 'string',
-            pattern: METHOD_TOKEN_PATTERN,
-            description: `${HTTP_METHODS.join(', ')}, or any other method token (RFC 9110 §9.1; not CONNECT), sent in upper case.`,
-            examples: [...HTTP_METHODS],
-          },
-          url: { type: 'string', minLength: 1, maxLength: 8192 },
-          headers: { type: 'object', additionalProperties: { type: 'string', maxLength: 8192 }, maxProperties: 100 },
-          body: {},
-          timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000 },
-          followRedirects: { type: 'boolean', description: 'Follow 3xx redirects (default true).' },
-          maxRedirects: {
-            type: 'integer',
-            minimum: 0,
-            maximum: 50,
-            description: 'Redirects followed at most (default 10); one more fails the node with TOO_MANY_REDIRECTS.',
-          },
-          followOriginalHttpMethod: {
-            type: 'boolean',
-            description:
-              'Keep the method and body when following a 301, 302 or 303 (default false: GET without a body).',
-          },
-          followAuthorizationHeader: {
-            type: 'boolean',
-            description: 'Keep `Authorization` on a redirect to another host name (default false: dropped).',
-          },
-          strictSSL: {
-            type: 'boolean',
-            description: "Check the server's TLS certificate (default true); false accepts any certificate.",
-          },
-          disableUrlEncoding: {
-            type: 'boolean',
-            description: 'Send the path and query as written, not normalised and percent-encoded (default false).',
-          },
-          alwaysSendBody: {
-            type: 'boolean',
-            description:
-              'Send the body with GET, HEAD, COPY, PURGE and UNLOCK too (default false: dropped, with no Content-Type).',
-          },
-          auth: REQUEST_AUTH_SCHEMA,
-        },
-      },
+      request: REQUEST_SCHEMA,
       assertions: { type: 'array', maxItems: 200, items: ASSERTION_SCHEMA },
       script: SCRIPT_SCHEMA,
       server: SERVER_FIELD,
@@ -360,6 +508,7 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
       flow: SUB_FLOW_NODES,
     },
   },
+  ...ASYNC_NODE_FIELDS,
 };
 
 /** The fields every node may have besides its type's: `id` (given one when absent: `n1`, `n2`, …) and a `name` shown in results. */

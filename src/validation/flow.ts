@@ -20,6 +20,7 @@ import { ownLibrary } from '../sandbox/libraries';
 import { dataSetRows } from './data-sets';
 import { serverNodeIssues } from './servers';
 import { schemaLoop } from './json-limits';
+import { nodeDurationMs } from '../perf/duration';
 import {
   closedNodeSchema,
   DATA_SET_FIELDS,
@@ -306,6 +307,40 @@ export function validateFlow(
           });
           if (node.skipIf !== undefined) expression(node.skipIf, [...at, 'skipIf']);
           break;
+        case 'callback':
+          if (node.match !== undefined) expression(node.match, [...at, 'match']);
+          durationIssue(node.timeout, 'seconds', [...at, 'timeout'], issues);
+          (node.assertions ?? []).forEach((a, j) => {
+            expression(a.target, [...at, 'assertions', j, 'target']);
+            checkAssertion(a, [...at, 'assertions', j], issues);
+          });
+          break;
+        case 'poll':
+          expression(node.until, [...at, 'until']);
+          durationIssue(node.interval, 'ms', [...at, 'interval'], issues);
+          durationIssue(node.maxInterval, 'ms', [...at, 'maxInterval'], issues);
+          durationIssue(node.timeout, 'seconds', [...at, 'timeout'], issues);
+          (node.assertions ?? []).forEach((a, j) => {
+            expression(a.target, [...at, 'assertions', j, 'target']);
+            checkAssertion(a, [...at, 'assertions', j], issues);
+          });
+          issues.push(...serverNodeIssues(node, at));
+          break;
+        case 'websocket':
+        case 'sse':
+          if (node.until !== undefined) expression(node.until, [...at, 'until']);
+          durationIssue(node.timeout, 'seconds', [...at, 'timeout'], issues);
+          (node.assertions ?? []).forEach((a, j) => {
+            expression(a.target, [...at, 'assertions', j, 'target']);
+            checkAssertion(a, [...at, 'assertions', j], issues);
+          });
+          break;
+        case 'grpc':
+          (node.assertions ?? []).forEach((a, j) => {
+            expression(a.target, [...at, 'assertions', j, 'target']);
+            checkAssertion(a, [...at, 'assertions', j], issues);
+          });
+          break;
         case 'ref':
           // The inputs are evaluated in the caller; the sub-flow is a flow of its own (its own ids and `nodes`).
           for (const [name, expr] of Object.entries(node.inputs ?? {})) expression(expr, [...at, 'inputs', name]);
@@ -331,6 +366,21 @@ export function validateFlow(
       issues.push({ path: ref.path, message: `refers to nodes.${ref.id}, but no node has the id "${ref.id}"` });
   }
   return issues;
+}
+
+/** Lists an issue when a node's duration field (src/domain/types.ts `DurationValue`) is present but not a duration. */
+function durationIssue(
+  value: unknown,
+  numberUnit: 'seconds' | 'ms',
+  path: Array<string | number>,
+  issues: FlowIssue[],
+): void {
+  if (value === undefined) return;
+  try {
+    nodeDurationMs(value, numberUnit);
+  } catch (err) {
+    issues.push({ path, message: (err as Error).message });
+  }
 }
 
 /** Validates data sets: the shape, unique names, and that CSV text parses. */

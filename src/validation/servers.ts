@@ -4,14 +4,13 @@
  * URL (whose own host would make the server meaningless). Whether the environment defines the
  * server is checked when a run starts, since a test case runs against many environments.
  */
-import type { ApiNode } from '../domain/types';
 
 /** An absolute URL: a scheme, then `//` (`https://…`, `http://…`, `ws://…`). */
 const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 
 /** The problems of `node`'s `server` at path `at` (none when it has no `server`). */
 export function serverNodeIssues(
-  node: ApiNode,
+  node: { server?: string; request: { url: string } },
   at: Array<string | number>,
 ): Array<{ path: Array<string | number>; message: string }> {
   if (node.server === undefined) return [];
