@@ -29,6 +29,8 @@ import { DeadlineReached, type InterpreterPort } from '../src/flow';
 import { sharedExpressionPool, type ExpressionPool } from '../src/expression-pool/pool';
 import { createNodeIO, evaluateHeavyExpression } from './nodes';
 import type { AuthProfiles } from '../src/auth/apply';
+import type { AddressPolicy } from '../src/net/address-policy';
+import { createStreamIO } from './streams';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -40,6 +42,8 @@ export interface DirectPortResources {
   expressionPool?: ExpressionPool;
   /** Applies API nodes' auth profiles (src/auth/apply.ts); without it a node with one fails. */
   auth?: AuthProfiles;
+  /** The address policy WebSocket and SSE nodes connect through (activities/streams.ts); without it they fail. */
+  policy?: AddressPolicy;
 }
 
 /** What one port is made for. */
@@ -114,6 +118,10 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
     return out.value;
   };
 
+  const streams = resources.policy
+    ? createStreamIO({ policy: resources.policy, evaluate, auth: resources.auth, agent: resources.agent })
+    : undefined;
+
   return (options) => {
     const { runId, settings, deadlineMs } = options;
     return {
@@ -134,6 +142,7 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
         return out;
       },
       runScript: (input) => nodes.runScript(input),
+      ...(streams ? { runStream: (input) => streams.runStream(input) } : {}),
       evaluate,
       sleep: (ms) => delay(ms),
       historyLength: () => 0,

@@ -246,6 +246,30 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       localDone();
       return out;
     },
+    async runStream(input, summary) {
+      const tooLarge = inputTooLarge(input);
+      if (tooLarge) {
+        const at = now();
+        return {
+          request: { method: input.method ?? 'GET', url: input.url, headers: {} },
+          outcome: { count: 0, first: [], last: [], stoppedBy: 'error' },
+          headers: {},
+          size: 0,
+          timeMs: 0,
+          error: tooLarge,
+          errorCode: 'INPUT_TOO_LARGE',
+          finishedAtMs: at,
+        };
+      }
+      // The node's own timeout bounds the connection; the margin covers an auth profile's token request.
+      const out = await activities.runStreamNode.executeWithOptions(
+        activityOptions(input.timeoutMs + 15_000, summary),
+        [input],
+      );
+      observe(out.finishedAtMs);
+      localDone();
+      return out;
+    },
     async evaluate(expression, input) {
       workInTask();
       try {

@@ -18,7 +18,7 @@ export interface ProfileRef {
 }
 
 /**
- * The `authProfile` of every API node of `flow` (nested nodes and Ref nodes' own flows included),
+ * The `authProfile` of every API, WebSocket and SSE node of `flow` (nested nodes and Ref nodes' own flows included),
  * with their paths under `at`.
  */
 export function profileRefsInFlow(flow: unknown, at: Array<string | number> = ['flow']): ProfileRef[] {
@@ -28,6 +28,8 @@ export function profileRefsInFlow(flow: unknown, at: Array<string | number> = ['
       nodes,
       (node, path) => {
         if (node.type === 'api' && typeof node.authProfile === 'string')
+          refs.push({ at: [...path, 'authProfile'], name: node.authProfile });
+        if ((node.type === 'websocket' || node.type === 'sse') && typeof node.authProfile === 'string')
           refs.push({ at: [...path, 'authProfile'], name: node.authProfile });
         // A clone's copy (or a sub-flow frozen into a plan) holds API nodes of its own.
         if (node.type === 'ref' && Array.isArray(node.flow)) walk(node.flow, [...path, 'flow']);
