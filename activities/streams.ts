@@ -112,6 +112,12 @@ function headerRecord(raw: Record<string, string | string[] | undefined>): Recor
   return out;
 }
 
+/** Ends a response body not read to its end (the error destroying it emits is nobody's concern). */
+function discard(body: NodeJS.ReadableStream & { destroy(): void; destroyed?: boolean }): void {
+  body.on('error', () => undefined);
+  if (!body.destroyed) body.destroy();
+}
+
 /** The WebSocket URL of `url`: `http(s)://` becomes `ws(s)://` (servers are HTTP base URLs). */
 export function websocketUrl(url: string): string {
   return url.replace(/^http(s?):\/\//i, (_m, s: string) => `ws${s}://`);
@@ -459,11 +465,11 @@ export function createStreamIO(deps: {
       responseHeaders = headerRecord(res.headers);
       const type = responseHeaders['content-type'] ?? '';
       if (status < 200 || status > 299) {
-        res.body.destroy();
+        discard(res.body);
         throw new StreamError('HANDSHAKE_FAILED', `${what} answered ${status}, not an event stream`, status);
       }
       if (!/^text\/event-stream\b/i.test(type)) {
-        res.body.destroy();
+        discard(res.body);
         throw new StreamError(
           'NOT_EVENT_STREAM',
           `${what} answered ${status} with Content-Type "${type}", not text/event-stream`,
@@ -501,7 +507,7 @@ export function createStreamIO(deps: {
       } catch (err) {
         if (!stopped) throw err;
       }
-      if (!res.body.destroyed) res.body.destroy();
+      discard(res.body);
       return result(stopped ?? { by: 'closed' }, { status, headers: responseHeaders, connectMs });
     } catch (err) {
       if (stopped) return result(stopped, { status, headers: responseHeaders, connectMs });
