@@ -177,7 +177,7 @@ export function createStreamIO(deps: {
     const started = Date.now();
     const method = input.kind === 'sse' ? (input.method ?? 'GET') : 'GET';
     let url = input.kind === 'websocket' ? websocketUrl(input.url) : input.url;
-    let headers = { ...input.headers };
+    const headers = { ...input.headers };
     let shownUrl = url;
     const shownHeaders = { ...input.headers };
     const collector = new Collector(started);

@@ -19,7 +19,7 @@ import type { StreamNodeInput } from '../domain/stream-io';
 import { STREAM_DEFAULTS } from '../domain/stream-io';
 import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
 import { evaluateAssertion } from '../domain/assertions';
-import { formatDuration, nodeDurationMs } from '../perf/duration';
+import { formatDuration, nodeDurationMs } from '../domain/duration';
 import type { FlowBase } from './flow-base';
 import { fillServers, joinServerUrl, UnknownServerError } from './servers';
 import { DeadlineReached } from './types';
