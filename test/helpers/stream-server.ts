@@ -27,7 +27,8 @@ export interface StreamServer {
   close(): Promise<void>;
 }
 
-export async function startStreamServer(): Promise<StreamServer> {
+/** Starts the server on 127.0.0.1:`port` (default: a free port). */
+export async function startStreamServer(port = 0): Promise<StreamServer> {
   const handshakes: StreamServer['handshakes'] = [];
   const timers = new Set<NodeJS.Timeout>();
   const every = (ms: number, n: number, tick: (i: number) => void, end: () => void) => {
@@ -93,11 +94,11 @@ export async function startStreamServer(): Promise<StreamServer> {
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
-    wsUrl: `ws://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
+    wsUrl: `ws://127.0.0.1:${bound}`,
     handshakes,
     async close() {
       for (const t of timers) clearTimeout(t);

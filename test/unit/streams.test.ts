@@ -105,6 +105,46 @@ describe('WebSocket and SSE nodes (direct port)', function () {
     expect(none.nodes[0]!.error).to.contain('SSE nodes cannot run here');
   });
 
+  it('runs the flows of docs/async.md "WebSocket and SSE"', async () => {
+    const result = await run([
+      {
+        type: 'websocket',
+        id: 'ticks',
+        url: '{{ws}}/ticks?n=50&ms=10',
+        until: 'last.i = 4',
+        timeout: '5s',
+        assertions: [{ target: 'messages.i', operator: 'equals', expected: [0, 1, 2, 3, 4] }],
+      },
+      {
+        type: 'websocket',
+        id: 'echo',
+        url: '{{ws}}/echo',
+        subprotocols: ['chat.v2'],
+        headers: { 'X-Token': 't-123' },
+        send: [{ data: { say: 'hello' } }, { data: 'bye', delayMs: 100 }],
+        until: 'count = 3',
+        assertions: [
+          { target: 'response.headers."sec-websocket-protocol"', operator: 'equals', expected: 'chat.v2' },
+          { target: 'messages[1].say', operator: 'equals', expected: 'hello' },
+          { target: 'last', operator: 'equals', expected: 'bye' },
+        ],
+      },
+      {
+        type: 'sse',
+        id: 'chat',
+        method: 'POST',
+        url: '{{base}}/chat',
+        body: { prompt: 'tell me more' },
+        until: 'message.event = "done"',
+        assertions: [
+          { target: '$join(events[event = "token"].data, " ")', operator: 'equals', expected: 'tell me more' },
+        ],
+      },
+    ]);
+    expect(result.status, JSON.stringify(result.failures)).to.equal('passed');
+    expect(result.passedAssertions).to.equal(5);
+  });
+
   it('takes http(s) URLs as ws(s) for WebSocket nodes (servers are HTTP base URLs)', () => {
     expect(websocketUrl('http://h/a')).to.equal('ws://h/a');
     expect(websocketUrl('https://h/a')).to.equal('wss://h/a');
