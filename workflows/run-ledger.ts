@@ -5,7 +5,7 @@
  */
 import type { RunPlan, RunProgress, RunStatus, RunSummary, TestCaseResult } from '../src/domain/types';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
-import type { ResumeState, RunLiveState } from '../src/domain/run-workflow';
+import type { ResumeState, RunLiveState, RunWaiting } from '../src/domain/run-workflow';
 import { estimateCompletion, expectedNodeExecutions } from '../src/flow/estimate';
 
 /** Steps listed under the test case under way in the run's current details. */
@@ -28,6 +28,8 @@ export class RunLedger {
   private expectedBefore: number[] = [];
   totalNodes = 0;
   summary: RunSummary = { total: 0, passed: 0, failed: 0, skipped: 0 };
+  /** What a node of the run waits for now (InterpreterPort.setWaiting), shown in the live state. */
+  waiting?: RunWaiting;
   /** Failed test cases the plan quarantines (`quarantined: true`), counted in `summary.failed` but not failing the run. */
   quarantined = 0;
   /**
@@ -122,6 +124,7 @@ export class RunLedger {
     if (this.plan) state.startedAt = new Date(this.plan.startedAtMs).toISOString();
     const eta = this.status === 'running' ? this.estimatedCompletionMs(nowMs) : undefined;
     if (eta !== undefined) state.estimatedCompletion = new Date(eta).toISOString();
+    if (this.waiting && this.status === 'running') state.waiting = this.waiting;
     return state;
   }
 

@@ -137,6 +137,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       ledger.step(line);
       setCurrentDetails(ledger.details());
     },
+    onWaiting: (waiting) => {
+      ledger.waiting = waiting;
+    },
     startLoopSegment,
   });
   clock = port.now;

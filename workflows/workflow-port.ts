@@ -52,6 +52,7 @@ import {
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { DeadlineReached, type InterpreterPort, type LoopSegmentInput, type LoopSegmentOutput } from '../src/flow';
 import { childTimedOut } from './endings';
+import type { RunWaiting } from '../src/domain/run-workflow';
 
 /** Longest stretch of local activities before a normal activity ends the workflow task, unless the run's settings say otherwise (`checkpointMs`). */
 export const CHECKPOINT_MS = 1000;
@@ -95,6 +96,8 @@ export interface WorkflowPortOptions {
   endTask?: () => Promise<void>;
   /** A finished step as one line for people (InterpreterPort.recordStep). */
   onStep?: (line: string) => void;
+  /** What a node waits for, or undefined once it no longer waits (InterpreterPort.setWaiting; the run's live state). */
+  onWaiting?: (waiting: RunWaiting | undefined) => void;
   /**
    * Runs the rest of a long loop in a child workflow (workflows/segment.ts `startLoopSegment`), given
    * by the caller so that this module and the segment workflow, which builds a port of its own, do
@@ -319,5 +322,6 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       return pace(NODE_WORK);
     },
     recordStep: options.onStep,
+    ...(options.onWaiting ? { setWaiting: options.onWaiting } : {}),
   };
 }

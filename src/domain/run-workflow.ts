@@ -58,12 +58,35 @@ export interface RunWorkflowInput {
   resume?: ResumeState;
 }
 
+/**
+ * A node of a running run that is waiting for the world outside (docs/async.md): a Callback node
+ * for its callbacks, or a Poll node between two attempts. Times are ISO 8601 UTC.
+ */
+export interface RunWaiting {
+  nodeId: string;
+  kind: 'callback' | 'poll';
+  /** The wait (Poll: the node) began. */
+  since: string;
+  /** The wait ends at the latest (Poll: the node's timeout or the run's deadline). */
+  until: string;
+  /** Callback nodes: the callback id (`cb_…`). */
+  callbackId?: string;
+  /** The node's `match` (Callback) or `until` (Poll) expression, on one line. */
+  match?: string;
+  /** Poll nodes: attempts made so far, the most allowed, and when the next one is sent. */
+  attempt?: number;
+  maxAttempts?: number;
+  nextAttemptAt?: string;
+}
+
 /** What the progress query answers. Times are ISO 8601 UTC. */
 export interface RunLiveState {
   status: RunStatus;
   progress: RunProgress;
   startedAt?: string;
   estimatedCompletion?: string;
+  /** A node waiting for a callback, or a Poll node between attempts (absent otherwise). */
+  waiting?: RunWaiting;
 }
 
 /** Live state of a run: answered by a worker without adding history events. */

@@ -12,13 +12,13 @@ import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
 import { evaluateAssertion } from '../domain/assertions';
 
 /**
- * Fills placeholders and defaults of an API node's request. With the run's `servers` (RunPlan
+ * Fills placeholders and defaults of an API node's request (or a Poll node's, src/flow/poll-node.ts). With the run's `servers` (RunPlan
  * `servers`; src/flow/servers.ts), the node's `server` and `{{server.<name>}}` placeholders are
  * put in first; without (plans frozen before servers existed) the request is filled as it always was.
  * @throws UnknownServerError when the request names a server `servers` lacks
  */
 export function resolveRequest(
-  node: ApiNode,
+  node: Pick<ApiNode, 'request' | 'server'>,
   variables: TemplateVariables,
   dynamic: DynamicSources,
   settings: RunSettings,
@@ -57,7 +57,7 @@ export function resolveRequest(
  * @throws UnknownServerError
  */
 function withServers(
-  node: ApiNode,
+  node: Pick<ApiNode, 'request' | 'server'>,
   variables: TemplateVariables,
   servers: Readonly<Record<string, string>> | undefined,
 ): RequestSpec {

@@ -19,6 +19,7 @@ import type { LoopSegmentInput, LoopSegmentOutput } from './types';
 import type { CallbackPort } from '../domain/callbacks';
 import type { StreamNodeInput, StreamNodeOutput } from '../domain/stream-io';
 import type { GrpcCallInput, GrpcCallOutput } from '../domain/grpc-io';
+import type { RunWaiting } from '../domain/run-workflow';
 
 export interface InterpreterPort {
   /** The run the flow belongs to (scripts' contexts are per run and test case). */
@@ -75,6 +76,12 @@ export interface InterpreterPort {
    * arrive (the direct port): a Callback node then fails saying so.
    */
   callbacks?: CallbackPort;
+  /**
+   * Tells the run what a node is waiting for (a Callback node, a Poll node between attempts), or
+   * `undefined` once it no longer waits: the run's live state shows it (RunLiveState `waiting`).
+   * Optional; no workflow command (the direct port has nobody to show it to).
+   */
+  setWaiting?(waiting: RunWaiting | undefined): void;
   /** Runs a WebSocket or SSE node's connection (an activity, or a plain call). Returns failures as data. */
   runStream?(input: StreamNodeInput, summary: string): Promise<StreamNodeOutput>;
   /** Makes a gRPC node's call (an activity, or a plain call). Returns failures as data. */

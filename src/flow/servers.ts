@@ -124,8 +124,8 @@ function strings(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
-/** The servers an API node names: its `server` field, then `{{server.<name>}}` in its request (each once). */
-export function nodeServers(node: ApiNode): string[] {
+/** The servers an API (or Poll) node names: its `server` field, then `{{server.<name>}}` in its request (each once). */
+export function nodeServers(node: Pick<ApiNode, 'server' | 'request'>): string[] {
   const names = new Set<string>();
   if (node.server !== undefined) names.add(node.server);
   const request = node.request as unknown as Record<string, unknown> | undefined;
@@ -151,7 +151,7 @@ export interface MissingServer {
 }
 
 /**
- * Every (test case, API node, server) where a node names a server that neither `servers` nor the
+ * Every (test case, API or Poll node, server) where a node names a server that neither `servers` nor the
  * run's `variables` answer (see the module comment), nested nodes and Ref nodes' sub-flows included, in flow order.
  */
 export function missingServers(
@@ -165,7 +165,7 @@ export function missingServers(
     const walk = (flow: FlowNode[]) =>
       forEachNode(flow, (node: FlowNode) => {
         if (node.type === 'ref') walk(node.flow ?? []);
-        if (node.type !== 'api') return;
+        if (node.type !== 'api' && node.type !== 'poll') return;
         for (const server of nodeServers(node)) {
           if (own(servers, server)) continue;
           // The `server` field names a server only; a template may also be answered by a variable.

@@ -18,7 +18,7 @@ export interface ProfileRef {
 }
 
 /**
- * The `authProfile` of every API, WebSocket and SSE node of `flow` (nested nodes and Ref nodes' own flows included),
+ * The `authProfile` of every API, Poll, WebSocket and SSE node of `flow` (nested nodes and Ref nodes' own flows included),
  * with their paths under `at`.
  */
 export function profileRefsInFlow(flow: unknown, at: Array<string | number> = ['flow']): ProfileRef[] {
@@ -27,7 +27,7 @@ export function profileRefsInFlow(flow: unknown, at: Array<string | number> = ['
     forEachNode(
       nodes,
       (node, path) => {
-        if (node.type === 'api' && typeof node.authProfile === 'string')
+        if ((node.type === 'api' || node.type === 'poll') && typeof node.authProfile === 'string')
           refs.push({ at: [...path, 'authProfile'], name: node.authProfile });
         if ((node.type === 'websocket' || node.type === 'sse') && typeof node.authProfile === 'string')
           refs.push({ at: [...path, 'authProfile'], name: node.authProfile });

@@ -1,0 +1,150 @@
+/**
+ * Poll nodes (src/flow/poll-node.ts): the delay function (fixed, exponential, capped, jitter) and
+ * the node run in-process through the direct port (activities/direct-port.ts), as performance
+ * runs run it, against a loopback job service.
+ */
+import { expect } from 'chai';
+import { directPorts } from '../../activities/direct-port';
+import { ExpressionPool } from '../../src/expression-pool/pool';
+import { AddressPolicy } from '../../src/net/address-policy';
+import { Sandbox } from '../../src/sandbox/sandbox';
+import type { FlowNode, RunSettings } from '../../src/domain/types';
+import { FlowInterpreter } from '../../src/flow';
+import { pollDelayMs, pollSettings, type PollDelays } from '../../src/flow/poll-node';
+import { startJobServer, type JobServer } from '../helpers/job-server';
+
+const SETTINGS: RunSettings = {
+  apiNodeActivity: 'local',
+  requestTimeoutMs: 5000,
+  maxResponseBytes: 1024 * 1024,
+  testCasesPerExecution: 100,
+  maxLoopIterations: 1000,
+  segmentHistoryEvents: 10,
+};
+
+describe('Poll nodes', () => {
+  describe('pollDelayMs', () => {
+    const fixed: PollDelays = { intervalMs: 1000, backoff: 'fixed', factor: 2, maxIntervalMs: 60_000, jitter: 0 };
+    const sequence = (delays: PollDelays, n: number, random?: () => number) =>
+      Array.from({ length: n }, (_, i) => pollDelayMs(i + 1, delays, random));
+
+    it('fixed: the interval every time', () => {
+      expect(sequence(fixed, 4)).to.deep.equal([1000, 1000, 1000, 1000]);
+    });
+
+    it('exponential: times the factor each attempt, up to maxInterval', () => {
+      const exp: PollDelays = { ...fixed, backoff: 'exponential', intervalMs: 500, maxIntervalMs: 5000 };
+      expect(sequence(exp, 6)).to.deep.equal([500, 1000, 2000, 4000, 5000, 5000]);
+      expect(sequence({ ...exp, factor: 1.5 }, 4)).to.deep.equal([500, 750, 1125, 1688]);
+    });
+
+    it('jitter spreads each delay by ±jitter with the given random source, never above maxInterval', () => {
+      const jittered = { ...fixed, jitter: 0.5 };
+      expect(pollDelayMs(1, jittered, () => 0)).to.equal(500);
+      expect(pollDelayMs(1, jittered, () => 0.5)).to.equal(1000);
+      expect(pollDelayMs(1, jittered, () => 0.999)).to.equal(1499);
+      expect(pollDelayMs(1, { ...jittered, maxIntervalMs: 1000 }, () => 0.999)).to.equal(1000);
+      let calls = 0;
+      pollDelayMs(1, fixed, () => (calls++, 0));
+      expect(calls, 'no random number without jitter').to.equal(0);
+    });
+
+    it('reads the fields with their defaults and units (interval ms, timeout seconds)', () => {
+      const base = { type: 'poll', id: 'p', request: { method: 'GET', url: 'x' }, until: 'true' } as const;
+      expect(pollSettings(base)).to.deep.equal({
+        intervalMs: 1000,
+        backoff: 'fixed',
+        factor: 2,
+        maxIntervalMs: 60_000,
+        jitter: 0,
+        maxAttempts: 30,
+      });
+      expect(pollSettings({ ...base, interval: 250, timeout: 90, maxInterval: '2s' })).to.include({
+        intervalMs: 250,
+        timeoutMs: 90_000,
+        maxIntervalMs: 2000,
+      });
+      expect(pollSettings({ ...base, interval: '1m30s' }).intervalMs).to.equal(90_000);
+      expect(() => pollSettings({ ...base, interval: 'soon' })).to.throw(/^interval: /);
+    });
+  });
+
+  describe('through the direct port', () => {
+    let jobs: JobServer;
+    let policy: AddressPolicy;
+    let sandbox: Sandbox;
+    let pool: ExpressionPool;
+    let portFor: ReturnType<typeof directPorts>;
+    let runs = 0;
+
+    before(async () => {
+      jobs = await startJobServer();
+      policy = new AddressPolicy({
+        allow: [],
+        deny: [],
+        privateAccess: {
+          node: 'loopback',
+          script: 'loopback',
+          library: 'loopback',
+          webhook: 'loopback',
+          bundler: 'none',
+        },
+        infrastructure: [],
+      });
+      sandbox = new Sandbox({ timeoutMs: 2000, memoryLimitMb: 32, policy });
+      pool = new ExpressionPool({ size: 1 });
+      portFor = directPorts({ sandbox, agent: policy.agent('node'), expressionPool: pool });
+    });
+    after(async () => {
+      await sandbox?.dispose();
+      await pool?.close();
+      await policy?.close();
+      await jobs?.close();
+    });
+
+    const run = (flow: unknown[], deadlineMs = Date.now() + 20_000) =>
+      FlowInterpreter.runTestCase(
+        portFor({ runId: `run_${++runs}`, settings: SETTINGS, deadlineMs }),
+        { id: 'tc_1', name: 'poll', folder: '', tags: [], flow: flow as FlowNode[], dataSets: {} },
+        { base: jobs.url },
+      );
+    const poll = (key: string, ready: number, extra: Record<string, unknown> = {}) => ({
+      type: 'poll',
+      id: 'wait',
+      request: { method: 'GET', url: `{{base}}/jobs/${key}?ready=${ready}` },
+      until: "response.body.status = 'done'",
+      interval: 20,
+      ...extra,
+    });
+
+    it('repeats the request until the condition holds, lists every attempt, then asserts on the last response', async () => {
+      const result = await run([
+        poll('d1', 3, { assertions: [{ target: 'response.body.n', operator: 'equals', expected: 3 }] }),
+        {
+          type: 'assert',
+          id: 'after',
+          assertions: [{ target: 'nodes.wait.attempts', operator: 'equals', expected: 3 }],
+        },
+      ]);
+      expect(result.status, JSON.stringify(result.failures)).to.equal('passed');
+      const node = result.nodes[0]!;
+      expect(node.attempts!.map((a) => [a.attempt, a.status, a.conditionMet, a.delayMs])).to.deep.equal([
+        [1, 202, false, 20],
+        [2, 202, false, 20],
+        [3, 200, true, undefined],
+      ]);
+      expect(node.response).to.include({ status: 200 });
+      expect(node.assertions).to.have.length(1);
+      expect(jobs.hits('d1')).to.equal(3);
+    });
+
+    it('fails naming the condition when it never held within maxAttempts', async () => {
+      const result = await run([poll('d2', 100, { maxAttempts: 2 })]);
+      expect(result.status).to.equal('failed');
+      expect(result.nodes[0]!.error).to.equal(
+        "condition `response.body.status = 'done'` did not hold after 2 attempts (last status 202)",
+      );
+      expect(jobs.hits('d2')).to.equal(2);
+    });
+  });
+});
