@@ -73,6 +73,7 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'GET /v1/runs': 'read',
   'GET /v1/runs/:runId': 'read',
   'GET /v1/runs/:runId/results': 'read',
+  'GET /v1/runs/:runId/live': 'read',
   'GET /v1/runs/:runId/deliveries': 'read',
   'GET /v1/runs/:runId/compare/baseline': 'read',
   'GET /v1/runs/:runId/compare/:headRunId': 'read',

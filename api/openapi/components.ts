@@ -508,6 +508,43 @@ export const SCHEMAS = {
       links: { $ref: '#/components/schemas/RunLinks' },
     },
   },
+  RunLive: {
+    type: 'object',
+    required: ['runId', 'status', 'live'],
+    properties: {
+      runId: id('run'),
+      status: { enum: [...RUN_STATUSES] },
+      live: {
+        type: 'boolean',
+        description: "True when the run's workflow answered (then `progress`, and `waiting` while a node waits).",
+      },
+      progress: {
+        type: 'object',
+        required: ['completed', 'total', 'percentage'],
+        properties: {
+          completed: { type: 'integer' },
+          total: { type: 'integer' },
+          percentage: { type: 'number', minimum: 0, maximum: 100 },
+        },
+      },
+      waiting: {
+        type: 'object',
+        required: ['nodeId', 'kind', 'since', 'until'],
+        description: 'A Callback node waiting for its callbacks, or a Poll node between two attempts (docs/async.md).',
+        properties: {
+          nodeId: text,
+          kind: { enum: ['callback', 'poll'] },
+          since: { ...timestamp, description: 'The wait (a Poll node: the node) began.' },
+          until: { ...timestamp, description: "The wait ends at the latest (its timeout, or the run's deadline)." },
+          callbackId: { type: 'string', description: 'Callback nodes: the callback id (`cb_…`).' },
+          match: { type: 'string', description: "The node's `match` (Callback) or `until` (Poll) expression." },
+          attempt: { type: 'integer', description: 'Poll nodes: attempts made so far.' },
+          maxAttempts: { type: 'integer' },
+          nextAttemptAt: timestamp,
+        },
+      },
+    },
+  },
   RunFromWorkflow: {
     type: 'object',
     required: ['runId', 'status', 'source', 'storeUnavailable', 'links'],

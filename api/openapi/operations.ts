@@ -546,6 +546,18 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
     },
     {
       method: 'get',
+      path: '/v1/runs/:runId/live',
+      operationId: 'getRunLive',
+      summary: "A running run's live state from its workflow",
+      description:
+        "Asks the run's workflow (a Temporal query, at most about a second): its progress and `waiting`, the node waiting for a callback or between two attempts of a Poll node (docs/async.md). A run that is not running, or whose workflow does not answer in time, is answered with `live: false` and its stored status.",
+      tag: 'Runs',
+      auth: 'apiKey',
+      responses: { '200': ok('The live state.', schemaRef('RunLive')) },
+      problems: ['NotFound'],
+    },
+    {
+      method: 'get',
       path: '/v1/runs/:runId/results',
       operationId: 'getRunResults',
       summary: "Get a run's results",

@@ -368,6 +368,27 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
     doc.estimatedCompletion = new Date(nowMs + Math.max(1000, live.durationMs - live.elapsedMs)).toISOString();
   }
 
+  /**
+   * What a running run's workflow says now (a Temporal query; docs/async.md): its progress and the
+   * node waiting for a callback or between two Poll attempts (`waiting`). The stored document
+   * (`GET /v1/runs/{runId}`) never waits on Temporal; the console asks this while a run runs. A run
+   * that is not running, or whose workflow does not answer within {@link LIVE_RUN_MIN_MS}, is
+   * answered with its id and stored status alone (`live: false`).
+   */
+  router.get('/runs/:runId/live', async (ctx) => {
+    const run = await loadRun(ctx);
+    const doc: Record<string, unknown> = { runId: run.id, status: run.status, live: false };
+    if (run.status === 'running') {
+      const state = await workflows.liveState(run, LIVE_RUN_MIN_MS);
+      if (state) {
+        doc.live = true;
+        doc.progress = state.progress;
+        if (state.waiting) doc.waiting = state.waiting;
+      }
+    }
+    ctx.body = doc;
+  });
+
   router.get('/runs/:runId/results', async (ctx) => {
     const run = await loadRun(ctx);
     const rows = await dataSource

@@ -3,11 +3,21 @@
  * assertions, performance figures) are the server's own types, imported as types only from the
  * library (`src/`), so they have one definition; the rest are the documents as the console uses them.
  */
-import type { AssertionResult, NodeResult, TestCaseResult } from '../../src/domain/types';
+import type { AssertionResult, NodeResult, StreamMessage, TestCaseResult } from '../../src/domain/types';
+import type { RunWaiting } from '../../src/domain/run-workflow';
 import type { PerformanceResults } from '../../src/perf/metrics';
 import type { RunOrigin } from '../../src/history/types';
 
-export type { AssertionResult, NodeResult, PerformanceResults, TestCaseResult };
+export type { AssertionResult, NodeResult, PerformanceResults, RunWaiting, StreamMessage, TestCaseResult };
+
+/** `GET /v1/runs/{id}/live`: what a running run's workflow says now (`live: false` when it did not answer). */
+export interface RunLive {
+  runId: string;
+  status: string;
+  live: boolean;
+  progress?: { completed: number; total: number; percentage: number };
+  waiting?: RunWaiting;
+}
 
 /** `GET /v1/runs/{id}` and the items of `GET /v1/runs`. */
 export interface Run {

@@ -18,9 +18,11 @@ import {
   type NodeResult,
   type PerformanceResults,
   type Run,
+  type RunLive,
   type RunResults,
   type TestCaseResult,
 } from '../types';
+import { AsyncNodeDetails, WaitingLine } from './async-nodes';
 import { bytes, dateTime, duration, relative, show } from '../format';
 import { Badge, ConfirmButton, Empty, PageHeader, ProblemBox, ProgressBar } from '../ui/kit';
 import { Chart } from '../ui/chart';
@@ -44,6 +46,17 @@ export function RunPage() {
     [runId],
     2000,
     (d) => !d || isActive(d),
+  );
+  // A waiting node (Callback, Poll between attempts) is known to the workflow only: asked while running.
+  const running = run.data?.status === 'running';
+  const live = usePoll(
+    (signal) =>
+      running
+        ? api<RunLive>('GET', `/v1/runs/${encodeURIComponent(runId)}/live`, undefined, { signal })
+        : Promise.resolve(undefined),
+    [runId, running],
+    1000,
+    () => running,
   );
   const cancel = useAction(async () => {
     await api('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`);
@@ -209,6 +222,7 @@ export function RunPage() {
                 ? 'Queued: waiting for a worker.'
                 : `${r.progress?.completed ?? 0} of ${r.progress?.total ?? '?'} test cases · expected to finish ${relative(r.estimatedCompletion)}`}
             </p>
+            {r.status === 'running' && live.data?.waiting && <WaitingLine waiting={live.data.waiting} />}
           </>
         ) : (
           <dl class="kv">
@@ -477,7 +491,7 @@ function Node({ node, flaky = new Map() }: { node: NodeResult; flaky?: FlakyNode
               </dd>
             </>
           )}
-          {node.attempts && node.attempts.length > 1 && (
+          {node.type !== 'poll' && node.attempts && node.attempts.length > 1 && (
             <>
               <dt>Attempts</dt>
               <dd>{node.attempts.length}</dd>
@@ -485,6 +499,7 @@ function Node({ node, flaky = new Map() }: { node: NodeResult; flaky?: FlakyNode
           )}
         </dl>
       )}
+      <AsyncNodeDetails node={node} />
       {node.condition !== undefined && (
         <div class="muted">
           condition <code>{String(node.condition)}</code> → {node.branch}
