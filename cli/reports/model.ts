@@ -94,13 +94,51 @@ export function nodeIndex(tc: TestCaseResult): Map<string, NodeResult> {
   return index;
 }
 
-/** `get (GET http://…/users/2 → 200)`: a node's name (or id) and, for an API node, its request. */
+/**
+ * `get (GET http://…/users/2 → 200)`: a node's name (or id) and, for an API node, its request; a
+ * node that waits for the world outside (docs/async.md) adds what it got ({@link asyncOutcome}):
+ * `job (GET http://…/jobs/1 → 202; 30 attempts, condition not met)`.
+ */
 export function nodeLabel(node: NodeResult | undefined, id: string): string {
   if (!node) return id || 'test case';
   const name = node.name ? `${node.name}` : node.id;
-  if (!node.request) return name;
+  const outcome = asyncOutcome(node);
+  if (!node.request) return outcome ? `${name} (${outcome})` : name;
   const status = node.response?.status;
-  return `${name} (${node.request.method} ${node.request.url}${status !== undefined ? ` → ${status}` : ''})`;
+  return `${name} (${node.request.method} ${node.request.url}${status !== undefined ? ` → ${status}` : ''}${outcome ? `; ${outcome}` : ''})`;
+}
+
+/**
+ * What a Callback, Poll, WebSocket, SSE or gRPC node got, in a few words (undefined for other
+ * nodes): `3 attempts, condition met`; `callback cb_4f…: 1 of 1 received (2 did not match)`;
+ * `12 messages, stopped by until`; `gRPC NOT_FOUND (5), 0 messages in 12 ms`.
+ */
+export function asyncOutcome(node: NodeResult): string | undefined {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (node.type === 'poll' && node.attempts?.length) {
+    const made = node.attempts[node.attempts.length - 1]!.attempt;
+    return `${plural(made, 'attempt')}, condition ${node.attempts.some((a) => a.conditionMet) ? 'met' : 'not met'}`;
+  }
+  if (node.callback) {
+    const c = node.callback;
+    return `callback ${c.id}: ${c.received} of ${c.expected} received${c.unmatched ? ` (${c.unmatched} did not match)` : ''}`;
+  }
+  if (node.stream) return `${plural(node.stream.count, 'message')}, stopped by ${node.stream.stoppedBy}`;
+  if (node.grpc) {
+    const g = node.grpc;
+    return `gRPC ${g.status} (${g.code}), ${plural(g.messages, 'message')} in ${formatMs(g.timeMs)}`;
+  }
+  return undefined;
+}
+
+/** One line per waiting node of `nodes` (walking into children and rows): `poll job: 3 attempts, condition met`. */
+export function asyncNotes(nodes: NodeResult[]): string[] {
+  const out: string[] = [];
+  walkNodes(nodes, (n) => {
+    const outcome = asyncOutcome(n);
+    if (outcome) out.push(`${n.type} ${n.name ?? n.id}: ${outcome}`);
+  });
+  return out;
 }
 
 /** A value as JSON text (`"Ada"`, `{"id":2}`), `(nothing)` for undefined; cut to `max` characters. */
@@ -242,6 +280,7 @@ export function caseUnits(tc: TestCaseResult): CaseUnit[] {
   if (tc.status === 'skipped') return [{ ...whole, skippedMessage: tc.error ?? 'not run' }];
   if (tc.error && !whole.problems.some((p) => p.message === tc.error)) whole.notes.push(tc.error);
   if (iterations.length === 0) {
+    whole.notes.push(...asyncNotes(nodes));
     if (whole.status === 'failed' && whole.problems.length === 0)
       whole.problems.push(genericProblem(tc.error ?? 'the test case failed'));
     return [whole];
@@ -272,7 +311,7 @@ export function caseUnits(tc: TestCaseResult): CaseUnit[] {
         durationMs: sumDuration(row.nodes),
         problems,
         logs: logsOfNodes(row.nodes),
-        notes: row.item !== undefined ? [`item: ${valueText(row.item)}`] : [],
+        notes: [...(row.item !== undefined ? [`item: ${valueText(row.item)}`] : []), ...asyncNotes(row.nodes)],
       });
     }
     const omitted = it.omittedIterations ?? 0;
@@ -310,6 +349,7 @@ export function caseUnits(tc: TestCaseResult): CaseUnit[] {
       durationMs: sumDuration(others),
       problems: restProblems,
       logs: logsOfNodes(others),
+      notes: [...whole.notes, ...asyncNotes(others)],
     });
   }
   return units;

@@ -10,6 +10,7 @@ import { renderJunit } from '../../cli/reports/index';
 import type { NodeResult } from '../../src/domain/types';
 import {
   apiNode,
+  asyncRun,
   dataDrivenRun,
   failingRun,
   flakyRun,
@@ -202,6 +203,30 @@ describe('reports: junit', () => {
       message: 'Run timed out after 600 s',
     });
     expect(root.getAttribute('time')).to.equal('600.000');
+  });
+
+  it('nodes that wait (poll, callback, websocket, sse, grpc): one line each in system-out, what they got in the failure and error texts', async () => {
+    const xml = renderJunit(asyncRun());
+    expect(await junitSchemaErrors(xml)).to.deep.equal([]);
+    const [ok, bad] = testcases(parseXml(xml));
+    expect(child(ok!, 'system-out')[0]!.textContent).to.equal(
+      [
+        'poll wait for the job: 3 attempts, condition met',
+        'callback paid: callback cb_4f2a9c1e: 1 of 1 received (2 did not match)',
+        'websocket ticks: 3 messages, stopped by until',
+        'sse events: 2 messages, stopped by closed',
+      ].join('\n'),
+    );
+    const [failure] = child(bad!, 'failure');
+    expect(failure!.textContent).to.include('node:      greet (gRPC NOT_FOUND (5), 0 messages in 14 ms)');
+    const [error] = child(bad!, 'error');
+    expect(attrs(error!, 'type', 'message')).to.deep.equal({
+      type: 'poll-node',
+      message: "condition `response.body.status = 'done'` did not hold after 30 attempts (last status 202)",
+    });
+    expect(error!.textContent).to.include(
+      'export (GET http://127.0.0.1:4010/exports/9 → 202; 30 attempts, condition not met): condition',
+    );
   });
 
   it('each suite of a finished run is also valid against the Maven Surefire report schema', async () => {

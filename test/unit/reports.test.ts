@@ -11,6 +11,7 @@ import path from 'node:path';
 import { REPORT_FILES, renderCli, renderHtml, renderJson, renderJunit, writeReports } from '../../cli/reports/index';
 import { scriptJson } from '../../cli/reports/html';
 import {
+  asyncRun,
   dataDrivenRun,
   failingRun,
   flakyRun,
@@ -23,6 +24,15 @@ import {
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 describe('reports: cli', () => {
+  it('nodes that wait: a failed Poll or gRPC node is named with what it got', () => {
+    const text = renderCli(asyncRun(), { color: false });
+    expect(text).to.include(
+      "✘ export (GET http://127.0.0.1:4010/exports/9 → 202; 30 attempts, condition not met): condition `response.body.status = 'done'` did not hold after 30 attempts (last status 202)",
+    );
+    expect(text).to.include('✘ greet (gRPC NOT_FOUND (5), 0 messages in 14 ms)');
+    expect(text).to.match(/✔ async ok/);
+  });
+
   it('a passing run: one line per test case, totals, links, and no colour unless asked', () => {
     const text = renderCli(passingRun(), { color: false });
     expect(text).to.not.match(ANSI);
