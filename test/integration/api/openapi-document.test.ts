@@ -90,6 +90,7 @@ const WALK = [
   'listRuns',
   'getRun',
   'getRunResults',
+  'getRunLive',
   'listRunDeliveries',
   'compareRuns',
   'compareRunWithBaseline',
