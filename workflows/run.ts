@@ -37,7 +37,12 @@ import {
 import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activities';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import type { ResumeOptions } from '../src/flow/resume';
-import { RUN_ID_SEARCH_ATTRIBUTE, runStateQuery, type RunWorkflowInput } from '../src/domain/run-workflow';
+import {
+  callbackSignal,
+  RUN_ID_SEARCH_ATTRIBUTE,
+  runStateQuery,
+  type RunWorkflowInput,
+} from '../src/domain/run-workflow';
 import { createWorkflowPort } from './workflow-port';
 import { testCaseAuth } from '../src/domain/auth-profiles';
 import { endedByTimeout, rootMessage, timedOutFailure } from './endings';
@@ -99,6 +104,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   const ledger = new RunLedger(input.resume);
   let clock = () => Date.now();
   setHandler(runStateQuery, () => ledger.live(clock()));
+  // Callbacks for Callback nodes (docs/async.md "Callbacks"): kept until a wait consumes them.
+  setHandler(callbackSignal, (delivery) => ledger.inbox.add(delivery));
 
   if (!input.resume) {
     try {
@@ -138,6 +145,11 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       setCurrentDetails(ledger.details());
     },
     startLoopSegment,
+    ...(plan.callbacks ? { callbacks: { ...plan.callbacks, inbox: ledger.inbox } } : {}),
+    onWaiting: (waiting) => {
+      ledger.waiting = waiting;
+      setCurrentDetails(ledger.details());
+    },
   });
   clock = port.now;
 
