@@ -344,10 +344,13 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     async runLoopSegment(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
       const cb = options.callbacks;
       try {
-        return await options.startLoopSegment(cb ? { ...input, callbacks: { baseUrl: cb.baseUrl, key: cb.key } } : input, {
-          workflowId: `run-${runId}-loop-${input.node.id}-${uuid4().slice(0, 8)}`,
-          staticSummary: `Loop ${input.node.id} from iteration ${input.start + 1}`,
-        });
+        return await options.startLoopSegment(
+          cb ? { ...input, callbacks: { baseUrl: cb.baseUrl, key: cb.key } } : input,
+          {
+            workflowId: `run-${runId}-loop-${input.node.id}-${uuid4().slice(0, 8)}`,
+            staticSummary: `Loop ${input.node.id} from iteration ${input.start + 1}`,
+          },
+        );
       } catch (err) {
         if (childTimedOut(err)) throw new DeadlineReached();
         throw err;

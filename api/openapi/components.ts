@@ -930,7 +930,7 @@ export const RESPONSES = {
     },
   ),
   Gone: problemResponse(
-    'What the address belonged to has ended: `callback-run-ended` (the run of a Callback node\'s address completed or failed; nothing was recorded).',
+    "What the address belonged to has ended: `callback-run-ended` (the run of a Callback node's address completed or failed; nothing was recorded).",
     {
       runEnded: {
         summary: 'The run ended',

@@ -818,11 +818,11 @@ function callbackOperations(): ApiOperation[] {
     operationId: `callback${method.charAt(0).toUpperCase()}${method.slice(1)}`,
     summary: `Callback to a Callback node (${method.toUpperCase()})`,
     description:
-      "The address `{{callback.url}}` gives a flow (docs/async.md \"Callbacks\"): the token is the credential. Any body (JSON is parsed, anything else kept as text). Answered with the node's `respond`, by default 200 `{\"received\": true, \"callbackId\": \"cb_…\"}`; 404 `callback-not-found` for an address Assay did not make, 410 `callback-run-ended` once the run has ended, 401 `callback-signature-invalid` when the node requires a signature the callback lacks (not counted), 413 over ASSAY_MAX_BODY_BYTES, 429 over ASSAY_RATE_LIMIT_PER_MINUTE callbacks per run.",
+      'The address `{{callback.url}}` gives a flow (docs/async.md "Callbacks"): the token is the credential. Any body (JSON is parsed, anything else kept as text). Answered with the node\'s `respond`, by default 200 `{"received": true, "callbackId": "cb_…"}`; 404 `callback-not-found` for an address Assay did not make, 410 `callback-run-ended` once the run has ended, 401 `callback-signature-invalid` when the node requires a signature the callback lacks (not counted), 413 over ASSAY_MAX_BODY_BYTES, 429 over ASSAY_RATE_LIMIT_PER_MINUTE callbacks per run.',
     tag: 'Callbacks',
     auth: 'none' as const,
     responses: {
-      '200': ok('The node\'s `respond` (default shown; its status, headers and body when it sets them).', {
+      '200': ok("The node's `respond` (default shown; its status, headers and body when it sets them).", {
         type: 'object',
         properties: { received: { const: true }, callbackId: { type: 'string', pattern: '^cb_' } },
       }),

@@ -65,8 +65,6 @@ export function signatureProblem(
     .update(`${id}.${timestamp}.`)
     .update(body)
     .digest('base64');
-  const matches = given
-    .split(' ')
-    .some((entry) => entry.startsWith('v1,') && equal(entry.slice(3), expected));
+  const matches = given.split(' ').some((entry) => entry.startsWith('v1,') && equal(entry.slice(3), expected));
   return matches ? undefined : 'webhook-signature does not match the body';
 }

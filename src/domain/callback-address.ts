@@ -50,7 +50,7 @@ export function utf8(text: string): Uint8Array {
 /** Text of UTF-8 `bytes`; undefined when they are not well-formed UTF-8. */
 function fromUtf8(bytes: Uint8Array): string | undefined {
   let text = '';
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i]!;
     let c: number;
     let n: number;
