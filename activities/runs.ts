@@ -38,6 +38,7 @@ import { planHash } from '../src/history/plan-hash';
 import { freezeBaseline } from '../src/store/baselines';
 import { freezeAuthProfiles } from './auth-profiles';
 import { freezeSubFlows, SubFlowReferenceError } from '../src/store/sub-flows';
+import { planCallbacks } from '../src/callbacks/keys';
 import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
 import { frozenEnvironment } from './run-environment';
 import type { ResumePoint } from '../src/flow/resume';
@@ -315,7 +316,7 @@ export function createRunActivities(
      *   (src/store/sub-flows.ts), or the run already ended.
      */
     async startRun(input: { runId: string }): Promise<RunPlan> {
-      return dataSource.transaction(async (manager) => {
+      const plan = await dataSource.transaction(async (manager): Promise<RunPlan> => {
         const run = await findRunWithPlan(manager, input.runId);
         if (!run)
           throw ApplicationFailure.nonRetryable(`Run ${input.runId} does not exist`, FAILURE_TYPES.runSetupFailed);
@@ -412,6 +413,9 @@ export function createRunActivities(
             `${overCapMessage("the run's plan (the runner's test cases and the variables)", bytes, PAYLOAD_LIMITS.planBytes)}. Split the runner or shrink the largest test cases.`,
         });
       });
+      // Callback nodes' addresses (docs/async.md "Callbacks"): on every call, never stored with the
+      // plan nor in its hash (the public URL and the key ring may change between calls).
+      return { ...plan, callbacks: planCallbacks(ring, config.api.publicUrl, input.runId) };
     },
 
     /**

@@ -29,6 +29,7 @@ import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
+import { callbacksRouter } from './routes/callbacks';
 import { relayRouter } from './routes/relay';
 import { foldersRouter } from './routes/folders';
 import { historyRouter } from './routes/history';
@@ -104,6 +105,10 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const hooks = incomingWebhooksRouter(deps);
   app.use(hooks.routes());
   app.use(allowedMethods(hooks));
+  // Callback nodes' addresses (public: the token is the credential; docs/async.md "Callbacks").
+  const callbacks = callbacksRouter(deps);
+  app.use(callbacks.routes());
+  app.use(allowedMethods(callbacks));
   // The API's own OpenAPI document (/v1/openapi.json) and reference page (/docs): before the /v1
   // pipeline, so reading them needs no API key (api/openapi/router.ts).
   const apiDocs = openApiRouter(deps);

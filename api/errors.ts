@@ -47,7 +47,11 @@ function fromTemporal(err: TemporalUnavailableError): Problem {
     );
   }
   const what =
-    err.operation === 'cancel' ? 'the run could not be cancelled' : "the run's workflow could not be described";
+    err.operation === 'cancel'
+      ? 'the run could not be cancelled'
+      : err.operation === 'signal'
+        ? 'the callback was not delivered (send it again)'
+        : "the run's workflow could not be described";
   return new Problem('temporal-unavailable', `The workflow service is unavailable; ${what}. Retry later.`);
 }
 

@@ -30,6 +30,12 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   // authenticates itself with its signature or a run-scope key, docs/deployments.md).
   'GET /libs/:file': 'public',
   'POST /webhooks/deploy/:webhookId': 'public',
+  // A Callback node's address: its token is the credential (api/routes/callbacks.ts).
+  'GET /callbacks/:token': 'public',
+  'POST /callbacks/:token': 'public',
+  'PUT /callbacks/:token': 'public',
+  'PATCH /callbacks/:token': 'public',
+  'DELETE /callbacks/:token': 'public',
 
   'GET /v1/workspaces': 'read',
 

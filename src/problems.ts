@@ -228,6 +228,24 @@ export const PROBLEMS = {
     description:
       'A schema asks for sample data over the caps (`minItems` over 1,000, `minLength` over 65,536, or a sample over 1 MiB in all); `errors` points at the schema. Lower the minimums or give `data`.',
   },
+  'callback-not-found': {
+    status: 404,
+    title: 'No such callback address',
+    description:
+      'The address is not one Assay made for a Callback node (docs/async.md "Callbacks"): mistyped, cut, or made with a secret key no longer in ASSAY_SECRET_KEYS. Nothing was recorded.',
+  },
+  'callback-run-ended': {
+    status: 410,
+    title: 'Run ended',
+    description:
+      'The run this callback address belongs to has ended (completed, failed or cancelled), so nothing waits for it any more; the callback was not recorded (docs/async.md "Callbacks").',
+  },
+  'callback-signature-invalid': {
+    status: 401,
+    title: 'Callback signature invalid',
+    description:
+      'The Callback node requires a signature (`signature`: `hmac` or `standard-webhooks`) and this callback carries none, a wrong one, or (Standard Webhooks) a timestamp more than 5 minutes away; `detail` says which. The callback was not counted and the node keeps waiting (docs/async.md "Callbacks").',
+  },
   'payload-too-large': {
     status: 413,
     title: 'Payload too large',

@@ -5,7 +5,8 @@
  */
 import type { RunPlan, RunProgress, RunStatus, RunSummary, TestCaseResult } from '../src/domain/types';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
-import type { ResumeState, RunLiveState, RunWaiting } from '../src/domain/run-workflow';
+import { waitingLine, type ResumeState, type RunLiveState, type RunWaiting } from '../src/domain/run-workflow';
+import { CallbackInbox } from '../src/domain/callback-inbox';
 import { estimateCompletion, expectedNodeExecutions } from '../src/flow/estimate';
 
 /** Steps listed under the test case under way in the run's current details. */
@@ -28,8 +29,6 @@ export class RunLedger {
   private expectedBefore: number[] = [];
   totalNodes = 0;
   summary: RunSummary = { total: 0, passed: 0, failed: 0, skipped: 0 };
-  /** What a node of the run waits for now (InterpreterPort.setWaiting), shown in the live state. */
-  waiting?: RunWaiting;
   /** Failed test cases the plan quarantines (`quarantined: true`), counted in `summary.failed` but not failing the run. */
   quarantined = 0;
   /**
@@ -37,8 +36,13 @@ export class RunLedger {
    * next one starts from (carried across continue-as-new in {@link resumeState}); else undefined.
    */
   variables?: Record<string, unknown>;
+  /** Callbacks received and not consumed yet (the `callback` signal fills it; carried across continue-as-new). */
+  readonly inbox: CallbackInbox;
+  /** The wait under way (a Callback node; a Poll node between attempts), for the live state and the details. */
+  waiting?: RunWaiting;
 
   constructor(resume?: ResumeState) {
+    this.inbox = new CallbackInbox(resume?.callbacks);
     if (resume) {
       this.begin(resume.plan);
       this.nextIndex = resume.nextIndex;
@@ -124,7 +128,7 @@ export class RunLedger {
     if (this.plan) state.startedAt = new Date(this.plan.startedAtMs).toISOString();
     const eta = this.status === 'running' ? this.estimatedCompletionMs(nowMs) : undefined;
     if (eta !== undefined) state.estimatedCompletion = new Date(eta).toISOString();
-    if (this.waiting && this.status === 'running') state.waiting = this.waiting;
+    if (this.waiting && this.status === 'running') state.waiting = { ...this.waiting };
     return state;
   }
 
@@ -146,7 +150,9 @@ export class RunLedger {
 
   resumeState(): ResumeState {
     if (!this.plan) throw new Error('no plan to resume');
+    const callbacks = this.inbox.state();
     return {
+      ...(callbacks ? { callbacks } : {}),
       plan: this.plan,
       nextIndex: this.nextIndex,
       summary: { ...this.summary },
@@ -183,6 +189,7 @@ export class RunLedger {
             '',
             `Under way: **${current.name}** (test case ${this.nextIndex + 1} of ${this.plan!.testCases.length})`,
             ...this.steps.map((line) => `- ${line.replace(/[\\`*_[\]<>]/g, '\\$&')}`),
+            ...(this.waiting ? [`- ${waitingLine(this.waiting).replace(/[\\`*_[\]<>]/g, '\\$&')}`] : []),
           ]
         : []),
     ].join('\n');

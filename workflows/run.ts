@@ -37,7 +37,12 @@ import {
 import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activities';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import type { ResumeOptions } from '../src/flow/resume';
-import { RUN_ID_SEARCH_ATTRIBUTE, runStateQuery, type RunWorkflowInput } from '../src/domain/run-workflow';
+import {
+  callbackSignal,
+  RUN_ID_SEARCH_ATTRIBUTE,
+  runStateQuery,
+  type RunWorkflowInput,
+} from '../src/domain/run-workflow';
 import { createWorkflowPort } from './workflow-port';
 import { testCaseAuth } from '../src/domain/auth-profiles';
 import { endedByTimeout, rootMessage, timedOutFailure } from './endings';
@@ -99,6 +104,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   const ledger = new RunLedger(input.resume);
   let clock = () => Date.now();
   setHandler(runStateQuery, () => ledger.live(clock()));
+  // Callbacks for Callback nodes (docs/async.md "Callbacks"): kept until a wait consumes them.
+  setHandler(callbackSignal, (delivery) => ledger.inbox.add(delivery));
 
   if (!input.resume) {
     try {
@@ -137,10 +144,12 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       ledger.step(line);
       setCurrentDetails(ledger.details());
     },
+    startLoopSegment,
+    ...(plan.callbacks ? { callbacks: { ...plan.callbacks, inbox: ledger.inbox } } : {}),
     onWaiting: (waiting) => {
       ledger.waiting = waiting;
+      setCurrentDetails(ledger.details());
     },
-    startLoopSegment,
   });
   clock = port.now;
 

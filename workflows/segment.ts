@@ -4,13 +4,19 @@
  * start from, runs until the loop ends (or hands the rest on to a child of its own, in the same
  * way), and returns the state, the counts and the iteration results it kept.
  */
-import { CancellationScope, executeChild, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, executeChild, setHandler, workflowInfo } from '@temporalio/workflow';
+import { callbackSignal } from '../src/domain/run-workflow';
+import { CallbackInbox } from '../src/domain/callback-inbox';
 import { createWorkflowPort } from './workflow-port';
 import { endedByTimeout, timedOutFailure } from './endings';
 import { FlowInterpreter, type LoopSegmentInput, type LoopSegmentOutput } from '../src/flow';
 
 export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
+  // Callback nodes inside the loop get addresses naming this workflow (docs/async.md "Callbacks").
+  const inbox = new CallbackInbox();
+  setHandler(callbackSignal, (delivery) => inbox.add(delivery));
   const port = createWorkflowPort({
+    ...(input.callbacks ? { callbacks: { ...input.callbacks, inbox } } : {}),
     runId: input.runId,
     settings: input.settings,
     deadlineMs: input.deadlineMs,
@@ -20,7 +26,7 @@ export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<Loop
   const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, input.deadlineMs - Date.now()) });
   try {
     return await scope.run(() =>
-      new FlowInterpreter(port, input.testCase, input.state, input.chain).runLoopIterations(
+      new FlowInterpreter(port, input.testCase, input.state, input.chain, [input.node]).runLoopIterations(
         input.node,
         input.start,
         input.items,

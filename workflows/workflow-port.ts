@@ -32,6 +32,7 @@
  */
 import {
   ActivityCancellationType,
+  condition,
   proxyActivities,
   patched,
   proxyLocalActivities,
@@ -52,7 +53,11 @@ import {
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { DeadlineReached, type InterpreterPort, type LoopSegmentInput, type LoopSegmentOutput } from '../src/flow';
 import { childTimedOut } from './endings';
-import type { RunWaiting } from '../src/domain/run-workflow';
+import type { CallbackPort } from '../src/domain/callbacks';
+import type { CallbackInbox } from '../src/domain/callback-inbox';
+import { callbackId, callbackTag, callbackToken } from '../src/domain/callback-address';
+import { waitingLine, type RunWaiting } from '../src/domain/run-workflow';
+import type { ReceivedCallback } from '../src/domain/types';
 
 /** Longest stretch of local activities before a normal activity ends the workflow task, unless the run's settings say otherwise (`checkpointMs`). */
 export const CHECKPOINT_MS = 1000;
@@ -96,8 +101,6 @@ export interface WorkflowPortOptions {
   endTask?: () => Promise<void>;
   /** A finished step as one line for people (InterpreterPort.recordStep). */
   onStep?: (line: string) => void;
-  /** What a node waits for, or undefined once it no longer waits (InterpreterPort.setWaiting; the run's live state). */
-  onWaiting?: (waiting: RunWaiting | undefined) => void;
   /**
    * Runs the rest of a long loop in a child workflow (workflows/segment.ts `startLoopSegment`), given
    * by the caller so that this module and the segment workflow, which builds a port of its own, do
@@ -107,6 +110,75 @@ export interface WorkflowPortOptions {
     input: LoopSegmentInput,
     child: { workflowId: string; staticSummary: string },
   ) => Promise<LoopSegmentOutput>;
+  /**
+   * Callback nodes (docs/async.md "Callbacks"): the plan's `callbacks` (address base and key) and
+   * the inbox the workflow's `callback` signal handler fills. Absent for a plan without them: the
+   * port then has no `callbacks` and Callback nodes fail saying so.
+   */
+  callbacks?: { baseUrl: string; key: string; inbox: CallbackInbox };
+  /** A wait began (Callback nodes; Poll nodes between attempts: InterpreterPort.setWaiting) or ended (`undefined`): the run's live state and details. */
+  onWaiting?: (waiting: RunWaiting | undefined) => void;
+}
+
+/**
+ * The workflow's side of Callback nodes: addresses whose token names this workflow, and waits that
+ * consume the inbox in arrival order, sleeping on `condition` (a durable timer for the timeout, no
+ * activity held) until the signal handler adds a callback at the key.
+ */
+function workflowCallbacks(
+  options: NonNullable<WorkflowPortOptions['callbacks']>,
+  runId: string,
+  deadlineMs: number,
+  now: () => number,
+  onWaiting: WorkflowPortOptions['onWaiting'],
+): CallbackPort {
+  const { inbox, baseUrl, key: planKey } = options;
+  return {
+    url(key) {
+      return `${baseUrl}/callbacks/${callbackToken({ runId, workflowId: workflowInfo().workflowId, key }, planKey)}`;
+    },
+    async wait(request) {
+      const id = callbackId(callbackTag(planKey, workflowInfo().workflowId, request.key));
+      const sinceMs = now();
+      const untilMs = Math.min(sinceMs + request.timeoutMs, deadlineMs);
+      const accepted: ReceivedCallback[] = [];
+      let unmatched = 0;
+      let timedOut = false;
+      let seen = 0;
+      const waiting: RunWaiting = {
+        nodeId: request.nodeId,
+        kind: 'callback',
+        since: new Date(sinceMs).toISOString(),
+        until: new Date(untilMs).toISOString(),
+        callbackId: id,
+        ...(request.match !== undefined ? { match: request.match } : {}),
+      };
+      const line = `${request.summary}: ${waitingLine(waiting)}`;
+      const summary = line.length > 200 ? `${line.slice(0, 199)}…` : line;
+      onWaiting?.(waiting);
+      try {
+        for (;;) {
+          for (const entry of inbox.after(request.key, seen)) {
+            seen = entry.seq;
+            if (await request.accept(entry.callback)) {
+              inbox.take(request.key, entry.seq);
+              accepted.push(entry.callback);
+              if (accepted.length >= request.count) break;
+            } else unmatched += 1;
+          }
+          if (accepted.length >= request.count) break;
+          const left = untilMs - now();
+          if (left <= 0 || !(await condition(() => inbox.has(request.key, seen), left, { summary }))) {
+            timedOut = true;
+            break;
+          }
+        }
+      } finally {
+        onWaiting?.(undefined);
+      }
+      return { accepted, unmatched, timedOut, id, sinceMs, untilMs, dropped: inbox.dropped[request.key] ?? 0 };
+    },
+  };
 }
 
 /** The interpreter's port for one workflow execution (see the module comment). */
@@ -294,11 +366,15 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     },
     historyLength,
     async runLoopSegment(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
+      const cb = options.callbacks;
       try {
-        return await options.startLoopSegment(input, {
-          workflowId: `run-${runId}-loop-${input.node.id}-${uuid4().slice(0, 8)}`,
-          staticSummary: `Loop ${input.node.id} from iteration ${input.start + 1}`,
-        });
+        return await options.startLoopSegment(
+          cb ? { ...input, callbacks: { baseUrl: cb.baseUrl, key: cb.key } } : input,
+          {
+            workflowId: `run-${runId}-loop-${input.node.id}-${uuid4().slice(0, 8)}`,
+            staticSummary: `Loop ${input.node.id} from iteration ${input.start + 1}`,
+          },
+        );
       } catch (err) {
         if (childTimedOut(err)) throw new DeadlineReached();
         throw err;
@@ -323,5 +399,8 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     },
     recordStep: options.onStep,
     ...(options.onWaiting ? { setWaiting: options.onWaiting } : {}),
+    ...(options.callbacks
+      ? { callbacks: workflowCallbacks(options.callbacks, runId, deadlineMs, now, options.onWaiting) }
+      : {}),
   };
 }

@@ -966,6 +966,27 @@ export const RESPONSES = {
       },
     },
   ),
+  Gone: problemResponse(
+    "What the address belonged to has ended: `callback-run-ended` (the run of a Callback node's address completed or failed; nothing was recorded).",
+    {
+      runEnded: {
+        summary: 'The run ended',
+        value: problemExample(
+          'callback-run-ended',
+          'Run run_01JD0000000000000000000000 has ended: nothing waits for this callback any more.',
+          { runId: 'run_01JD0000000000000000000000' },
+        ),
+      },
+    },
+  ),
+  PayloadTooLarge: problemResponse('The body exceeds the size limit (`payload-too-large`; `limit` in bytes).', {
+    tooLarge: {
+      summary: 'Over ASSAY_MAX_BODY_BYTES',
+      value: problemExample('payload-too-large', "The callback's body exceeds 1048576 bytes (ASSAY_MAX_BODY_BYTES).", {
+        limit: 1048576,
+      }),
+    },
+  }),
   ServiceUnavailable: problemResponse(
     'The database or Temporal cannot be reached, or the database did not answer within its bounds (`database-unavailable`, `temporal-unavailable`); retry after `Retry-After`. Nothing was changed, except that a write the database did not answer in time may still be applied when it resumes.',
     {
@@ -996,4 +1017,6 @@ export const PROBLEM_STATUS: Record<ProblemResponseName, string> = {
   TooManyRequests: '429',
   BadGateway: '502',
   ServiceUnavailable: '503',
+  Gone: '410',
+  PayloadTooLarge: '413',
 };

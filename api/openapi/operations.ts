@@ -22,6 +22,7 @@ import { DEPLOYMENT_SCHEMAS } from '../routes/deployments';
 import { DESIGN_SCHEMAS } from '../routes/designs';
 import { relayRequestSchema } from '../routes/relay';
 import { WEBHOOK_BODY_SCHEMA } from '../routes/incoming-webhooks';
+import { CALLBACK_METHODS } from '../routes/callbacks';
 import { FOLDER_SCHEMAS } from '../routes/folders';
 import { HISTORY_KINDS, HISTORY_LIMIT } from '../routes/history';
 import { pageOf, schemaRef, type JsonSchema, type ProblemResponseName } from './components';
@@ -90,6 +91,7 @@ export const PATH_PARAMS: Record<string, string> = {
   deploymentId: "The deployment's id (`dep_…`).",
   designId: "The design's id (`dsg_…`).",
   webhookId: "The deployment's webhook address (its `webhookUrl` ends with it).",
+  token: "A Callback node's address token (the end of its `{{callback.url}}`).",
   folderPath:
     "The folder's path, URL-encoded (`users/admin` is `users%2Fadmin`); normalised as a test case's `folder` is.",
 };
@@ -804,6 +806,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
         'ServiceUnavailable',
       ],
     },
+    ...callbackOperations(),
     {
       method: 'get',
       path: '/v1/openapi.json',
@@ -817,6 +820,27 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       problems: [],
     },
   ];
+}
+
+/** A Callback node's address, one operation per method it takes (api/routes/callbacks.ts; docs/async.md "Callbacks"). */
+function callbackOperations(): ApiOperation[] {
+  return CALLBACK_METHODS.map((method) => ({
+    method,
+    path: '/callbacks/:token',
+    operationId: `callback${method.charAt(0).toUpperCase()}${method.slice(1)}`,
+    summary: `Callback to a Callback node (${method.toUpperCase()})`,
+    description:
+      'The address `{{callback.url}}` gives a flow (docs/async.md "Callbacks"): the token is the credential. Any body (JSON is parsed, anything else kept as text). Answered with the node\'s `respond`, by default 200 `{"received": true, "callbackId": "cb_…"}`; 404 `callback-not-found` for an address Assay did not make, 410 `callback-run-ended` once the run has ended, 401 `callback-signature-invalid` when the node requires a signature the callback lacks (not counted), 413 over ASSAY_MAX_BODY_BYTES, 429 over ASSAY_RATE_LIMIT_PER_MINUTE callbacks per run.',
+    tag: 'Callbacks',
+    auth: 'none' as const,
+    responses: {
+      '200': ok("The node's `respond` (default shown; its status, headers and body when it sets them).", {
+        type: 'object',
+        properties: { received: { const: true }, callbackId: { type: 'string', pattern: '^cb_' } },
+      }),
+    },
+    problems: ['Unauthorized', 'NotFound', 'Gone', 'PayloadTooLarge', 'TooManyRequests', 'ServiceUnavailable'],
+  }));
 }
 
 /** The auth profile endpoints (api/routes/auth-profiles.ts; docs/auth.md). */

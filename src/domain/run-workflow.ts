@@ -4,9 +4,10 @@
  * workflow code). `@temporalio/workflow` and `@temporalio/common` are imported for `defineQuery`
  * and `defineSearchAttributeKey` only (both are pure definitions).
  */
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { RunPlan, RunProgress, RunStatus, RunSummary, RunTrigger } from './types';
+import type { CallbackDelivery, CallbackInboxState } from './callback-inbox';
 
 /**
  * Search attribute carried by every run workflow: the run's id (`run_…`). API and webhook runs get
@@ -42,6 +43,8 @@ export interface ResumeState {
   variables?: Record<string, unknown>;
   /** Failed test cases so far that the plan quarantines (they do not fail the run); absent: 0. */
   quarantined?: number;
+  /** Callbacks received and not consumed yet (src/domain/callback-inbox.ts); absent: none. */
+  callbacks?: CallbackInboxState;
 }
 
 /**
@@ -85,9 +88,27 @@ export interface RunLiveState {
   progress: RunProgress;
   startedAt?: string;
   estimatedCompletion?: string;
-  /** A node waiting for a callback, or a Poll node between attempts (absent otherwise). */
+  /** What the run waits for right now (a Callback node, or a Poll node between attempts); absent when it is not waiting. */
   waiting?: RunWaiting;
 }
+
+/**
+ * A wait in words (the Web UI's details and timer summaries): `waiting for callback cb_… since
+ * 12:01:05, until 13:01:05 (matches body.status = 'paid')`; times UTC.
+ */
+export function waitingLine(w: RunWaiting): string {
+  const at = (iso: string) => iso.slice(11, 19);
+  const what = w.kind === 'callback' ? `callback ${w.callbackId ?? w.nodeId}` : `the next attempt of ${w.nodeId}`;
+  const match = w.match !== undefined ? ` (matches ${w.match.replace(/\s+/g, ' ').slice(0, 80)})` : '';
+  return `waiting for ${what} since ${at(w.since)}, until ${at(w.until)}${match}`;
+}
+
+/**
+ * Signal of a callback received by the API (api/routes/callbacks.ts) for a Callback node of the run:
+ * kept in the workflow's inbox until a wait at that key consumes it. Sent only to a running
+ * workflow (never signal-with-start: a callback never starts a run).
+ */
+export const callbackSignal = defineSignal<[CallbackDelivery]>('callback');
 
 /** Live state of a run: answered by a worker without adding history events. */
 export const runStateQuery = defineQuery<RunLiveState>('runState');

@@ -339,7 +339,7 @@ export interface RefNode extends NodeBase {
 }
 
 /**
- * A k6-style duration (`"90s"`, `"1m30s"`, `"2h"`; src/perf/duration.ts `parseDuration`) or a
+ * A k6-style duration (`"90s"`, `"1m30s"`, `"2h"`; src/domain/duration.ts `parseDuration`) or a
  * number: seconds for `timeout` fields, milliseconds for interval fields (each field says which).
  */
 export type DurationValue = string | number;

@@ -10,6 +10,8 @@ import type { InterpreterPort } from './port';
 import type { TemplateVariables } from '../domain/templating';
 import { preview } from '../domain/assertions';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../domain/limits';
+import { callbackKey } from '../domain/callback-address';
+import { forEachNode } from './tree';
 
 /** Failures kept per test case (the load engine keeps its own, fewer: src/perf). */
 export const KEPT_TEST_CASE_FAILURES = 200;
@@ -22,21 +24,47 @@ export abstract class FlowBase {
   private notes: string[] = [];
 
   /**
+   * `callback` in templates when the flow has Callback nodes (docs/async.md "Callbacks"):
+   * `{url, <nodeId>: {url}}`, `url` being the first Callback node's (document order). Undefined
+   * otherwise, so flows without Callback nodes template exactly as before.
+   */
+  private readonly callbackVariables?: Record<string, unknown>;
+
+  /**
    * @param chain the names of the Ref nodes this flow runs inside, outermost first (empty for a
    *   test case's own flow): the prefix of its step lines and summaries (`login › get token: …`).
+   * @param flow the nodes of this flow (a test case's, a sub-flow's, a loop segment's loop), whose
+   *   Callback nodes' addresses templates see as `{{callback.url}}` and `{{callback.<nodeId>.url}}`
    */
   constructor(
     readonly port: InterpreterPort,
     readonly testCase: LoopSegmentInput['testCase'],
     public state: FlowState,
     readonly chain: readonly string[] = [],
-  ) {}
+    flow?: FlowNode[],
+  ) {
+    const callbacks = port.callbacks;
+    if (!flow || !callbacks) return;
+    const vars: Record<string, unknown> = {};
+    forEachNode(flow, (node) => {
+      if (node.type !== 'callback' || vars[node.id] !== undefined) return;
+      const url = callbacks.url(this.callbackKey(node.id));
+      vars.url ??= url;
+      vars[node.id] = { url };
+    });
+    if (vars.url !== undefined) this.callbackVariables = vars;
+  }
+
+  /** The key of this flow's Callback node `nodeId` within the run (src/domain/callback-address.ts). */
+  callbackKey(nodeId: string): string {
+    return callbackKey(this.testCase.id, this.chain, nodeId);
+  }
 
   /** Runs one node (and its children) between the port's `beforeNode` and `afterNode`. */
   abstract runNode(node: FlowNode): Promise<NodeResult>;
 
-  /** An interpreter for a sub-flow (Ref nodes, ref-node.ts): the same port and test case, its own `state`, `name` added to the chain. */
-  abstract subFlow(state: FlowState, name: string): FlowBase;
+  /** An interpreter for a sub-flow (Ref nodes, ref-node.ts): the same port and test case, its own `state`, `name` added to the chain; `flow` its nodes. */
+  abstract subFlow(state: FlowState, name: string, flow?: FlowNode[]): FlowBase;
 
   /** Runs `nodes` one after the other. */
   abstract runNodes(nodes: FlowNode[]): Promise<NodeResult[]>;
@@ -63,6 +91,7 @@ export abstract class FlowBase {
       vars.iteration = frame.iteration;
       if (frame.as) vars[frame.as] = frame.item;
     }
+    if (this.callbackVariables) vars.callback = this.callbackVariables;
     return vars;
   }
 

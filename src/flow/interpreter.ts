@@ -91,6 +91,8 @@ export class FlowInterpreter extends FlowBase {
         ...(auth ? { auth } : {}),
       },
       resume?.from ? resumedState(resume.from) : emptyState(variables),
+      [],
+      testCase.flow,
     );
     const nodes = await (resume ? flow.runTopLevel(testCase.flow, resume) : flow.runNodes(testCase.flow));
     const duration = Math.round(nodes.reduce((ms, n) => ms + n.duration, 0) * 10) / 10;
@@ -195,8 +197,8 @@ export class FlowInterpreter extends FlowBase {
   }
 
   /** An interpreter for a sub-flow (ref-node.ts): same port and test case, its own state, `name` added to the chain. */
-  subFlow(state: FlowState, name: string): FlowInterpreter {
-    return new FlowInterpreter(this.port, this.testCase, state, [...this.chain, name]);
+  subFlow(state: FlowState, name: string, flow?: FlowNode[]): FlowInterpreter {
+    return new FlowInterpreter(this.port, this.testCase, state, [...this.chain, name], flow);
   }
 
   /** Runs loop iterations `start`… of a Loop or Iteration node (see loop.ts); the loop segment workflow starts here. */

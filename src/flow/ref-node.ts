@@ -51,7 +51,7 @@ export async function runRefNode(flow: FlowBase, node: RefNode): Promise<NodeRes
     else variables[name] = value;
   }
 
-  const sub = flow.subFlow(emptyState(variables), label);
+  const sub = flow.subFlow(emptyState(variables), label, node.flow);
   const children = await sub.runNodes(node.flow);
 
   flow.state.assertions += sub.state.assertions;

@@ -91,6 +91,8 @@ export interface LoopSegmentInput {
   state: FlowState;
   /** Inside a sub-flow: the Ref nodes' names, outermost first (FlowBase `chain`); absent otherwise. */
   chain?: string[];
+  /** The run's callback address base and key (RunPlan `callbacks`), for Callback nodes in the loop; absent without them. */
+  callbacks?: { baseUrl: string; key: string };
 }
 
 /** What a run of loop iterations (in this workflow or a child) did. */

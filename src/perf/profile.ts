@@ -5,7 +5,7 @@
  * runs are performance runs too.
  *
  * As written by users ({@link LoadProfileInput}), durations are k6 strings (`"30s"`, `"5m"`) or
- * numbers of milliseconds (src/perf/duration.ts); {@link validateProfile} checks every field and
+ * numbers of milliseconds (src/domain/duration.ts); {@link validateProfile} checks every field and
  * returns the normalised {@link LoadProfile} (milliseconds throughout) that runs carry in their plan.
  *
  * Executors:
@@ -24,7 +24,7 @@
  * number of load activities the run is split into, which any worker on the load task queue may take;
  * default 1).
  */
-import { DurationError, formatDuration, parseDuration } from './duration';
+import { DurationError, formatDuration, parseDuration } from '../domain/duration';
 import { parseThresholds, type Threshold } from './thresholds';
 
 export const EXECUTORS = ['constant-vus', 'ramping-vus', 'constant-arrival-rate', 'ramping-arrival-rate'] as const;

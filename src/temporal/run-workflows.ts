@@ -17,7 +17,14 @@ import {
 import { OnDemandClient } from './client';
 import type { AssayConfig } from '../config';
 import type { Run } from '../store/entities';
-import { RUN_WORKFLOW_TYPE, runStateQuery, type RunLiveState, type RunWorkflowInput } from '../domain/run-workflow';
+import {
+  callbackSignal,
+  RUN_WORKFLOW_TYPE,
+  runStateQuery,
+  type RunLiveState,
+  type RunWorkflowInput,
+} from '../domain/run-workflow';
+import type { CallbackDelivery } from '../domain/callback-inbox';
 import { runsStarted } from '../observability/metrics';
 import {
   registerSearchAttributes,
@@ -45,7 +52,7 @@ export interface LiveRun {
 }
 
 /** What a {@link RunWorkflowClient} call was doing when Temporal failed it. */
-export type WorkflowOperation = 'start' | 'describe' | 'cancel';
+export type WorkflowOperation = 'start' | 'describe' | 'cancel' | 'signal';
 
 /**
  * Temporal could not be reached or refused the call. `operation` and `runId` say what failed
@@ -101,6 +108,12 @@ export interface RunWorkflowClient {
    *   Temporal or a worker did not answer within `deadlineMs`. Never throws.
    */
   liveRun(runId: string, deadlineMs: number): Promise<LiveRun | null>;
+  /**
+   * Signals a callback (docs/async.md "Callbacks") to the running workflow `workflowId`; never
+   * starts one. @returns `closed` when that workflow is not running (ended, or never existed).
+   * @throws TemporalUnavailableError
+   */
+  signalCallback(run: Pick<Run, 'id'>, workflowId: string, delivery: CallbackDelivery): Promise<'signalled' | 'closed'>;
   /** Link to the run's workflow in the Temporal Web UI. */
   uiLink(run: Pick<Run, 'workflowId'>): string;
   /** Resolves when Temporal answers within `ms` (readiness, docs/operations.md). @throws when it does not */
@@ -284,6 +297,23 @@ export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient 
       } catch {
         // Temporal or the workflow's worker did not answer in time, or refused: nothing to tell.
         return null;
+      }
+    },
+
+    async signalCallback(run, workflowId, delivery) {
+      try {
+        await temporal.call(START_DEADLINE_MS, (client) =>
+          client.workflow.getHandle(workflowId).signal(callbackSignal, delivery),
+        );
+        return 'signalled';
+      } catch (err) {
+        // Temporal answers NotFound for a workflow that has closed as for one that never existed.
+        if (err instanceof WorkflowNotFoundError) return 'closed';
+        throw new TemporalUnavailableError(`Could not signal workflow ${workflowId}: ${(err as Error).message}`, {
+          operation: 'signal',
+          runId: run.id,
+          cause: err,
+        });
       }
     },
 

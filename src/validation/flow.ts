@@ -20,7 +20,7 @@ import { ownLibrary } from '../sandbox/libraries';
 import { dataSetRows } from './data-sets';
 import { serverNodeIssues } from './servers';
 import { schemaLoop } from './json-limits';
-import { nodeDurationMs } from '../perf/duration';
+import { nodeDurationMs } from '../domain/duration';
 import {
   closedNodeSchema,
   DATA_SET_FIELDS,

@@ -3,7 +3,7 @@
  * with its path, and the executors' schedules (VUs over time, arrival times, shard shares).
  */
 import { expect } from 'chai';
-import { formatDuration, parseDuration } from '../../src/perf/duration';
+import { formatDuration, parseDuration } from '../../src/domain/duration';
 import {
   arrivalTime,
   longestMs,

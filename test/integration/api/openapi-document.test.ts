@@ -111,6 +111,11 @@ const WALK = [
   'replaceDesign',
   'updateDesign',
   'callDeploymentWebhook',
+  'callbackGet',
+  'callbackPost',
+  'callbackPut',
+  'callbackPatch',
+  'callbackDelete',
   'runDeployment',
   'rotateDeploymentWebhook',
   'rotateDeploymentSigningSecret',
@@ -172,14 +177,14 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
     expect((await new Validator().validate(broken as never)).valid).to.equal(false);
   });
 
-  it('documents exactly the routes the real app registers under /v1 and /webhooks', () => {
+  it('documents exactly the routes the real app registers under /v1, /webhooks and /callbacks', () => {
     const routers = appRouters(app);
     expect(routers.length, 'routers found in the app').to.be.greaterThan(10);
     const served = new Set<string>();
     for (const router of routers) {
       for (const layer of router.stack) {
         const path = String(layer.path);
-        if (!/^\/(v1|webhooks)\//.test(path)) continue;
+        if (!/^\/(v1|webhooks|callbacks)\//.test(path)) continue;
         for (const method of layer.methods) if (method !== 'HEAD') served.add(`${method} ${openApiPath(path)}`);
       }
     }
@@ -520,7 +525,7 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
   it('walks every operation against the running API: examples accepted, answers as documented', async () => {
     const all = operations();
     expect([...WALK].sort(), 'the walk covers every operation').to.deep.equal(all.map((o) => o.op.operationId).sort());
-    const params: Record<string, string> = { folderPath: 'users/admin' };
+    const params: Record<string, string> = { folderPath: 'users/admin', token: 'no-such-token' };
     let webhookToken = '';
     const checked: string[] = [];
     for (const id of WALK) {
@@ -537,7 +542,7 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
         key = null;
         headers.authorization = `Bearer ${webhookToken}`;
       }
-      if (id === 'getOpenApiDocument') key = null;
+      if (id === 'getOpenApiDocument' || id.startsWith('callback')) key = null;
       const res = await app.request(method, url, example, { key, headers });
       const label = `${id}: ${method} ${url} → ${res.status} ${String(JSON.stringify(res.body)).slice(0, 600)}`;
       // Accepted: the example body passes validation (the relay's target may be down: 502 is an answer).
@@ -548,6 +553,11 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
         expect(res.status, label).to.be.oneOf([201, 409, 422]);
       // The example's token endpoint is a template the environment does not fill: 502 is its answer.
       else if (id === 'fetchAuthProfileToken') expect(res.status, label).to.equal(502);
+      // No Callback node waits at the walk's made-up address: 404 `callback-not-found`.
+      else if (id.startsWith('callback')) {
+        expect(res.status, label).to.equal(404);
+        expect(res.body.code, label).to.equal('callback-not-found');
+      }
       // The walk's run never ends (no worker): a comparison of it is 422 `run-not-ended`.
       else if (id === 'compareRuns' || id === 'compareRunWithBaseline') {
         expect(res.status, label).to.equal(422);

@@ -10,6 +10,7 @@ import { KEY_SCOPES, type KeyScope } from '../../../src/store/entities';
 import { V1_ROUTERS } from '../../../api/app';
 import { libraryFilesRouter } from '../../../api/routes/libraries';
 import { incomingWebhooksRouter } from '../../../api/routes/incoming-webhooks';
+import { callbacksRouter } from '../../../api/routes/callbacks';
 import { ENDPOINT_SCOPES, scopeAllows, scopeEntryFor } from '../../../api/scopes';
 import type { AppState } from '../../../api/context';
 
@@ -33,6 +34,7 @@ describe('scopes per endpoint (one table)', function () {
       ...V1_ROUTERS.map((r) => r(deps()).prefix('/v1')),
       libraryFilesRouter(),
       incomingWebhooksRouter(deps()),
+      callbacksRouter(deps()),
     ];
     const served = new Set<string>();
     for (const router of routers) {
