@@ -29,6 +29,8 @@ import { DeadlineReached, type InterpreterPort } from '../src/flow';
 import { sharedExpressionPool, type ExpressionPool } from '../src/expression-pool/pool';
 import { createNodeIO, evaluateHeavyExpression } from './nodes';
 import type { AuthProfiles } from '../src/auth/apply';
+import type { AddressPolicy } from '../src/net/address-policy';
+import { createGrpcCaller } from './grpc';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -40,6 +42,8 @@ export interface DirectPortResources {
   expressionPool?: ExpressionPool;
   /** Applies API nodes' auth profiles (src/auth/apply.ts); without it a node with one fails. */
   auth?: AuthProfiles;
+  /** The address policy gRPC nodes' targets are resolved through (activities/grpc.ts); without it a gRPC node fails. */
+  policy?: AddressPolicy;
 }
 
 /** What one port is made for. */
@@ -99,6 +103,7 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
   const nodes = createNodeIO(resources.sandbox, resources.agent, resources.auth);
   const pool = () => resources.expressionPool ?? sharedExpressionPool();
   const dynamic = { uuid: randomUUID, now: Date.now, random: cryptoRandom };
+  const grpc = resources.policy ? createGrpcCaller(resources.policy) : undefined;
 
   /** The guarded evaluator: the small step budget here, the pool past it. Throws ExpressionError. */
   const evaluate = async (expression: string, input: unknown): Promise<unknown> => {
@@ -134,6 +139,16 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
         return out;
       },
       runScript: (input) => nodes.runScript(input),
+      ...(grpc
+        ? {
+            async callGrpc(input) {
+              // The call's deadline cut to the time left: a deadline exceeded at the flow's deadline interrupts the test case.
+              const out = await grpc({ ...input, deadlineMs: Math.min(input.deadlineMs, Math.max(1, deadlineMs - Date.now())) });
+              if (out.code === 4 && Date.now() >= deadlineMs) throw new DeadlineReached();
+              return out;
+            },
+          }
+        : {}),
       evaluate,
       sleep: (ms) => delay(ms),
       historyLength: () => 0,

@@ -13,6 +13,7 @@ import { createRunActivities } from './runs';
 import { createWebhookActivities } from './webhooks';
 import { createLoadActivities } from './load';
 import { directPorts } from './direct-port';
+import { createGrpcActivities } from './grpc';
 import { sharedAuthProfiles } from '../src/auth/apply';
 import { keyRingFor } from '../src/secrets/keyring';
 
@@ -39,6 +40,7 @@ export function createActivities(deps: {
     ...createNodeActivities(sandbox, policy.agent('node'), auth),
     ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
     ...createWebhookActivities(deps.dataSource, config, policy),
+    ...createGrpcActivities(policy),
   };
 }
 
@@ -56,6 +58,7 @@ export function createLoadWorkerActivities(deps: {
   const ports = directPorts({
     sandbox: sandboxFromConfig(deps.config, policy, storedBlobReader(deps.dataSource, deps.config.bundler)),
     agent: policy.agent('node'),
+    policy,
     auth: sharedAuthProfiles(
       deps.dataSource,
       keyRingFor(deps.config.secretKeys, deps.config.dataDir),

@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     dataSource ??= openDataSource(config.database);
     return dataSource;
   });
-  const part = startLoadPart(spec, directPorts({ sandbox, agent: policy.agent('node'), auth }));
+  const part = startLoadPart(spec, directPorts({ sandbox, agent: policy.agent('node'), policy, auth }));
   parentPort!.on('message', (m: { type: string }) => {
     if (m.type === 'stop') part.stop();
   });
