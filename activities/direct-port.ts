@@ -143,7 +143,10 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
         ? {
             async callGrpc(input) {
               // The call's deadline cut to the time left: a deadline exceeded at the flow's deadline interrupts the test case.
-              const out = await grpc({ ...input, deadlineMs: Math.min(input.deadlineMs, Math.max(1, deadlineMs - Date.now())) });
+              const out = await grpc({
+                ...input,
+                deadlineMs: Math.min(input.deadlineMs, Math.max(1, deadlineMs - Date.now())),
+              });
               if (out.code === 4 && Date.now() >= deadlineMs) throw new DeadlineReached();
               return out;
             },

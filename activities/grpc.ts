@@ -63,7 +63,9 @@ export function parseGrpcTarget(target: string): GrpcTarget {
   const host = hp[1]!.replace(/^\[|\]$/g, '');
   const port = hp[2] !== undefined ? Number(hp[2]) : tls ? 443 : scheme === 'http' ? 80 : NaN;
   if (!Number.isInteger(port) || port < 1 || port > 65535)
-    throw new Error(`"${target}": ${hp[2] === undefined ? 'a port is needed (host:port)' : 'the port must be 1 to 65535'}`);
+    throw new Error(
+      `"${target}": ${hp[2] === undefined ? 'a port is needed (host:port)' : 'the port must be 1 to 65535'}`,
+    );
   return { host, port, tls };
 }
 
@@ -203,7 +205,14 @@ export function createGrpcCaller(policy: AddressPolicy): GrpcCaller & { close():
       let headers: grpc.Metadata | undefined;
       let c: grpc.ClientUnaryCall | grpc.ClientReadableStream<unknown>;
       if (method.streaming) {
-        const stream = client.makeServerStreamRequest(method.path, (b: Buffer) => b, deserialize, payload, metadata, options);
+        const stream = client.makeServerStreamRequest(
+          method.path,
+          (b: Buffer) => b,
+          deserialize,
+          payload,
+          metadata,
+          options,
+        );
         stream.on('data', (m: unknown) => {
           count += 1;
           if (count > input.maxMessages) return;
@@ -217,12 +226,20 @@ export function createGrpcCaller(policy: AddressPolicy): GrpcCaller & { close():
         stream.on('error', () => undefined);
         c = stream;
       } else {
-        c = client.makeUnaryRequest(method.path, (b: Buffer) => b, deserialize, payload, metadata, options, (_err, value) => {
-          if (value !== undefined) {
-            count = 1;
-            messages.push(value);
-          }
-        });
+        c = client.makeUnaryRequest(
+          method.path,
+          (b: Buffer) => b,
+          deserialize,
+          payload,
+          metadata,
+          options,
+          (_err, value) => {
+            if (value !== undefined) {
+              count = 1;
+              messages.push(value);
+            }
+          },
+        );
       }
       c.on('metadata', (md: grpc.Metadata) => (headers = md));
       c.on('status', (s: grpc.StatusObject) => resolve({ status: s, headers }));

@@ -166,7 +166,8 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
                 name: names?.get(input.label) ?? input.label,
                 testCase: testCase.name,
                 durationMs: out.timeMs,
-                failed: out.code === undefined || !(ok.has(out.code) || (out.status !== undefined && ok.has(out.status))),
+                failed:
+                  out.code === undefined || !(ok.has(out.code) || (out.status !== undefined && ok.has(out.status))),
                 bytesSent: out.sentSize ?? 0,
                 bytesReceived: out.size,
                 endedAtMs: Date.now(),

@@ -49,7 +49,11 @@ export function resolveGrpcCall(
   }
   const metadata: Record<string, string> = {};
   for (const [name, value] of Object.entries(node.metadata ?? {}))
-    metadata[fillTemplate(withServers(name), variables, dynamic)] = fillTemplate(withServers(value), variables, dynamic);
+    metadata[fillTemplate(withServers(name), variables, dynamic)] = fillTemplate(
+      withServers(value),
+      variables,
+      dynamic,
+    );
   return {
     label: node.id,
     target: fillTemplate(target, variables, dynamic),

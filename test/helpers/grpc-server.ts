@@ -44,7 +44,8 @@ export async function startGreeterServer(): Promise<GreeterServer> {
   const calls: GreeterServer['calls'] = [];
   const note = (method: string, call: { metadata: grpc.Metadata; request: Req }) => {
     const metadata: Record<string, string> = {};
-    for (const [k, v] of Object.entries(call.metadata.getMap())) metadata[k] = Buffer.isBuffer(v) ? v.toString('base64') : v;
+    for (const [k, v] of Object.entries(call.metadata.getMap()))
+      metadata[k] = Buffer.isBuffer(v) ? v.toString('base64') : v;
     calls.push({ method, metadata, request: { ...call.request } });
   };
   const echo = (call: { metadata: grpc.Metadata }) => {
@@ -85,12 +86,17 @@ export async function startGreeterServer(): Promise<GreeterServer> {
     },
     SlowHello(call: grpc.ServerUnaryCall<Req, unknown>, callback: grpc.sendUnaryData<unknown>) {
       note('SlowHello', call);
-      const timer = setTimeout(() => callback(null, { message: `Hello at last, ${call.request.name}!` }), call.request.delay_ms ?? 0);
+      const timer = setTimeout(
+        () => callback(null, { message: `Hello at last, ${call.request.name}!` }),
+        call.request.delay_ms ?? 0,
+      );
       call.on('cancelled', () => clearTimeout(timer));
     },
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   return {
     address: `127.0.0.1:${port}`,
