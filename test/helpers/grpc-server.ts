@@ -10,6 +10,8 @@
  * - `SlowHello`: answers after `delay_ms`.
  *
  * Every call is counted by method ({@link GreeterServer.calls}), with the metadata it carried.
+ *
+ * Run on its own for the docs' example: `node dist/test/helpers/grpc-server.js 50051`.
  */
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -35,8 +37,8 @@ interface Req {
   delay_ms?: number;
 }
 
-/** Starts the greeter on a free loopback port. */
-export async function startGreeterServer(): Promise<GreeterServer> {
+/** Starts the greeter on loopback, on `port` (default: a free one). */
+export async function startGreeterServer(port = 0): Promise<GreeterServer> {
   const definition = grpc.loadPackageDefinition(loadSync(GREETER_PROTO_PATH, { keepCase: true }));
   const greeter = (definition.assay as grpc.GrpcObject).greeter as grpc.GrpcObject;
   const service = (greeter.Greeter as grpc.ServiceClientConstructor).service;
@@ -93,14 +95,14 @@ export async function startGreeterServer(): Promise<GreeterServer> {
       call.on('cancelled', () => clearTimeout(timer));
     },
   });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),
     ),
   );
   return {
-    address: `127.0.0.1:${port}`,
-    port,
+    address: `127.0.0.1:${bound}`,
+    port: bound,
     calls,
     close: () =>
       new Promise<void>((resolve) => {
@@ -109,3 +111,8 @@ export async function startGreeterServer(): Promise<GreeterServer> {
       }),
   };
 }
+
+if (require.main === module)
+  void startGreeterServer(Number(process.argv[2] ?? 50051)).then((s) =>
+    console.log(`greeter (test/fixtures/grpc/greeter.proto) on ${s.address}`),
+  );
