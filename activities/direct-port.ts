@@ -31,6 +31,7 @@ import { createNodeIO, evaluateHeavyExpression } from './nodes';
 import type { AuthProfiles } from '../src/auth/apply';
 import type { AddressPolicy } from '../src/net/address-policy';
 import { createStreamIO } from './streams';
+import { createGrpcCaller } from './grpc';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -42,7 +43,7 @@ export interface DirectPortResources {
   expressionPool?: ExpressionPool;
   /** Applies API nodes' auth profiles (src/auth/apply.ts); without it a node with one fails. */
   auth?: AuthProfiles;
-  /** The address policy WebSocket and SSE nodes connect through (activities/streams.ts); without it they fail. */
+  /** The address policy WebSocket, SSE and gRPC nodes connect through (activities/streams.ts, activities/grpc.ts); without it they fail saying so. */
   policy?: AddressPolicy;
 }
 
@@ -103,6 +104,7 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
   const nodes = createNodeIO(resources.sandbox, resources.agent, resources.auth);
   const pool = () => resources.expressionPool ?? sharedExpressionPool();
   const dynamic = { uuid: randomUUID, now: Date.now, random: cryptoRandom };
+  const grpc = resources.policy ? createGrpcCaller(resources.policy) : undefined;
 
   /** The guarded evaluator: the small step budget here, the pool past it. Throws ExpressionError. */
   const evaluate = async (expression: string, input: unknown): Promise<unknown> => {
@@ -143,6 +145,19 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       },
       runScript: (input) => nodes.runScript(input),
       ...(streams ? { runStream: (input) => streams.runStream(input) } : {}),
+      ...(grpc
+        ? {
+            async callGrpc(input) {
+              // The call's deadline cut to the time left: a deadline exceeded at the flow's deadline interrupts the test case.
+              const out = await grpc({
+                ...input,
+                deadlineMs: Math.min(input.deadlineMs, Math.max(1, deadlineMs - Date.now())),
+              });
+              if (out.code === 4 && Date.now() >= deadlineMs) throw new DeadlineReached();
+              return out;
+            },
+          }
+        : {}),
       evaluate,
       sleep: (ms) => delay(ms),
       historyLength: () => 0,

@@ -14,6 +14,7 @@ import { createWebhookActivities } from './webhooks';
 import { createLoadActivities } from './load';
 import { directPorts } from './direct-port';
 import { createStreamActivities } from './streams';
+import { createGrpcActivities } from './grpc';
 import { sharedAuthProfiles } from '../src/auth/apply';
 import { keyRingFor } from '../src/secrets/keyring';
 
@@ -41,6 +42,7 @@ export function createActivities(deps: {
     ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
     ...createWebhookActivities(deps.dataSource, config, policy),
     ...createStreamActivities(policy, auth),
+    ...createGrpcActivities(policy),
   };
 }
 

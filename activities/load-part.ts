@@ -8,7 +8,7 @@
  * Runs the same on the activity's own thread or on a worker thread (activities/load-thread.ts).
  */
 import { testCaseAuth } from '../src/domain/auth-profiles';
-import type { NodeResult, RunPlan } from '../src/domain/types';
+import type { FlowNode, NodeResult, RunPlan } from '../src/domain/types';
 import { forEachNode } from '../src/flow/tree';
 import { LoadEngine, type EnginePosition } from '../src/perf/engine';
 import { LoadMetrics, type LoadMetricsState } from '../src/perf/metrics';
@@ -63,6 +63,29 @@ function checksOf(nodes: NodeResult[] | undefined, out: Map<string, { passed: nu
   }
 }
 
+/**
+ * The gRPC statuses each gRPC node's assertions expect (`response.status` or `response.statusName`
+ * equal to, or one of, given values), by node id: such a status is not a failed request. A node
+ * without such an assertion expects OK (0).
+ */
+function expectedGrpcStatuses(flow: FlowNode[]): Map<string, Set<number | string>> {
+  const out = new Map<string, Set<number | string>>();
+  forEachNode(flow, (node) => {
+    if (node.type !== 'grpc') return;
+    const codes = new Set<number | string>();
+    for (const a of node.assertions ?? []) {
+      if (a.target.replace(/\s/g, '') !== 'response.status' && a.target.replace(/\s/g, '') !== 'response.statusName')
+        continue;
+      if (a.operator === 'equals') codes.add(a.expected as number | string);
+      else if (a.operator === 'oneOf' && Array.isArray(a.expected))
+        for (const e of a.expected) codes.add(e as number | string);
+    }
+    if (codes.size === 0) codes.add(0);
+    out.set(node.id, codes);
+  });
+  return out;
+}
+
 /** Starts a part over `ports` (a direct port factory, activities/direct-port.ts). */
 export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOptions) => InterpreterPort): LoadPart {
   const { plan, part, parts } = spec;
@@ -78,6 +101,7 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
       return [tc.id, names];
     }),
   );
+  const grpcStatuses = new Map(plan.testCases.map((tc) => [tc.id, expectedGrpcStatuses(tc.flow)]));
 
   const engine = new LoadEngine(
     profile,
@@ -130,6 +154,28 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
           }
           return out;
         };
+        // gRPC nodes' calls are requests too, named alike; bytes: the messages' protobuf sizes.
+        const callGrpc = port.callGrpc;
+        if (callGrpc) {
+          const expected = grpcStatuses.get(testCase.id);
+          port.callGrpc = async (input, summary) => {
+            const out = await callGrpc(input, summary);
+            if (it.live()) {
+              const ok = expected?.get(input.label) ?? new Set([0]);
+              metrics.recordRequest({
+                name: names?.get(input.label) ?? input.label,
+                testCase: testCase.name,
+                durationMs: out.timeMs,
+                failed:
+                  out.code === undefined || !(ok.has(out.code) || (out.status !== undefined && ok.has(out.status))),
+                bytesSent: out.sentSize ?? 0,
+                bytesReceived: out.size,
+                endedAtMs: Date.now(),
+              });
+            }
+            return out;
+          };
+        }
         const testCaseStart = Date.now();
         let result;
         try {

@@ -302,6 +302,30 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       if (last?.errorCode === 'TIMEOUT' && perAttempt < input.request.timeoutMs) throw new DeadlineReached();
       return out;
     },
+    async callGrpc(input, summary) {
+      // The call's deadline cut to the time left before the run's deadline.
+      const perCall = Math.min(input.deadlineMs, Math.max(1, deadlineMs - now()));
+      const bounded = { ...input, deadlineMs: perCall };
+      const tooLarge = inputTooLarge(bounded);
+      if (tooLarge) {
+        const base = { path: `${input.service}/${input.method}`, target: input.target, streaming: false };
+        return {
+          ...base,
+          ...{ headers: {}, trailers: {}, messages: [], count: 0, truncated: false, size: 0, timeMs: 0 },
+          error: tooLarge,
+          errorCode: 'INPUT_TOO_LARGE',
+          finishedAtMs: now(),
+        };
+      }
+      const out = await activities.callGrpcNode.executeWithOptions(activityOptions(perCall + 10_000, summary), [
+        bounded,
+      ]);
+      observe(out.finishedAtMs);
+      localDone();
+      // DEADLINE_EXCEEDED because the run's deadline cut the call short: the test case is interrupted.
+      if (out.code === 4 && perCall < input.deadlineMs) throw new DeadlineReached();
+      return out;
+    },
     async runScript(input, summary) {
       const tooLarge = inputTooLarge(input);
       if (tooLarge)

@@ -10,7 +10,8 @@
  * series keeps at most {@link MAX_SERIES_POINTS} points, halving its resolution when full.
  *
  * A request "failed" as in k6's `http_req_failed`: no response (network error, timeout, refused
- * address) or a status outside 200–399.
+ * address) or a status outside 200–399; a gRPC node's call (docs/async.md "gRPC") counts as a
+ * request too, failed when its status is not OK, unless the node's assertions expect that status.
  */
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
 import { aggregationName, baselineKey, compare, limitText, type Threshold } from './thresholds';
@@ -140,6 +141,11 @@ export interface RequestSample {
   durationMs: number;
   /** HTTP status; undefined when no response came (error). */
   status?: number;
+  /**
+   * Whether the request failed, when not judged by an HTTP `status` (gRPC calls: a status other
+   * than OK unless the node's assertions expect it; activities/load-part.ts).
+   */
+  failed?: boolean;
   bytesSent: number;
   bytesReceived: number;
   /** When it ended, epoch ms. */
@@ -178,7 +184,7 @@ export class LoadMetrics {
 
   /** Records one request (k6: `http_reqs`, `http_req_duration`, `http_req_failed`, data). */
   recordRequest(sample: RequestSample): void {
-    const failed = sample.status === undefined || sample.status < 200 || sample.status >= 400;
+    const failed = sample.failed ?? (sample.status === undefined || sample.status < 200 || sample.status >= 400);
     const us = toUs(sample.durationMs);
     for (const stats of [this.all, named(this.byName, sample.name), named(this.byTestCase, sample.testCase)]) {
       stats.requests += 1;

@@ -21,6 +21,7 @@ import { dataSetRows } from './data-sets';
 import { serverNodeIssues } from './servers';
 import { schemaLoop } from './json-limits';
 import { nodeDurationMs } from '../domain/duration';
+import { protoProblem } from '../grpc/proto';
 import {
   closedNodeSchema,
   DATA_SET_FIELDS,
@@ -335,12 +336,16 @@ export function validateFlow(
             checkAssertion(a, [...at, 'assertions', j], issues);
           });
           break;
-        case 'grpc':
+        case 'grpc': {
+          // The source parses (imports from protoFiles or Google's well-known types) and declares the method.
+          const problem = protoProblem(node.proto, node.protoFiles, node.service, node.method);
+          if (problem) issues.push({ path: [...at, problem.field], message: problem.message });
           (node.assertions ?? []).forEach((a, j) => {
             expression(a.target, [...at, 'assertions', j, 'target']);
             checkAssertion(a, [...at, 'assertions', j], issues);
           });
           break;
+        }
         case 'ref':
           // The inputs are evaluated in the caller; the sub-flow is a flow of its own (its own ids and `nodes`).
           for (const [name, expr] of Object.entries(node.inputs ?? {})) expression(expr, [...at, 'inputs', name]);
