@@ -124,20 +124,41 @@ function strings(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
-/** The servers an API (or Poll) node names: its `server` field, then `{{server.<name>}}` in its request (each once). */
-export function nodeServers(node: Pick<ApiNode, 'server' | 'request'>): string[] {
+/** The node types that send to a server: their `server` field and the templates of what they send. */
+export type ServerNode = Extract<FlowNode, { type: 'api' | 'poll' | 'websocket' | 'sse' | 'grpc' }>;
+
+/** Whether `node` sends to a server ({@link ServerNode}). */
+export function sendsToServer(node: FlowNode): node is ServerNode {
+  return ['api', 'poll', 'websocket', 'sse', 'grpc'].includes(node.type);
+}
+
+/**
+ * The servers a node names ({@link ServerNode}): its `server` field, then `{{server.<name>}}` in
+ * what it sends (an API or Poll node's request; a WebSocket or SSE node's URL, headers, body and
+ * messages; a gRPC node's target, message and metadata), each once.
+ */
+export function nodeServers(node: Pick<ApiNode, 'server' | 'request'> | ServerNode): string[] {
   const names = new Set<string>();
   if (node.server !== undefined) names.add(node.server);
-  const request = node.request as unknown as Record<string, unknown> | undefined;
-  if (request) {
-    const texts = [
-      request.url,
-      ...strings(request.headers ?? {}),
-      ...strings(request.body ?? null),
-      ...strings(request.auth ?? {}),
-    ];
-    for (const text of texts) if (typeof text === 'string') for (const name of placeholderNames(text)) names.add(name);
-  }
+  const sent: Record<string, unknown> =
+    'request' in node
+      ? (node.request as unknown as Record<string, unknown>)
+      : 'target' in node
+        ? { url: node.target, body: node.message ?? null, headers: node.metadata ?? {} }
+        : {
+            url: node.url,
+            headers: node.headers ?? {},
+            body: 'body' in node ? (node.body ?? null) : null,
+            send: 'send' in node ? (node.send ?? []) : [],
+          };
+  const texts = [
+    sent.url,
+    ...strings(sent.headers ?? {}),
+    ...strings(sent.body ?? null),
+    ...strings(sent.auth ?? {}),
+    ...strings(sent.send ?? []),
+  ];
+  for (const text of texts) if (typeof text === 'string') for (const name of placeholderNames(text)) names.add(name);
   return [...names];
 }
 
@@ -165,7 +186,7 @@ export function missingServers(
     const walk = (flow: FlowNode[]) =>
       forEachNode(flow, (node: FlowNode) => {
         if (node.type === 'ref') walk(node.flow ?? []);
-        if (node.type !== 'api' && node.type !== 'poll') return;
+        if (!sendsToServer(node)) return;
         for (const server of nodeServers(node)) {
           if (own(servers, server)) continue;
           // The `server` field names a server only; a template may also be answered by a variable.
