@@ -205,6 +205,9 @@ describe('Callback nodes', function () {
     expect(live).to.include({ nodeId: 'big', kind: 'callback' });
     expect(live.callbackId).to.match(/^cb_/);
     expect(Date.parse(live.until) - Date.parse(live.since)).to.equal(20_000);
+    // Nothing runs while it waits: no activity is scheduled or running for the run's workflow.
+    const described = await client.workflow.getHandle(runWorkflowId(runId)).describe();
+    expect(described.raw.pendingActivities ?? [], 'activities held while the node waits').to.have.length(0);
     const big = 'x'.repeat(app.config.api.maxBodyBytes + 1);
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: big });
     expect(res.status).to.equal(413);
