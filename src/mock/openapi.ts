@@ -130,10 +130,19 @@ export function designsFromOpenApi(doc: Json): ImportResult {
     // which no request carries: the mock answers the path before it, the first such operation.
     const hash = rawPath.indexOf('#');
     const parsed = parsePath(hash >= 0 ? rawPath.slice(0, hash) : rawPath);
+    // A Path Item Object must be an object (OpenAPI 3.1 §4.8.9); `null` or a scalar holds no operation.
+    if (!item || typeof item !== 'object' || Array.isArray(item)) {
+      result.skipped.push({ operation: rawPath, reason: 'the path item is not an object' });
+      continue;
+    }
     for (const method of METHODS) {
       const op = (item as Json)[method] as Json | undefined;
       if (!op) continue;
       const label = `${method.toUpperCase()} ${rawPath}`;
+      if (typeof op !== 'object' || Array.isArray(op)) {
+        result.skipped.push({ operation: label, reason: 'the operation is not an object' });
+        continue;
+      }
       if ('error' in parsed) {
         result.skipped.push({ operation: label, reason: `path ${parsed.error}` });
         continue;

@@ -270,7 +270,7 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
     const routes = apiRoutes(app);
     const bodies = routes.filter((rt) => ['POST', 'PUT', 'PATCH'].includes(rt.method));
     expect(bodies.length).to.be.greaterThan(15);
-    for (const rt of bodies) expect(rt.path).to.match(/^\/(v1|webhooks|codec)\//);
+    for (const rt of bodies) expect(rt.path).to.match(/^\/(v1|webhooks|codec|callbacks)\//);
   });
 
   it('answers no 5xx and only problem+json errors on every body endpoint', async function () {
