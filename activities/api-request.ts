@@ -30,8 +30,8 @@ import { guardedRequest, isTimeout, MAX_REDIRECTIONS } from '../src/net/http';
 import { digestAuthorization, digestChallenge, signRequest } from '../src/net/request-auth';
 import { startClientSpan, type ClientSpan } from '../src/observability/tracing';
 
-/** Network error codes reported as they are; anything else becomes NETWORK_ERROR. */
-const KNOWN_CODES = new Set([
+/** Network error codes reported as they are (API, WebSocket and SSE nodes); anything else becomes NETWORK_ERROR. */
+export const KNOWN_NETWORK_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ENOTFOUND',
@@ -70,7 +70,7 @@ function describeError(err: unknown, req: ResolvedRequest): { error: string; err
   if (code === 'UND_ERR_MAX_REDIRECTIONS' || /redirect/i.test(e.message ?? '')) {
     return { errorCode: 'TOO_MANY_REDIRECTS', error: `Too many redirects from ${req.url}` };
   }
-  if (code && KNOWN_CODES.has(code)) {
+  if (code && KNOWN_NETWORK_CODES.has(code)) {
     return {
       errorCode: code,
       error: `Could not reach ${req.url}: ${code}${e.message && !e.message.includes(code) ? ` (${e.message})` : ''}`,
@@ -79,7 +79,8 @@ function describeError(err: unknown, req: ResolvedRequest): { error: string; err
   return { errorCode: 'NETWORK_ERROR', error: `Request ${req.method} ${req.url} failed: ${e.message ?? String(err)}` };
 }
 
-function headerRecord(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+/** Headers as results keep them: lower-case names, several values joined with `, `. */
+export function headerRecord(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) {
     if (v === undefined) continue;

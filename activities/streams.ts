@@ -42,6 +42,7 @@ import { sharedExpressionPool } from '../src/expression-pool/pool';
 import { AuthProfileError, withQuery, type AuthProfiles } from '../src/auth/apply';
 import { AUTH_PROFILE_FAILED } from './auth-request';
 import { evaluateHeavyExpression } from './nodes';
+import { headerRecord, KNOWN_NETWORK_CODES } from './api-request';
 
 /** Evaluates a user expression (throws ExpressionError). */
 export type Evaluate = (expression: string, input: unknown) => Promise<unknown>;
@@ -51,18 +52,6 @@ export interface StreamCall {
   /** Aborts the stream (it ends with `CANCELLED`). */
   signal?: AbortSignal;
 }
-
-/** Network error codes reported as they are; anything else becomes NETWORK_ERROR. */
-const KNOWN_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'ETIMEDOUT',
-]);
 
 /** A stream that could not go on: `code` is the output's `errorCode`. */
 class StreamError extends Error {
@@ -96,20 +85,12 @@ function describe(err: unknown, what: string): StreamError {
     return new StreamError(ADDRESS_NOT_ALLOWED, `${what} was not opened (ADDRESS_NOT_ALLOWED): ${refused.message}`);
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
-  if (code && KNOWN_CODES.has(code))
+  if (code && KNOWN_NETWORK_CODES.has(code))
     return new StreamError(
       code,
       `Could not reach ${what}: ${code}${e.message && !e.message.includes(code) ? ` (${e.message})` : ''}`,
     );
   return new StreamError('NETWORK_ERROR', `${what} failed: ${e.message ?? String(err)}`);
-}
-
-/** Lower-case header names, values joined. */
-function headerRecord(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw))
-    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
 }
 
 /** Ends a response body not read to its end (the error destroying it emits is nobody's concern). */

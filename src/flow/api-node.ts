@@ -3,11 +3,20 @@
  * retries), then its assertions evaluated against the response.
  */
 import { fillTemplate, fillTemplates, type DynamicSources, type TemplateVariables } from '../domain/templating';
-import type { ApiNode, NodeResult, RequestAuth, RequestSpec, ResolvedRequest, RunSettings } from '../domain/types';
+import type {
+  ApiNode,
+  HttpExchange,
+  NodeResult,
+  RequestAuth,
+  RequestSpec,
+  ResolvedRequest,
+  RunSettings,
+} from '../domain/types';
+import type { NodeContext } from './types';
 import type { FlowBase } from './flow-base';
 import { recordScriptChecks, where } from './script-node';
 import { maskedAuth } from '../domain/request-auth';
-import { fillServers, joinServerUrl, UnknownServerError } from './servers';
+import { fillServers, fillServersDeep, joinServerUrl, UnknownServerError } from './servers';
 import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
 import { evaluateAssertion } from '../domain/assertions';
 
@@ -67,13 +76,7 @@ function withServers(
     throw new UnknownServerError(node.server, []);
   }
   const fill = (text: string) => fillServers(text, servers, variables);
-  const deep = (value: unknown): unknown => {
-    if (typeof value === 'string') return fill(value);
-    if (Array.isArray(value)) return value.map(deep);
-    if (value !== null && typeof value === 'object')
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [fill(k), deep(v)]));
-    return value;
-  };
+  const deep = (value: unknown): unknown => fillServersDeep(value, servers, variables);
   let url = fill(spec.url);
   if (node.server !== undefined) {
     const base = servers[node.server];
@@ -96,6 +99,30 @@ const REQUEST_SETTINGS = [
   'disableUrlEncoding',
   'alwaysSendBody',
 ] as const satisfies ReadonlyArray<keyof RequestSpec & keyof ResolvedRequest>;
+
+/** The response as expressions see it (`response`, `nodes.<id>.response`) from the exchange an activity observed. */
+export function responseContext(ex: HttpExchange): NodeContext['response'] & { contentEncoding?: string } {
+  return {
+    status: ex.status,
+    headers: ex.headers,
+    body: ex.body,
+    time: ex.timeMs,
+    size: ex.size,
+    ...(ex.contentEncoding ? { contentEncoding: ex.contentEncoding } : {}),
+  };
+}
+
+/** The response as a node's result keeps it (NodeResult `response`: no headers or body). */
+export function responseResult(ex: HttpExchange): NonNullable<NodeResult['response']> {
+  return {
+    status: ex.status,
+    timeMs: ex.timeMs,
+    size: ex.size,
+    truncated: ex.truncated,
+    ...(ex.contentEncoding ? { contentEncoding: ex.contentEncoding, encodedSize: ex.encodedSize } : {}),
+    ...(ex.redirects ? { redirects: ex.redirects } : {}),
+  };
+}
 
 /**
  * Runs an API node: failed on a network-level error (nothing to assert on), on a failed assertion
@@ -142,24 +169,10 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
   if (out.attempts.length > 1) result.attempts = out.attempts;
   const ex = out.exchange;
   if (ex) {
-    const response = {
-      status: ex.status,
-      headers: ex.headers,
-      body: ex.body,
-      time: ex.timeMs,
-      size: ex.size,
-      ...(ex.contentEncoding ? { contentEncoding: ex.contentEncoding } : {}),
-    };
+    const response = responseContext(ex);
     flow.state.nodes[node.id] = { request: out.request, response };
     result.duration = out.attempts.reduce((ms, a) => ms + a.timeMs + (a.delayMs ?? 0), 0);
-    result.response = {
-      status: ex.status,
-      timeMs: ex.timeMs,
-      size: ex.size,
-      truncated: ex.truncated,
-      ...(ex.contentEncoding ? { contentEncoding: ex.contentEncoding, encodedSize: ex.encodedSize } : {}),
-      ...(ex.redirects ? { redirects: ex.redirects } : {}),
-    };
+    result.response = responseResult(ex);
     if (ex.error) return flow.fail(result, ex.error);
     const input = flow.expressionInput({ response });
     result.assertions = [];

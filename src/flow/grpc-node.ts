@@ -15,7 +15,7 @@ import type { GrpcCallInput } from '../domain/grpc-io';
 import type { FlowBase } from './flow-base';
 import type { NodeContext } from './types';
 import { evaluateAssertion } from '../domain/assertions';
-import { fillServers, joinServerUrl, UnknownServerError } from './servers';
+import { fillServers, fillServersDeep, joinServerUrl, UnknownServerError } from './servers';
 
 /** Messages kept from a server stream unless the node says otherwise. */
 export const DEFAULT_GRPC_MAX_MESSAGES = 100;
@@ -34,13 +34,7 @@ export function resolveGrpcCall(
   servers?: Readonly<Record<string, string>>,
 ): GrpcCallInput {
   const withServers = (text: string) => (servers ? fillServers(text, servers, variables) : text);
-  const deep = (value: unknown): unknown => {
-    if (typeof value === 'string') return withServers(value);
-    if (Array.isArray(value)) return value.map(deep);
-    if (value !== null && typeof value === 'object')
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [withServers(k), deep(v)]));
-    return value;
-  };
+  const deep = (value: unknown): unknown => fillServersDeep(value, servers, variables);
   let target = withServers(node.target);
   if (node.server !== undefined) {
     const base = servers?.[node.server];

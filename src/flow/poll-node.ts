@@ -15,7 +15,7 @@ import type { ExpressionError } from '../domain/expressions';
 import { truthy } from '../domain/expressions';
 import type { AttemptResult, HttpExchange, NodeResult, PollNode, ResolvedRequest } from '../domain/types';
 import type { FlowBase } from './flow-base';
-import { resolveRequest } from './api-node';
+import { resolveRequest, responseContext, responseResult } from './api-node';
 import { where } from './script-node';
 import { UnknownServerError } from './servers';
 import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
@@ -189,14 +189,7 @@ export async function runPollNode(flow: FlowBase, node: PollNode): Promise<NodeR
       break;
     }
     if (ex && !ex.error) {
-      const response = {
-        status: ex.status,
-        headers: ex.headers,
-        body: ex.body,
-        time: ex.timeMs,
-        size: ex.size,
-        ...(ex.contentEncoding ? { contentEncoding: ex.contentEncoding } : {}),
-      };
+      const response = responseContext(ex);
       flow.state.nodes[node.id] = { request: out.request, response, attempts: attempt };
       let value: unknown;
       try {
@@ -249,14 +242,7 @@ export async function runPollNode(flow: FlowBase, node: PollNode): Promise<NodeR
   result.attempts = keptAttempts(attempts);
   result.duration = Math.max(0, port.now() - startedAt);
   if (ex) {
-    result.response = {
-      status: ex.status,
-      timeMs: ex.timeMs,
-      size: ex.size,
-      truncated: ex.truncated,
-      ...(ex.contentEncoding ? { contentEncoding: ex.contentEncoding, encodedSize: ex.encodedSize } : {}),
-      ...(ex.redirects ? { redirects: ex.redirects } : {}),
-    };
+    result.response = responseResult(ex);
   }
   const sent = request ? `${request.method} ${request.url}` : 'not sent';
   const count = `${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`;

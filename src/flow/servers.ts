@@ -107,6 +107,28 @@ export function fillServers(
   });
 }
 
+/**
+ * `value` (a request body, auth fields, a message) with {@link fillServers} applied to every string
+ * in it, object keys included; other values as they are. Without `servers` (a plan frozen before
+ * servers existed) it is `value` itself.
+ * @throws UnknownServerError
+ */
+export function fillServersDeep(
+  value: unknown,
+  servers: Readonly<Record<string, string>> | undefined,
+  variables: Record<string, unknown>,
+): unknown {
+  if (servers === undefined) return value;
+  const deep = (v: unknown): unknown => {
+    if (typeof v === 'string') return fillServers(v, servers, variables);
+    if (Array.isArray(v)) return v.map(deep);
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [fillServers(k, servers, variables), deep(x)]));
+    return v;
+  };
+  return deep(value);
+}
+
 /** Every server name `text` refers to with `{{server.<name>}}`. */
 function placeholderNames(text: string): string[] {
   return [...text.matchAll(SERVER_PLACEHOLDER)].map((m) => m[1]!);

@@ -21,7 +21,7 @@ import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
 import { evaluateAssertion } from '../domain/assertions';
 import { formatDuration, nodeDurationMs } from '../domain/duration';
 import type { FlowBase } from './flow-base';
-import { fillServers, joinServerUrl, UnknownServerError } from './servers';
+import { fillServers, fillServersDeep, joinServerUrl, UnknownServerError } from './servers';
 import { DeadlineReached } from './types';
 
 /**
@@ -38,13 +38,7 @@ export function resolveStream(
   timeoutMs: number,
 ): StreamNodeInput {
   const withServers = (text: string) => (servers ? fillServers(text, servers, variables) : text);
-  const deep = (value: unknown): unknown => {
-    if (typeof value === 'string') return withServers(value);
-    if (Array.isArray(value)) return value.map(deep);
-    if (value !== null && typeof value === 'object')
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [withServers(k), deep(v)]));
-    return value;
-  };
+  const deep = (value: unknown): unknown => fillServersDeep(value, servers, variables);
   const fill = (text: string) => fillTemplate(withServers(text), variables, dynamic);
   let url = withServers(node.url);
   if (node.server !== undefined) {
