@@ -134,7 +134,7 @@ export function createGrpcCaller(policy: AddressPolicy): GrpcCaller & { close():
     };
     const failure = (errorCode: string, error: string): GrpcCallOutput => ({
       ...base,
-      timeMs: performance.now() - started,
+      timeMs: Math.round((performance.now() - started) * 10) / 10,
       error,
       errorCode,
       finishedAtMs: Date.now(),
@@ -260,7 +260,7 @@ export function createGrpcCaller(policy: AddressPolicy): GrpcCaller & { close():
       ...(stoppedBy ? { stoppedBy } : {}),
       size,
       sentSize: payload.length,
-      timeMs: performance.now() - started,
+      timeMs: Math.round((performance.now() - started) * 10) / 10,
       finishedAtMs: Date.now(),
     };
   };

@@ -10,7 +10,7 @@ import { waitForRun, type TestApp } from '../helpers/app';
 import { launchBrowser, screenshot, signedIn, startConsoleApp } from '../helpers/browser';
 import { startJobServer, type JobServer } from '../helpers/job-server';
 import { asyncNodes } from '../fixtures/junit/report-documents';
-import { RunTestCaseResult } from '../../src/store/entities';
+import { Run, RunTestCaseResult } from '../../src/store/entities';
 
 describe('console: nodes that wait (Chromium)', function () {
   this.timeout(90_000);
@@ -46,6 +46,10 @@ describe('console: nodes that wait (Chromium)', function () {
       { runId, position: 0 },
       { detail: { ...row.detail, status: 'failed', nodes: [...passing, ...failing] } as never },
     );
+    // The run's own figures agree with its (failed) test case, as in the picture docs/console.md shows.
+    await app.dataSource
+      .getRepository(Run)
+      .update({ id: runId }, { result: 'failed', summary: { total: 1, passed: 0, failed: 1, skipped: 0 } });
     const { context, page } = await signedIn(browser, app);
     try {
       await page.goto(`${app.url}/runs/${runId}`);
@@ -64,6 +68,11 @@ describe('console: nodes that wait (Chromium)', function () {
       await page.getByText('2 · stopped by closed · handshake 200').waitFor();
       await page.getByText('NOT_FOUND (5)').waitFor();
       await page.getByText('Messages').first().waitFor();
+      // The picture (docs/console.md): the Callback, WebSocket and SSE nodes below the Poll node.
+      await page
+        .getByText('cb_4f2a9c1e')
+        .first()
+        .evaluate((el) => el.scrollIntoView({ block: 'start' }));
       await screenshot(page, 'run-async-nodes');
     } finally {
       await context.close();
