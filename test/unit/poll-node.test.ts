@@ -117,6 +117,17 @@ describe('Poll nodes', () => {
       ...extra,
     });
 
+    it('fails a Callback node at once, saying why (nothing can call back a virtual user), and goes on', async () => {
+      const started = Date.now();
+      const result = await run([{ type: 'callback', id: 'paid', timeout: '10m' }, poll('cb1', 1)]);
+      expect(result.nodes[0]).to.include({
+        status: 'failed',
+        error: 'Callback nodes cannot run in performance runs (nothing can call back a virtual user)',
+      });
+      expect(result.nodes[1]).to.include({ status: 'passed' });
+      expect(Date.now() - started, 'no wait').to.be.lessThan(5000);
+    });
+
     it('repeats the request until the condition holds, lists every attempt, then asserts on the last response', async () => {
       const result = await run([
         poll('d1', 3, { assertions: [{ target: 'response.body.n', operator: 'equals', expected: 3 }] }),
