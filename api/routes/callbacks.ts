@@ -153,7 +153,7 @@ function receivedCallback(ctx: AppContext, raw: Buffer): ReceivedCallback {
         /* not JSON after all: the text */
       }
     }
-    if (raw.length > CALLBACK_BODY_KEPT_BYTES) body = preview(typeof body === 'string' ? body : body, 16_000);
+    if (raw.length > CALLBACK_BODY_KEPT_BYTES) body = preview(body, 16_000);
   }
   return {
     method: ctx.method,
