@@ -531,12 +531,17 @@ describe('performance runs', function () {
         30_000,
         200,
       );
+      // A full collection every 2 s: late in a full suite this process's heap is large, and one
+      // every second left the load (on this same thread) and the worker little time to run.
       const timer = setInterval(() => {
         global.gc!();
         samples.push(process.memoryUsage().heapUsed);
-      }, 1000);
+      }, 2000);
       try {
-        await waitForRun(solo, runId, 90_000);
+        await waitForRun(solo, runId, 130_000);
+      } catch (err) {
+        const run = (await solo.request('GET', `/v1/runs/${runId}`)).body;
+        throw new Error(`${(err as Error).message}; the run: ${JSON.stringify(run).slice(0, 2000)}`);
       } finally {
         clearInterval(timer);
       }
@@ -546,9 +551,9 @@ describe('performance runs', function () {
       expect(p.requests).to.be.greaterThan(1000);
       // After a warm-up, the heap does not grow with the requests made: over a thousand requests, and
       // less than 4 MB more (a few KB a request, were each kept; measured flat within 0.5 MB).
-      const warm = samples.slice(3);
-      expect(warm.length).to.be.at.least(5);
-      const growth = warm[warm.length - 1]! - Math.min(...warm.slice(0, 3));
+      const warm = samples.slice(1);
+      expect(warm.length).to.be.at.least(4);
+      const growth = warm[warm.length - 1]! - Math.min(...warm.slice(0, 2));
       if (process.env.ASSAY_TEST_VERBOSE)
         console.log(`heap MB ${warm.map((b) => (b / 1e6).toFixed(1)).join(' ')}; requests ${p.requests}`);
       expect(growth, `heap samples ${warm.map((b) => Math.round(b / 1e6)).join(', ')} MB`).to.be.below(4e6);
