@@ -133,6 +133,53 @@ export const PROBLEMS = {
     title: 'Invalid response selector',
     description: 'A status or code selector is not a number.',
   },
+  'mock-bad-scope': {
+    status: 400,
+    title: 'Invalid mock scope',
+    description:
+      'The scope (`X-Assay-Mock-Scope` header or `/~{scope}` path segment) must be 1 to 100 of A-Z a-z 0-9 _ . : -.',
+  },
+  'mock-body-too-large': {
+    status: 413,
+    title: 'Mock request body too large',
+    description: 'The mock service reads request bodies up to 1 MiB.',
+  },
+  'mock-record-not-found': {
+    status: 404,
+    title: 'No such record',
+    description: 'The data collection has no record with this id in this scope; `collection` and `id` name it.',
+  },
+  'mock-record-exists': {
+    status: 409,
+    title: 'Record already exists',
+    description: 'A record with this id already exists in the data collection (in this scope).',
+  },
+  'mock-request-invalid': {
+    status: 422,
+    title: 'Request breaks the contract',
+    description:
+      "The request does not match the design's request schema or parameters; `violations` lists each ({in, field, message}). Set the design's `validateRequests` to false to accept it.",
+  },
+  'mock-fault': {
+    status: 503,
+    title: 'Injected fault',
+    description: "The design's faults (or a `_fault_` selector) chose to answer with an error status.",
+  },
+  'mock-proxy-failed': {
+    status: 502,
+    title: 'Proxy target failed',
+    description: "The workspace's mock proxy could not reach its target (`url`), or the address policy refused it.",
+  },
+  'mock-state-failed': {
+    status: 500,
+    title: 'State expression failed',
+    description: "A response's `state` expression (update or body) failed; `detail` names it and why.",
+  },
+  'mock-collection-taken': {
+    status: 409,
+    title: 'Collection name or path taken',
+    description: 'Another data collection of the workspace has this name or base path; `collectionId` names it.',
+  },
   'host-not-allowed': {
     status: 403,
     title: 'Host not allowed',

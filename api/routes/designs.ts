@@ -35,6 +35,13 @@ import { documentBodies, importDocument } from '../import-document';
 import { MAX_JSON_DEPTH, schemaLoop, tooDeep } from '../../src/validation/json-limits';
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
 import { HTTP_METHODS } from '../../src/domain/types';
+import {
+  MOCK_FAULTS,
+  type MockDelay,
+  type MockDesignOptions,
+  type MockFaultRule,
+  type MockParameter,
+} from '../../src/domain/mocks';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { sampleProblem } from '../errors';
 import { fieldError, type FieldError } from '../../src/problems';
@@ -52,7 +59,49 @@ interface DesignInput {
   requestSchema?: object | null;
   responseSchemas?: Record<string, object> | null;
   responses: MockResponse[];
+  validateRequests?: boolean;
+  validateResponses?: boolean;
+  parameters?: MockParameter[];
+  delay?: MockDelay;
+  faults?: MockFaultRule[];
+  seed?: number;
 }
+
+/** The design document's fields kept in the `options` column (src/domain/mocks.ts `MockDesignOptions`). */
+const OPTION_FIELDS = ['validateRequests', 'validateResponses', 'parameters', 'delay', 'faults', 'seed'] as const;
+
+/** A latency distribution (WireMock's shapes; src/domain/mocks.ts `MockDelay`), milliseconds. */
+export const DELAY_SCHEMA = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['type', 'milliseconds'],
+      additionalProperties: false,
+      properties: { type: { const: 'fixed' }, milliseconds: { type: 'integer', minimum: 0, maximum: 60_000 } },
+    },
+    {
+      type: 'object',
+      required: ['type', 'lower', 'upper'],
+      additionalProperties: false,
+      properties: {
+        type: { const: 'uniform' },
+        lower: { type: 'integer', minimum: 0, maximum: 60_000 },
+        upper: { type: 'integer', minimum: 0, maximum: 60_000 },
+      },
+    },
+    {
+      type: 'object',
+      required: ['type', 'median', 'sigma'],
+      additionalProperties: false,
+      properties: {
+        type: { const: 'lognormal' },
+        median: { type: 'number', exclusiveMinimum: 0, maximum: 60_000 },
+        sigma: { type: 'number', minimum: 0, maximum: 10 },
+        maxValue: { type: 'integer', minimum: 1, maximum: 60_000 },
+      },
+    },
+  ],
+};
 
 const responseSchema = {
   type: 'object',
@@ -67,6 +116,18 @@ const responseSchema = {
     delayMs: { type: 'integer', minimum: 0, maximum: 60_000 },
     dynamic: { type: 'boolean' },
     schema: { type: 'object' },
+    delay: DELAY_SCHEMA,
+    state: {
+      type: 'object',
+      required: ['collection'],
+      additionalProperties: false,
+      properties: {
+        collection: { type: 'string', minLength: 1, maxLength: 63 },
+        id: { type: 'string', minLength: 1, maxLength: 500 },
+        update: { type: 'string', minLength: 1, maxLength: 10_000 },
+        body: { type: 'string', minLength: 1, maxLength: 10_000 },
+      },
+    },
   },
 };
 const fields = {
@@ -81,6 +142,39 @@ const fields = {
     additionalProperties: { type: 'object' },
   },
   responses: { type: 'array', maxItems: 100, items: responseSchema },
+  validateRequests: { type: 'boolean' },
+  validateResponses: { type: 'boolean' },
+  parameters: {
+    type: 'array',
+    maxItems: 100,
+    items: {
+      type: 'object',
+      required: ['in', 'name'],
+      additionalProperties: false,
+      properties: {
+        in: { enum: ['path', 'query', 'header'] },
+        name: { type: 'string', minLength: 1, maxLength: 200 },
+        required: { type: 'boolean' },
+        schema: { type: 'object' },
+      },
+    },
+  },
+  delay: DELAY_SCHEMA,
+  faults: {
+    type: 'array',
+    maxItems: 10,
+    items: {
+      type: 'object',
+      required: ['fault', 'probability'],
+      additionalProperties: false,
+      properties: {
+        fault: { enum: [...MOCK_FAULTS] },
+        probability: { type: 'number', minimum: 0, maximum: 1 },
+        status: { type: 'integer', minimum: 500, maximum: 599 },
+      },
+    },
+  },
+  seed: { type: 'integer', minimum: 0, maximum: 2 ** 31 - 1 },
 };
 /**
  * The request body schemas of the design endpoints (`full`: create and replace; `sample`: `POST
@@ -188,9 +282,21 @@ function storedFields(
   routeKey: string,
 ): Pick<
   ApiDesign,
-  'name' | 'description' | 'method' | 'path' | 'routeKey' | 'requestSchema' | 'responseSchemas' | 'responses'
+  | 'name'
+  | 'description'
+  | 'method'
+  | 'path'
+  | 'routeKey'
+  | 'requestSchema'
+  | 'responseSchemas'
+  | 'responses'
+  | 'options'
 > {
+  const options: MockDesignOptions = {};
+  for (const field of OPTION_FIELDS)
+    if (design[field] !== undefined) (options as Record<string, unknown>)[field] = design[field];
   return {
+    options: Object.keys(options).length > 0 ? options : null,
     name: design.name ?? '',
     description: design.description ?? '',
     method: design.method,
@@ -215,6 +321,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     requestSchema: d.requestSchema,
     responseSchemas: d.responseSchemas,
     responses: d.responses,
+    ...d.options,
     mockUrl:
       d.responses.length > 0
         ? `${config.mocks.publicUrl ?? config.api.publicUrl}/mock/${d.workspaceId}${d.path}`
@@ -339,6 +446,8 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
               requestSchema: input.requestSchema !== undefined ? input.requestSchema : d.requestSchema,
               responseSchemas: input.responseSchemas !== undefined ? input.responseSchemas : d.responseSchemas,
               responses: input.responses ?? d.responses,
+              ...d.options,
+              ...Object.fromEntries(OPTION_FIELDS.filter((f) => input[f] !== undefined).map((f) => [f, input[f]])),
             };
       const { design, routeKey } = prepare(merged);
       Object.assign(d, storedFields(design, routeKey), { updatedAt: new Date() });

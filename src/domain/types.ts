@@ -958,6 +958,9 @@ export const RUN_SETTING_NAMES = [
 ] as const satisfies readonly (keyof RunSettings)[];
 
 /** One mock response of a design (spec "Mock definition"). */
+export type { MockDelay, MockStateAction } from './mocks';
+import type { MockDelay, MockStateAction } from './mocks';
+
 export interface MockResponse {
   /** HTTP status, 100 to 599. */
   status: number;
@@ -973,6 +976,10 @@ export interface MockResponse {
   dynamic?: boolean;
   /** A JSON Schema for this response's body (else the design's `responseSchemas[status]`). */
   schema?: object;
+  /** A latency distribution (docs/mocks.md "Latency and faults"); replaces `delayMs` and the design's `delay`. */
+  delay?: MockDelay;
+  /** Reads and writes a data collection (docs/mocks.md "State"). */
+  state?: MockStateAction;
 }
 
 /** A failed assertion or node error of a test case, with expected and actual values (spec "Results"). */

@@ -40,6 +40,8 @@ import type { DatabaseTimeouts } from '../config';
 import { withStoreBounds } from '../store/bounds';
 import { isDatabaseUnavailable } from '../store/errors';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../problems';
+import { MOCK_SCOPE_HEADER, MOCK_SCOPE_PATTERN } from '../domain/mocks';
+import type { MockExchange } from './exchange';
 
 interface CompiledResponse {
   status: number;
@@ -82,6 +84,19 @@ export interface MockEngineOptions {
    * src/store/bounds.ts): past them it is answered 503 `database-unavailable`. Unbounded when absent.
    */
   storeTimeouts?: DatabaseTimeouts;
+  /** The stages after routing (src/mock/exchange.ts); each absent stage is skipped. */
+  stages?: MockStages;
+}
+
+/**
+ * The stages beyond the spec's static answers, each in its own module (src/mock/exchange.ts):
+ * state (data collections, scopes), contract validation and the proxy, latency and faults, the
+ * journal. The engine calls them in this order: proxy → route → CRUD route (state) → contract →
+ * chaos → state response → answer → journal.
+ */
+export interface MockStages {
+  /** src/mock/journal.ts: hears every answer (status, and what the stages set on the exchange). */
+  journal?: { record(ex: MockExchange, status: number): void | Promise<void> };
 }
 
 /** Seconds a mock client is asked to wait while the database does not answer (as the API's 503). */
@@ -148,6 +163,14 @@ function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** `Prefer: code=404, example=busy` (RFC 7240 preferences, Prism's names). */
 function prefer(header: string | undefined): { code?: string; example?: string } {
   const out: { code?: string; example?: string } = {};
@@ -212,7 +235,7 @@ export class MockEngine {
     const pathname = q < 0 ? url : url.slice(0, q);
     const slash = pathname.indexOf('/', 6);
     const workspaceId = slash < 0 ? pathname.slice(6) : pathname.slice(6, slash);
-    const path = slash < 0 ? '/' : pathname.slice(slash) || '/';
+    let path = slash < 0 ? '/' : pathname.slice(slash) || '/';
     if (!WORKSPACE_ID.test(workspaceId)) {
       return this.problem(
         res,
@@ -220,22 +243,41 @@ export class MockEngine {
         `"${workspaceId}" is not a workspace id; mock addresses look like /mock/{workspaceId}/your/path.`,
       );
     }
+    // The scope: the header, else a first path segment `~{scope}` (for services under test that
+    // are given a base URL: docs/mocks.md "Scopes").
+    let scope = first(req.headers[MOCK_SCOPE_HEADER]) ?? null;
+    if (path.startsWith('/~')) {
+      const end = path.indexOf('/', 2);
+      const segment = decodeURIComponentSafe(end < 0 ? path.slice(2) : path.slice(2, end));
+      path = end < 0 ? '/' : path.slice(end);
+      scope ??= segment;
+    }
+    if (scope !== null && !MOCK_SCOPE_PATTERN.test(scope)) {
+      return this.problem(
+        res,
+        'mock-bad-scope',
+        `The mock scope "${scope.slice(0, 120)}" is not 1 to 100 of A-Z a-z 0-9 _ . : -.`,
+      );
+    }
+    const ex: MockExchange = {
+      workspaceId,
+      scope,
+      method: req.method ?? 'GET',
+      path,
+      rawQuery: q < 0 ? '' : url.slice(q + 1),
+      req,
+      res,
+      startedAt: Date.now(),
+    };
     const cached = this.fresh.get(workspaceId);
-    if (cached && Date.now() - cached.checkedAt < this.revalidateMs)
-      return this.respond(cached, req, res, url, q, path);
+    if (cached && ex.startedAt - cached.checkedAt < this.revalidateMs) return this.respond(cached, ex, url, q);
     const timeouts = this.options.storeTimeouts;
     const loaded = timeouts ? withStoreBounds(timeouts, () => this.load(workspaceId)) : this.load(workspaceId);
-    return loaded.then((mocks) => this.respond(mocks, req, res, url, q, path));
+    return loaded.then((mocks) => this.respond(mocks, ex, url, q));
   }
 
-  private respond(
-    mocks: WorkspaceMocks,
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: string,
-    q: number,
-    path: string,
-  ): Promise<void> | void {
+  private respond(mocks: WorkspaceMocks, ex: MockExchange, url: string, q: number): Promise<void> | void {
+    const { req, res, path } = ex;
     const method = req.method ?? 'GET';
     let found = mocks.router.find(method as FindMyWay.HTTPMethod, path);
     if (!found && method !== method.toUpperCase())
@@ -254,21 +296,23 @@ export class MockEngine {
             'access-control-allow-methods': allowed.join(', '),
             'access-control-allow-headers': '*',
           });
-          return void res.end();
+          res.end();
+          return this.journal(ex, 204);
         }
         res.setHeader('allow', allowed.join(', '));
         return this.problem(
-          res,
+          ex,
           'mock-method-not-allowed',
           `${path} is designed for ${allowed.join(', ')}, not ${method}.`,
           { allowed },
         );
       }
-      return this.problem(res, 'mock-not-found', `No API design matches ${method} ${path}.`, {
+      return this.problem(ex, 'mock-not-found', `No API design matches ${method} ${path}.`, {
         designs: mocks.designs.slice(0, 100).map((d) => `${d.method} ${d.path}`),
       });
     }
     const design = found.store as CompiledDesign;
+    ex.designId = design.id;
     const headers = req.headers;
     const query = q < 0 ? undefined : new URLSearchParams(url.slice(q + 1));
     const preference = headers.prefer === undefined ? {} : prefer(first(headers.prefer));
@@ -282,7 +326,7 @@ export class MockEngine {
     if (statusSelector !== undefined) {
       status = Number(statusSelector);
       if (!Number.isInteger(status))
-        return this.problem(res, 'mock-bad-selector', `The status selector "${statusSelector}" is not a number.`, {
+        return this.problem(ex, 'mock-bad-selector', `The status selector "${statusSelector}" is not a number.`, {
           defined,
         });
     }
@@ -290,7 +334,7 @@ export class MockEngine {
     if (codeSelector !== undefined) {
       code = Number(codeSelector);
       if (!Number.isInteger(code))
-        return this.problem(res, 'mock-bad-selector', `The _code_ selector "${codeSelector}" is not a number.`, {
+        return this.problem(ex, 'mock-bad-selector', `The _code_ selector "${codeSelector}" is not a number.`, {
           defined,
         });
     }
@@ -325,7 +369,7 @@ export class MockEngine {
         .filter(Boolean)
         .join(', ');
       return this.problem(
-        res,
+        ex,
         'mock-response-not-found',
         `${design.method} ${design.path} defines no response with ${wanted}. Defined (status: codes): ${Object.entries(
           defined,
@@ -342,7 +386,7 @@ export class MockEngine {
       if (chosen.ready) {
         res.writeHead(chosen.status, chosen.ready.headers);
         res.end(method === 'HEAD' ? undefined : chosen.ready.body);
-        return;
+        return this.journal(ex, chosen.status);
       }
       if (query) for (const s of SELECTORS) query.delete(s);
       const scope: TemplateScope = {
@@ -356,19 +400,27 @@ export class MockEngine {
       if (!NO_BODY.has(chosen.status)) out['content-length'] = Buffer.byteLength(body);
       res.writeHead(chosen.status, out);
       res.end(method === 'HEAD' || NO_BODY.has(chosen.status) ? undefined : body);
+      return this.journal(ex, chosen.status);
     };
-    if (chosen.delayMs > 0) return new Promise<void>((resolve) => setTimeout(() => resolve(write()), chosen.delayMs));
-    write();
+    if (chosen.delayMs > 0) {
+      ex.delayMs = chosen.delayMs;
+      return new Promise<void>((resolve) => setTimeout(resolve, chosen.delayMs)).then(write);
+    }
+    return write();
   }
 
-  /** Answers a problem document of the catalogue (src/problems.ts), as the API does. */
+  /**
+   * Answers a problem document of the catalogue (src/problems.ts), as the API does; journalled
+   * when `target` is an exchange (a request whose workspace is known).
+   */
   private problem(
-    res: ServerResponse,
+    target: ServerResponse | MockExchange,
     code: ProblemCode,
     detail: string,
     extras: Record<string, unknown> = {},
     headers: Record<string, string> = {},
-  ): void {
+  ): void | Promise<void> {
+    const res = 'res' in target ? target.res : target;
     const { status } = PROBLEMS[code];
     mockRequests.inc({ status: STATUS_LABELS[status] ?? String(status) });
     const body = JSON.stringify(problemDocument(code, detail, extras));
@@ -379,6 +431,12 @@ export class MockEngine {
       'access-control-allow-origin': '*',
     });
     res.end(body);
+    if ('res' in target) return this.journal(target, status);
+  }
+
+  /** Hands an answered exchange to the journal stage (src/mock/journal.ts), when there is one. */
+  private journal(ex: MockExchange, status: number): void | Promise<void> {
+    return this.options.stages?.journal?.record(ex, status);
   }
 
   /** The workspace's compiled designs, rebuilt when they changed. */

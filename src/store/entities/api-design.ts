@@ -1,6 +1,7 @@
 import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
 import type { MockResponse } from '../../domain/types';
+import type { MockDesignOptions } from '../../domain/mocks';
 
 /**
  * An API design (spec "Mock definition"): a method and a path (with `{param}` segments), optional
@@ -42,6 +43,10 @@ export class ApiDesign {
 
   @JsonColumn()
   responses!: MockResponse[];
+
+  /** Contract validation, parameters, latency, faults and seed (docs/mocks.md); null: the defaults. */
+  @JsonColumn({ nullable: true })
+  options!: MockDesignOptions | null;
 
   @TimestampColumn()
   createdAt!: Date;
