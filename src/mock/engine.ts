@@ -217,14 +217,14 @@ export class MockEngine {
       onError?.(err);
       if (res.headersSent) res.destroy();
       else if (isDatabaseUnavailable(err)) {
-        this.problem(
+        void this.problem(
           res,
           'database-unavailable',
           `The database cannot be reached right now. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s.`,
           {},
           { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
         );
-      } else this.problem(res, 'internal', 'The mock service failed to answer.');
+      } else void this.problem(res, 'internal', 'The mock service failed to answer.');
     });
   }
 

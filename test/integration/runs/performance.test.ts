@@ -541,7 +541,7 @@ describe('performance runs', function () {
         await waitForRun(solo, runId, 130_000);
       } catch (err) {
         const run = (await solo.request('GET', `/v1/runs/${runId}`)).body;
-        throw new Error(`${(err as Error).message}; the run: ${JSON.stringify(run).slice(0, 2000)}`);
+        throw new Error(`${(err as Error).message}; the run: ${JSON.stringify(run).slice(0, 2000)}`, { cause: err });
       } finally {
         clearInterval(timer);
       }
