@@ -1,12 +1,13 @@
 /**
  * API design pages (docs/mocks.md): the list (filtered by path prefix), one
- * design with its method, path, responses per status (body and headers, JSON pretty), its mock
- * address with a copy button and "Try it", which calls the mock from the browser (same origin,
- * `/mock/...`, no key, so no CORS question) with the design's method and shows the answer. Write
- * keys create a design from JSON (`POST /v1/designs`), import an OpenAPI 3.x document
- * (`POST /v1/designs/import`) and delete designs.
+ * design with its method, path, its mock address with a copy button and "Try it", which calls the
+ * mock from the browser (same origin, `/mock/...`, no key, so no CORS question) with the design's
+ * method and shows the answer, then tabs (`?tab=`): responses per status (body and headers, JSON
+ * pretty, delay and state), and the mock's data, live journal, faults and recording
+ * (design-mock.tsx). Write keys create a design from JSON (`POST /v1/designs`), import an OpenAPI
+ * 3.x document (`POST /v1/designs/import`, request validation on) and delete designs.
  */
-import { Fragment } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, withQuery, type Problem, problemOf } from '../api';
@@ -16,22 +17,11 @@ import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox } from '../ui/kit';
 import { FieldErrors, Loading, marksUnder, pretty, readJson, seg } from './common';
 import { ResourceList } from './list';
-import type { MockResponse } from '../../../src/domain/types';
+import { DesignData, DesignFaults, DesignJournal, MockRecording } from './design-mock';
+import type { MockDelay } from '../../../src/domain/mocks';
+import type { Design } from './design-types';
 
-/** A design as `GET /v1/designs/{id}` answers it. */
-export interface Design {
-  id: string;
-  method: string;
-  path: string;
-  name?: string;
-  description?: string;
-  requestSchema?: unknown;
-  responseSchemas?: Record<string, unknown>;
-  responses: MockResponse[];
-  mockUrl: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { Design };
 
 /** The mock address's path (`/mock/ws_…/users/{userId}`), to call on this origin; `{param}`s become `1`. */
 export function mockPath(mockUrl: string): string {
@@ -116,8 +106,9 @@ interface TryAnswer {
 /** `/designs/:id`: the design, its mock address, "Try it", delete. */
 export function DesignPage() {
   const { params } = useRoute();
-  const { route } = useLocation();
+  const { route, path, query } = useLocation();
   const id = params.id!;
+  const tab: DesignTab = DESIGN_TABS.some((t) => t.id === query.tab) ? (query.tab as DesignTab) : 'responses';
   const design = useLoad((signal) => api<Design>('GET', `/v1/designs/${seg(id)}`, undefined, { signal }), [id]);
   const [deleteProblem, setDeleteProblem] = useState<Problem | undefined>();
   const d = design.data;
@@ -166,6 +157,16 @@ export function DesignPage() {
                   <span class="field-label">Mock address</span> <code data-testid="mock-url">{d.mockUrl}</code>{' '}
                   <CopyButton text={d.mockUrl} label="Copy mock address" />
                 </div>
+                <p class="muted" data-testid="mock-validation">
+                  Request validation:{' '}
+                  {d.requestSchema || d.parameters?.length
+                    ? d.validateRequests === false
+                      ? 'off'
+                      : 'on (invalid requests get 422 with the violations)'
+                    : 'nothing to check (no request schema or parameters)'}
+                  {d.delay && <> · delay {delayText(d.delay)}</>}
+                  {d.faults && d.faults.length > 0 && <> · {d.faults.length} fault rule(s)</>}
+                </p>
                 <p class="muted">
                   No key needed. Pick a response with <code>?_status_=404</code> or <code>?_code_=2</code>; without them
                   the lowest 2xx status answers, one of its responses at random.
@@ -176,47 +177,141 @@ export function DesignPage() {
               <p class="muted">This design has no responses yet, so it has no mock address.</p>
             )}
           </section>
-          <h2>Responses</h2>
-          {statuses.map((status) => (
-            <section key={status} class="card res-section" aria-label={`Status ${status}`}>
-              <h3>
-                Status {status}
-                {d.responseSchemas?.[String(status)] !== undefined && (
-                  <span class="muted"> · has a response schema</span>
-                )}
-              </h3>
-              {d.responses
-                .filter((r) => r.status === status)
-                .map((r) => (
-                  <div key={r.code} class="res-response">
-                    <div class="res-response-head">
-                      <strong>code {r.code}</strong>
-                      {r.name && <span> · {r.name}</span>}
-                      {r.dynamic && <span class="badge">dynamic</span>}
-                      {r.delayMs ? <span class="muted"> · delay {r.delayMs} ms</span> : null}
-                    </div>
-                    {r.headers && Object.keys(r.headers).length > 0 && (
-                      <dl class="kv">
-                        {Object.entries(r.headers).map(([k, v]) => (
-                          <Fragment key={k}>
-                            <dt>{k}</dt>
-                            <dd>
-                              <code>{v}</code>
-                            </dd>
-                          </Fragment>
-                        ))}
-                      </dl>
-                    )}
-                    <pre class="res-code" aria-label={`Body of status ${status} code ${r.code}`} tabIndex={0}>
-                      {r.data === undefined ? '(no body)' : pretty(r.data)}
-                    </pre>
-                  </div>
-                ))}
-            </section>
-          ))}
-          {statuses.length === 0 && <Empty title="No responses">Add responses with PUT /v1/designs/{d.id}.</Empty>}
+          <DesignTabs
+            design={d}
+            tab={tab}
+            onTab={(t) => route(t === 'responses' ? path : `${path}?tab=${t}`, true)}
+            onSaved={design.replace}
+          >
+            <Responses design={d} statuses={statuses} />
+          </DesignTabs>
         </>
       )}
+    </>
+  );
+}
+
+/** The design page's tabs, in order; `responses` is the default (no `?tab=`). */
+export const DESIGN_TABS = [
+  { id: 'responses', label: 'Responses' },
+  { id: 'data', label: 'Data' },
+  { id: 'journal', label: 'Journal' },
+  { id: 'faults', label: 'Faults' },
+  { id: 'recording', label: 'Recording' },
+] as const;
+export type DesignTab = (typeof DESIGN_TABS)[number]['id'];
+
+/** A delay in words: `fixed 200 ms`, `uniform 100–300 ms`, `lognormal median 80 ms σ 0.4`. */
+export function delayText(d: MockDelay): string {
+  if (d.type === 'fixed') return `fixed ${d.milliseconds} ms`;
+  if (d.type === 'uniform') return `uniform ${d.lower}–${d.upper} ms`;
+  return `lognormal median ${d.median} ms σ ${d.sigma}${d.maxValue ? ` ≤ ${d.maxValue} ms` : ''}`;
+}
+
+/** The tab bar (arrow keys move between tabs, WAI-ARIA tabs pattern) and the open tab's panel. */
+function DesignTabs({
+  design,
+  tab,
+  onTab,
+  onSaved,
+  children,
+}: {
+  design: Design;
+  tab: DesignTab;
+  onTab: (t: DesignTab) => void;
+  onSaved: (d: Design) => void;
+  children: ComponentChildren;
+}) {
+  const ids = DESIGN_TABS.map((t) => t.id);
+  const faultsOn = (design.faults?.length ?? 0) > 0 || design.delay !== undefined;
+  return (
+    <>
+      <div class="mock-tabs" role="tablist" aria-label="Design">
+        {DESIGN_TABS.map((t) => (
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            id={`tab-${t.id}`}
+            class="mock-tab"
+            aria-selected={tab === t.id}
+            aria-controls={`panel-${t.id}`}
+            tabIndex={tab === t.id ? 0 : -1}
+            onClick={() => onTab(t.id)}
+            onKeyDown={(e) => {
+              const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+              if (!step) return;
+              e.preventDefault();
+              const next = ids[(ids.indexOf(t.id) + step + ids.length) % ids.length]!;
+              onTab(next);
+              document.getElementById(`tab-${next}`)?.focus();
+            }}
+          >
+            {t.label}
+            {t.id === 'faults' && faultsOn && <span class="mock-dot" aria-label="(on)" />}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} class="mock-panel">
+        {tab === 'responses' && children}
+        {tab === 'data' && <DesignData design={design} />}
+        {tab === 'journal' && <DesignJournal design={design} />}
+        {tab === 'faults' && <DesignFaults design={design} onSaved={onSaved} />}
+        {tab === 'recording' && <MockRecording />}
+      </div>
+    </>
+  );
+}
+
+/** The "Responses" tab: each status with its responses (body, headers, delay, state). */
+function Responses({ design, statuses }: { design: Design; statuses: number[] }) {
+  return (
+    <>
+      {statuses.map((status) => (
+        <section key={status} class="card res-section" aria-label={`Status ${status}`}>
+          <h3>
+            Status {status}
+            {design.responseSchemas?.[String(status)] !== undefined && (
+              <span class="muted"> · has a response schema</span>
+            )}
+          </h3>
+          {design.responses
+            .filter((r) => r.status === status)
+            .map((r) => (
+              <div key={r.code} class="res-response">
+                <div class="res-response-head">
+                  <strong>code {r.code}</strong>
+                  {r.name && <span> · {r.name}</span>}
+                  {r.dynamic && <span class="badge">dynamic</span>}
+                  {r.delayMs ? <span class="muted"> · delay {r.delayMs} ms</span> : null}
+                  {r.delay && <span class="muted"> · delay {delayText(r.delay)}</span>}
+                  {r.state && (
+                    <span class="badge" title={r.state.update ? `update: ${r.state.update}` : undefined}>
+                      state: {r.state.collection}
+                      {r.state.update ? ' (writes)' : ''}
+                    </span>
+                  )}
+                </div>
+                {r.headers && Object.keys(r.headers).length > 0 && (
+                  <dl class="kv">
+                    {Object.entries(r.headers).map(([k, v]) => (
+                      <Fragment key={k}>
+                        <dt>{k}</dt>
+                        <dd>
+                          <code>{v}</code>
+                        </dd>
+                      </Fragment>
+                    ))}
+                  </dl>
+                )}
+                <pre class="res-code" aria-label={`Body of status ${status} code ${r.code}`} tabIndex={0}>
+                  {r.data === undefined ? '(no body)' : pretty(r.data)}
+                </pre>
+              </div>
+            ))}
+        </section>
+      ))}
+      {statuses.length === 0 && <Empty title="No responses">Add responses with PUT /v1/designs/{design.id}.</Empty>}
     </>
   );
 }
@@ -405,6 +500,12 @@ export function NewDesignPage() {
         }}
       >
         <h2>Import OpenAPI</h2>
+        <p class="muted" data-testid="import-validation">
+          <strong>Request validation is on</strong> for imported designs: a request that breaks the operation's
+          parameters (path, query, header) or its request body schema gets 422 <code>mock-request-invalid</code> naming
+          the violations, as Prism does. Turn it off per design on its Faults tab (<code>validateRequests: false</code>
+          ).
+        </p>
         <Field label="OpenAPI 3.x document (JSON or YAML)">
           <textarea rows={8} value={doc} onInput={(e) => setDoc(e.currentTarget.value)} />
         </Field>

@@ -1,6 +1,6 @@
 /**
  * The resource pages: test cases, environments, auth profiles, runners, deployments, API
- * designs and libraries, and their routes, mounted by main.tsx. Each page reads the REST API
+ * designs, mock data collections and libraries, and their routes, mounted by main.tsx. Each page reads the REST API
  * (docs/api.md, docs/deployments.md, docs/mocks.md); edit controls appear only for write keys
  * (`can('write')`), so read keys see read-only pages. Styles: resources.css.
  */
@@ -12,6 +12,7 @@ import { NewRunnerPage, RunnerPage, RunnersPage } from './runners';
 import { DeploymentPage, DeploymentsPage, NewDeploymentPage } from './deployments';
 import { DesignPage, DesignsPage, NewDesignPage } from './designs';
 import { LibrariesPage } from './libraries';
+import { MockCollectionPage, MockCollectionsPage } from './mock-collections';
 import { AuthProfilePage, AuthProfilesPage, NewAuthProfilePage } from './auth-profiles';
 
 /**
@@ -36,5 +37,7 @@ export const resourceRoutes: { path: string; component: ComponentType<Record<str
   { path: '/designs', component: DesignsPage },
   { path: '/designs/new', component: NewDesignPage },
   { path: '/designs/:id', component: DesignPage },
+  { path: '/mock-collections', component: MockCollectionsPage },
+  { path: '/mock-collections/:id', component: MockCollectionPage },
   { path: '/libraries', component: LibrariesPage },
 ];

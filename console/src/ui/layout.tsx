@@ -16,6 +16,7 @@ export const SECTIONS: { href: string; label: string }[] = [
   { href: '/runners', label: 'Runners' },
   { href: '/deployments', label: 'Deployments' },
   { href: '/designs', label: 'API designs' },
+  { href: '/mock-collections', label: 'Mock data' },
   { href: '/libraries', label: 'Libraries' },
   { href: '/requests', label: 'Local requests' },
 ];
