@@ -1,7 +1,9 @@
 /**
  * `make bench` part 3: the mock service's throughput and latency, with autocannon (its own
  * process, 50 connections, BENCH_MOCK_SECONDS each, default 8), side by side with a bare
- * `node:http` server that returns the same bytes:
+ * `node:http` server that returns the same bytes and with Prism (bench/peers.ts: installed on
+ * demand into ~/.cache/assay/peers, its own process, serving the same body as the example of an
+ * OpenAPI document; BENCH_MOCK_PRISM=0 leaves it out):
  *
  * - static: a fixed JSON response (target: at least 0.8 of the bare server's requests/s);
  * - dynamic: a path parameter and two faker placeholders filled per request;
@@ -14,7 +16,10 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import fs from 'node:fs';
 import { startLocalStack, type LocalStack } from '../bin/local-stack';
+import { freePort } from '../src/net/free-port';
+import { ensurePeer, PRISM, startPeer, type RunningPeer } from './peers';
 
 const SECONDS = Number(process.env.BENCH_MOCK_SECONDS ?? 8);
 const STATIC_DATA = { id: 1, name: 'Ada Lovelace', email: 'ada@example.com', roles: ['admin', 'author'], active: true };
@@ -56,6 +61,31 @@ async function bareServer(): Promise<{ url: string; close(): void }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/users`, close: () => server.close() };
 }
 
+/** Prism serving an OpenAPI 3.0 document whose `GET /static` has STATIC_DATA as its example (static mode, logs at `error`). */
+async function prism(log: (m: string) => void): Promise<{ url: string; peer: RunningPeer }> {
+  const bin = await ensurePeer(PRISM, log);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-bench-prism-'));
+  const doc = path.join(dir, 'openapi.json');
+  fs.writeFileSync(
+    doc,
+    JSON.stringify({
+      openapi: '3.0.3',
+      info: { title: 'bench', version: '1' },
+      paths: {
+        '/static': {
+          get: {
+            responses: { '200': { description: 'ok', content: { 'application/json': { example: STATIC_DATA } } } },
+          },
+        },
+      },
+    }),
+  );
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/static`;
+  const peer = await startPeer(bin, ['mock', doc, '-p', String(port), '-h', '127.0.0.1', '-v', 'error'], url);
+  return { url, peer };
+}
+
 async function designs(stack: LocalStack): Promise<void> {
   await stack.call('POST', '/v1/designs', {
     method: 'GET',
@@ -87,19 +117,26 @@ async function main(): Promise<void> {
   const log = (m: string) => process.stderr.write(`${m}\n`);
   const stack = await startLocalStack({ ASSAY_RATE_LIMIT_PER_MINUTE: '1000000', ASSAY_MOCK_REVALIDATE_MS: '60000' });
   const bare = await bareServer();
+  let peer: RunningPeer | undefined;
   try {
     log('creating 1,002 designs');
     await designs(stack);
     const [ws] = (await stack.call<{ items: Array<{ id: string }> }>('GET', '/v1/workspaces')).items;
     const mock = `${stack.apiUrl}/mock/${ws!.id}`;
     await fetch(`${mock}/static`); // builds the router once
-    const rows: Array<{ name: string; r: Load }> = [];
-    for (const [name, url] of [
+    const lines: Array<[string, string]> = [
       ['bare node:http, same bytes', bare.url],
       ['Assay mock, static', `${mock}/static`],
       ['Assay mock, dynamic (param + 2 faker calls)', `${mock}/users/42`],
       ['Assay mock, parameterised among 1,000 designs', `${mock}/svc500/items/42`],
-    ] as const) {
+    ];
+    if (process.env.BENCH_MOCK_PRISM !== '0') {
+      const p = await prism(log);
+      peer = p.peer;
+      lines.push([`Prism ${PRISM.version}, static example`, p.url]);
+    }
+    const rows: Array<{ name: string; r: Load }> = [];
+    for (const [name, url] of lines) {
       log(`autocannon ${name}`);
       rows.push({ name, r: await load(url) });
     }
@@ -116,6 +153,7 @@ async function main(): Promise<void> {
     ].join('\n');
     process.stdout.write(`${out}\n`);
   } finally {
+    await peer?.stop();
     bare.close();
     await stack.stop();
   }
