@@ -4,7 +4,7 @@
  * the design's Faults tab saves latency, faults and the seed (`PATCH /v1/designs/{id}`; removing
  * the delay replaces the design) and marks a field the API refuses; the Journal tab shows the
  * mock's requests within its 2 s poll, newest first, a request breaking the contract marked with
- * its violations (the picture docs/console/design-mock.png); the Data tab shows the shared records
+ * its violations (the picture docs/console/design-mock.png), filtered and cleared; the Data tab shows the shared records
  * of the collection covering the design's path and resets them to the seed; the Mock data pages
  * list collections and create one from a JSON seed; the Recording tab switches the workspace's
  * proxy (`PUT /v1/mock-settings`). Data is seeded through the API; the mock is called from here.
@@ -147,6 +147,14 @@ describe('console: a design’s mock page and mock data', function () {
     await page.getByRole('search', { name: 'Journal filters' }).getByLabel('Scope').fill('run_nobody');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('No requests yet').waitFor();
+    await page.getByRole('search', { name: 'Journal filters' }).getByLabel('Scope').fill('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await eventually(async () => (await rows.count()) === 2, 10_000);
+    // A write key clears the design's journal.
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Clear journal' }).click();
+    await page.getByText('No requests yet').waitFor();
+    expect((await app.request('GET', `/v1/designs/${id}/requests`)).body.items).to.have.length(0);
   });
 
   it('shows the shared records of the collection covering a design in its Data tab, and resets them to the seed', async () => {

@@ -7,7 +7,8 @@
  *   and "Reset to seed" (`GET /v1/mock-collections`, `…/{id}/records`, `…/{id}/reset`).
  * - **Journal**: the requests the mock received, newest first, read again every 2 s while the tab is
  *   open (`GET /v1/designs/{id}/requests`, keyset pages of {@link MockJournalEntryView}); requests
- *   with contract violations are marked and list them; filters by scope and "violations only".
+ *   with contract violations are marked and list them; filters by scope and "violations only";
+ *   write keys can clear the design's journal (`DELETE /v1/mock-requests?designId=`).
  * - **Faults**: latency (WireMock's fixed/uniform/lognormal), faults with their probability, the
  *   seed of the design's random source, and contract validation switches, saved with `PATCH
  *   /v1/designs/{id}` (or `PUT` with the whole document when a delay or seed is removed, which a
@@ -22,7 +23,7 @@ import { api, withQuery, type Page } from '../api';
 import { useAction, useLoad, usePoll } from '../hooks';
 import { can } from '../session';
 import { dateTime } from '../format';
-import { Empty, Field, ProblemBox, fieldError } from '../ui/kit';
+import { ConfirmButton, Empty, Field, ProblemBox, fieldError } from '../ui/kit';
 import { FieldErrors, listAll, Loading, pretty, seg } from './common';
 import { covers, RecordsTable, ResetButton, type MockCollection } from './mock-collections';
 import type {
@@ -144,6 +145,10 @@ export function DesignJournal({ design }: { design: Design }) {
     () => live,
   );
   const items = journal.data?.items;
+  const clear = useAction(async () => {
+    await api('DELETE', withQuery('/v1/mock-requests', { designId: design.id }));
+    journal.reload();
+  });
   return (
     <div>
       <form
@@ -175,8 +180,18 @@ export function DesignJournal({ design }: { design: Design }) {
         <span class="muted" role="status" data-testid="journal-state">
           {live ? `live: every ${JOURNAL_POLL_MS / 1000} s` : 'paused'}
         </span>
+        {can('write') && (
+          <ConfirmButton
+            class="secondary"
+            question="Forget every journalled request of this design (all scopes)?"
+            onConfirm={() => void clear.run()}
+            disabled={clear.busy}
+          >
+            Clear journal
+          </ConfirmButton>
+        )}
       </form>
-      <ProblemBox problem={journal.problem} onRetry={journal.reload} />
+      <ProblemBox problem={journal.problem ?? clear.problem} onRetry={journal.problem ? journal.reload : undefined} />
       {!items && !journal.problem && <Loading what="the journal" />}
       {items && items.length === 0 && (
         <Empty title="No requests yet">
