@@ -138,6 +138,8 @@ describe('console: a design’s mock page and mock data', function () {
     // The journal keeps no secret: the authorization header is shown masked.
     await rows.nth(1).getByText('Headers and body').click();
     expect(await rows.nth(1).innerText()).to.not.include('sk_live_secret');
+    // The picture shows the tabs and the journal (the mock section above them scrolled away).
+    await page.getByRole('tablist', { name: 'Design' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
     await screenshot(page, 'design-mock');
 
     // Filters: violations only, then one scope.
