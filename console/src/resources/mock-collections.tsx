@@ -25,7 +25,8 @@ export interface MockCollection {
   basePath?: string | null;
   /** The field naming a record (default `id`). */
   idField?: string;
-  seed?: unknown[] | null;
+  /** How many records the seed holds. */
+  seedCount?: number;
   seedFrom?: { designId: string; status?: number; count: number } | null;
   /** How many records the shared state holds. */
   records: number;
@@ -35,25 +36,16 @@ export interface MockCollection {
   updatedAt?: string;
 }
 
-/** A record as the records listing gives it: `{id, data}`, or the record's own JSON. */
+/** A record as the records listing gives it: the record's own JSON. */
 export type MockRecordItem = Record<string, unknown>;
 
 /** How many records a records table asks for (one page; the count says how many there are). */
 export const RECORDS_SHOWN = 100;
 
-/** The record's id and its JSON, whichever of the two shapes the listing gives. */
-export function recordOf(item: MockRecordItem, idField = 'id'): { id: string; data: unknown } {
-  const keys = Object.keys(item);
-  const wrapped =
-    'data' in item &&
-    item.data !== null &&
-    typeof item.data === 'object' &&
-    keys.every((k) => ['id', 'data', 'recordId', 'scope', 'createdAt', 'updatedAt', 'position'].includes(k));
-  const data = wrapped ? item.data : item;
-  const id =
-    (wrapped ? (item.id ?? item.recordId) : undefined) ??
-    (data && typeof data === 'object' ? (data as Record<string, unknown>)[idField] : undefined);
-  return { id: id === undefined ? '—' : String(id), data };
+/** The record's id (its `idField`) as text, `—` when it has none. */
+export function recordId(item: MockRecordItem, idField = 'id'): string {
+  const id = item[idField];
+  return id === undefined || id === null ? '—' : String(id);
 }
 
 /** True when the collection's CRUD routes (`basePath`) answer the design's path (`/users/{id}` under `/users`). */
@@ -110,14 +102,14 @@ export function RecordsTable({
             </thead>
             <tbody>
               {items.map((item, i) => {
-                const r = recordOf(item, collection.idField);
+                const id = recordId(item, collection.idField);
                 return (
-                  <tr key={`${r.id}-${i}`}>
+                  <tr key={`${id}-${i}`}>
                     <td>
-                      <code>{r.id}</code>
+                      <code>{id}</code>
                     </td>
                     <td>
-                      <code class="mock-record-json">{JSON.stringify(r.data)}</code>
+                      <code class="mock-record-json">{JSON.stringify(item)}</code>
                     </td>
                   </tr>
                 );
@@ -354,7 +346,7 @@ export function MockCollectionPage() {
               <dd>
                 {c.seedFrom
                   ? `${c.seedFrom.count} records sampled from design ${c.seedFrom.designId}`
-                  : `${c.seed?.length ?? 0} records`}
+                  : `${c.seedCount ?? 0} records`}
               </dd>
               {c.updatedAt && (
                 <>
