@@ -199,7 +199,7 @@ describe('console: a design’s mock page and mock data', function () {
 
   it('lists the data collections and creates one from a JSON seed', async () => {
     await page.goto(`${app.url}/mock-collections`);
-    await page.getByRole('table', { name: 'Data collections' }).getByText('users').waitFor();
+    await page.getByRole('table', { name: 'Data collections' }).getByRole('link', { name: 'users' }).waitFor();
     const form = page.getByRole('form', { name: 'New data collection' });
     await form.getByLabel('Name').fill('products');
     await form.getByLabel('CRUD base path').fill('/products');
