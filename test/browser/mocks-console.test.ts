@@ -7,12 +7,12 @@
  * its violations (the picture docs/console/design-mock.png), filtered and cleared; the Data tab shows the shared records
  * of the collection covering the design's path and resets them to the seed; the Mock data pages
  * list collections and create one from a JSON seed; the Recording tab switches the workspace's
- * proxy (`PUT /v1/mock-settings`). Data is seeded through the API; the mock is called from here.
+ * proxy (`PUT /v1/mock-settings`); a read key sees the settings without edit controls. Data is seeded through the API; the mock is called from here.
  */
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually, type TestApp } from '../helpers/app';
-import { launchBrowser, startConsoleApp, screenshot, signedIn } from '../helpers/browser';
+import { launchBrowser, openConsole, signIn, startConsoleApp, screenshot, signedIn } from '../helpers/browser';
 
 describe('console: a design’s mock page and mock data', function () {
   this.timeout(120_000);
@@ -234,5 +234,30 @@ describe('console: a design’s mock page and mock data', function () {
     await form.getByRole('button', { name: 'Save recording settings' }).click();
     await form.getByRole('status').getByText('Saved').waitFor();
     expect((await app.request('GET', '/v1/mock-settings')).body.proxy).to.equal(null);
+  });
+
+  it('shows a read key the faults and recording settings without edit controls', async () => {
+    const id = await design({
+      method: 'GET',
+      path: '/read-only',
+      delay: { type: 'fixed', milliseconds: 20 },
+      responses: [{ status: 200, code: 1, data: { ok: true } }],
+    });
+    const reader = await openConsole(browser, app);
+    try {
+      await signIn(reader.page, await app.issueKey('read'));
+      await reader.page.goto(`${app.url}/designs/${id}?tab=faults`);
+      const form = reader.page.getByRole('form', { name: 'Latency and faults' });
+      await form.getByText('A key with write scope can change these.').waitFor();
+      expect(await form.getByLabel('Milliseconds').inputValue()).to.equal('20');
+      expect(await form.getByLabel('Milliseconds').isDisabled()).to.equal(true);
+      expect(await form.getByRole('button', { name: 'Save faults' }).count()).to.equal(0);
+      await reader.page.getByRole('tab', { name: 'Recording' }).click();
+      await reader.page.getByRole('form', { name: 'Recording' }).getByText('A key with write scope').waitFor();
+      await reader.page.getByRole('tab', { name: 'Journal' }).click();
+      expect(await reader.page.getByRole('button', { name: 'Clear journal' }).count()).to.equal(0);
+    } finally {
+      await reader.context.close();
+    }
   });
 });
