@@ -30,7 +30,7 @@ export interface MockCollection {
   seedFrom?: { designId: string; status?: number; count: number } | null;
   /** How many records the shared state holds. */
   records: number;
-  /** The mock address of the CRUD routes, when the collection has a `basePath`. */
+  /** The mock address of the CRUD routes (the workspace's mock root when there is no `basePath`). */
   mockUrl?: string | null;
   createdAt?: string;
   updatedAt?: string;
@@ -181,7 +181,8 @@ export function MockCollectionsPage() {
           { head: 'Records', cell: (c) => c.records, class: 'num' },
           {
             head: 'Mock address',
-            cell: (c) => (c.mockUrl ? <code class="res-break">{c.mockUrl}</code> : <span class="muted">—</span>),
+            cell: (c) =>
+              c.basePath && c.mockUrl ? <code class="res-break">{c.mockUrl}</code> : <span class="muted">—</span>,
           },
         ],
       }}
@@ -327,7 +328,7 @@ export function MockCollectionPage() {
                   <span class="muted">none (used by designs' state responses only)</span>
                 )}
               </dd>
-              {c.mockUrl && (
+              {c.basePath && c.mockUrl && (
                 <>
                   <dt>Mock address</dt>
                   <dd>
