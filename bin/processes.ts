@@ -15,6 +15,8 @@ import { ScheduleSync } from '../src/temporal/schedules';
 import { RunRecovery } from '../src/temporal/run-recovery';
 import { retryForever } from '../src/retry';
 import { MockEngine } from '../src/mock/engine';
+import { MockJournal } from '../src/mock/journal';
+import { MockChaos } from '../src/mock/chaos';
 import { startRunWorker, type RunWorkerHandle } from './worker';
 import { createApp } from '../api/app';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../src/problems';
@@ -49,6 +51,8 @@ export async function openStore(config: AssayConfig, logger: Logger): Promise<Da
 export interface ApiHandle {
   server: Server;
   mocks: MockEngine;
+  /** The mock journal (src/mock/journal.ts): tests flush and sweep it. */
+  journal: MockJournal;
   workflows: RunWorkflowClient;
   schedules: ScheduleSync;
   recovery: RunRecovery;
@@ -73,11 +77,18 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   schedules.start(config.deployments.reconcileIntervalMs);
   const recovery = new RunRecovery(dataSource, workflows, logger);
   recovery.start(config.api.recoveryIntervalMs);
+  // The mock journal (writes in the background, sweeps every minute) and latency/faults (src/mock/).
+  const journal = new MockJournal(dataSource, {
+    maxPerWorkspace: config.mocks.journalMax,
+    ttlSeconds: config.mocks.journalTtlSeconds,
+    logger,
+  }).start();
   const mocks = new MockEngine({
     dataSource,
     revalidateMs: config.mocks.revalidateMs,
     seed: config.mocks.seed,
     storeTimeouts: config.databaseTimeouts,
+    stages: { journal, chaos: new MockChaos({ seed: config.mocks.seed }) },
   });
   // The mock path is hot: it skips Koa and goes straight to the engine.
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
@@ -96,7 +107,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       : config;
   // The relay's (POST /v1/relay) address policy: the same rules as the workers' API nodes.
   const policy = policyFromConfig(config);
-  const app = createApp({ config: apiConfig, dataSource, workflows, schedules, mocks, logger, policy });
+  const app = createApp({ config: apiConfig, dataSource, workflows, schedules, mocks, journal, logger, policy });
   const koa = app.callback();
   const { server, url } = await serve(
     (req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)),
@@ -115,6 +126,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   return {
     server,
     mocks,
+    journal,
     workflows,
     schedules,
     recovery,
@@ -127,6 +139,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       await policy.close();
       await recovery.close();
       await retention.stop();
+      await journal.stop();
       await schedules.close();
       await workflows.close();
       await flushTracing().catch(() => undefined);
