@@ -47,9 +47,9 @@ function instant(ctx: AppContext, name: string): Date | undefined {
   return new Date(ms);
 }
 
-/** Escapes `%`, `_` and `\` for a LIKE prefix (ESCAPE '\'). */
+/** Escapes `%`, `_` and `!` for a LIKE prefix (ESCAPE '!': the same in MySQL and SQLite, where `\\` is not). */
 function likePrefix(text: string): string {
-  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
 /** Applies the listing's filters (see the module comment) to `qb`. */
@@ -65,7 +65,7 @@ function filtered(ctx: AppContext, qb: SelectQueryBuilder<MockJournalEntry>): Se
   if (method !== undefined) qb.andWhere('e.method = :method', { method: method.toUpperCase() });
   const path = queryFilter(ctx, 'path');
   if (path !== undefined) {
-    if (path.endsWith('*')) qb.andWhere("e.path LIKE :path ESCAPE '\\'", { path: likePrefix(path.slice(0, -1)) });
+    if (path.endsWith('*')) qb.andWhere("e.path LIKE :path ESCAPE '!'", { path: likePrefix(path.slice(0, -1)) });
     else qb.andWhere('e.path = :path', { path });
   }
   const since = instant(ctx, 'since');
