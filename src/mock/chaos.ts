@@ -10,8 +10,9 @@
  * **Seeded.** Every draw comes from a random source derived from (seed, design id, n), where n counts
  * the requests of one scope to one design in this process (0, 1, 2, …). So the n-th request of a
  * run (its scope) to a design draws the same fault and the same delay in every run with the same
- * seed: two runs see the same sequence. The seed is the design's `seed`, else the engine's
- * (`ASSAY_MOCK_SEED`), else one drawn when the process starts. The counters live in the process
+ * seed: two runs see the same sequence. The seed is the design's `seed`, else the workspace's
+ * (its mock settings, when the stage is given them), else the engine's (`ASSAY_MOCK_SEED`), else
+ * one drawn when the process starts. The counters live in the process
  * (at most {@link MAX_COUNTERS} of them; past that they start again from 0), so behind a load
  * balancer with several API processes a scope's sequence is per process.
  *
@@ -134,10 +135,16 @@ const FAULT_SELECTOR_VALUES = [...MOCK_FAULTS, 'none'];
 export class MockChaos {
   private readonly counters = new Map<string, number>();
   private readonly seed: number;
+  private readonly workspaceSeed?: (workspaceId: string) => number | null | undefined;
 
-  /** `seed`: of designs without their own (`ASSAY_MOCK_SEED`); drawn now when absent. */
-  constructor(options: { seed?: number } = {}) {
+  /**
+   * `seed`: of designs without their own (`ASSAY_MOCK_SEED`); drawn now when absent.
+   * `workspaceSeed`: the workspace's seed (its mock settings, `MockSettingsView.seed`), asked
+   * synchronously per request (keep it a cache lookup); it comes between the design's and `seed`.
+   */
+  constructor(options: { seed?: number; workspaceSeed?: (workspaceId: string) => number | null | undefined } = {}) {
     this.seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
+    this.workspaceSeed = options.workspaceSeed;
   }
 
   /**
@@ -185,7 +192,7 @@ export class MockChaos {
         };
       selectedFault = selectors.fault as MockFault | 'none';
     }
-    const random = this.source(ex.scope, designId, design?.seed);
+    const random = this.source(ex.scope, designId, design?.seed ?? this.workspaceSeed?.(ex.workspaceId) ?? undefined);
     const drawn = pickFault(design?.faults, random());
     const delay = response.delay ?? (response.delayMs > 0 ? undefined : design?.delay);
     const drawnDelay = delay ? sampleDelay(delay, random) : response.delayMs;
