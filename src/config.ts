@@ -246,6 +246,11 @@ export interface AssayConfig {
      * it once listening: bin/processes.ts `startApi`).
      */
     publicUrl: string | null;
+    /**
+     * Mock state scopes (a run's, a user's) unused this long are deleted by the API's sweep
+     * (`ASSAY_MOCK_SCOPE_TTL_SECONDS`, default 86400 = one day; 1 to 30 days): docs/mocks.md "State".
+     */
+    scopeTtlSeconds: number;
   };
   /** The bundler service (src/bundler, docs/bundler.md): ESM libraries from a URL to one IIFE script. */
   bundler: {
@@ -554,6 +559,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
         : mockPort
           ? withPort(apiPublicUrl, mockPort)
           : null,
+      scopeTtlSeconds: integer(env, 'ASSAY_MOCK_SCOPE_TTL_SECONDS', 86_400, 1, 30 * 86_400),
     },
     bundler: {
       host: env.ASSAY_BUNDLER_HOST || env.ASSAY_HOST || '127.0.0.1',

@@ -13,6 +13,7 @@ export { Bundle, BundleBlob, type BundleModule } from './bundle';
 export { Folder } from './folder';
 export { AuthProfile, AuthToken } from './auth-profile';
 export { TestCaseHistory, FlakyTestCase } from './test-case-history';
+export { MockCollection, MockRecord, MockScope } from './mock-state';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -29,6 +30,7 @@ import { Bundle, BundleBlob } from './bundle';
 import { Folder } from './folder';
 import { AuthProfile, AuthToken } from './auth-profile';
 import { TestCaseHistory, FlakyTestCase } from './test-case-history';
+import { MockCollection, MockRecord, MockScope } from './mock-state';
 
 /** Every entity, for the data source. */
 export const ENTITIES = [
@@ -51,4 +53,7 @@ export const ENTITIES = [
   AuthToken,
   TestCaseHistory,
   FlakyTestCase,
+  MockCollection,
+  MockRecord,
+  MockScope,
 ];
