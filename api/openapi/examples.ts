@@ -205,6 +205,15 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
       },
     },
   },
+  replaceMockCollection: {
+    renamed: {
+      summary: 'The same records under /people',
+      value: { name: 'users', basePath: '/people', seed: [{ id: 1, name: 'Ada' }] },
+    },
+  },
+  updateMockCollection: {
+    basePath: { summary: 'Move the CRUD routes', value: { basePath: '/members' } },
+  },
   replaceDesign: {
     getUser: {
       summary: 'The whole design again',

@@ -301,9 +301,9 @@ export class MockEngine {
       // No design: a generated CRUD route of a data collection, when one covers the path (src/mock/crud.ts).
       const state = this.options.stages?.state;
       if (state)
-        return state
-          .crud(ex)
-          .then((out) => ('status' in out ? this.journal(ex, out.status) : this.miss(mocks, ex, out.allowed)));
+        return this.bounded(() => state.crud(ex)).then((out) =>
+          'status' in out ? this.journal(ex, out.status) : this.miss(mocks, ex, out.allowed),
+        );
       return this.miss(mocks, ex, []);
     }
     return this.matched(mocks, ex, found, url, q);
@@ -447,17 +447,26 @@ export class MockEngine {
     };
     // The state-response stage (src/mock/crud.ts): the record read or written, then the answer.
     const state = chosen.state ? this.options.stages?.state : undefined;
-    const answer = state
-      ? () =>
-          state
-            .respond(ex, chosen.state!, found.params as Record<string, string>)
-            .then((out) => ('answered' in out ? this.journal(ex, out.answered) : write(out.body)))
-      : () => write();
-    if (chosen.delayMs > 0) {
+    if (state) {
+      const answer = () =>
+        this.bounded(() => state.respond(ex, chosen.state!, found.params as Record<string, string>)).then((out) =>
+          'answered' in out ? this.journal(ex, out.answered) : write(out.body),
+        );
+      if (chosen.delayMs <= 0) return answer();
       ex.delayMs = chosen.delayMs;
       return new Promise<void>((resolve) => setTimeout(resolve, chosen.delayMs)).then(answer);
     }
-    return answer();
+    if (chosen.delayMs > 0) {
+      ex.delayMs = chosen.delayMs;
+      return new Promise<void>((resolve) => setTimeout(resolve, chosen.delayMs)).then(() => write());
+    }
+    return write();
+  }
+
+  /** `fn` within the store bounds of mock requests (`storeTimeouts`), when there are some. */
+  private bounded<T>(fn: () => T): T {
+    const timeouts = this.options.storeTimeouts;
+    return timeouts ? withStoreBounds(timeouts, fn) : fn();
   }
 
   /**
