@@ -157,14 +157,15 @@ interface SqliteDatabase {
 /**
  * SQLite through a connection of its own (better-sqlite3): TypeORM shares one connection in the
  * process and would nest concurrent transactions as savepoints of each other. Writes are
- * `BEGIN IMMEDIATE` (the database's write lock at once, waiting up to 5 s for another process),
- * one at a time in the process.
+ * `BEGIN IMMEDIATE` (the database's write lock at once, waited for up to 5 s while another
+ * connection holds it), one at a time in the process.
  */
 function sqliteDb(file: string): StateDb {
   // Loaded only for SQLite stores (the package has no type declarations: the part used is typed here).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Database = require('better-sqlite3') as new (file: string, options: { timeout: number }) => SqliteDatabase;
-  const db = new Database(file, { timeout: 5000 });
+  // A short busy wait (it blocks the thread): the write lock is waited for below, between tries.
+  const db = new Database(file, { timeout: 20 });
   db.pragma('journal_mode = WAL');
   const statements = new Map<string, SqliteStatement>();
   const prepare = (sql: string) => {
@@ -186,7 +187,17 @@ function sqliteDb(file: string): StateDb {
     dialect: 'sqlite',
     write: (fn) =>
       serial(async () => {
-        db.exec('BEGIN IMMEDIATE');
+        // Another connection (this process's TypeORM one, another process) may hold the write lock
+        // across its own awaits: wait for it without blocking the event loop, up to 5 s.
+        for (const until = Date.now() + 5000; ;) {
+          try {
+            db.exec('BEGIN IMMEDIATE');
+            break;
+          } catch (err) {
+            if (errorCode(err) !== 'SQLITE_BUSY' || Date.now() > until) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        }
         try {
           const out = await fn(sql);
           db.exec('COMMIT');
