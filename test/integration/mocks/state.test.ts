@@ -182,6 +182,35 @@ describe('mock state: data collections, CRUD routes, scopes', function () {
     });
     expect((await call(`${mockA}/products`)).body).to.deep.equal({ ids: ['p1', 'p2'] });
 
+    // A seed sampled from a design's response schema (the array's items), ids 1…count.
+    const schema = await app.request('POST', '/v1/designs', {
+      method: 'GET',
+      path: '/pets',
+      responseSchemas: {
+        '200': {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['id', 'name'],
+            properties: { id: { type: 'integer' }, name: { type: 'string' } },
+          },
+        },
+      },
+      responses: [{ status: 200, code: 1 }],
+    });
+    expect(schema.status, JSON.stringify(schema.body)).to.equal(201);
+    const pets = await app.request('POST', '/v1/mock-collections', {
+      name: 'pets',
+      seedFrom: { designId: schema.body.id, count: 3 },
+    });
+    expect(pets.status, JSON.stringify(pets.body)).to.equal(201);
+    expect(pets.body).to.include({ seedCount: 3, records: 3 });
+    const sampled = await app.request('GET', `/v1/mock-collections/${pets.body.id}/records`);
+    expect(sampled.body.items.map((p: { id: number }) => p.id)).to.deep.equal([1, 2, 3]);
+    expect(sampled.body.items[0].name).to.be.a('string');
+    const replaced = await app.request('PATCH', `/v1/mock-collections/${pets.body.id}`, { seed: [{ name: 'Rex' }] });
+    expect(replaced.body).to.include({ seedCount: 1, records: 1, seedFrom: null });
+
     const bad = await app.request('POST', '/v1/designs', {
       method: 'GET',
       path: '/broken',
