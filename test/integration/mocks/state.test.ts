@@ -128,6 +128,17 @@ describe('mock state: data collections, CRUD routes, scopes', function () {
     expect(reset.body.records).to.equal(2);
     expect((await call(`${mockB}/users`)).body).to.deep.equal(SEED);
 
+    // A new scope written by both processes at once: its seed is copied once, no write is lost.
+    const race = { 'x-assay-mock-scope': 'race' };
+    const writes = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => call(`${i % 2 ? mockA : mockB}/users`, 'POST', { name: `w${i}` }, race)),
+    );
+    expect(writes.map((w) => w.status)).to.deep.equal(Array(16).fill(201));
+    expect(new Set(writes.map((w) => w.body.id)).size).to.equal(16);
+    const raced = await call(`${mockA}/users?_limit=100`, 'GET', undefined, race);
+    expect(raced.headers.get('x-total-count')).to.equal('18');
+    expect(raced.body.slice(0, 2)).to.deep.equal(SEED);
+
     const taken = await app.request('POST', '/v1/mock-collections', { name: 'people', basePath: '/users' });
     expect(taken.status).to.equal(409);
     expect(taken.body).to.include({ code: 'mock-collection-taken', collectionId });
