@@ -28,6 +28,53 @@ async function call(url: string, method = 'GET', body?: unknown, headers: Record
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as any) : undefined };
 }
 
+/**
+ * Writes to a scope through an API child process killed (-9) while they run: every write it
+ * answered 201 is in the store afterwards (read through `mock`, another process).
+ */
+async function writesSurviveKill(app: TestApp, mock: string): Promise<void> {
+  const port = await freePort();
+  const child = spawnAssay('api', processEnv(app, { ASSAY_PORT: String(port), ASSAY_HOST: '127.0.0.1' }));
+  const scope = { 'x-assay-mock-scope': 'kill' };
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    const target = `http://127.0.0.1:${port}/mock/${app.workspaceId}/users`;
+    const acknowledged: string[] = [];
+    let n = 0;
+    let killed = false;
+    const writer = async () => {
+      while (!killed) {
+        const id = `k${n++}`;
+        try {
+          const res = await fetch(target, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...scope },
+            body: JSON.stringify({ id, at: Date.now() }),
+          });
+          if (res.status === 201) acknowledged.push(id);
+          await res.arrayBuffer();
+        } catch {
+          /* the process died under this request: not acknowledged */
+        }
+      }
+    };
+    const writers = Array.from({ length: 6 }, writer);
+    await eventually(async () => acknowledged.length >= 30, 20_000, 20);
+    await child.kill();
+    killed = true;
+    await Promise.all(writers);
+    const stored = await call(`${mock}/users?_limit=1000`, 'GET', undefined, scope);
+    const ids = new Set(stored.body.map((r: { id: string }) => r.id));
+    const lost = acknowledged.filter((id) => !ids.has(id));
+    expect(lost, `${acknowledged.length} acknowledged`).to.deep.equal([]);
+  } finally {
+    await child.kill();
+  }
+  const discarded = await app.request('DELETE', '/v1/mock-scopes/kill');
+  expect(discarded.status).to.equal(204);
+  expect((await call(`${mock}/users?_limit=1000`, 'GET', undefined, scope)).body).to.deep.equal(SEED);
+}
+
 describe('mock state: data collections, CRUD routes, scopes', function () {
   this.timeout(90_000);
   let app: TestApp;
@@ -278,49 +325,8 @@ describe('mock state: data collections, CRUD routes, scopes', function () {
     expect(scopes).to.deep.equal([]);
   });
 
-  it('loses nothing acknowledged when an API process is killed (-9) during writes', async () => {
-    const port = await freePort();
-    const child = spawnAssay('api', processEnv(app, { ASSAY_PORT: String(port), ASSAY_HOST: '127.0.0.1' }));
-    try {
-      await waitForHttp(`http://127.0.0.1:${port}/healthz`);
-      const target = `http://127.0.0.1:${port}/mock/${app.workspaceId}/users`;
-      const acknowledged: string[] = [];
-      let n = 0;
-      let killed = false;
-      const writer = async () => {
-        while (!killed) {
-          const id = `k${n++}`;
-          try {
-            const res = await fetch(target, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', 'x-assay-mock-scope': 'kill' },
-              body: JSON.stringify({ id, at: Date.now() }),
-            });
-            if (res.status === 201) acknowledged.push(id);
-            await res.arrayBuffer();
-          } catch {
-            /* the process died under this request: not acknowledged */
-          }
-        }
-      };
-      const writers = Array.from({ length: 6 }, writer);
-      await eventually(async () => acknowledged.length >= 30, 20_000, 20);
-      await child.kill();
-      killed = true;
-      await Promise.all(writers);
-      const stored = await call(`${mockA}/users?_limit=1000`, 'GET', undefined, { 'x-assay-mock-scope': 'kill' });
-      const ids = new Set(stored.body.map((r: { id: string }) => r.id));
-      const lost = acknowledged.filter((id) => !ids.has(id));
-      expect(lost, `${acknowledged.length} acknowledged`).to.deep.equal([]);
-    } finally {
-      await child.kill();
-    }
-    const discarded = await app.request('DELETE', '/v1/mock-scopes/kill');
-    expect(discarded.status).to.equal(204);
-    expect(
-      (await call(`${mockA}/users?_limit=1000`, 'GET', undefined, { 'x-assay-mock-scope': 'kill' })).body,
-    ).to.deep.equal(SEED);
-  });
+  it('loses nothing acknowledged when an API process is killed (-9) during writes', () =>
+    writesSurviveKill(app, mockA));
 });
 
 describe('mock state on SQLite: scopes and their TTL', function () {
@@ -365,4 +371,7 @@ describe('mock state on SQLite: scopes and their TTL', function () {
     expect((await call(`${mock}/users`, 'GET', undefined, scoped)).body).to.deep.equal(SEED);
     expect((await call(`${mock}/users`)).body).to.deep.equal(SEED);
   });
+
+  it('loses nothing acknowledged when an API process on the same SQLite file is killed (-9) during writes', () =>
+    writesSurviveKill(app, `${app.url}/mock/${app.workspaceId}`));
 });
