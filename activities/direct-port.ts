@@ -61,6 +61,8 @@ export interface DirectPortOptions {
   deadlineMs: number;
   /** The run's servers (RunPlan `servers`; src/flow/servers.ts); absent for a plan without them. */
   servers?: Readonly<Record<string, string>>;
+  /** The run's mock scope and workspace (RunPlan `mockScope`); absent for a plan without it. */
+  mockScope?: { workspaceId: string; scope: string };
   /** The X-Assay-Execution header's value for an API node (by its ApiNodeInput label, the node id); none: no header. */
   executionId?: (nodeId: string) => string | undefined;
   /** Called after each node. */
@@ -136,7 +138,8 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       settings,
       deadlineMs,
       ...(options.servers ? { servers: options.servers } : {}),
-      dynamic,
+      ...(options.mockScope ? { mockScope: options.mockScope } : {}),
+      dynamic: options.mockScope ? { ...dynamic, runId: options.mockScope.scope } : dynamic,
       now: Date.now,
       async executeApiNode(input) {
         // Not a Temporal payload: no payload cap to hold it to (the request and hooks keep theirs).

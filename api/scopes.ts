@@ -114,6 +114,17 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   // A design-side helper: generates sample data from a schema (CPU work), so `write` like designs.
   'POST /v1/mock-samples': 'write',
 
+  // Data collections of the mocks (docs/mocks.md "State"); resetting and discarding state is a write.
+  'GET /v1/mock-collections': 'read',
+  'POST /v1/mock-collections': 'write',
+  'GET /v1/mock-collections/:collectionId': 'read',
+  'PUT /v1/mock-collections/:collectionId': 'write',
+  'PATCH /v1/mock-collections/:collectionId': 'write',
+  'DELETE /v1/mock-collections/:collectionId': 'write',
+  'GET /v1/mock-collections/:collectionId/records': 'read',
+  'POST /v1/mock-collections/:collectionId/reset': 'write',
+  'DELETE /v1/mock-scopes/:scope': 'write',
+
   // The console's relay sends a request as an API node would (address policy, time and size
   // limits) and keeps nothing: `run`, the scope that may already make the service send requests.
   'POST /v1/relay': 'run',

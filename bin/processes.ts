@@ -24,6 +24,8 @@ import { createBundlerApp } from '../api/bundler';
 import { Bundler } from '../src/bundler/service';
 import { ensureWorkspace, findKey, issueKey } from '../src/api-keys';
 import { startRetentionSweep } from '../src/store/retention';
+import { closeMockState, mockStateFor, startScopeSweep } from '../src/mock/state';
+import { MockStateStage } from '../src/mock/crud';
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenFiles } from '../src/private-files';
 import { policyFromConfig, registerOwnEndpoint } from '../src/net/address-policy';
 import { flushTracing, initTracing } from '../src/observability/tracing';
@@ -83,12 +85,17 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
     ttlSeconds: config.mocks.journalTtlSeconds,
     logger,
   }).start();
+  // Mock state (data collections, scopes; src/mock/state.ts): one per store, shared with the API routes.
+  const mockState = mockStateFor(dataSource, {
+    ttlSeconds: config.mocks.scopeTtlSeconds,
+    revalidateMs: config.mocks.revalidateMs,
+  });
   const mocks = new MockEngine({
     dataSource,
     revalidateMs: config.mocks.revalidateMs,
     seed: config.mocks.seed,
     storeTimeouts: config.databaseTimeouts,
-    stages: { journal, chaos: new MockChaos({ seed: config.mocks.seed }) },
+    stages: { journal, chaos: new MockChaos({ seed: config.mocks.seed }), state: new MockStateStage(mockState) },
   });
   // The mock path is hot: it skips Koa and goes straight to the engine.
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
@@ -123,6 +130,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   });
   logger.info({ url }, 'API listening');
   const retention = startRetentionSweep(config, dataSource, logger);
+  const scopeSweep = startScopeSweep(mockState, config.mocks.scopeTtlSeconds, logger);
   return {
     server,
     mocks,
@@ -140,6 +148,8 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       await recovery.close();
       await retention.stop();
       await journal.stop();
+      await scopeSweep.stop();
+      closeMockState(dataSource);
       await schedules.close();
       await workflows.close();
       await flushTracing().catch(() => undefined);

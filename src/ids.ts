@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   folder: 'fld',
   authProfile: 'aup',
   mockRequest: 'mreq',
+  mockCollection: 'mcol',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

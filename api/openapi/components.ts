@@ -832,6 +832,47 @@ export const SCHEMAS = {
       },
     },
   },
+  MockCollection: {
+    type: 'object',
+    required: [
+      'id',
+      'name',
+      'basePath',
+      'idField',
+      'seedFrom',
+      'seedCount',
+      'records',
+      'mockUrl',
+      'createdAt',
+      'updatedAt',
+    ],
+    properties: {
+      id: id('mcol'),
+      name: {
+        type: 'string',
+        description: '`^[a-z][a-z0-9_-]{0,62}$`, unique in the workspace: what state responses name.',
+      },
+      basePath: {
+        type: ['string', 'null'],
+        description:
+          'Where CRUD routes are generated (`/users`: GET/POST `/users`, GET/PUT/PATCH/DELETE `/users/{id}`); null: none.',
+      },
+      idField: { type: 'string', description: "The records' id field (default `id`)." },
+      seedFrom: {
+        type: ['object', 'null'],
+        description: 'The design whose response schema the seed was sampled from.',
+        properties: { designId: text, status: { type: 'integer' }, count: { type: 'integer' } },
+      },
+      seedCount: { type: 'integer', description: 'Records in the seed.' },
+      records: { type: 'integer', description: 'Records in the shared state (requests without a scope).' },
+      mockUrl: {
+        type: 'string',
+        description: "The generated routes' address (`{base_url}/mock/{workspaceId}{basePath}`).",
+      },
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    },
+  },
   MockSample: {
     type: 'object',
     required: ['mode', 'data'],

@@ -939,6 +939,14 @@ export interface RunPlan {
    * returned before callbacks existed.
    */
   callbacks?: { baseUrl: string; key: string };
+  /**
+   * The run's mock scope (docs/mocks.md "State"): API and Poll nodes send `X-Assay-Mock-Scope:
+   * <scope>` to URLs whose path starts with `/mock/<workspaceId>/` unless they set the header, and
+   * `{{$runId}}` fills with it. Added by `startRun` to the plan it returns (the run's id), like
+   * `callbacks`, never stored with the plan nor in its hash; absent in plans returned before mock
+   * scopes existed, whose requests are sent as they always were.
+   */
+  mockScope?: string;
 }
 
 /**

@@ -35,6 +35,12 @@ export interface InterpreterPort {
    * plan frozen before servers existed, whose requests are filled as they always were.
    */
   servers?: Readonly<Record<string, string>>;
+  /**
+   * The run's mock scope (RunPlan `mockScope`) and its workspace: API and Poll nodes send
+   * `X-Assay-Mock-Scope` to the workspace's mock URLs (src/flow/api-node.ts `withMockScope`).
+   * Absent for plans without it.
+   */
+  mockScope?: { workspaceId: string; scope: string };
   /** Epoch ms now: the workflow's clock moved forward by activities' readings, or `Date.now()`. */
   now(): number;
   /**

@@ -43,7 +43,8 @@ import { PROBLEMS, problemDocument, type ProblemCode } from '../problems';
 import { MOCK_SCOPE_HEADER, MOCK_SCOPE_PATTERN } from '../domain/mocks';
 import { hasBody, readBody, type MockExchange } from './exchange';
 import { MockChaos, type ChaosDecision, type ChaosDesign, type ChaosSelectorError } from './chaos';
-import type { MockDelay } from '../domain/mocks';
+import type { MockDelay, MockStateAction } from '../domain/mocks';
+import type { CrudOutcome, StateOutcome } from './crud';
 
 interface CompiledResponse {
   status: number;
@@ -54,6 +55,8 @@ interface CompiledResponse {
   delayMs: number;
   /** The response's own latency distribution (replaces `delayMs` and the design's `delay`). */
   delay?: MockDelay;
+  /** Reads and writes a data collection (the state stage, src/mock/crud.ts); never `ready`. */
+  state?: MockStateAction;
   /** For a response with nothing to fill: the whole answer, ready to write. */
   ready?: { headers: Record<string, string | number>; body: string };
 }
@@ -115,6 +118,15 @@ export interface MockStages {
    * ignored.
    */
   chaos?: MockChaos;
+  /**
+   * src/mock/crud.ts `MockStateStage`: `crud` answers a request no design matches when a data
+   * collection's basePath covers it (else gives the methods a generated route takes there);
+   * `respond` runs a chosen response's `state` action and gives the body to answer.
+   */
+  state?: {
+    crud(ex: MockExchange): Promise<CrudOutcome>;
+    respond(ex: MockExchange, action: MockStateAction, params: Record<string, string>): Promise<StateOutcome>;
+  };
 }
 
 /** Seconds a mock client is asked to wait while the database does not answer (as the API's 503). */
@@ -140,6 +152,7 @@ function compileDesign(d: ApiDesign): CompiledDesign {
       headers: compileHeaders(r.headers, r.dynamic === true),
       delayMs: Math.min(r.delayMs ?? 0, 60_000),
       ...(r.delay ? { delay: r.delay } : {}),
+      ...(r.state ? { state: r.state } : {}),
     });
     byStatus.set(r.status, list);
   }
@@ -147,7 +160,7 @@ function compileDesign(d: ApiDesign): CompiledDesign {
   const defaultStatus = statuses.find((s) => s >= 200 && s < 300) ?? statuses[0]!;
   for (const list of byStatus.values()) {
     for (const r of list) {
-      if (!('static' in r.body) || !('static' in r.headers)) continue;
+      if (!('static' in r.body) || !('static' in r.headers) || r.state) continue;
       const headers = baseHeaders(d.id, r);
       Object.assign(headers, r.headers.static);
       if (!NO_BODY.has(r.status)) headers['content-length'] = Buffer.byteLength(r.body.static);
@@ -315,15 +328,31 @@ export class MockEngine {
   }
 
   private respond(mocks: WorkspaceMocks, ex: MockExchange, url: string, q: number): Promise<void> | void {
-    const { req, res, path } = ex;
+    const { req, path } = ex;
     const method = req.method ?? 'GET';
     let found = mocks.router.find(method as FindMyWay.HTTPMethod, path);
     if (!found && method !== method.toUpperCase())
       found = mocks.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path);
     if (!found && method === 'HEAD') found = mocks.router.find('GET', path);
     if (!found) {
+      // No design: a generated CRUD route of a data collection, when one covers the path (src/mock/crud.ts).
+      const state = this.options.stages?.state;
+      if (state)
+        return this.bounded(() => state.crud(ex)).then((out) =>
+          'status' in out ? this.finish(ex, out.status, ex.send!) : this.miss(mocks, ex, out.allowed),
+        );
+      return this.miss(mocks, ex, []);
+    }
+    return this.matched(mocks, ex, found, url, q);
+  }
+
+  /** No design and no generated route takes the request: the CORS preflight, 405 or 404. */
+  private miss(mocks: WorkspaceMocks, ex: MockExchange, generated: string[]): Promise<void> | void {
+    const { res, path } = ex;
+    const method = ex.req.method ?? 'GET';
+    {
       const allowed = METHODS.filter(
-        (m) => mocks.router.find(m, path) || (m === 'HEAD' && mocks.router.find('GET', path)),
+        (m) => mocks.router.find(m, path) || (m === 'HEAD' && mocks.router.find('GET', path)) || generated.includes(m),
       );
       if (allowed.length > 0) {
         if (method === 'OPTIONS') {
@@ -350,6 +379,18 @@ export class MockEngine {
         designs: mocks.designs.slice(0, 100).map((d) => `${d.method} ${d.path}`),
       });
     }
+  }
+
+  /** A design matches: the response chosen by the selectors, then the stages, then the answer. */
+  private matched(
+    mocks: WorkspaceMocks,
+    ex: MockExchange,
+    found: FindMyWay.FindResult<FindMyWay.HTTPVersion.V1>,
+    url: string,
+    q: number,
+  ): Promise<void> | void {
+    const { req, res } = ex;
+    const method = req.method ?? 'GET';
     const design = found.store as CompiledDesign;
     ex.designId = design.id;
     const headers = req.headers;
@@ -435,7 +476,7 @@ export class MockEngine {
         decision = decided;
       }
     }
-    const write = (): void | Promise<void> => {
+    const write = (stateBody?: string): void | Promise<void> => {
       if (decision?.fault) return this.fault(ex, decision);
       mockRequests.inc({ status: STATUS_LABELS[chosen.status] ?? String(chosen.status) });
       if (chosen.ready) {
@@ -458,7 +499,8 @@ export class MockEngine {
         query: query ? Object.fromEntries(query) : {},
         faker: this.faker,
       };
-      const body = 'static' in chosen.body ? chosen.body.static : chosen.body.render(scope);
+      const body =
+        stateBody !== undefined ? stateBody : 'static' in chosen.body ? chosen.body.static : chosen.body.render(scope);
       const out = baseHeaders(design.id, chosen);
       Object.assign(out, 'static' in chosen.headers ? chosen.headers.static : chosen.headers.render(scope));
       if (!NO_BODY.has(chosen.status)) out['content-length'] = Buffer.byteLength(body);
@@ -468,11 +510,20 @@ export class MockEngine {
       });
     };
     const delayMs = decision ? decision.delayMs : chosen.delayMs;
+    // The state-response stage (src/mock/crud.ts): the record read or written, then the answer
+    // (not when a fault was chosen: a faulty answer writes nothing).
+    const state = chosen.state && !decision?.fault ? this.options.stages?.state : undefined;
+    const proceed = state
+      ? (): Promise<void> =>
+          this.bounded(() => state.respond(ex, chosen.state!, found.params as Record<string, string>)).then((out) =>
+            'answered' in out ? this.finish(ex, out.answered, ex.send!) : write(out.body),
+          )
+      : () => write();
     if (delayMs > 0) {
       ex.delayMs = delayMs;
-      return new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(write);
+      return new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(proceed);
     }
-    return write();
+    return proceed();
   }
 
   /** Carries out a fault the chaos stage chose: `status` as a problem answer, the others on the socket (journalled with status 0). */
@@ -518,6 +569,12 @@ export class MockEngine {
     const recorded = journal.record(ex, status);
     if (!recorded) return send();
     return recorded.then(send, send);
+  }
+
+  /** `fn` within the store bounds of mock requests (`storeTimeouts`), when there are some. */
+  private bounded<T>(fn: () => T): T {
+    const timeouts = this.options.storeTimeouts;
+    return timeouts ? withStoreBounds(timeouts, fn) : fn();
   }
 
   /**

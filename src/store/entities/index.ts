@@ -14,6 +14,7 @@ export { Folder } from './folder';
 export { AuthProfile, AuthToken } from './auth-profile';
 export { TestCaseHistory, FlakyTestCase } from './test-case-history';
 export { MockJournalEntry } from './mock-journal-entry';
+export { MockCollection, MockRecord, MockScope } from './mock-state';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -31,6 +32,7 @@ import { Folder } from './folder';
 import { AuthProfile, AuthToken } from './auth-profile';
 import { TestCaseHistory, FlakyTestCase } from './test-case-history';
 import { MockJournalEntry } from './mock-journal-entry';
+import { MockCollection, MockRecord, MockScope } from './mock-state';
 
 /** Every entity, for the data source. */
 export const ENTITIES = [
@@ -54,4 +56,7 @@ export const ENTITIES = [
   TestCaseHistory,
   FlakyTestCase,
   MockJournalEntry,
+  MockCollection,
+  MockRecord,
+  MockScope,
 ];
