@@ -32,6 +32,9 @@ import type { AuthProfiles } from '../src/auth/apply';
 import type { AddressPolicy } from '../src/net/address-policy';
 import { createStreamIO } from './streams';
 import { createGrpcCaller } from './grpc';
+import type { DataSource } from 'typeorm';
+import type { MockVerifyInput } from '../src/domain/mock-verify-io';
+import { verifyJournal } from '../src/mock/journal';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -45,6 +48,8 @@ export interface DirectPortResources {
   auth?: AuthProfiles;
   /** The address policy WebSocket, SSE and gRPC nodes connect through (activities/streams.ts, activities/grpc.ts); without it they fail saying so. */
   policy?: AddressPolicy;
+  /** The store mockVerify nodes read the mock journal from (src/mock/journal.ts); without it they fail saying so. */
+  dataSource?: DataSource;
 }
 
 /** What one port is made for. */
@@ -56,6 +61,8 @@ export interface DirectPortOptions {
   deadlineMs: number;
   /** The run's servers (RunPlan `servers`; src/flow/servers.ts); absent for a plan without them. */
   servers?: Readonly<Record<string, string>>;
+  /** The run's mock scope and workspace (RunPlan `mockScope`); absent for a plan without it. */
+  mockScope?: { workspaceId: string; scope: string };
   /** The X-Assay-Execution header's value for an API node (by its ApiNodeInput label, the node id); none: no header. */
   executionId?: (nodeId: string) => string | undefined;
   /** Called after each node. */
@@ -131,7 +138,8 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       settings,
       deadlineMs,
       ...(options.servers ? { servers: options.servers } : {}),
-      dynamic,
+      ...(options.mockScope ? { mockScope: options.mockScope } : {}),
+      dynamic: options.mockScope ? { ...dynamic, runId: options.mockScope.scope } : dynamic,
       now: Date.now,
       async executeApiNode(input) {
         // Not a Temporal payload: no payload cap to hold it to (the request and hooks keep theirs).
@@ -157,6 +165,9 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
               return out;
             },
           }
+        : {}),
+      ...(resources.dataSource
+        ? { verifyMocks: (input: MockVerifyInput) => verifyJournal(resources.dataSource!, input) }
         : {}),
       evaluate,
       sleep: (ms) => delay(ms),

@@ -124,6 +124,7 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
           settings: plan.settings,
           deadlineMs: it.deadlineMs,
           ...(plan.servers ? { servers: plan.servers } : {}),
+          ...(plan.mockScope ? { mockScope: { workspaceId: plan.workspaceId, scope: plan.mockScope } } : {}),
         });
         const executeApiNode = port.executeApiNode;
         const names = requestNames.get(testCase.id);

@@ -39,6 +39,7 @@ import { freezeBaseline } from '../src/store/baselines';
 import { freezeAuthProfiles } from './auth-profiles';
 import { freezeSubFlows, SubFlowReferenceError } from '../src/store/sub-flows';
 import { planCallbacks } from '../src/callbacks/keys';
+import { discardScope } from '../src/mock/state';
 import { recordRunFinished, runResultOf, runsStarted } from '../src/observability/metrics';
 import { frozenEnvironment } from './run-environment';
 import type { ResumePoint } from '../src/flow/resume';
@@ -415,7 +416,12 @@ export function createRunActivities(
       });
       // Callback nodes' addresses (docs/async.md "Callbacks"): on every call, never stored with the
       // plan nor in its hash (the public URL and the key ring may change between calls).
-      return { ...plan, callbacks: planCallbacks(ring, config.api.publicUrl, input.runId) };
+      // The run's mock scope (docs/mocks.md "State"): likewise on every call, never stored.
+      return {
+        ...plan,
+        callbacks: planCallbacks(ring, config.api.publicUrl, input.runId),
+        mockScope: input.runId,
+      };
     },
 
     /**
@@ -488,7 +494,7 @@ export function createRunActivities(
       // This worker's script context of the run is no longer needed (others expire on their own).
       await hooks.onRunFinished?.(input.runId).catch(() => undefined);
       // The run's end as this call stored it (metrics count it once: a repeated call finds it ended).
-      let ended: { durationMs?: number } | undefined;
+      let ended: { durationMs?: number; workspaceId: string } | undefined;
       await dataSource.transaction(async (manager) => {
         const runs = manager.getRepository(Run);
         const run = await findRunWithPlan(manager, input.runId);
@@ -515,7 +521,10 @@ export function createRunActivities(
           },
         );
         if (updated.affected !== 0) {
-          ended = { durationMs: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : undefined };
+          ended = {
+            durationMs: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : undefined,
+            workspaceId: run.workspaceId,
+          };
           // The test cases' history (docs/history.md), in the same transaction as the run's end.
           await recordRunHistory(manager, run, run.plan, {
             window: config.runs.flakyWindow,
@@ -524,6 +533,8 @@ export function createRunActivities(
         }
       });
       if (ended) recordRunFinished(runResultOf(input.status, input.result, input.error), ended.durationMs);
+      // The run's mock scope is discarded (docs/mocks.md "State"); on failure the TTL sweep deletes it later.
+      if (ended) await discardScope(dataSource, ended.workspaceId, input.runId).catch(() => undefined);
     },
   };
   return guardStoreSteps(activities);

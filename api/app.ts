@@ -28,6 +28,8 @@ import { compareRouter } from './routes/compare';
 import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
+import { mockRequestsRouter } from './routes/mock-requests';
+import { mockCollectionsRouter, ownsCollectionBody } from './routes/mock-collections';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
 import { callbacksRouter } from './routes/callbacks';
 import { relayRouter } from './routes/relay';
@@ -53,6 +55,8 @@ export const V1_ROUTERS = [
   librariesRouter,
   deploymentsRouter,
   designsRouter,
+  mockRequestsRouter,
+  mockCollectionsRouter,
   relayRouter,
   foldersRouter,
   historyRouter,
@@ -60,7 +64,8 @@ export const V1_ROUTERS = [
 
 /** Routes that read their body themselves (matched as the routers match: any case, an optional trailing slash). */
 function ownsBody(ctx: AppContext): boolean {
-  return ctx.method === 'POST' && /^\/v1\/designs\/import\/?$/i.test(ctx.path);
+  // Data collections read their own (seeds up to 8 MiB: api/routes/mock-collections.ts).
+  return (ctx.method === 'POST' && /^\/v1\/designs\/import\/?$/i.test(ctx.path)) || ownsCollectionBody(ctx);
 }
 
 export function createApp(deps: ApiDeps): Koa<AppState> {

@@ -107,8 +107,23 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'PUT /v1/designs/:designId': 'write',
   'PATCH /v1/designs/:designId': 'write',
   'DELETE /v1/designs/:designId': 'write',
+  // The mock journal (api/routes/mock-requests.ts).
+  'GET /v1/designs/:designId/requests': 'read',
+  'GET /v1/mock-requests': 'read',
+  'DELETE /v1/mock-requests': 'write',
   // A design-side helper: generates sample data from a schema (CPU work), so `write` like designs.
   'POST /v1/mock-samples': 'write',
+
+  // Data collections of the mocks (docs/mocks.md "State"); resetting and discarding state is a write.
+  'GET /v1/mock-collections': 'read',
+  'POST /v1/mock-collections': 'write',
+  'GET /v1/mock-collections/:collectionId': 'read',
+  'PUT /v1/mock-collections/:collectionId': 'write',
+  'PATCH /v1/mock-collections/:collectionId': 'write',
+  'DELETE /v1/mock-collections/:collectionId': 'write',
+  'GET /v1/mock-collections/:collectionId/records': 'read',
+  'POST /v1/mock-collections/:collectionId/reset': 'write',
+  'DELETE /v1/mock-scopes/:scope': 'write',
 
   // The console's relay sends a request as an API node would (address policy, time and size
   // limits) and keeps nothing: `run`, the scope that may already make the service send requests.

@@ -15,6 +15,8 @@ import { ScheduleSync } from '../src/temporal/schedules';
 import { RunRecovery } from '../src/temporal/run-recovery';
 import { retryForever } from '../src/retry';
 import { MockEngine } from '../src/mock/engine';
+import { MockJournal } from '../src/mock/journal';
+import { MockChaos } from '../src/mock/chaos';
 import { startRunWorker, type RunWorkerHandle } from './worker';
 import { createApp } from '../api/app';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../src/problems';
@@ -22,6 +24,8 @@ import { createBundlerApp } from '../api/bundler';
 import { Bundler } from '../src/bundler/service';
 import { ensureWorkspace, findKey, issueKey } from '../src/api-keys';
 import { startRetentionSweep } from '../src/store/retention';
+import { closeMockState, mockStateFor, startScopeSweep } from '../src/mock/state';
+import { MockStateStage } from '../src/mock/crud';
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenFiles } from '../src/private-files';
 import { policyFromConfig, registerOwnEndpoint } from '../src/net/address-policy';
 import { flushTracing, initTracing } from '../src/observability/tracing';
@@ -49,6 +53,8 @@ export async function openStore(config: AssayConfig, logger: Logger): Promise<Da
 export interface ApiHandle {
   server: Server;
   mocks: MockEngine;
+  /** The mock journal (src/mock/journal.ts): tests flush and sweep it. */
+  journal: MockJournal;
   workflows: RunWorkflowClient;
   schedules: ScheduleSync;
   recovery: RunRecovery;
@@ -73,11 +79,23 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   schedules.start(config.deployments.reconcileIntervalMs);
   const recovery = new RunRecovery(dataSource, workflows, logger);
   recovery.start(config.api.recoveryIntervalMs);
+  // The mock journal (writes in the background, sweeps every minute) and latency/faults (src/mock/).
+  const journal = new MockJournal(dataSource, {
+    maxPerWorkspace: config.mocks.journalMax,
+    ttlSeconds: config.mocks.journalTtlSeconds,
+    logger,
+  }).start();
+  // Mock state (data collections, scopes; src/mock/state.ts): one per store, shared with the API routes.
+  const mockState = mockStateFor(dataSource, {
+    ttlSeconds: config.mocks.scopeTtlSeconds,
+    revalidateMs: config.mocks.revalidateMs,
+  });
   const mocks = new MockEngine({
     dataSource,
     revalidateMs: config.mocks.revalidateMs,
     seed: config.mocks.seed,
     storeTimeouts: config.databaseTimeouts,
+    stages: { journal, chaos: new MockChaos({ seed: config.mocks.seed }), state: new MockStateStage(mockState) },
   });
   // The mock path is hot: it skips Koa and goes straight to the engine.
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
@@ -96,7 +114,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       : config;
   // The relay's (POST /v1/relay) address policy: the same rules as the workers' API nodes.
   const policy = policyFromConfig(config);
-  const app = createApp({ config: apiConfig, dataSource, workflows, schedules, mocks, logger, policy });
+  const app = createApp({ config: apiConfig, dataSource, workflows, schedules, mocks, journal, logger, policy });
   const koa = app.callback();
   const { server, url } = await serve(
     (req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)),
@@ -112,9 +130,11 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   });
   logger.info({ url }, 'API listening');
   const retention = startRetentionSweep(config, dataSource, logger);
+  const scopeSweep = startScopeSweep(mockState, config.mocks.scopeTtlSeconds, logger);
   return {
     server,
     mocks,
+    journal,
     workflows,
     schedules,
     recovery,
@@ -127,6 +147,9 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       await policy.close();
       await recovery.close();
       await retention.stop();
+      await journal.stop();
+      await scopeSweep.stop();
+      closeMockState(dataSource);
       await schedules.close();
       await workflows.close();
       await flushTracing().catch(() => undefined);

@@ -20,6 +20,8 @@ export const ID_PREFIXES = {
   design: 'dsg',
   folder: 'fld',
   authProfile: 'aup',
+  mockRequest: 'mreq',
+  mockCollection: 'mcol',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

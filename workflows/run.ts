@@ -138,6 +138,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     settings: plan.settings,
     deadlineMs: deadline,
     ...(plan.servers ? { servers: plan.servers } : {}),
+    ...(plan.mockScope ? { mockScope: { workspaceId: plan.workspaceId, scope: plan.mockScope } } : {}),
     onNodeDone: () => ledger.nodeDone(),
     endTask: () => store.saveProgress(progressInput()),
     onStep: (line) => {

@@ -21,6 +21,7 @@ export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<Loop
     settings: input.settings,
     deadlineMs: input.deadlineMs,
     ...(input.servers ? { servers: input.servers } : {}),
+    ...(input.mockScope ? { mockScope: input.mockScope } : {}),
     startLoopSegment,
   });
   const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, input.deadlineMs - Date.now()) });

@@ -95,6 +95,8 @@ export interface WorkflowPortOptions {
   deadlineMs: number;
   /** The run's servers (RunPlan `servers`); absent for a plan without them. */
   servers?: Readonly<Record<string, string>>;
+  /** The run's mock scope and workspace (RunPlan `mockScope`); absent for a plan without it. */
+  mockScope?: { workspaceId: string; scope: string };
   /** Called after each node. */
   onNodeDone?: () => void;
   /** Ends the workflow task (a normal activity; default the no-op `endWorkflowTask`); the run workflow stores its progress there. */
@@ -263,7 +265,13 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     settings,
     deadlineMs,
     ...(options.servers ? { servers: options.servers } : {}),
-    dynamic: { uuid: uuid4, now, random: () => Math.random() },
+    ...(options.mockScope ? { mockScope: options.mockScope } : {}),
+    dynamic: {
+      uuid: uuid4,
+      now,
+      random: () => Math.random(),
+      ...(options.mockScope ? { runId: options.mockScope.scope } : {}),
+    },
     now,
     async executeApiNode(input, summary) {
       const attempts = input.retry?.attempts ?? 1;
@@ -324,6 +332,13 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       localDone();
       // DEADLINE_EXCEEDED because the run's deadline cut the call short: the test case is interrupted.
       if (out.code === 4 && perCall < input.deadlineMs) throw new DeadlineReached();
+      return out;
+    },
+    async verifyMocks(input, summary) {
+      // Only mockVerify nodes reach here: a new activity on their path alone (histories without them replay unchanged).
+      const out = await activities.verifyMocks.executeWithOptions(activityOptions(30_000, summary), [input]);
+      observe(out.finishedAtMs);
+      localDone();
       return out;
     },
     async runScript(input, summary) {

@@ -19,6 +19,7 @@ import { HOOKS_SCHEMA } from '../routes/folders';
 import { DATA_SETS_SCHEMA, FLOW_NODES } from './flow';
 import { VARIABLE_SCOPES } from '../../src/domain/types';
 import { FLIP_FIGURES, HISTORY_SCHEMAS } from './history-schemas';
+import { MOCK_JOURNAL_SCHEMAS } from './mock-journal-schemas';
 
 /** A JSON Schema (2020-12, the OpenAPI 3.1 dialect) as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -136,6 +137,7 @@ const idNameList = {
 /** The component schemas, by name. */
 export const SCHEMAS = {
   ...HISTORY_SCHEMAS,
+  ...MOCK_JOURNAL_SCHEMAS,
   FieldError: {
     type: 'object',
     required: ['field', 'pointer', 'detail'],
@@ -828,6 +830,47 @@ export const SCHEMAS = {
           'Imported with something to know (`operation` is `GET /pets 200`): an example that breaks its own schema (served with the failing values made to match), a schema no sample could satisfy, a sample cut to the required properties.',
         items: { type: 'object', required: ['operation', 'reason'], properties: { operation: text, reason: text } },
       },
+    },
+  },
+  MockCollection: {
+    type: 'object',
+    required: [
+      'id',
+      'name',
+      'basePath',
+      'idField',
+      'seedFrom',
+      'seedCount',
+      'records',
+      'mockUrl',
+      'createdAt',
+      'updatedAt',
+    ],
+    properties: {
+      id: id('mcol'),
+      name: {
+        type: 'string',
+        description: '`^[a-z][a-z0-9_-]{0,62}$`, unique in the workspace: what state responses name.',
+      },
+      basePath: {
+        type: ['string', 'null'],
+        description:
+          'Where CRUD routes are generated (`/users`: GET/POST `/users`, GET/PUT/PATCH/DELETE `/users/{id}`); null: none.',
+      },
+      idField: { type: 'string', description: "The records' id field (default `id`)." },
+      seedFrom: {
+        type: ['object', 'null'],
+        description: 'The design whose response schema the seed was sampled from.',
+        properties: { designId: text, status: { type: 'integer' }, count: { type: 'integer' } },
+      },
+      seedCount: { type: 'integer', description: 'Records in the seed.' },
+      records: { type: 'integer', description: 'Records in the shared state (requests without a scope).' },
+      mockUrl: {
+        type: 'string',
+        description: "The generated routes' address (`{base_url}/mock/{workspaceId}{basePath}`).",
+      },
+      createdAt: timestamp,
+      updatedAt: timestamp,
     },
   },
   MockSample: {

@@ -192,6 +192,28 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
       },
     },
   },
+  createMockCollection: {
+    users: {
+      summary: 'Users with CRUD routes on /users, seeded with two records',
+      value: {
+        name: 'users',
+        basePath: '/users',
+        seed: [
+          { id: 1, name: 'Ada' },
+          { id: 2, name: 'Grace' },
+        ],
+      },
+    },
+  },
+  replaceMockCollection: {
+    renamed: {
+      summary: 'The same records under /people',
+      value: { name: 'users', basePath: '/people', seed: [{ id: 1, name: 'Ada' }] },
+    },
+  },
+  updateMockCollection: {
+    basePath: { summary: 'Move the CRUD routes', value: { basePath: '/members' } },
+  },
   replaceDesign: {
     getUser: {
       summary: 'The whole design again',
@@ -378,6 +400,19 @@ const design = {
   updatedAt: AT,
 };
 
+const mockCollection = {
+  id: `mcol_${ULID}`,
+  name: 'users',
+  basePath: '/users',
+  idField: 'id',
+  seedFrom: null,
+  seedCount: 2,
+  records: 2,
+  mockUrl: `${BASE}/mock/${ids.ws}/users`,
+  createdAt: AT,
+  updatedAt: AT,
+};
+
 /** Drops the members set to undefined (JSON has none). */
 function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
@@ -511,6 +546,18 @@ export const RESPONSE_EXAMPLES = {
   },
   deployments: { summary: 'A page of deployments', value: { items: [deployment], nextCursor: null } },
   design: { summary: 'A design', value: design },
+  mockCollection: { summary: 'A data collection with CRUD routes on /users', value: mockCollection },
+  mockCollections: { summary: 'A page of data collections', value: { items: [mockCollection], nextCursor: null } },
+  mockRecords: {
+    summary: "A page of a collection's records",
+    value: {
+      items: [
+        { id: 1, name: 'Ada' },
+        { id: 2, name: 'Grace' },
+      ],
+      nextCursor: null,
+    },
+  },
   designs: { summary: 'A page of designs', value: { items: [design], nextCursor: null } },
   designImport: {
     summary: 'One design made',

@@ -20,6 +20,7 @@ import { RUN_TRIGGERS, runInputSchema } from '../routes/runs';
 import { RUN_ORIGIN_SCHEMAS } from '../routes/run-origins';
 import { DEPLOYMENT_SCHEMAS } from '../routes/deployments';
 import { DESIGN_SCHEMAS } from '../routes/designs';
+import { COLLECTION_SCHEMAS } from '../routes/mock-collections';
 import { relayRequestSchema } from '../routes/relay';
 import { WEBHOOK_BODY_SCHEMA } from '../routes/incoming-webhooks';
 import { CALLBACK_METHODS } from '../routes/callbacks';
@@ -337,6 +338,63 @@ function historyOperations(): ApiOperation[] {
   ];
 }
 
+/** The mock journal (api/routes/mock-requests.ts, docs/mocks.md "Journal and verification"). */
+function mockJournalOperations(): ApiOperation[] {
+  const filters = [
+    filter('scope', 'Requests of this scope (exact).'),
+    filter('shared', '`true`: only requests without a scope.', { enum: ['true', 'false'] }),
+    filter('method', 'Requests with this method.'),
+    filter('path', 'Requests to this path (within the workspace); ending in `*`: paths starting with the rest.'),
+    filter('since', 'Requests received at or after this ISO 8601 instant.', { type: 'string', format: 'date-time' }),
+    filter('until', 'Requests received before this ISO 8601 instant.', { type: 'string', format: 'date-time' }),
+    filter('status', 'Requests answered with this status (0: a connection fault).', {
+      type: 'string',
+      pattern: '^[0-9]{1,3}$',
+    }),
+    filter('violations', '`true`: only requests with contract violations.', { enum: ['true', 'false'] }),
+    filter('fault', '`true`: only requests answered with a fault.', { enum: ['true', 'false'] }),
+    ...paging(),
+  ];
+  const page = pageOf(schemaRef('MockJournalEntry'));
+  return [
+    {
+      method: 'get',
+      path: '/v1/designs/:designId/requests',
+      operationId: 'listDesignRequests',
+      summary: "A design's mock journal: the requests it answered, newest first",
+      description:
+        'Kept `ASSAY_MOCK_JOURNAL_MAX` per workspace (default 10,000) and `ASSAY_MOCK_JOURNAL_TTL_SECONDS` (default one day). Scoped requests are listed as soon as they were answered; unscoped ones within about 250 ms.',
+      tag: 'Designs',
+      auth: 'apiKey',
+      query: filters,
+      responses: { '200': ok('A page of journal entries.', page) },
+      problems: ['BadRequest', 'NotFound'],
+    },
+    {
+      method: 'get',
+      path: '/v1/mock-requests',
+      operationId: 'listMockRequests',
+      summary: "The workspace's mock journal, newest first",
+      tag: 'Designs',
+      auth: 'apiKey',
+      query: [filter('designId', 'Requests answered by this design.'), ...filters],
+      responses: { '200': ok('A page of journal entries.', page) },
+      problems: ['BadRequest'],
+    },
+    {
+      method: 'delete',
+      path: '/v1/mock-requests',
+      operationId: 'deleteMockRequests',
+      summary: "Forget journal entries: one scope's, one design's, or all of the workspace's",
+      tag: 'Designs',
+      auth: 'apiKey',
+      query: [filter('scope', "Only this scope's entries."), filter('designId', "Only this design's entries.")],
+      responses: { '200': ok('How many entries went.', schemaRef('MockRequestsDeleted')) },
+      problems: ['BadRequest'],
+    },
+  ];
+}
+
 function folderOperations(): ApiOperation[] {
   const tag = 'Folders';
   const one = '/v1/folders/:folderPath';
@@ -455,6 +513,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
     }),
     ...folderOperations(),
     ...historyOperations(),
+    ...mockJournalOperations(),
     ...crud({
       tag: 'Runners',
       collection: '/v1/runners',
@@ -746,6 +805,61 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
         '201': ok('The designs made, and the operations skipped.', schemaRef('DesignImport'), ['designImport']),
       },
       problems: ['BadRequest', 'Conflict', 'Unprocessable', 'UnsupportedMediaType'],
+    },
+    ...crud({
+      tag: 'Mock data',
+      collection: '/v1/mock-collections',
+      param: 'collectionId',
+      noun: 'mock collection',
+      plural: 'mock collections',
+      schema: schemaRef('MockCollection'),
+      examples: { one: 'mockCollection', page: 'mockCollections' },
+      bodies: { create: COLLECTION_SCHEMAS.full, replace: COLLECTION_SCHEMAS.full, patch: COLLECTION_SCHEMAS.patch },
+      listDescription:
+        'Data collections of the mocks (docs/mocks.md "State"), by name. Bodies up to 8 MiB (a seed of up to 10,000 records); a new seed resets the shared state; 409 `mock-collection-taken` for a name or basePath another collection has.',
+      createProblems: ['NotFound', 'Unprocessable'],
+      deleteDescription: 'With its records in every scope.',
+    }),
+    {
+      method: 'get',
+      path: '/v1/mock-collections/:collectionId/records',
+      operationId: 'listMockRecords',
+      summary: "List a collection's records in a scope",
+      description:
+        'In insertion order. `scope` absent: the shared state; `~seed`: the seed; a scope that has not started shows the seed.',
+      tag: 'Mock data',
+      auth: 'apiKey',
+      query: [
+        ...paging(1000, 100),
+        {
+          name: 'scope',
+          description: 'A scope (`run_…`, or any 1–100 of A-Z a-z 0-9 _ . : -).',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: { '200': ok('A page of records.', pageOf({ type: 'object' }), ['mockRecords']) },
+      problems: ['BadRequest', 'NotFound'],
+    },
+    {
+      method: 'post',
+      path: '/v1/mock-collections/:collectionId/reset',
+      operationId: 'resetMockCollection',
+      summary: "Reset a collection's shared state to its seed",
+      tag: 'Mock data',
+      auth: 'apiKey',
+      responses: { '200': ok('The collection.', schemaRef('MockCollection'), ['mockCollection']) },
+      problems: ['NotFound'],
+    },
+    {
+      method: 'delete',
+      path: '/v1/mock-scopes/:scope',
+      operationId: 'discardMockScope',
+      summary: 'Discard a scope in every collection of the workspace',
+      description: "A run's scope is discarded when the run ends; unused scopes after `ASSAY_MOCK_SCOPE_TTL_SECONDS`.",
+      tag: 'Mock data',
+      auth: 'apiKey',
+      responses: { '204': { description: 'Discarded (also when it held nothing).' } },
+      problems: ['BadRequest'],
     },
     {
       method: 'post',

@@ -35,6 +35,7 @@ import { documentBodies, importDocument } from '../import-document';
 import { MAX_JSON_DEPTH, schemaLoop, tooDeep } from '../../src/validation/json-limits';
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
 import { HTTP_METHODS } from '../../src/domain/types';
+import { checkExpression } from '../../src/domain/expressions';
 import {
   MOCK_FAULTS,
   type MockDelay,
@@ -244,6 +245,18 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
       );
     else seen.set(key, i);
     if (r.schema) schemaError(r.schema, [...prefix, 'responses', i, 'schema']);
+    // State expressions must parse (docs/mocks.md "State responses"); the collection is looked up per request.
+    for (const field of ['update', 'body'] as const) {
+      const expression = r.state?.[field];
+      const problem = expression === undefined ? null : checkExpression(expression);
+      if (problem)
+        errors.push(
+          fieldError(
+            [...prefix, 'responses', i, 'state', field],
+            `is not a valid JSONata expression: ${problem.message}`,
+          ),
+        );
+    }
   });
   if (errors.length) throw invalid(errors);
   const sampleErrors: Array<{ err: SampleError; at: Array<string | number> }> = [];

@@ -10,7 +10,7 @@
  *   variable whose name itself contains the dots wins).
  * - An unknown name stays as written, braces included, so a typo is visible in the request.
  * - Dynamic values: `{{$guid}}` (a UUID v4), `{{$timestamp}}` (Unix seconds), `{{$isoTimestamp}}`
- *   (ISO 8601 UTC), `{{$randomInt}}` (0 to 1000). In a workflow their sources are Temporal's
+ *   (ISO 8601 UTC), `{{$randomInt}}` (0 to 1000), `{{$runId}}` (the run's id, its mock scope). In a workflow their sources are Temporal's
  *   deterministic `uuid4()`, `Date.now()` and `Math.random()`, so replay gives the same values.
  * - In a JSON body every string (keys too) is templated; numbers, booleans and nulls stay as they are.
  *
@@ -26,6 +26,12 @@ export interface DynamicSources {
   now(): number;
   /** A number in [0, 1). */
   random(): number;
+  /**
+   * The run's id, for `{{$runId}}` (a service under test given the mock address
+   * `/mock/<ws>/~{{$runId}}/…` writes to the run's mock scope: docs/mocks.md "State"); absent in
+   * plans frozen before mock scopes existed, where `{{$runId}}` stays as written.
+   */
+  runId?: string;
 }
 
 /** `{{…}}` around anything but braces (Postman's `/{{([^{}]*?)}}/`), at least one character. */
@@ -43,6 +49,8 @@ function dynamicValue(name: string, dynamic: DynamicSources): string | undefined
       return new Date(dynamic.now()).toISOString();
     case '$randomInt':
       return String(Math.floor(dynamic.random() * 1001));
+    case '$runId':
+      return dynamic.runId;
     default:
       return undefined;
   }

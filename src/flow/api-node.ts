@@ -19,6 +19,7 @@ import { maskedAuth } from '../domain/request-auth';
 import { fillServers, fillServersDeep, joinServerUrl, UnknownServerError } from './servers';
 import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
 import { evaluateAssertion } from '../domain/assertions';
+import { MOCK_SCOPE_HEADER } from '../domain/mocks';
 
 /**
  * Fills placeholders and defaults of an API node's request (or a Poll node's, src/flow/poll-node.ts). With the run's `servers` (RunPlan
@@ -90,6 +91,28 @@ function withServers(
   return out;
 }
 
+/**
+ * The request with `X-Assay-Mock-Scope: <scope>` added when its URL's path starts with
+ * `/mock/<workspaceId>/` (the run's workspace's mocks, on whatever host and port serve them) and it
+ * sets no such header itself (docs/mocks.md "State"); the request itself otherwise. Synchronous:
+ * no workflow command.
+ */
+export function withMockScope(
+  request: ResolvedRequest,
+  mockScope: { workspaceId: string; scope: string } | undefined,
+): ResolvedRequest {
+  if (!mockScope) return request;
+  const at = request.url.indexOf(`/mock/${mockScope.workspaceId}/`);
+  if (at < 0) return request;
+  // Only in the path: after the authority (`scheme://host[:port]`), before any query.
+  const authority = request.url.indexOf('://');
+  const pathStart = authority < 0 ? 0 : request.url.indexOf('/', authority + 3);
+  const query = request.url.search(/[?#]/);
+  if (at !== pathStart || (query >= 0 && query < at)) return request;
+  if (Object.keys(request.headers).some((name) => name.toLowerCase() === MOCK_SCOPE_HEADER)) return request;
+  return { ...request, headers: { ...request.headers, [MOCK_SCOPE_HEADER]: mockScope.scope } };
+}
+
 /** The request settings copied as they are into the resolved request (docs/flows.md "Request settings"). */
 const REQUEST_SETTINGS = [
   'maxRedirects',
@@ -134,7 +157,10 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
   const label = node.name ? `${node.name} (${node.id})` : node.id;
   let request: ResolvedRequest;
   try {
-    request = resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings, port.servers);
+    request = withMockScope(
+      resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings, port.servers),
+      port.mockScope,
+    );
   } catch (err) {
     if (!(err instanceof UnknownServerError)) throw err;
     // Nothing is sent: a request to a server the environment lacks would go to a URL that means nothing.

@@ -98,6 +98,7 @@ export async function runLoopIterations(
         settings: port.settings,
         deadlineMs: port.deadlineMs,
         ...(port.servers ? { servers: { ...port.servers } } : {}),
+        ...(port.mockScope ? { mockScope: { ...port.mockScope } } : {}),
         testCase: flow.testCase,
         node,
         start: index,

@@ -15,7 +15,7 @@ import type { ExpressionError } from '../domain/expressions';
 import { truthy } from '../domain/expressions';
 import type { AttemptResult, HttpExchange, NodeResult, PollNode, ResolvedRequest } from '../domain/types';
 import type { FlowBase } from './flow-base';
-import { resolveRequest, responseContext, responseResult } from './api-node';
+import { resolveRequest, responseContext, responseResult, withMockScope } from './api-node';
 import { where } from './script-node';
 import { UnknownServerError } from './servers';
 import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
@@ -144,7 +144,10 @@ export async function runPollNode(flow: FlowBase, node: PollNode): Promise<NodeR
 
   for (let attempt = 1; ; attempt++) {
     try {
-      request = resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings, port.servers);
+      request = withMockScope(
+        resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings, port.servers),
+        port.mockScope,
+      );
     } catch (err) {
       if (!(err instanceof UnknownServerError)) throw err;
       flow.step(`${label}: not sent ✗ (${err.message})`);

@@ -69,6 +69,8 @@ export interface LoopSegmentInput {
   deadlineMs: number;
   /** The run's servers (InterpreterPort `servers`); absent when the plan has none. */
   servers?: Record<string, string>;
+  /** The run's mock scope (InterpreterPort `mockScope`); absent when the plan has none. */
+  mockScope?: { workspaceId: string; scope: string };
   testCase: {
     id: string;
     name: string;

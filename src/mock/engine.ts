@@ -41,7 +41,10 @@ import { withStoreBounds } from '../store/bounds';
 import { isDatabaseUnavailable } from '../store/errors';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../problems';
 import { MOCK_SCOPE_HEADER, MOCK_SCOPE_PATTERN } from '../domain/mocks';
-import type { MockExchange } from './exchange';
+import { hasBody, readBody, type MockExchange } from './exchange';
+import { MockChaos, type ChaosDecision, type ChaosDesign, type ChaosSelectorError } from './chaos';
+import type { MockDelay, MockStateAction } from '../domain/mocks';
+import type { CrudOutcome, StateOutcome } from './crud';
 
 interface CompiledResponse {
   status: number;
@@ -50,6 +53,10 @@ interface CompiledResponse {
   body: CompiledBody;
   headers: CompiledHeaders;
   delayMs: number;
+  /** The response's own latency distribution (replaces `delayMs` and the design's `delay`). */
+  delay?: MockDelay;
+  /** Reads and writes a data collection (the state stage, src/mock/crud.ts); never `ready`. */
+  state?: MockStateAction;
   /** For a response with nothing to fill: the whole answer, ready to write. */
   ready?: { headers: Record<string, string | number>; body: string };
 }
@@ -64,6 +71,8 @@ interface CompiledDesign {
   defaultStatus: number;
   /** Status → codes, for the answer when a selector matches nothing. */
   defined: Record<string, number[]>;
+  /** The design's latency and faults (src/mock/chaos.ts); absent when it has neither. */
+  chaos?: ChaosDesign;
 }
 
 interface WorkspaceMocks {
@@ -95,15 +104,36 @@ export interface MockEngineOptions {
  * chaos → state response → answer → journal.
  */
 export interface MockStages {
-  /** src/mock/journal.ts: hears every answer (status, and what the stages set on the exchange). */
+  /**
+   * src/mock/journal.ts: hears every answer (status, and what the stages set on the exchange;
+   * status 0 for a connection fault). For a scoped exchange (`ex.scope` set) it is called BEFORE
+   * the answer is written and the engine waits for its promise (the entry is in the store when
+   * the client has its answer); for the others after the answer, without waiting. When it is
+   * present, a request body is read (bounded) before answering, so the journal has it.
+   */
   journal?: { record(ex: MockExchange, status: number): void | Promise<void> };
+  /**
+   * src/mock/chaos.ts: latency and faults (design `delay`/`faults`/`seed`, response `delay`,
+   * `_delay_`/`_fault_` selectors). Absent: only a response's `delayMs` applies, selectors are
+   * ignored.
+   */
+  chaos?: MockChaos;
+  /**
+   * src/mock/crud.ts `MockStateStage`: `crud` answers a request no design matches when a data
+   * collection's basePath covers it (else gives the methods a generated route takes there);
+   * `respond` runs a chosen response's `state` action and gives the body to answer.
+   */
+  state?: {
+    crud(ex: MockExchange): Promise<CrudOutcome>;
+    respond(ex: MockExchange, action: MockStateAction, params: Record<string, string>): Promise<StateOutcome>;
+  };
 }
 
 /** Seconds a mock client is asked to wait while the database does not answer (as the API's 503). */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
-const SELECTORS = ['_status_', '_code_'];
+const SELECTORS = ['_status_', '_code_', '_delay_', '_fault_'];
 const WORKSPACE_ID = /^ws_[0-9A-HJKMNP-TV-Z]{26}$/;
 const NO_BODY = new Set([204, 205, 304]);
 
@@ -121,6 +151,8 @@ function compileDesign(d: ApiDesign): CompiledDesign {
         : (textBody(r) ?? compileBody(r.data === undefined ? null : r.data, r.dynamic === true)),
       headers: compileHeaders(r.headers, r.dynamic === true),
       delayMs: Math.min(r.delayMs ?? 0, 60_000),
+      ...(r.delay ? { delay: r.delay } : {}),
+      ...(r.state ? { state: r.state } : {}),
     });
     byStatus.set(r.status, list);
   }
@@ -128,7 +160,7 @@ function compileDesign(d: ApiDesign): CompiledDesign {
   const defaultStatus = statuses.find((s) => s >= 200 && s < 300) ?? statuses[0]!;
   for (const list of byStatus.values()) {
     for (const r of list) {
-      if (!('static' in r.body) || !('static' in r.headers)) continue;
+      if (!('static' in r.body) || !('static' in r.headers) || r.state) continue;
       const headers = baseHeaders(d.id, r);
       Object.assign(headers, r.headers.static);
       if (!NO_BODY.has(r.status)) headers['content-length'] = Buffer.byteLength(r.body.static);
@@ -136,7 +168,26 @@ function compileDesign(d: ApiDesign): CompiledDesign {
     }
   }
   const defined = Object.fromEntries(statuses.map((s) => [String(s), byStatus.get(s)!.map((r) => r.code)]));
-  return { id: d.id, method: d.method, path: d.path, byStatus, statuses, defaultStatus, defined };
+  const o = d.options;
+  const chaos: ChaosDesign | undefined =
+    o && (o.delay || (o.faults && o.faults.length > 0))
+      ? {
+          id: d.id,
+          ...(o.delay ? { delay: o.delay } : {}),
+          faults: o.faults ?? [],
+          ...(o.seed !== undefined ? { seed: o.seed } : {}),
+        }
+      : undefined;
+  return {
+    id: d.id,
+    method: d.method,
+    path: d.path,
+    byStatus,
+    statuses,
+    defaultStatus,
+    defined,
+    ...(chaos ? { chaos } : {}),
+  };
 }
 
 /**
@@ -277,27 +328,44 @@ export class MockEngine {
   }
 
   private respond(mocks: WorkspaceMocks, ex: MockExchange, url: string, q: number): Promise<void> | void {
-    const { req, res, path } = ex;
+    const { req, path } = ex;
     const method = req.method ?? 'GET';
     let found = mocks.router.find(method as FindMyWay.HTTPMethod, path);
     if (!found && method !== method.toUpperCase())
       found = mocks.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path);
     if (!found && method === 'HEAD') found = mocks.router.find('GET', path);
     if (!found) {
+      // No design: a generated CRUD route of a data collection, when one covers the path (src/mock/crud.ts).
+      const state = this.options.stages?.state;
+      if (state)
+        return this.bounded(() => state.crud(ex)).then((out) =>
+          'status' in out ? this.finish(ex, out.status, ex.send!) : this.miss(mocks, ex, out.allowed),
+        );
+      return this.miss(mocks, ex, []);
+    }
+    return this.matched(mocks, ex, found, url, q);
+  }
+
+  /** No design and no generated route takes the request: the CORS preflight, 405 or 404. */
+  private miss(mocks: WorkspaceMocks, ex: MockExchange, generated: string[]): Promise<void> | void {
+    const { res, path } = ex;
+    const method = ex.req.method ?? 'GET';
+    {
       const allowed = METHODS.filter(
-        (m) => mocks.router.find(m, path) || (m === 'HEAD' && mocks.router.find('GET', path)),
+        (m) => mocks.router.find(m, path) || (m === 'HEAD' && mocks.router.find('GET', path)) || generated.includes(m),
       );
       if (allowed.length > 0) {
         if (method === 'OPTIONS') {
           mockRequests.inc({ status: '204' });
-          res.writeHead(204, {
-            allow: allowed.join(', '),
-            'access-control-allow-origin': '*',
-            'access-control-allow-methods': allowed.join(', '),
-            'access-control-allow-headers': '*',
+          return this.finish(ex, 204, () => {
+            res.writeHead(204, {
+              allow: allowed.join(', '),
+              'access-control-allow-origin': '*',
+              'access-control-allow-methods': allowed.join(', '),
+              'access-control-allow-headers': '*',
+            });
+            res.end();
           });
-          res.end();
-          return this.journal(ex, 204);
         }
         res.setHeader('allow', allowed.join(', '));
         return this.problem(
@@ -311,6 +379,18 @@ export class MockEngine {
         designs: mocks.designs.slice(0, 100).map((d) => `${d.method} ${d.path}`),
       });
     }
+  }
+
+  /** A design matches: the response chosen by the selectors, then the stages, then the answer. */
+  private matched(
+    mocks: WorkspaceMocks,
+    ex: MockExchange,
+    found: FindMyWay.FindResult<FindMyWay.HTTPVersion.V1>,
+    url: string,
+    q: number,
+  ): Promise<void> | void {
+    const { req, res } = ex;
+    const method = req.method ?? 'GET';
     const design = found.store as CompiledDesign;
     ex.designId = design.id;
     const headers = req.headers;
@@ -381,12 +461,37 @@ export class MockEngine {
     }
 
     const chosen = response;
-    const write = () => {
+    // Latency and faults (src/mock/chaos.ts): skipped unless the design, the response or a selector asks.
+    const chaosStage = this.options.stages?.chaos;
+    let decision: ChaosDecision | undefined;
+    if (chaosStage) {
+      const delaySelector = query?.get('_delay_') ?? first(headers._delay_);
+      const faultSelector = query?.get('_fault_') ?? first(headers._fault_);
+      if (MockChaos.wanted(design.chaos, chosen.delay, delaySelector ?? undefined, faultSelector ?? undefined)) {
+        const decided: ChaosDecision | ChaosSelectorError = chaosStage.decide(ex, design.chaos, design.id, chosen, {
+          ...(delaySelector != null ? { delay: delaySelector } : {}),
+          ...(faultSelector != null ? { fault: faultSelector } : {}),
+        });
+        if ('error' in decided) return this.problem(ex, 'mock-bad-selector', decided.error, { defined });
+        decision = decided;
+      }
+    }
+    const write = (stateBody?: string): void | Promise<void> => {
+      if (decision?.fault) return this.fault(ex, decision);
       mockRequests.inc({ status: STATUS_LABELS[chosen.status] ?? String(chosen.status) });
       if (chosen.ready) {
-        res.writeHead(chosen.status, chosen.ready.headers);
-        res.end(method === 'HEAD' ? undefined : chosen.ready.body);
-        return this.journal(ex, chosen.status);
+        // The hot path: nothing to wait for (no scope to journal first, no body to read).
+        const journal = this.options.stages?.journal;
+        if (ex.scope === null && (!journal || ex.body !== undefined || !hasBody(req))) {
+          res.writeHead(chosen.status, chosen.ready.headers);
+          res.end(method === 'HEAD' ? undefined : chosen.ready.body);
+          return journal?.record(ex, chosen.status);
+        }
+        const ready = chosen.ready;
+        return this.finish(ex, chosen.status, () => {
+          res.writeHead(chosen.status, ready.headers);
+          res.end(method === 'HEAD' ? undefined : ready.body);
+        });
       }
       if (query) for (const s of SELECTORS) query.delete(s);
       const scope: TemplateScope = {
@@ -394,19 +499,82 @@ export class MockEngine {
         query: query ? Object.fromEntries(query) : {},
         faker: this.faker,
       };
-      const body = 'static' in chosen.body ? chosen.body.static : chosen.body.render(scope);
+      const body =
+        stateBody !== undefined ? stateBody : 'static' in chosen.body ? chosen.body.static : chosen.body.render(scope);
       const out = baseHeaders(design.id, chosen);
       Object.assign(out, 'static' in chosen.headers ? chosen.headers.static : chosen.headers.render(scope));
       if (!NO_BODY.has(chosen.status)) out['content-length'] = Buffer.byteLength(body);
-      res.writeHead(chosen.status, out);
-      res.end(method === 'HEAD' || NO_BODY.has(chosen.status) ? undefined : body);
-      return this.journal(ex, chosen.status);
+      return this.finish(ex, chosen.status, () => {
+        res.writeHead(chosen.status, out);
+        res.end(method === 'HEAD' || NO_BODY.has(chosen.status) ? undefined : body);
+      });
     };
-    if (chosen.delayMs > 0) {
-      ex.delayMs = chosen.delayMs;
-      return new Promise<void>((resolve) => setTimeout(resolve, chosen.delayMs)).then(write);
+    const delayMs = decision ? decision.delayMs : chosen.delayMs;
+    // The state-response stage (src/mock/crud.ts): the record read or written, then the answer
+    // (not when a fault was chosen: a faulty answer writes nothing).
+    const state = chosen.state && !decision?.fault ? this.options.stages?.state : undefined;
+    const proceed = state
+      ? (): Promise<void> =>
+          this.bounded(() => state.respond(ex, chosen.state!, found.params as Record<string, string>)).then((out) =>
+            'answered' in out ? this.finish(ex, out.answered, ex.send!) : write(out.body),
+          )
+      : () => write();
+    if (delayMs > 0) {
+      ex.delayMs = delayMs;
+      return new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(proceed);
     }
-    return write();
+    return proceed();
+  }
+
+  /** Carries out a fault the chaos stage chose: `status` as a problem answer, the others on the socket (journalled with status 0). */
+  private fault(ex: MockExchange, decision: ChaosDecision): void | Promise<void> {
+    const fault = decision.fault!;
+    ex.fault = fault;
+    if (fault === 'status') {
+      const status = decision.status ?? 503;
+      return this.problem(
+        ex,
+        'mock-fault',
+        `Injected fault: the design answers ${status} here (its faults, or a _fault_ selector).`,
+        { fault },
+        {},
+        status,
+      );
+    }
+    mockRequests.inc({ status: '0' });
+    return this.finish(ex, 0, () => MockChaos.inject(ex, fault));
+  }
+
+  /**
+   * Sends an answer (`send`) and hands the exchange to the journal stage, when there is one: a
+   * request body is read first (bounded; a body past the bound is journalled without it); a
+   * scoped exchange is journalled before it is sent, and the answer waits for the journal.
+   */
+  private finish(ex: MockExchange, status: number, send: () => void): void | Promise<void> {
+    const journal = this.options.stages?.journal;
+    if (!journal) return send();
+    if (ex.body === undefined && hasBody(ex.req)) {
+      return readBody(ex).then(
+        () => this.finish(ex, status, send),
+        () => {
+          ex.body = Buffer.alloc(0);
+          return this.finish(ex, status, send);
+        },
+      );
+    }
+    if (ex.scope === null) {
+      send();
+      return journal.record(ex, status);
+    }
+    const recorded = journal.record(ex, status);
+    if (!recorded) return send();
+    return recorded.then(send, send);
+  }
+
+  /** `fn` within the store bounds of mock requests (`storeTimeouts`), when there are some. */
+  private bounded<T>(fn: () => T): T {
+    const timeouts = this.options.storeTimeouts;
+    return timeouts ? withStoreBounds(timeouts, fn) : fn();
   }
 
   /**
@@ -419,24 +587,25 @@ export class MockEngine {
     detail: string,
     extras: Record<string, unknown> = {},
     headers: Record<string, string> = {},
+    statusOverride?: number,
   ): void | Promise<void> {
     const res = 'res' in target ? target.res : target;
-    const { status } = PROBLEMS[code];
+    const status = statusOverride ?? PROBLEMS[code].status;
     mockRequests.inc({ status: STATUS_LABELS[status] ?? String(status) });
-    const body = JSON.stringify(problemDocument(code, detail, extras));
-    res.writeHead(status, {
-      ...headers,
-      'content-type': 'application/problem+json',
-      'content-length': Buffer.byteLength(body),
-      'access-control-allow-origin': '*',
-    });
-    res.end(body);
-    if ('res' in target) return this.journal(target, status);
-  }
-
-  /** Hands an answered exchange to the journal stage (src/mock/journal.ts), when there is one. */
-  private journal(ex: MockExchange, status: number): void | Promise<void> {
-    return this.options.stages?.journal?.record(ex, status);
+    const document = problemDocument(code, detail, extras);
+    if (statusOverride !== undefined) document.status = statusOverride;
+    const body = JSON.stringify(document);
+    const send = () => {
+      res.writeHead(status, {
+        ...headers,
+        'content-type': 'application/problem+json',
+        'content-length': Buffer.byteLength(body),
+        'access-control-allow-origin': '*',
+      });
+      res.end(body);
+    };
+    if ('res' in target) return this.finish(target, status, send);
+    send();
   }
 
   /** The workspace's compiled designs, rebuilt when they changed. */

@@ -32,6 +32,8 @@ export interface MockExchange {
   fault?: MockFault | null;
   delayMs?: number;
   source?: 'mock' | 'proxy';
+  /** An answer a stage prepared (the CRUD and state stages) for the engine to send after the journal has the exchange. */
+  send?: () => void;
 }
 
 /** True when the request announces a body (so GETs without one are never waited for). */

@@ -13,6 +13,8 @@ export { Bundle, BundleBlob, type BundleModule } from './bundle';
 export { Folder } from './folder';
 export { AuthProfile, AuthToken } from './auth-profile';
 export { TestCaseHistory, FlakyTestCase } from './test-case-history';
+export { MockJournalEntry } from './mock-journal-entry';
+export { MockCollection, MockRecord, MockScope } from './mock-state';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -29,6 +31,8 @@ import { Bundle, BundleBlob } from './bundle';
 import { Folder } from './folder';
 import { AuthProfile, AuthToken } from './auth-profile';
 import { TestCaseHistory, FlakyTestCase } from './test-case-history';
+import { MockJournalEntry } from './mock-journal-entry';
+import { MockCollection, MockRecord, MockScope } from './mock-state';
 
 /** Every entity, for the data source. */
 export const ENTITIES = [
@@ -51,4 +55,8 @@ export const ENTITIES = [
   AuthToken,
   TestCaseHistory,
   FlakyTestCase,
+  MockJournalEntry,
+  MockCollection,
+  MockRecord,
+  MockScope,
 ];

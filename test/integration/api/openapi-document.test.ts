@@ -70,6 +70,7 @@ const WALK = [
   'startRun',
   'createDeployment',
   'createDesign',
+  'createMockCollection',
   'replaceFolder',
   'listFolders',
   'getFolder',
@@ -99,6 +100,12 @@ const WALK = [
   'getDeployment',
   'listDesigns',
   'getDesign',
+  'listDesignRequests',
+  'listMockRequests',
+  'deleteMockRequests',
+  'listMockCollections',
+  'getMockCollection',
+  'listMockRecords',
   'replaceEnvironment',
   'updateEnvironment',
   'replaceAuthProfile',
@@ -110,6 +117,10 @@ const WALK = [
   'updateDeployment',
   'replaceDesign',
   'updateDesign',
+  'replaceMockCollection',
+  'updateMockCollection',
+  'resetMockCollection',
+  'discardMockScope',
   'callDeploymentWebhook',
   'callbackGet',
   'callbackPost',
@@ -125,6 +136,7 @@ const WALK = [
   'resumeRun',
   'deleteRun',
   'deleteDesign',
+  'deleteMockCollection',
   'deleteDeployment',
   'deleteRunner',
   'deleteTestCase',
@@ -512,6 +524,17 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
           deadlineMs: 2000,
           assertions: [{ target: 'response.status', operator: 'equals', expected: 0 }],
         },
+        {
+          type: 'mockVerify',
+          id: 'verified',
+          method: 'POST',
+          path: '/payments/{id}',
+          designId: '{{paymentsDesign}}',
+          where: 'body.amount = 42',
+          count: { min: 1, max: 2 },
+          scope: 'run',
+          assertions: [{ target: 'count', operator: 'greaterThan', expected: 0 }],
+        },
       ] as unknown as FlowNode[],
     });
     const types = new Set<string>();
@@ -583,7 +606,7 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
   it('walks every operation against the running API: examples accepted, answers as documented', async () => {
     const all = operations();
     expect([...WALK].sort(), 'the walk covers every operation').to.deep.equal(all.map((o) => o.op.operationId).sort());
-    const params: Record<string, string> = { folderPath: 'users/admin', token: 'no-such-token' };
+    const params: Record<string, string> = { folderPath: 'users/admin', token: 'no-such-token', scope: 'walk-scope' };
     let webhookToken = '';
     const checked: string[] = [];
     for (const id of WALK) {
@@ -644,6 +667,7 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
         webhookToken = res.body.webhookToken;
       }
       if (id === 'createDesign') params.designId = res.body.id;
+      if (id === 'createMockCollection') params.collectionId = res.body.id;
     }
     expect(checked).to.have.length(WALK.length);
   });
