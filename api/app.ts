@@ -28,6 +28,7 @@ import { compareRouter } from './routes/compare';
 import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
+import { mockSettingsRouter } from './routes/mock-settings';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
 import { callbacksRouter } from './routes/callbacks';
 import { relayRouter } from './routes/relay';
@@ -53,6 +54,7 @@ export const V1_ROUTERS = [
   librariesRouter,
   deploymentsRouter,
   designsRouter,
+  mockSettingsRouter,
   relayRouter,
   foldersRouter,
   historyRouter,

@@ -109,6 +109,9 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'DELETE /v1/designs/:designId': 'write',
   // A design-side helper: generates sample data from a schema (CPU work), so `write` like designs.
   'POST /v1/mock-samples': 'write',
+  // The mock proxy's target and mode (docs/mocks.md "Proxy: validate and record").
+  'GET /v1/mock-settings': 'read',
+  'PUT /v1/mock-settings': 'write',
 
   // The console's relay sends a request as an API node would (address policy, time and size
   // limits) and keeps nothing: `run`, the scope that may already make the service send requests.

@@ -41,7 +41,9 @@ import { withStoreBounds } from '../store/bounds';
 import { isDatabaseUnavailable } from '../store/errors';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../problems';
 import { MOCK_SCOPE_HEADER, MOCK_SCOPE_PATTERN } from '../domain/mocks';
-import type { MockExchange } from './exchange';
+import { MockBodyTooLarge, type MockExchange } from './exchange';
+import type { MockSettingsView, MockViolation } from '../domain/mocks';
+import type { CompiledContract } from './contract';
 
 interface CompiledResponse {
   status: number;
@@ -64,6 +66,17 @@ interface CompiledDesign {
   defaultStatus: number;
   /** Status → codes, for the answer when a selector matches nothing. */
   defined: Record<string, number[]>;
+  /** The design's contract (src/mock/contract.ts), compiled with it; undefined: nothing to check. */
+  contract?: CompiledContract;
+}
+
+/** The design a request's route matches (the validation proxy's view of the router). */
+export interface MockRouteMatch {
+  designId: string;
+  /** The design's path template (`/users/{id}`). */
+  path: string;
+  params: Record<string, string>;
+  contract?: CompiledContract;
 }
 
 interface WorkspaceMocks {
@@ -97,6 +110,32 @@ export interface MockEngineOptions {
 export interface MockStages {
   /** src/mock/journal.ts: hears every answer (status, and what the stages set on the exchange). */
   journal?: { record(ex: MockExchange, status: number): void | Promise<void> };
+  /**
+   * src/mock/contract.ts `MockContract`: compiles a design's contract when the designs are loaded
+   * (once per design version); undefined when the design has nothing to check.
+   */
+  contract?: { compile(design: ApiDesign): CompiledContract | undefined };
+  /**
+   * src/mock/settings.ts `MockSettingsCache`: the workspace's mock settings (`GET/PUT
+   * /v1/mock-settings`), synchronous while cached and fresh. Forgotten with {@link MockEngine.invalidate}.
+   */
+  settings?: {
+    get(workspaceId: string): MockSettingsView | Promise<MockSettingsView>;
+    invalidate(workspaceId: string): void;
+  };
+  /**
+   * src/mock/proxy.ts `MockProxy`: when the workspace's proxy is on, forwards the request, answers
+   * the caller with the upstream's answer (validating or recording it) and resolves to the status
+   * answered. `designsChanged` is called after recording into designs.
+   */
+  proxy?: {
+    forward(
+      ex: MockExchange,
+      proxy: NonNullable<MockSettingsView['proxy']>,
+      match: MockRouteMatch | undefined,
+      designsChanged: () => void,
+    ): Promise<number>;
+  };
 }
 
 /** Seconds a mock client is asked to wait while the database does not answer (as the API's 503). */
@@ -198,6 +237,7 @@ export class MockEngine {
   invalidate(workspaceId: string): void {
     this.cache.delete(workspaceId);
     this.fresh.delete(workspaceId);
+    this.options.stages?.settings?.invalidate(workspaceId);
   }
 
   /** True for requests this engine answers. */
@@ -269,6 +309,19 @@ export class MockEngine {
       res,
       startedAt: Date.now(),
     };
+    // The validation and recording proxy (src/mock/proxy.ts), when the workspace's settings turn it on.
+    const settings = this.options.stages?.settings?.get(workspaceId);
+    if (settings !== undefined) {
+      if (settings instanceof Promise)
+        return settings.then((s) => (s.proxy ? this.proxied(ex, s.proxy) : this.route(ex, url, q)));
+      if (settings.proxy) return this.proxied(ex, settings.proxy);
+    }
+    return this.route(ex, url, q);
+  }
+
+  /** Finds the design and answers from it (the cached designs synchronously). */
+  private route(ex: MockExchange, url: string, q: number): Promise<void> | void {
+    const workspaceId = ex.workspaceId;
     const cached = this.fresh.get(workspaceId);
     if (cached && ex.startedAt - cached.checkedAt < this.revalidateMs) return this.respond(cached, ex, url, q);
     const timeouts = this.options.storeTimeouts;
@@ -276,7 +329,57 @@ export class MockEngine {
     return loaded.then((mocks) => this.respond(mocks, ex, url, q));
   }
 
-  private respond(mocks: WorkspaceMocks, ex: MockExchange, url: string, q: number): Promise<void> | void {
+  /** Forwards to the workspace's proxy target (src/mock/proxy.ts); journalled with the status answered. */
+  private async proxied(ex: MockExchange, proxy: NonNullable<MockSettingsView['proxy']>): Promise<void> {
+    const stage = this.options.stages?.proxy;
+    if (!stage) return this.route(ex, ex.req.url!, ex.req.url!.indexOf('?'));
+    const timeouts = this.options.storeTimeouts;
+    const mocks = await (timeouts
+      ? withStoreBounds(timeouts, () => this.load(ex.workspaceId))
+      : this.load(ex.workspaceId));
+    const status = await stage.forward(ex, proxy, this.match(mocks, ex.method, ex.path), () =>
+      this.invalidate(ex.workspaceId),
+    );
+    return this.journal(ex, status);
+  }
+
+  /** The design `method path` routes to, as {@link respond} finds it. */
+  private match(mocks: WorkspaceMocks, method: string, path: string): MockRouteMatch | undefined {
+    const found =
+      mocks.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path) ??
+      (method.toUpperCase() === 'HEAD' ? mocks.router.find('GET', path) : null);
+    if (!found) return undefined;
+    const design = found.store as CompiledDesign;
+    return {
+      designId: design.id,
+      path: design.path,
+      params: found.params as Record<string, string>,
+      contract: design.contract,
+    };
+  }
+
+  /** Answers 422 `mock-request-invalid` listing the violations (kept on the exchange for the journal). */
+  private invalidRequest(ex: MockExchange, design: CompiledDesign, violations: MockViolation[]): void | Promise<void> {
+    ex.violations = violations;
+    const list = violations
+      .slice(0, 3)
+      .map((v) => `${v.in} ${v.field || '(root)'} ${v.message}`)
+      .join('; ');
+    return this.problem(
+      ex,
+      'mock-request-invalid',
+      `The request breaks the contract of ${design.method} ${design.path}: ${list}${violations.length > 3 ? `; and ${violations.length - 3} more` : ''}.`,
+      { violations },
+    );
+  }
+
+  private respond(
+    mocks: WorkspaceMocks,
+    ex: MockExchange,
+    url: string,
+    q: number,
+    validated = false,
+  ): Promise<void> | void {
     const { req, res, path } = ex;
     const method = req.method ?? 'GET';
     let found = mocks.router.find(method as FindMyWay.HTTPMethod, path);
@@ -313,6 +416,22 @@ export class MockEngine {
     }
     const design = found.store as CompiledDesign;
     ex.designId = design.id;
+    // Contract validation (src/mock/contract.ts): 422 with the violations; the body is read only when checked.
+    if (!validated && design.contract?.validatesRequests) {
+      const checked = design.contract.checkRequest(ex, found.params as Record<string, string>);
+      if (Array.isArray(checked)) {
+        if (checked.length > 0) return this.invalidRequest(ex, design, checked);
+      } else {
+        return checked.then(
+          (violations) =>
+            violations.length > 0 ? this.invalidRequest(ex, design, violations) : this.respond(mocks, ex, url, q, true),
+          (err: unknown) => {
+            if (!(err instanceof MockBodyTooLarge)) throw err;
+            return this.problem(ex, 'mock-body-too-large', 'The request body is larger than 1 MiB.');
+          },
+        );
+      }
+    }
     const headers = req.headers;
     const query = q < 0 ? undefined : new URLSearchParams(url.slice(q + 1));
     const preference = headers.prefer === undefined ? {} : prefer(first(headers.prefer));
@@ -487,6 +606,7 @@ export class MockEngine {
       const parsed = parsePath(row.path);
       if ('error' in parsed) continue;
       const design = compileDesign(row);
+      design.contract = this.options.stages?.contract?.compile(row);
       router.on(row.method as FindMyWay.HTTPMethod, parsed.routerPath, () => undefined, design);
       designs.push(design);
     }
