@@ -15,6 +15,9 @@ import { ScheduleSync } from '../src/temporal/schedules';
 import { RunRecovery } from '../src/temporal/run-recovery';
 import { retryForever } from '../src/retry';
 import { MockEngine } from '../src/mock/engine';
+import { MockContract } from '../src/mock/contract';
+import { MockProxy } from '../src/mock/proxy';
+import { MockSettingsCache } from '../src/mock/settings';
 import { startRunWorker, type RunWorkerHandle } from './worker';
 import { createApp } from '../api/app';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../src/problems';
@@ -73,11 +76,19 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   schedules.start(config.deployments.reconcileIntervalMs);
   const recovery = new RunRecovery(dataSource, workflows, logger);
   recovery.start(config.api.recoveryIntervalMs);
+  // The address policy of this process's outgoing requests: the relay (POST /v1/relay) and the
+  // mock proxy (src/mock/proxy.ts), with the same rules as the workers' API nodes.
+  const policy = policyFromConfig(config);
   const mocks = new MockEngine({
     dataSource,
     revalidateMs: config.mocks.revalidateMs,
     seed: config.mocks.seed,
     storeTimeouts: config.databaseTimeouts,
+    stages: {
+      contract: new MockContract(),
+      settings: new MockSettingsCache(dataSource, { revalidateMs: config.mocks.revalidateMs }),
+      proxy: new MockProxy({ dataSource, policy, timeoutMs: config.runs.requestTimeoutMs }),
+    },
   });
   // The mock path is hot: it skips Koa and goes straight to the engine.
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
@@ -94,8 +105,6 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
           mocks: { ...config.mocks, publicUrl: withPort(config.api.publicUrl, Number(new URL(mockPort.url).port)) },
         }
       : config;
-  // The relay's (POST /v1/relay) address policy: the same rules as the workers' API nodes.
-  const policy = policyFromConfig(config);
   const app = createApp({ config: apiConfig, dataSource, workflows, schedules, mocks, logger, policy });
   const koa = app.callback();
   const { server, url } = await serve(

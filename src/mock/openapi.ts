@@ -141,6 +141,13 @@ function parametersOf(doc: Json, item: Json, op: Json): MockParameter[] {
       if (p.in !== 'path' && p.in !== 'query' && p.in !== 'header') continue;
       // A parameter described by `content` (one media type) takes that media's schema.
       const schema = p.schema ?? (pickMedia(deref(doc, p.content))?.media as Json | undefined)?.schema;
+      // Only the default serialisations are read back (form for the query, simple for paths and
+      // headers): objects spread over several query keys, deepObject, space- and pipe-delimited
+      // values and matrix/label paths are left unchecked.
+      const style = typeof p.style === 'string' ? p.style : undefined;
+      if (style !== undefined && style !== (p.in === 'query' ? 'form' : 'simple')) continue;
+      const type = (deref(doc, schema) as Json | undefined)?.type;
+      if (type === 'object' || (Array.isArray(type) && type.includes('object'))) continue;
       const parameter: MockParameter = { in: p.in, name: p.name };
       if (p.required === true || p.in === 'path') parameter.required = true;
       if (schema && typeof schema === 'object')
