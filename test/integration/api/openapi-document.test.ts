@@ -75,6 +75,8 @@ const WALK = [
   'getFolder',
   'importDesigns',
   'sampleFromSchema',
+  'putMockSettings',
+  'getMockSettings',
   'relayRequest',
   'listEnvironments',
   'getEnvironment',

@@ -48,6 +48,8 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'ReusableTestCases1796200000000',
         'RunHistory1796300000000',
         'HistoryStatusIndex1796301000000',
+        'MockDesignOptions1796400000000',
+        'MockSettings1796430000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
