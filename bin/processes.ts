@@ -86,7 +86,10 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
     storeTimeouts: config.databaseTimeouts,
     stages: {
       contract: new MockContract(),
-      settings: new MockSettingsCache(dataSource, { revalidateMs: config.mocks.revalidateMs }),
+      settings: new MockSettingsCache(dataSource, {
+        revalidateMs: config.mocks.revalidateMs,
+        storeTimeouts: config.databaseTimeouts,
+      }),
       proxy: new MockProxy({ dataSource, policy, timeoutMs: config.runs.requestTimeoutMs }),
     },
   });

@@ -8,6 +8,8 @@
 import type { DataSource } from 'typeorm';
 import { MockSettings } from '../store/entities';
 import type { MockSettingsView } from '../domain/mocks';
+import type { DatabaseTimeouts } from '../config';
+import { withStoreBounds } from '../store/bounds';
 
 /** A workspace without a row: the proxy off, no seed. */
 export const DEFAULT_MOCK_SETTINGS: MockSettingsView = Object.freeze({ proxy: null, seed: null });
@@ -26,12 +28,18 @@ export class MockSettingsCache {
   private readonly cache = new Map<string, { view: MockSettingsView; at: number }>();
   private readonly pending = new Map<string, Promise<MockSettingsView>>();
   private readonly revalidateMs: number;
+  private readonly storeTimeouts?: DatabaseTimeouts;
 
+  /**
+   * `revalidateMs`: how long cached settings are trusted (the engine's `revalidateMs`);
+   * `storeTimeouts`: the bounds of the read (src/store/bounds.ts), as the engine's design reads.
+   */
   constructor(
     private readonly dataSource: DataSource,
-    options: { revalidateMs?: number } = {},
+    options: { revalidateMs?: number; storeTimeouts?: DatabaseTimeouts } = {},
   ) {
     this.revalidateMs = options.revalidateMs ?? 2000;
+    this.storeTimeouts = options.storeTimeouts;
   }
 
   /** The settings: synchronously while cached and fresh, else a promise of them (one read per workspace at a time). */
@@ -40,9 +48,8 @@ export class MockSettingsCache {
     if (hit && Date.now() - hit.at < this.revalidateMs) return hit.view;
     let read = this.pending.get(workspaceId);
     if (!read) {
-      read = this.dataSource
-        .getRepository(MockSettings)
-        .findOneBy({ workspaceId })
+      const query = () => this.dataSource.getRepository(MockSettings).findOneBy({ workspaceId });
+      read = (this.storeTimeouts ? withStoreBounds(this.storeTimeouts, query) : query())
         .then((row) => {
           const view = settingsView(row);
           if (this.pending.get(workspaceId) === read) this.cache.set(workspaceId, { view, at: Date.now() });
