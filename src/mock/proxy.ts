@@ -250,6 +250,7 @@ export class MockProxy {
     let recorded: string | undefined;
     if (proxy.mode === 'record') {
       recorded = await this.record(ex, match, status, headers, bytes);
+      if (ex.designId === null && recorded.startsWith('dsg_')) ex.designId = recorded;
       designsChanged();
     }
     const skip = connectionHeaders(headers);
