@@ -10,7 +10,8 @@
  *   `mock-body-too-large`), the headers except hop-by-hop ones (RFC 9110 §7.6.1: `Connection` and
  *   those it names, `Keep-Alive`, `Proxy-*`, `TE`, `Trailer`, `Transfer-Encoding`, `Upgrade`),
  *   `Host`, `Content-Length` (recomputed), `Accept-Encoding` (answers come back unencoded, so they
- *   can be checked and recorded) and `X-Assay-Mock-Scope`. `X-Assay-Mock-Proxied: <workspaceId>` is
+ *   can be checked and recorded; one encoded anyway with gzip, deflate or br is decoded for that,
+ *   and passed on as it came) and `X-Assay-Mock-Scope`. `X-Assay-Mock-Proxied: <workspaceId>` is
  *   added: a request that already carries this workspace's id (the proxy pointed at its own mock
  *   address) is answered 502 instead of going round again.
  * - **Through the address policy** of the API process, the rules of API nodes (src/net/address-policy.ts,
@@ -35,6 +36,7 @@
  * Switching the proxy off (`proxy: null`) serves the recorded designs, offline.
  */
 import { isDeepStrictEqual } from 'node:util';
+import zlib from 'node:zlib';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ApiDesign } from '../store/entities';
@@ -245,11 +247,15 @@ export class MockProxy {
       });
     }
     const contentType = first(headers['content-type']);
-    if (match?.contract) violations.push(...match.contract.checkResponse(status, contentType, bytes));
+    // What is checked and recorded is the decoded body (a service may encode though not asked to).
+    const decoded = decode(first(headers['content-encoding']), bytes, this.maxResponseBytes);
+    if (match?.contract && decoded) violations.push(...match.contract.checkResponse(status, contentType, decoded));
     if (violations.length > 0) ex.violations = violations;
     let recorded: string | undefined;
     if (proxy.mode === 'record') {
-      recorded = await this.record(ex, match, status, headers, bytes);
+      recorded = decoded
+        ? await this.record(ex, match, status, headers, decoded)
+        : `skipped: the body's Content-Encoding "${first(headers['content-encoding'])}" could not be decoded`;
       if (ex.designId === null && recorded.startsWith('dsg_')) ex.designId = recorded;
       designsChanged();
     }
@@ -366,6 +372,23 @@ export class MockProxy {
       });
     }
   }
+}
+
+/**
+ * The body without its `Content-Encoding` (gzip, deflate, br; none or identity: as it is), at most
+ * `maxBytes` decoded; undefined when it cannot be decoded (another coding, a corrupt body, too large).
+ */
+function decode(encoding: string | undefined, bytes: Buffer, maxBytes: number): Buffer | undefined {
+  const coding = (encoding ?? 'identity').trim().toLowerCase();
+  try {
+    if (coding === 'identity' || coding === '' || bytes.length === 0) return bytes;
+    if (coding === 'gzip' || coding === 'x-gzip') return zlib.gunzipSync(bytes, { maxOutputLength: maxBytes });
+    if (coding === 'deflate') return zlib.inflateSync(bytes, { maxOutputLength: maxBytes });
+    if (coding === 'br') return zlib.brotliDecompressSync(bytes, { maxOutputLength: maxBytes });
+  } catch {
+    return undefined;
+  }
+  return undefined;
 }
 
 function first(value: string | string[] | undefined): string | undefined {

@@ -13,6 +13,7 @@
  */
 import { expect } from 'chai';
 import http from 'node:http';
+import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type Reply, type TestApp } from '../../helpers/app';
 import type { MockEngineOptions } from '../../../src/mock/engine';
@@ -74,6 +75,11 @@ describe('mock proxy: validate, record, replay', function () {
           );
         if (req.method === 'GET' && url.pathname === '/text')
           return send(200, `hello ${url.searchParams.get('who') ?? 'nobody'}`, { 'content-type': 'text/plain' });
+        if (req.method === 'GET' && url.pathname === '/gz') {
+          // Encoded though the proxy did not ask for it: decoded to record, passed on as it came.
+          res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+          return res.end(zlib.gzipSync(JSON.stringify({ zipped: true, secret: 'x' })));
+        }
         if (req.method === 'POST' && url.pathname === '/orders')
           return send(201, { id: 9, ...JSON.parse(body) }, { location: '/orders/9' });
         if (req.method === 'DELETE' && url.pathname === '/orders/9') {
@@ -236,6 +242,9 @@ describe('mock proxy: validate, record, replay', function () {
       body: JSON.stringify({ sku: 'ABC-1' }),
     });
     expect(order.status).to.equal(201);
+    const gz = await mock('/gz');
+    expect(gz.body).to.deep.equal({ zipped: true, secret: 'x' }); // fetch decodes it
+    expect(gz.headers.get('x-assay-mock-recorded')).to.match(/^dsg_/);
     const gone = await mock('/orders/9', { method: 'DELETE' });
     expect(gone.status).to.equal(204);
     // Into the existing design of GET /users/{id}: a new response (code 2 of 200), then nothing when equal.
@@ -287,6 +296,9 @@ describe('mock proxy: validate, record, replay', function () {
     expect(replayOrder.body).to.deep.equal(order.body);
     expect(replayOrder.headers.get('location')).to.equal('/orders/9');
     expect((await mock('/orders/9', { method: 'DELETE' })).status).to.equal(204);
+    const replayGz = await mock('/gz');
+    expect(replayGz.body).to.deep.equal({ zipped: true, secret: '***' });
+    expect(replayGz.headers.get('content-encoding')).to.equal(null);
     const replayUser = await mock('/users/1?_code_=2');
     expect(replayUser.status).to.equal(200);
     expect(replayUser.body).to.deep.equal(user.body);
