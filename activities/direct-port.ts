@@ -32,6 +32,9 @@ import type { AuthProfiles } from '../src/auth/apply';
 import type { AddressPolicy } from '../src/net/address-policy';
 import { createStreamIO } from './streams';
 import { createGrpcCaller } from './grpc';
+import type { DataSource } from 'typeorm';
+import type { MockVerifyInput } from '../src/domain/mock-verify-io';
+import { verifyJournal } from '../src/mock/journal';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -45,6 +48,8 @@ export interface DirectPortResources {
   auth?: AuthProfiles;
   /** The address policy WebSocket, SSE and gRPC nodes connect through (activities/streams.ts, activities/grpc.ts); without it they fail saying so. */
   policy?: AddressPolicy;
+  /** The store mockVerify nodes read the mock journal from (src/mock/journal.ts); without it they fail saying so. */
+  dataSource?: DataSource;
 }
 
 /** What one port is made for. */
@@ -157,6 +162,9 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
               return out;
             },
           }
+        : {}),
+      ...(resources.dataSource
+        ? { verifyMocks: (input: MockVerifyInput) => verifyJournal(resources.dataSource!, input) }
         : {}),
       evaluate,
       sleep: (ms) => delay(ms),

@@ -15,6 +15,7 @@ import { createLoadActivities } from './load';
 import { directPorts } from './direct-port';
 import { createStreamActivities } from './streams';
 import { createGrpcActivities } from './grpc';
+import { createMockVerifyActivities } from './mock-verify';
 import { sharedAuthProfiles } from '../src/auth/apply';
 import { keyRingFor } from '../src/secrets/keyring';
 
@@ -43,6 +44,7 @@ export function createActivities(deps: {
     ...createWebhookActivities(deps.dataSource, config, policy),
     ...createStreamActivities(policy, auth),
     ...createGrpcActivities(policy),
+    ...createMockVerifyActivities(deps.dataSource),
   };
 }
 
@@ -61,6 +63,7 @@ export function createLoadWorkerActivities(deps: {
     sandbox: sandboxFromConfig(deps.config, policy, storedBlobReader(deps.dataSource, deps.config.bundler)),
     agent: policy.agent('node'),
     policy,
+    dataSource: deps.dataSource,
     auth: sharedAuthProfiles(
       deps.dataSource,
       keyRingFor(deps.config.secretKeys, deps.config.dataDir),

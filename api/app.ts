@@ -29,6 +29,7 @@ import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
 import { mockSettingsRouter } from './routes/mock-settings';
+import { mockRequestsRouter } from './routes/mock-requests';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
 import { callbacksRouter } from './routes/callbacks';
 import { relayRouter } from './routes/relay';
@@ -55,6 +56,7 @@ export const V1_ROUTERS = [
   deploymentsRouter,
   designsRouter,
   mockSettingsRouter,
+  mockRequestsRouter,
   relayRouter,
   foldersRouter,
   historyRouter,

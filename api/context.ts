@@ -8,6 +8,7 @@ import type { AssayConfig } from '../src/config';
 import type { KeyScope } from '../src/store/entities';
 import type { LiveRun, RunWorkflowClient } from '../src/temporal/run-workflows';
 import type { ScheduleSync } from '../src/temporal/schedules';
+import type { MockJournal } from '../src/mock/journal';
 import type { MockEngine } from '../src/mock/engine';
 import type { AddressPolicy } from '../src/net/address-policy';
 
@@ -19,6 +20,8 @@ export interface ApiDeps {
   workflows: RunWorkflowClient;
   schedules: ScheduleSync;
   mocks: MockEngine;
+  /** The mock journal stage (src/mock/journal.ts): its buffer is flushed before a journal listing; absent in some tests. */
+  journal?: MockJournal;
   logger: Logger;
   /**
    * The address policy of the API process's own outgoing requests (the console's relay,

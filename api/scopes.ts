@@ -107,6 +107,10 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'PUT /v1/designs/:designId': 'write',
   'PATCH /v1/designs/:designId': 'write',
   'DELETE /v1/designs/:designId': 'write',
+  // The mock journal (api/routes/mock-requests.ts).
+  'GET /v1/designs/:designId/requests': 'read',
+  'GET /v1/mock-requests': 'read',
+  'DELETE /v1/mock-requests': 'write',
   // A design-side helper: generates sample data from a schema (CPU work), so `write` like designs.
   'POST /v1/mock-samples': 'write',
   // The mock proxy's target and mode (docs/mocks.md "Proxy: validate and record").

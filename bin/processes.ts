@@ -18,6 +18,8 @@ import { MockEngine } from '../src/mock/engine';
 import { MockContract } from '../src/mock/contract';
 import { MockProxy } from '../src/mock/proxy';
 import { MockSettingsCache } from '../src/mock/settings';
+import { MockJournal } from '../src/mock/journal';
+import { MockChaos } from '../src/mock/chaos';
 import { startRunWorker, type RunWorkerHandle } from './worker';
 import { createApp } from '../api/app';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../src/problems';
@@ -52,6 +54,8 @@ export async function openStore(config: AssayConfig, logger: Logger): Promise<Da
 export interface ApiHandle {
   server: Server;
   mocks: MockEngine;
+  /** The mock journal (src/mock/journal.ts): tests flush and sweep it. */
+  journal: MockJournal;
   workflows: RunWorkflowClient;
   schedules: ScheduleSync;
   recovery: RunRecovery;
@@ -79,17 +83,27 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   // The address policy of this process's outgoing requests: the relay (POST /v1/relay) and the
   // mock proxy (src/mock/proxy.ts), with the same rules as the workers' API nodes.
   const policy = policyFromConfig(config);
+  // The mock journal (writes in the background, sweeps every minute) and latency/faults (src/mock/).
+  const journal = new MockJournal(dataSource, {
+    maxPerWorkspace: config.mocks.journalMax,
+    ttlSeconds: config.mocks.journalTtlSeconds,
+    logger,
+  }).start();
+  // The workspaces' mock settings (the proxy; the seed chaos falls back to), cached per workspace.
+  const settings = new MockSettingsCache(dataSource, {
+    revalidateMs: config.mocks.revalidateMs,
+    storeTimeouts: config.databaseTimeouts,
+  });
   const mocks = new MockEngine({
     dataSource,
     revalidateMs: config.mocks.revalidateMs,
     seed: config.mocks.seed,
     storeTimeouts: config.databaseTimeouts,
     stages: {
+      journal,
+      chaos: new MockChaos({ seed: config.mocks.seed, workspaceSeed: (ws) => settings.seedOf(ws) }),
       contract: new MockContract(),
-      settings: new MockSettingsCache(dataSource, {
-        revalidateMs: config.mocks.revalidateMs,
-        storeTimeouts: config.databaseTimeouts,
-      }),
+      settings,
       proxy: new MockProxy({ dataSource, policy, timeoutMs: config.runs.requestTimeoutMs }),
     },
   });
@@ -108,7 +122,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
           mocks: { ...config.mocks, publicUrl: withPort(config.api.publicUrl, Number(new URL(mockPort.url).port)) },
         }
       : config;
-  const app = createApp({ config: apiConfig, dataSource, workflows, schedules, mocks, logger, policy });
+  const app = createApp({ config: apiConfig, dataSource, workflows, schedules, mocks, journal, logger, policy });
   const koa = app.callback();
   const { server, url } = await serve(
     (req, res) => (MockEngine.owns(req.url) ? mocks.handle(req, res, onMockError) : void koa(req, res)),
@@ -127,6 +141,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   return {
     server,
     mocks,
+    journal,
     workflows,
     schedules,
     recovery,
@@ -139,6 +154,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       await policy.close();
       await recovery.close();
       await retention.stop();
+      await journal.stop();
       await schedules.close();
       await workflows.close();
       await flushTracing().catch(() => undefined);

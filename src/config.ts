@@ -246,6 +246,10 @@ export interface AssayConfig {
      * it once listening: bin/processes.ts `startApi`).
      */
     publicUrl: string | null;
+    /** Journal entries kept per workspace (`ASSAY_MOCK_JOURNAL_MAX`, default 10,000; 0 = no journal); the oldest go first. */
+    journalMax: number;
+    /** Seconds a journal entry is kept (`ASSAY_MOCK_JOURNAL_TTL_SECONDS`, default 86,400). */
+    journalTtlSeconds: number;
   };
   /** The bundler service (src/bundler, docs/bundler.md): ESM libraries from a URL to one IIFE script. */
   bundler: {
@@ -554,6 +558,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
         : mockPort
           ? withPort(apiPublicUrl, mockPort)
           : null,
+      journalMax: integer(env, 'ASSAY_MOCK_JOURNAL_MAX', 10_000, 0, 10_000_000),
+      journalTtlSeconds: integer(env, 'ASSAY_MOCK_JOURNAL_TTL_SECONDS', 86_400, 1, 365 * 86_400),
     },
     bundler: {
       host: env.ASSAY_BUNDLER_HOST || env.ASSAY_HOST || '127.0.0.1',

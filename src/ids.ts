@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   design: 'dsg',
   folder: 'fld',
   authProfile: 'aup',
+  mockRequest: 'mreq',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

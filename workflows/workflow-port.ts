@@ -326,6 +326,13 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       if (out.code === 4 && perCall < input.deadlineMs) throw new DeadlineReached();
       return out;
     },
+    async verifyMocks(input, summary) {
+      // Only mockVerify nodes reach here: a new activity on their path alone (histories without them replay unchanged).
+      const out = await activities.verifyMocks.executeWithOptions(activityOptions(30_000, summary), [input]);
+      observe(out.finishedAtMs);
+      localDone();
+      return out;
+    },
     async runScript(input, summary) {
       const tooLarge = inputTooLarge(input);
       if (tooLarge)

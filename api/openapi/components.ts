@@ -19,6 +19,7 @@ import { HOOKS_SCHEMA } from '../routes/folders';
 import { DATA_SETS_SCHEMA, FLOW_NODES } from './flow';
 import { VARIABLE_SCOPES } from '../../src/domain/types';
 import { FLIP_FIGURES, HISTORY_SCHEMAS } from './history-schemas';
+import { MOCK_JOURNAL_SCHEMAS } from './mock-journal-schemas';
 
 /** A JSON Schema (2020-12, the OpenAPI 3.1 dialect) as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -136,6 +137,7 @@ const idNameList = {
 /** The component schemas, by name. */
 export const SCHEMAS = {
   ...HISTORY_SCHEMAS,
+  ...MOCK_JOURNAL_SCHEMAS,
   FieldError: {
     type: 'object',
     required: ['field', 'pointer', 'detail'],

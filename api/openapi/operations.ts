@@ -338,6 +338,63 @@ function historyOperations(): ApiOperation[] {
   ];
 }
 
+/** The mock journal (api/routes/mock-requests.ts, docs/mocks.md "Journal and verification"). */
+function mockJournalOperations(): ApiOperation[] {
+  const filters = [
+    filter('scope', 'Requests of this scope (exact).'),
+    filter('shared', '`true`: only requests without a scope.', { enum: ['true', 'false'] }),
+    filter('method', 'Requests with this method.'),
+    filter('path', 'Requests to this path (within the workspace); ending in `*`: paths starting with the rest.'),
+    filter('since', 'Requests received at or after this ISO 8601 instant.', { type: 'string', format: 'date-time' }),
+    filter('until', 'Requests received before this ISO 8601 instant.', { type: 'string', format: 'date-time' }),
+    filter('status', 'Requests answered with this status (0: a connection fault).', {
+      type: 'string',
+      pattern: '^[0-9]{1,3}$',
+    }),
+    filter('violations', '`true`: only requests with contract violations.', { enum: ['true', 'false'] }),
+    filter('fault', '`true`: only requests answered with a fault.', { enum: ['true', 'false'] }),
+    ...paging(),
+  ];
+  const page = pageOf(schemaRef('MockJournalEntry'));
+  return [
+    {
+      method: 'get',
+      path: '/v1/designs/:designId/requests',
+      operationId: 'listDesignRequests',
+      summary: "A design's mock journal: the requests it answered, newest first",
+      description:
+        'Kept `ASSAY_MOCK_JOURNAL_MAX` per workspace (default 10,000) and `ASSAY_MOCK_JOURNAL_TTL_SECONDS` (default one day). Scoped requests are listed as soon as they were answered; unscoped ones within about 250 ms.',
+      tag: 'Designs',
+      auth: 'apiKey',
+      query: filters,
+      responses: { '200': ok('A page of journal entries.', page) },
+      problems: ['BadRequest', 'NotFound'],
+    },
+    {
+      method: 'get',
+      path: '/v1/mock-requests',
+      operationId: 'listMockRequests',
+      summary: "The workspace's mock journal, newest first",
+      tag: 'Designs',
+      auth: 'apiKey',
+      query: [filter('designId', 'Requests answered by this design.'), ...filters],
+      responses: { '200': ok('A page of journal entries.', page) },
+      problems: ['BadRequest'],
+    },
+    {
+      method: 'delete',
+      path: '/v1/mock-requests',
+      operationId: 'deleteMockRequests',
+      summary: "Forget journal entries: one scope's, one design's, or all of the workspace's",
+      tag: 'Designs',
+      auth: 'apiKey',
+      query: [filter('scope', "Only this scope's entries."), filter('designId', "Only this design's entries.")],
+      responses: { '200': ok('How many entries went.', schemaRef('MockRequestsDeleted')) },
+      problems: ['BadRequest'],
+    },
+  ];
+}
+
 function folderOperations(): ApiOperation[] {
   const tag = 'Folders';
   const one = '/v1/folders/:folderPath';
@@ -456,6 +513,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
     }),
     ...folderOperations(),
     ...historyOperations(),
+    ...mockJournalOperations(),
     ...crud({
       tag: 'Runners',
       collection: '/v1/runners',

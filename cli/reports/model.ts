@@ -109,9 +109,10 @@ export function nodeLabel(node: NodeResult | undefined, id: string): string {
 }
 
 /**
- * What a Callback, Poll, WebSocket, SSE or gRPC node got, in a few words (undefined for other
- * nodes): `3 attempts, condition met`; `callback cb_4f…: 1 of 1 received (2 did not match)`;
- * `12 messages, stopped by until`; `gRPC NOT_FOUND (5), 0 messages in 12 ms`.
+ * What a Callback, Poll, WebSocket, SSE, gRPC or mockVerify node got, in a few words (undefined
+ * for other nodes): `3 attempts, condition met`; `callback cb_4f…: 1 of 1 received (2 did not
+ * match)`; `12 messages, stopped by until`; `gRPC NOT_FOUND (5), 0 messages in 12 ms`;
+ * `mock journal: 2 requests POST /payments, expected exactly 1`.
  */
 export function asyncOutcome(node: NodeResult): string | undefined {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -127,6 +128,10 @@ export function asyncOutcome(node: NodeResult): string | undefined {
   if (node.grpc) {
     const g = node.grpc;
     return `gRPC ${g.status} (${g.code}), ${plural(g.messages, 'message')} in ${formatMs(g.timeMs)}`;
+  }
+  if (node.mockVerify) {
+    const v = node.mockVerify;
+    return `mock journal: ${plural(v.count, 'request')} ${v.matching}, expected ${v.expected}`;
   }
   return undefined;
 }

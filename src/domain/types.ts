@@ -8,6 +8,8 @@
 /** A variable value: spec "Run creation input" allows strings, numbers and booleans. */
 import type { PerformancePlan } from '../perf/profile';
 import type { FrozenAuthProfile } from './auth-profiles';
+import type { MockVerifyEntry } from './mock-verify-io';
+import type { MockViolation } from './mocks';
 
 export type VariableValue = string | number | boolean;
 
@@ -479,6 +481,31 @@ export interface GrpcNode extends NodeBase {
   assertions?: Assertion[];
 }
 
+/**
+ * Checks the mock journal (docs/flows.md "mockVerify node"; docs/mocks.md "Journal and
+ * verification"): counts the requests the workspace's mocks received in the run's scope (the
+ * service under test called them with `X-Assay-Mock-Scope: <runId>` or `/~<runId>/`) matching
+ * `method`, `path`, `designId` and the JSONata `where`, and passes when the count is as expected
+ * and `assertions` (over `{count, requests, violations}`) hold. WireMock's `verify`.
+ */
+export interface MockVerifyNode extends NodeBase {
+  type: 'mockVerify';
+  /** The HTTP method (any when absent). */
+  method?: string;
+  /** A concrete path (`/payments/7`) or a design path template (`/payments/{id}`), within the workspace; templates filled. */
+  path?: string;
+  /** Only requests this design answered. */
+  designId?: string;
+  /** JSONata over each entry (`method`, `path`, `query` object, `headers`, `body` parsed, `status`, `violations`, …). */
+  where?: string;
+  /** Exactly this many (an integer), or `{min, max}` (each optional); default: at least 1. */
+  count?: number | { min?: number; max?: number };
+  /** `run` (default): the run's scope; `shared`: requests without a scope; `any`: all. */
+  scope?: 'run' | 'shared' | 'any';
+  /** Assertions over `count`, `requests` (the first 20 matching, oldest first) and `violations`. */
+  assertions?: Assertion[];
+}
+
 /** A node of a test flow: a tree (spec "Test-flow nodes"). */
 export type FlowNode =
   | ApiNode
@@ -495,7 +522,8 @@ export type FlowNode =
   | PollNode
   | WebsocketNode
   | SseNode
-  | GrpcNode;
+  | GrpcNode
+  | MockVerifyNode;
 export type FlowNodeType = FlowNode['type'];
 export const NODE_TYPES: readonly FlowNodeType[] = [
   'api',
@@ -513,6 +541,7 @@ export const NODE_TYPES: readonly FlowNodeType[] = [
   'websocket',
   'sse',
   'grpc',
+  'mockVerify',
 ];
 
 /** A data set attached to a test case, for Iteration nodes: a JSON array or CSV text. */
@@ -698,6 +727,27 @@ export interface NodeResult {
   stream?: StreamOutcome;
   // gRPC
   grpc?: GrpcOutcome;
+  // mockVerify
+  mockVerify?: MockVerifyOutcome;
+}
+
+/** What a mockVerify node found in the mock journal. */
+export interface MockVerifyOutcome {
+  /** The count condition in words: `exactly 1`, `at least 1`, `2 to 5`, `at most 0`. */
+  expected: string;
+  /** Requests matching method, path, design and `where`. */
+  count: number;
+  /** Requests matching method, path and design, whatever `where` said. */
+  candidates: number;
+  scope: 'run' | 'shared' | 'any';
+  /** What was looked for: `POST /payments where body.amount = 42`. */
+  matching: string;
+  /** The first 20 matching requests, oldest first (bodies cut to a readable size). */
+  requests: MockVerifyEntry[];
+  /** Contract violations of the matching requests (at most 50). */
+  violations: MockViolation[];
+  /** More requests were in scope than one verification looks at (5,000): the newest were not. */
+  truncated?: boolean;
 }
 
 /** A request received at a Callback node's address, as the node saw it. */

@@ -49,6 +49,7 @@ import { runCallbackNode } from './callback-node';
 import { runPollNode } from './poll-node';
 import { runStreamNode } from './stream-node';
 import { runGrpcNode } from './grpc-node';
+import { runMockVerifyNode } from './mock-verify-node';
 import { ranInOrigin, resumedState, resumePoint, snapshot, type ResumeOptions } from './resume';
 
 /** Runs flows of one test case over a port; `state` is what the nodes run so far left. */
@@ -183,6 +184,9 @@ export class FlowInterpreter extends FlowBase {
         break;
       case 'grpc':
         result = await runGrpcNode(this, node);
+        break;
+      case 'mockVerify':
+        result = await runMockVerifyNode(this, node);
         break;
       default: {
         const unknown = node as { id?: string; type?: string };

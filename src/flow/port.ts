@@ -20,6 +20,7 @@ import type { CallbackPort } from '../domain/callbacks';
 import type { StreamNodeInput, StreamNodeOutput } from '../domain/stream-io';
 import type { GrpcCallInput, GrpcCallOutput } from '../domain/grpc-io';
 import type { RunWaiting } from '../domain/run-workflow';
+import type { MockVerifyInput, MockVerifyOutput } from '../domain/mock-verify-io';
 
 export interface InterpreterPort {
   /** The run the flow belongs to (scripts' contexts are per run and test case). */
@@ -86,4 +87,10 @@ export interface InterpreterPort {
   runStream?(input: StreamNodeInput, summary: string): Promise<StreamNodeOutput>;
   /** Makes a gRPC node's call (an activity, or a plain call). Returns failures as data. */
   callGrpc?(input: GrpcCallInput, summary: string): Promise<GrpcCallOutput>;
+  /**
+   * Reads the mock journal for a mockVerify node (src/mock/journal.ts `verifyJournal`): an activity
+   * in a run (only this node's path schedules it), a plain call in the direct port. Absent where
+   * the store cannot be reached: the node then fails saying so. Returns failures as data (`error`).
+   */
+  verifyMocks?(input: MockVerifyInput, summary: string): Promise<MockVerifyOutput>;
 }

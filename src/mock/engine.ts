@@ -41,8 +41,9 @@ import { withStoreBounds } from '../store/bounds';
 import { isDatabaseUnavailable } from '../store/errors';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../problems';
 import { MOCK_SCOPE_HEADER, MOCK_SCOPE_PATTERN } from '../domain/mocks';
-import { MockBodyTooLarge, type MockExchange } from './exchange';
-import type { MockSettingsView, MockViolation } from '../domain/mocks';
+import { hasBody, MockBodyTooLarge, readBody, type MockExchange } from './exchange';
+import { MockChaos, type ChaosDecision, type ChaosDesign, type ChaosSelectorError } from './chaos';
+import type { MockDelay, MockSettingsView, MockViolation } from '../domain/mocks';
 import type { CompiledContract } from './contract';
 
 interface CompiledResponse {
@@ -52,6 +53,8 @@ interface CompiledResponse {
   body: CompiledBody;
   headers: CompiledHeaders;
   delayMs: number;
+  /** The response's own latency distribution (replaces `delayMs` and the design's `delay`). */
+  delay?: MockDelay;
   /** For a response with nothing to fill: the whole answer, ready to write. */
   ready?: { headers: Record<string, string | number>; body: string };
 }
@@ -66,6 +69,8 @@ interface CompiledDesign {
   defaultStatus: number;
   /** Status → codes, for the answer when a selector matches nothing. */
   defined: Record<string, number[]>;
+  /** The design's latency and faults (src/mock/chaos.ts); absent when it has neither. */
+  chaos?: ChaosDesign;
   /** The design's contract (src/mock/contract.ts), compiled with it; undefined: nothing to check. */
   contract?: CompiledContract;
 }
@@ -108,8 +113,20 @@ export interface MockEngineOptions {
  * chaos → state response → answer → journal.
  */
 export interface MockStages {
-  /** src/mock/journal.ts: hears every answer (status, and what the stages set on the exchange). */
+  /**
+   * src/mock/journal.ts: hears every answer (status, and what the stages set on the exchange;
+   * status 0 for a connection fault). For a scoped exchange (`ex.scope` set) it is called BEFORE
+   * the answer is written and the engine waits for its promise (the entry is in the store when
+   * the client has its answer); for the others after the answer, without waiting. When it is
+   * present, a request body is read (bounded) before answering, so the journal has it.
+   */
   journal?: { record(ex: MockExchange, status: number): void | Promise<void> };
+  /**
+   * src/mock/chaos.ts: latency and faults (design `delay`/`faults`/`seed`, response `delay`,
+   * `_delay_`/`_fault_` selectors). Absent: only a response's `delayMs` applies, selectors are
+   * ignored.
+   */
+  chaos?: MockChaos;
   /**
    * src/mock/contract.ts `MockContract`: compiles a design's contract when the designs are loaded
    * (once per design version); undefined when the design has nothing to check.
@@ -124,9 +141,10 @@ export interface MockStages {
     invalidate(workspaceId: string): void;
   };
   /**
-   * src/mock/proxy.ts `MockProxy`: when the workspace's proxy is on, forwards the request, answers
-   * the caller with the upstream's answer (validating or recording it) and resolves to the status
-   * answered. `designsChanged` is called after recording into designs.
+   * src/mock/proxy.ts `MockProxy`: when the workspace's proxy is on, forwards the request (checking
+   * or recording the exchange) and resolves to the answer for the caller: its status and `send`,
+   * which writes it (the engine sends it as every answer, journalled; {@link MockEngine.finish}).
+   * `designsChanged` is called after recording into designs.
    */
   proxy?: {
     forward(
@@ -134,7 +152,7 @@ export interface MockStages {
       proxy: NonNullable<MockSettingsView['proxy']>,
       match: MockRouteMatch | undefined,
       designsChanged: () => void,
-    ): Promise<number>;
+    ): Promise<{ status: number; send(): void }>;
   };
 }
 
@@ -142,7 +160,7 @@ export interface MockStages {
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
-const SELECTORS = ['_status_', '_code_'];
+const SELECTORS = ['_status_', '_code_', '_delay_', '_fault_'];
 const WORKSPACE_ID = /^ws_[0-9A-HJKMNP-TV-Z]{26}$/;
 const NO_BODY = new Set([204, 205, 304]);
 
@@ -160,6 +178,7 @@ function compileDesign(d: ApiDesign): CompiledDesign {
         : (textBody(r) ?? compileBody(r.data === undefined ? null : r.data, r.dynamic === true)),
       headers: compileHeaders(r.headers, r.dynamic === true),
       delayMs: Math.min(r.delayMs ?? 0, 60_000),
+      ...(r.delay ? { delay: r.delay } : {}),
     });
     byStatus.set(r.status, list);
   }
@@ -175,7 +194,26 @@ function compileDesign(d: ApiDesign): CompiledDesign {
     }
   }
   const defined = Object.fromEntries(statuses.map((s) => [String(s), byStatus.get(s)!.map((r) => r.code)]));
-  return { id: d.id, method: d.method, path: d.path, byStatus, statuses, defaultStatus, defined };
+  const o = d.options;
+  const chaos: ChaosDesign | undefined =
+    o && (o.delay || (o.faults && o.faults.length > 0))
+      ? {
+          id: d.id,
+          ...(o.delay ? { delay: o.delay } : {}),
+          faults: o.faults ?? [],
+          ...(o.seed !== undefined ? { seed: o.seed } : {}),
+        }
+      : undefined;
+  return {
+    id: d.id,
+    method: d.method,
+    path: d.path,
+    byStatus,
+    statuses,
+    defaultStatus,
+    defined,
+    ...(chaos ? { chaos } : {}),
+  };
 }
 
 /**
@@ -329,7 +367,7 @@ export class MockEngine {
     return loaded.then((mocks) => this.respond(mocks, ex, url, q));
   }
 
-  /** Forwards to the workspace's proxy target (src/mock/proxy.ts); journalled with the status answered. */
+  /** Forwards to the workspace's proxy target (src/mock/proxy.ts); answered and journalled as every answer. */
   private async proxied(ex: MockExchange, proxy: NonNullable<MockSettingsView['proxy']>): Promise<void> {
     const stage = this.options.stages?.proxy;
     if (!stage) return this.route(ex, ex.req.url!, ex.req.url!.indexOf('?'));
@@ -337,10 +375,10 @@ export class MockEngine {
     const mocks = await (timeouts
       ? withStoreBounds(timeouts, () => this.load(ex.workspaceId))
       : this.load(ex.workspaceId));
-    const status = await stage.forward(ex, proxy, this.match(mocks, ex.method, ex.path), () =>
+    const answer = await stage.forward(ex, proxy, this.match(mocks, ex.method, ex.path), () =>
       this.invalidate(ex.workspaceId),
     );
-    return this.journal(ex, status);
+    return this.finish(ex, answer.status, answer.send);
   }
 
   /** The design `method path` routes to, as {@link respond} finds it. */
@@ -393,14 +431,15 @@ export class MockEngine {
       if (allowed.length > 0) {
         if (method === 'OPTIONS') {
           mockRequests.inc({ status: '204' });
-          res.writeHead(204, {
-            allow: allowed.join(', '),
-            'access-control-allow-origin': '*',
-            'access-control-allow-methods': allowed.join(', '),
-            'access-control-allow-headers': '*',
+          return this.finish(ex, 204, () => {
+            res.writeHead(204, {
+              allow: allowed.join(', '),
+              'access-control-allow-origin': '*',
+              'access-control-allow-methods': allowed.join(', '),
+              'access-control-allow-headers': '*',
+            });
+            res.end();
           });
-          res.end();
-          return this.journal(ex, 204);
         }
         res.setHeader('allow', allowed.join(', '));
         return this.problem(
@@ -500,12 +539,37 @@ export class MockEngine {
     }
 
     const chosen = response;
-    const write = () => {
+    // Latency and faults (src/mock/chaos.ts): skipped unless the design, the response or a selector asks.
+    const chaosStage = this.options.stages?.chaos;
+    let decision: ChaosDecision | undefined;
+    if (chaosStage) {
+      const delaySelector = query?.get('_delay_') ?? first(headers._delay_);
+      const faultSelector = query?.get('_fault_') ?? first(headers._fault_);
+      if (MockChaos.wanted(design.chaos, chosen.delay, delaySelector ?? undefined, faultSelector ?? undefined)) {
+        const decided: ChaosDecision | ChaosSelectorError = chaosStage.decide(ex, design.chaos, design.id, chosen, {
+          ...(delaySelector != null ? { delay: delaySelector } : {}),
+          ...(faultSelector != null ? { fault: faultSelector } : {}),
+        });
+        if ('error' in decided) return this.problem(ex, 'mock-bad-selector', decided.error, { defined });
+        decision = decided;
+      }
+    }
+    const write = (): void | Promise<void> => {
+      if (decision?.fault) return this.fault(ex, decision);
       mockRequests.inc({ status: STATUS_LABELS[chosen.status] ?? String(chosen.status) });
       if (chosen.ready) {
-        res.writeHead(chosen.status, chosen.ready.headers);
-        res.end(method === 'HEAD' ? undefined : chosen.ready.body);
-        return this.journal(ex, chosen.status);
+        // The hot path: nothing to wait for (no scope to journal first, no body to read).
+        const journal = this.options.stages?.journal;
+        if (ex.scope === null && (!journal || ex.body !== undefined || !hasBody(req))) {
+          res.writeHead(chosen.status, chosen.ready.headers);
+          res.end(method === 'HEAD' ? undefined : chosen.ready.body);
+          return journal?.record(ex, chosen.status);
+        }
+        const ready = chosen.ready;
+        return this.finish(ex, chosen.status, () => {
+          res.writeHead(chosen.status, ready.headers);
+          res.end(method === 'HEAD' ? undefined : ready.body);
+        });
       }
       if (query) for (const s of SELECTORS) query.delete(s);
       const scope: TemplateScope = {
@@ -517,15 +581,62 @@ export class MockEngine {
       const out = baseHeaders(design.id, chosen);
       Object.assign(out, 'static' in chosen.headers ? chosen.headers.static : chosen.headers.render(scope));
       if (!NO_BODY.has(chosen.status)) out['content-length'] = Buffer.byteLength(body);
-      res.writeHead(chosen.status, out);
-      res.end(method === 'HEAD' || NO_BODY.has(chosen.status) ? undefined : body);
-      return this.journal(ex, chosen.status);
+      return this.finish(ex, chosen.status, () => {
+        res.writeHead(chosen.status, out);
+        res.end(method === 'HEAD' || NO_BODY.has(chosen.status) ? undefined : body);
+      });
     };
-    if (chosen.delayMs > 0) {
-      ex.delayMs = chosen.delayMs;
-      return new Promise<void>((resolve) => setTimeout(resolve, chosen.delayMs)).then(write);
+    const delayMs = decision ? decision.delayMs : chosen.delayMs;
+    if (delayMs > 0) {
+      ex.delayMs = delayMs;
+      return new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(write);
     }
     return write();
+  }
+
+  /** Carries out a fault the chaos stage chose: `status` as a problem answer, the others on the socket (journalled with status 0). */
+  private fault(ex: MockExchange, decision: ChaosDecision): void | Promise<void> {
+    const fault = decision.fault!;
+    ex.fault = fault;
+    if (fault === 'status') {
+      const status = decision.status ?? 503;
+      return this.problem(
+        ex,
+        'mock-fault',
+        `Injected fault: the design answers ${status} here (its faults, or a _fault_ selector).`,
+        { fault },
+        {},
+        status,
+      );
+    }
+    mockRequests.inc({ status: '0' });
+    return this.finish(ex, 0, () => MockChaos.inject(ex, fault));
+  }
+
+  /**
+   * Sends an answer (`send`) and hands the exchange to the journal stage, when there is one: a
+   * request body is read first (bounded; a body past the bound is journalled without it); a
+   * scoped exchange is journalled before it is sent, and the answer waits for the journal.
+   */
+  private finish(ex: MockExchange, status: number, send: () => void): void | Promise<void> {
+    const journal = this.options.stages?.journal;
+    if (!journal) return send();
+    if (ex.body === undefined && hasBody(ex.req)) {
+      return readBody(ex).then(
+        () => this.finish(ex, status, send),
+        () => {
+          ex.body = Buffer.alloc(0);
+          return this.finish(ex, status, send);
+        },
+      );
+    }
+    if (ex.scope === null) {
+      send();
+      return journal.record(ex, status);
+    }
+    const recorded = journal.record(ex, status);
+    if (!recorded) return send();
+    return recorded.then(send, send);
   }
 
   /**
@@ -538,24 +649,25 @@ export class MockEngine {
     detail: string,
     extras: Record<string, unknown> = {},
     headers: Record<string, string> = {},
+    statusOverride?: number,
   ): void | Promise<void> {
     const res = 'res' in target ? target.res : target;
-    const { status } = PROBLEMS[code];
+    const status = statusOverride ?? PROBLEMS[code].status;
     mockRequests.inc({ status: STATUS_LABELS[status] ?? String(status) });
-    const body = JSON.stringify(problemDocument(code, detail, extras));
-    res.writeHead(status, {
-      ...headers,
-      'content-type': 'application/problem+json',
-      'content-length': Buffer.byteLength(body),
-      'access-control-allow-origin': '*',
-    });
-    res.end(body);
-    if ('res' in target) return this.journal(target, status);
-  }
-
-  /** Hands an answered exchange to the journal stage (src/mock/journal.ts), when there is one. */
-  private journal(ex: MockExchange, status: number): void | Promise<void> {
-    return this.options.stages?.journal?.record(ex, status);
+    const document = problemDocument(code, detail, extras);
+    if (statusOverride !== undefined) document.status = statusOverride;
+    const body = JSON.stringify(document);
+    const send = () => {
+      res.writeHead(status, {
+        ...headers,
+        'content-type': 'application/problem+json',
+        'content-length': Buffer.byteLength(body),
+        'access-control-allow-origin': '*',
+      });
+      res.end(body);
+    };
+    if ('res' in target) return this.finish(target, status, send);
+    send();
   }
 
   /** The workspace's compiled designs, rebuilt when they changed. */

@@ -147,23 +147,33 @@ export function redactSecrets(value: unknown): unknown {
   return value;
 }
 
-/** Answers a problem document, as the engine does. */
+/** The answer {@link MockProxy.forward} resolves to: the status, and what writes it. */
+export interface ProxyAnswer {
+  status: number;
+  send(): void;
+}
+
+/** A problem document answer, as the engine's. */
 function answerProblem(
   ex: MockExchange,
   code: ProblemCode,
   detail: string,
   extras: Record<string, unknown> = {},
-): number {
+): ProxyAnswer {
   const { status } = PROBLEMS[code];
-  mockRequests.inc({ status: String(status) });
   const body = JSON.stringify(problemDocument(code, detail, extras));
-  ex.res.writeHead(status, {
-    'content-type': 'application/problem+json',
-    'content-length': Buffer.byteLength(body),
-    'access-control-allow-origin': '*',
-  });
-  ex.res.end(body);
-  return status;
+  return {
+    status,
+    send() {
+      mockRequests.inc({ status: String(status) });
+      ex.res.writeHead(status, {
+        'content-type': 'application/problem+json',
+        'content-length': Buffer.byteLength(body),
+        'access-control-allow-origin': '*',
+      });
+      ex.res.end(body);
+    },
+  };
 }
 
 /** The engine's proxy stage (src/mock/engine.ts `MockStages.proxy`). */
@@ -179,15 +189,15 @@ export class MockProxy {
   }
 
   /**
-   * Forwards the exchange to `proxy.url`, answers the caller, checks and records as the mode says.
-   * @returns the status answered
+   * Forwards the exchange to `proxy.url`, checks and records as the mode says.
+   * @returns the answer for the caller (the engine sends it and journals the exchange)
    */
   async forward(
     ex: MockExchange,
     proxy: NonNullable<MockSettingsView['proxy']>,
     match: MockRouteMatch | undefined,
     designsChanged: () => void,
-  ): Promise<number> {
+  ): Promise<ProxyAnswer> {
     ex.source = 'proxy';
     ex.designId = match?.designId ?? null;
     const via = ex.req.headers[PROXIED_HEADER];
@@ -267,10 +277,14 @@ export class MockProxy {
     const head = ex.method.toUpperCase() === 'HEAD' || NO_BODY.has(status);
     if (!NO_BODY.has(status))
       out['content-length'] = String(head ? (first(headers['content-length']) ?? 0) : bytes.length);
-    mockRequests.inc({ status: String(status) });
-    ex.res.writeHead(status, out);
-    ex.res.end(head ? undefined : bytes);
-    return status;
+    return {
+      status,
+      send() {
+        mockRequests.inc({ status: String(status) });
+        ex.res.writeHead(status, out);
+        ex.res.end(head ? undefined : bytes);
+      },
+    };
   }
 
   /**

@@ -63,6 +63,15 @@ export class MockSettingsCache {
     return read;
   }
 
+  /**
+   * The workspace's seed as last read, synchronously (the chaos stage's `workspaceSeed`: the engine
+   * reads the settings at the start of every request, so they are cached by then); undefined when
+   * not read yet.
+   */
+  seedOf(workspaceId: string): number | null | undefined {
+    return this.cache.get(workspaceId)?.view.seed;
+  }
+
   invalidate(workspaceId: string): void {
     this.cache.delete(workspaceId);
     this.pending.delete(workspaceId);

@@ -101,6 +101,17 @@ export const mockRequests = new Counter({
   registers: [registry],
 });
 
+/**
+ * `assay_mock_journal_dropped_total{reason}`: journal entries not written (src/mock/journal.ts):
+ * `overflow` (the buffer of unscoped entries was full), `failed` (the store refused or did not answer).
+ */
+export const mockJournalDropped = new Counter({
+  name: 'assay_mock_journal_dropped_total',
+  help: 'Mock journal entries not written: overflow (buffer full) or failed (store error).',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
 /** `assay_bundler_builds_total{outcome}`: bundles built (`built`) or refused/failed (`failed`). */
 export const bundlerBuilds = new Counter({
   name: 'assay_bundler_builds_total',

@@ -509,6 +509,31 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
     },
   },
   ...ASYNC_NODE_FIELDS,
+  mockVerify: {
+    description:
+      'Checks the mock journal (docs/mocks.md "Journal and verification"): counts the requests the workspace\'s mocks received in the run\'s scope (`scope` `run`, the default: the service under test called them with `X-Assay-Mock-Scope: <runId>` or `/mock/<ws>/~<runId>/…`; `shared`: without a scope; `any`) that match `method`, `path` (concrete, or a design path template such as `/payments/{id}`), `designId` and the JSONata `where` (over each entry: `method`, `path`, `query`, `headers`, `body` parsed, `status`, `violations`). Passes when the count is `count` (an integer: exactly; `{min, max}`; default at least 1) and `assertions` hold (over `count`, `requests`: the first 20 matching, oldest first, and `violations`). The failure names what was expected and what was found.',
+    properties: {
+      method: { type: 'string', pattern: '^[A-Za-z]{1,16}$' },
+      path: { type: 'string', minLength: 1, maxLength: 2000 },
+      designId: { type: 'string', minLength: 1, maxLength: 200 },
+      where: EXPRESSION,
+      count: {
+        anyOf: [
+          { type: 'integer', minimum: 0, maximum: 1_000_000 },
+          {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              min: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+              max: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+            },
+          },
+        ],
+      },
+      scope: { enum: ['run', 'shared', 'any'] },
+      assertions: ASSERTIONS,
+    },
+  },
 };
 
 /** The fields every node may have besides its type's: `id` (given one when absent: `n1`, `n2`, …) and a `name` shown in results. */

@@ -346,6 +346,23 @@ export function validateFlow(
           });
           break;
         }
+        case 'mockVerify':
+          if (node.where !== undefined) expression(node.where, [...at, 'where']);
+          if (
+            typeof node.count === 'object' &&
+            node.count.min !== undefined &&
+            node.count.max !== undefined &&
+            node.count.min > node.count.max
+          )
+            issues.push({
+              path: [...at, 'count'],
+              message: `min (${node.count.min}) is above max (${node.count.max})`,
+            });
+          (node.assertions ?? []).forEach((a, j) => {
+            expression(a.target, [...at, 'assertions', j, 'target']);
+            checkAssertion(a, [...at, 'assertions', j], issues);
+          });
+          break;
         case 'ref':
           // The inputs are evaluated in the caller; the sub-flow is a flow of its own (its own ids and `nodes`).
           for (const [name, expr] of Object.entries(node.inputs ?? {})) expression(expr, [...at, 'inputs', name]);

@@ -66,7 +66,7 @@ function Messages({ label, messages }: { label: string; messages: StreamMessage[
   );
 }
 
-/** What a Callback, Poll, WebSocket, SSE or gRPC node's result adds to the common parts (nothing for other types). */
+/** What a Callback, Poll, WebSocket, SSE, gRPC or mockVerify node's result adds to the common parts (nothing for other types). */
 export function AsyncNodeDetails({ node }: { node: NodeResult }) {
   const name = node.name ?? node.id;
   if (node.type === 'poll' && node.attempts?.length) {
@@ -179,6 +179,62 @@ export function AsyncNodeDetails({ node }: { node: NodeResult }) {
                 <Messages label={`Last messages of ${name}`} messages={s.last} />
               </>
             )}
+          </details>
+        )}
+      </div>
+    );
+  }
+  if (node.mockVerify) {
+    const v = node.mockVerify;
+    return (
+      <div class="async-node mock-verify">
+        <dl class="kv">
+          <dt>Mock journal</dt>
+          <dd>
+            <span class={node.status === 'failed' ? 'field-error' : ''}>
+              {v.count} found, expected {v.expected}
+            </span>
+            {v.candidates > v.count ? ` · ${v.candidates - v.count} matched all but where` : ''}
+            {v.truncated ? ' · only the oldest 5,000 requests looked at' : ''}
+          </dd>
+          <dt>Matching</dt>
+          <dd class="mono">{v.matching}</dd>
+          <dt>Scope</dt>
+          <dd>{v.scope === 'run' ? "this run's" : v.scope === 'shared' ? 'shared (no scope)' : 'any'}</dd>
+          {v.violations.length > 0 && (
+            <>
+              <dt>Violations</dt>
+              <dd class="field-error">{v.violations.map((x) => `${x.in} ${x.field}: ${x.message}`).join('; ')}</dd>
+            </>
+          )}
+        </dl>
+        {v.requests.length > 0 && (
+          <details>
+            <summary>{v.requests.length < v.count ? `First ${v.requests.length} requests` : 'Requests'}</summary>
+            <table class="assertions" aria-label={`Requests found by ${name}`}>
+              <thead>
+                <tr>
+                  <th>Received</th>
+                  <th>Request</th>
+                  <th>Status</th>
+                  <th>Body</th>
+                </tr>
+              </thead>
+              <tbody>
+                {v.requests.map((r) => (
+                  <tr key={r.id}>
+                    <td>{timeOfDay(r.receivedAt)}</td>
+                    <td class="mono">
+                      {r.method} {r.path}
+                    </td>
+                    <td>{r.status === 0 ? (r.fault ?? 'fault') : r.status}</td>
+                    <td>
+                      <pre>{r.body === undefined ? '' : show(r.body)}</pre>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           </details>
         )}
       </div>

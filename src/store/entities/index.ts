@@ -14,6 +14,7 @@ export { Bundle, BundleBlob, type BundleModule } from './bundle';
 export { Folder } from './folder';
 export { AuthProfile, AuthToken } from './auth-profile';
 export { TestCaseHistory, FlakyTestCase } from './test-case-history';
+export { MockJournalEntry } from './mock-journal-entry';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -31,6 +32,7 @@ import { Bundle, BundleBlob } from './bundle';
 import { Folder } from './folder';
 import { AuthProfile, AuthToken } from './auth-profile';
 import { TestCaseHistory, FlakyTestCase } from './test-case-history';
+import { MockJournalEntry } from './mock-journal-entry';
 
 /** Every entity, for the data source. */
 export const ENTITIES = [
@@ -54,4 +56,5 @@ export const ENTITIES = [
   AuthToken,
   TestCaseHistory,
   FlakyTestCase,
+  MockJournalEntry,
 ];

@@ -10,7 +10,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestApp, type Reply, type TestApp } from '../../helpers/app';
+import { eventually, startTestApp, type Reply, type TestApp } from '../../helpers/app';
 import { compileContract } from '../../../src/mock/contract';
 
 const PETSTORE = path.resolve(__dirname, '../../../../node_modules/@readme/oas-examples/3.0/json/petstore.json');
@@ -101,6 +101,12 @@ describe('mock contract validation', function () {
     expect(byField['/quantity']).to.equal('must be >= 1');
     expect(byField['/extra']).to.equal('is not allowed by the schema');
     expect(bad.body.detail).to.match(/^The request breaks the contract of POST \/shops\/\{shopId\}\/orders: /);
+    // The journal keeps the violations with the request.
+    const journalled = await eventually(async () => {
+      const res = await app.request('GET', `/v1/designs/${made.body.id}/requests?violations=true`);
+      return res.body.items?.length === 1 ? res.body.items[0] : undefined;
+    }, 10_000);
+    expect(journalled).to.deep.include({ status: 422, source: 'mock', violations: bad.body.violations });
 
     // Required: the header and the body's properties; a missing body; a body that is not JSON.
     const missing = await mock('/shops/1/orders', {

@@ -4,8 +4,7 @@
  * - validate: requests forwarded (hop-by-hop and scope headers dropped, the caller's credentials
  *   passed on), answers returned as they came, and the service's breaches of its own contract
  *   (a wrong type, an undocumented status) and the caller's (a bad path parameter) set on the
- *   exchange with `source: "proxy"` (seen here through a journal stage put in the engine; the
- *   journal itself, GET /v1/designs/{id}/requests, lands separately);
+ *   exchange with `source: "proxy"`, listed by the journal (GET /v1/designs/{id}/requests);
  * - the address policy: a target on the API's own port refused with 502 `mock-proxy-failed` naming
  *   the rule; an unreachable target 502 too;
  * - record, then replay offline: the proxy off and the service stopped, the same answers; secrets
@@ -15,7 +14,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { startTestApp, type Reply, type TestApp } from '../../helpers/app';
+import { eventually, startTestApp, type Reply, type TestApp } from '../../helpers/app';
 import type { MockEngineOptions } from '../../../src/mock/engine';
 import type { MockExchange } from '../../../src/mock/exchange';
 import type { MockViolation } from '../../../src/domain/mocks';
@@ -92,9 +91,10 @@ describe('mock proxy: validate, record, replay', function () {
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
     upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     app = await startTestApp();
-    // A journal stage of the test's own (the journal of src/mock/journal.ts is built separately):
-    // what the engine hands it once each answer is written.
+    // What the engine hands the journal stage, seen here as well as through the journal's API
+    // (src/mock/journal.ts, GET /v1/designs/{id}/requests).
     const stages = (app.api.mocks as unknown as { options: MockEngineOptions }).options.stages!;
+    const real = stages.journal;
     stages.journal = {
       record(ex: MockExchange, status: number) {
         journal.push({
@@ -105,6 +105,7 @@ describe('mock proxy: validate, record, replay', function () {
           designId: ex.designId,
           violations: ex.violations,
         });
+        return real?.record(ex, status);
       },
     };
   });
@@ -193,6 +194,25 @@ describe('mock proxy: validate, record, replay', function () {
     expect(badCall.status).to.equal(404);
     expect(badCall.body).to.deep.equal({ error: 'no such user' });
     expect(last().violations).to.deep.equal([{ in: 'path', field: 'id', message: 'must be integer' }]);
+    // The journal lists them per design, with source "proxy" (the unscoped entries are flushed in the background).
+    const listed = await eventually(async () => {
+      const res = await app.request('GET', `/v1/designs/${usersDesign}/requests?violations=true`);
+      return res.status === 200 && res.body.items.length === 3 ? res.body.items : undefined;
+    }, 10_000);
+    expect(
+      listed.map((e: { path: string; status: number; source: string; violations: MockViolation[] }) => [
+        e.path,
+        e.status,
+        e.source,
+        e.violations.map((v) => `${v.in} ${v.field}`).join(', '),
+      ]),
+    ).to.deep.equal([
+      ['/users/abc', 404, 'proxy', 'path id'],
+      ['/users/500', 500, 'proxy', 'response status'],
+      ['/users/2', 200, 'proxy', 'response /id, response /name'],
+    ]);
+    const all = await app.request('GET', `/v1/designs/${usersDesign}/requests`);
+    expect(all.body.items.map((e: { path: string }) => e.path)).to.include('/users/1');
     // No design for the route: forwarded, nothing to check.
     const other = await mock('/elsewhere', { method: 'DELETE' });
     expect(other.status).to.equal(404);

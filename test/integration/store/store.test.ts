@@ -49,6 +49,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'RunHistory1796300000000',
         'HistoryStatusIndex1796301000000',
         'MockDesignOptions1796400000000',
+        'MockJournal1796420000000',
         'MockSettings1796430000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
