@@ -21,7 +21,10 @@
  * `mock-not-found`, with the designs of the workspace), the path with another method (405
  * `mock-method-not-allowed`, with `Allow`), a selector matching no response (404
  * `mock-response-not-found`, with every status and its codes), a selector that is not a number
- * (400 `mock-bad-selector`).
+ * (400 `mock-bad-selector`), a request breaking the design's contract (422 `mock-request-invalid`
+ * with `violations`; checked after routing, before the response is chosen: src/mock/contract.ts).
+ * While the workspace's mock settings name a proxy, every request is forwarded instead
+ * (src/mock/proxy.ts; 502 `mock-proxy-failed` when it cannot be).
  *
  * Designs are cached per workspace; a change through this process is seen at once, a change
  * through another process within `revalidateMs`.
