@@ -28,6 +28,7 @@ import { compareRouter } from './routes/compare';
 import { librariesRouter, libraryFilesRouter } from './routes/libraries';
 import { deploymentsRouter } from './routes/deployments';
 import { designsRouter } from './routes/designs';
+import { mockSettingsRouter } from './routes/mock-settings';
 import { mockRequestsRouter } from './routes/mock-requests';
 import { mockCollectionsRouter, ownsCollectionBody } from './routes/mock-collections';
 import { incomingWebhooksRouter } from './routes/incoming-webhooks';
@@ -55,6 +56,7 @@ export const V1_ROUTERS = [
   librariesRouter,
   deploymentsRouter,
   designsRouter,
+  mockSettingsRouter,
   mockRequestsRouter,
   mockCollectionsRouter,
   relayRouter,

@@ -113,6 +113,9 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'DELETE /v1/mock-requests': 'write',
   // A design-side helper: generates sample data from a schema (CPU work), so `write` like designs.
   'POST /v1/mock-samples': 'write',
+  // The mock proxy's target and mode (docs/mocks.md "Proxy: validate and record").
+  'GET /v1/mock-settings': 'read',
+  'PUT /v1/mock-settings': 'write',
 
   // Data collections of the mocks (docs/mocks.md "State"); resetting and discarding state is a write.
   'GET /v1/mock-collections': 'read',

@@ -15,6 +15,9 @@ import { ScheduleSync } from '../src/temporal/schedules';
 import { RunRecovery } from '../src/temporal/run-recovery';
 import { retryForever } from '../src/retry';
 import { MockEngine } from '../src/mock/engine';
+import { MockContract } from '../src/mock/contract';
+import { MockProxy } from '../src/mock/proxy';
+import { MockSettingsCache } from '../src/mock/settings';
 import { MockJournal } from '../src/mock/journal';
 import { MockChaos } from '../src/mock/chaos';
 import { startRunWorker, type RunWorkerHandle } from './worker';
@@ -79,6 +82,9 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   schedules.start(config.deployments.reconcileIntervalMs);
   const recovery = new RunRecovery(dataSource, workflows, logger);
   recovery.start(config.api.recoveryIntervalMs);
+  // The address policy of this process's outgoing requests: the relay (POST /v1/relay) and the
+  // mock proxy (src/mock/proxy.ts), with the same rules as the workers' API nodes.
+  const policy = policyFromConfig(config);
   // The mock journal (writes in the background, sweeps every minute) and latency/faults (src/mock/).
   const journal = new MockJournal(dataSource, {
     maxPerWorkspace: config.mocks.journalMax,
@@ -90,12 +96,24 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
     ttlSeconds: config.mocks.scopeTtlSeconds,
     revalidateMs: config.mocks.revalidateMs,
   });
+  // The workspaces' mock settings (the proxy; the seed chaos falls back to), cached per workspace.
+  const settings = new MockSettingsCache(dataSource, {
+    revalidateMs: config.mocks.revalidateMs,
+    storeTimeouts: config.databaseTimeouts,
+  });
   const mocks = new MockEngine({
     dataSource,
     revalidateMs: config.mocks.revalidateMs,
     seed: config.mocks.seed,
     storeTimeouts: config.databaseTimeouts,
-    stages: { journal, chaos: new MockChaos({ seed: config.mocks.seed }), state: new MockStateStage(mockState) },
+    stages: {
+      journal,
+      chaos: new MockChaos({ seed: config.mocks.seed, workspaceSeed: (ws) => settings.seedOf(ws) }),
+      state: new MockStateStage(mockState),
+      contract: new MockContract(),
+      settings,
+      proxy: new MockProxy({ dataSource, policy, timeoutMs: config.runs.requestTimeoutMs }),
+    },
   });
   // The mock path is hot: it skips Koa and goes straight to the engine.
   const onMockError = (err: unknown) => logger.error({ err }, 'mock request failed');
@@ -112,8 +130,6 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
           mocks: { ...config.mocks, publicUrl: withPort(config.api.publicUrl, Number(new URL(mockPort.url).port)) },
         }
       : config;
-  // The relay's (POST /v1/relay) address policy: the same rules as the workers' API nodes.
-  const policy = policyFromConfig(config);
   const app = createApp({ config: apiConfig, dataSource, workflows, schedules, mocks, journal, logger, policy });
   const koa = app.callback();
   const { server, url } = await serve(

@@ -873,6 +873,20 @@ export const SCHEMAS = {
       updatedAt: timestamp,
     },
   },
+  MockSettings: {
+    type: 'object',
+    required: ['proxy', 'seed'],
+    properties: {
+      proxy: {
+        type: ['object', 'null'],
+        description:
+          'The validation and recording proxy: every mock request is forwarded to `url` (path and query appended). `validate` lists contract violations in the journal; `record` records the answers as designs (docs/mocks.md "Proxy: validate and record"). null: off.',
+        required: ['url', 'mode'],
+        properties: { url: text, mode: { enum: ['validate', 'record'] } },
+      },
+      seed: { type: ['integer', 'null'], description: 'Seed of the random source of designs without their own.' },
+    },
+  },
   MockSample: {
     type: 'object',
     required: ['mode', 'data'],

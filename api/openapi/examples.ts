@@ -237,6 +237,13 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
       },
     },
   },
+  putMockSettings: {
+    record: {
+      summary: 'Record what a real service answers',
+      value: { proxy: { url: 'https://api.example.com/v2', mode: 'record' }, seed: 42 },
+    },
+    off: { summary: 'Proxy off (serve the designs)', value: { proxy: null } },
+  },
   sampleFromSchema: {
     fast: {
       summary: 'Sample data for a schema',
@@ -567,6 +574,10 @@ export const RESPONSE_EXAMPLES = {
       skipped: [],
       warnings: [],
     },
+  },
+  mockSettings: {
+    summary: 'The proxy validating against a staging service',
+    value: { proxy: { url: 'https://staging.example.com', mode: 'validate' }, seed: null },
   },
   sample: { summary: 'Sample data', value: { mode: 'fast', data: { id: 42, email: 'user@example.com' } } },
   relay: {

@@ -21,6 +21,7 @@ import { RUN_ORIGIN_SCHEMAS } from '../routes/run-origins';
 import { DEPLOYMENT_SCHEMAS } from '../routes/deployments';
 import { DESIGN_SCHEMAS } from '../routes/designs';
 import { COLLECTION_SCHEMAS } from '../routes/mock-collections';
+import { MOCK_SETTINGS_SCHEMA } from '../routes/mock-settings';
 import { relayRequestSchema } from '../routes/relay';
 import { WEBHOOK_BODY_SCHEMA } from '../routes/incoming-webhooks';
 import { CALLBACK_METHODS } from '../routes/callbacks';
@@ -873,6 +874,31 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       body: body(DESIGN_SCHEMAS.sample, 'sampleFromSchema'),
       responses: { '200': ok('The sample.', schemaRef('MockSample'), ['sample']) },
       problems: ['BadRequest', 'Unprocessable', 'UnsupportedMediaType', 'BadGateway'],
+    },
+    {
+      method: 'get',
+      path: '/v1/mock-settings',
+      operationId: 'getMockSettings',
+      summary: "The workspace's mock settings",
+      description:
+        'The validation and recording proxy (`proxy`, null when off) and the seed of designs without their own.',
+      tag: 'Designs',
+      auth: 'apiKey',
+      responses: { '200': ok('The settings.', schemaRef('MockSettings'), ['mockSettings']) },
+      problems: [],
+    },
+    {
+      method: 'put',
+      path: '/v1/mock-settings',
+      operationId: 'putMockSettings',
+      summary: "Replace the workspace's mock settings",
+      description:
+        "An absent field is null (the proxy off, no seed). `proxy.url`: an absolute http(s) base URL without credentials, query or fragment. Where it points is judged per request by the address policy of API nodes: a refusal answers the mock's caller 502 `mock-proxy-failed` naming the rule.",
+      tag: 'Designs',
+      auth: 'apiKey',
+      body: body(MOCK_SETTINGS_SCHEMA, 'putMockSettings'),
+      responses: { '200': ok('The settings.', schemaRef('MockSettings'), ['mockSettings']) },
+      problems: ['BadRequest', 'UnsupportedMediaType'],
     },
     {
       method: 'post',

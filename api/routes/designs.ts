@@ -34,6 +34,7 @@ import { tooDeepProblem } from '../body';
 import { documentBodies, importDocument } from '../import-document';
 import { MAX_JSON_DEPTH, schemaLoop, tooDeep } from '../../src/validation/json-limits';
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
+import { compileSchema, responseDataViolations } from '../../src/mock/contract';
 import { HTTP_METHODS } from '../../src/domain/types';
 import { checkExpression } from '../../src/domain/expressions';
 import {
@@ -61,6 +62,7 @@ interface DesignInput {
   responseSchemas?: Record<string, object> | null;
   responses: MockResponse[];
   validateRequests?: boolean;
+  requestBodyRequired?: boolean;
   validateResponses?: boolean;
   parameters?: MockParameter[];
   delay?: MockDelay;
@@ -69,7 +71,15 @@ interface DesignInput {
 }
 
 /** The design document's fields kept in the `options` column (src/domain/mocks.ts `MockDesignOptions`). */
-const OPTION_FIELDS = ['validateRequests', 'validateResponses', 'parameters', 'delay', 'faults', 'seed'] as const;
+const OPTION_FIELDS = [
+  'validateRequests',
+  'requestBodyRequired',
+  'validateResponses',
+  'parameters',
+  'delay',
+  'faults',
+  'seed',
+] as const;
 
 /** A latency distribution (WireMock's shapes; src/domain/mocks.ts `MockDelay`), milliseconds. */
 export const DELAY_SCHEMA = {
@@ -144,6 +154,7 @@ const fields = {
   },
   responses: { type: 'array', maxItems: 100, items: responseSchema },
   validateRequests: { type: 'boolean' },
+  requestBodyRequired: { type: 'boolean' },
   validateResponses: { type: 'boolean' },
   parameters: {
     type: 'array',
@@ -230,6 +241,31 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
     }
   };
   if (input.requestSchema) schemaError(input.requestSchema, [...prefix, 'requestSchema']);
+  // Parameters (src/mock/contract.ts): schemas that compile, one per location and name, path ones in the path.
+  const parameterKeys = new Map<string, number>();
+  input.parameters?.forEach((p, i) => {
+    const key = `${p.in}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`;
+    const other = parameterKeys.get(key);
+    if (other !== undefined)
+      errors.push(fieldError([...prefix, 'parameters', i, 'name'], `is already parameters[${other}] (in ${p.in})`));
+    else parameterKeys.set(key, i);
+    if (p.in === 'path' && !('error' in parsed) && !parsed.params.includes(p.name))
+      errors.push(
+        fieldError([...prefix, 'parameters', i, 'name'], `the path ${input.path} has no parameter {${p.name}}`),
+      );
+    if (p.schema) {
+      // Compiled as the mock checks it (src/mock/contract.ts: draft-07, or 2020-12 when `$schema` says so).
+      const at = [...prefix, 'parameters', i, 'schema'];
+      const loop = schemaLoop(p.schema);
+      if (loop) errors.push(fieldError(at, loop));
+      else
+        try {
+          compileSchema(p.schema, true);
+        } catch (err) {
+          errors.push(fieldError(at, `is not a valid JSON Schema: ${(err as Error).message}`));
+        }
+    }
+  });
   for (const [status, schema] of Object.entries(input.responseSchemas ?? {}))
     schemaError(schema, [...prefix, 'responseSchemas', status]);
   const seen = new Map<string, number>();
@@ -276,17 +312,44 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
     }
   });
   if (sampleErrors.length) throw sampleProblem(sampleErrors);
+  // validateResponses: every response's data must match its schema (src/mock/contract.ts).
+  if (input.validateResponses === true) {
+    const broken = responseDataViolations({ responseSchemas: input.responseSchemas, responses });
+    if (broken.length)
+      throw invalid(
+        broken
+          .slice(0, 50)
+          .map((b) =>
+            fieldError(
+              [...prefix, 'responses', b.index, 'data', ...pointerSegments(b.pointer)],
+              `${b.message} (validateResponses: the data must match the response's schema)`,
+            ),
+          ),
+        "A response's data breaks its own schema, and the design has validateResponses.",
+      );
+  }
   // Imports inline `$ref`s and samples fill data: what is stored must still fit the depth limit.
   for (const [field, value] of [
     ['requestSchema', input.requestSchema],
     ['responseSchemas', input.responseSchemas],
     ['responses', responses],
+    ['parameters', input.parameters],
   ] as const) {
     const deep = tooDeep(value, MAX_JSON_DEPTH);
     if (deep) throw tooDeepProblem([...prefix, field, ...deep], `The design's ${field}`);
   }
   const p = parsed as Exclude<typeof parsed, { error: string }>;
   return { design: { ...input, method: input.method.toUpperCase(), path: p.path, responses }, routeKey: p.routeKey };
+}
+
+/** `/a/0/b~1c` → `['a', 0, 'b/c']` (RFC 6901). */
+function pointerSegments(pointer: string): Array<string | number> {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^(0|[1-9]\d*)$/.test(s) ? Number(s) : s));
 }
 
 /** The columns a checked design sets, the same for create, import and replace. */

@@ -22,6 +22,7 @@ import { isJsonMedia, pickMedia } from '../../src/mock/media';
 import { SampleError, sampleFromSchema, SAMPLE_LIMITS } from '../../src/mock/samples';
 import type { Assertion, FlowNode, HttpMethod, RequestSpec } from '../../src/domain/types';
 import { toJsonSchema } from '../../src/mock/openapi-schema';
+import { conformSample } from '../../src/mock/conforming';
 
 type Json = Record<string, unknown>;
 
@@ -211,7 +212,12 @@ function parameterValue(doc: Json, param: Json, label: string): unknown {
     const v = valueForSchema(doc, media?.schema, what, true);
     return typeof v === 'string' ? v : JSON.stringify(v);
   }
-  return valueForSchema(doc, param.schema, what, true);
+  // Made to satisfy the schema (patterns, lengths: Twilio's `^ZS[0-9a-fA-F]{32}$` ids), as the mocks'
+  // samples are (src/mock/conforming.ts): the mocks check parameters (src/mock/contract.ts).
+  const value = valueForSchema(doc, param.schema, what, true);
+  if (!param.schema) return value;
+  const conformed = conformSample(value, toJsonSchema(param.schema, doc, { response: false }).schema);
+  return conformed.valid ? conformed.value : value;
 }
 
 const VARIABLE_NAME = /[^A-Za-z0-9_]/g;

@@ -58,6 +58,11 @@ export interface MockParameter {
 export interface MockDesignOptions {
   /** Answer 422 `mock-request-invalid` to a request breaking `requestSchema`/`parameters` (default true). */
   validateRequests?: boolean;
+  /**
+   * Whether a request must carry a body when the design has a `requestSchema` (OpenAPI's
+   * `requestBody.required`); unset: required for POST, PUT and PATCH (src/mock/contract.ts).
+   */
+  requestBodyRequired?: boolean;
   /** Refuse (at save) a response whose data breaks its own schema (default false). */
   validateResponses?: boolean;
   /** Parameters checked by request validation (OpenAPI import fills them). */

@@ -21,7 +21,10 @@
  * `mock-not-found`, with the designs of the workspace), the path with another method (405
  * `mock-method-not-allowed`, with `Allow`), a selector matching no response (404
  * `mock-response-not-found`, with every status and its codes), a selector that is not a number
- * (400 `mock-bad-selector`).
+ * (400 `mock-bad-selector`), a request breaking the design's contract (422 `mock-request-invalid`
+ * with `violations`; checked after routing, before the response is chosen: src/mock/contract.ts).
+ * While the workspace's mock settings name a proxy, every request is forwarded instead
+ * (src/mock/proxy.ts; 502 `mock-proxy-failed` when it cannot be).
  *
  * Designs are cached per workspace; a change through this process is seen at once, a change
  * through another process within `revalidateMs`.
@@ -41,9 +44,10 @@ import { withStoreBounds } from '../store/bounds';
 import { isDatabaseUnavailable } from '../store/errors';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../problems';
 import { MOCK_SCOPE_HEADER, MOCK_SCOPE_PATTERN } from '../domain/mocks';
-import { hasBody, readBody, type MockExchange } from './exchange';
+import { hasBody, MockBodyTooLarge, readBody, type MockExchange } from './exchange';
 import { MockChaos, type ChaosDecision, type ChaosDesign, type ChaosSelectorError } from './chaos';
-import type { MockDelay, MockStateAction } from '../domain/mocks';
+import type { MockDelay, MockSettingsView, MockStateAction, MockViolation } from '../domain/mocks';
+import type { CompiledContract } from './contract';
 import type { CrudOutcome, StateOutcome } from './crud';
 
 interface CompiledResponse {
@@ -73,6 +77,17 @@ interface CompiledDesign {
   defined: Record<string, number[]>;
   /** The design's latency and faults (src/mock/chaos.ts); absent when it has neither. */
   chaos?: ChaosDesign;
+  /** The design's contract (src/mock/contract.ts), compiled with it; undefined: nothing to check. */
+  contract?: CompiledContract;
+}
+
+/** The design a request's route matches (the validation proxy's view of the router). */
+export interface MockRouteMatch {
+  designId: string;
+  /** The design's path template (`/users/{id}`). */
+  path: string;
+  params: Record<string, string>;
+  contract?: CompiledContract;
 }
 
 interface WorkspaceMocks {
@@ -126,6 +141,33 @@ export interface MockStages {
   state?: {
     crud(ex: MockExchange): Promise<CrudOutcome>;
     respond(ex: MockExchange, action: MockStateAction, params: Record<string, string>): Promise<StateOutcome>;
+  };
+  /**
+   * src/mock/contract.ts `MockContract`: compiles a design's contract when the designs are loaded
+   * (once per design version); undefined when the design has nothing to check.
+   */
+  contract?: { compile(design: ApiDesign): CompiledContract | undefined };
+  /**
+   * src/mock/settings.ts `MockSettingsCache`: the workspace's mock settings (`GET/PUT
+   * /v1/mock-settings`), synchronous while cached and fresh. Forgotten with {@link MockEngine.invalidate}.
+   */
+  settings?: {
+    get(workspaceId: string): MockSettingsView | Promise<MockSettingsView>;
+    invalidate(workspaceId: string): void;
+  };
+  /**
+   * src/mock/proxy.ts `MockProxy`: when the workspace's proxy is on, forwards the request (checking
+   * or recording the exchange) and resolves to the answer for the caller: its status and `send`,
+   * which writes it (the engine sends it as every answer, journalled; {@link MockEngine.finish}).
+   * `designsChanged` is called after recording into designs.
+   */
+  proxy?: {
+    forward(
+      ex: MockExchange,
+      proxy: NonNullable<MockSettingsView['proxy']>,
+      match: MockRouteMatch | undefined,
+      designsChanged: () => void,
+    ): Promise<{ status: number; send(): void }>;
   };
 }
 
@@ -249,6 +291,7 @@ export class MockEngine {
   invalidate(workspaceId: string): void {
     this.cache.delete(workspaceId);
     this.fresh.delete(workspaceId);
+    this.options.stages?.settings?.invalidate(workspaceId);
   }
 
   /** True for requests this engine answers. */
@@ -320,6 +363,19 @@ export class MockEngine {
       res,
       startedAt: Date.now(),
     };
+    // The validation and recording proxy (src/mock/proxy.ts), when the workspace's settings turn it on.
+    const settings = this.options.stages?.settings?.get(workspaceId);
+    if (settings !== undefined) {
+      if (settings instanceof Promise)
+        return settings.then((s) => (s.proxy ? this.proxied(ex, s.proxy) : this.route(ex, url, q)));
+      if (settings.proxy) return this.proxied(ex, settings.proxy);
+    }
+    return this.route(ex, url, q);
+  }
+
+  /** Finds the design and answers from it (the cached designs synchronously). */
+  private route(ex: MockExchange, url: string, q: number): Promise<void> | void {
+    const workspaceId = ex.workspaceId;
     const cached = this.fresh.get(workspaceId);
     if (cached && ex.startedAt - cached.checkedAt < this.revalidateMs) return this.respond(cached, ex, url, q);
     const timeouts = this.options.storeTimeouts;
@@ -327,7 +383,57 @@ export class MockEngine {
     return loaded.then((mocks) => this.respond(mocks, ex, url, q));
   }
 
-  private respond(mocks: WorkspaceMocks, ex: MockExchange, url: string, q: number): Promise<void> | void {
+  /** Forwards to the workspace's proxy target (src/mock/proxy.ts); answered and journalled as every answer. */
+  private async proxied(ex: MockExchange, proxy: NonNullable<MockSettingsView['proxy']>): Promise<void> {
+    const stage = this.options.stages?.proxy;
+    if (!stage) return this.route(ex, ex.req.url!, ex.req.url!.indexOf('?'));
+    const timeouts = this.options.storeTimeouts;
+    const mocks = await (timeouts
+      ? withStoreBounds(timeouts, () => this.load(ex.workspaceId))
+      : this.load(ex.workspaceId));
+    const answer = await stage.forward(ex, proxy, this.match(mocks, ex.method, ex.path), () =>
+      this.invalidate(ex.workspaceId),
+    );
+    return this.finish(ex, answer.status, answer.send);
+  }
+
+  /** The design `method path` routes to, as {@link respond} finds it. */
+  private match(mocks: WorkspaceMocks, method: string, path: string): MockRouteMatch | undefined {
+    const found =
+      mocks.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path) ??
+      (method.toUpperCase() === 'HEAD' ? mocks.router.find('GET', path) : null);
+    if (!found) return undefined;
+    const design = found.store as CompiledDesign;
+    return {
+      designId: design.id,
+      path: design.path,
+      params: found.params as Record<string, string>,
+      contract: design.contract,
+    };
+  }
+
+  /** Answers 422 `mock-request-invalid` listing the violations (kept on the exchange for the journal). */
+  private invalidRequest(ex: MockExchange, design: CompiledDesign, violations: MockViolation[]): void | Promise<void> {
+    ex.violations = violations;
+    const list = violations
+      .slice(0, 3)
+      .map((v) => `${v.in} ${v.field || '(root)'} ${v.message}`)
+      .join('; ');
+    return this.problem(
+      ex,
+      'mock-request-invalid',
+      `The request breaks the contract of ${design.method} ${design.path}: ${list}${violations.length > 3 ? `; and ${violations.length - 3} more` : ''}.`,
+      { violations },
+    );
+  }
+
+  private respond(
+    mocks: WorkspaceMocks,
+    ex: MockExchange,
+    url: string,
+    q: number,
+    validated = false,
+  ): Promise<void> | void {
     const { req, path } = ex;
     const method = req.method ?? 'GET';
     let found = mocks.router.find(method as FindMyWay.HTTPMethod, path);
@@ -343,7 +449,7 @@ export class MockEngine {
         );
       return this.miss(mocks, ex, []);
     }
-    return this.matched(mocks, ex, found, url, q);
+    return this.matched(mocks, ex, found, url, q, validated);
   }
 
   /** No design and no generated route takes the request: the CORS preflight, 405 or 404. */
@@ -388,11 +494,30 @@ export class MockEngine {
     found: FindMyWay.FindResult<FindMyWay.HTTPVersion.V1>,
     url: string,
     q: number,
+    validated: boolean,
   ): Promise<void> | void {
     const { req, res } = ex;
     const method = req.method ?? 'GET';
     const design = found.store as CompiledDesign;
     ex.designId = design.id;
+    // Contract validation (src/mock/contract.ts): 422 with the violations; the body is read only when checked.
+    if (!validated && design.contract?.validatesRequests) {
+      const checked = design.contract.checkRequest(ex, found.params as Record<string, string>);
+      if (Array.isArray(checked)) {
+        if (checked.length > 0) return this.invalidRequest(ex, design, checked);
+      } else {
+        return checked.then(
+          (violations) =>
+            violations.length > 0
+              ? this.invalidRequest(ex, design, violations)
+              : this.matched(mocks, ex, found, url, q, true),
+          (err: unknown) => {
+            if (!(err instanceof MockBodyTooLarge)) throw err;
+            return this.problem(ex, 'mock-body-too-large', 'The request body is larger than 1 MiB.');
+          },
+        );
+      }
+    }
     const headers = req.headers;
     const query = q < 0 ? undefined : new URLSearchParams(url.slice(q + 1));
     const preference = headers.prefer === undefined ? {} : prefer(first(headers.prefer));
@@ -656,6 +781,7 @@ export class MockEngine {
       const parsed = parsePath(row.path);
       if ('error' in parsed) continue;
       const design = compileDesign(row);
+      design.contract = this.options.stages?.contract?.compile(row);
       router.on(row.method as FindMyWay.HTTPMethod, parsed.routerPath, () => undefined, design);
       designs.push(design);
     }

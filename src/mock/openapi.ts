@@ -9,12 +9,18 @@
  * - Data: the response's `example`/`examples` as written; else a sample of its schema
  *   (openapi-sampler, `$ref`s resolved against the document) made to satisfy the schema
  *   (./conforming.ts: patterns, formats, enums, bounds, the `oneOf` branch that validates).
+ * - Contract: `parameters` (path, query and header; the path item's and the operation's, the
+ *   operation's winning on the same name and location; cookies are not checked) with their schemas
+ *   converted to JSON Schema (./openapi-schema.ts), `requestBodyRequired` from `requestBody.required`,
+ *   and `validateRequests: true`: the mock answers 422 to a request that breaks the description
+ *   (src/mock/contract.ts).
  * - Warnings: an example that does not match its own schema (the description's fault: the mock
  *   serves it with the failing values replaced, so that it agrees with the contract test), and a
  *   schema no sample could satisfy (contradictory keywords, a pattern of another regex dialect).
  */
 import { parse as parseYaml } from 'yaml';
 import type { MockResponse } from '../domain/types';
+import type { MockParameter } from '../domain/mocks';
 import { parsePath } from './paths';
 import { deref } from './refs';
 import { SampleError, sampleFromSchema } from './samples';
@@ -31,6 +37,12 @@ export interface ImportedDesign {
   requestSchema: object | null;
   responseSchemas: Record<string, object> | null;
   responses: MockResponse[];
+  /** The operation's path, query and header parameters (path-item ones too), their schemas as JSON Schema. */
+  parameters?: MockParameter[];
+  /** Imported designs validate requests (docs/mocks.md "Contract validation"). */
+  validateRequests: true;
+  /** `requestBody.required` (set when the operation has a request body). */
+  requestBodyRequired?: boolean;
 }
 
 export interface ImportResult {
@@ -113,6 +125,37 @@ export function parseOpenApi(text: string): Json {
     );
   if (!(doc as Json).paths || typeof (doc as Json).paths !== 'object') throw new Error('The document has no paths');
   return doc as Json;
+}
+
+/**
+ * The parameters of an operation (`$ref`s followed): the path item's, replaced by the operation's of
+ * the same name and location; `in: cookie` and malformed entries left out.
+ */
+function parametersOf(doc: Json, item: Json, op: Json): MockParameter[] {
+  const byKey = new Map<string, MockParameter>();
+  for (const list of [item.parameters, op.parameters]) {
+    if (!Array.isArray(list)) continue;
+    for (const raw of list) {
+      const p = deref(doc, raw);
+      if (!p || typeof p.name !== 'string' || !p.name || p.name.length > 200) continue;
+      if (p.in !== 'path' && p.in !== 'query' && p.in !== 'header') continue;
+      // A parameter described by `content` (one media type) takes that media's schema.
+      const schema = p.schema ?? (pickMedia(deref(doc, p.content))?.media as Json | undefined)?.schema;
+      // Only the default serialisations are read back (form for the query, simple for paths and
+      // headers): objects spread over several query keys, deepObject, space- and pipe-delimited
+      // values and matrix/label paths are left unchecked.
+      const style = typeof p.style === 'string' ? p.style : undefined;
+      if (style !== undefined && style !== (p.in === 'query' ? 'form' : 'simple')) continue;
+      const type = (deref(doc, schema) as Json | undefined)?.type;
+      if (type === 'object' || (Array.isArray(type) && type.includes('object'))) continue;
+      const parameter: MockParameter = { in: p.in, name: p.name };
+      if (p.required === true || p.in === 'path') parameter.required = true;
+      if (schema && typeof schema === 'object')
+        parameter.schema = toJsonSchema(schema, doc, { response: false }).schema;
+      byKey.set(`${p.in}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`, parameter);
+    }
+  }
+  return [...byKey.values()].slice(0, 100);
 }
 
 /** Turns a parsed OpenAPI 3.x document into designs. */
@@ -277,6 +320,10 @@ export function designsFromOpenApi(doc: Json): ImportResult {
       }
       const body = deref(doc, op.requestBody);
       const requestMedia = body ? mediaOf(doc, body)?.media : undefined;
+      // Path parameters the design's path does not name (a description's mistake) cannot be checked.
+      const parameters = parametersOf(doc, item as Json, op).filter(
+        (p) => p.in !== 'path' || parsed.params.includes(p.name),
+      );
       result.designs.push({
         method: method.toUpperCase(),
         path: parsed.path,
@@ -285,6 +332,9 @@ export function designsFromOpenApi(doc: Json): ImportResult {
         requestSchema: requestMedia?.schema ? (inline(doc, requestMedia.schema) as Json) : null,
         responseSchemas: Object.keys(responseSchemas).length ? responseSchemas : null,
         responses,
+        ...(parameters.length ? { parameters } : {}),
+        validateRequests: true,
+        ...(requestMedia?.schema ? { requestBodyRequired: body?.required === true } : {}),
       });
     }
   }

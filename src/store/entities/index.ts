@@ -9,6 +9,7 @@ export { RunLoadShard } from './run-load-shard';
 export { Deployment, type DeploymentWebhooks, type OutgoingWebhook } from './deployment';
 export { WebhookDelivery, type DeliveryEvent, type DeliveryStatus } from './webhook-delivery';
 export { ApiDesign } from './api-design';
+export { MockSettings } from './mock-settings';
 export { Bundle, BundleBlob, type BundleModule } from './bundle';
 export { Folder } from './folder';
 export { AuthProfile, AuthToken } from './auth-profile';
@@ -27,6 +28,7 @@ import { RunLoadShard } from './run-load-shard';
 import { Deployment } from './deployment';
 import { WebhookDelivery } from './webhook-delivery';
 import { ApiDesign } from './api-design';
+import { MockSettings } from './mock-settings';
 import { Bundle, BundleBlob } from './bundle';
 import { Folder } from './folder';
 import { AuthProfile, AuthToken } from './auth-profile';
@@ -48,6 +50,7 @@ export const ENTITIES = [
   Deployment,
   WebhookDelivery,
   ApiDesign,
+  MockSettings,
   Bundle,
   BundleBlob,
   Folder,

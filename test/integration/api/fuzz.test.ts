@@ -146,6 +146,7 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
       paths: { '/x': { get: { responses: { 200: { description: 'ok' } } } } },
     },
     'POST /v1/mock-samples': { schema: { type: 'object', properties: { a: { type: 'string' } } } },
+    'PUT /v1/mock-settings': { proxy: { url: 'http://127.0.0.1:9/base', mode: 'validate' }, seed: 1 },
     // Cloud metadata: the address policy refuses it (403) before any connection, so a mutation
     // that stays valid sends nothing off the machine.
     'POST /v1/relay': {

@@ -76,6 +76,8 @@ const WALK = [
   'getFolder',
   'importDesigns',
   'sampleFromSchema',
+  'putMockSettings',
+  'getMockSettings',
   'relayRequest',
   'listEnvironments',
   'getEnvironment',
