@@ -138,9 +138,11 @@ describe('console: a design’s mock page and mock data', function () {
     // The journal keeps no secret: the authorization header is shown masked.
     await rows.nth(1).getByText('Headers and body').click();
     expect(await rows.nth(1).innerText()).to.not.include('sk_live_secret');
-    // The picture shows the tabs and the journal (the mock section above them scrolled away).
-    await page.getByRole('tablist', { name: 'Design' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    // The picture: the design's title, mock section, tabs and journal, on a taller page than the others.
+    await page.setViewportSize({ width: 1280, height: 1180 });
+    await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'design-mock');
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // Filters: violations only, then one scope.
     await page.getByLabel('Violations only').check();
