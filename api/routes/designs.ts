@@ -37,13 +37,7 @@ import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samp
 import { compileSchema, responseDataViolations } from '../../src/mock/contract';
 import { HTTP_METHODS } from '../../src/domain/types';
 import { checkExpression } from '../../src/domain/expressions';
-import {
-  MOCK_FAULTS,
-  type MockDelay,
-  type MockDesignOptions,
-  type MockFaultRule,
-  type MockParameter,
-} from '../../src/domain/mocks';
+import { MOCK_FAULTS, type MockDesignOptions } from '../../src/domain/mocks';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { sampleProblem } from '../errors';
 import { fieldError, type FieldError } from '../../src/problems';
@@ -53,7 +47,7 @@ import { keysetPage, readPaging, type Keyset } from '../paging';
 import { findOr404, workspaceRows } from '../lookups';
 import { iso } from './shared';
 
-interface DesignInput {
+interface DesignInput extends MockDesignOptions {
   method: string;
   path: string;
   name?: string;
@@ -61,13 +55,6 @@ interface DesignInput {
   requestSchema?: object | null;
   responseSchemas?: Record<string, object> | null;
   responses: MockResponse[];
-  validateRequests?: boolean;
-  requestBodyRequired?: boolean;
-  validateResponses?: boolean;
-  parameters?: MockParameter[];
-  delay?: MockDelay;
-  faults?: MockFaultRule[];
-  seed?: number;
 }
 
 /** The design document's fields kept in the `options` column (src/domain/mocks.ts `MockDesignOptions`). */

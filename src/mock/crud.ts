@@ -21,11 +21,12 @@
 import { mockRequests } from '../observability/metrics';
 import { PROBLEMS, problemDocument } from '../problems';
 import type { MockStateAction } from '../domain/mocks';
-import { MockBodyTooLarge, parseBody, readBody, requestView, type MockExchange } from './exchange';
+import { parseBody, requestView, type MockExchange } from './exchange';
 import {
   MAX_RECORD_ID,
   SHARED_SCOPE,
   StateRefusal,
+  readStateBody,
   stateRequest,
   type CollectionInfo,
   type ListQuery,
@@ -102,13 +103,7 @@ function listQuery(rawQuery: string): ListQuery | StateRefusal {
 }
 
 async function jsonObject(ex: MockExchange): Promise<MockRecordData> {
-  try {
-    await readBody(ex);
-  } catch (err) {
-    if (err instanceof MockBodyTooLarge)
-      throw new StateRefusal('mock-body-too-large', 'The request body is larger than 1 MiB.');
-    throw err;
-  }
+  await readStateBody(ex);
   const value = parseBody(ex.body);
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new StateRefusal('mock-request-invalid', 'The body must be a JSON object.', {

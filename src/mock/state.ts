@@ -389,6 +389,25 @@ export class MockState {
     return rows.map((r) => parseData(r.data));
   }
 
+  /**
+   * Inserts `body` as a new record (POST, and state responses without `id`): its id, else the next
+   * one. @throws StateRefusal `mock-record-exists` when the id is taken
+   */
+  private async createIn(sql: Sql, c: CollectionInfo, scope: string, body: MockRecordData): Promise<MockRecordData> {
+    const record = { ...body };
+    if (record[c.idField] === undefined || record[c.idField] === null)
+      record[c.idField] = await this.nextId(sql, c, scope);
+    const id = recordIdOf(record[c.idField]);
+    if (id === undefined) throw badId(c);
+    if (await this.getIn(sql, c, scope, id))
+      throw new StateRefusal('mock-record-exists', `${c.name} already has a record with ${c.idField} "${id}".`, {
+        collection: c.name,
+        id,
+      });
+    await this.insertIn(sql, c, scope, id, record);
+    return record;
+  }
+
   /** Inserts `record` as the scope's newest (its id must be free). */
   private async insertIn(
     sql: Sql,
@@ -533,18 +552,7 @@ export class MockState {
   create(c: CollectionInfo, scope: string, body: MockRecordData): Promise<MockRecordData> {
     return this.db.write(async (tx) => {
       await this.begin(tx, c, scope);
-      const record = { ...body };
-      if (record[c.idField] === undefined || record[c.idField] === null)
-        record[c.idField] = await this.nextId(tx, c, scope);
-      const id = recordIdOf(record[c.idField]);
-      if (id === undefined) throw badId(c);
-      if (await this.getIn(tx, c, scope, id))
-        throw new StateRefusal('mock-record-exists', `${c.name} already has a record with ${c.idField} "${id}".`, {
-          collection: c.name,
-          id,
-        });
-      await this.insertIn(tx, c, scope, id, record);
-      return record;
+      return this.createIn(tx, c, scope, body);
     });
   }
 
@@ -648,17 +656,7 @@ export class MockState {
         throw new StateRefusal('mock-state-failed', 'state.update must give the new record as a JSON object.', {
           field: 'state.update',
         });
-      const record = { ...next };
-      if (record[c.idField] === undefined || record[c.idField] === null)
-        record[c.idField] = await this.nextId(tx, c, scope);
-      const newId = recordIdOf(record[c.idField]);
-      if (newId === undefined) throw badId(c);
-      if (await this.getIn(tx, c, scope, newId))
-        throw new StateRefusal('mock-record-exists', `${c.name} already has a record with ${c.idField} "${newId}".`, {
-          collection: c.name,
-          id: newId,
-        });
-      await this.insertIn(tx, c, scope, newId, record);
+      const record = await this.createIn(tx, c, scope, next);
       return answer({ record, before: null, request, records: await this.allIn(tx, c, scope) });
     });
   }
@@ -848,14 +846,19 @@ export function startScopeSweep(state: MockState, ttlSeconds: number, logger: Lo
   };
 }
 
-/** The request as state expressions see it (the body read first, bounded). @throws StateRefusal 413 */
-export async function stateRequest(ex: MockExchange, params: Record<string, string>): Promise<unknown> {
+/** Reads the exchange's body (bounded). @throws StateRefusal `mock-body-too-large` */
+export async function readStateBody(ex: MockExchange): Promise<Buffer> {
   try {
-    await readBody(ex);
+    return await readBody(ex);
   } catch (err) {
     if (err instanceof MockBodyTooLarge)
       throw new StateRefusal('mock-body-too-large', 'The request body is larger than 1 MiB.');
     throw err;
   }
+}
+
+/** The request as state expressions see it (the body read first, bounded). @throws StateRefusal 413 */
+export async function stateRequest(ex: MockExchange, params: Record<string, string>): Promise<unknown> {
+  await readStateBody(ex);
   return requestView(ex, params);
 }

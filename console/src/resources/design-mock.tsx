@@ -242,16 +242,7 @@ function JournalRow({ entry: e }: { entry: MockJournalEntryView }) {
         {e.source === 'proxy' && <span class="badge mock-proxy">proxy</span>}
         <details>
           <summary>Headers and body</summary>
-          <dl class="kv">
-            {Object.entries(e.headers).map(([k, v]) => (
-              <Fragment key={k}>
-                <dt>{k}</dt>
-                <dd>
-                  <code>{v}</code>
-                </dd>
-              </Fragment>
-            ))}
-          </dl>
+          <HeaderList headers={e.headers} />
           {e.body !== undefined && e.body !== null && (
             <pre class="res-code">{typeof e.body === 'string' ? e.body : pretty(e.body)}</pre>
           )}
@@ -657,5 +648,21 @@ function RecordingForm({ settings, onSaved }: { settings: MockSettingsView; onSa
         <p class="muted">A key with write scope can change these.</p>
       )}
     </form>
+  );
+}
+
+/** Headers as a definition list (name, value), as the design's responses and the journal show them. */
+export function HeaderList({ headers }: { headers: Record<string, string> }) {
+  return (
+    <dl class="kv">
+      {Object.entries(headers).map(([k, v]) => (
+        <Fragment key={k}>
+          <dt>{k}</dt>
+          <dd>
+            <code>{v}</code>
+          </dd>
+        </Fragment>
+      ))}
+    </dl>
   );
 }

@@ -17,7 +17,7 @@ import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox } from '../ui/kit';
 import { FieldErrors, Loading, marksUnder, pretty, readJson, seg } from './common';
 import { ResourceList } from './list';
-import { DesignData, DesignFaults, DesignJournal, MockRecording } from './design-mock';
+import { DesignData, DesignFaults, DesignJournal, HeaderList, MockRecording } from './design-mock';
 import type { MockDelay } from '../../../src/domain/mocks';
 import type { Design } from './design-types';
 
@@ -292,18 +292,7 @@ function Responses({ design, statuses }: { design: Design; statuses: number[] })
                     </span>
                   )}
                 </div>
-                {r.headers && Object.keys(r.headers).length > 0 && (
-                  <dl class="kv">
-                    {Object.entries(r.headers).map(([k, v]) => (
-                      <Fragment key={k}>
-                        <dt>{k}</dt>
-                        <dd>
-                          <code>{v}</code>
-                        </dd>
-                      </Fragment>
-                    ))}
-                  </dl>
-                )}
+                {r.headers && Object.keys(r.headers).length > 0 && <HeaderList headers={r.headers} />}
                 <pre class="res-code" aria-label={`Body of status ${status} code ${r.code}`} tabIndex={0}>
                   {r.data === undefined ? '(no body)' : pretty(r.data)}
                 </pre>

@@ -10,20 +10,12 @@ import { expect } from 'chai';
 import { createLogger } from '../../../src/logger';
 import { startBundler } from '../../../bin/processes';
 import { appRouters, startTestApp, type Reply, type TestApp } from '../../helpers/app';
+import { seededRandom } from '../../../src/mock/chaos';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 
-/** mulberry32: a small seeded generator, so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (src/mock/chaos.ts): a small seeded generator, so a failure can be replayed. */
+const rng = seededRandom;
 
 interface Route {
   method: string;

@@ -10,7 +10,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { eventually, startTestApp, type Reply, type TestApp } from '../../helpers/app';
+import { eventually, readReply, startTestApp, type Reply, type TestApp } from '../../helpers/app';
 import { compileContract } from '../../../src/mock/contract';
 
 const PETSTORE = path.resolve(__dirname, '../../../../node_modules/@readme/oas-examples/3.0/json/petstore.json');
@@ -40,17 +40,7 @@ describe('mock contract validation', function () {
   const mock = async (
     p: string,
     init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-  ): Promise<Reply> => {
-    const res = await fetch(`${app.url}/mock/${app.workspaceId}${p}`, init);
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      /* text */
-    }
-    return { status: res.status, headers: res.headers, body };
-  };
+  ): Promise<Reply> => readReply(await fetch(`${app.url}/mock/${app.workspaceId}${p}`, init));
   const fields = (res: Reply) =>
     (res.body.violations as Violation[]).map((v) => `${v.in} ${v.field}`).sort((a, b) => a.localeCompare(b));
 

@@ -14,7 +14,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { eventually, startTestApp, type Reply, type TestApp } from '../../helpers/app';
+import { eventually, readReply, startTestApp, type Reply, type TestApp } from '../../helpers/app';
 import type { MockEngineOptions } from '../../../src/mock/engine';
 import type { MockExchange } from '../../../src/mock/exchange';
 import type { MockViolation } from '../../../src/domain/mocks';
@@ -117,17 +117,7 @@ describe('mock proxy: validate, record, replay', function () {
   const mock = async (
     p: string,
     init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-  ): Promise<Reply> => {
-    const res = await fetch(`${app.url}/mock/${app.workspaceId}${p}`, init);
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      /* text */
-    }
-    return { status: res.status, headers: res.headers, body };
-  };
+  ): Promise<Reply> => readReply(await fetch(`${app.url}/mock/${app.workspaceId}${p}`, init));
   const settings = (proxy: { url: string; mode: 'validate' | 'record' } | null) =>
     app.request('PUT', '/v1/mock-settings', { proxy });
   const last = () => journal[journal.length - 1]!;
