@@ -16,6 +16,7 @@ import { HTTP_METHODS, RUN_STATUSES } from '../../src/domain/types';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../../src/problems';
 import { RUN_TRIGGERS } from '../routes/runs';
 import { HOOKS_SCHEMA } from '../routes/folders';
+import { DESIGN_SCHEMAS } from '../routes/designs';
 import { DATA_SETS_SCHEMA, FLOW_NODES } from './flow';
 import { VARIABLE_SCOPES } from '../../src/domain/types';
 import { FLIP_FIGURES, HISTORY_SCHEMAS } from './history-schemas';
@@ -802,9 +803,34 @@ export const SCHEMAS = {
             delayMs: { type: 'integer' },
             dynamic: { type: 'boolean' },
             schema: { type: 'object' },
+            delay: {
+              ...DESIGN_SCHEMAS.full.properties.delay,
+              description: 'A latency distribution (docs/mocks.md "Latency and faults").',
+            },
+            state: {
+              ...DESIGN_SCHEMAS.full.properties.responses.items.properties.state,
+              description: 'Reads and writes a data collection (docs/mocks.md "State responses").',
+            },
           },
         },
       },
+      validateRequests: {
+        type: 'boolean',
+        description:
+          'Answer 422 `mock-request-invalid` to requests breaking `requestSchema`/`parameters` (absent: on).',
+      },
+      requestBodyRequired: {
+        type: 'boolean',
+        description: 'A request without a body breaks the contract (absent: POST, PUT, PATCH).',
+      },
+      validateResponses: {
+        type: 'boolean',
+        description: "Responses' data were checked against their schemas when saved.",
+      },
+      parameters: DESIGN_SCHEMAS.full.properties.parameters,
+      delay: DESIGN_SCHEMAS.full.properties.delay,
+      faults: DESIGN_SCHEMAS.full.properties.faults,
+      seed: { type: 'integer', description: "Seed of the design's random source (faults, delays)." },
       mockUrl: {
         type: ['string', 'null'],
         description:
