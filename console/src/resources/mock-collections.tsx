@@ -17,7 +17,7 @@ import { ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox, fieldE
 import { FieldErrors, Loading, pretty, readJson, seg } from './common';
 import { ResourceList } from './list';
 
-/** A data collection as `GET /v1/mock-collections/{id}` answers it (H1's shape, docs/mocks.md "State"). */
+/** A data collection as `GET /v1/mock-collections/{id}` answers it (docs/mocks.md "State"). */
 export interface MockCollection {
   id: string;
   name: string;
