@@ -605,13 +605,7 @@ export class MockEngine {
       if (decision?.fault) return this.fault(ex, decision);
       mockRequests.inc({ status: STATUS_LABELS[chosen.status] ?? String(chosen.status) });
       if (chosen.ready) {
-        // The hot path: nothing to wait for (no scope to journal first, no body to read).
-        const journal = this.options.stages?.journal;
-        if (ex.scope === null && (!journal || ex.body !== undefined || !hasBody(req))) {
-          res.writeHead(chosen.status, chosen.ready.headers);
-          res.end(method === 'HEAD' ? undefined : chosen.ready.body);
-          return journal?.record(ex, chosen.status);
-        }
+        // The hot path: the prepared bytes (finish writes them at once when nothing is to be waited for).
         const ready = chosen.ready;
         return this.finish(ex, chosen.status, () => {
           res.writeHead(chosen.status, ready.headers);
