@@ -8,6 +8,12 @@
 /** The request header naming a mock scope; a run's API nodes send it to the workspace's mocks with the run id. */
 export const MOCK_SCOPE_HEADER = 'x-assay-mock-scope';
 
+/**
+ * Header names that may carry secrets (any part of the name, case-insensitive): the journal keeps
+ * their values as `***`, and the recording proxy never records them (docs/mocks.md).
+ */
+export const SECRET_HEADER_NAME = /auth|cookie|key|password|secret|session|token/i;
+
 /** What a scope name may be: the run ids (`run_…`) and anything a user picks within these characters. */
 export const MOCK_SCOPE_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
 

@@ -21,9 +21,9 @@
  * process ({@link MockJournal.sweep}); between sweeps a workspace may hold more for a while.
  *
  * What is kept: method, path (within the workspace, at most 2,000 characters), query string (at
- * most 4,000), request headers with secrets masked (`authorization`, `proxy-authorization`,
- * `cookie`, and any name containing `key`, `token`, `secret`, `password`, `session` or `auth`
- * shown as `***`), the body's first 16 KiB, status (0 for a connection fault), fault, delay,
+ * most 4,000), request headers with secrets masked (any name matching `SECRET_HEADER_NAME` of
+ * src/domain/mocks.ts: containing `auth`, `cookie`, `key`, `password`, `secret`, `session` or
+ * `token`, shown as `***`), the body's first 16 KiB, status (0 for a connection fault), fault, delay,
  * contract violations, source (`mock` or `proxy`), design, collection, scope and time.
  */
 import type { DataSource } from 'typeorm';
@@ -31,7 +31,7 @@ import { In, LessThan } from 'typeorm';
 import type { Logger } from 'pino';
 import { newId } from '../ids';
 import { MockJournalEntry, Run } from '../store/entities';
-import type { MockJournalEntryView, MockViolation } from '../domain/mocks';
+import { SECRET_HEADER_NAME, type MockJournalEntryView, type MockViolation } from '../domain/mocks';
 import type { MockExchange } from './exchange';
 import { mockJournalDropped } from '../observability/metrics';
 import { evaluateExpression, ExpressionError, truthy, type EvaluationLimits } from '../domain/expressions';
@@ -49,7 +49,6 @@ export const JOURNAL_BODY_BYTES = 16 * 1024;
 const MAX_PATH_CHARS = 2000;
 const MAX_QUERY_CHARS = 4000;
 const MAX_HEADER_CHARS = 2000;
-const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|key|token|secret|password|session|auth/i;
 
 /** Options of a {@link MockJournal}. */
 export interface MockJournalOptions {
@@ -78,7 +77,7 @@ export function journalHeaders(headers: MockExchange['req']['headers']): Record<
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
-    out[name] = SECRET_HEADER.test(name)
+    out[name] = SECRET_HEADER_NAME.test(name)
       ? '***'
       : text.length > MAX_HEADER_CHARS
         ? text.slice(0, MAX_HEADER_CHARS)

@@ -29,7 +29,7 @@
  *   one (status, data, headers) exists; with no design, a new one with the literal path. Secrets
  *   are never recorded: request headers are not stored at all; response headers only from an
  *   allow-list ({@link recordedHeaders}: `content-type`, `cache-control`, `etag`, `location`, and
- *   `x-…` names not matching /token|key|secret|auth|cookie|session/i; never `set-cookie`); JSON
+ *   `x-…` names not matching {@link SECRET_HEADER_NAME}; never `set-cookie`); JSON
  *   body fields whose names match {@link SECRET_FIELD} are replaced by `"***"` at every depth. A
  *   text body is recorded as text, with its `Content-Type`. The answer says what happened in
  *   `X-Assay-Mock-Recorded` (the design id, `equal:<designId>`, or `skipped: <why>`).
@@ -42,7 +42,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ApiDesign } from '../store/entities';
 import { newId } from '../ids';
 import { HTTP_METHODS, type MockResponse } from '../domain/types';
-import { MOCK_SCOPE_HEADER, type MockSettingsView, type MockViolation } from '../domain/mocks';
+import { MOCK_SCOPE_HEADER, SECRET_HEADER_NAME, type MockSettingsView, type MockViolation } from '../domain/mocks';
 import { addressRefusalIn, type AddressPolicy } from '../net/address-policy';
 import { guardedRequest, isTimeout, readCapped } from '../net/http';
 import { isUniqueViolation } from '../store/errors';
@@ -62,7 +62,6 @@ export const RECORDED_HEADER = 'x-assay-mock-recorded';
 /** JSON body fields recorded as `"***"` (at every depth). */
 export const SECRET_FIELD = /password|secret|token|api[_-]?key|authorization/i;
 /** `x-…` response headers with these words in their names are not recorded. */
-const SECRET_HEADER = /token|key|secret|auth|cookie|session/i;
 /** Response headers recorded whatever their names (besides safe `x-…` ones). */
 const RECORDED_HEADERS = new Set(['content-type', 'cache-control', 'etag', 'location']);
 /** Headers that describe one connection (RFC 9110 §7.6.1), never forwarded either way. */
@@ -126,7 +125,7 @@ export function recordedHeaders(headers: Record<string, string | string[] | unde
     const safe =
       RECORDED_HEADERS.has(name) ||
       (name.startsWith('x-') &&
-        !SECRET_HEADER.test(name) &&
+        !SECRET_HEADER_NAME.test(name) &&
         !name.startsWith('x-mock-') &&
         !name.startsWith('x-assay-'));
     if (!safe) continue;
