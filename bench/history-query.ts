@@ -22,7 +22,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { migrate, openDataSource } from '../src/store/data-source';
 import { TestCaseHistory } from '../src/store/entities';
@@ -35,6 +34,7 @@ import {
 } from '../src/store/history';
 import type { HistoryNodeOutcome } from '../src/history/types';
 import type { DatabaseConfig } from '../src/config';
+import { scratchMysqlDatabase } from './mysql-database';
 
 const RUNS = Number(process.env.BENCH_HISTORY_RUNS ?? 10_000);
 const CASES = Number(process.env.BENCH_HISTORY_CASES ?? 10);
@@ -173,22 +173,8 @@ async function database(dialect: 'sqlite' | 'mysql'): Promise<{ config: Database
       drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
     };
   }
-  const base = process.env.DATABASE_URL || 'mysql://root@127.0.0.1:3306/';
-  const name = `assay_bench_history_${randomBytes(4).toString('hex')}`;
-  const mysql = await import('mysql2/promise');
-  const admin = await mysql.createConnection({ uri: base });
-  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    config: { type: 'mysql', url: url.toString() },
-    async drop() {
-      const conn = await mysql.createConnection({ uri: base });
-      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await conn.end();
-    },
-  };
+  const db = await scratchMysqlDatabase('assay_bench_history');
+  return { config: { type: 'mysql', url: db.url }, drop: db.drop };
 }
 
 async function benchDialect(dialect: 'sqlite' | 'mysql'): Promise<void> {

@@ -26,6 +26,7 @@ import path from 'node:path';
 import { startLocalStack } from '../bin/local-stack';
 import { freePort } from '../src/net/free-port';
 import { ensurePeer, MOCKOON, peerDir, startPeer, type RunningPeer } from './peers';
+import { scratchMysqlDatabase } from './mysql-database';
 
 const SECONDS = Number(process.env.BENCH_MOCK_CRUD_SECONDS ?? process.env.BENCH_MOCK_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_MOCK_CRUD_CONNECTIONS ?? 20);
@@ -171,29 +172,9 @@ async function mockoon(log: (m: string) => void): Promise<{ base: string; peer: 
   return { base, peer };
 }
 
-/** A MySQL/MariaDB database of its own: its URL and how to drop it. */
-async function mysqlDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = process.env.DATABASE_URL || 'mysql://root@127.0.0.1:3306/';
-  const name = `assay_bench_crud_${process.pid}`;
-  const mysql = await import('mysql2/promise');
-  const admin = await mysql.createConnection({ uri: base });
-  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const conn = await mysql.createConnection({ uri: base });
-      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await conn.end();
-    },
-  };
-}
-
 /** Assay on one store: a collection `users` on `/users` with the seed; the mix against the mock address. */
 async function assay(dialect: 'sqlite' | 'mysql', log: (m: string) => void): Promise<Figures> {
-  const db = dialect === 'mysql' ? await mysqlDatabase() : undefined;
+  const db = dialect === 'mysql' ? await scratchMysqlDatabase('assay_bench_crud') : undefined;
   const stack = await startLocalStack(
     {
       ASSAY_RATE_LIMIT_PER_MINUTE: '1000000',
