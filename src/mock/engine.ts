@@ -427,13 +427,7 @@ export class MockEngine {
     );
   }
 
-  private respond(
-    mocks: WorkspaceMocks,
-    ex: MockExchange,
-    url: string,
-    q: number,
-    validated = false,
-  ): Promise<void> | void {
+  private respond(mocks: WorkspaceMocks, ex: MockExchange, url: string, q: number): Promise<void> | void {
     const { req, path } = ex;
     const method = req.method ?? 'GET';
     let found = mocks.router.find(method as FindMyWay.HTTPMethod, path);
@@ -449,7 +443,7 @@ export class MockEngine {
         );
       return this.miss(mocks, ex, []);
     }
-    return this.matched(mocks, ex, found, url, q, validated);
+    return this.matched(mocks, ex, found, url, q, false);
   }
 
   /** No design and no generated route takes the request: the CORS preflight, 405 or 404. */
