@@ -16,6 +16,7 @@ import { directPorts } from './direct-port';
 import { createStreamActivities } from './streams';
 import { createGrpcActivities } from './grpc';
 import { createMockVerifyActivities } from './mock-verify';
+import { createLoadControlActivities } from './load-control';
 import { sharedAuthProfiles } from '../src/auth/apply';
 import { keyRingFor } from '../src/secrets/keyring';
 
@@ -45,6 +46,7 @@ export function createActivities(deps: {
     ...createStreamActivities(policy, auth),
     ...createGrpcActivities(policy),
     ...createMockVerifyActivities(deps.dataSource),
+    ...createLoadControlActivities(deps.dataSource),
   };
 }
 

@@ -37,6 +37,7 @@ import {
 import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activities';
 import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import type { ResumeOptions } from '../src/flow/resume';
+import { loadControlUpdate } from '../src/domain/load-control';
 import {
   callbackSignal,
   RUN_ID_SEARCH_ATTRIBUTE,
@@ -50,7 +51,7 @@ import { deliverWebhooksWorkflow } from './webhooks';
 import { startLoopSegment } from './segment';
 import { FlowInterpreter } from '../src/flow';
 import { RunLedger } from './run-ledger';
-import { runLoad } from './performance';
+import { LoadControl, runLoad, type LoadEnding } from './performance';
 import { ulidFrom } from '../src/domain/ulid';
 import { capTestCaseResult } from '../src/domain/limits';
 import { FAILURE_TYPES, RUN_ERROR_PREFIX } from '../src/domain/failures';
@@ -106,6 +107,11 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   setHandler(runStateQuery, () => ledger.live(clock()));
   // Callbacks for Callback nodes (docs/async.md "Callbacks"): kept until a wait consumes them.
   setHandler(callbackSignal, (delivery) => ledger.inbox.add(delivery));
+  // Live control of a performance run's load (docs/performance.md "Steering a running test").
+  const loadControl = new LoadControl(runId);
+  setHandler(loadControlUpdate, (request) => loadControl.command(request), {
+    validator: (request) => loadControl.validate(request),
+  });
 
   if (!input.resume) {
     try {
@@ -164,10 +170,11 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   let outcome: 'done' | 'continue';
   // A performance run's result comes from its thresholds (workflows/performance.ts), not from test cases passing.
   let loadOutcome: { result: RunResultValue; summary: RunSummary } | undefined;
+  let loadEnding: LoadEnding = {};
   try {
     outcome = await scope.run(async () => {
       if (plan.performance) {
-        await runLoad(runId, plan.performance);
+        loadEnding = await runLoad(runId, plan.performance, loadControl, deadline);
         // Merges the shards' measurements and decides the result from the thresholds.
         loadOutcome = await store.completePerformanceRun({ runId });
         return 'done';
@@ -246,6 +253,15 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
       trigger: input.trigger,
       resume: ledger.resumeState(),
     });
+  }
+  // A threshold with abortOnFail stopped the load: the run fails naming it, its figures kept.
+  if (loadOutcome && loadEnding.abort) {
+    const error = loadEnding.abort.message;
+    ledger.status = 'failed';
+    await finalStore.finishRun({ runId, status: 'failed', error, summary: loadOutcome.summary, unfinished: [] });
+    await onEnd();
+    setCurrentDetails(`${ledger.details()}\n\n${error}`);
+    throw ApplicationFailure.nonRetryable(error, FAILURE_TYPES.thresholdAborted);
   }
   // Failed test cases the plan quarantines do not fail the run.
   const result: RunResultValue =

@@ -11,6 +11,8 @@ export const FAILURE_TYPES = {
   runTimedOut: 'RunTimedOut',
   /** The run failed for another reason (the message says which). */
   runFailed: 'RunFailed',
+  /** A performance run stopped by a threshold with `abortOnFail` (docs/performance.md). */
+  thresholdAborted: 'ThresholdAborted',
   /** The database refused a store write for good (not an outage). */
   storeRefused: 'StoreRefused',
   /** An outgoing webhook's deployment was deleted. */

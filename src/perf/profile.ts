@@ -445,6 +445,12 @@ export interface PerformancePlan {
   shardSummaries: string[];
   /** {@link longestMs}: bounds each shard activity's attempt. */
   longestMs: number;
+  /**
+   * The profile has thresholds with `abortOnFail` or a window (src/perf/thresholds.ts): the run
+   * workflow runs the threshold watcher (`watchLoadThresholds`) beside the shards. Absent: false
+   * (plans made before it existed).
+   */
+  watch?: boolean;
 }
 
 /** The plan of a validated profile. */

@@ -18,7 +18,7 @@ import { In, LessThan, type DataSource, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from '../config';
 import type { RunStatus } from '../domain/types';
-import { Run, RunLoadShard, RunTestCaseResult, TestCaseHistory, WebhookDelivery } from './entities';
+import { Run, RunLoadControl, RunLoadShard, RunTestCaseResult, TestCaseHistory, WebhookDelivery } from './entities';
 
 /** Statuses of a run that has ended; only such runs are deleted. */
 export const ENDED_RUN_STATUSES = ['completed', 'failed'] as const satisfies readonly RunStatus[];
@@ -34,7 +34,7 @@ const FIRST_SWEEP_DELAY_MS = 60_000;
 
 /**
  * Deletes, inside the caller's transaction (`manager`), those of the runs `ids` that have ended,
- * with their test case results, webhook deliveries and load-shard snapshots. Returns how many runs were deleted. Runs
+ * with their test case results, webhook deliveries, load-shard snapshots and load control rows. Returns how many runs were deleted. Runs
  * that are queued or running, or do not exist, are left alone.
  */
 export async function deleteEndedRuns(manager: EntityManager, ids: string[]): Promise<number> {
@@ -49,6 +49,7 @@ export async function deleteEndedRuns(manager: EntityManager, ids: string[]): Pr
   await manager.getRepository(RunTestCaseResult).delete({ runId: In(ended) });
   await manager.getRepository(WebhookDelivery).delete({ runId: In(ended) });
   await manager.getRepository(RunLoadShard).delete({ runId: In(ended) });
+  await manager.getRepository(RunLoadControl).delete({ runId: In(ended) });
   await manager.getRepository(Run).delete({ id: In(ended), status: In([...ENDED_RUN_STATUSES]) });
   return ended.length;
 }

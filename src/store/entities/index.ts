@@ -6,6 +6,7 @@ export { Runner, RUNNER_ORDERS, type RunnerOrder } from './runner';
 export { Run, queuedRun, type NewRunFields } from './run';
 export { RunTestCaseResult } from './run-test-case-result';
 export { RunLoadShard } from './run-load-shard';
+export { RunLoadControl } from './run-load-control';
 export { Deployment, type DeploymentWebhooks, type OutgoingWebhook } from './deployment';
 export { WebhookDelivery, type DeliveryEvent, type DeliveryStatus } from './webhook-delivery';
 export { ApiDesign } from './api-design';
@@ -25,6 +26,7 @@ import { Runner } from './runner';
 import { Run } from './run';
 import { RunTestCaseResult } from './run-test-case-result';
 import { RunLoadShard } from './run-load-shard';
+import { RunLoadControl } from './run-load-control';
 import { Deployment } from './deployment';
 import { WebhookDelivery } from './webhook-delivery';
 import { ApiDesign } from './api-design';
@@ -47,6 +49,7 @@ export const ENTITIES = [
   Run,
   RunTestCaseResult,
   RunLoadShard,
+  RunLoadControl,
   Deployment,
   WebhookDelivery,
   ApiDesign,
