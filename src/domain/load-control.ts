@@ -10,7 +10,8 @@
  * row alone, gives the same shard. Importing this module pulls in no workflow code.
  */
 import { defineUpdate } from '@temporalio/workflow';
-import { PROFILE_LIMITS, type LoadProfile } from '../perf/profile';
+import type { LoadProfile } from '../perf/profile';
+import { LOAD_PROFILE_LIMITS as PROFILE_LIMITS } from './limits';
 
 /** What a command does. */
 export const LOAD_CONTROL_ACTIONS = ['pause', 'resume', 'scale', 'stop'] as const;
@@ -111,8 +112,8 @@ export const LOAD_CONTROL_REFUSED = 'LoadControlRefused';
 /**
  * Why `request` cannot be applied to a run with profile `profile` and control state `state`
  * (one sentence for the API's 409/400 and the update's refusal), or undefined when it can.
- * Value bounds: VUs 0 to 10,000, a rate 0 to 100,000 iterations per second (src/perf/profile.ts
- * `PROFILE_LIMITS`); an arrival-rate executor's VU pool stays its `maxVUs`.
+ * Value bounds: VUs 0 to 10,000, a rate 0 to 100,000 iterations per second (src/domain/limits.ts
+ * `LOAD_PROFILE_LIMITS`); an arrival-rate executor's VU pool stays its `maxVUs`.
  */
 export function loadCommandRefusal(
   profile: LoadProfile,

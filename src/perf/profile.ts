@@ -25,6 +25,7 @@
  * default 1).
  */
 import { DurationError, formatDuration, parseDuration } from '../domain/duration';
+import { LOAD_PROFILE_LIMITS } from '../domain/limits';
 import { parseThresholds, type Threshold } from './thresholds';
 
 export const EXECUTORS = ['constant-vus', 'ramping-vus', 'constant-arrival-rate', 'ramping-arrival-rate'] as const;
@@ -94,17 +95,8 @@ export interface ProfileIssue {
   message: string;
 }
 
-/** Bounds of a profile (per run). */
-export const PROFILE_LIMITS = {
-  /** Virtual users of a run at most (all shards together). */
-  maxVUs: 10_000,
-  /** Shards at most. */
-  maxShards: 64,
-  /** Stages at most. */
-  maxStages: 100,
-  /** Iterations per second at most (arrival-rate executors). */
-  maxRatePerSecond: 100_000,
-} as const;
+/** Bounds of a profile (per run): src/domain/limits.ts. */
+export const PROFILE_LIMITS = LOAD_PROFILE_LIMITS;
 
 const FIELDS: Record<Executor, string[]> = {
   'constant-vus': ['vus', 'duration'],
