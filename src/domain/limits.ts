@@ -260,15 +260,3 @@ export function capDepth<T>(value: T, maxDepth: number = STORED_JSON_MAX_DEPTH):
   const result = walk(value, 1);
   return (cut ? result : value) as T;
 }
-
-/** Bounds of a load profile (per run; src/perf/profile.ts validates them, live control keeps to them). */
-export const LOAD_PROFILE_LIMITS = {
-  /** Virtual users of a run at most (all shards together). */
-  maxVUs: 10_000,
-  /** Shards at most. */
-  maxShards: 64,
-  /** Stages at most. */
-  maxStages: 100,
-  /** Iterations per second at most (arrival-rate executors). */
-  maxRatePerSecond: 100_000,
-} as const;

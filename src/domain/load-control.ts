@@ -11,7 +11,7 @@
  */
 import { defineUpdate } from '@temporalio/workflow';
 import type { LoadProfile } from '../perf/profile';
-import { LOAD_PROFILE_LIMITS as PROFILE_LIMITS } from './limits';
+import { LOAD_PROFILE_LIMITS as PROFILE_LIMITS } from './load-limits';
 
 /** What a command does. */
 export const LOAD_CONTROL_ACTIONS = ['pause', 'resume', 'scale', 'stop'] as const;
@@ -112,7 +112,7 @@ export const LOAD_CONTROL_REFUSED = 'LoadControlRefused';
 /**
  * Why `request` cannot be applied to a run with profile `profile` and control state `state`
  * (one sentence for the API's 409/400 and the update's refusal), or undefined when it can.
- * Value bounds: VUs 0 to 10,000, a rate 0 to 100,000 iterations per second (src/domain/limits.ts
+ * Value bounds: VUs 0 to 10,000, a rate 0 to 100,000 iterations per second (src/domain/load-limits.ts
  * `LOAD_PROFILE_LIMITS`); an arrival-rate executor's VU pool stays its `maxVUs`.
  */
 export function loadCommandRefusal(

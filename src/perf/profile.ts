@@ -25,7 +25,7 @@
  * default 1).
  */
 import { DurationError, formatDuration, parseDuration } from '../domain/duration';
-import { LOAD_PROFILE_LIMITS } from '../domain/limits';
+import { LOAD_PROFILE_LIMITS } from '../domain/load-limits';
 import { parseThresholds, type Threshold } from './thresholds';
 
 export const EXECUTORS = ['constant-vus', 'ramping-vus', 'constant-arrival-rate', 'ramping-arrival-rate'] as const;
@@ -95,7 +95,7 @@ export interface ProfileIssue {
   message: string;
 }
 
-/** Bounds of a profile (per run): src/domain/limits.ts. */
+/** Bounds of a profile (per run): src/domain/load-limits.ts. */
 export const PROFILE_LIMITS = LOAD_PROFILE_LIMITS;
 
 const FIELDS: Record<Executor, string[]> = {
