@@ -29,7 +29,7 @@ import { temporalClient } from '../../helpers/temporal';
  * took 10 s or never came while frozen, so the bound still tells the two apart.
  */
 const ANSWER_BOUND_MS = 2500;
-const TEST_CASES = 6;
+const TEST_CASES = 8;
 /** Least time the database stays frozen, ms (`ASSAY_TEST_FREEZE_SECONDS`; default: as long as the checks take). */
 const FREEZE_MS = Number(process.env.ASSAY_TEST_FREEZE_SECONDS ?? 0) * 1000;
 
@@ -99,10 +99,8 @@ describe('a frozen database (a stopped server: connections hang, nothing is refu
     const otherKey = await app.issueKey('read', 'other');
     expect((await app.request('GET', '/v1/runs', undefined, { key: otherKey })).status).to.equal(200);
 
-    const runIds: string[] = [];
-    for (let i = 0; i < 3; i++)
-      runIds.push((await app.request('POST', '/v1/runs', { runner: 'freeze', environment: 'local' })).body.runId);
-    // A scheduled run: its workflow id is the schedule's, found through its AssayRunId.
+    // The scheduled run first: its schedule's trigger and our finding it take longest, and every run
+    // must still be running (4 s of requests each) when the freeze starts.
     const dep = (
       await app.request('POST', '/v1/deployments', {
         name: 'yearly',
@@ -112,19 +110,31 @@ describe('a frozen database (a stopped server: connections hang, nothing is refu
       })
     ).body;
     await (await temporalClient()).schedule.getHandle(app.api.schedules.scheduleId(dep.id)).trigger();
+    // A scheduled run: its workflow id is the schedule's, found through its AssayRunId.
     const scheduledId: string = await eventually(
       async () => (await app.request('GET', `/v1/runs?deployment=${dep.id}`)).body.items[0]?.runId,
       30_000,
-      200,
+      100,
     );
+    const runIds: string[] = [];
+    for (let i = 0; i < 3; i++)
+      runIds.push((await app.request('POST', '/v1/runs', { runner: 'freeze', environment: 'local' })).body.runId);
     runIds.push(scheduledId);
+    let seen = '';
     await eventually(
       async () => {
         const docs = await Promise.all(runIds.map(async (id) => (await app.request('GET', `/v1/runs/${id}`)).body));
+        seen = docs
+          .map((d) => `${d.runId} ${d.status} ${d.progress?.completed ?? '?'}/${d.progress?.total ?? '?'}`)
+          .join('; ');
+        if (docs.some((d) => d.status === 'completed' || d.status === 'failed'))
+          throw new Error(`a run ended before the freeze: ${seen}`);
         return docs.every((d) => d.status === 'running' && d.progress.completed >= 1);
       },
       60_000,
       100,
+    ).catch((err: Error) =>
+      expect.fail(`runs not all running with a test case done before the freeze (${seen}): ${err.message}`),
     );
     const runsBefore = Number((await app.dataSource.query('SELECT COUNT(*) AS n FROM runs'))[0].n);
 
