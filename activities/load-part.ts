@@ -14,6 +14,7 @@ import { LoadEngine, type EnginePosition } from '../src/perf/engine';
 import { LoadMetrics, type LoadMetricsState } from '../src/perf/metrics';
 import { DeadlineReached, FlowInterpreter, type InterpreterPort } from '../src/flow';
 import { KEPT_LOAD_FAILURES, type LoadFailure } from '../src/perf/test-case-results';
+import { expectedHttpStatuses, httpRequestFailed } from '../src/perf/expected-statuses';
 import type { DirectPortOptions } from './direct-port';
 
 /** Where a part is: its engine position and the iterations it started (data-set rows go round robin). */
@@ -102,6 +103,8 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
     }),
   );
   const grpcStatuses = new Map(plan.testCases.map((tc) => [tc.id, expectedGrpcStatuses(tc.flow)]));
+  // HTTP statuses an API node's status assertions expect (k6's expectedStatuses; else 200–399).
+  const httpStatuses = new Map(plan.testCases.map((tc) => [tc.id, expectedHttpStatuses(tc.flow)]));
 
   const engine = new LoadEngine(
     profile,
@@ -140,6 +143,7 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
                   ? Buffer.byteLength(body)
                   : Buffer.byteLength(JSON.stringify(body)));
             const name = names?.get(nodeInput.label) ?? nodeInput.label;
+            const expected = httpStatuses.get(testCase.id)?.get(nodeInput.label);
             const last = out.attempts.length - 1;
             out.attempts.forEach((a, i) =>
               metrics.recordRequest({
@@ -147,6 +151,7 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
                 testCase: testCase.name,
                 durationMs: a.timeMs,
                 status: a.error ? undefined : a.status,
+                failed: httpRequestFailed(a.error ? undefined : a.status, expected),
                 bytesSent: sent,
                 bytesReceived: i === last ? (out.exchange?.size ?? 0) : 0,
                 endedAtMs: Date.now(),

@@ -455,8 +455,13 @@ export function createRunActivities(
             performanceResults(metrics, plan.performance.profile.thresholds, loadMs, plan.baseline),
           );
           const result: RunResultValue = performance.thresholds.every((t) => t.passed) ? 'passed' : 'failed';
-          const { results, summary } = loadTestCaseResults(plan.testCases, performance, metrics, failures, (v) =>
-            masker.maskDeep(v),
+          const { results, summary } = loadTestCaseResults(
+            plan.testCases,
+            performance,
+            metrics,
+            failures,
+            (v) => masker.maskDeep(v),
+            plan.performance.profile.thresholds,
           );
           const rows = results.map((detail, position) => testCaseRow(input.runId, position, detail, new Date()));
           if (rows.length) await manager.getRepository(RunTestCaseResult).upsert(rows, ['runId', 'position']);

@@ -33,7 +33,11 @@ export interface Run {
   startedAt?: string;
   completedAt?: string;
   estimatedCompletion?: string;
-  progress?: { completed: number; total: number; percentage: number };
+  /**
+   * Test cases done of all; a running performance run's in seconds of its profile (`unit: 'seconds'`,
+   * docs/performance.md "Results").
+   */
+  progress?: { completed: number; total: number; percentage: number; unit?: 'seconds' };
   result?: string;
   summary?: { total: number; passed: number; failed: number; skipped: number };
   duration?: number;
@@ -62,6 +66,8 @@ export interface LivePerformance {
   p95ResponseTime?: number;
   errorRate?: number;
   requests?: number;
+  /** Where the load is (live control, docs/performance.md): absent from runs before it. */
+  state?: 'running' | 'paused' | 'stopping';
 }
 
 /** `GET /v1/runs/{id}/results`. */

@@ -261,6 +261,14 @@ function check(assertion: Assertion, actual: unknown): string | null {
   }
 }
 
+/**
+ * Whether `assertion`'s operator holds on an already evaluated `actual` (its target not evaluated):
+ * what a load run uses to tell which statuses a node's status assertions expect (src/perf/expected-statuses.ts).
+ */
+export function assertionHolds(assertion: Assertion, actual: unknown): boolean {
+  return check(assertion, actual) === null;
+}
+
 /** Evaluates a JSONata expression against an input; throws ExpressionError. */
 export type Evaluator = (expression: string, input: unknown) => Promise<unknown>;
 

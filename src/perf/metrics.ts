@@ -10,7 +10,9 @@
  * series keeps at most {@link MAX_SERIES_POINTS} points, halving its resolution when full.
  *
  * A request "failed" as in k6's `http_req_failed`: no response (network error, timeout, refused
- * address) or a status outside 200–399; a gRPC node's call (docs/async.md "gRPC") counts as a
+ * address) or a status its API node does not expect: one its `response.status` assertions do not
+ * allow, or outside 200–399 without such an assertion (k6's `expectedStatuses`,
+ * src/perf/expected-statuses.ts); a gRPC node's call (docs/async.md "gRPC") counts as a
  * request too, failed when its status is not OK, unless the node's assertions expect that status.
  */
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
@@ -142,8 +144,9 @@ export interface RequestSample {
   /** HTTP status; undefined when no response came (error). */
   status?: number;
   /**
-   * Whether the request failed, when not judged by an HTTP `status` (gRPC calls: a status other
-   * than OK unless the node's assertions expect it; activities/load-part.ts).
+   * Whether the request failed; without it, judged by `status` with k6's default (none, or outside
+   * 200–399). The load part sets it: an HTTP status the node's assertions expect is not a failure
+   * (src/perf/expected-statuses.ts), nor a gRPC status they expect (else anything but OK is).
    */
   failed?: boolean;
   bytesSent: number;

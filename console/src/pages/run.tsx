@@ -220,7 +220,9 @@ export function RunPage() {
             <p class="muted" style={{ margin: '0.4rem 0 0' }}>
               {r.status === 'queued'
                 ? 'Queued: waiting for a worker.'
-                : `${r.progress?.completed ?? 0} of ${r.progress?.total ?? '?'} test cases · expected to finish ${relative(r.estimatedCompletion)}`}
+                : r.performance?.state === 'paused'
+                  ? progressWords(r)
+                  : `${progressWords(r)} · expected to finish ${relative(r.estimatedCompletion)}`}
             </p>
             {r.status === 'running' && live.data?.waiting && <WaitingLine waiting={live.data.waiting} />}
           </>
@@ -268,6 +270,31 @@ export function RunPage() {
       ))}
     </>
   );
+}
+
+/**
+ * A running run's progress in words: test cases done of all, or for a performance run the seconds
+ * of its profile (`elapsed 21 s of 35 s`; `paused at`, `stopping at` when live control says so).
+ */
+function progressWords(r: Run): string {
+  const p = r.progress;
+  if (r.performance || p?.unit === 'seconds') {
+    const elapsed = r.performance?.elapsedMs !== undefined ? r.performance.elapsedMs / 1000 : (p?.completed ?? 0);
+    const total = r.performance?.durationMs !== undefined ? r.performance.durationMs / 1000 : p?.total;
+    const state = r.performance?.state;
+    const verb = state === 'paused' ? 'paused at' : state === 'stopping' ? 'stopping at' : 'elapsed';
+    return `${verb} ${profileSeconds(elapsed)} of ${total === undefined ? '?' : profileSeconds(total)}`;
+  }
+  return `${p?.completed ?? 0} of ${p?.total ?? '?'} test cases`;
+}
+
+/** Seconds of a load profile in words, whole seconds: `21 s`, `2 min 5 s`, `1 h 30 min`. */
+function profileSeconds(seconds: number): string {
+  const s = Math.floor(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s / 60} min`;
+  const min = Math.floor((s % 3600) / 60);
+  return min ? `${Math.floor(s / 3600)} h ${min} min` : `${Math.floor(s / 3600)} h`;
 }
 
 function Stat({ label, value }: { label: string; value: preact.ComponentChildren }) {
@@ -342,7 +369,7 @@ function Performance({ perf }: { perf: PerformanceResults }) {
             series={[
               { label: 'requests/s', values: series.map((s) => s.requests / res), color: '#2f7fd8', unit: 'req/s' },
               { label: 'failed/s', values: series.map((s) => s.failed / res), color: '#d0453a', unit: 'req/s' },
-              { label: 'VUs', values: series.map((s) => s.vus), color: '#8a63d2' },
+              { label: 'VUs', values: series.map((s) => s.vus), color: '#8a63d2', axis: 'right' },
             ]}
           />
           <Chart

@@ -229,7 +229,7 @@ describe('performance runs', function () {
     expect(p.p95ResponseTime).to.be.within(19.9, 1000);
   });
 
-  it('counts failed requests as k6 does (a 404 fails http_req_failed and its check)', async () => {
+  it('counts failed requests as k6 does: a 404 the node does not expect fails http_req_failed and its check; one it asserts on purpose does not', async () => {
     const runId = await start('missing', {
       executor: 'constant-vus',
       vus: 2,
@@ -243,6 +243,56 @@ describe('performance runs', function () {
     expect(doc.performance.checks.rate).to.equal(0);
     expect(doc.details.testCases[0].status).to.equal('failed');
     expect(doc.details.testCases[0].failures[0]).to.include({ node: 'get', operator: 'equals' });
+
+    // The same 404, asserted on purpose (k6's expectedStatuses from the node's status assertions):
+    // no failed request, every check passed, the test case passed with a real duration. A second
+    // test case alike carries a threshold tagged with it that fails: it fails, and the run with it.
+    const ids: string[] = [];
+    for (const name of ['gone', 'gone too']) {
+      const tc = await app.request('POST', '/v1/test-cases', {
+        name,
+        flow: [
+          {
+            type: 'api',
+            id: 'get',
+            name: `get /missing (${name})`,
+            request: { method: 'GET', url: '{{base}}/missing' },
+            assertions: [{ target: 'response.status', operator: 'equals', expected: 404 }],
+          },
+        ],
+      });
+      expect(tc.status, JSON.stringify(tc.body)).to.equal(201);
+      ids.push(tc.body.id);
+    }
+    expect((await app.request('POST', '/v1/runners', { name: 'on-purpose', testCaseIds: ids })).status).to.equal(201);
+    const onPurpose = await start('on-purpose', {
+      executor: 'constant-vus',
+      vus: 2,
+      duration: '1s',
+      thresholds: {
+        http_req_failed: ['rate==0'],
+        checks: ['rate==1'],
+        'iteration_duration{testCase:gone too}': ['avg<0.001'],
+      },
+    });
+    expect((await waitForRun(app, onPurpose, 60_000)).result).to.equal('failed');
+    const purposeful = await results(onPurpose);
+    const p = purposeful.performance;
+    expect(p.requests).to.be.greaterThan(0);
+    expect(p.failedRequests).to.equal(0);
+    expect(p.errorRate).to.equal(0);
+    expect(p.checks.rate).to.equal(1);
+    expect(p.thresholds.map((t: { passed: boolean }) => t.passed)).to.deep.equal([true, true, false]);
+    const [gone, goneToo] = purposeful.details.testCases;
+    expect(gone).to.include({ name: 'gone', status: 'passed' });
+    expect(goneToo).to.include({ name: 'gone too', status: 'failed' });
+    expect(goneToo.passedAssertions).to.equal(goneToo.assertions);
+    // Real durations: the mean execution time of the test case, within the iteration's.
+    for (const tc of [gone, goneToo]) {
+      expect(tc.duration, tc.name).to.be.greaterThan(0);
+      expect(tc.duration, tc.name).to.be.at.most(p.iterationDuration.max);
+    }
+    expect(purposeful.summary).to.include({ passed: 1, failed: 1 });
   });
 
   it('gives each iteration its VU number, iteration count and a data-set row; the run is findable by AssayRunKind', async () => {
