@@ -4,13 +4,16 @@
  * few seconds, `abortOnFail` with `delayAbortEval` on a windowed threshold (`p(95)<X over 3s`).
  * The threshold watcher (src/perf/watch.ts) sees the window fail; the run ends `failed` with the
  * threshold named in `error`, its figures kept, the threshold marked `aborted` in the results. A
- * run whose windows all hold passes, its windows counted. Bad `abortOnFail`, `delayAbortEval` and
+ * run whose windows all hold passes, its windows counted. The worker running the watcher killed
+ * (-9): the next attempt counts its windows on from the stored ones and still aborts. Bad `abortOnFail`, `delayAbortEval` and
  * windows are refused naming the field.
  */
 import { expect } from 'chai';
 import { Worker } from 'node:worker_threads';
-import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
-import { RunLoadControl } from '../../../src/store/entities';
+import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { processEnv, spawnAssay, type AssayProcess } from '../../helpers/processes';
+import { RunLoadControl, RunLoadShard } from '../../../src/store/entities';
+import type { ThresholdWindows } from '../../../src/perf/threshold-windows';
 import { LoadEngine } from '../../../src/perf/engine';
 
 /** Milliseconds after its first request at which `/slowing` goes from 5 ms to 150 ms. */
@@ -19,15 +22,16 @@ const SLOW_AFTER_MS = 6000;
 /**
  * The target, on a thread of its own (as test/integration/runs/performance.test.ts's): `/fast`
  * answers after 5 ms; `/slowing` after 5 ms, then 150 ms from {@link SLOW_AFTER_MS} after its
- * first request. Reports when `/slowing` became slow.
+ * first request; `/switch` after 5 ms, then 150 ms once told `{kind: 'slow'}`.
  */
 const TARGET_THREAD = `
 const http = require('node:http');
 const { parentPort } = require('node:worker_threads');
 let first = 0;
+let slow = false;
 const server = http.createServer((req, res) => {
   const path = (req.url || '/').split('?')[0];
-  let delay = 5;
+  let delay = path === '/switch' && slow ? 150 : 5;
   if (path === '/slowing') {
     if (!first) first = Date.now();
     if (Date.now() - first >= ${SLOW_AFTER_MS}) delay = 150;
@@ -40,7 +44,7 @@ const server = http.createServer((req, res) => {
 server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
 parentPort.on('message', (m) => {
-  if (m.kind === 'first') parentPort.postMessage({ first });
+  if (m.kind === 'slow') slow = true;
   if (m.kind === 'close') {
     server.closeAllConnections();
     server.close(() => parentPort.postMessage({ closed: true }));
@@ -209,5 +213,87 @@ describe('performance runs: stopping on a failing threshold', function () {
       /only with "abortOnFail": true/,
     );
     expect(detail['performance.thresholds.http_req_duration[3]']).to.match(/must be 1s to 10m/);
+  });
+
+  describe('with the watcher’s worker killed (-9)', () => {
+    let procApp: TestApp;
+    const workers: AssayProcess[] = [];
+    before(async () => {
+      // No in-process worker: the run, its shard and its watcher run in child processes.
+      procApp = await startTestApp();
+      await procApp.request('POST', '/v1/environments', { name: 'local', variables: { base } });
+      const tc = await procApp.request('POST', '/v1/test-cases', {
+        name: 'switch',
+        folder: 'switch',
+        flow: [{ type: 'api', id: 'get', request: { method: 'GET', url: '{{base}}/switch' } }],
+      });
+      expect(tc.status, JSON.stringify(tc.body)).to.equal(201);
+      await procApp.request('POST', '/v1/runners', { name: 'switch', folder: 'switch' });
+    });
+    after(async () => {
+      await Promise.all(workers.map((w) => w.kill()));
+      await procApp?.stop();
+    });
+    const worker = () => {
+      const w = spawnAssay('worker', processEnv(procApp));
+      workers.push(w);
+      return w;
+    };
+    const windowsOf = async (runId: string) =>
+      (await procApp.dataSource.getRepository(RunLoadControl).findOneBy({ runId }))?.windows as
+        ThresholdWindows | null | undefined;
+
+    it('a restarted watcher keeps its windows and still aborts', async () => {
+      const a = worker();
+      const res = await procApp.request('POST', '/v1/runs', {
+        runner: 'switch',
+        environment: 'local',
+        timeout: 300,
+        performance: {
+          executor: 'constant-vus',
+          vus: 2,
+          duration: '40s',
+          gracefulStop: '1s',
+          thresholds: { http_req_duration: [{ threshold: 'p(95)<60 over 2s', abortOnFail: true }] },
+        },
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      const runId = res.body.runId;
+      // Windows evaluated by the first watcher, then its worker (the run's, the shard's) killed.
+      const before = await eventually(
+        async () => {
+          const w = await windowsOf(runId);
+          return w && w.tracks[0]!.evaluated >= 2 ? w : undefined;
+        },
+        60_000,
+        200,
+      );
+      await a.kill();
+      const killed = (await windowsOf(runId))!; // the last the dead watcher wrote
+      expect(killed.tracks[0]!.evaluated).to.be.at.least(before.tracks[0]!.evaluated);
+      worker();
+      // The next attempt carries the windows on: its first write counts on from the last one (a
+      // watcher starting afresh would write 1).
+      const resumed = await eventually(
+        async () => {
+          const w = await windowsOf(runId);
+          return w && w.atMs > killed.atMs ? w : undefined;
+        },
+        60_000,
+        200,
+      );
+      expect(resumed.tracks[0]!.evaluated).to.equal(killed.tracks[0]!.evaluated + 1);
+      expect(resumed.tracks[0]!.failed).to.equal(0);
+      const shard = await procApp.dataSource.getRepository(RunLoadShard).findOneByOrFail({ runId, shard: 0 });
+      expect(shard.attempt).to.be.greaterThan(1);
+      thread.postMessage({ kind: 'slow' });
+      const run = await waitForRun(procApp, runId, 120_000);
+      expect(run.status, JSON.stringify(run)).to.equal('failed');
+      expect(run.error).to.match(/^Threshold http_req_duration p\(95\)<60 over 2s failed at \d+ s/);
+      const p = (await procApp.request('GET', `/v1/runs/${runId}/results`)).body.performance;
+      expect(p.thresholds[0]).to.include({ aborted: true, passed: false });
+      expect(p.thresholds[0].window.evaluated).to.be.greaterThan(resumed.tracks[0]!.evaluated - 1);
+      expect(p.thresholds[0].abortedAtMs).to.be.greaterThan(resumed.atMs);
+    });
   });
 });
