@@ -33,6 +33,8 @@ import { keyRingFor, KeyRingError } from '../src/secrets/keyring';
 import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
+import { readThresholdWindows } from '../src/store/threshold-windows';
+import { watchedOutcomes } from '../src/perf/threshold-windows';
 import { quarantinedTestCases, recordRunHistory } from '../src/store/history';
 import { planHash } from '../src/history/plan-hash';
 import { freezeBaseline } from '../src/store/baselines';
@@ -426,7 +428,8 @@ export function createRunActivities(
 
     /**
      * Ends the load part of a performance run: merges its shards' stored measurements (HDR add,
-     * exact), evaluates the profile's thresholds, stores the results' `performance` object and one
+     * exact), evaluates the profile's thresholds (windowed ones by the threshold watcher's stored
+     * windows; the one that aborted the load failed: src/perf/threshold-windows.ts), stores the results' `performance` object and one
      * test case result per test case (src/perf/test-case-results.ts), and returns
      * the run's result (`passed` when every threshold holds) and summary. Idempotent. A shard with
      * no stored measurements counts as empty (it never started).
@@ -451,9 +454,14 @@ export function createRunActivities(
             failures.push(...shard.failures);
           }
           const masker = await maskerFor(manager, input.runId);
-          const performance = masker.maskDeep(
-            performanceResults(metrics, plan.performance.profile.thresholds, loadMs, plan.baseline),
-          );
+          const thresholds = plan.performance.profile.thresholds;
+          const measured = performanceResults(metrics, thresholds, loadMs, plan.baseline);
+          // Windowed thresholds by their windows, the aborting one marked (src/perf/threshold-windows.ts).
+          if (plan.performance.watch) {
+            const { windows, abort } = await readThresholdWindows(manager, input.runId);
+            measured.thresholds = watchedOutcomes(thresholds, measured.thresholds, windows, abort);
+          }
+          const performance = masker.maskDeep(measured);
           const result: RunResultValue = performance.thresholds.every((t) => t.passed) ? 'passed' : 'failed';
           const { results, summary } = loadTestCaseResults(
             plan.testCases,

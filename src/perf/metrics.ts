@@ -368,6 +368,22 @@ export interface ThresholdOutcome {
   limit?: number;
   /** A relative threshold without a baseline: why it passed without being compared (docs/history.md "Baselines"). */
   note?: string;
+  /** k6's `abortOnFail` was set (present only then). */
+  abortOnFail?: true;
+  /** This threshold stopped the load (`abortOnFail`): `actual` is its value then, `abortedAtMs` when (profile ms). */
+  aborted?: true;
+  abortedAtMs?: number;
+  /** A windowed threshold (`p(95)<300 over 30s`): its windows (src/perf/threshold-windows.ts `WindowOutcome`). */
+  window?: {
+    /** The window's length, ms. */
+    durationMs: number;
+    /** Full windows evaluated (about one per second of profile time once the first was full). */
+    evaluated: number;
+    /** Windows in which it failed. */
+    failed: number;
+    /** Profile time (ms) at the end of the worst window; null when no window was full. */
+    worstAtMs: number | null;
+  };
 }
 
 /**
@@ -607,4 +623,18 @@ export function liveFigures(
     p95ResponseTime: h.totalCount ? toMs(h.getValueAtPercentile(95)) : 0,
     errorRate: merged.all.requests ? merged.all.failed / merged.all.requests : 0,
   };
+}
+
+/**
+ * A latency histogram as {@link LoadMetricsState} stores it (compressed base64, microseconds; `''`
+ * is empty), decoded into this module's layout so that histograms decoded here add and subtract
+ * exactly (the threshold watcher's windows, src/perf/threshold-windows.ts).
+ */
+export function decodeHistogram(text: string): Histogram {
+  return decode(text);
+}
+
+/** The stored form of a histogram ({@link decodeHistogram}'s inverse; `''` when empty). */
+export function encodeHistogram(h: Histogram): string {
+  return h.totalCount ? encodeIntoCompressedBase64(h) : '';
 }

@@ -49,7 +49,10 @@ export interface LoadProfileInput {
   maxVUs?: number;
   gracefulStop?: DurationInput;
   thinkTime?: DurationInput | { min: DurationInput; max: DurationInput };
-  thresholds?: Record<string, Array<string | { threshold: string }>>;
+  thresholds?: Record<
+    string,
+    Array<string | { threshold: string; abortOnFail?: boolean; delayAbortEval?: DurationInput }>
+  >;
   shards?: number;
 }
 
@@ -453,5 +456,7 @@ export function performancePlan(profile: LoadProfile): PerformancePlan {
     { length: profile.shards },
     (_, i) => `${description} · shard ${i + 1}/${profile.shards} (${shareOf(vus, profile.shards, i)} VUs)`,
   );
-  return { profile, shardSummaries, longestMs: longestMs(profile) };
+  // The watcher runs only for thresholds that need it: one that aborts or one with a window.
+  const watch = profile.thresholds.some((t) => t.abortOnFail || t.windowMs !== undefined);
+  return { profile, shardSummaries, longestMs: longestMs(profile), ...(watch ? { watch: true } : {}) };
 }

@@ -13,8 +13,19 @@
  * `iteration_duration`, in milliseconds) take `avg`, `min`, `max`, `med`, `p(N)`; rates
  * (`http_req_failed`, `checks`) take `rate` (a fraction); counters (`http_reqs`, `iterations`,
  * `data_sent`, `data_received`) take `count` and `rate` (per second). Operators: `<`, `<=`, `>`,
- * `>=`, `==`, `===`, `!=`. An entry may also be `{ "threshold": "p(95)<300" }` (k6's object form;
- * `abortOnFail` is not supported and refused, so nobody relies on it silently).
+ * `>=`, `==`, `===`, `!=`.
+ *
+ * An entry may also be k6's object form `{ "threshold": "p(95)<300", "abortOnFail": true,
+ * "delayAbortEval": "10s" }` (k6 docs "Thresholds", "Abort a test when a threshold is crossed"):
+ * with `abortOnFail` the run's threshold watcher (src/perf/watch.ts) stops the load as soon as the
+ * threshold fails, evaluated every second on the figures so far (cumulative, as k6 does), but not
+ * before `delayAbortEval` (a k6 duration, default 0) of profile time. `delayAbortEval` without
+ * `abortOnFail` is refused (it would do nothing).
+ *
+ * Windows (Assay's, not k6's): an expression may end in `over <duration>`, e.g.
+ * `"p(95)<300 over 30s"` (1 s to 10 min): it is evaluated every second of profile time on the
+ * figures of the last 30 s only (merged across shards), and fails when any full window failed (its
+ * `actual` is the worst window's); with `abortOnFail` the first failing window stops the load.
  *
  * Relative thresholds (docs/history.md "Baselines"; not k6's): the number may be `baseline` or
  * `baseline*<factor>`, e.g. `"p(95)<baseline*1.10"` — the same aggregation of the same metric (and
@@ -22,6 +33,8 @@
  * passing run), frozen into the plan when the run starts (`RunPlan.baseline.values`, keyed by
  * {@link baselineKey}). Such a threshold has `relative: true` and `value` is the factor.
  */
+
+import { formatDuration, parseDuration } from '../domain/duration';
 
 /** Metrics a threshold may name, with their kind (k6's built-in metric names). */
 export const THRESHOLD_METRICS = {
@@ -57,7 +70,18 @@ export interface Threshold {
   value: number;
   /** `baseline` or `baseline*<factor>` was written: the limit is the baseline's value × `value`. */
   relative?: boolean;
+  /** `over <duration>` was written: evaluated on the last `windowMs` of profile time (1 s – 10 min). */
+  windowMs?: number;
+  /** k6's `abortOnFail`: the load stops as soon as this fails (src/perf/watch.ts). */
+  abortOnFail?: boolean;
+  /** k6's `delayAbortEval`, ms of profile time before an abort is considered (only with `abortOnFail`). */
+  delayAbortEvalMs?: number;
 }
+
+/** Shortest and longest window of a windowed threshold (`over 30s`), ms. */
+export const THRESHOLD_WINDOW_LIMITS = { minMs: 1000, maxMs: 600_000 } as const;
+/** Longest `delayAbortEval`, ms (a day: longer than any profile is useless). */
+export const MAX_DELAY_ABORT_EVAL_MS = 86_400_000;
 
 /** A threshold that could not be read: `path` is inside `thresholds`, `message` says why. */
 export interface ThresholdIssue {
@@ -65,6 +89,8 @@ export interface ThresholdIssue {
   message: string;
 }
 
+const WINDOW = /^(.*?)\s+over\s+(\S+)\s*$/i;
+const OBJECT_FIELDS = ['threshold', 'abortOnFail', 'delayAbortEval'];
 const KEY = /^([a-z_]+)(?:\{([^{}]*)\})?$/;
 const EXPRESSION =
   /^\s*(avg|min|max|med|rate|count|p\(\s*(\d+(?:\.\d+)?)\s*\))\s*(<=|>=|===|==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|baseline(?:\s*\*\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?))?)\s*$/i;
@@ -126,30 +152,101 @@ export function parseThresholds(input: unknown): { thresholds: Threshold[]; issu
     }
     list.forEach((entry: unknown, i) => {
       let text: unknown = entry;
+      const options: Pick<Threshold, 'abortOnFail' | 'delayAbortEvalMs'> = {};
       if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
         const object = entry as Record<string, unknown>;
-        const extra = Object.keys(object).filter((f) => f !== 'threshold');
+        const extra = Object.keys(object).filter((f) => !OBJECT_FIELDS.includes(f));
         if (extra.length) {
           issues.push({
             path: [key, i, extra[0]!],
-            message: `is not supported (only "threshold"; abortOnFail and delayAbortEval are not implemented)`,
+            message: `is not a field of a threshold (k6's object form has ${OBJECT_FIELDS.join(', ')})`,
           });
           return;
         }
+        const bad = objectOptions(object, options);
+        if (bad) {
+          issues.push({ path: [key, i, bad.field], message: bad.message });
+          return;
+        }
         text = object.threshold;
+        if (typeof text !== 'string') {
+          issues.push({ path: [key, i, 'threshold'], message: 'must be a string like "p(95)<300"' });
+          return;
+        }
       }
       if (typeof text !== 'string') {
-        issues.push({ path: [key, i], message: 'must be a string like "p(95)<300"' });
+        issues.push({
+          path: [key, i],
+          message: 'must be a string like "p(95)<300", or {"threshold": "p(95)<300", "abortOnFail": true}',
+        });
         return;
       }
-      const parsed = parseExpression(metric, text);
-      if (typeof parsed === 'string') issues.push({ path: [key, i], message: parsed });
-      else thresholds.push({ key, metric, tags, expression: text.trim(), ...parsed });
+      const at: Array<string | number> = typeof entry === 'string' ? [key, i] : [key, i, 'threshold'];
+      let body = text;
+      let windowMs: number | undefined;
+      const w = WINDOW.exec(text);
+      if (w) {
+        body = w[1]!;
+        const ms = windowOf(w[2]!);
+        if (typeof ms === 'string') {
+          issues.push({ path: at, message: ms });
+          return;
+        }
+        windowMs = ms;
+      }
+      const parsed = parseExpression(metric, body);
+      if (typeof parsed === 'string') issues.push({ path: at, message: parsed });
+      else
+        thresholds.push({
+          key,
+          metric,
+          tags,
+          expression: text.trim().replace(/\s+over\s+/i, ' over '),
+          ...parsed,
+          ...(windowMs !== undefined ? { windowMs } : {}),
+          ...options,
+        });
     });
   }
   if (thresholds.length > 100)
     issues.push({ path: [], message: `at most 100 threshold expressions, got ${thresholds.length}` });
   return { thresholds, issues };
+}
+
+/** Reads `abortOnFail` and `delayAbortEval` of an object entry into `options`; the field at fault otherwise. */
+function objectOptions(
+  object: Record<string, unknown>,
+  options: Pick<Threshold, 'abortOnFail' | 'delayAbortEvalMs'>,
+): { field: string; message: string } | undefined {
+  if (object.abortOnFail !== undefined && typeof object.abortOnFail !== 'boolean')
+    return { field: 'abortOnFail', message: 'must be true or false' };
+  if (object.abortOnFail === true) options.abortOnFail = true;
+  if (object.delayAbortEval === undefined) return undefined;
+  if (!options.abortOnFail) return { field: 'delayAbortEval', message: 'has an effect only with "abortOnFail": true' };
+  let ms: number;
+  try {
+    ms = parseDuration(object.delayAbortEval);
+  } catch (err) {
+    return { field: 'delayAbortEval', message: (err as Error).message };
+  }
+  if (ms > MAX_DELAY_ABORT_EVAL_MS)
+    return { field: 'delayAbortEval', message: `must be at most ${formatDuration(MAX_DELAY_ABORT_EVAL_MS)}` };
+  options.delayAbortEvalMs = ms;
+  return undefined;
+}
+
+/** The window of `over <text>`, ms, or why it is not one. */
+function windowOf(text: string): number | string {
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch {
+    return `"over ${text}": the window must be a duration like "30s" or "5m"`;
+  }
+  const { minMs, maxMs } = THRESHOLD_WINDOW_LIMITS;
+  if (ms < minMs || ms > maxMs)
+    return `the window "over ${text}" must be ${formatDuration(minMs)} to ${formatDuration(maxMs)}`;
+  return ms;
 }
 
 function parseExpression(
@@ -189,6 +286,17 @@ export function baselineKey(threshold: Pick<Threshold, 'key' | 'aggregation'>): 
 export function limitText(threshold: Pick<Threshold, 'value' | 'relative'>): string {
   if (!threshold.relative) return String(threshold.value);
   return threshold.value === 1 ? 'baseline' : `baseline*${threshold.value}`;
+}
+
+/**
+ * The threshold as results and aborts show it: `p(95)<300`, `p(95)<baseline*1.1`,
+ * `p(95)<300 over 30s` (the window as {@link formatDuration} writes it).
+ */
+export function thresholdText(
+  threshold: Pick<Threshold, 'aggregation' | 'operator' | 'value' | 'relative' | 'windowMs'>,
+): string {
+  const base = `${aggregationName(threshold.aggregation)}${threshold.operator}${limitText(threshold)}`;
+  return threshold.windowMs === undefined ? base : `${base} over ${formatDuration(threshold.windowMs)}`;
 }
 
 /** Whether `actual operator value` holds (k6's comparison; `==` and `===` alike on numbers). */

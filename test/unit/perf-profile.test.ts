@@ -78,7 +78,7 @@ describe('thresholds', () => {
       http_req_duration: ['rate<0.1', 'p(95)<<3', 'p(0)<1'],
       http_req_failed: 'rate<0.01',
       'checks{status:200}': ['rate>0.9'],
-      checks: [{ threshold: 'rate>0.9', abortOnFail: true }],
+      checks: [{ threshold: 'rate>0.9', abortOnFail: 1 }],
     });
     const byPath = Object.fromEntries(issues.map((i) => [i.path.join('.'), i.message]));
     expect(byPath['http_req_durations']).to.match(/unknown metric/);
@@ -89,7 +89,7 @@ describe('thresholds', () => {
     expect(byPath['http_req_duration.2']).to.match(/percentile/);
     expect(byPath['http_req_failed']).to.match(/non-empty array/);
     expect(byPath['checks{status:200}']).to.match(/tag "status:200" is not supported/);
-    expect(byPath['checks.0.abortOnFail']).to.match(/not supported/);
+    expect(byPath['checks.0.abortOnFail']).to.match(/must be true or false/);
   });
 });
 
