@@ -13,6 +13,7 @@ import { processEnv, spawnAssay, type AssayProcess } from '../../helpers/process
 import { startTarget, type Target } from '../../helpers/target';
 import { RunLoadShard } from '../../../src/store/entities';
 import type { ShardControl } from '../../../activities/load';
+import { runCli } from '../../helpers/cli';
 
 /** A command reaches every shard within this (the issue's bound), ms. */
 const EFFECTIVE_MS = 2000;
@@ -219,8 +220,23 @@ describe('steering a performance run (pause, resume, scale, stop)', function () 
       (await app.request('POST', '/v1/runs/run_00000000000000000000000000/control', { action: 'pause' })).status,
     ).to.equal(404);
 
+    // The CLI: `assay run scale|pause|stop RUN_ID`, usage errors before any request.
+    const cli = (...args: string[]) => runCli(['run', ...args], { app, timeoutMs: 30_000 });
+    const scaled = await cli('scale', runId, '--vus', '3', '--reason', 'more');
+    expect(scaled.code, scaled.stderr).to.equal(0);
+    expect(scaled.stdout.trim()).to.equal('running (vus 3)');
+    const both = await cli('scale', runId, '--vus', '3', '--rate', '2');
+    expect(both.code).to.equal(2);
+    expect(both.stderr).to.match(/one of --vus or --rate/);
+    const wrong = await cli('scale', runId, '--rate', '2'); // the API's 400 naming `rate`
+    expect(wrong.code).to.equal(2);
+    expect(wrong.stderr).to.match(/rate/);
+    const paused = await cli('pause', runId);
+    expect([paused.code, paused.stdout.trim()]).to.deep.equal([0, 'paused (vus 3)']);
+
     // Stopping: a second stop, or any command after it, is 409.
-    expect((await ask({ action: 'stop' })).status).to.equal(200);
+    const stopped = await cli('stop', runId);
+    expect([stopped.code, stopped.stdout.trim()]).to.deep.equal([0, 'stopping (vus 3)']);
     const again = await ask({ action: 'resume' });
     expect(again.status).to.equal(409);
     expect(again.body.code).to.equal('run-not-controllable');
