@@ -646,7 +646,7 @@ export const SCHEMAS = {
       performance: {
         type: 'object',
         description:
-          'A performance run\'s figures (docs/performance.md "Results"); while it runs also `state` (`running`, `paused`, `stopping`) and `control.commands` ("Steering a running test").',
+          'A performance run\'s figures (docs/performance.md "Results"); while it runs also `state` (`running`, `paused`, `stopping`), `scaleBy` (`vus` or `rate`: what `scale` takes) and `control.commands` ("Steering a running test").',
       },
       links: { $ref: '#/components/schemas/RunLinks' },
     },

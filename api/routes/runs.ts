@@ -423,7 +423,14 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       nowMs,
     );
     // Live control (docs/performance.md "Steering a running test"): the commanded state and who did what when.
-    doc.performance = { ...live, state: loadState(control), control: { commands: control?.commands ?? [] } };
+    // `scaleBy`: what a `scale` command takes for this executor (`vus`, or `rate` per timeUnit).
+    const scaleBy = profile.executor.endsWith('arrival-rate') ? 'rate' : 'vus';
+    doc.performance = {
+      ...live,
+      state: loadState(control),
+      scaleBy,
+      control: { commands: control?.commands ?? [] },
+    };
     doc.progress = {
       completed: Math.round(live.elapsedMs / 1000),
       total: Math.round(live.durationMs / 1000),
