@@ -10,7 +10,8 @@
 import { testCaseAuth } from '../src/domain/auth-profiles';
 import type { FlowNode, NodeResult, RunPlan } from '../src/domain/types';
 import { forEachNode } from '../src/flow/tree';
-import { LoadEngine, type EnginePosition } from '../src/perf/engine';
+import { LoadEngine, type AppliedControl, type EnginePosition } from '../src/perf/engine';
+import type { LoadControlState } from '../src/domain/load-control';
 import { LoadMetrics, type LoadMetricsState } from '../src/perf/metrics';
 import { DeadlineReached, FlowInterpreter, type InterpreterPort } from '../src/flow';
 import { KEPT_LOAD_FAILURES, type LoadFailure } from '../src/perf/test-case-results';
@@ -32,6 +33,8 @@ export interface LoadPartSpec {
   /** Parts of the whole run: shards × threads. */
   parts: number;
   resume?: PartPosition;
+  /** The run's control state when the part starts (a resumed attempt continues paused, scaled or stopping). */
+  control?: LoadControlState;
 }
 
 /** A part's measurements since it started (this attempt), its position and its VUs. */
@@ -39,12 +42,16 @@ export interface PartState extends PartPosition {
   metrics: LoadMetricsState;
   failures: LoadFailure[];
   activeVUs: number;
+  /** The control state the part applied last (seq 0: none) and when (epoch ms). */
+  control: AppliedControl;
 }
 
 /** A running part. */
 export interface LoadPart {
   state(): PartState;
   stop(): void;
+  /** Applies the run's control state (src/perf/engine.ts `applyControl`). */
+  control(state: LoadControlState): void;
   /** Resolves when the part's profile (graceful stop included) is over. */
   done: Promise<void>;
 }
@@ -222,6 +229,7 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
       interrupted: () => (metrics.interruptedIterations += 1),
     },
   );
+  if (spec.control) engine.applyControl(spec.control);
   return {
     state: () => ({
       metrics: metrics.state(),
@@ -229,8 +237,10 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
       position: engine.position(),
       started,
       activeVUs: engine.activeVUs(),
+      control: engine.appliedControl(),
     }),
     stop: () => engine.stop(),
+    control: (state) => engine.applyControl(state),
     done: engine.run(),
   };
 }

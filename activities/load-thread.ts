@@ -3,7 +3,7 @@
  * process makes load on several cores (`ASSAY_LOAD_THREADS`). Started by activities/load.ts with
  * `workerData: { spec, config }` (the configuration structured-cloned; its egress rules are parsed
  * again here). Posts `{ type: 'state', state }` every `stateMs` and `{ type: 'done', state }` at the
- * end; `{ type: 'stop' }` stops it at once. It has its own sandbox, address policy agent and (only
+ * end; `{ type: 'stop' }` stops it at once; `{ type: 'control', state }` applies the run's control state. It has its own sandbox, address policy agent and (only
  * if a script loads a stored library) database connection. Before its clock starts it warms the
  * load path up against a server of its own ({@link warmUp}).
  */
@@ -24,9 +24,13 @@ import { directPorts } from './direct-port';
 import { AuthProfiles } from '../src/auth/apply';
 import { keyRingFor } from '../src/secrets/keyring';
 import { startLoadPart, type LoadPartSpec, type PartState } from './load-part';
+import type { LoadControlState } from '../src/domain/load-control';
 
 /** Messages a load thread posts. */
 export type LoadThreadMessage = { type: 'state' | 'done'; state: PartState };
+
+/** Messages a load thread takes: stop at once, or apply the run's control state (answered by a `state` message). */
+export type LoadThreadCommand = { type: 'stop' } | { type: 'control'; state: LoadControlState };
 
 /** What the thread is started with. */
 export interface LoadThreadData {
@@ -115,8 +119,13 @@ async function main(): Promise<void> {
     return dataSource;
   });
   const part = startLoadPart(spec, directPorts({ sandbox, agent: policy.agent('node'), auth, policy }));
-  parentPort!.on('message', (m: { type: string }) => {
+  parentPort!.on('message', (m: LoadThreadCommand) => {
     if (m.type === 'stop') part.stop();
+    else if (m.type === 'control') {
+      part.control(m.state);
+      // The activity's checkpoint learns at once that (and when) the command was applied.
+      parentPort!.postMessage({ type: 'state', state: part.state() } satisfies LoadThreadMessage);
+    }
   });
   const tick = setInterval(
     () => parentPort!.postMessage({ type: 'state', state: part.state() } satisfies LoadThreadMessage),

@@ -16,6 +16,11 @@
  * profile continues where it stopped and nothing measured before it is lost or counted twice. At the
  * end the final state is heartbeated, then stored (a retry of an ended shard only stores it again);
  * `completePerformanceRun` (activities/runs.ts) merges the shards.
+ *
+ * Live control (src/domain/load-control.ts): the shard reads its run's control row
+ * (`run_load_controls`) when it starts — so a resumed attempt continues paused, scaled or stopping —
+ * and every {@link CONTROL_POLL_MS}, and hands each newer state to its parts. The stored snapshot's
+ * `position.control` says which command the shard applied and when ({@link ShardControl}).
  */
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -36,7 +41,10 @@ import { findRunWithPlan } from '../src/store/runs';
 import type { SecretMasker } from '../src/secrets/mask';
 import { startLoadPart, type LoadPart, type LoadPartSpec, type PartPosition, type PartState } from './load-part';
 import { KEPT_LOAD_FAILURES, type LoadFailure } from '../src/perf/test-case-results';
-import type { LoadThreadData, LoadThreadMessage } from './load-thread';
+import type { LoadThreadCommand, LoadThreadData, LoadThreadMessage } from './load-thread';
+import { CONTROL_POLL_MS, type LoadControlState } from '../src/domain/load-control';
+import { readLoadControl } from '../src/store/load-control';
+import type { AppliedControl } from '../src/perf/engine';
 
 /** Milliseconds between checkpoints (heartbeat and stored snapshot). */
 export const HEARTBEAT_MS = 1000;
@@ -70,6 +78,24 @@ export interface LoadShardOutcome {
   worker: string;
 }
 
+/**
+ * What a shard's stored snapshot (`run_load_shards.position.control`) says of live control: the
+ * command number all its parts applied (`seq`, 0: none), when the last of them applied it (epoch
+ * ms), and whether the shard is paused (every part's clock stopped).
+ */
+export interface ShardControl {
+  seq: number;
+  appliedAt: number;
+  paused: boolean;
+}
+
+/** The shard's view of its parts' applied control. */
+export function shardControl(parts: AppliedControl[]): ShardControl {
+  const seq = Math.min(...parts.map((p) => p.seq));
+  const at = parts.filter((p) => p.seq === seq).map((p) => p.appliedAt);
+  return { seq, appliedAt: Math.max(0, ...at), paused: parts.length > 0 && parts.every((p) => p.paused) };
+}
+
 /** Worker identity as Temporal writes it (`<pid>@<host>`). */
 export const WORKER_IDENTITY = `${process.pid}@${hostname()}`;
 
@@ -85,6 +111,7 @@ async function storeSnapshot(
   activeVUs: number,
   checkpoint: LoadCheckpoint,
   masker: SecretMasker,
+  control: ShardControl,
 ): Promise<void> {
   await dataSource.transaction(async (manager) => {
     const repo = manager.getRepository(RunLoadShard);
@@ -97,7 +124,7 @@ async function storeSnapshot(
       attempt,
       worker: WORKER_IDENTITY,
       activeVUs,
-      position: jsonValue({ elapsedMs, nextArrival: 0 }),
+      position: jsonValue({ elapsedMs, nextArrival: 0, control }),
       metrics: jsonValue(checkpoint.metrics),
       // Sample failures carry URLs and messages: the run's secrets are masked (docs/security.md "Secrets").
       failures: jsonValue(masker.maskDeep(checkpoint.failures)),
@@ -118,6 +145,7 @@ function threadPart(spec: LoadPartSpec, config: AssayConfig): LoadPart {
     position: spec.resume?.position ?? { elapsedMs: 0, nextArrival: 0 },
     started: spec.resume?.started ?? 0,
     activeVUs: 0,
+    control: { seq: 0, appliedAt: 0, paused: false, stopped: false },
   };
   const done = new Promise<void>((resolve, reject) => {
     worker.on('message', (m: LoadThreadMessage) => {
@@ -135,9 +163,10 @@ function threadPart(spec: LoadPartSpec, config: AssayConfig): LoadPart {
   return {
     state: () => latest,
     stop: () => {
-      worker.postMessage({ type: 'stop' });
+      worker.postMessage({ type: 'stop' } satisfies LoadThreadCommand);
       setTimeout(() => void worker.terminate(), 2000).unref();
     },
+    control: (state) => worker.postMessage({ type: 'control', state } satisfies LoadThreadCommand),
     done,
   };
 }
@@ -177,6 +206,8 @@ export function createLoadActivities(deps: {
           threads,
         });
 
+      // The run's control state now: a resumed attempt continues as commanded (paused, scaled, stopping).
+      let control: LoadControlState | null = await readLoadControl(dataSource, input.runId);
       const parts = Array.from({ length: threads }, (_, t) => {
         const spec: LoadPartSpec = {
           runId: input.runId,
@@ -184,10 +215,11 @@ export function createLoadActivities(deps: {
           part: input.shard * threads + t,
           parts: profile.shards * threads,
           resume: resume?.parts[t],
+          ...(control ? { control } : {}),
         };
         return threads === 1 ? startLoadPart(spec, deps.ports) : threadPart(spec, deps.config);
       });
-      const checkpoint = (): { checkpoint: LoadCheckpoint; activeVUs: number } => {
+      const checkpoint = (): { checkpoint: LoadCheckpoint; activeVUs: number; control: ShardControl } => {
         const states = parts.map((p) => p.state());
         // Measurements of earlier attempts (the resumed checkpoint's) plus this attempt's parts.
         const metrics = new LoadMetrics(resume?.metrics);
@@ -204,17 +236,32 @@ export function createLoadActivities(deps: {
             failures,
           },
           activeVUs: states.reduce((n, s) => n + s.activeVUs, 0),
+          control: shardControl(states.map((s) => s.control)),
         };
       };
       let writing: Promise<void> | undefined;
       const tick = setInterval(() => {
-        const { checkpoint: cp, activeVUs } = checkpoint();
+        const { checkpoint: cp, activeVUs, control: applied } = checkpoint();
         ctx.heartbeat(cp);
         // Live figures for the API: best effort, one write at a time (a slow database skips ticks).
-        writing ??= storeSnapshot(dataSource, input.runId, input.shard, attempt, activeVUs, cp, masker)
+        writing ??= storeSnapshot(dataSource, input.runId, input.shard, attempt, activeVUs, cp, masker, applied)
           .catch((err) => ctx.log.warn('load snapshot not stored', { error: String(err) }))
           .finally(() => (writing = undefined));
       }, HEARTBEAT_MS);
+      // Commands: a newer control state goes to every part (a failed read is tried again next time).
+      let polling = false;
+      const poll = setInterval(() => {
+        if (polling) return;
+        polling = true;
+        readLoadControl(dataSource, input.runId)
+          .then((state) => {
+            if (!state || (control && state.seq <= control.seq)) return;
+            control = state;
+            for (const p of parts) p.control(state);
+          })
+          .catch((err) => ctx.log.warn('load control not read', { error: String(err) }))
+          .finally(() => (polling = false));
+      }, CONTROL_POLL_MS);
       const onCancel = () => parts.forEach((p) => p.stop());
       ctx.cancellationSignal.addEventListener('abort', onCancel);
       try {
@@ -224,14 +271,15 @@ export function createLoadActivities(deps: {
         throw err;
       } finally {
         clearInterval(tick);
+        clearInterval(poll);
         ctx.cancellationSignal.removeEventListener('abort', onCancel);
       }
       await writing;
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? new Error('cancelled');
-      const { checkpoint: final } = checkpoint();
+      const { checkpoint: final, control: applied } = checkpoint();
       // Heartbeat first: a retry after a failed store resumes at the end and only stores again.
       ctx.heartbeat(final);
-      await storeSnapshot(dataSource, input.runId, input.shard, attempt, 0, final, masker);
+      await storeSnapshot(dataSource, input.runId, input.shard, attempt, 0, final, masker, applied);
       return {
         shard: input.shard,
         requests: final.metrics.all.requests,

@@ -51,7 +51,9 @@ function fromTemporal(err: TemporalUnavailableError): Problem {
       ? 'the run could not be cancelled'
       : err.operation === 'signal'
         ? 'the callback was not delivered (send it again)'
-        : "the run's workflow could not be described";
+        : err.operation === 'control'
+          ? 'the command may not have reached the run (GET the run: `performance.control.commands` lists those applied)'
+          : "the run's workflow could not be described";
   return new Problem('temporal-unavailable', `The workflow service is unavailable; ${what}. Retry later.`);
 }
 

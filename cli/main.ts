@@ -11,6 +11,7 @@ import { registerDeployCommands } from './commands/deploy';
 import { registerImportCommands } from './commands/import';
 import { registerGitCommands } from './commands/files';
 import { registerCompareCommands } from './commands/compare';
+import { registerControlCommands } from './commands/control';
 
 /** Version printed by `assay --version` (the package's). */
 export const CLI_VERSION = '0.1.0';
@@ -48,6 +49,7 @@ Exit codes: 0 passed · 1 tests failed · 2 usage or configuration error · 3 th
   };
   for (const register of [
     registerRunCommands,
+    registerControlCommands,
     registerDeployCommands,
     registerImportCommands,
     registerGitCommands,

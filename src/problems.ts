@@ -84,6 +84,12 @@ export const PROBLEMS = {
     title: 'Run already finished',
     description: 'The run has ended; it cannot be cancelled.',
   },
+  'run-not-controllable': {
+    status: 409,
+    title: 'Run not controllable',
+    description:
+      'The run takes no live control command (pause, resume, scale, stop; docs/performance.md "Steering a running test"): it is not a performance run, its load is not under way (queued, starting, ended) or is stopping already, or it started before live control existed. `detail` says which.',
+  },
   'run-active': {
     status: 409,
     title: 'Run still active',

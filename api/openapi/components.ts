@@ -643,9 +643,49 @@ export const SCHEMAS = {
           },
         },
       },
-      performance: { type: 'object', description: 'A performance run\'s figures (docs/performance.md "Results").' },
+      performance: {
+        type: 'object',
+        description:
+          'A performance run\'s figures (docs/performance.md "Results"); while it runs also `state` (`running`, `paused`, `stopping`), `scaleBy` (`vus` or `rate`: what `scale` takes) and `control.commands` ("Steering a running test").',
+      },
       links: { $ref: '#/components/schemas/RunLinks' },
     },
+  },
+  LoadControl: {
+    type: 'object',
+    description:
+      'A performance run\'s live control state (docs/performance.md "Steering a running test"): absolute, as the shards apply it.',
+    required: ['seq', 'paused', 'stopped', 'commands'],
+    properties: {
+      seq: { type: 'integer', minimum: 0, description: "The last command's number (0: none)." },
+      paused: { type: 'boolean' },
+      stopped: { type: 'boolean', description: 'Stop commanded (or a threshold aborted): the load drains and ends.' },
+      vus: { type: 'integer', description: 'Scaled VU target held to the end of the profile.' },
+      rate: { type: 'number', description: "Scaled arrival rate per the profile's `timeUnit`, held to the end." },
+      abort: { type: 'object', description: 'The threshold with `abortOnFail` that stopped the run.' },
+      commands: {
+        type: 'array',
+        description: 'Who changed what and when, oldest first (at most 200).',
+        items: {
+          type: 'object',
+          required: ['seq', 'action', 'by', 'at'],
+          properties: {
+            seq: { type: 'integer' },
+            action: { enum: ['pause', 'resume', 'scale', 'stop'] },
+            vus: { type: 'integer' },
+            rate: { type: 'number' },
+            reason: { type: 'string' },
+            by: { type: 'string', description: '`key:<api key name>`, or `threshold` for an abort.' },
+            at: { type: 'string', format: 'date-time' },
+          },
+        },
+      },
+    },
+  },
+  RunControlled: {
+    type: 'object',
+    required: ['runId', 'control'],
+    properties: { runId: id('run'), control: { $ref: '#/components/schemas/LoadControl' } },
   },
   RunCancelled: {
     type: 'object',

@@ -153,6 +153,10 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
   updateRunner: {
     order: { summary: 'Run in creation order', value: { order: 'createdAt' } },
   },
+  controlRun: {
+    pause: { summary: 'Pause the load', value: { action: 'pause', reason: 'deploying the database' } },
+    scale: { summary: 'Scale to 50 VUs from now to the end', value: { action: 'scale', vus: 50 } },
+  },
   startRun: {
     smoke: {
       summary: 'Run smoke on staging with a build number',
@@ -503,6 +507,26 @@ export const RESPONSE_EXAMPLES = {
         ],
       },
       links,
+    },
+  },
+  controlled: {
+    summary: 'Paused',
+    value: {
+      runId: ids.run,
+      control: {
+        seq: 1,
+        paused: true,
+        stopped: false,
+        commands: [
+          {
+            seq: 1,
+            action: 'pause',
+            reason: 'deploying the database',
+            by: 'key:ci',
+            at: '2026-05-04T10:15:02.000Z',
+          },
+        ],
+      },
     },
   },
   cancelled: { summary: 'Cancellation requested', value: { runId: ids.run, status: 'running', cancelRequested: true } },

@@ -16,7 +16,7 @@ import { ENVIRONMENT_SCHEMAS } from '../routes/environments';
 import { TEST_CASE_SCHEMAS } from '../routes/test-cases';
 import { RUNNER_SCHEMAS } from '../routes/runners';
 import { AUTH_PROFILE_SCHEMAS } from '../routes/auth-profiles';
-import { RUN_TRIGGERS, runInputSchema } from '../routes/runs';
+import { controlInputSchema, RUN_TRIGGERS, runInputSchema } from '../routes/runs';
 import { RUN_ORIGIN_SCHEMAS } from '../routes/run-origins';
 import { DEPLOYMENT_SCHEMAS } from '../routes/deployments';
 import { DESIGN_SCHEMAS } from '../routes/designs';
@@ -674,6 +674,19 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       auth: 'apiKey',
       responses: { '202': ok('Cancellation requested.', schemaRef('RunCancelled'), ['cancelled']) },
       problems: ['NotFound', 'Conflict'],
+    },
+    {
+      method: 'post',
+      path: '/v1/runs/:runId/control',
+      operationId: 'controlRun',
+      summary: 'Pause, resume, scale or stop a running performance run',
+      description:
+        'Live control (docs/performance.md "Steering a running test"), delivered to the run\'s workflow as its `loadControl` update and answered once published to the shards, which apply it within about a second. `scale` takes `vus` (VU executors) or `rate` (arrival-rate executors, iterations per `timeUnit`), held from now to the end of the profile. The answer is the whole control state; `GET /v1/runs/{runId}` shows it as `performance.state` and `performance.control.commands`. 400 `validation-failed` naming the field; 409 `run-not-controllable` for a run that is not a running performance run, or whose load is stopping; 503 `temporal-unavailable`.',
+      tag: 'Runs',
+      auth: 'apiKey',
+      body: body(controlInputSchema as unknown as JsonSchema, 'controlRun'),
+      responses: { '200': ok('The control state after the command.', schemaRef('RunControlled'), ['controlled']) },
+      problems: ['BadRequest', 'NotFound', 'Conflict', 'ServiceUnavailable'],
     },
     ...runOriginOperations(),
     {

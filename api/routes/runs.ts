@@ -18,6 +18,11 @@
  *   POST /v1/runs/{runId}/cancel       requests cancellation; the run ends `failed` ("Run cancelled") → 202;
  *                                      a run whose workflow already closed without ending it (terminated,
  *                                      timed out) is ended `failed` at once with that reason
+ *   POST /v1/runs/{runId}/control      {action: pause|resume|scale|stop, vus?, rate?, reason?} → 200
+ *                                      {runId, control}: live control of a running performance run
+ *                                      (docs/performance.md "Steering a running test"; scope `write`);
+ *                                      400 `validation-failed` naming the field, 409
+ *                                      `run-not-controllable`, 503 `temporal-unavailable`
  *   GET  /v1/runs/{runId}/deliveries   outgoing webhook deliveries of a deployment's run: event, url,
  *                                      status (pending, delivered, failed), attempts, last status/error
  *   DELETE /v1/runs/{runId}            deletes an ended run with its results and deliveries → 204 (scope
@@ -37,7 +42,17 @@
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { Run, RunLoadShard, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
+import { ApiKey, Run, RunLoadShard, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
+import {
+  INITIAL_LOAD_CONTROL,
+  LOAD_CONTROL_ACTIONS,
+  loadCommandRefusal,
+  type LoadControlAction,
+  type LoadControlRequest,
+  type LoadControlState,
+} from '../../src/domain/load-control';
+import { readLoadControl } from '../../src/store/load-control';
+import { fieldError } from '../../src/problems';
 import { liveFigures } from '../../src/perf/metrics';
 import { plannedMs, validateProfile } from '../../src/perf/profile';
 import { RUN_STATUSES, type RunTrigger } from '../../src/domain/types';
@@ -47,7 +62,7 @@ import type { LiveRun, RunWorkflowClient } from '../../src/temporal/run-workflow
 import { isDatabaseUnavailable } from '../../src/store/errors';
 import { closedWorkflowReason, failOpenRun } from '../../src/temporal/run-recovery';
 import type { ApiDeps, AppContext, AppState } from '../context';
-import { Problem } from '../problem';
+import { invalid, Problem } from '../problem';
 import { bodyValidator, jsonBody, queryEnum, queryFilter, queryFilterEnum } from '../validation';
 import { answerStartedRun, runStarter } from '../run-starter';
 import { readIdempotencyKey } from '../idempotency';
@@ -93,6 +108,51 @@ export function runInputSchema(maxTimeoutSeconds: number) {
       performance: { type: 'object' },
     },
   };
+}
+
+/** The body of `POST /v1/runs/{runId}/control`. */
+interface ControlInput {
+  action: LoadControlAction;
+  vus?: number;
+  rate?: number;
+  reason?: string;
+}
+
+/**
+ * The body schema of `POST /v1/runs/{runId}/control` (what ajv validates with and the OpenAPI
+ * document shows): `vus` an integer 0–10,000 (VU executors), `rate` iterations per the profile's
+ * `timeUnit` (arrival-rate executors), for `scale` only; `reason` free text up to 200 characters.
+ * Which of `vus`/`rate` a run takes, and the rate's bound per second, are checked against its
+ * profile after it (src/domain/load-control.ts `loadCommandRefusal`).
+ */
+export const controlInputSchema = {
+  type: 'object',
+  required: ['action'],
+  additionalProperties: false,
+  properties: {
+    action: { type: 'string', enum: [...LOAD_CONTROL_ACTIONS] },
+    vus: { type: 'integer', minimum: 0, maximum: 10_000 },
+    rate: { type: 'number', minimum: 0 },
+    reason: { type: 'string', maxLength: 200 },
+  },
+} as const;
+
+/**
+ * What `performance.state` says of a running performance run: `paused` or `stopping` as last
+ * commanded (the shards apply it within `CONTROL_POLL_MS` plus a tick), else `running`.
+ */
+export function loadState(control: LoadControlState | null): 'running' | 'paused' | 'stopping' {
+  if (control?.stopped) return 'stopping';
+  return control?.paused ? 'paused' : 'running';
+}
+
+/** The field a refusal of `loadCommandRefusal` is about (`''`: none, the refusal is a 409). */
+function refusalField(request: LoadControlRequest, reason: string): string {
+  if (/stopping/.test(reason)) return '';
+  if (/^action/.test(reason)) return 'action';
+  if (request.vus !== undefined && /vus/.test(reason)) return 'vus';
+  if (/rate/.test(reason)) return 'rate';
+  return /vus/.test(reason) ? 'vus' : 'action';
 }
 
 /** The values of the `trigger` filter (a Record, so that a new trigger kind cannot be forgotten here). */
@@ -267,6 +327,7 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       `Run "${ctx.params.runId}"`,
     );
   const validateRun = bodyValidator<RunInput>(runInputSchema(config.runs.maxTimeoutSeconds));
+  const validateControl = bodyValidator<ControlInput>(controlInputSchema);
 
   router.post('/runs', async (ctx) => {
     const input = validatedWith(validateRun, jsonBody(ctx), (body) => [
@@ -351,14 +412,25 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
   async function addLiveFigures(doc: Record<string, unknown>, run: Run, nowMs: number): Promise<void> {
     const { profile } = validateProfile(run.loadProfile);
     if (!profile) return;
-    const shards = await dataSource.getRepository(RunLoadShard).findBy({ runId: run.id });
+    const [shards, control] = await Promise.all([
+      dataSource.getRepository(RunLoadShard).findBy({ runId: run.id }),
+      readLoadControl(dataSource, run.id),
+    ]);
     const live = liveFigures(
       shards.map((s) => ({ metrics: s.metrics, elapsedMs: s.position.elapsedMs, activeVUs: s.activeVUs })),
       profile.shards,
       plannedMs(profile),
       nowMs,
     );
-    doc.performance = live;
+    // Live control (docs/performance.md "Steering a running test"): the commanded state and who did what when.
+    // `scaleBy`: what a `scale` command takes for this executor (`vus`, or `rate` per timeUnit).
+    const scaleBy = profile.executor.endsWith('arrival-rate') ? 'rate' : 'vus';
+    doc.performance = {
+      ...live,
+      state: loadState(control),
+      scaleBy,
+      control: { commands: control?.commands ?? [] },
+    };
     doc.progress = {
       completed: Math.round(live.elapsedMs / 1000),
       total: Math.round(live.durationMs / 1000),
@@ -418,7 +490,10 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
     doc.details = { testCases: rows.map((r) => r.detail) };
     if (run.loadProfile) {
       const stored = await repo.findOne({ select: { id: true, performance: true }, where: { id: run.id } });
-      if (stored?.performance) doc.performance = stored.performance;
+      if (stored?.performance) {
+        const control = await readLoadControl(dataSource, run.id);
+        doc.performance = { ...stored.performance, control: { commands: control?.commands ?? [] } };
+      }
     }
     doc.links = links(run, workflows);
     ctx.body = doc;
@@ -463,6 +538,46 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       ended = await failOpenRun(dataSource, run, closedWorkflowReason(presence.status));
     ctx.status = 202;
     ctx.body = { runId: run.id, status: ended ? 'failed' : run.status, cancelRequested: true };
+  });
+
+  /**
+   * Live control of a running performance run (module comment; docs/performance.md "Steering a
+   * running test"): sent to the run's workflow as its `loadControl` update, answered once applied
+   * and published to the shards, with the run's whole control state. `by` is `key:<key name>`.
+   */
+  router.post('/runs/:runId/control', async (ctx) => {
+    const input = validateControl(jsonBody(ctx));
+    const run = await loadRun(ctx);
+    const refuse = (detail: string) => new Problem('run-not-controllable', detail, { runStatus: run.status });
+    if (!run.loadProfile) throw refuse(`Run ${run.id} is not a performance run: it has no load to control.`);
+    if (run.status !== 'running')
+      throw refuse(`Run ${run.id} is ${run.status}: only a running performance run takes commands.`);
+    const { profile } = validateProfile(run.loadProfile);
+    if (!profile) throw refuse(`Run ${run.id}'s load profile is not one this version runs.`);
+    const key = await dataSource.getRepository(ApiKey).findOne({
+      select: { id: true, name: true },
+      where: { id: ctx.state.caller.keyId },
+    });
+    const request: LoadControlRequest = {
+      action: input.action,
+      ...(input.vus !== undefined ? { vus: input.vus } : {}),
+      ...(input.rate !== undefined ? { rate: input.rate } : {}),
+      ...(input.reason !== undefined ? { reason: input.reason } : {}),
+      by: `key:${key?.name ?? ctx.state.caller.keyId}`,
+    };
+    // Checked here first so bad values name their field; the workflow checks again (it decides).
+    const current = (await readLoadControl(dataSource, run.id)) ?? INITIAL_LOAD_CONTROL;
+    const refusal = loadCommandRefusal(profile, current, request);
+    if (refusal) {
+      const field = refusalField(request, refusal);
+      if (!field) throw refuse(`Run ${run.id}: ${refusal}.`);
+      throw invalid([fieldError([field], refusal)], `${field}: ${refusal}`);
+    }
+    // Temporal unreachable or the update unanswered in time: 503 `temporal-unavailable` (api/errors.ts).
+    const outcome = await workflows.control(run, request);
+    if (outcome.state === 'not-found') throw refuse(`Run ${run.id} has no running workflow.`);
+    if (outcome.state === 'refused') throw refuse(`Run ${run.id}: ${outcome.reason}.`);
+    ctx.body = { runId: run.id, control: outcome.control };
   });
 
   // DELETE /v1/runs/{runId} (scope `write`): an ended run with its results and deliveries → 204.

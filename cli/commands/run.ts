@@ -7,7 +7,8 @@
  * - `assay wait RUN_ID` follows a run started elsewhere (a webhook, a schedule, the console);
  * - `assay report RUN_ID` writes the reports of a run that has ended;
  * - `assay run --rerun-failed RUN_ID`, `assay replay RUN_ID`, `assay resume RUN_ID [--test-case ID]`
- *   start a run made from another (docs/history.md "Rerun, replay, resume") and follow it with `--wait`.
+ *   start a run made from another (docs/history.md "Rerun, replay, resume") and follow it with `--wait`;
+ * - `assay run pause|resume|stop|scale RUN_ID` steer a running performance run (cli/commands/control.ts).
  *
  * Exit codes (cli/errors.ts): 0 passed, 1 tests failed, 2 usage, 3 could not complete.
  */

@@ -8,9 +8,11 @@
  * a call then fails with {@link TemporalUnavailableError} and the API answers 503.
  */
 import {
+  ApplicationFailure,
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdReusePolicy,
   WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
   type Client,
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
@@ -25,6 +27,12 @@ import {
   type RunWorkflowInput,
 } from '../domain/run-workflow';
 import type { CallbackDelivery } from '../domain/callback-inbox';
+import {
+  LOAD_CONTROL_REFUSED,
+  loadControlUpdate,
+  type LoadControlRequest,
+  type LoadControlState,
+} from '../domain/load-control';
 import { runsStarted } from '../observability/metrics';
 import {
   registerSearchAttributes,
@@ -52,7 +60,16 @@ export interface LiveRun {
 }
 
 /** What a {@link RunWorkflowClient} call was doing when Temporal failed it. */
-export type WorkflowOperation = 'start' | 'describe' | 'cancel' | 'signal';
+export type WorkflowOperation = 'start' | 'describe' | 'cancel' | 'signal' | 'control';
+
+/**
+ * What a live control command ({@link RunWorkflowClient.control}) came to: `applied` with the run's
+ * control state after it (published to the shards before the answer), `refused` with the
+ * workflow's reason (no load under way, stopping already, a value out of bounds), or `not-found`
+ * when the run has no running workflow.
+ */
+export type LoadControlOutcome =
+  { state: 'applied'; control: LoadControlState } | { state: 'refused'; reason: string } | { state: 'not-found' };
 
 /**
  * Temporal could not be reached or refused the call. `operation` and `runId` say what failed
@@ -93,6 +110,13 @@ export interface RunWorkflowClient {
    * @throws TemporalUnavailableError (operation `cancel`, also when describing fails)
    */
   cancel(run: Run): Promise<WorkflowPresence>;
+  /**
+   * Sends a live control command (pause, resume, scale, stop; src/domain/load-control.ts) to the
+   * run's workflow as its `loadControl` update and waits for it to be applied and published (the
+   * shards read it within `CONTROL_POLL_MS`), up to {@link CONTROL_DEADLINE_MS}.
+   * @throws TemporalUnavailableError (operation `control`) when Temporal or the run's worker does not answer
+   */
+  control(run: Run, request: LoadControlRequest): Promise<LoadControlOutcome>;
   /** The workflow's live state, or null when no worker answered within `deadlineMs`. */
   liveState(run: Run, deadlineMs: number): Promise<RunLiveState | null>;
   /**
@@ -123,6 +147,13 @@ export interface RunWorkflowClient {
 
 /** How long starting a workflow may take before the API gives up and answers 503. */
 const START_DEADLINE_MS = 5000;
+
+/**
+ * How long a control command may take (update accepted, published to the store, answered) before
+ * the API answers 503, ms. A worker killed while holding the workflow delays it by the workflow
+ * task timeout; the command is then still applied once the workflow moves on.
+ */
+export const CONTROL_DEADLINE_MS = 15_000;
 
 /** A run id (`run_` and a ULID): the only text {@link RunWorkflowClient.liveRun} puts into a visibility query. */
 const RUN_ID = /^run_[0-9A-Za-z]{26}$/;
@@ -255,6 +286,25 @@ export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient 
         });
       }
       return presence(run, 'cancel');
+    },
+
+    async control(run, request) {
+      try {
+        const control = await temporal.call(CONTROL_DEADLINE_MS, (client) =>
+          client.workflow.getHandle(run.workflowId).executeUpdate(loadControlUpdate, { args: [request] }),
+        );
+        return { state: 'applied', control };
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return { state: 'not-found' };
+        const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+        if (cause instanceof ApplicationFailure && cause.type === LOAD_CONTROL_REFUSED)
+          return { state: 'refused', reason: cause.message };
+        throw new TemporalUnavailableError(`Could not control workflow ${run.workflowId}: ${(err as Error).message}`, {
+          operation: 'control',
+          runId: run.id,
+          cause: err,
+        });
+      }
     },
 
     async liveState(run, deadlineMs) {

@@ -27,6 +27,7 @@ import { bytes, dateTime, duration, relative, show } from '../format';
 import { Badge, ConfirmButton, Empty, PageHeader, ProblemBox, ProgressBar } from '../ui/kit';
 import { Chart } from '../ui/chart';
 import { HistoryStrip } from '../history/strip';
+import { LoadControls, type LoadControlView } from '../resources/load-controls';
 
 /** Still to end, or not read yet (both keep the page polling). */
 const active = (r: Run | undefined) => !r || isActive(r);
@@ -257,6 +258,14 @@ export function RunPage() {
         </details>
       )}
       {r.performance && active(r) && <LiveFigures run={r} />}
+      {(r.performance ?? perf) && (
+        <LoadControls
+          runId={r.runId}
+          performance={(r.performance ?? perf) as LoadControlView}
+          running={r.status === 'running'}
+          onChanged={run.reload}
+        />
+      )}
       {perf && <Performance perf={perf} />}
       <h2>Test cases</h2>
       <ProblemBox problem={results.problem} onRetry={results.reload} />

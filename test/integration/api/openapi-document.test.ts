@@ -132,6 +132,7 @@ const WALK = [
   'runDeployment',
   'rotateDeploymentWebhook',
   'rotateDeploymentSigningSecret',
+  'controlRun',
   'cancelRun',
   'rerunRun',
   'replayRun',
@@ -640,6 +641,11 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
       else if (id.startsWith('callback')) {
         expect(res.status, label).to.equal(404);
         expect(res.body.code, label).to.equal('callback-not-found');
+      }
+      // The walk's run is a functional one: no load to steer, 409 `run-not-controllable`.
+      else if (id === 'controlRun') {
+        expect(res.status, label).to.equal(409);
+        expect(res.body.code, label).to.equal('run-not-controllable');
       }
       // The walk's run never ends (no worker): a comparison of it is 422 `run-not-ended`.
       else if (id === 'compareRuns' || id === 'compareRunWithBaseline') {
