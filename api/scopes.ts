@@ -84,7 +84,7 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'GET /v1/runs/:runId/compare/baseline': 'read',
   'GET /v1/runs/:runId/compare/:headRunId': 'read',
   'POST /v1/runs/:runId/cancel': 'run',
-  'POST /v1/runs/:runId/control': 'write',
+  'POST /v1/runs/:runId/control': 'run',
   'POST /v1/runs/:runId/rerun': 'run',
   'POST /v1/runs/:runId/replay': 'run',
   'POST /v1/runs/:runId/resume': 'run',

@@ -6,11 +6,13 @@
  * `fillText` of the chart's canvas since its last full clear, with its position and measured width.
  * Against the real API, a worker on the Temporal dev server and a loopback target; the second page
  * reads the run's real results with its per-second request counts scaled up (a 20,000 requests/s
- * load on a shared test machine is out of reach; the chart's labels are what is under test).
+ * load on a shared test machine is out of reach; the chart's labels are what is under test). The
+ * live controls (Pause, Scale, Resume, Stop) are clicked as a user would, and each command read back
+ * from the API and the page's log.
  */
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { waitForRun, type TestApp } from '../helpers/app';
+import { eventually, waitForRun, type TestApp } from '../helpers/app';
 import { startTarget, type Target } from '../helpers/target';
 import { launchBrowser, startConsoleApp, signedIn } from '../helpers/browser';
 
@@ -153,6 +155,67 @@ describe('console: a performance run page (Chromium)', function () {
     // The p95 chart's labels (ms, small numbers) are whole too.
     const p95 = await chartText(page, 'p95 response time (ms)');
     for (const t of p95.filter((d) => d.align === 'right')) expect(t.x - t.width, t.text).to.be.at.least(0);
+    await context.close();
+  });
+
+  it('steers the load from the run page: Pause, Scale, Resume and Stop, each logged with who and when', async () => {
+    const start = await app.request('POST', '/v1/runs', {
+      runner: 'load',
+      environment: 'local',
+      timeout: 300,
+      performance: { executor: 'constant-vus', vus: 2, duration: '2m', thinkTime: '20ms' },
+    });
+    expect(start.status, JSON.stringify(start.body)).to.equal(201);
+    const runId = start.body.runId as string;
+    const { context, page } = await signedIn(browser, app);
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(`${app.url}/runs/${runId}`);
+    const controls = page.getByRole('group', { name: 'Steer the load' });
+    const log = page.getByRole('table', { name: 'Load commands' });
+    // Commands are accepted once the load is under way.
+    await page.getByText(/^elapsed [1-9]\d* s of 120 s/).waitFor({ timeout: 30_000 });
+    const doc = async () => (await app.request('GET', `/v1/runs/${runId}`)).body;
+
+    await controls.getByRole('button', { name: 'Pause' }).click();
+    await controls.getByRole('button', { name: 'Resume' }).waitFor({ timeout: 10_000 });
+    await page.getByText('Paused: the profile clock is stopped').waitFor();
+    await page.getByText(/^paused at \d+ s of 120 s/).waitFor({ timeout: 10_000 });
+    await log.getByRole('cell', { name: 'pause', exact: true }).waitFor();
+    expect((await doc()).performance.state).to.equal('paused');
+    expect(await log.locator('tbody tr').first().textContent()).to.match(/key:/);
+
+    await controls.getByRole('spinbutton', { name: 'Scale to VUs' }).fill('4');
+    await controls.getByRole('button', { name: 'Scale' }).click();
+    await log.getByRole('cell', { name: 'scale to 4 VUs' }).waitFor({ timeout: 10_000 });
+    await controls.getByRole('button', { name: 'Resume' }).click();
+    await controls.getByRole('button', { name: 'Pause' }).waitFor({ timeout: 10_000 });
+    // Resumed at 4 VUs: the shards report them within a few seconds.
+    const resumed = await eventually(async () => {
+      const d = await doc();
+      return d.performance?.state === 'running' && d.performance.activeVUs === 4 ? d : undefined;
+    }, 15_000);
+    expect(resumed.performance.control.commands.map((c: { action: string }) => c.action)).to.deep.equal([
+      'pause',
+      'scale',
+      'resume',
+    ]);
+
+    await controls.getByRole('button', { name: 'Stop' }).click();
+    const ended = await waitForRun(app, runId, 60_000);
+    // Stopped early (a 2-minute profile), every figure kept.
+    expect(ended.status).to.equal('completed');
+    const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
+    expect(results.performance.loadDurationMs).to.be.below(90_000);
+    expect(results.performance.requests).to.be.greaterThan(0);
+    expect(results.performance.control.commands.map((c: { action: string }) => c.action)).to.deep.equal([
+      'pause',
+      'scale',
+      'resume',
+      'stop',
+    ]);
+    await page.reload();
+    await page.getByRole('table', { name: 'Load commands' }).getByRole('cell', { name: 'stop', exact: true }).waitFor();
+    expect(await page.getByRole('group', { name: 'Steer the load' }).count()).to.equal(0);
     await context.close();
   });
 });

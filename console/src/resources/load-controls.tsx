@@ -4,7 +4,7 @@
  * now to the end of the profile), Stop (after a confirmation), and the log of commands — who, what,
  * when — from the run document's `performance.control.commands`. Each button is one
  * `POST /v1/runs/{id}/control`; a refusal (400, 409) shows as a problem box. Shown to keys that may
- * write (the endpoint's scope).
+ * start runs (scope `run`, the endpoint's).
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api';
@@ -63,7 +63,7 @@ export function LoadControls({
     onChanged();
   });
   const commands = performance.control?.commands ?? [];
-  const steerable = running && state !== 'stopping' && can('write');
+  const steerable = running && state !== 'stopping' && can('run');
   return (
     <section class="load-controls" aria-label="Load controls">
       {steerable && (
