@@ -20,10 +20,13 @@ const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 60);
 const VUS = Number(process.env.BENCH_SOAK_VUS ?? 10);
 const SNAPSHOTS = process.env.BENCH_SOAK_SNAPSHOTS;
 
-/** Heap used by each load thread now, in MB (empty without load threads). */
+/** Each load thread's heap now, in MB: used/committed+external (empty without load threads). */
 async function threadHeaps(): Promise<string> {
   const stats = await Promise.all(liveLoadThreads().map((w) => w.getHeapStatistics().catch(() => undefined)));
-  return stats.map((h) => (h ? `${Math.round(h.used_heap_size / 1e6)}` : '-')).join('/');
+  const mb = (n: number) => Math.round(n / 1e6);
+  return stats
+    .map((h) => (h ? `${mb(h.used_heap_size)}/${mb(h.total_heap_size)}+${mb(h.external_memory)}` : '-'))
+    .join(' ');
 }
 
 /** Writes a heap snapshot of every load thread into SNAPSHOTS. */
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
     const sample = async (label: string) => {
       const m = process.memoryUsage();
       console.log(
-        `${label}\tRSS ${Math.round(m.rss / 1e6)} MB\theap ${Math.round(m.heapUsed / 1e6)} MB\tthreads' heaps ${await threadHeaps()} MB`,
+        `${label}\tRSS ${Math.round(m.rss / 1e6)} MB\theap ${Math.round(m.heapUsed / 1e6)}/${Math.round(m.heapTotal / 1e6)} MB\tarray buffers ${Math.round(m.arrayBuffers / 1e6)} MB\tthreads' heaps (used/committed+external) ${await threadHeaps()} MB`,
       );
     };
     await sample('minute 0');
