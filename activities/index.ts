@@ -60,7 +60,8 @@ export function createLoadWorkerActivities(deps: {
   config: AssayConfig;
   policy?: AddressPolicy;
 }) {
-  const policy = deps.policy ?? policyFromConfig(deps.config);
+  // A connection per virtual user (no per-origin limit): a VU never waits for another's connection.
+  const policy = deps.policy ?? policyFromConfig(deps.config, { connections: null });
   const ports = directPorts({
     sandbox: sandboxFromConfig(deps.config, policy, storedBlobReader(deps.dataSource, deps.config.bundler)),
     agent: policy.agent('node'),

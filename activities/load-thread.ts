@@ -103,7 +103,8 @@ async function warmUp(spec: LoadPartSpec, sandbox: Sandbox): Promise<void> {
 async function main(): Promise<void> {
   const { spec, stateMs } = workerData as LoadThreadData;
   const config = reviveConfig((workerData as LoadThreadData).config);
-  const policy = policyFromConfig(config);
+  // A connection per virtual user (no per-origin limit), as on the activity's thread (activities/index.ts).
+  const policy = policyFromConfig(config, { connections: null });
   let dataSource: Promise<DataSource> | undefined;
   const blobs = (url: string) => {
     dataSource ??= openDataSource(config.database);

@@ -133,11 +133,23 @@ async function storeSnapshot(
   });
 }
 
+const liveThreads = new Set<Worker>();
+
+/**
+ * The load threads of this process that are running now (for memory measurements: the soak bench
+ * samples their heaps with `getHeapStatistics()` and writes `getHeapSnapshot()`s of them).
+ */
+export function liveLoadThreads(): Worker[] {
+  return [...liveThreads];
+}
+
 /** A part on a worker thread, seen from the activity: its latest state. */
 function threadPart(spec: LoadPartSpec, config: AssayConfig): LoadPart {
   const worker = new Worker(path.join(__dirname, 'load-thread.js'), {
     workerData: { spec, config, stateMs: HEARTBEAT_MS } satisfies LoadThreadData,
   });
+  liveThreads.add(worker);
+  worker.once('exit', () => liveThreads.delete(worker));
   const empty = new LoadMetrics().state();
   let latest: PartState = {
     metrics: empty,

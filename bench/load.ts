@@ -12,8 +12,12 @@
  * proxy); without it, its rows say so. Assay runs a real performance run: POST /v1/runs with a
  * constant-vus profile, the load shard in the worker of a local stack (Temporal dev server or
  * TEMPORAL_ADDRESS), figures from GET /v1/runs/{id}/results. Prints a Markdown table for
- * docs/benchmarks.md. BENCH_LOAD_SECONDS (default 30) and BENCH_LOAD_VUS (default 50) change the
- * throughput scenario. Everything binds to loopback.
+ * docs/benchmarks.md. BENCH_LOAD_SECONDS (default 30) and BENCH_LOAD_VUS (default "50,200,1000":
+ * one throughput scenario per count) change the throughput scenarios; BENCH_REPEAT (default 1)
+ * rounds of each scenario, the tools alternating within a round, the median of each tool's
+ * requests/s printed (with its p50/p99 from that median round); BENCH_LOAD_TOOLS (default
+ * "autocannon,k6,assay") picks the tools (`assay` alone: to profile it, e.g. with `--cpu-prof`);
+ * BENCH_LOAD_LATENCY=0 leaves the latency scenario out. Everything binds to loopback.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,12 +26,17 @@ import path from 'node:path';
 import { startLocalStack, type LocalStack } from '../bin/local-stack';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 30);
-const VUS = Number(process.env.BENCH_LOAD_VUS ?? 50);
+const VUS = (process.env.BENCH_LOAD_VUS ?? '50,200,1000').split(',').map(Number);
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
+const TOOLS = (process.env.BENCH_LOAD_TOOLS ?? 'autocannon,k6,assay').split(',');
+const LATENCY = process.env.BENCH_LOAD_LATENCY !== '0';
 const DELAY_MS = 20;
 const DELAY_VUS = 20;
 
 interface Figures {
   tool: string;
+  /** Assay only: CPU µs of the whole process (API, worker, load threads) per request, startup and warm-up included. */
+  cpuUsPerRequest?: number;
   requests: number;
   rps: number;
   p50: number;
@@ -146,6 +155,8 @@ async function assay(
   runner: string,
 ): Promise<Figures & { rssStartMb: number; rssEndMb: number }> {
   const rssStart = process.memoryUsage().rss;
+  // CPU of this whole process (API, worker, load threads) per request: steadier than requests/s on a shared machine.
+  const cpuStart = process.cpuUsage();
   const { runId } = await stack.call<{ runId: string }>('POST', '/v1/runs', {
     runner,
     environment: 'bench',
@@ -160,6 +171,7 @@ async function assay(
     await new Promise((res) => setTimeout(res, 500));
   }
   const rssEnd = process.memoryUsage().rss;
+  const cpu = process.cpuUsage(cpuStart);
   const { performance: p } = await stack.call<{
     performance: {
       requests: number;
@@ -179,7 +191,13 @@ async function assay(
     failed: p.failedRequests + (p.checks.total - p.checks.passed),
     rssStartMb: Math.round(rssStart / 1e6),
     rssEndMb: Math.round(rssEnd / 1e6),
+    cpuUsPerRequest: Math.round((cpu.user + cpu.system) / Math.max(1, p.requests)),
   };
+}
+
+/** The figures of the round with the median requests/s. */
+function medianByRps(figures: Figures[]): Figures {
+  return [...figures].sort((a, b) => a.rps - b.rps)[Math.floor((figures.length - 1) / 2)]!;
 }
 
 const row = (f: Figures) =>
@@ -213,27 +231,50 @@ async function main(): Promise<void> {
       '',
     );
 
+    const tools = (url: string, vus: number) =>
+      ({
+        autocannon: () => autocannon(url, vus, SECONDS),
+        k6: () => k6(url, vus, SECONDS),
+        assay: () => assay(stack, url, vus, SECONDS, 'bench'),
+      }) as Record<string, () => Promise<Figures>>;
     const fast = await startTarget(0);
-    const throughput: Figures[] = [];
     try {
-      throughput.push(await autocannon(fast.url, VUS, SECONDS));
-      throughput.push(await k6(fast.url, VUS, SECONDS));
-      throughput.push(await assay(stack, fast.url, VUS, SECONDS, 'bench'));
+      for (const vus of VUS) {
+        // Rounds alternate the tools, so that a noisy minute of the shared machine hits all of them.
+        const rounds: Figures[][] = [];
+        for (let r = 0; r < REPEAT; r++) {
+          const round: Figures[] = [];
+          for (const t of TOOLS) round.push(await tools(fast.url, vus)[t]!());
+          rounds.push(round);
+          console.error(
+            `${vus} VUs, round ${r + 1}: ${round.map((f) => `${f.tool} ${Math.round(f.rps)}/s${f.cpuUsPerRequest ? ` (${f.cpuUsPerRequest} µs CPU/request)` : ''}`).join(', ')}`,
+          );
+        }
+        const median = TOOLS.map((_, i) => medianByRps(rounds.map((round) => round[i]!)));
+        lines.push(
+          `Throughput: ${vus} connections/VUs, ${SECONDS} s, target answers at once; one status check per request${REPEAT > 1 ? `; median of ${REPEAT} alternating rounds (requests/s of each round: ${TOOLS.map((t, i) => `${t} ${rounds.map((round) => Math.round(round[i]!.rps)).join('/')}`).join('; ')})` : ''}.`,
+          '',
+        );
+        lines.push('| tool | requests/s | requests | p50 ms | p99 ms | failed |', '|---|---|---|---|---|---|');
+        for (const f of median) lines.push(row(f));
+        const by = (name: string) => median.find((f) => f.tool.toLowerCase().startsWith(name));
+        const a = by('assay') as (Figures & { rssStartMb: number; rssEndMb: number }) | undefined;
+        const k = by('k6');
+        const ac = by('autocannon');
+        if (a)
+          lines.push(
+            '',
+            `Assay / k6: ${k?.rps ? (a.rps / k.rps).toFixed(2) : 'n/a'}; Assay / autocannon: ${ac ? (a.rps / ac.rps).toFixed(2) : 'n/a'}. Assay's process: ${a.cpuUsPerRequest} µs CPU per request (all threads; rounds: ${rounds.map((round) => round[TOOLS.indexOf('assay')]?.cpuUsPerRequest).join('/')}), RSS ${a.rssStartMb} MB before the run, ${a.rssEndMb} MB after.`,
+          );
+        lines.push('');
+      }
     } finally {
       fast.stop();
     }
-    lines.push(
-      `Throughput: ${VUS} connections/VUs, ${SECONDS} s, target answers at once; one status check per request.`,
-      '',
-    );
-    lines.push('| tool | requests/s | requests | p50 ms | p99 ms | failed |', '|---|---|---|---|---|---|');
-    for (const f of throughput) lines.push(row(f));
-    const [ac, k, a] = throughput as [Figures, Figures, Figures & { rssStartMb: number; rssEndMb: number }];
-    lines.push(
-      '',
-      `Assay / k6: ${k.rps ? (a.rps / k.rps).toFixed(2) : 'n/a'}; Assay / autocannon: ${(a.rps / ac.rps).toFixed(2)}. Process RSS (API + worker + load) ${a.rssStartMb} MB before the run, ${a.rssEndMb} MB after.`,
-      '',
-    );
+    if (!LATENCY) {
+      console.log(lines.join('\n'));
+      return;
+    }
 
     const slow = await startTarget(DELAY_MS);
     const latency: Figures[] = [];

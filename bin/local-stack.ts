@@ -120,16 +120,19 @@ export async function runAndWait<T = Record<string, unknown>>(
  * A worker process (`node dist/bin/main.js worker`) on the stack's store and task queue, with the
  * local egress policy, `options.env` on top; resolves once its log says it polls ("worker
  * started"), rejects when it exits first or does not start within 120 s. Its stdout is drained;
- * stderr goes to this process's. For benches that run workers as separate processes.
+ * stderr goes to this process's. For benches that run workers as separate processes. `wrapper`: a
+ * command that execs the rest (`['ip', 'netns', 'exec', ns, 'taskset', '-c', '0']`: the worker on
+ * another network namespace and CPU; test/cluster/load-hosts.test.ts), so the child's pid is Node's.
  */
 export async function spawnWorkerProcess(
   stack: LocalStack,
-  options: { env?: Record<string, string>; nodeArgs?: string[] } = {},
+  options: { env?: Record<string, string>; nodeArgs?: string[]; wrapper?: string[] } = {},
 ): Promise<ChildProcess> {
   const db = stack.config.database;
+  const [command, ...prefix] = [...(options.wrapper ?? []), process.execPath];
   const child = spawn(
-    process.execPath,
-    ['--no-node-snapshot', ...(options.nodeArgs ?? []), path.resolve(__dirname, 'main.js'), 'worker'],
+    command!,
+    [...prefix, '--no-node-snapshot', ...(options.nodeArgs ?? []), path.resolve(__dirname, 'main.js'), 'worker'],
     {
       env: withLocalDevelopmentEgress({
         ...process.env,

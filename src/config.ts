@@ -101,7 +101,10 @@ export interface AssayConfig {
      * Threads one load shard runs on (`ASSAY_LOAD_THREADS`, default 1): each a part of the shard's VUs
      * or rate, so one worker process makes load on several cores. Opt-in: with two worker threads the
      * process's RSS grew about 7 MB a minute for the first half hour of a 40-minute soak before
-     * levelling off (docs/benchmarks.md), against 0.6 MB a minute on one thread.
+     * levelling off (docs/benchmarks.md), against 0.6 MB a minute on one thread. Not a leak: heap
+     * snapshots of the threads at minute 2 and minute 15–19 of a soak hold the same 35 MB; the RSS is
+     * each thread's committed V8 heap (~175 MB for 35 MB live) and glibc's per-thread malloc arenas
+     * (`MALLOC_ARENA_MAX=2` kept it 150–300 MB lower and levelling off).
      */
     threads: number;
   };

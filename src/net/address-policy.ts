@@ -79,6 +79,12 @@ export interface AddressPolicyOptions {
   infrastructure: InfrastructureEndpoint[];
   /** Connect timeout of the agents, ms (default 10000). */
   connectTimeoutMs?: number;
+  /**
+   * Connections per origin of each agent but the bundler's (default 64; null: no limit). The load
+   * generator's policies have no limit: each virtual user then has a connection of its own, as in
+   * k6, instead of waiting in the agent's queue with the wait counted into its response times.
+   */
+  connections?: number | null;
 }
 
 /**
@@ -409,7 +415,7 @@ export class AddressPolicy {
       });
       agent = new Agent({
         keepAliveTimeout: 10_000,
-        connections: kind === 'bundler' ? 16 : 64,
+        connections: kind === 'bundler' ? 16 : this.options.connections === undefined ? 64 : this.options.connections,
         connectTimeout: this.options.connectTimeoutMs ?? 10_000,
         connect: (opts, callback) => {
           const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
@@ -547,7 +553,8 @@ export function bundlerAllowRules(hosts: string[]): Partial<Record<EgressKind, E
 
 /**
  * The policy of a configuration: its rules and switches (src/config.ts `egress`, `bundler`) and
- * the infrastructure it names ({@link infrastructureOf}).
+ * the infrastructure it names ({@link infrastructureOf}); `options.connections`: the agents'
+ * connections per origin ({@link AddressPolicyOptions.connections}).
  */
 export function policyFromConfig(
   config: Parameters<typeof infrastructureOf>[0] & {
@@ -558,8 +565,10 @@ export function policyFromConfig(
     };
     bundler: { allowPrivate: boolean; allowHosts: string[]; fetchTimeoutMs: number };
   },
+  options: Pick<AddressPolicyOptions, 'connections'> = {},
 ): AddressPolicy {
   return new AddressPolicy({
+    ...options,
     allow: config.egress.allow,
     deny: config.egress.deny,
     allowFor: bundlerAllowRules(config.bundler.allowHosts),
