@@ -173,13 +173,13 @@ describe('console: a performance run page (Chromium)', function () {
     const controls = page.getByRole('group', { name: 'Steer the load' });
     const log = page.getByRole('table', { name: 'Load commands' });
     // Commands are accepted once the load is under way.
-    await page.getByText(/^elapsed [1-9]\d* s of 120 s/).waitFor({ timeout: 30_000 });
+    await page.getByText(/^elapsed [1-9]\d* s of 2 min/).waitFor({ timeout: 30_000 });
     const doc = async () => (await app.request('GET', `/v1/runs/${runId}`)).body;
 
     await controls.getByRole('button', { name: 'Pause' }).click();
     await controls.getByRole('button', { name: 'Resume' }).waitFor({ timeout: 10_000 });
     await page.getByText('Paused: the profile clock is stopped').waitFor();
-    await page.getByText(/^paused at \d+ s of 120 s/).waitFor({ timeout: 10_000 });
+    await page.getByText(/^paused at \d+ s of 2 min/).waitFor({ timeout: 10_000 });
     await log.getByRole('cell', { name: 'pause', exact: true }).waitFor();
     expect((await doc()).performance.state).to.equal('paused');
     expect(await log.locator('tbody tr').first().textContent()).to.match(/key:/);
