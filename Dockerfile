@@ -8,7 +8,8 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production ASSAY_HOST=0.0.0.0
+# MALLOC_ARENA_MAX: glibc arenas per load thread fragment; two keep RSS lower and level (docs/performance.md "More load").
+ENV NODE_ENV=production ASSAY_HOST=0.0.0.0 MALLOC_ARENA_MAX=2
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
