@@ -455,6 +455,29 @@ function namedFigures(name: string, s: RequestStats): NamedFigures {
   };
 }
 
+/**
+ * A trend threshold's aggregation (`avg`, `min`, `max`, `med`, `p(N)`) of `h` (µs), in ms; the
+ * caller makes sure `h` has samples. Shared by the final result and the threshold watcher
+ * (src/perf/threshold-windows.ts).
+ */
+export function trendValue(h: Histogram, a: Threshold['aggregation']): number {
+  if (typeof a === 'object') return toMs(h.getValueAtPercentile(a.p));
+  if (a === 'avg') return toMs(h.mean);
+  if (a === 'min') return toMs(h.minNonZeroValue);
+  if (a === 'max') return toMs(h.maxValue);
+  return toMs(h.getValueAtPercentile(50));
+}
+
+/** A counter metric's count (k6's `http_reqs`, `iterations`, `data_sent`, `data_received`; bytes for the last two). */
+export function counterValue(
+  metric: string,
+  c: { requests: number; iterations: number; bytesSent: number; bytesReceived: number },
+): number {
+  if (metric === 'http_reqs') return c.requests;
+  if (metric === 'iterations') return c.iterations;
+  return metric === 'data_sent' ? c.bytesSent : c.bytesReceived;
+}
+
 /** The value a threshold compares, from the stats it names. */
 function aggregate(threshold: Threshold, s: RequestStats, metrics: LoadMetrics, seconds: number): number {
   const a = threshold.aggregation;
@@ -462,15 +485,7 @@ function aggregate(threshold: Threshold, s: RequestStats, metrics: LoadMetrics, 
     case 'http_req_duration':
     case 'iteration_duration': {
       const h = threshold.metric === 'http_req_duration' ? s.duration : s.iterationDuration;
-      if (!h.totalCount) return 0;
-      if (typeof a === 'object') return toMs(h.getValueAtPercentile(a.p));
-      return a === 'avg'
-        ? toMs(h.mean)
-        : a === 'min'
-          ? toMs(h.minNonZeroValue)
-          : a === 'max'
-            ? toMs(h.maxValue)
-            : toMs(h.getValueAtPercentile(50));
+      return h.totalCount ? trendValue(h, a) : 0;
     }
     case 'http_req_failed':
       return s.requests ? s.failed / s.requests : 0;
@@ -480,14 +495,12 @@ function aggregate(threshold: Threshold, s: RequestStats, metrics: LoadMetrics, 
     case 'iterations':
     case 'data_sent':
     case 'data_received': {
-      const count =
-        threshold.metric === 'http_reqs'
-          ? s.requests
-          : threshold.metric === 'iterations'
-            ? s.iterations
-            : threshold.metric === 'data_sent'
-              ? metrics.bytesSent
-              : metrics.bytesReceived;
+      const count = counterValue(threshold.metric, {
+        requests: s.requests,
+        iterations: s.iterations,
+        bytesSent: metrics.bytesSent,
+        bytesReceived: metrics.bytesReceived,
+      });
       return a === 'rate' ? (seconds > 0 ? count / seconds : 0) : count;
     }
   }

@@ -26,8 +26,10 @@ import type { Histogram } from 'hdr-histogram-js';
 import { formatDuration } from '../domain/duration';
 import type { LoadAbort } from '../domain/load-control';
 import {
+  counterValue,
   decodeHistogram,
   encodeHistogram,
+  trendValue,
   type LoadMetricsState,
   type RequestStatsState,
   type ThresholdBaseline,
@@ -136,8 +138,6 @@ function merge(shards: LoadMetricsState[], source: ReturnType<typeof sourceOf>):
   return { counts, histogram: encodeHistogram(h) };
 }
 
-const toMs = (us: number) => Math.round(us) / 1000;
-
 /**
  * The value threshold `t` compares on `f` (ms for trends, a fraction for rates, a count or a
  * per-second rate over `seconds` for counters); undefined when a trend or rate has no sample.
@@ -148,25 +148,13 @@ export function figureValue(t: Threshold, f: WatchFigures, seconds: number): num
   switch (THRESHOLD_METRICS[t.metric]) {
     case 'trend': {
       const h = f.histogram;
-      if (!h || !h.totalCount) return undefined;
-      if (typeof a === 'object') return toMs(h.getValueAtPercentile(a.p));
-      if (a === 'avg') return toMs(h.mean);
-      if (a === 'min') return toMs(h.minNonZeroValue);
-      if (a === 'max') return toMs(h.maxValue);
-      return toMs(h.getValueAtPercentile(50));
+      return h && h.totalCount ? trendValue(h, a) : undefined;
     }
     case 'rate':
       if (t.metric === 'http_req_failed') return f.requests ? f.failed / f.requests : undefined;
       return f.checks ? f.passedChecks / f.checks : undefined;
     case 'counter': {
-      const count =
-        t.metric === 'http_reqs'
-          ? f.requests
-          : t.metric === 'iterations'
-            ? f.iterations
-            : t.metric === 'data_sent'
-              ? f.bytesSent
-              : f.bytesReceived;
+      const count = counterValue(t.metric, f);
       if (a !== 'rate') return count;
       return seconds > 0 ? count / seconds : undefined;
     }
