@@ -52,6 +52,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'MockState1796410000000',
         'MockJournal1796420000000',
         'MockSettings1796430000000',
+        'LoadControl1796440000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
