@@ -851,6 +851,12 @@ export interface TestCaseResult {
    * run again): that run's id. Not counted again in the test case's history.
    */
   copiedFrom?: string;
+  /**
+   * How many times the test case's work was started, when more than once (`durability: testCase`
+   * only): an activity segment retried after a worker died counts each retry (docs/durability.md
+   * "What a crash repeats"). Absent when it ran once.
+   */
+  attempts?: number;
 }
 
 /** Spec "Run": summary object. */
@@ -885,6 +891,18 @@ export type RunTrigger = 'api' | 'schedule' | 'webhook';
 export const VARIABLE_SCOPES = ['testCase', 'run'] as const;
 export type VariableScope = (typeof VARIABLE_SCOPES)[number];
 
+/**
+ * How fine-grained a functional run's durability is (docs/durability.md "Durability modes"):
+ * `node` (the default), each node is its own durable step, so a crash repeats at most the node
+ * under way; `testCase`, each test case runs in one activity through the direct port
+ * (activities/test-case.ts), heartbeating its progress, so a crash repeats at most the top-level
+ * nodes since the last checkpoint (the test case's nodes up to its next Wait, Callback or Poll node,
+ * which stays a durable step of the workflow). Set on runners, deployments and runs; frozen in the
+ * plan. Performance runs ignore it.
+ */
+export const DURABILITIES = ['node', 'testCase'] as const;
+export type Durability = (typeof DURABILITIES)[number];
+
 export interface RunPlan {
   runId: string;
   workspaceId: string;
@@ -903,6 +921,11 @@ export interface RunPlan {
    * case before it ended with, as a Newman collection run passes them on.
    */
   variableScope?: VariableScope;
+  /**
+   * The run's durability mode (the run's own, else its deployment's, else its runner's, else
+   * `node`), frozen. Absent in plans frozen before it existed: `node`.
+   */
+  durability?: Durability;
   /** Present for a performance run: its load profile, validated (src/perf/profile.ts; docs/performance.md). */
   performance?: PerformancePlan;
   /**
