@@ -11,6 +11,8 @@
  *           activities (ASSAY_API_NODE_ACTIVITY).
  *
  * Prints a Markdown table (median of BENCH_REPEAT runs, default 5) for docs/benchmarks.md.
+ * Its helpers (target server, floor loop, Newman collection and run, median) are shared with
+ * bench/durability-modes.ts.
  * Uses the Temporal server in TEMPORAL_ADDRESS or starts a dev server; the store in DATABASE_URL
  * or an embedded SQLite file. Everything binds to loopback.
  */
@@ -28,19 +30,19 @@ const NODES_PER_CASE = 10;
 const TOTAL = CASES * NODES_PER_CASE;
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-async function repeat(times: number, fn: () => Promise<number>): Promise<number[]> {
+export async function repeat(times: number, fn: () => Promise<number>): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < times; i++) out.push(await fn());
   return out;
 }
 
-async function startTargetServer(): Promise<{ url: string; close(): void }> {
+export async function startTargetServer(): Promise<{ url: string; close(): void }> {
   const body = JSON.stringify({ id: 1, name: 'Ada', email: 'ada@example.com' });
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -50,7 +52,7 @@ async function startTargetServer(): Promise<{ url: string; close(): void }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
-async function undiciFloor(url: string): Promise<number> {
+export async function undiciFloor(url: string): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < TOTAL; i++) {
     const res = await request(`${url}/users/${i}`);
@@ -60,7 +62,7 @@ async function undiciFloor(url: string): Promise<number> {
   return performance.now() - started;
 }
 
-function newmanCollection(url: string): string {
+export function newmanCollection(url: string): string {
   const item = Array.from({ length: TOTAL }, (_, i) => ({
     name: `get user ${i}`,
     request: { method: 'GET', url: `${url}/users/${i}` },
@@ -78,7 +80,7 @@ function newmanCollection(url: string): string {
 }
 
 /** Runs the Newman CLI; async, because the target server lives in this process's event loop. */
-async function newmanRun(collection: string): Promise<number> {
+export async function newmanRun(collection: string): Promise<number> {
   const bin = path.resolve(__dirname, '../../node_modules/.bin/newman');
   const started = performance.now();
   const child = spawn(
@@ -170,7 +172,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+// bench/durability-modes.ts imports the helpers above: run only when started as a script.
+if (require.main === module)
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

@@ -37,7 +37,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TICKS_PER_SECOND = 100;
 
 /** A `/proc/…/stat` file's command name and CPU seconds (user + system, fields 14 and 15 of proc(5)); throws when it is gone. */
-function readStat(file: string): { name: string; seconds: number } {
+export function readStat(file: string): { name: string; seconds: number } {
   const stat = fs.readFileSync(file, 'utf8');
   const close = stat.lastIndexOf(')');
   const fields = stat.slice(close + 2).split(' ');
@@ -48,7 +48,7 @@ function readStat(file: string): { name: string; seconds: number } {
 }
 
 /** CPU seconds used so far by every process on the machine (Linux /proc), by pid, with its command name. */
-function cpuSnapshot(): Map<number, { name: string; seconds: number }> {
+export function cpuSnapshot(): Map<number, { name: string; seconds: number }> {
   const out = new Map<number, { name: string; seconds: number }>();
   if (!fs.existsSync('/proc/self/stat')) return out;
   for (const entry of fs.readdirSync('/proc')) {
@@ -78,7 +78,7 @@ function threadSnapshot(pid: number): Map<string, number> {
 }
 
 /** CPU seconds each process used between two snapshots, the busiest first. */
-function cpuBetween(
+export function cpuBetween(
   before: Map<number, { name: string; seconds: number }>,
   after: Map<number, { name: string; seconds: number }>,
   label: (pid: number, name: string) => string,
@@ -293,7 +293,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+// bench/durability-modes.ts imports the CPU helpers above: run only when started as a script.
+if (require.main === module)
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
