@@ -35,6 +35,7 @@ import { createGrpcCaller } from './grpc';
 import type { DataSource } from 'typeorm';
 import type { MockVerifyInput } from '../src/domain/mock-verify-io';
 import { verifyJournal } from '../src/mock/journal';
+import type { CallbackPort } from '../src/domain/callbacks';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -67,6 +68,28 @@ export interface DirectPortOptions {
   executionId?: (nodeId: string) => string | undefined;
   /** Called after each node. */
   onNodeDone?: () => void;
+  /**
+   * Aborts requests under way (they end as `CANCELLED`) and, once aborted, stops the flow before
+   * its next node with {@link DirectPortOptions.stopped}'s error (a test case segment's activity
+   * cancellation, activities/test-case.ts). Absent: nothing aborts.
+   */
+  signal?: AbortSignal;
+  /** The error thrown before a node once {@link signal} is aborted (default: the signal's reason). */
+  stopped?: () => Error;
+  /**
+   * True: API nodes' outputs are held to Temporal's payload cap as the per-node activity holds them
+   * (activities/nodes.ts `capApiNodeOutput`), so a flow sees what it sees in the `node` durability
+   * mode (test case segments). Default false: load tests' outputs never become payloads.
+   */
+  capOutput?: boolean;
+  /** Finished steps as lines for people (InterpreterPort.recordStep); absent: none are made. */
+  recordStep?: (line: string) => void;
+  /**
+   * Callback nodes' addresses (InterpreterPort `callbacks`), for templates (`{{callback.url}}`) of
+   * nodes run here; waiting for a callback stays in the workflow (src/flow/segments.ts), so `wait`
+   * is never called. Absent: the port has none.
+   */
+  callbacks?: CallbackPort;
 }
 
 /** A number in [0, 1) from 53 random bits of node:crypto. */
@@ -142,10 +165,11 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       dynamic: options.mockScope ? { ...dynamic, runId: options.mockScope.scope } : dynamic,
       now: Date.now,
       async executeApiNode(input) {
-        // Not a Temporal payload: no payload cap to hold it to (the request and hooks keep theirs).
+        // Not a Temporal payload unless asked (`capOutput`): no payload cap (the request and hooks keep theirs).
         const out = await nodes.executeApiNode(input, {
           executionId: options.executionId?.(input.label),
-          capOutput: false,
+          capOutput: options.capOutput ?? false,
+          ...(options.signal ? { signal: options.signal } : {}),
         });
         // Each attempt's timeout is cut to the time left (activities/nodes.ts): a timeout at the deadline interrupts the test case.
         if (out.exchange?.errorCode === 'TIMEOUT' && Date.now() >= deadlineMs) throw new DeadlineReached();
@@ -176,8 +200,11 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
         return Promise.reject(new Error('the direct port runs every loop inline (historyLength is 0)'));
       },
       beforeNode() {
+        if (options.signal?.aborted) throw options.stopped?.() ?? options.signal.reason;
         if (Date.now() >= deadlineMs) throw new DeadlineReached();
       },
+      ...(options.recordStep ? { recordStep: options.recordStep } : {}),
+      ...(options.callbacks ? { callbacks: options.callbacks } : {}),
       async afterNode() {
         options.onNodeDone?.();
       },

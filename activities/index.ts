@@ -17,6 +17,7 @@ import { createStreamActivities } from './streams';
 import { createGrpcActivities } from './grpc';
 import { createMockVerifyActivities } from './mock-verify';
 import { createLoadControlActivities } from './load-control';
+import { createTestCaseActivities } from './test-case';
 import { sharedAuthProfiles } from '../src/auth/apply';
 import { keyRingFor } from '../src/secrets/keyring';
 
@@ -47,6 +48,11 @@ export function createActivities(deps: {
     ...createGrpcActivities(policy),
     ...createMockVerifyActivities(deps.dataSource),
     ...createLoadControlActivities(deps.dataSource),
+    // The `testCase` durability mode: test case segments through the direct port, over this worker's sandbox and agent.
+    ...createTestCaseActivities({
+      ports: directPorts({ sandbox, agent: policy.agent('node'), policy, dataSource: deps.dataSource, auth }),
+      dataSource: deps.dataSource,
+    }),
   };
 }
 

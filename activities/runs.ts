@@ -138,7 +138,7 @@ export interface FinishRunInput {
 }
 
 /** Writes a running run's progress columns. */
-async function updateProgress(manager: EntityManager, input: ProgressInput): Promise<void> {
+export async function updateProgress(manager: EntityManager, input: ProgressInput): Promise<void> {
   await manager.getRepository(Run).update(
     { id: input.runId, status: 'running' },
     {

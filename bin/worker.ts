@@ -136,6 +136,11 @@ export async function startRunWorker(deps: {
     // After a worker dies, its runs' next workflow tasks wait this long on its sticky queue before
     // any worker may take them (SDK default 10 s; docs/benchmarks.md "Worker kills").
     stickyQueueScheduleToStartTimeout: config.temporal.stickyTimeoutMs,
+    maxConcurrentActivityTaskExecutions: config.temporal.activitySlots,
+    // A test case segment's checkpoint reaches Temporal at most a second after it was taken
+    // (activities/test-case.ts; docs/durability.md "What a crash repeats").
+    maxHeartbeatThrottleInterval: '1 second',
+    defaultHeartbeatThrottleInterval: '1 second',
   });
   // Performance runs' load shards: their own task queue, so load never starves functional runs.
   const loadTaskQueue = `${config.temporal.taskQueue}${LOAD_TASK_QUEUE_SUFFIX}`;

@@ -67,6 +67,11 @@ export interface AssayConfig {
      */
     stickyTimeoutMs: number;
     /**
+     * Activities (per-node activities, test case segments, bookkeeping) one worker runs at once
+     * (`ASSAY_WORKER_ACTIVITY_SLOTS`, default 100, the SDK's). Local activities are not counted.
+     */
+    activitySlots: number;
+    /**
      * Per-call V8 watchdog on workflow code (`ASSAY_WORKFLOW_ISOLATE_TIMEOUT_MS`, ms; unset or 0: none,
      * the default). Node starts a thread for every watched call (about 1 ms each, several per workflow
      * activation), which capped a worker's throughput; Assay's workflow code meters user expressions
@@ -498,6 +503,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       uiUrl: (env.TEMPORAL_UI_URL || 'http://localhost:8233').replace(/\/$/, ''),
       workflowTaskTimeoutMs: integer(env, 'ASSAY_WORKFLOW_TASK_TIMEOUT_MS', 2000, 1000, 60_000),
       stickyTimeoutMs: integer(env, 'ASSAY_STICKY_TIMEOUT_MS', 1000, 100, 60_000),
+      activitySlots: integer(env, 'ASSAY_WORKER_ACTIVITY_SLOTS', 100, 1, 10_000),
       isolateTimeoutMs: integer(env, 'ASSAY_WORKFLOW_ISOLATE_TIMEOUT_MS', 0, 0, 600_000) || undefined,
       codecCorsOrigins: origins(env, 'ASSAY_CODEC_CORS_ORIGINS'),
     },

@@ -8,6 +8,7 @@ import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits'
 import { waitingLine, type ResumeState, type RunLiveState, type RunWaiting } from '../src/domain/run-workflow';
 import { CallbackInbox } from '../src/domain/callback-inbox';
 import { estimateCompletion, expectedNodeExecutions } from '../src/flow/estimate';
+import type { SegmentProgress } from '../activities/test-case';
 
 /** Steps listed under the test case under way in the run's current details. */
 const KEPT_STEPS = 6;
@@ -94,6 +95,19 @@ export class RunLedger {
     if (i >= this.expected.length) return 1;
     const current = Math.min(this.nodesInTestCase, 0.95 * this.expected[i]!);
     return Math.min(1, (this.expectedBefore[i]! + current) / this.totalNodes);
+  }
+
+  /** Where the run stands before a test case segment of the test case under way (activities/test-case.ts `SegmentProgress`). */
+  segmentProgress(): SegmentProgress {
+    const i = Math.min(this.nextIndex, Math.max(0, this.expected.length - 1));
+    return {
+      completed: this.progress.completed,
+      total: this.progress.total,
+      workBefore: this.expectedBefore[i] ?? 0,
+      workExpected: this.expected[i] ?? 0,
+      workTotal: this.totalNodes,
+      nodesBefore: this.nodesInTestCase,
+    };
   }
 
   testCaseDone(result: TestCaseResult): void {

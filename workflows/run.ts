@@ -73,6 +73,9 @@ const finalStore = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+/** patched() id of the `testCase` durability mode (src/flow/segments.ts). */
+export const TEST_CASE_DURABILITY_PATCH = 'test-case-durability';
+
 /** What the workflow returns when the run completed. */
 export interface RunOutcome {
   runId: string;
@@ -139,7 +142,11 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     progress: ledger.progress,
     work: ledger.work,
   });
+  // The `testCase` durability mode (docs/durability.md): one activity per test case segment.
+  // Plans frozen before it existed have no `durability`; performance runs ignore it.
+  const segmented = plan.durability === 'testCase' && !plan.performance && patched(TEST_CASE_DURABILITY_PATCH);
   const port = createWorkflowPort({
+    ...(segmented ? { durability: 'testCase' as const, segmentProgress: () => ledger.segmentProgress() } : {}),
     runId,
     settings: plan.settings,
     deadlineMs: deadline,

@@ -57,7 +57,9 @@ import type { CallbackPort } from '../src/domain/callbacks';
 import type { CallbackInbox } from '../src/domain/callback-inbox';
 import { callbackId, callbackTag, callbackToken } from '../src/domain/callback-address';
 import { waitingLine, type RunWaiting } from '../src/domain/run-workflow';
-import type { ReceivedCallback } from '../src/domain/types';
+import type { Durability, ReceivedCallback } from '../src/domain/types';
+import type { SegmentProgress, TestCaseSegmentInput } from '../activities/test-case';
+import type { TestCaseSegmentOutput, TestCaseSegmentRequest } from '../src/flow/segments';
 
 /** Longest stretch of local activities before a normal activity ends the workflow task, unless the run's settings say otherwise (`checkpointMs`). */
 export const CHECKPOINT_MS = 1000;
@@ -77,6 +79,7 @@ export const END_WORKFLOW_TASK_PATCH = 'end-workflow-task-activity';
 
 const nodeActivities = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 const localNodeActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
+const segmentActivities = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 // No attempt limit: a database outage holds the run at the end of a workflow task until the deadline, never fails it.
 const noOp = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -120,7 +123,20 @@ export interface WorkflowPortOptions {
   callbacks?: { baseUrl: string; key: string; inbox: CallbackInbox };
   /** A wait began (Callback nodes; Poll nodes between attempts: InterpreterPort.setWaiting) or ended (`undefined`): the run's live state and details. */
   onWaiting?: (waiting: RunWaiting | undefined) => void;
+  /**
+   * The run's durability mode (RunPlan `durability`): with `testCase`, the port offers
+   * `runTestCaseSegment` (one activity per segment of a test case, src/flow/segments.ts). Absent or
+   * `node`: every node is its own durable step.
+   */
+  durability?: Durability;
+  /** Where the run stands before a test case segment, for the progress the segment stores (activities/test-case.ts). */
+  segmentProgress?: () => SegmentProgress;
 }
+
+/** How long a test case segment may go without a heartbeat before Temporal retries it elsewhere. */
+export const SEGMENT_HEARTBEAT_TIMEOUT = '5 seconds';
+/** Attempts of a test case segment (a worker dying mid-segment; a bug that throws). */
+export const SEGMENT_ATTEMPTS = 5;
 
 /**
  * The workflow's side of Callback nodes: addresses whose token names this workflow, and waits that
@@ -258,6 +274,46 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
           PAYLOAD_LIMITS.activityInputBytes,
         )
       : undefined;
+  };
+
+  /**
+   * One activity for top-level nodes of a test case (the `testCase` durability mode,
+   * activities/test-case.ts): heartbeating, retried after a worker dies (resuming at its last
+   * checkpoint), cancelled with the run's scope. An input over the payload cap runs here node by
+   * node instead, as in the `node` mode.
+   */
+  const runTestCaseSegment = async (
+    request: TestCaseSegmentRequest,
+    summary: string,
+  ): Promise<TestCaseSegmentOutput | undefined> => {
+    const cb = options.callbacks;
+    const input: TestCaseSegmentInput = {
+      ...request,
+      runId,
+      settings,
+      deadlineMs,
+      ...(options.servers ? { servers: { ...options.servers } } : {}),
+      ...(options.mockScope ? { mockScope: options.mockScope } : {}),
+      ...(cb ? { callbacks: { baseUrl: cb.baseUrl, key: cb.key } } : {}),
+      ...(options.segmentProgress ? { progress: options.segmentProgress() } : {}),
+    };
+    // Written to history when scheduled: over the cap, the interpreter runs these nodes here.
+    if (jsonBytes(input) > PAYLOAD_LIMITS.activityInputBytes) return undefined;
+    const out = await segmentActivities.runTestCaseSegment.executeWithOptions(
+      {
+        startToCloseTimeout: Math.max(1000, deadlineMs - now()) + 30_000,
+        heartbeatTimeout: SEGMENT_HEARTBEAT_TIMEOUT,
+        retry: { maximumAttempts: SEGMENT_ATTEMPTS, initialInterval: '200 milliseconds' },
+        cancellationType: ActivityCancellationType.TRY_CANCEL,
+        summary,
+      },
+      [input],
+    );
+    observe(out.finishedAtMs);
+    for (let i = 0; i < out.nodesDone; i++) options.onNodeDone?.();
+    for (const line of out.steps) options.onStep?.(line);
+    lastBoundary = Date.now();
+    return out;
   };
 
   return {
@@ -437,6 +493,12 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       return pace(NODE_WORK);
     },
     recordStep: options.onStep,
+    ...(options.durability === 'testCase'
+      ? {
+          runTestCaseSegment: (request: TestCaseSegmentRequest, summary: string) =>
+            runTestCaseSegment(request, summary),
+        }
+      : {}),
     ...(options.onWaiting ? { setWaiting: options.onWaiting } : {}),
     ...(options.callbacks
       ? { callbacks: workflowCallbacks(options.callbacks, runId, deadlineMs, now, options.onWaiting) }

@@ -17,3 +17,10 @@ export {
 export { KEPT_ITERATIONS, compactState } from './loop';
 export { resolveRequest } from './api-node';
 export { RESUME_STATE_BYTES, type ResumeOptions, type ResumePoint } from './resume';
+export {
+  testCaseSegments,
+  waitsDurably,
+  type TestCaseSegment,
+  type TestCaseSegmentOutput,
+  type TestCaseSegmentRequest,
+} from './segments';

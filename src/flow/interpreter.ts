@@ -51,6 +51,8 @@ import { runStreamNode } from './stream-node';
 import { runGrpcNode } from './grpc-node';
 import { runMockVerifyNode } from './mock-verify-node';
 import { ranInOrigin, resumedState, resumePoint, snapshot, type ResumeOptions } from './resume';
+import { testCaseSegments } from './segments';
+import { DeadlineReached } from './types';
 
 /** Runs flows of one test case over a port; `state` is what the nodes run so far left. */
 export class FlowInterpreter extends FlowBase {
@@ -95,7 +97,12 @@ export class FlowInterpreter extends FlowBase {
       [],
       testCase.flow,
     );
-    const nodes = await (resume ? flow.runTopLevel(testCase.flow, resume) : flow.runNodes(testCase.flow));
+    // The `testCase` durability mode (src/flow/segments.ts): only a port that offers segments has it.
+    const nodes = await (port.runTestCaseSegment
+      ? flow.runInSegments(testCase.flow, resume ?? {})
+      : resume
+        ? flow.runTopLevel(testCase.flow, resume)
+        : flow.runNodes(testCase.flow));
     const duration = Math.round(nodes.reduce((ms, n) => ms + n.duration, 0) * 10) / 10;
     const failed = nodes.some((n) => n.status === 'failed');
     const result: TestCaseResult = {
@@ -107,6 +114,7 @@ export class FlowInterpreter extends FlowBase {
       passedAssertions: flow.state.passedAssertions,
       failures: withChainMessages(testCase.name, flow.state.failures),
       nodes,
+      ...(flow.attempts > 1 ? { attempts: flow.attempts } : {}),
     };
     return { result, variables: flow.state.variables };
   }
@@ -128,13 +136,76 @@ export class FlowInterpreter extends FlowBase {
     const from = resume.from;
     const start = from ? Math.min(from.nodeIndex, nodes.length) : 0;
     const results: NodeResult[] = nodes.slice(0, start).map((node) => ranInOrigin(node, from!.runId));
-    const capture = resume.capture;
-    for (let i = start; i < nodes.length; i++) {
+    results.push(...(await this.runRange(nodes, start, nodes.length, resume.capture)));
+    return results;
+  }
+
+  /**
+   * Top-level nodes `[start, end)` of a test case's flow, one await per node, in order (as
+   * {@link runTopLevel}): the state before each copied until one fails, whose resume point is put
+   * in `capture` (when given and still empty). `onTopLevelDone` is called after each node with its
+   * index (the activity segment's checkpoints, activities/test-case.ts).
+   */
+  async runRange(
+    nodes: FlowNode[],
+    start: number,
+    end: number,
+    capture: ResumeOptions['capture'],
+    onTopLevelDone?: (index: number, result: NodeResult) => void,
+  ): Promise<NodeResult[]> {
+    const results: NodeResult[] = [];
+    for (let i = start; i < end; i++) {
       const node = nodes[i]!;
       const before = capture && !capture.point && !this.state.stopped ? snapshot(this.state) : undefined;
       const result = this.state.stopped ? this.notRun(node) : await this.runNode(node);
       results.push(result);
       if (before && result.status === 'failed') capture!.point = resumePoint(i, node, before);
+      onTopLevelDone?.(i, result);
+    }
+    return results;
+  }
+
+  /** Attempts the test case took (1 + its activity segments' retries; the `testCase` durability mode). */
+  attempts = 1;
+
+  /**
+   * A test case's own flow in the `testCase` durability mode (src/flow/segments.ts): each activity
+   * segment through the port's `runTestCaseSegment` (one durable step), each node that waits here
+   * through the port, node by node ({@link runRange}); the state handed from one to the next. Resume
+   * points as {@link runTopLevel}. Throws DeadlineReached when a segment was cut by the deadline.
+   */
+  async runInSegments(nodes: FlowNode[], resume: ResumeOptions): Promise<NodeResult[]> {
+    const from = resume.from;
+    const start = from ? Math.min(from.nodeIndex, nodes.length) : 0;
+    const results: NodeResult[] = nodes.slice(0, start).map((node) => ranInOrigin(node, from!.runId));
+    const segments = testCaseSegments(nodes, start);
+    for (const [k, segment] of segments.entries()) {
+      if (segment.durable || this.state.stopped) {
+        results.push(...(await this.runRange(nodes, segment.start, segment.end, resume.capture)));
+        continue;
+      }
+      const capture = Boolean(resume.capture && !resume.capture.point);
+      const out = await this.port.runTestCaseSegment!(
+        {
+          testCase: this.testCase,
+          flow: nodes,
+          start: segment.start,
+          end: segment.end,
+          state: this.state,
+          capture,
+          more: k < segments.length - 1,
+        },
+        this.summary(segmentSummary(this.testCase.name, nodes, segment.start, segment.end)),
+      );
+      if (!out) {
+        results.push(...(await this.runRange(nodes, segment.start, segment.end, resume.capture)));
+        continue;
+      }
+      this.state = out.state;
+      this.attempts += out.attempt - 1;
+      if (capture && out.capture) resume.capture!.point = out.capture;
+      results.push(...out.nodes);
+      if (out.deadlineReached) throw new DeadlineReached();
     }
     return results;
   }
@@ -214,4 +285,14 @@ export class FlowInterpreter extends FlowBase {
   ): Promise<LoopSegmentOutput> {
     return runLoopIterations(this, node, start, items, kept);
   }
+}
+
+/**
+ * The Web UI's summary of an activity segment: `login: 12 nodes: get token, get user, post order, …`
+ * (node names, else ids; the caller cuts it to 200 characters).
+ */
+function segmentSummary(testCase: string, nodes: FlowNode[], start: number, end: number): string {
+  const names = nodes.slice(start, end).map((n) => n.name ?? n.id);
+  const count = end - start;
+  return `${testCase}: ${count} node${count === 1 ? '' : 's'}: ${names.join(', ')}`;
 }

@@ -21,6 +21,7 @@ import type { StreamNodeInput, StreamNodeOutput } from '../domain/stream-io';
 import type { GrpcCallInput, GrpcCallOutput } from '../domain/grpc-io';
 import type { RunWaiting } from '../domain/run-workflow';
 import type { MockVerifyInput, MockVerifyOutput } from '../domain/mock-verify-io';
+import type { TestCaseSegmentOutput, TestCaseSegmentRequest } from './segments';
 
 export interface InterpreterPort {
   /** The run the flow belongs to (scripts' contexts are per run and test case). */
@@ -99,4 +100,12 @@ export interface InterpreterPort {
    * the store cannot be reached: the node then fails saying so. Returns failures as data (`error`).
    */
   verifyMocks?(input: MockVerifyInput, summary: string): Promise<MockVerifyOutput>;
+  /**
+   * Runs top-level nodes of a test case in one durable step (the `testCase` durability mode,
+   * src/flow/segments.ts): present only in the workflow port of a run whose plan says
+   * `durability: 'testCase'`; the interpreter then splits each test case into segments. Absent:
+   * every node runs through this port. Resolves `undefined` when the segment cannot be one step
+   * (its input over the payload cap): the interpreter then runs its nodes through this port.
+   */
+  runTestCaseSegment?(request: TestCaseSegmentRequest, summary: string): Promise<TestCaseSegmentOutput | undefined>;
 }
