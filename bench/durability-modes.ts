@@ -19,11 +19,13 @@
  *
  * Env: BENCH_REPEAT (3 rounds, the tools alternating within each; medians printed),
  * BENCH_DURABILITY_RUNS (20), BENCH_DURABILITY_WORKERS (1 worker process, `main.js worker`;
- * 0 = the worker inside this process, as bench/run-overhead.ts). Uses the Temporal server at
+ * 0 = the worker inside this process, as bench/run-overhead.ts), ASSAY_CPU_PROFILE_DIR (worker
+ * processes write V8 CPU profiles there: `--cpu-prof`). Uses the Temporal server at
  * TEMPORAL_ADDRESS or starts a dev server; the store in DATABASE_URL or an embedded SQLite file.
  * Everything binds to loopback; loops are bounded.
  */
 import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import { runAndWait, spawnWorkerProcess, startLocalStack, type LocalStack } from '../bin/local-stack';
@@ -209,10 +211,22 @@ async function setUp(stack: LocalStack, url: string): Promise<void> {
   }
 }
 
+/** A process's parent pid (/proc/<pid>/stat field 4), 0 when it is gone or not Linux. */
+function parentOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
 /** `items` rotated by `by`: round r starts with the r-th tool, so no tool always goes first. */
 const rotate = <T>(items: T[], by: number): T[] => items.map((_, i) => items[(i + by) % items.length]!);
 
 async function main(): Promise<void> {
+  // Other work on the machine skews every figure: the load average is printed with them.
+  const loadBefore = os.loadavg()[0]!;
   const target = await startTargetServer();
   const stack = await startLocalStack(
     {
@@ -225,7 +239,14 @@ async function main(): Promise<void> {
   const workers: ChildProcess[] = [];
   try {
     for (let i = 1; i <= WORKERS; i++)
-      workers.push(await spawnWorkerProcess(stack, { env: { ASSAY_WORKER_INDEX: String(i) } }));
+      workers.push(
+        await spawnWorkerProcess(stack, {
+          env: { ASSAY_WORKER_INDEX: String(i) },
+          nodeArgs: process.env.ASSAY_CPU_PROFILE_DIR
+            ? ['--cpu-prof', `--cpu-prof-dir=${process.env.ASSAY_CPU_PROFILE_DIR}`]
+            : [],
+        }),
+      );
     await setUp(stack, target.url);
     const collection = newmanCollection(target.url);
 
@@ -260,23 +281,28 @@ async function main(): Promise<void> {
       );
     }
 
-    // Where the CPU goes: one more burst of each Assay variant, every process on the machine (/proc).
+    // Where the CPU goes: one more burst of each Assay variant (/proc). This bench's processes (itself,
+    // the workers, the Temporal dev server it started) apart from the rest of the machine's.
     const cpuRows: string[] = [];
     const names = new Map<number, string>([
       [process.pid, WORKERS === 0 ? 'bench (API + target + worker)' : 'bench (API + target)'],
       ...workers.map((w, i) => [w.pid!, `worker ${i + 1}`] as [number, string]),
     ]);
+    const ours = (pid: number) => names.has(pid) || parentOf(pid) === process.pid;
+    const split = (snap: ReturnType<typeof cpuSnapshot>, mine: boolean) =>
+      new Map([...snap].filter(([pid]) => ours(pid) === mine));
+    const perNode = (s: number) => `${((s * 1e6) / (NODES * RUNS)).toFixed(0)} µs`;
     for (const t of tools.filter((x) => x.variant)) {
       const before = cpuSnapshot();
       const ms = await t.burst();
-      const used = cpuBetween(before, cpuSnapshot(), (pid, name) => names.get(pid) ?? name);
-      const total = used.reduce((s, u) => s + u.seconds, 0);
-      const perNode = (s: number) => `${((s * 1e6) / (NODES * RUNS)).toFixed(0)} µs`;
+      const after = cpuSnapshot();
+      const used = cpuBetween(split(before, true), split(after, true), (pid, name) => names.get(pid) ?? name);
+      const others = cpuBetween(split(before, false), split(after, false), (_pid, name) => name);
+      const sum = (xs: Array<{ seconds: number }>) => xs.reduce((s, u) => s + u.seconds, 0);
       cpuRows.push(
-        `| ${t.name} | ${ms.toFixed(0)} ms | ${perNode(total)} | ${used
-          .slice(0, 5)
+        `| ${t.name} | ${ms.toFixed(0)} ms | ${perNode(sum(used))} | ${used
           .map((u) => `${u.what} ${perNode(u.seconds)}`)
-          .join(', ')} |`,
+          .join(', ')} | ${((sum(others) * 1000 * 100) / ms).toFixed(0)} % |`,
       );
     }
     const histories: string[] = [];
@@ -296,7 +322,7 @@ async function main(): Promise<void> {
     const tcRate = tc.map((v) => (NODES * RUNS) / (median(burst.get(tools.find((t) => t.variant === v)!)!) / 1000));
     const out = [
       `Durability modes: ${NODES} API nodes per run, one assertion each, median of ${REPEAT} rounds (tools alternating); ${WORKERS === 0 ? 'the worker in the bench process' : `${WORKERS} worker process(es)`}`,
-      `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, store ${stack.config.database.type}`,
+      `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, store ${stack.config.database.type}; load average (1 min) at the start ${loadBefore.toFixed(2)}, at the end ${os.loadavg()[0]!.toFixed(2)}`,
       `durability sent on runners: ${accepted.runner ? 'yes' : 'no (refused)'}, on runs: ${accepted.run ? 'yes' : 'no (refused)'}`,
       '',
       '| scenario | tool | wall ms | nodes/s | × bare loop |',
@@ -318,10 +344,10 @@ async function main(): Promise<void> {
       'Modes as run:',
       ...histories,
       '',
-      `CPU per node during one more burst of ${RUNS} runs (every process on the machine, /proc):`,
+      `CPU per node during one more burst of ${RUNS} runs (/proc; other processes: the rest of the machine's CPU during the burst, in % of one core):`,
       '',
-      '| tool | burst | all processes | busiest processes |',
-      '|---|---:|---:|---|',
+      '| tool | burst | this bench, per node | by process, per node | other processes |',
+      '|---|---:|---:|---|---:|',
       ...cpuRows,
     ].join('\n');
     process.stdout.write(`${out}\n`);
