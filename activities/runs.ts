@@ -22,7 +22,7 @@ import { loadTestCaseResults, type LoadFailure } from '../src/perf/test-case-res
 import { jsonValue } from '../src/store/entities/columns';
 import { emptySelectionMessage, resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
 import { withFolderSettings, workspaceFolders } from '../src/store/folder-settings';
-import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
+import type { Durability, RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
 import { capDepth, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { Context } from '@temporalio/activity';
 import { performancePlan, timeoutProblem, validateProfile, type PerformancePlan } from '../src/perf/profile';
@@ -200,9 +200,10 @@ export function createRunActivities(
     }
   };
   /**
-   * Marks a queued run `running` with its frozen plan (as stored: secrets sealed) and the plan's
-   * hash, and returns the plan opened for the workflow. The plan is the activity's result, written
-   * to history: over PAYLOAD_LIMITS.planBytes the run cannot start (`overCap` says why).
+   * Marks a queued run `running` with its frozen plan (as stored: secrets sealed), the plan's
+   * hash and its durability mode, and returns the plan opened for the workflow. The plan is the
+   * activity's result, written to history: over PAYLOAD_LIMITS.planBytes the run cannot start
+   * (`overCap` says why).
    * @throws ApplicationFailure (non-retryable, RunSetupFailed) over the cap.
    */
   const storeFrozenPlan = async (
@@ -229,6 +230,8 @@ export function createRunActivities(
         progressCompleted: fields.progressCompleted,
         progressTotal: plan.testCases.length,
         loadProfile: jsonValue(fields.loadProfile),
+        // The mode it runs with, as the load profile: what GET /v1/runs/{id} answers from the row.
+        durability: plan.durability ?? 'node',
         planHash: planHash(plan),
       },
     );
@@ -237,8 +240,9 @@ export function createRunActivities(
   /**
    * `startRun` of a replay or a resume: the origin's frozen plan with this run's id and start time
    * (a resume: its resume point, and the origin's results before it copied), stored as any plan
-   * (`planHash` then equals the origin's). @throws ApplicationFailure (non-retryable,
-   * RunSetupFailed) when the origin, its plan or its resume state is gone, or the plan is over its cap.
+   * (`planHash` then equals the origin's; its durability mode too, `node` when the origin's plan
+   * has none). @throws ApplicationFailure (non-retryable, RunSetupFailed) when the origin, its plan
+   * or its resume state is gone, or the plan is over its cap.
    */
   const startSeededRun = async (manager: EntityManager, run: Run): Promise<RunPlan> => {
     const startedAt = new Date();
@@ -250,7 +254,9 @@ export function createRunActivities(
         throw ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.runSetupFailed);
       throw err;
     }
-    const { plan, loadProfile } = seeded;
+    // The origin's durability mode (`node` for a plan frozen before modes existed): always set.
+    const plan: RunPlan = { ...seeded.plan, durability: seeded.plan.durability ?? 'node' };
+    const { loadProfile } = seeded;
     return storeFrozenPlan(manager, run.id, plan, {
       startedAt,
       loadProfile,
@@ -362,11 +368,13 @@ export function createRunActivities(
         if (testCases.length === 0)
           throw ApplicationFailure.nonRetryable(emptySelectionMessage(runner), FAILURE_TYPES.runSetupFailed);
         // A performance run's profile: the run's own, else its deployment's, else its runner's (docs/performance.md).
+        // Its durability mode likewise, else `node` (docs/durability.md "Durability modes").
         const deployment =
-          run.loadProfile || !run.deploymentId
+          (run.loadProfile && run.durability) || !run.deploymentId
             ? null
             : await manager.getRepository(Deployment).findOneBy({ id: run.deploymentId });
         const loadProfile = run.loadProfile ?? deployment?.loadProfile ?? runner.loadProfile ?? null;
+        const durability: Durability = run.durability ?? deployment?.durability ?? runner.durability ?? 'node';
         let performance: PerformancePlan | undefined;
         if (loadProfile) {
           const { profile, issues } = validateProfile(loadProfile);
@@ -402,6 +410,7 @@ export function createRunActivities(
           testCases,
           settings: runSettingsOf(config),
           variableScope: runner.variableScope ?? 'testCase',
+          durability,
           ...(performance ? { performance } : {}),
           servers: frozen.servers,
           ...auth,

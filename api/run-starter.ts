@@ -27,7 +27,7 @@ import { In, IsNull, MoreThan, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { newId, runWorkflowId } from '../src/ids';
 import { Run, queuedRun, type Environment, type Runner, type TestCase } from '../src/store/entities';
-import type { RunTrigger, Variables } from '../src/domain/types';
+import type { Durability, RunTrigger, Variables } from '../src/domain/types';
 import type { RunOrigin } from '../src/history/types';
 import { TemporalUnavailableError, type RunWorkflowClient } from '../src/temporal/run-workflows';
 import { startWorkflowOf } from '../src/temporal/run-recovery';
@@ -62,6 +62,11 @@ export interface NewRun {
   idempotency?: IdempotencyRequest;
   /** The run's own load profile (a performance run); else the deployment's or runner's applies when it starts. */
   loadProfile?: LoadProfileInput | null;
+  /**
+   * The run's own durability mode (docs/durability.md "Durability modes"); else the deployment's or
+   * runner's applies when it starts (activities/runs.ts `startRun` freezes it into the plan).
+   */
+  durability?: Durability | null;
   /** The run it is made from (api/routes/run-origins.ts): stored in its row; `startRun` follows it. */
   origin?: RunOrigin;
   /**
@@ -354,6 +359,7 @@ function runRowOf(input: NewRun, id: string) {
     variables: input.variables,
     context: input.context ?? null,
     loadProfile: input.loadProfile ?? null,
+    durability: input.durability ?? null,
     origin: input.origin ?? null,
   };
 }

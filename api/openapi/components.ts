@@ -18,7 +18,7 @@ import { RUN_TRIGGERS } from '../routes/runs';
 import { HOOKS_SCHEMA } from '../routes/folders';
 import { DESIGN_SCHEMAS } from '../routes/designs';
 import { DATA_SETS_SCHEMA, FLOW_NODES } from './flow';
-import { VARIABLE_SCOPES } from '../../src/domain/types';
+import { DURABILITIES, VARIABLE_SCOPES } from '../../src/domain/types';
 import { FLIP_FIGURES, HISTORY_SCHEMAS } from './history-schemas';
 import { MOCK_JOURNAL_SCHEMAS } from './mock-journal-schemas';
 
@@ -316,6 +316,7 @@ export const SCHEMAS = {
       'order',
       'loadProfile',
       'variableScope',
+      'durability',
       'createdAt',
       'updatedAt',
     ],
@@ -331,6 +332,11 @@ export const SCHEMAS = {
       variableScope: {
         enum: [...VARIABLE_SCOPES],
         description: 'Whether its test cases share variables in a run (docs/flows.md "Variables across test cases").',
+      },
+      durability: {
+        enum: [...DURABILITIES],
+        description:
+          'How its runs are made durable unless a deployment or the run sets it (docs/durability.md "Durability modes"): `node` (default), every node a durable step; `testCase`, each test case one activity.',
       },
       authProfile: { type: ['string', 'null'], description: 'Its auth profile (docs/auth.md), `none`, or null.' },
       baseline: BASELINE,
@@ -466,7 +472,18 @@ export const SCHEMAS = {
   },
   Run: {
     type: 'object',
-    required: ['runId', 'status', 'runner', 'environment', 'trigger', 'timeout', 'variables', 'createdAt', 'links'],
+    required: [
+      'runId',
+      'status',
+      'runner',
+      'environment',
+      'trigger',
+      'durability',
+      'timeout',
+      'variables',
+      'createdAt',
+      'links',
+    ],
     description:
       'A run, from the stored row (never waiting on Temporal). `progress` and `estimatedCompletion` while running; `result`, `summary`, `duration`, `completedAt` once completed; `error` once failed.',
     properties: {
@@ -475,6 +492,11 @@ export const SCHEMAS = {
       runner: text,
       environment: text,
       trigger: { enum: [...RUN_TRIGGERS] },
+      durability: {
+        enum: [...DURABILITIES],
+        description:
+          'The durability mode it runs with (docs/durability.md "Durability modes"), frozen in its plan when it starts; while queued, the one it will get: its own, else its deployment\'s, else its runner\'s. A performance run ignores it.',
+      },
       timeout: { type: 'integer', description: 'Seconds.' },
       variables: { $ref: '#/components/schemas/Variables' },
       createdAt: timestamp,
@@ -761,6 +783,7 @@ export const SCHEMAS = {
       'webhookRequireAuth',
       'webhooks',
       'loadProfile',
+      'durability',
       'createdAt',
       'updatedAt',
     ],
@@ -794,6 +817,11 @@ export const SCHEMAS = {
       },
       loadProfile,
       baseline: { ...BASELINE, description: `${BASELINE.description} Over the runner's when set.` },
+      durability: {
+        enum: [...DURABILITIES, null],
+        description:
+          "Its runs' durability mode over the runner's (docs/durability.md \"Durability modes\"): `node` or `testCase`; null: the runner's.",
+      },
       webhookToken: {
         type: 'string',
         description: 'Shown once, when made (create with `webhookEnabled`, rotate-webhook).',

@@ -325,6 +325,7 @@ const runner = {
   order: 'name',
   loadProfile: null,
   variableScope: 'testCase',
+  durability: 'node',
   createdAt: AT,
   updatedAt: AT,
 };
@@ -340,6 +341,7 @@ const runCompleted = {
   runner: 'smoke',
   environment: 'staging',
   trigger: 'api',
+  durability: 'node',
   timeout: 600,
   variables: { build: '1.4.2' },
   createdAt: AT,
@@ -394,6 +396,7 @@ const deployment = {
     onFailure: [{ url: 'https://hooks.example.com/assay', method: 'POST', headers: { 'X-Team': '***' } }],
   },
   loadProfile: null,
+  durability: null,
   createdAt: AT,
   updatedAt: AT,
 };

@@ -14,9 +14,10 @@
  *
  * Body: {name, runner, environment, schedule?, timezone?, enabled?, webhookEnabled?,
  * webhookRequireAuth?, webhooks?: {onComplete?: [...], onFailure?: [...]}, signingSecret?, loadProfile?,
- * baseline?} (`loadProfile`: docs/performance.md; it must fit the default run timeout; `baseline`:
+ * baseline?, durability?} (`loadProfile`: docs/performance.md; it must fit the default run timeout; `baseline`:
  * `lastPassing` or a run id of the workspace, over the runner's, docs/history.md "Baselines" —
- * another value is 422 `unknown-reference` naming `baseline`). A
+ * another value is 422 `unknown-reference` naming `baseline`; `durability`: `node` or `testCase`
+ * over the runner's, null for the runner's, docs/durability.md "Durability modes"). A
  * schedule that is not a valid five-field cron expression, a bad time zone, a webhook entry with a
  * bad URL, method or template: 400 naming the field; an unknown runner or environment: 422; nothing
  * is stored then. The webhook token and the signing secret are shown only when they are made.
@@ -52,7 +53,8 @@ import { iso, nameSchema, uniqueName } from './shared';
 import { issueWebhookToken, keepMaskedWebhookHeaders, maskWebhookHeaders, newSecret } from '../secrets';
 import { checkedProfile, loadProfileSchema } from '../load-profile';
 import type { LoadProfileInput } from '../../src/perf/profile';
-import { BASELINE_SCHEMA } from './runners';
+import { BASELINE_SCHEMA, NULLABLE_DURABILITY_SCHEMA } from './runners';
+import type { Durability } from '../../src/domain/types';
 import { baselineFieldError } from '../../src/store/baselines';
 
 /** 422 `unknown-reference` naming `baseline` when it is neither `lastPassing` nor a run of the workspace. */
@@ -76,6 +78,8 @@ interface DeploymentInput {
   loadProfile?: LoadProfileInput | null;
   /** Its runs' baseline (src/store/baselines.ts), over the runner's: `lastPassing` or a run id; null clears it. */
   baseline?: string | null;
+  /** Its runs' durability mode (src/domain/types.ts `Durability`), over the runner's; null clears it. */
+  durability?: Durability | null;
 }
 
 const webhookEntry = {
@@ -109,6 +113,7 @@ const fields = {
   signingSecret: { type: 'string', minLength: 16, maxLength: 200 },
   loadProfile: loadProfileSchema,
   baseline: BASELINE_SCHEMA,
+  durability: NULLABLE_DURABILITY_SCHEMA,
 };
 /**
  * The request body schemas of the deployment endpoints: what ajv validates with (below) and what
@@ -250,6 +255,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     webhooks: maskWebhookHeaders(d.webhooks ?? { onComplete: [], onFailure: [] }),
     loadProfile: d.loadProfile ?? null,
     baseline: d.baseline ?? null,
+    durability: d.durability ?? null,
     ...once,
     createdAt: iso(d.createdAt),
     updatedAt: iso(d.updatedAt),
@@ -295,6 +301,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
       // Its runs have the default timeout: the profile must fit it.
       loadProfile: checkedProfile(input.loadProfile, 'loadProfile', config.runs.defaultTimeoutSeconds) ?? null,
       baseline: input.baseline ?? null,
+      durability: input.durability ?? null,
       signingSecret: '',
       scheduleSyncedAt: null,
       scheduleError: null,
@@ -336,6 +343,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     if (patch.webhookRequireAuth !== undefined) d.webhookRequireAuth = patch.webhookRequireAuth;
     if (patch.loadProfile !== undefined)
       d.loadProfile = checkedProfile(patch.loadProfile, 'loadProfile', config.runs.defaultTimeoutSeconds) ?? null;
+    if (patch.durability !== undefined) d.durability = patch.durability;
     if (patch.baseline !== undefined) {
       d.baseline = patch.baseline;
       await checkBaseline(dataSource.manager, d.workspaceId, d.baseline);

@@ -2,7 +2,7 @@
  * Runs made from other runs (docs/history.md "Rerun, replay, resume"; src/store/run-origins.ts):
  *
  *   POST /v1/runs/{runId}/rerun   {only?: "failed", testCases?: [id…]} → 201: a new run of the same
- *                                 runner, environment, variables and timeout with only the test
+ *                                 runner, environment, variables, timeout and durability mode with only the test
  *                                 cases that failed (default) or the ones named (each must be one
  *                                 of the run's), as they are now
  *   POST /v1/runs/{runId}/replay  {} → 201: the run's frozen plan again, exactly (even after its
@@ -152,6 +152,8 @@ export function runOriginsRouter(deps: ApiDeps): Router<AppState> {
       // As stored: secrets stay sealed (they open under any run: their seal is bound to their name).
       variables: origin.variables,
       loadProfile: origin.loadProfile,
+      // The mode the origin ran with (a replay or resume runs its plan's, activities/runs.ts).
+      durability: origin.durability,
       trigger: 'api',
       ...(origin.context ? { context: origin.context } : {}),
       origin: made.origin,

@@ -9,14 +9,16 @@
  *   PATCH  /v1/runners/{name}                  any field                                     → 200
  *   DELETE /v1/runners/{name}                                                                → 204
  *
- * Body: {name, description?, testCaseIds?, folder?, tags?, order?, loadProfile?, variableScope?, baseline?, quarantineFlaky?}
+ * Body: {name, description?, testCaseIds?, folder?, tags?, order?, loadProfile?, variableScope?, durability?, baseline?,
+ * quarantineFlaky?}
  * (`baseline`: the run its runs compare with and relative thresholds measure against, docs/history.md
  * "Baselines": `lastPassing` or the id of a run of the workspace, else 422 `unknown-reference`
  * naming `baseline`; null: the default, the last passing run)
  * (`loadProfile`: docs/performance.md; `quarantineFlaky`: its runs do not fail for failures of test
  * cases flagged flaky, docs/history.md "Quarantine"; `variableScope`: `testCase`, the default, or `run`, whose test
  * cases start from the variables the one before ended with, docs/flows.md "Variables across test
- * cases"). Selection: `testCaseIds` run
+ * cases"; `durability`: `node`, the default, or `testCase`, docs/durability.md "Durability modes").
+ * Selection: `testCaseIds` run
  * first in their order; then the test cases in `folder` (subfolders included; '' is every folder)
  * that carry all `tags`, ordered by `order` (`name`: folder then name, the default; `createdAt`).
  * At least one of a non-empty `testCaseIds`, `folder` or a non-empty `tags` is required; an id
@@ -40,7 +42,7 @@ import { testCaseJson } from './test-cases';
 import { checkedProfile, loadProfileSchema } from '../load-profile';
 import { AUTH_PROFILE_REF_SCHEMA, checkAuthProfileRefs } from './auth-profiles';
 import type { LoadProfileInput } from '../../src/perf/profile';
-import { VARIABLE_SCOPES, type VariableScope } from '../../src/domain/types';
+import { DURABILITIES, VARIABLE_SCOPES, type Durability, type VariableScope } from '../../src/domain/types';
 import { baselineFieldError } from '../../src/store/baselines';
 
 /**
@@ -55,6 +57,22 @@ export const BASELINE_SCHEMA = {
     'The run its runs are compared with (GET /v1/runs/{id}/compare/baseline) and relative thresholds (`p(95)<baseline*1.10`) measure against: `lastPassing` (the last run of the same runner, environment and kind that passed) or the id of a run of the workspace; null: `lastPassing`.',
 } as const;
 
+/**
+ * The `durability` field of runners (docs/durability.md "Durability modes"); deployments and runs
+ * take it nullable ({@link NULLABLE_DURABILITY_SCHEMA}).
+ */
+export const DURABILITY_SCHEMA = {
+  enum: [...DURABILITIES],
+  description:
+    '`node` (default): every node of a test case is its own durable step, so a crash repeats at most the node under way; `testCase`: each test case runs in one activity that heartbeats its progress (Wait, Callback and Poll nodes stay durable steps), so a crash repeats at most the nodes since its last checkpoint, for less overhead per node. Performance runs ignore it.',
+} as const;
+
+/** The `durability` field of deployments and runs: a mode, or null for the one it would inherit. */
+export const NULLABLE_DURABILITY_SCHEMA = {
+  enum: [...DURABILITIES, null],
+  description: DURABILITY_SCHEMA.description,
+} as const;
+
 interface RunnerInput {
   name?: string;
   description?: string;
@@ -66,6 +84,8 @@ interface RunnerInput {
   loadProfile?: LoadProfileInput | null;
   /** Whether its test cases share variables in a run (src/domain/types.ts `VariableScope`). */
   variableScope?: VariableScope;
+  /** How its runs are made durable (src/domain/types.ts `Durability`) unless a deployment or the run gives its own. */
+  durability?: Durability;
   /** The auth profile of its test cases when neither they nor their folder name one (docs/auth.md), or `none`; null clears it. */
   authProfile?: string | null;
   /** Its runs' baseline (src/store/baselines.ts): `lastPassing` or a run id; null clears it. */
@@ -94,6 +114,7 @@ const fields = {
     description:
       "`testCase` (default): every test case starts from the run's variables; `run`: each starts from the variables the test case before it ended with, in order, as a Newman collection run passes them on.",
   },
+  durability: DURABILITY_SCHEMA,
 };
 /** The request body schemas of the runner endpoints: what ajv validates with (below) and what the OpenAPI document shows (api/openapi/operations.ts). */
 export const RUNNER_SCHEMAS = {
@@ -117,6 +138,7 @@ export function runnerJson(r: Runner) {
     order: r.order,
     loadProfile: r.loadProfile ?? null,
     variableScope: r.variableScope ?? 'testCase',
+    durability: r.durability ?? 'node',
     authProfile: r.authProfile ?? null,
     baseline: r.baseline ?? null,
     quarantineFlaky: Boolean(r.quarantineFlaky),
@@ -168,6 +190,7 @@ function apply(runner: Runner, input: RunnerInput, replace: boolean): void {
   if (replace || input.loadProfile !== undefined)
     runner.loadProfile = checkedProfile(input.loadProfile, 'loadProfile') ?? null;
   if (replace || input.variableScope !== undefined) runner.variableScope = input.variableScope ?? 'testCase';
+  if (replace || input.durability !== undefined) runner.durability = input.durability ?? 'node';
   if (replace || input.authProfile !== undefined) runner.authProfile = input.authProfile ?? null;
   if (replace || input.baseline !== undefined) runner.baseline = input.baseline ?? null;
   if (replace || input.quarantineFlaky !== undefined) runner.quarantineFlaky = input.quarantineFlaky ?? false;

@@ -1,8 +1,10 @@
 /**
  * Runs (spec "Run", "States and transitions", "Endpoints").
  *
- *   POST /v1/runs                      {runner, environment, timeout?, variables?, performance?} → 201
- *                                      (`performance`: a load profile, docs/performance.md)
+ *   POST /v1/runs                      {runner, environment, timeout?, variables?, performance?, durability?}
+ *                                      → 201 (`performance`: a load profile, docs/performance.md;
+ *                                      `durability`: `node` or `testCase` over the deployment's and
+ *                                      runner's, docs/durability.md "Durability modes")
  *   GET  /v1/runs                      listing: runner, environment, status, trigger, deployment, limit,
  *                                      orderBy=createdAt, order=desc|asc, cursor; a filter given
  *                                      empty (`runner=`) is 400 `invalid-query` naming it
@@ -12,7 +14,9 @@
  *                                      marked `source: "workflow"`, `storeUnavailable: true`;
  *                                      result, summary, duration, completedAt once completed;
  *                                      error once failed; a running performance run adds live
- *                                      `performance` figures (progress in seconds of its profile)
+ *                                      `performance` figures (progress in seconds of its profile);
+ *                                      `durability`: the mode frozen in its plan, or, while queued,
+ *                                      the one it will get (its own, its deployment's or runner's)
  *   GET  /v1/runs/{runId}/results      runId, status, result, summary, duration, completedAt, details, and
  *                                      `performance` for a performance run (docs/performance.md)
  *   POST /v1/runs/{runId}/cancel       requests cancellation; the run ends `failed` ("Run cancelled") → 202;
@@ -42,7 +46,15 @@
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { ApiKey, Run, RunLoadShard, RunTestCaseResult, WebhookDelivery } from '../../src/store/entities';
+import {
+  ApiKey,
+  Deployment,
+  Run,
+  RunLoadShard,
+  Runner,
+  RunTestCaseResult,
+  WebhookDelivery,
+} from '../../src/store/entities';
 import {
   INITIAL_LOAD_CONTROL,
   LOAD_CONTROL_ACTIONS,
@@ -55,7 +67,7 @@ import { readLoadControl } from '../../src/store/load-control';
 import { fieldError } from '../../src/problems';
 import { liveFigures } from '../../src/perf/metrics';
 import { plannedMs, validateProfile } from '../../src/perf/profile';
-import { RUN_STATUSES, type RunTrigger } from '../../src/domain/types';
+import { RUN_STATUSES, type Durability, type RunTrigger } from '../../src/domain/types';
 import { keyRingFor } from '../../src/secrets/keyring';
 import { estimateCompletion } from '../../src/flow/estimate';
 import type { LiveRun, RunWorkflowClient } from '../../src/temporal/run-workflows';
@@ -79,6 +91,7 @@ import {
   type VariablesInput,
 } from '../secrets';
 import { checkedProfile } from '../load-profile';
+import { NULLABLE_DURABILITY_SCHEMA } from './runners';
 import type { LoadProfileInput } from '../../src/perf/profile';
 
 interface RunInput {
@@ -88,6 +101,8 @@ interface RunInput {
   variables?: VariablesInput;
   /** A load profile: makes this a performance run (docs/performance.md). */
   performance?: LoadProfileInput;
+  /** Its durability mode (docs/durability.md "Durability modes"); absent or null: the deployment's, else the runner's. */
+  durability?: Durability | null;
 }
 
 /**
@@ -106,6 +121,7 @@ export function runInputSchema(maxTimeoutSeconds: number) {
       timeout: { type: 'integer', minimum: 1, maximum: maxTimeoutSeconds },
       variables: variablesSchema,
       performance: { type: 'object' },
+      durability: NULLABLE_DURABILITY_SCHEMA,
     },
   };
 }
@@ -277,6 +293,9 @@ export function runJson(run: Run, workflows: RunWorkflowClient, nowMs = Date.now
     runner: run.runnerName,
     environment: run.environmentName,
     trigger: run.trigger,
+    // Frozen in the row when the plan freezes; a run that started before modes existed ran `node`.
+    // A queued run's inherited mode is filled in by the routes ({@link queuedDurability}).
+    durability: run.durability ?? 'node',
     timeout: run.timeoutSeconds,
     variables: variablesAnswer(run.variables, maskVariables ? 'read' : 'run'),
     createdAt: iso(run.createdAt),
@@ -327,6 +346,27 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       `Run "${ctx.params.runId}"`,
     );
   const validateRun = bodyValidator<RunInput>(runInputSchema(config.runs.maxTimeoutSeconds));
+  /**
+   * The run document with the durability mode a queued run will get when its plan freezes
+   * (activities/runs.ts `startRun`): its own, else its deployment's, else its runner's, else `node`.
+   */
+  const withDurability = async (doc: Record<string, unknown>, run: Run) => {
+    if (run.status === 'queued' && !run.durability) doc.durability = await queuedDurability(run);
+    return doc;
+  };
+  async function queuedDurability(run: Run): Promise<Durability> {
+    const deployment = run.deploymentId
+      ? await dataSource
+          .getRepository(Deployment)
+          .findOne({ select: { id: true, durability: true }, where: { id: run.deploymentId } })
+      : null;
+    if (deployment?.durability) return deployment.durability;
+    const runner = await dataSource.getRepository(Runner).findOne({
+      select: { id: true, durability: true },
+      where: { workspaceId: run.workspaceId, name: run.runnerName },
+    });
+    return runner?.durability ?? 'node';
+  }
   const validateControl = bodyValidator<ControlInput>(controlInputSchema);
 
   router.post('/runs', async (ctx) => {
@@ -347,6 +387,7 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       timeoutSeconds,
       variables: sealVariableInputs(input.variables ?? {}, ring),
       loadProfile: input.performance ?? null,
+      durability: input.durability ?? null,
       trigger: 'api',
       idempotency,
     });
@@ -374,7 +415,7 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       qb,
       paging,
       ORDER,
-      (r) => runJson(r, workflows, Date.now(), mask),
+      (r) => withDurability(runJson(r, workflows, Date.now(), mask), r),
       order === 'desc' ? 'DESC' : 'ASC',
     );
   });
@@ -400,7 +441,7 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       return;
     }
     const now = Date.now();
-    const doc = runJson(run, workflows, now, ctx.state.caller.scope === 'read');
+    const doc = await withDurability(runJson(run, workflows, now, ctx.state.caller.scope === 'read'), run);
     if (run.status === 'running' && run.loadProfile) await addLiveFigures(doc, run, now);
     ctx.body = doc;
   });

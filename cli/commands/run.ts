@@ -1,8 +1,8 @@
 /**
  * `assay run`, `assay wait` and `assay report` (docs/cli.md):
  *
- * - `assay run --runner NAME --env NAME [--var k=v …] [--timeout S] [--wait] [--reporter cli,json,junit,html] [--out DIR]`
- *   starts a run (`POST /v1/runs`, sent with an `Idempotency-Key` so a retried call never starts a
+ * - `assay run --runner NAME --env NAME [--var k=v …] [--timeout S] [--durability node|testCase] [--wait]
+ *   [--reporter cli,json,junit,html] [--out DIR]` starts a run (`POST /v1/runs`, sent with an `Idempotency-Key` so a retried call never starts a
  *   second run) and, with `--wait`, follows it (cli/follow.ts) and reports it;
  * - `assay wait RUN_ID` follows a run started elsewhere (a webhook, a schedule, the console);
  * - `assay report RUN_ID` writes the reports of a run that has ended;
@@ -22,6 +22,7 @@ import type { CliContext } from '../context';
 import { EXIT, UsageError, type ExitCode } from '../errors';
 import { followRun } from '../follow';
 import type { Registrar } from '../context';
+import { DURABILITIES, type Durability } from '../../src/domain/types';
 
 /** Options every command that can wait for a run shares. */
 export interface WaitFlags {
@@ -72,6 +73,13 @@ function positiveInt(flag: string) {
       throw new UsageError(`${flag} must be a whole number of seconds above 0, not "${value}"`);
     return n;
   };
+}
+
+/** Parses `--durability node|testCase` (docs/durability.md "Durability modes"); @throws UsageError for another value. */
+function durabilityOption(value: string): Durability {
+  if (!(DURABILITIES as readonly string[]).includes(value))
+    throw new UsageError(`--durability must be one of ${DURABILITIES.join(', ')}, not "${value}"`);
+  return value as Durability;
 }
 
 /** Adds `--wait`, `--reporter`, `--out`, `--poll-interval`, `--detach-on-interrupt` to `cmd`. */
@@ -202,6 +210,11 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
         collectVar,
       )
       .option('-t, --timeout <seconds>', 'run timeout in seconds (server default 1800)', positiveInt('--timeout'))
+      .option(
+        '--durability <mode>',
+        `durability mode of this run: ${DURABILITIES.join(' or ')} (default: the deployment's, else the runner's)`,
+        durabilityOption,
+      )
       .option('--idempotency-key <key>', 'starts at most one run per key within 24 h (default: a new UUID per call)'),
   ).action(
     done(async () => {
@@ -214,14 +227,22 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
           var?: Record<string, string>;
           secretVar?: Record<string, string>;
           timeout?: number;
+          durability?: Durability;
           idempotencyKey?: string;
         }
       >();
       parseReporters(flags.reporter);
       if (flags.rerunFailed !== undefined) {
-        if (flags.runner || flags.env || flags.var || flags.secretVar || flags.timeout !== undefined)
+        if (
+          flags.runner ||
+          flags.env ||
+          flags.var ||
+          flags.secretVar ||
+          flags.timeout !== undefined ||
+          flags.durability !== undefined
+        )
           throw new UsageError(
-            '--rerun-failed takes the runner, environment, variables and timeout of the run it reruns: drop --runner, --env, --var, --secret-var and --timeout',
+            '--rerun-failed takes the runner, environment, variables, timeout and durability of the run it reruns: drop --runner, --env, --var, --secret-var, --timeout and --durability',
           );
         return startFromRun(ctx, 'rerun', flags.rerunFailed, { only: 'failed' }, flags);
       }
@@ -231,6 +252,7 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
       const client = ctx.client();
       const body: Record<string, unknown> = { runner: flags.runner, environment: flags.env };
       if (flags.timeout !== undefined) body.timeout = flags.timeout;
+      if (flags.durability !== undefined) body.durability = flags.durability;
       const variables = runVariables(flags.var, flags.secretVar);
       if (variables) body.variables = variables;
       const started = await client.request<RunDocument>('POST', '/v1/runs', {

@@ -11,6 +11,7 @@ import { normaliseFolder } from '../../src/domain/folders';
 import { assignNodeIds } from '../../src/flow/tree';
 import {
   DEPLOYMENT_FIELDS,
+  DURABILITIES,
   isSecretRef,
   KIND_FOLDER,
   RUNNER_FIELDS,
@@ -21,6 +22,7 @@ import {
   VARIABLE_SCOPES,
   sortedSet,
   type DeploymentSpec,
+  type Durability,
   type EnvironmentSpec,
   type Kind,
   type ResourceSpec,
@@ -285,6 +287,7 @@ function readRunner(doc: Record<string, unknown>, c: Checker): RunnerSpec {
       variableScope = doc.variableScope as VariableScope;
     else c.fail('variableScope', `must be one of ${VARIABLE_SCOPES.join(', ')}, not ${typeName(doc.variableScope)}`);
   }
+  const durability = readDurability(doc, c) ?? 'node';
   const testCases = c.textList(doc.testCases, 'testCases');
   const tags = sortedSet(c.textList(doc.tags, 'tags'));
   const name = c.name(doc.name);
@@ -301,10 +304,19 @@ function readRunner(doc: Record<string, unknown>, c: Checker): RunnerSpec {
     order,
     loadProfile: c.mappingOrNull(doc.loadProfile, 'loadProfile'),
     variableScope,
+    durability,
     authProfile: c.optionalText(doc.authProfile, 'authProfile', '', 100) || null,
     baseline: c.optionalText(doc.baseline, 'baseline', '', 40) || null,
     quarantineFlaky: c.bool(doc.quarantineFlaky, 'quarantineFlaky', false),
   };
+}
+
+/** A runner's or deployment's `durability` (docs/durability.md "Durability modes"); null when absent or null. */
+function readDurability(doc: Record<string, unknown>, c: Checker): Durability | null {
+  if (doc.durability === undefined || doc.durability === null) return null;
+  if ((DURABILITIES as readonly unknown[]).includes(doc.durability)) return doc.durability as Durability;
+  c.fail('durability', `must be one of ${DURABILITIES.join(', ')}, not ${typeName(doc.durability)}`);
+  return null;
 }
 
 function readWebhooks(v: unknown, c: Checker): DeploymentSpec['webhooks'] {
@@ -367,6 +379,7 @@ function readDeployment(doc: Record<string, unknown>, c: Checker): DeploymentSpe
     webhookRequireAuth: c.bool(doc.webhookRequireAuth, 'webhookRequireAuth', true),
     webhooks: readWebhooks(doc.webhooks, c),
     loadProfile: c.mappingOrNull(doc.loadProfile, 'loadProfile'),
+    durability: readDurability(doc, c),
   };
 }
 
@@ -412,6 +425,7 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
       put('tags', sortedSet(spec.tags), spec.tags.length === 0);
       put('order', spec.order, spec.order === 'name');
       put('variableScope', spec.variableScope, spec.variableScope === 'testCase');
+      put('durability', spec.durability, spec.durability === 'node');
       put('authProfile', spec.authProfile, spec.authProfile === null);
       put('baseline', spec.baseline, spec.baseline === null);
       put('quarantineFlaky', spec.quarantineFlaky, !spec.quarantineFlaky);
@@ -432,6 +446,7 @@ export function fileDocument(spec: ResourceSpec): Record<string, unknown> {
       }
       put('webhooks', hooks, Object.keys(hooks).length === 0);
       put('loadProfile', spec.loadProfile, spec.loadProfile === null);
+      put('durability', spec.durability, spec.durability === null);
       break;
     }
   }

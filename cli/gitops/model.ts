@@ -35,8 +35,8 @@ export const KIND_LABEL: Record<Kind, string> = {
 /** Runner orders the API accepts (api/routes/runners.ts, src/store/entities/runner.ts RUNNER_ORDERS). */
 export const RUNNER_ORDERS = ['name', 'createdAt'] as const;
 export type RunnerOrder = (typeof RUNNER_ORDERS)[number];
-import { VARIABLE_SCOPES, type VariableScope } from '../../src/domain/types';
-export { VARIABLE_SCOPES, type VariableScope };
+import { DURABILITIES, VARIABLE_SCOPES, type Durability, type VariableScope } from '../../src/domain/types';
+export { DURABILITIES, VARIABLE_SCOPES, type Durability, type VariableScope };
 
 /** Names of environments, runners and deployments (api/routes/shared.ts NAME_PATTERN). */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -115,6 +115,8 @@ export interface RunnerSpec {
   loadProfile: Record<string, unknown> | null;
   /** Whether its test cases share variables in a run (docs/flows.md "Variables across test cases"). */
   variableScope: VariableScope;
+  /** How its runs are made durable (docs/durability.md "Durability modes"): `node` (default) or `testCase`. */
+  durability: Durability;
   /** Its auth profile's name, or `none` (docs/auth.md); null when it names none. */
   authProfile: string | null;
   /** The run its runs compare with (docs/history.md "Baselines"): `lastPassing` or a run id; null when it sets none. */
@@ -144,6 +146,8 @@ export interface DeploymentSpec {
   webhookRequireAuth: boolean;
   webhooks: { onComplete: WebhookSpec[]; onFailure: WebhookSpec[] };
   loadProfile: Record<string, unknown> | null;
+  /** Its runs' durability mode over the runner's (docs/durability.md "Durability modes"); null: the runner's. */
+  durability: Durability | null;
 }
 
 export type ResourceSpec = EnvironmentSpec | TestCaseSpec | RunnerSpec | DeploymentSpec;
@@ -169,6 +173,7 @@ export const RUNNER_FIELDS = [
   'tags',
   'order',
   'variableScope',
+  'durability',
   'authProfile',
   'baseline',
   'quarantineFlaky',
@@ -185,6 +190,7 @@ export const DEPLOYMENT_FIELDS = [
   'webhookRequireAuth',
   'webhooks',
   'loadProfile',
+  'durability',
 ] as const satisfies ReadonlyArray<keyof DeploymentSpec>;
 
 /** A test case's reference as runners list it: `folder/name`, or `name` at the top level. */
@@ -267,6 +273,7 @@ export interface RunnerJson {
   order?: RunnerOrder;
   loadProfile?: Record<string, unknown> | null;
   variableScope?: VariableScope;
+  durability?: Durability;
   authProfile?: string | null;
   baseline?: string | null;
   quarantineFlaky?: boolean;
@@ -285,6 +292,7 @@ export interface DeploymentJson {
   webhookRequireAuth?: boolean;
   webhooks?: { onComplete?: WebhookJson[]; onFailure?: WebhookJson[] } | null;
   loadProfile?: Record<string, unknown> | null;
+  durability?: Durability | null;
 }
 
 /** An outgoing webhook entry as stored (src/store/entities/deployment.ts OutgoingWebhook). */
@@ -343,6 +351,7 @@ export function runnerFromApi(r: RunnerJson, refOf: (id: string) => string | und
     order: r.order ?? 'name',
     loadProfile: r.loadProfile ?? null,
     variableScope: r.variableScope ?? 'testCase',
+    durability: r.durability ?? 'node',
     authProfile: r.authProfile ?? null,
     baseline: r.baseline ?? null,
     quarantineFlaky: r.quarantineFlaky ?? false,
@@ -381,5 +390,6 @@ export function deploymentFromApi(d: DeploymentJson): DeploymentSpec {
       onFailure: (d.webhooks?.onFailure ?? []).map(webhookFromApi),
     },
     loadProfile: d.loadProfile ?? null,
+    durability: d.durability ?? null,
   };
 }

@@ -121,6 +121,7 @@ function runnerBody(s: RunnerSpec, refs: RefIndex) {
     order: s.order,
     loadProfile: s.loadProfile,
     variableScope: s.variableScope,
+    durability: s.durability,
     authProfile: s.authProfile,
     baseline: s.baseline,
     quarantineFlaky: s.quarantineFlaky,
@@ -140,6 +141,7 @@ function deploymentBody(s: DeploymentSpec, current?: DeploymentSpec, fields?: st
     webhookRequireAuth: s.webhookRequireAuth,
     webhooks: deploymentWebhooks(s, current).send,
     loadProfile: s.loadProfile,
+    durability: s.durability,
   };
   if (!fields) return all;
   return Object.fromEntries(fields.map((f) => [f, all[f]]));

@@ -49,6 +49,8 @@ export interface Run {
   planHash?: string;
   /** The run it was started from (rerun, replay, resume). */
   origin?: RunOrigin;
+  /** Its durability mode (docs/durability.md "Durability modes"): frozen when it starts; while queued, the one it will get. */
+  durability?: Durability;
 }
 
 /** A run still to end: `queued` or `running` (docs/api.md "Runs"). */
@@ -96,7 +98,18 @@ export interface Runner {
   baseline?: string | null;
   /** Failures of test cases flagged flaky on this runner do not fail its runs (docs/history.md "Quarantine"). */
   quarantineFlaky?: boolean;
+  /** How its runs are made durable (docs/durability.md "Durability modes"); `node` by default. */
+  durability?: Durability;
 }
+
+/** A run's durability mode (docs/durability.md "Durability modes"): every node a durable step, or each test case one. */
+export type Durability = 'node' | 'testCase';
+
+/** The words the console shows for a durability mode. */
+export const DURABILITY_WORDS: Record<Durability, string> = {
+  node: 'per node (every node a durable step)',
+  testCase: 'per test case (each test case one activity, checkpointed as it goes)',
+};
 
 export interface Environment {
   name: string;

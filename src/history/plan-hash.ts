@@ -10,7 +10,9 @@
  * the run's id, workspace, runner and environment names and start time (they name the run, they do
  * not change what it does), secret values (a sealed secret counts by name only: its ciphertext
  * differs at every sealing, and the hash must not reveal the value), and what judges the run rather
- * than runs it (a baseline, the quarantine list, the resume point).
+ * than runs it (a baseline, the quarantine list, the resume point). The durability mode is left out
+ * too (docs/durability.md "Durability modes"): how a run is made durable does not change what it
+ * runs, so a run in `testCase` mode and one in `node` mode of the same plan have the same hash.
  */
 import { createHash } from 'node:crypto';
 import type { RunPlan, TestCaseDefinition } from '../domain/types';

@@ -62,6 +62,7 @@ const runner = (over: Partial<RunnerSpec> = {}): RunnerSpec => ({
   order: 'name',
   loadProfile: null,
   variableScope: 'testCase',
+  durability: 'node',
   authProfile: null,
   baseline: null,
   quarantineFlaky: false,
@@ -79,6 +80,7 @@ const deployment = (over: Partial<DeploymentSpec> = {}): DeploymentSpec => ({
   webhookRequireAuth: true,
   webhooks: { onComplete: [], onFailure: [] },
   loadProfile: null,
+  durability: null,
   ...over,
 });
 const file = (spec: ResourceSpec, name = `${spec.kind}-${spec.name}.yaml`): DesiredResource => ({ spec, file: name });
@@ -167,6 +169,7 @@ describe('tests as files: the YAML format (cli/gitops/format)', () => {
       webhookEnabled: false,
       webhookRequireAuth: true,
       loadProfile: null,
+      durability: null,
     });
     expect(d.webhooks).to.deep.equal({ onComplete: [], onFailure: [] });
   });
@@ -535,5 +538,48 @@ describe('tests as files: auth profiles of test cases and runners (cli/gitops)',
     );
     const plan = computePlan([file(runner({ quarantineFlaky: true }))], [{ spec: runner(), id: 'rnr_1' }]);
     expect(plan.actions.map((a) => a.fields)).to.deep.equal([['quarantineFlaky']]);
+  });
+});
+
+describe('tests as files: durability modes of runners and deployments (cli/gitops)', () => {
+  it("round-trips a runner's and a deployment's durability, leaves the defaults out, and sees a change as an update", () => {
+    const durable = runnerFromApi({ name: 'ci', folder: '', durability: 'testCase' }, () => undefined);
+    expect(durable.durability).to.equal('testCase');
+    const text = serialiseResource(durable);
+    expect(text).to.contain('durability: testCase');
+    expect(parseResourceFile('ci.yaml', text).spec).to.deep.equal(durable);
+    expect(runnerFromApi({ name: 'ci', folder: '' }, () => undefined).durability).to.equal('node');
+    expect(serialiseResource(runner())).to.not.contain('durability');
+    expect(
+      (parsed('r.yaml', 'kind: Runner\nname: r\nfolder: ""\ndurability: node\n') as RunnerSpec).durability,
+    ).to.equal('node');
+
+    const overriding = deploymentFromApi({ id: 'dep_1', name: 'n', runner: 'r', environment: 'e', durability: 'node' });
+    expect(overriding.durability).to.equal('node');
+    const deploymentText = serialiseResource(overriding);
+    expect(deploymentText).to.contain('durability: node');
+    expect(parseResourceFile('n.yaml', deploymentText).spec).to.deep.equal(overriding);
+    expect(deploymentFromApi({ id: 'dep_1', name: 'n', runner: 'r', environment: 'e' }).durability).to.equal(null);
+    expect(serialiseResource(deployment())).to.not.contain('durability');
+    expect(
+      (parsed('d.yaml', 'kind: Deployment\nname: n\nrunner: r\nenvironment: e\ndurability: null\n') as DeploymentSpec)
+        .durability,
+    ).to.equal(null);
+
+    expect(problemsOf('kind: Runner\nname: ci\nfolder: ""\ndurability: activity\n')).to.deep.equal([
+      'f.yaml: durability: must be one of node, testCase, not string "activity"',
+    ]);
+    expect(problemsOf('kind: Deployment\nname: n\nrunner: r\nenvironment: e\ndurability: 3\n')).to.deep.equal([
+      'f.yaml: durability: must be one of node, testCase, not number 3',
+    ]);
+
+    const plan = computePlan(
+      [file(runner({ durability: 'testCase' })), file(deployment({ durability: 'node' }))],
+      [
+        { spec: runner(), id: 'rnr_1' },
+        { spec: deployment(), id: 'dep_1' },
+      ],
+    );
+    expect(plan.actions.map((a) => a.fields)).to.deep.equal([['durability'], ['durability']]);
   });
 });

@@ -14,6 +14,7 @@ import { api } from '../api';
 import { useAction, usePoll } from '../hooks';
 import { can } from '../session';
 import {
+  DURABILITY_WORDS,
   isActive,
   type NodeResult,
   type PerformanceResults,
@@ -112,6 +113,18 @@ export function RunPage() {
                 <a class="mono" href={`/runs/${encodeURIComponent(r.origin.runId)}`}>
                   {r.origin.runId}
                 </a>
+              </>
+            )}
+            {r.durability && !r.performance && !perf && (
+              <>
+                {' '}
+                ·{' '}
+                <span
+                  data-testid="durability"
+                  title={`Durability mode ${r.durability}: ${DURABILITY_WORDS[r.durability]} (docs/durability.md)`}
+                >
+                  durable {r.durability === 'testCase' ? 'per test case' : 'per node'}
+                </span>
               </>
             )}
             {r.planHash && (

@@ -17,7 +17,7 @@ import { useLocation, useRoute } from 'preact-iso';
 import { api, withQuery, type Page, type Problem, problemOf } from '../api';
 import { useAction, useLoad, usePoll } from '../hooks';
 import { can } from '../session';
-import type { Environment, Run, Runner } from '../types';
+import { DURABILITY_WORDS, type Durability, type Environment, type Run, type Runner } from '../types';
 import { dateTime, duration, relative } from '../format';
 import { Editor, type EditorMark } from '../ui/editor';
 import { Badge, ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
@@ -47,6 +47,8 @@ export interface Deployment {
   loadProfile: unknown;
   /** What its runs compare with, over the runner's (docs/history.md "Baselines"); null: not set. */
   baseline?: string | null;
+  /** Its runs' durability mode over the runner's (docs/durability.md "Durability modes"); null: the runner's. */
+  durability?: Durability | null;
   /** Only in the answer that issued it (creation, rotation, first enabling of the webhook). */
   webhookToken?: string;
   signingSecret?: string;
@@ -274,6 +276,10 @@ export function DeploymentPage() {
               <dt>Baseline</dt>
               <dd data-testid="baseline">
                 {d.baseline ? <BaselineText baseline={d.baseline} /> : <span class="muted">the runner’s</span>}
+              </dd>
+              <dt>Durability</dt>
+              <dd data-testid="durability">
+                {d.durability ? DURABILITY_WORDS[d.durability] : <span class="muted">the runner’s</span>}
               </dd>
             </dl>
             <label class="res-switch">
@@ -547,6 +553,7 @@ function DeploymentForm({
   const [webhooks, setWebhooks] = useState(pretty(deployment?.webhooks ?? { onComplete: [], onFailure: [] }));
   const [mark, setMark] = useState<EditorMark | undefined>();
   const baseline = useBaseline(deployment?.baseline);
+  const [durability, setDurability] = useState<Durability | ''>(deployment?.durability ?? '');
   const save = useAction(async () => {
     setMark(undefined);
     const read = readJson(webhooks, 'The webhooks');
@@ -566,6 +573,8 @@ function DeploymentForm({
     };
     if (!deployment || webhookEnabled !== deployment.webhookEnabled) body.webhookEnabled = webhookEnabled;
     withBaseline(body, deployment?.baseline, baseline.value);
+    // Sent when the server's deployment has the field or the form sets it (as the baseline).
+    if (deployment?.durability !== undefined || durability) body.durability = durability || null;
     const saved = deployment
       ? await api<Deployment>('PATCH', `/v1/deployments/${seg(deployment.id)}`, body)
       : await api<Deployment>('POST', '/v1/deployments', body);
@@ -617,6 +626,17 @@ function DeploymentForm({
         </Field>
       </div>
       <BaselineField state={baseline} problem={p} unset="not set (inherited)" />
+      <Field
+        label="Durability"
+        hint="what a crash costs; a run may set its own (docs/durability.md)"
+        error={fieldError(p, 'durability')}
+      >
+        <select value={durability} onChange={(e) => setDurability(e.currentTarget.value as Durability | '')}>
+          <option value="">the runner’s</option>
+          <option value="node">{DURABILITY_WORDS.node}</option>
+          <option value="testCase">{DURABILITY_WORDS.testCase}</option>
+        </select>
+      </Field>
       <label class="check">
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} /> Enabled
         (starts runs)

@@ -12,7 +12,7 @@ import { useLocation, useRoute } from 'preact-iso';
 import { api, type Page, type Problem, problemOf } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { can } from '../session';
-import type { Runner } from '../types';
+import { DURABILITY_WORDS, type Durability, type Runner } from '../types';
 import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
 import { listAll, Loading, marksUnder, pretty, readJson, seg, TagChips } from './common';
@@ -156,6 +156,8 @@ export function RunnerPage() {
                 ? 'shared: each test case starts from what the one before ended with'
                 : 'each test case starts from the run’s variables'}
             </dd>
+            <dt>Durability</dt>
+            <dd data-testid="durability">{DURABILITY_WORDS[r.durability ?? 'node']}</dd>
             <dt>Baseline</dt>
             <dd data-testid="baseline">
               <BaselineText baseline={r.baseline} />
@@ -232,6 +234,7 @@ function RunnerForm({
   const [tags, setTags] = useState((runner?.tags ?? []).join(', '));
   const [order, setOrder] = useState(runner?.order ?? 'name');
   const [variableScope, setVariableScope] = useState(runner?.variableScope ?? 'testCase');
+  const [durability, setDurability] = useState<Durability>(runner?.durability ?? 'node');
   const [profile, setProfile] = useState(runner?.loadProfile ? pretty(runner.loadProfile) : '');
   const baseline = useBaseline(runner?.baseline);
   const [quarantineFlaky, setQuarantineFlaky] = useState(runner?.quarantineFlaky ?? false);
@@ -272,6 +275,7 @@ function RunnerForm({
     // features refuses fields it does not know).
     withBaseline(body, runner?.baseline, baseline.value);
     if (runner?.quarantineFlaky !== undefined || quarantineFlaky) body.quarantineFlaky = quarantineFlaky;
+    if (runner?.durability !== undefined || durability !== 'node') body.durability = durability;
     const saved = runner
       ? await api<Runner>('PUT', `/v1/runners/${seg(runner.name)}`, body)
       : await api<Runner>('POST', '/v1/runners', body);
@@ -337,6 +341,16 @@ function RunnerForm({
           <select value={variableScope} onChange={(e) => setVariableScope(e.currentTarget.value as 'testCase' | 'run')}>
             <option value="testCase">each test case starts from the run’s variables</option>
             <option value="run">shared: each starts from what the one before ended with (as Newman)</option>
+          </select>
+        </Field>
+        <Field
+          label="Durability"
+          hint="what a crash costs; a deployment or a run may set its own (docs/durability.md)"
+          error={fieldError(p, 'durability')}
+        >
+          <select value={durability} onChange={(e) => setDurability(e.currentTarget.value as Durability)}>
+            <option value="node">{DURABILITY_WORDS.node}</option>
+            <option value="testCase">{DURABILITY_WORDS.testCase}</option>
           </select>
         </Field>
       </div>

@@ -1,5 +1,6 @@
 import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
 import type { LoadProfileInput } from '../../perf/profile';
+import type { Durability } from '../../domain/types';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
 
 /** One outgoing webhook (spec "Events"): where to send, how, and the payload template. */
@@ -96,6 +97,13 @@ export class Deployment {
   /** The baseline of its runs (a run id or `lastPassing`; docs/history.md "Baselines"), over the runner's; null: the runner's. */
   @Column({ type: 'varchar', length: 40, nullable: true })
   baseline!: string | null;
+
+  /**
+   * Its runs' durability mode (src/domain/types.ts `Durability`; docs/durability.md "Durability
+   * modes"), over the runner's, unless a run gives its own; null: the runner's.
+   */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  durability!: Durability | null;
 
   @TimestampColumn()
   createdAt!: Date;

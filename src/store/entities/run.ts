@@ -3,7 +3,15 @@ import { IdColumn, JsonColumn, TimestampColumn } from './columns';
 import type { LoadProfileInput } from '../../perf/profile';
 import type { PerformanceResults } from '../../perf/metrics';
 import type { RunOrigin } from '../../history/types';
-import type { RunPlan, RunResultValue, RunStatus, RunSummary, RunTrigger, Variables } from '../../domain/types';
+import type {
+  Durability,
+  RunPlan,
+  RunResultValue,
+  RunStatus,
+  RunSummary,
+  RunTrigger,
+  Variables,
+} from '../../domain/types';
 
 /**
  * A run (spec "Run"): one execution of a runner against an environment, carried out by workflow
@@ -109,6 +117,14 @@ export class Run {
   @JsonColumn({ nullable: true })
   loadProfile!: LoadProfileInput | null;
 
+  /**
+   * The durability mode of the run (src/domain/types.ts `Durability`): as asked for until it starts
+   * (null: its deployment's, else its runner's, else `node`), then the one frozen in its plan
+   * (activities/runs.ts `startRun`). Null on a run that started before modes existed: `node`.
+   */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  durability!: Durability | null;
+
   /** The results' `performance` object once a performance run ended (src/perf/metrics.ts); not loaded unless asked for. */
   @JsonColumn({ nullable: true, select: false })
   performance!: PerformanceResults | null;
@@ -158,7 +174,12 @@ export type NewRunFields = Pick<
   | 'variables'
   | 'context'
 > &
-  Partial<Pick<Run, 'idempotencyKey' | 'idempotencyFingerprint' | 'workflowStartedAt' | 'loadProfile' | 'origin'>>;
+  Partial<
+    Pick<
+      Run,
+      'idempotencyKey' | 'idempotencyFingerprint' | 'workflowStartedAt' | 'loadProfile' | 'durability' | 'origin'
+    >
+  >;
 
 /**
  * The row of a run that was just created: `queued`, created now, no result, progress or times
@@ -176,6 +197,7 @@ export function queuedRun(fields: NewRunFields): Omit<Run, 'plan' | 'performance
     progressTotal: 0,
     progressWork: 0,
     loadProfile: fields.loadProfile ?? null,
+    durability: fields.durability ?? null,
     idempotencyKey: fields.idempotencyKey ?? null,
     idempotencyFingerprint: fields.idempotencyFingerprint ?? null,
     workflowStartedAt: fields.workflowStartedAt ?? null,

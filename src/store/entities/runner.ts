@@ -1,6 +1,6 @@
 import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
 import type { LoadProfileInput } from '../../perf/profile';
-import type { VariableScope } from '../../domain/types';
+import type { Durability, VariableScope } from '../../domain/types';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
 
 /** Order of test cases selected by folder or tags (explicit ids always come first, in their order). */
@@ -52,6 +52,14 @@ export class Runner {
    */
   @Column({ type: 'varchar', length: 16, default: 'testCase' })
   variableScope!: VariableScope;
+
+  /**
+   * Its runs' durability mode (src/domain/types.ts `Durability`; docs/durability.md "Durability
+   * modes") unless a deployment or the run gives its own: `node` (each node a durable step) or
+   * `testCase` (each test case one activity).
+   */
+  @Column({ type: 'varchar', length: 16, default: 'node' })
+  durability!: Durability;
 
   /** The auth profile of its test cases when neither they nor their folder name one (docs/auth.md), or `none`. */
   @Column({ type: 'varchar', length: 100, nullable: true })

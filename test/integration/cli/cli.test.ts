@@ -95,6 +95,10 @@ describe('assay CLI', function () {
           ['run', '--runner', 'green', '--env', 'local', '--var', 'novalue'],
           /--var "novalue" must look like name=value/,
         ],
+        [
+          ['run', '--runner', 'green', '--env', 'local', '--durability', 'activity'],
+          /--durability must be one of node, testCase, not "activity"/,
+        ],
         [['frobnicate'], /^assay: unknown command 'frobnicate'$/m],
       ];
       for (const [args, message] of cases) {
@@ -191,12 +195,16 @@ describe('assay CLI', function () {
       expect(r.stdout).to.include('Grace');
     });
 
-    it('without --wait prints the run id on stdout and exits 0 at once', async () => {
-      const r = await runCli(['run', '--runner', 'green', '--env', 'local', '--var', 'user=1'], { app, cwd });
+    it("without --wait prints the run id on stdout and exits 0 at once (--durability sets the run's mode)", async () => {
+      const r = await runCli(
+        ['run', '--runner', 'green', '--env', 'local', '--var', 'user=1', '--durability', 'testCase'],
+        { app, cwd },
+      );
       expect(r.code, r.stderr).to.equal(0);
       const runId = r.stdout.trim();
       expect(runId).to.match(/^run_\w+$/);
       expect(r.stderr).to.include(`assay wait ${runId}`);
+      expect((await app.request('GET', `/v1/runs/${runId}`)).body.durability).to.equal('testCase');
       const waited = await runCli(['wait', runId], { app, cwd });
       expect(waited.code, waited.stderr).to.equal(0);
     });

@@ -1,0 +1,22 @@
+import { MigrationInterface, QueryRunner } from "typeorm";
+
+/**
+ * Durability modes (docs/durability.md "Durability modes"): runners' `durability` (existing runners
+ * keep `node`), deployments' and runs' (null: the runner's, or the deployment's then the runner's).
+ */
+export class Durability1796500000000 implements MigrationInterface {
+    name = 'Durability1796500000000'
+
+    public async up(queryRunner: QueryRunner): Promise<void> {
+        await queryRunner.query(`ALTER TABLE \`runners\` ADD \`durability\` varchar(16) NOT NULL DEFAULT 'node'`);
+        await queryRunner.query(`ALTER TABLE \`deployments\` ADD \`durability\` varchar(16) NULL`);
+        await queryRunner.query(`ALTER TABLE \`runs\` ADD \`durability\` varchar(16) NULL`);
+    }
+
+    public async down(queryRunner: QueryRunner): Promise<void> {
+        await queryRunner.query(`ALTER TABLE \`runs\` DROP COLUMN \`durability\``);
+        await queryRunner.query(`ALTER TABLE \`deployments\` DROP COLUMN \`durability\``);
+        await queryRunner.query(`ALTER TABLE \`runners\` DROP COLUMN \`durability\``);
+    }
+
+}
