@@ -5,9 +5,10 @@
  * step per node. The workflow splits each test case into such segments at nodes that wait
  * (src/flow/segments.ts) and hands the interpreter's state from one to the next.
  *
- * Checkpoints: after a top-level node, at most every {@link HEARTBEAT_MS}, the activity heartbeats
- * the state after it, the results so far and the counts (the worker sends the latest to Temporal
- * at most every second, bin/worker.ts). A retry (a worker killed, a heartbeat timeout) starts at the
+ * Checkpoints: after a top-level node, at most every {@link HEARTBEAT_MS}, the activity takes a
+ * checkpoint (the state after it, the results so far and the counts) and heartbeats it; a timer
+ * heartbeats the latest one every {@link HEARTBEAT_MS} in between, so a slow request is no dead
+ * worker (the worker sends the latest to Temporal at most every second, bin/worker.ts). A retry (a worker killed, a heartbeat timeout) starts at the
  * top-level node after the last checkpoint Temporal holds, with that state; without one (the crash
  * came first, or the checkpoint was over {@link CHECKPOINT_BYTES}) it starts the segment again from
  * its input. So a crash repeats the top-level node under way (in full: a Loop's iterations, a
@@ -166,9 +167,6 @@ export function createTestCaseActivities(deps: {
         },
         onNodeDone: () => {
           nodesDone += 1;
-          const now = Date.now();
-          if (now - lastBeat >= HEARTBEAT_MS) beat();
-          if (now - lastProgress >= PROGRESS_MS) writeProgress();
         },
         ...(callbacks ? { callbacks } : {}),
       });
@@ -182,6 +180,13 @@ export function createTestCaseActivities(deps: {
       );
       const from = resumed?.next ?? input.start;
       beat();
+      // Heartbeats on a timer, not only between nodes: a slow request or script must not look like a dead worker.
+      const timer = setInterval(() => {
+        const now = Date.now();
+        if (now - lastBeat >= HEARTBEAT_MS) beat();
+        if (now - lastProgress >= PROGRESS_MS) writeProgress();
+      }, HEARTBEAT_MS / 2);
+      let lastCheckpoint = 0;
       try {
         await interpreter.runRange(
           input.flow,
@@ -195,7 +200,8 @@ export function createTestCaseActivities(deps: {
               `${result.status === 'failed' ? '✗' : result.status === 'skipped' ? '–' : '✓'} ${node.name ?? node.id}`,
             );
             if (steps.length > KEPT_STEPS) steps.shift();
-            if (Date.now() - lastBeat < HEARTBEAT_MS && index + 1 < input.end) return;
+            if (Date.now() - lastCheckpoint < HEARTBEAT_MS && index + 1 < input.end) return;
+            lastCheckpoint = Date.now();
             const next: SegmentCheckpoint = {
               next: index + 1,
               state: copyState(interpreter.state),
@@ -221,6 +227,8 @@ export function createTestCaseActivities(deps: {
             finishedAtMs: Date.now(),
           };
         throw err;
+      } finally {
+        clearInterval(timer);
       }
       writeProgress();
       const state = input.more ? interpreter.state : { ...interpreter.state, nodes: {} };

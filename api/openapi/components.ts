@@ -660,6 +660,12 @@ export const SCHEMAS = {
                   description:
                     'True when it failed but the runner quarantines flaky test cases and it was flagged when the run started: it did not fail the run (docs/history.md "Quarantine").',
                 },
+                attempts: {
+                  type: 'integer',
+                  minimum: 2,
+                  description:
+                    'How many times the test case\'s work was started, when more than once: with `durability: testCase`, a segment run again after a worker died (docs/durability.md "What a crash repeats"). Absent when it ran once.',
+                },
               },
             },
           },
