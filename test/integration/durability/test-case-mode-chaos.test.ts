@@ -181,8 +181,8 @@ describe('the testCase durability mode: crashes, cancels, timeouts and long wait
     );
     expect(Date.now() - cancelledAt, 'ended within 5 s of the cancel').to.be.lessThan(5000);
     expect(run).to.include({ status: 'failed', error: 'Run cancelled' });
-    // The activity learns of the cancel in the answer to a heartbeat: it heartbeats after a node at
-    // most every 500 ms and the worker sends one at most every second (docs/durability.md), so its
+    // The activity learns of the cancel in the answer to a heartbeat: it heartbeats every 500 ms and
+    // the worker sends one at most every second (docs/durability.md "What a crash repeats"), so its
     // requests stop within ~1.5 s of the cancel: at 100 ms a request, at most ~15 more, none later.
     const endedAt = Date.now();
     await eventually(async () => Date.now() - endedAt > 2000, 5000, 100);
