@@ -30,8 +30,12 @@ import { jsonBytes } from '../src/domain/limits';
 import type { DirectPortOptions } from './direct-port';
 import { updateProgress } from './runs';
 
-/** Least milliseconds between two heartbeats of a segment (the worker's throttle sends at most one a second). */
-export const HEARTBEAT_MS = 500;
+/**
+ * Least milliseconds between two checkpoints, and between two heartbeats, of a segment: the
+ * worker sends at most one heartbeat a second (bin/worker.ts), and each heartbeat's details are
+ * encoded (JSON, the payload codec) when it is made, so more often would cost without helping.
+ */
+export const HEARTBEAT_MS = 1000;
 /** Least milliseconds between two writes of the run's progress. */
 export const PROGRESS_MS = 1000;
 /** Bytes of JSON a checkpoint may take (heartbeat details); over it the previous one is kept. */
@@ -200,7 +204,8 @@ export function createTestCaseActivities(deps: {
               `${result.status === 'failed' ? '✗' : result.status === 'skipped' ? '–' : '✓'} ${node.name ?? node.id}`,
             );
             if (steps.length > KEPT_STEPS) steps.shift();
-            if (Date.now() - lastCheckpoint < HEARTBEAT_MS && index + 1 < input.end) return;
+            // None after the last node: the activity returns right after it.
+            if (Date.now() - lastCheckpoint < HEARTBEAT_MS || index + 1 >= input.end) return;
             lastCheckpoint = Date.now();
             const next: SegmentCheckpoint = {
               next: index + 1,
