@@ -183,7 +183,8 @@ export function createTestCaseActivities(deps: {
         input.flow,
       );
       const from = resumed?.next ?? input.start;
-      beat();
+      // No heartbeat before the first node: the worker sends the first one at once and holds the next
+      // for a second, so the first checkpoint (after the first node) should be the one sent at once.
       // Heartbeats on a timer, not only between nodes: a slow request or script must not look like a dead worker.
       const timer = setInterval(() => {
         const now = Date.now();

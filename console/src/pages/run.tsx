@@ -115,7 +115,8 @@ export function RunPage() {
                 </a>
               </>
             )}
-            {r.durability && !r.performance && !perf && (
+            {/* The default (`node`) goes without saying; a run made durable per test case says so. */}
+            {r.durability === 'testCase' && !r.performance && !perf && (
               <>
                 {' '}
                 ·{' '}

@@ -632,7 +632,7 @@ function DeploymentForm({
         error={fieldError(p, 'durability')}
       >
         <select value={durability} onChange={(e) => setDurability(e.currentTarget.value as Durability | '')}>
-          <option value="">the runner’s</option>
+          <option value="">not set (inherited)</option>
           <option value="node">{DURABILITY_WORDS.node}</option>
           <option value="testCase">{DURABILITY_WORDS.testCase}</option>
         </select>

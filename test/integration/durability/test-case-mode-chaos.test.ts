@@ -123,16 +123,21 @@ describe('the testCase durability mode: crashes, cancels, timeouts and long wait
     const first = spawnWorker();
     const runId = await startRun('crash');
     const mine = ofRun(runId);
-    await eventually(async () => slowHits(mine).length >= 15, 60_000, 10);
+    await eventually(async () => slowHits(mine).length >= 25, 60_000, 10);
+    // Live progress moves within the test case (the segment stores it every second): the estimate
+    // is the pace so far, not the run's deadline (30 min by default; the test case needs ~4 s).
+    const live = (await app.request('GET', `/v1/runs/${runId}`)).body;
+    expect(live.status).to.equal('running');
+    expect(Date.parse(live.estimatedCompletion) - Date.parse(live.startedAt), JSON.stringify(live)).to.be.below(60_000);
     const killedAt = Date.now();
     await first.kill();
     const beforeKill = slowHits(mine).length;
     // The bound (docs/durability.md "What a crash repeats"): the activity checkpoints after a
-    // top-level node at most every 500 ms and the worker sends at most one heartbeat a second, so
-    // the last checkpoint Temporal holds is at most ~1.5 s (and a node) old; a retry repeats the
-    // nodes since it and the node under way. Requests the target saw in the 2.5 s before the kill,
+    // top-level node at most every second and the worker sends at most one heartbeat a second, so
+    // the last checkpoint Temporal holds is at most ~2 s (and a node) old; a retry repeats the
+    // nodes since it and the node under way. Requests the target saw in the 3 s before the kill,
     // plus the one in flight, bound that with room for a loaded machine.
-    const recent = slowHits(mine).filter((h) => h.at >= killedAt - 2500).length;
+    const recent = slowHits(mine).filter((h) => h.at >= killedAt - 3000).length;
     spawnWorker();
 
     const run = await waitForRun(app, runId, 90_000);
@@ -153,7 +158,7 @@ describe('the testCase durability mode: crashes, cancels, timeouts and long wait
     for (const e of executions) expect(e).to.match(new RegExp(`^run-${runId}/[^/]+/[^/]+/\\d+$`));
     const repeated = hits.length - 40;
     expect(repeated, `${beforeKill} requests before the kill`).to.be.at.least(0);
-    expect(repeated, `repeated ${repeated}, ${recent} in the 2.5 s before the kill`).to.be.at.most(recent + 1);
+    expect(repeated, `repeated ${repeated}, ${recent} in the 3 s before the kill`).to.be.at.most(recent + 1);
     // The retry resumed rather than restarting: not all requests before the kill were sent again.
     expect(
       repeated,
@@ -181,19 +186,20 @@ describe('the testCase durability mode: crashes, cancels, timeouts and long wait
     );
     expect(Date.now() - cancelledAt, 'ended within 5 s of the cancel').to.be.lessThan(5000);
     expect(run).to.include({ status: 'failed', error: 'Run cancelled' });
-    // The activity learns of the cancel in the answer to a heartbeat: it heartbeats every 500 ms and
-    // the worker sends one at most every second (docs/durability.md "What a crash repeats"), so its
-    // requests stop within ~1.5 s of the cancel: at 100 ms a request, at most ~15 more, none later.
+    // The activity learns of the cancel in the answer to a heartbeat: it heartbeats every second and
+    // the worker sends one at most every second (docs/durability.md "The same surfaces"), so its
+    // requests stop within ~2 s of the cancel: at 100 ms a request, at most ~20 more, none later
+    // than 3 s (room for a loaded machine).
     const endedAt = Date.now();
-    await eventually(async () => Date.now() - endedAt > 2000, 5000, 100);
+    await eventually(async () => Date.now() - endedAt > 3000, 5000, 100);
     const after = slowHits(mine).filter((h) => h.at > cancelledAt);
     expect(
       after.length,
       `requests after the cancel (${slowHits(mine).length - atCancel} after its answer)`,
-    ).to.be.at.most(15);
+    ).to.be.at.most(25);
     expect(
-      after.filter((h) => h.at > cancelledAt + 2000),
-      'requests over 2 s after the cancel',
+      after.filter((h) => h.at > cancelledAt + 3000),
+      'requests over 3 s after the cancel',
     ).to.deep.equal([]);
   });
 
