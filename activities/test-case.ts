@@ -25,10 +25,11 @@ import type { TestCaseSegmentOutput, TestCaseSegmentRequest } from '../src/flow/
 import type { FlowState } from '../src/flow/types';
 import type { NodeResult, RunSettings } from '../src/domain/types';
 import type { CallbackPort } from '../src/domain/callbacks';
-import { callbackToken } from '../src/domain/callback-address';
+import { callbackUrl } from '../src/domain/callback-address';
 import { jsonBytes } from '../src/domain/limits';
 import type { DirectPortOptions } from './direct-port';
 import { updateProgress } from './runs';
+import { workDone } from '../src/flow/estimate';
 
 /**
  * Least milliseconds between two checkpoints, and between two heartbeats, of a segment: the
@@ -139,8 +140,12 @@ export function createTestCaseActivities(deps: {
       const writeProgress = () => {
         lastProgress = Date.now();
         if (!progress) return;
-        const current = Math.min(progress.nodesBefore + nodesDone, 0.95 * progress.workExpected);
-        const work = progress.workTotal > 0 ? Math.min(1, (progress.workBefore + current) / progress.workTotal) : 0;
+        const work = workDone({
+          before: progress.workBefore,
+          expected: progress.workExpected,
+          nodes: progress.nodesBefore + nodesDone,
+          total: progress.workTotal,
+        });
         // Best effort: the workflow stores the progress again when the test case ends.
         void updateProgress(deps.dataSource.manager, {
           runId: input.runId,
@@ -151,8 +156,7 @@ export function createTestCaseActivities(deps: {
 
       const callbacks: CallbackPort | undefined = input.callbacks
         ? {
-            url: (key) =>
-              `${input.callbacks!.baseUrl}/callbacks/${callbackToken({ runId: input.runId, workflowId, key }, input.callbacks!.key)}`,
+            url: (key) => callbackUrl(input.callbacks!, { runId: input.runId, workflowId, key }),
             wait: () => Promise.reject(new Error('Callback nodes wait in the workflow, not in a test case segment')),
           }
         : undefined;

@@ -7,7 +7,7 @@ import type { RunPlan, RunProgress, RunStatus, RunSummary, TestCaseResult } from
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { waitingLine, type ResumeState, type RunLiveState, type RunWaiting } from '../src/domain/run-workflow';
 import { CallbackInbox } from '../src/domain/callback-inbox';
-import { estimateCompletion, expectedNodeExecutions } from '../src/flow/estimate';
+import { estimateCompletion, expectedNodeExecutions, workDone } from '../src/flow/estimate';
 import type { SegmentProgress } from '../activities/test-case';
 
 /** Steps listed under the test case under way in the run's current details. */
@@ -93,8 +93,12 @@ export class RunLedger {
     if (!this.plan || this.totalNodes === 0) return 0;
     const i = Math.min(this.nextIndex, this.expected.length);
     if (i >= this.expected.length) return 1;
-    const current = Math.min(this.nodesInTestCase, 0.95 * this.expected[i]!);
-    return Math.min(1, (this.expectedBefore[i]! + current) / this.totalNodes);
+    return workDone({
+      before: this.expectedBefore[i]!,
+      expected: this.expected[i]!,
+      nodes: this.nodesInTestCase,
+      total: this.totalNodes,
+    });
   }
 
   /** Where the run stands before a test case segment of the test case under way (activities/test-case.ts `SegmentProgress`). */

@@ -55,7 +55,7 @@ import { DeadlineReached, type InterpreterPort, type LoopSegmentInput, type Loop
 import { childTimedOut } from './endings';
 import type { CallbackPort } from '../src/domain/callbacks';
 import type { CallbackInbox } from '../src/domain/callback-inbox';
-import { callbackId, callbackTag, callbackToken } from '../src/domain/callback-address';
+import { callbackId, callbackTag, callbackUrl } from '../src/domain/callback-address';
 import { waitingLine, type RunWaiting } from '../src/domain/run-workflow';
 import type { Durability, ReceivedCallback } from '../src/domain/types';
 import type { SegmentProgress, TestCaseSegmentInput } from '../activities/test-case';
@@ -79,7 +79,6 @@ export const END_WORKFLOW_TASK_PATCH = 'end-workflow-task-activity';
 
 const nodeActivities = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 const localNodeActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
-const segmentActivities = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 // No attempt limit: a database outage holds the run at the end of a workflow task until the deadline, never fails it.
 const noOp = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -153,7 +152,7 @@ function workflowCallbacks(
   const { inbox, baseUrl, key: planKey } = options;
   return {
     url(key) {
-      return `${baseUrl}/callbacks/${callbackToken({ runId, workflowId: workflowInfo().workflowId, key }, planKey)}`;
+      return callbackUrl({ baseUrl, key: planKey }, { runId, workflowId: workflowInfo().workflowId, key });
     },
     async wait(request) {
       const id = callbackId(callbackTag(planKey, workflowInfo().workflowId, request.key));
@@ -299,7 +298,7 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     };
     // Written to history when scheduled: over the cap, the interpreter runs these nodes here.
     if (jsonBytes(input) > PAYLOAD_LIMITS.activityInputBytes) return undefined;
-    const out = await segmentActivities.runTestCaseSegment.executeWithOptions(
+    const out = await nodeActivities.runTestCaseSegment.executeWithOptions(
       {
         startToCloseTimeout: Math.max(1000, deadlineMs - now()) + 30_000,
         heartbeatTimeout: SEGMENT_HEARTBEAT_TIMEOUT,
@@ -495,8 +494,7 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
     recordStep: options.onStep,
     ...(options.durability === 'testCase'
       ? {
-          runTestCaseSegment: (request: TestCaseSegmentRequest, summary: string) =>
-            runTestCaseSegment(request, summary),
+          runTestCaseSegment,
         }
       : {}),
     ...(options.onWaiting ? { setWaiting: options.onWaiting } : {}),

@@ -123,6 +123,15 @@ export function callbackToken(target: CallbackTarget, planKey: string): string {
   return `${payload}.${callbackTag(planKey, target.workflowId, target.key)}`;
 }
 
+/**
+ * The address of `target`: the plan's callback base (RunPlan `callbacks.baseUrl`) and its token
+ * made with the plan's key (the workflow port's Callback nodes, and a `testCase`-mode segment's
+ * `{{callback.url}}`, activities/test-case.ts).
+ */
+export function callbackUrl(plan: { baseUrl: string; key: string }, target: CallbackTarget): string {
+  return `${plan.baseUrl}/callbacks/${callbackToken(target, plan.key)}`;
+}
+
 /** Longest token read (the three fields stay well under it). */
 const MAX_TOKEN_CHARS = 2048;
 

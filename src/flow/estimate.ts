@@ -138,6 +138,17 @@ export function expectedLoopIterations(
 }
 
 /**
+ * Fraction of a run's work done, 0 to 1 (the run's stored `work`, from which the estimate is
+ * computed): the expected node executions of the test cases done (`before`), plus the node
+ * executions of the test case under way (`nodes`), at most 95 % of its expected ones (`expected`:
+ * a loop may run longer than expected), over the run's expected total.
+ */
+export function workDone(input: { before: number; expected: number; nodes: number; total: number }): number {
+  if (input.total <= 0) return 0;
+  return Math.min(1, (input.before + Math.min(input.nodes, 0.95 * input.expected)) / input.total);
+}
+
+/**
  * When a running run should end, from the observed rate: the time elapsed so far stretched by the
  * work left, `now + elapsed × (1 − work) / work`. Before any work is done, the deadline. Never
  * before `nowMs` (+1 s) and never after the deadline (unless that has passed too).
