@@ -84,6 +84,7 @@ function installRuntimeWith(logger: Logger, sdkMetrics: Awaited<ReturnType<typeo
 }
 
 export interface RunWorkerHandle {
+  /** The main task queue's worker, or on a load host (`ASSAY_LOAD_ONLY`) the load task queue's. */
   worker: Worker;
   connection: NativeConnection;
   /** Resolves when the worker has stopped (after `shutdown()`); rejects if it crashed. */
@@ -122,26 +123,29 @@ export async function startRunWorker(deps: {
   const tracing = workerTracing();
   // Workflow code without a per-call V8 watchdog unless configured (src/temporal/workflow-worker.ts).
   setIsolateTimeout(config.temporal.isolateTimeoutMs);
-  const worker = await AssayWorker.create({
-    connection,
-    dataConverter: converter,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    ...workflowSource(),
-    interceptors: { workflowModules: workflowModules(), activity: tracing.activityInterceptors },
-    sinks: tracing.sinks,
-    activities: createActivities({ dataSource, config }),
-    // Let in-flight requests finish (or be retried elsewhere) on a graceful stop.
-    shutdownGraceTime: '10 seconds',
-    // After a worker dies, its runs' next workflow tasks wait this long on its sticky queue before
-    // any worker may take them (SDK default 10 s; docs/benchmarks.md "Worker kills").
-    stickyQueueScheduleToStartTimeout: config.temporal.stickyTimeoutMs,
-    maxConcurrentActivityTaskExecutions: config.temporal.activitySlots,
-    // A test case segment's checkpoint reaches Temporal at most a second after it was taken
-    // (activities/test-case.ts; docs/durability.md "What a crash repeats").
-    maxHeartbeatThrottleInterval: '1 second',
-    defaultHeartbeatThrottleInterval: '1 second',
-  });
+  // A load host (ASSAY_LOAD_ONLY) polls the load task queue only.
+  const mainWorker = config.load.only
+    ? undefined
+    : await AssayWorker.create({
+        connection,
+        dataConverter: converter,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        ...workflowSource(),
+        interceptors: { workflowModules: workflowModules(), activity: tracing.activityInterceptors },
+        sinks: tracing.sinks,
+        activities: createActivities({ dataSource, config }),
+        // Let in-flight requests finish (or be retried elsewhere) on a graceful stop.
+        shutdownGraceTime: '10 seconds',
+        // After a worker dies, its runs' next workflow tasks wait this long on its sticky queue before
+        // any worker may take them (SDK default 10 s; docs/benchmarks.md "Worker kills").
+        stickyQueueScheduleToStartTimeout: config.temporal.stickyTimeoutMs,
+        maxConcurrentActivityTaskExecutions: config.temporal.activitySlots,
+        // A test case segment's checkpoint reaches Temporal at most a second after it was taken
+        // (activities/test-case.ts; docs/durability.md "What a crash repeats").
+        maxHeartbeatThrottleInterval: '1 second',
+        defaultHeartbeatThrottleInterval: '1 second',
+      });
   // Performance runs' load shards: their own task queue, so load never starves functional runs.
   const loadTaskQueue = `${config.temporal.taskQueue}${LOAD_TASK_QUEUE_SUFFIX}`;
   const loadWorker =
@@ -159,10 +163,11 @@ export async function startRunWorker(deps: {
           shutdownGraceTime: '5 seconds',
         })
       : undefined;
-  const running = Promise.all([worker.run(), loadWorker?.run()]).then(() => undefined);
+  const worker = (mainWorker ?? loadWorker)!;
+  const running = Promise.all([mainWorker?.run(), loadWorker?.run()]).then(() => undefined);
   logger.info(
     {
-      taskQueue: config.temporal.taskQueue,
+      taskQueue: mainWorker ? config.temporal.taskQueue : null,
       loadTaskQueue: loadWorker ? loadTaskQueue : null,
       address: config.temporal.address,
     },
@@ -173,7 +178,7 @@ export async function startRunWorker(deps: {
     connection,
     running,
     async shutdown() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      if (mainWorker?.getState() === 'RUNNING') mainWorker.shutdown();
       if (loadWorker?.getState() === 'RUNNING') loadWorker.shutdown();
       await running.catch(() => undefined);
       await connection.close();

@@ -103,6 +103,13 @@ export interface AssayConfig {
      */
     shardsPerWorker: number;
     /**
+     * A load host (`ASSAY_LOAD_ONLY`, default false): the worker process polls the load task queue only,
+     * not the main one, so run workflows, functional runs' activities and the threshold watcher run
+     * elsewhere and never take the load's CPU (docs/performance.md "Load from many hosts"). Needs
+     * `ASSAY_LOAD_SHARDS_PER_WORKER` ≥ 1 (a process that polls nothing is refused at start-up).
+     */
+    only: boolean;
+    /**
      * Threads one load shard runs on (`ASSAY_LOAD_THREADS`, default 1): each a part of the shard's VUs
      * or rate, so one worker process makes load on several cores. Opt-in: with two worker threads the
      * process's RSS grew about 7 MB a minute for the first half hour of a 40-minute soak before
@@ -380,6 +387,14 @@ function rules(env: NodeJS.ProcessEnv, name: string): EgressRule[] {
   }
 }
 
+/** `ASSAY_LOAD_ONLY`; refused beside `ASSAY_LOAD_SHARDS_PER_WORKER=0` (the process would poll nothing). */
+function loadOnly(env: NodeJS.ProcessEnv): boolean {
+  const only = boolean(env, 'ASSAY_LOAD_ONLY', false);
+  if (only && integer(env, 'ASSAY_LOAD_SHARDS_PER_WORKER', 2, 0, 64) === 0)
+    throw new ConfigError('ASSAY_LOAD_ONLY', 'a load host needs ASSAY_LOAD_SHARDS_PER_WORKER of 1 or more, got 0');
+  return only;
+}
+
 /** An http(s) URL variable without its trailing slash. @throws ConfigError when it is not one */
 function httpUrl(env: NodeJS.ProcessEnv, name: string): string {
   const raw = env[name] ?? '';
@@ -513,6 +528,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
     },
     load: {
       shardsPerWorker: integer(env, 'ASSAY_LOAD_SHARDS_PER_WORKER', 2, 0, 64),
+      only: loadOnly(env),
       threads: integer(env, 'ASSAY_LOAD_THREADS', 1, 1, 64),
     },
     api: {

@@ -26,6 +26,19 @@ describe('configuration (src/config)', () => {
     expect(() => loadConfig({ ASSAY_API_NODE_ACTIVITY: 'remote' })).to.throw(ConfigError, 'local, normal');
   });
 
+  it('makes a load host with ASSAY_LOAD_ONLY, and refuses one that would poll nothing', () => {
+    expect(loadConfig({}).load).to.include({ only: false, shardsPerWorker: 2 });
+    expect(loadConfig({ ASSAY_LOAD_ONLY: 'true', ASSAY_LOAD_SHARDS_PER_WORKER: '1' }).load).to.include({
+      only: true,
+      shardsPerWorker: 1,
+    });
+    expect(() => loadConfig({ ASSAY_LOAD_ONLY: 'true', ASSAY_LOAD_SHARDS_PER_WORKER: '0' })).to.throw(
+      ConfigError,
+      'ASSAY_LOAD_SHARDS_PER_WORKER of 1 or more',
+    );
+    expect(() => loadConfig({ ASSAY_LOAD_ONLY: 'load' })).to.throw(ConfigError, 'ASSAY_LOAD_ONLY');
+  });
+
   it('keeps runs forever unless ASSAY_RUN_RETENTION_DAYS says otherwise', () => {
     expect(loadConfig({}).runs.retentionDays).to.equal(0);
     expect(loadConfig({ ASSAY_RUN_RETENTION_DAYS: '' }).runs.retentionDays).to.equal(0);

@@ -14,6 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
 import { processEnv, spawnAssay, type AssayProcess } from '../../helpers/processes';
 import { RunLoadShard } from '../../../src/store/entities';
+import { temporal } from '@temporalio/proto';
 import { temporalClient } from '../../helpers/temporal';
 import { startDevServer } from '../../../src/temporal/dev-server';
 import { freePort } from '../../../src/net/free-port';
@@ -440,6 +441,42 @@ describe('performance runs', function () {
       return w;
     };
     const shardRows = (runId: string) => procApp.dataSource.getRepository(RunLoadShard).findBy({ runId });
+
+    it('a load host (ASSAY_LOAD_ONLY) takes the shards and polls nothing else; a worker with no load slots runs the workflow', async () => {
+      const runs = worker({ ASSAY_LOAD_SHARDS_PER_WORKER: '0' });
+      const load = worker({ ASSAY_LOAD_ONLY: 'true' });
+      const res = await procApp.request('POST', '/v1/runs', {
+        runner: 'fixed',
+        environment: 'local',
+        performance: { executor: 'constant-vus', vus: 2, duration: '2s' },
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      const run = await waitForRun(procApp, res.body.runId, 60_000);
+      expect(run.status, JSON.stringify(run)).to.equal('completed');
+      const [shard] = await shardRows(res.body.runId);
+      expect(shard!.worker.startsWith(`${load.child.pid}@`), shard!.worker).to.equal(true);
+      // Who polls what, as Temporal sees it (identities are `<pid>@<host>`).
+      const { TaskQueueKind, TaskQueueType } = temporal.api.enums.v1;
+      const pollers = async (name: string, type: temporal.api.enums.v1.TaskQueueType) => {
+        const answer = await (
+          await temporalClient()
+        ).workflowService.describeTaskQueue({
+          namespace: procApp.config.temporal.namespace,
+          taskQueue: { name, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+          taskQueueType: type,
+        });
+        return (answer.pollers ?? []).map((p) => Number(/^(\d+)@/.exec(p.identity ?? '')?.[1]));
+      };
+      const main = procApp.config.temporal.taskQueue;
+      for (const type of [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY]) {
+        const polling = await pollers(main, type);
+        expect(polling).to.include(runs.child.pid);
+        expect(polling).to.not.include(load.child.pid);
+      }
+      const loadPollers = await pollers(`${main}-load`, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY);
+      expect(loadPollers).to.include(load.child.pid);
+      expect(loadPollers).to.not.include(runs.child.pid);
+    });
 
     it('two workers share a run’s shards; one killed (-9) mid-run: the run completes, nothing counted twice, the outage a gap', async () => {
       // The worker killed runs its shard on two threads; its replacement (one thread by default) resumes
