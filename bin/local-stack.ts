@@ -121,8 +121,8 @@ export async function runAndWait<T = Record<string, unknown>>(
  * local egress policy, `options.env` on top; resolves once its log says it polls ("worker
  * started"), rejects when it exits first or does not start within 120 s. Its stdout is drained;
  * stderr goes to this process's. For benches that run workers as separate processes. `wrapper`: a
- * command that execs the rest (`['ip', 'netns', 'exec', ns, 'taskset', '-c', '0']`: the worker on
- * another network namespace and CPU; test/cluster/load-hosts.test.ts), so the child's pid is Node's.
+ * command that execs the rest (`['ip', 'netns', 'exec', ns]`: the worker in another network
+ * namespace; test/cluster/load-hosts.test.ts), so the child's pid is Node's.
  */
 export async function spawnWorkerProcess(
   stack: LocalStack,
