@@ -190,10 +190,20 @@ describe('load engine', function () {
   it('resumes from a position: only the rest of the profile runs', async () => {
     const p = profile({ executor: 'constant-arrival-rate', rate: 100, duration: '1s', preAllocatedVUs: 5 });
     let count = 0;
-    const engine = new LoadEngine(p, 0, async () => void (count += 1), { elapsedMs: 700, nextArrival: 70 });
+    let dropped = 0;
+    const engine = new LoadEngine(
+      p,
+      0,
+      async () => void (count += 1),
+      { elapsedMs: 700, nextArrival: 70 },
+      { dropped: () => (dropped += 1) },
+    );
     const started = Date.now();
     await engine.run();
-    expect(count).to.equal(30);
+    // Arrivals 70–99 and no others: each started or, when the event loop stalled for longer than
+    // the 5 VUs cover (50 ms at 100/s; seen on a busy CI machine), dropped as k6 drops them.
+    expect(count + dropped).to.equal(30);
+    expect(count).to.be.at.least(15);
     // 300 ms of profile were left (count shows that only they ran; the bound allows a busy machine).
     expect(Date.now() - started).to.be.within(250, 1500);
     expect(engine.position()).to.deep.equal({ elapsedMs: 1000, nextArrival: 100 });
