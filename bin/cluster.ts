@@ -29,7 +29,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import { pollerPids } from '../src/temporal/pollers';
 import mysql from 'mysql2/promise';
 import { loadConfig, withLocalDevelopmentEgress } from '../src/config';
 import { openDataSource } from '../src/store/data-source';
@@ -434,21 +434,11 @@ async function startAssayHttp(
   return url;
 }
 
-/** Pids of the processes polling the run task queue (the SDK's default identity is `<pid>@<host>`). */
-async function pollerPids(s: ClusterSettings): Promise<Set<number>> {
+/** Pids of the processes polling the run task queue for activity tasks (src/temporal/pollers.ts). */
+async function runQueuePollers(s: ClusterSettings): Promise<Set<number>> {
   const connection = await Connection.connect({ address: `127.0.0.1:${s.temporalPort}`, connectTimeout: '3 seconds' });
   try {
-    const answer = await connection.workflowService.describeTaskQueue({
-      namespace: s.namespace,
-      taskQueue: { name: s.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-    });
-    const pids = new Set<number>();
-    for (const p of answer.pollers ?? []) {
-      const m = /^(\d+)@/.exec(p.identity ?? '');
-      if (m) pids.add(Number(m[1]));
-    }
-    return pids;
+    return await pollerPids(connection.workflowService, { namespace: s.namespace, taskQueue: s.taskQueue });
   } finally {
     await connection.close();
   }
@@ -478,7 +468,7 @@ async function startWorkers(
     'the workers polling the task queue',
     120_000,
     async () => {
-      const polling = await pollerPids(s).catch(() => new Set<number>());
+      const polling = await runQueuePollers(s).catch(() => new Set<number>());
       for (const w of workers) {
         const pid = livePid(s, w.name);
         if (pid === null || !polling.has(pid) || !(await httpOk(`http://127.0.0.1:${w.httpPort}/readyz`))) return false;

@@ -388,9 +388,9 @@ function rules(env: NodeJS.ProcessEnv, name: string): EgressRule[] {
 }
 
 /** `ASSAY_LOAD_ONLY`; refused beside `ASSAY_LOAD_SHARDS_PER_WORKER=0` (the process would poll nothing). */
-function loadOnly(env: NodeJS.ProcessEnv): boolean {
+function loadOnly(env: NodeJS.ProcessEnv, shardsPerWorker: number): boolean {
   const only = boolean(env, 'ASSAY_LOAD_ONLY', false);
-  if (only && integer(env, 'ASSAY_LOAD_SHARDS_PER_WORKER', 2, 0, 64) === 0)
+  if (only && shardsPerWorker === 0)
     throw new ConfigError('ASSAY_LOAD_ONLY', 'a load host needs ASSAY_LOAD_SHARDS_PER_WORKER of 1 or more, got 0');
   return only;
 }
@@ -495,6 +495,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
   const port = integer(env, 'ASSAY_PORT', 8080, 0, 65535);
   const bundlerPort = integer(env, 'ASSAY_BUNDLER_PORT', 8081, 0, 65535);
   const mockPort = env.ASSAY_MOCK_PORT ? integer(env, 'ASSAY_MOCK_PORT', 0, 0, 65535) : null;
+  const shardsPerWorker = integer(env, 'ASSAY_LOAD_SHARDS_PER_WORKER', 2, 0, 64);
   const apiPublicUrl = (env.ASSAY_PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, '');
   if (env.ASSAY_SECRET_KEYS) {
     try {
@@ -527,8 +528,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       port: integer(env, 'ASSAY_WORKER_HTTP_PORT', 9464, 0, 65535),
     },
     load: {
-      shardsPerWorker: integer(env, 'ASSAY_LOAD_SHARDS_PER_WORKER', 2, 0, 64),
-      only: loadOnly(env),
+      shardsPerWorker,
+      only: loadOnly(env, shardsPerWorker),
       threads: integer(env, 'ASSAY_LOAD_THREADS', 1, 1, 64),
     },
     api: {

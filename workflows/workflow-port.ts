@@ -149,10 +149,10 @@ function workflowCallbacks(
   now: () => number,
   onWaiting: WorkflowPortOptions['onWaiting'],
 ): CallbackPort {
-  const { inbox, baseUrl, key: planKey } = options;
+  const { inbox, key: planKey } = options;
   return {
     url(key) {
-      return callbackUrl({ baseUrl, key: planKey }, { runId, workflowId: workflowInfo().workflowId, key });
+      return callbackUrl(options, { runId, workflowId: workflowInfo().workflowId, key });
     },
     async wait(request) {
       const id = callbackId(callbackTag(planKey, workflowInfo().workflowId, request.key));

@@ -45,8 +45,9 @@ const HOSTS = [
   { ns: `${PREFIX}-2`, ip: `${NET}.12` },
 ];
 /**
- * Each load host's outgoing link (tc rate). A request with its ACKs is about 300 bytes on the wire,
- * so about 800 requests/s per host: a fraction of what one load worker makes on a core here.
+ * Each load host's outgoing link (tc rate): measured, about 1,250 requests/s per host (a request
+ * with its ACKs is about 200 bytes on the wire), a fraction of what one load worker makes on a core
+ * here.
  */
 const HOST_LINK_RATE = '2mbit';
 const VUS = 20;

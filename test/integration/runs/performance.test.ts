@@ -16,6 +16,7 @@ import { processEnv, spawnAssay, type AssayProcess } from '../../helpers/process
 import { RunLoadShard } from '../../../src/store/entities';
 import { temporal } from '@temporalio/proto';
 import { temporalClient } from '../../helpers/temporal';
+import { pollerPids } from '../../../src/temporal/pollers';
 import { startDevServer } from '../../../src/temporal/dev-server';
 import { freePort } from '../../../src/net/free-port';
 
@@ -455,25 +456,16 @@ describe('performance runs', function () {
       expect(run.status, JSON.stringify(run)).to.equal('completed');
       const [shard] = await shardRows(res.body.runId);
       expect(shard!.worker.startsWith(`${load.child.pid}@`), shard!.worker).to.equal(true);
-      // Who polls what, as Temporal sees it (identities are `<pid>@<host>`).
-      const { TaskQueueKind, TaskQueueType } = temporal.api.enums.v1;
-      const pollers = async (name: string, type: temporal.api.enums.v1.TaskQueueType) => {
-        const answer = await (
-          await temporalClient()
-        ).workflowService.describeTaskQueue({
-          namespace: procApp.config.temporal.namespace,
-          taskQueue: { name, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-          taskQueueType: type,
-        });
-        return (answer.pollers ?? []).map((p) => Number(/^(\d+)@/.exec(p.identity ?? '')?.[1]));
-      };
-      const main = procApp.config.temporal.taskQueue;
+      // Who polls what, as Temporal sees it.
+      const { TaskQueueType } = temporal.api.enums.v1;
+      const { workflowService } = await temporalClient();
+      const { namespace, taskQueue: main } = procApp.config.temporal;
       for (const type of [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY]) {
-        const polling = await pollers(main, type);
+        const polling = [...(await pollerPids(workflowService, { namespace, taskQueue: main, type }))];
         expect(polling).to.include(runs.child.pid);
         expect(polling).to.not.include(load.child.pid);
       }
-      const loadPollers = await pollers(`${main}-load`, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY);
+      const loadPollers = [...(await pollerPids(workflowService, { namespace, taskQueue: `${main}-load` }))];
       expect(loadPollers).to.include(load.child.pid);
       expect(loadPollers).to.not.include(runs.child.pid);
     });
