@@ -443,31 +443,49 @@ describe('performance runs', function () {
     };
     const shardRows = (runId: string) => procApp.dataSource.getRepository(RunLoadShard).findBy({ runId });
 
-    it('a load host (ASSAY_LOAD_ONLY) takes the shards and polls nothing else; a worker with no load slots runs the workflow', async () => {
+    it('a load host (ASSAY_LOAD_ONLY) takes the shards and polls nothing else; killed (-9) mid-run, another load host resumes its shard', async () => {
       const runs = worker({ ASSAY_LOAD_SHARDS_PER_WORKER: '0' });
       const load = worker({ ASSAY_LOAD_ONLY: 'true' });
       const res = await procApp.request('POST', '/v1/runs', {
         runner: 'fixed',
         environment: 'local',
-        performance: { executor: 'constant-vus', vus: 2, duration: '2s' },
+        performance: { executor: 'constant-vus', vus: 2, duration: '6s' },
       });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      const run = await waitForRun(procApp, res.body.runId, 60_000);
-      expect(run.status, JSON.stringify(run)).to.equal('completed');
-      const [shard] = await shardRows(res.body.runId);
+      const runId = res.body.runId;
+      const [shard] = await eventually(
+        async () => {
+          const r = await shardRows(runId);
+          return r.length === 1 && r[0]!.metrics.all.requests > 5 ? r : undefined;
+        },
+        60_000,
+        200,
+      );
       expect(shard!.worker.startsWith(`${load.child.pid}@`), shard!.worker).to.equal(true);
-      // Who polls what, as Temporal sees it.
+      // Who polls what, as Temporal sees it: the worker with no load slots runs the workflow.
       const { TaskQueueType } = temporal.api.enums.v1;
       const { workflowService } = await temporalClient();
       const { namespace, taskQueue: main } = procApp.config.temporal;
-      for (const type of [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY]) {
-        const polling = [...(await pollerPids(workflowService, { namespace, taskQueue: main, type }))];
-        expect(polling).to.include(runs.child.pid);
-        expect(polling).to.not.include(load.child.pid);
-      }
+      const mainPollers = async () => {
+        const pids: number[] = [];
+        for (const type of [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY])
+          pids.push(...(await pollerPids(workflowService, { namespace, taskQueue: main, type })));
+        return pids;
+      };
+      expect(await mainPollers())
+        .to.include(runs.child.pid)
+        .and.not.include(load.child.pid);
       const loadPollers = [...(await pollerPids(workflowService, { namespace, taskQueue: `${main}-load` }))];
-      expect(loadPollers).to.include(load.child.pid);
-      expect(loadPollers).to.not.include(runs.child.pid);
+      expect(loadPollers).to.include(load.child.pid).and.not.include(runs.child.pid);
+
+      await load.kill();
+      const next = worker({ ASSAY_LOAD_ONLY: 'true' }); // takes the shard after its heartbeat times out
+      const run = await waitForRun(procApp, runId, 90_000);
+      expect(run.status, JSON.stringify(run)).to.equal('completed');
+      const [resumed] = await shardRows(runId);
+      expect(resumed!.attempt).to.be.greaterThan(1);
+      expect(resumed!.worker.startsWith(`${next.child.pid}@`), resumed!.worker).to.equal(true);
+      expect(await mainPollers()).to.not.include(next.child.pid);
     });
 
     it('two workers share a run’s shards; one killed (-9) mid-run: the run completes, nothing counted twice, the outage a gap', async () => {
