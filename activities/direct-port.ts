@@ -14,7 +14,7 @@
  * - `$uuid` and `$random…` come from node:crypto;
  * - a plain field path (`response.status`) is read directly when JSONata would give the same value
  *   ({@link simplePathValue});
- * - no X-Assay-Execution header unless the caller gives one per API node (`executionId`).
+ * - no node execution ids (`X-Assay-Execution`) unless the caller asks for them (`executionIds`).
  *
  * Made for the load generator (many virtual users running flows inside one activity): the shared
  * resources (sandbox, agent, expression pool) are given once to {@link directPorts}, and each
@@ -64,8 +64,12 @@ export interface DirectPortOptions {
   servers?: Readonly<Record<string, string>>;
   /** The run's mock scope and workspace (RunPlan `mockScope`); absent for a plan without it. */
   mockScope?: { workspaceId: string; scope: string };
-  /** The X-Assay-Execution header's value for an API node (by its ApiNodeInput label, the node id); none: no header. */
-  executionId?: (nodeId: string) => string | undefined;
+  /**
+   * True: nodes' inputs carry their node execution id and API requests send it as
+   * `X-Assay-Execution` (InterpreterPort `executionIds`; src/flow/execution-id.ts): test case
+   * segments. Absent: no id, no header (load tests).
+   */
+  executionIds?: boolean;
   /** Called after each node. */
   onNodeDone?: () => void;
   /**
@@ -162,12 +166,13 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       deadlineMs,
       ...(options.servers ? { servers: options.servers } : {}),
       ...(options.mockScope ? { mockScope: options.mockScope } : {}),
+      ...(options.executionIds ? { executionIds: true } : {}),
       dynamic: options.mockScope ? { ...dynamic, runId: options.mockScope.scope } : dynamic,
       now: Date.now,
       async executeApiNode(input) {
         // Not a Temporal payload unless asked (`capOutput`): no payload cap (the request and hooks keep theirs).
         const out = await nodes.executeApiNode(input, {
-          executionId: options.executionId?.(input.label),
+          ...(input.execution ? { executionId: input.execution } : {}),
           capOutput: options.capOutput ?? false,
           ...(options.signal ? { signal: options.signal } : {}),
         });

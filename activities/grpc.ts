@@ -29,6 +29,8 @@ import { compileProto, findMethod, messageProblem, ProtoError } from '../src/grp
 import { ADDRESS_NOT_ALLOWED, addressRefusalIn, type AddressPolicy } from '../src/net/address-policy';
 import { jsonBytes, PAYLOAD_LIMITS } from '../src/domain/limits';
 import { preview } from '../src/domain/assertions';
+import type { NodeExecutionRecords } from '../src/store/node-executions';
+import { recordedExecution } from './recorded';
 
 /** Makes one gRPC node's call; never throws for what the call meets. */
 export type GrpcCaller = (input: GrpcCallInput, signal?: AbortSignal) => Promise<GrpcCallOutput>;
@@ -271,10 +273,10 @@ export function createGrpcCaller(policy: AddressPolicy): GrpcCaller & { close():
 }
 
 /** The gRPC activity: {@link createGrpcCaller}'s call, cancelled with the activity. */
-export function createGrpcActivities(policy: AddressPolicy) {
+export function createGrpcActivities(policy: AddressPolicy, records?: NodeExecutionRecords) {
   const call = createGrpcCaller(policy);
   return {
-    /** A gRPC node's call (docs/async.md "gRPC"); failures come back as data. */
+    /** A gRPC node's call (docs/async.md "gRPC"), at most once across crashes (activities/recorded.ts); failures come back as data. */
     callGrpcNode(input: GrpcCallInput): Promise<GrpcCallOutput> {
       let signal: AbortSignal | undefined;
       try {
@@ -282,7 +284,7 @@ export function createGrpcActivities(policy: AddressPolicy) {
       } catch {
         signal = undefined;
       }
-      return call(input, signal);
+      return recordedExecution(records, input, () => call(input, signal));
     },
   };
 }

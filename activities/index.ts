@@ -20,6 +20,9 @@ import { createLoadControlActivities } from './load-control';
 import { createTestCaseActivities } from './test-case';
 import { sharedAuthProfiles } from '../src/auth/apply';
 import { keyRingFor } from '../src/secrets/keyring';
+import { NodeExecutionRecords } from '../src/store/node-executions';
+import { nodeExecutions } from '../src/observability/metrics';
+import { Context } from '@temporalio/activity';
 
 /**
  * `policy`: the address policy of every outgoing request the activities make (default: the one
@@ -40,12 +43,22 @@ export function createActivities(deps: {
     policy.agent('node'),
     async () => deps.dataSource,
   );
+  // `node`-mode node executions at most once across crashes (src/store/node-executions.ts).
+  const records = new NodeExecutionRecords(deps.dataSource, {
+    onOutcome: (outcome) => nodeExecutions.inc({ outcome }),
+    onStoreError: (err, execution, during) =>
+      Context.current().log.warn('node execution record not written: the node runs without one', {
+        execution,
+        during,
+        error: (err as Error).message,
+      }),
+  });
   return {
-    ...createNodeActivities(sandbox, policy.agent('node'), auth),
+    ...createNodeActivities(sandbox, policy.agent('node'), auth, records),
     ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
     ...createWebhookActivities(deps.dataSource, config, policy),
-    ...createStreamActivities(policy, auth),
-    ...createGrpcActivities(policy),
+    ...createStreamActivities(policy, auth, records),
+    ...createGrpcActivities(policy, records),
     ...createMockVerifyActivities(deps.dataSource),
     ...createLoadControlActivities(deps.dataSource),
     // The `testCase` durability mode: test case segments through the direct port, over this worker's sandbox and agent.

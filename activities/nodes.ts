@@ -38,6 +38,8 @@ import { maskOutput, sendWithProfile } from './auth-request';
 import type { AuthProfiles } from '../src/auth/apply';
 import { observeApiNode } from '../src/observability/metrics';
 import { tracingEnabled } from '../src/observability/tracing';
+import type { NodeExecutionRecords } from '../src/store/node-executions';
+import { recordedExecution } from './recorded';
 
 export type {
   ApiNodeInput,
@@ -236,12 +238,12 @@ async function sendWithRetries(
 export const EXECUTION_HEADER = 'x-assay-execution';
 
 /**
- * The current activity's {@link NodeCall}: the execution id `<workflowId>/<workflow run id>/<activity id>`
- * (all three fixed by the workflow's history, so a replay after a crash schedules the same activity
- * id), its cancellation signal and its cancellable sleep. Empty outside an activity (a bench calling
- * the activity functions directly).
+ * The current activity's {@link NodeCall}: the node execution id (the input's `execution`,
+ * src/flow/execution-id.ts; for an input recorded before those ids,
+ * `<workflowId>/<workflow run id>/<activity id>`), its cancellation signal and its cancellable
+ * sleep. Empty outside an activity (a bench calling the activity functions directly).
  */
-function activityCall(): NodeCall {
+function activityCall(execution: string | undefined): NodeCall {
   let context: Context;
   try {
     context = Context.current();
@@ -250,7 +252,7 @@ function activityCall(): NodeCall {
   }
   const wf = context.info.workflowExecution;
   return {
-    executionId: wf ? `${wf.workflowId}/${wf.runId}/${context.info.activityId}` : undefined,
+    executionId: execution ?? (wf ? `${wf.workflowId}/${wf.runId}/${context.info.activityId}` : undefined),
     signal: context.cancellationSignal,
     sleep: (ms) => context.sleep(ms),
     trace: tracingEnabled(),
@@ -425,23 +427,37 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
   };
 }
 
-/** The node activities: {@link createNodeIO}'s functions in the activity's context, the heavy-expression fallback and the no-op that ends a workflow task. */
-export function createNodeActivities(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProfiles) {
+/**
+ * The node activities: {@link createNodeIO}'s functions in the activity's context, the
+ * heavy-expression fallback and the no-op that ends a workflow task. API and Script nodes run
+ * through `records` (the worker's node execution records, activities/recorded.ts) when given.
+ */
+export function createNodeActivities(
+  sandbox: Sandbox,
+  httpAgent: Agent,
+  auth?: AuthProfiles,
+  records?: NodeExecutionRecords,
+) {
   const nodes = createNodeIO(sandbox, httpAgent, auth);
   return {
     /**
-     * An API node: beforeRequest hook, the request (with retries), afterResponse hook. Its duration
-     * goes to `assay_node_duration_seconds` by outcome (src/observability/metrics.ts).
+     * An API node: beforeRequest hook, the request (with retries), afterResponse hook; at most once
+     * across crashes (activities/recorded.ts). Its duration goes to `assay_node_duration_seconds`
+     * by outcome (src/observability/metrics.ts).
      */
     async executeApiNode(input: ApiNodeInput): Promise<ApiNodeOutput> {
-      const started = performance.now();
-      const out = await nodes.executeApiNode(input, activityCall());
-      observeApiNode(out, performance.now() - started);
-      return out;
+      return recordedExecution(records, input, async () => {
+        const started = performance.now();
+        const out = await nodes.executeApiNode(input, activityCall(input.execution));
+        observeApiNode(out, performance.now() - started);
+        return out;
+      });
     },
 
-    /** A Script node: the code's top level, and `generateValue` when asked. */
-    runScript: nodes.runScript,
+    /** A Script node: the code's top level, and `generateValue` when asked; at most once across crashes (activities/recorded.ts). */
+    runScript(input: ScriptNodeInput): Promise<ScriptNodeOutput> {
+      return recordedExecution(records, input, () => nodes.runScript(input));
+    },
 
     /**
      * Evaluates an expression too heavy for the workflow's step budget, with a larger budget, on a

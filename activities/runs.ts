@@ -52,6 +52,7 @@ import {
   sealResumePoint,
   seededPlan,
 } from '../src/store/run-origins';
+import { deleteRecordsBefore, deleteRunRecords } from '../src/store/node-executions';
 
 /**
  * Attempts after which a store activity gives up when the database refuses the write (a constraint
@@ -115,6 +116,12 @@ export interface ProgressInput {
    * (from `work`); still accepted from runs whose workflow code sends it.
    */
   estimatedCompletionMs?: number;
+  /**
+   * `saveProgress` only (a normal activity, so the workflow task before it has ended): the position
+   * of the test case under way; the node execution records of the test cases before it are deleted
+   * (src/store/node-executions.ts `deleteRecordsBefore`). Absent: none are.
+   */
+  recordsBefore?: number;
 }
 
 export interface RecordTestCaseInput extends ProgressInput {
@@ -506,9 +513,14 @@ export function createRunActivities(
       });
     },
 
-    /** Stores progress mid-test-case (the workflow's checkpoint). No-op once the run has ended. */
+    /**
+     * Stores progress mid-test-case (the workflow's checkpoint; no-op once the run has ended), and
+     * deletes the node execution records before `recordsBefore`.
+     */
     async saveProgress(input: ProgressInput): Promise<void> {
       await updateProgress(dataSource.manager, input);
+      if (input.recordsBefore !== undefined && input.recordsBefore > 0)
+        await deleteRecordsBefore(dataSource.manager, input.runId, input.recordsBefore);
     },
 
     /** Ends the run: `completed` with its result, or `failed` with its error. No-op on a run that already ended. */
@@ -557,6 +569,8 @@ export function createRunActivities(
       if (ended) recordRunFinished(runResultOf(input.status, input.result, input.error), ended.durationMs);
       // The run's mock scope is discarded (docs/mocks.md "State"); on failure the TTL sweep deletes it later.
       if (ended) await discardScope(dataSource, ended.workspaceId, input.runId).catch(() => undefined);
+      // Nothing of the run runs again: its node execution records go (on failure, the retention sweep's).
+      await deleteRunRecords(dataSource.manager, input.runId).catch(() => undefined);
     },
   };
   return guardStoreSteps(activities);

@@ -43,6 +43,8 @@ import { AuthProfileError, withQuery, type AuthProfiles } from '../src/auth/appl
 import { AUTH_PROFILE_FAILED } from './auth-request';
 import { evaluateHeavyExpression } from './nodes';
 import { headerRecord, KNOWN_NETWORK_CODES } from './api-request';
+import type { NodeExecutionRecords } from '../src/store/node-executions';
+import { recordedExecution } from './recorded';
 
 /** Evaluates a user expression (throws ExpressionError). */
 export type Evaluate = (expression: string, input: unknown) => Promise<unknown>;
@@ -521,10 +523,13 @@ export async function guardedEvaluate(expression: string, input: unknown): Promi
 }
 
 /** The stream activity of run workflows: {@link createStreamIO}'s `runStream` with the activity's cancellation. */
-export function createStreamActivities(policy: AddressPolicy, auth?: AuthProfiles) {
+export function createStreamActivities(policy: AddressPolicy, auth?: AuthProfiles, records?: NodeExecutionRecords) {
   const io = createStreamIO({ policy, evaluate: guardedEvaluate, auth });
   return {
-    /** A WebSocket or SSE node's connection (docs/async.md "WebSocket and SSE"). Failures come back as data. */
+    /**
+     * A WebSocket or SSE node's connection (docs/async.md "WebSocket and SSE"), at most once across
+     * crashes (activities/recorded.ts). Failures come back as data.
+     */
     async runStreamNode(input: StreamNodeInput): Promise<StreamNodeOutput> {
       let signal: AbortSignal | undefined;
       try {
@@ -532,7 +537,7 @@ export function createStreamActivities(policy: AddressPolicy, auth?: AuthProfile
       } catch {
         /* called outside an activity */
       }
-      const out = await io.runStream(input, { signal });
+      const out = await recordedExecution(records, input, () => io.runStream(input, { signal }));
       if (out.errorCode === 'CANCELLED' && signal?.aborted) throw new CancelledFailure('stream cancelled');
       return out;
     },

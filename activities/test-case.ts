@@ -76,7 +76,6 @@ interface SegmentCheckpoint {
   state: FlowState;
   nodes: NodeResult[];
   nodesDone: number;
-  executions: number;
   capture?: ResumePoint;
 }
 
@@ -117,13 +116,10 @@ export function createTestCaseActivities(deps: {
       const { info } = context;
       const execution = info.workflowExecution ?? { workflowId: input.runId, runId: '' };
       const workflowId = execution.workflowId;
-      const stepPrefix = `${workflowId}/${execution.runId}/${info.activityId}`;
       const saved = (info.heartbeatDetails as SegmentHeartbeat | undefined)?.checkpoint;
       const resumed = saved && saved.next > input.start && saved.next <= input.end ? saved : undefined;
 
       let nodesDone = resumed?.nodesDone ?? 0;
-      // API node executions, numbered: `X-Assay-Execution` is the same for a node repeated by a retry.
-      let executions = resumed?.executions ?? 0;
       const steps: string[] = [];
       let lastStep: string | undefined;
       let checkpoint = resumed;
@@ -166,7 +162,7 @@ export function createTestCaseActivities(deps: {
         deadlineMs: input.deadlineMs,
         ...(input.servers ? { servers: input.servers } : {}),
         ...(input.mockScope ? { mockScope: input.mockScope } : {}),
-        executionId: () => `${stepPrefix}/${++executions}`,
+        executionIds: true,
         capOutput: true,
         signal: context.cancellationSignal,
         stopped: () => new CancelledFailure('The test case segment was cancelled'),
@@ -217,7 +213,6 @@ export function createTestCaseActivities(deps: {
               state: copyState(interpreter.state),
               nodes: [...results],
               nodesDone,
-              executions,
               ...(capture.point ? { capture: capture.point } : {}),
             };
             // Over the cap the last checkpoint that fitted stays: a retry repeats more, nothing breaks.

@@ -153,7 +153,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     ...(plan.servers ? { servers: plan.servers } : {}),
     ...(plan.mockScope ? { mockScope: { workspaceId: plan.workspaceId, scope: plan.mockScope } } : {}),
     onNodeDone: () => ledger.nodeDone(),
-    endTask: () => store.saveProgress(progressInput()),
+    // A normal activity (the workflow task before it has ended): the records of earlier test cases go.
+    endTask: () => store.saveProgress({ ...progressInput(), recordsBefore: ledger.nextIndex }),
     onStep: (line) => {
       ledger.step(line);
       setCurrentDetails(ledger.details());
@@ -201,6 +202,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
             ledger.variables ?? plan.variables,
             testCaseAuth(plan, testCase),
             resume,
+            position,
           );
           result = ledger.carryVariables(ran.result, ran.variables);
         } else
@@ -210,6 +212,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
             plan.variables,
             testCaseAuth(plan, testCase),
             resume,
+            position,
           );
         // Capped (src/domain/limits.ts): the result is an activity input, written to history.
         result = capTestCaseResult(result);

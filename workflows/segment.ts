@@ -32,6 +32,7 @@ export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<Loop
         input.start,
         input.items,
         input.kept,
+        input.path ?? input.node.id,
       ),
     );
   } catch (err) {

@@ -198,7 +198,58 @@ function workflowCallbacks(
   };
 }
 
-/** The interpreter's port for one workflow execution (see the module comment). */
+/**
+ * A port's clock (see the module comment): `now()` in epoch ms; `observe` moves it to a time an
+ * activity reported; `waited` moves it past a durable timer of `ms`.
+ */
+interface PortClock {
+  now(): number;
+  observe(ms: number): void;
+  waited(ms: number): void;
+}
+
+/** A pseudo-random source (the workflow's seeded `Math.random`, or a lane's own). */
+type Random = () => number;
+
+/** patched() id of the Parallel lanes' own clocks and random sources ({@link LANE_PATCH}). */
+export const LANE_PATCH = 'parallel-lane-clocks';
+
+/** A generator of numbers in [0, 1) from a 32-bit seed (mulberry32): a Parallel lane's own random source. */
+function seededRandom(seed: number): Random {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A version 4 UUID (RFC 9562 §5.4) from `random`. */
+function uuidFrom(random: Random): string {
+  const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16));
+  hex[12] = '4';
+  hex[16] = ((Math.floor(random() * 4) & 0x3) | 0x8).toString(16);
+  const h = hex.join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * The interpreter's port for one workflow execution (see the module comment).
+ *
+ * Parallel lanes (InterpreterPort `lane`): in one workflow task, the results of local activities of
+ * different lanes can reach the workflow code one by one the first time and together on replay
+ * (a replayed task resolves each local activity as soon as it is scheduled), so anything a lane
+ * decides from a value other lanes move (the clock the activities' readings move, the markers
+ * counted since the task began, the workflow's random source) can come out otherwise on replay: a
+ * nondeterminism error, and a run stuck after a crash. So each lane gets a port of its own, with a
+ * clock that only its own activities and timers move (starting at the parent's time when the
+ * lanes start), the history length without uncounted markers, and a random source seeded when
+ * the lanes start; a lane never ends a workflow task on its own (no checkpoint, no yield: the
+ * Parallel node does after its lanes joined, the parent clock then at the latest lane's). Behind
+ * `patched(LANE_PATCH)`: histories recorded before it replay with the shared port.
+ */
 export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPort {
   const { runId, settings, deadlineMs } = options;
   const local = settings.apiNodeActivity === 'local';
@@ -207,10 +258,14 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
   const checkpointMs = settings.checkpointMs ?? CHECKPOINT_MS;
   let observed = 0;
   let lastBoundary = Date.now();
-  const now = () => Math.max(Date.now(), observed);
-  const observe = (ms: number) => {
-    observed = Math.max(observed, ms);
+  const rootClock: PortClock = {
+    now: () => Math.max(Date.now(), observed),
+    observe: (ms) => {
+      observed = Math.max(observed, ms);
+    },
+    waited: () => undefined,
   };
+  const now = rootClock.now;
   const endTask = options.endTask ?? endWorkflowTask;
   // Local activity markers written since the history length was last seen to change.
   let seenHistory = 0;
@@ -308,198 +363,223 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       },
       [input],
     );
-    observe(out.finishedAtMs);
+    rootClock.observe(out.finishedAtMs);
     for (let i = 0; i < out.nodesDone; i++) options.onNodeDone?.();
     for (const line of out.steps) options.onStep?.(line);
     lastBoundary = Date.now();
     return out;
   };
 
-  return {
-    runId,
-    settings,
-    deadlineMs,
-    ...(options.servers ? { servers: options.servers } : {}),
-    ...(options.mockScope ? { mockScope: options.mockScope } : {}),
-    dynamic: {
-      uuid: uuid4,
-      now,
-      random: () => Math.random(),
-      ...(options.mockScope ? { runId: options.mockScope.scope } : {}),
-    },
-    now,
-    async executeApiNode(input, summary) {
-      const attempts = input.retry?.attempts ?? 1;
-      const perAttempt = Math.min(input.request.timeoutMs, Math.max(1, deadlineMs - now()));
-      const hooks = input.script ? 2 * 30_000 : 0;
-      const delays = (attempts - 1) * (input.retry?.maxDelayMs ?? 10_000);
-      const bounded = { ...input, request: { ...input.request, timeoutMs: perAttempt } };
-      const tooLarge = inputTooLarge(bounded);
-      if (tooLarge) {
-        const at = now();
-        return {
-          request: { method: input.request.method, url: input.request.url, headers: {} },
-          exchange: {
+  /** The port over `clock` and `random`: the root's (`lane` false), or a Parallel lane's. */
+  const build = (clock: PortClock, random: Random, lane: boolean): InterpreterPort => {
+    const at = clock.now;
+    const uuid = lane ? () => uuidFrom(random) : uuid4;
+    return {
+      runId,
+      settings,
+      deadlineMs,
+      ...(options.servers ? { servers: options.servers } : {}),
+      ...(options.mockScope ? { mockScope: options.mockScope } : {}),
+      executionIds: true,
+      dynamic: {
+        uuid,
+        now: at,
+        random,
+        ...(options.mockScope ? { runId: options.mockScope.scope } : {}),
+      },
+      now: at,
+      async executeApiNode(input, summary) {
+        const attempts = input.retry?.attempts ?? 1;
+        const perAttempt = Math.min(input.request.timeoutMs, Math.max(1, deadlineMs - at()));
+        const hooks = input.script ? 2 * 30_000 : 0;
+        const delays = (attempts - 1) * (input.retry?.maxDelayMs ?? 10_000);
+        const bounded = { ...input, request: { ...input.request, timeoutMs: perAttempt } };
+        const tooLarge = inputTooLarge(bounded);
+        if (tooLarge) {
+          const when = at();
+          return {
+            request: { method: input.request.method, url: input.request.url, headers: {} },
+            exchange: {
+              headers: {},
+              size: 0,
+              truncated: false,
+              timeMs: 0,
+              error: tooLarge,
+              errorCode: 'INPUT_TOO_LARGE',
+              finishedAtMs: when,
+            },
+            attempts: [],
+            variables: input.variables,
+            logs: [],
+            finishedAtMs: when,
+          };
+        }
+        const out = await activities.executeApiNode.executeWithOptions(
+          activityOptions(perAttempt * attempts + delays + hooks + 10_000, summary),
+          [bounded],
+        );
+        clock.observe(out.finishedAtMs);
+        localDone();
+        // Cut short by the run's deadline, not by its own timeout: the test case is interrupted.
+        const last = out.exchange;
+        if (last?.errorCode === 'TIMEOUT' && perAttempt < input.request.timeoutMs) throw new DeadlineReached();
+        return out;
+      },
+      async callGrpc(input, summary) {
+        // The call's deadline cut to the time left before the run's deadline.
+        const perCall = Math.min(input.deadlineMs, Math.max(1, deadlineMs - at()));
+        const bounded = { ...input, deadlineMs: perCall };
+        const tooLarge = inputTooLarge(bounded);
+        if (tooLarge) {
+          const base = { path: `${input.service}/${input.method}`, target: input.target, streaming: false };
+          return {
+            ...base,
+            ...{ headers: {}, trailers: {}, messages: [], count: 0, truncated: false, size: 0, timeMs: 0 },
+            error: tooLarge,
+            errorCode: 'INPUT_TOO_LARGE',
+            finishedAtMs: at(),
+          };
+        }
+        const out = await activities.callGrpcNode.executeWithOptions(activityOptions(perCall + 10_000, summary), [
+          bounded,
+        ]);
+        clock.observe(out.finishedAtMs);
+        localDone();
+        // DEADLINE_EXCEEDED because the run's deadline cut the call short: the test case is interrupted.
+        if (out.code === 4 && perCall < input.deadlineMs) throw new DeadlineReached();
+        return out;
+      },
+      async verifyMocks(input, summary) {
+        // Only mockVerify nodes reach here: a new activity on their path alone (histories without them replay unchanged).
+        const out = await activities.verifyMocks.executeWithOptions(activityOptions(30_000, summary), [input]);
+        clock.observe(out.finishedAtMs);
+        localDone();
+        return out;
+      },
+      async runScript(input, summary) {
+        const tooLarge = inputTooLarge(input);
+        if (tooLarge)
+          return {
+            ok: false,
+            variables: input.variables,
+            logs: [],
+            error: { kind: 'limit', message: tooLarge },
+            durationMs: 0,
+            finishedAtMs: at(),
+          };
+        const out = await activities.runScript.executeWithOptions(
+          activityOptions(settings.requestTimeoutMs + 40_000, summary),
+          [input],
+        );
+        clock.observe(out.finishedAtMs);
+        localDone();
+        return out;
+      },
+      async runStream(input, summary) {
+        const tooLarge = inputTooLarge(input);
+        if (tooLarge) {
+          const when = at();
+          return {
+            request: { method: input.method ?? 'GET', url: input.url, headers: {} },
+            outcome: { count: 0, first: [], last: [], stoppedBy: 'error' },
             headers: {},
             size: 0,
-            truncated: false,
             timeMs: 0,
             error: tooLarge,
             errorCode: 'INPUT_TOO_LARGE',
-            finishedAtMs: at,
-          },
-          attempts: [],
-          variables: input.variables,
-          logs: [],
-          finishedAtMs: at,
-        };
-      }
-      const out = await activities.executeApiNode.executeWithOptions(
-        activityOptions(perAttempt * attempts + delays + hooks + 10_000, summary),
-        [bounded],
-      );
-      observe(out.finishedAtMs);
-      localDone();
-      // Cut short by the run's deadline, not by its own timeout: the test case is interrupted.
-      const last = out.exchange;
-      if (last?.errorCode === 'TIMEOUT' && perAttempt < input.request.timeoutMs) throw new DeadlineReached();
-      return out;
-    },
-    async callGrpc(input, summary) {
-      // The call's deadline cut to the time left before the run's deadline.
-      const perCall = Math.min(input.deadlineMs, Math.max(1, deadlineMs - now()));
-      const bounded = { ...input, deadlineMs: perCall };
-      const tooLarge = inputTooLarge(bounded);
-      if (tooLarge) {
-        const base = { path: `${input.service}/${input.method}`, target: input.target, streaming: false };
-        return {
-          ...base,
-          ...{ headers: {}, trailers: {}, messages: [], count: 0, truncated: false, size: 0, timeMs: 0 },
-          error: tooLarge,
-          errorCode: 'INPUT_TOO_LARGE',
-          finishedAtMs: now(),
-        };
-      }
-      const out = await activities.callGrpcNode.executeWithOptions(activityOptions(perCall + 10_000, summary), [
-        bounded,
-      ]);
-      observe(out.finishedAtMs);
-      localDone();
-      // DEADLINE_EXCEEDED because the run's deadline cut the call short: the test case is interrupted.
-      if (out.code === 4 && perCall < input.deadlineMs) throw new DeadlineReached();
-      return out;
-    },
-    async verifyMocks(input, summary) {
-      // Only mockVerify nodes reach here: a new activity on their path alone (histories without them replay unchanged).
-      const out = await activities.verifyMocks.executeWithOptions(activityOptions(30_000, summary), [input]);
-      observe(out.finishedAtMs);
-      localDone();
-      return out;
-    },
-    async runScript(input, summary) {
-      const tooLarge = inputTooLarge(input);
-      if (tooLarge)
-        return {
-          ok: false,
-          variables: input.variables,
-          logs: [],
-          error: { kind: 'limit', message: tooLarge },
-          durationMs: 0,
-          finishedAtMs: now(),
-        };
-      const out = await activities.runScript.executeWithOptions(
-        activityOptions(settings.requestTimeoutMs + 40_000, summary),
-        [input],
-      );
-      observe(out.finishedAtMs);
-      localDone();
-      return out;
-    },
-    async runStream(input, summary) {
-      const tooLarge = inputTooLarge(input);
-      if (tooLarge) {
-        const at = now();
-        return {
-          request: { method: input.method ?? 'GET', url: input.url, headers: {} },
-          outcome: { count: 0, first: [], last: [], stoppedBy: 'error' },
-          headers: {},
-          size: 0,
-          timeMs: 0,
-          error: tooLarge,
-          errorCode: 'INPUT_TOO_LARGE',
-          finishedAtMs: at,
-        };
-      }
-      // The node's own timeout bounds the connection; the margin covers an auth profile's token request.
-      const out = await activities.runStreamNode.executeWithOptions(
-        activityOptions(input.timeoutMs + 15_000, summary),
-        [input],
-      );
-      observe(out.finishedAtMs);
-      localDone();
-      return out;
-    },
-    async evaluate(expression, input) {
-      workInTask();
-      try {
-        return await evaluateExpression(expression, input, {}, WORKFLOW_LIMITS, meter);
-      } catch (err) {
-        if (!(err instanceof ExpressionError) || err.code !== BUDGET_CODE) throw err;
-      }
-      const out = await localNodeActivities.evaluateExpression.executeWithOptions(
-        { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 2 }, summary: 'heavy expression' },
-        [{ expression, input }],
-      );
-      pendingMarkers += 1;
-      if (out.error) throw new ExpressionError(out.error.message, expression, out.error.code);
-      return out.value;
-    },
-    async sleep(ms, summary) {
-      await sleep(ms, { summary });
-      lastBoundary = Date.now();
-    },
-    historyLength,
-    async runLoopSegment(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
-      const cb = options.callbacks;
-      try {
-        return await options.startLoopSegment(
-          cb ? { ...input, callbacks: { baseUrl: cb.baseUrl, key: cb.key } } : input,
-          {
-            workflowId: `run-${runId}-loop-${input.node.id}-${uuid4().slice(0, 8)}`,
-            staticSummary: `Loop ${input.node.id} from iteration ${input.start + 1}`,
-          },
-        );
-      } catch (err) {
-        if (childTimedOut(err)) throw new DeadlineReached();
-        throw err;
-      } finally {
-        lastBoundary = Date.now();
-      }
-    },
-    beforeNode() {
-      if (now() >= deadlineMs) throw new DeadlineReached();
-    },
-    async afterNode() {
-      options.onNodeDone?.();
-      if (local && now() - lastBoundary >= checkpointMs) {
-        await endTask();
-        lastBoundary = Date.now();
-      }
-      const pause = pace(NODE_WORK);
-      if (pause) await pause;
-    },
-    afterIteration() {
-      return pace(NODE_WORK);
-    },
-    recordStep: options.onStep,
-    ...(options.durability === 'testCase'
-      ? {
-          runTestCaseSegment,
+            finishedAtMs: when,
+          };
         }
-      : {}),
-    ...(options.onWaiting ? { setWaiting: options.onWaiting } : {}),
-    ...(options.callbacks
-      ? { callbacks: workflowCallbacks(options.callbacks, runId, deadlineMs, now, options.onWaiting) }
-      : {}),
+        // The node's own timeout bounds the connection; the margin covers an auth profile's token request.
+        const out = await activities.runStreamNode.executeWithOptions(
+          activityOptions(input.timeoutMs + 15_000, summary),
+          [input],
+        );
+        clock.observe(out.finishedAtMs);
+        localDone();
+        return out;
+      },
+      async evaluate(expression, input) {
+        workInTask();
+        try {
+          return await evaluateExpression(expression, input, {}, WORKFLOW_LIMITS, meter);
+        } catch (err) {
+          if (!(err instanceof ExpressionError) || err.code !== BUDGET_CODE) throw err;
+        }
+        const out = await localNodeActivities.evaluateExpression.executeWithOptions(
+          { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 2 }, summary: 'heavy expression' },
+          [{ expression, input }],
+        );
+        pendingMarkers += 1;
+        if (out.error) throw new ExpressionError(out.error.message, expression, out.error.code);
+        return out.value;
+      },
+      async sleep(ms, summary) {
+        await sleep(ms, { summary });
+        clock.waited(ms);
+        if (!lane) lastBoundary = Date.now();
+      },
+      // A lane reads the history length as the task gives it: markers it would count are other lanes' too.
+      historyLength: lane ? () => workflowInfo().historyLength : historyLength,
+      async runLoopSegment(input: LoopSegmentInput): Promise<LoopSegmentOutput> {
+        const cb = options.callbacks;
+        try {
+          return await options.startLoopSegment(
+            cb ? { ...input, callbacks: { baseUrl: cb.baseUrl, key: cb.key } } : input,
+            {
+              workflowId: `run-${runId}-loop-${input.node.id}-${uuid().slice(0, 8)}`,
+              staticSummary: `Loop ${input.node.id} from iteration ${input.start + 1}`,
+            },
+          );
+        } catch (err) {
+          if (childTimedOut(err)) throw new DeadlineReached();
+          throw err;
+        } finally {
+          if (!lane) lastBoundary = Date.now();
+        }
+      },
+      beforeNode() {
+        if (at() >= deadlineMs) throw new DeadlineReached();
+      },
+      async afterNode() {
+        options.onNodeDone?.();
+        if (lane) return;
+        if (local && now() - lastBoundary >= checkpointMs) {
+          await endTask();
+          lastBoundary = Date.now();
+        }
+        const pause = pace(NODE_WORK);
+        if (pause) await pause;
+      },
+      afterIteration() {
+        return lane ? undefined : pace(NODE_WORK);
+      },
+      recordStep: options.onStep,
+      ...(options.durability === 'testCase' && !lane ? { runTestCaseSegment } : {}),
+      ...(options.onWaiting ? { setWaiting: options.onWaiting } : {}),
+      ...(options.callbacks
+        ? { callbacks: workflowCallbacks(options.callbacks, runId, deadlineMs, at, options.onWaiting) }
+        : {}),
+      lane(): InterpreterPort | undefined {
+        if (!patched(LANE_PATCH)) return undefined;
+        // Started now, at a point every replay reaches alike: the parent's time and a seed drawn from its random source.
+        let laneTime = at();
+        const laneClock: PortClock = {
+          now: () => laneTime,
+          observe: (ms) => {
+            laneTime = Math.max(laneTime, ms);
+          },
+          waited: (ms) => {
+            laneTime += ms;
+          },
+        };
+        return build(laneClock, seededRandom(Math.floor(random() * 2 ** 32)), true);
+      },
+      joinLanes(lanes: InterpreterPort[]) {
+        for (const l of lanes) clock.observe(l.now());
+      },
+    };
   };
+
+  return build(rootClock, () => Math.random(), false);
 }

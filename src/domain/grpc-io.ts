@@ -28,6 +28,13 @@ export interface GrpcCallInput {
   deadlineMs: number;
   /** Server-streaming: messages received at most; the call is cancelled when this many arrived. */
   maxMessages: number;
+  /**
+   * The node execution id (src/flow/execution-id.ts; docs/durability.md "Node execution ids"): the
+   * `X-Assay-Execution` header of API requests, and the key of the execution's recorded outcome
+   * (src/store/node-executions.ts). Absent where no id is made (load tests) and in inputs recorded
+   * before it.
+   */
+  execution?: string;
 }
 
 /** What the gRPC activity answers. */

@@ -46,6 +46,13 @@ export interface ApiNodeInput extends ScriptScope {
   deadlineMs: number;
   /** The auth profile that applies to the request (src/domain/auth-profiles.ts); absent when none does. */
   authProfile?: ApiNodeAuthProfile;
+  /**
+   * The node execution id (src/flow/execution-id.ts; docs/durability.md "Node execution ids"): the
+   * `X-Assay-Execution` header of API requests, and the key of the execution's recorded outcome
+   * (src/store/node-executions.ts). Absent where no id is made (load tests) and in inputs recorded
+   * before it.
+   */
+  execution?: string;
 }
 
 /** What an API node did: the request as sent, the last exchange, every attempt, the hooks' effects. */
@@ -137,6 +144,13 @@ export interface ScriptNodeInput extends ScriptScope {
   script: ScriptConfig;
   /** Call the script's `generateValue` and return its value. */
   generateValue: boolean;
+  /**
+   * The node execution id (src/flow/execution-id.ts; docs/durability.md "Node execution ids"): the
+   * `X-Assay-Execution` header of API requests, and the key of the execution's recorded outcome
+   * (src/store/node-executions.ts). Absent where no id is made (load tests) and in inputs recorded
+   * before it.
+   */
+  execution?: string;
 }
 
 /** A Script node's result (the sandbox's, within the payload caps) and when it ended (epoch ms). */

@@ -44,6 +44,13 @@ export interface StreamNodeInput {
   /** The auth profile whose headers (or query parameter) are added; `variables` fill its templates. */
   authProfile?: ApiNodeAuthProfile;
   variables?: Record<string, unknown>;
+  /**
+   * The node execution id (src/flow/execution-id.ts; docs/durability.md "Node execution ids"): the
+   * `X-Assay-Execution` header of API requests, and the key of the execution's recorded outcome
+   * (src/store/node-executions.ts). Absent where no id is made (load tests) and in inputs recorded
+   * before it.
+   */
+  execution?: string;
 }
 
 /**

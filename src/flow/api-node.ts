@@ -148,10 +148,11 @@ export function responseResult(ex: HttpExchange): NonNullable<NodeResult['respon
 }
 
 /**
- * Runs an API node: failed on a network-level error (nothing to assert on), on a failed assertion
- * (every assertion is evaluated and counted), or on a failed hook (with its line).
+ * Runs an API node at `path` (src/flow/execution-id.ts): failed on a network-level error (nothing
+ * to assert on), on a failed assertion (every assertion is evaluated and counted), or on a failed
+ * hook (with its line).
  */
-export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeResult> {
+export async function runApiNode(flow: FlowBase, node: ApiNode, path: string): Promise<NodeResult> {
   const { port } = flow;
   const result = flow.base(node);
   const label = node.name ? `${node.name} (${node.id})` : node.id;
@@ -169,6 +170,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
   }
   const outerHooks = flow.testCase.outerHooks;
   const authProfile = apiNodeAuthProfile(node.authProfile, flow.testCase.auth);
+  const execution = flow.executionId(path);
   const out = await port.executeApiNode(
     {
       ...flow.scope(),
@@ -181,6 +183,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode): Promise<NodeRes
       nodes: node.script || outerHooks ? flow.state.nodes : undefined,
       deadlineMs: port.deadlineMs,
       ...(authProfile ? { authProfile } : {}),
+      ...(execution ? { execution } : {}),
     },
     flow.summary(`${label}: ${request.method} ${request.url}`),
   );

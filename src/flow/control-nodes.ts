@@ -7,8 +7,8 @@ import { truthy, type ExpressionError } from '../domain/expressions';
 import type { IfNode, NodeResult, ParallelNode } from '../domain/types';
 import type { FlowBase } from './flow-base';
 
-/** Runs an IF node: failed when its condition cannot be evaluated or a child of the branch taken failed. */
-export async function runIfNode(flow: FlowBase, node: IfNode): Promise<NodeResult> {
+/** Runs an IF node at `path` (execution-id.ts): failed when its condition cannot be evaluated or a child of the branch taken failed. */
+export async function runIfNode(flow: FlowBase, node: IfNode, path: string): Promise<NodeResult> {
   const result = flow.base(node);
   let value: unknown;
   try {
@@ -24,28 +24,36 @@ export async function runIfNode(flow: FlowBase, node: IfNode): Promise<NodeResul
   const reason = holds ? 'condition held: Else branch not taken' : 'condition did not hold: Then branch not taken';
   const condition = node.condition.replace(/\s+/g, ' ');
   flow.note(`IF ${condition.length > 60 ? `${condition.slice(0, 59)}…` : condition} → ${result.branch}`);
-  const children = await flow.runNodes(taken);
+  const children = await flow.runNodes(taken, path);
   result.children = [...children, ...other.map((n) => ({ ...flow.base(n), status: 'skipped' as const, reason }))];
   result.duration = children.reduce((ms, c) => ms + c.duration, 0);
   if (children.some((c) => c.status === 'failed')) result.status = 'failed';
   return result;
 }
 
-/** Runs a Parallel node: `concurrency` lanes take the children in order; its duration is the longest child's. */
-export async function runParallelNode(flow: FlowBase, node: ParallelNode): Promise<NodeResult> {
+/**
+ * Runs a Parallel node at `path` (execution-id.ts): `concurrency` lanes take the children in order;
+ * its duration is the longest child's.
+ */
+export async function runParallelNode(flow: FlowBase, node: ParallelNode, path: string): Promise<NodeResult> {
   const result = flow.base(node);
   const children: NodeResult[] = new Array(node.children.length);
   let next = 0;
+  // Each lane over a port of its own (FlowBase `forLane`), made here, before any lane awaits.
+  const laneFlows: FlowBase[] = [];
   const lanes = Array.from(
     { length: Math.min(node.concurrency ?? node.children.length, node.children.length) },
     async () => {
+      const lane = flow.forLane();
+      laneFlows.push(lane);
       while (next < node.children.length) {
         const i = next++;
-        children[i] = flow.state.stopped ? flow.notRun(node.children[i]!) : await flow.runNode(node.children[i]!);
+        children[i] = lane.state.stopped ? lane.notRun(node.children[i]!) : await lane.runNode(node.children[i]!, path);
       }
     },
   );
   await Promise.all(lanes);
+  flow.port.joinLanes?.(laneFlows.map((l) => l.port));
   result.children = children;
   result.duration = Math.max(0, ...children.map((c) => c.duration));
   if (children.some((c) => c.status === 'failed')) result.status = 'failed';

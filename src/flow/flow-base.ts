@@ -12,6 +12,7 @@ import { preview } from '../domain/assertions';
 import { jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../domain/limits';
 import { callbackKey } from '../domain/callback-address';
 import { forEachNode } from './tree';
+import { executionId } from './execution-id';
 
 /** Failures kept per test case (the load engine keeps its own, fewer: src/perf). */
 export const KEPT_TEST_CASE_FAILURES = 200;
@@ -60,14 +61,25 @@ export abstract class FlowBase {
     return callbackKey(this.testCase.id, this.chain, nodeId);
   }
 
-  /** Runs one node (and its children) between the port's `beforeNode` and `afterNode`. */
-  abstract runNode(node: FlowNode): Promise<NodeResult>;
+  /**
+   * Runs one node (and its children) between the port's `beforeNode` and `afterNode`. `scope` is
+   * the path of what the node is inside (src/flow/execution-id.ts; `''` at the test case's top level).
+   */
+  abstract runNode(node: FlowNode, scope?: string): Promise<NodeResult>;
 
   /** An interpreter for a sub-flow (Ref nodes, ref-node.ts): the same port and test case, its own `state`, `name` added to the chain; `flow` its nodes. */
   abstract subFlow(state: FlowState, name: string, flow?: FlowNode[]): FlowBase;
 
-  /** Runs `nodes` one after the other. */
-  abstract runNodes(nodes: FlowNode[]): Promise<NodeResult[]>;
+  /** Runs `nodes` one after the other, inside `scope` (as {@link runNode}). */
+  abstract runNodes(nodes: FlowNode[], scope?: string): Promise<NodeResult[]>;
+
+  /**
+   * The node execution id of the node at `path` in this test case (src/flow/execution-id.ts), for
+   * its activity's input (`execution`); undefined when the port makes none (load tests).
+   */
+  executionId(path: string): string | undefined {
+    return this.port.executionIds ? executionId(this.port.runId, this.testCase.position ?? 0, path) : undefined;
+  }
 
   /** What expressions see (see the module comment). */
   expressionInput(extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -93,6 +105,25 @@ export abstract class FlowBase {
     }
     if (this.callbackVariables) vars.callback = this.callbackVariables;
     return vars;
+  }
+
+  /**
+   * An interpreter for one lane of a Parallel node (control-nodes.ts): this one over the port's
+   * lane port (InterpreterPort `lane`), the same test case and chain, reading and writing this
+   * one's `state`; this interpreter itself when the port has no lanes of its own.
+   */
+  forLane(): FlowBase {
+    const port = this.port.lane?.();
+    if (!port) return this;
+    const lane = Object.create(this) as FlowBase;
+    Object.defineProperty(lane, 'port', { value: port });
+    Object.defineProperty(lane, 'state', {
+      get: () => this.state,
+      set: (state: FlowState) => {
+        this.state = state;
+      },
+    });
+    return lane;
   }
 
   /** Evaluates `expression` against {@link expressionInput}. Throws ExpressionError. */

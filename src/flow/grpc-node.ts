@@ -62,8 +62,8 @@ export function resolveGrpcCall(
   };
 }
 
-/** Runs a gRPC node (see the module comment). */
-export async function runGrpcNode(flow: FlowBase, node: GrpcNode): Promise<NodeResult> {
+/** Runs a gRPC node at `path` (see the module comment; execution-id.ts). */
+export async function runGrpcNode(flow: FlowBase, node: GrpcNode, path: string): Promise<NodeResult> {
   const { port } = flow;
   const result = flow.base(node);
   const label = node.name ? `${node.name} (${node.id})` : node.id;
@@ -77,6 +77,8 @@ export async function runGrpcNode(flow: FlowBase, node: GrpcNode): Promise<NodeR
     flow.step(`${label}: not called ✗ (${err.message})`);
     return flow.fail(result, err.message);
   }
+  const execution = flow.executionId(path);
+  if (execution) input.execution = execution;
   const out = await port.callGrpc(input, flow.summary(`${label}: gRPC ${what} at ${input.target}`));
   result.request = { method: 'POST', url: `${out.target}/${out.path}` };
   result.duration = out.timeMs;

@@ -53,6 +53,7 @@ import { runMockVerifyNode } from './mock-verify-node';
 import { ranInOrigin, resumedState, resumePoint, snapshot, type ResumeOptions } from './resume';
 import { testCaseSegments } from './segments';
 import { DeadlineReached } from './types';
+import { nodePath } from './execution-id';
 
 /** Runs flows of one test case over a port; `state` is what the nodes run so far left. */
 export class FlowInterpreter extends FlowBase {
@@ -63,8 +64,10 @@ export class FlowInterpreter extends FlowBase {
     variables: Record<string, unknown>,
     auth?: TestCaseAuth,
     resume?: ResumeOptions,
+    position?: number,
   ): Promise<TestCaseResult> {
-    return (await FlowInterpreter.runTestCaseWithVariables(port, testCase, variables, auth, resume)).result;
+    return (await FlowInterpreter.runTestCaseWithVariables(port, testCase, variables, auth, resume, position))
+      .result;
   }
 
   /**
@@ -75,6 +78,8 @@ export class FlowInterpreter extends FlowBase {
    * the state before the first failed top-level node, and with `resume.from` the flow starts at
    * that top-level node with that state (the nodes before it are listed as skipped: they ran in
    * the origin run). Either way each top-level node is awaited exactly as {@link runNodes} does.
+   *
+   * `position`: the test case's place in the run's plan (node execution ids, execution-id.ts).
    */
   static async runTestCaseWithVariables(
     port: InterpreterPort,
@@ -82,6 +87,7 @@ export class FlowInterpreter extends FlowBase {
     variables: Record<string, unknown>,
     auth?: TestCaseAuth,
     resume?: ResumeOptions,
+    position?: number,
   ): Promise<{ result: TestCaseResult; variables: Record<string, unknown> }> {
     const outerHooks = outerHooksOf(testCase);
     const flow = new FlowInterpreter(
@@ -89,6 +95,7 @@ export class FlowInterpreter extends FlowBase {
       {
         id: testCase.id,
         name: testCase.name,
+        ...(position !== undefined ? { position } : {}),
         dataSets: testCase.dataSets,
         ...(outerHooks ? { outerHooks } : {}),
         ...(auth ? { auth } : {}),
@@ -119,10 +126,13 @@ export class FlowInterpreter extends FlowBase {
     return { result, variables: flow.state.variables };
   }
 
-  /** Runs `nodes` one after the other; once the test case is stopped (a failed Assert node), the rest are listed as skipped. */
-  async runNodes(nodes: FlowNode[]): Promise<NodeResult[]> {
+  /**
+   * Runs `nodes` one after the other inside `scope` (execution-id.ts); once the test case is
+   * stopped (a failed Assert node), the rest are listed as skipped.
+   */
+  async runNodes(nodes: FlowNode[], scope = ''): Promise<NodeResult[]> {
     const results: NodeResult[] = [];
-    for (const node of nodes) results.push(this.state.stopped ? this.notRun(node) : await this.runNode(node));
+    for (const node of nodes) results.push(this.state.stopped ? this.notRun(node) : await this.runNode(node, scope));
     return results;
   }
 
@@ -210,23 +220,27 @@ export class FlowInterpreter extends FlowBase {
     return results;
   }
 
-  /** Runs one node (and its children) between the port's `beforeNode` and `afterNode`. */
-  async runNode(node: FlowNode): Promise<NodeResult> {
+  /**
+   * Runs one node (and its children) between the port's `beforeNode` and `afterNode`; `scope` is
+   * the path of what it is inside (execution-id.ts), its own path that and its id.
+   */
+  async runNode(node: FlowNode, scope = ''): Promise<NodeResult> {
     this.port.beforeNode();
+    const path = nodePath(scope, node.id);
     let result: NodeResult;
     switch (node.type) {
       case 'api':
-        result = await runApiNode(this, node);
+        result = await runApiNode(this, node, path);
         break;
       case 'if':
-        result = await runIfNode(this, node);
+        result = await runIfNode(this, node, path);
         break;
       case 'loop':
       case 'iteration':
-        result = await runLoopNode(this, node);
+        result = await runLoopNode(this, node, path);
         break;
       case 'script':
-        result = await runScriptNode(this, node);
+        result = await runScriptNode(this, node, path);
         break;
       case 'wait':
         result = await runWaitNode(this, node);
@@ -235,26 +249,26 @@ export class FlowInterpreter extends FlowBase {
         result = await runContextNode(this, node);
         break;
       case 'parallel':
-        result = await runParallelNode(this, node);
+        result = await runParallelNode(this, node, path);
         break;
       case 'assert':
         result = await runAssertNode(this, node);
         break;
       case 'ref':
-        result = await runRefNode(this, node);
+        result = await runRefNode(this, node, path);
         break;
       case 'callback':
         result = await runCallbackNode(this, node);
         break;
       case 'poll':
-        result = await runPollNode(this, node);
+        result = await runPollNode(this, node, path);
         break;
       case 'websocket':
       case 'sse':
-        result = await runStreamNode(this, node);
+        result = await runStreamNode(this, node, path);
         break;
       case 'grpc':
-        result = await runGrpcNode(this, node);
+        result = await runGrpcNode(this, node, path);
         break;
       case 'mockVerify':
         result = await runMockVerifyNode(this, node);
@@ -276,14 +290,18 @@ export class FlowInterpreter extends FlowBase {
     return new FlowInterpreter(this.port, this.testCase, state, [...this.chain, name], flow);
   }
 
-  /** Runs loop iterations `start`… of a Loop or Iteration node (see loop.ts); the loop segment workflow starts here. */
+  /**
+   * Runs loop iterations `start`… of a Loop or Iteration node at `path` (see loop.ts); the loop
+   * segment workflow starts here.
+   */
   runLoopIterations(
     node: LoopNode | IterationNode,
     start: number,
     items: unknown[] | undefined,
     kept: number,
+    path: string,
   ): Promise<LoopSegmentOutput> {
-    return runLoopIterations(this, node, start, items, kept);
+    return runLoopIterations(this, node, start, items, kept, path);
   }
 }
 

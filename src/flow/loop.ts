@@ -10,14 +10,18 @@ import { truthy, type ExpressionError } from '../domain/expressions';
 import type { IterationNode, LoopNode, NodeResult } from '../domain/types';
 import type { FlowBase } from './flow-base';
 import type { FlowState, LoopFrame, LoopSegmentOutput, NodeContext } from './types';
+import { iterationScope } from './execution-id';
 
 /** Iteration results kept in the details of a loop; the rest are counted in `omittedIterations`. */
 export const KEPT_ITERATIONS = 50;
 /** Bytes of a response body kept in the state a child workflow receives. */
 const SEGMENT_BODY_BYTES = 32 * 1024;
 
-/** Runs a Loop or Iteration node: failed when its items cannot be found, it stopped on an error or its cap, or an iteration failed. */
-export async function runLoopNode(flow: FlowBase, node: LoopNode | IterationNode): Promise<NodeResult> {
+/**
+ * Runs a Loop or Iteration node at `path` (execution-id.ts): failed when its items cannot be found,
+ * it stopped on an error or its cap, or an iteration failed.
+ */
+export async function runLoopNode(flow: FlowBase, node: LoopNode | IterationNode, path: string): Promise<NodeResult> {
   const result = flow.base(node);
   let items: unknown[] | undefined;
   if (node.type === 'iteration') {
@@ -33,7 +37,7 @@ export async function runLoopNode(flow: FlowBase, node: LoopNode | IterationNode
       }
     }
   }
-  const out = await runLoopIterations(flow, node, 0, items, 0);
+  const out = await runLoopIterations(flow, node, 0, items, 0, path);
   result.iterations = out.iterations;
   result.stoppedBy = out.stoppedBy;
   result.iterationResults = out.iterationResults;
@@ -45,9 +49,10 @@ export async function runLoopNode(flow: FlowBase, node: LoopNode | IterationNode
 }
 
 /**
- * Runs iterations `start`… of a Loop or Iteration node. When this workflow's history has grown
- * past the configured length, the rest runs in a child workflow (which does the same in turn),
- * so no history grows without bound. `kept`: iteration results already kept before `start`.
+ * Runs iterations `start`… of a Loop or Iteration node at `path` (execution-id.ts: iteration `i`'s
+ * nodes run inside `<path>[i]`). When this workflow's history has grown past the configured length,
+ * the rest runs in a child workflow (which does the same in turn), so no history grows without
+ * bound. `kept`: iteration results already kept before `start`.
  */
 export async function runLoopIterations(
   flow: FlowBase,
@@ -55,6 +60,7 @@ export async function runLoopIterations(
   start: number,
   items: unknown[] | undefined,
   kept: number,
+  path: string,
 ): Promise<LoopSegmentOutput> {
   const { port } = flow;
   const cap = Math.min(node.maxIterations ?? Number.MAX_SAFE_INTEGER, port.settings.maxLoopIterations);
@@ -106,6 +112,7 @@ export async function runLoopIterations(
         kept: kept + out.iterationResults.length,
         state: compactState(flow.state),
         ...(flow.chain.length ? { chain: [...flow.chain] } : {}),
+        path,
       });
       flow.state = rest.state;
       out.state = rest.state;
@@ -125,7 +132,7 @@ export async function runLoopIterations(
     flow.state.loops.push(frame);
     let nodes: NodeResult[];
     try {
-      nodes = await flow.runNodes(node.body);
+      nodes = await flow.runNodes(node.body, iterationScope(path, index));
     } finally {
       flow.state.loops.pop();
     }

@@ -113,13 +113,14 @@ function lastOutcome(ex: HttpExchange | undefined): string {
 }
 
 /**
- * Runs a Poll node (see the module comment). Fails, as data, when the request cannot be built,
+ * Runs a Poll node at `path` (see the module comment; each attempt's execution id is
+ * `<path>#<attempt>`, execution-id.ts). Fails, as data, when the request cannot be built,
  * an attempt is refused (address policy) or its hooks fail, `until` cannot be evaluated, the
  * condition never held (`condition \`…\` did not hold after 30 attempts (last status 202)` or
  * `… within 2m`), or an assertion on the last response fails. Throws DeadlineReached only as API
  * nodes do (an attempt cut short by the run's deadline).
  */
-export async function runPollNode(flow: FlowBase, node: PollNode): Promise<NodeResult> {
+export async function runPollNode(flow: FlowBase, node: PollNode, path: string): Promise<NodeResult> {
   const { port } = flow;
   const result = flow.base(node);
   const label = node.name ? `${node.name} (${node.id})` : node.id;
@@ -155,6 +156,8 @@ export async function runPollNode(flow: FlowBase, node: PollNode): Promise<NodeR
     }
     // An attempt never runs past the node's end.
     request = { ...request, timeoutMs: Math.max(1, Math.min(request.timeoutMs, endAt - port.now())) };
+    // Each attempt is a node execution of its own: `<path>#<attempt>`.
+    const execution = flow.executionId(`${path}#${attempt}`);
     const out = await port.executeApiNode(
       {
         ...flow.scope(),
@@ -165,6 +168,7 @@ export async function runPollNode(flow: FlowBase, node: PollNode): Promise<NodeR
         nodes: outerHooks ? flow.state.nodes : undefined,
         deadlineMs: port.deadlineMs,
         ...(authProfile ? { authProfile } : {}),
+        ...(execution ? { execution } : {}),
       },
       flow.summary(`poll ${label} attempt ${attempt}/${settings.maxAttempts}: ${request.method} ${request.url}`),
     );

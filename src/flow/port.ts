@@ -42,6 +42,12 @@ export interface InterpreterPort {
    * Absent for plans without it.
    */
   mockScope?: { workspaceId: string; scope: string };
+  /**
+   * True: the inputs of API, Poll, Script, WebSocket, SSE and gRPC nodes carry their node execution
+   * id (`execution`, src/flow/execution-id.ts): a run's ports (the workflow port, a `testCase`-mode
+   * segment's direct port). Absent: no id is made (load tests' virtual users).
+   */
+  executionIds?: boolean;
   /** Epoch ms now: the workflow's clock moved forward by activities' readings, or `Date.now()`. */
   now(): number;
   /**
@@ -108,4 +114,13 @@ export interface InterpreterPort {
    * (its input over the payload cap): the interpreter then runs its nodes through this port.
    */
   runTestCaseSegment?(request: TestCaseSegmentRequest, summary: string): Promise<TestCaseSegmentOutput | undefined>;
+  /**
+   * A port for one lane of a Parallel node, called when the lanes start: the workflow port gives
+   * each lane a clock and a random source of its own, so that nothing a lane decides depends on when
+   * other lanes' steps finished (workflows/workflow-port.ts `createWorkflowPort`). Absent, or
+   * undefined: lanes use this port.
+   */
+  lane?(): InterpreterPort | undefined;
+  /** Called when a Parallel node's lanes have all ended, with their ports: this port's clock moves to the latest. */
+  joinLanes?(lanes: InterpreterPort[]): void;
 }

@@ -23,10 +23,11 @@ export function refLabel(node: RefNode): string {
 }
 
 /**
- * Runs a Ref node: failed when an input cannot be evaluated (the sub-flow does not start), when its
- * sub-flow was not resolved into the plan, or when a node of the sub-flow failed.
+ * Runs a Ref node at `path` (execution-id.ts; its sub-flow's nodes run inside it): failed when an
+ * input cannot be evaluated (the sub-flow does not start), when its sub-flow was not resolved into
+ * the plan, or when a node of the sub-flow failed.
  */
-export async function runRefNode(flow: FlowBase, node: RefNode): Promise<NodeResult> {
+export async function runRefNode(flow: FlowBase, node: RefNode, path: string): Promise<NodeResult> {
   const result = flow.base(node);
   if (node.version) result.version = node.version;
   const label = refLabel(node);
@@ -52,7 +53,7 @@ export async function runRefNode(flow: FlowBase, node: RefNode): Promise<NodeRes
   }
 
   const sub = flow.subFlow(emptyState(variables), label, node.flow);
-  const children = await sub.runNodes(node.flow);
+  const children = await sub.runNodes(node.flow, path);
 
   flow.state.assertions += sub.state.assertions;
   flow.state.passedAssertions += sub.state.passedAssertions;

@@ -7,10 +7,11 @@ import type { ScriptCheck } from '../domain/node-io';
 import type { NodeResult, ScriptNode } from '../domain/types';
 import type { FlowBase } from './flow-base';
 
-/** Runs a Script node: failed (with the line of the user's code) when the script failed. */
-export async function runScriptNode(flow: FlowBase, node: ScriptNode): Promise<NodeResult> {
+/** Runs a Script node at `path` (execution-id.ts): failed (with the line of the user's code) when the script failed. */
+export async function runScriptNode(flow: FlowBase, node: ScriptNode, path: string): Promise<NodeResult> {
   const result = flow.base(node);
   const before = flow.state.variables;
+  const execution = flow.executionId(path);
   const out = await flow.port.runScript(
     {
       ...flow.scope(),
@@ -19,6 +20,7 @@ export async function runScriptNode(flow: FlowBase, node: ScriptNode): Promise<N
       generateValue: node.variable !== undefined,
       variables: flow.state.variables,
       nodes: flow.state.nodes,
+      ...(execution ? { execution } : {}),
     },
     flow.summary(`${node.name ?? node.id}: script`),
   );

@@ -74,8 +74,12 @@ export function resolveStream(
   return input;
 }
 
-/** Runs a WebSocket or SSE node (see the module comment). */
-export async function runStreamNode(flow: FlowBase, node: WebsocketNode | SseNode): Promise<NodeResult> {
+/** Runs a WebSocket or SSE node at `path` (see the module comment; execution-id.ts). */
+export async function runStreamNode(
+  flow: FlowBase,
+  node: WebsocketNode | SseNode,
+  path: string,
+): Promise<NodeResult> {
   const { port } = flow;
   const result = flow.base(node);
   const label = node.name ? `${node.name} (${node.id})` : node.id;
@@ -92,6 +96,8 @@ export async function runStreamNode(flow: FlowBase, node: WebsocketNode | SseNod
     flow.step(`${label}: not opened ✗ (${err.message})`);
     return flow.fail(result, err.message);
   }
+  const execution = flow.executionId(path);
+  if (execution) input.execution = execution;
   const authProfile = apiNodeAuthProfile(node.authProfile, flow.testCase.auth);
   if (authProfile) {
     input.authProfile = authProfile;

@@ -74,6 +74,8 @@ export interface LoopSegmentInput {
   testCase: {
     id: string;
     name: string;
+    /** The test case's place in the run's plan, from 0 (node execution ids, src/flow/execution-id.ts); absent in inputs recorded before them (0). */
+    position?: number;
     dataSets: Record<string, unknown[]>;
     /**
      * The hooks around the test case's API nodes besides their own, outermost first (the test
@@ -93,6 +95,8 @@ export interface LoopSegmentInput {
   state: FlowState;
   /** Inside a sub-flow: the Ref nodes' names, outermost first (FlowBase `chain`); absent otherwise. */
   chain?: string[];
+  /** The loop node's path in the test case's tree (src/flow/execution-id.ts); absent in inputs recorded before it (the node's id). */
+  path?: string;
   /** The run's callback address base and key (RunPlan `callbacks`), for Callback nodes in the loop; absent without them. */
   callbacks?: { baseUrl: string; key: string };
 }

@@ -112,6 +112,20 @@ export const mockJournalDropped = new Counter({
   registers: [registry],
 });
 
+/**
+ * `assay_node_executions_total{outcome}`: node executions of `node`-mode runs through the node
+ * execution records (src/store/node-executions.ts `RecordedOutcome`): `sent` (run the first time),
+ * `recorded` (answered from its recorded outcome: a repeat avoided), `joined` (answered by waiting
+ * for the owner running it), `taken-over` (run again: its owner died with it under way),
+ * `unrecorded` (run without a record: the store did not answer).
+ */
+export const nodeExecutions = new Counter({
+  name: 'assay_node_executions_total',
+  help: 'Node executions of node-mode runs by how they were answered: sent, recorded (a repeat avoided), joined, taken-over (sent again after a crash), unrecorded.',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 /** `assay_bundler_builds_total{outcome}`: bundles built (`built`) or refused/failed (`failed`). */
 export const bundlerBuilds = new Counter({
   name: 'assay_bundler_builds_total',

@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import type { AssayConfig } from '../config';
 import type { RunStatus } from '../domain/types';
 import { Run, RunLoadControl, RunLoadShard, RunTestCaseResult, TestCaseHistory, WebhookDelivery } from './entities';
+import { sweepStrayRecords } from './node-executions';
 
 /** Statuses of a run that has ended; only such runs are deleted. */
 export const ENDED_RUN_STATUSES = ['completed', 'failed'] as const satisfies readonly RunStatus[];
@@ -144,7 +145,8 @@ export interface RetentionSweep {
 /**
  * Starts the periodic sweep when `config.runs.retentionDays` is above 0 (else does nothing): the
  * first sweep a minute after start, then every {@link RETENTION_INTERVAL_MS}; each deletes ended
- * runs completed more than `retentionDays` days before it began. A failed sweep is logged and
+ * runs completed more than `retentionDays` days before it began, history rows older than
+ * `historyDays`, and node execution records over a day old (src/store/node-executions.ts). A failed sweep is logged and
  * retried at the next tick. The timers do not keep the process alive.
  */
 export function startRetentionSweep(config: AssayConfig, dataSource: DataSource, logger: Logger): RetentionSweep {
@@ -167,10 +169,16 @@ export function startRetentionSweep(config: AssayConfig, dataSource: DataSource,
     if (deleted > 0)
       logger.info({ deleted, cutoff: cutoff.toISOString(), historyDays }, 'retention: deleted test case history rows');
   };
+  // Node execution records left by runs that never ended (src/store/node-executions.ts).
+  const sweepRecords = async () => {
+    const deleted = await sweepStrayRecords(dataSource.manager);
+    if (deleted > 0) logger.info({ deleted }, 'retention: deleted node execution records over a day old');
+  };
   const sweep = () => {
     if (stopped || running) return;
     running = sweepRuns()
       .then(sweepHistory)
+      .then(sweepRecords)
       .catch((err: unknown) => logger.warn({ err }, 'retention sweep failed; retrying at the next one'))
       .finally(() => {
         running = null;

@@ -35,13 +35,17 @@ const USERS: Record<string, { id: number; name: string }> = {
   '2': { id: 2, name: 'Grace' },
 };
 
-/** The target: `/users/<id>`, `/echo` (the request back), `/slow?ms=` (answers late); counts hits per path and requests in flight. */
+/** The target: `/users/<id>`, `/echo` (the request back), `/slow?ms=` (answers late); counts hits per path and requests in flight, and keeps `X-Assay-Execution` headers. */
 function startTarget() {
   const hits: Record<string, number> = {};
-  const state = { inFlight: 0, maxInFlight: 0, hits };
+  /** `X-Assay-Execution` of every request that had one, in arrival order. */
+  const executions: string[] = [];
+  const state = { inFlight: 0, maxInFlight: 0, hits, executions };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     hits[url.pathname] = (hits[url.pathname] ?? 0) + 1;
+    const execution = req.headers['x-assay-execution'];
+    if (typeof execution === 'string') executions.push(execution);
     state.inFlight += 1;
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
     const chunks: Buffer[] = [];
@@ -194,16 +198,13 @@ describe('flow interpreter through the direct port', function () {
       expect(result.nodes[0]!.status).to.equal('failed');
     });
 
-    it('sends no X-Assay-Execution header unless the caller gives one', async () => {
+    it('sends no X-Assay-Execution header unless the port makes execution ids', async () => {
       const echo = { type: 'api', id: 'echo', request: { method: 'POST', url: '{{base}}/echo', body: { a: '{{a}}' } } };
+      state.executions.length = 0;
       const plain = await run([echo], { variables: { a: 'x' } });
       expect(plain.status).to.equal('passed');
-      const port = portFor({
-        runId: 'run_exec',
-        settings: SETTINGS,
-        deadlineMs: Date.now() + 10_000,
-        executionId: (node) => `vu-7/${node}`,
-      });
+      expect(state.executions, 'no header without execution ids').to.deep.equal([]);
+      const port = portFor({ runId: 'run_exec', settings: SETTINGS, deadlineMs: Date.now() + 10_000, executionIds: true });
       const tc = {
         id: 'tc_1',
         name: 'the case',
@@ -213,15 +214,61 @@ describe('flow interpreter through the direct port', function () {
           {
             ...echo,
             assertions: [
-              { target: "response.body.headers.'x-assay-execution'", operator: 'equals', expected: 'vu-7/echo' },
+              { target: "response.body.headers.'x-assay-execution'", operator: 'equals', expected: 'run_exec/4/echo' },
               { target: 'response.body.body.a', operator: 'equals', expected: 'x' },
             ],
           },
         ] as FlowNode[],
         dataSets: {},
       };
-      const given = await FlowInterpreter.runTestCase(port, tc, { base, a: 'x' });
+      const given = await FlowInterpreter.runTestCase(port, tc, { base, a: 'x' }, undefined, undefined, 4);
       expect(given).to.include({ status: 'passed', assertions: 2, passedAssertions: 2 });
+    });
+
+    it('gives every node execution its own id from the tree: loop iterations, Parallel lanes, sub-flows, Poll attempts', async () => {
+      // Lanes whose requests finish in turns (5 and 13 ms): the ids do not depend on that order.
+      const lane = (id: string, ms: number) => ({
+        type: 'loop',
+        id: `loop_${id}`,
+        count: 3,
+        body: [{ type: 'api', id, request: { method: 'GET', url: `{{base}}/slow?ms=${ms}` } }],
+      });
+      const flow = [
+        { type: 'parallel', id: 'lanes', children: [lane('a', 5), lane('b', 13)] },
+        {
+          type: 'ref',
+          id: 'login',
+          testCaseId: 'tc_login',
+          mode: 'clone',
+          flow: [{ type: 'api', id: 'token', request: { method: 'GET', url: '{{base}}/users/1' } }],
+        },
+        {
+          type: 'poll',
+          id: 'ready',
+          request: { method: 'GET', url: '{{base}}/users/2' },
+          until: 'attempt >= 3',
+          interval: 1,
+        },
+      ] as FlowNode[];
+      const port = portFor({ runId: 'run_tree', settings: SETTINGS, deadlineMs: Date.now() + 10_000, executionIds: true });
+      state.executions.length = 0;
+      const result = await FlowInterpreter.runTestCase(
+        port,
+        { id: 'tc_tree', name: 'tree', folder: '', tags: [], flow, dataSets: {} },
+        { base },
+        undefined,
+        undefined,
+        2,
+      );
+      expect(result.status, JSON.stringify(result.failures)).to.equal('passed');
+      const expected = [
+        ...['a', 'b'].flatMap((id) => [0, 1, 2].map((i) => `lanes/loop_${id}[${i}]/${id}`)),
+        'login/token',
+        'ready#1',
+        'ready#2',
+        'ready#3',
+      ].map((path) => `run_tree/2/${path}`);
+      expect([...state.executions].sort()).to.deep.equal([...expected].sort());
     });
   });
 

@@ -17,6 +17,7 @@ export { AuthProfile, AuthToken } from './auth-profile';
 export { TestCaseHistory, FlakyTestCase } from './test-case-history';
 export { MockJournalEntry } from './mock-journal-entry';
 export { MockCollection, MockRecord, MockScope } from './mock-state';
+export { NodeExecution } from './node-execution';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -37,6 +38,7 @@ import { AuthProfile, AuthToken } from './auth-profile';
 import { TestCaseHistory, FlakyTestCase } from './test-case-history';
 import { MockJournalEntry } from './mock-journal-entry';
 import { MockCollection, MockRecord, MockScope } from './mock-state';
+import { NodeExecution } from './node-execution';
 
 /** Every entity, for the data source. */
 export const ENTITIES = [
@@ -65,4 +67,5 @@ export const ENTITIES = [
   MockCollection,
   MockRecord,
   MockScope,
+  NodeExecution,
 ];

@@ -7,60 +7,12 @@
  * (another run completes meanwhile on a worker with one slot).
  */
 import { expect } from 'chai';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
 import { processEnv, spawnAssay, type AssayProcess } from '../../helpers/processes';
 import { temporalClient } from '../../helpers/temporal';
+import { startRecorder, type Hit, type Recorder } from '../../helpers/recorder';
 
 type Json = Record<string, any>;
-
-/** A request the recording target answered (or was answering). */
-interface Hit {
-  at: number;
-  path: string;
-  /** Its `X-Assay-Execution` header. */
-  execution?: string;
-}
-
-/**
- * A loopback target recording when each request arrived: `GET /slow?ms=N` answers 200 {waited: N}
- * after N ms; `GET /fast` answers 200 {ok: true} at once.
- */
-async function startRecorder(): Promise<{ url: string; hits: Hit[]; close(): Promise<void> }> {
-  const hits: Hit[] = [];
-  const timers = new Set<NodeJS.Timeout>();
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const execution = req.headers['x-assay-execution'];
-    hits.push({ at: Date.now(), path: url.pathname, ...(typeof execution === 'string' ? { execution } : {}) });
-    const json = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    if (url.pathname === '/slow') {
-      const ms = Math.min(Number(url.searchParams.get('ms') ?? 100), 60_000);
-      const t = setTimeout(() => {
-        timers.delete(t);
-        json(200, { waited: ms, i: Number(url.searchParams.get('i')) });
-      }, ms);
-      timers.add(t);
-      return;
-    }
-    if (url.pathname === '/fast') return json(200, { ok: true });
-    json(404, { error: 'no route' });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    hits,
-    async close() {
-      for (const t of timers) clearTimeout(t);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 /** `count` API nodes calling `/slow?ms=<ms>&i=<k>` (k from 1), each asserting its answer. */
 const slowNodes = (count: number, ms: number) =>
@@ -74,7 +26,7 @@ const slowNodes = (count: number, ms: number) =>
 describe('the testCase durability mode: crashes, cancels, timeouts and long waits', function () {
   this.timeout(120_000);
   let app: TestApp;
-  let target: Awaited<ReturnType<typeof startRecorder>>;
+  let target: Recorder;
   const workers: AssayProcess[] = [];
   const spawnWorker = (env: Record<string, string> = {}) => {
     const w = spawnAssay('worker', processEnv(app, { ASSAY_LOG_LEVEL: 'warn', ...env }));
@@ -106,7 +58,7 @@ describe('the testCase durability mode: crashes, cancels, timeouts and long wait
   const results = async (runId: string) => (await app.request('GET', `/v1/runs/${runId}/results`)).body;
   const slowHits = (runOrAll?: (h: Hit) => boolean) =>
     target.hits.filter((h) => h.path === '/slow' && (runOrAll?.(h) ?? true));
-  const ofRun = (runId: string) => (h: Hit) => h.execution?.startsWith(`run-${runId}/`) ?? false;
+  const ofRun = (runId: string) => (h: Hit) => h.execution?.startsWith(`${runId}/`) ?? false;
 
   before(async () => {
     [app, target] = await Promise.all([startTestApp(), startRecorder()]);
@@ -153,9 +105,11 @@ describe('the testCase durability mode: crashes, cancels, timeouts and long wait
 
     const hits = slowHits(mine);
     const executions = hits.map((h) => h.execution!);
-    // Every node execution numbered once: a repeated node carries the same X-Assay-Execution.
-    expect(new Set(executions).size).to.equal(40);
-    for (const e of executions) expect(e).to.match(new RegExp(`^run-${runId}/[^/]+/[^/]+/\\d+$`));
+    // Each node execution's id from the tree (docs/durability.md "Node execution ids"): exactly
+    // the 40 nodes', a repeated node carrying the same one.
+    expect([...new Set(executions)].sort()).to.deep.equal(
+      Array.from({ length: 40 }, (_, k) => `${runId}/0/s${k + 1}`).sort(),
+    );
     const repeated = hits.length - 40;
     expect(repeated, `${beforeKill} requests before the kill`).to.be.at.least(0);
     expect(repeated, `repeated ${repeated}, ${recent} in the 3 s before the kill`).to.be.at.most(recent + 1);

@@ -73,13 +73,13 @@ describe('a worker killed mid-run', function () {
     expect(
       results.details.testCases.map((c: { name: string; status: string }) => `${c.name} ${c.status}`),
     ).to.deep.equal([1, 2, 3, 4, 5, 6].map((i) => `step ${i} passed`));
-    // At least once: a request in flight when the worker died may have been sent twice, and then
-    // with the same X-Assay-Execution id, so the six node executions show six distinct ids.
-    expect(target.hits.get('/slow')).to.be.within(6, 9);
+    // At most the node under way is sent again (docs/durability.md "What a crash repeats"), with
+    // the same X-Assay-Execution id, so the six node executions show six distinct ids.
+    expect(target.hits.get('/slow')).to.be.within(6, 7);
     const ids = target.executions.get('/slow')!;
     expect(ids).to.have.length(target.hits.get('/slow')!);
     expect(new Set(ids).size).to.equal(6);
-    for (const id of ids) expect(id).to.match(new RegExp(`^run-${runId}/[0-9a-f-]{36}/\\d+$`));
+    for (const id of ids) expect(id).to.match(new RegExp(`^${runId}/[0-5]/[A-Za-z_][\\w-]*$`));
     await recordHistory('worker-killed', `run-${runId}`);
   });
 });

@@ -54,6 +54,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'MockSettings1796430000000',
         'LoadControl1796440000000',
         'Durability1796500000000',
+        'NodeExecutions1796600000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);

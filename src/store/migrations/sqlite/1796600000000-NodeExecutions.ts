@@ -1,0 +1,22 @@
+import { MigrationInterface, QueryRunner } from "typeorm";
+
+/**
+ * Node execution records (docs/durability.md "What a crash repeats"): each `node`-mode node
+ * execution's claim and outcome, `node_executions` (src/store/entities/node-execution.ts).
+ */
+export class NodeExecutions1796600000000 implements MigrationInterface {
+    name = 'NodeExecutions1796600000000'
+
+    public async up(queryRunner: QueryRunner): Promise<void> {
+        await queryRunner.query(`CREATE TABLE "node_executions" ("id" varchar(64) PRIMARY KEY NOT NULL, "runId" varchar(40) NOT NULL, "position" integer NOT NULL, "execution" varchar(600) NOT NULL, "owner" varchar(200) NOT NULL, "leaseUntilMs" bigint NOT NULL, "outcome" json)`);
+        await queryRunner.query(`CREATE INDEX "ix_node_executions_lease" ON "node_executions" ("leaseUntilMs") `);
+        await queryRunner.query(`CREATE INDEX "ix_node_executions_run" ON "node_executions" ("runId", "position") `);
+    }
+
+    public async down(queryRunner: QueryRunner): Promise<void> {
+        await queryRunner.query(`DROP INDEX "ix_node_executions_run"`);
+        await queryRunner.query(`DROP INDEX "ix_node_executions_lease"`);
+        await queryRunner.query(`DROP TABLE "node_executions"`);
+    }
+
+}
