@@ -49,11 +49,12 @@ export const HISTORY_FIXTURES = path.resolve(__dirname, '../../../test/fixtures/
 /**
  * With ASSAY_RECORD_HISTORIES=1, writes the history of `workflowId` to the fixtures as `<name>.json`
  * (all executions of a continued-as-new chain are not followed: the first execution is written).
- * Its payloads are encrypted with TEST_SECRET_KEYS; replay.test.ts replays with that ring.
+ * Its payloads are encrypted with TEST_SECRET_KEYS; replay.test.ts replays with that ring. `client`:
+ * one on another Temporal server than the shared one (a test's own).
  */
-export async function recordHistory(name: string, workflowId: string): Promise<void> {
+export async function recordHistory(name: string, workflowId: string, client?: Client): Promise<void> {
   if (process.env.ASSAY_RECORD_HISTORIES !== '1') return;
-  const handle = (await temporalClient()).workflow.getHandle(workflowId);
+  const handle = (client ?? (await temporalClient())).workflow.getHandle(workflowId);
   // The store says "completed" a moment before the workflow closes: wait for the close.
   await handle.result().catch(() => undefined);
   const history = await handle.fetchHistory();
