@@ -8,8 +8,9 @@
  * refused at once; WebSocket and SSE handshakes refused or not event streams, a stream that never
  * opens, a message over 1 MiB, an `until` that throws; gRPC calls whose message, metadata or target
  * cannot be sent. Each result carries its code beside its error (and its `failures` entry the
- * same), passing and assertion-failed nodes carry none, and the JUnit, HTML and terminal reports
- * made from the results document show it.
+ * same), passing and assertion-failed nodes carry none, the results document is what the API's
+ * OpenAPI description says it is (`RunResults`, `NodeResult`), and the JUnit, HTML and terminal
+ * reports made from it show the code.
  *
  * The table of docs/flows.md is read too: every code it lists is provoked here, or named in
  * {@link ELSEWHERE} with where it is tested or why a run cannot meet it.
@@ -20,6 +21,8 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { expect } from 'chai';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { WebSocketServer } from 'ws';
 import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
 import { freePort } from '../../../src/net/free-port';
@@ -66,7 +69,7 @@ const grpc = (id: string, extra: Json) => ({
 });
 
 /** One test case per code: its name is the code, its one (or last) node `n` fails that way. */
-function errorCases(apiPort: number): Array<{ code: string; error: RegExp; flow: Json[]; authProfile?: string }> {
+function errorCases(apiPort: number): Array<{ code: string; error: RegExp; flow: Json[] }> {
   const own = `127.0.0.1:${apiPort}`;
   return [
     {
@@ -412,6 +415,21 @@ describe('node results carry errorCode (docs/flows.md "Error codes")', function 
     expect(untested, 'documented codes with no test').to.deep.equal([]);
     const undocumented = [...provoked, ...Object.keys(ELSEWHERE)].filter((code) => !documented.has(code));
     expect(undocumented, 'codes tested but not in the table').to.deep.equal([]);
+  });
+
+  it("the results document is what the OpenAPI description's RunResults says: NodeResult and TestCaseFailure declare errorCode", async () => {
+    const doc = (await app.request('GET', '/v1/openapi.json', undefined, { key: null })).body;
+    const schemas = doc.components.schemas;
+    expect(schemas.NodeResult.properties.errorCode).to.include({ type: 'string' });
+    expect(schemas.TestCaseFailure.properties.errorCode).to.include({ type: 'string' });
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const validate = ajv.compile({ allOf: [{ $ref: '#/components/schemas/RunResults' }], components: { schemas } });
+    expect(validate(results), JSON.stringify(validate.errors)).to.equal(true);
+    // The schema is not a formality: a result whose errorCode is not a string is refused.
+    const wrong = structuredClone(results);
+    wrong.details.testCases[0].nodes.at(-1).errorCode = 42;
+    expect(validate(wrong)).to.equal(false);
   });
 
   it('the JUnit, HTML and terminal reports of the results show each code with its error', async () => {
