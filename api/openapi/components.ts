@@ -135,6 +135,139 @@ const idNameList = {
   items: { type: 'object', required: ['id', 'name'], properties: { id: text, name: text } },
 } as const;
 
+/**
+ * Codes a node result's `errorCode` takes (docs/flows.md "Error codes", where each is explained),
+ * shown as the field's examples; not an enum: the system's network codes pass through as they are.
+ */
+const NODE_ERROR_CODE_EXAMPLES = [
+  'ECONNREFUSED',
+  'TIMEOUT',
+  'TOO_MANY_REDIRECTS',
+  'DECODING_FAILED',
+  'ADDRESS_NOT_ALLOWED',
+  'AUTH_PROFILE_FAILED',
+  'HANDSHAKE_FAILED',
+  'NOT_EVENT_STREAM',
+  'MESSAGE_TOO_LARGE',
+  'MESSAGE_INVALID',
+];
+
+/** What a node result holds (src/domain/types.ts `NodeResult`; docs/flows.md "Results"). Open, as answers are. */
+const NODE_RESULT = {
+  type: 'object',
+  description:
+    'One node\'s result, nested like the flow (docs/flows.md "Results"): the fields of its type, absent when they do not apply.',
+  required: ['id', 'type', 'status', 'duration'],
+  properties: {
+    id: text,
+    name: text,
+    type: { type: 'string', description: 'The node type (`api`, `if`, `loop`, …, `grpc`, `mockVerify`).' },
+    status: { enum: ['passed', 'failed', 'skipped'] },
+    duration: { type: 'number', description: 'Milliseconds.' },
+    error: { type: 'string', description: 'Why the node failed, in words.' },
+    errorCode: {
+      type: 'string',
+      description:
+        'The stable code of `error` when the failure has one (docs/flows.md "Error codes"): a network error (`ECONNREFUSED`, `TIMEOUT`, …), a refused address (`ADDRESS_NOT_ALLOWED`), `TOO_MANY_REDIRECTS`, `DECODING_FAILED`, `AUTH_PROFILE_FAILED`, a stream\'s (`HANDSHAKE_FAILED`, `NOT_EVENT_STREAM`, `MESSAGE_TOO_LARGE`, …) or a gRPC call\'s (`MESSAGE_INVALID`, …). Absent when the node passed, or failed by an assertion, a script, or a condition that never held.',
+      examples: NODE_ERROR_CODE_EXAMPLES,
+    },
+    reason: { type: 'string', description: 'Why the node was skipped.' },
+    request: {
+      type: 'object',
+      required: ['method', 'url'],
+      properties: {
+        method: text,
+        url: text,
+        auth: {
+          type: 'object',
+          description: "The request's signature or auth profile, its secrets as `***`.",
+          additionalProperties: { type: 'string' },
+        },
+      },
+    },
+    response: {
+      type: 'object',
+      required: ['timeMs', 'size', 'truncated'],
+      properties: {
+        status: { type: 'integer' },
+        timeMs: { type: 'number' },
+        size: { type: 'integer', description: 'Bytes (decoded, when `contentEncoding` is set).' },
+        truncated: { type: 'boolean' },
+        contentEncoding: { type: 'string' },
+        encodedSize: { type: 'integer' },
+        redirects: { type: 'integer', description: 'Redirects followed (absent: none).' },
+      },
+    },
+    assertions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['target', 'operator', 'passed'],
+        properties: {
+          name: text,
+          target: text,
+          operator: text,
+          expected: {},
+          actual: {},
+          passed: { type: 'boolean' },
+          message: text,
+        },
+      },
+    },
+    attempts: {
+      type: 'array',
+      description: 'API nodes retried, Poll nodes: every attempt.',
+      items: {
+        type: 'object',
+        required: ['attempt', 'timeMs'],
+        properties: {
+          attempt: { type: 'integer' },
+          status: { type: 'integer' },
+          error: text,
+          timeMs: { type: 'number' },
+          delayMs: { type: 'number' },
+          conditionMet: { type: 'boolean' },
+        },
+      },
+    },
+    logs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['level', 'message'],
+        properties: { level: { enum: ['debug', 'info', 'warn', 'error'] }, message: text },
+      },
+    },
+    line: { type: 'integer', description: "The line of the user's code a script error points to." },
+    condition: { description: "An IF node's condition value (cut)." },
+    branch: { enum: ['then', 'else', 'none'] },
+    children: { type: 'array', items: { $ref: '#/components/schemas/NodeResult' } },
+    iterations: { type: 'integer' },
+    stoppedBy: { enum: ['count', 'condition', 'items', 'break', 'cap', 'error', 'assert'] },
+    iterationResults: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['index', 'status', 'nodes'],
+        properties: {
+          index: { type: 'integer' },
+          item: {},
+          status: { enum: ['passed', 'failed'] },
+          nodes: { type: 'array', items: { $ref: '#/components/schemas/NodeResult' } },
+        },
+      },
+    },
+    omittedIterations: { type: 'integer' },
+    variablesSet: { type: 'object' },
+    waitedMs: { type: 'number' },
+    version: { type: 'string', description: "A live Ref node's: the referenced test case's `updatedAt` frozen." },
+    callback: { type: 'object', description: 'Callback nodes (docs/async.md "Callbacks").' },
+    stream: { type: 'object', description: 'WebSocket and SSE nodes (docs/async.md "WebSocket and SSE").' },
+    grpc: { type: 'object', description: 'gRPC nodes (docs/async.md "gRPC").' },
+    mockVerify: { type: 'object', description: 'mockVerify nodes (docs/flows.md "mockVerify node").' },
+  },
+} as const;
+
 /** The component schemas, by name. */
 export const SCHEMAS = {
   ...HISTORY_SCHEMAS,
@@ -603,6 +736,31 @@ export const SCHEMAS = {
       links: { $ref: '#/components/schemas/RunLinks' },
     },
   },
+  NodeResult: NODE_RESULT,
+  TestCaseFailure: {
+    type: 'object',
+    description:
+      'A failed assertion or node error of a test case (docs/api.md "Runs", "Results"), in the order they happened.',
+    required: ['node', 'message'],
+    properties: {
+      node: { type: 'string', description: 'The id of the node it happened in.' },
+      path: {
+        type: 'array',
+        items: text,
+        description: "Inside a sub-flow: the Ref nodes' names from the test case down, then the node's.",
+      },
+      assertion: text,
+      operator: text,
+      expected: {},
+      actual: {},
+      message: text,
+      errorCode: {
+        type: 'string',
+        description: 'A node error\'s stable code, as the node\'s result has it (docs/flows.md "Error codes").',
+        examples: NODE_ERROR_CODE_EXAMPLES,
+      },
+    },
+  },
   RunResults: {
     type: 'object',
     required: ['runId', 'status', 'runner', 'environment', 'summary', 'details', 'links'],
@@ -635,8 +793,8 @@ export const SCHEMAS = {
                 duration: { type: 'number' },
                 assertions: { type: 'integer' },
                 passedAssertions: { type: 'integer' },
-                failures: { type: 'array', items: { type: 'object' } },
-                nodes: { type: 'array', items: { type: 'object' } },
+                failures: { type: 'array', items: { $ref: '#/components/schemas/TestCaseFailure' } },
+                nodes: { type: 'array', items: { $ref: '#/components/schemas/NodeResult' } },
                 error: text,
                 flaky: {
                   type: 'object',

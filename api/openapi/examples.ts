@@ -512,6 +512,52 @@ export const RESPONSE_EXAMPLES = {
       links,
     },
   },
+  resultsFailed: {
+    summary: 'The results of a run that failed: a node error with its errorCode',
+    value: {
+      runId: ids.run,
+      status: 'completed',
+      runner: 'smoke',
+      environment: 'staging',
+      result: 'failed',
+      summary: { total: 1, passed: 0, failed: 1, skipped: 0 },
+      duration: 512,
+      completedAt: LATER,
+      details: {
+        testCases: [
+          {
+            testCaseId: ids.tc,
+            name: 'legacy redirect',
+            folder: 'users',
+            status: 'failed',
+            duration: 12.4,
+            assertions: 0,
+            passedAssertions: 0,
+            failures: [
+              {
+                node: 'legacy',
+                message: 'More than 2 redirects from https://staging.example.com/old/users/1 (maxRedirects 2)',
+                errorCode: 'TOO_MANY_REDIRECTS',
+              },
+            ],
+            nodes: [
+              {
+                id: 'legacy',
+                type: 'api',
+                status: 'failed',
+                duration: 12.4,
+                request: { method: 'GET', url: 'https://staging.example.com/old/users/1' },
+                response: { timeMs: 12.4, size: 0, truncated: false },
+                error: 'More than 2 redirects from https://staging.example.com/old/users/1 (maxRedirects 2)',
+                errorCode: 'TOO_MANY_REDIRECTS',
+              },
+            ],
+          },
+        ],
+      },
+      links,
+    },
+  },
   controlled: {
     summary: 'Paused',
     value: {

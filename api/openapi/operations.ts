@@ -626,7 +626,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       description: 'Readable while the run is running: each test case is stored as it ends.',
       tag: 'Runs',
       auth: 'apiKey',
-      responses: { '200': ok('The results.', schemaRef('RunResults'), ['results']) },
+      responses: { '200': ok('The results.', schemaRef('RunResults'), ['results', 'resultsFailed']) },
       problems: ['NotFound'],
     },
     {

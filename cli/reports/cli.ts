@@ -1,7 +1,8 @@
 /**
  * The `cli` reporter: the summary `assay run --wait` prints when a run ends (docs/reports.md
  * "cli"). One line per test case, then each failed test case's failures (node, assertion,
- * operator, expected and actual side by side, node errors, a few log lines of the failed nodes),
+ * operator, expected and actual side by side, node errors with their `errorCode` in front, a few
+ * log lines of the failed nodes),
  * the totals, the performance figures of a performance run, the run's error, and the links.
  *
  * Colour (ANSI, through Node's own `util.styleText`) only when asked: the caller decides from the
@@ -13,6 +14,7 @@ import {
   formatMs,
   formatRate,
   outcomeOf,
+  problemText,
   runDurationMs,
   runError,
   runTotals,
@@ -140,7 +142,9 @@ export function renderCli(input: ReportInput, options: { color: boolean }): stri
 function problemLines(p: Problem, indent: string, paint: (s: Style, t: string) => string): string[] {
   const lines: string[] = [];
   if (p.kind === 'error') {
-    lines.push(`${indent}${paint('red', '✘')} ${terminalSafe(p.nodeLabel)}: ${paint('red', terminalSafe(p.message))}`);
+    lines.push(
+      `${indent}${paint('red', '✘')} ${terminalSafe(p.nodeLabel)}: ${paint('red', terminalSafe(problemText(p)))}`,
+    );
     return lines;
   }
   lines.push(`${indent}${paint('red', '✘')} ${terminalSafe(p.nodeLabel)}`);

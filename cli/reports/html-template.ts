@@ -20,6 +20,7 @@ export const NODE_PARTIAL = `
     <span class="dur">{{duration}}</span>
   </div>
   {{#if facts.length}}<div class="facts">{{#each facts}}<span>{{this}}</span>{{/each}}</div>{{/if}}
+  {{#if errorCode}}<div class="error-code">errorCode <code data-error-code>{{errorCode}}</code></div>{{/if}}
   {{#if error}}<pre class="err">{{error}}</pre>{{/if}}
   {{#if assertions.length}}
   <table class="assertions">
@@ -120,6 +121,7 @@ details.tc.quarantined { border-color: var(--skip); border-style: dashed; }
 .node-head .dur { color: var(--muted); margin-left: auto; }
 .facts { color: var(--muted); font-size: 12.5px; display: flex; flex-wrap: wrap; gap: 2px 14px; }
 .err { color: var(--ko); border-left: 3px solid var(--ko); }
+.error-code { color: var(--muted); font-size: 12.5px; margin-top: 4px; } .error-code code { color: var(--ko); font-weight: 600; }
 .logs .lv-warn { color: var(--skip); } .logs .lv-error { color: var(--ko); }
 .children, .rows { margin-left: 6px; }
 details.row { margin: 4px 0; }
@@ -223,6 +225,7 @@ footer { color: var(--muted); font-size: 12px; margin-top: 28px; }
         </div>
         <div class="why">{{message}}</div>
         {{else}}
+        {{#if errorCode}}<div class="error-code">errorCode <code data-error-code>{{errorCode}}</code></div>{{/if}}
         <pre class="err">{{message}}</pre>
         {{/if}}
       </div>

@@ -5,7 +5,7 @@
  * - a summary: outcome badge, counts, duration, runner, environment, run id, links;
  * - each test case, collapsible (failed ones open): its failures with expected and actual side by
  *   side (grouped by data row for a data-driven test case), then its nodes as a tree — requests
- *   (method, URL, status, time, size), assertions tables, errors, script logs, IF/Parallel
+ *   (method, URL, status, time, size), assertions tables, errors (with their `errorCode`), script logs, IF/Parallel
  *   children and the rows of loops and iterations;
  * - flaky and quarantined test cases (docs/history.md) marked by a tag next to their name, a
  *   sentence saying how often the test case flipped, and summary cards counting them;
@@ -135,6 +135,7 @@ function problemView(p: Problem, unit?: string) {
     expected: p.hasExpected ? pretty(p.expected) : '(no expected value)',
     actual: pretty(p.hasActual ? p.actual : undefined),
     message: visibleControls(p.message),
+    errorCode: p.errorCode,
   };
 }
 
@@ -175,6 +176,8 @@ interface NodeView {
   duration: string;
   facts: string[];
   error?: string;
+  /** The error's stable code (NodeResult `errorCode`), shown beside it. */
+  errorCode?: string;
   assertions: Array<{
     passed: boolean;
     label: string;
@@ -231,6 +234,7 @@ function nodeView(n: NodeResult, flakyNodes: FlakyNodes = new Map()): NodeView {
       : {}),
     facts,
     ...(n.error ? { error: visibleControls(n.error) } : {}),
+    ...(n.errorCode ? { errorCode: n.errorCode } : {}),
     assertions: (n.assertions ?? []).map((a) => ({
       passed: a.passed,
       label: a.name ? `${a.name} (${a.target})` : a.target,

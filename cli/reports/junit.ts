@@ -12,7 +12,9 @@
  * - one `<testcase classname="<runner>.<folder or runner>" name time>` per unit of cli/reports/model.ts:
  *   per test case, or per data row of a test case with a top-level Iteration node;
  * - `<failure message type>` per failed assertion (text: node, assertion, expected, actual, why),
- *   `<error>` per node error (network, script, expression, cap, interruption), `<skipped/>`,
+ *   `<error>` per node error (network, script, expression, cap, interruption; one with an
+ *   `errorCode` reads `TOO_MANY_REDIRECTS: More than 2 redirects …` in `message` and text,
+ *   cli/reports/model.ts `problemText`), `<skipped/>`,
  *   `<system-out>` (script logs, notes), `<system-err>` (errors);
  * - flaky and quarantined test cases (docs/history.md) as Maven Surefire writes a flaky test: a
  *   flagged test case that passed gets a `<flakyFailure type="flaky">` whose `<stackTrace>` says
@@ -34,6 +36,7 @@ import {
   countUnits,
   flakySentence,
   formatRate,
+  problemText,
   quarantinedUnit,
   runDurationMs,
   runError,
@@ -168,15 +171,15 @@ function writeTestcase(suite: XMLBuilder, unit: CaseUnit, classname: string, whe
   if (unit.status === 'skipped') tc.ele('skipped', { message: clip(unit.skippedMessage ?? 'not run') });
   if (quarantined) {
     for (const p of errors)
-      tc.ele('flakyError', { message: clip(p.message), type: errorType(p) })
+      tc.ele('flakyError', { message: clip(problemText(p)), type: errorType(p) })
         .ele('stackTrace')
-        .txt(`${p.nodeLabel}: ${p.message}`);
+        .txt(`${p.nodeLabel}: ${problemText(p)}`);
   } else if (errors.length > 0) {
     // The Surefire schema allows one <error> per testcase: several node errors share it.
     const [first] = errors as [Problem, ...Problem[]];
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-    tc.ele('error', { message: clip(`${first.message}${more}`), type: errorType(first) }).txt(
-      errors.map((p) => `${p.nodeLabel}: ${p.message}`).join('\n'),
+    tc.ele('error', { message: clip(`${problemText(first)}${more}`), type: errorType(first) }).txt(
+      errors.map((p) => `${p.nodeLabel}: ${problemText(p)}`).join('\n'),
     );
   }
   const marks: string[] = [];
@@ -189,7 +192,7 @@ function writeTestcase(suite: XMLBuilder, unit: CaseUnit, classname: string, whe
     );
   const out = [...marks, ...unit.notes, ...unit.logs.map((l) => `[${l.level}] ${l.node}: ${l.message}`)];
   if (out.length) tc.ele('system-out').txt(out.join('\n'));
-  if (errors.length) tc.ele('system-err').txt(errors.map((p) => `${p.nodeLabel}: ${p.message}`).join('\n'));
+  if (errors.length) tc.ele('system-err').txt(errors.map((p) => `${p.nodeLabel}: ${problemText(p)}`).join('\n'));
 }
 
 /** The runner and environment a run ran on (for the flakiness sentence). */

@@ -43,6 +43,20 @@ export interface Problem {
   actual?: unknown;
   /** Why, in words (the assertion's message or the node's error). */
   message: string;
+  /**
+   * Node errors only: the stable code of the error (NodeResult and TestCaseFailure `errorCode`,
+   * docs/flows.md "Error codes"), when it has one.
+   */
+  errorCode?: string;
+}
+
+/**
+ * A problem's message as reports print it: `TOO_MANY_REDIRECTS: More than 2 redirects from …`
+ * when it has an `errorCode` (the form of the relay's `detail`, docs/api.md "Relay"), else the
+ * message itself.
+ */
+export function problemText(p: Pick<Problem, 'message' | 'errorCode'>): string {
+  return p.errorCode ? `${p.errorCode}: ${p.message}` : p.message;
 }
 
 /** One line a script logged, with the node whose script logged it. */
@@ -207,6 +221,7 @@ function problemsOfFailures(tc: TestCaseResult, index: Map<string, NodeResult>):
     hasActual: 'actual' in f,
     actual: f.actual,
     message: f.message,
+    ...(f.errorCode ? { errorCode: f.errorCode } : {}),
   }));
 }
 
@@ -240,6 +255,7 @@ function problemsOfNodes(nodes: NodeResult[]): Problem[] {
         hasExpected: false,
         hasActual: false,
         message: n.error,
+        ...(n.errorCode ? { errorCode: n.errorCode } : {}),
       });
   });
   return out;

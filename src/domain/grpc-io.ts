@@ -72,7 +72,9 @@ export interface GrpcCallOutput {
    * Why no call could be made (a `.proto` that does not parse, an unknown service or method, a
    * message that does not fit the request type, a target the address policy refuses), in words,
    * with a stable `errorCode`: PROTO_INVALID, METHOD_NOT_FOUND, METHOD_NOT_SUPPORTED,
-   * MESSAGE_INVALID, INVALID_TARGET, ADDRESS_NOT_ALLOWED, ENOTFOUND.
+   * MESSAGE_INVALID, METADATA_INVALID, INVALID_TARGET, ADDRESS_NOT_ALLOWED, a resolution's code
+   * (ENOTFOUND, EAI_AGAIN; else NETWORK_ERROR), CANCELLED, INPUT_TOO_LARGE (the workflow port). The
+   * node's result carries it (NodeResult `errorCode`, docs/flows.md "Error codes").
    */
   error?: string;
   errorCode?: string;

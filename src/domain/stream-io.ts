@@ -85,7 +85,8 @@ export interface StreamNodeOutput {
    * to evaluate…); absent when it was. Codes: `ADDRESS_NOT_ALLOWED`, `INVALID_URL`, `TIMEOUT`
    * (nothing connected in time), `HANDSHAKE_FAILED` (status in `outcome.status`), `NOT_EVENT_STREAM`,
    * `UNTIL_FAILED`, `MESSAGE_TOO_LARGE`, `AUTH_PROFILE_FAILED`, `CANCELLED`, the system's network
-   * codes (`ECONNREFUSED`, `ENOTFOUND`, …) or `NETWORK_ERROR`.
+   * codes (`ECONNREFUSED`, `ENOTFOUND`, …) or `NETWORK_ERROR`. The node's result carries it
+   * (NodeResult `errorCode`, docs/flows.md "Error codes").
    */
   error?: string;
   errorCode?: string;

@@ -623,7 +623,8 @@ export interface HttpExchange {
   error?: string;
   /**
    * Stable code of a network failure, e.g. ECONNREFUSED, TIMEOUT, or ADDRESS_NOT_ALLOWED when the
-   * address policy refused the connection (src/net/address-policy.ts).
+   * address policy refused the connection (src/net/address-policy.ts). A node this exchange fails
+   * carries it as NodeResult `errorCode` (every code: docs/flows.md "Error codes").
    */
   errorCode?: string;
   /**
@@ -682,6 +683,14 @@ export interface NodeResult {
   /** Milliseconds spent in the node (for API nodes: request time, all attempts). */
   duration: number;
   error?: string;
+  /**
+   * The stable code of `error` when the node failed for a reason that has one (docs/flows.md
+   * "Error codes"): the `errorCode` of the exchange, stream or gRPC call whose failure failed the
+   * node (`TOO_MANY_REDIRECTS`, `DECODING_FAILED`, `ADDRESS_NOT_ALLOWED`, `AUTH_PROFILE_FAILED`,
+   * `HANDSHAKE_FAILED`, …). Absent when the node passed or its failure has no code (an assertion,
+   * a script error, a condition that never held).
+   */
+  errorCode?: string;
   /** Why a node was skipped (the branch not taken). */
   reason?: string;
   // API nodes
@@ -1078,4 +1087,6 @@ export interface TestCaseFailure {
   expected?: unknown;
   actual?: unknown;
   message: string;
+  /** The failed node's `errorCode` (NodeResult `errorCode`), when its failure has one. */
+  errorCode?: string;
 }

@@ -149,8 +149,9 @@ export function responseResult(ex: HttpExchange): NonNullable<NodeResult['respon
 
 /**
  * Runs an API node at `path` (src/flow/execution-id.ts): failed on a network-level error (nothing
- * to assert on), on a failed assertion (every assertion is evaluated and counted), or on a failed
- * hook (with its line).
+ * to assert on; the exchange's `errorCode` becomes the result's, docs/flows.md "Error codes"), on
+ * a failed assertion (every assertion is evaluated and counted), or on a failed hook (with its
+ * line).
  */
 export async function runApiNode(flow: FlowBase, node: ApiNode, path: string): Promise<NodeResult> {
   const { port } = flow;
@@ -202,7 +203,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode, path: string): P
     flow.state.nodes[node.id] = { request: out.request, response };
     result.duration = out.attempts.reduce((ms, a) => ms + a.timeMs + (a.delayMs ?? 0), 0);
     result.response = responseResult(ex);
-    if (ex.error) return flow.fail(result, ex.error);
+    if (ex.error) return flow.failWithCode(result, ex.error, ex.errorCode);
     const input = flow.expressionInput({ response });
     result.assertions = [];
     for (const assertion of node.assertions ?? [])

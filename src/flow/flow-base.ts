@@ -153,6 +153,17 @@ export abstract class FlowBase {
     return result;
   }
 
+  /**
+   * Marks `result` failed with `message` (as {@link fail}) and the stable code of that failure
+   * when it has one: the node's `errorCode` and its failure's (docs/flows.md "Error codes"). Without
+   * a code, exactly {@link fail}: no `errorCode` key at all.
+   */
+  failWithCode(result: NodeResult, message: string, errorCode: string | undefined): NodeResult {
+    this.fail(result, message, errorCode ? { errorCode } : {});
+    if (errorCode) result.errorCode = errorCode;
+    return result;
+  }
+
   /** Lists a failure (the first {@link KEPT_TEST_CASE_FAILURES} of a test case are kept). */
   addFailure(failure: TestCaseFailure): void {
     if (this.state.failures.length < KEPT_TEST_CASE_FAILURES) this.state.failures.push(failure);

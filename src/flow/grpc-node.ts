@@ -7,7 +7,8 @@
  *
  * A non-OK status is not a failure by itself (assert on `response.status`); a call that could not
  * be made (a `.proto` that does not parse, an unknown service or method, a message that does not
- * fit, a target the address policy refuses) fails the node.
+ * fit, a target the address policy refuses) fails the node, with the call's `errorCode` as the
+ * result's (docs/flows.md "Error codes").
  */
 import { fillTemplate, fillTemplates, type DynamicSources, type TemplateVariables } from '../domain/templating';
 import type { GrpcNode, NodeResult, RunSettings } from '../domain/types';
@@ -84,7 +85,7 @@ export async function runGrpcNode(flow: FlowBase, node: GrpcNode, path: string):
   result.duration = out.timeMs;
   if (out.error !== undefined || out.code === undefined) {
     flow.step(`${label}: gRPC ${what} → ${out.error ?? 'not called'} ✗`);
-    return flow.fail(result, out.error ?? `${what} was not called`);
+    return flow.failWithCode(result, out.error ?? `${what} was not called`, out.errorCode);
   }
   result.grpc = {
     code: out.code,

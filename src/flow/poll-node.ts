@@ -117,8 +117,10 @@ function lastOutcome(ex: HttpExchange | undefined): string {
  * `<path>#<attempt>`, execution-id.ts). Fails, as data, when the request cannot be built,
  * an attempt is refused (address policy) or its hooks fail, `until` cannot be evaluated, the
  * condition never held (`condition \`…\` did not hold after 30 attempts (last status 202)` or
- * `… within 2m`), or an assertion on the last response fails. Throws DeadlineReached only as API
- * nodes do (an attempt cut short by the run's deadline).
+ * `… within 2m`), or an assertion on the last response fails. A refused or unsendable attempt's
+ * `errorCode` is the result's (docs/flows.md "Error codes"); a condition that never held has none,
+ * whatever the last attempt's error was. Throws DeadlineReached only as API nodes do (an attempt
+ * cut short by the run's deadline).
  */
 export async function runPollNode(flow: FlowBase, node: PollNode, path: string): Promise<NodeResult> {
   const { port } = flow;
@@ -142,6 +144,8 @@ export async function runPollNode(flow: FlowBase, node: PollNode, path: string):
   let ex: HttpExchange | undefined;
   let met = false;
   let failure: string | undefined;
+  /** The errorCode of an attempt that failed the node at once (PERMANENT_ERRORS). */
+  let failureCode: string | undefined;
 
   for (let attempt = 1; ; attempt++) {
     try {
@@ -212,6 +216,7 @@ export async function runPollNode(flow: FlowBase, node: PollNode, path: string):
       }
     } else if (ex?.errorCode && PERMANENT_ERRORS.has(ex.errorCode)) {
       failure = ex.error ?? ex.errorCode;
+      failureCode = ex.errorCode;
       break;
     }
     if (attempt >= settings.maxAttempts) {
@@ -255,7 +260,7 @@ export async function runPollNode(flow: FlowBase, node: PollNode, path: string):
   const count = `${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`;
   if (!met) {
     flow.step(`${label}: poll ${sent} → ${count}, ${lastOutcome(ex)} ✗`);
-    return flow.fail(result, failure ?? `condition \`${condition}\` did not hold`);
+    return flow.failWithCode(result, failure ?? `condition \`${condition}\` did not hold`, failureCode);
   }
   const state = flow.state.nodes[node.id]!;
   const input = flow.expressionInput({ response: state.response, attempt: attempts.length });

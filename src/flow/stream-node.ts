@@ -10,7 +10,8 @@
  * (`{atMs, data, event, id}`), `closed` the WebSocket close `{code, reason}`, `response` the
  * handshake (`status`, `headers`, `body` = the latest message's data, `time`, `size`).
  *
- * The node fails on a connection error, or when `until` was given and never held. Awaits: one
+ * The node fails on a connection error (with the output's `errorCode` as the result's, docs/flows.md
+ * "Error codes"), or when `until` was given and never held. Awaits: one
  * (`runStream`), then one per assertion, in document order.
  */
 import { fillTemplate, fillTemplates, type TemplateVariables } from '../domain/templating';
@@ -132,7 +133,7 @@ export async function runStreamNode(
   flow.step(
     `${label}: ${what} ${out.request.url} → ${out.error ? out.error : `${counted}, stopped by ${stream.stoppedBy}`}${out.error ? ' ✗' : ''}`,
   );
-  if (out.error) return flow.fail(result, out.error);
+  if (out.error) return flow.failWithCode(result, out.error, out.errorCode);
   if (node.until !== undefined && !out.untilMet) {
     const why =
       stream.stoppedBy === 'maxMessages'

@@ -542,20 +542,23 @@ describe('flow interpreter through the direct port', function () {
       ]);
       const node = failedNode(result);
       expect(node.error).to.match(/ECONNREFUSED/);
+      expect(node.errorCode).to.equal('ECONNREFUSED');
       expect(result.assertions).to.equal(0);
-      expect(result.failures).to.deep.equal([{ node: 'down', message: node.error }]);
+      expect(result.failures).to.deep.equal([{ node: 'down', message: node.error, errorCode: 'ECONNREFUSED' }]);
     });
 
     it('an address the policy refuses', async () => {
       const result = await run([
         { type: 'api', id: 'meta', request: { method: 'GET', url: 'http://169.254.169.254/latest' } },
       ]);
-      expect(failedNode(result).error).to.match(/ADDRESS_NOT_ALLOWED/);
+      expect(failedNode(result)).to.include({ errorCode: 'ADDRESS_NOT_ALLOWED' });
+      expect(result.nodes[0]!.error).to.match(/ADDRESS_NOT_ALLOWED/);
     });
 
     it('a failed assertion', async () => {
       const result = await run([getUser('9', { assertions: [status200] })]);
-      failedNode(result);
+      expect(failedNode(result)).to.not.have.property('errorCode');
+      expect(result.failures[0]).to.not.have.property('errorCode');
       expect(result.failures[0]).to.include({ node: 'get9', operator: 'equals', expected: 200, actual: 404 });
     });
 

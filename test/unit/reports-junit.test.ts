@@ -12,6 +12,7 @@ import {
   apiNode,
   asyncRun,
   dataDrivenRun,
+  errorCodeRun,
   failingRun,
   flakyRun,
   passingRun,
@@ -31,7 +32,7 @@ const child = (el: XmlElement, tag: string) => Array.from(el.getElementsByTagNam
 
 describe('reports: junit', () => {
   it('every kind of run gives XML the published JUnit schema accepts', async () => {
-    for (const make of [passingRun, failingRun, dataDrivenRun, timedOutRun, performanceRun, flakyRun]) {
+    for (const make of [passingRun, failingRun, dataDrivenRun, timedOutRun, performanceRun, flakyRun, errorCodeRun]) {
       const xml = renderJunit(make());
       expect(await junitSchemaErrors(xml), `${make.name}\n${xml}`).to.deep.equal([]);
     }
@@ -303,6 +304,39 @@ describe('reports: junit', () => {
     expect(child(tc, 'error')).to.have.length(1);
     expect(child(tc, 'flakyFailure')).to.have.length(0);
     expect(child(tc, 'system-out')[0]!.textContent).to.match(/^flaky: its outcome flipped 3 times/);
+  });
+
+  it('a node error with an errorCode has it in front, in the message, the text and system-err; its type stays (docs/flows.md "Error codes")', () => {
+    const doc = parseXml(renderJunit(errorCodeRun()));
+    const byName = new Map(testcases(doc).map((t) => [t.getAttribute('name'), t]));
+    const down = byName.get('service down')!;
+    const [error] = child(down, 'error');
+    expect(attrs(error!, 'type', 'message')).to.deep.equal({
+      type: 'request',
+      message: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9',
+    });
+    expect(error!.textContent).to.equal(
+      'ping (GET http://127.0.0.1:4010/ping): ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9',
+    );
+    expect(child(down, 'system-err')[0]!.textContent).to.equal(error!.textContent);
+    // A data row's error is read from its node: the code comes with it.
+    const row = byName.get('old addresses [row 2: {"id":2}]')!;
+    expect(child(row, 'error')[0]!.getAttribute('message')).to.equal(
+      'TOO_MANY_REDIRECTS: More than 2 redirects from http://127.0.0.1:4010/old/2 (maxRedirects 2)',
+    );
+    expect(child(byName.get('old addresses [row 1: {"id":1}]')!, 'error')).to.have.length(0);
+    // Results without a code (stored before errorCode existed) read as they always did.
+    const plain = testcases(parseXml(renderJunit(failingRun())))[2]!;
+    expect(child(plain, 'error')[0]!.getAttribute('message')).to.equal('connect ECONNREFUSED 127.0.0.1:9');
+  });
+
+  it('a quarantined node error keeps its errorCode in the <flakyError>', () => {
+    const input = errorCodeRun();
+    input.results.details.testCases[2]!.quarantined = true;
+    const down = testcases(parseXml(renderJunit(input)))[2]!;
+    const [flaky] = child(down, 'flakyError');
+    expect(flaky!.getAttribute('message')).to.equal('ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9');
+    expect(child(flaky!, 'stackTrace')[0]!.textContent).to.include('): ECONNREFUSED: connect');
   });
 
   it('several node errors in one test case share one <error> (the Surefire schema allows one)', () => {

@@ -13,6 +13,7 @@ import { scriptJson } from '../../cli/reports/html';
 import {
   asyncRun,
   dataDrivenRun,
+  errorCodeRun,
   failingRun,
   flakyRun,
   passingRun,
@@ -64,6 +65,14 @@ describe('reports: cli', () => {
     expect(text).to.not.match(ANSI);
     expect(text).to.include('Test cases:  1 passed, 2 failed, 0 skipped (3)');
     expect(text).to.include('Assertions:  3 passed, 1 failed (4)');
+  });
+
+  it('a node error with an errorCode: the code in front of its message (docs/flows.md "Error codes")', () => {
+    const text = renderCli(errorCodeRun(), { color: false });
+    expect(text).to.include('✘ ping (GET http://127.0.0.1:4010/ping): ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9');
+    expect(text).to.include(
+      '✘ old (GET http://127.0.0.1:4010/old/2): TOO_MANY_REDIRECTS: More than 2 redirects from http://127.0.0.1:4010/old/2 (maxRedirects 2)',
+    );
   });
 
   it('a data-driven test case: the failures under the row that failed', () => {
@@ -148,6 +157,22 @@ describe('reports: html', () => {
     expect(html).to.not.match(/<link|@import|url\(/);
     // Without a performance section no chart library is inlined.
     expect(html).to.not.include('uPlot');
+  });
+
+  it("shows a node error's errorCode above the error, in the failures and in the node; none without one", () => {
+    const html = renderHtml(errorCodeRun());
+    const codes = [
+      ...html.matchAll(
+        /<div class="error-code">errorCode <code data-error-code>([^<]*)<\/code><\/div>\s*<pre class="err">([^<]*)<\/pre>/g,
+      ),
+    ].map((m) => `${m[1]} ${m[2]}`);
+    expect(codes).to.deep.equal([
+      'ECONNREFUSED connect ECONNREFUSED 127.0.0.1:9',
+      'ECONNREFUSED connect ECONNREFUSED 127.0.0.1:9',
+      'TOO_MANY_REDIRECTS More than 2 redirects from http://127.0.0.1:4010/old/2 (maxRedirects 2)',
+      'TOO_MANY_REDIRECTS More than 2 redirects from http://127.0.0.1:4010/old/2 (maxRedirects 2)',
+    ]);
+    expect(renderHtml(failingRun())).to.not.include('data-error-code');
   });
 
   it('a performance run embeds uPlot and the per-second series as JSON, an outage as a gap', () => {

@@ -7,6 +7,8 @@
  *   `failed`) instead of failing workflow tasks with GrpcMessageTooLarge until its timeout.
  * - A run whose plan (test cases and variables, the result of `startRun`) is over its cap fails
  *   with the reason.
+ * - With normal activities, a Script node and an API node whose input (earlier responses) is over
+ *   its cap fail unsent; the API node with `errorCode` INPUT_TOO_LARGE (docs/flows.md "Error codes").
  * - A run whose workflow is terminated with the Temporal client ends `failed` with the reason after
  *   a recovery sweep; cancelling such a run ends it at once.
  */
@@ -152,7 +154,7 @@ describe('payload caps and the closed-workflow reconciler', function () {
     );
   });
 
-  it('with normal activities, fails a node whose input (earlier responses) is over its cap instead of stalling the run', async () => {
+  it('with normal activities, fails a node whose input (earlier responses) is over its cap instead of stalling the run (an API node: errorCode INPUT_TOO_LARGE)', async () => {
     const normal = await startTestApp({
       worker: true,
       env: { ASSAY_API_NODE_ACTIVITY: 'normal', ASSAY_RECOVERY_INTERVAL_MS: '3600000' },
@@ -172,18 +174,39 @@ describe('payload caps and the closed-workflow reconciler', function () {
       expect((await normal.request('POST', '/v1/test-cases', { name: 'wide', folder: 'wide', flow })).status).to.equal(
         201,
       );
+      // The same for an API node with a hook (it sees `nodes` too): seven responses of 250 KiB, 1.7 MiB of input.
+      // It fails unsent, with errorCode INPUT_TOO_LARGE (docs/flows.md "Error codes").
+      const hooked = [
+        ...fetches.slice(0, 7),
+        {
+          type: 'api',
+          id: 'hooked',
+          request: { method: 'GET', url: '{{base}}/users/1' },
+          script: { code: 'async function afterResponse() { $log("never run"); }' },
+        },
+      ];
+      expect(
+        (await normal.request('POST', '/v1/test-cases', { name: 'wide api', folder: 'wide', flow: hooked })).status,
+      ).to.equal(201);
       expect((await normal.request('POST', '/v1/runners', { name: 'wide', folder: 'wide' })).status).to.equal(201);
+      const hitsBefore = target.hits.get('/users/1') ?? 0;
       const { runId } = (
         await normal.request('POST', '/v1/runs', { runner: 'wide', environment: 'local', timeout: 40 })
       ).body;
       const run = await waitForRun(normal, runId, 100_000);
       expect(run.status, JSON.stringify(run)).to.equal('completed');
-      const [tc] = (await normal.request('GET', `/v1/runs/${runId}/results`)).body.details.testCases;
+      const cases = (await normal.request('GET', `/v1/runs/${runId}/results`)).body.details.testCases as any[];
+      const tc = cases.find((c) => c.name === 'wide');
       const reads = tc.nodes.find((n: any) => n.id === 'reads');
       expect(reads.status).to.equal('failed');
       expect(reads.error).to.match(
         /the node's input \(variables and earlier nodes' requests and responses\) exceeds 1\.5 MiB \(\d\.\d MiB\)/,
       );
+      const hookedResult = cases.find((c) => c.name === 'wide api').nodes.find((n: any) => n.id === 'hooked');
+      expect(hookedResult).to.include({ status: 'failed', errorCode: 'INPUT_TOO_LARGE' });
+      expect(hookedResult.error).to.match(/the node's input .* exceeds 1\.5 MiB \(1\.\d MiB\)/);
+      expect(hookedResult).to.not.have.property('logs');
+      expect(target.hits.get('/users/1') ?? 0, 'the hooked request was never sent').to.equal(hitsBefore);
     } finally {
       await normal.stop();
     }
