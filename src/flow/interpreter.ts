@@ -66,8 +66,7 @@ export class FlowInterpreter extends FlowBase {
     resume?: ResumeOptions,
     position?: number,
   ): Promise<TestCaseResult> {
-    return (await FlowInterpreter.runTestCaseWithVariables(port, testCase, variables, auth, resume, position))
-      .result;
+    return (await FlowInterpreter.runTestCaseWithVariables(port, testCase, variables, auth, resume, position)).result;
   }
 
   /**

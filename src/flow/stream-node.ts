@@ -76,11 +76,7 @@ export function resolveStream(
 }
 
 /** Runs a WebSocket or SSE node at `path` (see the module comment; execution-id.ts). */
-export async function runStreamNode(
-  flow: FlowBase,
-  node: WebsocketNode | SseNode,
-  path: string,
-): Promise<NodeResult> {
+export async function runStreamNode(flow: FlowBase, node: WebsocketNode | SseNode, path: string): Promise<NodeResult> {
   const { port } = flow;
   const result = flow.base(node);
   const label = node.name ? `${node.name} (${node.id})` : node.id;

@@ -204,7 +204,12 @@ describe('flow interpreter through the direct port', function () {
       const plain = await run([echo], { variables: { a: 'x' } });
       expect(plain.status).to.equal('passed');
       expect(state.executions, 'no header without execution ids').to.deep.equal([]);
-      const port = portFor({ runId: 'run_exec', settings: SETTINGS, deadlineMs: Date.now() + 10_000, executionIds: true });
+      const port = portFor({
+        runId: 'run_exec',
+        settings: SETTINGS,
+        deadlineMs: Date.now() + 10_000,
+        executionIds: true,
+      });
       const tc = {
         id: 'tc_1',
         name: 'the case',
@@ -250,7 +255,12 @@ describe('flow interpreter through the direct port', function () {
           interval: 1,
         },
       ] as FlowNode[];
-      const port = portFor({ runId: 'run_tree', settings: SETTINGS, deadlineMs: Date.now() + 10_000, executionIds: true });
+      const port = portFor({
+        runId: 'run_tree',
+        settings: SETTINGS,
+        deadlineMs: Date.now() + 10_000,
+        executionIds: true,
+      });
       state.executions.length = 0;
       const result = await FlowInterpreter.runTestCase(
         port,

@@ -3,7 +3,8 @@
  *
  * - metrics: after real runs (passed, failed, cancelled, a deployment's with its webhook), the
  *   API's and a worker process's `/metrics` show the counters moved (runs started and finished by
- *   result, node durations by outcome, HTTP requests by route template and status, mock requests,
+ *   result, node durations by outcome, node executions written down, HTTP requests by route template
+ *   and status, mock requests,
  *   webhook deliveries), the Temporal SDK's own metrics and the Node process metrics;
  * - traces: with OTEL_EXPORTER_OTLP_ENDPOINT set (an OTLP/HTTP receiver here that decodes the
  *   worker's protobuf export and the API's JSON one), one run is one connected trace from the
@@ -309,6 +310,9 @@ describe('observability: metrics', function () {
     expect(sample(w, 'assay_node_duration_seconds_count', { outcome: '2xx' })).to.equal(4);
     expect(sample(w, 'assay_node_duration_seconds_count', { outcome: '5xx' })).to.equal(1);
     expect(sample(w, 'assay_node_duration_seconds_bucket', { outcome: '2xx', le: '+Inf' })).to.equal(4);
+    // Each node execution written down (docs/durability.md "What a crash repeats"); no crash, no repeat avoided.
+    expect(sample(w, 'assay_node_executions_total', { outcome: 'sent' })).to.be.at.least(5);
+    expect(w).not.to.match(/^assay_node_executions_total\{outcome="(recorded|taken-over|unrecorded)"\}/m);
     expect(sample(w, 'assay_process_resident_memory_bytes')).to.be.greaterThan(0);
     expect(
       sample(w, 'temporal_workflow_task_schedule_to_start_latency_seconds_count'),
