@@ -12,10 +12,11 @@
  * - the API and then a worker killed twice in a tree of loops, Parallel lanes, a sub-flow and a
  *   Loop continued in child workflows: the ids are exactly the tree's, repeats only of what was
  *   under way (before the lanes had clocks of their own: the run stuck on a nondeterminism error);
- * - the Temporal server killed and started again, and a worker stopped past the workflow task
- *   timeout (alone, then beside another worker that takes its task over): nothing sent twice
- *   (before the records: 9 requests sent twice with no process killed).
- * `testCase` mode, in the same runs: repeats only among the requests sent around the outage.
+ * - the API, then the Temporal server killed and started again, and a worker stopped past the
+ *   workflow task timeout (alone, then beside another worker that takes its task over): nothing
+ *   sent twice (before the records: 9 requests sent twice with no process killed).
+ * `testCase` mode, in the same runs: repeats only among the requests sent around the outage (a
+ * worker killed mid test case: test-case-mode-chaos.test.ts).
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -219,23 +220,39 @@ describe('what a crash repeats, in both durability modes, counted at the target'
     await recordHistory('parallel-lanes-crashed', `run-${runId}`, client);
   });
 
-  it('both modes: the Temporal server killed (-9) mid-run and started again; node sends nothing twice, testCase only around the outage', async () => {
+  it('both modes: the API, then the Temporal server killed (-9) mid-run and started again; node sends nothing twice, testCase only around the outage', async () => {
     await createRunner('outage', [{ name: 'thirty', flow: row(30, 150) }]);
     spawn('worker');
-    const [node, segment] = [await startRun('outage'), await startRun('outage', 'testCase')];
-    await eventually(async () => hitsOf(node).length >= 10 && hitsOf(segment).length >= 10, 60_000, 5);
+    // Both runs started through an API process, killed once they are under way (runs do not go through it).
+    const apiPort = await freePort();
+    const api = spawn('api', { ASSAY_PORT: String(apiPort) });
+    await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`);
+    const [node, segment] = await Promise.all(
+      (['node', 'testCase'] as const).map(async (durability) => {
+        const res = await fetch(`http://127.0.0.1:${apiPort}/v1/runs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ runner: 'outage', environment: 'local', durability }),
+        });
+        expect(res.status).to.equal(201);
+        return ((await res.json()) as { runId: string }).runId;
+      }),
+    );
+    await eventually(async () => hitsOf(node!).length >= 3 && hitsOf(segment!).length >= 3, 60_000, 5);
+    await api.kill();
+    await eventually(async () => hitsOf(node!).length >= 10 && hitsOf(segment!).length >= 10, 60_000, 5);
     const killedAt = Date.now();
     const port = Number(server!.address.split(':').at(-1));
     await killTemporal();
     server = await startDevServer({ port, dbFile: path.join(dir, 'temporal.db'), readyTimeoutMs: 120_000 });
     const restartedAt = Date.now();
-    await expectPassed(node);
-    await expectPassed(segment);
-    expect(expectIds(node, rowPaths(30)), 'node mode').to.deep.equal([]);
+    await expectPassed(node!);
+    await expectPassed(segment!);
+    expect(expectIds(node!, rowPaths(30)), 'node mode').to.deep.equal([]);
     // docs/durability.md: the nodes since the last checkpoint Temporal received, and while it was
     // down (the segment's heartbeats did not reach it) until the worker learns the retry took over.
-    const around = sentBetween(segment, killedAt - 3000, restartedAt + 3000);
-    for (const id of expectIds(segment, rowPaths(30))) expect(around, `${id} sent twice`).to.include(id);
+    const around = sentBetween(segment!, killedAt - 3000, restartedAt + 3000);
+    for (const id of expectIds(segment!, rowPaths(30))) expect(around, `${id} sent twice`).to.include(id);
   });
 
   it('both modes: a worker stopped (SIGSTOP) past the workflow task timeout, alone, then beside another worker that takes its tasks over: nothing sent twice', async () => {
