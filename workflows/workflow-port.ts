@@ -60,6 +60,7 @@ import { waitingLine, type RunWaiting } from '../src/domain/run-workflow';
 import type { Durability, ReceivedCallback } from '../src/domain/types';
 import type { SegmentProgress, TestCaseSegmentInput } from '../activities/test-case';
 import type { TestCaseSegmentOutput, TestCaseSegmentRequest } from '../src/flow/segments';
+import { seededRandom, uuidFrom } from '../src/domain/random';
 
 /** Longest stretch of local activities before a normal activity ends the workflow task, unless the run's settings say otherwise (`checkpointMs`). */
 export const CHECKPOINT_MS = 1000;
@@ -213,27 +214,6 @@ type Random = () => number;
 
 /** patched() id of the Parallel lanes' own clocks and random sources ({@link LANE_PATCH}). */
 export const LANE_PATCH = 'parallel-lane-clocks';
-
-/** A generator of numbers in [0, 1) from a 32-bit seed (mulberry32): a Parallel lane's own random source. */
-function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A version 4 UUID (RFC 9562 §5.4) from `random`. */
-function uuidFrom(random: Random): string {
-  const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16));
-  hex[12] = '4';
-  hex[16] = ((Math.floor(random() * 4) & 0x3) | 0x8).toString(16);
-  const h = hex.join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
 
 /**
  * The interpreter's port for one workflow execution (see the module comment).

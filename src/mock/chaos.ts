@@ -23,6 +23,7 @@
  * Order: a fault is carried out after the delay (a slow reset, as WireMock does).
  */
 import { randomInt } from 'node:crypto';
+import { seededRandom } from '../domain/random';
 import { MOCK_FAULTS, type MockDelay, type MockFault, type MockFaultRule } from '../domain/mocks';
 import type { MockExchange } from './exchange';
 
@@ -66,20 +67,7 @@ export function hash32(text: string): number {
   return h >>> 0;
 }
 
-/**
- * A seeded source of numbers in [0, 1) (mulberry32: 32-bit state, fast, well distributed for
- * simulation; not for secrets).
- */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 /** A standard normal draw N(0, 1) from two uniform draws (Box–Muller). */
 export function standardNormal(random: () => number): number {
