@@ -33,9 +33,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import { IsNull, LessThan, type DataSource, type EntityManager } from 'typeorm';
+import { LessThan, type DataSource, type EntityManager } from 'typeorm';
 import { NodeExecution } from './entities';
-import { jsonValue } from './entities/columns';
 import { isUniqueViolation } from './errors';
 
 /** How long a claim holds without its owner renewing it, ms: the wait for a dead owner on another machine. */
@@ -184,8 +183,22 @@ export class NodeExecutionRecords {
     }
   }
 
-  private get repo() {
-    return this.dataSource.getRepository(NodeExecution);
+  /**
+   * One statement, plain SQL (both dialects take `?` and these unquoted names): a node pays these
+   * on every execution, so not through TypeORM's query builder. Returns the rows read and the rows
+   * changed.
+   */
+  private async sql(
+    query: string,
+    parameters: unknown[],
+  ): Promise<{ records: Array<Record<string, unknown>>; affected: number }> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      const result = await runner.query(query, parameters, true);
+      return { records: (result.records ?? []) as Array<Record<string, unknown>>, affected: result.affected ?? 0 };
+    } finally {
+      await runner.release();
+    }
   }
 
   private async claimAndRun<T>(
@@ -196,11 +209,11 @@ export class NodeExecutionRecords {
   ): Promise<T> {
     let waited = false;
     for (;;) {
-      let row: NodeExecution | null = null;
+      let row: { owner: string; leaseUntilMs: number; outcome: unknown } | undefined;
       let claimed: boolean;
       try {
         claimed = await this.claim(id, target);
-        if (!claimed) row = await this.repo.findOneBy({ id });
+        if (!claimed) row = await this.read(id);
       } catch (err) {
         this.options.onStoreError?.(err, target.execution, 'claim');
         this.options.onOutcome?.('unrecorded', target.execution);
@@ -213,7 +226,7 @@ export class NodeExecutionRecords {
         return row.outcome as T;
       }
       const foreign = row.owner !== this.owner.id;
-      if (foreign && ownerAlive(row.owner, Number(row.leaseUntilMs))) {
+      if (foreign && ownerAlive(row.owner, row.leaseUntilMs)) {
         waited = true;
         await pause(OUTCOME_POLL_MS, options.signal);
         continue;
@@ -234,15 +247,10 @@ export class NodeExecutionRecords {
   /** Inserts the claim; false when a row is there already. */
   private async claim(id: string, target: RecordedExecution): Promise<boolean> {
     try {
-      await this.repo.insert({
-        id,
-        runId: target.runId,
-        position: target.position,
-        execution: target.execution.slice(0, 600),
-        owner: this.owner.id,
-        leaseUntilMs: Date.now() + CLAIM_LEASE_MS,
-        outcome: jsonValue(null),
-      });
+      await this.sql(
+        'INSERT INTO node_executions (id, runId, position, execution, owner, leaseUntilMs, outcome) VALUES (?, ?, ?, ?, ?, ?, NULL)',
+        [id, target.runId, target.position, target.execution.slice(0, 600), this.owner.id, Date.now() + CLAIM_LEASE_MS],
+      );
       return true;
     } catch (err) {
       if (isUniqueViolation(err)) return false;
@@ -250,13 +258,27 @@ export class NodeExecutionRecords {
     }
   }
 
+  /** The row of `id` (its outcome parsed), or undefined. */
+  private async read(id: string): Promise<{ owner: string; leaseUntilMs: number; outcome: unknown } | undefined> {
+    const { records } = await this.sql('SELECT owner, leaseUntilMs, outcome FROM node_executions WHERE id = ?', [id]);
+    const row = records[0];
+    if (!row) return undefined;
+    const outcome = row.outcome;
+    return {
+      owner: String(row.owner),
+      leaseUntilMs: Number(row.leaseUntilMs),
+      // MySQL 8's JSON arrives parsed; MariaDB's (LONGTEXT) and SQLite's as text.
+      outcome: typeof outcome === 'string' ? JSON.parse(outcome) : outcome,
+    };
+  }
+
   /** Moves the claim from `from` (gone) to this process; false when another got it first. */
   private async takeOver(id: string, from: string): Promise<boolean> {
-    const done = await this.repo.update(
-      { id, owner: from, outcome: IsNull() },
-      { owner: this.owner.id, leaseUntilMs: Date.now() + CLAIM_LEASE_MS },
+    const done = await this.sql(
+      'UPDATE node_executions SET owner = ?, leaseUntilMs = ? WHERE id = ? AND owner = ? AND outcome IS NULL',
+      [this.owner.id, Date.now() + CLAIM_LEASE_MS, id, from],
     );
-    return (done.affected ?? 0) > 0;
+    return done.affected > 0;
   }
 
   /** Runs the claimed execution, renewing its lease, and records its outcome (or releases the claim). */
@@ -267,9 +289,12 @@ export class NodeExecutionRecords {
     options: { keep?: (output: T) => boolean },
     how: RecordedOutcome,
   ): Promise<T> {
-    const mine = { id, owner: this.owner.id };
     const renew = setInterval(() => {
-      void this.repo.update(mine, { leaseUntilMs: Date.now() + CLAIM_LEASE_MS }).catch(() => undefined);
+      void this.sql('UPDATE node_executions SET leaseUntilMs = ? WHERE id = ? AND owner = ?', [
+        Date.now() + CLAIM_LEASE_MS,
+        id,
+        this.owner.id,
+      ]).catch(() => undefined);
     }, LEASE_RENEW_MS);
     let output: T;
     try {
@@ -285,7 +310,12 @@ export class NodeExecutionRecords {
       return output;
     }
     try {
-      await this.repo.update(mine, { outcome: jsonValue(output), leaseUntilMs: Date.now() + CLAIM_LEASE_MS });
+      await this.sql('UPDATE node_executions SET outcome = ?, leaseUntilMs = ? WHERE id = ? AND owner = ?', [
+        JSON.stringify(output ?? null),
+        Date.now() + CLAIM_LEASE_MS,
+        id,
+        this.owner.id,
+      ]);
     } catch (err) {
       this.options.onStoreError?.(err, target.execution, 'outcome');
     }
@@ -295,7 +325,7 @@ export class NodeExecutionRecords {
 
   private async release(id: string, target: RecordedExecution): Promise<void> {
     try {
-      await this.repo.delete({ id, owner: this.owner.id, outcome: IsNull() });
+      await this.sql('DELETE FROM node_executions WHERE id = ? AND owner = ? AND outcome IS NULL', [id, this.owner.id]);
     } catch (err) {
       this.options.onStoreError?.(err, target.execution, 'release');
     }
