@@ -17,6 +17,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runAndWait, startLocalStack } from '../bin/local-stack';
 import { DEV_SERVER_DYNAMIC_CONFIG, startDevServer } from '../src/temporal/dev-server';
+import type { NodeResult } from '../src/domain/types';
 
 const ATTEMPTS = Number(process.env.BENCH_TIMER_ATTEMPTS ?? 11);
 const IDLE_SECONDS = Number(process.env.BENCH_TIMER_IDLE_SECONDS ?? 30);
@@ -87,7 +88,7 @@ async function measure(label: string, shift: string, rows: Row[], cpu: string[])
       const name = `poll-${interval}`;
       await pollCase(name, interval, attempts);
       const run = await runAndWait(stack, { runner: name, environment: 'timers', variables: { key: name } }, 50);
-      const results = await stack.call<{ details: { testCases: Array<{ nodes: Array<Record<string, any>> }> } }>(
+      const results = await stack.call<{ details: { testCases: Array<{ nodes: NodeResult[] }> } }>(
         'GET',
         `/v1/runs/${run.runId}/results`,
       );
@@ -98,9 +99,7 @@ async function measure(label: string, shift: string, rows: Row[], cpu: string[])
         server: label,
         interval,
         gaps: times.slice(1).map((t, i) => t - times[i]!),
-        reported: (node.attempts as Array<{ delayMs?: number }>).flatMap((a) =>
-          a.delayMs === undefined ? [] : [a.delayMs],
-        ),
+        reported: (node.attempts ?? []).flatMap((a) => (a.delayMs === undefined ? [] : [a.delayMs])),
       });
     }
 
