@@ -23,9 +23,10 @@
  *   is metered ({@link TASK_WORK_BUDGET}: JSONata steps, plus {@link NODE_WORK} per node or loop
  *   iteration); past the budget the task ends with the no-op `endWorkflowTask` activity (other workflows
  *   run, then this one goes on) and the deadline is checked with the new task's clock. Not a 1 ms
- *   timer: on the dev server such a timer fires after 0.8–0.9 s, the activity returns in tens of
- *   ms. Its events are in `historyLength` from the next task on, so the segmenting estimate counts
- *   them. Guarded by `patched(YIELD_PATCH)`: histories recorded before replay without them.
+ *   timer: on a Temporal server with its default dynamic config such a timer fires after 0.8–0.9 s
+ *   (about 50 ms on the dev server Assay starts; docs/async.md "Timer resolution"), the activity
+ *   returns in tens of ms. Its events are in `historyLength` from the next task on, so the
+ *   segmenting estimate counts them. Guarded by `patched(YIELD_PATCH)`: histories recorded before replay without them.
  * - The no-op activity was called `checkpoint` before (a word Assay keeps for heartbeat details);
  *   runs started before the rename go on calling it until their histories are replayed
  *   (`patched(END_WORKFLOW_TASK_PATCH)`), and the worker registers both.

@@ -662,8 +662,15 @@ export interface AttemptResult {
   status?: number;
   error?: string;
   timeMs: number;
-  /** Wait before the next attempt, ms. */
+  /**
+   * Wait after this attempt before the next, ms. Poll nodes: the time that really passed between
+   * the end of this attempt and the start of the next (their durable timer can fire later than
+   * asked; docs/async.md "Timer resolution"). API node retries: the retry's delay (an in-process
+   * timer inside the node's activity).
+   */
   delayMs?: number;
+  /** Poll nodes: the delay the node's `interval`, `backoff`, `maxInterval` and `jitter` gave for this wait, ms. */
+  plannedDelayMs?: number;
   /** Poll nodes: whether `until` held on this attempt's response. */
   conditionMet?: boolean;
 }

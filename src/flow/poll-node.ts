@@ -10,6 +10,13 @@
  * wait and sends no extra request. The awaits below are, in this order, the workflow's commands:
  * attempt, `until` (an expression that may need the heavy-expression activity), sleep, …, then the
  * assertions.
+ *
+ * Each attempt's result keeps the delay the node's settings gave (`plannedDelayMs`) and the one
+ * that really passed (`delayMs`): `port.now()` before and after the sleep. A durable timer fires
+ * no earlier than asked but can fire later (docs/async.md "Timer resolution": about 1 s on a
+ * Temporal server with its default dynamic config). In a workflow that clock is the workflow's
+ * (the activities' readings, then the time of the workflow task that follows the timer), recorded
+ * in history, so a replay computes the same numbers; reading it adds no command.
  */
 import type { ExpressionError } from '../domain/expressions';
 import { truthy } from '../domain/expressions';
@@ -230,7 +237,7 @@ export async function runPollNode(flow: FlowBase, node: PollNode, path: string):
       failure = `condition \`${condition}\` did not hold within ${within}${byDeadline ? " (the run's deadline)" : ''} after ${attempt} attempt${attempt === 1 ? '' : 's'} (${lastOutcome(ex)})`;
       break;
     }
-    entry.delayMs = delay;
+    entry.plannedDelayMs = delay;
     const waiting: RunWaiting = {
       nodeId: node.id,
       kind: 'poll',
@@ -249,6 +256,8 @@ export async function runPollNode(flow: FlowBase, node: PollNode, path: string):
       ),
     );
     port.setWaiting?.(undefined);
+    // What really passed, on the port's clock (deterministic in a workflow: see the module comment).
+    entry.delayMs = Math.max(0, port.now() - now);
   }
 
   result.attempts = keptAttempts(attempts);

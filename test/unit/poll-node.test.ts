@@ -139,14 +139,41 @@ describe('Poll nodes', () => {
       ]);
       expect(result.status, JSON.stringify(result.failures)).to.equal('passed');
       const node = result.nodes[0]!;
-      expect(node.attempts!.map((a) => [a.attempt, a.status, a.conditionMet, a.delayMs])).to.deep.equal([
+      expect(node.attempts!.map((a) => [a.attempt, a.status, a.conditionMet, a.plannedDelayMs])).to.deep.equal([
         [1, 202, false, 20],
         [2, 202, false, 20],
         [3, 200, true, undefined],
       ]);
+      for (const a of node.attempts!.slice(0, 2)) expect(a.delayMs).to.be.at.least(20);
+      expect(node.attempts![2]).not.to.have.property('delayMs');
       expect(node.response).to.include({ status: 200 });
       expect(node.assertions).to.have.length(1);
       expect(jobs.hits('d1')).to.equal(3);
+    });
+
+    it('reports the delay that really passed when the timer fires late, and the one asked', async () => {
+      // A timer that fires 400 ms late, as a durable timer can (docs/async.md "Timer resolution").
+      const LATE = 400;
+      const base = portFor({ runId: `run_${++runs}`, settings: SETTINGS, deadlineMs: Date.now() + 20_000 });
+      const port = { ...base, sleep: (ms: number, summary: string) => base.sleep(ms + LATE, summary) };
+      const result = await FlowInterpreter.runTestCase(
+        port,
+        { id: 'tc_1', name: 'poll', folder: '', tags: [], flow: [poll('late', 3)] as FlowNode[], dataSets: {} },
+        { base: jobs.url },
+      );
+      expect(result.status, JSON.stringify(result.failures)).to.equal('passed');
+      const attempts = result.nodes[0]!.attempts!;
+      const arrived = jobs.times('late');
+      expect(arrived).to.have.length(3);
+      for (const [i, a] of attempts.slice(0, 2).entries()) {
+        const gap = arrived[i + 1]! - arrived[i]!;
+        expect(a.plannedDelayMs).to.equal(20);
+        expect(a.delayMs, `attempt ${a.attempt}`).to.be.at.least(20 + LATE);
+        // Measured between the end of one attempt and the start of the next: within the gap the
+        // service saw, short of it by the two requests' own time at most (generous for a busy machine).
+        expect(a.delayMs, `attempt ${a.attempt}: gap ${gap}`).to.be.at.most(gap);
+        expect(gap - a.delayMs!, `attempt ${a.attempt}: gap ${gap}`).to.be.below(300);
+      }
     });
 
     it('fails naming the condition when it never held within maxAttempts', async () => {

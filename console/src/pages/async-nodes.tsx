@@ -84,6 +84,7 @@ export function AsyncNodeDetails({ node }: { node: NodeResult }) {
               <th>Time</th>
               <th>Condition</th>
               <th>Then waited</th>
+              <th>Asked</th>
             </tr>
           </thead>
           <tbody>
@@ -94,6 +95,7 @@ export function AsyncNodeDetails({ node }: { node: NodeResult }) {
                 <td>{duration(a.timeMs)}</td>
                 <td>{a.conditionMet ? '✓ met' : '—'}</td>
                 <td>{a.delayMs === undefined ? '' : duration(a.delayMs)}</td>
+                <td>{a.plannedDelayMs === undefined ? '' : duration(a.plannedDelayMs)}</td>
               </tr>
             ))}
           </tbody>

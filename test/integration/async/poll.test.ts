@@ -2,7 +2,9 @@
  * Poll nodes in runs (docs/async.md "Polling"), on a real Temporal server with a real worker,
  * against a loopback job service (helpers/job-server.ts): the condition met after some attempts
  * (every attempt listed), never met (maxAttempts), the node's timeout, exponential delays, the
- * live `waiting` state between attempts, and a Temporal server killed and restarted between two
+ * live `waiting` state between attempts, the delays that really passed (against the gaps the
+ * service saw) on Assay's dev server and on one with Temporal's default timer settings (where
+ * 300 ms asked take about a second), and a Temporal server killed and restarted between two
  * attempts: the durable timer fires after the restart and the service gets exactly the requests
  * expected, none twice.
  */
@@ -33,6 +35,28 @@ async function runFlow(app: TestApp, name: string, flow: unknown[], wait = true)
   const run = await waitForRun(app, runId, 60_000);
   const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
   return { runId, run, testCase: results.details.testCases[0] as Json };
+}
+
+/**
+ * Checks each waited attempt of `node` against the gaps between the requests `jobs` got for `key`:
+ * `plannedDelayMs` is `asked`, `delayMs` at least that, and `delayMs` is the gap short of the two
+ * requests' own time (the end of one attempt to the start of the next lies within the gap; 1 ms for
+ * rounding the server's event times). The slack below the gap is generous for a busy 2-core machine;
+ * there is no upper bound on wall time. Returns the delays.
+ */
+function expectRealDelays(node: Json, jobs: JobServer, key: string, asked: number): number[] {
+  const arrived = jobs.times(key);
+  expect(arrived).to.have.length(node.attempts.length);
+  const waited = node.attempts.slice(0, -1) as Json[];
+  return waited.map((a, i) => {
+    const gap = arrived[i + 1]! - arrived[i]!;
+    const why = `attempt ${a.attempt}: delayMs ${a.delayMs}, gap at the service ${gap} ms`;
+    expect(a.plannedDelayMs, why).to.equal(asked);
+    expect(a.delayMs, why).to.be.at.least(asked);
+    expect(a.delayMs, why).to.be.at.most(gap + 1);
+    expect(gap - a.delayMs, why).to.be.below(500);
+    return a.delayMs as number;
+  });
 }
 
 const poll = (jobs: JobServer, key: string, ready: number, extra: Json = {}) => ({
@@ -66,11 +90,13 @@ describe('Poll nodes in runs', function () {
     expect(testCase.status, JSON.stringify(testCase.failures)).to.equal('passed');
     const node = testCase.nodes[0];
     expect(node).to.include({ type: 'poll', status: 'passed' });
-    expect(node.attempts.map((a: Json) => [a.attempt, a.status, a.conditionMet, a.delayMs])).to.deep.equal([
+    expect(node.attempts.map((a: Json) => [a.attempt, a.status, a.conditionMet, a.plannedDelayMs])).to.deep.equal([
       [1, 202, false, 50],
       [2, 202, false, 50],
       [3, 200, true, undefined],
     ]);
+    expectRealDelays(node, jobs, 'met', 50);
+    expect(node.attempts[2]).not.to.have.property('delayMs');
     expect(node.request.url).to.equal(`${jobs.url}/jobs/met?ready=3`);
     expect(node.response.status).to.equal(200);
     expect(jobs.hits('met')).to.equal(3);
@@ -120,8 +146,15 @@ describe('Poll nodes in runs', function () {
     expect(run.status).to.equal('completed');
     const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
     const node = results.details.testCases[0].nodes[0];
-    expect(node.attempts.map((a: Json) => a.delayMs ?? null)).to.deep.equal([100, 200, 400, 800, null]);
+    expect(node.attempts.map((a: Json) => a.plannedDelayMs ?? null)).to.deep.equal([100, 200, 400, 800, null]);
+    for (const a of node.attempts.slice(0, -1)) expect(a.delayMs).to.be.at.least(a.plannedDelayMs);
     expect(jobs.hits('backoff')).to.equal(5);
+  });
+
+  it('reports the delay that really passed after each attempt, and the one asked', async () => {
+    const { testCase } = await runFlow(app, 'real-delays', [poll(jobs, 'real', 4, { interval: '300ms' })]);
+    expect(testCase.status, JSON.stringify(testCase.failures)).to.equal('passed');
+    expect(expectRealDelays(testCase.nodes[0], jobs, 'real', 300)).to.have.length(3);
   });
 
   it('fails at once when the condition cannot be evaluated', async () => {
@@ -131,7 +164,13 @@ describe('Poll nodes in runs', function () {
   });
 });
 
-describe('Poll nodes across a Temporal server restart', function () {
+/**
+ * Temporal's default `history.timerProcessorMaxTimeShift` (1 s; Assay's dev server starts with
+ * 50 ms, src/temporal/dev-server.ts), as a server Assay does not configure has.
+ */
+const TEMPORAL_DEFAULT_TIMERS = { 'history.timerProcessorMaxTimeShift': '1s' };
+
+describe('Poll nodes on a Temporal server with its default timer settings, and across its restart', function () {
   this.timeout(120_000);
   let server: DevServer | undefined;
   let app: TestApp;
@@ -143,7 +182,11 @@ describe('Poll nodes across a Temporal server restart', function () {
     if (!findTemporalCli()) this.skip();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-poll-temporal-'));
     port = await freePort('127.0.0.1');
-    server = await startDevServer({ port, dbFile: path.join(dir, 'temporal.db') });
+    server = await startDevServer({
+      port,
+      dbFile: path.join(dir, 'temporal.db'),
+      dynamicConfig: TEMPORAL_DEFAULT_TIMERS,
+    });
     [app, jobs] = await Promise.all([
       startTestApp({ worker: true, env: { TEMPORAL_ADDRESS: server.address } }),
       startJobServer(),
@@ -155,6 +198,14 @@ describe('Poll nodes across a Temporal server restart', function () {
     await app?.stop();
     await server?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a delay shorter than the server's timer resolution: the results report what really passed", async () => {
+    // A timer fires no earlier than about 1 s after the timer queue's last read (docs/async.md
+    // "Timer resolution"): the 300 ms asked become about a second, and the results say so.
+    const { testCase } = await runFlow(app, 'coarse', [poll(jobs, 'coarse', 4, { interval: '300ms' })]);
+    expect(testCase.status, JSON.stringify(testCase.failures)).to.equal('passed');
+    expect(expectRealDelays(testCase.nodes[0], jobs, 'coarse', 300)).to.have.length(3);
   });
 
   it('the run completes after the restart and the service got exactly the expected requests', async () => {
@@ -177,7 +228,11 @@ describe('Poll nodes across a Temporal server restart', function () {
     expect(jobs.hits('restart')).to.equal(1);
     server!.process.kill('SIGKILL');
     await new Promise((resolve) => server!.process.once('exit', resolve));
-    server = await startDevServer({ port, dbFile: path.join(dir, 'temporal.db') });
+    server = await startDevServer({
+      port,
+      dbFile: path.join(dir, 'temporal.db'),
+      dynamicConfig: TEMPORAL_DEFAULT_TIMERS,
+    });
     const run = await waitForRun(app, runId, 90_000);
     expect(run.status).to.equal('completed');
     const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
