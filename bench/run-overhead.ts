@@ -10,7 +10,8 @@
  * - Assay:  POST /v1/runs → status completed, with API nodes as local activities and as normal
  *           activities (ASSAY_API_NODE_ACTIVITY).
  *
- * Prints a Markdown table (median of BENCH_REPEAT runs, default 5) for docs/benchmarks.md.
+ * Prints a Markdown table (median of BENCH_REPEAT runs, default 5) for docs/benchmarks.md;
+ * BENCH_MODES=local skips the normal activities (a minute).
  * Its helpers (target server, floor loop, Newman collection and run, median) are shared with
  * bench/durability-modes.ts.
  * Uses the Temporal server in TEMPORAL_ADDRESS or starts a dev server; the store in DATABASE_URL
@@ -29,6 +30,10 @@ const CASES = 20;
 const NODES_PER_CASE = 10;
 const TOTAL = CASES * NODES_PER_CASE;
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
+/** Which API node activities to measure (`local`, `normal`; default both): `BENCH_MODES=local` for a quick comparison. */
+const MODES = (process.env.BENCH_MODES ?? 'local,normal')
+  .split(',')
+  .filter((m): m is 'local' | 'normal' => ['local', 'normal'].includes(m));
 
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -139,7 +144,7 @@ async function main(): Promise<void> {
       name: 'Newman 6 CLI (process start included)',
       ms: median(await repeat(REPEAT, () => newmanRun(collection))),
     });
-    for (const mode of ['local', 'normal'] as const) {
+    for (const mode of MODES) {
       log(`assay, API nodes as ${mode} activities`);
       stack.config.runs.apiNodeActivity = mode;
       await assayRun(stack);
