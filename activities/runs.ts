@@ -32,6 +32,7 @@ import { LRUCache } from 'lru-cache';
 import { keyRingFor, KeyRingError } from '../src/secrets/keyring';
 import { NO_SECRETS, type SecretMasker } from '../src/secrets/mask';
 import { openPlan } from '../src/secrets/run-plan';
+import { rememberRunScope, runSecretValues } from '../src/temporal/payload-scopes';
 import { findRunWithPlan } from '../src/store/runs';
 import { readThresholdWindows } from '../src/store/threshold-windows';
 import { watchedOutcomes } from '../src/perf/threshold-windows';
@@ -195,6 +196,8 @@ export function createRunActivities(
     try {
       const { plan, masker } = openPlan(stored, ring);
       remember(runId, plan, masker);
+      // This process's codec seals the run's secrets in every payload from the plan's own on (docs/codec.md).
+      rememberRunScope(runId, stored.workspaceId, runSecretValues(ring, stored.variables, stored.authProfiles));
       // A resumed run's state (src/store/run-origins.ts), opened like its secrets.
       return openResumeFrom(plan, ring);
     } catch (err) {

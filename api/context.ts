@@ -41,6 +41,8 @@ export interface Caller {
 export interface AppState {
   caller: Caller;
   requestId: string;
+  /** On /codec/* only: the caller is the codec server's operator credential (api/routes/codec.ts), not a key. */
+  codecOperator?: boolean;
   /**
    * On `GET /v1/runs/{runId}` only: the run's live state from its workflow, looked up once (early
    * when the store is slow: api/routes/runs.ts `liveRunLookup`), for answering while the store

@@ -11,6 +11,7 @@ import { withPort, type AssayConfig } from '../src/config';
 import { migrate, openDataSource } from '../src/store/data-source';
 import { isDatabaseUnavailable } from '../src/store/errors';
 import { createRunWorkflowClient, type RunWorkflowClient } from '../src/temporal/run-workflows';
+import { storePayloadScopes } from '../src/temporal/payload-scopes';
 import { ScheduleSync } from '../src/temporal/schedules';
 import { RunRecovery } from '../src/temporal/run-recovery';
 import { retryForever } from '../src/retry';
@@ -77,7 +78,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
       { endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT },
       'traces exported over OTLP',
     );
-  const workflows = createRunWorkflowClient(config);
+  const workflows = createRunWorkflowClient(config, storePayloadScopes(config, dataSource));
   const schedules = new ScheduleSync(config, dataSource, logger);
   schedules.start(config.deployments.reconcileIntervalMs);
   const recovery = new RunRecovery(dataSource, workflows, logger);

@@ -13,6 +13,7 @@ import { temporalMetricsExporter } from '../src/observability/temporal-metrics';
 import { workerTracing } from '../src/observability/tracing-temporal';
 import { retryForever } from '../src/retry';
 import { dataConverter } from '../src/temporal/codec';
+import { storePayloadScopes } from '../src/temporal/payload-scopes';
 import { AssayWorker, setIsolateTimeout } from '../src/temporal/workflow-worker';
 
 let runtimeInstalled: Promise<void> | undefined;
@@ -118,7 +119,7 @@ export async function startRunWorker(deps: {
     { logger, what: `Temporal at ${config.temporal.address}` },
   );
   // Every payload is encrypted with the key ring (src/temporal/codec.ts); API and worker need the same ring.
-  const converter = dataConverter(config);
+  const converter = dataConverter(config, storePayloadScopes(config, dataSource));
   // Traces (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set): activity interceptors and the workflow span sink.
   const tracing = workerTracing();
   // Workflow code without a per-call V8 watchdog unless configured (src/temporal/workflow-worker.ts).

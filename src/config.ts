@@ -84,6 +84,13 @@ export interface AssayConfig {
      * api/routes/codec.ts, docs/codec.md).
      */
     codecCorsOrigins: string[];
+    /**
+     * The codec server's operator credential (`ASSAY_CODEC_OPERATOR_TOKEN`, at least 32
+     * characters; unset: none): a Bearer token (or a codec session signed in with it) that decodes
+     * every workspace's payloads and those of no workspace (written before per-workspace keys),
+     * secret values still shown as `***` (docs/codec.md "Who reads what").
+     */
+    codecOperatorToken: string | undefined;
   };
   /** The worker process's own HTTP server: GET /metrics, /healthz, /readyz (docs/operations.md). */
   workerHttp: {
@@ -433,6 +440,18 @@ function databaseFrom(env: NodeJS.ProcessEnv, dataDir: string): DatabaseConfig {
 }
 
 /** A comma-separated list of web origins (`scheme://host[:port]`); @throws ConfigError for another value. */
+/** A credential of at least 32 characters without spaces, or undefined when unset. @throws ConfigError naming the variable (never its value). */
+function operatorToken(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (raw.length < 32 || /\s/.test(raw))
+    throw new ConfigError(
+      name,
+      "expected at least 32 characters without spaces (e.g. node -e \"console.log(require('crypto').randomBytes(32).toString('base64url'))\")",
+    );
+  return raw;
+}
+
 function origins(env: NodeJS.ProcessEnv, name: string): string[] {
   return (env[name] ?? '')
     .split(',')
@@ -522,6 +541,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       activitySlots: integer(env, 'ASSAY_WORKER_ACTIVITY_SLOTS', 100, 1, 10_000),
       isolateTimeoutMs: integer(env, 'ASSAY_WORKFLOW_ISOLATE_TIMEOUT_MS', 0, 0, 600_000) || undefined,
       codecCorsOrigins: origins(env, 'ASSAY_CODEC_CORS_ORIGINS'),
+      codecOperatorToken: operatorToken(env, 'ASSAY_CODEC_OPERATOR_TOKEN'),
     },
     workerHttp: {
       host: env.ASSAY_HOST || '127.0.0.1',

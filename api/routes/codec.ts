@@ -9,7 +9,15 @@
  * encrypted unchanged. The `X-Namespace` header the callers send is accepted and not needed (one
  * key ring serves every namespace).
  *
- * Authentication: `Authorization: Bearer <API key>`, any scope (the CLI sends its `--codec-auth`
+ * Who reads what (src/temporal/codec.ts `decodeFor`): a key of a workspace (any scope: each can
+ * read the workspace's runs through /v1) decodes that workspace's payloads; another workspace's
+ * come back as the JSON string "[encrypted: another workspace]", payloads of no workspace (written
+ * before per-workspace keys) as a string naming the operator credential. The operator credential
+ * (`ASSAY_CODEC_OPERATOR_TOKEN`, as a Bearer token or a codec session) decodes every payload.
+ * Secret values sealed inside payloads read `***` to everyone. `encode` encrypts with the
+ * caller's workspace key (the operator's: the ring key).
+ *
+ * Authentication: `Authorization: Bearer <API key or operator token>` (the CLI sends its `--codec-auth`
  * value as that header). The Web UI cannot send an Assay key (its "Pass access token" sends its own
  * sign-in token); it can send cookies ("Include cross-origin credentials"): a browser signs in once
  * at `GET /codec/session` (a form; `POST /codec/session` with `key`, JSON or form-encoded, sets
@@ -26,6 +34,7 @@
  */
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import { ValueError, type Payload } from '@temporalio/common';
 import type { AssayConfig } from '../../src/config';
@@ -33,7 +42,7 @@ import { fieldError, type FieldError } from '../../src/problems';
 import { findKey } from '../../src/api-keys';
 import { keyRingFor } from '../../src/secrets/keyring';
 import { ApiKey } from '../../src/store/entities';
-import { payloadCodec, type EncryptionCodec } from '../../src/temporal/codec';
+import { payloadCodec, type CodecReader, type EncryptionCodec } from '../../src/temporal/codec';
 import { authenticate, type AuthFailureLimiter } from '../auth';
 import { jsonBodies, parsedBody } from '../body';
 import type { ApiDeps, AppContext, AppState } from '../context';
@@ -147,14 +156,20 @@ export function payloadToJson(payload: Payload): JsonPayload {
   return json;
 }
 
+/** Who the request reads as: the operator, else the caller's workspace. */
+function readerOf(ctx: AppContext): CodecReader {
+  return ctx.state.codecOperator ? { operator: true } : { workspaceId: ctx.state.caller.workspaceId };
+}
+
 /** Runs one direction of the codec over the body's payloads; a codec error is a 400 naming the payload. */
 function codecHandler(codec: EncryptionCodec, direction: 'encode' | 'decode'): Middleware<AppState> {
-  return async (ctx: AppContext) => {
+  return (ctx: AppContext) => {
     const payloads = payloadsFromBody(parsedBody(ctx));
+    const reader = readerOf(ctx);
     const out: Payload[] = [];
     for (const [i, payload] of payloads.entries()) {
       try {
-        out.push(...(await codec[direction]([payload])));
+        out.push(...(direction === 'decode' ? codec.decodeFor([payload], reader) : codec.encodeFor([payload], reader)));
       } catch (err) {
         if (err instanceof ValueError) throw invalid([fieldError(['payloads', i], err.message)], err.message);
         throw err;
@@ -185,9 +200,18 @@ function sessionCookie(ctx: AppContext): string | undefined {
   return undefined;
 }
 
+/** Whether `text` is the operator credential (compared in constant time, as SHA-256 digests). */
+function isOperatorToken(config: Pick<AssayConfig, 'temporal'>, text: string): boolean {
+  const token = config.temporal.codecOperatorToken;
+  if (!token) return false;
+  const digest = (t: string): Buffer => createHash('sha256').update(t, 'utf8').digest();
+  return timingSafeEqual(digest(token), digest(text));
+}
+
 /**
- * Authentication of a codec call: `Authorization` as on /v1; without it, a valid session cookie
- * (unexpired, sealed by this ring, its key not revoked) names the caller.
+ * Authentication of a codec call: the operator token as a Bearer token; else `Authorization` as on
+ * /v1; without it, a valid session cookie (unexpired, sealed by this ring; a key's session while
+ * its key is not revoked, an operator's while the token is the same) names the caller.
  */
 function codecAuthentication(
   deps: Pick<ApiDeps, 'config' | 'dataSource'>,
@@ -196,13 +220,29 @@ function codecAuthentication(
   const byHeader = authenticate(deps.dataSource, failures);
   const ring = keyRingFor(deps.config.secretKeys, deps.config.dataDir);
   return async (ctx, next) => {
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'))?.[1];
+    if (bearer && isOperatorToken(deps.config, bearer)) {
+      ctx.state.codecOperator = true;
+      return next();
+    }
     const cookie = ctx.get('Authorization') === '' ? sessionCookie(ctx) : undefined;
     if (cookie) {
-      let session: { k?: unknown; e?: unknown } | undefined;
+      let session: { k?: unknown; o?: unknown; e?: unknown } | undefined;
       try {
-        session = JSON.parse(ring.open(cookie, SESSION_AAD)) as { k?: unknown; e?: unknown };
+        session = JSON.parse(ring.open(cookie, SESSION_AAD)) as { k?: unknown; o?: unknown; e?: unknown };
       } catch {
         session = undefined;
+      }
+      if (
+        session &&
+        typeof session.o === 'string' &&
+        typeof session.e === 'number' &&
+        session.e > Date.now() &&
+        deps.config.temporal.codecOperatorToken &&
+        session.o === operatorTag(deps.config.temporal.codecOperatorToken)
+      ) {
+        ctx.state.codecOperator = true;
+        return next();
       }
       const key =
         session && typeof session.k === 'string' && typeof session.e === 'number' && session.e > Date.now()
@@ -220,10 +260,15 @@ function codecAuthentication(
 const page = (title: string, body: string): string =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
 
+/** What an operator's session holds: a digest of the token (a changed token ends every such session). */
+function operatorTag(token: string): string {
+  return createHash('sha256').update(`assay-codec-operator:${token}`, 'utf8').digest('base64url');
+}
+
 /** The sign-in form of `GET /codec/session` (no script: the page's CSP allows none). */
 const SIGN_IN_PAGE = page(
   'Assay codec server: sign in for the Temporal Web UI',
-  '<p>Paste an Assay API key (any scope). This browser then holds a 12-hour session (an HttpOnly cookie for <code>/codec</code> only, not the key itself) that the Temporal Web UI&#39;s codec calls carry. In the UI&#39;s codec server settings, turn on &ldquo;Include cross-origin credentials&rdquo;.</p>' +
+  '<p>Paste an Assay API key (any scope: it reads its own workspace&#39;s payloads) or the operator credential. This browser then holds a 12-hour session (an HttpOnly cookie for <code>/codec</code> only, not the key itself) that the Temporal Web UI&#39;s codec calls carry. In the UI&#39;s codec server settings, turn on &ldquo;Include cross-origin credentials&rdquo;.</p>' +
     '<form method="post" action="session"><label>API key <input name="key" type="password" autocomplete="off" required></label> <button>Sign in</button></form>',
 );
 
@@ -278,12 +323,18 @@ export function codecRouter(
     const address = ctx.req.socket.remoteAddress ?? 'unknown';
     await failures?.check(address);
     const text = await keyFromBody(ctx);
-    const key = KEY_SHAPE.test(text) ? await findKey(deps.dataSource.manager, text) : null;
-    if (!key) {
-      await failures?.fail(address);
-      throw new Problem('unauthorized', 'The API key is unknown or has been revoked.');
+    const expiry = Date.now() + CODEC_SESSION_SECONDS * 1000;
+    let session: { k: string; e: number } | { o: string; e: number };
+    if (isOperatorToken(deps.config, text)) session = { o: operatorTag(text), e: expiry };
+    else {
+      const key = KEY_SHAPE.test(text) ? await findKey(deps.dataSource.manager, text) : null;
+      if (!key) {
+        await failures?.fail(address);
+        throw new Problem('unauthorized', 'The API key is unknown or has been revoked.');
+      }
+      session = { k: key.id, e: expiry };
     }
-    const sealed = ring.seal(JSON.stringify({ k: key.id, e: Date.now() + CODEC_SESSION_SECONDS * 1000 }), SESSION_AAD);
+    const sealed = ring.seal(JSON.stringify(session), SESSION_AAD);
     ctx.append(
       'Set-Cookie',
       `${CODEC_COOKIE}=${sealed}; Path=/codec; Max-Age=${CODEC_SESSION_SECONDS}; HttpOnly; Secure; SameSite=None`,

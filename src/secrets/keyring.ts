@@ -15,7 +15,7 @@
  * authenticated data) binds a sealed value to where it belongs (e.g. `environment:<id>:<name>`),
  * so a value copied to another field does not open.
  */
-import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -93,21 +93,40 @@ export function newSecretKeyEntry(id: string): string {
   return `${id}:${randomBytes(32).toString('base64')}`;
 }
 
-export class KeyRing {
-  // KeyObjects made once: given a Buffer, every createCipheriv makes one (measured: a tenth of a
-  // worker's main thread when it encrypted every Temporal payload; docs/benchmarks.md "Scaling").
-  private readonly byId: Map<string, KeyObject>;
-  private readonly primary: KeyObject;
+/** Derived rings a ring keeps (one per workspace the process has seen, for the codec). */
+const MAX_DERIVED = 4096;
 
-  constructor(readonly keys: SecretKey[]) {
+export class KeyRing {
+  // Key material in ES private fields (and `keys` a getter): not own enumerable properties, so no
+  // log line or object walk that meets a ring (the Temporal SDK logs its worker's options, codec
+  // included, at debug level) copies a key. KeyObjects made once: given a Buffer, every
+  // createCipheriv makes one (measured: a tenth of a worker's main thread when it encrypted every
+  // Temporal payload; docs/benchmarks.md "Scaling").
+  readonly #keys: SecretKey[];
+  readonly #byId: Map<string, KeyObject>;
+  readonly #primary: KeyObject;
+  readonly #derived = new Map<string, KeyRing>();
+
+  constructor(keys: SecretKey[]) {
     if (!keys.length) throw new KeyRingError('a key ring needs at least one key');
-    this.byId = new Map(keys.map((k) => [k.id, createSecretKey(k.key)]));
-    this.primary = this.byId.get(keys[0]!.id)!;
+    this.#keys = keys;
+    this.#byId = new Map(keys.map((k) => [k.id, createSecretKey(k.key)]));
+    this.#primary = this.#byId.get(keys[0]!.id)!;
+  }
+
+  /** The keys, the encrypting one first. */
+  get keys(): readonly SecretKey[] {
+    return this.#keys;
+  }
+
+  /** What a ring shows of itself when serialised (a log line): its key ids, never a key. */
+  toJSON(): { keyIds: string[] } {
+    return { keyIds: this.#keys.map((k) => k.id) };
   }
 
   /** The id of the key that encrypts. */
   get primaryId(): string {
-    return this.keys[0]!.id;
+    return this.#keys[0]!.id;
   }
 
   /** Whether a stored text is a sealed value (rather than a plain one from before encryption). */
@@ -118,7 +137,7 @@ export class KeyRing {
   /** Encrypts bytes with the primary key: `{keyId, iv, data}` (data = ciphertext followed by the 16-byte tag). */
   encryptBytes(plain: Buffer, aad?: string): { keyId: string; iv: Buffer; data: Buffer } {
     const iv = randomIv();
-    const cipher = createCipheriv('aes-256-gcm', this.primary, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.#primary, iv);
     if (aad !== undefined) cipher.setAAD(Buffer.from(aad, 'utf8'));
     const data = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
     return { keyId: this.primaryId, iv, data };
@@ -126,10 +145,10 @@ export class KeyRing {
 
   /** Decrypts what {@link encryptBytes} made; @throws KeyRingError for an unknown key or a wrong tag. */
   decryptBytes(keyId: string, iv: Buffer, data: Buffer, aad?: string): Buffer {
-    const key = this.byId.get(keyId);
+    const key = this.#byId.get(keyId);
     if (!key)
       throw new KeyRingError(
-        `the secret was encrypted with key "${keyId}", which ASSAY_SECRET_KEYS does not hold (it has ${[...this.byId.keys()].join(', ')})`,
+        `the secret was encrypted with key "${keyId}", which ASSAY_SECRET_KEYS does not hold (it has ${[...this.#byId.keys()].join(', ')})`,
       );
     if (data.length < 16 || iv.length !== 12) throw new KeyRingError('the sealed value is malformed');
     const decipher = createDecipheriv('aes-256-gcm', key, iv);
@@ -155,6 +174,28 @@ export class KeyRing {
     if (!KeyRing.isSealed(sealed)) throw new KeyRingError('not a sealed value');
     const [, keyId, iv, data] = sealed.split('.') as [string, string, string, string];
     return this.decryptBytes(keyId, Buffer.from(iv, 'base64url'), Buffer.from(data, 'base64url'), aad).toString('utf8');
+  }
+
+  /**
+   * A ring of keys derived from this one for one purpose: each key becomes HKDF-SHA256 (RFC 5869)
+   * of it with `info` (no salt), under the same id, so the derived ring rotates with this one. Keys
+   * derived for different `info` are unrelated: what one seals, another does not open (the codec's
+   * per-workspace keys, src/temporal/codec.ts). Cached: at most {@link MAX_DERIVED} rings per ring.
+   */
+  derive(info: string): KeyRing {
+    let ring = this.#derived.get(info);
+    if (ring) {
+      // Most recently used last.
+      this.#derived.delete(info);
+      this.#derived.set(info, ring);
+      return ring;
+    }
+    ring = new KeyRing(
+      this.#keys.map((k) => ({ id: k.id, key: Buffer.from(hkdfSync('sha256', k.key, Buffer.alloc(0), info, 32)) })),
+    );
+    this.#derived.set(info, ring);
+    if (this.#derived.size > MAX_DERIVED) this.#derived.delete(this.#derived.keys().next().value as string);
+    return ring;
   }
 
   /** Whether a sealed value was sealed with an older key (and should be sealed again on its next write). */

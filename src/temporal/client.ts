@@ -13,7 +13,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import type { AssayConfig } from '../config';
-import { dataConverter } from './codec';
+import { dataConverter, type PayloadScopes } from './codec';
 import { clientTracingInterceptors } from '../observability/tracing-temporal';
 import { pingTemporal } from '../observability/health';
 
@@ -23,7 +23,11 @@ const CLOSE_GRACE_MS = 60_000;
 export class OnDemandClient {
   private connecting: Promise<{ connection: Connection; client: Client }> | undefined;
 
-  constructor(private readonly config: AssayConfig) {}
+  /** `scopes`: which run (workspace, secrets) a payload belongs to (src/temporal/payload-scopes.ts); without it payloads get no workspace. */
+  constructor(
+    private readonly config: AssayConfig,
+    private readonly scopes?: PayloadScopes,
+  ) {}
 
   /** The client, connecting first if needed. @throws when Temporal cannot be reached within 5 s. */
   async get(): Promise<Client> {
@@ -37,7 +41,7 @@ export class OnDemandClient {
         client: new Client({
           connection,
           namespace: this.config.temporal.namespace,
-          dataConverter: dataConverter(this.config),
+          dataConverter: dataConverter(this.config, this.scopes),
           interceptors: clientTracingInterceptors(),
         }),
       };

@@ -17,6 +17,7 @@ import {
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
 import { OnDemandClient } from './client';
+import type { PayloadScopes } from './codec';
 import type { AssayConfig } from '../config';
 import type { Run } from '../store/entities';
 import {
@@ -193,8 +194,8 @@ async function runningWorkflowOf(
 }
 
 /** A client of the run workflows of `config.temporal` (its namespace, task queue and Web UI). */
-export function createRunWorkflowClient(config: AssayConfig): RunWorkflowClient {
-  const temporal = new OnDemandClient(config);
+export function createRunWorkflowClient(config: AssayConfig, scopes?: PayloadScopes): RunWorkflowClient {
+  const temporal = new OnDemandClient(config, scopes);
   let registered: Promise<unknown> | undefined;
 
   /** Search attributes must exist before a start that sets them; register once per process. */

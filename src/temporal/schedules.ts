@@ -26,6 +26,7 @@ import {
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
 import { OnDemandClient } from './client';
+import { storePayloadScopes } from './payload-scopes';
 import { IsNull, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from '../config';
@@ -63,7 +64,7 @@ export class ScheduleSync {
     private readonly dataSource: DataSource,
     private readonly logger: Logger,
   ) {
-    this.temporal = new OnDemandClient(config);
+    this.temporal = new OnDemandClient(config, storePayloadScopes(config, dataSource));
   }
 
   /** Schedule id of a deployment. */

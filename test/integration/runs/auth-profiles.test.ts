@@ -451,7 +451,7 @@ describe('auth profiles', function () {
     expect(oauth.count('client-load')).to.equal(1);
   });
 
-  it('writes no token to any row, answer or Temporal history', async () => {
+  it('writes no token to any row, answer or Temporal history; the decoded history shows no secret variable either', async () => {
     const tokens = oauth.tokens();
     expect(tokens.length).to.be.greaterThan(5);
     // The basic profile's literal password, and the credential it makes (the echo endpoint answers it back).
@@ -496,9 +496,27 @@ describe('auth profiles', function () {
       const decoded = await codec.decode(payloads);
       const text = decoded.map((p) => Buffer.from(p.data ?? []).toString('utf8')).join('\n');
       expect(text).to.contain('"authProfile"');
-      // The environment's secret variable is in the workflow's (encrypted) history by design, as
-      // every secret variable is (docs/secrets.md); the profile's sealed literals and tokens are not.
+      // What the workflow code sees (the worker's view) holds the environment's secret variable
+      // (it fills {{clientSecret}}); the profile's sealed literals and the tokens never.
+      expect(text).to.contain('s3cret+/=pass');
       expect(leaks(text.split('s3cret+/=pass').join('')), `history of ${id}`).to.deep.equal([]);
+      // What the codec server shows the workspace's own key (the Web UI, the CLI): no secret at all,
+      // the secret variable in none of its forms either (docs/codec.md "Secrets in histories").
+      const shown = codec
+        .decodeFor(payloads, { workspaceId: app.workspaceId })
+        .map((p) => Buffer.from(p.data ?? []).toString('utf8'))
+        .join('\n');
+      expect(shown).to.contain('"authProfile"');
+      const variableForms = [
+        's3cret+/=pass',
+        encodeURIComponent('s3cret+/=pass'),
+        Buffer.from('s3cret+/=pass').toString('base64'),
+      ];
+      expect(leaks(shown), `decoded history of ${id}`).to.deep.equal([]);
+      expect(
+        variableForms.filter((f) => shown.includes(f)),
+        `decoded history of ${id}`,
+      ).to.deep.equal([]);
     }
     for (const name of ['static', 'cc-basic', 'basic-p', 'key-h']) {
       const res = await app.request('GET', `/v1/auth-profiles/${name}`);

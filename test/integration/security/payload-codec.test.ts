@@ -5,7 +5,10 @@
  * the codec and by `temporal workflow show`; with the codec (in process, through `/codec/decode`,
  * and through the CLI's `--codec-endpoint`) the payloads decode and hold it; the encrypted history
  * replays; the codec server refuses calls without an API key and answers the Web UI's CORS
- * preflight; keys rotate; unencrypted payloads pass through.
+ * preflight; keys rotate; unencrypted payloads pass through. Each workspace reads only its own
+ * payloads (docs/codec.md "Who reads what"): another workspace's key and codec session get a
+ * placeholder, the operator credential reads all, and a payload moved to another workspace does
+ * not open.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -24,14 +27,21 @@ import {
   EncryptionCodec,
   ENCRYPTED_ENCODING,
   isEncrypted,
+  METADATA_WORKSPACE,
+  OPERATOR_ONLY_TEXT,
+  OTHER_WORKSPACE_TEXT,
   payloadCodec,
+  type PayloadScopes,
 } from '../../../src/temporal/codec';
+import { HistorySealer, NO_HISTORY_SECRETS } from '../../../src/secrets/history-seal';
 import { KeyRing, parseSecretKeys } from '../../../src/secrets/keyring';
 import { codecOrigins, payloadToJson, type JsonPayload } from '../../../api/routes/codec';
 import { loadConfig } from '../../../src/config';
 
 const run = promisify(execFile);
 const MARKER = 'zq7MarkerOfTheCodecTestXv3';
+/** The codec server's operator credential in this test. */
+const OPERATOR = 'operator-credential-of-the-codec-test-0123456789';
 
 /**
  * Every form of `marker` a leak could take in text: itself, and base64 of it at each of the three
@@ -84,7 +94,10 @@ describe('encrypted Temporal payloads and the codec server', function () {
   const cli = findTemporalCli();
 
   before(async () => {
-    [app, target] = await Promise.all([startTestApp({ worker: true }), startTarget()]);
+    [app, target] = await Promise.all([
+      startTestApp({ worker: true, env: { ASSAY_CODEC_OPERATOR_TOKEN: OPERATOR } }),
+      startTarget(),
+    ]);
     connection = await Connection.connect({ address: app.config.temporal.address });
     plain = new Client({ connection, namespace: app.config.temporal.namespace });
     await app.request('POST', '/v1/environments', { name: 'local', variables: { base: target.url, token: MARKER } });
@@ -213,6 +226,77 @@ describe('encrypted Temporal payloads and the codec server', function () {
       ).to.equal(true);
     });
 
+    it("names the run's workspace on every payload of its history", () => {
+      const workspaces = payloadsOf(history).map((p) => utf8(p.metadata![METADATA_WORKSPACE]));
+      expect(new Set(workspaces)).to.deep.equal(new Set([app.workspaceId]));
+    });
+
+    it("gives another workspace's key and codec session a placeholder for every payload, never the data", async () => {
+      const other = await app.issueKey('write', 'codec-other');
+      const res = await post('/codec/decode', { payloads: historyPayloads() }, other);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const shown = (res.body.payloads as JsonPayload[]).map((p) => Buffer.from(p.data ?? '', 'base64').toString());
+      expect(new Set(shown)).to.deep.equal(new Set([JSON.stringify(OTHER_WORKSPACE_TEXT)]));
+      expect(leaks(JSON.stringify(res.body))).to.deep.equal([]);
+      const signIn = await app.request('POST', '/codec/session', { key: other }, { key: null });
+      const session = /^assay_codec=([^;]+);/.exec(signIn.headers.get('set-cookie')!)![1]!;
+      const viaSession = await post('/codec/decode', { payloads: historyPayloads() }, null, {
+        Cookie: `assay_codec=${session}`,
+      });
+      expect(viaSession.status).to.equal(200);
+      expect(leaks(JSON.stringify(viaSession.body))).to.deep.equal([]);
+      expect(JSON.stringify(viaSession.body)).to.include(b64(JSON.stringify(OTHER_WORKSPACE_TEXT)));
+      // What another workspace encodes is its own: the run's workspace reads it as another's.
+      const encoded = await post(
+        '/codec/encode',
+        { payloads: [payloadToJson(defaultPayloadConverter.toPayload('x'))] },
+        other,
+      );
+      const back = await post('/codec/decode', encoded.body, app.key);
+      expect(Buffer.from((back.body.payloads as JsonPayload[])[0]!.data!, 'base64').toString()).to.equal(
+        JSON.stringify(OTHER_WORKSPACE_TEXT),
+      );
+    });
+
+    it('decodes every payload for the operator credential, by header and by codec session; a wrong one is 401', async () => {
+      const res = await post('/codec/decode', { payloads: historyPayloads() }, OPERATOR);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(
+        JSON.stringify(res.body.payloads.map((p: JsonPayload) => Buffer.from(p.data ?? '', 'base64').toString())),
+      ).to.include(MARKER);
+      const signIn = await app.request('POST', '/codec/session', { key: OPERATOR }, { key: null });
+      expect(signIn.status).to.equal(200);
+      const session = /^assay_codec=([^;]+);/.exec(signIn.headers.get('set-cookie')!)![1]!;
+      const viaSession = await post('/codec/decode', { payloads: historyPayloads() }, null, {
+        Cookie: `assay_codec=${session}`,
+      });
+      expect(viaSession.body).to.deep.equal(res.body);
+      expect((await post('/codec/decode', { payloads: [] }, `${OPERATOR}x`)).status).to.equal(401);
+      // A payload of no workspace (written before per-workspace keys): the operator reads it, a key does not.
+      const [legacy] = await payloadCodec(app.config).encode([defaultPayloadConverter.toPayload({ old: MARKER })]);
+      const byKey = await post('/codec/decode', { payloads: [payloadToJson(legacy!)] }, app.key);
+      expect(Buffer.from(byKey.body.payloads[0].data, 'base64').toString()).to.equal(
+        JSON.stringify(OPERATOR_ONLY_TEXT),
+      );
+      const byOperator = await post('/codec/decode', { payloads: [payloadToJson(legacy!)] }, OPERATOR);
+      expect(JSON.parse(Buffer.from(byOperator.body.payloads[0].data, 'base64').toString())).to.deep.equal({
+        old: MARKER,
+      });
+    });
+
+    it("refuses a payload whose workspace was changed to the reader's: 400, nothing decoded", async () => {
+      const other = await app.issueKey('read', 'codec-other');
+      const [payload] = payloadsOf(history).map(payloadToJson);
+      const [{ id: otherWorkspace }] = await app.dataSource.query('SELECT id FROM workspaces WHERE name = ?', [
+        'codec-other',
+      ]);
+      const moved = { ...payload!, metadata: { ...payload!.metadata, [METADATA_WORKSPACE]: b64(otherWorkspace) } };
+      const res = await post('/codec/decode', { payloads: [moved] }, other);
+      expect(res.status).to.equal(400);
+      expect(res.body.errors[0].field).to.equal('payloads[0]');
+      expect(leaks(JSON.stringify(res.body))).to.deep.equal([]);
+    });
+
     it('encodes and decodes back (round trip); the encoded form hides the value', async () => {
       const original = payloadToJson(defaultPayloadConverter.toPayload({ secret: MARKER }));
       const encoded = await post('/codec/encode', { payloads: [original] }, app.key);
@@ -259,10 +343,16 @@ describe('encrypted Temporal payloads and the codec server', function () {
       expect(bad.status).to.equal(400);
       expect(bad.body.errors[0].field).to.equal('payloads[0].metadata.encoding');
       expect((await post('/codec/decode', { nope: [] }, app.key)).status).to.equal(400);
+      // A payload of the caller's workspace encrypted with a key this ring lacks.
       const foreign = new EncryptionCodec(
         new KeyRing(parseSecretKeys(`other9:${Buffer.alloc(32, 7).toString('base64')}`)),
+        { scopeOf: async () => ({ workspaceId: app.workspaceId, sealer: NO_HISTORY_SECRETS }) },
       );
-      const [sealed] = await foreign.encode([defaultPayloadConverter.toPayload('x')]);
+      const [sealed] = await foreign.encode([defaultPayloadConverter.toPayload('x')], {
+        type: 'workflow',
+        namespace: 'default',
+        workflowId: 'run-x',
+      });
       const res = await post('/codec/decode', { payloads: [payloadToJson(sealed!)] }, app.key);
       expect(res.status).to.equal(400);
       expect(res.body.detail).to.include('"other9"');
@@ -404,6 +494,49 @@ describe('encrypted Temporal payloads and the codec server', function () {
       expect(() => loadConfig({ ASSAY_CODEC_CORS_ORIGINS: 'temporal.example.com' })).to.throw(
         /ASSAY_CODEC_CORS_ORIGINS/,
       );
+    });
+
+    it("encrypts a run's payloads with its workspace's key; seals its secrets, which the worker opens and the codec server shows as ***", async () => {
+      const scopes: PayloadScopes = {
+        scopeOf: async (workflowId) =>
+          workflowId === 'run-a'
+            ? { workspaceId: 'ws_A', sealer: new HistorySealer([MARKER]) }
+            : workflowId === 'run-b'
+              ? { workspaceId: 'ws_B', sealer: NO_HISTORY_SECRETS }
+              : undefined,
+      };
+      const ring = new KeyRing(parseSecretKeys(`k1:${key(1)}`));
+      const c = new EncryptionCodec(ring, scopes);
+      const value = defaultPayloadConverter.toPayload({ url: `/x?token=${MARKER}` });
+      const context = (workflowId: string) => ({ type: 'workflow' as const, namespace: 'default', workflowId });
+      const [a] = await c.encode([value], context('run-a'));
+      const [b] = await c.encode([value], context('run-b'));
+      const [none] = await c.encode([value], context('other-workflow'));
+      expect(utf8(a!.metadata![METADATA_WORKSPACE])).to.equal('ws_A');
+      expect(utf8(b!.metadata![METADATA_WORKSPACE])).to.equal('ws_B');
+      expect(none!.metadata![METADATA_WORKSPACE]).to.equal(undefined);
+      // The worker's view: the value back, exactly.
+      expect(await c.decode([a!, b!, none!])).to.deep.equal(
+        [value, value, value].map((v) => ({ metadata: { ...v.metadata }, data: v.data })),
+      );
+      // The codec server's views.
+      const shown = (p: Payload) => utf8(p.data);
+      const [aForA, bForA, noneForA] = c.decodeFor([a!, b!, none!], { workspaceId: 'ws_A' });
+      expect(JSON.parse(shown(aForA!))).to.deep.equal({ url: '/x?token=***' });
+      expect(shown(bForA!)).to.equal(JSON.stringify(OTHER_WORKSPACE_TEXT));
+      expect(shown(noneForA!)).to.equal(JSON.stringify(OPERATOR_ONLY_TEXT));
+      const forOperator = c.decodeFor([a!, b!, none!], { operator: true }).map(shown);
+      expect(forOperator.map((t) => JSON.parse(t) as unknown)).to.deep.equal([
+        { url: '/x?token=***' },
+        { url: `/x?token=${MARKER}` },
+        { url: `/x?token=${MARKER}` },
+      ]);
+      // Moved to another workspace (its metadata changed): it does not open, for anyone.
+      const moved = { ...a!, metadata: { ...a!.metadata, [METADATA_WORKSPACE]: Buffer.from('ws_B') } };
+      expect(() => c.decodeFor([moved], { workspaceId: 'ws_B' })).to.throw(/does not open/);
+      let error: Error | undefined;
+      await c.decode([moved]).catch((err: Error) => (error = err));
+      expect(error?.message).to.include('does not open');
     });
 
     it('encrypts each payload with a fresh IV (the same value twice gives two ciphertexts)', async () => {

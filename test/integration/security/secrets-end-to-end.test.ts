@@ -5,13 +5,14 @@
  * Temporal dev server, reporting to an outgoing webhook receiver. The secret — and its URL-encoded
  * and base64 forms — must appear nowhere: not in the database rows of the run, its results or its
  * webhook deliveries, not in what the receiver got, not in the API's answers, not in the process's
- * log output, and not in the workflow history Temporal stores (fetched without the codec). With
+ * log output (nor is any key of the ring), and not in the workflow history Temporal stores (fetched without the codec). With
  * the codec, the history decodes and the run did use the value.
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Client, Connection } from '@temporalio/client';
-import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import { startTestApp, TEST_SECRET_KEYS, waitForRun, type TestApp } from '../../helpers/app';
+import { parseSecretKeys } from '../../../src/secrets/keyring';
 import { processEnv, spawnAssay, waitForHttp, type AssayProcess } from '../../helpers/processes';
 import { startReceiver, type Receiver } from '../../helpers/receiver';
 import { startTarget, type Target } from '../../helpers/target';
@@ -160,6 +161,18 @@ describe('secrets never leak: results, deliveries, logs, the Temporal history', 
       for (const line of proc.output().split('\n'))
         if (forms.some((f) => line.includes(f))) console.log('LEAK', line.slice(0, 1500));
     expectNoSecret('the log output', proc.output());
+    // Nor the key ring: the Temporal SDK logs the worker's options (its data converter) at debug level.
+    for (const { key } of parseSecretKeys(TEST_SECRET_KEYS)) {
+      const asJsonBytes = JSON.stringify(Object.fromEntries([...key.subarray(0, 4)].map((b, i) => [i, b]))).slice(
+        0,
+        -1,
+      );
+      for (const form of [key.toString('base64'), key.toString('base64url'), key.toString('hex'), asJsonBytes])
+        expect(proc.output().includes(form), `the log output holds a key of the ring (${form.slice(0, 8)}…)`).to.equal(
+          false,
+        );
+    }
+    expect(proc.output(), 'the worker logged its options').to.include('"msg":"Creating worker"');
 
     // The history Temporal stores: ciphertext without the codec; the value with it.
     const connection = await Connection.connect({ address: app.config.temporal.address });
@@ -189,6 +202,13 @@ describe('secrets never leak: results, deliveries, logs, the Temporal history', 
             .includes(secret),
         ),
       ).to.equal(true);
+      // What the codec server shows the run's own workspace (the Web UI, the CLI): the secret sealed, `***`.
+      const shown = payloadCodec(app.config)
+        .decodeFor(payloads as never, { workspaceId: app.workspaceId })
+        .map((p) => Buffer.from(p.data ?? []).toString('utf8'))
+        .join('\n');
+      expect(shown).to.include('***');
+      expectNoSecret('the history decoded by the codec server', shown);
     } finally {
       await connection.close();
     }
