@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import http, { type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { boundedServer, type ServerBounds } from '../src/net/server-bounds';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { withPort, type AssayConfig } from '../src/config';
@@ -122,7 +123,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
   const mockPort =
     config.mocks.port === null
       ? undefined
-      : await serve(mocksOnly(mocks, onMockError), config.mocks.port, config.api.host, logger);
+      : await serve(mocksOnly(mocks, onMockError), config.mocks.port, config.api.host, logger, config.api);
   if (mockPort) logger.info({ url: mockPort.url }, 'mocks listening on their own port (ASSAY_MOCK_PORT)');
   const apiConfig =
     mockPort && config.mocks.publicUrl === null
@@ -138,6 +139,7 @@ export async function startApi(config: AssayConfig, dataSource: DataSource, logg
     config.api.port,
     config.api.host,
     logger,
+    config.api,
   );
   // The address policy of every outgoing request in this process refuses the API's own port.
   const unregister = registerOwnEndpoint({
@@ -209,11 +211,7 @@ export function onClientError(logger: Logger): (err: Error & { code?: string }, 
     const code = err.code ?? 'unknown';
     const reset = code === 'ECONNRESET' || code === 'EPIPE';
     logger[reset ? 'debug' : 'info']({ code, reason: err.message.split('\n')[0] }, 'client connection error');
-    if (reset || !socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
-      // The client is gone, or an answer has already started on this socket: just close it.
-      socket.destroy();
-      return;
-    }
+    const response = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
     const problem: ProblemCode =
       code === 'HPE_HEADER_OVERFLOW'
         ? 'headers-too-large'
@@ -228,6 +226,22 @@ export function onClientError(logger: Logger): (err: Error & { code?: string }, 
       detail: PROBLEMS[problem].description,
       code: problem,
     });
+    if (!reset && socket.writable && response && !response.headersSent && problem === 'request-timeout') {
+      // A body that did not arrive in time (ASSAY_RECEIVE_TIMEOUT_MS): the application is still
+      // reading it; the 408 goes out through its response, and the connection closes.
+      response.writeHead(status, {
+        'Content-Type': 'application/problem+json',
+        'Content-Length': Buffer.byteLength(body),
+        Connection: 'close',
+      });
+      response.end(body, () => socket.destroy());
+      return;
+    }
+    if (reset || !socket.writable || response) {
+      // The client is gone, or an answer has already started on this socket: just close it.
+      socket.destroy();
+      return;
+    }
     socket.end(
       `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
@@ -235,7 +249,8 @@ export function onClientError(logger: Logger): (err: Error & { code?: string }, 
 }
 
 /**
- * An HTTP server for `listener` as every Assay server is set up (keep-alive 65 s, {@link onClientError}),
+ * An HTTP server for `listener` as every Assay server is set up (keep-alive 65 s, {@link onClientError},
+ * the receive time and connections per address of `bounds`: src/net/server-bounds.ts),
  * listening on `host`:`port` (0: a free one). @returns the server and its address
  * (`http://host:port`; `localhost` for 0.0.0.0). Rejects when the port cannot be bound.
  */
@@ -244,10 +259,10 @@ async function serve(
   port: number,
   host: string,
   logger: Logger,
+  bounds: ServerBounds,
 ): Promise<{ server: Server; url: string }> {
-  const server = http.createServer(listener);
+  const server = boundedServer(listener, bounds, onClientError(logger));
   server.keepAliveTimeout = 65_000;
-  server.on('clientError', onClientError(logger));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -284,7 +299,7 @@ export async function startBundler(
   const policy = policyFromConfig(config);
   const bundler = new Bundler({ dataSource, config: settings, logger, policy });
   const app = createBundlerApp({ config, dataSource, bundler, logger });
-  const { server, url } = await serve(app.callback(), settings.port, settings.host, logger);
+  const { server, url } = await serve(app.callback(), settings.port, settings.host, logger, config.api);
   const unregister = registerOwnEndpoint({
     label: "the bundler's own port (ASSAY_BUNDLER_PORT)",
     host: settings.host,
@@ -325,6 +340,7 @@ export async function startWorker(config: AssayConfig, dataSource: DataSource, l
   const http = await startWorkerHttp({
     host: config.workerHttp.host,
     port: config.workerHttp.port,
+    bounds: config.api,
     logger,
     checks: {
       // The worker serves no requests to agree with: its check keeps the probe's whole 2 s (a pool

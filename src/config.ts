@@ -151,6 +151,18 @@ export interface AssayConfig {
     /** Largest accepted request body (`ASSAY_MAX_BODY_BYTES`, default 1 MiB). */
     maxBodyBytes: number;
     /**
+     * Longest a client may take to send a whole request, headers and body, to any of Assay's HTTP
+     * servers (`ASSAY_RECEIVE_TIMEOUT_MS`, default 30 s; the headers a third of it, 10 s at most):
+     * 408 `request-timeout` and the connection closed past it. src/net/server-bounds.ts.
+     */
+    receiveTimeoutMs: number;
+    /**
+     * Open connections allowed per client (TCP peer) address and server
+     * (`ASSAY_MAX_CONNECTIONS_PER_ADDRESS`, default 256; 0: no bound): requests on connections
+     * beyond it are answered 429 `too-many-connections`. src/net/server-bounds.ts.
+     */
+    maxConnectionsPerAddress: number;
+    /**
      * Largest body of `POST /v1/designs/import` (`ASSAY_IMPORT_MAX_BYTES`, default 32 MiB): the
      * OpenAPI descriptions big APIs publish pass 1 MiB. Parsed and sampled on a worker thread
      * (src/mock/import-pool.ts), so it does not hold up other requests.
@@ -561,6 +573,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       trustProxy: boolean(env, 'ASSAY_TRUST_PROXY', false),
       maxBodyBytes: integer(env, 'ASSAY_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       importMaxBytes: integer(env, 'ASSAY_IMPORT_MAX_BYTES', 32 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+      receiveTimeoutMs: integer(env, 'ASSAY_RECEIVE_TIMEOUT_MS', 30_000, 1000, 3_600_000),
+      maxConnectionsPerAddress: integer(env, 'ASSAY_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
       authFailuresPerMinute: integer(env, 'ASSAY_AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
       consoleDir: path.resolve(env.ASSAY_CONSOLE_DIR || path.join(__dirname, '..', 'console')),
       relayPerMinute: integer(env, 'ASSAY_RELAY_PER_MINUTE', 60, 1, 1_000_000),

@@ -343,10 +343,17 @@ export const PROBLEMS = {
     description:
       'The request could not be read as HTTP/1.1 (a bad request line or header, or a connection cut mid-request); the connection is closed.',
   },
+  'too-many-connections': {
+    status: 429,
+    title: 'Too many connections',
+    description:
+      'This client address has more connections open to this server than ASSAY_MAX_CONNECTIONS_PER_ADDRESS allows; the request was not read and the connection is closed. Close idle connections (or use fewer) and retry after the number of seconds in `Retry-After`.',
+  },
   'request-timeout': {
     status: 408,
     title: 'Request timeout',
-    description: 'The request (its headers or body) did not arrive in time; the connection is closed.',
+    description:
+      'The request did not arrive in time: its headers within a third of ASSAY_RECEIVE_TIMEOUT_MS (10 s at most), or the whole request within ASSAY_RECEIVE_TIMEOUT_MS (30 s by default); the connection is closed.',
   },
   'headers-too-large': {
     status: 431,

@@ -11,6 +11,7 @@
  * without the server (several workers on one machine each need their own port).
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { boundedServer, type ServerBounds } from '../net/server-bounds';
 import type { Logger } from 'pino';
 import { problemDocument, PROBLEMS, type ProblemCode } from '../problems';
 import { LIVE_BODY, readiness, readinessAnswer, type ReadinessCheck } from './health';
@@ -100,15 +101,18 @@ export async function startWorkerHttp(options: {
   port: number;
   checks: Record<string, ReadinessCheck>;
   logger: Logger;
+  /** Receive time and connections per address (src/net/server-bounds.ts); Node's defaults without. */
+  bounds?: ServerBounds;
 }): Promise<WorkerHttpServer | undefined> {
   const { host, port, checks, logger } = options;
-  const server = http.createServer((req, res) => {
+  const listener: http.RequestListener = (req, res) => {
     answer(req, res, checks).catch((err: unknown) => {
       logger.error({ err }, 'worker HTTP request failed');
       if (!res.headersSent) problem(res, req.method ?? 'GET', 'internal', 'The worker failed to answer.');
       else res.destroy();
     });
-  });
+  };
+  const server = options.bounds ? boundedServer(listener, options.bounds) : http.createServer(listener);
   server.keepAliveTimeout = 65_000;
   try {
     await new Promise<void>((resolve, reject) => {
