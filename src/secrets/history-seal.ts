@@ -25,7 +25,6 @@ import { MIN_SECRET_LENGTH } from './mask';
 export const SEALED_SECRET_PREFIX = '***secret:';
 /** A token: the prefix and a sealed value (`v1.<keyId>.<iv>.<data>`, base64url parts). */
 const TOKEN = /\*\*\*secret:(v1\.[A-Za-z0-9_-]{1,32}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22,})/g;
-const WHOLE_TOKEN = /^\*\*\*secret:(v1\.[A-Za-z0-9_-]{1,32}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22,})$/;
 /** HTTP Basic credentials (RFC 7617), as the masker finds them. */
 const BASIC = /\b[Bb][Aa][Ss][Ii][Cc]\s+[A-Za-z0-9+/_-]{4,}={0,2}/;
 /** A text fragment (`s`) or a whole number (`n`): the first character of what a token seals. */
@@ -43,10 +42,11 @@ function escapeRegExp(text: string): string {
 /** The secrets of one run and what finds them in a payload. */
 export class HistorySealer {
   private readonly secrets: string[];
-  private readonly pattern: RegExp | undefined;
+  /** Every form of every secret (longest first), and how each reads inside JSON text. */
+  private readonly forms: Array<{ form: string; json: string }>;
   private readonly numbers: Set<string>;
-  /** The forms as they read inside JSON text (what the prefilter looks for). */
-  private readonly jsonForms: string[];
+  /** Patterns made of the forms a payload holds (most payloads hold one or two), by which forms. */
+  private readonly patterns = new Map<string, RegExp>();
 
   /** `values`: the run's secret values as text (src/secrets/variables.ts `OpenedVariables.secretValues`). */
   constructor(values: Iterable<string>) {
@@ -61,16 +61,16 @@ export class HistorySealer {
       forms.add(b64.replace(/=+$/, ''));
       forms.add(Buffer.from(v, 'utf8').toString('base64url'));
     }
-    const sorted = [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
-    // Basic credentials first (as one match), then the forms, longest first: one pass over a string.
-    this.pattern = sorted.length ? new RegExp(`${BASIC.source}|${sorted.map(escapeRegExp).join('|')}`, 'g') : undefined;
+    this.forms = [...forms]
+      .filter((f) => f.length >= MIN_SECRET_LENGTH)
+      .sort((a, b) => b.length - a.length)
+      .map((form) => ({ form, json: JSON.stringify(form).slice(1, -1) }));
     this.numbers = new Set(this.secrets.filter((v) => /^-?\d+(\.\d+)?$/.test(v)));
-    this.jsonForms = [...new Set(sorted.map((f) => JSON.stringify(f).slice(1, -1)))];
   }
 
   /** Whether the run has no secret to seal. */
   get empty(): boolean {
-    return this.pattern === undefined;
+    return this.forms.length === 0;
   }
 
   /** The secret values (for tests and the process's log masker). */
@@ -78,38 +78,66 @@ export class HistorySealer {
     return this.secrets;
   }
 
+  /** The pattern of the forms at `present` (indexes into {@link forms}), Basic credentials first when `basic`. */
+  private patternOf(present: number[], basic: boolean): RegExp {
+    const key = `${basic ? 'b' : ''}${present.join(',')}`;
+    let pattern = this.patterns.get(key);
+    if (!pattern) {
+      const alternatives = present.map((i) => escapeRegExp(this.forms[i]!.form));
+      if (basic) alternatives.unshift(BASIC.source);
+      pattern = new RegExp(alternatives.join('|'), 'g');
+      if (this.patterns.size >= 256) this.patterns.clear();
+      this.patterns.set(key, pattern);
+    }
+    return pattern;
+  }
+
   /**
    * `text` (a JSON document) with the secrets sealed by `ring`, or undefined when it holds none
-   * (the text is then used as it is). @throws SyntaxError when it is not JSON and holds a secret.
+   * (the text is then used as it is). The text is searched first (each form as it reads in JSON);
+   * only a text that holds one is parsed, and its strings searched for the forms it holds.
+   * @throws SyntaxError when it is not JSON and holds a secret.
    */
   sealJson(text: string, ring: KeyRing): string | undefined {
-    if (!this.pattern) return undefined;
-    if (!this.jsonForms.some((f) => text.includes(f)) && !/Basic\s/i.test(text)) return undefined;
+    if (this.forms.length === 0) return undefined;
+    const present: number[] = [];
+    this.forms.forEach((f, i) => {
+      if (text.includes(f.json)) present.push(i);
+    });
+    const basic = /Basic\s/i.test(text);
+    if (present.length === 0 && !basic) return undefined;
+    const pattern = this.patternOf(present, basic);
     let changed = false;
     const seal = (kind: Kind, fragment: string): string => {
       changed = true;
       return SEALED_SECRET_PREFIX + ring.seal(kind + fragment);
     };
     const inText = (s: string): string =>
-      s.replace(this.pattern!, (match: string) => {
-        if (/^Basic\s/i.test(match)) {
-          const credentials = match.replace(/^Basic\s+/i, '');
-          let decoded: string;
-          try {
-            decoded = Buffer.from(credentials, 'base64').toString('utf8');
-          } catch {
-            return match;
-          }
-          return this.secrets.some((secret) => decoded.includes(secret)) ? seal('s', match) : match;
-        }
-        return seal('s', match);
-      });
+      s.length < MIN_SECRET_LENGTH
+        ? s
+        : s.replace(pattern, (match: string) => {
+            if (/^Basic\s/i.test(match)) {
+              const credentials = match.replace(/^Basic\s+/i, '');
+              let decoded: string;
+              try {
+                decoded = Buffer.from(credentials, 'base64').toString('utf8');
+              } catch {
+                return match;
+              }
+              return this.secrets.some((secret) => decoded.includes(secret)) ? seal('s', match) : match;
+            }
+            return seal('s', match);
+          });
+    const numbers = this.numbers.size > 0;
     const walk = (v: unknown): unknown => {
       if (typeof v === 'string') return inText(v);
-      if (typeof v === 'number') return this.numbers.has(String(v)) ? seal('n', String(v)) : v;
+      if (typeof v === 'number') return numbers && this.numbers.has(String(v)) ? seal('n', String(v)) : v;
       if (Array.isArray(v)) return v.map(walk);
-      if (v && typeof v === 'object')
-        return Object.fromEntries(Object.entries(v).map(([k, x]) => [inText(k), walk(x)]));
+      if (v && typeof v === 'object') {
+        const out: Record<string, unknown> = {};
+        for (const k of Object.keys(v)) out[inText(k)] = walk((v as Record<string, unknown>)[k]);
+        return out;
+      }
       return v;
     };
     const sealed = walk(JSON.parse(text) as unknown);
@@ -120,41 +148,32 @@ export class HistorySealer {
 /** A sealer over no secrets. */
 export const NO_HISTORY_SECRETS = new HistorySealer([]);
 
+/** A token in JSON text, with the quotes around it when it is a whole string (not after a backslash: an escaped quote is text). */
+const TOKEN_IN_JSON = /((?<!\\)")?\*\*\*secret:(v1\.[A-Za-z0-9_-]{1,32}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22,})(")?/g;
+
 /**
  * `text` (a JSON document) with every token `ring` opens restored to what it sealed, or undefined
  * when it holds no token. A token that does not open (another workspace's, altered) stays as it is.
+ * Works on the text itself (no parse): a text fragment goes back JSON-escaped as JSON.stringify
+ * wrote it, a whole-string number token (`"***secret:…"`) back into the bare number.
  */
 export function openSealedSecrets(text: string, ring: KeyRing): string | undefined {
   if (!text.includes(SEALED_SECRET_PREFIX)) return undefined;
-  const open = (sealed: string): { kind: Kind; text: string } | undefined => {
-    try {
-      const plain = ring.open(sealed);
-      return { kind: plain[0] as Kind, text: plain.slice(1) };
-    } catch {
-      return undefined;
-    }
-  };
-  const inText = (s: string): string =>
-    s.includes(SEALED_SECRET_PREFIX)
-      ? s.replace(TOKEN, (whole, sealed: string) => {
-          const opened = open(sealed);
-          return opened?.kind === 's' ? opened.text : whole;
-        })
-      : s;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') {
-      const whole = WHOLE_TOKEN.exec(v);
-      if (whole) {
-        const opened = open(whole[1]!);
-        if (opened?.kind === 'n') return Number(opened.text);
+  return text.replace(
+    TOKEN_IN_JSON,
+    (whole: string, before: string | undefined, sealed: string, after: string | undefined) => {
+      let plain: string;
+      try {
+        plain = ring.open(sealed);
+      } catch {
+        return whole;
       }
-      return inText(v);
-    }
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [inText(k), walk(x)]));
-    return v;
-  };
-  return JSON.stringify(walk(JSON.parse(text) as unknown));
+      const kind = plain[0] as Kind;
+      const fragment = plain.slice(1);
+      if (kind === 'n') return before && after ? fragment : whole;
+      return `${before ?? ''}${JSON.stringify(fragment).slice(1, -1)}${after ?? ''}`;
+    },
+  );
 }
 
 /** `text` with every sealed secret shown as `***` (what the codec server answers). */

@@ -180,16 +180,12 @@ export class KeyRing {
    * A ring of keys derived from this one for one purpose: each key becomes HKDF-SHA256 (RFC 5869)
    * of it with `info` (no salt), under the same id, so the derived ring rotates with this one. Keys
    * derived for different `info` are unrelated: what one seals, another does not open (the codec's
-   * per-workspace keys, src/temporal/codec.ts). Cached: at most {@link MAX_DERIVED} rings per ring.
+   * per-workspace keys, src/temporal/codec.ts). Cached: at most {@link MAX_DERIVED} rings per ring, the
+   * oldest made dropped first.
    */
   derive(info: string): KeyRing {
     let ring = this.#derived.get(info);
-    if (ring) {
-      // Most recently used last.
-      this.#derived.delete(info);
-      this.#derived.set(info, ring);
-      return ring;
-    }
+    if (ring) return ring;
     ring = new KeyRing(
       this.#keys.map((k) => ({ id: k.id, key: Buffer.from(hkdfSync('sha256', k.key, Buffer.alloc(0), info, 32)) })),
     );

@@ -114,6 +114,7 @@ export class EncryptionCodec implements PayloadCodec {
   // neither the ring nor the store behind the scopes.
   readonly #ring: KeyRing;
   readonly #scopes: PayloadScopes | undefined;
+  readonly #byWorkspace = new Map<string, { payloads: KeyRing; secrets: KeyRing }>();
 
   constructor(ring: KeyRing, scopes?: PayloadScopes) {
     this.#ring = ring;
@@ -132,7 +133,21 @@ export class EncryptionCodec implements PayloadCodec {
 
   /** The ring that encrypts the payloads of `workspaceId`. */
   private workspaceRing(workspaceId: string): KeyRing {
-    return this.ring.derive(`assay-codec-payloads:${workspaceId}`);
+    return this.#rings(workspaceId).payloads;
+  }
+
+  /** The rings of `workspaceId` (its payloads', its history secrets'), made once per workspace. */
+  #rings(workspaceId: string): { payloads: KeyRing; secrets: KeyRing } {
+    let rings = this.#byWorkspace.get(workspaceId);
+    if (!rings) {
+      rings = {
+        payloads: this.#ring.derive(`assay-codec-payloads:${workspaceId}`),
+        secrets: historySecretRing(this.#ring, workspaceId),
+      };
+      if (this.#byWorkspace.size >= 4096) this.#byWorkspace.clear();
+      this.#byWorkspace.set(workspaceId, rings);
+    }
+    return rings;
   }
 
   /**
@@ -244,7 +259,7 @@ export class EncryptionCodec implements PayloadCodec {
       return payload;
     let sealed: string | undefined;
     try {
-      sealed = scope.sealer.sealJson(text(payload.data)!, historySecretRing(this.ring, scope.workspaceId));
+      sealed = scope.sealer.sealJson(text(payload.data)!, this.#rings(scope.workspaceId).secrets);
     } catch {
       // Not JSON after all: encrypted as it is (its secrets only under the payload encryption).
       return payload;
@@ -255,7 +270,7 @@ export class EncryptionCodec implements PayloadCodec {
   /** A decrypted JSON payload of `workspaceId` with its sealed secrets opened. */
   private openSecrets(payload: Payload, workspaceId: string): Payload {
     if (text(payload.metadata?.[METADATA_ENCODING_KEY]) !== JSON_ENCODING || !payload.data) return payload;
-    const opened = openSealedSecrets(text(payload.data)!, historySecretRing(this.ring, workspaceId));
+    const opened = openSealedSecrets(text(payload.data)!, this.#rings(workspaceId).secrets);
     return opened === undefined ? payload : { ...payload, data: utf8(opened) };
   }
 }
