@@ -22,6 +22,13 @@ import { sampleProblem } from './errors';
 import { invalid, Problem } from './problem';
 import type { AppContext, AppState } from './context';
 
+/** The setting behind each bound of an import (src/mock/import-pool.ts). */
+const IMPORT_BOUND_SETTINGS = {
+  memory: 'ASSAY_IMPORT_MEMORY_MB',
+  result: 'ASSAY_IMPORT_MAX_RESULT_BYTES',
+  time: 'ASSAY_IMPORT_TIMEOUT_MS',
+} as const;
+
 /** Media types of a YAML body. */
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
 
@@ -86,6 +93,14 @@ export async function importDocument(ctx: AppContext, pool: ImportPool = sharedI
         [fieldError(['document'], failure.message)],
         `Not an importable OpenAPI document: ${failure.message}`,
       );
+    case 'too-large': {
+      const setting = IMPORT_BOUND_SETTINGS[failure.bound];
+      throw new Problem(
+        'import-too-large',
+        `The document cannot be imported within this server's bounds: ${failure.message}. Nothing was stored; import a smaller description (split it by tag or path) or ask the operator to raise ${setting}.`,
+        { limit: failure.limit, setting },
+      );
+    }
     case 'sample': {
       const err = new SampleError(failure.message, failure.status, failure.code, failure.path, failure.detail);
       throw sampleProblem([{ err, at: ['document'] }], err.message);

@@ -169,6 +169,19 @@ export interface AssayConfig {
      */
     importMaxBytes: number;
     /**
+     * Heap of each OpenAPI import thread, MiB (`ASSAY_IMPORT_MEMORY_MB`, default 1024; Node's worker
+     * `resourceLimits`): a document that needs more fails 422 `import-too-large`, the process goes on.
+     * src/mock/import-pool.ts.
+     */
+    importMemoryMb: number;
+    /**
+     * Largest set of designs one import may make, bytes of JSON (`ASSAY_IMPORT_MAX_RESULT_BYTES`,
+     * default 128 MiB): past it 422 `import-too-large`, nothing stored. src/mock/import-pool.ts.
+     */
+    importMaxResultBytes: number;
+    /** Longest one OpenAPI import may take, ms (`ASSAY_IMPORT_TIMEOUT_MS`, default 300 s): past it 422 `import-too-large`. */
+    importTimeoutMs: number;
+    /**
      * Failed authentications (401: no, malformed, unknown or revoked key) allowed per client
      * address (TCP peer) and minute; past it every keyed request from the address is answered 429
      * `auth-rate-limited` before its key is looked up (`ASSAY_AUTH_FAILURES_PER_MINUTE`, default
@@ -573,6 +586,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       trustProxy: boolean(env, 'ASSAY_TRUST_PROXY', false),
       maxBodyBytes: integer(env, 'ASSAY_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       importMaxBytes: integer(env, 'ASSAY_IMPORT_MAX_BYTES', 32 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+      importMemoryMb: integer(env, 'ASSAY_IMPORT_MEMORY_MB', 1024, 64, 65_536),
+      importTimeoutMs: integer(env, 'ASSAY_IMPORT_TIMEOUT_MS', 300_000, 1000, 3_600_000),
+      importMaxResultBytes: integer(
+        env,
+        'ASSAY_IMPORT_MAX_RESULT_BYTES',
+        128 * 1024 * 1024,
+        64 * 1024,
+        512 * 1024 * 1024,
+      ),
       receiveTimeoutMs: integer(env, 'ASSAY_RECEIVE_TIMEOUT_MS', 30_000, 1000, 3_600_000),
       maxConnectionsPerAddress: integer(env, 'ASSAY_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
       authFailuresPerMinute: integer(env, 'ASSAY_AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),

@@ -343,6 +343,12 @@ export const PROBLEMS = {
     description:
       'The request could not be read as HTTP/1.1 (a bad request line or header, or a connection cut mid-request); the connection is closed.',
   },
+  'import-too-large': {
+    status: 422,
+    title: 'Import too large',
+    description:
+      'Importing the OpenAPI description would take more than this server allows: more memory than ASSAY_IMPORT_MEMORY_MB on its import thread, designs larger than ASSAY_IMPORT_MAX_RESULT_BYTES of JSON, or longer than ASSAY_IMPORT_TIMEOUT_MS (`setting` names which, `limit` gives it). Nothing was stored; split the description (by tag or path) or raise the setting.',
+  },
   'too-many-connections': {
     status: 429,
     title: 'Too many connections',

@@ -32,6 +32,7 @@ import { isUniqueViolation } from '../../src/store/errors';
 import { parsePath } from '../../src/mock/paths';
 import { tooDeepProblem } from '../body';
 import { documentBodies, importDocument } from '../import-document';
+import { sharedImportPool } from '../../src/mock/import-pool';
 import { MAX_JSON_DEPTH, schemaLoop, tooDeep } from '../../src/validation/json-limits';
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
 import { compileSchema, responseDataViolations } from '../../src/mock/contract';
@@ -453,7 +454,14 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
   const importBody = documentBodies(config.api.importMaxBytes, 'ASSAY_IMPORT_MAX_BYTES');
   router.post('/designs/import', importBody, async (ctx) => {
     const replace = queryString(ctx, 'replace') === 'true';
-    const result = await importDocument(ctx);
+    const result = await importDocument(
+      ctx,
+      sharedImportPool({
+        memoryMb: config.api.importMemoryMb,
+        maxResultBytes: config.api.importMaxResultBytes,
+        timeoutMs: config.api.importTimeoutMs,
+      }),
+    );
     const workspaceId = ctx.state.caller.workspaceId;
     const created = await dataSource.transaction(async (manager) => {
       const out: ApiDesign[] = [];

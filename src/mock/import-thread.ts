@@ -8,7 +8,8 @@
 import { designsFromOpenApi, DocumentTooDeepError, parseOpenApi } from './openapi';
 import { SampleError } from './samples';
 import { illFormedString, tooDeep } from '../validation/json-limits';
-import type { ImportFailure, ImportJob, ImportReply } from './import-pool';
+import { Piscina } from 'piscina';
+import type { ImportFailure, ImportJob, ImportReply, ImportWireReply } from './import-pool';
 
 /** The body as the API took it: strict JSON (an object or array, as @koa/bodyparser takes), or the document's text. */
 function importFromBody(text: string, as: ImportJob['as']): ImportReply {
@@ -61,12 +62,37 @@ function importFromBody(text: string, as: ImportJob['as']): ImportReply {
 
 /**
  * The task piscina runs on a worker thread (src/mock/import-pool.ts): the reply is data, never an
- * exception, and is cloned back to the API's thread.
+ * exception. A result goes back as one UTF-8 JSON text moved (not copied) to the API's thread, at
+ * most `job.maxResultBytes`; a failure is cloned.
  */
-export default function importTask(job: ImportJob): ImportReply {
+export default function importTask(job: ImportJob): ImportWireReply {
+  let reply: ImportReply;
   try {
-    return importFromBody(job.text, job.as);
+    reply = importFromBody(job.text, job.as);
   } catch (err) {
     return { failure: { kind: 'internal', message: (err as Error)?.stack ?? String(err) } };
   }
+  if (!reply.result) return reply;
+  const limit = job.maxResultBytes ?? Number.MAX_SAFE_INTEGER;
+  const tooLarge = (): ImportReply => ({
+    failure: {
+      kind: 'too-large',
+      bound: 'result',
+      limit,
+      message: `the designs made from the document exceed ${limit} bytes of JSON (ASSAY_IMPORT_MAX_RESULT_BYTES): ${reply.result!.designs.length} designs`,
+    },
+  });
+  let text: string;
+  try {
+    text = JSON.stringify(reply);
+  } catch (err) {
+    // Past V8's longest string (about 512 MiB): past any limit.
+    if (err instanceof RangeError) return tooLarge();
+    throw err;
+  }
+  // UTF-8 is at least as long as the string's length in UTF-16 units when all is ASCII, at most 3 × it.
+  if (text.length > limit) return tooLarge();
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.byteLength > limit) return tooLarge();
+  return Piscina.move(bytes) as unknown as Uint8Array;
 }
