@@ -478,7 +478,7 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     const workspaceId = ctx.state.caller.workspaceId;
     const created = await dataSource.transaction(async (manager) => {
       const out: ApiDesign[] = [];
-      for (const [i, imported] of result.designs.entries()) {
+      for (const imported of result.designs) {
         // A design the checks refuse (a schema ajv cannot compile, one over the subschema bound of
         // src/validation/json-limits.ts) is skipped with the reason; the others are imported.
         let prepared: ReturnType<typeof prepare>;
