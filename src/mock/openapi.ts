@@ -17,6 +17,11 @@
  * - Warnings: an example that does not match its own schema (the description's fault: the mock
  *   serves it with the failing values replaced, so that it agrees with the contract test), and a
  *   schema no sample could satisfy (contradictory keywords, a pattern of another regex dialect).
+ * - Normalised: the stored schemas (request, responses, parameters) with what a strict validator
+ *   refuses although its meaning is plain rewritten (./schema-normalise.ts), each change in
+ *   `normalised`. A design the save's checks still refuse (api/routes/designs.ts: a schema that is
+ *   no JSON Schema, one over the subschema bound of src/validation/json-limits.ts) is skipped there,
+ *   operation by operation (docs/import-openapi.md "What is normalised, what is skipped and why").
  */
 import { parse as parseYaml } from 'yaml';
 import type { MockResponse } from '../domain/types';
