@@ -1080,6 +1080,8 @@ export const SCHEMAS = {
       created: { type: 'array', items: { $ref: '#/components/schemas/Design' } },
       skipped: {
         type: 'array',
+        description:
+          'Operations not imported, and why: a route already designed (without `?replace=true`), a second operation on one route, no response with a status code, or a design the checks of `POST /v1/designs` refuse even normalised (`validation-failed: requestSchema is too large to check (over 20000 subschemas)`, a pattern that is no regular expression). The other operations are imported.',
         items: { type: 'object', required: ['operation', 'reason'], properties: { operation: text, reason: text } },
       },
       warnings: {
@@ -1087,6 +1089,12 @@ export const SCHEMAS = {
         description:
           'Imported with something to know (`operation` is `GET /pets 200`): an example that breaks its own schema (served with the failing values made to match), a schema no sample could satisfy, a sample cut to the required properties.',
         items: { type: 'object', required: ['operation', 'reason'], properties: { operation: text, reason: text } },
+      },
+      normalised: {
+        type: 'array',
+        description:
+          'Imported after a schema was rewritten to what it means (docs/import-openapi.md "What is normalised, what is skipped and why"): OpenAPI 3.0\'s boolean `exclusiveMinimum`/`exclusiveMaximum` made numeric, duplicate `enum`/`required` items removed, examples holding an `$id` left out, patterns read without ECMA-262\'s `u` flag. `change` names the design field and the subschema.',
+        items: { type: 'object', required: ['operation', 'change'], properties: { operation: text, change: text } },
       },
     },
   },

@@ -646,6 +646,7 @@ export const RESPONSE_EXAMPLES = {
       created: [{ ...design, path: '/pets', name: '', mockUrl: `${BASE}/mock/${ids.ws}/pets` }],
       skipped: [],
       warnings: [],
+      normalised: [],
     },
   },
   mockSettings: {

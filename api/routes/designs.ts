@@ -47,6 +47,7 @@ import { bodyValidator, jsonBody, queryFilter, queryString } from '../validation
 import { keysetPage, readPaging, type Keyset } from '../paging';
 import { findOr404, workspaceRows } from '../lookups';
 import { iso } from './shared';
+import { patternRegExp } from '../../src/mock/schema-normalise';
 
 interface DesignInput extends MockDesignOptions {
   method: string;
@@ -209,7 +210,14 @@ const ORDER: Keyset<ApiDesign, 'pair'> = {
 };
 
 // Compile-only checks: OpenAPI formats (int32, int64, binary…) are not JSON Schema formats; do not validate or warn about them.
-const schemaChecker = new Ajv({ strict: false, validateFormats: false, logger: false });
+// Patterns are ECMA-262 (OpenAPI 3.0.3 §4.7.24), compiled without the `u` flag when only that makes
+// them valid (src/mock/schema-normalise.ts `patternRegExp`); the mock itself runs them on RE2.
+const schemaChecker = new Ajv({
+  strict: false,
+  validateFormats: false,
+  logger: false,
+  code: { regExp: patternRegExp },
+});
 
 /** Checks what the JSON Schema of the body cannot, fills sample data, and returns the parsed path. */
 function prepare(input: DesignInput, prefix: Array<string | number> = []): { design: DesignInput; routeKey: string } {
@@ -328,6 +336,19 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
   }
   const p = parsed as Exclude<typeof parsed, { error: string }>;
   return { design: { ...input, method: input.method.toUpperCase(), path: p.path, responses }, routeKey: p.routeKey };
+}
+
+/**
+ * Why an imported design is skipped, from the problem its checks raised: each field at fault with
+ * its detail (`requestSchema: is too large to check (over 20000 subschemas)`), or the problem's detail.
+ */
+function skipReason(problem: Problem): string {
+  const errors = (problem.extras as { errors?: FieldError[] }).errors;
+  if (!Array.isArray(errors) || errors.length === 0) return `${problem.code}: ${problem.detail}`;
+  return `${problem.code}: ${errors
+    .slice(0, 5)
+    .map((e) => `${e.field || 'design'} ${e.detail}`)
+    .join('; ')}${errors.length > 5 ? ` (and ${errors.length - 5} more)` : ''}`;
 }
 
 /** `/a/0/b~1c` → `['a', 0, 'b/c']` (RFC 6901). */
@@ -465,8 +486,18 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     const workspaceId = ctx.state.caller.workspaceId;
     const created = await dataSource.transaction(async (manager) => {
       const out: ApiDesign[] = [];
-      for (const [i, imported] of result.designs.entries()) {
-        const { design, routeKey } = prepare(imported as DesignInput, ['designs', i]);
+      for (const imported of result.designs) {
+        // A design the checks refuse (a schema ajv cannot compile, one over the subschema bound of
+        // src/validation/json-limits.ts) is skipped with the reason; the others are imported.
+        let prepared: ReturnType<typeof prepare>;
+        try {
+          prepared = prepare(imported as DesignInput);
+        } catch (err) {
+          if (!(err instanceof Problem)) throw err;
+          result.skipped.push({ operation: `${imported.method} ${imported.path}`, reason: skipReason(err) });
+          continue;
+        }
+        const { design, routeKey } = prepared;
         const existing = await manager
           .getRepository(ApiDesign)
           .findOneBy({ workspaceId, method: design.method, routeKey });
@@ -492,7 +523,13 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
     });
     mocks.invalidate(workspaceId);
     ctx.status = 201;
-    ctx.body = { title: result.title, created: created.map(json), skipped: result.skipped, warnings: result.warnings };
+    ctx.body = {
+      title: result.title,
+      created: created.map(json),
+      skipped: result.skipped,
+      warnings: result.warnings,
+      normalised: result.normalised ?? [],
+    };
   });
 
   router.get('/designs/:designId', async (ctx) => {

@@ -76,6 +76,8 @@ export interface OpenApiImportReport {
     skipped: Array<{ operation: string; reason: string }>;
     /** The designs import's warnings (src/mock/openapi.ts `ImportResult`). */
     warnings: Array<{ operation: string; reason: string }>;
+    /** Schemas the designs import rewrote to what they mean (docs/import-openapi.md "What is normalised…"). */
+    normalised?: Array<{ operation: string; change: string }>;
     mockBaseUrl: string | null;
     error?: string;
   };
@@ -280,6 +282,7 @@ async function importMocks(client: AssayClient, text: string): Promise<NonNullab
     created: Array<{ mockUrl?: string | null }>;
     skipped: Array<{ operation: string; reason: string }>;
     warnings?: Array<{ operation: string; reason: string }>;
+    normalised?: Array<{ operation: string; change: string }>;
   }>('POST', '/v1/designs/import', { body: { document: text } });
   const workspaces = await client.get<{ items: Array<{ id: string; current?: boolean }> }>('/v1/workspaces');
   const ws = workspaces.items.find((w) => w.current) ?? workspaces.items[0];
@@ -294,6 +297,7 @@ async function importMocks(client: AssayClient, text: string): Promise<NonNullab
     created: answer.created.length,
     skipped: answer.skipped,
     warnings: answer.warnings ?? [],
+    normalised: answer.normalised ?? [],
     mockBaseUrl: at >= 0 ? named!.slice(0, at + prefix!.length) : prefix ? `${client.baseUrl}${prefix}` : null,
   };
 }
@@ -302,7 +306,13 @@ async function importMocks(client: AssayClient, text: string): Promise<NonNullab
 function dryMocks(doc: Record<string, unknown>): NonNullable<OpenApiImportReport['mocks']> {
   try {
     const result = designsFromOpenApi(doc);
-    return { created: result.designs.length, skipped: result.skipped, warnings: result.warnings, mockBaseUrl: null };
+    return {
+      created: result.designs.length,
+      skipped: result.skipped,
+      warnings: result.warnings,
+      normalised: result.normalised,
+      mockBaseUrl: null,
+    };
   } catch (err) {
     return {
       created: 0,
@@ -348,6 +358,7 @@ function printReport(ctx: CliContext, r: OpenApiImportReport): void {
     );
     for (const s of r.mocks.skipped) ctx.note(`  mock skipped: ${s.operation}: ${s.reason}`);
     for (const w of r.mocks.warnings) ctx.note(`  mock warning: ${w.operation}: ${w.reason}`);
+    for (const n of r.mocks.normalised ?? []) ctx.note(`  mock normalised: ${n.operation}: ${n.change}`);
   }
   const c = r.counts;
   ctx.note(

@@ -23,6 +23,8 @@ import { SampleError, sampleFromSchema, SAMPLE_LIMITS } from '../../src/mock/sam
 import type { Assertion, FlowNode, HttpMethod, RequestSpec } from '../../src/domain/types';
 import { toJsonSchema } from '../../src/mock/openapi-schema';
 import { conformSample } from '../../src/mock/conforming';
+import { checkSchema } from '../../src/domain/assertions';
+import { schemaLoop } from '../../src/validation/json-limits';
 
 type Json = Record<string, unknown>;
 
@@ -428,6 +430,10 @@ function testCaseFor(
     }
     if (isJsonMedia(base) && media.media.schema) {
       const converted = toJsonSchema(media.media.schema, doc, { response: true });
+      // Checked as the API checks a saved matchesSchema (src/validation/flow.ts): what still fails
+      // after normalisation skips this operation alone, with the reason.
+      const problem = schemaLoop(converted.schema) ?? checkSchema(converted.schema);
+      if (problem) throw new SkipOperation(`the ${success.key} response schema cannot be checked (${problem})`);
       notes.push(...converted.notes.map((n) => `response schema: ${n}`));
       assertions.push({
         name: `body matches the ${success.key} response schema`,

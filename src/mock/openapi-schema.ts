@@ -19,9 +19,12 @@
  *   5 levels deep in a test case, so subschemas deeper than {@link SCHEMA_DEPTH_BUDGET} are cut to
  *   `{}` (accept anything) with a note. A schema that would inline to more than
  *   {@link MAX_INLINED_NODES} subschemas keeps every component `$ref` under `$defs` instead.
+ * - Then normalised (./schema-normalise.ts): duplicate `enum`/`required` items removed, boolean
+ *   exclusive bounds made numeric, examples holding an `$id` left out, each with a note.
  */
 import { formatNames } from 'ajv-formats/dist/formats';
 import { deref } from './refs';
+import { normaliseSchema } from './schema-normalise';
 
 type Json = Record<string, unknown>;
 
@@ -203,6 +206,9 @@ export function toJsonSchema(schema: unknown, doc: Json, options: { response?: b
     ({ st, root } = run(schema, doc, opts, false));
     st.notes.add(`the schema is large: component $refs are checked through $defs instead of inlined`);
   }
-  const out: Json = is31 ? { $schema: 'https://json-schema.org/draft/2020-12/schema', ...root } : root;
-  return { schema: out, notes: [...st.notes] };
+  // What ajv would refuse although its meaning is plain (duplicates, 3.0 booleans in 3.1, $id in examples).
+  const normalised = normaliseSchema(root);
+  const body = normalised.schema as Json;
+  const out: Json = is31 ? { $schema: 'https://json-schema.org/draft/2020-12/schema', ...body } : body;
+  return { schema: out, notes: [...st.notes, ...normalised.notes] };
 }

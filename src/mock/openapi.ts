@@ -17,6 +17,11 @@
  * - Warnings: an example that does not match its own schema (the description's fault: the mock
  *   serves it with the failing values replaced, so that it agrees with the contract test), and a
  *   schema no sample could satisfy (contradictory keywords, a pattern of another regex dialect).
+ * - Normalised: the stored schemas (request, responses, parameters) with what a strict validator
+ *   refuses although its meaning is plain rewritten (./schema-normalise.ts), each change in
+ *   `normalised`. A design the save's checks still refuse (api/routes/designs.ts: a schema that is
+ *   no JSON Schema, one over the subschema bound of src/validation/json-limits.ts) is skipped there,
+ *   operation by operation (docs/import-openapi.md "What is normalised, what is skipped and why").
  */
 import { parse as parseYaml } from 'yaml';
 import type { MockResponse } from '../domain/types';
@@ -28,6 +33,7 @@ import { conformSample, schemaErrors } from './conforming';
 import { toJsonSchema } from './openapi-schema';
 import { isJsonMedia, pickMedia } from './media';
 import { MAX_JSON_DEPTH, tooDeep } from '../validation/json-limits';
+import { normaliseSchema } from './schema-normalise';
 
 export interface ImportedDesign {
   method: string;
@@ -51,6 +57,12 @@ export interface ImportResult {
   skipped: Array<{ operation: string; reason: string }>;
   /** Imported, with something the user should know: `{operation: "GET /a 200", reason}`. */
   warnings: Array<{ operation: string; reason: string }>;
+  /**
+   * Imported after a schema was rewritten to what it means (./schema-normalise.ts: OpenAPI 3.0
+   * boolean exclusive bounds, duplicate enum/required items, `$id` inside examples, patterns read
+   * without ECMA-262's `u` flag): `{operation: "POST /a", change: "requestSchema: …"}`.
+   */
+  normalised: Array<{ operation: string; change: string }>;
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
@@ -165,6 +177,13 @@ export function designsFromOpenApi(doc: Json): ImportResult {
     designs: [],
     skipped: [],
     warnings: [],
+    normalised: [],
+  };
+  /** `schema` normalised, its changes noted under `operation` with `where` (the design field). */
+  const normalise = (schema: Json, operation: string, where: string): Json => {
+    const n = normaliseSchema(schema);
+    for (const note of n.notes) result.normalised.push({ operation, change: `${where}: ${note}` });
+    return n.schema as Json;
   };
   /** `GET /users/{}` → the operation that took it. */
   const routes = new Map<string, string>();
@@ -213,7 +232,7 @@ export function designsFromOpenApi(doc: Json): ImportResult {
         const media = picked?.media;
         const headers = contentTypeHeaders(picked?.type);
         const schema = media?.schema ? (inline(doc, media.schema) as Json) : undefined;
-        if (schema) responseSchemas[statusKey] = schema;
+        if (schema) responseSchemas[statusKey] = normalise(schema, label, `responseSchemas.${statusKey}`);
         // What a contract test checks the body against (cli/importers/openapi.ts), for JSON bodies.
         const checked =
           media?.schema && picked && isJsonMedia(picked.type)
@@ -324,12 +343,16 @@ export function designsFromOpenApi(doc: Json): ImportResult {
       const parameters = parametersOf(doc, item as Json, op).filter(
         (p) => p.in !== 'path' || parsed.params.includes(p.name),
       );
+      for (const p of parameters)
+        if (p.schema) p.schema = normalise(p.schema as Json, label, `parameters (${p.in} ${p.name})`);
       result.designs.push({
         method: method.toUpperCase(),
         path: parsed.path,
         name: String(op.operationId ?? op.summary ?? label).slice(0, 200),
         description: String(op.description ?? op.summary ?? '').slice(0, 2000),
-        requestSchema: requestMedia?.schema ? (inline(doc, requestMedia.schema) as Json) : null,
+        requestSchema: requestMedia?.schema
+          ? normalise(inline(doc, requestMedia.schema) as Json, label, 'requestSchema')
+          : null,
         responseSchemas: Object.keys(responseSchemas).length ? responseSchemas : null,
         responses,
         ...(parameters.length ? { parameters } : {}),
