@@ -7,7 +7,7 @@
  */
 import 'reflect-metadata';
 import path from 'node:path';
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import type { DatabaseConfig } from '../config';
 import { ENTITIES } from './entities';
 import { makePrivateDir, makePrivateFile, sqliteFiles, tightenFiles } from '../private-files';
@@ -63,27 +63,57 @@ export function createDataSource(
   makePrivateDir(path.dirname(path.resolve(database.file)));
   makePrivateFile(database.file);
   tightenFiles(...sqliteFiles(database.file));
-  return new DataSource({
-    type: 'better-sqlite3',
-    database: database.file,
-    entities: ENTITIES,
-    migrations,
-    migrationsTableName: 'assay_migrations',
-    synchronize: false,
-    logging: options.logging ?? false,
-    // WAL lets the API and the worker (two processes) read while one writes; writers wait up to 5 s.
-    // synchronous NORMAL (SQLite's advice for WAL): a commit survives the process dying at once
-    // (kill -9), and the file is never corrupted; a power loss may take back the last commits, as
-    // it may the dev server's own SQLite (src/temporal/dev-server.ts). FULL would fsync every
-    // commit: 3.4 ms instead of 0.1 here, on every node's execution record
-    // (src/store/node-executions.ts). Use MySQL/MariaDB for durability against machine failure.
-    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('busy_timeout = 5000');
-      db.pragma('foreign_keys = ON');
-    },
-  });
+  return beginImmediate(
+    new DataSource({
+      type: 'better-sqlite3',
+      database: database.file,
+      entities: ENTITIES,
+      migrations,
+      migrationsTableName: 'assay_migrations',
+      synchronize: false,
+      logging: options.logging ?? false,
+      // WAL lets the API and the worker (two processes) read while one writes; writers wait up to 5 s
+      // (transactions too: they begin IMMEDIATE, beginImmediate below).
+      // synchronous NORMAL (SQLite's advice for WAL): a commit survives the process dying at once
+      // (kill -9), and the file is never corrupted; a power loss may take back the last commits, as
+      // it may the dev server's own SQLite (src/temporal/dev-server.ts). FULL would fsync every
+      // commit: 3.4 ms instead of 0.1 here, on every node's execution record
+      // (src/store/node-executions.ts). Use MySQL/MariaDB for durability against machine failure.
+      prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.pragma('busy_timeout = 5000');
+        db.pragma('foreign_keys = ON');
+      },
+    }),
+  );
+}
+
+/**
+ * Makes the SQLite transactions of `dataSource` take the write lock when they begin
+ * (`BEGIN IMMEDIATE`, https://www.sqlite.org/lang_transaction.html) instead of TypeORM's deferred
+ * `BEGIN TRANSACTION`. A deferred transaction that reads (as `Repository.save` does before it
+ * inserts) and then writes, after another process (a worker, a second API) committed meanwhile,
+ * fails at once with `SQLITE_BUSY_SNAPSHOT` in WAL mode: the busy timeout does not apply to it
+ * (https://www.sqlite.org/rescode.html#busy_snapshot). An immediate one waits for the lock up to
+ * `busy_timeout` at BEGIN, and past that fails with `SQLITE_BUSY` (503 `database-unavailable`,
+ * src/store/errors.ts). Nested transactions (savepoints) are unchanged. Answers `dataSource`.
+ */
+function beginImmediate(dataSource: DataSource): DataSource {
+  const driver = dataSource.driver as unknown as { createQueryRunner(mode: unknown): QueryRunner };
+  const create = driver.createQueryRunner.bind(driver);
+  const patched = new WeakSet<QueryRunner>();
+  driver.createQueryRunner = (mode) => {
+    const runner = create(mode);
+    if (!patched.has(runner)) {
+      patched.add(runner);
+      const query = runner.query.bind(runner) as (sql: string, ...rest: unknown[]) => Promise<unknown>;
+      (runner as { query: (sql: string, ...rest: unknown[]) => Promise<unknown> }).query = (sql, ...rest) =>
+        query(sql === 'BEGIN TRANSACTION' ? 'BEGIN IMMEDIATE TRANSACTION' : sql, ...rest);
+    }
+    return runner;
+  };
+  return dataSource;
 }
 
 /** Detects the server flavour, builds the data source and connects it. */
