@@ -98,4 +98,57 @@ describe('SQLite lock errors', () => {
       await dataSource.destroy();
     }
   });
+
+  describe('transactions of one process (one shared connection)', () => {
+    const tick = () => new Promise((r) => setTimeout(r, 5));
+
+    it('two begun together: the one that fails is rolled back alone, the other is kept', async () => {
+      const dataSource = await createDataSource({ type: 'sqlite', file: path.join(dir, 'two.db') }).initialize();
+      try {
+        await dataSource.query('CREATE TABLE t (x TEXT)');
+        const outcomes = await Promise.allSettled([
+          dataSource.transaction(async (m) => {
+            await m.query("INSERT INTO t VALUES ('a')");
+            await tick();
+            throw new Error('refused');
+          }),
+          dataSource.transaction(async (m) => {
+            await tick();
+            await m.query("INSERT INTO t VALUES ('b')");
+            await tick();
+          }),
+        ]);
+        expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).message : 'ok'))).to.deep.equal([
+          'refused',
+          'ok',
+        ]);
+        expect(await dataSource.query('SELECT x FROM t')).to.deep.equal([{ x: 'b' }]);
+      } finally {
+        await dataSource.destroy();
+      }
+    });
+
+    it("a statement of another caller during a transaction is not taken back by that transaction's rollback", async () => {
+      const dataSource = await createDataSource({ type: 'sqlite', file: path.join(dir, 'other.db') }).initialize();
+      try {
+        await dataSource.query('CREATE TABLE t (x TEXT)');
+        let started!: () => void;
+        const begun = new Promise<void>((r) => (started = r));
+        const failing = dataSource.transaction(async (m) => {
+          await m.query("INSERT INTO t VALUES ('in')");
+          started();
+          await tick();
+          await tick();
+          throw new Error('refused');
+        });
+        await begun;
+        const outside = dataSource.query("INSERT INTO t VALUES ('out')");
+        await Promise.allSettled([failing, outside]);
+        await outside;
+        expect(await dataSource.query('SELECT x FROM t')).to.deep.equal([{ x: 'out' }]);
+      } finally {
+        await dataSource.destroy();
+      }
+    });
+  });
 });
