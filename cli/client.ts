@@ -4,7 +4,9 @@
  * hides a failure: an answer that is not 2xx becomes an {@link ApiProblem} carrying the RFC 9457
  * problem the API sent (`title`, `detail`, `code`, `errors`); a service that cannot be reached
  * becomes an {@link UnreachableError}. 429 answers are retried after `Retry-After` (at most 5 times,
- * spec "Errors": clients retry with backoff), as are network errors on idempotent reads.
+ * spec "Errors": clients retry with backoff), as are network errors on idempotent reads, and 503
+ * answers (`database-unavailable`, `temporal-unavailable`: nothing was changed, docs/api.md
+ * "Errors") of calls that may be repeated ({@link RequestOptions.retryUnavailable}).
  */
 import { EXIT, CliError } from './errors';
 
@@ -79,7 +81,7 @@ export interface ClientOptions {
   apiKey: string;
   /** Per-request timeout in ms (default 30,000). */
   timeoutMs?: number;
-  /** Waits between 429 retries (tests shorten it); default honours `Retry-After`. */
+  /** Waits between 429 and 503 retries (tests shorten it); default honours `Retry-After`. */
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -89,6 +91,21 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Retry network errors too (safe for GET and for calls with an Idempotency-Key). */
   retryNetwork?: boolean;
+  /**
+   * Retry 503 answers after `Retry-After` (at most {@link MAX_RETRIES} times). Default: every method
+   * but POST, and POST with an `Idempotency-Key` header; a caller that copes with a create that may
+   * have been applied (a 409 on the retry) passes `true`.
+   */
+  retryUnavailable?: boolean;
+}
+
+/** Retries of a 429 or 503 answer before it is reported (docs/cli.md "Retries"). */
+export const MAX_RETRIES = 5;
+
+/** Waits between retries of a 429 or 503: `Retry-After` seconds (at most 60), else 0.5, 1, 2, 4, 8 s. */
+function retryDelayMs(retryAfter: string | null, attempt: number): number {
+  const after = Number(retryAfter);
+  return Number.isFinite(after) && after > 0 ? Math.min(after, 60) * 1000 : 250 * 2 ** attempt;
 }
 
 /** A list page (docs/api.md "Lists and paging"). */
@@ -131,6 +148,9 @@ export class AssayClient {
       headers['content-type'] = 'application/json';
     }
     const retryNetwork = options.retryNetwork ?? method === 'GET';
+    const retryUnavailable =
+      options.retryUnavailable ??
+      (method !== 'POST' || Object.keys(options.headers ?? {}).some((h) => h.toLowerCase() === 'idempotency-key'));
     for (let attempt = 1; ; attempt++) {
       let res: Response;
       try {
@@ -142,10 +162,9 @@ export class AssayClient {
         }
         throw new UnreachableError(this.baseUrl, err);
       }
-      if (res.status === 429 && attempt < 6) {
-        const after = Number(res.headers.get('retry-after'));
+      if ((res.status === 429 || (res.status === 503 && retryUnavailable)) && attempt <= MAX_RETRIES) {
         await res.body?.cancel();
-        await this.sleep(Number.isFinite(after) && after > 0 ? Math.min(after, 60) * 1000 : 250 * 2 ** attempt);
+        await this.sleep(retryDelayMs(res.headers.get('retry-after'), attempt));
         continue;
       }
       const text = await res.text();

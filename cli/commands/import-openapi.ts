@@ -167,6 +167,55 @@ interface StoredTestCase {
   hooks?: unknown;
 }
 
+/** True for a 409 `name-taken`: what a create found already stored under its name. */
+function isNameTaken(err: unknown): err is ApiProblem {
+  return err instanceof ApiProblem && err.status === 409 && err.problem.code === 'name-taken';
+}
+
+/** True when the stored test case already says what the planned one does. */
+function sameTestCase(old: StoredTestCase, body: TestCaseBody): boolean {
+  return (
+    old.description === body.description &&
+    canonical([...old.tags].sort()) === canonical([...body.tags].sort()) &&
+    canonical(old.flow) === canonical(body.flow)
+  );
+}
+
+/**
+ * Saves one planned test case: PUT over `old` when there is one (keeping its hooks), else POST.
+ * A POST answered 409 `name-taken` (another import saved it meanwhile, or an earlier try of this
+ * call was applied although its answer was lost) resumes over the stored one: unchanged when it
+ * is the same, else replaced. Answers the action and the stored id.
+ * @throws ApiProblem as the API answered (503 and 429 after the client's retries).
+ */
+async function saveTestCase(
+  client: AssayClient,
+  body: TestCaseBody,
+  old: StoredTestCase | undefined,
+): Promise<{ action: ImportAction; id: string }> {
+  const put = async (stored: StoredTestCase) =>
+    (
+      await client.request<StoredTestCase>('PUT', `/v1/test-cases/${encodeURIComponent(stored.id)}`, {
+        body: stored.hooks ? { ...body, hooks: stored.hooks } : body,
+      })
+    ).id;
+  if (old) return { action: 'updated', id: await put(old) };
+  try {
+    // Retried on 503: a create that was applied after all comes back as 409 name-taken, handled below.
+    const saved = await client.request<StoredTestCase>('POST', '/v1/test-cases', { body, retryUnavailable: true });
+    return { action: 'created', id: saved.id };
+  } catch (err) {
+    if (!isNameTaken(err)) throw err;
+    const stored = (await client.listAll<StoredTestCase>('/v1/test-cases', { folder: body.folder })).find(
+      (tc) => tc.folder === body.folder && tc.name === body.name,
+    );
+    if (!stored) throw err;
+    return sameTestCase(stored, body)
+      ? { action: 'unchanged', id: stored.id }
+      : { action: 'updated', id: await put(stored) };
+  }
+}
+
 /** Saves the planned test cases (or, dry, says what it would do); fills report.testCases. */
 async function syncTestCases(
   client: AssayClient | null,
@@ -191,19 +240,12 @@ async function syncTestCases(
     const old = existing.get(`${body.folder}\u0000${body.name}`);
     if (old) {
       entry.id = old.id;
-      const same =
-        old.description === body.description &&
-        canonical([...old.tags].sort()) === canonical([...body.tags].sort()) &&
-        canonical(old.flow) === canonical(body.flow);
-      entry.action = same ? 'unchanged' : 'updated';
+      entry.action = sameTestCase(old, body) ? 'unchanged' : 'updated';
     }
     if (!dry && client && entry.action !== 'unchanged') {
       try {
-        const saved = old
-          ? await client.request<StoredTestCase>('PUT', `/v1/test-cases/${encodeURIComponent(old.id)}`, {
-              body: old.hooks ? { ...body, hooks: old.hooks } : body,
-            })
-          : await client.request<StoredTestCase>('POST', '/v1/test-cases', { body });
+        const saved = await saveTestCase(client, body, old);
+        entry.action = saved.action;
         entry.id = saved.id;
       } catch (err) {
         if (!(err instanceof ApiProblem) || err.status >= 500 || err.status === 401 || err.status === 403) throw err;
@@ -227,14 +269,20 @@ async function syncEnvironment(
     : null;
   if (env && env.variables?.baseUrl === baseUrl) return 'unchanged';
   if (!dry && client) {
-    if (env)
-      await client.request('PATCH', `/v1/environments/${encodeURIComponent(name)}`, {
-        body: { variables: { baseUrl } },
-      });
+    const patch = () =>
+      client.request('PATCH', `/v1/environments/${encodeURIComponent(name)}`, { body: { variables: { baseUrl } } });
+    if (env) await patch();
     else
-      await client.request('POST', '/v1/environments', {
-        body: { name, description: 'made by assay import openapi', variables: { baseUrl } },
-      });
+      try {
+        await client.request('POST', '/v1/environments', {
+          body: { name, description: 'made by assay import openapi', variables: { baseUrl } },
+          retryUnavailable: true,
+        });
+      } catch (err) {
+        // Made meanwhile (another import, or this create applied although its answer was lost).
+        if (!isNameTaken(err)) throw err;
+        await patch();
+      }
   }
   return env ? 'updated' : 'created';
 }
@@ -266,8 +314,16 @@ async function syncRunner(
   )
     return 'unchanged';
   if (!dry && client) {
-    if (runner) await client.request('PUT', `/v1/runners/${encodeURIComponent(name)}`, { body: wanted });
-    else await client.request('POST', '/v1/runners', { body: wanted });
+    const put = () => client.request('PUT', `/v1/runners/${encodeURIComponent(name)}`, { body: wanted });
+    if (runner) await put();
+    else
+      try {
+        await client.request('POST', '/v1/runners', { body: wanted, retryUnavailable: true });
+      } catch (err) {
+        // Made meanwhile (another import, or this create applied although its answer was lost).
+        if (!isNameTaken(err)) throw err;
+        await put();
+      }
   }
   return runner ? 'updated' : 'created';
 }

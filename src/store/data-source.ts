@@ -6,8 +6,9 @@
  * folder under `migrations/`, generated from the same entities.
  */
 import 'reflect-metadata';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import type { DatabaseConfig } from '../config';
 import { ENTITIES } from './entities';
 import { makePrivateDir, makePrivateFile, sqliteFiles, tightenFiles } from '../private-files';
@@ -63,27 +64,90 @@ export function createDataSource(
   makePrivateDir(path.dirname(path.resolve(database.file)));
   makePrivateFile(database.file);
   tightenFiles(...sqliteFiles(database.file));
-  return new DataSource({
-    type: 'better-sqlite3',
-    database: database.file,
-    entities: ENTITIES,
-    migrations,
-    migrationsTableName: 'assay_migrations',
-    synchronize: false,
-    logging: options.logging ?? false,
-    // WAL lets the API and the worker (two processes) read while one writes; writers wait up to 5 s.
-    // synchronous NORMAL (SQLite's advice for WAL): a commit survives the process dying at once
-    // (kill -9), and the file is never corrupted; a power loss may take back the last commits, as
-    // it may the dev server's own SQLite (src/temporal/dev-server.ts). FULL would fsync every
-    // commit: 3.4 ms instead of 0.1 here, on every node's execution record
-    // (src/store/node-executions.ts). Use MySQL/MariaDB for durability against machine failure.
-    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('busy_timeout = 5000');
-      db.pragma('foreign_keys = ON');
-    },
-  });
+  return sqliteConcurrency(
+    new DataSource({
+      type: 'better-sqlite3',
+      database: database.file,
+      entities: ENTITIES,
+      migrations,
+      migrationsTableName: 'assay_migrations',
+      synchronize: false,
+      logging: options.logging ?? false,
+      // WAL lets the API and the worker (two processes) read while one writes; writers wait up to 5 s
+      // (transactions too: they begin IMMEDIATE, sqliteConcurrency below).
+      // synchronous NORMAL (SQLite's advice for WAL): a commit survives the process dying at once
+      // (kill -9), and the file is never corrupted; a power loss may take back the last commits, as
+      // it may the dev server's own SQLite (src/temporal/dev-server.ts). FULL would fsync every
+      // commit: 3.4 ms instead of 0.1 here, on every node's execution record
+      // (src/store/node-executions.ts). Use MySQL/MariaDB for durability against machine failure.
+      prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.pragma('busy_timeout = 5000');
+        db.pragma('foreign_keys = ON');
+      },
+    }),
+  );
+}
+
+/**
+ * Fits TypeORM's SQLite driver to concurrent requests (answers `dataSource`):
+ *
+ * - Transactions take the write lock when they begin (`BEGIN IMMEDIATE`,
+ *   https://www.sqlite.org/lang_transaction.html) instead of TypeORM's deferred
+ *   `BEGIN TRANSACTION`. A deferred transaction that reads (as `Repository.save` does before it
+ *   inserts) and then writes, after another process (a worker, a second API) committed meanwhile,
+ *   fails at once with `SQLITE_BUSY_SNAPSHOT` in WAL mode: the busy timeout does not apply to it
+ *   (https://www.sqlite.org/rescode.html#busy_snapshot). An immediate one waits for the lock up to
+ *   `busy_timeout` at BEGIN, and past that fails with `SQLITE_BUSY` (503 `database-unavailable`,
+ *   src/store/errors.ts).
+ * - One transaction at a time in the process. The driver has one connection and one query runner
+ *   for the whole process: two transactions begun together both sent BEGIN ("cannot start a
+ *   transaction within a transaction"), or the second became a savepoint of the first, so that
+ *   the first's rollback undid the second's writes. `manager.transaction` (which
+ *   `dataSource.transaction` calls) now waits for the one in progress; one begun inside a
+ *   transaction's callback is a savepoint of it, as before.
+ * - A statement outside the transaction in progress (another request's) waits for it to end, so
+ *   that its rollback cannot take that statement with it.
+ */
+function sqliteConcurrency(dataSource: DataSource): DataSource {
+  type Query = (sql: string, ...rest: unknown[]) => Promise<unknown>;
+  const inside = new AsyncLocalStorage<true>();
+  let inProgress: Promise<unknown> | null = null;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const manager = dataSource.manager as unknown as { transaction: (...args: unknown[]) => Promise<unknown> };
+  const transaction = manager.transaction.bind(manager);
+  manager.transaction = (...args) => {
+    if (inside.getStore()) return transaction(...args);
+    const run = queue.then(() => {
+      const current = inside.run(true, () => transaction(...args));
+      inProgress = current.then(
+        () => undefined,
+        () => undefined,
+      );
+      return current.finally(() => (inProgress = null));
+    });
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const driver = dataSource.driver as unknown as { createQueryRunner(mode: unknown): QueryRunner };
+  const create = driver.createQueryRunner.bind(driver);
+  const patched = new WeakSet<QueryRunner>();
+  driver.createQueryRunner = (mode) => {
+    const runner = create(mode);
+    if (!patched.has(runner)) {
+      patched.add(runner);
+      const query = runner.query.bind(runner) as Query;
+      (runner as unknown as { query: Query }).query = async (sql, ...rest) => {
+        while (inProgress && !inside.getStore()) await inProgress;
+        return query(sql === 'BEGIN TRANSACTION' ? 'BEGIN IMMEDIATE TRANSACTION' : sql, ...rest);
+      };
+    }
+    return runner;
+  };
+  return dataSource;
 }
 
 /** Detects the server flavour, builds the data source and connects it. */

@@ -38,6 +38,14 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 /**
+ * SQLite's lock codes, primary and extended, as better-sqlite3 reports them (the extended one when
+ * there is one: `SQLITE_BUSY_SNAPSHOT`, `SQLITE_BUSY_RECOVERY`, `SQLITE_BUSY_TIMEOUT`,
+ * `SQLITE_LOCKED_SHAREDCACHE`, https://www.sqlite.org/rescode.html): another connection holds the
+ * lock; the same statement may succeed later.
+ */
+const SQLITE_LOCK_CODE = /^SQLITE_(BUSY|LOCKED)(_[A-Z]+)?$/;
+
+/**
  * True when `err` says the database is unreachable or going away (not that a query is wrong): the
  * API answers 503 with Retry-After, start-up waits, activities retry. Looks through TypeORM's
  * `driverError` and `cause` chains.
@@ -49,7 +57,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     | undefined;
   while (e && typeof e === 'object' && !seen.has(e)) {
     seen.add(e);
-    if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
+    if (typeof e.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || SQLITE_LOCK_CODE.test(e.code))) return true;
     if (e.fatal === true) return true;
     if (
       typeof e.message === 'string' &&
