@@ -97,6 +97,8 @@ export interface RequestOptions {
    * have been applied (a 409 on the retry) passes `true`.
    */
   retryUnavailable?: boolean;
+  /** This call's timeout in ms, instead of the client's (a call the server may work on for minutes). */
+  timeoutMs?: number;
 }
 
 /** Retries of a 429 or 503 answer before it is reported (docs/cli.md "Retries"). */
@@ -154,7 +156,12 @@ export class AssayClient {
     for (let attempt = 1; ; attempt++) {
       let res: Response;
       try {
-        res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+        res = await fetch(url, {
+          method,
+          headers,
+          body,
+          signal: AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs),
+        });
       } catch (err) {
         if (retryNetwork && attempt < 3) {
           await this.sleep(500 * attempt);

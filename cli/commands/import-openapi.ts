@@ -328,18 +328,30 @@ async function syncRunner(
   return runner ? 'updated' : 'created';
 }
 
+/** How long the CLI waits for `POST /v1/designs/import`: the server's default import bound (300 s) and a minute more. */
+export const MOCK_IMPORT_TIMEOUT_MS = 360_000;
+
 /**
  * Posts the document to the mock designs import; answers what it made and the mock base address:
  * the one the designs' `mockUrl` names (the mock port when the server has one, which runs may
  * call: docs/mocks.md "A port of their own"), else `<the Assay URL the CLI uses>/mock/<workspace id>`.
  */
-async function importMocks(client: AssayClient, text: string): Promise<NonNullable<OpenApiImportReport['mocks']>> {
+async function importMocks(
+  client: AssayClient,
+  text: string,
+  note: (line: string) => void = () => undefined,
+): Promise<NonNullable<OpenApiImportReport['mocks']>> {
+  // The server parses and samples a big description for up to ASSAY_IMPORT_TIMEOUT_MS (5 minutes
+  // by default, docs/mocks.md "OpenAPI import"): the call waits that long, not the client's 30 s.
+  const mib = Buffer.byteLength(text) / (1024 * 1024);
+  if (mib >= 1)
+    note(`importing the mock designs of a ${mib.toFixed(1)} MiB description (the server may take minutes)…`);
   const answer = await client.request<{
     created: Array<{ mockUrl?: string | null }>;
     skipped: Array<{ operation: string; reason: string }>;
     warnings?: Array<{ operation: string; reason: string }>;
     normalised?: Array<{ operation: string; change: string }>;
-  }>('POST', '/v1/designs/import', { body: { document: text } });
+  }>('POST', '/v1/designs/import', { body: { document: text }, timeoutMs: MOCK_IMPORT_TIMEOUT_MS });
   const workspaces = await client.get<{ items: Array<{ id: string; current?: boolean }> }>('/v1/workspaces');
   const ws = workspaces.items.find((w) => w.current) ?? workspaces.items[0];
   const prefix = ws ? `/mock/${ws.id}` : undefined;
@@ -499,7 +511,7 @@ export function registerOpenApiImport(
         };
       if (flags.withMocks) {
         try {
-          report.mocks = dry || !client ? dryMocks(doc) : await importMocks(client, text);
+          report.mocks = dry || !client ? dryMocks(doc) : await importMocks(client, text, (line) => ctx.note(line));
         } catch (err) {
           // The test cases are saved already: report them, and why the mocks are not.
           if (!(err instanceof ApiProblem) || err.status === 401 || err.status === 403) throw err;
