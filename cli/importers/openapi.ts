@@ -143,10 +143,23 @@ function quietly<T>(fn: () => T): T {
   }
 }
 
+/** Whether a schema admits `null`: OpenAPI 3.0 `nullable: true`, or 3.1 `type` naming `null`. */
+function allowsNull(schema: Json): boolean {
+  return (
+    schema.nullable === true || schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))
+  );
+}
+
 /** A value for a schema: its example, examples[0], default, const, enum[0], else a sample. */
 function valueForSchema(doc: Json, rawSchema: unknown, what: string, request: boolean): unknown {
   const schema = deref(doc, rawSchema);
   if (!schema) return 'example';
+  // `example: null` (often an empty `example:` in YAML) is no example unless the schema allows null:
+  // left out, also for the sampler (openapi-sampler would answer it).
+  if (schema.example === null && !allowsNull(schema)) {
+    const { example: _none, ...rest } = schema;
+    return valueForSchema(doc, rest, what, request);
+  }
   if (schema.example !== undefined) return schema.example;
   if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
   if (schema.default !== undefined) return schema.default;

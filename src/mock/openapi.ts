@@ -1,7 +1,9 @@
 /**
  * Import of API designs from an OpenAPI 3.x document (JSON or YAML): one design per path and
- * method, one mock response per documented status (2xx…5xx; `default` and `4XX`-style ranges are
- * skipped), several when the response lists several `examples` (codes 1, 2, … in their order).
+ * method, one mock response per documented status (2xx…5xx; `default` is skipped; a range such as
+ * `2XX` answers with its first status, 200, when the operation lists no status of that class:
+ * OpenAPI 3.1 §4.8.16.2), several when the response lists several `examples` (codes 1, 2, … in
+ * their order).
  *
  * - Media type: the JSON one ({@link pickMedia}: `application/json`, else any `…+json`, else the
  *   first listed), served with that `Content-Type` (`application/scim+json`, `text/plain`, …), as
@@ -223,9 +225,13 @@ export function designsFromOpenApi(doc: Json): ImportResult {
       routes.set(route, label);
       const responses: MockResponse[] = [];
       const responseSchemas: Record<string, object> = {};
-      for (const [statusKey, rawResponse] of Object.entries((op.responses as Json | undefined) ?? {})) {
-        if (!/^[1-5]\d\d$/.test(statusKey)) continue;
-        const status = Number(statusKey);
+      const documented = Object.entries((op.responses as Json | undefined) ?? {});
+      const explicitClasses = new Set(documented.filter(([k]) => /^[1-5]\d\d$/.test(k)).map(([k]) => k[0]));
+      for (const [statusKey, rawResponse] of documented) {
+        // A range (`2XX`, OpenAPI 3.1 §4.8.16.2) stands for its class when no status of it is listed.
+        const range = /^([1-5])XX$/i.exec(statusKey);
+        if (!/^[1-5]\d\d$/.test(statusKey) && !(range && !explicitClasses.has(range[1]!))) continue;
+        const status = range ? Number(range[1]) * 100 : Number(statusKey);
         const at = `${label} ${statusKey}`;
         const response = deref(doc, rawResponse);
         const picked = response ? mediaOf(doc, response) : undefined;
@@ -334,7 +340,7 @@ export function designsFromOpenApi(doc: Json): ImportResult {
         }
       }
       if (responses.length === 0) {
-        result.skipped.push({ operation: label, reason: 'no response with a status code (only default or ranges)' });
+        result.skipped.push({ operation: label, reason: 'no response with a status code or a range (only default)' });
         continue;
       }
       const body = deref(doc, op.requestBody);
