@@ -19,7 +19,7 @@
  * for, as by the masker.
  */
 import type { KeyRing } from './keyring';
-import { MIN_SECRET_LENGTH } from './mask';
+import { basicHoldsSecret, escapeRegExp, MIN_SECRET_LENGTH, secretForms } from './mask';
 
 /** What a sealed secret starts with in a decoded history. */
 export const SEALED_SECRET_PREFIX = '***secret:';
@@ -35,10 +35,6 @@ export function historySecretRing(root: KeyRing, workspaceId: string): KeyRing {
   return root.derive(`assay-history-secrets:${workspaceId}`);
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** The secrets of one run and what finds them in a payload. */
 export class HistorySealer {
   private readonly secrets: string[];
@@ -50,21 +46,9 @@ export class HistorySealer {
 
   /** `values`: the run's secret values as text (src/secrets/variables.ts `OpenedVariables.secretValues`). */
   constructor(values: Iterable<string>) {
-    this.secrets = [...new Set([...values].filter((v) => typeof v === 'string' && v.length >= MIN_SECRET_LENGTH))];
-    const forms = new Set<string>();
-    for (const v of this.secrets) {
-      forms.add(v);
-      forms.add(encodeURIComponent(v));
-      forms.add(JSON.stringify(v).slice(1, -1));
-      const b64 = Buffer.from(v, 'utf8').toString('base64');
-      forms.add(b64);
-      forms.add(b64.replace(/=+$/, ''));
-      forms.add(Buffer.from(v, 'utf8').toString('base64url'));
-    }
-    this.forms = [...forms]
-      .filter((f) => f.length >= MIN_SECRET_LENGTH)
-      .sort((a, b) => b.length - a.length)
-      .map((form) => ({ form, json: JSON.stringify(form).slice(1, -1) }));
+    const { secrets, forms } = secretForms(values);
+    this.secrets = secrets;
+    this.forms = forms.map((form) => ({ form, json: JSON.stringify(form).slice(1, -1) }));
     this.numbers = new Set(this.secrets.filter((v) => /^-?\d+(\.\d+)?$/.test(v)));
   }
 
@@ -116,16 +100,8 @@ export class HistorySealer {
       s.length < MIN_SECRET_LENGTH
         ? s
         : s.replace(pattern, (match: string) => {
-            if (/^Basic\s/i.test(match)) {
-              const credentials = match.replace(/^Basic\s+/i, '');
-              let decoded: string;
-              try {
-                decoded = Buffer.from(credentials, 'base64').toString('utf8');
-              } catch {
-                return match;
-              }
-              return this.secrets.some((secret) => decoded.includes(secret)) ? seal('s', match) : match;
-            }
+            if (/^Basic\s/i.test(match))
+              return basicHoldsSecret(match.replace(/^Basic\s+/i, ''), this.secrets) ? seal('s', match) : match;
             return seal('s', match);
           });
     const numbers = this.numbers.size > 0;

@@ -17,8 +17,39 @@
 export const MIN_SECRET_LENGTH = 4;
 const MASK = '***';
 
-function escapeRegExp(text: string): string {
+/** `text` as a literal inside a RegExp. */
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The secrets worth looking for (distinct, at least {@link MIN_SECRET_LENGTH} characters) and every
+ * text that betrays one: each value, its `encodeURIComponent`, JSON-escaped, base64 (padded and
+ * not) and base64url forms, longest first (so a value is found whole rather than a shorter secret
+ * inside it). Shared by this masker and the history sealer (src/secrets/history-seal.ts).
+ */
+export function secretForms(values: Iterable<string>): { secrets: string[]; forms: string[] } {
+  const secrets = [...new Set([...values].filter((v) => typeof v === 'string' && v.length >= MIN_SECRET_LENGTH))];
+  const forms = new Set<string>();
+  for (const v of secrets) {
+    forms.add(v);
+    forms.add(encodeURIComponent(v));
+    forms.add(JSON.stringify(v).slice(1, -1));
+    const b64 = Buffer.from(v, 'utf8').toString('base64');
+    forms.add(b64);
+    forms.add(b64.replace(/=+$/, ''));
+    forms.add(Buffer.from(v, 'utf8').toString('base64url'));
+  }
+  return {
+    secrets,
+    forms: [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length),
+  };
+}
+
+/** Whether the base64 `credentials` of an HTTP Basic header (RFC 7617) decode to text holding one of `secrets`. */
+export function basicHoldsSecret(credentials: string, secrets: readonly string[]): boolean {
+  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+  return secrets.some((s) => decoded.includes(s));
 }
 
 export class SecretMasker {
@@ -29,19 +60,7 @@ export class SecretMasker {
 
   /** `values`: the secret values as text (src/secrets/variables.ts `OpenedVariables.secretValues`). */
   constructor(values: Iterable<string>) {
-    this.secrets = [...new Set([...values].filter((v) => typeof v === 'string' && v.length >= MIN_SECRET_LENGTH))];
-    const forms = new Set<string>();
-    for (const v of this.secrets) {
-      forms.add(v);
-      forms.add(encodeURIComponent(v));
-      forms.add(JSON.stringify(v).slice(1, -1));
-      const b64 = Buffer.from(v, 'utf8').toString('base64');
-      forms.add(b64);
-      forms.add(b64.replace(/=+$/, ''));
-      forms.add(Buffer.from(v, 'utf8').toString('base64url'));
-    }
-    // Longest first, so a value is masked whole rather than a shorter secret inside it.
-    this.forms = [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+    ({ secrets: this.secrets, forms: this.forms } = secretForms(values));
     this.pattern = this.forms.length ? new RegExp(this.forms.map(escapeRegExp).join('|'), 'g') : undefined;
   }
 
@@ -53,15 +72,9 @@ export class SecretMasker {
   /** `text` with every secret (and encoding) replaced by `***`. */
   maskText(text: string): string {
     if (!this.pattern || !text) return text;
-    let out = text.replace(/\b(Basic\s+)([A-Za-z0-9+/_-]{4,}={0,2})/gi, (whole, prefix: string, token: string) => {
-      let decoded: string;
-      try {
-        decoded = Buffer.from(token, 'base64').toString('utf8');
-      } catch {
-        return whole;
-      }
-      return this.secrets.some((s) => decoded.includes(s)) ? `${prefix}${MASK}` : whole;
-    });
+    let out = text.replace(/\b(Basic\s+)([A-Za-z0-9+/_-]{4,}={0,2})/gi, (whole, prefix: string, token: string) =>
+      basicHoldsSecret(token, this.secrets) ? `${prefix}${MASK}` : whole,
+    );
     out = out.replace(this.pattern, MASK);
     return out;
   }

@@ -131,11 +131,6 @@ export class EncryptionCodec implements PayloadCodec {
     return { codec: 'assay-encryption' };
   }
 
-  /** The ring that encrypts the payloads of `workspaceId`. */
-  private workspaceRing(workspaceId: string): KeyRing {
-    return this.#rings(workspaceId).payloads;
-  }
-
   /** The rings of `workspaceId` (its payloads', its history secrets'), made once per workspace. */
   #rings(workspaceId: string): { payloads: KeyRing; secrets: KeyRing } {
     let rings = this.#byWorkspace.get(workspaceId);
@@ -209,7 +204,7 @@ export class EncryptionCodec implements PayloadCodec {
     const { keyId, iv, data } =
       workspaceId === undefined
         ? this.ring.encryptBytes(plain)
-        : this.workspaceRing(workspaceId).encryptBytes(plain, `assay-payload:${workspaceId}`);
+        : this.#rings(workspaceId).payloads.encryptBytes(plain, `assay-payload:${workspaceId}`);
     const metadata: Record<string, Uint8Array> = {
       [METADATA_ENCODING_KEY]: utf8(ENCRYPTED_ENCODING),
       [METADATA_ENCRYPTION_KEY_ID]: utf8(keyId),
@@ -238,7 +233,7 @@ export class EncryptionCodec implements PayloadCodec {
       plain =
         workspaceId === undefined
           ? this.ring.decryptBytes(keyId, data.subarray(0, IV_BYTES), data.subarray(IV_BYTES))
-          : this.workspaceRing(workspaceId).decryptBytes(
+          : this.#rings(workspaceId).payloads.decryptBytes(
               keyId,
               data.subarray(0, IV_BYTES),
               data.subarray(IV_BYTES),
