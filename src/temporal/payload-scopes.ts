@@ -22,7 +22,7 @@ import { Deployment, Run } from '../store/entities';
 import type { FrozenAuthProfile } from '../domain/auth-profiles';
 import { openProfileFields } from '../auth/profile-fields';
 import { HistorySealer, NO_HISTORY_SECRETS } from '../secrets/history-seal';
-import { keyRingFor, type KeyRing } from '../secrets/keyring';
+import { KeyRing, keyRingFor } from '../secrets/keyring';
 import type { AssayConfig } from '../config';
 import { openVariables, type StoredVariable } from '../secrets/variables';
 import type { PayloadScope, PayloadScopes } from './codec';
@@ -66,7 +66,7 @@ export function runSecretValues(
     try {
       const opened = openProfileFields(profile, ring);
       for (const [name, value] of Object.entries(profile.config))
-        if (typeof value === 'string' && value.startsWith('v1.') && typeof opened[name] === 'string')
+        if (KeyRing.isSealed(value) && typeof opened[name] === 'string')
           values.push(opened[name] as string);
     } catch {
       /* likewise */
