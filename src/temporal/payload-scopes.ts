@@ -66,8 +66,7 @@ export function runSecretValues(
     try {
       const opened = openProfileFields(profile, ring);
       for (const [name, value] of Object.entries(profile.config))
-        if (KeyRing.isSealed(value) && typeof opened[name] === 'string')
-          values.push(opened[name] as string);
+        if (KeyRing.isSealed(value) && typeof opened[name] === 'string') values.push(opened[name] as string);
     } catch {
       /* likewise */
     }
