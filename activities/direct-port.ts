@@ -125,9 +125,14 @@ export function simplePathValue(expression: string, input: unknown): { value: un
   return Array.isArray(value) || (typeof value === 'number' && !Number.isFinite(value)) ? undefined : { value };
 }
 
-/** Waits `ms` on a real timer. */
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Waits `ms` on a real timer, at least `ms` by the port's clock (`Date.now()`): Node's timers count
+ * from the event loop's cached time, which may lag the wall clock by a millisecond, so a 20 ms timer
+ * alone can be seen as 19 ms by `now()` (what a Poll node's `delayMs` reports, src/flow/poll-node.ts).
+ */
+async function delay(ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (let left = ms; left > 0; left = until - Date.now()) await new Promise((resolve) => setTimeout(resolve, left));
 }
 
 /**
