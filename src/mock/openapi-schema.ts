@@ -208,7 +208,45 @@ export function toJsonSchema(schema: unknown, doc: Json, options: { response?: b
   }
   // What ajv would refuse although its meaning is plain (duplicates, 3.0 booleans in 3.1, $id in examples).
   const normalised = normaliseSchema(root);
-  const body = normalised.schema as Json;
+  const fitted = fitDepth(normalised.schema, 1, st.notes);
+  const body = (fitted && typeof fitted === 'object' ? fitted : {}) as Json;
   const out: Json = is31 ? { $schema: 'https://json-schema.org/draft/2020-12/schema', ...body } : body;
   return { schema: out, notes: [...st.notes, ...normalised.notes] };
+}
+
+/** How deeply arrays/objects nest in `value`: 0 for a primitive, 1 for `{}` or `[]`. */
+function depthOf(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let deepest = 0;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) deepest = Math.max(deepest, depthOf(v));
+  return deepest + 1;
+}
+
+const CUT_NOTE = `parts nested deeper than ${SCHEMA_DEPTH_BUDGET} levels were cut (they accept anything): stored JSON nests at most 31 levels`;
+
+/**
+ * The schema at JSON level `level` (the root is 1) made to nest no deeper than
+ * {@link SCHEMA_DEPTH_BUDGET} levels, counting every JSON object and array (a `properties` map, an
+ * `allOf` list, an `enum` of objects), as the store and the API count (src/validation/json-limits.ts):
+ * a subschema that cannot fit becomes `{}` (accepts anything); a value keyword that cannot
+ * (`enum`/`const`/`default` holding deep objects) is left out. Each cut adds the note once.
+ */
+function fitDepth(node: unknown, level: number, notes: Set<string>): unknown {
+  if (node === null || typeof node !== 'object' || level - 1 + depthOf(node) <= SCHEMA_DEPTH_BUDGET) return node;
+  if (Array.isArray(node) || level >= SCHEMA_DEPTH_BUDGET - 1) {
+    notes.add(CUT_NOTE);
+    return {};
+  }
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node as Json)) {
+    if (value === null || typeof value !== 'object') out[key] = value;
+    else if (SINGLE.has(key) && !Array.isArray(value)) out[key] = fitDepth(value, level + 1, notes);
+    else if ((LISTS.has(key) || key === 'items') && Array.isArray(value))
+      out[key] = value.map((v) => fitDepth(v, level + 2, notes));
+    else if (MAPS.has(key))
+      out[key] = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, fitDepth(v, level + 2, notes)]));
+    else if (level + depthOf(value) <= SCHEMA_DEPTH_BUDGET) out[key] = value;
+    else notes.add(`"${key}" values nested deeper than ${SCHEMA_DEPTH_BUDGET} levels were left out: stored JSON nests at most 31 levels`);
+  }
+  return out;
 }

@@ -452,6 +452,31 @@ describe('OpenAPI import: response schemas', () => {
     expect(refs.notes).to.have.length(2);
   });
 
+  it('counts JSON levels, not schema objects: nullable $refs and allOf wrappers (Box) and deep enum values still fit a saved test case', async () => {
+    // Box's description: every `$ref` is `allOf: [$ref]` + `nullable`, which 3.0 conversion wraps in
+    // `anyOf: [..., {type: null}]` — two JSON levels per wrapper that the schema count missed.
+    const schemas: Json = { Leaf: { type: 'object', properties: { v: { type: 'string', enum: [{ a: { b: { c: 1 } } }] } } } };
+    for (let i = 0; i < 14; i++)
+      schemas[`L${i}`] = {
+        type: 'object',
+        nullable: true,
+        properties: { next: { allOf: [{ $ref: `#/components/schemas/${i ? `L${i - 1}` : 'Leaf'}` }], nullable: true } },
+      };
+    const d30 = doc(
+      { '/deep': { get: { responses: ok({ $ref: '#/components/schemas/L13' }) } } },
+      { components: { schemas } },
+    );
+    const { tc, node } = only(contractTestsFromOpenApi(d30));
+    // The whole document POST /v1/test-cases gets nests no deeper than the API takes.
+    expect(tooDeep(tc.body)).to.equal(null);
+    expect(validateFlow(tc.body.flow)).to.deep.equal([]);
+    expect(tc.notes.join('\n')).to.match(/cut/);
+    const schema = node.assertions!.find((a) => a.operator === 'matchesSchema')!.expected;
+    // What is kept still checks: the outer levels refuse a wrong type.
+    expect(await matches(schema, { next: { next: null } })).to.equal(true);
+    expect(await matches(schema, { next: { next: 'x' } })).to.equal(false);
+  });
+
   it('OpenAPI 3.1: JSON Schema 2020-12 kept as it is ($schema declared, type arrays, $ref siblings applied)', async () => {
     const d31 = { ...d, openapi: '3.1.0', components: { schemas: { Id: { type: 'integer' } } } };
     const { schema } = toJsonSchema(
