@@ -70,6 +70,12 @@ export interface OpenApiImportReport {
   variables: SecurityVariable[];
   environment?: { name: string; action: ImportAction; baseUrl: string };
   runner?: { name: string; action: ImportAction; folder: string; tags: string[] };
+  /**
+   * `--runner`: every runner the import made or updated. One (the `runner` above) when the test
+   * cases fit in one run's plan; else `NAME-1` … `NAME-n`, each selecting its test cases by id and
+   * at most {@link RUNNER_PLAN_BUDGET} bytes of them (docs/import-openapi.md "Big descriptions").
+   */
+  runners?: Array<{ name: string; action: ImportAction; testCases: number; bytes: number }>;
   /** `--with-mocks`: designs made, operations the designs import skipped, the mock base address, or why the import was refused. */
   mocks?: {
     created: number;
@@ -328,6 +334,94 @@ async function syncRunner(
   return runner ? 'updated' : 'created';
 }
 
+/**
+ * Bytes of test case documents (JSON) one runner of an import selects at most: a run carries its
+ * runner's test cases in its plan, capped at 1.5 MiB (src/domain/limits.ts `planBytes`); a MiB
+ * leaves room for the variables and each test case's own fields in the plan.
+ */
+export const RUNNER_PLAN_BUDGET = 1024 * 1024;
+
+/** The test cases (in the import's order) cut into consecutive parts of at most `budget` bytes each. */
+export function splitByBytes<T>(items: Array<{ item: T; bytes: number }>, budget: number): T[][] {
+  const parts: T[][] = [];
+  let current: T[] = [];
+  let used = 0;
+  for (const { item, bytes } of items) {
+    if (current.length && used + bytes > budget) {
+      parts.push(current);
+      current = [];
+      used = 0;
+    }
+    current.push(item);
+    used += bytes;
+  }
+  if (current.length) parts.push(current);
+  return parts;
+}
+
+/**
+ * `--runner NAME` for test cases over {@link RUNNER_PLAN_BUDGET} together: runners `NAME-1` …
+ * `NAME-n`, each selecting its part by `testCaseIds` (created, or replaced when they select
+ * something else). Refused test cases (no id) are in none.
+ */
+async function syncSplitRunners(
+  client: AssayClient | null,
+  name: string,
+  plan: ContractImportPlan,
+  report: OpenApiImportReport,
+  dry: boolean,
+): Promise<NonNullable<OpenApiImportReport['runners']>> {
+  const bodies = new Map(plan.testCases.map((p) => [`${p.body.folder}\u0000${p.body.name}`, p.body]));
+  const sized = report.testCases
+    .filter((tc) => tc.action !== 'failed')
+    .map((tc) => {
+      const bytes = Buffer.byteLength(JSON.stringify(bodies.get(`${tc.folder}\u0000${tc.name}`)));
+      return { item: { id: tc.id, bytes }, bytes };
+    });
+  const parts = splitByBytes(sized, RUNNER_PLAN_BUDGET);
+  const out: NonNullable<OpenApiImportReport['runners']> = [];
+  for (const [i, part] of parts.entries()) {
+    const partName = `${name}-${i + 1}`;
+    const wanted = {
+      name: partName,
+      description:
+        `Contract tests of ${plan.title}, part ${i + 1} of ${parts.length} (assay import openapi: together they are over what one run carries)`.slice(
+          0,
+          2000,
+        ),
+      testCaseIds: part.map((p) => p.id!).filter(Boolean),
+    };
+    const bytes = part.reduce((n, p) => n + p.bytes, 0);
+    const existing = client
+      ? await getOrNull<{ testCaseIds?: string[]; folder?: string | null; tags?: string[] }>(
+          client,
+          `/v1/runners/${encodeURIComponent(partName)}`,
+        )
+      : null;
+    let action: ImportAction = existing ? 'updated' : 'created';
+    if (
+      existing &&
+      canonical(existing.testCaseIds ?? []) === canonical(wanted.testCaseIds) &&
+      !existing.folder &&
+      !(existing.tags ?? []).length
+    )
+      action = 'unchanged';
+    else if (!dry && client) {
+      const put = () => client.request('PUT', `/v1/runners/${encodeURIComponent(partName)}`, { body: wanted });
+      if (existing) await put();
+      else
+        try {
+          await client.request('POST', '/v1/runners', { body: wanted, retryUnavailable: true });
+        } catch (err) {
+          if (!isNameTaken(err)) throw err;
+          await put();
+        }
+    }
+    out.push({ name: partName, action, testCases: part.length, bytes });
+  }
+  return out;
+}
+
 /** How long the CLI waits for `POST /v1/designs/import`: the server's default import bound (300 s) and a minute more. */
 export const MOCK_IMPORT_TIMEOUT_MS = 360_000;
 
@@ -410,6 +504,15 @@ function printReport(ctx: CliContext, r: OpenApiImportReport): void {
     ctx.note(
       `Runner ${r.runner.name}: folder ${r.runner.folder}, tag ${r.runner.tags.join(',')} (${would}${r.runner.action})`,
     );
+  else if (r.runners?.length) {
+    const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
+    const all = r.runners.reduce((n, x) => n + x.bytes, 0);
+    ctx.note(
+      `Runners: the test cases are ${mib(all)} MiB together, over what one run carries (1.5 MiB): ${r.runners.length} runners, run each:`,
+    );
+    for (const x of r.runners)
+      ctx.note(`  ${pad(x.name, 24)}${x.testCases} test cases, ${mib(x.bytes)} MiB (${would}${x.action})`);
+  }
   if (r.variables.length) {
     const byName = new Map<string, SecurityVariable[]>();
     for (const v of r.variables) byName.set(v.name, [...(byName.get(v.name) ?? []), v]);
@@ -502,13 +605,20 @@ export function registerOpenApiImport(
           action: await syncEnvironment(client, flags.environment, baseUrl, dry),
           baseUrl,
         };
-      if (flags.runner)
-        report.runner = {
-          name: flags.runner,
-          action: await syncRunner(client, flags.runner, plan, dry),
-          folder: plan.folder,
-          tags: [CONTRACT_TAG],
-        };
+      if (flags.runner) {
+        const total = plan.testCases.reduce((n, tc) => n + Buffer.byteLength(JSON.stringify(tc.body)), 0);
+        if (total <= RUNNER_PLAN_BUDGET) {
+          report.runner = {
+            name: flags.runner,
+            action: await syncRunner(client, flags.runner, plan, dry),
+            folder: plan.folder,
+            tags: [CONTRACT_TAG],
+          };
+          report.runners = [
+            { name: flags.runner, action: report.runner.action, testCases: plan.testCases.length, bytes: total },
+          ];
+        } else report.runners = await syncSplitRunners(client, flags.runner, plan, report, dry);
+      }
       if (flags.withMocks) {
         try {
           report.mocks = dry || !client ? dryMocks(doc) : await importMocks(client, text, (line) => ctx.note(line));

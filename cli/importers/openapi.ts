@@ -21,8 +21,9 @@ import { deref } from '../../src/mock/openapi';
 import { isJsonMedia, pickMedia } from '../../src/mock/media';
 import { SampleError, sampleFromSchema, SAMPLE_LIMITS } from '../../src/mock/samples';
 import type { Assertion, FlowNode, HttpMethod, RequestSpec } from '../../src/domain/types';
-import { toJsonSchema } from '../../src/mock/openapi-schema';
-import { conformSample } from '../../src/mock/conforming';
+import { toJsonSchema, unsatisfiable } from '../../src/mock/openapi-schema';
+import { conformSample, schemaErrors } from '../../src/mock/conforming';
+import { compileSchema } from '../../src/mock/contract';
 import { checkSchema } from '../../src/domain/assertions';
 import { schemaLoop } from '../../src/validation/json-limits';
 
@@ -215,10 +216,59 @@ function queryPairs(param: Json, value: unknown): string[] {
   return [`${n}=${enc(value)}`];
 }
 
+/**
+ * `value` (an example or a sample) made to satisfy `schema` (an OpenAPI Schema Object of a
+ * request) the way the mocks check requests (src/mock/contract.ts: parameters coerced from text,
+ * bodies not): unchanged when it does; else the parts that break it regenerated
+ * (src/mock/conforming.ts, as the mocks repair their examples), with a note naming what was wrong.
+ * A value that cannot be made to conform is sent as documented, and the note says the mocks will
+ * refuse it (422).
+ */
+function conformRequestValue(
+  doc: Json,
+  schema: unknown,
+  value: unknown,
+  what: string,
+  notes: string[],
+  coerce: boolean,
+  kind: 'example' | 'sample' = 'example',
+): unknown {
+  if (!schema || typeof schema !== 'object') return value;
+  const json = toJsonSchema(schema, doc, { response: false }).schema;
+  let validate;
+  try {
+    validate = compileSchema(json, coerce);
+  } catch {
+    return value;
+  }
+  if (validate(structuredClone(value))) return value;
+  const wrong = schemaErrors(value, json).slice(0, 3).join('; ');
+  const conformed = conformSample(value, json);
+  if (conformed.valid) {
+    notes.push(`${what} ${kind} does not match its own schema (${wrong}): sent made to match`);
+    return conformed.value;
+  }
+  const why = unsatisfiable(json);
+  notes.push(
+    why
+      ? `${what}: ${why}: no value can match it; sent as documented`
+      : `${what} ${kind} does not match its own schema (${wrong}) and no value that does could be made: sent as documented, the mocks answer 422`,
+  );
+  return value;
+}
+
 /** The parameter's value from its examples, its content's, or its schema. */
-function parameterValue(doc: Json, param: Json, label: string): unknown {
+function parameterValue(doc: Json, param: Json, label: string, notes: string[] = []): unknown {
   const own = exampleOf(doc, param);
-  if (own) return own.value;
+  if (own)
+    return conformRequestValue(
+      doc,
+      param.schema,
+      own.value,
+      `${label} ${param.in} parameter "${param.name}"`,
+      notes,
+      true,
+    );
   const what = `${label} ${param.in} parameter "${param.name}"`;
   if (param.content && typeof param.content === 'object') {
     const media = Object.values(param.content as Json)[0] as Json | undefined;
@@ -317,7 +367,16 @@ function requestBodyFor(
   const what = `${label} request body (${base})`;
   const valueOf = () => exampleOf(doc, media)?.value ?? valueForSchema(doc, media.schema, what, true);
   if (isJsonMedia(base)) {
-    const value = valueOf();
+    const example = exampleOf(doc, media);
+    const value = conformRequestValue(
+      doc,
+      media.schema,
+      example ? example.value : valueForSchema(doc, media.schema, what, true),
+      `the request body (${base})`,
+      notes,
+      false,
+      example ? 'example' : 'sample',
+    );
     // A JSON string is sent as its JSON text (a plain string body would be sent as is).
     return { body: typeof value === 'string' ? JSON.stringify(value) : value, contentType: type };
   }
@@ -387,7 +446,7 @@ function testCaseFor(
   for (const p of params.values()) {
     const name = String(p.name);
     if (p.in === 'path') {
-      const value = parameterValue(doc, p, label);
+      const value = parameterValue(doc, p, label, notes);
       const style = String(p.style ?? 'simple');
       const text =
         style === 'label'
@@ -399,10 +458,10 @@ function testCaseFor(
         .split(`{${name}}`)
         .join(encodeURIComponent(text).replace(/%2C/gi, ',').replace(/%3B/gi, ';').replace(/%3D/gi, '='));
     } else if (p.required === true) {
-      if (p.in === 'query') query.push(...queryPairs(p, parameterValue(doc, p, label)));
+      if (p.in === 'query') query.push(...queryPairs(p, parameterValue(doc, p, label, notes)));
       else if (p.in === 'header' && !['accept', 'content-type', 'authorization'].includes(name.toLowerCase()))
-        headers[name] = simple(parameterValue(doc, p, label), p.explode === true);
-      else if (p.in === 'cookie') cookies.push(`${name}=${simple(parameterValue(doc, p, label))}`);
+        headers[name] = simple(parameterValue(doc, p, label, notes), p.explode === true);
+      else if (p.in === 'cookie') cookies.push(`${name}=${simple(parameterValue(doc, p, label, notes))}`);
     }
   }
   const leftover = path.match(/\{[^}]+\}/g);

@@ -79,6 +79,17 @@ interface CompiledDesign {
   chaos?: ChaosDesign;
   /** The design's contract (src/mock/contract.ts), compiled with it; undefined: nothing to check. */
   contract?: CompiledContract;
+  /** Router parameter names that stand for other names (src/mock/paths.ts `routerNames`). */
+  routerNames?: Record<string, string>;
+}
+
+/** find-my-way's match with the parameters under the design's own names (`:__p0` → `subscription-id`). */
+function routed<T extends { store: unknown; params: Record<string, string | undefined> }>(found: T | null): T | null {
+  const names = (found?.store as CompiledDesign | undefined)?.routerNames;
+  if (!found || !names) return found;
+  const params: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(found.params)) params[names[k] ?? k] = v;
+  return { ...found, params };
 }
 
 /** The design a request's route matches (the validation proxy's view of the router). */
@@ -399,9 +410,10 @@ export class MockEngine {
 
   /** The design `method path` routes to, as {@link respond} finds it. */
   private match(mocks: WorkspaceMocks, method: string, path: string): MockRouteMatch | undefined {
-    const found =
+    const found = routed(
       mocks.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path) ??
-      (method.toUpperCase() === 'HEAD' ? mocks.router.find('GET', path) : null);
+        (method.toUpperCase() === 'HEAD' ? mocks.router.find('GET', path) : null),
+    );
     if (!found) return undefined;
     const design = found.store as CompiledDesign;
     return {
@@ -434,6 +446,7 @@ export class MockEngine {
     if (!found && method !== method.toUpperCase())
       found = mocks.router.find(method.toUpperCase() as FindMyWay.HTTPMethod, path);
     if (!found && method === 'HEAD') found = mocks.router.find('GET', path);
+    found = routed(found);
     if (!found) {
       // No design: a generated CRUD route of a data collection, when one covers the path (src/mock/crud.ts).
       const state = this.options.stages?.state;
@@ -769,6 +782,7 @@ export class MockEngine {
       const parsed = parsePath(row.path);
       if ('error' in parsed) continue;
       const design = compileDesign(row);
+      if (parsed.routerNames) design.routerNames = parsed.routerNames;
       design.contract = this.options.stages?.contract?.compile(row);
       router.on(row.method as FindMyWay.HTTPMethod, parsed.routerPath, () => undefined, design);
       designs.push(design);

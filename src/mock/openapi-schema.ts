@@ -246,7 +246,25 @@ function fitDepth(node: unknown, level: number, notes: Set<string>): unknown {
     else if (MAPS.has(key))
       out[key] = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, fitDepth(v, level + 2, notes)]));
     else if (level + depthOf(value) <= SCHEMA_DEPTH_BUDGET) out[key] = value;
-    else notes.add(`"${key}" values nested deeper than ${SCHEMA_DEPTH_BUDGET} levels were left out: stored JSON nests at most 31 levels`);
+    else
+      notes.add(
+        `"${key}" values nested deeper than ${SCHEMA_DEPTH_BUDGET} levels were left out: stored JSON nests at most 31 levels`,
+      );
   }
   return out;
+}
+
+/**
+ * Why a request schema accepts nothing, when the reason is a common one: `allOf` parts that each
+ * forbid the properties the others declare (`additionalProperties: false` in more than one part).
+ */
+export function unsatisfiable(schema: Json): string | undefined {
+  const parts = Array.isArray(schema.allOf) ? (schema.allOf as Json[]) : [];
+  const closed = parts.filter((p) => p && p.additionalProperties === false);
+  if (closed.length < 2) return undefined;
+  const names = closed.map((p) => Object.keys((p.properties as Json | undefined) ?? {}));
+  const clash = names.some((own, i) =>
+    names.some((other, j) => j !== i && other.some((n) => !own.includes(n)) && own.length > 0),
+  );
+  return clash ? 'its allOf parts each forbid additional properties, so an object cannot satisfy them all' : undefined;
 }

@@ -32,7 +32,7 @@ import { parsePath } from './paths';
 import { deref } from './refs';
 import { SampleError, sampleFromSchema } from './samples';
 import { conformSample, schemaErrors } from './conforming';
-import { toJsonSchema } from './openapi-schema';
+import { toJsonSchema, unsatisfiable } from './openapi-schema';
 import { isJsonMedia, pickMedia } from './media';
 import { MAX_JSON_DEPTH, tooDeep } from '../validation/json-limits';
 import { normaliseSchema } from './schema-normalise';
@@ -351,14 +351,25 @@ export function designsFromOpenApi(doc: Json): ImportResult {
       );
       for (const p of parameters)
         if (p.schema) p.schema = normalise(p.schema as Json, label, `parameters (${p.in} ${p.name})`);
+      let requestSchema = requestMedia?.schema
+        ? normalise(inline(doc, requestMedia.schema) as Json, label, 'requestSchema')
+        : null;
+      // A request schema no body can satisfy would refuse every request: the body is not checked
+      // (the contract test sends the documented body and checks the rest), and the report says so.
+      const nothing = requestSchema ? unsatisfiable(requestSchema as Json) : undefined;
+      if (nothing) {
+        result.warnings.push({
+          operation: label,
+          reason: `the request body schema accepts nothing (${nothing}): request bodies are not checked`,
+        });
+        requestSchema = null;
+      }
       result.designs.push({
         method: method.toUpperCase(),
         path: parsed.path,
         name: String(op.operationId ?? op.summary ?? label).slice(0, 200),
         description: String(op.description ?? op.summary ?? '').slice(0, 2000),
-        requestSchema: requestMedia?.schema
-          ? normalise(inline(doc, requestMedia.schema) as Json, label, 'requestSchema')
-          : null,
+        requestSchema,
         responseSchemas: Object.keys(responseSchemas).length ? responseSchemas : null,
         responses,
         ...(parameters.length ? { parameters } : {}),

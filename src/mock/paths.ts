@@ -2,7 +2,10 @@
  * Paths of API designs: `/users/{userId}/orders` (spec "Mock service behavior" 5). A parameter
  * `{name}` is a whole segment, or part of one followed by text starting with `.` or `-`
  * (`/Accounts/{Sid}.json`, `/near/{lat}-{lng}`, as OpenAPI descriptions such as Twilio's write
- * them; find-my-way ends a parameter's value there). Its name is an identifier, used once per path.
+ * them; find-my-way ends a parameter's value there). Its name starts with a letter or `_`, then
+ * letters, digits, `_`, `-` or `.` (`{subscription-id}`, `{api.version}`: OpenAPI allows any name),
+ * used once per path. find-my-way ends a parameter's name at `-` or `.`, so such a name is routed
+ * under a positional one (`:__p0`) and {@link ParsedPath.routerNames} maps it back.
  */
 
 export interface ParsedPath {
@@ -14,11 +17,19 @@ export interface ParsedPath {
   routeKey: string;
   /** The same path in find-my-way's syntax (`/users/:userId/orders`). */
   routerPath: string;
+  /**
+   * Router parameter name → the parameter's name, for the names find-my-way cannot take
+   * (`{subscription-id}` is routed as `:__p0`); absent when every name is routed as it is.
+   */
+  routerNames?: Record<string, string>;
 }
 
-const PARAM = /^\{([A-Za-z_][A-Za-z0-9_]{0,63})\}$/;
+/** Names find-my-way takes as they are (it ends a name at `-` or `.`). */
+const ROUTER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const PARAM = /^\{([A-Za-z_][A-Za-z0-9_.-]{0,63})\}$/;
 /** A parameter within a segment, and the text after it. */
-const PARTIAL = /\{([A-Za-z_][A-Za-z0-9_]{0,63})\}/g;
+const PARTIAL = /\{([A-Za-z_][A-Za-z0-9_.-]{0,63})\}/g;
 
 /** Parses a design path. @returns the parsed path, or a message saying what is wrong. */
 export function parsePath(raw: string): ParsedPath | { error: string } {
@@ -33,13 +44,21 @@ export function parsePath(raw: string): ParsedPath | { error: string } {
   const params: string[] = [];
   const shape: string[] = [];
   const router: string[] = [];
+  const routerNames: Record<string, string> = {};
+  /** The router's name of parameter `name` (the next in order). */
+  const routed = (name: string): string => {
+    if (ROUTER_NAME.test(name)) return name;
+    const positional = `__p${params.length}`;
+    routerNames[positional] = name;
+    return positional;
+  };
   for (const segment of segments) {
     const m = PARAM.exec(segment);
     if (m) {
       if (params.includes(m[1]!)) return { error: `uses the parameter {${m[1]}} twice` };
+      router.push(`:${routed(m[1]!)}`);
       params.push(m[1]!);
       shape.push('{}');
-      router.push(`:${m[1]}`);
     } else if (/[{}]/.test(segment)) {
       if (/[:*]/.test(segment.replace(PARTIAL, '')))
         return { error: `segment "${segment}" may not contain : or * beside a parameter` };
@@ -47,8 +66,9 @@ export function parsePath(raw: string): ParsedPath | { error: string } {
       const badText = parts.filter((_, i) => i % 2 === 0).find((t) => /[{}]/.test(t));
       if (badText !== undefined)
         return {
-          error: `segment "${segment}": a parameter is written {name}, a letter or _ then letters, digits or _`,
+          error: `segment "${segment}": a parameter is written {name}, a letter or _ then letters, digits, _, - or .`,
         };
+      const names: string[] = [];
       for (let i = 1; i < parts.length; i += 2) {
         const name = parts[i]!;
         const after = parts[i + 1]!;
@@ -57,10 +77,11 @@ export function parsePath(raw: string): ParsedPath | { error: string } {
           return {
             error: `segment "${segment}": a parameter within a segment must be followed by text starting with . or - (as in {Sid}.json)`,
           };
+        names.push(routed(name));
         params.push(name);
       }
       shape.push(parts.map((p, i) => (i % 2 ? '{}' : p)).join(''));
-      router.push(parts.map((p, i) => (i % 2 ? `:${p}` : p)).join(''));
+      router.push(parts.map((p, i) => (i % 2 ? `:${names[(i - 1) / 2]}` : p.replace(/:/g, '::'))).join(''));
     } else {
       if (segment.includes('*')) return { error: `segment "${segment}" may not contain *` };
       shape.push(segment);
@@ -70,5 +91,11 @@ export function parsePath(raw: string): ParsedPath | { error: string } {
     }
   }
   const join = (parts: string[]) => `/${parts.join('/')}`;
-  return { path: join(segments.map((s) => s)), params, routeKey: join(shape), routerPath: join(router) };
+  return {
+    path: join(segments.map((s) => s)),
+    params,
+    routeKey: join(shape),
+    routerPath: join(router),
+    ...(Object.keys(routerNames).length ? { routerNames } : {}),
+  };
 }
