@@ -29,6 +29,24 @@ import { startLocalStack, type LocalStack } from '../bin/local-stack';
 const FIXTURES = path.resolve(__dirname, '../../test/fixtures/openapi/public');
 const CLI = path.resolve(__dirname, '../bin/assay.js');
 
+/** The parts of the CLI's import report and of a run's results this bench reads. */
+interface ImportReport {
+  mocks?: { error?: string; created?: number; skipped?: unknown[] };
+  testCases: Array<{ operation: string; action: string; error?: string }>;
+  runner?: { name: string };
+  runners?: Array<{ name: string }>;
+  variables?: Array<{ name: string }>;
+}
+interface RunResults {
+  summary?: { total: number; passed: number };
+  error?: { message?: string } | string;
+  status?: string;
+  details?: {
+    error?: string;
+    testCases?: Array<{ name: string; status: string; failures?: unknown; error?: unknown }>;
+  };
+}
+
 /** The outcome for one description. */
 export interface VendorOutcome {
   file: string;
@@ -132,7 +150,7 @@ async function one(stack: LocalStack, file: string, dir: string, mockBase: strin
   );
   out.importMs = Math.round(performance.now() - started);
   out.importCode = r.code;
-  let report: any;
+  let report: ImportReport;
   try {
     report = JSON.parse(r.stdout);
   } catch {
@@ -158,16 +176,17 @@ async function one(stack: LocalStack, file: string, dir: string, mockBase: strin
       out.runErrors.push(`${runner}: ${run.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300)}`);
       continue;
     }
-    const results = await stack.call<any>('GET', `/v1/runs/${runId}/results`).catch((e: Error) => ({ error: e }));
-    if (!results.summary) {
-      const doc = await stack.call<any>('GET', `/v1/runs/${runId}`).catch(() => ({}));
-      out.runErrors.push(`${runner}: ${String(doc.error?.message ?? doc.error ?? doc.status).slice(0, 300)}`);
+    const results = await stack
+      .call<RunResults>('GET', `/v1/runs/${runId}/results`)
+      .catch((e: Error): RunResults => ({ error: e.message }));
+    if (!results.summary || results.summary.total === 0) {
+      const doc = await stack.call<RunResults>('GET', `/v1/runs/${runId}`).catch((): RunResults => ({}));
+      const error = typeof doc.error === 'string' ? doc.error : doc.error?.message;
+      out.runErrors.push(`${runner}: ${String(error ?? doc.status).slice(0, 300)}`);
       continue;
     }
     out.total += results.summary.total;
     out.passed += results.summary.passed;
-    if (results.summary.total === 0 && doc0(results))
-      out.runErrors.push(`${runner}: ${String(doc0(results)).slice(0, 300)}`);
     out.fiveXx += statusesOf(results.details).filter((s) => s >= 500 && s < 600).length;
     for (const tc of results.details?.testCases ?? [])
       if (tc.status !== 'passed')
@@ -177,11 +196,6 @@ async function one(stack: LocalStack, file: string, dir: string, mockBase: strin
         });
   }
   return out;
-}
-
-/** The run-level error a results document carries when nothing ran. */
-function doc0(results: any): string | undefined {
-  return results.error?.message ?? results.details?.error;
 }
 
 async function main(): Promise<void> {
@@ -205,7 +219,8 @@ async function main(): Promise<void> {
       process.stderr.write(
         `${o.file}: import ${o.importCode}${o.mocksError ? ` (mocks: ${o.mocksError.slice(0, 120)})` : ''} ${o.importMs} ms, ${o.passed}/${o.total} passed${o.refused.length ? `, ${o.refused.length} refused` : ''}${o.runErrors.length ? `, run errors: ${o.runErrors.join('; ').slice(0, 200)}` : ''}\n`,
       );
-      if (process.env.BENCH_OPENAPI_OUT) fs.writeFileSync(process.env.BENCH_OPENAPI_OUT, JSON.stringify(outcomes, null, 1));
+      if (process.env.BENCH_OPENAPI_OUT)
+        fs.writeFileSync(process.env.BENCH_OPENAPI_OUT, JSON.stringify(outcomes, null, 1));
     }
   } finally {
     await stack.stop();
