@@ -123,11 +123,45 @@ interface Context {
   validates(schema: unknown, value: unknown): boolean;
 }
 
+/**
+ * The `$defs` / `definitions` of `root` that `schema` reaches through local `$ref`s, transitively:
+ * what a subschema needs beside it to compile. Only those, not all of root's: a large description's
+ * schema keeps hundreds of component schemas there (src/mock/openapi.ts `withDefs`), and compiling
+ * them all with each subschema took a minute for Elasticsearch's description.
+ */
+function reachableDefs(root: Json, schema: unknown): Json {
+  const out: Json = {};
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const v of node) stack.push(v);
+      continue;
+    }
+    const ref = (node as Json).$ref;
+    if (typeof ref === 'string') {
+      const m = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
+      if (m) {
+        const key = m[1]!;
+        const name = decodeURIComponent(m[2]!).replace(/~1/g, '/').replace(/~0/g, '~');
+        const holder = (out[key] ??= {}) as Json;
+        const def = (root[key] as Json | undefined)?.[name];
+        if (def !== undefined && !(name in holder)) {
+          holder[name] = def;
+          stack.push(def);
+        }
+      }
+    }
+    for (const v of Object.values(node)) if (v !== null && typeof v === 'object') stack.push(v);
+  }
+  return out;
+}
+
 function contextFor(root: Json): Context {
   const extras: Json = {};
-  if (root.$defs) extras.$defs = root.$defs;
-  if (root.definitions) extras.definitions = root.definitions;
   if (typeof root.$schema === 'string') extras.$schema = root.$schema;
+  const hasDefs = Boolean(root.$defs || root.definitions);
   const wrappers = new WeakMap<object, Json>();
   return {
     root,
@@ -137,7 +171,11 @@ function contextFor(root: Json): Context {
       try {
         if (schema === root) return validatorFor(root)(value) === true;
         let wrapped = wrappers.get(schema as object);
-        if (!wrapped) wrappers.set(schema as object, (wrapped = { ...(schema as Json), ...extras }));
+        if (!wrapped)
+          wrappers.set(
+            schema as object,
+            (wrapped = { ...(schema as Json), ...extras, ...(hasDefs ? reachableDefs(root, schema) : {}) }),
+          );
         return validatorFor(wrapped)(value) === true;
       } catch {
         return false;

@@ -74,6 +74,9 @@ function defName(ref: string, taken: Map<string, string>): string {
   return name;
 }
 
+/** Thrown when inlining passes {@link MAX_INLINED_NODES} subschemas (then refs are kept as $defs). */
+class InlineBudgetExceeded extends Error {}
+
 interface State {
   doc: Json;
   is31: boolean;
@@ -89,7 +92,8 @@ interface State {
 function convert(node: unknown, st: State, stack: string[], depth: number): unknown {
   if (node === null || typeof node !== 'object') return node;
   if (Array.isArray(node)) return node.map((n) => convert(n, st, stack, depth));
-  st.nodes++;
+  // Inlining grows exponentially with chains of allOf refs: stop at the budget, refs go to $defs.
+  if (++st.nodes > MAX_INLINED_NODES && st.inlineRefs) throw new InlineBudgetExceeded();
   if (depth > SCHEMA_DEPTH_BUDGET - 1) {
     st.notes.add(
       `parts nested deeper than ${SCHEMA_DEPTH_BUDGET} levels were cut (they accept anything): stored JSON nests at most 31 levels`,
@@ -201,8 +205,12 @@ function run(
 export function toJsonSchema(schema: unknown, doc: Json, options: { response?: boolean } = {}): ConvertedSchema {
   const is31 = typeof doc.openapi === 'string' && doc.openapi.startsWith('3.1');
   const opts = { is31, response: options.response ?? true };
-  let { st, root } = run(schema, doc, opts, true);
-  if (st.nodes > MAX_INLINED_NODES) {
+  let st: State;
+  let root: Json;
+  try {
+    ({ st, root } = run(schema, doc, opts, true));
+  } catch (err) {
+    if (!(err instanceof InlineBudgetExceeded)) throw err;
     ({ st, root } = run(schema, doc, opts, false));
     st.notes.add(`the schema is large: component $refs are checked through $defs instead of inlined`);
   }

@@ -32,7 +32,7 @@ import { parsePath } from './paths';
 import { deref } from './refs';
 import { SampleError, sampleFromSchema } from './samples';
 import { conformSample, schemaErrors } from './conforming';
-import { toJsonSchema, unsatisfiable } from './openapi-schema';
+import { MAX_INLINED_NODES, toJsonSchema, unsatisfiable } from './openapi-schema';
 import { isJsonMedia, pickMedia } from './media';
 import { MAX_JSON_DEPTH, tooDeep } from '../validation/json-limits';
 import { normaliseSchema } from './schema-normalise';
@@ -73,25 +73,85 @@ type Json = Record<string, unknown>;
 
 export { deref } from './refs';
 
+/** Thrown by {@link inline} when the copy grows past its budget of subschemas. */
+class InlineBudgetExceeded extends Error {}
+
 /**
  * A copy of `schema` with local `$ref`s replaced by what they point to (cycles and depth > 8 become
  * {}). An OpenAPI 3.0 `nullable: true|false` beside no `type` is dropped: without a type null is
  * allowed anyway, and ajv refuses the pair ("nullable" cannot be used without "type"), which made
  * such descriptions fail to import.
+ * @throws InlineBudgetExceeded past `budget.left` objects (an inlined copy grows exponentially
+ *   with chains of `allOf` refs: Elasticsearch's description made 80 MB schemas)
  */
-function inline(doc: Json, schema: unknown, seen: string[] = []): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => inline(doc, s, seen));
+function inline(doc: Json, schema: unknown, seen: string[] = [], budget = { left: MAX_INLINED_NODES }): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => inline(doc, s, seen, budget));
   if (!schema || typeof schema !== 'object') return schema;
+  if (--budget.left < 0) throw new InlineBudgetExceeded();
   const ref = (schema as { $ref?: unknown }).$ref;
   if (typeof ref === 'string') {
     if (seen.includes(ref) || seen.length > 8) return {};
     const target = deref(doc, schema);
-    return target ? inline(doc, target, [...seen, ref]) : {};
+    return target ? inline(doc, target, [...seen, ref], budget) : {};
   }
-  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inline(doc, v, seen)]));
+  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inline(doc, v, seen, budget)]));
   if (typeof out.nullable === 'boolean' && !('type' in out)) delete out.nullable;
   return out;
 }
+
+/**
+ * A copy of `schema` whose local `$ref`s point into its own `$defs`, holding each schema they
+ * reach once (`#/components/schemas/Pet` → `#/$defs/Pet`): what a schema too large to inline
+ * ({@link MAX_INLINED_NODES}) is stored as. Linear in the schemas reached, whatever the nesting.
+ */
+function withDefs(doc: Json, schema: unknown): Json {
+  const names = new Map<string, string>();
+  const taken = new Set<string>();
+  const queue: string[] = [];
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (!node || typeof node !== 'object') return node;
+    const ref = (node as Json).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#')) {
+      let name = names.get(ref);
+      if (!name) {
+        const base = (ref.split('/').pop() ?? 'def').replace(/[^A-Za-z0-9_.-]/g, '_') || 'def';
+        name = base;
+        for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
+        taken.add(name);
+        names.set(ref, name);
+        queue.push(ref);
+      }
+      return { $ref: `#/$defs/${name}` };
+    }
+    const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, rewrite(v)]));
+    if (typeof out.nullable === 'boolean' && !('type' in out)) delete out.nullable;
+    return out;
+  };
+  const top = rewrite(schema) as Json;
+  const defs: Json = {};
+  while (queue.length > 0) {
+    const ref = queue.shift()!;
+    defs[names.get(ref)!] = rewrite(deref(doc, { $ref: ref }) ?? {});
+  }
+  if (Object.keys(defs).length === 0) return top;
+  // `$ref` beside other keywords is ignored by draft-07: a root that is a reference is wrapped.
+  const root = typeof top.$ref === 'string' ? { allOf: [top] } : top;
+  return { ...root, $defs: { ...((root.$defs as Json | undefined) ?? {}), ...defs } };
+}
+
+/** `schema` with its references inlined ({@link inline}), or kept under `$defs` when that is too large ({@link withDefs}). */
+function resolveSchema(doc: Json, schema: unknown): Json {
+  try {
+    return inline(doc, schema) as Json;
+  } catch (err) {
+    if (!(err instanceof InlineBudgetExceeded)) throw err;
+    return withDefs(doc, schema);
+  }
+}
+
+/** The document openapi-sampler resolves `schema`'s references in: its own `$defs` when it has them. */
+const samplingDocument = (doc: Json, schema: Json): Json => (schema.$defs ? { ...doc, $defs: schema.$defs } : doc);
 
 function mediaOf(doc: Json, response: Json): { type: string; media: Json } | undefined {
   // `content` given by a $ref (Lob's descriptions do so) is followed too.
@@ -237,7 +297,7 @@ export function designsFromOpenApi(doc: Json): ImportResult {
         const picked = response ? mediaOf(doc, response) : undefined;
         const media = picked?.media;
         const headers = contentTypeHeaders(picked?.type);
-        const schema = media?.schema ? (inline(doc, media.schema) as Json) : undefined;
+        const schema = media?.schema ? resolveSchema(doc, media.schema) : undefined;
         if (schema) responseSchemas[statusKey] = normalise(schema, label, `responseSchemas.${statusKey}`);
         // What a contract test checks the body against (cli/importers/openapi.ts), for JSON bodies.
         const checked =
@@ -254,10 +314,10 @@ export function designsFromOpenApi(doc: Json): ImportResult {
           let data: unknown;
           try {
             try {
-              data = sampleFromSchema(schema!, doc);
+              data = sampleFromSchema(schema!, samplingDocument(doc, schema!));
             } catch (err) {
               if (!(err instanceof SampleError) || err.code !== 'sample-too-large') throw err;
-              data = sampleFromSchema(schema!, doc, { requiredOnly: true });
+              data = sampleFromSchema(schema!, samplingDocument(doc, schema!), { requiredOnly: true });
               notes.push(
                 `a sample with every optional property would be too large (${err.detail}); the mock's has the required properties only`,
               );
@@ -352,7 +412,7 @@ export function designsFromOpenApi(doc: Json): ImportResult {
       for (const p of parameters)
         if (p.schema) p.schema = normalise(p.schema as Json, label, `parameters (${p.in} ${p.name})`);
       let requestSchema = requestMedia?.schema
-        ? normalise(inline(doc, requestMedia.schema) as Json, label, 'requestSchema')
+        ? normalise(resolveSchema(doc, requestMedia.schema), label, 'requestSchema')
         : null;
       // A request schema no body can satisfy would refuse every request: the body is not checked
       // (the contract test sends the documented body and checks the rest), and the report says so.
