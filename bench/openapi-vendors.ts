@@ -25,6 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { startLocalStack, type LocalStack } from '../bin/local-stack';
+import { ensureWorkspace, issueKey } from '../src/api-keys';
 
 const FIXTURES = path.resolve(__dirname, '../../test/fixtures/openapi/public');
 const CLI = path.resolve(__dirname, '../bin/assay.js');
@@ -73,13 +74,14 @@ export interface VendorOutcome {
 
 function cli(
   stack: LocalStack,
+  key: string,
   args: string[],
   cwd: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ASSAY_URL: stack.apiUrl, ASSAY_API_KEY: stack.key },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ASSAY_URL: stack.apiUrl, ASSAY_API_KEY: key },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -106,9 +108,30 @@ function statusesOf(value: unknown, out: number[] = []): number[] {
   return out;
 }
 
-async function one(stack: LocalStack, file: string, dir: string, mockBase: string): Promise<VendorOutcome> {
+/** A workspace of its own for each description (as a team importing one API has), and its key. */
+async function workspaceFor(stack: LocalStack, name: string): Promise<{ id: string; key: string }> {
+  const workspace = await ensureWorkspace(stack.dataSource.manager, `bench-${name}`.slice(0, 100));
+  const { key } = await issueKey(stack.dataSource.manager, workspace.id, { name: 'bench', scope: 'write' });
+  return { id: workspace.id, key };
+}
+
+/** Calls the API with `key`; throws with the problem on a 4xx/5xx. */
+async function call<T>(stack: LocalStack, key: string, method: string, p: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${stack.apiUrl}${p}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as T;
+  if (res.status >= 400) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function one(stack: LocalStack, file: string, dir: string, mockUrl: string): Promise<VendorOutcome> {
   const bytes = zlib.gunzipSync(fs.readFileSync(path.join(FIXTURES, file)));
   const name = file.replace(/\.(json|yaml)\.gz$/, '');
+  const ws = await workspaceFor(stack, name);
+  const mockBase = `${mockUrl.replace(/\/+$/, '')}/mock/${ws.id}`;
   const spec = path.join(dir, file.replace(/\.gz$/, ''));
   fs.writeFileSync(spec, bytes);
   const out: VendorOutcome = {
@@ -131,6 +154,7 @@ async function one(stack: LocalStack, file: string, dir: string, mockBase: strin
   const started = performance.now();
   const r = await cli(
     stack,
+    ws.key,
     [
       'import',
       'openapi',
@@ -168,19 +192,24 @@ async function one(stack: LocalStack, file: string, dir: string, mockBase: strin
   out.runners = (report.runners ?? (report.runner ? [report.runner] : [])).map((x: { name: string }) => x.name);
   const variables = Object.fromEntries((report.variables ?? []).map((v: { name: string }) => [v.name, 'any']));
   if (Object.keys(variables).length)
-    await stack.call('PATCH', `/v1/environments/${encodeURIComponent(name)}`, { variables });
+    await call(stack, ws.key, 'PATCH', `/v1/environments/${encodeURIComponent(name)}`, { variables });
   for (const runner of out.runners) {
-    const run = await cli(stack, ['run', '--runner', runner, '--env', name, '--wait', '--poll-interval', '0.5'], dir);
+    const run = await cli(
+      stack,
+      ws.key,
+      ['run', '--runner', runner, '--env', name, '--wait', '--poll-interval', '0.5'],
+      dir,
+    );
     const runId = /Run (run_[A-Za-z0-9]+)/.exec(run.stderr)?.[1];
     if (!runId) {
       out.runErrors.push(`${runner}: ${run.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300)}`);
       continue;
     }
-    const results = await stack
-      .call<RunResults>('GET', `/v1/runs/${runId}/results`)
-      .catch((e: Error): RunResults => ({ error: e.message }));
+    const results = await call<RunResults>(stack, ws.key, 'GET', `/v1/runs/${runId}/results`).catch(
+      (e: Error): RunResults => ({ error: e.message }),
+    );
     if (!results.summary || results.summary.total === 0) {
-      const doc = await stack.call<RunResults>('GET', `/v1/runs/${runId}`).catch((): RunResults => ({}));
+      const doc = await call<RunResults>(stack, ws.key, 'GET', `/v1/runs/${runId}`).catch((): RunResults => ({}));
       const error = typeof doc.error === 'string' ? doc.error : doc.error?.message;
       out.runErrors.push(`${runner}: ${String(error ?? doc.status).slice(0, 300)}`);
       continue;
@@ -188,6 +217,8 @@ async function one(stack: LocalStack, file: string, dir: string, mockBase: strin
     out.total += results.summary.total;
     out.passed += results.summary.passed;
     out.fiveXx += statusesOf(results.details).filter((s) => s >= 500 && s < 600).length;
+    if (process.env.BENCH_OPENAPI_DUMP)
+      fs.writeFileSync(`${process.env.BENCH_OPENAPI_DUMP}-${runner}.json`, JSON.stringify(results, null, 1));
     for (const tc of results.details?.testCases ?? [])
       if (tc.status !== 'passed')
         out.failures.push({
@@ -209,12 +240,9 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-openapi-vendors-'));
   const outcomes: VendorOutcome[] = [];
   try {
-    const ws = await stack.call<{ items: Array<{ id: string; current?: boolean }> }>('GET', '/v1/workspaces');
-    const wsId = (ws.items.find((w) => w.current) ?? ws.items[0])!.id;
     const mockUrl = stack.api.mockUrl ?? stack.apiUrl;
-    const mockBase = `${String(mockUrl).replace(/\/+$/, '')}/mock/${wsId}`;
     for (const file of files) {
-      const o = await one(stack, file, dir, mockBase);
+      const o = await one(stack, file, dir, mockUrl);
       outcomes.push(o);
       process.stderr.write(
         `${o.file}: import ${o.importCode}${o.mocksError ? ` (mocks: ${o.mocksError.slice(0, 120)})` : ''} ${o.importMs} ms, ${o.passed}/${o.total} passed${o.refused.length ? `, ${o.refused.length} refused` : ''}${o.runErrors.length ? `, run errors: ${o.runErrors.join('; ').slice(0, 200)}` : ''}\n`,

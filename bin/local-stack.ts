@@ -19,6 +19,8 @@ export interface LocalStack {
   api: import('./processes').ApiHandle;
   apiUrl: string;
   key: string;
+  /** The store (for benches that make their own workspaces and keys: src/api-keys.ts). */
+  dataSource: import('typeorm').DataSource;
   /** Calls the API; throws with the problem document on a 4xx/5xx. */
   call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
   stop(): Promise<void>;
@@ -76,6 +78,7 @@ export async function startLocalStack(
       api,
       apiUrl: api.url,
       key,
+      dataSource,
       async call(method, p, body) {
         const res = await fetch(`${api.url}${p}`, {
           method,

@@ -230,7 +230,19 @@ function depthOf(value: unknown): number {
   return deepest + 1;
 }
 
-const CUT_NOTE = `parts nested deeper than ${SCHEMA_DEPTH_BUDGET} levels were cut (they accept anything): stored JSON nests at most 31 levels`;
+const cutNote = (budget: number) =>
+  `parts nested deeper than ${budget} levels were cut (they accept anything): stored JSON nests at most 31 levels`;
+
+/**
+ * `schema` (a JSON Schema) made to nest at most `budget` JSON levels (its root is level 1), as
+ * {@link toJsonSchema} fits its result: subschemas that cannot fit accept anything. `notes` says
+ * so when something was cut. Used for the schemas a mock design stores (src/mock/openapi.ts).
+ */
+export function fitSchemaDepth(schema: unknown, budget: number): { schema: unknown; notes: string[] } {
+  const notes = new Set<string>();
+  const fitted = fitDepth(schema, 1, notes, budget);
+  return { schema: fitted, notes: [...notes] };
+}
 
 /**
  * The schema at JSON level `level` (the root is 1) made to nest no deeper than
@@ -239,20 +251,22 @@ const CUT_NOTE = `parts nested deeper than ${SCHEMA_DEPTH_BUDGET} levels were cu
  * a subschema that cannot fit becomes `{}` (accepts anything); a value keyword that cannot
  * (`enum`/`const`/`default` holding deep objects) is left out. Each cut adds the note once.
  */
-function fitDepth(node: unknown, level: number, notes: Set<string>): unknown {
-  if (node === null || typeof node !== 'object' || level - 1 + depthOf(node) <= SCHEMA_DEPTH_BUDGET) return node;
-  if (Array.isArray(node) || level >= SCHEMA_DEPTH_BUDGET - 1) {
-    notes.add(CUT_NOTE);
+function fitDepth(node: unknown, level: number, notes: Set<string>, budget = SCHEMA_DEPTH_BUDGET): unknown {
+  if (node === null || typeof node !== 'object' || level - 1 + depthOf(node) <= budget) return node;
+  if (Array.isArray(node) || level >= budget - 1) {
+    notes.add(cutNote(budget));
     return {};
   }
   const out: Json = {};
   for (const [key, value] of Object.entries(node as Json)) {
     if (value === null || typeof value !== 'object') out[key] = value;
-    else if (SINGLE.has(key) && !Array.isArray(value)) out[key] = fitDepth(value, level + 1, notes);
+    else if (SINGLE.has(key) && !Array.isArray(value)) out[key] = fitDepth(value, level + 1, notes, budget);
     else if ((LISTS.has(key) || key === 'items') && Array.isArray(value))
-      out[key] = value.map((v) => fitDepth(v, level + 2, notes));
+      out[key] = value.map((v) => fitDepth(v, level + 2, notes, budget));
     else if (MAPS.has(key))
-      out[key] = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, fitDepth(v, level + 2, notes)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value as Json).map(([k, v]) => [k, fitDepth(v, level + 2, notes, budget)]),
+      );
     else if (level + depthOf(value) <= SCHEMA_DEPTH_BUDGET) out[key] = value;
     else
       notes.add(

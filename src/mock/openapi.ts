@@ -32,7 +32,7 @@ import { parsePath } from './paths';
 import { deref } from './refs';
 import { SampleError, sampleFromSchema } from './samples';
 import { conformSample, schemaErrors } from './conforming';
-import { MAX_INLINED_NODES, toJsonSchema, unsatisfiable } from './openapi-schema';
+import { fitSchemaDepth, MAX_INLINED_NODES, toJsonSchema, unsatisfiable } from './openapi-schema';
 import { isJsonMedia, pickMedia } from './media';
 import { MAX_JSON_DEPTH, tooDeep } from '../validation/json-limits';
 import { normaliseSchema } from './schema-normalise';
@@ -140,14 +140,31 @@ function withDefs(doc: Json, schema: unknown): Json {
   return { ...root, $defs: { ...((root.$defs as Json | undefined) ?? {}), ...defs } };
 }
 
-/** `schema` with its references inlined ({@link inline}), or kept under `$defs` when that is too large ({@link withDefs}). */
-function resolveSchema(doc: Json, schema: unknown): Json {
+/**
+ * Deepest JSON nesting of a schema a design stores: a design nests at most 31 levels
+ * (src/validation/json-limits.ts) and its schemas sit up to 3 levels down
+ * (`parameters[i].schema`).
+ */
+const DESIGN_SCHEMA_DEPTH = MAX_JSON_DEPTH - 3;
+
+/**
+ * `schema` with its references inlined ({@link inline}), or kept under `$defs` when that is too
+ * large or too deep ({@link withDefs}); what still nests deeper than {@link DESIGN_SCHEMA_DEPTH}
+ * accepts anything, and `cut` hears why.
+ */
+function resolveSchema(doc: Json, schema: unknown, cut: (note: string) => void = () => undefined): Json {
+  let out: Json;
   try {
-    return inline(doc, schema) as Json;
+    out = inline(doc, schema) as Json;
+    if (tooDeep(out, DESIGN_SCHEMA_DEPTH)) out = withDefs(doc, schema);
   } catch (err) {
     if (!(err instanceof InlineBudgetExceeded)) throw err;
-    return withDefs(doc, schema);
+    out = withDefs(doc, schema);
   }
+  if (!tooDeep(out, DESIGN_SCHEMA_DEPTH)) return out;
+  const fitted = fitSchemaDepth(out, DESIGN_SCHEMA_DEPTH);
+  for (const note of fitted.notes) cut(note);
+  return fitted.schema as Json;
 }
 
 /** The document openapi-sampler resolves `schema`'s references in: its own `$defs` when it has them. */
@@ -297,7 +314,11 @@ export function designsFromOpenApi(doc: Json): ImportResult {
         const picked = response ? mediaOf(doc, response) : undefined;
         const media = picked?.media;
         const headers = contentTypeHeaders(picked?.type);
-        const schema = media?.schema ? resolveSchema(doc, media.schema) : undefined;
+        const schema = media?.schema
+          ? resolveSchema(doc, media.schema, (note) =>
+              result.warnings.push({ operation: at, reason: `response schema: ${note}` }),
+            )
+          : undefined;
         if (schema) responseSchemas[statusKey] = normalise(schema, label, `responseSchemas.${statusKey}`);
         // What a contract test checks the body against (cli/importers/openapi.ts), for JSON bodies.
         const checked =
@@ -412,7 +433,13 @@ export function designsFromOpenApi(doc: Json): ImportResult {
       for (const p of parameters)
         if (p.schema) p.schema = normalise(p.schema as Json, label, `parameters (${p.in} ${p.name})`);
       let requestSchema = requestMedia?.schema
-        ? normalise(resolveSchema(doc, requestMedia.schema), label, 'requestSchema')
+        ? normalise(
+            resolveSchema(doc, requestMedia.schema, (note) =>
+              result.warnings.push({ operation: label, reason: `request schema: ${note}` }),
+            ),
+            label,
+            'requestSchema',
+          )
         : null;
       // A request schema no body can satisfy would refuse every request: the body is not checked
       // (the contract test sends the documented body and checks the rest), and the report says so.

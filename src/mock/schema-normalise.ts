@@ -112,6 +112,12 @@ export function normaliseSchema(schema: unknown): NormalisedSchema {
         delete out[key];
       }
     }
+    // JSON Schema requires at least one enum value (draft-07 §6.1.2, 2020-12 §6.1.2); generators
+    // write `enum: []` when every value was filtered out (Discord's description does): read as no enum.
+    if (Array.isArray(out.enum) && out.enum.length === 0) {
+      notes.add(`enum listed no values, which JSON Schema does not allow: read as no enum${at}`);
+      delete out.enum;
+    }
     for (const key of ['enum', 'required'] as const) {
       const list = out[key];
       if (!Array.isArray(list)) continue;

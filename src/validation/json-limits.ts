@@ -74,12 +74,25 @@ function resolveLocal(root: unknown, ref: string): unknown {
  */
 export function schemaLoop(schema: unknown, document?: unknown): string | null {
   const root = document ?? schema;
+  // The subschemas applied to one value from the current start, counted with repeats (the work of
+  // validating one value in place: a fan-out of references, d0 = allOf [d1, d1], d1 = allOf [d2, d2]…,
+  // is exponential). A schema whose in-place closure was walked without finding a loop keeps its
+  // count: a loop through it would have been found from it, so it is not walked again, and the
+  // check stays linear in the schema however often shared components are reached.
   let visited = 0;
+  const clean = new Map<unknown, number>();
   // Depth-first over in-place edges, with the chain of schemas currently applied to one instance.
   const check = (start: unknown): string | null => {
     const chain: unknown[] = [];
     const refs: string[] = [];
+    visited = 0;
     const walk = (node: unknown, via: string): string | null => {
+      const known = clean.get(node);
+      if (known !== undefined) {
+        visited += known;
+        return visited > MAX_SCHEMA_NODES ? `is too large to check (over ${MAX_SCHEMA_NODES} subschemas)` : null;
+      }
+      const before = visited;
       if (++visited > MAX_SCHEMA_NODES) return `is too large to check (over ${MAX_SCHEMA_NODES} subschemas)`;
       if (node === null || typeof node !== 'object' || Array.isArray(node)) return null;
       if (chain.length >= MAX_IN_PLACE_CHAIN)
@@ -106,6 +119,7 @@ export function schemaLoop(schema: unknown, document?: unknown): string | null {
             if (found) return found;
           }
         }
+        clean.set(node, visited - before);
         return null;
       } finally {
         chain.pop();
