@@ -184,6 +184,14 @@ function contentTypeHeaders(type: string | undefined): Record<string, string> | 
   return { 'content-type': type };
 }
 
+/**
+ * The `yaml` parser's bound on alias expansion (its `maxAliasCount`: aliases resolved, weighted by
+ * the aliases inside what each one names). Its default, 100, refuses real descriptions that share
+ * parameters and schemas through anchors (Langfuse's: 155 aliases); 10,000 takes them and still
+ * refuses an entity-expansion document ("billion laughs": 9 levels of 9 aliases) at once.
+ */
+export const YAML_MAX_ALIAS_COUNT = 10_000;
+
 /** A document nesting deeper than MAX_JSON_DEPTH; `path` points at where (empty when the YAML parser gave up). */
 export class DocumentTooDeepError extends Error {
   constructor(readonly path: Array<string | number>) {
@@ -199,7 +207,9 @@ export class DocumentTooDeepError extends Error {
 export function parseOpenApi(text: string): Json {
   let doc: unknown;
   try {
-    doc = text.trimStart().startsWith('{') ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
+    doc = text.trimStart().startsWith('{')
+      ? JSON.parse(text)
+      : parseYaml(text, { maxAliasCount: YAML_MAX_ALIAS_COUNT });
   } catch (err) {
     // The yaml parser recurses per nesting level: a deep document overflows its stack.
     if (err instanceof RangeError || /Maximum call stack/i.test((err as Error).message))

@@ -427,6 +427,87 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     expect(run.code, run.stdout + run.stderr + (await failuresOf(run.stderr))).to.equal(0);
   });
 
+  it('test cases over what one run carries go to runners NAME-1 … NAME-n by size; each runs, and passes against the mocks', async () => {
+    // 40 operations whose response schemas (300 described properties) make ~1.5 MiB of test cases.
+    const properties = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [
+        `field_${i}`,
+        {
+          type: 'string',
+          example: `value ${i}`,
+          description: `The ${i}th field of a wide record, described at length as generated descriptions often are.`,
+        },
+      ]),
+    );
+    const paths = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [
+        `/records${i}/{record-id}`,
+        {
+          get: {
+            parameters: [{ name: 'record-id', in: 'path', required: true, schema: { type: 'string' }, example: 'r1' }],
+            responses: {
+              '200': {
+                description: 'ok',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/Wide' } } },
+              },
+            },
+          },
+        },
+      ]),
+    );
+    const wide = path.join(dir, 'wide.json');
+    fs.writeFileSync(
+      wide,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Wide', version: '1' },
+        paths,
+        components: { schemas: { Wide: { type: 'object', properties } } },
+      }),
+    );
+    const mockBase = `${app.api.mockUrl}/mock/${app.workspaceId}`;
+    const r = await runCli(
+      [
+        'import',
+        'openapi',
+        wide,
+        '--with-mocks',
+        '--runner',
+        'wide',
+        '--environment',
+        'wide',
+        '--base-url',
+        mockBase,
+        '--json',
+      ],
+      { app, cwd: dir },
+    );
+    expect(r.code, r.stderr).to.equal(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.runner).to.equal(undefined);
+    const runners = report.runners as Array<{ name: string; testCases: number; bytes: number }>;
+    expect(runners.map((x) => x.name)).to.deep.equal(['wide-1', 'wide-2']);
+    expect(runners.reduce((n, x) => n + x.testCases, 0)).to.equal(40);
+    for (const x of runners) expect(x.bytes).to.be.at.most(1024 * 1024);
+    expect(r.stderr).to.match(/over what one run carries \(1\.5 MiB\): 2 runners, run each/);
+    // Hyphenated path parameters are mocked too: every test case passes.
+    for (const x of runners) {
+      const run = await runCli(['run', '--runner', x.name, '--env', 'wide', '--wait', '--poll-interval', '0.2'], {
+        app,
+        cwd: dir,
+      });
+      expect(run.code, run.stderr + (await failuresOf(run.stderr))).to.equal(0);
+      const results = (await app.request('GET', `/v1/runs/${runIdOf(run.stderr)}/results`)).body;
+      expect(results.summary).to.include({ total: x.testCases, passed: x.testCases });
+    }
+    // A re-import leaves both runners as they are.
+    const again = await runCli(['import', 'openapi', wide, '--runner', 'wide', '--json'], { app, cwd: dir });
+    expect(JSON.parse(again.stdout).runners.map((x: { action: string }) => x.action)).to.deep.equal([
+      'unchanged',
+      'unchanged',
+    ]);
+  });
+
   // Descriptions nobody here wrote (test/fixtures/openapi/public/SOURCES.md): Twilio's patterns
   // (`^ZS[0-9a-fA-F]{32}$`), Vonage's examples that break their own schemas, Lob's `content` by $ref.
   for (const [file, folder, warned] of [

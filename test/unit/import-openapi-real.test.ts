@@ -1,0 +1,101 @@
+/**
+ * What real descriptions (test/fixtures/openapi/public/SOURCES.md) needed of the OpenAPI import
+ * (docs/import-openapi.md "Big descriptions" and "When the description contradicts itself"):
+ * YAML anchors shared widely (Langfuse), path parameters named with `-` or `.` (Chargebee's
+ * `{subscription-id}`), schemas whose inlined copy grows exponentially (Elasticsearch), and
+ * test cases too many for one run's plan (runners split by size).
+ */
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { RUNNER_PLAN_BUDGET, splitByBytes } from '../../cli/commands/import-openapi';
+import { contractTestsFromOpenApi } from '../../cli/importers/openapi';
+import { designsFromOpenApi, parseOpenApi } from '../../src/mock/openapi';
+import { parsePath } from '../../src/mock/paths';
+import { schemaLoop, tooDeep } from '../../src/validation/json-limits';
+import { OPENAPI_FIXTURES } from '../helpers/openapi-contract';
+
+const fixture = (file: string) => zlib.gunzipSync(fs.readFileSync(path.join(OPENAPI_FIXTURES, file))).toString('utf8');
+
+describe('OpenAPI import: what real descriptions need', () => {
+  it('reads a description sharing parts through 155 YAML aliases, and still refuses entity expansion', () => {
+    const doc = parseOpenApi(fixture('langfuse-api.yaml.gz'));
+    expect(Object.keys(doc.paths as object).length).to.be.greaterThan(50);
+    let laughs = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
+    let previous = 'a';
+    for (let i = 0; i < 9; i++) {
+      laughs += `n${i}: &n${i} [${Array(9).fill(`*${previous}`).join(',')}]\n`;
+      previous = `n${i}`;
+    }
+    expect(() => parseOpenApi(`openapi: 3.0.0\n${laughs}`)).to.throw(/resource exhaustion/);
+  });
+
+  it('parses path parameters named with - and ., routing them under positional names', () => {
+    const parsed = parsePath('/subscriptions/{subscription-id}/items/{item.id}.json');
+    expect(parsed).to.deep.include({
+      path: '/subscriptions/{subscription-id}/items/{item.id}.json',
+      params: ['subscription-id', 'item.id'],
+      routeKey: '/subscriptions/{}/items/{}.json',
+      routerPath: '/subscriptions/:__p0/items/:__p1.json',
+      routerNames: { __p0: 'subscription-id', __p1: 'item.id' },
+    });
+    expect(parsePath('/users/{userId}')).to.not.have.property('routerNames');
+  });
+
+  it("imports a mock for every one of Chargebee's operations with hyphenated parameters", () => {
+    const doc = parseOpenApi(fixture('chargebee-v1.yaml.gz'));
+    const hyphenated = Object.keys(doc.paths as object).filter((p) => /\{[^}]*-[^}]*\}/.test(p));
+    expect(hyphenated.length).to.be.greaterThan(20);
+    const { designs, skipped } = designsFromOpenApi(doc);
+    expect(skipped.filter((s) => /\{[^}]*-/.test(s.operation))).to.deep.equal([]);
+    const paths = new Set(designs.map((d) => d.path));
+    for (const p of hyphenated) expect(paths.has(p), p).to.equal(true);
+  });
+
+  it("keeps an exponentially inlining schema's components under $defs: small, shallow, checkable", () => {
+    // Each level's three properties refer to the next: 3^30 copies when inlined.
+    const schemas: Record<string, unknown> = { L30: { type: 'string' } };
+    for (let i = 0; i < 30; i++)
+      schemas[`L${i}`] = {
+        type: 'object',
+        properties: Object.fromEntries(['a', 'b', 'c'].map((k) => [k, { $ref: `#/components/schemas/L${i + 1}` }])),
+      };
+    const doc = {
+      openapi: '3.0.3',
+      info: { title: 'Fan-out', version: '1' },
+      paths: {
+        '/fan': {
+          post: {
+            requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/L0' } } } },
+            responses: {
+              '200': {
+                description: 'ok',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/L0' } } },
+              },
+            },
+          },
+        },
+      },
+      components: { schemas },
+    };
+    const started = performance.now();
+    const { designs } = designsFromOpenApi(doc);
+    const plan = contractTestsFromOpenApi(doc);
+    // Bounded: the exponential copy would never finish (a generous bound for a busy 2-core machine).
+    expect(performance.now() - started).to.be.below(30_000);
+    const design = designs[0]!;
+    expect(JSON.stringify(design.requestSchema).length).to.be.below(20_000);
+    expect(Object.keys((design.requestSchema as { $defs: object }).$defs)).to.have.length(31);
+    expect(tooDeep(design)).to.equal(null);
+    expect(schemaLoop(design.requestSchema)).to.equal(null);
+    expect(tooDeep(plan.testCases[0]!.body)).to.equal(null);
+  });
+
+  it('cuts test cases into runners of at most RUNNER_PLAN_BUDGET bytes, in order', () => {
+    const items = [600, 500, 100, 900, 300].map((kb, i) => ({ item: i, bytes: kb * 1024 }));
+    expect(splitByBytes(items, RUNNER_PLAN_BUDGET)).to.deep.equal([[0], [1, 2], [3], [4]]);
+    expect(splitByBytes([{ item: 'big', bytes: 2 * RUNNER_PLAN_BUDGET }], RUNNER_PLAN_BUDGET)).to.deep.equal([['big']]);
+    expect(splitByBytes([], RUNNER_PLAN_BUDGET)).to.deep.equal([]);
+  });
+});
