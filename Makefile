@@ -6,7 +6,7 @@ STAMP := node_modules/.assay-install-stamp
 # mocha for a subset of the suite: without .mocharc.json, whose spec list would be added to the files named.
 MOCHA_ONLY := npx mocha --no-config --require dist/test/setup.js --timeout 60000 --exit --node-option no-node-snapshot --node-option enable-source-maps --node-option expose-gc
 
-.PHONY: install build dev run bundler test test-unit test-workflows lint bench bench-cluster demo up down record-histories clean screenshots cluster cluster-down cluster-status test-cluster
+.PHONY: install build dev run bundler test test-unit test-workflows lint bench bench-openapi bench-cluster demo up down record-histories clean screenshots cluster cluster-down cluster-status test-cluster
 
 ## install: project dependencies (npm ci) and the compiled build
 install: $(STAMP) build
@@ -69,6 +69,7 @@ bench: install
 	@$(ENV) node --no-node-snapshot dist/bench/mocks.js
 	@$(ENV) node --no-node-snapshot dist/bench/mock-crud.js
 	@$(ENV) node --no-node-snapshot dist/bench/openapi-contract.js
+	@$(ENV) node --no-node-snapshot dist/bench/openapi-vendors.js
 	@$(ENV) node dist/bench/bundler.js
 	@$(ENV) node --no-node-snapshot dist/bench/durability.js
 	@$(ENV) scripts/k6.sh && node --no-node-snapshot dist/bench/load.js
@@ -80,6 +81,10 @@ bench: install
 	@$(ENV) node --no-node-snapshot dist/bench/callbacks.js
 	@$(ENV) node --no-node-snapshot dist/bench/timers.js
 	@$(ENV) node dist/bench/codec.js
+
+## bench-openapi: every public OpenAPI description imported end to end as a user does it (CLI, mocks, runs; about an hour here): imports with mocks, contract tests passing, 5xx, import times (docs/benchmarks.md "OpenAPI descriptions end to end"); BENCH_OPENAPI_FILES=a,b for some
+bench-openapi: install
+	@$(ENV) node --no-node-snapshot dist/bench/openapi-vendors.js
 
 ## bench-cluster: the scaling bench (1 and 2 worker processes) on the Temporal server of `make cluster` (started when not running)
 bench-cluster: cluster

@@ -1,6 +1,6 @@
 /**
  * `make bench` part: the contract tests `assay import openapi` makes from each public description
- * in test/fixtures/openapi/public (SOURCES.md: 46 descriptions of 22 vendors, 2 to 1,825 KB), run
+ * in test/fixtures/openapi/public (SOURCES.md: 89 descriptions of 51 vendors, 2 KB to 3.8 MB), run
  * against the mocks `POST /v1/designs/import` makes from the same description, in process
  * (test/helpers/openapi-contract.ts: each assertion evaluated as a run evaluates it, on the response
  * the mock engine answers by default). The goal (docs/benchmarks.md "OpenAPI mocks against their
