@@ -247,8 +247,11 @@ function parametersOf(doc: Json, item: Json, op: Json): MockParameter[] {
       // values and matrix/label paths are left unchecked.
       const style = typeof p.style === 'string' ? p.style : undefined;
       if (style !== undefined && style !== (p.in === 'query' ? 'form' : 'simple')) continue;
-      const type = (deref(doc, schema) as Json | undefined)?.type;
-      if (type === 'object' || (Array.isArray(type) && type.includes('object'))) continue;
+      // Objects (and arrays of objects: Algolia's `objects` query parameter) have no default text form.
+      const resolved = deref(doc, schema) as Json | undefined;
+      const isObject = (t: unknown) => t === 'object' || (Array.isArray(t) && t.includes('object'));
+      if (isObject(resolved?.type)) continue;
+      if (isObject((deref(doc, resolved?.items) as Json | undefined)?.type)) continue;
       const parameter: MockParameter = { in: p.in, name: p.name };
       if (p.required === true || p.in === 'path') parameter.required = true;
       if (schema && typeof schema === 'object')
@@ -471,7 +474,10 @@ export function designsFromOpenApi(doc: Json): ImportResult {
         responses,
         ...(parameters.length ? { parameters } : {}),
         validateRequests: true,
-        ...(requestMedia?.schema ? { requestBodyRequired: body?.required === true } : {}),
+        // A GET or HEAD body has no meaning (RFC 9110 §9.3.1) and clients do not send one: never required.
+        ...(requestMedia?.schema
+          ? { requestBodyRequired: body?.required === true && method !== 'get' && method !== 'head' }
+          : {}),
       });
     }
   }

@@ -9,7 +9,9 @@
  * - path parameters named with `-` or `.` (`{subscription-id}`, `{item.id}`) are mocked, and
  *   validated under their own names;
  * - a request schema of `allOf` parts that each forbid additional properties accepts no body: the
- *   mock does not check bodies against it, and both reports say so.
+ *   mock does not check bodies against it, and both reports say so;
+ * - a body documented on a GET is not required (clients send none), nor are query parameters
+ *   holding objects checked (they have no default text form).
  */
 import { expect } from 'chai';
 import type { ApiNode } from '../../../src/domain/types';
@@ -65,6 +67,16 @@ const DOC = {
           { name: 'item.id', in: 'path', required: true, schema: { type: 'integer' } },
         ],
         responses: ok('200', { type: 'object', properties: { ok: { type: 'boolean', example: true } } }),
+      },
+    },
+    // Asana documents a required body on a GET; Algolia a query parameter holding objects.
+    '/typeahead': {
+      get: {
+        parameters: [
+          { name: 'objects', in: 'query', required: true, schema: { type: 'array', items: { type: 'object' } } },
+        ],
+        requestBody: { required: true, ...json({ type: 'object', properties: { q: { type: 'string' } } }) },
+        responses: ok('200', { type: 'array', items: { type: 'string' }, example: ['a'] }),
       },
     },
     '/merge': {
@@ -161,6 +173,11 @@ describe('OpenAPI import: contract tests and mocks of one description agree', fu
     const wrong = await send(operation, '/subscriptions/nope/items/5');
     expect(wrong.status).to.equal(422);
     expect(JSON.stringify(wrong.body.violations)).to.match(/subscription-id/);
+  });
+
+  it('a GET with a documented body and a query parameter of objects: neither is asked of the request', async () => {
+    const res = await send('GET /typeahead');
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
   });
 
   it('a request schema whose allOf parts each forbid additional properties: both reports say no body can match; the rest is checked', async () => {
