@@ -455,7 +455,9 @@ describe('OpenAPI import: response schemas', () => {
   it('counts JSON levels, not schema objects: nullable $refs and allOf wrappers (Box) and deep enum values still fit a saved test case', async () => {
     // Box's description: every `$ref` is `allOf: [$ref]` + `nullable`, which 3.0 conversion wraps in
     // `anyOf: [..., {type: null}]` — two JSON levels per wrapper that the schema count missed.
-    const schemas: Json = { Leaf: { type: 'object', properties: { v: { type: 'string', enum: [{ a: { b: { c: 1 } } }] } } } };
+    const schemas: Json = {
+      Leaf: { type: 'object', properties: { v: { type: 'string', enum: [{ a: { b: { c: 1 } } }] } } },
+    };
     for (let i = 0; i < 14; i++)
       schemas[`L${i}`] = {
         type: 'object',
