@@ -319,19 +319,22 @@ async function syncRunner(
     !(runner.testCaseIds ?? []).length
   )
     return 'unchanged';
-  if (!dry && client) {
-    const put = () => client.request('PUT', `/v1/runners/${encodeURIComponent(name)}`, { body: wanted });
-    if (runner) await put();
-    else
-      try {
-        await client.request('POST', '/v1/runners', { body: wanted, retryUnavailable: true });
-      } catch (err) {
-        // Made meanwhile (another import, or this create applied although its answer was lost).
-        if (!isNameTaken(err)) throw err;
-        await put();
-      }
-  }
+  if (!dry && client) await saveRunner(client, wanted, Boolean(runner));
   return runner ? 'updated' : 'created';
+}
+
+/** Replaces runner `wanted.name` (PUT) when it `exists`, else creates it (POST; a 409 name-taken made meanwhile is replaced). */
+async function saveRunner(client: AssayClient, wanted: { name: string }, exists: boolean): Promise<void> {
+  const put = () => client.request('PUT', `/v1/runners/${encodeURIComponent(wanted.name)}`, { body: wanted });
+  if (exists) await put();
+  else
+    try {
+      await client.request('POST', '/v1/runners', { body: wanted, retryUnavailable: true });
+    } catch (err) {
+      // Made meanwhile (another import, or this create applied although its answer was lost).
+      if (!isNameTaken(err)) throw err;
+      await put();
+    }
 }
 
 /**
@@ -406,17 +409,7 @@ async function syncSplitRunners(
       !(existing.tags ?? []).length
     )
       action = 'unchanged';
-    else if (!dry && client) {
-      const put = () => client.request('PUT', `/v1/runners/${encodeURIComponent(partName)}`, { body: wanted });
-      if (existing) await put();
-      else
-        try {
-          await client.request('POST', '/v1/runners', { body: wanted, retryUnavailable: true });
-        } catch (err) {
-          if (!isNameTaken(err)) throw err;
-          await put();
-        }
-    }
+    else if (!dry && client) await saveRunner(client, wanted, Boolean(existing));
     out.push({ name: partName, action, testCases: part.length, bytes });
   }
   return out;
