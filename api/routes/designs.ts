@@ -33,7 +33,7 @@ import { parsePath } from '../../src/mock/paths';
 import { tooDeepProblem } from '../body';
 import { documentBodies, importDocument } from '../import-document';
 import { sharedImportPool } from '../../src/mock/import-pool';
-import { MAX_JSON_DEPTH, schemaLoop, tooDeep } from '../../src/validation/json-limits';
+import { MAX_JSON_DEPTH, resolveLocal, schemaLoop, tooDeep } from '../../src/validation/json-limits';
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
 import { compileSchema, responseDataViolations } from '../../src/mock/contract';
 import { HTTP_METHODS } from '../../src/domain/types';
@@ -219,6 +219,63 @@ const schemaChecker = new Ajv({
   code: { regExp: patternRegExp },
 });
 
+/**
+ * Why `schema` would not compile where the mock checks it, or null, without compiling it: ajv's
+ * draft-07 meta-schema check (`validateSchema`, what `compile` runs first, with its message), then
+ * what compiling refuses beyond it: a `pattern` or `patternProperties` key that is no ECMA-262
+ * regular expression with or without `u` ({@link patternRegExp}), a local `$ref` that resolves to
+ * nothing. Linear in the schema: compiling generates code for every subschema, and the designs of
+ * a large description (Elasticsearch's: 426, their component graphs under `$defs`) took over two
+ * minutes of the API's thread. A schema with a `$ref` that is not local is compiled, as before.
+ */
+const SCHEMA_DATA = new Set(['enum', 'const', 'default', 'examples', 'example']);
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+function schemaShapeProblem(schema: object): string | null {
+  if (!schemaChecker.validateSchema(schema))
+    return `schema is invalid: ${schemaChecker.errorsText(schemaChecker.errors)}`;
+  const stack: unknown[] = [schema];
+  let remote = false;
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const v of node) stack.push(v);
+      continue;
+    }
+    const s = node as Record<string, unknown>;
+    const patterns = [
+      ...(typeof s.pattern === 'string' ? [s.pattern] : []),
+      ...(s.patternProperties && typeof s.patternProperties === 'object' ? Object.keys(s.patternProperties) : []),
+    ];
+    for (const pattern of patterns)
+      try {
+        patternRegExp(pattern, 'u');
+      } catch (err) {
+        return (err as Error).message;
+      }
+    if (typeof s.$ref === 'string') {
+      if (s.$ref !== '#' && !s.$ref.startsWith('#/')) remote = true;
+      else if (resolveLocal(schema, s.$ref) === undefined) return `can't resolve reference ${s.$ref}`;
+    }
+    for (const [key, v] of Object.entries(s)) {
+      if (v === null || typeof v !== 'object' || SCHEMA_DATA.has(key)) continue;
+      // A map of subschemas: its keys are names (a property may be called `enum`), its values schemas.
+      if (SCHEMA_MAPS.has(key) && !Array.isArray(v)) stack.push(...Object.values(v));
+      else stack.push(v);
+    }
+  }
+  if (remote)
+    try {
+      schemaChecker.compile(schema);
+    } catch (err) {
+      return (err as Error).message;
+    } finally {
+      schemaChecker.removeSchema(schema);
+    }
+  return null;
+}
+
 /** Checks what the JSON Schema of the body cannot, fills sample data, and returns the parsed path. */
 function prepare(input: DesignInput, prefix: Array<string | number> = []): { design: DesignInput; routeKey: string } {
   const errors: FieldError[] = [];
@@ -230,11 +287,8 @@ function prepare(input: DesignInput, prefix: Array<string | number> = []): { des
       errors.push(fieldError(at, loop));
       return;
     }
-    try {
-      schemaChecker.compile(schema as object);
-    } catch (err) {
-      errors.push(fieldError(at, `is not a valid JSON Schema: ${(err as Error).message}`));
-    }
+    const problem = schemaShapeProblem(schema as object);
+    if (problem) errors.push(fieldError(at, `is not a valid JSON Schema: ${problem}`));
   };
   if (input.requestSchema) schemaError(input.requestSchema, [...prefix, 'requestSchema']);
   // Parameters (src/mock/contract.ts): schemas that compile, one per location and name, path ones in the path.

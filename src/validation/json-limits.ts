@@ -52,7 +52,7 @@ const MAX_SCHEMA_NODES = 20_000;
 const MAX_IN_PLACE_CHAIN = 256;
 
 /** Resolves a local JSON Pointer reference (`#`, `#/$defs/a`) against `root`; undefined when it does not. */
-function resolveLocal(root: unknown, ref: string): unknown {
+export function resolveLocal(root: unknown, ref: string): unknown {
   if (ref === '#' || ref === '') return root;
   if (!ref.startsWith('#/')) return undefined;
   let node: unknown = root;

@@ -91,6 +91,16 @@ describe('mock service', function () {
           'responses[1].code',
         ],
         [{ ...good, responseSchemas: { '200': { type: 'nonsense' } } }, 'responseSchemas["200"]'],
+        // What compiling would refuse beyond the meta-schema (api/routes/designs.ts schemaShapeProblem).
+        [{ ...good, requestSchema: { $ref: '#/$defs/Missing' } }, 'requestSchema'],
+        [{ ...good, requestSchema: { type: 'string', pattern: '(unclosed' } }, 'requestSchema'],
+        [
+          {
+            ...good,
+            responseSchemas: { '200': { type: 'object', patternProperties: { '[z-a]': { type: 'string' } } } },
+          },
+          'responseSchemas["200"]',
+        ],
       ];
       for (const [body, field] of cases) {
         const res = await design(body);
