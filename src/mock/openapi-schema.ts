@@ -25,6 +25,7 @@
 import { formatNames } from 'ajv-formats/dist/formats';
 import { deref } from './refs';
 import { normaliseSchema } from './schema-normalise';
+import { resolveLocal } from '../validation/json-limits';
 
 type Json = Record<string, unknown>;
 
@@ -218,6 +219,7 @@ export function toJsonSchema(schema: unknown, doc: Json, options: { response?: b
   const normalised = normaliseSchema(root);
   const fitted = fitDepth(normalised.schema, 1, st.notes);
   const body = (fitted && typeof fitted === 'object' ? fitted : {}) as Json;
+  for (const note of breakInPlaceLoops(body)) st.notes.add(note);
   const out: Json = is31 ? { $schema: 'https://json-schema.org/draft/2020-12/schema', ...body } : body;
   return { schema: out, notes: [...st.notes, ...normalised.notes] };
 }
@@ -289,4 +291,51 @@ export function unsatisfiable(schema: Json): string | undefined {
     names.some((other, j) => j !== i && other.some((n) => !own.includes(n)) && own.length > 0),
   );
   return clash ? 'its allOf parts each forbid additional properties, so an object cannot satisfy them all' : undefined;
+}
+
+const IN_PLACE_SINGLE = ['not', 'if', 'then', 'else'] as const;
+const IN_PLACE_LIST = ['allOf', 'anyOf', 'oneOf'] as const;
+
+/**
+ * Removes the local `$ref`s of `root` (a JSON Schema, changed in place) that lead back to a schema
+ * already being applied to the same value without descending into it: OpenAPI's polymorphism
+ * written as a parent whose `oneOf` lists its subtypes, each of which is `allOf` the parent (Okta's
+ * `JsonSigningWebKey`). With its `discriminator` a reader picks one branch; as JSON Schema it
+ * never finishes validating (src/validation/json-limits.ts `schemaLoop` refuses it, and ajv
+ * overflows its stack on it). The back reference accepts anything instead; the subtype's own
+ * keywords still apply. Returns a note per reference removed.
+ */
+export function breakInPlaceLoops(root: Json): string[] {
+  const notes = new Set<string>();
+  const clean = new Set<object>();
+  const chain: object[] = [];
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object' || Array.isArray(node) || clean.has(node)) return;
+    if (chain.length > 256) return;
+    chain.push(node);
+    const s = node as Json;
+    if (typeof s.$ref === 'string' && (s.$ref === '#' || s.$ref.startsWith('#/'))) {
+      const target = resolveLocal(root, s.$ref);
+      if (target !== null && typeof target === 'object' && chain.includes(target)) {
+        notes.add(
+          `${s.$ref} refers back to itself without descending into the value (a parent listing subtypes that extend it): that reference accepts anything`,
+        );
+        delete s.$ref;
+      } else visit(target);
+    }
+    for (const k of IN_PLACE_SINGLE) visit(s[k]);
+    for (const k of IN_PLACE_LIST) if (Array.isArray(s[k])) for (const sub of s[k] as unknown[]) visit(sub);
+    chain.pop();
+    clean.add(node);
+  };
+  const starts: unknown[] = [root];
+  const seen = new Set<object>();
+  while (starts.length > 0) {
+    const node = starts.pop();
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    if (!Array.isArray(node)) visit(node);
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') starts.push(child);
+  }
+  return [...notes];
 }

@@ -32,7 +32,7 @@ import { parsePath } from './paths';
 import { deref } from './refs';
 import { SampleError, sampleFromSchema } from './samples';
 import { conformSample, schemaErrors } from './conforming';
-import { fitSchemaDepth, MAX_INLINED_NODES, toJsonSchema, unsatisfiable } from './openapi-schema';
+import { breakInPlaceLoops, fitSchemaDepth, MAX_INLINED_NODES, toJsonSchema, unsatisfiable } from './openapi-schema';
 import { isJsonMedia, pickMedia } from './media';
 import { MAX_JSON_DEPTH, tooDeep } from '../validation/json-limits';
 import { normaliseSchema } from './schema-normalise';
@@ -161,10 +161,13 @@ function resolveSchema(doc: Json, schema: unknown, cut: (note: string) => void =
     if (!(err instanceof InlineBudgetExceeded)) throw err;
     out = withDefs(doc, schema);
   }
-  if (!tooDeep(out, DESIGN_SCHEMA_DEPTH)) return out;
-  const fitted = fitSchemaDepth(out, DESIGN_SCHEMA_DEPTH);
-  for (const note of fitted.notes) cut(note);
-  return fitted.schema as Json;
+  if (tooDeep(out, DESIGN_SCHEMA_DEPTH)) {
+    const fitted = fitSchemaDepth(out, DESIGN_SCHEMA_DEPTH);
+    for (const note of fitted.notes) cut(note);
+    out = fitted.schema as Json;
+  }
+  for (const note of breakInPlaceLoops(out)) cut(note);
+  return out;
 }
 
 /** The document openapi-sampler resolves `schema`'s references in: its own `$defs` when it has them. */
@@ -313,172 +316,187 @@ export function designsFromOpenApi(doc: Json): ImportResult {
         continue;
       }
       routes.set(route, label);
-      const responses: MockResponse[] = [];
-      const responseSchemas: Record<string, object> = {};
-      const documented = Object.entries((op.responses as Json | undefined) ?? {});
-      const explicitClasses = new Set(documented.filter(([k]) => /^[1-5]\d\d$/.test(k)).map(([k]) => k[0]));
-      for (const [statusKey, rawResponse] of documented) {
-        // A range (`2XX`, OpenAPI 3.1 §4.8.16.2) stands for its class when no status of it is listed.
-        const range = /^([1-5])XX$/i.exec(statusKey);
-        if (!/^[1-5]\d\d$/.test(statusKey) && !(range && !explicitClasses.has(range[1]!))) continue;
-        const status = range ? Number(range[1]) * 100 : Number(statusKey);
-        const at = `${label} ${statusKey}`;
-        const response = deref(doc, rawResponse);
-        const picked = response ? mediaOf(doc, response) : undefined;
-        const media = picked?.media;
-        const headers = contentTypeHeaders(picked?.type);
-        const schema = media?.schema
-          ? resolveSchema(doc, media.schema, (note) =>
-              result.warnings.push({ operation: at, reason: `response schema: ${note}` }),
-            )
-          : undefined;
-        if (schema) responseSchemas[statusKey] = normalise(schema, label, `responseSchemas.${statusKey}`);
-        // What a contract test checks the body against (cli/importers/openapi.ts), for JSON bodies.
-        const checked =
-          media?.schema && picked && isJsonMedia(picked.type)
-            ? toJsonSchema(media.schema, doc, { response: true }).schema
+      // What fails unexpectedly on one operation (a schema ajv recurses on forever…) skips that
+      // operation with the reason; a sample over the caps still refuses the import (422).
+      try {
+        const responses: MockResponse[] = [];
+        const responseSchemas: Record<string, object> = {};
+        const documented = Object.entries((op.responses as Json | undefined) ?? {});
+        const explicitClasses = new Set(documented.filter(([k]) => /^[1-5]\d\d$/.test(k)).map(([k]) => k[0]));
+        for (const [statusKey, rawResponse] of documented) {
+          // A range (`2XX`, OpenAPI 3.1 §4.8.16.2) stands for its class when no status of it is listed.
+          const range = /^([1-5])XX$/i.exec(statusKey);
+          if (!/^[1-5]\d\d$/.test(statusKey) && !(range && !explicitClasses.has(range[1]!))) continue;
+          const status = range ? Number(range[1]) * 100 : Number(statusKey);
+          const at = `${label} ${statusKey}`;
+          const response = deref(doc, rawResponse);
+          const picked = response ? mediaOf(doc, response) : undefined;
+          const media = picked?.media;
+          const headers = contentTypeHeaders(picked?.type);
+          const schema = media?.schema
+            ? resolveSchema(doc, media.schema, (note) =>
+                result.warnings.push({ operation: at, reason: `response schema: ${note}` }),
+              )
             : undefined;
-        /**
-         * A sample of the schema made to satisfy it (openapi-sampler, then ./conforming.ts); the
-         * required properties only when a full one would be too large (Figma's node trees).
-         * @throws SampleError pointing at the response
-         */
-        const sampled = (): { data: unknown; notes: string[]; errors: string[] } => {
-          const notes: string[] = [];
-          let data: unknown;
-          try {
+          if (schema) responseSchemas[statusKey] = normalise(schema, label, `responseSchemas.${statusKey}`);
+          // What a contract test checks the body against (cli/importers/openapi.ts), for JSON bodies.
+          const checked =
+            media?.schema && picked && isJsonMedia(picked.type)
+              ? toJsonSchema(media.schema, doc, { response: true }).schema
+              : undefined;
+          /**
+           * A sample of the schema made to satisfy it (openapi-sampler, then ./conforming.ts); the
+           * required properties only when a full one would be too large (Figma's node trees).
+           * @throws SampleError pointing at the response
+           */
+          const sampled = (): { data: unknown; notes: string[]; errors: string[] } => {
+            const notes: string[] = [];
+            let data: unknown;
             try {
-              data = sampleFromSchema(schema!, samplingDocument(doc, schema!));
+              try {
+                data = sampleFromSchema(schema!, samplingDocument(doc, schema!));
+              } catch (err) {
+                if (!(err instanceof SampleError) || err.code !== 'sample-too-large') throw err;
+                data = sampleFromSchema(schema!, samplingDocument(doc, schema!), { requiredOnly: true });
+                notes.push(
+                  `a sample with every optional property would be too large (${err.detail}); the mock's has the required properties only`,
+                );
+              }
             } catch (err) {
-              if (!(err instanceof SampleError) || err.code !== 'sample-too-large') throw err;
-              data = sampleFromSchema(schema!, samplingDocument(doc, schema!), { requiredOnly: true });
-              notes.push(
-                `a sample with every optional property would be too large (${err.detail}); the mock's has the required properties only`,
+              if (!(err instanceof SampleError)) throw err;
+              throw new SampleError(
+                `${at}: ${err.message}`,
+                err.status,
+                err.code,
+                ['paths', rawPath, method, 'responses', statusKey],
+                err.detail,
               );
             }
-          } catch (err) {
-            if (!(err instanceof SampleError)) throw err;
-            throw new SampleError(
-              `${at}: ${err.message}`,
-              err.status,
-              err.code,
-              ['paths', rawPath, method, 'responses', statusKey],
-              err.detail,
-            );
-          }
-          if (!checked) return { data, notes, errors: [] };
-          const conformed = conformSample(data, checked);
-          return { data: conformed.value, notes, errors: conformed.errors };
-        };
-        // An example that breaks its own schema is the description's fault: the mock serves it with
-        // the failing values replaced (else a sample of the schema), so that it agrees with the
-        // contract test, and says so.
-        const checkExample = (name: string, value: unknown): unknown => {
-          if (!checked) return value;
-          const errors = schemaErrors(value, checked);
-          if (!errors.length) return value;
-          const broken = `the description's ${name} does not match its own schema (${errors.join('; ')})`;
-          const conformed = conformSample(value, checked);
-          if (conformed.valid) {
-            const what = conformed.replaced.map((p) => p || '(root)').join(', ');
-            result.warnings.push({ operation: at, reason: `${broken}; the mock serves it with ${what} made to match` });
-            return conformed.value;
-          }
-          let instead: ReturnType<typeof sampled> | undefined;
-          try {
-            instead = schema ? sampled() : undefined;
-          } catch (err) {
-            if (!(err instanceof SampleError)) throw err;
-          }
-          if (instead && instead.errors.length === 0) {
-            result.warnings.push({
-              operation: at,
-              reason: `${broken}; the mock serves a sample of the schema instead`,
+            if (!checked) return { data, notes, errors: [] };
+            const conformed = conformSample(data, checked);
+            return { data: conformed.value, notes, errors: conformed.errors };
+          };
+          // An example that breaks its own schema is the description's fault: the mock serves it with
+          // the failing values replaced (else a sample of the schema), so that it agrees with the
+          // contract test, and says so.
+          const checkExample = (name: string, value: unknown): unknown => {
+            if (!checked) return value;
+            const errors = schemaErrors(value, checked);
+            if (!errors.length) return value;
+            const broken = `the description's ${name} does not match its own schema (${errors.join('; ')})`;
+            const conformed = conformSample(value, checked);
+            if (conformed.valid) {
+              const what = conformed.replaced.map((p) => p || '(root)').join(', ');
+              result.warnings.push({
+                operation: at,
+                reason: `${broken}; the mock serves it with ${what} made to match`,
+              });
+              return conformed.value;
+            }
+            let instead: ReturnType<typeof sampled> | undefined;
+            try {
+              instead = schema ? sampled() : undefined;
+            } catch (err) {
+              if (!(err instanceof SampleError)) throw err;
+            }
+            if (instead && instead.errors.length === 0) {
+              result.warnings.push({
+                operation: at,
+                reason: `${broken}; the mock serves a sample of the schema instead`,
+              });
+              return instead.data;
+            }
+            result.warnings.push({ operation: at, reason: `${broken}; the mock serves it as written` });
+            return value;
+          };
+          const examples = media?.examples as Record<string, unknown> | undefined;
+          if (examples && Object.keys(examples).length > 0) {
+            Object.entries(examples).forEach(([name, ex], i) => {
+              const e = deref(doc, ex);
+              const data = checkExample(`example "${name}"`, e?.value ?? null);
+              responses.push({ status, code: i + 1, name, data, ...(headers ? { headers } : {}) });
             });
-            return instead.data;
-          }
-          result.warnings.push({ operation: at, reason: `${broken}; the mock serves it as written` });
-          return value;
-        };
-        const examples = media?.examples as Record<string, unknown> | undefined;
-        if (examples && Object.keys(examples).length > 0) {
-          Object.entries(examples).forEach(([name, ex], i) => {
-            const e = deref(doc, ex);
-            const data = checkExample(`example "${name}"`, e?.value ?? null);
-            responses.push({ status, code: i + 1, name, data, ...(headers ? { headers } : {}) });
-          });
-        } else if (media && 'example' in media) {
-          const data = checkExample('example', media.example);
-          responses.push({ status, code: 1, data, ...(headers ? { headers } : {}) });
-        } else if (schema) {
-          const { data, notes, errors } = sampled();
-          for (const reason of notes) result.warnings.push({ operation: at, reason });
-          if (errors.length)
-            result.warnings.push({
-              operation: at,
-              reason: `no sample satisfying the schema could be made (${errors.join('; ')})${
-                errors.some((e) => /oneOf/.test(e))
-                  ? ': its oneOf branches overlap, so a value matching one matches another too'
-                  : ''
-              }`,
+          } else if (media && 'example' in media) {
+            const data = checkExample('example', media.example);
+            responses.push({ status, code: 1, data, ...(headers ? { headers } : {}) });
+          } else if (schema) {
+            const { data, notes, errors } = sampled();
+            for (const reason of notes) result.warnings.push({ operation: at, reason });
+            if (errors.length)
+              result.warnings.push({
+                operation: at,
+                reason: `no sample satisfying the schema could be made (${errors.join('; ')})${
+                  errors.some((e) => /oneOf/.test(e))
+                    ? ': its oneOf branches overlap, so a value matching one matches another too'
+                    : ''
+                }`,
+              });
+            responses.push({ status, code: 1, data, ...(headers ? { headers } : {}) });
+          } else {
+            responses.push({
+              status,
+              code: 1,
+              name: String(response?.description ?? '').slice(0, 200) || undefined,
+              data: null,
+              ...(headers ? { headers } : {}),
             });
-          responses.push({ status, code: 1, data, ...(headers ? { headers } : {}) });
-        } else {
-          responses.push({
-            status,
-            code: 1,
-            name: String(response?.description ?? '').slice(0, 200) || undefined,
-            data: null,
-            ...(headers ? { headers } : {}),
-          });
+          }
         }
-      }
-      if (responses.length === 0) {
-        result.skipped.push({ operation: label, reason: 'no response with a status code or a range (only default)' });
-        continue;
-      }
-      const body = deref(doc, op.requestBody);
-      const requestMedia = body ? mediaOf(doc, body)?.media : undefined;
-      // Path parameters the design's path does not name (a description's mistake) cannot be checked.
-      const parameters = parametersOf(doc, item as Json, op).filter(
-        (p) => p.in !== 'path' || parsed.params.includes(p.name),
-      );
-      for (const p of parameters)
-        if (p.schema) p.schema = normalise(p.schema as Json, label, `parameters (${p.in} ${p.name})`);
-      let requestSchema = requestMedia?.schema
-        ? normalise(
-            resolveSchema(doc, requestMedia.schema, (note) =>
-              result.warnings.push({ operation: label, reason: `request schema: ${note}` }),
-            ),
-            label,
-            'requestSchema',
-          )
-        : null;
-      // A request schema no body can satisfy would refuse every request: the body is not checked
-      // (the contract test sends the documented body and checks the rest), and the report says so.
-      const nothing = requestSchema ? unsatisfiable(requestSchema as Json) : undefined;
-      if (nothing) {
-        result.warnings.push({
-          operation: label,
-          reason: `the request body schema accepts nothing (${nothing}): request bodies are not checked`,
+        if (responses.length === 0) {
+          result.skipped.push({ operation: label, reason: 'no response with a status code or a range (only default)' });
+          continue;
+        }
+        const body = deref(doc, op.requestBody);
+        const requestMedia = body ? mediaOf(doc, body)?.media : undefined;
+        // Path parameters the design's path does not name (a description's mistake) cannot be checked.
+        const parameters = parametersOf(doc, item as Json, op).filter(
+          (p) => p.in !== 'path' || parsed.params.includes(p.name),
+        );
+        for (const p of parameters)
+          if (p.schema) p.schema = normalise(p.schema as Json, label, `parameters (${p.in} ${p.name})`);
+        let requestSchema = requestMedia?.schema
+          ? normalise(
+              resolveSchema(doc, requestMedia.schema, (note) =>
+                result.warnings.push({ operation: label, reason: `request schema: ${note}` }),
+              ),
+              label,
+              'requestSchema',
+            )
+          : null;
+        // A request schema no body can satisfy would refuse every request: the body is not checked
+        // (the contract test sends the documented body and checks the rest), and the report says so.
+        const nothing = requestSchema ? unsatisfiable(requestSchema as Json) : undefined;
+        if (nothing) {
+          result.warnings.push({
+            operation: label,
+            reason: `the request body schema accepts nothing (${nothing}): request bodies are not checked`,
+          });
+          requestSchema = null;
+        }
+        result.designs.push({
+          method: method.toUpperCase(),
+          path: parsed.path,
+          name: String(op.operationId ?? op.summary ?? label).slice(0, 200),
+          description: String(op.description ?? op.summary ?? '').slice(0, 2000),
+          requestSchema,
+          responseSchemas: Object.keys(responseSchemas).length ? responseSchemas : null,
+          responses,
+          ...(parameters.length ? { parameters } : {}),
+          validateRequests: true,
+          // A GET or HEAD body has no meaning (RFC 9110 §9.3.1) and clients do not send one: never required.
+          ...(requestMedia?.schema
+            ? { requestBodyRequired: body?.required === true && method !== 'get' && method !== 'head' }
+            : {}),
         });
-        requestSchema = null;
+      } catch (err) {
+        if (err instanceof SampleError) throw err;
+        result.skipped.push({
+          operation: label,
+          reason: `could not be imported: ${String((err as Error).message ?? err)
+            .split('\n')[0]!
+            .slice(0, 300)}`,
+        });
       }
-      result.designs.push({
-        method: method.toUpperCase(),
-        path: parsed.path,
-        name: String(op.operationId ?? op.summary ?? label).slice(0, 200),
-        description: String(op.description ?? op.summary ?? '').slice(0, 2000),
-        requestSchema,
-        responseSchemas: Object.keys(responseSchemas).length ? responseSchemas : null,
-        responses,
-        ...(parameters.length ? { parameters } : {}),
-        validateRequests: true,
-        // A GET or HEAD body has no meaning (RFC 9110 §9.3.1) and clients do not send one: never required.
-        ...(requestMedia?.schema
-          ? { requestBodyRequired: body?.required === true && method !== 'get' && method !== 'head' }
-          : {}),
-      });
     }
   }
   return result;

@@ -15,6 +15,19 @@ import { designsFromOpenApi, parseOpenApi } from '../../src/mock/openapi';
 import { parsePath } from '../../src/mock/paths';
 import { schemaLoop, tooDeep } from '../../src/validation/json-limits';
 import { OPENAPI_FIXTURES } from '../helpers/openapi-contract';
+import { evaluateAssertion, type AssertionContext } from '../../src/domain/assertions';
+import type { ApiNode, Assertion } from '../../src/domain/types';
+
+/** Runs a matchesSchema assertion the way a run does, against `body`. */
+async function matches(schema: unknown, body: unknown): Promise<boolean> {
+  const context = { response: { status: 200, headers: {}, body, time: 1, size: 1 }, variables: {}, nodes: {} };
+  return (
+    await evaluateAssertion(
+      { target: 'response.body', operator: 'matchesSchema', expected: schema } as Assertion,
+      context as unknown as AssertionContext,
+    )
+  ).passed;
+}
 
 const fixture = (file: string) => zlib.gunzipSync(fs.readFileSync(path.join(OPENAPI_FIXTURES, file))).toString('utf8');
 
@@ -90,6 +103,60 @@ describe('OpenAPI import: what real descriptions need', () => {
     expect(tooDeep(design)).to.equal(null);
     expect(schemaLoop(design.requestSchema)).to.equal(null);
     expect(tooDeep(plan.testCases[0]!.body)).to.equal(null);
+  });
+
+  it("a parent whose oneOf lists subtypes that extend it (Okta's signing keys): imported, the back reference accepting anything", async () => {
+    const doc = {
+      openapi: '3.0.3',
+      info: { title: 'Keys', version: '1' },
+      paths: {
+        '/keys': {
+          post: {
+            requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Key' } } } },
+            responses: {
+              '201': {
+                description: 'made',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/Key' } } },
+              },
+            },
+          },
+        },
+      },
+      components: {
+        schemas: {
+          Key: {
+            type: 'object',
+            properties: { kid: { type: 'string' } },
+            discriminator: { propertyName: 'kty' },
+            oneOf: [{ $ref: '#/components/schemas/EcKey' }, { $ref: '#/components/schemas/RsaKey' }],
+          },
+          EcKey: {
+            allOf: [{ $ref: '#/components/schemas/Key' }],
+            type: 'object',
+            required: ['kty', 'x'],
+            properties: { kty: { type: 'string', enum: ['EC'] }, x: { type: 'string' } },
+          },
+          RsaKey: {
+            allOf: [{ $ref: '#/components/schemas/Key' }],
+            type: 'object',
+            required: ['kty', 'e'],
+            properties: { kty: { type: 'string', enum: ['RSA'] }, e: { type: 'string' } },
+          },
+        },
+      },
+    };
+    // Before: the mock import overflowed ajv's stack (500) and the contract test was skipped.
+    const { designs, skipped } = designsFromOpenApi(doc);
+    expect(skipped).to.deep.equal([]);
+    expect(designs).to.have.length(1);
+    const plan = contractTestsFromOpenApi(doc);
+    expect(plan.skipped).to.deep.equal([]);
+    const tc = plan.testCases[0]!;
+    expect(tc.notes.join('\n')).to.match(/refers back to itself .* accepts anything/);
+    const schema = (tc.body.flow[0] as ApiNode).assertions!.find((a) => a.operator === 'matchesSchema')!.expected;
+    expect(schemaLoop(schema)).to.equal(null);
+    expect(await matches(schema, { kid: 'k1', kty: 'EC', x: 'abc' })).to.equal(true);
+    expect(await matches(schema, { kid: 'k1', kty: 'EC' })).to.equal(false);
   });
 
   it('cuts test cases into runners of at most RUNNER_PLAN_BUDGET bytes, in order', () => {
