@@ -23,11 +23,24 @@ const io = {
   },
 };
 
+/** Resolves once what was written to `stream` before has been handed to the OS (a pipe holds 64 KiB). */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.writableLength === 0) resolve();
+    else stream.write('', () => resolve());
+  });
+}
+
 main(process.argv.slice(2), io).then(
   (code) => {
     process.exitCode = code;
-    // Let stdout drain (a piped report), then leave even if a socket lingers.
-    setImmediate(() => process.exit(code));
+    // Let stdout and stderr drain (a piped --json report runs to MiBs: exiting at once cut it at
+    // the pipe's 64 KiB), then leave even if a socket lingers; a reader that went away is not
+    // waited for past 10 s.
+    void Promise.race([
+      Promise.all([drained(process.stdout), drained(process.stderr)]),
+      new Promise((resolve) => setTimeout(resolve, 10_000).unref()),
+    ]).then(() => process.exit(code));
   },
   (err: unknown) => {
     process.stderr.write(`assay: ${String(err)}\n`);

@@ -508,6 +508,21 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     ]);
   });
 
+  it('a --json report of MiBs arrives whole through a pipe (the process waits for stdout to drain)', async () => {
+    const spec = path.join(dir, 'lob-api.yaml');
+    fs.writeFileSync(spec, zlib.gunzipSync(fs.readFileSync(path.join(OPENAPI_FIXTURES, 'lob-api.yaml.gz'))));
+    // A dry run without an API key plans from scratch: stdout gets every test case document.
+    const r = await runCli(['import', 'openapi', spec, '--dry-run', '--json'], {
+      cwd: dir,
+      env: { ASSAY_API_KEY: undefined, ASSAY_URL: undefined },
+    });
+    expect(r.code, r.stderr.slice(-500)).to.equal(0);
+    expect(r.stdout.length).to.be.greaterThan(1024 * 1024);
+    const report = JSON.parse(r.stdout);
+    expect(report.testCases).to.have.length(report.counts.created);
+    expect(report.testCases.length).to.be.greaterThan(100);
+  });
+
   // Descriptions nobody here wrote (test/fixtures/openapi/public/SOURCES.md): Twilio's patterns
   // (`^ZS[0-9a-fA-F]{32}$`), Vonage's examples that break their own schemas, Lob's `content` by $ref.
   for (const [file, folder, warned] of [
