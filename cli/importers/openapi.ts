@@ -17,7 +17,7 @@
  * src/mock/samples.ts).
  */
 import { sample } from 'openapi-sampler';
-import { deref } from '../../src/mock/openapi';
+import { deref, jsonTextExample } from '../../src/mock/openapi';
 import { isJsonMedia, pickMedia } from '../../src/mock/media';
 import { SampleError, sampleFromSchema, SAMPLE_LIMITS } from '../../src/mock/samples';
 import type { Assertion, FlowNode, HttpMethod, RequestSpec } from '../../src/domain/types';
@@ -371,7 +371,7 @@ function requestBodyFor(
     const value = conformRequestValue(
       doc,
       media.schema,
-      example ? example.value : valueForSchema(doc, media.schema, what, true),
+      example ? jsonTextExample(doc, example.value, media.schema, base) : valueForSchema(doc, media.schema, what, true),
       `the request body (${base})`,
       notes,
       false,

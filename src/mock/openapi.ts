@@ -195,6 +195,27 @@ function contentTypeHeaders(type: string | undefined): Record<string, string> | 
  */
 export const YAML_MAX_ALIAS_COUNT = 10_000;
 
+/**
+ * An example of a JSON media type written as the JSON text of the value (`value: "{\"sort\": …}"`,
+ * as Elasticsearch's description writes all of them), read as that value: when `value` is a string
+ * holding a JSON object or array and the schema does not say the body is a string. Anything else
+ * is returned as it is.
+ */
+export function jsonTextExample(doc: Json, value: unknown, schema: unknown, mediaType: string | undefined): unknown {
+  if (typeof value !== 'string' || (mediaType !== undefined && !isJsonMedia(mediaType.split(';')[0]!.trim())))
+    return value;
+  const text = value.trim();
+  if (!text.startsWith('{') && !text.startsWith('[')) return value;
+  const type = (deref(doc, schema) as Json | undefined)?.type;
+  if (type === 'string' || (Array.isArray(type) && type.includes('string'))) return value;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' ? parsed : value;
+  } catch {
+    return value;
+  }
+}
+
 /** A document nesting deeper than MAX_JSON_DEPTH; `path` points at where (empty when the YAML parser gave up). */
 export class DocumentTooDeepError extends Error {
   constructor(readonly path: Array<string | number>) {
@@ -413,11 +434,14 @@ export function designsFromOpenApi(doc: Json): ImportResult {
           if (examples && Object.keys(examples).length > 0) {
             Object.entries(examples).forEach(([name, ex], i) => {
               const e = deref(doc, ex);
-              const data = checkExample(`example "${name}"`, e?.value ?? null);
+              const data = checkExample(
+                `example "${name}"`,
+                jsonTextExample(doc, e?.value ?? null, media?.schema, picked?.type),
+              );
               responses.push({ status, code: i + 1, name, data, ...(headers ? { headers } : {}) });
             });
           } else if (media && 'example' in media) {
-            const data = checkExample('example', media.example);
+            const data = checkExample('example', jsonTextExample(doc, media.example, media?.schema, picked?.type));
             responses.push({ status, code: 1, data, ...(headers ? { headers } : {}) });
           } else if (schema) {
             const { data, notes, errors } = sampled();

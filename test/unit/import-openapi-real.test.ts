@@ -159,6 +159,36 @@ describe('OpenAPI import: what real descriptions need', () => {
     expect(await matches(schema, { kid: 'k1', kty: 'EC' })).to.equal(false);
   });
 
+  it("reads examples written as JSON text (Elasticsearch's) as the values they hold, unless the schema is a string", () => {
+    const json = (schema: object, example: unknown) => ({ content: { 'application/json': { schema, example } } });
+    const doc = {
+      openapi: '3.0.3',
+      info: { title: 'Text', version: '1' },
+      paths: {
+        '/search': {
+          post: {
+            requestBody: json({ type: 'object', properties: { size: { type: 'integer' } } }, '{\n  "size": 5\n}'),
+            responses: { '200': { description: 'ok', ...json({ type: 'object' }, '{"took": 3}') } },
+          },
+        },
+        '/raw': {
+          post: {
+            requestBody: json({ type: 'string' }, '{"kept": "as text"}'),
+            responses: { '200': { description: 'ok', ...json({ type: 'string' }, '[1, 2]') } },
+          },
+        },
+      },
+    };
+    const plan = contractTestsFromOpenApi(doc);
+    const body = (op: string) => (plan.testCases.find((t) => t.operation === op)!.body.flow[0] as ApiNode).request.body;
+    expect(body('POST /search')).to.deep.equal({ size: 5 });
+    expect(body('POST /raw')).to.equal(JSON.stringify('{"kept": "as text"}'));
+    const { designs } = designsFromOpenApi(doc);
+    const data = (p: string) => designs.find((d) => d.path === p)!.responses[0]!.data;
+    expect(data('/search')).to.deep.equal({ took: 3 });
+    expect(data('/raw')).to.equal('[1, 2]');
+  });
+
   it('cuts test cases into runners of at most RUNNER_PLAN_BUDGET bytes, in order', () => {
     const items = [600, 500, 100, 900, 300].map((kb, i) => ({ item: i, bytes: kb * 1024 }));
     expect(splitByBytes(items, RUNNER_PLAN_BUDGET)).to.deep.equal([[0], [1, 2], [3], [4]]);
