@@ -216,6 +216,29 @@ export function jsonTextExample(doc: Json, value: unknown, schema: unknown, medi
   }
 }
 
+/**
+ * A parameter's schema with each `oneOf` read as `anyOf`: parameters arrive as text and are
+ * coerced (src/mock/contract.ts), so `index=logs` satisfies both branches of Elasticsearch's
+ * `oneOf [string, array of string]` and `oneOf` would refuse every value.
+ */
+function oneOfAsAnyOf(schema: Json): Json {
+  const data = new Set(['enum', 'const', 'default', 'examples']);
+  const maps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (node === null || typeof node !== 'object') return node;
+    const out: Json = {};
+    for (const [k, v] of Object.entries(node as Json)) {
+      if (data.has(k)) out[k] = v;
+      else if (maps.has(k) && v && typeof v === 'object' && !Array.isArray(v))
+        out[k] = Object.fromEntries(Object.entries(v as Json).map(([name, sub]) => [name, walk(sub)]));
+      else out[k === 'oneOf' ? 'anyOf' : k] = walk(v);
+    }
+    return out;
+  };
+  return walk(schema) as Json;
+}
+
 /** A document nesting deeper than MAX_JSON_DEPTH; `path` points at where (empty when the YAML parser gave up). */
 export class DocumentTooDeepError extends Error {
   constructor(readonly path: Array<string | number>) {
@@ -279,7 +302,7 @@ function parametersOf(doc: Json, item: Json, op: Json): MockParameter[] {
       const parameter: MockParameter = { in: p.in, name: p.name };
       if (p.required === true || p.in === 'path') parameter.required = true;
       if (schema && typeof schema === 'object')
-        parameter.schema = toJsonSchema(schema, doc, { response: false }).schema;
+        parameter.schema = oneOfAsAnyOf(toJsonSchema(schema, doc, { response: false }).schema);
       byKey.set(`${p.in}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`, parameter);
     }
   }

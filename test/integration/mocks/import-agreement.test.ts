@@ -69,6 +69,21 @@ const DOC = {
         responses: ok('200', { type: 'object', properties: { ok: { type: 'boolean', example: true } } }),
       },
     },
+    // Elasticsearch's path parameters: a name or a list of names, `oneOf` (both read `logs`).
+    '/{index}/_search': {
+      get: {
+        parameters: [
+          {
+            name: 'index',
+            in: 'path',
+            required: true,
+            schema: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+            example: 'logs',
+          },
+        ],
+        responses: ok('200', { type: 'object', properties: { hits: { type: 'integer', example: 1 } } }),
+      },
+    },
     // Asana documents a required body on a GET; Algolia a query parameter holding objects.
     '/typeahead': {
       get: {
@@ -173,6 +188,11 @@ describe('OpenAPI import: contract tests and mocks of one description agree', fu
     const wrong = await send(operation, '/subscriptions/nope/items/5');
     expect(wrong.status).to.equal(422);
     expect(JSON.stringify(wrong.body.violations)).to.match(/subscription-id/);
+  });
+
+  it('a parameter whose schema is oneOf [string, array of string] takes a name (text fits both once coerced)', async () => {
+    const res = await send('GET /{index}/_search');
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
   });
 
   it('a GET with a documented body and a query parameter of objects: neither is asked of the request', async () => {
