@@ -346,6 +346,9 @@ function generate(ctx: Context, raw: unknown, depth: number, salt = 0): unknown 
         if (exclusive !== undefined) return exclusive;
       }
     }
+    // `oneOf [string, nullable string]` (Elasticsearch's way of writing "a string or null"): every
+    // string matches both branches, null only one.
+    if (key === 'oneOf' && ctx.validates(schema, null)) return null;
     return first;
   }
   if (Array.isArray(schema.examples) && schema.examples.length && ctx.validates(schema, schema.examples[0]))

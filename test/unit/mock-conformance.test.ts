@@ -98,6 +98,17 @@ describe('samples that satisfy their own schema (src/mock/conforming)', () => {
     expect(result.value).to.deep.equal({ a: 'string', b: 0 });
   });
 
+  it("chooses null for oneOf [string, nullable string] (Elasticsearch's 'a string or null'): only null matches one branch", () => {
+    const schema = {
+      type: 'object',
+      required: ['reason'],
+      properties: { reason: { oneOf: [{ type: 'string' }, { type: ['string', 'null'] }] } },
+    };
+    const out = conformSample({ reason: 'disk full' }, schema);
+    expect(out.valid).to.equal(true);
+    expect(out.value).to.deep.equal({ reason: null });
+  });
+
   it('says what it could not satisfy: contradictory keywords, oneOf branches no value tells apart', () => {
     // InfluxData's: `required` on an array holds vacuously, so every array matches both branches.
     const vacuous = { type: 'array', oneOf: [{ required: ['a'] }, { required: ['b'] }] };
