@@ -115,18 +115,6 @@ async function workspaceFor(stack: LocalStack, name: string): Promise<{ id: stri
   return { id: workspace.id, key };
 }
 
-/** Calls the API with `key`; throws with the problem on a 4xx/5xx. */
-async function call<T>(stack: LocalStack, key: string, method: string, p: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${stack.apiUrl}${p}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as T;
-  if (res.status >= 400) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 async function one(stack: LocalStack, file: string, dir: string, mockUrl: string): Promise<VendorOutcome> {
   const bytes = zlib.gunzipSync(fs.readFileSync(path.join(FIXTURES, file)));
   const name = file.replace(/\.(json|yaml)\.gz$/, '');
@@ -192,7 +180,7 @@ async function one(stack: LocalStack, file: string, dir: string, mockUrl: string
   out.runners = (report.runners ?? (report.runner ? [report.runner] : [])).map((x: { name: string }) => x.name);
   const variables = Object.fromEntries((report.variables ?? []).map((v: { name: string }) => [v.name, 'any']));
   if (Object.keys(variables).length)
-    await call(stack, ws.key, 'PATCH', `/v1/environments/${encodeURIComponent(name)}`, { variables });
+    await stack.callAs(ws.key, 'PATCH', `/v1/environments/${encodeURIComponent(name)}`, { variables });
   for (const runner of out.runners) {
     const run = await cli(
       stack,
@@ -205,11 +193,11 @@ async function one(stack: LocalStack, file: string, dir: string, mockUrl: string
       out.runErrors.push(`${runner}: ${run.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300)}`);
       continue;
     }
-    const results = await call<RunResults>(stack, ws.key, 'GET', `/v1/runs/${runId}/results`).catch(
-      (e: Error): RunResults => ({ error: e.message }),
-    );
+    const results = await stack
+      .callAs<RunResults>(ws.key, 'GET', `/v1/runs/${runId}/results`)
+      .catch((e: Error): RunResults => ({ error: e.message }));
     if (!results.summary || results.summary.total === 0) {
-      const doc = await call<RunResults>(stack, ws.key, 'GET', `/v1/runs/${runId}`).catch((): RunResults => ({}));
+      const doc = await stack.callAs<RunResults>(ws.key, 'GET', `/v1/runs/${runId}`).catch((): RunResults => ({}));
       const error = typeof doc.error === 'string' ? doc.error : doc.error?.message;
       out.runErrors.push(`${runner}: ${String(error ?? doc.status).slice(0, 300)}`);
       continue;

@@ -23,6 +23,8 @@ export interface LocalStack {
   dataSource: import('typeorm').DataSource;
   /** Calls the API; throws with the problem document on a 4xx/5xx. */
   call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
+  /** {@link call} with another API key (another workspace's). */
+  callAs<T = Record<string, unknown>>(key: string, method: string, path: string, body?: unknown): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -73,25 +75,27 @@ export async function startLocalStack(
     const api = await startApi(config, dataSource, logger);
     stops.push(() => api.close());
     const key = await ensureDevKey(config, dataSource);
+    const callAs: LocalStack['callAs'] = async (callKey, method, p, body) => {
+      const res = await fetch(`${api.url}${p}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${callKey}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const json = (await res.json()) as never;
+      if (res.status >= 400) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
     return {
       config,
       api,
       apiUrl: api.url,
       key,
       dataSource,
-      async call(method, p, body) {
-        const res = await fetch(`${api.url}${p}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${key}`,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        const json = (await res.json()) as never;
-        if (res.status >= 400) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
-        return json;
-      },
+      callAs,
+      call: (method, p, body) => callAs(key, method, p, body),
       stop,
     };
   } catch (err) {

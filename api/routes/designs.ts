@@ -33,7 +33,14 @@ import { parsePath } from '../../src/mock/paths';
 import { tooDeepProblem } from '../body';
 import { documentBodies, importDocument } from '../import-document';
 import { sharedImportPool } from '../../src/mock/import-pool';
-import { MAX_JSON_DEPTH, resolveLocal, schemaLoop, tooDeep } from '../../src/validation/json-limits';
+import {
+  MAX_JSON_DEPTH,
+  resolveLocal,
+  SCHEMA_DATA_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+  schemaLoop,
+  tooDeep,
+} from '../../src/validation/json-limits';
 import { SampleError, sampleFromSchema, sampleWithAi } from '../../src/mock/samples';
 import { compileSchema, responseDataViolations } from '../../src/mock/contract';
 import { HTTP_METHODS } from '../../src/domain/types';
@@ -228,9 +235,6 @@ const schemaChecker = new Ajv({
  * a large description (Elasticsearch's: 426, their component graphs under `$defs`) took over two
  * minutes of the API's thread. A schema with a `$ref` that is not local is compiled, as before.
  */
-const SCHEMA_DATA = new Set(['enum', 'const', 'default', 'examples', 'example']);
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-
 function schemaShapeProblem(schema: object): string | null {
   if (!schemaChecker.validateSchema(schema))
     return `schema is invalid: ${schemaChecker.errorsText(schemaChecker.errors)}`;
@@ -259,9 +263,9 @@ function schemaShapeProblem(schema: object): string | null {
       else if (resolveLocal(schema, s.$ref) === undefined) return `can't resolve reference ${s.$ref}`;
     }
     for (const [key, v] of Object.entries(s)) {
-      if (v === null || typeof v !== 'object' || SCHEMA_DATA.has(key)) continue;
+      if (v === null || typeof v !== 'object' || SCHEMA_DATA_KEYWORDS.has(key)) continue;
       // A map of subschemas: its keys are names (a property may be called `enum`), its values schemas.
-      if (SCHEMA_MAPS.has(key) && !Array.isArray(v)) stack.push(...Object.values(v));
+      if (SCHEMA_MAP_KEYWORDS.has(key) && !Array.isArray(v)) stack.push(...Object.values(v));
       else stack.push(v);
     }
   }

@@ -365,22 +365,20 @@ export function splitByBytes<T>(items: Array<{ item: T; bytes: number }>, budget
 /**
  * `--runner NAME` for test cases over {@link RUNNER_PLAN_BUDGET} together: runners `NAME-1` …
  * `NAME-n`, each selecting its part by `testCaseIds` (created, or replaced when they select
- * something else). Refused test cases (no id) are in none.
+ * something else). Refused test cases (no id) are in none. `sizes[i]`: the bytes of
+ * `report.testCases[i]`'s document (the report lists the plan's test cases in its order).
  */
 async function syncSplitRunners(
   client: AssayClient | null,
   name: string,
   plan: ContractImportPlan,
   report: OpenApiImportReport,
+  sizes: number[],
   dry: boolean,
 ): Promise<NonNullable<OpenApiImportReport['runners']>> {
-  const bodies = new Map(plan.testCases.map((p) => [`${p.body.folder}\u0000${p.body.name}`, p.body]));
-  const sized = report.testCases
-    .filter((tc) => tc.action !== 'failed')
-    .map((tc) => {
-      const bytes = Buffer.byteLength(JSON.stringify(bodies.get(`${tc.folder}\u0000${tc.name}`)));
-      return { item: { id: tc.id, bytes }, bytes };
-    });
+  const sized = report.testCases.flatMap((tc, i) =>
+    tc.action === 'failed' ? [] : [{ item: { id: tc.id, bytes: sizes[i]! }, bytes: sizes[i]! }],
+  );
   const parts = splitByBytes(sized, RUNNER_PLAN_BUDGET);
   const out: NonNullable<OpenApiImportReport['runners']> = [];
   for (const [i, part] of parts.entries()) {
@@ -599,7 +597,8 @@ export function registerOpenApiImport(
           baseUrl,
         };
       if (flags.runner) {
-        const total = plan.testCases.reduce((n, tc) => n + Buffer.byteLength(JSON.stringify(tc.body)), 0);
+        const sizes = plan.testCases.map((tc) => Buffer.byteLength(JSON.stringify(tc.body)));
+        const total = sizes.reduce((n, bytes) => n + bytes, 0);
         if (total <= RUNNER_PLAN_BUDGET) {
           report.runner = {
             name: flags.runner,
@@ -610,7 +609,7 @@ export function registerOpenApiImport(
           report.runners = [
             { name: flags.runner, action: report.runner.action, testCases: plan.testCases.length, bytes: total },
           ];
-        } else report.runners = await syncSplitRunners(client, flags.runner, plan, report, dry);
+        } else report.runners = await syncSplitRunners(client, flags.runner, plan, report, sizes, dry);
       }
       if (flags.withMocks) {
         try {

@@ -22,7 +22,7 @@ import { isJsonMedia, pickMedia } from '../../src/mock/media';
 import { SampleError, sampleFromSchema, SAMPLE_LIMITS } from '../../src/mock/samples';
 import type { Assertion, FlowNode, HttpMethod, RequestSpec } from '../../src/domain/types';
 import { toJsonSchema, unsatisfiable } from '../../src/mock/openapi-schema';
-import { conformSample, schemaErrors } from '../../src/mock/conforming';
+import { conformSample } from '../../src/mock/conforming';
 import { compileSchema } from '../../src/mock/contract';
 import { checkSchema } from '../../src/domain/assertions';
 import { schemaLoop } from '../../src/validation/json-limits';
@@ -242,7 +242,11 @@ function conformRequestValue(
     return value;
   }
   if (validate(structuredClone(value))) return value;
-  const wrong = schemaErrors(value, json).slice(0, 3).join('; ');
+  // As the mocks word it (src/mock/contract.ts's validator, coercing parameters).
+  const wrong = (validate.errors ?? [])
+    .slice(0, 3)
+    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
+    .join('; ');
   const conformed = conformSample(value, json);
   if (conformed.valid) {
     notes.push(`${what} ${kind} does not match its own schema (${wrong}): sent made to match`);

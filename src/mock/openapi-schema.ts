@@ -25,7 +25,7 @@
 import { formatNames } from 'ajv-formats/dist/formats';
 import { deref } from './refs';
 import { normaliseSchema } from './schema-normalise';
-import { resolveLocal } from '../validation/json-limits';
+import { IN_PLACE_LIST, IN_PLACE_SINGLE, resolveLocal, SCHEMA_MAP_KEYWORDS } from '../validation/json-limits';
 
 type Json = Record<string, unknown>;
 
@@ -57,11 +57,10 @@ const SINGLE = new Set([
   'contentSchema',
 ]);
 const LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-const MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 const KNOWN_FORMATS = new Set<string>(formatNames);
 
-/** `#/components/schemas/Pet` → `Pet` (unique among the refs of one conversion). */
-function defName(ref: string, taken: Map<string, string>): string {
+/** `#/components/schemas/Pet` → `Pet` (unique among the refs of one conversion: `taken` maps ref → name). */
+export function defName(ref: string, taken: Map<string, string>): string {
   const existing = taken.get(ref);
   if (existing) return existing;
   const base =
@@ -139,7 +138,7 @@ function convert(node: unknown, st: State, stack: string[], depth: number): unkn
       out[key] = typeof value === 'object' && value !== null ? convert(value, st, stack, depth + 1) : value;
     } else if (LISTS.has(key) && Array.isArray(value)) {
       out[key] = value.map((v) => convert(v, st, stack, depth + 2));
-    } else if (MAPS.has(key) && value && typeof value === 'object') {
+    } else if (SCHEMA_MAP_KEYWORDS.has(key) && value && typeof value === 'object') {
       out[key] = Object.fromEntries(
         Object.entries(value as Json).map(([k, v]) => [k, convert(v, st, stack, depth + 2)]),
       );
@@ -265,7 +264,7 @@ function fitDepth(node: unknown, level: number, notes: Set<string>, budget = SCH
     else if (SINGLE.has(key) && !Array.isArray(value)) out[key] = fitDepth(value, level + 1, notes, budget);
     else if ((LISTS.has(key) || key === 'items') && Array.isArray(value))
       out[key] = value.map((v) => fitDepth(v, level + 2, notes, budget));
-    else if (MAPS.has(key))
+    else if (SCHEMA_MAP_KEYWORDS.has(key))
       out[key] = Object.fromEntries(
         Object.entries(value as Json).map(([k, v]) => [k, fitDepth(v, level + 2, notes, budget)]),
       );
@@ -292,9 +291,6 @@ export function unsatisfiable(schema: Json): string | undefined {
   );
   return clash ? 'its allOf parts each forbid additional properties, so an object cannot satisfy them all' : undefined;
 }
-
-const IN_PLACE_SINGLE = ['not', 'if', 'then', 'else'] as const;
-const IN_PLACE_LIST = ['allOf', 'anyOf', 'oneOf'] as const;
 
 /**
  * Removes the local `$ref`s of `root` (a JSON Schema, changed in place) that lead back to a schema

@@ -32,9 +32,16 @@ import { parsePath } from './paths';
 import { deref } from './refs';
 import { SampleError, sampleFromSchema } from './samples';
 import { conformSample, schemaErrors } from './conforming';
-import { breakInPlaceLoops, fitSchemaDepth, MAX_INLINED_NODES, toJsonSchema, unsatisfiable } from './openapi-schema';
+import {
+  breakInPlaceLoops,
+  defName,
+  fitSchemaDepth,
+  MAX_INLINED_NODES,
+  toJsonSchema,
+  unsatisfiable,
+} from './openapi-schema';
 import { isJsonMedia, pickMedia } from './media';
-import { MAX_JSON_DEPTH, tooDeep } from '../validation/json-limits';
+import { MAX_JSON_DEPTH, SCHEMA_DATA_KEYWORDS, SCHEMA_MAP_KEYWORDS, tooDeep } from '../validation/json-limits';
 import { normaliseSchema } from './schema-normalise';
 
 export interface ImportedDesign {
@@ -106,23 +113,14 @@ function inline(doc: Json, schema: unknown, seen: string[] = [], budget = { left
  */
 function withDefs(doc: Json, schema: unknown): Json {
   const names = new Map<string, string>();
-  const taken = new Set<string>();
   const queue: string[] = [];
   const rewrite = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(rewrite);
     if (!node || typeof node !== 'object') return node;
     const ref = (node as Json).$ref;
     if (typeof ref === 'string' && ref.startsWith('#')) {
-      let name = names.get(ref);
-      if (!name) {
-        const base = (ref.split('/').pop() ?? 'def').replace(/[^A-Za-z0-9_.-]/g, '_') || 'def';
-        name = base;
-        for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
-        taken.add(name);
-        names.set(ref, name);
-        queue.push(ref);
-      }
-      return { $ref: `#/$defs/${name}` };
+      if (!names.has(ref)) queue.push(ref);
+      return { $ref: `#/$defs/${defName(ref, names)}` };
     }
     const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, rewrite(v)]));
     if (typeof out.nullable === 'boolean' && !('type' in out)) delete out.nullable;
@@ -222,15 +220,13 @@ export function jsonTextExample(doc: Json, value: unknown, schema: unknown, medi
  * `oneOf [string, array of string]` and `oneOf` would refuse every value.
  */
 function oneOfAsAnyOf(schema: Json): Json {
-  const data = new Set(['enum', 'const', 'default', 'examples']);
-  const maps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
   const walk = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(walk);
     if (node === null || typeof node !== 'object') return node;
     const out: Json = {};
     for (const [k, v] of Object.entries(node as Json)) {
-      if (data.has(k)) out[k] = v;
-      else if (maps.has(k) && v && typeof v === 'object' && !Array.isArray(v))
+      if (SCHEMA_DATA_KEYWORDS.has(k)) out[k] = v;
+      else if (SCHEMA_MAP_KEYWORDS.has(k) && v && typeof v === 'object' && !Array.isArray(v))
         out[k] = Object.fromEntries(Object.entries(v as Json).map(([name, sub]) => [name, walk(sub)]));
       else out[k === 'oneOf' ? 'anyOf' : k] = walk(v);
     }

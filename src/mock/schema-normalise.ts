@@ -20,6 +20,7 @@
  * Pure: the schema given is not changed; nodes are copied where something changes.
  */
 import type { RegExpEngine } from 'ajv/dist/types';
+import { SCHEMA_DATA_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../validation/json-limits';
 
 type Json = Record<string, unknown>;
 
@@ -29,12 +30,6 @@ export interface NormalisedSchema {
   /** `exclusiveMinimum: true with minimum 5 became exclusiveMinimum: 5 (at /properties/n)`, … */
   notes: string[];
 }
-
-/** Keywords whose values are data, not subschemas: never walked into as schemas. */
-const DATA = new Set(['enum', 'const', 'default', 'example', 'examples', 'required']);
-
-/** Keywords whose values map names to subschemas (a property may be called `enum` or `example`). */
-const MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 
 /** Whether `value` holds an `$id` key at any depth (iterative). */
 function holdsId(value: unknown): boolean {
@@ -92,11 +87,11 @@ export function normaliseSchema(schema: unknown): NormalisedSchema {
         notes.add(`the ${key} holds an $id, which a validator would read as a schema identifier: it is left out${at}`);
         continue;
       }
-      if (MAPS.has(key) && value !== null && typeof value === 'object' && !Array.isArray(value))
+      if (SCHEMA_MAP_KEYWORDS.has(key) && value !== null && typeof value === 'object' && !Array.isArray(value))
         out[key] = Object.fromEntries(
           Object.entries(value).map(([name, sub]) => [name, walk(sub, `${pointer}/${key}/${escape(name)}`)]),
         );
-      else out[key] = DATA.has(key) ? value : walk(value, `${pointer}/${escape(key)}`);
+      else out[key] = SCHEMA_DATA_KEYWORDS.has(key) ? value : walk(value, `${pointer}/${escape(key)}`);
     }
     for (const [key, bound] of [
       ['exclusiveMinimum', 'minimum'],

@@ -43,8 +43,25 @@ export function tooDeep(value: unknown, limit = MAX_JSON_DEPTH): Array<string | 
 }
 
 /** Keywords whose subschemas apply to the same instance (JSON Schema 2020-12 §10.2 "in place"). */
-const IN_PLACE_SINGLE = ['not', 'if', 'then', 'else'] as const;
-const IN_PLACE_LIST = ['allOf', 'anyOf', 'oneOf'] as const;
+export const IN_PLACE_SINGLE = ['not', 'if', 'then', 'else'] as const;
+export const IN_PLACE_LIST = ['allOf', 'anyOf', 'oneOf'] as const;
+/** Keywords whose values are data, not subschemas: never walked into as schemas. */
+export const SCHEMA_DATA_KEYWORDS: ReadonlySet<string> = new Set([
+  'enum',
+  'const',
+  'default',
+  'example',
+  'examples',
+  'required',
+]);
+/** Keywords whose values map names to subschemas (a property may be called `enum` or `oneOf`). */
+export const SCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set([
+  'properties',
+  'patternProperties',
+  'dependentSchemas',
+  '$defs',
+  'definitions',
+]);
 /** How many schema nodes {@link schemaLoop} visits at most before it gives up (a schema that big is refused). */
 const MAX_SCHEMA_NODES = 20_000;
 
