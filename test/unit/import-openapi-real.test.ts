@@ -12,6 +12,7 @@ import zlib from 'node:zlib';
 import { RUNNER_PLAN_BUDGET, splitByBytes } from '../../cli/commands/import-openapi';
 import { contractTestsFromOpenApi } from '../../cli/importers/openapi';
 import { designsFromOpenApi, parseOpenApi } from '../../src/mock/openapi';
+import { toJsonSchema } from '../../src/mock/openapi-schema';
 import { parsePath } from '../../src/mock/paths';
 import { schemaLoop, tooDeep } from '../../src/validation/json-limits';
 import { OPENAPI_FIXTURES } from '../helpers/openapi-contract';
@@ -187,6 +188,17 @@ describe('OpenAPI import: what real descriptions need', () => {
     const data = (p: string) => designs.find((d) => d.path === p)!.responses[0]!.data;
     expect(data('/search')).to.deep.equal({ took: 3 });
     expect(data('/raw')).to.equal('[1, 2]');
+  });
+
+  it('reads an empty enum (Discord writes them; JSON Schema refuses them) as no enum, saying so', () => {
+    const converted = toJsonSchema(
+      { type: 'object', properties: { action: { type: 'string', enum: [] } } },
+      {
+        openapi: '3.1.0',
+      },
+    );
+    expect((converted.schema.properties as Record<string, object>).action).to.deep.equal({ type: 'string' });
+    expect(converted.notes.join('\n')).to.match(/enum listed no values.*read as no enum \(at \/properties\/action\)/);
   });
 
   it('cuts test cases into runners of at most RUNNER_PLAN_BUDGET bytes, in order', () => {

@@ -465,6 +465,10 @@ describe('assay import openapi (CLI, real API and worker)', function () {
         components: { schemas: { Wide: { type: 'object', properties } } },
       }),
     );
+    // A runner of that name an earlier, smaller import made is left as it is.
+    expect(
+      (await app.request('POST', '/v1/runners', { name: 'wide', folder: 'wide', tags: ['contract'] })).status,
+    ).to.equal(201);
     const mockBase = `${app.api.mockUrl}/mock/${app.workspaceId}`;
     const r = await runCli(
       [
@@ -490,6 +494,7 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     expect(runners.reduce((n, x) => n + x.testCases, 0)).to.equal(40);
     for (const x of runners) expect(x.bytes).to.be.at.most(1024 * 1024);
     expect(r.stderr).to.match(/over what one run carries \(1\.5 MiB\): 2 runners, run each/);
+    expect((await app.request('GET', '/v1/runners/wide')).body).to.include({ folder: 'wide' });
     // Hyphenated path parameters are mocked too: every test case passes.
     for (const x of runners) {
       const run = await runCli(['run', '--runner', x.name, '--env', 'wide', '--wait', '--poll-interval', '0.2'], {
