@@ -45,11 +45,13 @@ const HOSTS = [
   { ns: `${PREFIX}-2`, ip: `${NET}.12` },
 ];
 /**
- * Each load host's outgoing link (tc rate): measured, about 1,250 requests/s per host (a request
+ * Each load host's outgoing link (tc rate): measured, about 625 requests/s per host (a request
  * with its ACKs is about 200 bytes on the wire), a fraction of what one load worker makes on a core
- * here.
+ * here. At 2mbit (1,250/s a host) the two hosts, the target and the stack needed most of this
+ * machine's two cores, and beside a running `make cluster` in CI the ratio fell to 1.66: the
+ * hosts' capacity must be the link, never the shared CPU.
  */
-const HOST_LINK_RATE = '2mbit';
+const HOST_LINK_RATE = '1mbit';
 const VUS = 20;
 const SECONDS = 8;
 
