@@ -51,14 +51,17 @@ export default tseslint.config(
     },
   },
   {
-    // The console runs in the browser: from the server's code it may take types only (the result
-    // shapes in src/), never a value, and nothing from the layers above src/.
+    // The console runs in the browser: from the server's code it may take types (the result shapes
+    // in src/), values only from the pure modules the designer shares with the server (the node
+    // types' constants, the flow tree walk, the flow schemas: no Node built-ins, no I/O; never
+    // src/validation/flow.ts, which runs node:vm and ajv), and nothing from the layers above src/.
     files: ['console/**/*.ts', 'console/**/*.tsx'],
     rules: restrict(
       {
-        group: ['../../src/**', '../../../src/**'],
+        regex: '^(\\.\\./)+src/(?!domain/types$|flow/tree$|validation/flow-schemas$)',
         allowTypeImports: true,
-        message: 'The console may import only types from src/.',
+        message:
+          'The console may import only types from src/, and values from src/domain/types, src/flow/tree and src/validation/flow-schemas (pure modules shared with the server).',
       },
       {
         group: ['**/api/*', '**/activities/*', '**/workflows/*', '**/bin/*', '**/cli/*', '!./**'],

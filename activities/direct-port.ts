@@ -70,6 +70,11 @@ export interface DirectPortOptions {
    * segments. Absent: no id, no header (load tests).
    */
   executionIds?: boolean;
+  /**
+   * True: a debug run's port (InterpreterPort `debug`): node results get their capture
+   * (src/flow/debug.ts); a `testCase`-mode segment of a debug run. Absent: none (load tests).
+   */
+  debug?: boolean;
   /** Called after each node. */
   onNodeDone?: () => void;
   /**
@@ -172,6 +177,7 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       ...(options.servers ? { servers: options.servers } : {}),
       ...(options.mockScope ? { mockScope: options.mockScope } : {}),
       ...(options.executionIds ? { executionIds: true } : {}),
+      ...(options.debug ? { debug: true } : {}),
       dynamic: options.mockScope ? { ...dynamic, runId: options.mockScope.scope } : dynamic,
       now: Date.now,
       async executeApiNode(input) {

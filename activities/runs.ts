@@ -15,7 +15,10 @@ import {
   RunLoadShard,
   Runner,
   RunTestCaseResult,
+  TestCase,
+  TestCaseTag,
   queuedRun,
+  type DebugTestCase,
 } from '../src/store/entities';
 import { LoadMetrics, performanceResults } from '../src/perf/metrics';
 import { loadTestCaseResults, type LoadFailure } from '../src/perf/test-case-results';
@@ -275,6 +278,63 @@ export function createRunActivities(
         overCapMessage("the run's plan (its origin's, with the resume state)", bytes, PAYLOAD_LIMITS.planBytes),
     });
   };
+  /**
+   * `startRun` of a debug run (trigger `debug`, `POST /v1/test-cases/debug`): the plan is frozen
+   * from the test case kept in its row, as a runner's test case is (its folders' settings, its
+   * sub-flows frozen, the environment merged and its servers checked, its auth profiles frozen),
+   * with no runner (`runner: ''`, variable scope `testCase`, no runner auth profile, no quarantine,
+   * no load profile), durability `node` and `debug: true` (nodes' results carry `debug`).
+   * @throws ApplicationFailure (non-retryable, RunSetupFailed) as `startRun` does.
+   */
+  const startDebugRun = async (manager: EntityManager, run: Run): Promise<RunPlan> => {
+    const stored = await manager
+      .getRepository(Run)
+      .createQueryBuilder('run')
+      .select(['run.id'])
+      .addSelect('run.debugTestCase')
+      .where('run.id = :id', { id: run.id })
+      .getOne();
+    const debug: DebugTestCase | null | undefined = stored?.debugTestCase;
+    if (!debug)
+      throw ApplicationFailure.nonRetryable(
+        `Debug run ${run.id} has no test case to run`,
+        FAILURE_TYPES.runSetupFailed,
+      );
+    const environment = await environmentOf(manager, run);
+    const folders = await workspaceFolders(manager, run.workspaceId);
+    const row = Object.assign(new TestCase(), {
+      ...debug,
+      workspaceId: run.workspaceId,
+      tagRows: debug.tags.map((tag) => Object.assign(new TestCaseTag(), { testCaseId: debug.id, tag })),
+    });
+    const testCases = await frozenSubFlows(manager, run.workspaceId, [withFolderSettings(toDefinition(row), folders)]);
+    const frozen = await frozenEnvironment(manager, environment, testCases, run.variables);
+    const auth = await freezeAuthProfiles(manager, run.workspaceId, { authProfile: null }, testCases);
+    const startedAt = new Date();
+    const plan: RunPlan = {
+      runId: run.id,
+      workspaceId: run.workspaceId,
+      runner: run.runnerName,
+      environment: run.environmentName,
+      timeoutSeconds: run.timeoutSeconds,
+      startedAtMs: startedAt.getTime(),
+      variables: frozen.variables,
+      testCases,
+      settings: runSettingsOf(config),
+      variableScope: 'testCase',
+      durability: 'node',
+      debug: true,
+      servers: frozen.servers,
+      ...auth,
+    };
+    return storeFrozenPlan(manager, run.id, plan, {
+      startedAt,
+      loadProfile: null,
+      progressCompleted: 0,
+      overCap: (bytes) =>
+        `${overCapMessage("the debug run's plan (its test case and the variables)", bytes, PAYLOAD_LIMITS.planBytes)}. Shrink the test case.`,
+    });
+  };
   const activities = {
     /**
      * Creates the row of a run a deployment's schedule started (no API call precedes it). Idempotent:
@@ -325,7 +385,8 @@ export function createRunActivities(
     },
 
     /**
-     * Marks the run `running` and freezes its plan: the runner's test cases and the environment's
+     * Marks the run `running` and freezes its plan: the runner's test cases (a debug run's: the test
+     * case kept in its row, {@link startDebugRun}) and the environment's
      * variables (merged through its `extends` chain) overlaid with the run's own, and its servers
      * (activities/run-environment.ts). A second call returns the frozen plan unchanged.
      *
@@ -348,6 +409,8 @@ export function createRunActivities(
         }
         // A replay or a resume runs its origin's frozen plan (src/store/run-origins.ts).
         if (run.origin && run.origin.kind !== 'rerun') return startSeededRun(manager, run);
+        // A debug run runs the test case kept in its row.
+        if (run.trigger === 'debug') return startDebugRun(manager, run);
         const runner = await manager
           .getRepository(Runner)
           .findOneBy({ workspaceId: run.workspaceId, name: run.runnerName });
@@ -356,15 +419,7 @@ export function createRunActivities(
             `Runner "${run.runnerName}" no longer exists`,
             FAILURE_TYPES.runSetupFailed,
           );
-        const environment = await manager
-          .getRepository(Environment)
-          .findOneBy({ workspaceId: run.workspaceId, name: run.environmentName });
-        if (!environment) {
-          throw ApplicationFailure.nonRetryable(
-            `Environment "${run.environmentName}" no longer exists`,
-            FAILURE_TYPES.runSetupFailed,
-          );
-        }
+        const environment = await environmentOf(manager, run);
         const folders = await workspaceFolders(manager, run.workspaceId);
         const testCases = await frozenSubFlows(
           manager,
@@ -577,6 +632,19 @@ export function createRunActivities(
     },
   };
   return guardStoreSteps(activities);
+}
+
+/** The run's environment. @throws ApplicationFailure (non-retryable, RunSetupFailed) when it no longer exists. */
+async function environmentOf(manager: EntityManager, run: Run): Promise<Environment> {
+  const environment = await manager
+    .getRepository(Environment)
+    .findOneBy({ workspaceId: run.workspaceId, name: run.environmentName });
+  if (!environment)
+    throw ApplicationFailure.nonRetryable(
+      `Environment "${run.environmentName}" no longer exists`,
+      FAILURE_TYPES.runSetupFailed,
+    );
+  return environment;
 }
 
 /**

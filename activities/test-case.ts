@@ -68,6 +68,8 @@ export interface TestCaseSegmentInput extends TestCaseSegmentRequest {
   /** The plan's callback address base and key (templates' `{{callback.url}}`). */
   callbacks?: { baseUrl: string; key: string };
   progress?: SegmentProgress;
+  /** A debug run (RunPlan `debug`): node results get their capture (src/flow/debug.ts); absent otherwise. */
+  debug?: true;
 }
 
 /** A checkpoint: the state before top-level node `next`, and what the segment did until then. */
@@ -163,6 +165,7 @@ export function createTestCaseActivities(deps: {
         ...(input.servers ? { servers: input.servers } : {}),
         ...(input.mockScope ? { mockScope: input.mockScope } : {}),
         executionIds: true,
+        ...(input.debug ? { debug: true } : {}),
         capOutput: true,
         signal: context.cancellationSignal,
         stopped: () => new CancelledFailure('The test case segment was cancelled'),

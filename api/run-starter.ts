@@ -1,6 +1,7 @@
 /**
  * Creating and starting a run, for every API path that starts one (POST /v1/runs, incoming
- * webhooks, POST /v1/deployments/{id}/runs).
+ * webhooks, POST /v1/deployments/{id}/runs, reruns, replays and resumes, and debug runs of one test
+ * case, POST /v1/test-cases/debug: no runner, the test case kept in the row).
  *
  * 1. With an `Idempotency-Key` (api/idempotency.ts), a run created by the same key and request
  *    within 24 h is returned instead of a new one (`replayed: true`).
@@ -26,7 +27,15 @@
 import { In, IsNull, MoreThan, type DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { newId, runWorkflowId } from '../src/ids';
-import { Run, queuedRun, type Environment, type Runner, type TestCase } from '../src/store/entities';
+import {
+  DEBUG_RUNNER_NAME,
+  Run,
+  queuedRun,
+  type DebugTestCase,
+  type Environment,
+  type Runner,
+  type TestCase,
+} from '../src/store/entities';
 import type { Durability, RunTrigger, Variables } from '../src/domain/types';
 import type { RunOrigin } from '../src/history/types';
 import { TemporalUnavailableError, type RunWorkflowClient } from '../src/temporal/run-workflows';
@@ -46,7 +55,8 @@ import { refuseMissingServers } from './run-servers';
 
 export interface NewRun {
   workspaceId: string;
-  runner: Runner;
+  /** The runner whose test cases run; null for a debug run (trigger `debug`, with `debug`). */
+  runner: Runner | null;
   environment: Environment;
   timeoutSeconds: number;
   /**
@@ -75,6 +85,12 @@ export interface NewRun {
    * resume): no selection checks, only the quotas. Absent: the runner's selection.
    */
   selection?: TestCase[] | null;
+  /**
+   * A debug run (trigger `debug`, `POST /v1/test-cases/debug`): the checked test case it runs,
+   * stored in its row (`debugTestCase`; `startRun` freezes the plan from it), and the saved test
+   * case it is a draft of (`testCaseId`), if any. Its `selection` is that test case.
+   */
+  debug?: { testCase: DebugTestCase; testCaseId: string | null };
 }
 
 export interface StartedRun {
@@ -177,7 +193,11 @@ const figure = (n: number) => n.toLocaleString('en-US');
  * @throws Problem `loop-iterations-exceeded` (422) naming the test case and loop node that expect
  *   the most, with `expectedIterations` and `limit`.
  */
-export async function checkLoopIterations(runner: Runner, selected: TestCase[], limits: RunLimits): Promise<void> {
+export async function checkLoopIterations(
+  runner: Pick<Runner, 'name'> | null,
+  selected: TestCase[],
+  limits: RunLimits,
+): Promise<void> {
   const limit = limits.quotas.loopIterations;
   let total = 0;
   let worst: { testCase: string; node?: string; iterations: number; chain: number[] } | undefined;
@@ -195,9 +215,9 @@ export async function checkLoopIterations(runner: Runner, selected: TestCase[], 
   const where = `test case "${worst.testCase}", ${worst.node ? `loop node "${worst.node}"` : 'a loop node'}: ${worst.chain.map(figure).join(' × ')} = ${figure(worst.iterations)}`;
   throw new Problem(
     'loop-iterations-exceeded',
-    `Runner "${runner.name}" expects ${figure(total)} loop iterations per run across its test cases; at most ${figure(limit)} are allowed (ASSAY_QUOTA_LOOP_ITERATIONS). The most: ${where}.`,
+    `${runner ? `Runner "${runner.name}"` : 'The debug run'} expects ${figure(total)} loop iterations per run across its test cases; at most ${figure(limit)} are allowed (ASSAY_QUOTA_LOOP_ITERATIONS). The most: ${where}.`,
     {
-      runner: runner.name,
+      ...(runner ? { runner: runner.name } : {}),
       testCase: worst.testCase,
       ...(worst.node ? { node: worst.node } : {}),
       expectedIterations: total,
@@ -220,7 +240,7 @@ async function refuseEmptySelection(
   selected: TestCase[],
   record: boolean,
 ): Promise<void> {
-  if (selected.length > 0) return;
+  if (selected.length > 0 || !input.runner) return;
   const detail = emptySelectionMessage(input.runner);
   const extras: Record<string, unknown> = { runner: input.runner.name, selection: runnerSelection(input.runner) };
   if (record) {
@@ -284,9 +304,9 @@ export async function createAndStartRun(deps: RunStarterDeps, input: NewRun): Pr
   const first = await replayOfKey();
   if (first) return first;
   const selected =
-    input.selection === undefined
+    input.selection === undefined && input.runner
       ? await resolveRunnerSelection(deps.dataSource.manager, input.runner)
-      : input.selection;
+      : (input.selection ?? null);
   if (selected) {
     await refuseEmptySelection(deps, input, selected, input.trigger === 'webhook');
     // An incoming webhook's caller may never read the answer: its run fails at setup, in the history.
@@ -348,8 +368,8 @@ function runRowOf(input: NewRun, id: string) {
   return {
     id,
     workspaceId: input.workspaceId,
-    runnerId: input.runner.id,
-    runnerName: input.runner.name,
+    runnerId: input.runner?.id ?? null,
+    runnerName: input.runner?.name ?? DEBUG_RUNNER_NAME,
     environmentId: input.environment.id,
     environmentName: input.environment.name,
     deploymentId: input.deploymentId ?? null,
@@ -361,6 +381,8 @@ function runRowOf(input: NewRun, id: string) {
     loadProfile: input.loadProfile ?? null,
     durability: input.durability ?? null,
     origin: input.origin ?? null,
+    testCaseId: input.debug?.testCaseId ?? null,
+    ...(input.debug ? { debugTestCase: input.debug.testCase } : {}),
   };
 }
 
@@ -386,7 +408,8 @@ export function runStarter({ dataSource, workflows, logger, config }: ApiDeps): 
 /**
  * Answers a call that started (or replayed) a run: `status` (201 from /v1, 200 from an incoming
  * webhook), `Idempotent-Replayed: true` on a replay, `Location` of the run when asked, and the body
- * `{runId, status, runner, environment, deploymentId?, createdAt, links?}`.
+ * `{runId, status, runner, environment, deploymentId?, createdAt, links?}` (`runner` null for a
+ * debug run).
  */
 export function answerStartedRun(
   ctx: AppContext,
@@ -399,10 +422,18 @@ export function answerStartedRun(
   ctx.body = {
     runId: run.id,
     status: run.status,
-    runner: run.runnerName,
+    runner: runnerOf(run),
     environment: run.environmentName,
     ...(run.deploymentId ? { deploymentId: run.deploymentId } : {}),
     createdAt: iso(run.createdAt),
     ...(answer.links ? { links: answer.links } : {}),
   };
+}
+
+/**
+ * The `runner` a run document answers: the runner's name, or null for a run made by no runner (a
+ * debug run, whose row stores {@link DEBUG_RUNNER_NAME}).
+ */
+export function runnerOf(run: Pick<Run, 'runnerName'>): string | null {
+  return run.runnerName === DEBUG_RUNNER_NAME ? null : run.runnerName;
 }

@@ -55,6 +55,10 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
 
   'GET /v1/test-cases': 'read',
   'POST /v1/test-cases': 'write',
+  // The designer's check of a test case body, nothing stored: part of editing.
+  'POST /v1/test-cases/validate': 'write',
+  // A debug run of a test case body (api/routes/runs.ts): starting a run.
+  'POST /v1/test-cases/debug': 'run',
   'GET /v1/test-cases/:testCaseId': 'read',
   'PUT /v1/test-cases/:testCaseId': 'write',
   'PATCH /v1/test-cases/:testCaseId': 'write',

@@ -79,6 +79,12 @@ export const PROBLEMS = {
     description:
       'The test case is run by Ref nodes (`mode: "ref"`, docs/reuse.md "Sub-flows") of other test cases; `referencedBy` lists them (`id`, `name`, `folder`, `nodes`). Remove those references, or turn them into clones, then delete it.',
   },
+  'test-case-changed': {
+    status: 409,
+    title: 'Test case changed',
+    description:
+      'The test case was saved by someone else since you read it: the `If-Match` of your PUT or PATCH names another version. `version` and `updatedAt` are the stored ones; nothing was stored. Reload it (GET /v1/test-cases/{id}) and apply your change again.',
+  },
   'run-finished': {
     status: 409,
     title: 'Run already finished',
@@ -390,6 +396,12 @@ export const PROBLEMS = {
     title: 'The runner selects no test case',
     description:
       "The runner's selection (`testCaseIds`, `folder`, `tags`) matches no test case of the workspace, so a run would pass with 0 tests; `runner` names it and `selection` repeats what it selects. Add test cases that match, or change the runner. An incoming webhook's call records the run as failed with this reason (`runId`); a scheduled run fails the same way.",
+  },
+  'debug-run': {
+    status: 409,
+    title: 'A debug run cannot be made again',
+    description:
+      'Rerun, replay and resume (`POST /v1/runs/{runId}/rerun|replay|resume`) start from a runner\'s run; a debug run (trigger `debug`, `POST /v1/test-cases/debug`) ran a test case as the designer held it, with no runner. Debug it again from the designer (docs/api.md "Debug runs").',
   },
   'nothing-to-rerun': {
     status: 422,

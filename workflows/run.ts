@@ -152,6 +152,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     deadlineMs: deadline,
     ...(plan.servers ? { servers: plan.servers } : {}),
     ...(plan.mockScope ? { mockScope: { workspaceId: plan.workspaceId, scope: plan.mockScope } } : {}),
+    // A debug run (trigger `debug`): each node's result gets its capture (src/flow/debug.ts).
+    ...(plan.debug ? { debug: true } : {}),
     onNodeDone: () => ledger.nodeDone(),
     // A normal activity (the workflow task before it has ended): the records of earlier test cases go.
     endTask: () => store.saveProgress({ ...progressInput(), recordsBefore: ledger.nextIndex }),

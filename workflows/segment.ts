@@ -22,6 +22,7 @@ export async function loopSegmentWorkflow(input: LoopSegmentInput): Promise<Loop
     deadlineMs: input.deadlineMs,
     ...(input.servers ? { servers: input.servers } : {}),
     ...(input.mockScope ? { mockScope: input.mockScope } : {}),
+    ...(input.debug ? { debug: true } : {}),
     startLoopSegment,
   });
   const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, input.deadlineMs - Date.now()) });

@@ -132,6 +132,11 @@ export interface WorkflowPortOptions {
   durability?: Durability;
   /** Where the run stands before a test case segment, for the progress the segment stores (activities/test-case.ts). */
   segmentProgress?: () => SegmentProgress;
+  /**
+   * A debug run (RunPlan `debug`): the port says so (InterpreterPort `debug`), and test case
+   * segments capture too. Absent for every other run: nothing changes.
+   */
+  debug?: boolean;
 }
 
 /** How long a test case segment may go without a heartbeat before Temporal retries it elsewhere. */
@@ -331,6 +336,7 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       ...(options.mockScope ? { mockScope: options.mockScope } : {}),
       ...(cb ? { callbacks: { baseUrl: cb.baseUrl, key: cb.key } } : {}),
       ...(options.segmentProgress ? { progress: options.segmentProgress() } : {}),
+      ...(options.debug ? { debug: true as const } : {}),
     };
     // Written to history when scheduled: over the cap, the interpreter runs these nodes here.
     if (jsonBytes(input) > PAYLOAD_LIMITS.activityInputBytes) return undefined;
@@ -362,6 +368,7 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       ...(options.servers ? { servers: options.servers } : {}),
       ...(options.mockScope ? { mockScope: options.mockScope } : {}),
       executionIds: true,
+      ...(options.debug ? { debug: true } : {}),
       dynamic: {
         uuid,
         now: at,

@@ -265,6 +265,11 @@ const NODE_RESULT = {
     stream: { type: 'object', description: 'WebSocket and SSE nodes (docs/async.md "WebSocket and SSE").' },
     grpc: { type: 'object', description: 'gRPC nodes (docs/async.md "gRPC").' },
     mockVerify: { type: 'object', description: 'mockVerify nodes (docs/flows.md "mockVerify node").' },
+    debug: {
+      type: 'object',
+      description:
+        'Debug runs only (trigger `debug`, `POST /v1/test-cases/debug`): what the designer shows of the node, secrets masked, bounded (`request` as sent and `response` of API and Poll nodes, `variables` after the node; `bodyTruncated`, `variablesTruncated` when cut).',
+    },
   },
 } as const;
 
@@ -399,7 +404,7 @@ export const SCHEMAS = {
   },
   TestCase: {
     type: 'object',
-    required: ['id', 'name', 'folder', 'description', 'tags', 'flow', 'dataSets', 'createdAt', 'updatedAt'],
+    required: ['id', 'name', 'folder', 'description', 'tags', 'flow', 'dataSets', 'version', 'createdAt', 'updatedAt'],
     properties: {
       id: id('tc'),
       name: text,
@@ -419,8 +424,24 @@ export const SCHEMAS = {
         description:
           'A shared step run by Ref nodes (docs/reuse.md "Sub-flows"): runners select it only by id, never by folder or tags.',
       },
+      version: {
+        type: 'integer',
+        minimum: 1,
+        description:
+          '1 when created, one more at each PUT or PATCH; the answer\'s `ETag` is `"<version>"`. Send it back as `If-Match` so that a save refuses to overwrite a change made meanwhile (409 `test-case-changed`; docs/api.md "Concurrent edits").',
+      },
       createdAt: timestamp,
       updatedAt: timestamp,
+    },
+  },
+  TestCaseValidation: {
+    type: 'object',
+    required: ['valid', 'flow'],
+    description:
+      'A test case body that passed every check a save makes (`POST /v1/test-cases/validate`); nothing was stored.',
+    properties: {
+      valid: { const: true },
+      flow: { ...FLOW_NODES, description: 'The flow as a save would store it: every node has an `id`.' },
     },
   },
   Folder: {
@@ -572,7 +593,10 @@ export const SCHEMAS = {
     properties: {
       runId: id('run'),
       status: { enum: [...RUN_STATUSES] },
-      runner: text,
+      runner: {
+        type: ['string', 'null'],
+        description: "The runner's name; null for a debug run (trigger `debug`), which has none.",
+      },
       environment: text,
       deploymentId: id('dep'),
       createdAt: timestamp,
@@ -622,7 +646,10 @@ export const SCHEMAS = {
     properties: {
       runId: id('run'),
       status: { enum: [...RUN_STATUSES] },
-      runner: text,
+      runner: {
+        type: ['string', 'null'],
+        description: "The runner's name; null for a debug run (trigger `debug`), which has none.",
+      },
       environment: text,
       trigger: { enum: [...RUN_TRIGGERS] },
       durability: {
@@ -634,6 +661,11 @@ export const SCHEMAS = {
       variables: { $ref: '#/components/schemas/Variables' },
       createdAt: timestamp,
       deploymentId: id('dep'),
+      testCaseId: {
+        ...id('tc'),
+        description:
+          'A debug run (`POST /v1/test-cases/debug`): the saved test case its test case is a draft of, when one was named.',
+      },
       context: { type: 'object', description: 'What an incoming webhook call sent besides `variables`.' },
       planHash: {
         type: 'string',
@@ -719,7 +751,10 @@ export const SCHEMAS = {
         const: true,
         description: 'The store did not answer; ask again later for the full document.',
       },
-      runner: text,
+      runner: {
+        type: ['string', 'null'],
+        description: "The runner's name; null for a debug run (trigger `debug`), which has none.",
+      },
       environment: text,
       trigger: { enum: [...RUN_TRIGGERS] },
       startedAt: timestamp,
@@ -767,7 +802,10 @@ export const SCHEMAS = {
     properties: {
       runId: id('run'),
       status: { enum: [...RUN_STATUSES] },
-      runner: text,
+      runner: {
+        type: ['string', 'null'],
+        description: "The runner's name; null for a debug run (trigger `debug`), which has none.",
+      },
       environment: text,
       result: { enum: ['passed', 'failed'] },
       summary: { $ref: '#/components/schemas/RunSummary' },
@@ -1235,13 +1273,21 @@ export const RESPONSES = {
     },
   }),
   Conflict: problemResponse(
-    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active` (a run queued or running deleted, rerun, replayed or resumed), `deployment-disabled`, `in-use`, `test-case-referenced`.',
+    'The request conflicts with what is stored: `name-taken`, `route-taken`, `run-finished`, `run-active` (a run queued or running deleted, rerun, replayed or resumed), `deployment-disabled`, `in-use`, `test-case-referenced`, `test-case-changed` (an `If-Match` that no longer names the stored version; `version`, `updatedAt`).',
     {
       nameTaken: {
         summary: 'Name taken',
         value: problemExample('name-taken', 'Environment "staging" already exists in this workspace.', {
           errors: [{ field: 'name', pointer: '#/name', detail: 'is already taken' }],
         }),
+      },
+      testCaseChanged: {
+        summary: 'Saved meanwhile by someone else',
+        value: problemExample(
+          'test-case-changed',
+          'Test case "get user" was changed since you read it: it is at version 4 (updated 2026-11-20T09:31:12.000Z), your If-Match names "3". Nothing was stored: reload it (GET /v1/test-cases/tc_01JD7Q4Z8K2M3N4P5Q6R7S8T9V) and apply your change again.',
+          { testCaseId: 'tc_01JD7Q4Z8K2M3N4P5Q6R7S8T9V', version: 4, updatedAt: '2026-11-20T09:31:12.000Z' },
+        ),
       },
     },
   ),

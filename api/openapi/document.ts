@@ -52,6 +52,9 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
       schema: q.schema,
     })),
   ];
+  for (const h of op.headers ?? []) {
+    parameters.push({ name: h.name, in: 'header', required: false, description: h.description, schema: h.schema });
+  }
   if (op.idempotent) {
     parameters.push({
       name: 'Idempotency-Key',

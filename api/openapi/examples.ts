@@ -132,6 +132,23 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, Example>> = {
   updateTestCase: {
     tags: { summary: 'Change the tags only', value: { tags: ['smoke', 'users'] } },
   },
+  validateTestCase: {
+    getUser: {
+      summary: 'A test case as the designer holds it, checked without saving',
+      value: { name: 'get user', folder: 'users', tags: ['smoke'], flow },
+    },
+  },
+  debugTestCase: {
+    getUser: {
+      summary: 'Run a draft of a test case on staging, 60 s at most',
+      value: {
+        testCase: { name: 'get user', folder: 'users', tags: ['smoke'], flow },
+        environment: 'staging',
+        variables: { build: '1.4.2' },
+        timeout: 60,
+      },
+    },
+  },
   createRunner: {
     smoke: {
       summary: 'Every test case in folder users tagged smoke',
@@ -302,6 +319,9 @@ const testCase = {
   tags: ['smoke'],
   flow,
   dataSets: [],
+  authProfile: null,
+  reusable: false,
+  version: 3,
   createdAt: AT,
   updatedAt: AT,
 };
@@ -361,6 +381,19 @@ const runRunning = {
   completedAt: undefined,
   progress: { completed: 3, total: 10, percentage: 30 },
   estimatedCompletion: LATER,
+};
+const debugRun = {
+  runId: ids.run,
+  status: 'queued',
+  runner: null,
+  environment: 'staging',
+  trigger: 'debug',
+  durability: 'node',
+  timeout: 60,
+  variables: { build: '1.4.2' },
+  createdAt: AT,
+  testCaseId: ids.tc,
+  links,
 };
 const runFromWorkflow = {
   runId: ids.run,
@@ -461,6 +494,11 @@ export const RESPONSE_EXAMPLES = {
   runner: { summary: 'A runner', value: runner },
   runners: { summary: 'A page of runners', value: { items: [runner], nextCursor: null } },
   runStarted: { summary: 'A run started', value: runStarted },
+  debugRun: { summary: 'A debug run of a draft of test case tc_…, queued', value: debugRun },
+  testCaseValid: {
+    summary: 'The test case would be saved: its flow with node ids',
+    value: { valid: true, flow },
+  },
   runRunning: { summary: 'A run under way', value: plain(runRunning) },
   runCompleted: { summary: 'A run that passed', value: runCompleted },
   runFromWorkflow: {

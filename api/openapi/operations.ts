@@ -16,7 +16,7 @@ import { ENVIRONMENT_SCHEMAS } from '../routes/environments';
 import { TEST_CASE_SCHEMAS } from '../routes/test-cases';
 import { RUNNER_SCHEMAS } from '../routes/runners';
 import { AUTH_PROFILE_SCHEMAS } from '../routes/auth-profiles';
-import { controlInputSchema, RUN_TRIGGERS, runInputSchema } from '../routes/runs';
+import { controlInputSchema, debugInputSchema, RUN_TRIGGERS, runInputSchema } from '../routes/runs';
 import { RUN_ORIGIN_SCHEMAS } from '../routes/run-origins';
 import { DEPLOYMENT_SCHEMAS } from '../routes/deployments';
 import { DESIGN_SCHEMAS } from '../routes/designs';
@@ -75,6 +75,8 @@ export interface ApiOperation {
     alsoAs?: Record<string, JsonSchema>;
   };
   query?: QueryParam[];
+  /** Request headers the operation reads (besides `Authorization` and `Idempotency-Key`). */
+  headers?: QueryParam[];
   /** `Idempotency-Key` is read (run starts). */
   idempotent?: boolean;
   /** Successful answers by status code. */
@@ -291,6 +293,89 @@ function crud(options: {
     },
   );
   return ops;
+}
+
+/** The `ETag` of an answer carrying a test case. */
+const TEST_CASE_ETAG = {
+  ETag: 'The test case\'s version as a strong entity tag, `"<version>"`: send it as `If-Match` to save only over this version.',
+};
+
+/**
+ * A test case CRUD operation with its versions (docs/api.md "Concurrent edits"): answers carrying a
+ * test case have `ETag`; PUT and PATCH read `If-Match` (409 `test-case-changed` when it does not
+ * name the stored version).
+ */
+function withTestCaseVersions(op: ApiOperation): ApiOperation {
+  if (op.path === '/v1/test-cases' && op.method === 'get') return op;
+  if (op.method === 'delete') return op;
+  const responses = Object.fromEntries(
+    Object.entries(op.responses).map(([status, r]) => [status, { ...r, headers: { ...r.headers, ...TEST_CASE_ETAG } }]),
+  );
+  if (op.method !== 'put' && op.method !== 'patch') return { ...op, responses };
+  return {
+    ...op,
+    description:
+      `${op.description ? `${op.description} ` : ''}With \`If-Match\` (the \`ETag\` of the test case as read, or \`*\`), stored only when it names the stored version: else 409 \`test-case-changed\` with the stored \`version\` and \`updatedAt\`, and nothing stored. Without it, the last write wins.`.trim(),
+    headers: [
+      {
+        name: 'If-Match',
+        description:
+          'RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags (`"3"`); weak tags never match. Malformed: 400 `invalid-header`.',
+        schema: { type: 'string', minLength: 1 },
+      },
+    ],
+    responses,
+  };
+}
+
+/** `POST /v1/test-cases/validate` and `POST /v1/test-cases/debug` (the designer's, docs/api.md). */
+function testCaseToolOperations(config: AssayConfig): ApiOperation[] {
+  const debugSchema = debugInputSchema(config.runs.maxTimeoutSeconds);
+  return [
+    {
+      method: 'post',
+      path: '/v1/test-cases/validate',
+      operationId: 'validateTestCase',
+      summary: 'Check a test case body as a save would, storing nothing',
+      description:
+        "The checks of `POST /v1/test-cases` (schema, each node, data sets, hooks, Ref nodes, auth profiles, the loop quota) on the body, nothing stored: 200 with the flow as it would be stored (node ids assigned), else the problem a save would answer, with the same `errors[].pointer`. `testCaseId` checks it as `PUT /v1/test-cases/{testCaseId}` would (its Ref links back to that test case are cycles). The name's uniqueness is checked only by the save.",
+      tag: 'Test cases',
+      auth: 'apiKey',
+      query: [filter('testCaseId', 'Check it as a replacement of this test case (404 when there is none).')],
+      body: body(testCaseBodySchema(TEST_CASE_SCHEMAS.full), 'validateTestCase'),
+      responses: { '200': ok('It would be saved.', schemaRef('TestCaseValidation'), ['testCaseValid']) },
+      problems: ['BadRequest', 'NotFound', 'UnsupportedMediaType', 'Unprocessable'],
+    },
+    {
+      method: 'post',
+      path: '/v1/test-cases/debug',
+      operationId: 'debugTestCase',
+      summary: 'Run a test case as the designer holds it (a debug run)',
+      description:
+        "`testCase` is a test case body as `POST /v1/test-cases` takes it, plus `id`, the saved test case it is a draft of (optional). It is checked as a save checks it (the same problems, pointers under `/testCase`), kept with the run, and run through the real engine on `environment` like any run (quotas, `Idempotency-Key`, 503 `temporal-unavailable`) with trigger `debug`: each node's result carries `debug` (the request as sent, the response, the variables after it). `timeout` in seconds, default 300. The run has no runner (`runner: null`); it is listed by `GET /v1/runs?trigger=debug` and deleted like any run, and never counts toward test case history, flaky flags or baselines.",
+      tag: 'Runs',
+      auth: 'apiKey',
+      idempotent: true,
+      body: body(
+        {
+          ...debugSchema,
+          properties: { ...debugSchema.properties, testCase: testCaseBodySchema(debugSchema.properties.testCase) },
+        },
+        'debugTestCase',
+      ),
+      responses: {
+        '201': {
+          ...created('Run', schemaRef('Run'), ['debugRun']),
+          headers: {
+            Location: "The run's address.",
+            'Idempotent-Replayed':
+              '`true` when the answer is the run a first call with the same `Idempotency-Key` started.',
+          },
+        },
+      },
+      problems: ['BadRequest', 'UnsupportedMediaType', 'Unprocessable'],
+    },
+  ];
 }
 
 /** The folder operations (api/routes/folders.ts): addressed by path, created or replaced by PUT. */
@@ -511,7 +596,8 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       deleteDescription:
         'Runners that list it forget it. While Ref nodes of other test cases link to it (`mode: "ref"`), 409 `test-case-referenced` lists them in `referencedBy`.',
       deleteProblems: ['Conflict'],
-    }),
+    }).map(withTestCaseVersions),
+    ...testCaseToolOperations(config),
     ...folderOperations(),
     ...historyOperations(),
     ...mockJournalOperations(),

@@ -5,6 +5,9 @@
  *                                      → 201 (`performance`: a load profile, docs/performance.md;
  *                                      `durability`: `node` or `testCase` over the deployment's and
  *                                      runner's, docs/durability.md "Durability modes")
+ *   POST /v1/test-cases/debug          {testCase, environment, variables?, timeout?} → 201 the run document:
+ *                                      a debug run of one test case as the designer holds it (module
+ *                                      comment below; docs/api.md "Debug runs")
  *   GET  /v1/runs                      listing: runner, environment, status, trigger, deployment, limit,
  *                                      orderBy=createdAt, order=desc|asc, cursor; a filter given
  *                                      empty (`runner=`) is 400 `invalid-query` naming it
@@ -43,16 +46,31 @@
  *
  * Starting and cancelling need scope `run`. `timeout` is in seconds (default 1800, at most
  * ASSAY_MAX_RUN_TIMEOUT_SECONDS); `duration` is in milliseconds.
+ *
+ * Debug runs (trigger `debug`; docs/spec-choices.md "Debug runs"): `testCase` is a test case body as
+ * `POST /v1/test-cases` takes it, plus `id`, the saved test case it is a draft of (optional; 422
+ * `unknown-reference` naming `testCase.id` when there is none). It is checked exactly as a save
+ * checks it (api/routes/test-cases.ts `checkTestCaseBody`: the same problems, fields under
+ * `testCase`), kept in the run's row, and the run starts as any run (idempotency, quotas, servers,
+ * recovery, 503 `temporal-unavailable`); its plan is frozen from that test case
+ * (activities/runs.ts `startRun`) with `debug: true` and durability `node`. It has no runner: its
+ * document says `runner: null`, `trigger: "debug"` and `testCaseId` (when given). `timeout`
+ * defaults to {@link DEBUG_TIMEOUT_SECONDS}. It is listed and deleted as any run (`trigger=debug`
+ * filters them) but writes no test case history: it never counts toward trends, flaky flags or
+ * baselines, and has no deployment, so no outgoing webhook.
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import {
   ApiKey,
+  DEBUG_RUNNER_NAME,
   Deployment,
+  Environment,
   Run,
   RunLoadShard,
   Runner,
   RunTestCaseResult,
+  TestCase,
   WebhookDelivery,
 } from '../../src/store/entities';
 import {
@@ -76,7 +94,9 @@ import { closedWorkflowReason, failOpenRun } from '../../src/temporal/run-recove
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { invalid, Problem } from '../problem';
 import { bodyValidator, jsonBody, queryEnum, queryFilter, queryFilterEnum } from '../validation';
-import { answerStartedRun, runStarter } from '../run-starter';
+import { answerStartedRun, runnerOf, runStarter } from '../run-starter';
+import { newId } from '../../src/ids';
+import { checkTestCaseBody, TEST_CASE_SCHEMAS, type TestCaseInput } from './test-cases';
 import { readIdempotencyKey } from '../idempotency';
 import { keysetPage, page, readPaging, type Keyset } from '../paging';
 import { findOr404, requireRunTarget, workspaceRows } from '../lookups';
@@ -126,6 +146,40 @@ export function runInputSchema(maxTimeoutSeconds: number) {
   };
 }
 
+/** A debug run's default `timeout`, seconds (5 minutes; at most ASSAY_MAX_RUN_TIMEOUT_SECONDS). */
+export const DEBUG_TIMEOUT_SECONDS = 300;
+
+/** The body of `POST /v1/test-cases/debug`. */
+interface DebugInput {
+  testCase: TestCaseInput & { id?: string };
+  environment: string;
+  variables?: VariablesInput;
+  timeout?: number;
+}
+
+/**
+ * The body schema of `POST /v1/test-cases/debug` (`timeout` at most `maxTimeoutSeconds`): what ajv
+ * validates with and what the OpenAPI document shows. `testCase` is the test case body of `POST
+ * /v1/test-cases` ({@link TEST_CASE_SCHEMAS}`.full`) plus `id`; its flow, data sets, references and
+ * quotas are checked after it, as a save checks them.
+ */
+export function debugInputSchema(maxTimeoutSeconds: number) {
+  return {
+    type: 'object',
+    required: ['testCase', 'environment'],
+    additionalProperties: false,
+    properties: {
+      testCase: {
+        ...TEST_CASE_SCHEMAS.full,
+        properties: { ...TEST_CASE_SCHEMAS.full.properties, id: { type: 'string', minLength: 1, maxLength: 40 } },
+      },
+      environment: nameSchema,
+      variables: variablesSchema,
+      timeout: { type: 'integer', minimum: 1, maximum: maxTimeoutSeconds },
+    },
+  } as const;
+}
+
 /** The body of `POST /v1/runs/{runId}/control`. */
 interface ControlInput {
   action: LoadControlAction;
@@ -172,7 +226,7 @@ function refusalField(request: LoadControlRequest, reason: string): string {
 }
 
 /** The values of the `trigger` filter (a Record, so that a new trigger kind cannot be forgotten here). */
-export const RUN_TRIGGERS = Object.keys({ api: true, schedule: true, webhook: true } satisfies Record<
+export const RUN_TRIGGERS = Object.keys({ api: true, schedule: true, webhook: true, debug: true } satisfies Record<
   RunTrigger,
   true
 >) as RunTrigger[];
@@ -265,7 +319,7 @@ export function runFromWorkflow(
   const { state } = live;
   if (state.status !== 'queued' && state.status !== 'running') return null;
   const doc: Record<string, unknown> = { runId, status: state.status, source: 'workflow', storeUnavailable: true };
-  if (live.runner !== undefined) doc.runner = live.runner;
+  if (live.runner !== undefined) doc.runner = live.runner === DEBUG_RUNNER_NAME ? null : live.runner;
   if (live.environment !== undefined) doc.environment = live.environment;
   if (live.trigger !== undefined) doc.trigger = live.trigger;
   if (state.startedAt) doc.startedAt = state.startedAt;
@@ -290,7 +344,7 @@ export function runJson(run: Run, workflows: RunWorkflowClient, nowMs = Date.now
   const doc: Record<string, unknown> = {
     runId: run.id,
     status: run.status,
-    runner: run.runnerName,
+    runner: runnerOf(run),
     environment: run.environmentName,
     trigger: run.trigger,
     // Frozen in the row when the plan freezes; a run that started before modes existed ran `node`.
@@ -301,6 +355,8 @@ export function runJson(run: Run, workflows: RunWorkflowClient, nowMs = Date.now
     createdAt: iso(run.createdAt),
   };
   if (run.deploymentId) doc.deploymentId = run.deploymentId;
+  // A debug run: the saved test case its test case is a draft of.
+  if (run.testCaseId) doc.testCaseId = run.testCaseId;
   if (run.context) doc.context = run.context;
   // docs/history.md: what the run executed (its plan's content hash) and the run it was made from.
   if (run.planHash) doc.planHash = run.planHash;
@@ -355,6 +411,8 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
     return doc;
   };
   async function queuedDurability(run: Run): Promise<Durability> {
+    // A debug run always runs `node` (activities/runs.ts `startRun`).
+    if (run.trigger === 'debug') return 'node';
     const deployment = run.deploymentId
       ? await dataSource
           .getRepository(Deployment)
@@ -392,6 +450,75 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       idempotency,
     });
     answerStartedRun(ctx, started, { status: 201, location: true, links: links(started.run, workflows) });
+  });
+
+  const validateDebug = bodyValidator<DebugInput>(debugInputSchema(config.runs.maxTimeoutSeconds));
+
+  /**
+   * `POST /v1/test-cases/debug` (scope `run`; module comment): a debug run of `testCase` on
+   * `environment` → 201 the run document, `Location`. 400 `validation-failed` (fields under
+   * `testCase`, `variables`, …), 422 as a save (`loop-iterations-exceeded`, `unknown-reference`,
+   * `invalid-sub-flow`) or as `POST /v1/runs` (`unknown-reference` naming `environment`,
+   * `server-missing`, `idempotency-key-reused`), 429 `quota-exceeded`, 503 `temporal-unavailable`.
+   */
+  router.post('/test-cases/debug', async (ctx) => {
+    const input = validatedWith(validateDebug, jsonBody(ctx), (body) => [
+      ...variableShapeErrors(body),
+      ...keptSecretErrors(bodyVariables(body), undefined),
+    ]);
+    const idempotency = readIdempotencyKey(ctx, 'POST /v1/test-cases/debug', input, ring);
+    const workspaceId = ctx.state.caller.workspaceId;
+    const { id: draftOf, ...body } = input.testCase;
+    const self =
+      draftOf === undefined
+        ? undefined
+        : await dataSource.getRepository(TestCase).findOne({ where: { id: draftOf, workspaceId } });
+    if (draftOf !== undefined && !self) {
+      const detail = `test case "${draftOf}" does not exist (leave \`id\` out to debug a test case not saved yet)`;
+      throw new Problem('unknown-reference', `testCase.id: ${detail}`, {
+        errors: [fieldError(['testCase', 'id'], detail)],
+      });
+    }
+    const checkedCase = await checkTestCaseBody(dataSource.manager, workspaceId, body, {
+      config,
+      self: self ?? undefined,
+      at: ['testCase'],
+    });
+    const environment = await dataSource.getRepository(Environment).findOneBy({ workspaceId, name: input.environment });
+    if (!environment) {
+      const detail = `environment "${input.environment}" does not exist`;
+      throw new Problem('unknown-reference', detail, { errors: [fieldError(['environment'], detail)] });
+    }
+    const { reusable: _reusable, ...definition } = checkedCase;
+    const testCase = { id: draftOf ?? newId('testCase'), ...definition };
+    const now = new Date();
+    // What the run-level checks (servers, loop quota with sub-flows) look at: the test case as a row.
+    const selected = Object.assign(new TestCase(), {
+      ...testCase,
+      workspaceId,
+      reusable: false,
+      version: 0,
+      tagRows: testCase.tags.map((tag) => ({ testCaseId: testCase.id, tag })),
+      createdAt: now,
+      updatedAt: now,
+    });
+    const started = await startRun({
+      workspaceId,
+      runner: null,
+      environment,
+      timeoutSeconds: input.timeout ?? Math.min(DEBUG_TIMEOUT_SECONDS, config.runs.maxTimeoutSeconds),
+      variables: sealVariableInputs(input.variables ?? {}, ring),
+      loadProfile: null,
+      durability: 'node',
+      trigger: 'debug',
+      idempotency,
+      selection: [selected],
+      debug: { testCase, testCaseId: draftOf ?? null },
+    });
+    if (started.replayed) ctx.set('Idempotent-Replayed', 'true');
+    ctx.status = 201;
+    ctx.set('Location', `/v1/runs/${started.run.id}`);
+    ctx.body = runJson(started.run, workflows, Date.now(), false);
   });
 
   router.get('/runs', async (ctx) => {
@@ -510,7 +637,7 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
     const doc: Record<string, unknown> = {
       runId: run.id,
       status: run.status,
-      runner: run.runnerName,
+      runner: runnerOf(run),
       environment: run.environmentName,
     };
     if (run.status === 'completed') doc.result = run.result;

@@ -227,6 +227,14 @@ interface NodeBase {
   /** Identifier unique within the test case; expressions read `nodes.<id>`. */
   id: string;
   name?: string;
+  /**
+   * Switched off (the designer's "disable", docs/flows.md "Disabled nodes"): the node is not run,
+   * nor anything under it (IF branches, Loop and Iteration bodies, Parallel children); its result
+   * is `status: 'skipped'`, `reason: 'disabled'`, without children, and `nodes.<id>` stays absent
+   * for later expressions. It fails nothing and counts in no progress or estimate
+   * (src/flow/estimate.ts). Absent or false: the node runs.
+   */
+  disabled?: boolean;
 }
 
 /** Sends a request; assertions on it decide pass or fail (spec "Test-flow nodes"). */
@@ -244,6 +252,12 @@ export interface ApiNode extends NodeBase {
   server?: string;
   /** An auth profile's name (src/domain/auth-profiles.ts), or `'none'`; wins over the test case's, folder's and runner's. */
   authProfile?: string;
+  /**
+   * Variables set from the response (docs/flows.md "Extracting variables"): variable name → JSONata
+   * over what assertions see (`response`, `variables`, `nodes`, …), evaluated in order after the
+   * response arrived and its hooks ran, before the assertions (which see the new values).
+   */
+  extract?: Record<string, string>;
 }
 
 /** Runs `then` when the JSONata `condition` holds, else `else` (spec: IF node). */
@@ -698,7 +712,10 @@ export interface NodeResult {
    * a script error, a condition that never held).
    */
   errorCode?: string;
-  /** Why a node was skipped (the branch not taken). */
+  /**
+   * Why a node was skipped: the branch not taken (`condition held: Else branch not taken`), the
+   * stop of a failed Assert node, `disabled` (NodeBase `disabled`), `resumed: ran in run …`.
+   */
   reason?: string;
   // API nodes
   /** `auth`: the scheme the request was signed with, its secrets shown as `***`. */
@@ -745,7 +762,61 @@ export interface NodeResult {
   grpc?: GrpcOutcome;
   // mockVerify
   mockVerify?: MockVerifyOutcome;
+  /** Debug runs only ({@link RunPlan.debug}): what the designer shows of the node, bounded. */
+  debug?: NodeDebugCapture;
 }
+
+/**
+ * What a debug run records of a node besides its result (docs/console.md "The designer"), secrets
+ * masked as in results. Bounded: each body at most {@link DEBUG_BODY_LIMIT} characters of JSON
+ * (cut bodies are the text's start, with `bodyTruncated`), the variables at most
+ * {@link DEBUG_VARIABLES_LIMIT} (cut: `variablesTruncated`, and the largest values left out).
+ */
+export interface NodeDebugCapture {
+  /** API and Poll nodes (the last attempt): the request as sent. */
+  request?: {
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    body?: unknown;
+    bodyTruncated?: boolean;
+  };
+  /** API and Poll nodes (the last attempt): the response as received; `body` parsed when JSON. */
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    body?: unknown;
+    bodyTruncated?: boolean;
+    timeMs: number;
+  };
+  /**
+   * The flow's variables after the node ran (its sub-flow's inside a Ref node). Cut
+   * (`variablesTruncated`): the largest values left out until the rest is within
+   * {@link DEBUG_VARIABLES_LIMIT}.
+   */
+  variables?: Record<string, unknown>;
+  variablesTruncated?: boolean;
+  /**
+   * Set when the test case's captures together had reached {@link DEBUG_TEST_CASE_LIMIT} (or its
+   * whole result `PAYLOAD_LIMITS.testCaseResultBytes`, src/domain/limits.ts): this capture keeps
+   * only the request's method, URL and headers and the response's status, headers and time (bodies
+   * and variables left out, flagged `bodyTruncated` and `variablesTruncated`), or nothing but this
+   * flag when even that did not fit.
+   */
+  omitted?: boolean;
+}
+
+/** Characters of JSON text a debug capture keeps of one body (64 KiB). */
+export const DEBUG_BODY_LIMIT = 65_536;
+/** Characters of JSON text a debug capture keeps of a node's variables (32 KiB). */
+export const DEBUG_VARIABLES_LIMIT = 32_768;
+/**
+ * Bytes of JSON (UTF-8) the debug captures of one test case's nodes take together (256 KiB):
+ * captures past it are made {@link NodeDebugCapture.omitted}. Half of a test case result's cap
+ * (`PAYLOAD_LIMITS.testCaseResultBytes`, 512 KiB, src/domain/limits.ts), so a debug run's results,
+ * test case segments and loop segments stay within Temporal's payload limits.
+ */
+export const DEBUG_TEST_CASE_LIMIT = 262_144;
 
 /** What a mockVerify node found in the mock journal. */
 export interface MockVerifyOutcome {
@@ -895,8 +966,12 @@ export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed'] as cons
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export type RunResultValue = 'passed' | 'failed';
 
-/** How a run was started. */
-export type RunTrigger = 'api' | 'schedule' | 'webhook';
+/**
+ * How a run was started. `debug`: from the console's test-case designer (`POST
+ * /v1/test-cases/debug`, docs/console.md "The designer"): one test case, as the designer holds it,
+ * run through the real engine with {@link RunPlan.debug} capture on.
+ */
+export type RunTrigger = 'api' | 'schedule' | 'webhook' | 'debug';
 
 /** The frozen input of a run: written once when the run starts, replayed from history afterwards. */
 /**
@@ -944,6 +1019,12 @@ export interface RunPlan {
   durability?: Durability;
   /** Present for a performance run: its load profile, validated (src/perf/profile.ts; docs/performance.md). */
   performance?: PerformancePlan;
+  /**
+   * A debug run (trigger `debug`): each node's result carries {@link NodeResult.debug}, what the
+   * designer shows in place (the request as sent, the response, the variables after the node).
+   * Absent (false) for every other run.
+   */
+  debug?: boolean;
   /**
    * The environment's servers, name → base URL, merged through its `extends` chain (docs/reuse.md
    * "Servers"; `{}` when it has none); absent in plans frozen before servers existed, whose

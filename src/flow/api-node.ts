@@ -18,8 +18,9 @@ import { recordScriptChecks, where } from './script-node';
 import { maskedAuth } from '../domain/request-auth';
 import { fillServers, fillServersDeep, joinServerUrl, UnknownServerError } from './servers';
 import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
-import { evaluateAssertion } from '../domain/assertions';
+import { evaluateAssertion, preview } from '../domain/assertions';
 import { MOCK_SCOPE_HEADER } from '../domain/mocks';
+import { debugExchange } from './debug';
 
 /**
  * Fills placeholders and defaults of an API node's request (or a Poll node's, src/flow/poll-node.ts). With the run's `servers` (RunPlan
@@ -148,6 +149,38 @@ export function responseResult(ex: HttpExchange): NonNullable<NodeResult['respon
 }
 
 /**
+ * Sets an API node's `extract` variables from its response, in order (a later one sees an earlier
+ * one), as a Context node sets its own: `undefined` removes the variable; the result lists them in
+ * `variablesSet` (previews). Answers the failed result at the first expression that cannot be
+ * evaluated or whose value is over `PAYLOAD_LIMITS.valueBytes`, else undefined.
+ */
+async function extractVariables(
+  flow: FlowBase,
+  node: ApiNode,
+  result: NodeResult,
+  response: unknown,
+): Promise<NodeResult | undefined> {
+  if (!node.extract) return undefined;
+  const set: Record<string, unknown> = {};
+  for (const [name, expression] of Object.entries(node.extract)) {
+    try {
+      const value = await flow.port.evaluate(expression, flow.expressionInput({ response }));
+      const problem = flow.variableValueProblem(value, `extract.${name}`);
+      if (problem) return flow.fail(result, problem);
+      set[name] = value;
+      if (value === undefined) {
+        const { [name]: _gone, ...rest } = flow.state.variables;
+        flow.state.variables = rest;
+      } else flow.state.variables = { ...flow.state.variables, [name]: value };
+    } catch (err) {
+      return flow.fail(result, `extract.${name}: ${(err as Error).message}`);
+    }
+  }
+  result.variablesSet = Object.fromEntries(Object.entries(set).map(([k, v]) => [k, preview(v, 500)]));
+  return undefined;
+}
+
+/**
  * Runs an API node at `path` (src/flow/execution-id.ts): failed on a network-level error (nothing
  * to assert on; the exchange's `errorCode` becomes the result's, docs/flows.md "Error codes"), on
  * a failed assertion (every assertion is evaluated and counted), or on a failed hook (with its
@@ -198,12 +231,16 @@ export async function runApiNode(flow: FlowBase, node: ApiNode, path: string): P
   if (out.logs.length) result.logs = out.logs;
   if (out.attempts.length > 1) result.attempts = out.attempts;
   const ex = out.exchange;
+  // A debug run: the request as sent and the response as the flow sees it (src/flow/debug.ts).
+  if (flow.capturing) result.debug = debugExchange(out.request, ex);
   if (ex) {
     const response = responseContext(ex);
     flow.state.nodes[node.id] = { request: out.request, response };
     result.duration = out.attempts.reduce((ms, a) => ms + a.timeMs + (a.delayMs ?? 0), 0);
     result.response = responseResult(ex);
     if (ex.error) return flow.failWithCode(result, ex.error, ex.errorCode);
+    const failed = await extractVariables(flow, node, result, response);
+    if (failed) return failed;
     const input = flow.expressionInput({ response });
     result.assertions = [];
     for (const assertion of node.assertions ?? [])

@@ -59,7 +59,8 @@ function loopCount(node: LoopNode | IterationNode, policy: ExpectationPolicy): n
 
 /**
  * The one walk: node executions of one run of `flow` under `policy`, and every loop it meets (also
- * inside branches the policy does not count) with its iterations per run.
+ * inside branches the policy does not count) with its iterations per run. A disabled node (NodeBase
+ * `disabled`) and everything under it count nothing: they do not run.
  */
 export function walkExpectation(
   flow: FlowNode[],
@@ -69,6 +70,8 @@ export function walkExpectation(
   const loops: LoopExpectation[] = [];
   const visit = (nodes: FlowNode[], path: Array<string | number>, chain: number[], multiplier: number): number =>
     nodes.reduce((sum, node, i) => {
+      // Switched off (NodeBase `disabled`): neither it nor anything under it runs.
+      if (node.disabled === true) return sum;
       const at = [...path, i];
       if (node.type === 'loop' || node.type === 'iteration') {
         const count = loopCount(node, policy);

@@ -126,6 +126,18 @@ export abstract class FlowBase {
     return lane;
   }
 
+  /**
+   * Above 0 while the nodes run make results nobody keeps (the iterations of a loop past
+   * KEPT_ITERATIONS, loop.ts): a debug run captures nothing for them. Per lane (a lane made by
+   * {@link forLane} counts its own from its parent's).
+   */
+  debugPaused = 0;
+
+  /** Whether node results get a debug capture now: a debug run's port (InterpreterPort `debug`), not {@link debugPaused}. */
+  get capturing(): boolean {
+    return this.port.debug === true && this.debugPaused === 0;
+  }
+
   /** Evaluates `expression` against {@link expressionInput}. Throws ExpressionError. */
   evaluate(expression: string): Promise<unknown> {
     return this.port.evaluate(expression, this.expressionInput());
@@ -223,6 +235,11 @@ export abstract class FlowBase {
   /** A passed result of `node` with no duration yet. */
   base(node: FlowNode): NodeResult {
     return { id: node.id, ...(node.name ? { name: node.name } : {}), type: node.type, status: 'passed', duration: 0 };
+  }
+
+  /** A skipped result of `node` that is switched off (NodeBase `disabled`): `reason: 'disabled'`, no children. */
+  disabledResult(node: FlowNode): NodeResult {
+    return { ...this.base(node), status: 'skipped', reason: 'disabled' };
   }
 
   /** A skipped result of `node`, not run because the test case was stopped ({@link FlowState.stopped}). */

@@ -54,6 +54,7 @@ import { ranInOrigin, resumedState, resumePoint, snapshot, type ResumeOptions } 
 import { testCaseSegments } from './segments';
 import { DeadlineReached } from './types';
 import { nodePath } from './execution-id';
+import { captureNode, fitDebugCaptures } from './debug';
 
 /** Runs flows of one test case over a port; `state` is what the nodes run so far left. */
 export class FlowInterpreter extends FlowBase {
@@ -122,7 +123,8 @@ export class FlowInterpreter extends FlowBase {
       nodes,
       ...(flow.attempts > 1 ? { attempts: flow.attempts } : {}),
     };
-    return { result, variables: flow.state.variables };
+    // A debug run's captures within the result's cap, before the run caps anything else (debug.ts).
+    return { result: port.debug ? fitDebugCaptures(result) : result, variables: flow.state.variables };
   }
 
   /**
@@ -224,6 +226,8 @@ export class FlowInterpreter extends FlowBase {
    * the path of what it is inside (execution-id.ts), its own path that and its id.
    */
   async runNode(node: FlowNode, scope = ''): Promise<NodeResult> {
+    // Switched off: nothing of it runs, no step, no progress (src/flow/estimate.ts counts it not).
+    if (node.disabled === true) return this.disabledResult(node);
     this.port.beforeNode();
     const path = nodePath(scope, node.id);
     let result: NodeResult;
@@ -280,6 +284,9 @@ export class FlowInterpreter extends FlowBase {
         );
       }
     }
+    // A debug run: the variables after the node, its capture held to the test case's budget (debug.ts).
+    if (this.capturing) captureNode(result, this.state);
+    else if (result.debug) delete result.debug;
     await this.port.afterNode();
     return result;
   }

@@ -113,6 +113,7 @@ export async function runLoopIterations(
         state: compactState(flow.state),
         ...(flow.chain.length ? { chain: [...flow.chain] } : {}),
         path,
+        ...(port.debug ? { debug: true as const } : {}),
       });
       flow.state = rest.state;
       out.state = rest.state;
@@ -130,11 +131,15 @@ export async function runLoopIterations(
       frame.as = node.as ?? 'item';
     }
     flow.state.loops.push(frame);
+    // A debug run captures nothing for an iteration whose results are not kept (debug.ts).
+    const unkept = port.debug === true && kept + out.iterationResults.length >= KEPT_ITERATIONS;
+    if (unkept) flow.debugPaused += 1;
     let nodes: NodeResult[];
     try {
       nodes = await flow.runNodes(node.body, iterationScope(path, index));
     } finally {
       flow.state.loops.pop();
+      if (unkept) flow.debugPaused -= 1;
     }
     out.iterations += 1;
     const failed = nodes.some((n) => n.status === 'failed');

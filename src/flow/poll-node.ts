@@ -30,6 +30,7 @@ import { maskedAuth } from '../domain/request-auth';
 import { evaluateAssertion } from '../domain/assertions';
 import { formatDuration, nodeDurationMs } from '../domain/duration';
 import type { RunWaiting } from '../domain/run-workflow';
+import { debugExchange } from './debug';
 
 /** Defaults of a Poll node's fields (src/domain/types.ts `PollNode`). */
 export const POLL_DEFAULTS = {
@@ -149,6 +150,8 @@ export async function runPollNode(flow: FlowBase, node: PollNode, path: string):
   const attempts: AttemptResult[] = [];
   let request: ResolvedRequest | undefined;
   let ex: HttpExchange | undefined;
+  /** The last attempt's request as sent (a debug run's capture). */
+  let sentRequest: { method: string; url: string; headers: Record<string, string>; body?: unknown } | undefined;
   let met = false;
   let failure: string | undefined;
   /** The errorCode of an attempt that failed the node at once (PERMANENT_ERRORS). */
@@ -192,6 +195,7 @@ export async function runPollNode(flow: FlowBase, node: PollNode, path: string):
       ...(authProfile ? { auth: profileInResults(authProfile) } : {}),
     };
     ex = out.exchange;
+    sentRequest = out.request;
     const entry: AttemptResult = {
       attempt,
       ...(ex?.status !== undefined ? { status: ex.status } : {}),
@@ -265,6 +269,8 @@ export async function runPollNode(flow: FlowBase, node: PollNode, path: string):
   if (ex) {
     result.response = responseResult(ex);
   }
+  // A debug run: the last attempt's request and response (src/flow/debug.ts).
+  if (flow.capturing && sentRequest) result.debug = debugExchange(sentRequest, ex);
   const sent = request ? `${request.method} ${request.url}` : 'not sent';
   const count = `${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`;
   if (!met) {

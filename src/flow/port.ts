@@ -48,6 +48,11 @@ export interface InterpreterPort {
    * segment's direct port). Absent: no id is made (load tests' virtual users).
    */
   executionIds?: boolean;
+  /**
+   * True in a debug run (RunPlan `debug`): every node's result gets NodeResult `debug`, what the
+   * designer shows (src/flow/debug.ts). Absent: nothing is captured, nothing costs.
+   */
+  debug?: boolean;
   /** Epoch ms now: the workflow's clock moved forward by activities' readings, or `Date.now()`. */
   now(): number;
   /**

@@ -53,7 +53,13 @@ export async function runRefNode(flow: FlowBase, node: RefNode, path: string): P
   }
 
   const sub = flow.subFlow(emptyState(variables), label, node.flow);
+  // A debug run: the sub-flow's captures count in the test case's budget (debug.ts).
+  if (flow.port.debug) {
+    sub.state.debugBytes = flow.state.debugBytes ?? 0;
+    sub.debugPaused = flow.debugPaused;
+  }
   const children = await sub.runNodes(node.flow, path);
+  if (flow.port.debug) flow.state.debugBytes = sub.state.debugBytes;
 
   flow.state.assertions += sub.state.assertions;
   flow.state.passedAssertions += sub.state.passedAssertions;

@@ -20,8 +20,12 @@ import { childLists } from './tree';
 /** Node types that wait for time or for the outside world. */
 const WAITING_TYPES: ReadonlySet<FlowNode['type']> = new Set(['wait', 'callback', 'poll']);
 
-/** Whether `node` is, or contains (children, sub-flows), a Wait, Callback or Poll node. */
+/**
+ * Whether `node` is, or contains (children, sub-flows), a Wait, Callback or Poll node that is not
+ * switched off (NodeBase `disabled`: a disabled node waits for nothing, nor does anything under it).
+ */
 export function waitsDurably(node: FlowNode): boolean {
+  if (node.disabled === true) return false;
   if (WAITING_TYPES.has(node.type)) return true;
   if (node.type === 'ref' && Array.isArray(node.flow) && node.flow.some(waitsDurably)) return true;
   return childLists(node).some((list) => list.nodes.some(waitsDurably));

@@ -60,6 +60,11 @@ export interface FlowState {
    * in recorded histories have none).
    */
   stopped?: string;
+  /**
+   * Debug runs only (InterpreterPort `debug`): bytes of JSON the test case's debug captures took so
+   * far, against DEBUG_TEST_CASE_LIMIT (src/flow/debug.ts). Absent in every other run.
+   */
+  debugBytes?: number;
 }
 
 /** Input of a child workflow that runs the rest of a loop. */
@@ -99,6 +104,8 @@ export interface LoopSegmentInput {
   path?: string;
   /** The run's callback address base and key (RunPlan `callbacks`), for Callback nodes in the loop; absent without them. */
   callbacks?: { baseUrl: string; key: string };
+  /** A debug run (InterpreterPort `debug`): the child captures as its parent does; absent otherwise. */
+  debug?: true;
 }
 
 /** What a run of loop iterations (in this workflow or a child) did. */

@@ -7,7 +7,8 @@
  * {@link LAST_PASSING}. A run of a deployment takes the deployment's when set, else its runner's;
  * with neither, `lastPassing`. "The last passing run" of a run is the newest run of the same
  * workspace, runner, environment and kind (functional or performance) created before it that
- * completed with result `passed`.
+ * completed with result `passed`, debug runs left out (trigger `debug`: a designer's try of a
+ * draft, never a baseline; a pinned one is refused likewise).
  */
 import type { EntityManager } from 'typeorm';
 import { Deployment, Run, RunLoadShard, Runner } from './entities';
@@ -65,6 +66,8 @@ export async function findBaselineRun(
   if (setting !== LAST_PASSING) {
     const pinned = await runs.findOneBy({ id: setting, workspaceId: head.workspaceId });
     if (!pinned) return { run: null, reason: `the baseline run ${setting} no longer exists` };
+    if (pinned.trigger === 'debug')
+      return { run: null, reason: `the baseline run ${setting} is a debug run, which is never a baseline` };
     if (pinned.status !== 'completed')
       return { run: null, reason: `the baseline run ${setting} did not complete (${pinned.status})` };
     return { run: pinned };
@@ -76,6 +79,7 @@ export async function findBaselineRun(
     .andWhere('run.environmentName = :environment', { environment: head.environmentName })
     .andWhere('run.createdAt <= :createdAt', { createdAt: head.createdAt })
     .andWhere('run.id <> :id', { id: head.id })
+    .andWhere('run.trigger <> :debug', { debug: 'debug' })
     .andWhere('run.status = :status', { status: 'completed' })
     .andWhere('run.result = :result', { result: 'passed' })
     .andWhere(head.loadProfile ? 'run.loadProfile IS NOT NULL' : 'run.loadProfile IS NULL')
@@ -135,7 +139,11 @@ export async function baselineFieldError(
   value: string | null | undefined,
 ): Promise<ReturnType<typeof fieldError> | null> {
   if (value === null || value === undefined || value === LAST_PASSING) return null;
-  const run = await manager.getRepository(Run).findOne({ select: { id: true }, where: { id: value, workspaceId } });
+  const run = await manager
+    .getRepository(Run)
+    .findOne({ select: { id: true, trigger: true }, where: { id: value, workspaceId } });
+  if (run?.trigger === 'debug')
+    return fieldError(['baseline'], `run "${value}" is a debug run, which is never a baseline; pin a run of a runner`);
   if (run) return null;
   return fieldError(
     ['baseline'],

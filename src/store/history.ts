@@ -140,9 +140,18 @@ export function historyRow(
 }
 
 /**
+ * Whether a run leaves test case history: every run but a debug run (trigger `debug`, or a plan
+ * frozen with `debug: true`, as a replay of one has; `POST /v1/test-cases/debug`), which is a
+ * designer's try of a draft and must not count toward trends, flaky flags or baselines.
+ */
+export function leavesHistory(run: Pick<Run, 'trigger'>, plan: Pick<RunPlan, 'debug'> | null): boolean {
+  return run.trigger !== 'debug' && plan?.debug !== true;
+}
+
+/**
  * Writes the history rows of run `run` (ended now) from its stored results, inside the caller's
  * transaction, then applies the flakiness rule ({@link evaluateRunFlakiness}). Idempotent: rows are
- * upserted by (run, position). Returns the rows written.
+ * upserted by (run, position). Returns the rows written: none for a debug run ({@link leavesHistory}).
  */
 export async function recordRunHistory(
   manager: EntityManager,
@@ -150,6 +159,7 @@ export async function recordRunHistory(
   plan: RunPlan | null,
   rule: FlakyRule = DEFAULT_FLAKY_RULE,
 ): Promise<TestCaseHistory[]> {
+  if (!leavesHistory(run, plan)) return [];
   const results = await manager.getRepository(RunTestCaseResult).find({
     select: { position: true, detail: true },
     where: { runId: run.id },

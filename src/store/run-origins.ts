@@ -27,7 +27,7 @@ import { fieldError, type FieldError } from '../problems';
 /** Why a run cannot be made from another: the API answers it as the problem `code` names. */
 export class OriginRefused extends Error {
   constructor(
-    readonly code: 'run-active' | 'nothing-to-rerun' | 'not-resumable' | 'plan-unavailable' | 'validation-failed',
+    readonly code: 'run-active' | 'debug-run' | 'nothing-to-rerun' | 'not-resumable' | 'plan-unavailable' | 'validation-failed',
     detail: string,
     readonly extras: { errors?: FieldError[]; [key: string]: unknown } = {},
   ) {
@@ -71,8 +71,17 @@ export function openResumeFrom(plan: RunPlan, ring: KeyRing): RunPlan {
   return { ...plan, resumeFrom: { ...rest, state: point.state ?? { variables: {}, nodes: {} } } };
 }
 
-/** @throws OriginRefused `run-active` while `origin` is queued or running. */
+/**
+ * @throws OriginRefused `debug-run` for a debug run (trigger `debug`: the designer's, of a test
+ *   case as it was being edited; docs/api.md "Debug runs"), `run-active` while `origin` is queued or running.
+ */
 function requireEnded(origin: Run): void {
+  if (origin.trigger === 'debug')
+    throw new OriginRefused(
+      'debug-run',
+      `Run ${origin.id} is a debug run of a test case as the designer held it: debug it again from the designer, or start a run of a runner.`,
+      { runId: origin.id },
+    );
   if (origin.status === 'completed' || origin.status === 'failed') return;
   throw new OriginRefused(
     'run-active',

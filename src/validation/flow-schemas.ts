@@ -415,6 +415,14 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
         description:
           "The auth profile the request is sent with (docs/auth.md), or `none`; wins over the test case's, folder's and runner's.",
       },
+      extract: {
+        type: 'object',
+        maxProperties: 100,
+        propertyNames: { minLength: 1, maxLength: 200 },
+        additionalProperties: EXPRESSION,
+        description:
+          'Variables set from the response: name → JSONata over what assertions see (`response.body.token`), in order, after the response and its hooks and before the assertions (docs/flows.md "Extracting variables"). A value that is `undefined` removes the variable; an expression that fails fails the node.',
+      },
     },
   },
   if: {
@@ -536,8 +544,19 @@ export const NODE_FIELDS: { readonly [T in FlowNodeType]: NodeFields } = {
   },
 };
 
-/** The fields every node may have besides its type's: `id` (given one when absent: `n1`, `n2`, …) and a `name` shown in results. */
-export const NODE_COMMON_PROPERTIES = { id: NODE_ID, name: { type: 'string', maxLength: 200 } } as const;
+/**
+ * The fields every node may have besides its type's: `id` (given one when absent: `n1`, `n2`, …), a
+ * `name` shown in results, and `disabled` (the node switched off, src/domain/types.ts `NodeBase`).
+ */
+export const NODE_COMMON_PROPERTIES = {
+  id: NODE_ID,
+  name: { type: 'string', maxLength: 200 },
+  disabled: {
+    type: 'boolean',
+    description:
+      'true: the node is not run, nor anything under it (IF branches, loop bodies, Parallel children); its result is `skipped` with `reason` `disabled`, and `nodes.<id>` stays absent (docs/flows.md "Disabled nodes").',
+  },
+} as const;
 
 /**
  * The closed schema of one node type: `type` (its constant), `id`, `name` and its own fields, no

@@ -50,6 +50,19 @@ const PROBES: Array<[string, string, boolean]> = [
   // console/: types only from src/.
   ['console/src/main.tsx', "import { loadConfig } from '../../src/config';", true],
   ['console/src/main.tsx', "import type { AssayConfig } from '../../src/config';", false],
+  // console/: values only from the pure modules shared with the designer (types, tree walk, flow schemas).
+  ['console/src/main.tsx', "import { NODE_TYPES } from '../../src/domain/types';", false],
+  ['console/src/designer/model/doc.ts', "import { childLists } from '../../../../src/flow/tree';", false],
+  [
+    'console/src/designer/model/doc.ts',
+    "import { NODE_FIELDS } from '../../../../src/validation/flow-schemas';",
+    false,
+  ],
+  ['console/src/designer/model/doc.ts', "import { validateFlow } from '../../../../src/validation/flow';", true],
+  ['console/src/designer/model/doc.ts', "import type { FlowIssue } from '../../../../src/validation/flow';", false],
+  ['console/src/designer/model/doc.ts', "import { loadConfig } from '../../../../src/config';", true],
+  ['console/src/designer/model/doc.ts', "import { SERVER_NAME_PATTERN } from '../../../../src/flow/servers';", true],
+  ['console/src/designer/model/doc.ts', "import { createApp } from '../../../../api/app';", true],
 ];
 
 describe('import walls between the top-level folders (eslint.config.mjs)', function () {

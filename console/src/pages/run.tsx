@@ -16,15 +16,15 @@ import { can } from '../session';
 import {
   DURABILITY_WORDS,
   isActive,
-  type NodeResult,
   type PerformanceResults,
   type Run,
   type RunLive,
   type RunResults,
   type TestCaseResult,
 } from '../types';
-import { AsyncNodeDetails, WaitingLine } from './async-nodes';
-import { bytes, dateTime, duration, relative, show } from '../format';
+import { WaitingLine } from './async-nodes';
+import { dateTime, duration, relative } from '../format';
+import { Compare, NodeResultView } from '../results/node-result';
 import { Badge, ConfirmButton, Empty, PageHeader, ProblemBox, ProgressBar } from '../ui/kit';
 import { Chart } from '../ui/chart';
 import { HistoryStrip } from '../history/strip';
@@ -98,14 +98,23 @@ export function RunPage() {
   if (!r) return <p class="muted">Loading…</p>;
   const perf: PerformanceResults | undefined = results.data?.performance;
   const testCases = results.data?.details.testCases ?? [];
+  // A debug run (the designer's, docs/api.md "Debug runs") has no runner: nothing to re-run it with.
+  const debug = (r.trigger as string) === 'debug' || !r.runner;
+  const testCaseId = (r as Run & { testCaseId?: string }).testCaseId;
 
   return (
     <>
       <PageHeader
-        title={`${r.runner} on ${r.environment}`}
+        title={debug ? `Debug run on ${r.environment}` : `${r.runner} on ${r.environment}`}
         sub={
           <>
             <span class="mono">{r.runId}</span> · {r.trigger} · created {relative(r.createdAt)}
+            {debug && testCaseId && (
+              <>
+                {' '}
+                · of <a href={`/test-cases/${encodeURIComponent(testCaseId)}`}>its test case</a>
+              </>
+            )}
             {r.origin && (
               <>
                 {' '}
@@ -155,12 +164,12 @@ export function RunPage() {
             Cancel run
           </ConfirmButton>
         )}
-        {can('run') && !active(r) && (
+        {can('run') && !active(r) && !debug && (
           <button type="button" onClick={() => void rerun.run()} disabled={rerun.busy}>
             Re-run
           </button>
         )}
-        {can('run') && !active(r) && (r.summary?.failed ?? 0) > 0 && (
+        {can('run') && !active(r) && !debug && (r.summary?.failed ?? 0) > 0 && (
           <button
             type="button"
             class="secondary"
@@ -435,7 +444,7 @@ function TestCase({ tc, run }: { tc: TestCaseResult; run: Run }) {
         <span class="muted">
           {tc.passedAssertions}/{tc.assertions} assertions · {duration(tc.duration)}
         </span>
-        {!active(run) && (
+        {!active(run) && run.runner && (
           <HistoryStrip
             testCaseId={tc.testCaseId}
             runner={run.runner}
@@ -477,142 +486,9 @@ function TestCase({ tc, run }: { tc: TestCaseResult; run: Run }) {
         )}
         <h3>Nodes</h3>
         {tc.nodes.map((n) => (
-          <Node key={n.id} node={n} flaky={flakyNodes} />
+          <NodeResultView key={n.id} node={n} flaky={flakyNodes} />
         ))}
       </div>
     </details>
-  );
-}
-
-function Compare({ expected, actual }: { expected: unknown; actual: unknown }) {
-  return (
-    <div class="compare">
-      <div>
-        <span class="muted">Expected</span>
-        <pre data-testid="expected">{show(expected)}</pre>
-      </div>
-      <div>
-        <span class="muted">Actual</span>
-        <pre data-testid="actual">{show(actual)}</pre>
-      </div>
-    </div>
-  );
-}
-
-/** A test case's nodes the flakiness rule flags (`TestCaseResult.flakyNodes`), by id. */
-type FlakyNodes = Map<string, { flips: number; window: number; flipRate: number }>;
-
-function Node({ node, flaky = new Map() }: { node: NodeResult; flaky?: FlakyNodes }) {
-  const f = flaky.get(node.id);
-  return (
-    <div class={`node node-${node.status}`}>
-      <div>
-        <Badge value={node.status} /> <strong>{node.name ?? node.id}</strong> <span class="muted">{node.type}</span>{' '}
-        {f && (
-          <span
-            class="badge badge-flaky"
-            data-flaky-node={node.id}
-            title={`Flaky node: its outcome flipped ${f.flips} times in the test case's last ${f.window} runs`}
-          >
-            flaky
-          </span>
-        )}{' '}
-        <span class="muted">· {duration(node.duration)}</span>
-      </div>
-      {node.reason && <div class="muted">{node.reason}</div>}
-      {node.error && (
-        <div class="failure">
-          {node.error}
-          {node.line !== undefined && <span class="muted"> (line {node.line})</span>}
-        </div>
-      )}
-      {node.request && (
-        <dl class="kv">
-          <dt>Request</dt>
-          <dd class="mono">
-            {node.request.method} {node.request.url}
-          </dd>
-          {node.response && (
-            <>
-              <dt>Response</dt>
-              <dd>
-                {node.response.status ?? '—'} · {duration(node.response.timeMs)} · {bytes(node.response.size)}
-                {node.response.truncated && ' · body cut'}
-              </dd>
-            </>
-          )}
-          {node.type !== 'poll' && node.attempts && node.attempts.length > 1 && (
-            <>
-              <dt>Attempts</dt>
-              <dd>{node.attempts.length}</dd>
-            </>
-          )}
-        </dl>
-      )}
-      <AsyncNodeDetails node={node} />
-      {node.condition !== undefined && (
-        <div class="muted">
-          condition <code>{String(node.condition)}</code> → {node.branch}
-        </div>
-      )}
-      {node.assertions && node.assertions.length > 0 && (
-        <table class="assertions" aria-label={`Assertions of ${node.name ?? node.id}`}>
-          <thead>
-            <tr>
-              <th>Assertion</th>
-              <th>Expected</th>
-              <th>Actual</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {node.assertions.map((a, i) => (
-              <tr key={i}>
-                <td>
-                  {a.name && <div>{a.name}</div>}
-                  <code>{a.target}</code> <span class="muted">{a.operator}</span>
-                  {a.message && !a.passed && <div class="field-error">{a.message}</div>}
-                </td>
-                <td>
-                  <pre>{a.expected === undefined ? '' : show(a.expected)}</pre>
-                </td>
-                <td>
-                  <pre>{show(a.actual)}</pre>
-                </td>
-                <td>
-                  <Badge value={a.passed ? 'passed' : 'failed'} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {node.logs && node.logs.length > 0 && (
-        <details>
-          <summary>Script logs ({node.logs.length})</summary>
-          <pre class="logs">{node.logs.map((l) => `[${l.level}] ${l.message}`).join('\n')}</pre>
-        </details>
-      )}
-      {node.variablesSet && Object.keys(node.variablesSet).length > 0 && (
-        <details>
-          <summary>Variables set</summary>
-          <pre>{JSON.stringify(node.variablesSet, null, 2)}</pre>
-        </details>
-      )}
-      {node.children?.map((c) => (
-        <Node key={c.id} node={c} flaky={flaky} />
-      ))}
-      {node.iterationResults?.map((it) => (
-        <details key={it.index} class="iteration">
-          <summary>
-            Iteration {it.index + 1} <Badge value={it.status} />
-          </summary>
-          {it.nodes.map((c) => (
-            <Node key={c.id} node={c} flaky={flaky} />
-          ))}
-        </details>
-      ))}
-      {node.omittedIterations ? <div class="muted">{node.omittedIterations} more iterations not listed</div> : null}
-    </div>
   );
 }

@@ -6,7 +6,8 @@
  */
 import type { ComponentType } from 'preact';
 import './resources.css';
-import { NewTestCasePage, TestCasePage, TestCasesPage } from './test-cases';
+import { TestCasesPage } from './test-cases';
+import { NewTestCaseDesignerPage, TestCaseDesignerPage } from '../designer';
 import { EnvironmentPage, EnvironmentsPage } from './environments';
 import { NewRunnerPage, RunnerPage, RunnersPage } from './runners';
 import { DeploymentPage, DeploymentsPage, NewDeploymentPage } from './deployments';
@@ -21,8 +22,8 @@ import { AuthProfilePage, AuthProfilesPage, NewAuthProfilePage } from './auth-pr
  */
 export const resourceRoutes: { path: string; component: ComponentType<Record<string, unknown>> }[] = [
   { path: '/test-cases', component: TestCasesPage },
-  { path: '/test-cases/new', component: NewTestCasePage },
-  { path: '/test-cases/:id', component: TestCasePage },
+  { path: '/test-cases/new', component: NewTestCaseDesignerPage },
+  { path: '/test-cases/:id', component: TestCaseDesignerPage },
   { path: '/environments', component: EnvironmentsPage },
   { path: '/environments/:name', component: EnvironmentPage },
   { path: '/auth-profiles', component: AuthProfilesPage },

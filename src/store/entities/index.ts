@@ -3,7 +3,7 @@ export { ApiKey, KEY_SCOPES, type KeyScope } from './api-key';
 export { Environment } from './environment';
 export { TestCase, TestCaseTag } from './test-case';
 export { Runner, RUNNER_ORDERS, type RunnerOrder } from './runner';
-export { Run, queuedRun, type NewRunFields } from './run';
+export { Run, queuedRun, DEBUG_RUNNER_NAME, type DebugTestCase, type NewRunFields } from './run';
 export { RunTestCaseResult } from './run-test-case-result';
 export { RunLoadShard } from './run-load-shard';
 export { RunLoadControl } from './run-load-control';

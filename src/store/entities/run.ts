@@ -4,14 +4,41 @@ import type { LoadProfileInput } from '../../perf/profile';
 import type { PerformanceResults } from '../../perf/metrics';
 import type { RunOrigin } from '../../history/types';
 import type {
+  DataSet,
   Durability,
+  FlowNode,
   RunPlan,
   RunResultValue,
   RunStatus,
   RunSummary,
   RunTrigger,
+  ScriptConfig,
   Variables,
 } from '../../domain/types';
+
+/**
+ * The runner name stored on a debug run's row (trigger `debug`, `POST /v1/test-cases/debug`): none.
+ * No runner can be named so (names match api/routes/shared.ts `NAME_PATTERN`, at least one
+ * character), and the API answers it as `runner: null`.
+ */
+export const DEBUG_RUNNER_NAME = '';
+
+/**
+ * The test case a debug run executes, as the designer held it when the run was asked for (checked
+ * as a save checks it, node ids assigned, Ref clones filled): what `startRun` freezes the plan from
+ * (activities/runs.ts). `id` is the saved test case it is a draft of, else an id made for the run.
+ */
+export interface DebugTestCase {
+  id: string;
+  name: string;
+  folder: string;
+  description: string;
+  tags: string[];
+  flow: FlowNode[];
+  dataSets: DataSet[] | null;
+  hooks: ScriptConfig | null;
+  authProfile: string | null;
+}
 
 /**
  * A run (spec "Run"): one execution of a runner against an environment, carried out by workflow
@@ -148,6 +175,17 @@ export class Run {
   @JsonColumn({ nullable: true })
   origin!: RunOrigin | null;
 
+  /**
+   * A debug run (trigger `debug`): the id of the saved test case its test case is a draft of, when
+   * the caller named one; null otherwise and for every other run.
+   */
+  @IdColumn({ nullable: true })
+  testCaseId!: string | null;
+
+  /** A debug run's test case ({@link DebugTestCase}); null for every other run. Not loaded unless asked for. */
+  @JsonColumn({ nullable: true, select: false })
+  debugTestCase!: DebugTestCase | null;
+
   @TimestampColumn()
   createdAt!: Date;
 
@@ -177,7 +215,14 @@ export type NewRunFields = Pick<
   Partial<
     Pick<
       Run,
-      'idempotencyKey' | 'idempotencyFingerprint' | 'workflowStartedAt' | 'loadProfile' | 'durability' | 'origin'
+      | 'idempotencyKey'
+      | 'idempotencyFingerprint'
+      | 'workflowStartedAt'
+      | 'loadProfile'
+      | 'durability'
+      | 'origin'
+      | 'testCaseId'
+      | 'debugTestCase'
     >
   >;
 
@@ -186,7 +231,9 @@ export type NewRunFields = Pick<
  * yet. One definition for every creator (API calls, webhooks, scheduled runs). Plain values, to
  * pass to a repository's `create`.
  */
-export function queuedRun(fields: NewRunFields): Omit<Run, 'plan' | 'performance'> {
+export function queuedRun(
+  fields: NewRunFields,
+): Omit<Run, 'plan' | 'performance' | 'debugTestCase'> & Pick<Partial<Run>, 'debugTestCase'> {
   return {
     ...fields,
     status: 'queued',
@@ -203,6 +250,8 @@ export function queuedRun(fields: NewRunFields): Omit<Run, 'plan' | 'performance
     workflowStartedAt: fields.workflowStartedAt ?? null,
     planHash: null,
     origin: fields.origin ?? null,
+    testCaseId: fields.testCaseId ?? null,
+    ...(fields.debugTestCase ? { debugTestCase: fields.debugTestCase } : {}),
     duration: null,
     createdAt: new Date(),
     startedAt: null,

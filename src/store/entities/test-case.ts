@@ -42,6 +42,15 @@ export class TestCase {
   @Column({ type: 'boolean', default: false })
   reusable!: boolean;
 
+  /**
+   * The test case's version: 1 when created, one more at every PUT or PATCH. Its `ETag` is
+   * `"<version>"`; a PUT or PATCH with `If-Match` stores only when the tag names this version,
+   * checked and bumped by one conditional UPDATE (api/routes/test-cases.ts), so two writers with the
+   * same tag store exactly one change.
+   */
+  @Column({ type: 'int', default: 1 })
+  version!: number;
+
   @OneToMany(() => TestCaseTag, (t) => t.testCase, { cascade: true })
   tagRows!: TestCaseTag[];
 

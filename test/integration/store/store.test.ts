@@ -55,6 +55,8 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'LoadControl1796440000000',
         'Durability1796500000000',
         'NodeExecutions1796600000000',
+        'TestCaseVersion1796700000000',
+        'DebugRuns1796710000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);

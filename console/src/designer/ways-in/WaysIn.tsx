@@ -1,0 +1,255 @@
+/**
+ * Ways in to an API node (issue 42 "Ways in"): "Paste cURL" (a curl command line, {@link curlToNode})
+ * and "From API design" (an operation of the workspace's API designs, `GET /v1/designs`,
+ * {@link nodeFromOperation}). Each is a modal dialog (native `<dialog>`, Escape closes it) that
+ * hands the node to `onAdd` and closes; where the node goes is the designer's business.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, withQuery, type Page } from '../../api';
+import { useLoad } from '../../hooks';
+import type { Design } from '../../resources/design-types';
+import { ProblemBox } from '../../ui/kit';
+import { curlToNode } from './curl';
+import { nodeFromOperation } from './design';
+import type { ApiNode } from './node';
+import '../debug/debug.css';
+
+/** Props of {@link WaysIn}, {@link CurlDialog} and {@link DesignDialog}. */
+export interface WaysInProps {
+  /** Receives the new API node (its id differs from each of `taken`). */
+  onAdd: (node: ApiNode) => void;
+  /** The ids already in the test case. */
+  taken?: Iterable<string>;
+}
+
+/** The two buttons, each opening its dialog. */
+export function WaysIn({ onAdd, taken }: WaysInProps) {
+  const [open, setOpen] = useState<'curl' | 'design'>();
+  return (
+    <div class="dzd-ways-in" role="group" aria-label="Add an API node from">
+      <button type="button" class="secondary small" onClick={() => setOpen('curl')}>
+        Paste cURL
+      </button>
+      <button type="button" class="secondary small" onClick={() => setOpen('design')}>
+        From API design
+      </button>
+      {open === 'curl' && <CurlDialog onAdd={onAdd} taken={taken} onClose={() => setOpen(undefined)} />}
+      {open === 'design' && <DesignDialog onAdd={onAdd} taken={taken} onClose={() => setOpen(undefined)} />}
+    </div>
+  );
+}
+
+/** A modal dialog named `title`; `onClose` on Escape and on Close. */
+function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current!;
+    if (!d.open) d.showModal();
+    const onCancel = (e: Event) => {
+      e.preventDefault();
+      onClose();
+    };
+    d.addEventListener('cancel', onCancel);
+    return () => d.removeEventListener('cancel', onCancel);
+  }, []);
+  return (
+    <dialog ref={ref} class="dzd-dialog" aria-label={title}>
+      <header class="dzd-dialog-head">
+        <h2>{title}</h2>
+        <button type="button" class="secondary small" onClick={onClose}>
+          Close
+        </button>
+      </header>
+      {children}
+    </dialog>
+  );
+}
+
+/**
+ * "Paste cURL": a textarea; "Add node" reads it. A command that cannot be read shows why at the
+ * textarea; one read with warnings (flags not supported, files the browser cannot read) shows them
+ * and asks again before adding.
+ */
+export function CurlDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: () => void }) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string>();
+  const [warnings, setWarnings] = useState<{ text: string; list: string[] }>();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const made = curlToNode(text, { taken });
+    if ('error' in made) {
+      setError(made.error);
+      return;
+    }
+    setError(undefined);
+    if (made.warnings.length > 0 && warnings?.text !== text) {
+      setWarnings({ text, list: made.warnings });
+      return;
+    }
+    onAdd(made.node);
+    onClose();
+  };
+  const acknowledged = warnings?.text === text;
+  return (
+    <Dialog title="Paste cURL" onClose={onClose}>
+      <form onSubmit={submit}>
+        <label class={`field${error ? ' field-invalid' : ''}`}>
+          <span class="field-label">curl command</span>
+          <textarea
+            class="mono"
+            rows={8}
+            value={text}
+            aria-invalid={error ? 'true' : undefined}
+            aria-describedby={error ? 'dzd-curl-error' : undefined}
+            placeholder={`curl -X POST https://api.example.com/users -H 'Content-Type: application/json' -d '{"name": "Ada"}'`}
+            onInput={(e) => {
+              setText(e.currentTarget.value);
+              setError(undefined);
+            }}
+          />
+          {error && (
+            <span class="field-error" id="dzd-curl-error" role="alert">
+              {error}
+            </span>
+          )}
+        </label>
+        {acknowledged && (
+          <div class="dzd-warnings" role="status">
+            <strong>Not everything was taken over:</strong>
+            <ul>
+              {warnings!.list.map((w) => (
+                <li key={w}>{w}</li>
+              ))}
+            </ul>
+          </div>
+        )}
+        <div class="row">
+          <button type="submit" disabled={!text.trim()}>
+            {acknowledged ? 'Add node anyway' : 'Add node'}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Designs asked at most (pages of 200), so that a huge import does not hold the dialog. */
+const MAX_DESIGNS = 2000;
+
+/**
+ * "From API design": the designs (filtered by a path prefix, `GET /v1/designs?path=`), grouped by
+ * path; pick a path, then one of its methods; "Add node" makes the operation's node
+ * ({@link nodeFromOperation}: `{{base}}` + path, example body, status and schema assertions).
+ */
+export function DesignDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: () => void }) {
+  const [prefix, setPrefix] = useState('');
+  const [applied, setApplied] = useState('');
+  const designs = useLoad(
+    async (signal) => {
+      const all: Design[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Page<Design> = await api<Page<Design>>(
+          'GET',
+          withQuery('/v1/designs', { path: applied || undefined, limit: 200, cursor }),
+          undefined,
+          { signal },
+        );
+        all.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor && all.length < MAX_DESIGNS);
+      return { items: all, more: !!cursor };
+    },
+    [applied],
+  );
+  const byPath = useMemo(() => {
+    const m = new Map<string, Design[]>();
+    for (const d of designs.data?.items ?? []) m.set(d.path, [...(m.get(d.path) ?? []), d]);
+    return m;
+  }, [designs.data]);
+  const [path, setPath] = useState<string>();
+  const [method, setMethod] = useState<string>();
+  const methods = path ? (byPath.get(path) ?? []) : [];
+  useEffect(() => {
+    if (path && !byPath.has(path)) setPath(undefined);
+  }, [byPath]);
+  useEffect(() => setMethod(methods.length === 1 ? methods[0]!.method : undefined), [path]);
+
+  const add = (e: Event) => {
+    e.preventDefault();
+    if (!path || !method) return;
+    onAdd(nodeFromOperation(methods, method, path, { taken }));
+    onClose();
+  };
+  return (
+    <Dialog title="From API design" onClose={onClose}>
+      <form
+        class="row"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied(prefix.trim());
+        }}
+      >
+        <label class="field">
+          <span class="field-label">Path starts with</span>
+          <input value={prefix} placeholder="/users" onInput={(e) => setPrefix(e.currentTarget.value)} />
+        </label>
+        <button type="submit" class="secondary small">
+          Filter
+        </button>
+      </form>
+      <ProblemBox problem={designs.problem} onRetry={designs.reload} />
+      {designs.loading && !designs.data && <p class="muted">Loading designs…</p>}
+      {designs.data && byPath.size === 0 && (
+        <p class="muted">
+          {applied ? `No design's path starts with ${applied}.` : 'No API designs yet: '}
+          {!applied && <a href="/designs/new">create one or import an OpenAPI document</a>}
+        </p>
+      )}
+      {byPath.size > 0 && (
+        <form onSubmit={add}>
+          <label class="field">
+            <span class="field-label">Design (path)</span>
+            <select
+              size={Math.min(10, Math.max(2, byPath.size))}
+              value={path ?? ''}
+              onChange={(e) => setPath(e.currentTarget.value)}
+            >
+              {[...byPath.keys()].map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          </label>
+          {designs.data?.more && <p class="muted">Only the first {MAX_DESIGNS} designs are listed: filter by path.</p>}
+          {path && (
+            <fieldset class="dzd-methods">
+              <legend>Operation</legend>
+              {methods.map((d) => (
+                <label key={d.method}>
+                  <input
+                    type="radio"
+                    name="dzd-method"
+                    value={d.method}
+                    checked={method === d.method}
+                    onChange={() => setMethod(d.method)}
+                  />{' '}
+                  <span class="badge">{d.method}</span> <code>{d.path}</code>
+                  {d.name && <span class="muted"> {d.name}</span>}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          <div class="row">
+            <button type="submit" disabled={!path || !method}>
+              Add node
+            </button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}
