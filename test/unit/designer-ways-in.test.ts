@@ -21,45 +21,8 @@ import {
 } from '../../console/src/designer/debug/paths';
 import { paintResults } from '../../console/src/designer/debug/paint';
 import { debugFieldErrors, debugRunBody, sendNodeTestCase } from '../../console/src/designer/debug/request';
-import { newRequest } from '../../console/src/local/store';
+import { newRequest } from '../../console/src/local/request';
 import type { NodeResult } from '../../src/domain/types';
-
-/*
- * Until console/src/local/store.ts keeps its IndexedDB part apart from the request types that
- * local/curl.ts and local/test-case.ts import: the names of the DOM's IndexedDB API that store.ts
- * uses, declared for the root tsconfig (no DOM lib), so the server build compiles it. Nothing here
- * calls them: the ways in use store.ts's types, `METHODS` and `displayName` only.
- */
-declare global {
-  type IDBTransactionMode = 'readonly' | 'readwrite' | 'versionchange';
-  interface IDBRequest<T = unknown> {
-    readonly result: T;
-    readonly error: unknown;
-    onsuccess: (() => void) | null;
-    onerror: (() => void) | null;
-  }
-  interface IDBOpenDBRequest extends IDBRequest<IDBDatabase> {
-    onupgradeneeded: (() => void) | null;
-  }
-  interface IDBObjectStore {
-    put(value: unknown, key: string): IDBRequest;
-    get(key: string): IDBRequest;
-    delete(key: string): IDBRequest;
-  }
-  interface IDBTransaction {
-    readonly error: unknown;
-    objectStore(name: string): IDBObjectStore;
-    oncomplete: (() => void) | null;
-    onerror: (() => void) | null;
-    onabort: (() => void) | null;
-  }
-  interface IDBDatabase {
-    transaction(store: string, mode: IDBTransactionMode): IDBTransaction;
-    createObjectStore(name: string): IDBObjectStore;
-    close(): void;
-  }
-  var indexedDB: { open(name: string, version?: number): IDBOpenDBRequest };
-}
 
 describe('designer ways in: a curl command to an API node', () => {
   it('takes the method, URL, headers and JSON body, and asserts a 2xx status', () => {

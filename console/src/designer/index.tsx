@@ -21,7 +21,7 @@ import type { Environment } from '../types';
 import { createDesignerStore, type DesignerStore } from './model/store';
 import { useDesigner } from './use-designer';
 import * as cmd from './model/commands';
-import { emptyDoc, findById, fromTestCase, pointerToPath, type FlowNode, type TestCaseDoc } from './model/doc';
+import { emptyDoc, findById, fromTestCase, pathToPointer, pointerToPath, type FlowNode, type TestCaseDoc } from './model/doc';
 import { FlowTree } from './tree/FlowTree';
 import { NodeForm } from './forms/NodeForm';
 import { DebugPanel } from './debug/DebugPanel';
@@ -177,7 +177,10 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
   }, [doc, dirty, key]);
 
   const selectedId = state.selection[state.selection.length - 1] ?? state.focus;
-  const selected = selectedId ? findById(doc.flow, selectedId)?.node : undefined;
+  const found = selectedId ? findById(doc.flow, selectedId) : undefined;
+  const selected = found?.node;
+  // The form's identity: the node's place, not its id, so renaming the node keeps the form (and its focus).
+  const formKey = found ? pathToPointer(found.path) : '';
   const problem = saveProblem ?? (debug.problem?.errors?.length ? debug.problem : undefined);
   const errorsByNode = useMemo(() => {
     const p = problem && {
@@ -391,9 +394,9 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
         </div>
         <div class="dz-run">
           <label>
-            <span class="muted">Environment</span>{' '}
+            <span class="muted">Run in</span>{' '}
             <select
-              aria-label="Environment"
+              aria-label="Run in environment"
               value={chosenEnv}
               onChange={(e) => {
                 setEnvironment(e.currentTarget.value);
@@ -475,7 +478,7 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
                 </div>
                 {pane === 'node' ? (
                   <NodeForm
-                    key={selected.id}
+                    key={formKey}
                     node={selected}
                     readOnly={!writable || !!jsonError}
                     errors={nodeErrs}
@@ -503,7 +506,7 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
                       writable
                         ? (nodeId, extraction) => {
                             store.dispatch(
-                              cmd.setNodeField(nodeId, ['extract', extraction.variable], extraction.target, 'Add extraction'),
+                              cmd.setNodeField(nodeId, ['extract', extraction.variable], extraction.expression, 'Add extraction'),
                             );
                             setPane('node');
                           }

@@ -19,8 +19,8 @@
  * `'` written `'\''`), so that import(export(r)) gives back r's method, URL, enabled headers and body.
  */
 import { parse } from 'shell-quote';
-import type { BodyKind, LocalRequest, Method, PartRow, Row } from './store';
-import { METHODS } from './store';
+import type { BodyKind, LocalRequest, Method, PartRow, Row } from './request';
+import { METHODS } from './request';
 
 /** The fields of a request a curl command line carries. */
 export type CurlRequest = Pick<LocalRequest, 'method' | 'url' | 'headers' | 'bodyKind' | 'text' | 'form' | 'multipart'>;

@@ -9,55 +9,8 @@
  * or one that does not parse, is kept aside under `<key>.unreadable` and an empty one starts.
  */
 
-/** The methods a local request may use (spec "Local request": Method). */
-export const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
-export type Method = (typeof METHODS)[number];
-
-/** The kinds of body (spec: JSON, URL-encoded form, multipart form with files, plain text), plus none. */
-export const BODY_KINDS = ['none', 'json', 'form', 'multipart', 'text'] as const;
-export type BodyKind = (typeof BODY_KINDS)[number];
-
-/** A name/value row (a header, a form field, a variable); disabled rows are kept but not sent. */
-export interface Row {
-  name: string;
-  value: string;
-  enabled: boolean;
-}
-
-/** A row of a multipart body: text (`value`) or a file kept in IndexedDB under `fileId`. */
-export interface PartRow extends Row {
-  kind: 'text' | 'file';
-  fileId?: string;
-  fileName?: string;
-  fileType?: string;
-  /** Bytes. */
-  fileSize?: number;
-}
-
-/** The variable group a request is linked to: a local group (by id) or a workspace environment (by name). */
-export type GroupLink = { kind: 'local'; id: string } | { kind: 'environment'; name: string };
-
-/** One local request. `text` holds the JSON or plain-text body (one text, kept when switching kinds). */
-export interface LocalRequest {
-  id: string;
-  /** Empty by default: then the URL is shown as the name. */
-  name: string;
-  method: Method;
-  /** `/` by default; relative URLs resolve against the console's origin. */
-  url: string;
-  headers: Row[];
-  bodyKind: BodyKind;
-  text: string;
-  form: Row[];
-  multipart: PartRow[];
-  group: GroupLink | null;
-  /** Send through `POST /v1/relay` (the explicit opt-in) instead of straight from the browser. */
-  relay: boolean;
-  /** ISO timestamps; `sentAt` is set (and the request saved) on every send. */
-  createdAt: string;
-  updatedAt: string;
-  sentAt?: string;
-}
+export * from './request';
+import { newId, type LocalRequest, type Row } from './request';
 
 /** A variable group created on this page: names to values, kept in localStorage. */
 export interface LocalGroup {
@@ -80,37 +33,6 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** The localStorage key of workspace `workspaceId`'s document. */
 export function storageKey(workspaceId: string): string {
   return `assay.local-requests.v${SCHEMA_VERSION}.${workspaceId}`;
-}
-
-/** A fresh id (UUID v4). */
-export function newId(): string {
-  return crypto.randomUUID();
-}
-
-/** A new request with the spec's defaults: GET, `/`, no name, no headers, no body, no group. */
-export function newRequest(fields: Partial<LocalRequest> = {}): LocalRequest {
-  const now = new Date().toISOString();
-  return {
-    id: newId(),
-    name: '',
-    method: 'GET',
-    url: '/',
-    headers: [],
-    bodyKind: 'none',
-    text: '',
-    form: [],
-    multipart: [],
-    group: null,
-    relay: false,
-    createdAt: now,
-    updatedAt: now,
-    ...fields,
-  };
-}
-
-/** What the list and the heading show: the name, or the URL when the name is empty. */
-export function displayName(r: Pick<LocalRequest, 'name' | 'url'>): string {
-  return r.name.trim() || r.url || '/';
 }
 
 const empty = (): LocalState => ({ version: SCHEMA_VERSION, requests: [], groups: [] });

@@ -4,8 +4,8 @@
  * cases" and "Flows and assertions"). Variables are saved as written, so the test case resolves
  * them from the environment of its run, as API nodes do.
  */
-import type { LocalRequest } from './store';
-import { displayName } from './store';
+import type { LocalRequest } from './request';
+import { displayName } from './request';
 
 /** An API node's request (docs/api.md "Flows and assertions"): body a JSON value or a string. */
 export interface ApiNodeRequest {

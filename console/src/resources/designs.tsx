@@ -4,8 +4,9 @@
  * mock from the browser (same origin, `/mock/...`, no key, so no CORS question) with the design's
  * method and shows the answer, then tabs (`?tab=`): responses per status (body and headers, JSON
  * pretty, delay and state), and the mock's data, live journal, faults and recording
- * (design-mock.tsx). Write keys create a design from JSON (`POST /v1/designs`), import an OpenAPI
- * 3.x document (`POST /v1/designs/import`, request validation on) and delete designs.
+ * (design-mock.tsx). Write keys create a design from a form (design-form.tsx) or from JSON (both
+ * `POST /v1/designs`), import an OpenAPI 3.x document (`POST /v1/designs/import`, request
+ * validation on) and delete designs.
  */
 import { Fragment, type ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
@@ -20,6 +21,7 @@ import { ResourceList } from './list';
 import { DesignData, DesignFaults, DesignJournal, HeaderList, MockRecording } from './design-mock';
 import type { MockDelay } from '../../../src/domain/mocks';
 import type { Design } from './design-types';
+import { DesignForm } from './design-form';
 
 export type { Design };
 
@@ -418,7 +420,7 @@ const NEW_DESIGN = {
   ],
 };
 
-/** `/designs/new`: a design from JSON (POST /v1/designs), or an OpenAPI import. */
+/** `/designs/new`: a design from a form or from JSON (POST /v1/designs), or an OpenAPI import. */
 export function NewDesignPage() {
   const { route } = useLocation();
   const [text, setText] = useState(pretty(NEW_DESIGN));
@@ -449,9 +451,13 @@ export function NewDesignPage() {
   const errs = marksUnder(create.problem, '', text);
   return (
     <>
-      <PageHeader title="New API design" sub="From JSON (docs/mocks.md), or imported from an OpenAPI 3.x document." />
+      <PageHeader
+        title="New API design"
+        sub="From a form, from JSON (docs/mocks.md), or imported from an OpenAPI 3.x document."
+      />
+      <DesignForm onCreated={(d) => route(`/designs/${seg(d.id)}`)} />
       <form
-        class="card res-form"
+        class="card res-form res-section"
         onSubmit={(e) => {
           e.preventDefault();
           void create.run();

@@ -56,7 +56,7 @@ function planFor(type: string): FormPlan | PlanError {
 }
 
 const COMMON_HINTS: Record<string, string> = {
-  id: 'Unique in the flow; expressions read this node as nodes.<id>. Letters, digits, _ and -.',
+  id: 'Unique in the flow; expressions read nodes.<id>.',
   name: 'Shown in the tree and the results.',
 };
 

@@ -222,6 +222,7 @@ function ExpressionField({ c, env }: Props<Control & { kind: 'expression' }>) {
         readOnly={env.readOnly}
         serverError={error}
         hint={c.hint}
+        placeholder="JSONata expression"
       />
     </FormField>
   );
@@ -434,7 +435,7 @@ export function MapField({ c, env }: Props<MapControl>) {
   const { rows, setRows } = useSyncedRows(value, mapToRows, (r, v) => sameJson(rowsToMap(r), v));
   const errors = env.errors(c.pointer);
   return (
-    <fieldset class={`dzf-fieldset${errors.length ? ' field-invalid' : ''}`}>
+    <fieldset class={`dzf-fieldset${errors.length ? ' dzf-invalid' : ''}`}>
       <legend>
         {c.label}
         {c.required && <span aria-hidden="true"> *</span>}
@@ -612,8 +613,9 @@ async function afterResponse() {
 }
 `;
 
-/** Script code (JavaScript editor) and its libraries. */
-export function ScriptField({ c, env, hooks = false }: Props<Control & { kind: 'script' }> & { hooks?: boolean }) {
+/** Script code (JavaScript editor) and its libraries; on API nodes, the hooks (with a template to start from). */
+export function ScriptField({ c, env }: Props<Control & { kind: 'script' }>) {
+  const hooks = env.node.type === 'api';
   const value = valueAt(env, [...c.path, 'code']);
   const code = typeof value === 'string' ? value : '';
   const s = useSynced(
@@ -629,7 +631,7 @@ export function ScriptField({ c, env, hooks = false }: Props<Control & { kind: '
     else env.set([...c.path, 'code'], t);
   };
   return (
-    <fieldset class={`dzf-fieldset${errors.length ? ' field-invalid' : ''}`}>
+    <fieldset class={`dzf-fieldset${errors.length ? ' dzf-invalid' : ''}`}>
       <legend>{c.label}</legend>
       <p class="field-hint dzf-hint">
         {hooks

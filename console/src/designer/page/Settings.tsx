@@ -49,7 +49,7 @@ export function TestCaseSettings({
   return (
     <div class="dz-settings">
       <div class="row">
-        <Field label="Name" error={fieldError(problem, 'name')}>
+        <Field label="Test case name" error={fieldError(problem, 'name')}>
           <input required value={doc.name} readOnly={readOnly} onInput={(e) => onSet('name', e.currentTarget.value)} />
         </Field>
         <Field label="Folder" hint="e.g. users/admin; empty for the top level" error={fieldError(problem, 'folder')}>

@@ -232,6 +232,30 @@ export function FlowTree({ store, results, problems, onOpen, label = 'Flow' }: F
             <NodeList nodes={flow} level={1} parentId={null} />
           </ul>
           {flow.length === 0 && <EmptyList parentId={null} field="flow" label="The flow has no nodes yet." tabbable />}
+          {flow.length > 0 && !readOnly && (
+            <div class="dz-tree-actions">
+              <button
+                type="button"
+                class="secondary small"
+                title="Insert (after the focused node); Shift+Insert adds inside a container"
+                onClick={() => {
+                  const state = store.getState();
+                  setPalette(
+                    (state.focus && cmd.placeAfter(state.doc.flow, state.focus)) || {
+                      parent: null,
+                      field: 'flow',
+                      index: state.doc.flow.length,
+                    },
+                  );
+                }}
+              >
+                Add node
+              </button>{' '}
+              <button type="button" class="secondary small" title="?" onClick={() => setHelp(true)}>
+                Keyboard shortcuts
+              </button>
+            </div>
+          )}
           <div class="dz-sr-only" aria-live="polite" role="status">
             {said}
           </div>

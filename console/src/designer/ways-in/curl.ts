@@ -5,7 +5,7 @@
  * (console/src/local/test-case.ts `toApiNodeRequest`). Pure: compiled by the root tsconfig too.
  */
 import { CurlError, parseCurl } from '../../local/curl';
-import type { LocalRequest } from '../../local/store';
+import type { LocalRequest } from '../../local/request';
 import { toApiNodeRequest } from '../../local/test-case';
 import { STATUS_2XX, nodeIdFor, nodeNameFor, type ApiNode, type WayInOptions } from './node';
 

@@ -3,7 +3,7 @@
  * (issue 42 "Ways in"), as "Save as test case" makes its one node (console/src/local/test-case.ts
  * `toApiNodeRequest`). Pure: compiled by the root tsconfig too.
  */
-import { displayName, type LocalRequest } from '../../local/store';
+import { displayName, type LocalRequest } from '../../local/request';
 import { toApiNodeRequest } from '../../local/test-case';
 import { STATUS_2XX, nodeIdFor, type ApiNode, type WayInOptions } from './node';
 

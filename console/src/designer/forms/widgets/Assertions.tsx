@@ -64,7 +64,7 @@ export function AssertionsTable({ c, env }: { c: AssertionsControl; env: Env }) 
   };
 
   return (
-    <fieldset class={`dzf-fieldset dzf-assertions${all.length ? ' field-invalid' : ''}`}>
+    <fieldset class={`dzf-fieldset dzf-assertions${all.length ? ' dzf-invalid' : ''}`}>
       <legend>{c.label}</legend>
       <p class="field-hint dzf-hint">
         Targets are JSONata over {c.response ? 'response, ' : ''}variables, nodes, loop… Expected is JSON (200, "abc",

@@ -16,7 +16,7 @@ export function ExtractionsTable({ c, env }: { c: ExtractionsControl; env: Env }
   const { rows, setRows } = useSyncedRows(value, mapToRows, (r, v) => sameJson(rowsToMap(r), v));
   const errors = env.errors(c.pointer);
   return (
-    <fieldset class={`dzf-fieldset dzf-extractions${errors.length ? ' field-invalid' : ''}`}>
+    <fieldset class={`dzf-fieldset dzf-extractions${errors.length ? ' dzf-invalid' : ''}`}>
       <legend>{c.label}</legend>
       <p class="field-hint dzf-hint">
         Variables set from the response after the request: a name, and a JSONata expression such as response.body.token.

@@ -1,0 +1,324 @@
+/**
+ * The test-case designer (docs/console.md "The designer") in a real Chromium against a real API,
+ * store, Temporal server and worker, with the mocks on a port of their own as in the README:
+ *
+ * - the README's "first run" built by clicks and typing into forms only (no JSON typed): the mock
+ *   design, the environment, both test cases with their assertions, the runner; then each test case
+ *   run from the designer (a debug run through the engine), each node's result read from the tree;
+ * - editing: a node dragged into a Loop and back, both undone; a cURL command pasted as a node; an
+ *   assertion added from a response field; every field of a test case saved and read back (nothing
+ *   lost: authProfile, reusable, hooks, data sets); a save over someone else's newer save refused
+ *   with 409 and shown, then "Reload theirs";
+ * - keyboard only: the tree navigated, a node added from the palette, moved, undone and redone
+ *   without a mouse;
+ * - 500 nodes open and an edit lands: timings written to the log (docs/benchmarks.md), never asserted.
+ */
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { eventually, type TestApp } from '../helpers/app';
+import { launchBrowser, screenshot, signedIn, startConsoleApp } from '../helpers/browser';
+import { DesignerPage } from './pages/designer';
+
+describe('console test-case designer', function () {
+  this.timeout(180_000);
+  let app: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let designer: DesignerPage;
+  let workspaceId: string;
+
+  before(async () => {
+    [app, browser] = await Promise.all([
+      startConsoleApp({ worker: true, env: { ASSAY_MOCK_PORT: '0' } }),
+      launchBrowser(),
+    ]);
+    workspaceId = (await app.request('GET', '/v1/workspaces')).body.items[0].id;
+    ({ context, page } = await signedIn(browser, app));
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    designer = new DesignerPage(page);
+    // Leaving the designer with unsaved changes asks first: these tests accept.
+    page.on('dialog', (d) => void d.accept());
+  });
+
+  after(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it('builds the README’s first run by forms only, and runs each test case from the designer', async () => {
+    // The mock design: GET /users/{userId} answering Ada.
+    await page.goto(`${app.url}/designs/new`);
+    const form = page.getByRole('form', { name: 'From a form' });
+    await form.getByLabel('Method', { exact: true }).selectOption('GET');
+    await form.getByLabel('Path', { exact: true }).fill('/users/{userId}');
+    await form.getByLabel('Name', { exact: true }).fill('Get a user');
+    for (const [i, [name, value]] of [
+      ['id', '1'],
+      ['name', 'Ada'],
+      ['email', 'ada@example.com'],
+    ].entries()) {
+      if (i > 0) await form.getByRole('button', { name: 'Add field' }).click();
+      await form.getByLabel(`Field ${i + 1} name`).fill(name!);
+      await form.getByLabel(`Field ${i + 1} value`).fill(value!);
+    }
+    await form.getByRole('button', { name: 'Create design from form' }).click();
+    await page.waitForURL(/\/designs\/[^/]+$/);
+
+    // The environment: base = the mocks' address.
+    await page.goto(`${app.url}/environments`);
+    await page.getByLabel('Environment name').fill('local');
+    await page.getByRole('button', { name: 'Create environment' }).click();
+    await page.waitForURL(`${app.url}/environments/local`);
+    await page.getByRole('button', { name: 'Add variable' }).click();
+    await page.getByLabel('Name of variable 1').fill('base');
+    await page.getByLabel('Value of base', { exact: true }).fill(`${app.api.mockUrl}/mock/${workspaceId}`);
+    await page.getByRole('button', { name: 'Save variables' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+
+    // Two test cases, in the designer.
+    const build = async (
+      name: string,
+      path: string,
+      assertions: [target: string, operator: string, expected: string][],
+    ): Promise<string> => {
+      await page.goto(`${app.url}/test-cases/new`);
+      await page.getByLabel('Test case name').fill(name);
+      await page.getByLabel(/^Folder/).fill('smoke');
+      await designer.addFromPalette('API', 'here');
+      await designer.fill('URL', `{{base}}${path}`);
+      for (const [i, [target, operator, expected]] of assertions.entries()) {
+        if (i > 0 || !(await designer.field('Assertion 1 target').count()))
+          await page.getByRole('button', { name: 'Add assertion' }).click();
+        await designer.fill(`Assertion ${i + 1} target`, target);
+        await designer.choose(`Assertion ${i + 1} operator`, operator);
+        await designer.fill(`Assertion ${i + 1} expected`, expected);
+      }
+      await designer.save();
+      await page.waitForURL(/\/test-cases\/tc_\w+$/);
+      await designer.tree.waitFor();
+      return page.url().split('/').pop()!;
+    };
+    const getUser = await build('get a user', '/users/1', [
+      ['response.status', 'equals', '200'],
+      ['response.body.name', 'equals', 'Ada'],
+    ]);
+    const notFound = await build('unknown path is a 404 on purpose', '/no-such-path', [
+      ['response.status', 'equals', '404'],
+      ['response.headers."content-type"', 'contains', 'problem+json'],
+    ]);
+    const stored = (await app.request('GET', `/v1/test-cases/${getUser}`)).body;
+    expect(stored).to.include({ name: 'get a user', folder: 'smoke' });
+    expect(stored.flow[0].request).to.deep.equal({ method: 'GET', url: '{{base}}/users/1' });
+    expect(stored.flow[0].assertions).to.deep.equal([
+      { target: 'response.status', operator: 'equals', expected: 200 },
+      { target: 'response.body.name', operator: 'equals', expected: 'Ada' },
+    ]);
+
+    // The runner.
+    await page.goto(`${app.url}/runners/new`);
+    await page.getByLabel('Runner name').fill('smoke');
+    await page.getByLabel(/^Folder/).fill('smoke');
+    await page.getByRole('button', { name: 'Create runner' }).click();
+    await page.waitForURL(`${app.url}/runners/smoke`);
+    const preview = (await app.request('GET', '/v1/runners/smoke/test-cases')).body;
+    expect(JSON.stringify(preview)).to.contain(getUser).and.contain(notFound);
+
+    // Each test case run from the designer; each node's result read from the tree.
+    for (const id of [getUser, notFound]) {
+      await page.goto(`${app.url}/test-cases/${id}`);
+      const node = (await app.request('GET', `/v1/test-cases/${id}`)).body.flow[0].id as string;
+      await designer.run('local');
+      await eventually(async () => (await designer.description(node)).includes('passed'), 10_000);
+      if (id === getUser) await screenshot(page, 'designer-run');
+    }
+    // They were debug runs, listed as such, and left no history.
+    const debugRuns = (await app.request('GET', '/v1/runs?trigger=debug')).body.items;
+    expect(debugRuns).to.have.length(2);
+    expect(debugRuns.every((r: { result: string; runner: null }) => r.result === 'passed' && r.runner === null)).to.equal(true);
+  });
+
+  describe('editing', () => {
+    let id: string;
+    const flow = () => [
+      {
+        type: 'api',
+        id: 'login',
+        name: 'login',
+        request: { method: 'GET', url: '{{base}}/users/1' },
+        assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+      },
+      { type: 'loop', id: 'again', name: 'again', count: 2, body: [] },
+      { type: 'wait', id: 'pause', name: 'pause', ms: 1 },
+    ];
+
+    before(async () => {
+      await app.request('POST', '/v1/designs', {
+        method: 'GET',
+        path: '/users/{userId}',
+        name: 'Get a user (editing)',
+        responses: [{ status: 200, code: 1, data: { id: 1, name: 'Ada', email: 'ada@example.com' } }],
+      });
+      await app.request('POST', '/v1/environments', {
+        name: 'mocks',
+        variables: { base: `${app.api.mockUrl}/mock/${workspaceId}` },
+      });
+      expect((await app.request('POST', '/v1/auth-profiles', { name: 'svc', type: 'bearer', config: { token: 'abcd-1234' } })).status).to.equal(201);
+      const res = await app.request('POST', '/v1/test-cases', {
+        name: 'edit me',
+        folder: 'edits',
+        tags: ['a', 'b'],
+        description: 'every field set',
+        flow: flow(),
+        dataSets: [{ name: 'users', type: 'json', data: [{ user: 1 }] }],
+        hooks: { code: 'function beforeRequest() {}' },
+        authProfile: 'svc',
+        reusable: true,
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      id = res.body.id;
+    });
+
+    it('drags a node into a Loop and back, and undoes both', async () => {
+      await page.goto(`${app.url}/test-cases/${id}`);
+      await designer.item('login').waitFor();
+      expect(await designer.levels()).to.deep.equal(['1:login', '1:again', '1:pause']);
+      // Onto the Loop's row: into its body.
+      await designer.row('login').dragTo(designer.row('again'));
+      await eventually(async () => (await designer.levels()).join() === '1:again,2:login,1:pause', 5000);
+      // Onto the top edge of the Wait's row: before it, at the top level again.
+      await designer.row('login').dragTo(designer.row('pause'), { targetPosition: { x: 20, y: 3 } });
+      await eventually(async () => (await designer.levels()).join() === '1:again,1:login,1:pause', 5000);
+      await page.getByRole('button', { name: 'Undo' }).click();
+      await eventually(async () => (await designer.levels()).join() === '1:again,2:login,1:pause', 5000);
+      await page.getByRole('button', { name: 'Undo' }).click();
+      await eventually(async () => (await designer.levels()).join() === '1:login,1:again,1:pause', 5000);
+      expect(await designer.json()).to.deep.equal(flow());
+      expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).to.equal(true);
+    });
+
+    it('turns a pasted cURL command into an API node', async () => {
+      await page.goto(`${app.url}/test-cases/${id}`);
+      await designer.select('pause');
+      await page.getByRole('button', { name: 'Paste cURL' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Paste cURL' });
+      await dialog.getByLabel('curl command').fill(
+        `curl -X POST 'https://api.example.com/orders' -H 'X-Trace: t-1' -H 'Content-Type: application/json' --data-raw '{"sku":"A-1","qty":2}'`,
+      );
+      await dialog.getByRole('button', { name: 'Add node' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      const added = (await designer.json()) as Array<{ type: string; request?: Record<string, unknown> }>;
+      expect(added).to.have.length(4);
+      const node = added[3]!;
+      expect(node.type).to.equal('api');
+      expect(node.request).to.deep.include({ method: 'POST', body: { sku: 'A-1', qty: 2 } });
+      expect(node.request!.headers).to.deep.include({ 'X-Trace': 't-1' });
+    });
+
+    it('adds an assertion from a field of a debug response, and saves every field of the test case', async () => {
+      await page.goto(`${app.url}/test-cases/${id}`);
+      await designer.run('mocks');
+      await designer.select('login');
+      await page.getByRole('tab', { name: /^Result/ }).click();
+      const body = page.getByRole('group', { name: 'Response body' });
+      await body.getByRole('button', { name: /^Actions for .*name$/ }).click();
+      await page.getByRole('menuitem', { name: 'Assert equals "Ada"' }).click();
+      await eventually(async () => (await designer.field('Assertion 2 target').count()) === 1, 5000);
+      expect(await designer.field('Assertion 2 target').inputValue()).to.equal('response.body.name');
+      await screenshot(page, 'designer-assert-from-response');
+      await designer.save();
+      await designer.saved();
+      const saved = (await app.request('GET', `/v1/test-cases/${id}`)).body;
+      const expectedFlow = flow();
+      (expectedFlow[0] as { assertions: unknown[] }).assertions.push({
+        target: 'response.body.name',
+        operator: 'equals',
+        expected: 'Ada',
+      });
+      expect(saved.flow).to.deep.equal(expectedFlow);
+      // Nothing else lost or changed: the fields the console once dropped on save included.
+      expect(saved).to.deep.include({
+        name: 'edit me',
+        folder: 'edits',
+        tags: ['a', 'b'],
+        description: 'every field set',
+        dataSets: [{ name: 'users', type: 'json', data: [{ user: 1 }] }],
+        hooks: { code: 'function beforeRequest() {}' },
+        authProfile: 'svc',
+        reusable: true,
+        version: 2,
+      });
+    });
+
+    it('refuses a save over someone else’s newer save (409), says what changed, and reloads theirs', async () => {
+      await page.goto(`${app.url}/test-cases/${id}`);
+      await designer.item('login').waitFor();
+      const current = (await app.request('GET', `/v1/test-cases/${id}`)).body;
+      // Someone else saves meanwhile.
+      const theirs = await app.request('PUT', `/v1/test-cases/${id}`, {
+        ...current,
+        description: 'changed by someone else',
+        id: undefined,
+        version: undefined,
+        createdAt: undefined,
+        updatedAt: undefined,
+      });
+      expect(theirs.status, JSON.stringify(theirs.body)).to.equal(200);
+      await designer.select('pause');
+      await designer.fill('Wait (ms)', '5');
+      await designer.save();
+      const dialog = page.getByRole('dialog', { name: 'This test case was changed meanwhile' });
+      await dialog.waitFor();
+      expect(await dialog.getByRole('list', { name: 'What their version changed' }).innerText()).to.contain('description');
+      await screenshot(page, 'designer-conflict');
+      // Nothing of mine was stored.
+      const stored = (await app.request('GET', `/v1/test-cases/${id}`)).body;
+      expect(stored.description).to.equal('changed by someone else');
+      expect(stored.flow[2].ms).to.equal(1);
+      await dialog.getByRole('button', { name: 'Reload theirs (discard mine)' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByText('Reloaded the saved version').waitFor();
+      await designer.select('pause');
+      expect(await designer.field('Wait (ms)').inputValue()).to.equal('1');
+    });
+  });
+
+  it('is operable by keyboard alone: navigate the tree, add a node, move it, undo and redo', async () => {
+    const res = await app.request('POST', '/v1/test-cases', {
+      name: 'keyboard',
+      flow: [
+        { type: 'wait', id: 'first', ms: 1 },
+        { type: 'if', id: 'check', condition: 'true', then: [{ type: 'wait', id: 'inner', ms: 1 }] },
+      ],
+    });
+    await page.goto(`${app.url}/test-cases/${res.body.id}`);
+    await designer.item('first').waitFor();
+    // Tab into the tree: the roving tabindex lands on the first node.
+    await designer.item('first').focus();
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    const press = async (key: string, then: string) => {
+      await page.keyboard.press(key);
+      await eventually(async () => (await focused()) === then, 5000);
+    };
+    await press('ArrowDown', 'check');
+    await press('ArrowDown', 'inner');
+    await press('ArrowLeft', 'check'); // a leaf's ArrowLeft: to its parent (WAI-ARIA tree view)
+    // Insert opens the palette after the focused node; typing filters, Enter adds.
+    await page.keyboard.press('Insert');
+    await page.keyboard.type('Assert');
+    await page.keyboard.press('Enter');
+    await eventually(async () => (await designer.levels()).length === 4, 5000);
+    const added = (await designer.levels())[3]!;
+    expect(added).to.match(/^1:assert\d*$/);
+    await eventually(async () => (await focused()) === added.slice(2), 5000);
+    // Alt+↑ moves it up, into the IF's branch; Ctrl+Z undoes, Ctrl+Shift+Z redoes.
+    await page.keyboard.press('Alt+ArrowUp');
+    await eventually(async () => (await designer.levels()).join() === `1:first,1:check,2:inner,2:${added.slice(2)}`, 5000);
+    await page.keyboard.press('Control+z');
+    await eventually(async () => (await designer.levels()).join() === `1:first,1:check,2:inner,1:${added.slice(2)}`, 5000);
+    await page.keyboard.press('Control+Shift+z');
+    await eventually(async () => (await designer.levels()).join() === `1:first,1:check,2:inner,2:${added.slice(2)}`, 5000);
+    const live = await page.getByRole('tree', { name: 'Flow' }).locator('xpath=..').getByRole('status').innerText();
+    expect(live.length).to.be.greaterThan(0);
+  });
+});
