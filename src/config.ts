@@ -189,7 +189,7 @@ export interface AssayConfig {
      */
     authFailuresPerMinute: number;
     /**
-     * Folder of the built web console served under `/` (`ASSAY_CONSOLE_DIR`, default `dist/console`
+     * Folder of the built web console served under `/` (`ASSAY_CONSOLE_DIR`, default `dist/web`
      * beside the compiled code; `npm run build` writes it). api/console.ts, docs/console.md.
      */
     consoleDir: string;
@@ -598,7 +598,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       receiveTimeoutMs: integer(env, 'ASSAY_RECEIVE_TIMEOUT_MS', 30_000, 1000, 3_600_000),
       maxConnectionsPerAddress: integer(env, 'ASSAY_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
       authFailuresPerMinute: integer(env, 'ASSAY_AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
-      consoleDir: path.resolve(env.ASSAY_CONSOLE_DIR || path.join(__dirname, '..', 'console')),
+      consoleDir: path.resolve(env.ASSAY_CONSOLE_DIR || path.join(__dirname, '..', 'web')),
       relayPerMinute: integer(env, 'ASSAY_RELAY_PER_MINUTE', 60, 1, 1_000_000),
     },
     runs: {

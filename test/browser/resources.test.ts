@@ -133,7 +133,8 @@ describe('console resource pages', function () {
 
   it('shows the API’s error for an invalid flow at the flow editor and stores nothing', async () => {
     const id = ids['get user']!;
-    await page.goto(`${app.url}/test-cases/${id}`);
+    // The designer's JSON view (docs/console.md "The designer"), linked as ?view=json.
+    await page.goto(`${app.url}/test-cases/${id}?view=json`);
     await page.getByRole('textbox', { name: 'Flow', exact: true }).waitFor();
     const before = (await app.request('GET', `/v1/test-cases/${id}`)).body;
 
@@ -161,24 +162,28 @@ describe('console resource pages', function () {
 
   it('refuses a flow that is not JSON before sending anything', async () => {
     const id = ids['get user']!;
-    await page.goto(`${app.url}/test-cases/${id}`);
+    await page.goto(`${app.url}/test-cases/${id}?view=json`);
     await page.getByRole('textbox', { name: 'Flow', exact: true }).waitFor();
     const sent = recordApiRequests(page, app);
     await setEditor(page, 'Flow', '[{"type": "api",, }]');
+    await page
+      .getByText(/The flow is not valid JSON: .* at line 1\. The tree is read-only until the JSON is valid again/)
+      .waitFor();
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText(/The flow is not valid JSON: .* at line 1 — nothing was sent/).waitFor();
+    await page.getByText(/fix it before saving/).waitFor();
     await page.locator('.cm-lintRange-error').first().waitFor();
     expect(sent.filter((r) => r.method() !== 'GET')).to.have.length(0);
   });
 
   it('saves a valid edit of a test case', async () => {
     const id = ids['list orders']!;
-    await page.goto(`${app.url}/test-cases/${id}`);
+    await page.goto(`${app.url}/test-cases/${id}?view=json`);
     await page.getByRole('textbox', { name: 'Flow', exact: true }).waitFor();
-    await page.getByLabel('Tags').fill('fast, nightly');
+    await page.getByText('Test case: name, folder, tags').click();
+    await page.getByLabel(/^Tags/).fill('fast, nightly');
     await setEditor(page, 'Flow', JSON.stringify(flow('/orders?page=2')));
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved.').waitFor();
+    await page.getByText(/^Saved at /).waitFor();
     const stored = (await app.request('GET', `/v1/test-cases/${id}`)).body;
     expect(stored.tags.sort()).to.deep.equal(['fast', 'nightly']);
     expect(stored.flow[0].request.url).to.equal('{{base}}/orders?page=2');
@@ -186,7 +191,7 @@ describe('console resource pages', function () {
 
   it('keeps up with fast typing in the flow editor and saves exactly what was typed', async () => {
     const id = ids['list orders']!;
-    await page.goto(`${app.url}/test-cases/${id}`);
+    await page.goto(`${app.url}/test-cases/${id}?view=json`);
     const editor = page.getByRole('textbox', { name: 'Flow', exact: true });
     await editor.click();
     await page.keyboard.press('Control+A');
@@ -196,7 +201,7 @@ describe('console resource pages', function () {
     await page.keyboard.type(typed);
     await eventually(async () => (await editor.innerText()).replace(/\s+/g, '') === typed.replace(/\s+/g, ''), 10_000);
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved.').waitFor();
+    await page.getByText(/^Saved at /).waitFor();
     expect((await app.request('GET', `/v1/test-cases/${id}`)).body.flow[0].request.url).to.equal(
       '{{base}}/orders?typed=fast',
     );
@@ -204,8 +209,8 @@ describe('console resource pages', function () {
 
   it('creates a test case from the new test case page', async () => {
     await page.goto(`${app.url}/test-cases/new?folder=orders`);
-    await page.getByLabel('Name').fill('create order');
-    expect(await page.getByLabel('Folder').inputValue()).to.equal('orders');
+    await page.getByLabel('Test case name').fill('create order');
+    expect(await page.getByLabel(/^Folder/).inputValue()).to.equal('orders');
     await page.getByRole('button', { name: 'Create test case' }).click();
     await page.waitForURL(/\/test-cases\/tc_/);
     const list = (await app.request('GET', '/v1/test-cases?folder=orders')).body.items.map(
@@ -416,7 +421,7 @@ describe('console resource pages', function () {
   it('asks before deleting a test case, and deletes it only when confirmed', async () => {
     const res = await app.request('POST', '/v1/test-cases', { name: 'to delete', folder: 'tmp', flow: flow('/gone') });
     await page.goto(`${app.url}/test-cases/${res.body.id}`);
-    await page.getByRole('textbox', { name: 'Flow', exact: true }).waitFor();
+    await page.getByRole('tree', { name: 'Flow' }).waitFor();
     const questions: string[] = [];
     page.once('dialog', (d) => {
       questions.push(d.message());

@@ -21,7 +21,16 @@ import type { Environment } from '../types';
 import { createDesignerStore, type DesignerStore } from './model/store';
 import { useDesigner } from './use-designer';
 import * as cmd from './model/commands';
-import { emptyDoc, findById, fromTestCase, pathToPointer, pointerToPath, type FlowNode, type TestCaseDoc } from './model/doc';
+import {
+  emptyDoc,
+  findById,
+  fromTestCase,
+  nodeIds,
+  pathToPointer,
+  pointerToPath,
+  type FlowNode,
+  type TestCaseDoc,
+} from './model/doc';
 import { FlowTree } from './tree/FlowTree';
 import { NodeForm } from './forms/NodeForm';
 import { DebugPanel } from './debug/DebugPanel';
@@ -52,14 +61,22 @@ function nodeErrors(problem: Problem | undefined, flow: FlowNode[]) {
       node = at[path[i] as number];
       i += 1;
       const field = path[i];
-      const children = node && typeof field === 'string' ? (node as unknown as Record<string, unknown>)[field] : undefined;
-      if (Array.isArray(children) && ['then', 'else', 'body', 'children'].includes(field as string) && typeof path[i + 1] === 'number') {
+      const children =
+        node && typeof field === 'string' ? (node as unknown as Record<string, unknown>)[field] : undefined;
+      if (
+        Array.isArray(children) &&
+        ['then', 'else', 'body', 'children'].includes(field as string) &&
+        typeof path[i + 1] === 'number'
+      ) {
         at = children as FlowNode[];
         i += 1;
       } else break;
     }
     if (!node) continue;
-    const rest = path.slice(i).map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+    const rest = path
+      .slice(i)
+      .map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`)
+      .join('');
     const list = byNode.get(node.id) ?? [];
     list.push({ pointer: rest, message: e.detail });
     byNode.set(node.id, list);
@@ -155,11 +172,16 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
     [],
   );
   const envNames = (envs.data ?? []).map((e) => e.name);
-  const chosenEnv = environment && envNames.includes(environment) ? environment : envNames[0] ?? '';
+  const chosenEnv = environment && envNames.includes(environment) ? environment : (envNames[0] ?? '');
   const envDoc = useLoad(
     (signal) =>
       chosenEnv
-        ? api<Environment & { servers?: Record<string, string> }>('GET', `/v1/environments/${seg(chosenEnv)}`, undefined, { signal })
+        ? api<Environment & { servers?: Record<string, string> }>(
+            'GET',
+            `/v1/environments/${seg(chosenEnv)}`,
+            undefined,
+            { signal },
+          )
         : Promise.resolve(undefined),
     [chosenEnv],
   );
@@ -198,7 +220,9 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
       variables: completionVariables(doc, selectedId, envDoc.data),
       authProfiles: (profiles.data ?? []).map((p) => p.name),
       servers: Object.keys(envDoc.data?.servers ?? {}),
-      testCases: (testCases.data ?? []).filter((t) => t.id !== id).map((t) => ({ id: t.id, name: t.name, reusable: !!t.reusable })),
+      testCases: (testCases.data ?? [])
+        .filter((t) => t.id !== id)
+        .map((t) => ({ id: t.id, name: t.name, reusable: !!t.reusable })),
       dataSets: doc.dataSets.map((d) => d.name),
       onSend: selected?.type === 'api' && chosenEnv ? () => void send() : undefined,
     }),
@@ -284,7 +308,8 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
 
   const nodeErrs = selectedId ? (errorsByNode.get(selectedId) ?? []) : [];
   const otherErrors =
-    problem && (!problem.errors?.length || problem.errors.some((e) => !e.pointer || !/^#?(\/testCase)?\/flow\//.test(e.pointer)))
+    problem &&
+    (!problem.errors?.length || problem.errors.some((e) => !e.pointer || !/^#?(\/testCase)?\/flow\//.test(e.pointer)))
       ? problem
       : undefined;
 
@@ -309,19 +334,35 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
       >
         {writable && (
           <>
-            <button type="button" class="secondary" disabled={state.past.length === 0} onClick={() => store.undo()} title="Ctrl+Z">
+            <button
+              type="button"
+              class="secondary"
+              disabled={state.past.length === 0}
+              onClick={() => store.undo()}
+              title="Ctrl+Z"
+            >
               Undo
             </button>
-            <button type="button" class="secondary" disabled={state.future.length === 0} onClick={() => store.redo()} title="Ctrl+Shift+Z">
+            <button
+              type="button"
+              class="secondary"
+              disabled={state.future.length === 0}
+              onClick={() => store.redo()}
+              title="Ctrl+Shift+Z"
+            >
               Redo
             </button>
-            <button type="button" disabled={saving || (!dirty && !!id)} onClick={() => void save()} title="Ctrl+S">
+            <button type="button" disabled={saving || (!dirty && !!id && !jsonError)} onClick={() => void save()} title="Ctrl+S">
               {saving ? 'Saving…' : id ? 'Save' : 'Create test case'}
             </button>
           </>
         )}
         {id && writable && (
-          <ConfirmButton class="danger" question={`Delete test case “${doc.name}”? Runners that list it forget it.`} onConfirm={() => void remove()}>
+          <ConfirmButton
+            class="danger"
+            question={`Delete test case “${doc.name}”? Runners that list it forget it.`}
+            onConfirm={() => void remove()}
+          >
             Delete
           </ConfirmButton>
         )}
@@ -416,7 +457,11 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
               type="button"
               disabled={!chosenEnv || debug.state === 'starting' || debug.state === 'running' || doc.flow.length === 0}
               onClick={() => void run()}
-              title={chosenEnv ? 'Run this test case as it is here (saved or not) through the engine' : 'Create an environment first'}
+              title={
+                chosenEnv
+                  ? 'Run this test case as it is here (saved or not) through the engine'
+                  : 'Create an environment first'
+              }
             >
               {debug.state === 'starting' || debug.state === 'running' ? 'Running…' : 'Run'}
             </button>
@@ -444,15 +489,13 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
       ) : (
         <div class="dz-main">
           <section class="dz-tree-pane" aria-label="Flow">
-            {jsonError && <p class="field-error">The JSON view has an error: the tree is read-only until it is fixed.</p>}
-            <FlowTree
-              store={store}
-              results={debug.results}
-              problems={problemsForTree}
-              onOpen={() => setPane('node')}
-            />
+            {jsonError && (
+              <p class="field-error">The JSON view has an error: the tree is read-only until it is fixed.</p>
+            )}
+            <FlowTree store={store} results={debug.results} problems={problemsForTree} onOpen={() => setPane('node')} />
             {writable && (
               <WaysIn
+                taken={nodeIds(doc.flow)}
                 onAdd={(node: FlowNode) => {
                   const focus = state.focus;
                   const place = (focus ? cmd.placeAfter(doc.flow, focus) : undefined) ?? {
@@ -494,9 +537,15 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
                     onAssert={
                       writable
                         ? (nodeId, assertion) => {
-                            const node = findById(store.getState().doc.flow, nodeId)?.node as { assertions?: unknown[] } | undefined;
+                            const node = findById(store.getState().doc.flow, nodeId)?.node as
+                              { assertions?: unknown[] } | undefined;
                             store.dispatch(
-                              cmd.setNodeField(nodeId, ['assertions'], [...(node?.assertions ?? []), assertion], 'Add assertion'),
+                              cmd.setNodeField(
+                                nodeId,
+                                ['assertions'],
+                                [...(node?.assertions ?? []), assertion],
+                                'Add assertion',
+                              ),
                             );
                             setPane('node');
                           }
@@ -506,7 +555,12 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
                       writable
                         ? (nodeId, extraction) => {
                             store.dispatch(
-                              cmd.setNodeField(nodeId, ['extract', extraction.variable], extraction.expression, 'Add extraction'),
+                              cmd.setNodeField(
+                                nodeId,
+                                ['extract', extraction.variable],
+                                extraction.expression,
+                                'Add extraction',
+                              ),
                             );
                             setPane('node');
                           }
@@ -517,7 +571,9 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
               </>
             ) : (
               <Empty title={doc.flow.length ? 'No node selected' : 'An empty flow'}>
-                {doc.flow.length ? 'Choose a node in the tree to edit it.' : 'Add a node from the palette, paste a cURL command, or start from an API design.'}
+                {doc.flow.length
+                  ? 'Choose a node in the tree to edit it.'
+                  : 'Add a node from the palette, paste a cURL command, or start from an API design.'}
               </Empty>
             )}
           </section>

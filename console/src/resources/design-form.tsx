@@ -149,6 +149,8 @@ export function DesignForm({ onCreated }: { onCreated: (d: Design) => void }) {
     <form
       class="card res-form"
       aria-label="From a form"
+      // The API checks every field and names the one at fault (shown at it): no second, browser-side set of rules.
+      noValidate
       onSubmit={(e) => {
         e.preventDefault();
         void create.run();
@@ -157,6 +159,7 @@ export function DesignForm({ onCreated }: { onCreated: (d: Design) => void }) {
       <h2>From a form</h2>
       <p class="muted">
         A method and path with one response; add more responses later with PUT, or write the whole design as JSON below.
+        In the path, <code>{'{userId}'}</code> matches one whole segment.
       </p>
       <div class="row">
         <Field label="Method" error={err('method')}>
@@ -168,7 +171,7 @@ export function DesignForm({ onCreated }: { onCreated: (d: Design) => void }) {
             ))}
           </select>
         </Field>
-        <Field label="Path" error={err('path')} hint="e.g. /users/{userId}: {name} matches one segment">
+        <Field label="Path" error={err('path')}>
           <input value={f.path} placeholder="/users/{userId}" onInput={(e) => set({ path: e.currentTarget.value })} />
         </Field>
         <Field label="Name" error={err('name')}>
@@ -176,8 +179,12 @@ export function DesignForm({ onCreated }: { onCreated: (d: Design) => void }) {
         </Field>
       </div>
       <h3>Response</h3>
+      <p class="muted">
+        Status: the HTTP status, 100–599. Code: a number telling responses of one status apart (<code>?_code_=1</code>{' '}
+        picks this one).
+      </p>
       <div class="row">
-        <Field label="Status" error={err('responses[0].status')} hint="HTTP status, 100–599">
+        <Field label="Status" error={err('responses[0].status')}>
           <input
             type="number"
             min={100}
@@ -186,7 +193,7 @@ export function DesignForm({ onCreated }: { onCreated: (d: Design) => void }) {
             onInput={(e) => set({ status: e.currentTarget.value })}
           />
         </Field>
-        <Field label="Code" error={err('responses[0].code')} hint="tells responses of one status apart (?_code_=1)">
+        <Field label="Code" error={err('responses[0].code')}>
           <input type="number" min={1} value={f.code} onInput={(e) => set({ code: e.currentTarget.value })} />
         </Field>
       </div>

@@ -2,7 +2,7 @@
  * The API serves the web console (docs/console.md "How it is built and served"; api/console.ts): index.html for `/` and every
  * console route (deep links reload), hashed assets cached for a year, a Content-Security-Policy on
  * every console answer, and the service's own paths untouched (problem+json 404s, 401s, 405s).
- * Needs the console build (`npm run build` writes dist/console).
+ * Needs the console build (`npm run build` writes dist/web).
  */
 import fs from 'node:fs';
 import os from 'node:os';

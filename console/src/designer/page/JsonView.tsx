@@ -1,7 +1,8 @@
 /**
  * The flow as JSON, one click from the tree (docs/console.md "The designer"): the same document in
  * both views. A change in the tree or a form replaces the text; typing in the text replaces the
- * flow 300 ms after the last key when it parses to a list (one undoable "Edit JSON" step). While
+ * flow 300 ms after the last key (or at once when the editor loses focus, e.g. to the Save button)
+ * when it parses to a list (one undoable "Edit JSON" step). While
  * the text does not parse, it is kept as typed, the error is marked at its place and reported
  * through `onError`, and the page makes the tree read-only until it parses again.
  */
@@ -33,6 +34,8 @@ export function JsonView({
   const [error, setError] = useState<ReturnType<typeof readJson> | undefined>();
   const timer = useRef<ReturnType<typeof setTimeout>>();
   const lastSent = useRef<FlowNode[]>(flow);
+  const latest = useRef(text);
+  latest.current = text;
   useEffect(() => {
     // A change that did not come from this view (the tree, a form, undo): show it.
     if (flow !== lastSent.current) {
@@ -46,7 +49,11 @@ export function JsonView({
   const read = (t: string) => {
     const parsed = readJson(t, 'The flow');
     if (parsed.ok && !Array.isArray(parsed.value)) {
-      const bad = { ok: false as const, message: 'The flow must be a JSON list of nodes', mark: { from: 0, to: 1, message: 'not a list' } };
+      const bad = {
+        ok: false as const,
+        message: 'The flow must be a JSON list of nodes',
+        mark: { from: 0, to: 1, message: 'not a list' },
+      };
       setError(bad);
       onError(bad.message);
       return;
@@ -65,7 +72,16 @@ export function JsonView({
   const server = marksUnder(problem, '/flow', text);
   const marks = error && !error.ok ? [error.mark] : server.marks;
   return (
-    <div class={`field${marks.length ? ' field-invalid' : ''}`}>
+    <div
+      class={`field${marks.length ? ' field-invalid' : ''}`}
+      onFocusOut={() => {
+        // Leaving the editor (for Save, the tree tab…) reads what was typed without waiting.
+        if (timer.current === undefined) return;
+        clearTimeout(timer.current);
+        timer.current = undefined;
+        read(latest.current);
+      }}
+    >
       <span class="field-label" id="flow-label">
         Flow (JSON: a list of nodes, docs/flows.md)
       </span>
@@ -80,7 +96,10 @@ export function JsonView({
         onChange={(t) => {
           setText(t);
           clearTimeout(timer.current);
-          timer.current = setTimeout(() => read(t), JSON_DEBOUNCE_MS);
+          timer.current = setTimeout(() => {
+            timer.current = undefined;
+            read(t);
+          }, JSON_DEBOUNCE_MS);
         }}
       />
       {error && !error.ok && (

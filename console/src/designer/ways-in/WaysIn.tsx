@@ -1,7 +1,8 @@
 /**
- * Ways in to an API node (issue 42 "Ways in"): "Paste cURL" (a curl command line, {@link curlToNode})
- * and "From API design" (an operation of the workspace's API designs, `GET /v1/designs`,
- * {@link nodeFromOperation}). Each is a modal dialog (native `<dialog>`, Escape closes it) that
+ * Ways in to an API node (docs/console.md "The designer"): "Paste cURL" (a curl command line,
+ * {@link curlToNode}), "From API design" (an operation of the workspace's API designs, `GET
+ * /v1/designs`, {@link nodeFromOperation}) and "From a local request" (one of this browser's local
+ * requests, console/src/local/store.ts, {@link localRequestToNode}). Each is a modal dialog (native `<dialog>`, Escape closes it) that
  * hands the node to `onAdd` and closes; where the node goes is the designer's business.
  */
 import type { ComponentChildren } from 'preact';
@@ -12,6 +13,10 @@ import type { Design } from '../../resources/design-types';
 import { ProblemBox } from '../../ui/kit';
 import { curlToNode } from './curl';
 import { nodeFromOperation } from './design';
+import { localRequestToNode } from './local';
+import { load as loadLocal } from '../../local/store';
+import { displayName } from '../../local/request';
+import { session } from '../../session';
 import type { ApiNode } from './node';
 import '../debug/debug.css';
 
@@ -25,7 +30,7 @@ export interface WaysInProps {
 
 /** The two buttons, each opening its dialog. */
 export function WaysIn({ onAdd, taken }: WaysInProps) {
-  const [open, setOpen] = useState<'curl' | 'design'>();
+  const [open, setOpen] = useState<'curl' | 'design' | 'local'>();
   return (
     <div class="dzd-ways-in" role="group" aria-label="Add an API node from">
       <button type="button" class="secondary small" onClick={() => setOpen('curl')}>
@@ -34,7 +39,11 @@ export function WaysIn({ onAdd, taken }: WaysInProps) {
       <button type="button" class="secondary small" onClick={() => setOpen('design')}>
         From API design
       </button>
+      <button type="button" class="secondary small" onClick={() => setOpen('local')}>
+        From a local request
+      </button>
       {open === 'curl' && <CurlDialog onAdd={onAdd} taken={taken} onClose={() => setOpen(undefined)} />}
+      {open === 'local' && <LocalDialog onAdd={onAdd} taken={taken} onClose={() => setOpen(undefined)} />}
       {open === 'design' && <DesignDialog onAdd={onAdd} taken={taken} onClose={() => setOpen(undefined)} />}
     </div>
   );
@@ -130,6 +139,54 @@ export function CurlDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: (
           </button>
         </div>
       </form>
+    </Dialog>
+  );
+}
+
+/**
+ * "From a local request": this browser's local requests of the workspace (kept in localStorage,
+ * docs/local-requests.md), newest first; choosing one adds its API node. A request the node cannot
+ * carry (a multipart body) shows why.
+ */
+export function LocalDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: () => void }) {
+  const requests = useMemo(() => {
+    const ws = session()?.workspace.id;
+    return ws ? [...loadLocal(ws).requests].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) : [];
+  }, []);
+  const [error, setError] = useState<string>();
+  return (
+    <Dialog title="From a local request" onClose={onClose}>
+      {requests.length === 0 ? (
+        <p class="muted">
+          No local requests in this browser yet: make one on the <a href="/requests">Local requests</a> page.
+        </p>
+      ) : (
+        <ul class="dzd-pick" aria-label="Local requests">
+          {requests.map((r) => (
+            <li key={r.id}>
+              <button
+                type="button"
+                class="secondary small"
+                onClick={() => {
+                  const made = localRequestToNode(r, { taken });
+                  if ('error' in made) setError(`${displayName(r)}: ${made.error}`);
+                  else {
+                    onAdd(made.node);
+                    onClose();
+                  }
+                }}
+              >
+                <code>{r.method}</code> {displayName(r)}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {error && (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      )}
     </Dialog>
   );
 }
