@@ -27,7 +27,8 @@ import { fieldError, type FieldError } from '../problems';
 /** Why a run cannot be made from another: the API answers it as the problem `code` names. */
 export class OriginRefused extends Error {
   constructor(
-    readonly code: 'run-active' | 'debug-run' | 'nothing-to-rerun' | 'not-resumable' | 'plan-unavailable' | 'validation-failed',
+    readonly code:
+      'run-active' | 'debug-run' | 'nothing-to-rerun' | 'not-resumable' | 'plan-unavailable' | 'validation-failed',
     detail: string,
     readonly extras: { errors?: FieldError[]; [key: string]: unknown } = {},
   ) {

@@ -47,7 +47,13 @@ describe('API node extract', function () {
     policy = new AddressPolicy({
       allow: [],
       deny: [],
-      privateAccess: { node: 'loopback', script: 'loopback', library: 'loopback', webhook: 'loopback', bundler: 'none' },
+      privateAccess: {
+        node: 'loopback',
+        script: 'loopback',
+        library: 'loopback',
+        webhook: 'loopback',
+        bundler: 'none',
+      },
       infrastructure: [],
     });
     sandbox = new Sandbox({ timeoutMs: 2000, memoryLimitMb: 32, policy });
@@ -95,7 +101,12 @@ describe('API node extract', function () {
     ]);
     expect(result.status, JSON.stringify(result.failures)).to.equal('passed');
     expect(seen).to.deep.equal(['/login', '/users/7?t=tok-1']);
-    expect(result.nodes[0]!.variablesSet).to.deep.equal({ token: 'tok-1', userId: 7, requestId: 'r-42', bearer: 'Bearer tok-1' });
+    expect(result.nodes[0]!.variablesSet).to.deep.equal({
+      token: 'tok-1',
+      userId: 7,
+      requestId: 'r-42',
+      bearer: 'Bearer tok-1',
+    });
   });
 
   it('fails the node naming the extraction whose expression fails, and removes a variable set to undefined', async () => {
@@ -107,8 +118,17 @@ describe('API node extract', function () {
 
     const removed = await run(
       [
-        { type: 'api', id: 'a', request: { method: 'GET', url: '{{base}}/a' }, extract: { old: 'response.body.missing' } },
-        { type: 'assert', id: 'gone', assertions: [{ target: '$exists(variables.old)', operator: 'equals', expected: false }] },
+        {
+          type: 'api',
+          id: 'a',
+          request: { method: 'GET', url: '{{base}}/a' },
+          extract: { old: 'response.body.missing' },
+        },
+        {
+          type: 'assert',
+          id: 'gone',
+          assertions: [{ target: '$exists(variables.old)', operator: 'equals', expected: false }],
+        },
       ],
       { old: 'before' },
     );
@@ -121,7 +141,9 @@ describe('API node extract', function () {
     ] as never);
     expect(JSON.stringify(issues)).to.contain('extract');
     expect(
-      validateFlow([{ type: 'api', id: 'a', request: { method: 'GET', url: 'http://x' }, extract: { t: 'response.body' } }] as never),
+      validateFlow([
+        { type: 'api', id: 'a', request: { method: 'GET', url: 'http://x' }, extract: { t: 'response.body' } },
+      ] as never),
     ).to.deep.equal([]);
   });
 });

@@ -352,7 +352,12 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
             >
               Redo
             </button>
-            <button type="button" disabled={saving || (!dirty && !!id && !jsonError)} onClick={() => void save()} title="Ctrl+S">
+            <button
+              type="button"
+              disabled={saving || (!dirty && !!id && !jsonError)}
+              onClick={() => void save()}
+              title="Ctrl+S"
+            >
               {saving ? 'Saving…' : id ? 'Save' : 'Create test case'}
             </button>
           </>

@@ -85,4 +85,3 @@ export function newRequest(fields: Partial<LocalRequest> = {}): LocalRequest {
 export function displayName(r: Pick<LocalRequest, 'name' | 'url'>): string {
   return r.name.trim() || r.url || '/';
 }
-

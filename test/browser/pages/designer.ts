@@ -27,9 +27,9 @@ export class DesignerPage {
 
   /** The names of the tree items, in tree order, each with its level (`2:login`). */
   async levels(): Promise<string[]> {
-    return this.tree.getByRole('treeitem').evaluateAll((items) =>
-      items.map((i) => `${i.getAttribute('aria-level')}:${i.getAttribute('aria-label')}`),
-    );
+    return this.tree
+      .getByRole('treeitem')
+      .evaluateAll((items) => items.map((i) => `${i.getAttribute('aria-level')}:${i.getAttribute('aria-label')}`));
   }
 
   /** The text after a tree item's name: type, summary, debug status, problems. */
@@ -40,7 +40,10 @@ export class DesignerPage {
 
   /** Opens the palette with the first "Add node here" (an empty list) or "Add node", and picks `type`. */
   async addFromPalette(type: string, via: 'here' | 'add' = 'add'): Promise<void> {
-    await this.page.getByRole('button', { name: via === 'here' ? 'Add node here' : 'Add node', exact: true }).first().click();
+    await this.page
+      .getByRole('button', { name: via === 'here' ? 'Add node here' : 'Add node', exact: true })
+      .first()
+      .click();
     await this.pickInPalette(type);
   }
 
@@ -54,7 +57,10 @@ export class DesignerPage {
 
   /** Runs an entry of a node's "⋯" menu. */
   async menu(name: string, entry: string | RegExp): Promise<void> {
-    await this.item(name).getByRole('button', { name: `Actions for ${name}` }).first().click();
+    await this.item(name)
+      .getByRole('button', { name: `Actions for ${name}` })
+      .first()
+      .click();
     await this.page.getByRole('menuitem', { name: entry }).click();
   }
 

@@ -35,7 +35,8 @@ export function ConflictDialog({
   const list = (label: string, ids: string[]) =>
     ids.length > 0 && (
       <li>
-        {label}: {ids.map((id, i) => (
+        {label}:{' '}
+        {ids.map((id, i) => (
           <span key={id}>
             {i > 0 && ', '}
             <code>{id}</code>
@@ -47,8 +48,8 @@ export function ConflictDialog({
     <dialog ref={ref} class="dz-dialog" aria-labelledby="dz-conflict-title" onCancel={onCancel}>
       <h2 id="dz-conflict-title">This test case was changed meanwhile</h2>
       <p role="alert">
-        Someone saved it {theirsUpdatedAt ? `at ${dateTime(theirsUpdatedAt)}` : 'after you opened it'}: your save was refused
-        (409) and nothing was overwritten.
+        Someone saved it {theirsUpdatedAt ? `at ${dateTime(theirsUpdatedAt)}` : 'after you opened it'}: your save was
+        refused (409) and nothing was overwritten.
       </p>
       {changes && (
         <ul class="dz-changes" aria-label="What their version changed">

@@ -40,12 +40,21 @@ export function TestCaseSettings({
 }) {
   const [tags, setTags] = useState(doc.tags.join(', '));
   useEffect(() => {
-    if (tags.split(',').map((t) => t.trim()).filter(Boolean).join(',') !== doc.tags.join(',')) setTags(doc.tags.join(', '));
+    if (
+      tags
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean)
+        .join(',') !== doc.tags.join(',')
+    )
+      setTags(doc.tags.join(', '));
   }, [doc.tags]);
   const [dataSets, setDataSets] = useJsonText(doc.dataSets);
   const dsRead = readJson(dataSets, 'The data sets');
   const dsErrors = marksUnder(problem, '/dataSets', dataSets);
-  const profiles = [...new Set([...authProfiles, ...(doc.authProfile && doc.authProfile !== 'none' ? [doc.authProfile] : [])])];
+  const profiles = [
+    ...new Set([...authProfiles, ...(doc.authProfile && doc.authProfile !== 'none' ? [doc.authProfile] : [])]),
+  ];
   return (
     <div class="dz-settings">
       <div class="row">
@@ -73,7 +82,12 @@ export function TestCaseSettings({
         </Field>
       </div>
       <Field label="Description" error={fieldError(problem, 'description')}>
-        <textarea rows={2} value={doc.description} readOnly={readOnly} onInput={(e) => onSet('description', e.currentTarget.value)} />
+        <textarea
+          rows={2}
+          value={doc.description}
+          readOnly={readOnly}
+          onInput={(e) => onSet('description', e.currentTarget.value)}
+        />
       </Field>
       <div class="row">
         <Field
@@ -123,7 +137,9 @@ export function TestCaseSettings({
         {!dsRead.ok && <span class="field-error">{dsRead.message}: the last valid data sets are kept.</span>}
       </div>
       <div class="field">
-        <span class="field-label">Hooks (JavaScript run around each of its API nodes; docs/flows.md "Hooks at three levels")</span>
+        <span class="field-label">
+          Hooks (JavaScript run around each of its API nodes; docs/flows.md "Hooks at three levels")
+        </span>
         <Editor
           value={doc.hooks?.code ?? ''}
           language="javascript"

@@ -34,7 +34,9 @@ function nodesById(flow: FlowNode[]): Map<string, string> {
 
 /** What `theirs` has that `mine` has not, field by field and node by node. */
 export function docChanges(mine: TestCaseDoc, theirs: TestCaseDoc): DocChanges {
-  const fields = DOC_KEYS.filter((k) => k !== 'flow' && JSON.stringify(mine[k] ?? null) !== JSON.stringify(theirs[k] ?? null));
+  const fields = DOC_KEYS.filter(
+    (k) => k !== 'flow' && JSON.stringify(mine[k] ?? null) !== JSON.stringify(theirs[k] ?? null),
+  );
   const a = nodesById(mine.flow);
   const b = nodesById(theirs.flow);
   return {

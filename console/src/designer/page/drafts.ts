@@ -38,7 +38,11 @@ export function readDraft(storage: Storage, key: string): Draft | undefined {
 /** Keeps `doc` as the draft under `key`; a full storage is ignored (the draft is a convenience). */
 export function writeDraft(storage: Storage, key: string, doc: TestCaseDoc, baseVersion?: string | number): void {
   try {
-    const draft: Draft = { doc, savedAt: new Date().toISOString(), ...(baseVersion !== undefined ? { baseVersion } : {}) };
+    const draft: Draft = {
+      doc,
+      savedAt: new Date().toISOString(),
+      ...(baseVersion !== undefined ? { baseVersion } : {}),
+    };
     storage.setItem(key, JSON.stringify(draft));
   } catch {
     /* quota exceeded: no draft */
