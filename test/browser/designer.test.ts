@@ -363,7 +363,7 @@ describe('console test-case designer', function () {
       await designer.save();
       const dialog = page.getByRole('dialog', { name: 'This test case was changed meanwhile' });
       await dialog.waitFor();
-      expect(await dialog.getByRole('list', { name: 'What their version changed' }).innerText()).to.contain(
+      expect(await dialog.getByRole('list', { name: 'How theirs differs from yours' }).innerText()).to.contain(
         'description',
       );
       await screenshot(page, 'designer-conflict');

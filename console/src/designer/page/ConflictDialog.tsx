@@ -52,7 +52,7 @@ export function ConflictDialog({
         refused (409) and nothing was overwritten.
       </p>
       {changes && (
-        <ul class="dz-changes" aria-label="What their version changed">
+        <ul class="dz-changes" aria-label="How theirs differs from yours">
           {changes.fields.length > 0 && <li>fields: {changes.fields.join(', ')}</li>}
           {list('nodes only in theirs', changes.added)}
           {list('nodes only in yours', changes.removed)}
