@@ -6,8 +6,8 @@
  */
 import type { ComponentType } from 'preact';
 import './resources.css';
+import { lazy } from 'preact-iso';
 import { TestCasesPage } from './test-cases';
-import { NewTestCaseDesignerPage, TestCaseDesignerPage } from '../designer';
 import { EnvironmentPage, EnvironmentsPage } from './environments';
 import { NewRunnerPage, RunnerPage, RunnersPage } from './runners';
 import { DeploymentPage, DeploymentsPage, NewDeploymentPage } from './deployments';
@@ -15,6 +15,13 @@ import { DesignPage, DesignsPage, NewDesignPage } from './designs';
 import { LibrariesPage } from './libraries';
 import { MockCollectionPage, MockCollectionsPage } from './mock-collections';
 import { AuthProfilePage, AuthProfilesPage, NewAuthProfilePage } from './auth-profiles';
+
+/*
+ * The test-case designer is its own chunk, loaded when a test case page opens: the other pages do
+ * not pay for its tree, forms and drag and drop (docs/benchmarks.md "The designer in the browser").
+ */
+const TestCaseDesignerPage = lazy(() => import('../designer').then((m) => m.TestCaseDesignerPage));
+const NewTestCaseDesignerPage = lazy(() => import('../designer').then((m) => m.NewTestCaseDesignerPage));
 
 /**
  * Routes of the resource pages: path (preact-iso syntax, `:name` one segment) → page. The fixed
