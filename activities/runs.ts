@@ -257,6 +257,39 @@ export function createRunActivities(
    * has none). @throws ApplicationFailure (non-retryable, RunSetupFailed) when the origin, its plan
    * or its resume state is gone, or the plan is over its cap.
    */
+  /**
+   * The fields every plan `startRun` freezes from scratch begins with (a runner's run and a debug
+   * run): the run's id, workspace, runner and environment names and timeout (seconds), `startedAt`
+   * in epoch ms, the environment's merged `variables` as they are kept (secrets sealed; the
+   * workflow gets them opened), the `testCases` and the run settings of the process's configuration.
+   */
+  const planHead = (
+    run: Run,
+    startedAt: Date,
+    variables: RunPlan['variables'],
+    testCases: RunPlan['testCases'],
+  ): Pick<
+    RunPlan,
+    | 'runId'
+    | 'workspaceId'
+    | 'runner'
+    | 'environment'
+    | 'timeoutSeconds'
+    | 'startedAtMs'
+    | 'variables'
+    | 'testCases'
+    | 'settings'
+  > => ({
+    runId: run.id,
+    workspaceId: run.workspaceId,
+    runner: run.runnerName,
+    environment: run.environmentName,
+    timeoutSeconds: run.timeoutSeconds,
+    startedAtMs: startedAt.getTime(),
+    variables,
+    testCases,
+    settings: runSettingsOf(config),
+  });
   const startSeededRun = async (manager: EntityManager, run: Run): Promise<RunPlan> => {
     const startedAt = new Date();
     let seeded: Awaited<ReturnType<typeof seededPlan>>;
@@ -312,15 +345,7 @@ export function createRunActivities(
     const auth = await freezeAuthProfiles(manager, run.workspaceId, { authProfile: null }, testCases);
     const startedAt = new Date();
     const plan: RunPlan = {
-      runId: run.id,
-      workspaceId: run.workspaceId,
-      runner: run.runnerName,
-      environment: run.environmentName,
-      timeoutSeconds: run.timeoutSeconds,
-      startedAtMs: startedAt.getTime(),
-      variables: frozen.variables,
-      testCases,
-      settings: runSettingsOf(config),
+      ...planHead(run, startedAt, frozen.variables, testCases),
       variableScope: 'testCase',
       durability: 'node',
       debug: true,
@@ -464,16 +489,7 @@ export function createRunActivities(
         const quarantine = await quarantinedTestCases(manager, run.workspaceId, runner, run.environmentName);
         const startedAt = new Date();
         const plan: RunPlan = {
-          runId: run.id,
-          workspaceId: run.workspaceId,
-          runner: run.runnerName,
-          environment: run.environmentName,
-          timeoutSeconds: run.timeoutSeconds,
-          startedAtMs: startedAt.getTime(),
-          // Stored as they are kept (secrets sealed); the workflow gets them opened.
-          variables: frozen.variables,
-          testCases,
-          settings: runSettingsOf(config),
+          ...planHead(run, startedAt, frozen.variables, testCases),
           variableScope: runner.variableScope ?? 'testCase',
           durability,
           ...(performance ? { performance } : {}),

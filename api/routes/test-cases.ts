@@ -36,7 +36,7 @@
 import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
-import { Runner, TestCase, TestCaseTag } from '../../src/store/entities';
+import { Runner, TestCase, TestCaseTag, type DebugTestCase } from '../../src/store/entities';
 import { normaliseFolder } from '../../src/domain/folders';
 import { tagsOf, testCaseQuery } from '../../src/store/test-cases';
 import { dataSetRowCounter, validateDataSets, validateFlow, validateHooks } from '../../src/validation/flow';
@@ -222,18 +222,10 @@ const load = (manager: EntityManager, ctx: AppContext) =>
 /**
  * What a save stores of a test case body once checked (its row's fields but the id, workspace,
  * version and times): folder normalised, node ids assigned (sub-flows' too), Ref clones filled.
+ * The fields of a debug run's test case (src/store/entities/run.ts `DebugTestCase`, checked the
+ * same way) but its id, and `reusable`.
  */
-export interface CheckedTestCase {
-  name: string;
-  folder: string;
-  description: string;
-  tags: string[];
-  flow: FlowNode[];
-  dataSets: DataSet[] | null;
-  hooks: ScriptConfig | null;
-  authProfile: string | null;
-  reusable: boolean;
-}
+export type CheckedTestCase = Omit<DebugTestCase, 'id'> & { reusable: boolean };
 
 /**
  * Checks a test case body (already valid against {@link TEST_CASE_SCHEMAS}`.full`) exactly as a

@@ -27,6 +27,9 @@ describe('console test-case designer', function () {
   let page: Page;
   let designer: DesignerPage;
   let workspaceId: string;
+  /** Messages of the browser's confirm dialogs; the next one is dismissed when `dismissNext`. */
+  const asked: string[] = [];
+  let dismissNext = false;
 
   before(async () => {
     [app, browser] = await Promise.all([
@@ -37,8 +40,11 @@ describe('console test-case designer', function () {
     ({ context, page } = await signedIn(browser, app));
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
     designer = new DesignerPage(page);
-    // Leaving the designer with unsaved changes asks first: these tests accept.
-    page.on('dialog', (d) => void d.accept());
+    // Leaving the designer with unsaved changes asks first: these tests accept, unless told to dismiss.
+    page.on('dialog', (d) => {
+      asked.push(d.message());
+      void (dismissNext ? ((dismissNext = false), d.dismiss()) : d.accept());
+    });
   });
 
   after(async () => {
@@ -282,9 +288,18 @@ describe('console test-case designer', function () {
       expect(error).to.match(/fewer than 1 characters|must NOT have fewer/);
       expect((await app.request('GET', `/v1/test-cases/${id}`)).body.flow[0].request.url).to.equal('{{base}}/users/1');
       await screenshot(page, 'designer-field-error');
-      // Undo the edit: the page has nothing unsaved again.
-      await page.getByRole('button', { name: 'Undo' }).click();
+      // The Scripts tab's code editor completes what hooks see.
+      await page.getByRole('tab', { name: 'Scripts' }).click();
+      await designer.field('Script code').click();
+      await page.keyboard.type('$cont');
+      await page.getByRole('listbox').getByText('$context.set').waitFor();
+      await page.keyboard.press('Escape');
+      // Undo every edit (the script's, the URL's): the page has nothing unsaved again.
+      const undo = page.getByRole('button', { name: 'Undo' });
+      for (let i = 0; i < 10 && !(await undo.isDisabled()); i++) await undo.click();
+      await page.getByRole('tab', { name: 'Params' }).click();
       await eventually(async () => (await url.inputValue()) === '{{base}}/users/1', 5000);
+      expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).to.equal(true);
     });
 
     it('keeps unsaved changes as a draft in this browser and offers them back', async () => {
@@ -292,6 +307,14 @@ describe('console test-case designer', function () {
       await designer.select('pause');
       await designer.fill('Wait (ms)', '250');
       await page.getByText('Unsaved changes (kept as a draft in this browser).').waitFor();
+      // A link away asks first; "Cancel" keeps the page and the edit.
+      dismissNext = true;
+      asked.length = 0;
+      await page.getByRole('link', { name: 'Runs', exact: true }).click();
+      await eventually(async () => asked.length === 1, 5000);
+      expect(asked[0]).to.contain('unsaved changes');
+      expect(new URL(page.url()).pathname).to.equal(`/test-cases/${id}`);
+      expect(await designer.field('Wait (ms)').inputValue()).to.equal('250');
       // The draft is written a moment after the last edit.
       await eventually(
         async () =>
@@ -389,9 +412,11 @@ describe('console test-case designer', function () {
     });
     await page.goto(`${app.url}/test-cases/${res.body.id}`);
     await designer.item('first').waitFor();
-    // Tab into the tree: the roving tabindex lands on the first node.
-    await designer.item('first').focus();
     const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    // Tab into the tree from the view switch: the roving tabindex lands on the first node.
+    await page.getByRole('tab', { name: 'Designer', exact: true }).focus();
+    for (let i = 0; i < 10 && (await focused()) !== 'first'; i++) await page.keyboard.press('Tab');
+    expect(await focused()).to.equal('first');
     const press = async (key: string, then: string) => {
       await page.keyboard.press(key);
       await eventually(async () => (await focused()) === then, 5000);
@@ -413,11 +438,14 @@ describe('console test-case designer', function () {
       async () => (await designer.levels()).join() === `1:first,1:check,2:inner,2:${added.slice(2)}`,
       5000,
     );
+    // The moved row is drawn again and takes the focus back on the next frame.
+    await eventually(async () => (await focused()) === added.slice(2), 5000);
     await page.keyboard.press('Control+z');
     await eventually(
       async () => (await designer.levels()).join() === `1:first,1:check,2:inner,1:${added.slice(2)}`,
       5000,
     );
+    await eventually(async () => (await focused()) === added.slice(2), 5000);
     await page.keyboard.press('Control+Shift+z');
     await eventually(
       async () => (await designer.levels()).join() === `1:first,1:check,2:inner,2:${added.slice(2)}`,

@@ -12,11 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { DataSource } from 'typeorm';
-import { directPorts } from '../../activities/direct-port';
 import { createTestCaseActivities } from '../../activities/test-case';
-import { ExpressionPool } from '../../src/expression-pool/pool';
-import { AddressPolicy } from '../../src/net/address-policy';
-import { Sandbox } from '../../src/sandbox/sandbox';
 import {
   DEBUG_BODY_LIMIT,
   DEBUG_TEST_CASE_LIMIT,
@@ -24,25 +20,16 @@ import {
   type FlowNode,
   type NodeResult,
   type RunPlan,
-  type RunSettings,
   type TestCaseResult,
 } from '../../src/domain/types';
 import { jsonBytes, PAYLOAD_LIMITS } from '../../src/domain/limits';
-import { emptyState, FlowInterpreter } from '../../src/flow';
+import { emptyState } from '../../src/flow';
 import { debugBody, debugVariables, fitDebugCaptures } from '../../src/flow/debug';
 import type { TestCaseSegmentOutput } from '../../src/flow/segments';
 import { KeyRing, newSecretKeyEntry, parseSecretKeys } from '../../src/secrets/keyring';
 import { sealVariables } from '../../src/secrets/variables';
 import { openPlan } from '../../src/secrets/run-plan';
-
-const SETTINGS: RunSettings = {
-  apiNodeActivity: 'local',
-  requestTimeoutMs: 5000,
-  maxResponseBytes: 4 * 1024 * 1024,
-  testCasesPerExecution: 100,
-  maxLoopIterations: 1000,
-  segmentHistoryEvents: 10,
-};
+import { useInterpreter } from '../helpers/interpreter';
 
 /** Every node result of a tree, depth first. */
 function allNodes(nodes: NodeResult[], out: NodeResult[] = []): NodeResult[] {
@@ -83,36 +70,15 @@ describe('debug capture', function () {
     });
   });
   let base = '';
-  let policy: AddressPolicy;
-  let sandbox: Sandbox;
-  let pool: ExpressionPool;
-  let portFor: ReturnType<typeof directPorts>;
-  let runs = 0;
+  /** Responses up to 4 MiB (bodies past the debug limit), scripts up to 64 MiB. */
+  const interpreter = useInterpreter({ settings: { maxResponseBytes: 4 * 1024 * 1024 }, memoryLimitMb: 64 });
 
   before(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    policy = new AddressPolicy({
-      allow: [],
-      deny: [],
-      privateAccess: {
-        node: 'loopback',
-        script: 'loopback',
-        library: 'loopback',
-        webhook: 'loopback',
-        bundler: 'none',
-      },
-      infrastructure: [],
-    });
-    sandbox = new Sandbox({ timeoutMs: 2000, memoryLimitMb: 64, policy });
-    pool = new ExpressionPool({ size: 1 });
-    portFor = directPorts({ sandbox, agent: policy.agent('node'), expressionPool: pool });
   });
 
   after(async () => {
-    await sandbox?.dispose();
-    await pool?.close();
-    await policy?.close();
     await new Promise((resolve) => server.close(resolve));
   });
 
@@ -120,14 +86,10 @@ describe('debug capture', function () {
     flow: unknown[],
     options: { debug?: boolean; variables?: Record<string, unknown> } = {},
   ): Promise<TestCaseResult> {
-    const port = portFor({
-      runId: `run_${++runs}`,
-      settings: SETTINGS,
-      deadlineMs: Date.now() + 20_000,
-      ...(options.debug === false ? {} : { debug: true }),
+    return interpreter.run(flow, {
+      variables: { base, ...options.variables },
+      port: options.debug === false ? {} : { debug: true },
     });
-    const testCase = { id: 'tc_1', name: 'the case', folder: '', tags: [], flow: flow as FlowNode[], dataSets: {} };
-    return FlowInterpreter.runTestCase(port, testCase, { base, ...options.variables });
   }
 
   const post = (id: string, extra: Record<string, unknown> = {}) => ({
@@ -343,7 +305,7 @@ describe('debug capture', function () {
   });
 
   it('captures in a testCase-mode segment of a debug run, and not in one of another run', async () => {
-    const activities = createTestCaseActivities({ ports: portFor, dataSource: {} as DataSource });
+    const activities = createTestCaseActivities({ ports: interpreter.portFor, dataSource: {} as DataSource });
     const input = () => ({
       testCase: { id: 'tc_seg', name: 'segment', dataSets: {} },
       flow: [post('s1')] as FlowNode[],
@@ -352,8 +314,8 @@ describe('debug capture', function () {
       state: emptyState({ base, user: 'ada' }),
       capture: false,
       more: false,
-      runId: `run_${++runs}`,
-      settings: SETTINGS,
+      runId: interpreter.runId(),
+      settings: interpreter.settings,
       deadlineMs: Date.now() + 20_000,
     });
     const env = () => new MockActivityEnvironment({ attempt: 1 });

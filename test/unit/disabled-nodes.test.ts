@@ -12,28 +12,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { DataSource } from 'typeorm';
-import { directPorts } from '../../activities/direct-port';
 import { createTestCaseActivities } from '../../activities/test-case';
-import { ExpressionPool } from '../../src/expression-pool/pool';
-import { AddressPolicy } from '../../src/net/address-policy';
-import { Sandbox } from '../../src/sandbox/sandbox';
-import type { FlowNode, NodeResult, RunPlan, RunSettings, TestCaseResult } from '../../src/domain/types';
+import type { FlowNode, NodeResult, RunPlan, TestCaseResult } from '../../src/domain/types';
 import { startLoadPart } from '../../activities/load-part';
 import { performancePlan, validateProfile } from '../../src/perf/profile';
-import { emptyState, FlowInterpreter, testCaseSegments, waitsDurably } from '../../src/flow';
+import { emptyState, testCaseSegments, waitsDurably } from '../../src/flow';
 import { expectedLoopIterations, expectedNodeExecutions } from '../../src/flow/estimate';
 import type { TestCaseSegmentOutput } from '../../src/flow/segments';
 import { validateFlow } from '../../src/validation/flow';
 import { FLOW_SCHEMAS } from '../../api/openapi/flow';
-
-const SETTINGS: RunSettings = {
-  apiNodeActivity: 'local',
-  requestTimeoutMs: 5000,
-  maxResponseBytes: 1024 * 1024,
-  testCasesPerExecution: 100,
-  maxLoopIterations: 1000,
-  segmentHistoryEvents: 10,
-};
+import { useInterpreter } from '../helpers/interpreter';
 
 describe('disabled nodes', function () {
   this.timeout(30_000);
@@ -46,36 +34,14 @@ describe('disabled nodes', function () {
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path })));
   });
   let base = '';
-  let policy: AddressPolicy;
-  let sandbox: Sandbox;
-  let pool: ExpressionPool;
-  let portFor: ReturnType<typeof directPorts>;
-  let runs = 0;
+  const interpreter = useInterpreter();
 
   before(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    policy = new AddressPolicy({
-      allow: [],
-      deny: [],
-      privateAccess: {
-        node: 'loopback',
-        script: 'loopback',
-        library: 'loopback',
-        webhook: 'loopback',
-        bundler: 'none',
-      },
-      infrastructure: [],
-    });
-    sandbox = new Sandbox({ timeoutMs: 2000, memoryLimitMb: 32, policy });
-    pool = new ExpressionPool({ size: 1 });
-    portFor = directPorts({ sandbox, agent: policy.agent('node'), expressionPool: pool });
   });
 
   after(async () => {
-    await sandbox?.dispose();
-    await pool?.close();
-    await policy?.close();
     await new Promise((resolve) => server.close(resolve));
   });
 
@@ -83,23 +49,8 @@ describe('disabled nodes', function () {
     for (const key of Object.keys(hits)) delete hits[key];
   });
 
-  const testCaseOf = (flow: unknown[]) => ({
-    id: 'tc_1',
-    name: 'the case',
-    folder: '',
-    tags: [],
-    flow: flow as FlowNode[],
-    dataSets: {},
-  });
-
   function run(flow: unknown[], onNodeDone?: () => void): Promise<TestCaseResult> {
-    const port = portFor({
-      runId: `run_${++runs}`,
-      settings: SETTINGS,
-      deadlineMs: Date.now() + 20_000,
-      ...(onNodeDone ? { onNodeDone } : {}),
-    });
-    return FlowInterpreter.runTestCase(port, testCaseOf(flow), { base });
+    return interpreter.run(flow, { variables: { base }, port: onNodeDone ? { onNodeDone } : {} });
   }
 
   const get = (id: string, extra: Record<string, unknown> = {}) => ({
@@ -213,10 +164,10 @@ describe('disabled nodes', function () {
     await run(flow, () => (done += 1));
     // a, the loop, and b in 4 iterations: the disabled nodes are neither run nor expected.
     expect(done).to.equal(6);
-    expect(expectedNodeExecutions(testCaseOf(flow), 1000)).to.equal(6);
+    expect(expectedNodeExecutions(interpreter.testCase(flow), 1000)).to.equal(6);
     // Without `disabled` the same tree expects more (c in each iteration, the IF and its larger branch).
     const enabled = JSON.parse(JSON.stringify(flow).replace(/"disabled":true/g, '"disabled":false')) as FlowNode[];
-    expect(expectedNodeExecutions(testCaseOf(enabled), 1000)).to.equal(13);
+    expect(expectedNodeExecutions(interpreter.testCase(enabled), 1000)).to.equal(13);
     // A disabled loop adds nothing to the loop-iteration quota.
     const quota = (f: unknown[]) =>
       expectedLoopIterations(f as FlowNode[], { maxLoopIterations: 1000, rowsOf: () => undefined }).total;
@@ -236,7 +187,7 @@ describe('disabled nodes', function () {
   });
 
   it('skips disabled nodes in a testCase-mode segment (activities/test-case.ts)', async () => {
-    const activities = createTestCaseActivities({ ports: portFor, dataSource: {} as DataSource });
+    const activities = createTestCaseActivities({ ports: interpreter.portFor, dataSource: {} as DataSource });
     const flow = [get('s1'), get('s2', { disabled: true }), get('s3')] as FlowNode[];
     const out: TestCaseSegmentOutput = await new MockActivityEnvironment({ attempt: 1 }).run(
       activities.runTestCaseSegment,
@@ -248,8 +199,8 @@ describe('disabled nodes', function () {
         state: emptyState({ base }),
         capture: false,
         more: false,
-        runId: `run_${++runs}`,
-        settings: SETTINGS,
+        runId: interpreter.runId(),
+        settings: interpreter.settings,
         deadlineMs: Date.now() + 20_000,
       },
     );
@@ -272,11 +223,11 @@ describe('disabled nodes', function () {
       timeoutSeconds: 60,
       startedAtMs: Date.now(),
       variables: { base },
-      testCases: [testCaseOf([get('loadOn'), get('loadOff', { disabled: true })])],
-      settings: SETTINGS,
+      testCases: [interpreter.testCase([get('loadOn'), get('loadOff', { disabled: true })])],
+      settings: interpreter.settings,
       performance: performancePlan(profile!),
     } as RunPlan;
-    const part = startLoadPart({ runId: 'run_load', plan, part: 0, parts: 1 }, portFor);
+    const part = startLoadPart({ runId: 'run_load', plan, part: 0, parts: 1 }, interpreter.portFor);
     await part.done;
     expect(hits['/loadOn']).to.be.greaterThan(0);
     expect(hits['/loadOff']).to.equal(undefined);

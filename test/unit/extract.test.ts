@@ -9,22 +9,9 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { directPorts } from '../../activities/direct-port';
-import { ExpressionPool } from '../../src/expression-pool/pool';
-import { AddressPolicy } from '../../src/net/address-policy';
-import { Sandbox } from '../../src/sandbox/sandbox';
-import type { FlowNode, RunSettings, TestCaseResult } from '../../src/domain/types';
-import { FlowInterpreter } from '../../src/flow';
+import type { TestCaseResult } from '../../src/domain/types';
 import { validateFlow } from '../../src/validation/flow';
-
-const SETTINGS: RunSettings = {
-  apiNodeActivity: 'local',
-  requestTimeoutMs: 5000,
-  maxResponseBytes: 1024 * 1024,
-  testCasesPerExecution: 100,
-  maxLoopIterations: 1000,
-  segmentHistoryEvents: 10,
-};
+import { useInterpreter } from '../helpers/interpreter';
 
 describe('API node extract', function () {
   this.timeout(30_000);
@@ -35,43 +22,19 @@ describe('API node extract', function () {
     res.end(JSON.stringify({ token: 'tok-1', user: { id: 7, tags: ['a', 'b'] } }));
   });
   let base = '';
-  let policy: AddressPolicy;
-  let sandbox: Sandbox;
-  let pool: ExpressionPool;
-  let portFor: ReturnType<typeof directPorts>;
-  let runs = 0;
+  const interpreter = useInterpreter();
 
   before(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    policy = new AddressPolicy({
-      allow: [],
-      deny: [],
-      privateAccess: {
-        node: 'loopback',
-        script: 'loopback',
-        library: 'loopback',
-        webhook: 'loopback',
-        bundler: 'none',
-      },
-      infrastructure: [],
-    });
-    sandbox = new Sandbox({ timeoutMs: 2000, memoryLimitMb: 32, policy });
-    pool = new ExpressionPool({ size: 1 });
-    portFor = directPorts({ sandbox, agent: policy.agent('node'), expressionPool: pool });
   });
   after(async () => {
-    await sandbox?.dispose();
-    await pool?.close();
-    await policy?.close();
     await new Promise((resolve) => server.close(resolve));
   });
   beforeEach(() => (seen.length = 0));
 
   function run(flow: unknown[], variables: Record<string, unknown> = {}): Promise<TestCaseResult> {
-    const port = portFor({ runId: `run_x${++runs}`, settings: SETTINGS, deadlineMs: Date.now() + 20_000 });
-    const tc = { id: 'tc_1', name: 'x', folder: '', tags: [], flow: flow as FlowNode[], dataSets: {} };
-    return FlowInterpreter.runTestCase(port, tc, { base, ...variables });
+    return interpreter.run(flow, { name: 'x', variables: { base, ...variables } });
   }
 
   it('sets variables from the response that its own assertions and later nodes read', async () => {

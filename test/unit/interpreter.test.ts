@@ -7,28 +7,10 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { directPorts } from '../../activities/direct-port';
-import { ExpressionPool } from '../../src/expression-pool/pool';
-import { AddressPolicy } from '../../src/net/address-policy';
-import { Sandbox } from '../../src/sandbox/sandbox';
 import { PAYLOAD_LIMITS } from '../../src/domain/limits';
-import type { FlowNode, NodeResult, RunSettings, TestCaseResult } from '../../src/domain/types';
-import {
-  DeadlineReached,
-  FlowInterpreter,
-  RESUME_STATE_BYTES,
-  type InterpreterPort,
-  type ResumePoint,
-} from '../../src/flow';
-
-const SETTINGS: RunSettings = {
-  apiNodeActivity: 'local',
-  requestTimeoutMs: 5000,
-  maxResponseBytes: 1024 * 1024,
-  testCasesPerExecution: 100,
-  maxLoopIterations: 1000,
-  segmentHistoryEvents: 10,
-};
+import type { FlowNode, NodeResult, TestCaseResult } from '../../src/domain/types';
+import { DeadlineReached, FlowInterpreter, RESUME_STATE_BYTES, type ResumePoint } from '../../src/flow';
+import { useInterpreter } from '../helpers/interpreter';
 
 const USERS: Record<string, { id: number; name: string }> = {
   '1': { id: 1, name: 'Ada' },
@@ -79,11 +61,7 @@ describe('flow interpreter through the direct port', function () {
   const { server, state } = startTarget();
   let base = '';
   let refused = '';
-  let policy: AddressPolicy;
-  let sandbox: Sandbox;
-  let pool: ExpressionPool;
-  let portFor: ReturnType<typeof directPorts>;
-  let runs = 0;
+  const interpreter = useInterpreter();
 
   before(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -93,28 +71,9 @@ describe('flow interpreter through the direct port', function () {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     refused = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise((resolve) => closed.close(resolve));
-    // Loopback refused by default (src/net/address-policy.ts): allowed here as the integration tests do (ASSAY_EGRESS_PRIVATE_FOR_*=loopback).
-    policy = new AddressPolicy({
-      allow: [],
-      deny: [],
-      privateAccess: {
-        node: 'loopback',
-        script: 'loopback',
-        library: 'loopback',
-        webhook: 'loopback',
-        bundler: 'none',
-      },
-      infrastructure: [],
-    });
-    sandbox = new Sandbox({ timeoutMs: 2000, memoryLimitMb: 32, policy });
-    pool = new ExpressionPool({ size: 1 });
-    portFor = directPorts({ sandbox, agent: policy.agent('node'), expressionPool: pool });
   });
 
   after(async () => {
-    await sandbox?.dispose();
-    await pool?.close();
-    await policy?.close();
     await new Promise((resolve) => server.close(resolve));
   });
 
@@ -123,23 +82,15 @@ describe('flow interpreter through the direct port', function () {
     state.maxInFlight = 0;
   });
 
-  function portOf(deadlineMs = Date.now() + 20_000): InterpreterPort {
-    return portFor({ runId: `run_${++runs}`, settings: SETTINGS, deadlineMs });
-  }
-
   function run(
     flow: unknown[],
     options: { variables?: Record<string, unknown>; dataSets?: Record<string, unknown[]>; deadlineMs?: number } = {},
   ): Promise<TestCaseResult> {
-    const testCase = {
-      id: 'tc_1',
-      name: 'the case',
-      folder: '',
-      tags: [],
-      flow: flow as FlowNode[],
-      dataSets: options.dataSets ?? {},
-    };
-    return FlowInterpreter.runTestCase(portOf(options.deadlineMs), testCase, { base, ...options.variables });
+    return interpreter.run(flow, {
+      variables: { base, ...options.variables },
+      dataSets: options.dataSets,
+      port: { deadlineMs: options.deadlineMs },
+    });
   }
 
   const getUser = (id: string, extra: Record<string, unknown> = {}) => ({
@@ -204,9 +155,9 @@ describe('flow interpreter through the direct port', function () {
       const plain = await run([echo], { variables: { a: 'x' } });
       expect(plain.status).to.equal('passed');
       expect(state.executions, 'no header without execution ids').to.deep.equal([]);
-      const port = portFor({
+      const port = interpreter.portFor({
         runId: 'run_exec',
-        settings: SETTINGS,
+        settings: interpreter.settings,
         deadlineMs: Date.now() + 10_000,
         executionIds: true,
       });
@@ -255,9 +206,9 @@ describe('flow interpreter through the direct port', function () {
           interval: 1,
         },
       ] as FlowNode[];
-      const port = portFor({
+      const port = interpreter.portFor({
         runId: 'run_tree',
-        settings: SETTINGS,
+        settings: interpreter.settings,
         deadlineMs: Date.now() + 10_000,
         executionIds: true,
       });
@@ -646,14 +597,16 @@ describe('flow interpreter through the direct port', function () {
 
     it('keeps the state before the first failed top-level node, and none when the test case passes', async () => {
       const capture: { point?: ResumePoint } = {};
-      const result = await FlowInterpreter.runTestCase(portOf(), testCase(flow('9')), { base }, undefined, { capture });
+      const result = await FlowInterpreter.runTestCase(interpreter.port(), testCase(flow('9')), { base }, undefined, {
+        capture,
+      });
       expect(result.status).to.equal('failed');
       expect(capture.point).to.include({ nodeIndex: 2, nodeId: 'get9' });
       expect(capture.point!.state!.variables).to.deep.equal({ base, who: 'Ada' });
       expect(Object.keys(capture.point!.state!.nodes)).to.deep.equal(['get1']);
 
       const none: { point?: ResumePoint } = {};
-      const passed = await FlowInterpreter.runTestCase(portOf(), testCase(flow('2')), { base }, undefined, {
+      const passed = await FlowInterpreter.runTestCase(interpreter.port(), testCase(flow('2')), { base }, undefined, {
         capture: none,
       });
       expect(passed.status).to.equal('passed');
@@ -663,7 +616,7 @@ describe('flow interpreter through the direct port', function () {
     it('keeps only the size of a state over the cap', async () => {
       const capture: { point?: ResumePoint } = {};
       const big = 'x'.repeat(RESUME_STATE_BYTES);
-      await FlowInterpreter.runTestCase(portOf(), testCase(flow('9')), { base, big }, undefined, { capture });
+      await FlowInterpreter.runTestCase(interpreter.port(), testCase(flow('9')), { base, big }, undefined, { capture });
       expect(capture.point).to.include({ nodeIndex: 2, nodeId: 'get9' });
       expect(capture.point!.state).to.equal(undefined);
       expect(capture.point!.stateBytes).to.be.above(RESUME_STATE_BYTES);
@@ -671,14 +624,20 @@ describe('flow interpreter through the direct port', function () {
 
     it('starts at the resumed node with that state: nothing before it is sent again', async () => {
       const capture: { point?: ResumePoint } = {};
-      await FlowInterpreter.runTestCase(portOf(), testCase(flow('9')), { base }, undefined, { capture });
+      await FlowInterpreter.runTestCase(interpreter.port(), testCase(flow('9')), { base }, undefined, { capture });
       for (const key of Object.keys(state.hits)) delete state.hits[key];
       // The service is fixed (the node now asks for user 2): the resumed run passes.
       const from = { runId: 'run_origin', ...capture.point!, state: capture.point!.state! };
-      const result = await FlowInterpreter.runTestCase(portOf(), testCase(flow('2')), { base: 'unused' }, undefined, {
-        from,
-        capture: {},
-      });
+      const result = await FlowInterpreter.runTestCase(
+        interpreter.port(),
+        testCase(flow('2')),
+        { base: 'unused' },
+        undefined,
+        {
+          from,
+          capture: {},
+        },
+      );
       expect(result.status).to.equal('passed');
       expect(state.hits).to.deep.equal({ '/users/2': 2 });
       expect(result.nodes.map((n) => `${n.id} ${n.status}`)).to.deep.equal([

@@ -4,23 +4,10 @@
  * runs run it, against a loopback job service.
  */
 import { expect } from 'chai';
-import { directPorts } from '../../activities/direct-port';
-import { ExpressionPool } from '../../src/expression-pool/pool';
-import { AddressPolicy } from '../../src/net/address-policy';
-import { Sandbox } from '../../src/sandbox/sandbox';
-import type { FlowNode, RunSettings } from '../../src/domain/types';
 import { FlowInterpreter } from '../../src/flow';
 import { pollDelayMs, pollSettings, type PollDelays } from '../../src/flow/poll-node';
+import { useInterpreter } from '../helpers/interpreter';
 import { startJobServer, type JobServer } from '../helpers/job-server';
-
-const SETTINGS: RunSettings = {
-  apiNodeActivity: 'local',
-  requestTimeoutMs: 5000,
-  maxResponseBytes: 1024 * 1024,
-  testCasesPerExecution: 100,
-  maxLoopIterations: 1000,
-  segmentHistoryEvents: 10,
-};
 
 describe('Poll nodes', () => {
   describe('pollDelayMs', () => {
@@ -71,43 +58,17 @@ describe('Poll nodes', () => {
 
   describe('through the direct port', () => {
     let jobs: JobServer;
-    let policy: AddressPolicy;
-    let sandbox: Sandbox;
-    let pool: ExpressionPool;
-    let portFor: ReturnType<typeof directPorts>;
-    let runs = 0;
+    const interpreter = useInterpreter();
 
     before(async () => {
       jobs = await startJobServer();
-      policy = new AddressPolicy({
-        allow: [],
-        deny: [],
-        privateAccess: {
-          node: 'loopback',
-          script: 'loopback',
-          library: 'loopback',
-          webhook: 'loopback',
-          bundler: 'none',
-        },
-        infrastructure: [],
-      });
-      sandbox = new Sandbox({ timeoutMs: 2000, memoryLimitMb: 32, policy });
-      pool = new ExpressionPool({ size: 1 });
-      portFor = directPorts({ sandbox, agent: policy.agent('node'), expressionPool: pool });
     });
     after(async () => {
-      await sandbox?.dispose();
-      await pool?.close();
-      await policy?.close();
       await jobs?.close();
     });
 
-    const run = (flow: unknown[], deadlineMs = Date.now() + 20_000) =>
-      FlowInterpreter.runTestCase(
-        portFor({ runId: `run_${++runs}`, settings: SETTINGS, deadlineMs }),
-        { id: 'tc_1', name: 'poll', folder: '', tags: [], flow: flow as FlowNode[], dataSets: {} },
-        { base: jobs.url },
-      );
+    const run = (flow: unknown[], deadlineMs?: number) =>
+      interpreter.run(flow, { name: 'poll', variables: { base: jobs.url }, port: { deadlineMs } });
     const poll = (key: string, ready: number, extra: Record<string, unknown> = {}) => ({
       type: 'poll',
       id: 'wait',
@@ -154,12 +115,14 @@ describe('Poll nodes', () => {
     it('reports the delay that really passed when the timer fires late, and the one asked', async () => {
       // A timer that fires 400 ms late, as a durable timer can (docs/async.md "Timer resolution").
       const LATE = 400;
-      const base = portFor({ runId: `run_${++runs}`, settings: SETTINGS, deadlineMs: Date.now() + 20_000 });
+      const base = interpreter.port();
       const port = { ...base, sleep: (ms: number, summary: string) => base.sleep(ms + LATE, summary) };
       const result = await FlowInterpreter.runTestCase(
         port,
-        { id: 'tc_1', name: 'poll', folder: '', tags: [], flow: [poll('late', 3)] as FlowNode[], dataSets: {} },
-        { base: jobs.url },
+        interpreter.testCase([poll('late', 3)], { name: 'poll' }),
+        {
+          base: jobs.url,
+        },
       );
       expect(result.status, JSON.stringify(result.failures)).to.equal('passed');
       const attempts = result.nodes[0]!.attempts!;

@@ -294,6 +294,22 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
       void save();
     }
   };
+  // Undo and redo anywhere on the page outside text fields and editors (which keep their own undo);
+  // the tree handles its own keys.
+  useEffect(() => {
+    const onDocKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey || e.defaultPrevented) return;
+      const el = e.target as HTMLElement | null;
+      if (el?.closest?.('input, textarea, select, [contenteditable="true"], [role="tree"], dialog')) return;
+      const k = e.key.toLowerCase();
+      if (k === 'z' && !e.shiftKey) store.undo();
+      else if ((k === 'z' && e.shiftKey) || k === 'y') store.redo();
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener('keydown', onDocKey);
+    return () => document.removeEventListener('keydown', onDocKey);
+  }, [store]);
 
   const remove = async () => {
     try {

@@ -2,49 +2,15 @@
  * The page's dialogs (native <dialog>, modal, closed with Escape): import from curl, copy as curl,
  * save as test case.
  */
-import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, problemOf, type Problem } from '../api';
 import { can } from '../session';
+import { Dialog } from '../ui/Dialog';
 import { CopyButton, Field, ProblemBox, fieldError } from '../ui/kit';
 import { CurlError, parseCurl, toCurl, type CurlImport } from './curl';
 import { displayName, type LocalRequest } from './store';
 import { testCaseBody, toApiNodeRequest } from './test-case';
 import { resolve, type Variables } from './variables';
-
-/** A modal dialog named `title`; `onClose` runs on Escape and on the Close button. */
-export function Dialog({
-  title,
-  onClose,
-  children,
-}: {
-  title: string;
-  onClose: () => void;
-  children: ComponentChildren;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current!;
-    if (!d.open) d.showModal();
-    const onCancel = (e: Event) => {
-      e.preventDefault();
-      onClose();
-    };
-    d.addEventListener('cancel', onCancel);
-    return () => d.removeEventListener('cancel', onCancel);
-  }, []);
-  return (
-    <dialog ref={ref} class="lr-dialog" aria-label={title}>
-      <header class="lr-dialog-head">
-        <h2>{title}</h2>
-        <button type="button" class="secondary small" onClick={onClose}>
-          Close
-        </button>
-      </header>
-      {children}
-    </dialog>
-  );
-}
 
 /** Paste a curl command line; `onImport` gets what was read (warnings included). */
 export function ImportCurlDialog({
@@ -65,7 +31,7 @@ export function ImportCurlDialog({
     }
   };
   return (
-    <Dialog title="Import from curl" onClose={onClose}>
+    <Dialog title="Import from curl" class="lr-dialog" onClose={onClose}>
       <form onSubmit={submit}>
         <Field
           label="curl command"
@@ -108,7 +74,7 @@ export function CopyCurlDialog({
     transform: resolved ? (s) => resolve(s, variables) : undefined,
   });
   return (
-    <Dialog title="Copy as curl" onClose={onClose}>
+    <Dialog title="Copy as curl" class="lr-dialog" onClose={onClose}>
       <label class="check">
         <input type="checkbox" checked={resolved} onChange={(e) => setResolved(e.currentTarget.checked)} />
         Resolve variables (values of the linked group, new {'{{$guid}}'} and {'{{$timestamp}}'})
@@ -151,7 +117,7 @@ export function SaveTestCaseDialog({ request, onClose }: { request: LocalRequest
     }
   };
   return (
-    <Dialog title="Save as test case" onClose={onClose}>
+    <Dialog title="Save as test case" class="lr-dialog" onClose={onClose}>
       <p class="muted">
         This uploads the request (method, URL, headers, body; variables as written) to Assay as a test case with one API
         node. Nothing else about local requests is ever sent.

@@ -12,10 +12,26 @@ import { json } from '@codemirror/lang-json';
 import { javascript } from '@codemirror/lang-javascript';
 import { linter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { oneDark } from '@codemirror/theme-one-dark';
-import type { EditorLanguage, EditorProps } from './editor-types';
+import type { CompletionContext, CompletionResult } from '@codemirror/autocomplete';
+import type { EditorCompletion, EditorLanguage, EditorProps } from './editor-types';
 
 function languageOf(lang: EditorLanguage): Extension {
   return lang === 'json' ? json() : lang === 'javascript' ? javascript() : [];
+}
+
+/** A completion source offering `list()`'s names that start with the word before the cursor. */
+function completeFrom(list: () => readonly EditorCompletion[] | undefined) {
+  return (ctx: CompletionContext): CompletionResult | null => {
+    const names = list();
+    if (!names?.length) return null;
+    const word = ctx.matchBefore(/[$\w][$\w.]*/);
+    if (!word && !ctx.explicit) return null;
+    const typed = word?.text ?? '';
+    const options = names
+      .filter((c) => c.label.startsWith(typed) && c.label !== typed)
+      .map((c) => ({ label: c.label, detail: c.detail, type: 'variable' }));
+    return options.length ? { from: word?.from ?? ctx.pos, options, validFor: /^[$\w.]*$/ } : null;
+  };
 }
 
 const dark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
@@ -33,6 +49,7 @@ export function CodeEditor({
   marks,
   onSubmit,
   minHeight = '8rem',
+  completions,
 }: EditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -40,6 +57,9 @@ export function CodeEditor({
   onChangeRef.current = onChange;
   const onSubmitRef = useRef(onSubmit);
   onSubmitRef.current = onSubmit;
+  const completionsRef = useRef(completions);
+  completionsRef.current = completions;
+  const source = useRef(completeFrom(() => completionsRef.current));
   const lang = useRef(new Compartment());
   /**
    * Texts this editor reported through `onChange` since the last outside change. A `value` among
@@ -60,6 +80,8 @@ export function CodeEditor({
         lang.current.of(languageOf(language)),
         theme.current.of(dark() ? oneDark : []),
         linter(null),
+        // One source for the editor's life (CodeMirror keeps a source's results by its identity).
+        EditorState.languageData.of(() => [{ autocomplete: source.current }]),
         EditorView.lineWrapping,
         EditorState.readOnly.of(readOnly),
         EditorView.contentAttributes.of({ 'aria-label': label }),

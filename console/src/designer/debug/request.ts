@@ -6,23 +6,19 @@
  */
 import type { FlowNode } from '../../../../src/domain/types';
 import { childLists } from '../../../../src/flow/tree';
+import { DOC_KEYS, type TestCaseDoc } from '../model/doc';
 
 /**
- * The fields of a test case a debug run takes (the designer's document may carry more, such as
- * `createdAt` and `updatedAt`, which are not sent). `flow` is the list of nodes (docs/flows.md).
+ * The fields of a test case a debug run takes: the designer's document ({@link TestCaseDoc},
+ * model/doc.ts) with only `name` and `flow` required, and the test case's `id` when it has one (the
+ * designer's document may carry more, such as `createdAt` and `updatedAt`, which are not sent).
+ * `flow` is the list of nodes (docs/flows.md), unchecked here: the server validates it.
  */
-export interface DebugTestCase {
+export type DebugTestCase = Partial<Omit<TestCaseDoc, 'name' | 'flow'>> & {
   id?: string;
   name: string;
-  folder?: string;
-  tags?: string[];
-  description?: string;
   flow: unknown[];
-  dataSets?: unknown;
-  hooks?: unknown;
-  authProfile?: unknown;
-  reusable?: unknown;
-}
+};
 
 /** The body of `POST /v1/test-cases/debug`. */
 export interface DebugRunBody {
@@ -31,18 +27,8 @@ export interface DebugRunBody {
   variables?: Record<string, unknown>;
 }
 
-const FIELDS = [
-  'id',
-  'name',
-  'folder',
-  'tags',
-  'description',
-  'flow',
-  'dataSets',
-  'hooks',
-  'authProfile',
-  'reusable',
-] as const;
+/** The keys sent: `id`, then the document's in the order the API documents them. */
+const FIELDS = ['id', ...DOC_KEYS] as const;
 
 /**
  * The body that debugs `doc` in `environment`: the test case's own fields (those of

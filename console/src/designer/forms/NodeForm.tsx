@@ -18,7 +18,7 @@ import { useMemo, useRef } from 'preact/hooks';
 import type { FlowNode } from '../../../../src/domain/types';
 import { ControlView } from './generic';
 import { type Env, type FormContext } from './controls';
-import { TYPE_LABELS } from './labels';
+import { typeLabel } from '../model/summary';
 import { PlanError, anchorsOf, assignErrors, planNode, type FieldProblem, type FormPlan, type Path } from './plan';
 import { getAt } from './values';
 import './forms.css';
@@ -112,19 +112,19 @@ export function NodeForm({ node, onSet, errors, readOnly = false, context }: Nod
       }),
     render: (c) => <ControlView key={c.pointer} c={c} env={env} />,
   };
-  const typeLabel = TYPE_LABELS[plan.type] ?? plan.type;
+  const label = typeLabel(plan.type);
   const unmatched = assigned?.unmatched ?? [];
 
   return (
     <form
       class="dzf"
-      aria-label={`${typeLabel} node`}
+      aria-label={`${label} node`}
       noValidate
       onSubmit={(e) => e.preventDefault()}
       data-node-type={plan.type}
     >
       <div class="dzf-head">
-        <span class="dzf-type">{typeLabel}</span>
+        <span class="dzf-type">{label}</span>
         <details class="dzf-about">
           <summary>About this node</summary>
           <p>{plan.description}</p>

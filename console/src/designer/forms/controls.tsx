@@ -11,6 +11,7 @@ import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc
 import type { FlowNode } from '../../../../src/domain/types';
 import { Combobox, type Completion } from '../../ui/Combobox';
 import { Editor, type EditorLanguage, type EditorMark } from '../../ui/editor';
+import { SCRIPT_COMPLETIONS } from '../../ui/editor-types';
 import { checkExpression, loadJsonata, loadedJsonata, type ExpressionProblem } from './check';
 import type { Control, FieldProblem, Path } from './plan';
 import {
@@ -303,6 +304,8 @@ export function jsonProblem(text: string): { message: string; mark: EditorMark }
 /**
  * The code editor (CodeMirror, lazy) for a text that can also change from outside: remounted with
  * the new text when `gen` changes (see {@link useSynced}), otherwise left to its own edits.
+ * JavaScript (scripts and hooks) completes what scripts see: `$context`, `$request`, `$response`…
+ * (ui/editor-types.ts `SCRIPT_COMPLETIONS`).
  */
 export function CodeField({
   gen,
@@ -333,6 +336,7 @@ export function CodeField({
       readOnly={readOnly}
       marks={marks}
       minHeight={minHeight}
+      completions={language === 'javascript' ? SCRIPT_COMPLETIONS : undefined}
     />
   );
 }
@@ -427,6 +431,45 @@ export function JsonField({
 
 /** How a {@link KeyValueTable} draws one row's value input. */
 export type ValueInput = (row: KeyValue, index: number, onValue: (value: string) => void, label: string) => VNode;
+
+/**
+ * The {@link ValueInput} of a table whose values are templates (headers, query parameters, form
+ * fields): a {@link TemplateInput} per row (placeholder "Value"), labelled as the table labels it,
+ * its id `<uid>-<row index>` (`uid` from the caller's `useId`), completed from `env`'s variables.
+ */
+export function templateValues(uid: string, env: Env): ValueInput {
+  return (row, i, onValue, label) => (
+    <TemplateInput
+      id={`${uid}-${i}`}
+      label={label}
+      value={row.value}
+      onValue={onValue}
+      variables={env.context.variables}
+      readOnly={env.readOnly}
+      placeholder="Value"
+    />
+  );
+}
+
+/**
+ * The {@link ValueInput} of a table whose values are JSONata expressions (Context `set`,
+ * extractions): an {@link ExpressionInput} per row with `placeholder`, labelled as the table labels
+ * it, its id `<uid>-<row index>`; `response`: the response's names are completed too.
+ */
+export function expressionValues(uid: string, env: Env, placeholder: string, response = false): ValueInput {
+  return (row, i, onValue, label) => (
+    <ExpressionInput
+      id={`${uid}-${i}`}
+      label={label}
+      value={row.value}
+      onValue={onValue}
+      variables={env.context.variables}
+      response={response}
+      readOnly={env.readOnly}
+      placeholder={placeholder}
+    />
+  );
+}
 
 /**
  * A table of name/value rows: "`noun` N name" and "`noun` N value" inputs (the labels), a remove

@@ -14,7 +14,9 @@ import {
   KeyValueTable,
   TemplateInput,
   describedBy,
+  expressionValues,
   messages,
+  templateValues,
   useSynced,
   useSyncedRows,
   type Env,
@@ -331,42 +333,32 @@ function SelectField({ c, env }: Props<Control & { kind: 'select' }>) {
   );
 }
 
-/** A string or a number: `90` is stored as a number, `90s` as text. */
-function ScalarField({ c, env }: Props<Control & { kind: 'scalar' }>) {
+/**
+ * A one-line monospace input over the value at `c.path`: `format` writes the value as text, and on
+ * every keystroke the text is kept and `parse`'s reading of it stored; the text stays as typed while
+ * `same(text, value)` holds (so `1.0` is not rewritten `1`), else it follows the value (undo).
+ */
+function ParsedInputField({
+  c,
+  env,
+  hint,
+  placeholder,
+  spellcheck,
+  format,
+  parse,
+  same = (t, v) => sameJson(parse(t), v),
+}: Props<Control> & {
+  hint: string | undefined;
+  placeholder?: string;
+  spellcheck?: boolean;
+  format: (value: unknown) => string;
+  parse: (text: string) => unknown;
+  same?: (text: string, value: unknown) => boolean;
+}) {
   const id = useId();
   const value = valueAt(env, c.path);
   const error = messages(env.errors(c.pointer));
-  const s = useSynced(
-    value,
-    (v) => (v === undefined ? '' : String(v)),
-    (t, v) => parseScalar(t) === v,
-  );
-  return (
-    <FormField id={id} label={c.label} hint={c.hint} error={error} required={c.required}>
-      <input
-        id={id}
-        class="mono"
-        value={s.text}
-        readOnly={env.readOnly}
-        placeholder="e.g. 30s, 5m, 1h30m"
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, error, c.hint)}
-        onInput={(e) => {
-          s.setText(e.currentTarget.value);
-          env.set(c.path, parseScalar(e.currentTarget.value));
-        }}
-      />
-    </FormField>
-  );
-}
-
-/** A small JSON value on one line (`1`, `{"min": 1}`); a plain word is a string. */
-function InlineJsonField({ c, env }: Props<Control & { kind: 'json' }>) {
-  const id = useId();
-  const value = valueAt(env, c.path);
-  const error = messages(env.errors(c.pointer));
-  const s = useSynced(value, formatLoose, (t, v) => sameJson(parseLoose(t), v));
-  const hint = c.hint ?? 'JSON: 1, "text", {"min": 1}; a plain word is taken as text.';
+  const s = useSynced(value, format, same);
   return (
     <FormField id={id} label={c.label} hint={hint} error={error} required={c.required}>
       <input
@@ -374,15 +366,45 @@ function InlineJsonField({ c, env }: Props<Control & { kind: 'json' }>) {
         class="mono"
         value={s.text}
         readOnly={env.readOnly}
-        spellcheck={false}
+        placeholder={placeholder}
+        spellcheck={spellcheck}
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy(id, error, hint)}
         onInput={(e) => {
           s.setText(e.currentTarget.value);
-          env.set(c.path, parseLoose(e.currentTarget.value));
+          env.set(c.path, parse(e.currentTarget.value));
         }}
       />
     </FormField>
+  );
+}
+
+/** A string or a number: `90` is stored as a number, `90s` as text. */
+function ScalarField({ c, env }: Props<Control & { kind: 'scalar' }>) {
+  return (
+    <ParsedInputField
+      c={c}
+      env={env}
+      hint={c.hint}
+      placeholder="e.g. 30s, 5m, 1h30m"
+      format={(v) => (v === undefined ? '' : String(v))}
+      parse={parseScalar}
+      same={(t, v) => parseScalar(t) === v}
+    />
+  );
+}
+
+/** A small JSON value on one line (`1`, `{"min": 1}`); a plain word is a string. */
+function InlineJsonField({ c, env }: Props<Control & { kind: 'json' }>) {
+  return (
+    <ParsedInputField
+      c={c}
+      env={env}
+      hint={c.hint ?? 'JSON: 1, "text", {"min": 1}; a plain word is taken as text.'}
+      spellcheck={false}
+      format={formatLoose}
+      parse={parseLoose}
+    />
   );
 }
 
@@ -404,27 +426,15 @@ function AnyJsonField({ c, env }: Props<Control & { kind: 'json' }>) {
 
 /** A list written `a, b, c`. */
 export function ListField({ c, env }: Props<ListControl>) {
-  const id = useId();
-  const value = valueAt(env, c.path);
-  const error = messages(env.errors(c.pointer));
-  const s = useSynced(value, formatList, (t, v) => sameJson(parseList(t, c.numbers), v));
-  const hint = [c.hint, 'Separate items with commas.'].filter(Boolean).join(' ');
   return (
-    <FormField id={id} label={c.label} hint={hint} error={error} required={c.required}>
-      <input
-        id={id}
-        class="mono"
-        value={s.text}
-        readOnly={env.readOnly}
-        spellcheck={false}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, error, hint)}
-        onInput={(e) => {
-          s.setText(e.currentTarget.value);
-          env.set(c.path, parseList(e.currentTarget.value, c.numbers));
-        }}
-      />
-    </FormField>
+    <ParsedInputField
+      c={c}
+      env={env}
+      hint={[c.hint, 'Separate items with commas.'].filter(Boolean).join(' ')}
+      spellcheck={false}
+      format={formatList}
+      parse={(t) => parseList(t, c.numbers)}
+    />
   );
 }
 
@@ -453,29 +463,9 @@ export function MapField({ c, env }: Props<MapControl>) {
         }}
         valueInput={
           c.value === 'expression'
-            ? (row, i, onValue, label) => (
-                <ExpressionInput
-                  id={`${uid}-${i}`}
-                  label={label}
-                  value={row.value}
-                  onValue={onValue}
-                  variables={env.context.variables}
-                  readOnly={env.readOnly}
-                  placeholder="JSONata"
-                />
-              )
+            ? expressionValues(uid, env, 'JSONata')
             : c.template
-              ? (row, i, onValue, label) => (
-                  <TemplateInput
-                    id={`${uid}-${i}`}
-                    label={label}
-                    value={row.value}
-                    onValue={onValue}
-                    variables={env.context.variables}
-                    readOnly={env.readOnly}
-                    placeholder="Value"
-                  />
-                )
+              ? templateValues(uid, env)
               : c.value === 'multiline'
                 ? (row, _i, onValue, label) => (
                     <textarea

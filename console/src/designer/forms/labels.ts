@@ -1,7 +1,7 @@
 /**
  * The labels of the node forms' controls (what browser tests and screen readers find them by), and
- * the names of the node types and assertion operators as the forms show them. Pure: no DOM, no
- * Preact; compiled by the root tsconfig too (test/unit/designer-forms.test.ts).
+ * the assertion operators as the forms show them (node types: model/summary.ts `typeLabel`). Pure:
+ * no DOM, no Preact; compiled by the root tsconfig too (test/unit/designer-forms.test.ts).
  *
  * A field's label is, in order: `LABELS["<type>.<path>"]`, `LABELS["<path>"]`, `LABELS["<name>"]`,
  * else its name in words (`maxRedirects` → "Max redirects", `timeoutMs` → "Timeout (ms)").
@@ -83,26 +83,6 @@ export const LABELS: Readonly<Record<string, string>> = {
   'mockVerify.count': 'Count',
   designId: 'Design ID',
   scope: 'Scope',
-};
-
-/** The node types as the forms name them. */
-export const TYPE_LABELS: Readonly<Record<FlowNodeType, string>> = {
-  api: 'API request',
-  if: 'IF',
-  loop: 'Loop',
-  iteration: 'Iteration',
-  script: 'Script',
-  wait: 'Wait',
-  context: 'Context',
-  parallel: 'Parallel',
-  assert: 'Assert',
-  ref: 'Ref',
-  callback: 'Callback',
-  poll: 'Poll',
-  websocket: 'WebSocket',
-  sse: 'SSE',
-  grpc: 'gRPC',
-  mockVerify: 'Mock verify',
 };
 
 /** The assertion operators in words (the select's option text; the value stays the operator). */

@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Problem } from '../../api';
 import { Field, fieldError } from '../../ui/kit';
 import { Editor } from '../../ui/editor';
+import { SCRIPT_COMPLETIONS } from '../../ui/editor-types';
 import { marksUnder, pretty, readJson } from '../../resources/common';
 import type { TestCaseDoc } from '../model/doc';
 
@@ -144,6 +145,7 @@ export function TestCaseSettings({
           value={doc.hooks?.code ?? ''}
           language="javascript"
           label="Hooks"
+          completions={SCRIPT_COMPLETIONS}
           readOnly={readOnly}
           minHeight="3rem"
           onChange={(code) => onSet('hooks', code.trim() ? { ...(doc.hooks ?? {}), code } : undefined)}

@@ -5,11 +5,11 @@
  * requests, console/src/local/store.ts, {@link localRequestToNode}). Each is a modal dialog (native `<dialog>`, Escape closes it) that
  * hands the node to `onAdd` and closes; where the node goes is the designer's business.
  */
-import type { ComponentChildren } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, withQuery, type Page } from '../../api';
 import { useLoad } from '../../hooks';
 import type { Design } from '../../resources/design-types';
+import { Dialog } from '../../ui/Dialog';
 import { ProblemBox } from '../../ui/kit';
 import { curlToNode } from './curl';
 import { nodeFromOperation } from './design';
@@ -49,32 +49,6 @@ export function WaysIn({ onAdd, taken }: WaysInProps) {
   );
 }
 
-/** A modal dialog named `title`; `onClose` on Escape and on Close. */
-function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current!;
-    if (!d.open) d.showModal();
-    const onCancel = (e: Event) => {
-      e.preventDefault();
-      onClose();
-    };
-    d.addEventListener('cancel', onCancel);
-    return () => d.removeEventListener('cancel', onCancel);
-  }, []);
-  return (
-    <dialog ref={ref} class="dzd-dialog" aria-label={title}>
-      <header class="dzd-dialog-head">
-        <h2>{title}</h2>
-        <button type="button" class="secondary small" onClick={onClose}>
-          Close
-        </button>
-      </header>
-      {children}
-    </dialog>
-  );
-}
-
 /**
  * "Paste cURL": a textarea; "Add node" reads it. A command that cannot be read shows why at the
  * textarea; one read with warnings (flags not supported, files the browser cannot read) shows them
@@ -101,7 +75,7 @@ export function CurlDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: (
   };
   const acknowledged = warnings?.text === text;
   return (
-    <Dialog title="Paste cURL" onClose={onClose}>
+    <Dialog title="Paste cURL" class="dzd-dialog" onClose={onClose}>
       <form onSubmit={submit}>
         <label class={`field${error ? ' field-invalid' : ''}`}>
           <span class="field-label">curl command</span>
@@ -155,7 +129,7 @@ export function LocalDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: 
   }, []);
   const [error, setError] = useState<string>();
   return (
-    <Dialog title="From a local request" onClose={onClose}>
+    <Dialog title="From a local request" class="dzd-dialog" onClose={onClose}>
       {requests.length === 0 ? (
         <p class="muted">
           No local requests in this browser yet: make one on the <a href="/requests">Local requests</a> page.
@@ -240,7 +214,7 @@ export function DesignDialog({ onAdd, taken, onClose }: WaysInProps & { onClose:
     onClose();
   };
   return (
-    <Dialog title="From API design" onClose={onClose}>
+    <Dialog title="From API design" class="dzd-dialog" onClose={onClose}>
       <form
         class="row"
         role="search"

@@ -6,7 +6,7 @@
  */
 import { useId } from 'preact/hooks';
 import type { ExtractionsControl } from '../plan';
-import { ExpressionInput, KeyValueTable, useSyncedRows, type Env } from '../controls';
+import { expressionValues, KeyValueTable, useSyncedRows, type Env } from '../controls';
 import { getAt, mapToRows, rowsToMap, sameJson } from '../values';
 
 /** The extractions table (see the module's notes). */
@@ -34,18 +34,7 @@ export function ExtractionsTable({ c, env }: { c: ExtractionsControl; env: Env }
           setRows(next);
           env.set(c.path, rowsToMap(next));
         }}
-        valueInput={(row, i, onValue, label) => (
-          <ExpressionInput
-            id={`${uid}-${i}`}
-            label={label}
-            value={row.value}
-            onValue={onValue}
-            variables={env.context.variables}
-            response
-            readOnly={env.readOnly}
-            placeholder="response.body.token"
-          />
-        )}
+        valueInput={expressionValues(uid, env, 'response.body.token', true)}
       />
     </fieldset>
   );

@@ -19,6 +19,7 @@ import {
   describedBy,
   jsonProblem,
   messages,
+  templateValues,
   useSynced,
   useSyncedRows,
   type Env,
@@ -237,17 +238,7 @@ function ParamsTab({ url, env, onUrl }: { url: string; env: Env; onUrl: (url: st
         const s = splitUrl(url);
         onUrl(joinUrl(s.base, (next as QueryParam[]).filter(filled), s.hash));
       }}
-      valueInput={(row, i, onValue, label) => (
-        <TemplateInput
-          id={`${uid}-${i}`}
-          label={label}
-          value={row.value}
-          onValue={onValue}
-          variables={env.context.variables}
-          readOnly={env.readOnly}
-          placeholder="Value"
-        />
-      )}
+      valueInput={templateValues(uid, env)}
     />
   );
 }
@@ -432,17 +423,7 @@ function FormBody({ body, env, error }: { body: string; env: Env; error?: string
           setRows(next);
           env.set(['request', 'body'], rowsToForm(next));
         }}
-        valueInput={(row, i, onValue, label) => (
-          <TemplateInput
-            id={`${uid}-${i}`}
-            label={label}
-            value={row.value}
-            onValue={onValue}
-            variables={env.context.variables}
-            readOnly={env.readOnly}
-            placeholder="Value"
-          />
-        )}
+        valueInput={templateValues(uid, env)}
       />
       {error && (
         <p class="field-error" role="alert">
