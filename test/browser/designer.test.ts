@@ -9,8 +9,9 @@
  *   assertion added from a response field; every field of a test case saved and read back (nothing
  *   lost: authProfile, reusable, hooks, data sets); a save over someone else's newer save refused
  *   with 409 and shown, then "Reload theirs";
- * - keyboard only: the tree navigated, a node added from the palette, moved, undone and redone
- *   without a mouse;
+ * - keyboard only: the tree navigated, a node added from the palette, moved, undone and redone,
+ *   copied and pasted without a mouse;
+ * - data sets edited as a table (no JSON), stored typed;
  * - 500 nodes open and an edit lands: timings written to the log (docs/benchmarks.md), never asserted.
  */
 import { expect } from 'chai';
@@ -146,6 +147,43 @@ describe('console test-case designer', function () {
     ).to.equal(true);
   });
 
+  it('edits a data set as a table: columns user/expected, two rows, stored typed', async () => {
+    const created = await app.request('POST', '/v1/test-cases', {
+      name: 'data sets by table',
+      folder: 'edits',
+      flow: [{ type: 'wait', id: 'w', name: 'w', ms: 1 }],
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    await page.goto(`${app.url}/test-cases/${created.body.id}`);
+    await designer.item('w').waitFor();
+    // The "Test case" section is closed for a saved test case.
+    await page.getByText('Test case: name, folder, tags, auth, data sets, hooks').click();
+    await page.getByRole('button', { name: 'Add data set' }).click();
+    const set = page.getByRole('group', { name: 'Data set 1', exact: true });
+    await set.getByRole('textbox', { name: 'Data set 1 name', exact: true }).fill('logins');
+    await set.getByRole('textbox', { name: 'Column 1 name', exact: true }).fill('user');
+    await set.getByRole('button', { name: 'Add column' }).click();
+    await set.getByRole('textbox', { name: 'Column 2 name', exact: true }).fill('expected');
+    await set.getByRole('textbox', { name: 'Row 1 user', exact: true }).fill('ada');
+    await set.getByRole('textbox', { name: 'Row 1 expected', exact: true }).fill('200');
+    await set.getByRole('button', { name: 'Add row' }).click();
+    await set.getByRole('textbox', { name: 'Row 2 user', exact: true }).fill('bob');
+    await set.getByRole('textbox', { name: 'Row 2 expected', exact: true }).fill('404');
+    await designer.save();
+    await designer.saved();
+    const stored = (await app.request('GET', `/v1/test-cases/${created.body.id}`)).body;
+    expect(stored.dataSets).to.deep.equal([
+      {
+        name: 'logins',
+        type: 'json',
+        data: [
+          { user: 'ada', expected: 200 },
+          { user: 'bob', expected: 404 },
+        ],
+      },
+    ]);
+  });
+
   describe('editing', () => {
     let id: string;
     const flow = () => [
@@ -231,6 +269,25 @@ describe('console test-case designer', function () {
       expect(node.type).to.equal('api');
       expect(node.request).to.deep.include({ method: 'POST', body: { sku: 'A-1', qty: 2 } });
       expect(node.request!.headers).to.deep.include({ 'X-Trace': 't-1' });
+
+      // An API design's operation becomes a node: method, path, a status assertion.
+      await page.getByRole('button', { name: 'From API design' }).click();
+      const fromDesign = page.getByRole('dialog', { name: 'From API design' });
+      await fromDesign.getByLabel('Design (path)').selectOption('/users/{userId}');
+      await fromDesign.getByRole('radio', { name: /GET/ }).check();
+      await fromDesign.getByRole('button', { name: 'Add node' }).click();
+      await fromDesign.waitFor({ state: 'detached' });
+      const withDesign = (await designer.json()) as Array<{
+        request?: { method: string; url: string };
+        assertions?: unknown[];
+      }>;
+      const fromOperation = withDesign.find((n) => n.request?.url === '{{base}}/users/{{userId}}');
+      expect(fromOperation?.request?.method).to.equal('GET');
+      expect(fromOperation?.assertions?.[0]).to.deep.include({
+        target: 'response.status',
+        operator: 'equals',
+        expected: 200,
+      });
 
       // A local request of this browser becomes a node too.
       const now = new Date().toISOString();
@@ -451,6 +508,16 @@ describe('console test-case designer', function () {
       async () => (await designer.levels()).join() === `1:first,1:check,2:inner,2:${added.slice(2)}`,
       5000,
     );
+    // Ctrl+C puts the focused node on the clipboard as JSON; Ctrl+V pastes a copy after it, its id renamed.
+    await page.keyboard.press('Home');
+    await eventually(async () => (await focused()) === 'first', 5000);
+    await page.keyboard.press('Control+c');
+    await eventually(async () => (await page.evaluate(() => navigator.clipboard.readText())).includes('"first"'), 5000);
+    await page.keyboard.press('Control+v');
+    await eventually(async () => (await designer.levels()).length === 5, 5000);
+    const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+    expect([copied].flat()[0]).to.deep.include({ type: 'wait', id: 'first', ms: 1 });
+    expect((await designer.levels())[1]).to.match(/^1:first\d+$/);
     const live = await page.getByRole('tree', { name: 'Flow' }).locator('xpath=..').getByRole('status').innerText();
     expect(live.length).to.be.greaterThan(0);
   });

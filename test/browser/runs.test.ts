@@ -301,8 +301,8 @@ describe('console: runs (Chromium)', function () {
     expect(chunks.filter((c) => c.includes('code-editor'))).to.deep.equal([]);
     await page.getByRole('link', { name: 'Test cases' }).click();
     await page.getByRole('link', { name: 'New test case' }).first().click();
-    // The designer of a new test case shows its data sets and hooks in code editors.
-    await page.getByRole('textbox', { name: 'Data sets', exact: true }).waitFor();
+    // The designer of a new test case shows its hooks in a code editor.
+    await page.getByRole('textbox', { name: 'Hooks', exact: true }).waitFor();
     expect(chunks.filter((c) => c.includes('code-editor'))).to.have.length(1);
     await context.close();
   });

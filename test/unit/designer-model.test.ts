@@ -1,6 +1,6 @@
 /**
- * The test-case designer's document model (console/src/designer/model, shared/reviews/console.md
- * §3.1): path addressing, the pure operations with structural sharing, paste with id renaming,
+ * The test-case designer's document model (console/src/designer/model, docs/console.md
+ * "The designer"): path addressing, the pure operations with structural sharing, paste with id renaming,
  * the snapshot history with coalescing and its cap, the store, node templates (each accepted by
  * the server's own flow validation) and the one-line summaries.
  */

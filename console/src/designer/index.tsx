@@ -20,6 +20,7 @@ import { HistorySection } from '../history/section';
 import type { Environment } from '../types';
 import { createDesignerStore, type DesignerStore } from './model/store';
 import { useDesigner } from './use-designer';
+import { forEachNode } from '../../../src/flow/tree';
 import * as cmd from './model/commands';
 import {
   emptyDoc,
@@ -281,6 +282,19 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
     setPane('result');
     await debug.start(doc, chosenEnv);
   }
+  // When a debug run ends with a failed node, that node opens with its error (the first in tree order).
+  const ended = debug.state === 'done' || debug.state === 'failed';
+  useEffect(() => {
+    if (!ended || debug.sentNodeId) return;
+    let failed: string | undefined;
+    forEachNode(store.getState().doc.flow, (node) => {
+      if (!failed && debug.results.get(node.id)?.status === 'failed') failed = node.id;
+    });
+    if (failed) {
+      store.dispatch(cmd.focusNode(failed, true));
+      setPane('result');
+    }
+  }, [ended, debug.results]);
   async function send() {
     if (!selectedId) return;
     setPane('result');

@@ -1,6 +1,6 @@
 /**
- * The test-case designer as a page object (docs/console.md "The designer";
- * shared/reviews/console.md §3.7): the tree, the palette, the node form, the debug panel and the
+ * The test-case designer as a page object (docs/console.md "The designer"):
+ * the tree, the palette, the node form, the debug panel and the
  * JSON view, found by role and label as a user finds them. Used by test/browser/designer.test.ts.
  */
 import type { Locator, Page } from 'playwright-core';

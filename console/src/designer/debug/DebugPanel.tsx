@@ -1,6 +1,6 @@
 /**
- * One node's result in a debug run, beside its form in the designer (issue 42 "Debug in place";
- * console.md §3.6): status, duration and, for a failed node, its error first; the request as sent
+ * One node's result in a debug run, beside its form in the designer (docs/console.md "The designer"):
+ * status, duration and, for a failed node, its error first; the request as sent
  * (method, URL, headers, body); the response (status, time, size, headers, the body as a
  * collapsible {@link JsonTree}); the assertion results with expected and actual; the variables
  * after the node; a link to the whole run's page. Each field of the response (body and headers)

@@ -1,6 +1,6 @@
 /**
- * A JSON value as a collapsible tree (issue 42 "From a response to a test"; console.md §3.5 "a
- * small JsonTree of your own, with a button on every value"). Objects and arrays open and close
+ * A JSON value as a collapsible tree (docs/console.md "The designer": a
+ * small JSON tree of our own, with a button on every value). Objects and arrays open and close
  * with a button (`aria-expanded`; Tab reaches each, Enter or Space toggles it); their children
  * are rendered only once opened, and at most {@link PAGE} at a time, "Show more" for the rest. When `actions`
  * is given every value has a menu button (`Actions for <path>`): a WAI-ARIA menu button

@@ -1,5 +1,5 @@
 /**
- * A debug run's results by node id, for painting the designer's tree (console.md §3.6): every
+ * A debug run's results by node id, for painting the designer's tree (docs/console.md "The designer"): every
  * `NodeResult` of the run's test case results, through IF/Parallel `children` and Loop/Iteration
  * `iterationResults`. A node that ran more than once (in a loop body, once per data-set row) keeps
  * its last result, and how many it had. Ref nodes' `children` are another test case's nodes, whose

@@ -1,5 +1,5 @@
 /**
- * From a field of a response to the words of a test (issue 42 "From a response to a test"): the
+ * From a field of a response to the words of a test (docs/console.md "The designer"): the
  * JSONata expression that reads the field, the JSON type `isType` checks, the part of a JSON Schema
  * that describes the field, and a variable name for an extraction. Pure: no DOM, no preact; compiled
  * by the root tsconfig too and unit-tested in node (test/unit/designer-ways-in.test.ts).
@@ -138,7 +138,7 @@ export interface PickedField {
   value: unknown;
 }
 
-/** The kinds of assertion a field's menu offers (issue 42 §4). */
+/** The kinds of assertion a field's menu offers (docs/console.md "The designer": from a response to a test). */
 export type AssertionKind = 'equals' | 'isType' | 'exists' | 'matchesSchema';
 
 /** The assertion target of a picked field: `response.body…` or ``response.headers.`name` ``. */

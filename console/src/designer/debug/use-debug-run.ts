@@ -1,5 +1,5 @@
 /**
- * The designer's debug run (issue 42 "Debug in place"; console.md §3.6): runs the test case as the
+ * The designer's debug run (docs/console.md "The designer"): runs the test case as the
  * designer holds it (not the saved one) through the real engine with `POST /v1/test-cases/debug`
  * (body {@link DebugRunBody}; 201 with the run document, `trigger: "debug"`; 400/422 problems whose
  * `errors[].pointer` are under `/testCase/…`), polls `GET /v1/runs/{runId}` every second until it

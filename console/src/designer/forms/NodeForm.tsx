@@ -1,6 +1,6 @@
 /**
- * The form of one flow node (issue 42 "Each node has a form, not a JSON blob";
- * shared/reviews/console.md §3.3). The controls come from the server's own schemas (./plan.ts walks
+ * The form of one flow node (docs/console.md "The designer").
+ * The controls come from the server's own schemas (./plan.ts walks
  * `NODE_FIELDS[type]` and `NODE_COMMON_PROPERTIES` of src/validation/flow-schemas.ts), so a new node
  * type gets a form without a new page; widgets draw the most used fields: the request builder (API,
  * Poll), the assertions table, the extractions table (API `extract`), the Ref test case picker;

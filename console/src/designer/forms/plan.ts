@@ -5,7 +5,7 @@
  * `description`) and limits. Pure: no DOM, no Preact, compiled by the root tsconfig and unit tested
  * in node (test/unit/designer-forms.test.ts), so the forms stay in step with validation.
  *
- * Schema → control (shared/reviews/console.md §3.3):
+ * Schema → control:
  *
  * | schema | control |
  * |---|---|

@@ -1,5 +1,5 @@
 /**
- * Copy and paste of nodes as JSON text (shared/reviews/console.md §3.1): what the tree puts on the
+ * Copy and paste of nodes as JSON text: what the tree puts on the
  * system clipboard (and keeps in its own), and what it accepts back: one node, a list of nodes, or
  * a whole test case (`{"name": …, "flow": [...]}`, as `GET /v1/test-cases/{id}` answers), from
  * this test case, another one, or a text editor. Pasted nodes get fresh ids where theirs clash

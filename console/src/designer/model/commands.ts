@@ -1,5 +1,5 @@
 /**
- * Named commands (shared/reviews/console.md §3.1): the one way the tree's keys, its menus, drag
+ * Named commands: the one way the tree's keys, its menus, drag
  * and drop, the palette and the forms change the designer's state, through `store.dispatch`. Each
  * is `{label, run(state) => state}` (store.ts `Command`); one gesture is one command, so one undo
  * step (a multi-node paste, one drop). Commands that only move the selection, focus or expansion

@@ -1,7 +1,7 @@
 /**
  * The designer's document: the whole test case as `GET /v1/test-cases/{id}` returns it, minus the
  * fields the server manages (id, version, createdAt, updatedAt), which the store keeps aside
- * (shared/reviews/console.md §3.1). Never mutated: every edit makes a new document that shares the
+ *. Never mutated: every edit makes a new document that shares the
  * untouched parts (model/ops.ts).
  *
  * Addressing: a {@link Path} is the shape src/flow/tree.ts `forEachNode` produces and the API's
@@ -91,7 +91,7 @@ export function fromTestCase(json: Record<string, unknown>): { doc: TestCaseDoc;
 
 /**
  * The body of `PUT /v1/test-cases/{id}` (or POST) for `doc`: every field, `hooks` null when absent
- * (PUT replaces the record, so a field left out would be cleared: shared/reviews/console.md §1 item 2).
+ * (PUT replaces the record, so a field left out would be cleared: docs/console.md "The designer").
  */
 export function toRequestBody(doc: TestCaseDoc): Record<string, unknown> {
   return {

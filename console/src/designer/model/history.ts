@@ -1,5 +1,5 @@
 /**
- * Undo and redo as a stack of whole documents (shared/reviews/console.md §3.1): documents share
+ * Undo and redo as a stack of whole documents: documents share
  * structure, so a snapshot costs little and no command needs an inverse. At most
  * {@link HISTORY_LIMIT} steps are kept (the oldest go). Edits with the same coalescing key (the
  * same field of the same node) less than {@link COALESCE_MS} after the one before merge into one

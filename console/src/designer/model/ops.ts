@@ -1,5 +1,5 @@
 /**
- * Pure operations on the designer's document (shared/reviews/console.md §3.1): each takes a
+ * Pure operations on the designer's document: each takes a
  * {@link TestCaseDoc} and answers a new one that shares every untouched node with the old (so
  * unchanged tree rows keep their identity and are not drawn again), or the same document when
  * nothing changes. They never mutate their arguments.

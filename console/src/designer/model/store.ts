@@ -1,5 +1,5 @@
 /**
- * The designer's one state container (shared/reviews/console.md §3.1), in the style of
+ * The designer's one state container, in the style of
  * console/src/session.ts: `getState`, `subscribe`, and `dispatch` of named commands (commands.ts),
  * plus undo/redo over a snapshot history (history.ts). No Preact here: `useDesigner`
  * (designer/use-designer.ts) binds it to components.

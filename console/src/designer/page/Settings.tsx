@@ -1,8 +1,10 @@
 /**
  * The test case's own fields in the designer (docs/console.md "The designer"): name, folder, tags,
  * description, the auth profile its API nodes inherit, whether other test cases may reference it
- * (Ref nodes), its data sets and its hooks. Each change is one `onSet(key, value)`, which the page
- * turns into an undoable command; the API's field errors are shown at their field.
+ * (Ref nodes), its data sets (./DataSets.tsx: cards, tables of rows, CSV; "Edit all as JSON" shows
+ * the whole list in a code editor labelled "Data sets") and its hooks (a code editor labelled
+ * "Hooks"). Each change is one `onSet(key, value)`, which the page turns into an undoable command;
+ * the API's field errors are shown at their field.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Problem } from '../../api';
@@ -11,6 +13,7 @@ import { Editor } from '../../ui/editor';
 import { SCRIPT_COMPLETIONS } from '../../ui/editor-types';
 import { marksUnder, pretty, readJson } from '../../resources/common';
 import type { TestCaseDoc } from '../model/doc';
+import { DataSetsEditor } from './DataSets';
 
 /** Sets one field of the document (`undefined` removes an optional one). */
 export type SetDocField = <K extends keyof TestCaseDoc>(key: K, value: TestCaseDoc[K] | undefined) => void;
@@ -51,6 +54,7 @@ export function TestCaseSettings({
       setTags(doc.tags.join(', '));
   }, [doc.tags]);
   const [dataSets, setDataSets] = useJsonText(doc.dataSets);
+  const [allJson, setAllJson] = useState(false);
   const dsRead = readJson(dataSets, 'The data sets');
   const dsErrors = marksUnder(problem, '/dataSets', dataSets);
   const profiles = [
@@ -120,22 +124,57 @@ export function TestCaseSettings({
           Reusable (other test cases may run it as a Ref node)
         </label>
       </div>
-      <div class={`field${dsErrors.marks.length || !dsRead.ok ? ' field-invalid' : ''}`}>
-        <span class="field-label">Data sets (JSON list; [] for none; docs/flows.md "Data sets")</span>
-        <Editor
-          value={dataSets}
-          language="json"
-          label="Data sets"
-          readOnly={readOnly}
-          marks={!dsRead.ok ? [dsRead.mark] : dsErrors.marks}
-          minHeight="3rem"
-          onChange={(t) => {
-            setDataSets(t);
-            const parsed = readJson(t, 'The data sets');
-            if (parsed.ok && Array.isArray(parsed.value)) onSet('dataSets', parsed.value as TestCaseDoc['dataSets']);
-          }}
-        />
-        {!dsRead.ok && <span class="field-error">{dsRead.message}: the last valid data sets are kept.</span>}
+      <div class="field dz-ds-field">
+        <div class="dz-ds-field-head">
+          <span class="field-label">Data sets (rows for Iteration nodes; docs/flows.md "Data sets")</span>
+          <button
+            type="button"
+            class="secondary small"
+            aria-pressed={allJson}
+            onClick={() => {
+              // Entering the JSON view starts from the document, not from a text left unparsed earlier.
+              if (!allJson) setDataSets(pretty(doc.dataSets));
+              setAllJson(!allJson);
+            }}
+          >
+            Edit all as JSON
+          </button>
+        </div>
+        {allJson ? (
+          <div class={dsErrors.marks.length || !dsRead.ok ? 'field-invalid' : undefined}>
+            <Editor
+              value={dataSets}
+              language="json"
+              label="Data sets"
+              readOnly={readOnly}
+              marks={!dsRead.ok ? [dsRead.mark] : dsErrors.marks}
+              minHeight="3rem"
+              onChange={(t) => {
+                setDataSets(t);
+                const parsed = readJson(t, 'The data sets');
+                if (parsed.ok && Array.isArray(parsed.value))
+                  onSet('dataSets', parsed.value as TestCaseDoc['dataSets']);
+              }}
+            />
+            {!dsRead.ok && <span class="field-error">{dsRead.message}: the last valid data sets are kept.</span>}
+            {dsErrors.errors.length > 0 && (
+              <ul class="dz-ds-errors" role="alert">
+                {dsErrors.errors.map((e, i) => (
+                  <li key={i}>
+                    <code>{e.pointer?.replace(/^#/, '')}</code>: {e.detail}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        ) : (
+          <DataSetsEditor
+            dataSets={doc.dataSets}
+            readOnly={readOnly}
+            errors={dsErrors.errors}
+            onChange={(next) => onSet('dataSets', next)}
+          />
+        )}
       </div>
       <div class="field">
         <span class="field-label">

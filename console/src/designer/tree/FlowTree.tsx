@@ -1,5 +1,5 @@
 /**
- * The flow as a tree (shared/reviews/console.md §3.4, §3.5): the WAI-ARIA APG Tree View pattern
+ * The flow as a tree: the WAI-ARIA APG Tree View pattern
  * (https://www.w3.org/WAI/ARIA/apg/patterns/treeview/) — `tree`, `treeitem`, `group`,
  * `aria-level`/`aria-setsize`/`aria-posinset`/`aria-expanded`/`aria-selected`, one tab stop
  * (roving `tabindex` on the focused row). Each row shows the node's name (or id), type and summary,

@@ -1,6 +1,6 @@
 /**
  * A row's menu (the "⋯" button, Shift+F10 or the context-menu key): every edit the keys and drag
- * and drop make, reachable by menu too (shared/reviews/console.md §3.5) — add after or inside,
+ * and drop make, reachable by menu too — add after or inside,
  * duplicate, copy, cut, paste, disable/enable, wrap in IF/Loop/Parallel, unwrap, move into a
  * neighbouring container's branch or out of the current one, delete. The APG menu pattern: focus
  * on the first item, ↑/↓/Home/End, Enter or Space activates, Escape or Tab closes.

@@ -1,6 +1,6 @@
 /**
  * Drag and drop of tree rows with Atlassian's Pragmatic drag and drop (native HTML5 drag events,
- * no view library: shared/reviews/console.md §3.5), so Playwright's `locator.dragTo` drives it in
+ * no view library: docs/console.md "The designer"), so Playwright's `locator.dragTo` drives it in
  * Chromium like a mouse. A row is draggable and a drop target; an IF's `then`/`else`, a loop's
  * `body` and a Parallel's `lanes` headers, and the placeholder of an empty list, are drop targets
  * too. The hitbox package decides where on a row the pointer is: its upper half drops before the

@@ -1,5 +1,5 @@
 /**
- * The designer tree's keyboard (shared/reviews/console.md §3.5): one table, {@link KEYMAP}, maps
+ * The designer tree's keyboard: one table, {@link KEYMAP}, maps
  * keys to actions; the tree's key handler and the help dialog both read it (Node-RED's keymap).
  * Pure: `keyAction(state, key)` answers what to do, never does it, and is unit-tested in node
  * (test/unit/designer-keys.test.ts). Navigation follows the WAI-ARIA APG Tree View pattern

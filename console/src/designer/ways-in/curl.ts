@@ -1,5 +1,5 @@
 /**
- * "Paste cURL" (issue 42 "Ways in"): a curl command line to an API node. Reads the command with
+ * "Paste cURL" (docs/console.md "The designer"): a curl command line to an API node. Reads the command with
  * the local requests' importer (console/src/local/curl.ts `parseCurl`: its flags, quoting and
  * warnings) and turns it into a node's request as "Save as test case" does
  * (console/src/local/test-case.ts `toApiNodeRequest`). Pure: compiled by the root tsconfig too.

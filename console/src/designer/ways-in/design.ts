@@ -1,5 +1,5 @@
 /**
- * "From API design" (issue 42 "Ways in"): an API node from one operation of the workspace's API
+ * "From API design" (docs/console.md "The designer"): an API node from one operation of the workspace's API
  * designs (`GET /v1/designs`, docs/mocks.md "Designs": one design per method and path, imported
  * from OpenAPI by `POST /v1/designs/import`). The node is the contract test
  * docs/import-openapi.md describes, made from what a design stores: the request to

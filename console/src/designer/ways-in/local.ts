@@ -1,6 +1,6 @@
 /**
  * A local request (console/src/local/store.ts, the browser's own requests) to an API node
- * (issue 42 "Ways in"), as "Save as test case" makes its one node (console/src/local/test-case.ts
+ * (docs/console.md "The designer"), as "Save as test case" makes its one node (console/src/local/test-case.ts
  * `toApiNodeRequest`). Pure: compiled by the root tsconfig too.
  */
 import { displayName, type LocalRequest } from '../../local/request';
