@@ -266,6 +266,16 @@ describe('console resource pages', function () {
       await p.getByText('Your key has read scope: this test case is read-only.').waitFor();
       expect(await p.getByRole('button', { name: 'Save' }).count()).to.equal(0);
       expect(await p.getByRole('button', { name: 'Delete' }).count()).to.equal(0);
+      // The designer is read-only: no palette, no Run or Send (scope run), the tree and forms say so.
+      const tree = p.getByRole('tree', { name: 'Flow' });
+      expect(await tree.getAttribute('aria-readonly')).to.equal('true');
+      expect(await p.getByRole('button', { name: 'Add node', exact: true }).count()).to.equal(0);
+      expect(await p.getByRole('button', { name: 'Run', exact: true }).count()).to.equal(0);
+      await tree.getByRole('treeitem', { name: 'call', exact: true }).locator('.dz-row').first().click();
+      const node = p.getByRole('region', { name: 'Node' });
+      await node.getByLabel('URL', { exact: true }).waitFor();
+      expect(await node.getByLabel('URL', { exact: true }).isEditable()).to.equal(false);
+      expect(await node.getByRole('button', { name: 'Send' }).count()).to.equal(0);
       await p.goto(`${app.url}/test-cases`);
       await p.getByRole('table', { name: 'Test cases' }).waitFor();
       expect(await p.getByRole('link', { name: 'New test case' }).count()).to.equal(0);

@@ -225,7 +225,7 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
         .filter((t) => t.id !== id)
         .map((t) => ({ id: t.id, name: t.name, reusable: !!t.reusable })),
       dataSets: doc.dataSets.map((d) => d.name),
-      onSend: selected?.type === 'api' && chosenEnv ? () => void send() : undefined,
+      onSend: can('run') && selected?.type === 'api' && chosenEnv ? () => void send() : undefined,
     }),
     [doc, selectedId, envDoc.data, profiles.data, testCases.data, chosenEnv],
   );
