@@ -109,10 +109,19 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
  * or the method drops it (`BODYLESS_METHODS` without `alwaysSendBody`, as Newman prunes them):
  * then no Content-Type is added either.
  */
-function encodeBody(req: ResolvedRequest, headers: Record<string, string>): string | undefined {
-  if (req.body === undefined) return undefined;
+function encodeBody(
+  req: ResolvedRequest,
+  headers: Record<string, string>,
+  payload: Buffer | undefined,
+): string | Buffer | undefined {
+  if (req.body === undefined && payload === undefined) return undefined;
   if (BODYLESS_METHODS.includes(req.method) && req.alwaysSendBody !== true) return undefined;
   const hasType = hasHeader(headers, 'content-type');
+  // Files (activities/files.ts): the bytes built up front, their Content-Type set by the caller.
+  if (payload !== undefined) {
+    if (!hasType) headers['content-type'] = 'application/octet-stream';
+    return payload;
+  }
   if (typeof req.body === 'string') {
     if (!hasType) headers['content-type'] = 'text/plain; charset=utf-8';
     return req.body;
@@ -170,7 +179,11 @@ function decodeBody(text: string, contentType: string | undefined, truncated: bo
 
 /**
  * Sends `req` through `agent` (the address policy's agent for API nodes) and reads the response;
- * `signal` (an activity's cancellation, or none) aborts it as `CANCELLED`. `trace`: with traces on
+ * `signal` (an activity's cancellation, or none) aborts it as `CANCELLED`. `payload`: the body's
+ * bytes built up front (a request with files, activities/files.ts; its Content-Type already in
+ * `req.headers`), sent instead of `req.body` with its `Content-Length`, the same on every redirect
+ * hop that keeps the body (307, 308) and seen by the auth signatures (Hawk's payload hash, Digest
+ * `auth-int`). `trace`: with traces on
  * and a span active, the request is a client span and carries its W3C `traceparent`
  * (src/observability/tracing.ts `startClientSpan`; a header of that name the test case set wins).
  *
@@ -182,8 +195,9 @@ export async function sendHttpRequest(
   agent: Agent,
   signal?: AbortSignal,
   trace?: boolean,
+  payload?: Buffer,
 ): Promise<HttpExchange> {
-  return { ...(await exchange(req, agent, signal, trace === true)), finishedAtMs: Date.now() };
+  return { ...(await exchange(req, agent, signal, trace === true, payload)), finishedAtMs: Date.now() };
 }
 
 async function exchange(
@@ -191,6 +205,7 @@ async function exchange(
   agent: Agent,
   cancellation: AbortSignal | undefined,
   trace: boolean,
+  payload: Buffer | undefined,
 ): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
@@ -221,7 +236,7 @@ async function exchange(
   const headers: Record<string, string> = { 'user-agent': 'Assay/0.1', ...req.headers };
   if (!hasHeader(headers, 'accept-encoding')) headers['accept-encoding'] = ACCEPT_ENCODING;
   let method = req.method;
-  let body = encodeBody(req, headers);
+  let body = encodeBody(req, headers, payload);
   let target = req.disableUrlEncoding ? rawTarget(req.url) : `${url.pathname}${url.search}`;
   const dispatcher = req.strictSSL === false ? tlsUncheckedTwin(agent) : agent;
   const maxRedirects = req.maxRedirects ?? MAX_REDIRECTIONS;

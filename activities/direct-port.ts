@@ -36,6 +36,7 @@ import type { DataSource } from 'typeorm';
 import type { MockVerifyInput } from '../src/domain/mock-verify-io';
 import { verifyJournal } from '../src/mock/journal';
 import type { CallbackPort } from '../src/domain/callbacks';
+import type { FileSource } from './files';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -51,6 +52,12 @@ export interface DirectPortResources {
   policy?: AddressPolicy;
   /** The store mockVerify nodes read the mock journal from (src/mock/journal.ts); without it they fail saying so. */
   dataSource?: DataSource;
+  /**
+   * Where requests' `multipart` and `file` refs are read (activities/files.ts, the worker's cache);
+   * a port's {@link DirectPortOptions.files} overrides it. Without either, such a request fails
+   * `FILE_NOT_FOUND` unsent.
+   */
+  files?: FileSource;
 }
 
 /** What one port is made for. */
@@ -77,6 +84,10 @@ export interface DirectPortOptions {
   debug?: boolean;
   /** Called after each node. */
   onNodeDone?: () => void;
+  /** Where this port's requests read files (a load shard's cache, read once per shard); default the resources'. */
+  files?: FileSource;
+  /** The run's workspace (InterpreterPort `workspaceId`), whose files requests name; absent: `mockScope`'s. */
+  workspaceId?: string;
   /**
    * Aborts requests under way (they end as `CANCELLED`) and, once aborted, stops the flow before
    * its next node with {@link DirectPortOptions.stopped}'s error (a test case segment's activity
@@ -145,7 +156,7 @@ async function delay(ms: number): Promise<void> {
  * once per flow run or virtual user with its {@link DirectPortOptions}.
  */
 export function directPorts(resources: DirectPortResources): (options: DirectPortOptions) => InterpreterPort {
-  const nodes = createNodeIO(resources.sandbox, resources.agent, resources.auth);
+  const nodes = createNodeIO(resources.sandbox, resources.agent, resources.auth, resources.files);
   const pool = () => resources.expressionPool ?? sharedExpressionPool();
   const dynamic = { uuid: randomUUID, now: Date.now, random: cryptoRandom };
   const grpc = resources.policy ? createGrpcCaller(resources.policy) : undefined;
@@ -176,6 +187,7 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       deadlineMs,
       ...(options.servers ? { servers: options.servers } : {}),
       ...(options.mockScope ? { mockScope: options.mockScope } : {}),
+      ...(options.workspaceId ? { workspaceId: options.workspaceId } : {}),
       ...(options.executionIds ? { executionIds: true } : {}),
       ...(options.debug ? { debug: true } : {}),
       dynamic: options.mockScope ? { ...dynamic, runId: options.mockScope.scope } : dynamic,
@@ -186,6 +198,7 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
           ...(input.execution ? { executionId: input.execution } : {}),
           capOutput: options.capOutput ?? false,
           ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.files ? { files: options.files } : {}),
         });
         // Each attempt's timeout is cut to the time left (activities/nodes.ts): a timeout at the deadline interrupts the test case.
         if (out.exchange?.errorCode === 'TIMEOUT' && Date.now() >= deadlineMs) throw new DeadlineReached();

@@ -23,6 +23,7 @@ import { keyRingFor } from '../src/secrets/keyring';
 import { NodeExecutionRecords } from '../src/store/node-executions';
 import { nodeExecutions } from '../src/observability/metrics';
 import { Context } from '@temporalio/activity';
+import { FileCache, storeFileReader } from './files';
 
 /**
  * `policy`: the address policy of every outgoing request the activities make (default: the one
@@ -53,9 +54,16 @@ export function createActivities(deps: {
         error: (err as Error).message,
       }),
   });
+  // Files requests send (activities/files.ts): read once per run on this worker, forgotten when it ends.
+  const files = new FileCache(storeFileReader(deps.dataSource));
   return {
-    ...createNodeActivities(sandbox, policy.agent('node'), auth, records),
-    ...createRunActivities(deps.dataSource, config, { onRunFinished: (runId) => sandbox.releaseRun(runId) }),
+    ...createNodeActivities(sandbox, policy.agent('node'), auth, records, files),
+    ...createRunActivities(deps.dataSource, config, {
+      onRunFinished: async (runId) => {
+        await files.release(runId);
+        return sandbox.releaseRun(runId);
+      },
+    }),
     ...createWebhookActivities(deps.dataSource, config, policy),
     ...createStreamActivities(policy, auth, records),
     ...createGrpcActivities(policy, records),
@@ -63,7 +71,7 @@ export function createActivities(deps: {
     ...createLoadControlActivities(deps.dataSource),
     // The `testCase` durability mode: test case segments through the direct port, over this worker's sandbox and agent.
     ...createTestCaseActivities({
-      ports: directPorts({ sandbox, agent: policy.agent('node'), policy, dataSource: deps.dataSource, auth }),
+      ports: directPorts({ sandbox, agent: policy.agent('node'), policy, dataSource: deps.dataSource, auth, files }),
       dataSource: deps.dataSource,
     }),
   };

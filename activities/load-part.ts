@@ -17,6 +17,7 @@ import { DeadlineReached, FlowInterpreter, type InterpreterPort } from '../src/f
 import { KEPT_LOAD_FAILURES, type LoadFailure } from '../src/perf/test-case-results';
 import { expectedHttpStatuses, httpRequestFailed } from '../src/perf/expected-statuses';
 import type { DirectPortOptions } from './direct-port';
+import type { FileBytes, FileSource } from './files';
 
 /** Where a part is: its engine position and the iterations it started (data-set rows go round robin). */
 export interface PartPosition {
@@ -35,6 +36,17 @@ export interface LoadPartSpec {
   resume?: PartPosition;
   /** The run's control state when the part starts (a resumed attempt continues paused, scaled or stopping). */
   control?: LoadControlState;
+  /**
+   * The files the flows name literally, read once by the shard before its parts start
+   * (activities/load.ts): a part on a worker thread seeds its cache with them (activities/load-thread.ts).
+   */
+  files?: ShardFiles;
+}
+
+/** Files a shard read for its parts: each ref with its file, or null when it names none. */
+export interface ShardFiles {
+  workspaceId: string;
+  entries: Array<{ ref: string; file: FileBytes | null }>;
 }
 
 /** A part's measurements since it started (this attempt), its position and its VUs. */
@@ -94,8 +106,15 @@ function expectedGrpcStatuses(flow: FlowNode[]): Map<string, Set<number | string
   return out;
 }
 
-/** Starts a part over `ports` (a direct port factory, activities/direct-port.ts). */
-export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOptions) => InterpreterPort): LoadPart {
+/**
+ * Starts a part over `ports` (a direct port factory, activities/direct-port.ts). `files`: where its
+ * requests read files (the shard's cache, activities/files.ts): read once per shard, not per request.
+ */
+export function startLoadPart(
+  spec: LoadPartSpec,
+  ports: (options: DirectPortOptions) => InterpreterPort,
+  files?: FileSource,
+): LoadPart {
   const { plan, part, parts } = spec;
   const profile = { ...plan.performance!.profile, shards: parts };
   const metrics = new LoadMetrics();
@@ -135,6 +154,8 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
           deadlineMs: it.deadlineMs,
           ...(plan.servers ? { servers: plan.servers } : {}),
           ...(plan.mockScope ? { mockScope: { workspaceId: plan.workspaceId, scope: plan.mockScope } } : {}),
+          ...(files ? { files } : {}),
+          workspaceId: plan.workspaceId,
         });
         const executeApiNode = port.executeApiNode;
         const names = requestNames.get(testCase.id);
@@ -142,13 +163,16 @@ export function startLoadPart(spec: LoadPartSpec, ports: (options: DirectPortOpt
           const out = await executeApiNode(nodeInput, summary);
           if (it.live()) {
             const body = out.request.body;
+            const files = out.exchange?.sentFiles;
             const sent =
               out.request.url.length +
-              (body === undefined
-                ? 0
-                : typeof body === 'string'
-                  ? Buffer.byteLength(body)
-                  : Buffer.byteLength(JSON.stringify(body)));
+              (files
+                ? (files.file?.size ?? 0) + (files.parts ?? []).reduce((n, p) => n + p.size, 0)
+                : body === undefined
+                  ? 0
+                  : typeof body === 'string'
+                    ? Buffer.byteLength(body)
+                    : Buffer.byteLength(JSON.stringify(body)));
             const name = names?.get(nodeInput.label) ?? nodeInput.label;
             const expected = httpStatuses.get(testCase.id)?.get(nodeInput.label);
             const last = out.attempts.length - 1;

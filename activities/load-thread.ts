@@ -24,6 +24,7 @@ import { directPorts } from './direct-port';
 import { AuthProfiles } from '../src/auth/apply';
 import { keyRingFor } from '../src/secrets/keyring';
 import { startLoadPart, type LoadPartSpec, type PartState } from './load-part';
+import { FileCache, storeFileReader } from './files';
 import type { LoadControlState } from '../src/domain/load-control';
 
 /** Messages a load thread posts. */
@@ -119,7 +120,26 @@ async function main(): Promise<void> {
     dataSource ??= openDataSource(config.database);
     return dataSource;
   });
-  const part = startLoadPart(spec, directPorts({ sandbox, agent: policy.agent('node'), auth, policy }));
+  // Files: those the shard read before starting (the flows' literal refs), any other read once here.
+  const files = new FileCache(
+    storeFileReader(() => {
+      dataSource ??= openDataSource(config.database);
+      return dataSource;
+    }),
+  );
+  if (spec.files)
+    files.seed(
+      spec.runId,
+      spec.files.workspaceId,
+      // A structured clone makes Buffers plain Uint8Arrays: view them as Buffers again (no copy).
+      spec.files.entries.map(({ ref, file }) => ({
+        ref,
+        file: file
+          ? { ...file, bytes: Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength) }
+          : null,
+      })),
+    );
+  const part = startLoadPart(spec, directPorts({ sandbox, agent: policy.agent('node'), auth, policy }), files);
   parentPort!.on('message', (m: LoadThreadCommand) => {
     if (m.type === 'stop') part.stop();
     else if (m.type === 'control') {

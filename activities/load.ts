@@ -30,7 +30,7 @@ import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
 import { RunLoadShard } from '../src/store/entities';
 import { jsonValue } from '../src/store/entities/columns';
-import type { RunPlan } from '../src/domain/types';
+import type { RequestSpec, RunPlan } from '../src/domain/types';
 import { LoadMetrics, type LoadMetricsState } from '../src/perf/metrics';
 import { peakVUs } from '../src/perf/profile';
 import type { DirectPortOptions } from './direct-port';
@@ -39,7 +39,15 @@ import { keyRingFor } from '../src/secrets/keyring';
 import { openPlan } from '../src/secrets/run-plan';
 import { findRunWithPlan } from '../src/store/runs';
 import type { SecretMasker } from '../src/secrets/mask';
-import { startLoadPart, type LoadPart, type LoadPartSpec, type PartPosition, type PartState } from './load-part';
+import {
+  startLoadPart,
+  type LoadPart,
+  type LoadPartSpec,
+  type PartPosition,
+  type PartState,
+  type ShardFiles,
+} from './load-part';
+import { FileCache, literalFileRefs, storeFileReader } from './files';
 import { KEPT_LOAD_FAILURES, type LoadFailure } from '../src/perf/test-case-results';
 import type { LoadThreadCommand, LoadThreadData, LoadThreadMessage } from './load-thread';
 import { CONTROL_POLL_MS, type LoadControlState } from '../src/domain/load-control';
@@ -133,6 +141,27 @@ async function storeSnapshot(
   });
 }
 
+/**
+ * Reads the files `plan`'s API and Poll nodes (sub-flows included) name literally into `files`
+ * (scope `runId`), in one store read: what the shard's parts send. Undefined when they name none.
+ */
+async function preloadFiles(files: FileCache, runId: string, plan: RunPlan): Promise<ShardFiles | undefined> {
+  const requests: RequestSpec[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') {
+      const node = value as { type?: unknown; request?: RequestSpec };
+      if ((node.type === 'api' || node.type === 'poll') && node.request) requests.push(node.request);
+      for (const child of Object.values(value)) if (child && typeof child === 'object') walk(child);
+    }
+  };
+  walk(plan.testCases.map((tc) => tc.flow));
+  const refs = literalFileRefs(requests);
+  if (refs.length === 0) return undefined;
+  const found = await files.read(runId, plan.workspaceId, refs);
+  return { workspaceId: plan.workspaceId, entries: refs.map((ref) => ({ ref, file: found.get(ref) ?? null })) };
+}
+
 const liveThreads = new Set<Worker>();
 
 /**
@@ -220,6 +249,10 @@ export function createLoadActivities(deps: {
 
       // The run's control state now: a resumed attempt continues as commanded (paused, scaled, stopping).
       let control: LoadControlState | null = await readLoadControl(dataSource, input.runId);
+      // Files requests send (docs/flows.md "Files"): those the flows name literally read once, here,
+      // before the clock starts; threads get the bytes, a part on this thread this cache.
+      const files = new FileCache(storeFileReader(dataSource));
+      const shardFiles = await preloadFiles(files, input.runId, plan);
       const parts = Array.from({ length: threads }, (_, t) => {
         const spec: LoadPartSpec = {
           runId: input.runId,
@@ -229,7 +262,9 @@ export function createLoadActivities(deps: {
           resume: resume?.parts[t],
           ...(control ? { control } : {}),
         };
-        return threads === 1 ? startLoadPart(spec, deps.ports) : threadPart(spec, deps.config);
+        return threads === 1
+          ? startLoadPart(spec, deps.ports, files)
+          : threadPart({ ...spec, ...(shardFiles ? { files: shardFiles } : {}) }, deps.config);
       });
       const checkpoint = (): { checkpoint: LoadCheckpoint; activeVUs: number; control: ShardControl } => {
         const states = parts.map((p) => p.state());

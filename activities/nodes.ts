@@ -40,6 +40,7 @@ import { observeApiNode } from '../src/observability/metrics';
 import { tracingEnabled } from '../src/observability/tracing';
 import type { NodeExecutionRecords } from '../src/store/node-executions';
 import { recordedExecution } from './recorded';
+import { FILE_NOT_FOUND, prepareUpload, type FileSource, type PreparedUpload } from './files';
 
 export type {
   ApiNodeInput,
@@ -171,6 +172,25 @@ export interface NodeCall {
    * not for load tests' virtual users.
    */
   trace?: boolean;
+  /**
+   * Where files named by `multipart` and `file` are read (a load shard's own cache); default the
+   * node IO's ({@link createNodeIO} `files`).
+   */
+  files?: FileSource;
+}
+
+/** The value of header `name` (any letter case) in `headers`, if set. */
+function headerOf(headers: Record<string, string>, name: string): string | undefined {
+  const key = Object.keys(headers).find((h) => h.toLowerCase() === name);
+  return key === undefined ? undefined : headers[key];
+}
+
+/** `headers` with `Content-Type: type`, replacing any spelling of it already there. */
+function withContentType(headers: Record<string, string>, type: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== 'content-type') out[name] = value;
+  out['content-type'] = type;
+  return out;
 }
 
 async function pause(ms: number, call: NodeCall): Promise<void> {
@@ -192,6 +212,7 @@ async function sendWithRetries(
   deadlineMs: number,
   agent: Agent,
   call: NodeCall,
+  upload?: PreparedUpload,
 ): Promise<{ exchange: HttpExchange; attempts: AttemptResult[] }> {
   const policy = {
     attempts: retry?.attempts ?? 1,
@@ -210,7 +231,10 @@ async function sendWithRetries(
       agent,
       call.signal,
       call.trace,
+      upload?.bytes,
     );
+    // Every attempt sends the same bytes (built once, before the first).
+    if (upload) exchange.sentFiles = upload.sent;
     const record: AttemptResult = { attempt, status: exchange.status, error: exchange.error, timeMs: exchange.timeMs };
     attempts.push(record);
     if (attempt >= policy.attempts) return { exchange, attempts };
@@ -286,9 +310,12 @@ export async function evaluateHeavyExpression(
  * What executes API and Script nodes over a sandbox and the agent API nodes send through (the
  * address policy's `agent('node')`, src/net/address-policy.ts): plain async functions, shared by
  * the activities ({@link createNodeActivities}) and the in-process port (activities/direct-port.ts).
- * Neither throws for what the user's request or script does.
+ * Neither throws for what the user's request or script does. `files`: where requests' `multipart`
+ * and `file` refs are read (activities/files.ts; a call's `NodeCall.files` overrides it); without
+ * one, such a request fails `FILE_NOT_FOUND` unsent. A store that cannot be read throws (the
+ * activity is retried).
  */
-export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProfiles) {
+export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProfiles, files?: FileSource) {
   return {
     /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
     async executeApiNode(input: ApiNodeInput, call: NodeCall = {}): Promise<ApiNodeOutput> {
@@ -320,6 +347,29 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
         };
         return call.capOutput === false ? whole : capApiNodeOutput(whole, input.variables);
       };
+
+      // Files (docs/flows.md "Files"): read and the body built before anything runs; a ref naming
+      // no file fails the node with nothing sent (no hook either).
+      const upload = await prepareUpload(
+        input.request,
+        call.files ?? files,
+        input.runId,
+        headerOf(input.request.headers, 'content-type'),
+      );
+      if (upload && 'missing' in upload) {
+        const notSent: HttpExchange = {
+          headers: {},
+          size: 0,
+          truncated: false,
+          timeMs: 0,
+          error: upload.message,
+          errorCode: FILE_NOT_FOUND,
+          finishedAtMs: Date.now(),
+        };
+        return end({ exchange: notSent, attempts: [] });
+      }
+      if (upload)
+        request = { ...request, headers: withContentType(request.headers, upload.contentType), body: undefined };
 
       // The onion (docs/flows.md "Hooks"): outer hooks outermost first, then the node's own script.
       const layers: Array<{ level?: OuterHook['level']; script: ScriptConfig }> = [
@@ -381,6 +431,14 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
         return end({ exchange, attempts });
       };
 
+      // The files are the body (a hook's `$request.body` is not sent); the multipart boundary is the
+      // encoder's: a hook's Content-Type cannot replace it.
+      if (upload)
+        request = {
+          ...request,
+          body: undefined,
+          ...(input.request.multipart ? { headers: withContentType(request.headers, upload.contentType) } : {}),
+        };
       const execution = call.executionId;
       if (execution && !Object.keys(request.headers).some((h) => h.toLowerCase() === EXECUTION_HEADER)) {
         request = { ...request, headers: { ...request.headers, [EXECUTION_HEADER]: execution } };
@@ -397,7 +455,7 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
       if (input.authProfile) {
         // An auth profile (src/auth/apply.ts): its credential added, a 401 renewing an OAuth 2.0 token once.
         const sent = await sendWithProfile(input, resolved, auth, (r) =>
-          sendWithRetries(r, input.retry, input.deadlineMs, httpAgent, call),
+          sendWithRetries(r, input.retry, input.deadlineMs, httpAgent, call, upload),
         );
         if ('error' in sent) return maskOutput(end({ exchange: sent.error, attempts: [] }), sent, input.variables);
         ({ exchange, attempts } = sent);
@@ -405,7 +463,14 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
         const out = await afterResponse(exchange, attempts);
         return maskOutput(out, sent, input.variables);
       }
-      ({ exchange, attempts } = await sendWithRetries(resolved, input.retry, input.deadlineMs, httpAgent, call));
+      ({ exchange, attempts } = await sendWithRetries(
+        resolved,
+        input.retry,
+        input.deadlineMs,
+        httpAgent,
+        call,
+        upload,
+      ));
       return afterResponse(exchange, attempts);
     },
 
@@ -437,8 +502,9 @@ export function createNodeActivities(
   httpAgent: Agent,
   auth?: AuthProfiles,
   records?: NodeExecutionRecords,
+  files?: FileSource,
 ) {
-  const nodes = createNodeIO(sandbox, httpAgent, auth);
+  const nodes = createNodeIO(sandbox, httpAgent, auth, files);
   return {
     /**
      * An API node: beforeRequest hook, the request (with retries), afterResponse hook; at most once

@@ -36,6 +36,7 @@ import { callbacksRouter } from './routes/callbacks';
 import { relayRouter } from './routes/relay';
 import { foldersRouter } from './routes/folders';
 import { historyRouter } from './routes/history';
+import { filesRouter, ownsFileBody } from './routes/files';
 import { serveConsole } from './console';
 import { cliDownloadRouter } from './routes/cli-download';
 import { codecCors, codecRouter } from './routes/codec';
@@ -62,12 +63,18 @@ export const V1_ROUTERS = [
   relayRouter,
   foldersRouter,
   historyRouter,
+  filesRouter,
 ];
 
 /** Routes that read their body themselves (matched as the routers match: any case, an optional trailing slash). */
 function ownsBody(ctx: AppContext): boolean {
-  // Data collections read their own (seeds up to 8 MiB: api/routes/mock-collections.ts).
-  return (ctx.method === 'POST' && /^\/v1\/designs\/import\/?$/i.test(ctx.path)) || ownsCollectionBody(ctx);
+  // Data collections read their own (seeds up to 8 MiB: api/routes/mock-collections.ts); file
+  // uploads theirs, as bytes of any media type (api/routes/files.ts).
+  return (
+    (ctx.method === 'POST' && /^\/v1\/designs\/import\/?$/i.test(ctx.path)) ||
+    ownsCollectionBody(ctx) ||
+    ownsFileBody(ctx)
+  );
 }
 
 export function createApp(deps: ApiDeps): Koa<AppState> {

@@ -23,7 +23,7 @@ export type EndpointScope = KeyScope | 'public';
 
 /**
  * The table: `"<METHOD> <path template>"` (the router's own path syntax, `:name` is one segment)
- * → scope needed. HEAD is answered by the GET entry.
+ * → scope needed (`*name`: the rest of the path, one or more segments). HEAD is answered by the GET entry.
  */
 export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   // Outside /v1: no API key checked here (library files are public; the incoming deploy webhook
@@ -70,6 +70,13 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'GET /v1/folders/:folderPath': 'read',
   'PUT /v1/folders/:folderPath': 'write',
   'DELETE /v1/folders/:folderPath': 'write',
+
+  // Workspace files (api/routes/files.ts): `*name` is the rest of the path (a name may contain `/`).
+  'GET /v1/files': 'read',
+  'GET /v1/files/*name': 'read',
+  'GET /v1/files/*name/content': 'read',
+  'PUT /v1/files/*name': 'write',
+  'DELETE /v1/files/*name': 'write',
 
   'GET /v1/runners': 'read',
   'POST /v1/runners': 'write',
@@ -150,7 +157,13 @@ function compile(table: Readonly<Record<string, EndpointScope>>): CompiledEntry[
     const [method, template] = key.split(' ') as [string, string];
     const source = template
       .split('/')
-      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .map((segment) =>
+        segment.startsWith(':')
+          ? '[^/]+'
+          : segment.startsWith('*')
+            ? '.+'
+            : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
       .join('/');
     return { method, template, pattern: new RegExp(`^${source}/?$`, 'i'), scope };
   });
@@ -173,8 +186,17 @@ export function scopeEntryFor(method: string, path: string): { template: string;
   return best && { template: best.template, scope: best.scope };
 }
 
+/**
+ * How unspecific a template is: its parameters, a rest-of-path parameter (`*name`) counting as
+ * many, less its literal segments (`/v1/files/*name/content` before `/v1/files/*name`).
+ */
 function params(template: string): number {
-  return template.split('/').filter((s) => s.startsWith(':')).length;
+  const segments = template.split('/');
+  return (
+    segments.filter((s) => s.startsWith(':')).length * 100 +
+    segments.filter((s) => s.startsWith('*')).length * 10_000 -
+    segments.filter((s) => s !== '' && !s.startsWith(':') && !s.startsWith('*')).length
+  );
 }
 
 /** The scope a /v1 request needs: its table entry, else `read` for GET/HEAD and `write` otherwise. */

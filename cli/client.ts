@@ -1,6 +1,7 @@
 /**
  * The REST client the `assay` command line uses (docs/cli.md): one method per call shape, JSON in
- * and out, `Authorization: Bearer <key>` on every `/v1` call (spec "Authentication"). It never
+ * and out (bytes for workspace files: {@link RequestOptions.bytes}, {@link AssayClient.download}),
+ * `Authorization: Bearer <key>` on every `/v1` call (spec "Authentication"). It never
  * hides a failure: an answer that is not 2xx becomes an {@link ApiProblem} carrying the RFC 9457
  * problem the API sent (`title`, `detail`, `code`, `errors`); a service that cannot be reached
  * becomes an {@link UnreachableError}. 429 answers are retried after `Retry-After` (at most 5 times,
@@ -8,7 +9,7 @@
  * answers (`database-unavailable`, `temporal-unavailable`: nothing was changed, docs/api.md
  * "Errors") of calls that may be repeated ({@link RequestOptions.retryUnavailable}).
  */
-import { EXIT, CliError } from './errors';
+import { EXIT, CliError, type ExitCode } from './errors';
 
 /** One field error of a `validation-failed` problem (docs/api.md "Errors"). */
 export interface ProblemFieldError {
@@ -30,7 +31,8 @@ export interface ProblemDocument {
 
 /**
  * The API answered with an error status. `exitCode` follows docs/cli.md: a problem the caller can
- * fix (400, 401, 403, 404, 409, 422) is a usage/configuration error (2); a service-side failure
+ * fix (400, 401, 403, 404, 409, 413, 422, and a 429 the call does not retry,
+ * {@link RequestOptions.noRetryCodes}) is a usage/configuration error (2); a service-side failure
  * (429 after retries, 5xx) means the work could not complete (3).
  */
 export class ApiProblem extends CliError {
@@ -39,10 +41,11 @@ export class ApiProblem extends CliError {
     readonly problem: ProblemDocument,
     readonly method: string,
     readonly path: string,
+    exitCode?: ExitCode,
   ) {
     super(
       ApiProblem.describe(status, problem, method, path),
-      status >= 500 || status === 429 ? EXIT.incomplete : EXIT.usage,
+      exitCode ?? (status >= 500 || status === 429 ? EXIT.incomplete : EXIT.usage),
     );
   }
 
@@ -53,7 +56,16 @@ export class ApiProblem extends CliError {
     const fields = (problem.errors ?? [])
       .filter((e) => e.field && !(problem.detail ?? '').includes(e.field))
       .map((e) => `${e.field}: ${e.detail ?? 'invalid'}`);
-    return `${method} ${path.split('?')[0]}: ${title} (${status})${detail}${fields.length ? ` [${fields.join('; ')}]` : ''}`;
+    return `${method} ${readablePath(path.split('?')[0]!)}: ${title} (${status})${detail}${fields.length ? ` [${fields.join('; ')}]` : ''}`;
+  }
+}
+
+/** `path` with percent-escapes decoded (`/v1/files/data%2Fusers.csv` → `/v1/files/data/users.csv`), for messages. */
+function readablePath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
   }
 }
 
@@ -87,7 +99,13 @@ export interface ClientOptions {
 
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
+  /** A JSON body (sent as `application/json`). */
   body?: unknown;
+  /**
+   * A raw body, sent byte for byte with `Content-Type: contentType` (`PUT /v1/files/{name}`);
+   * instead of {@link body}.
+   */
+  bytes?: { data: Uint8Array; contentType: string };
   headers?: Record<string, string>;
   /** Retry network errors too (safe for GET and for calls with an Idempotency-Key). */
   retryNetwork?: boolean;
@@ -99,6 +117,11 @@ export interface RequestOptions {
   retryUnavailable?: boolean;
   /** This call's timeout in ms, instead of the client's (a call the server may work on for minutes). */
   timeoutMs?: number;
+  /**
+   * Problem `code`s of 429 answers reported at once instead of retried: a quota that waiting does
+   * not free (`quota-exceeded` of `PUT /v1/files/{name}`: the workspace's storage is full).
+   */
+  noRetryCodes?: string[];
 }
 
 /** Retries of a 429 or 503 answer before it is reported (docs/cli.md "Retries"). */
@@ -108,6 +131,17 @@ export const MAX_RETRIES = 5;
 function retryDelayMs(retryAfter: string | null, attempt: number): number {
   const after = Number(retryAfter);
   return Number.isFinite(after) && after > 0 ? Math.min(after, 60) * 1000 : 250 * 2 ** attempt;
+}
+
+/** The problem document of an error answer's `text`, or one made of its status when it is not JSON. */
+function parseProblem(res: Response, text: string): ProblemDocument {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as ProblemDocument;
+  } catch {
+    // not JSON: below
+  }
+  return { title: res.statusText || `HTTP ${res.status}`, detail: text.slice(0, 200) || undefined };
 }
 
 /** A list page (docs/api.md "Lists and paging"). */
@@ -136,6 +170,46 @@ export class AssayClient {
    * @throws ApiProblem for a non-2xx answer, UnreachableError when no answer came.
    */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return (await this.requestWithStatus<T>(method, path, options)).body;
+  }
+
+  /**
+   * {@link request}, answering the 2xx status too (`PUT /v1/files/{name}`: 201 created, 200
+   * replaced). @throws as {@link request}.
+   */
+  async requestWithStatus<T>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<{ status: number; body: T }> {
+    const res = await this.send(method, path, options);
+    const text = await res.text();
+    if (!text) return { status: res.status, body: undefined as T };
+    try {
+      return { status: res.status, body: JSON.parse(text) as T };
+    } catch {
+      throw new CliError(`${method} ${path}: the answer is not JSON (is ${this.baseUrl} an Assay API?)`, EXIT.usage);
+    }
+  }
+
+  /**
+   * A GET whose answer is bytes (`GET /v1/files/{name}/content`): the body exactly as sent, and its
+   * `Content-Type` (null when absent). @throws ApiProblem (the problem document of a non-2xx answer),
+   * UnreachableError.
+   */
+  async download(
+    path: string,
+    options: Pick<RequestOptions, 'timeoutMs'> = {},
+  ): Promise<{
+    bytes: Buffer;
+    contentType: string | null;
+  }> {
+    const res = await this.send('GET', path, { ...options, headers: { accept: '*/*' } });
+    return { bytes: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type') };
+  }
+
+  /** Sends one call with retries (module docstring); answers a 2xx response, its body unread. */
+  private async send(method: string, path: string, options: RequestOptions): Promise<Response> {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = {
@@ -144,8 +218,12 @@ export class AssayClient {
       ...options.headers,
     };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    let body: string | undefined;
-    if (options.body !== undefined) {
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
+    if (options.bytes) {
+      // Bytes read from files or made by Buffer: never a SharedArrayBuffer's view, which fetch refuses.
+      body = options.bytes.data as Uint8Array<ArrayBuffer>;
+      headers['content-type'] = options.bytes.contentType;
+    } else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
@@ -170,26 +248,20 @@ export class AssayClient {
         throw new UnreachableError(this.baseUrl, err);
       }
       if ((res.status === 429 || (res.status === 503 && retryUnavailable)) && attempt <= MAX_RETRIES) {
+        if (res.status === 429 && options.noRetryCodes?.length) {
+          const text = await res.text();
+          const problem = parseProblem(res, text);
+          if (problem.code && options.noRetryCodes.includes(problem.code))
+            throw new ApiProblem(res.status, problem, method, path, EXIT.usage);
+          await this.sleep(retryDelayMs(res.headers.get('retry-after'), attempt));
+          continue;
+        }
         await res.body?.cancel();
         await this.sleep(retryDelayMs(res.headers.get('retry-after'), attempt));
         continue;
       }
-      const text = await res.text();
-      if (!res.ok) {
-        let problem: ProblemDocument;
-        try {
-          problem = JSON.parse(text) as ProblemDocument;
-        } catch {
-          problem = { title: res.statusText || `HTTP ${res.status}`, detail: text.slice(0, 200) || undefined };
-        }
-        throw new ApiProblem(res.status, problem, method, path);
-      }
-      if (!text) return undefined as T;
-      try {
-        return JSON.parse(text) as T;
-      } catch {
-        throw new CliError(`${method} ${path}: the answer is not JSON (is ${this.baseUrl} an Assay API?)`, EXIT.usage);
-      }
+      if (!res.ok) throw new ApiProblem(res.status, parseProblem(res, await res.text()), method, path);
+      return res;
     }
   }
 

@@ -10,6 +10,7 @@ import { registerRunCommands } from './commands/run';
 import { registerDeployCommands } from './commands/deploy';
 import { registerImportCommands } from './commands/import';
 import { registerGitCommands } from './commands/files';
+import { registerWorkspaceFileCommands } from './commands/workspace-files';
 import { registerCompareCommands } from './commands/compare';
 import { registerControlCommands } from './commands/control';
 
@@ -53,6 +54,7 @@ Exit codes: 0 passed · 1 tests failed · 2 usage or configuration error · 3 th
     registerDeployCommands,
     registerImportCommands,
     registerGitCommands,
+    registerWorkspaceFileCommands,
     registerCompareCommands,
   ] satisfies Registrar[]) {
     register(program, ctx, done);

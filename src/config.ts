@@ -182,6 +182,12 @@ export interface AssayConfig {
     /** Longest one OpenAPI import may take, ms (`ASSAY_IMPORT_TIMEOUT_MS`, default 300 s): past it 422 `import-too-large`. */
     importTimeoutMs: number;
     /**
+     * Largest workspace file, bytes (`ASSAY_FILE_MAX_BYTES`, default 10 MiB; 1 GiB at most): `PUT
+     * /v1/files/{name}` reads the body as a stream and stops past it, 413 `file-too-large`
+     * (api/routes/files.ts, docs/api.md "Files"). The API holds up to this much per upload in memory.
+     */
+    fileMaxBytes: number;
+    /**
      * Failed authentications (401: no, malformed, unknown or revoked key) allowed per client
      * address (TCP peer) and minute; past it every keyed request from the address is answered 429
      * `auth-rate-limited` before its key is looked up (`ASSAY_AUTH_FAILURES_PER_MINUTE`, default
@@ -244,6 +250,12 @@ export interface AssayConfig {
      * loops around it. src/validation/flow.ts `expectedLoopIterations`.
      */
     loopIterations: number;
+    /**
+     * Bytes of distinct file content one workspace may store (`ASSAY_QUOTA_FILE_BYTES`, default
+     * 256 MiB): files with the same content count once. An upload of new content past it is refused
+     * with 429 `quota-exceeded`, `quota: "file-bytes"` (src/store/files.ts `putFile`).
+     */
+    fileBytes: number;
   };
   /** The script sandbox (src/sandbox/sandbox.ts). */
   scripts: {
@@ -588,6 +600,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       importMaxBytes: integer(env, 'ASSAY_IMPORT_MAX_BYTES', 32 * 1024 * 1024, 1024, 256 * 1024 * 1024),
       importMemoryMb: integer(env, 'ASSAY_IMPORT_MEMORY_MB', 1024, 64, 65_536),
       importTimeoutMs: integer(env, 'ASSAY_IMPORT_TIMEOUT_MS', 300_000, 1000, 3_600_000),
+      fileMaxBytes: integer(env, 'ASSAY_FILE_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
       importMaxResultBytes: integer(
         env,
         'ASSAY_IMPORT_MAX_RESULT_BYTES',
@@ -620,6 +633,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
       concurrentRuns: integer(env, 'ASSAY_QUOTA_CONCURRENT_RUNS', 20, 1, 1_000_000),
       runsPerMinute: integer(env, 'ASSAY_QUOTA_RUNS_PER_MINUTE', 120, 1, 10_000_000),
       loopIterations: integer(env, 'ASSAY_QUOTA_LOOP_ITERATIONS', 100_000, 1, 1_000_000_000),
+      fileBytes: integer(env, 'ASSAY_QUOTA_FILE_BYTES', 256 * 1024 * 1024, 0, 2 ** 50),
     },
     scripts: {
       memoryLimitMb: integer(env, 'ASSAY_SCRIPT_MEMORY_MB', 64, 8, 4096),

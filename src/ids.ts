@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   authProfile: 'aup',
   mockRequest: 'mreq',
   mockCollection: 'mcol',
+  file: 'file',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -310,6 +310,12 @@ export const PROBLEMS = {
     title: 'Payload too large',
     description: 'The request body exceeds the size limit.',
   },
+  'file-too-large': {
+    status: 413,
+    title: 'File too large',
+    description:
+      'The uploaded file is larger than `limit` bytes (ASSAY_FILE_MAX_BYTES, default 10 MiB). Reading stopped at the limit; nothing was stored.',
+  },
   'unsupported-media-type': {
     status: 415,
     title: 'Unsupported media type',
@@ -377,7 +383,7 @@ export const PROBLEMS = {
     status: 429,
     title: 'Quota exceeded',
     description:
-      'Starting this run would exceed a quota of the workspace (`quota`: `concurrent-runs`, ASSAY_QUOTA_CONCURRENT_RUNS, or `runs-per-minute`, ASSAY_QUOTA_RUNS_PER_MINUTE); `limit` and `current` give the figures. Nothing was stored; retry after the number of seconds in `Retry-After`.',
+      'Starting this run, or storing this file, would exceed a quota of the workspace (`quota`: `concurrent-runs`, ASSAY_QUOTA_CONCURRENT_RUNS, or `runs-per-minute`, ASSAY_QUOTA_RUNS_PER_MINUTE, both with `Retry-After`; or `file-bytes`, ASSAY_QUOTA_FILE_BYTES: bytes of distinct file content, freed by deleting files); `limit` and `current` give the figures. Nothing was stored.',
   },
   'loop-iterations-exceeded': {
     status: 422,

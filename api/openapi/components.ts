@@ -458,6 +458,27 @@ export const SCHEMAS = {
       updatedAt: timestamp,
     },
   },
+  File: {
+    type: 'object',
+    description:
+      'A file of the workspace (docs/api.md "Files"): what API nodes send as multipart parts and binary bodies. Its content is read at `/v1/files/{name}/content`.',
+    required: ['id', 'name', 'contentType', 'size', 'sha256', 'createdAt', 'updatedAt'],
+    properties: {
+      id: id('file'),
+      name: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 200,
+        pattern: '^[A-Za-z0-9_./-]{1,200}$',
+        description: 'Unique in the workspace: `fixtures/avatar.png`.',
+      },
+      contentType: { type: 'string', description: 'As uploaded (`Content-Type`); default `application/octet-stream`.' },
+      size: { type: 'integer', minimum: 0, description: 'Bytes.' },
+      sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Hex SHA-256 of the content.' },
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    },
+  },
   Runner: {
     type: 'object',
     required: [
@@ -1312,7 +1333,7 @@ export const RESPONSES = {
     },
   }),
   TooManyRequests: problemResponse(
-    'Rate limit (`rate-limited`, `auth-rate-limited`) or run quota (`quota-exceeded`); `Retry-After` says when to retry.',
+    'Rate limit (`rate-limited`, `auth-rate-limited`) or run quota (`quota-exceeded`): `Retry-After` says when to retry; or the file quota (`quota-exceeded` with `quota: "file-bytes"`, no `Retry-After`: delete files to make room).',
     {
       rateLimited: {
         summary: 'Over the per-key limit',
@@ -1348,14 +1369,29 @@ export const RESPONSES = {
       },
     },
   ),
-  PayloadTooLarge: problemResponse('The body exceeds the size limit (`payload-too-large`; `limit` in bytes).', {
-    tooLarge: {
-      summary: 'Over ASSAY_MAX_BODY_BYTES',
-      value: problemExample('payload-too-large', "The callback's body exceeds 1048576 bytes (ASSAY_MAX_BODY_BYTES).", {
-        limit: 1048576,
-      }),
+  PayloadTooLarge: problemResponse(
+    'The body exceeds the size limit (`payload-too-large`; an uploaded file: `file-too-large`; `limit` in bytes).',
+    {
+      tooLarge: {
+        summary: 'Over ASSAY_MAX_BODY_BYTES',
+        value: problemExample(
+          'payload-too-large',
+          "The callback's body exceeds 1048576 bytes (ASSAY_MAX_BODY_BYTES).",
+          {
+            limit: 1048576,
+          },
+        ),
+      },
+      fileTooLarge: {
+        summary: 'Over ASSAY_FILE_MAX_BYTES',
+        value: problemExample(
+          'file-too-large',
+          'The file is larger than 10485760 bytes, the largest this server stores (ASSAY_FILE_MAX_BYTES). Nothing was stored.',
+          { limit: 10485760 },
+        ),
+      },
     },
-  }),
+  ),
   ServiceUnavailable: problemResponse(
     'The database or Temporal cannot be reached, or the database did not answer within its bounds (`database-unavailable`, `temporal-unavailable`); retry after `Retry-After`. Nothing was changed, except that a write the database did not answer in time may still be applied when it resumes.',
     {

@@ -14,20 +14,23 @@ import { apiOperations, PATH_PARAMS, type ApiOperation } from './operations';
 /** The version of the document's `info`: the API's major version and this document's revision. */
 export const API_DOCUMENT_VERSION = '1.0.0';
 
-/** `/v1/runs/:runId` → `/v1/runs/{runId}`. */
+/**
+ * `/v1/runs/:runId` → `/v1/runs/{runId}`; a rest-of-path parameter too: `/v1/files/*name` →
+ * `/v1/files/{name}` (its value URL-encoded or not: a file name may contain `/`).
+ */
 export function openApiPath(routerPath: string): string {
-  return routerPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+  return routerPath.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
 }
 
 /** The path parameter names of a router path, in order. */
 function pathParams(routerPath: string): string[] {
-  return [...routerPath.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
+  return [...routerPath.matchAll(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
 }
 
 /** The key scope an operation needs (api/scopes.ts), or undefined when it takes no API key. */
 export function operationScope(op: Pick<ApiOperation, 'method' | 'path' | 'auth'>): string | undefined {
   if (op.auth !== 'apiKey') return undefined;
-  const entry = scopeEntryFor(op.method.toUpperCase(), op.path.replace(/:[A-Za-z_][A-Za-z0-9_]*/g, 'x'));
+  const entry = scopeEntryFor(op.method.toUpperCase(), op.path.replace(/[:*][A-Za-z_][A-Za-z0-9_]*/g, 'x'));
   if (!entry || entry.template !== op.path || entry.scope === 'public')
     throw new Error(`${op.method.toUpperCase()} ${op.path} has no entry in the scope table (api/scopes.ts)`);
   return entry.scope;
@@ -83,7 +86,7 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
       ...(r.schema
         ? {
             content: {
-              'application/json': {
+              [r.mediaType ?? 'application/json']: {
                 schema: r.schema,
                 ...(r.examples?.length
                   ? { examples: Object.fromEntries(r.examples.map((name) => [name, RESPONSE_EXAMPLES[name]])) }
@@ -115,7 +118,7 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
             required: op.body.required,
             ...(op.body.description ? { description: op.body.description } : {}),
             content: {
-              'application/json': {
+              [op.body.mediaType ?? 'application/json']: {
                 schema: op.body.schema,
                 ...(op.body.examples ? { examples: op.body.examples } : {}),
               },

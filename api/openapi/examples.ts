@@ -335,6 +335,15 @@ const folder = {
   createdAt: AT,
   updatedAt: AT,
 };
+const file = {
+  id: `file_${ULID}`,
+  name: 'fixtures/avatar.png',
+  contentType: 'image/png',
+  size: 5120,
+  sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  createdAt: AT,
+  updatedAt: AT,
+};
 const runner = {
   id: ids.rnr,
   name: 'smoke',
@@ -491,6 +500,8 @@ export const RESPONSE_EXAMPLES = {
   },
   folder: { summary: 'A folder with hooks', value: folder },
   folders: { summary: 'A page of folders', value: { items: [folder], nextCursor: null } },
+  file: { summary: 'An uploaded image', value: file },
+  files: { summary: 'A page of files', value: { items: [file], nextCursor: null } },
   runner: { summary: 'A runner', value: runner },
   runners: { summary: 'A page of runners', value: { items: [runner], nextCursor: null } },
   runStarted: { summary: 'A run started', value: runStarted },

@@ -50,6 +50,8 @@ export interface SuccessResponse {
   examples?: ResponseExampleName[];
   /** Response headers the answer carries, by name, with a description. */
   headers?: Record<string, string>;
+  /** The body's media type when it is not `application/json` (`*\/*`: the type the content has). */
+  mediaType?: string;
 }
 
 /** How a call authenticates: the API key (scope from api/scopes.ts), the incoming webhook's credentials, or nothing. */
@@ -73,6 +75,8 @@ export interface ApiOperation {
     examples?: Record<string, Example>;
     /** Media types taken besides `application/json`, with their schemas. */
     alsoAs?: Record<string, JsonSchema>;
+    /** The media type instead of `application/json` (`*\/*`: any, as for file content). */
+    mediaType?: string;
   };
   query?: QueryParam[];
   /** Request headers the operation reads (besides `Authorization` and `Idempotency-Key`). */
@@ -98,6 +102,7 @@ export const PATH_PARAMS: Record<string, string> = {
   token: "A Callback node's address token (the end of its `{{callback.url}}`).",
   folderPath:
     "The folder's path, URL-encoded (`users/admin` is `users%2Fadmin`); normalised as a test case's `folder` is.",
+  name: "The file's name: 1–200 letters, digits, `_ . - /`, without empty, `.` or `..` segments; its `/` as is or URL-encoded (`fixtures/avatar.png` or `fixtures%2Favatar.png`).",
 };
 
 const paging = (max: number = PAGE.max, fallback: number = PAGE.default): QueryParam[] => [
@@ -481,6 +486,93 @@ function mockJournalOperations(): ApiOperation[] {
   ];
 }
 
+/** The files of a workspace (api/routes/files.ts, docs/api.md "Files"): addressed by name; PUT takes the bytes. */
+function fileOperations(config: AssayConfig): ApiOperation[] {
+  const tag = 'Files';
+  const one = '/v1/files/*name';
+  const schema = schemaRef('File');
+  const maxBytes = config.api.fileMaxBytes;
+  return [
+    {
+      method: 'get',
+      path: '/v1/files',
+      operationId: 'listFiles',
+      summary: 'List files',
+      description: 'By name; metadata only.',
+      tag,
+      auth: 'apiKey',
+      query: paging(),
+      responses: { '200': ok('A page of files.', pageOf(schema), ['files']) },
+      problems: ['BadRequest'],
+    },
+    {
+      method: 'get',
+      path: one,
+      operationId: 'getFile',
+      summary: "Get a file's metadata",
+      tag,
+      auth: 'apiKey',
+      responses: { '200': ok('The file.', schema, ['file']) },
+      problems: ['BadRequest', 'NotFound'],
+    },
+    {
+      method: 'get',
+      path: `${one}/content`,
+      operationId: 'getFileContent',
+      summary: "Download a file's content",
+      description:
+        'The bytes as uploaded, with the content type they were uploaded with. A name ending in `/content` reads its metadata with that `/` encoded (`a%2Fcontent`).',
+      tag,
+      auth: 'apiKey',
+      responses: {
+        '200': {
+          description: 'The content.',
+          mediaType: '*/*',
+          schema: { description: "The file's bytes." },
+          headers: {
+            'Content-Type': 'The content type the file was uploaded with.',
+            'Content-Length': "The file's size in bytes.",
+            ETag: 'The hex SHA-256 of the content as a strong entity tag, `"<sha256>"`.',
+            'Content-Disposition': '`attachment; filename="<last segment of the name>"`.',
+          },
+        },
+      },
+      problems: ['BadRequest', 'NotFound'],
+    },
+    {
+      method: 'put',
+      path: one,
+      operationId: 'replaceFile',
+      summary: 'Upload a file (create or replace)',
+      description: `The raw body is the content, of any media type: its \`Content-Type\` is kept (none: \`application/octet-stream\`). At most ASSAY_FILE_MAX_BYTES (here ${maxBytes}) bytes: past it 413 \`file-too-large\` naming \`limit\`, nothing stored. Content the workspace already has (same SHA-256) is stored once; new content past ASSAY_QUOTA_FILE_BYTES of distinct content is 429 \`quota-exceeded\` with \`quota: "file-bytes"\`, \`limit\` and \`current\`. Replacing keeps the file's id and \`createdAt\`.`,
+      tag,
+      auth: 'apiKey',
+      body: {
+        schema: { description: "The file's bytes." },
+        required: true,
+        mediaType: '*/*',
+        description: 'The file content as is (no Content-Encoding).',
+      },
+      responses: {
+        '200': ok('The file as stored (it existed: replaced).', schema, ['file']),
+        '201': created('File', schema, ['file']),
+      },
+      problems: ['BadRequest', 'PayloadTooLarge', 'UnsupportedMediaType'],
+    },
+    {
+      method: 'delete',
+      path: one,
+      operationId: 'deleteFile',
+      summary: 'Delete a file',
+      description: 'Its content goes too when no other file of the workspace has the same content.',
+      tag,
+      auth: 'apiKey',
+      responses: deleted('File'),
+      problems: ['BadRequest', 'NotFound'],
+    },
+  ];
+}
+
 function folderOperations(): ApiOperation[] {
   const tag = 'Folders';
   const one = '/v1/folders/:folderPath';
@@ -599,6 +691,7 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
     }).map(withTestCaseVersions),
     ...testCaseToolOperations(config),
     ...folderOperations(),
+    ...fileOperations(config),
     ...historyOperations(),
     ...mockJournalOperations(),
     ...crud({

@@ -7,6 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { FILES_FOLDER } from './file-sync';
 import { parseResourceFile, resourcePath, serialiseResource, type FileProblem } from './format';
 import { KIND_FOLDER, KIND_ORDER, resourceKey, resourceLabel, type ResourceSpec } from './model';
 import type { DesiredResource } from './plan';
@@ -17,7 +18,9 @@ function isResourceFile(name: string): boolean {
 }
 
 /**
- * Every resource file under `dir` as `/`-separated paths relative to it, sorted.
+ * Every resource file under `dir` as `/`-separated paths relative to it, sorted. The top-level
+ * `files/` folder holds workspace files as they are (cli/gitops/file-sync.ts), not resources: it is
+ * not read.
  * @throws Error with code ENOENT/ENOTDIR when `dir` is not a directory.
  */
 export async function listResourceFiles(dir: string): Promise<string[]> {
@@ -26,6 +29,7 @@ export async function listResourceFiles(dir: string): Promise<string[]> {
     const entries = await fs.readdir(path.join(dir, rel), { withFileTypes: true });
     for (const e of entries) {
       if (e.name.startsWith('.')) continue;
+      if (!rel && e.name === FILES_FOLDER) continue;
       const child = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) await walk(child);
       else if (e.isFile() && isResourceFile(e.name)) out.push(child);

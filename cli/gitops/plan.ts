@@ -11,6 +11,7 @@
  * webhook header given as `{secret: true}` keeps the value stored on the server, and is left out
  * (with a warning) where the server has none.
  */
+import { describeFileAction, type FilePlan } from './file-sync';
 import type { FileProblem } from './format';
 import {
   DEPLOYMENT_FIELDS,
@@ -335,20 +336,25 @@ export function describeAction(a: PlanAction): string {
   return `${sign} ${a.op} ${a.label}${a.op === 'update' ? ` (${a.fields.join(', ')})` : ''}`;
 }
 
-/** The plan as lines (docs/tests-as-files.md "Plan"); `dir` names the directory in the no-change line. */
-export function renderPlan(plan: Plan, dir: string): string[] {
-  const lines = plan.actions.map(describeAction);
-  if (plan.unchanged) lines.push(`= ${plan.unchanged} unchanged`);
-  if (plan.kept.length)
-    lines.push(`= ${plan.kept.length} without a file, kept (--prune deletes them): ${plan.kept.join(', ')}`);
-  if (plan.actions.length === 0) lines.push(`No changes: the workspace matches ${dir}.`);
-  else
-    lines.push(
-      `Plan: ${count(plan, 'create')} to create, ${count(plan, 'update')} to update, ${count(plan, 'delete')} to delete.`,
-    );
+/**
+ * The plan as lines (docs/tests-as-files.md "Plan"), in apply order: uploads of workspace files
+ * (`files`, cli/gitops/file-sync.ts), then `plan`'s actions, then deletes of workspace files; the
+ * unchanged and kept counts and the totals count both. `dir` names the directory in the
+ * no-change line.
+ */
+export function renderPlan(plan: Plan, dir: string, files?: FilePlan): string[] {
+  const lines = [
+    ...(files?.uploads ?? []).map(describeFileAction),
+    ...plan.actions.map(describeAction),
+    ...(files?.deletes ?? []).map(describeFileAction),
+  ];
+  const ops = [...plan.actions, ...(files?.uploads ?? []), ...(files?.deletes ?? [])].map((a) => a.op);
+  const count = (op: PlanAction['op']) => ops.filter((o) => o === op).length;
+  const unchanged = plan.unchanged + (files?.unchanged ?? 0);
+  const kept = [...plan.kept, ...(files?.kept ?? [])];
+  if (unchanged) lines.push(`= ${unchanged} unchanged`);
+  if (kept.length) lines.push(`= ${kept.length} without a file, kept (--prune deletes them): ${kept.join(', ')}`);
+  if (ops.length === 0) lines.push(`No changes: the workspace matches ${dir}.`);
+  else lines.push(`Plan: ${count('create')} to create, ${count('update')} to update, ${count('delete')} to delete.`);
   return lines;
-}
-
-function count(plan: Plan, op: PlanAction['op']): number {
-  return plan.actions.filter((a) => a.op === op).length;
 }

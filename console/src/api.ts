@@ -73,6 +73,11 @@ export async function api<T = unknown>(
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError({ title: 'Assay is unreachable', status: 0, code: 'network', detail: (err as Error).message });
   }
+  return answer<T>(res, options);
+}
+
+/** Reads `res` as {@link api} does: parsed JSON (undefined when empty), or {@link ApiError} for ≥ 400 (a 401 signs out). */
+async function answer<T>(res: Response, options: CallOptions): Promise<T> {
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -80,15 +85,87 @@ export async function api<T = unknown>(
   } catch {
     parsed = undefined;
   }
-  if (res.status >= 400) {
-    const problem: Problem =
-      parsed && typeof parsed === 'object' && 'title' in parsed
-        ? (parsed as Problem)
-        : { title: res.statusText || 'Request failed', status: res.status, detail: text.slice(0, 300) };
-    if (res.status === 401 && !options.key) signOut();
-    throw new ApiError(problem);
-  }
+  if (res.status >= 400) throw failure(res, parsed, text, options);
   return parsed as T;
+}
+
+/** The {@link ApiError} of a failed answer (its problem document, else one made from the status); a 401 signs out. */
+function failure(res: Response, parsed: unknown, text: string, options: CallOptions): ApiError {
+  const problem: Problem =
+    parsed && typeof parsed === 'object' && 'title' in parsed
+      ? (parsed as Problem)
+      : { title: res.statusText || 'Request failed', status: res.status, detail: text.slice(0, 300) };
+  if (res.status === 401 && !options.key) signOut();
+  return new ApiError(problem);
+}
+
+/** A workspace file as `PUT /v1/files/{name}` and `GET /v1/files` answer it (docs/api.md "Files"). */
+export interface WorkspaceFile {
+  id: string;
+  /** 1–200 characters: letters, digits, `_ . - /`. */
+  name: string;
+  /** The Content-Type it was uploaded with (sent again when a request uses the file). */
+  contentType: string;
+  /** Bytes. */
+  size: number;
+  /** Hex SHA-256 of the content. */
+  sha256: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `/v1/files/{name}` with the name as one path segment (`/` in a name is sent as `%2F`). */
+export function filePath(name: string, suffix = ''): string {
+  return `/v1/files/${encodeURIComponent(name)}${suffix}`;
+}
+
+/**
+ * Uploads `data` as the workspace file `name`: `PUT /v1/files/{name}` with the raw bytes as the
+ * body and `contentType` (default the blob's own type, else `application/octet-stream`) as its
+ * Content-Type; {@link api} sends JSON only. Answers the stored file (201 new, 200 replaced).
+ * Throws {@link ApiError} as {@link api} does: 400 `validation-failed` (a bad name), 413
+ * `file-too-large` (the size limit), 429 `quota-exceeded` (`quota: "file-bytes"`), `network`.
+ */
+export async function uploadFile(
+  name: string,
+  data: Blob,
+  contentType?: string,
+  options: CallOptions = {},
+): Promise<WorkspaceFile> {
+  const key = options.key ?? session()?.key;
+  const headers: Record<string, string> = {
+    Accept: 'application/json, application/problem+json',
+    'Content-Type': contentType || data.type || 'application/octet-stream',
+    ...options.headers,
+  };
+  if (key) headers.Authorization = `Bearer ${key}`;
+  let res: Response;
+  try {
+    res = await fetch(filePath(name), { method: 'PUT', headers, body: data, signal: options.signal });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError({ title: 'Assay is unreachable', status: 0, code: 'network', detail: (err as Error).message });
+  }
+  return answer<WorkspaceFile>(res, options);
+}
+
+/**
+ * The content of the workspace file `name` (`GET /v1/files/{name}/content`, with the session's
+ * key) as a Blob of its stored type. Throws {@link ApiError} as {@link api} does (404 unknown name).
+ */
+export async function downloadFile(name: string, options: CallOptions = {}): Promise<Blob> {
+  const key = options.key ?? session()?.key;
+  const headers: Record<string, string> = { ...options.headers };
+  if (key) headers.Authorization = `Bearer ${key}`;
+  let res: Response;
+  try {
+    res = await fetch(filePath(name, '/content'), { headers, signal: options.signal });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError({ title: 'Assay is unreachable', status: 0, code: 'network', detail: (err as Error).message });
+  }
+  if (res.status >= 400) await answer(res, options); // throws the problem
+  return res.blob();
 }
 
 /** A list page as every Assay listing answers it (docs/api.md "Lists and paging"). */

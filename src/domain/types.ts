@@ -194,6 +194,74 @@ export interface RequestSpec {
   alwaysSendBody?: boolean;
   /** Credentials the request is signed with when sent. */
   auth?: RequestAuth;
+  /**
+   * A `multipart/form-data` body (docs/flows.md "Files"): 1 to 100 parts in order, text parts
+   * (`value`) and workspace files (`file`, its name or id); several parts may share a name.
+   * Exclusive with `body` and `file` (src/validation/flow.ts).
+   */
+  multipart?: MultipartPart[];
+  /**
+   * A workspace file's bytes as the whole body (docs/flows.md "Files"): its name or id, or
+   * `{file, contentType}`. Exclusive with `body` and `multipart`.
+   */
+  file?: string | FileBody;
+}
+
+/**
+ * One part of a `multipart/form-data` request (RequestSpec `multipart`); strings may hold
+ * `{{variable}}` placeholders. A text part has `value` (sent as UTF-8, without a Content-Type); a
+ * file part has `file`: a workspace file's name (`fixtures/avatar.png`) or id (`file_…`), sent with
+ * `filename` (default: the last `/`-separated segment of the file's name) and `contentType`
+ * (default: the file's own, or `application/octet-stream` when it has none). Exactly one of
+ * `value` and `file` (src/validation/flow.ts).
+ */
+export interface MultipartPart {
+  /** The form field's name (several parts may share one: several files under one field). */
+  name: string;
+  value?: string;
+  file?: string;
+  filename?: string;
+  contentType?: string;
+}
+
+/**
+ * A binary body (RequestSpec `file`, as an object): the file's bytes as the whole body, sent with
+ * `Content-Type` `contentType`, else the request's own `Content-Type` header, else the file's
+ * type, else `application/octet-stream`.
+ */
+export interface FileBody {
+  /** A workspace file's name or id. */
+  file: string;
+  contentType?: string;
+}
+
+/**
+ * A multipart part as results show it (NodeResult `request.parts`; never its content): `size` in
+ * bytes, `sha256` the hex SHA-256 of the bytes sent. Text parts: `name` and `size` only.
+ */
+export interface SentPart {
+  name: string;
+  filename?: string;
+  contentType?: string;
+  size: number;
+  sha256?: string;
+}
+
+/**
+ * A binary body as results show it (NodeResult `request.file`; never its content): the workspace
+ * file's name, the Content-Type sent, its size in bytes and hex SHA-256.
+ */
+export interface SentFile {
+  name: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+}
+
+/** What a request with files sent, as results show it: `parts` (multipart) or `file` (a binary body). */
+export interface SentFiles {
+  parts?: SentPart[];
+  file?: SentFile;
 }
 
 /** A script configuration (spec "Scripts and libraries"): code and library URLs. */
@@ -606,6 +674,12 @@ export interface ResolvedRequest {
   disableUrlEncoding?: boolean;
   alwaysSendBody?: boolean;
   auth?: RequestAuth;
+  /** RequestSpec `multipart` with its templates filled; the node activity reads the files. */
+  multipart?: MultipartPart[];
+  /** RequestSpec `file` with its templates filled (always the object form). */
+  file?: FileBody;
+  /** The workspace whose files `multipart` and `file` name; set only with one of them. */
+  workspaceId?: string;
 }
 
 /** The response an activity observed. `error` is set instead of `status` when no response arrived. */
@@ -633,6 +707,11 @@ export interface HttpExchange {
   redirects?: number;
   /** Elapsed time from sending to the end of the body, milliseconds. */
   timeMs: number;
+  /**
+   * A request with files (RequestSpec `multipart` or `file`): what was sent, without the content
+   * (NodeResult `request.parts` / `request.file`). Absent for other requests.
+   */
+  sentFiles?: SentFiles;
   /** Network-level failure (connection refused, DNS, timeout), human readable. */
   error?: string;
   /**
@@ -719,7 +798,11 @@ export interface NodeResult {
   reason?: string;
   // API nodes
   /** `auth`: the scheme the request was signed with, its secrets shown as `***`. */
-  request?: { method: string; url: string; auth?: Record<string, string> };
+  /**
+   * `parts` (a multipart request) and `file` (a binary body): what was sent, never the content
+   * ({@link SentFiles}).
+   */
+  request?: { method: string; url: string; auth?: Record<string, string>; parts?: SentPart[]; file?: SentFile };
   /** `contentEncoding`, `encodedSize`: as {@link HttpExchange} has them, when the body was decoded. */
   response?: {
     status?: number;
@@ -780,6 +863,10 @@ export interface NodeDebugCapture {
     headers: Record<string, string>;
     body?: unknown;
     bodyTruncated?: boolean;
+    /** A multipart request: its parts' metadata instead of a body (as NodeResult `request.parts`). */
+    parts?: SentPart[];
+    /** A binary body: the file's metadata instead of a body (as NodeResult `request.file`). */
+    file?: SentFile;
   };
   /** API and Poll nodes (the last attempt): the response as received; `body` parsed when JSON. */
   response?: {

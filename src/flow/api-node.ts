@@ -6,6 +6,7 @@ import { fillTemplate, fillTemplates, type DynamicSources, type TemplateVariable
 import type {
   ApiNode,
   HttpExchange,
+  MultipartPart,
   NodeResult,
   RequestAuth,
   RequestSpec,
@@ -49,6 +50,15 @@ export function resolveRequest(
     followRedirects: spec.followRedirects ?? true,
     maxResponseBytes: settings.maxResponseBytes,
   };
+  // Files (docs/flows.md "Files"): refs and names filled here; the node activity reads the bytes.
+  if (spec.multipart !== undefined) resolved.multipart = fillParts(spec.multipart, variables, dynamic);
+  if (spec.file !== undefined) {
+    const file = typeof spec.file === 'string' ? { file: spec.file } : spec.file;
+    resolved.file = {
+      file: fillTemplate(file.file, variables, dynamic),
+      ...(file.contentType !== undefined ? { contentType: fillTemplate(file.contentType, variables, dynamic) } : {}),
+    };
+  }
   // The later settings only when set: a request without them is what recorded histories hold.
   for (const name of REQUEST_SETTINGS)
     if (spec[name] !== undefined) (resolved as unknown as Record<string, unknown>)[name] = spec[name];
@@ -59,6 +69,36 @@ export function resolveRequest(
     resolved.auth = auth as unknown as RequestAuth;
   }
   return resolved;
+}
+
+/** Multipart parts with every string's templates filled (names, values, refs, file names, types). */
+function fillParts(parts: MultipartPart[], variables: TemplateVariables, dynamic: DynamicSources): MultipartPart[] {
+  return parts.map((part) => {
+    const out: MultipartPart = { name: '' };
+    for (const [field, value] of Object.entries(part))
+      if (typeof value === 'string') out[field as keyof MultipartPart] = fillTemplate(value, variables, dynamic);
+    return out;
+  });
+}
+
+/**
+ * The request with the workspace its files are read from (`workspaceId`, the run's: RunPlan
+ * `workspaceId`, InterpreterPort `workspaceId` or its `mockScope`'s) when it sends files
+ * (`multipart` or `file`); the request itself otherwise, so requests without files stay what
+ * recorded histories hold. Synchronous: no workflow command.
+ */
+export function withFilesWorkspace(request: ResolvedRequest, workspaceId: string | undefined): ResolvedRequest {
+  if ((request.multipart === undefined && request.file === undefined) || workspaceId === undefined) return request;
+  return { ...request, workspaceId };
+}
+
+/** A request's files as results show them (NodeResult `request.parts` / `request.file`): `{}` when it sent none. */
+export function sentFilesResult(
+  ex: HttpExchange | undefined,
+): Pick<NonNullable<NodeResult['request']>, 'parts' | 'file'> {
+  const sent = ex?.sentFiles;
+  if (!sent) return {};
+  return { ...(sent.parts ? { parts: sent.parts } : {}), ...(sent.file ? { file: sent.file } : {}) };
 }
 
 /**
@@ -89,6 +129,8 @@ function withServers(
   if (spec.headers) out.headers = Object.fromEntries(Object.entries(spec.headers).map(([k, v]) => [fill(k), fill(v)]));
   if (spec.body !== undefined) out.body = deep(spec.body);
   if (spec.auth) out.auth = deep(spec.auth) as RequestAuth;
+  if (spec.multipart) out.multipart = deep(spec.multipart) as MultipartPart[];
+  if (spec.file !== undefined) out.file = deep(spec.file) as RequestSpec['file'];
   return out;
 }
 
@@ -192,9 +234,12 @@ export async function runApiNode(flow: FlowBase, node: ApiNode, path: string): P
   const label = node.name ? `${node.name} (${node.id})` : node.id;
   let request: ResolvedRequest;
   try {
-    request = withMockScope(
-      resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings, port.servers),
-      port.mockScope,
+    request = withFilesWorkspace(
+      withMockScope(
+        resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings, port.servers),
+        port.mockScope,
+      ),
+      port.workspaceId ?? port.mockScope?.workspaceId,
     );
   } catch (err) {
     if (!(err instanceof UnknownServerError)) throw err;
@@ -227,6 +272,7 @@ export async function runApiNode(flow: FlowBase, node: ApiNode, path: string): P
     url: out.request.url,
     ...(request.auth ? { auth: maskedAuth(request.auth) } : {}),
     ...(authProfile ? { auth: profileInResults(authProfile) } : {}),
+    ...sentFilesResult(out.exchange),
   };
   if (out.logs.length) result.logs = out.logs;
   if (out.attempts.length > 1) result.attempts = out.attempts;

@@ -4,7 +4,8 @@
  * `NodeDebugCapture`):
  *
  * - API and Poll nodes: the last attempt's request as sent (method, URL, headers, body, after the
- *   `beforeRequest` hooks and the auth profile) and its response (status, headers, body as the
+ *   `beforeRequest` hooks and the auth profile; a request with files shows their metadata, `parts`
+ *   or `file` as in NodeResult `request`, instead of a body) and its response (status, headers, body as the
  *   flow sees it, `nodes.<id>.response`: parsed when JSON; time);
  * - every node that ran: the flow's variables after it.
  *
@@ -107,12 +108,16 @@ export function debugExchange(
   exchange: HttpExchange | undefined,
 ): NodeDebugCapture {
   const capture: NodeDebugCapture = {};
+  // A request with files (docs/flows.md "Files"): their metadata, never their bytes, instead of a body.
+  const files = exchange?.sentFiles;
   if (request)
     capture.request = {
       method: request.method,
       url: request.url,
       headers: { ...(request.headers ?? {}) },
-      ...debugBody(request.body),
+      ...(files
+        ? { ...(files.parts ? { parts: files.parts } : {}), ...(files.file ? { file: files.file } : {}) }
+        : debugBody(request.body)),
     };
   if (exchange && exchange.status !== undefined) {
     const body = debugBody(exchange.body);

@@ -22,7 +22,14 @@ import type { ExpressionError } from '../domain/expressions';
 import { truthy } from '../domain/expressions';
 import type { AttemptResult, HttpExchange, NodeResult, PollNode, ResolvedRequest } from '../domain/types';
 import type { FlowBase } from './flow-base';
-import { resolveRequest, responseContext, responseResult, withMockScope } from './api-node';
+import {
+  resolveRequest,
+  responseContext,
+  responseResult,
+  sentFilesResult,
+  withFilesWorkspace,
+  withMockScope,
+} from './api-node';
 import { where } from './script-node';
 import { UnknownServerError } from './servers';
 import { apiNodeAuthProfile, profileInResults } from '../domain/auth-profiles';
@@ -49,7 +56,13 @@ export const POLL_KEPT_ATTEMPTS = 100;
  * Error codes of an attempt that no later attempt can change (the request is refused, cannot be
  * built or was cancelled): the node fails at once instead of polling on.
  */
-const PERMANENT_ERRORS = new Set(['ADDRESS_NOT_ALLOWED', 'INPUT_TOO_LARGE', 'INVALID_URL', 'CANCELLED']);
+const PERMANENT_ERRORS = new Set([
+  'ADDRESS_NOT_ALLOWED',
+  'INPUT_TOO_LARGE',
+  'INVALID_URL',
+  'CANCELLED',
+  'FILE_NOT_FOUND',
+]);
 
 /** A Poll node's delays, in ms (its `interval`, `backoff`, `factor`, `maxInterval`, `jitter` read). */
 export interface PollDelays {
@@ -159,9 +172,12 @@ export async function runPollNode(flow: FlowBase, node: PollNode, path: string):
 
   for (let attempt = 1; ; attempt++) {
     try {
-      request = withMockScope(
-        resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings, port.servers),
-        port.mockScope,
+      request = withFilesWorkspace(
+        withMockScope(
+          resolveRequest(node, flow.templateVariables(), port.dynamic, port.settings, port.servers),
+          port.mockScope,
+        ),
+        port.workspaceId ?? port.mockScope?.workspaceId,
       );
     } catch (err) {
       if (!(err instanceof UnknownServerError)) throw err;
@@ -193,6 +209,7 @@ export async function runPollNode(flow: FlowBase, node: PollNode, path: string):
       url: out.request.url,
       ...(request.auth ? { auth: maskedAuth(request.auth) } : {}),
       ...(authProfile ? { auth: profileInResults(authProfile) } : {}),
+      ...sentFilesResult(out.exchange),
     };
     ex = out.exchange;
     sentRequest = out.request;

@@ -43,6 +43,12 @@ export interface InterpreterPort {
    */
   mockScope?: { workspaceId: string; scope: string };
   /**
+   * The run's workspace (RunPlan `workspaceId`), whose files requests' `multipart` and `file` name
+   * (docs/flows.md "Files"); absent: `mockScope`'s workspace is used (load tests' ports set this,
+   * their stored plan has no mock scope).
+   */
+  workspaceId?: string;
+  /**
    * True: the inputs of API, Poll, Script, WebSocket, SSE and gRPC nodes carry their node execution
    * id (`execution`, src/flow/execution-id.ts): a run's ports (the workflow port, a `testCase`-mode
    * segment's direct port). Absent: no id is made (load tests' virtual users).

@@ -22,7 +22,8 @@ declare module 'hawk' {
     timestamp?: number;
     nonce?: string;
     localtimeOffsetMsec?: number;
-    payload?: string;
+    /** Text (hashed as UTF-8) or bytes (a request with files). */
+    payload?: string | Buffer;
     contentType?: string;
     hash?: string;
     app?: string;

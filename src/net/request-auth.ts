@@ -29,7 +29,8 @@ export interface OutgoingRequest {
   target: string;
   /** Headers as sent (names as given). */
   headers: Record<string, string>;
-  body?: string;
+  /** The body as sent: text, or bytes (a request with files, activities/files.ts). */
+  body?: string | Buffer;
 }
 
 /** What signing adds: headers to set, or a new request target (signature in the query). */
@@ -145,7 +146,7 @@ function signOAuth1(auth: OAuth1Auth, req: OutgoingRequest): Signed {
   if (auth.callback) params.oauth_callback = auth.callback;
   if (auth.verifier) params.oauth_verifier = auth.verifier;
   const form = /^application\/x-www-form-urlencoded\b/i.test(headerValue(req.headers, 'content-type') ?? '')
-    ? req.body
+    ? req.body?.toString()
     : undefined;
   const base = oauthBaseString(req.method, req.url, req.target, params, form);
   params.oauth_signature = oauthSignature(signatureMethod, base, auth.consumerSecret ?? '', auth.tokenSecret ?? '');
@@ -279,7 +280,11 @@ export function digestAuthorization(
 ): string {
   const p = challenge.params;
   const algorithm = p.algorithm ?? 'MD5';
-  const H = (text: string) => crypto.createHash(hashOf(algorithm)!).update(text, 'utf8').digest('hex');
+  const H = (text: string | Buffer) =>
+    crypto
+      .createHash(hashOf(algorithm)!)
+      .update(typeof text === 'string' ? Buffer.from(text, 'utf8') : text)
+      .digest('hex');
   const realm = p.realm ?? '';
   const nonce = p.nonce ?? '';
   const offered = (p.qop ?? '').split(',').map((q) => q.trim().toLowerCase());

@@ -178,6 +178,34 @@ export interface NodeFields {
   properties: Readonly<Record<string, unknown>>;
 }
 
+/** Most parts of a request's `multipart` body. */
+export const MAX_MULTIPART_PARTS = 100;
+
+/** A workspace file named by a request: its name or id (`file_…`); templates allowed. */
+const FILE_REF = { type: 'string', minLength: 1, maxLength: 1024 } as const;
+
+/** A Content-Type given for a part or a binary body: one line, templates allowed. */
+const MEDIA_TYPE = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\r\\n]*$' } as const;
+
+/**
+ * One part of `multipart`: exactly one of `value` (a text part) and `file` (a workspace file, with
+ * the optional `filename` and `contentType`); checked after the schema (src/validation/flow.ts).
+ */
+const MULTIPART_PART_SCHEMA = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  description:
+    'A text part `{name, value}` or a file part `{name, file, filename?, contentType?}` (exactly one of `value` and `file`; `filename` and `contentType` only with `file`). Strings may hold `{{variable}}` placeholders.',
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 1000 },
+    value: { type: 'string', maxLength: 1_000_000 },
+    file: FILE_REF,
+    filename: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\r\\n]*$' },
+    contentType: MEDIA_TYPE,
+  },
+} as const;
+
 /** An API node's (and a Poll node's) `request`. */
 export const REQUEST_SCHEMA = {
   type: 'object',
@@ -225,6 +253,27 @@ export const REQUEST_SCHEMA = {
         'Send the body with GET, HEAD, COPY, PURGE and UNLOCK too (default false: dropped, with no Content-Type).',
     },
     auth: REQUEST_AUTH_SCHEMA,
+    multipart: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_MULTIPART_PARTS,
+      description:
+        "A `multipart/form-data` body (docs/flows.md \"Files\"), its parts in order: a text part `{name, value}`, or a workspace file `{name, file, filename?, contentType?}` (`file`: the file's name or id; `filename` default the last segment of the file's name; `contentType` default the file's). Several parts may share a name. Exclusive with `body` and `file`; `Content-Type` is always `multipart/form-data` with its boundary (a header of that name is replaced), `Content-Length` is known up front.",
+      items: MULTIPART_PART_SCHEMA,
+    },
+    file: {
+      description:
+        "A workspace file's bytes as the whole body (docs/flows.md \"Files\"): its name or id, or `{file, contentType?}`. Content-Type: `contentType`, else the request's own header, else the file's, else `application/octet-stream`. Exclusive with `body` and `multipart`.",
+      anyOf: [
+        FILE_REF,
+        {
+          type: 'object',
+          required: ['file'],
+          additionalProperties: false,
+          properties: { file: FILE_REF, contentType: MEDIA_TYPE },
+        },
+      ],
+    },
   },
 } as const;
 

@@ -14,7 +14,7 @@ import vm from 'node:vm';
 import Ajv from 'ajv';
 import { checkSchema, parseRegex } from '../domain/assertions';
 import { checkExpression, referencedNodeIds } from '../domain/expressions';
-import type { Assertion, DataSet, FlowNode, ScriptConfig } from '../domain/types';
+import type { Assertion, DataSet, FlowNode, RequestSpec, ScriptConfig } from '../domain/types';
 import { assignNodeIds, childLists, forEachNode } from '../flow/tree';
 import { ownLibrary } from '../sandbox/libraries';
 import { dataSetRows } from './data-sets';
@@ -32,6 +32,35 @@ import {
   NODES_REF,
   SCRIPT_SCHEMA,
 } from './flow-schemas';
+
+/**
+ * What the schema cannot say of a request's body fields (docs/flows.md "Files"): at most one of
+ * `body`, `multipart` and `file` (the later field of the pair is named at fault: `multipart` next
+ * to `body`, `file` next to either), and each multipart part exactly one of `value` and `file`,
+ * with `filename` and `contentType` only beside `file`. `at`: the request's path.
+ */
+export function requestBodyIssues(request: RequestSpec, at: Array<string | number>): FlowIssue[] {
+  const issues: FlowIssue[] = [];
+  if (request.multipart !== undefined && request.body !== undefined)
+    issues.push({ path: [...at, 'multipart'], message: 'cannot be used with body: a request has one body' });
+  if (request.file !== undefined && request.body !== undefined)
+    issues.push({ path: [...at, 'file'], message: 'cannot be used with body: a request has one body' });
+  if (request.file !== undefined && request.multipart !== undefined)
+    issues.push({ path: [...at, 'file'], message: 'cannot be used with multipart: a request has one body' });
+  (request.multipart ?? []).forEach((part, i) => {
+    const where = [...at, 'multipart', i];
+    if ((part.value === undefined) === (part.file === undefined))
+      issues.push({
+        path: where,
+        message: 'a part needs exactly one of value (a text part) and file (a workspace file)',
+      });
+    else if (part.value !== undefined)
+      for (const field of ['filename', 'contentType'] as const)
+        if (part[field] !== undefined)
+          issues.push({ path: [...where, field], message: 'is only taken by a file part (one with file)' });
+  });
+  return issues;
+}
 
 /** A problem at a path inside the request body. */
 export interface FlowIssue {
@@ -268,6 +297,7 @@ export function validateFlow(
           });
           if (node.script) checkScript(node.script, [...at, 'script'], issues);
           issues.push(...serverNodeIssues(node, at));
+          issues.push(...requestBodyIssues(node.request, [...at, 'request']));
           break;
         case 'if':
           expression(node.condition, [...at, 'condition']);
@@ -326,6 +356,7 @@ export function validateFlow(
             checkAssertion(a, [...at, 'assertions', j], issues);
           });
           issues.push(...serverNodeIssues(node, at));
+          issues.push(...requestBodyIssues(node.request, [...at, 'request']));
           break;
         case 'websocket':
         case 'sse':

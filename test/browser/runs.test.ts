@@ -325,6 +325,7 @@ describe('console: runs (Chromium)', function () {
         'Deployments',
         'API designs',
         'Libraries',
+        'Files',
         'Local requests',
       ]) {
         await page

@@ -2,7 +2,8 @@
  * The designer's node forms (console/src/designer/forms): the plan made from the server's own flow
  * schemas covers every field of every node type (rendered or explicitly skipped) and refuses schema
  * keywords it does not know, so the forms stay in step with validation; and the value rules the
- * forms use (expected values, the URL's query, body modes, placeholders, JSONata checks).
+ * forms use (expected values, the URL's query, body modes with multipart and file bodies,
+ * placeholders, JSONata checks).
  */
 import { expect } from 'chai';
 import jsonata from 'jsonata';
@@ -24,6 +25,9 @@ import {
 import { humanize, labelOf } from '../../console/src/designer/forms/labels';
 import {
   bodyMode,
+  fileBody,
+  multipartParts,
+  requestBodyMode,
   expressionItems,
   expressionSpot,
   formToRows,
@@ -144,6 +148,27 @@ describe('designer forms: the plan covers the flow schemas', () => {
     expect(at(plan, 'request', 'alwaysSendBody')).to.include({ kind: 'boolean', defaultValue: false });
     expect(at(plan, 'retry', 'onStatus')).to.include({ kind: 'list', numbers: true });
     expect(at(plan, 'assertions')).to.include({ kind: 'assertions', response: true, minItems: 0 });
+  });
+
+  it('request.multipart and request.file are body modes of the request builder (Body tab), never settings', () => {
+    for (const type of ['api', 'poll'] as const) {
+      const req = controlOf(planNode(type), 'request');
+      if (req.kind !== 'request') throw new Error('not a request builder');
+      expect(req.multipart, `${type}: multipart`).to.include({ pointer: '/request/multipart', kind: 'rows' });
+      expect(req.file, `${type}: file`).to.include({ pointer: '/request/file', kind: 'json' });
+      const generic = req.request.children.map((c) => c.pointer);
+      expect(generic)
+        .to.include('/request/body')
+        .and.not.include('/request/multipart')
+        .and.not.include('/request/file');
+      // Their errors still have a place in the form (the Body tab shows them).
+      const { byAnchor, unmatched } = assignErrors(anchorsOf(planNode(type)), [
+        { pointer: '/request/multipart/1/file', message: 'no such file' },
+        { pointer: '/request/file', message: 'no such file' },
+      ]);
+      expect(unmatched).to.deep.equal([]);
+      expect([...byAnchor.keys()]).to.deep.equal(['/request/multipart', '/request/file']);
+    }
   });
 
   it('request.auth is a select of the schemes, each with its own fields (from the allOf/if/then schema)', () => {
@@ -316,6 +341,27 @@ describe('designer forms: value rules', () => {
     expect(bodyMode('a=1', { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' })).to.equal('form');
     expect(bodyMode('a=1', { 'Content-Type': 'text/plain' })).to.equal('text');
     expect(bodyMode('hello', undefined)).to.equal('text');
+  });
+
+  it('a request with multipart or file is in that mode, whatever its body; file bodies and parts read loosely', () => {
+    expect(requestBodyMode({ multipart: [{ name: 'a', value: '1' }] })).to.equal('multipart');
+    expect(requestBodyMode({ multipart: [] })).to.equal('multipart');
+    expect(requestBodyMode({ file: 'avatar.png' })).to.equal('file');
+    expect(requestBodyMode({ file: { file: 'avatar.png' } })).to.equal('file');
+    expect(requestBodyMode({ body: 'x' })).to.equal('text');
+    expect(requestBodyMode({})).to.equal('none');
+    expect(fileBody('avatar.png')).to.deep.equal({ file: 'avatar.png' });
+    expect(fileBody({ file: 'a.csv', contentType: 'text/csv' })).to.deep.equal({
+      file: 'a.csv',
+      contentType: 'text/csv',
+    });
+    expect(fileBody({ contentType: 'text/csv' })).to.equal(undefined);
+    expect(fileBody(3)).to.equal(undefined);
+    expect(multipartParts([{ name: 'a', value: '1' }, 'x', null, [1], { name: 'f', file: 'b.png' }])).to.deep.equal([
+      { name: 'a', value: '1' },
+      { name: 'f', file: 'b.png' },
+    ]);
+    expect(multipartParts({ name: 'a' })).to.deep.equal([]);
   });
 
   it('form bodies: encoded, placeholders left as written, and read back', () => {

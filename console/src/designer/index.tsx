@@ -172,6 +172,11 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
     (signal) => listAll<{ id: string; name: string; reusable?: boolean }>('/v1/test-cases', signal),
     [],
   );
+  // The workspace files multipart parts and file bodies choose from (none when the listing fails).
+  const files = useLoad(
+    (signal) => listAll<{ name: string; contentType: string; size: number }>('/v1/files', signal),
+    [],
+  );
   const envNames = (envs.data ?? []).map((e) => e.name);
   const chosenEnv = environment && envNames.includes(environment) ? environment : (envNames[0] ?? '');
   const envDoc = useLoad(
@@ -225,9 +230,11 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
         .filter((t) => t.id !== id)
         .map((t) => ({ id: t.id, name: t.name, reusable: !!t.reusable })),
       dataSets: doc.dataSets.map((d) => d.name),
+      files: (files.data ?? []).map((f) => ({ name: f.name, contentType: f.contentType, size: f.size })),
+      reloadFiles: files.reload,
       onSend: can('run') && selected?.type === 'api' && chosenEnv ? () => void send() : undefined,
     }),
-    [doc, selectedId, envDoc.data, profiles.data, testCases.data, chosenEnv],
+    [doc, selectedId, envDoc.data, profiles.data, testCases.data, files.data, chosenEnv],
   );
 
   async function save(overwrite = false) {

@@ -1,6 +1,6 @@
 /**
  * The resource pages: test cases, environments, auth profiles, runners, deployments, API
- * designs, mock data collections and libraries, and their routes, mounted by main.tsx. Each page reads the REST API
+ * designs, mock data collections, libraries and files, and their routes, mounted by main.tsx. Each page reads the REST API
  * (docs/api.md, docs/deployments.md, docs/mocks.md); edit controls appear only for write keys
  * (`can('write')`), so read keys see read-only pages. Styles: resources.css.
  */
@@ -15,6 +15,7 @@ import { DesignPage, DesignsPage, NewDesignPage } from './designs';
 import { LibrariesPage } from './libraries';
 import { MockCollectionPage, MockCollectionsPage } from './mock-collections';
 import { AuthProfilePage, AuthProfilesPage, NewAuthProfilePage } from './auth-profiles';
+import { FilesPage } from './files';
 
 /*
  * The test-case designer is its own chunk, loaded when a test case page opens: the other pages do
@@ -48,4 +49,5 @@ export const resourceRoutes: { path: string; component: ComponentType<Record<str
   { path: '/mock-collections', component: MockCollectionsPage },
   { path: '/mock-collections/:id', component: MockCollectionPage },
   { path: '/libraries', component: LibrariesPage },
+  { path: '/files', component: FilesPage },
 ];

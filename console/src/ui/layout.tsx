@@ -18,6 +18,7 @@ export const SECTIONS: { href: string; label: string }[] = [
   { href: '/designs', label: 'API designs' },
   { href: '/mock-collections', label: 'Mock data' },
   { href: '/libraries', label: 'Libraries' },
+  { href: '/files', label: 'Files' },
   { href: '/requests', label: 'Local requests' },
 ];
 

@@ -18,6 +18,7 @@ export { TestCaseHistory, FlakyTestCase } from './test-case-history';
 export { MockJournalEntry } from './mock-journal-entry';
 export { MockCollection, MockRecord, MockScope } from './mock-state';
 export { NodeExecution } from './node-execution';
+export { WorkspaceFile, FileBlob, FileBlobChunk, FILE_CHUNK_BYTES } from './file';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -39,6 +40,7 @@ import { TestCaseHistory, FlakyTestCase } from './test-case-history';
 import { MockJournalEntry } from './mock-journal-entry';
 import { MockCollection, MockRecord, MockScope } from './mock-state';
 import { NodeExecution } from './node-execution';
+import { WorkspaceFile, FileBlob, FileBlobChunk } from './file';
 
 /** Every entity, for the data source. */
 export const ENTITIES = [
@@ -68,4 +70,7 @@ export const ENTITIES = [
   MockRecord,
   MockScope,
   NodeExecution,
+  WorkspaceFile,
+  FileBlob,
+  FileBlobChunk,
 ];

@@ -76,6 +76,10 @@ const WALK = [
   'replaceFolder',
   'listFolders',
   'getFolder',
+  'replaceFile',
+  'listFiles',
+  'getFile',
+  'getFileContent',
   'importDesigns',
   'sampleFromSchema',
   'putMockSettings',
@@ -148,6 +152,7 @@ const WALK = [
   'deleteAuthProfile',
   'deleteEnvironment',
   'deleteFolder',
+  'deleteFile',
 ];
 
 describe('the OpenAPI document (GET /v1/openapi.json)', function () {
@@ -611,7 +616,12 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
   it('walks every operation against the running API: examples accepted, answers as documented', async () => {
     const all = operations();
     expect([...WALK].sort(), 'the walk covers every operation').to.deep.equal(all.map((o) => o.op.operationId).sort());
-    const params: Record<string, string> = { folderPath: 'users/admin', token: 'no-such-token', scope: 'walk-scope' };
+    const params: Record<string, string> = {
+      folderPath: 'users/admin',
+      token: 'no-such-token',
+      scope: 'walk-scope',
+      name: 'walk/report.csv',
+    };
     let webhookToken = '';
     const checked: string[] = [];
     for (const id of WALK) {
@@ -659,6 +669,10 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
       if (res.status >= 400) {
         expect(res.headers.get('content-type'), label).to.match(/^application\/problem\+json/);
         expectValid({ $ref: '#/components/schemas/Problem' }, res.body, label);
+      } else if (id === 'getFileContent') {
+        // The content as uploaded by `replaceFile` (no body: an empty file), of any media type.
+        expect(response!.content?.['*/*'], `${label}: no documented body`).to.not.equal(undefined);
+        expect(res.headers.get('content-length'), label).to.equal('0');
       } else if (res.status !== 204) {
         const documented = response!.content?.['application/json'];
         expect(documented, `${label}: no documented body`).to.not.equal(undefined);

@@ -57,6 +57,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'NodeExecutions1796600000000',
         'TestCaseVersion1796700000000',
         'DebugRuns1796710000000',
+        'Files1796720000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);

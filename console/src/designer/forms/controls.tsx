@@ -37,6 +37,10 @@ export interface FormContext {
   testCases: { id: string; name: string; reusable: boolean }[];
   /** Data set names of the test case (Iteration `dataSet`). */
   dataSets: string[];
+  /** Files of the workspace (`GET /v1/files`): the choices of multipart file parts and file bodies. */
+  files: { name: string; contentType: string; size: number }[];
+  /** Reads the workspace's files again (after the request builder uploaded one; absent: not offered). */
+  reloadFiles?: () => void;
   /** Sends the node's request now (the request builder's Send button; absent: no button). */
   onSend?: () => void;
 }

@@ -22,7 +22,7 @@
  * | `CHILD_NODES`, `SUB_FLOW_NODES` | skipped: the tree edits children |
  *
  * Widgets override the generic controls of the most used fields: `request` (API and Poll, with the
- * node's `server`, `authProfile`, `script` and `retry`), `assertions` (every array of
+ * node's `server`, `authProfile`, `script` and `retry`; its `multipart` and `file` are body modes), `assertions` (every array of
  * `ASSERTION_SCHEMA`), `extractions` (the API node's `extract`), `testCase` (Ref `testCaseId`).
  *
  * A keyword the planner does not know ({@link KNOWN_KEYWORDS}) or a shape it has no control for
@@ -160,6 +160,13 @@ export interface RequestControl extends Base {
   authProfile?: Control;
   script?: ScriptControl;
   retry?: Control;
+  /**
+   * `request.multipart` and `request.file` (the body from workspace files), taken out of
+   * `request.children`: the Body tab draws them (its Multipart and File modes), the generic
+   * Settings list never does.
+   */
+  multipart?: Control;
+  file?: Control;
 }
 
 export type Control =
@@ -523,6 +530,9 @@ function fieldsOf(type: FlowNodeType): { common: Record<string, Schema>; own: Re
   };
 }
 
+/** Fields of `request` the Body tab draws as body modes (Multipart, File) besides `body`. */
+const REQUEST_BODY_FIELDS = ['multipart', 'file'] as const;
+
 /** The node fields the request builder shows in its tabs, besides `request`. */
 const REQUEST_NODE_FIELDS = ['server', 'authProfile', 'script', 'retry'] as const;
 
@@ -574,6 +584,12 @@ export function planNode(type: FlowNodeType): FormPlan {
       widget.covers.push(name);
       planned.delete(name);
     }
+    for (const name of REQUEST_BODY_FIELDS) {
+      const c = request.children.find((x) => x.path[1] === name);
+      if (!c) continue;
+      widget[name] = c;
+      widget.request = { ...widget.request, children: widget.request.children.filter((x) => x !== c) };
+    }
     planned.set('request', widget);
   }
   return { type, description: fields.description, common: commonControls, controls: [...planned.values()], skipped };
@@ -589,7 +605,7 @@ export function walkControls(controls: readonly Control[]): Control[] {
     else if (c.kind === 'script') visit(c.libs);
     else if (c.kind === 'request') {
       c.request.children.forEach(visit);
-      for (const extra of [c.server, c.authProfile, c.script, c.retry]) if (extra) visit(extra);
+      for (const extra of [c.server, c.authProfile, c.script, c.retry, c.multipart, c.file]) if (extra) visit(extra);
     }
   };
   controls.forEach(visit);

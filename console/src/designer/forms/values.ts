@@ -158,8 +158,56 @@ export function joinUrl(base: string, params: readonly QueryParam[], hash = ''):
   return `${base}?${query}${hash}`;
 }
 
-/** How the request builder shows a body (docs/flows.md: a JSON value is sent as JSON, a string as it is). */
-export type BodyMode = 'none' | 'json' | 'form' | 'text';
+/**
+ * How the request builder shows a body (docs/flows.md: a JSON value is sent as JSON, a string as
+ * it is; `multipart`: `request.multipart`, parts of text and workspace files; `file`:
+ * `request.file`, a workspace file as the whole body).
+ */
+export type BodyMode = 'none' | 'json' | 'form' | 'text' | 'multipart' | 'file';
+
+/** One part of `request.multipart`: text (`value`) or a workspace file (`file`, its name or id). */
+export interface MultipartPart {
+  name: string;
+  value?: string;
+  file?: string;
+  /** The file name sent in the part's Content-Disposition (default: the workspace file's name). */
+  filename?: string;
+  /** The part's Content-Type (default: the file's own; none for text). */
+  contentType?: string;
+}
+
+/** `request.file` as an object: `"avatar.png"` → `{file: "avatar.png"}`; anything else → undefined. */
+export function fileBody(file: unknown): { file: string; contentType?: string } | undefined {
+  if (typeof file === 'string') return { file };
+  if (file && typeof file === 'object' && typeof (file as { file?: unknown }).file === 'string')
+    return file as { file: string; contentType?: string };
+  return undefined;
+}
+
+/** The parts of `request.multipart` (an absent or malformed value: none; non-object items dropped). */
+export function multipartParts(multipart: unknown): MultipartPart[] {
+  if (!Array.isArray(multipart)) return [];
+  return multipart.filter((p): p is MultipartPart => !!p && typeof p === 'object' && !Array.isArray(p));
+}
+
+/** What a workspace file name may be (`PUT /v1/files/{name}`, docs/api.md "Files"): 1–200 letters, digits, `_ . - /`. */
+export const FILE_NAME_PATTERN = /^[A-Za-z0-9_./-]{1,200}$/;
+
+/**
+ * A workspace file name for a file called `fileName` on disk: characters a name may not hold
+ * become `_`, cut to 200 (`my photo (1).png` → `my_photo__1_.png`; empty → `file`).
+ */
+export function fileNameFor(fileName: string): string {
+  const name = fileName.replace(/[^A-Za-z0-9_./-]/g, '_').slice(0, 200);
+  return name || 'file';
+}
+
+/** The mode of a whole request: `multipart` when it has `multipart`, `file` when it has `file`, else {@link bodyMode}. */
+export function requestBodyMode(request: Record<string, unknown>): BodyMode {
+  if (request.multipart !== undefined) return 'multipart';
+  if (request.file !== undefined) return 'file';
+  return bodyMode(request.body, request.headers);
+}
 
 /** The Content-Type of a form body. */
 export const FORM_TYPE = 'application/x-www-form-urlencoded';

@@ -2,20 +2,33 @@
  * Ways in to an API node (docs/console.md "The designer"): "Paste cURL" (a curl command line,
  * {@link curlToNode}), "From API design" (an operation of the workspace's API designs, `GET
  * /v1/designs`, {@link nodeFromOperation}) and "From a local request" (one of this browser's local
- * requests, console/src/local/store.ts, {@link localRequestToNode}). Each is a modal dialog (native `<dialog>`, Escape closes it) that
+ * requests, console/src/local/store.ts, {@link localRequestToNode}; its multipart files uploaded
+ * to the workspace files first, when the user agrees). Each is a modal dialog (native `<dialog>`, Escape closes it) that
  * hands the node to `onAdd` and closes; where the node goes is the designer's business.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, withQuery, type Page } from '../../api';
+import {
+  ApiError,
+  api,
+  problemOf,
+  uploadFile,
+  withQuery,
+  type Page,
+  type Problem,
+  type WorkspaceFile,
+} from '../../api';
 import { useLoad } from '../../hooks';
 import type { Design } from '../../resources/design-types';
 import { Dialog } from '../../ui/Dialog';
 import { ProblemBox } from '../../ui/kit';
 import { curlToNode } from './curl';
 import { nodeFromOperation } from './design';
-import { localRequestToNode } from './local';
-import { load as loadLocal } from '../../local/store';
-import { displayName } from '../../local/request';
+import { localRequestToNode, partsToUpload } from './local';
+import { getFile, load as loadLocal } from '../../local/store';
+import { displayName, type LocalRequest, type PartRow } from '../../local/request';
+import { listAll } from '../../resources/common';
+import { explainUploadProblem } from '../../resources/files';
+import { fileNameFor } from '../forms/values';
 import { session } from '../../session';
 import type { ApiNode } from './node';
 import '../debug/debug.css';
@@ -119,15 +132,50 @@ export function CurlDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: (
 
 /**
  * "From a local request": this browser's local requests of the workspace (kept in localStorage,
- * docs/local-requests.md), newest first; choosing one adds its API node. A request the node cannot
- * carry (a multipart body) shows why.
+ * docs/local-requests.md), newest first; choosing one adds its API node. A multipart body's files
+ * live in this browser only: the dialog asks "Upload <file name> to the workspace files?", uploads
+ * each ({@link uploadLocalFiles}), then adds the node whose parts name them. A request the node
+ * cannot carry shows why.
  */
 export function LocalDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: () => void }) {
-  const requests = useMemo(() => {
-    const ws = session()?.workspace.id;
-    return ws ? [...loadLocal(ws).requests].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) : [];
-  }, []);
+  const ws = session()?.workspace.id;
+  const requests = useMemo(
+    () => (ws ? [...loadLocal(ws).requests].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) : []),
+    [],
+  );
   const [error, setError] = useState<string>();
+  const [problem, setProblem] = useState<Problem>();
+  const [pending, setPending] = useState<{ request: LocalRequest; parts: PartRow[] }>();
+  const [busy, setBusy] = useState(false);
+  const add = (r: LocalRequest, uploaded?: Record<string, string>) => {
+    const made = localRequestToNode(r, { taken, uploaded });
+    if ('error' in made) setError(`${displayName(r)}: ${made.error}`);
+    else {
+      onAdd(made.node);
+      onClose();
+    }
+  };
+  const choose = (r: LocalRequest) => {
+    setError(undefined);
+    setProblem(undefined);
+    const parts = partsToUpload(r);
+    if (parts.length > 0) setPending({ request: r, parts });
+    else add(r);
+  };
+  const upload = async () => {
+    if (!pending || !ws) return;
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      add(pending.request, await uploadLocalFiles(ws, pending.parts));
+      setPending(undefined);
+    } catch (err) {
+      setProblem(problemOf(err, 'Upload failed'));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const names = pending?.parts.map((p) => p.fileName ?? p.name) ?? [];
   return (
     <Dialog title="From a local request" class="dzd-dialog" onClose={onClose}>
       {requests.length === 0 ? (
@@ -138,24 +186,31 @@ export function LocalDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: 
         <ul class="dzd-pick" aria-label="Local requests">
           {requests.map((r) => (
             <li key={r.id}>
-              <button
-                type="button"
-                class="secondary small"
-                onClick={() => {
-                  const made = localRequestToNode(r, { taken });
-                  if ('error' in made) setError(`${displayName(r)}: ${made.error}`);
-                  else {
-                    onAdd(made.node);
-                    onClose();
-                  }
-                }}
-              >
+              <button type="button" class="secondary small" disabled={busy} onClick={() => choose(r)}>
                 <code>{r.method}</code> {displayName(r)}
               </button>
             </li>
           ))}
         </ul>
       )}
+      {pending && (
+        <div class="notice" role="group" aria-label="Upload files">
+          <p>
+            Upload {names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0]} to
+            the workspace files? The node&apos;s multipart parts send them from there (the <a href="/files">Files</a>{' '}
+            page lists them).
+          </p>
+          <div class="row">
+            <button type="button" disabled={busy} onClick={() => void upload()}>
+              {busy ? 'Uploading…' : 'Upload and add node'}
+            </button>
+            <button type="button" class="secondary" disabled={busy} onClick={() => setPending(undefined)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+      <ProblemBox problem={problem} />
       {error && (
         <p class="field-error" role="alert">
           {error}
@@ -163,6 +218,44 @@ export function LocalDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: 
       )}
     </Dialog>
   );
+}
+
+/**
+ * Uploads the local files of `parts` (IndexedDB, console/src/local/store.ts `getFile`) as workspace
+ * files (api.ts `uploadFile`, the name made from the file's, `fileNameFor`); a name already taken
+ * by other content gets `-2`, `-3`… before its extension, the same content is reused as it is.
+ * Answers the workspace file name by `fileId`. Throws an Error naming a file this browser no longer
+ * has, and {@link ApiError} for a refused upload (its size-limit or quota problem explained).
+ */
+export async function uploadLocalFiles(workspaceId: string, parts: PartRow[]): Promise<Record<string, string>> {
+  const existing = new Map((await listAll<WorkspaceFile>('/v1/files')).map((f) => [f.name, f.sha256]));
+  const out: Record<string, string> = {};
+  for (const p of parts) {
+    if (!p.fileId || out[p.fileId]) continue;
+    const blob = await getFile(workspaceId, p.fileId);
+    if (!blob)
+      throw new Error(
+        `${p.fileName ?? p.name} is no longer kept in this browser: choose it again on the Local requests page.`,
+      );
+    const sha = [...new Uint8Array(await crypto.subtle.digest('SHA-256', await blob.arrayBuffer()))]
+      .map((b) => b.toString(16).padStart(2, '0'))
+      .join('');
+    const base = fileNameFor(p.fileName ?? p.name);
+    let name = base;
+    for (let i = 2; existing.has(name) && existing.get(name) !== sha; i++)
+      name = base.replace(/(\.[^./]*)?$/, (ext) => `-${i}${ext}`);
+    if (existing.get(name) !== sha) {
+      try {
+        const stored = await uploadFile(name, blob, p.fileType || blob.type || undefined);
+        existing.set(stored.name, stored.sha256);
+      } catch (err) {
+        if (err instanceof ApiError) throw new ApiError(explainUploadProblem(err.problem, blob));
+        throw err;
+      }
+    }
+    out[p.fileId] = name;
+  }
+  return out;
 }
 
 /** Designs asked at most (pages of 200), so that a huge import does not hold the dialog. */

@@ -3,11 +3,14 @@
  * (the known methods or a custom token), URL (`{{variables}}` highlighted and completed), Send
  * (when the caller can send), the node's Server, then tabs: Params (the URL's query as a table,
  * both ways in step), Headers, Body (none, JSON, form URL-encoded, raw text: docs/flows.md — a JSON
- * value is sent as `application/json`, a string as it is), Auth (the node's auth profile and the
- * inline `request.auth` signing), Settings (timeout, redirects, TLS, URL encoding, retry) and, on
- * API nodes, Scripts (the hooks).
+ * value is sent as `application/json`, a string as it is; Multipart: `request.multipart`, parts of
+ * text and workspace files; File: `request.file`, a workspace file as the whole body), Auth (the
+ * node's auth profile and the inline `request.auth` signing), Settings (timeout, redirects, TLS,
+ * URL encoding, retry) and, on API nodes, Scripts (the hooks).
  */
-import { useId, useState } from 'preact/hooks';
+import { useId, useRef, useState } from 'preact/hooks';
+import { problemOf, uploadFile } from '../../../api';
+import { explainUploadProblem } from '../../../resources/files';
 import { HTTP_METHODS } from '../../../../../src/domain/types';
 import { Tabs, type TabSpec } from '../../../ui/Tabs';
 import type { Control, RequestControl } from '../plan';
@@ -26,17 +29,21 @@ import {
 } from '../controls';
 import {
   FORM_TYPE,
-  bodyMode,
+  fileBody,
+  fileNameFor,
   formToRows,
   getAt,
   joinUrl,
   mapToRows,
+  multipartParts,
+  requestBodyMode,
   rowsToForm,
   rowsToMap,
   sameJson,
   splitUrl,
   type BodyMode,
   type KeyValue,
+  type MultipartPart,
   type QueryParam,
 } from '../values';
 
@@ -45,6 +52,8 @@ const BODY_LABELS: Record<BodyMode, string> = {
   json: 'JSON',
   form: 'Form (URL-encoded)',
   text: 'Raw text',
+  multipart: 'Multipart',
+  file: 'File',
 };
 
 /** Methods that drop their body unless `alwaysSendBody` (docs/flows.md "Request settings"). */
@@ -64,11 +73,12 @@ export function RequestWidget({ c, env }: { c: RequestControl; env: Env }) {
   const url = typeof request.url === 'string' ? request.url : '';
   const headersCount = mapToRows(request.headers).length;
   const paramsCount = splitUrl(url).params.length;
-  const mode = bodyMode(request.body, request.headers);
+  const mode = requestBodyMode(request);
   const errs = (prefix: string) => env.errorsUnder(prefix).length;
   const settings = c.request.children.filter(
-    (x) => !['method', 'url', 'headers', 'body', 'auth'].includes(String(x.path[1])),
+    (x) => !['method', 'url', 'headers', 'body', 'auth', 'multipart', 'file'].includes(String(x.path[1])),
   );
+  const bodyErrors = errs('/request/body') + errs('/request/multipart') + errs('/request/file');
   const settingsErrors = settings.reduce((n, x) => n + errs(x.pointer), 0) + (c.retry ? errs(c.retry.pointer) : 0);
   const authErrors = errs('/request/auth') + (c.authProfile ? errs(c.authProfile.pointer) : 0);
   const auth = child('auth');
@@ -91,8 +101,8 @@ export function RequestWidget({ c, env }: { c: RequestControl; env: Env }) {
     {
       id: 'body',
       label: 'Body',
-      badge: errs('/request/body') || (mode === 'none' ? undefined : BODY_LABELS[mode]),
-      alert: errs('/request/body') > 0,
+      badge: bodyErrors || (mode === 'none' ? undefined : BODY_LABELS[mode]),
+      alert: bodyErrors > 0,
       panel: () => <BodyTab request={request} mode={mode} env={env} setRequest={setRequest} />,
     },
     {
@@ -281,29 +291,67 @@ function BodyTab({
   const switchTo = (next: BodyMode) => {
     setRefused(undefined);
     if (next === mode) return;
-    const leavingForm = mode === 'form' ? { headers: withoutFormType(request.headers) } : {};
-    if (next === 'none') return setRequest({ body: undefined, ...leavingForm });
+    // One change of the whole request: the body of the new mode, the other modes' fields removed.
+    const leaving: Request = {
+      body: undefined,
+      multipart: undefined,
+      file: undefined,
+      ...(mode === 'form' ? { headers: withoutFormType(request.headers) } : {}),
+    };
+    const textParts = multipartParts(request.multipart).filter((p) => p.file === undefined);
+    const fields: KeyValue[] =
+      mode === 'form'
+        ? formToRows(String(body))
+        : mode === 'multipart'
+          ? textParts.map((p) => ({ name: p.name, value: p.value ?? '' }))
+          : [];
+    if (next === 'none') return setRequest(leaving);
     if (next === 'json') {
-      if (mode === 'form') return setRequest({ body: rowsToMap(formToRows(String(body))) ?? {}, ...leavingForm });
+      if (mode === 'form' || mode === 'multipart') return setRequest({ ...leaving, body: rowsToMap(fields) ?? {} });
       if (typeof body === 'string' && body.trim() !== '') {
         const p = jsonProblem(body);
         if (p) return setRefused(`The text is not JSON (${p.message}): fix it as raw text first.`);
-        return setRequest({ body: JSON.parse(body) as unknown });
+        return setRequest({ ...leaving, body: JSON.parse(body) as unknown });
       }
-      return setRequest({ body: {} });
+      return setRequest({ ...leaving, body: {} });
     }
     if (next === 'form') {
       const flat =
-        body && typeof body === 'object' && !Array.isArray(body)
-          ? rowsToForm(mapToRows(body))
-          : typeof body === 'string'
-            ? body
-            : '';
-      return setRequest({ body: flat, headers: withFormType(request.headers) });
+        mode === 'multipart'
+          ? rowsToForm(fields)
+          : body && typeof body === 'object' && !Array.isArray(body)
+            ? rowsToForm(mapToRows(body))
+            : typeof body === 'string'
+              ? body
+              : '';
+      return setRequest({ ...leaving, body: flat, headers: withFormType(request.headers) });
+    }
+    if (next === 'multipart') {
+      const fromBody =
+        mode === 'form' || mode === 'multipart'
+          ? fields
+          : body && typeof body === 'object' && !Array.isArray(body)
+            ? mapToRows(body)
+            : [];
+      const parts: MultipartPart[] = fromBody.length
+        ? fromBody.map((r) => ({ name: r.name, value: r.value }))
+        : [{ name: '', value: '' }];
+      return setRequest({ ...leaving, multipart: parts });
+    }
+    if (next === 'file') {
+      const first = env.context.files[0];
+      return setRequest({ ...leaving, file: { file: first?.name ?? '' } });
     }
     // raw text
-    const text = typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body, null, 2);
-    return setRequest({ body: text, ...leavingForm });
+    const text =
+      typeof body === 'string'
+        ? body
+        : mode === 'json'
+          ? JSON.stringify(body, null, 2)
+          : mode === 'form' || mode === 'multipart'
+            ? rowsToForm(fields)
+            : '';
+    return setRequest({ ...leaving, body: text });
   };
 
   return (
@@ -335,6 +383,14 @@ function BodyTab({
       {mode === 'json' && <JsonBody body={body} env={env} error={error} />}
       {mode === 'text' && <TextBody body={String(body)} env={env} error={error} />}
       {mode === 'form' && <FormBody body={String(body)} env={env} error={error} />}
+      {mode === 'multipart' && (
+        <MultipartBody
+          parts={multipartParts(request.multipart)}
+          env={env}
+          error={messages(env.errors('/request/multipart'))}
+        />
+      )}
+      {mode === 'file' && <FileBody value={request.file} env={env} error={messages(env.errors('/request/file'))} />}
       {mode === 'none' && <p class="muted">No body is sent.</p>}
       <p class="field-hint dzf-hint">
         {mode === 'json'
@@ -343,7 +399,11 @@ function BodyTab({
             ? 'Sent as application/x-www-form-urlencoded (the Content-Type header says so); {{variables}} are filled when sent.'
             : mode === 'text'
               ? 'Sent as it is, as text/plain unless a Content-Type header says otherwise.'
-              : 'Multipart (file) bodies are not supported by API nodes.'}
+              : mode === 'multipart'
+                ? 'Sent as multipart/form-data: text parts as written ({{variables}} filled), file parts with the workspace file’s bytes, its name and its content type unless given here.'
+                : mode === 'file'
+                  ? 'The workspace file’s bytes are the whole body, sent with the content type given here, else the request’s Content-Type header, else the file’s own.'
+                  : 'Files to send are uploaded on the Files page (or here, with Upload…).'}
       </p>
     </div>
   );
@@ -431,5 +491,303 @@ function FormBody({ body, env, error }: { body: string; env: Env; error?: string
         </p>
       )}
     </>
+  );
+}
+
+/**
+ * A workspace file chosen by name: a select of `GET /v1/files` (a name not among them is kept and
+ * said so), and "Upload…": a file from disk uploaded as a workspace file (api.ts `uploadFile`, its
+ * name made from the file's), then chosen. A refused upload shows its problem (size limit, quota).
+ */
+function FilePicker({
+  id,
+  label,
+  value,
+  env,
+  onFile,
+  invalid,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  env: Env;
+  onFile: (name: string) => void;
+  invalid?: boolean;
+}) {
+  const input = useRef<HTMLInputElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string>();
+  const files = env.context.files;
+  const known = files.some((f) => f.name === value);
+  const upload = async (file: File) => {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      const stored = await uploadFile(fileNameFor(file.name), file, file.type || undefined);
+      onFile(stored.name);
+      env.context.reloadFiles?.();
+    } catch (err) {
+      const p = explainUploadProblem(problemOf(err, 'Upload failed'), file);
+      setProblem(p.detail ? `${p.title}: ${p.detail}` : p.title);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="dzf-file-pick">
+      <select
+        id={id}
+        aria-label={label}
+        value={value}
+        disabled={env.readOnly}
+        aria-invalid={invalid ? true : undefined}
+        onChange={(e) => onFile(e.currentTarget.value)}
+      >
+        <option value="" disabled>
+          {files.length ? 'Choose a file…' : 'No workspace files yet'}
+        </option>
+        {value !== '' && !known && <option value={value}>{value} (not among the workspace files)</option>}
+        {files.map((f) => (
+          <option key={f.name} value={f.name}>
+            {f.name}
+          </option>
+        ))}
+      </select>
+      {!env.readOnly && (
+        <>
+          <button type="button" class="secondary small" disabled={busy} onClick={() => input.current?.click()}>
+            {busy ? 'Uploading…' : 'Upload…'}
+          </button>
+          <input
+            ref={input}
+            type="file"
+            hidden
+            aria-label={`Upload a file for ${label}`}
+            onChange={(e) => {
+              const f = e.currentTarget.files?.[0];
+              e.currentTarget.value = '';
+              if (f) void upload(f);
+            }}
+          />
+        </>
+      )}
+      {problem && (
+        <p class="field-error" role="alert">
+          {problem}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** `o` without its optional `filename` and `contentType` when blank (a blank one is not stored). */
+function compact<T extends { filename?: string; contentType?: string }>(o: T): T {
+  const out = { ...o };
+  if (!out.filename) delete out.filename;
+  if (!out.contentType) delete out.contentType;
+  return out;
+}
+
+/**
+ * `request.multipart` as rows: name, Text/File, the value or the workspace file with (file parts
+ * only, as the schema allows) the file name and content type sent; add, remove, move up and down. Every edit writes the whole
+ * list (one change).
+ */
+function MultipartBody({ parts, env, error }: { parts: MultipartPart[]; env: Env; error?: string }) {
+  const uid = useId();
+  const set = (next: MultipartPart[]) => env.set(['request', 'multipart'], next);
+  const patch = (i: number, p: Partial<MultipartPart>) =>
+    set(parts.map((x, k) => (k === i ? compact({ ...x, ...p }) : x)));
+  const move = (i: number, by: number) => {
+    const next = [...parts];
+    const [p] = next.splice(i, 1);
+    next.splice(i + by, 0, p!);
+    set(next);
+  };
+  const fileOf = (name: string | undefined) => env.context.files.find((f) => f.name === name);
+  return (
+    <div class={error ? 'field-invalid' : undefined}>
+      <table class="dzf-parts" aria-label="Multipart parts">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Kind</th>
+            <th>Value, or file (name sent, type)</th>
+            <th>
+              <span class="dzf-sr">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {parts.map((p, i) => {
+            const n = i + 1;
+            const isFile = p.file !== undefined;
+            const rowErrors = messages(env.errorsUnder(`/request/multipart/${i}`));
+            return (
+              <tr key={i} class={rowErrors ? 'field-invalid' : undefined}>
+                <td>
+                  <input
+                    aria-label={`Part ${n} name`}
+                    class="mono"
+                    value={p.name}
+                    readOnly={env.readOnly}
+                    spellcheck={false}
+                    onInput={(e) => patch(i, { name: e.currentTarget.value })}
+                  />
+                </td>
+                <td>
+                  <select
+                    aria-label={`Part ${n} kind`}
+                    value={isFile ? 'file' : 'text'}
+                    disabled={env.readOnly}
+                    onChange={(e) =>
+                      e.currentTarget.value === 'file'
+                        ? set(
+                            parts.map((x, k) =>
+                              k === i ? { name: x.name, file: env.context.files[0]?.name ?? '' } : x,
+                            ),
+                          )
+                        : set(parts.map((x, k) => (k === i ? { name: x.name, value: '' } : x)))
+                    }
+                  >
+                    <option value="text">Text</option>
+                    <option value="file">File</option>
+                  </select>
+                </td>
+                <td>
+                  {isFile ? (
+                    <>
+                      <FilePicker
+                        id={`${uid}-f${i}`}
+                        label={`Part ${n} file`}
+                        value={p.file ?? ''}
+                        env={env}
+                        onFile={(file) => patch(i, { file })}
+                        invalid={!!rowErrors}
+                      />
+                      <div class="dzf-part-file">
+                        <input
+                          aria-label={`Part ${n} file name`}
+                          title="The file name sent (default: the last segment of the workspace file's name)"
+                          class="mono"
+                          value={p.filename ?? ''}
+                          placeholder={`File name: ${(p.file ?? '').split('/').pop() ?? ''}`}
+                          readOnly={env.readOnly}
+                          spellcheck={false}
+                          onInput={(e) => patch(i, { filename: e.currentTarget.value })}
+                        />
+                        <input
+                          aria-label={`Part ${n} content type`}
+                          title="The part's Content-Type (default: the workspace file's)"
+                          class="mono"
+                          value={p.contentType ?? ''}
+                          placeholder={`Type: ${fileOf(p.file)?.contentType ?? 'the file’s'}`}
+                          readOnly={env.readOnly}
+                          spellcheck={false}
+                          onInput={(e) => patch(i, { contentType: e.currentTarget.value })}
+                        />
+                      </div>
+                    </>
+                  ) : (
+                    <TemplateInput
+                      id={`${uid}-v${i}`}
+                      value={p.value ?? ''}
+                      onValue={(value) => set(parts.map((x, k) => (k === i ? { ...x, value } : x)))}
+                      variables={env.context.variables}
+                      readOnly={env.readOnly}
+                      label={`Part ${n} value`}
+                    />
+                  )}
+                </td>
+                <td class="dzf-part-actions">
+                  {!env.readOnly && (
+                    <>
+                      <button
+                        type="button"
+                        class="secondary small"
+                        aria-label={`Move part ${n} up`}
+                        disabled={i === 0}
+                        onClick={() => move(i, -1)}
+                      >
+                        ↑
+                      </button>
+                      <button
+                        type="button"
+                        class="secondary small"
+                        aria-label={`Move part ${n} down`}
+                        disabled={i === parts.length - 1}
+                        onClick={() => move(i, 1)}
+                      >
+                        ↓
+                      </button>
+                      <button
+                        type="button"
+                        class="secondary small"
+                        aria-label={`Remove part ${n}`}
+                        onClick={() => set(parts.filter((_, k) => k !== i))}
+                      >
+                        ✕
+                      </button>
+                    </>
+                  )}
+                  {rowErrors && (
+                    <p class="field-error" role="alert">
+                      {rowErrors}
+                    </p>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {!env.readOnly && (
+        <button type="button" class="secondary small" onClick={() => set([...parts, { name: '', value: '' }])}>
+          Add part
+        </button>
+      )}
+      {error && (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** `request.file`: the workspace file sent as the whole body, and the content type it is sent with. */
+function FileBody({ value, env, error }: { value: unknown; env: Env; error?: string }) {
+  const id = useId();
+  const current = fileBody(value) ?? { file: '' };
+  const stored = env.context.files.find((f) => f.name === current.file);
+  const set = (next: { file: string; contentType?: string }) => env.set(['request', 'file'], compact(next));
+  return (
+    <div class="dzf-file-body">
+      <FormField id={`${id}-f`} label="Body file" error={error} required>
+        <FilePicker
+          id={`${id}-f`}
+          label="Body file"
+          value={current.file}
+          env={env}
+          onFile={(file) => set({ ...current, file })}
+          invalid={!!error}
+        />
+      </FormField>
+      <FormField
+        id={`${id}-t`}
+        label="Body content type"
+        hint="Default: the request's Content-Type header, else the file's own type."
+      >
+        <input
+          id={`${id}-t`}
+          class="mono"
+          value={current.contentType ?? ''}
+          placeholder={stored?.contentType ?? 'application/octet-stream'}
+          readOnly={env.readOnly}
+          spellcheck={false}
+          onInput={(e) => set({ ...current, contentType: e.currentTarget.value })}
+        />
+      </FormField>
+    </div>
   );
 }
