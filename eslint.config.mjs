@@ -53,15 +53,15 @@ export default tseslint.config(
   {
     // The console runs in the browser: from the server's code it may take types (the result shapes
     // in src/), values only from the pure modules the designer shares with the server (the node
-    // types' constants, the flow tree walk, the flow schemas: no Node built-ins, no I/O; never
+    // types' constants, the flow tree walk, the flow schemas, the curl reader: no Node built-ins, no I/O; never
     // src/validation/flow.ts, which runs node:vm and ajv), and nothing from the layers above src/.
     files: ['console/**/*.ts', 'console/**/*.tsx'],
     rules: restrict(
       {
-        regex: '^(\\.\\./)+src/(?!domain/types$|flow/tree$|validation/flow-schemas$)',
+        regex: '^(\\.\\./)+src/(?!domain/types$|flow/tree$|validation/flow-schemas$|importers/curl$)',
         allowTypeImports: true,
         message:
-          'The console may import only types from src/, and values from src/domain/types, src/flow/tree and src/validation/flow-schemas (pure modules shared with the server).',
+          'The console may import only types from src/, and values from src/domain/types, src/flow/tree, src/validation/flow-schemas and src/importers/curl (pure modules shared with the server).',
       },
       {
         group: ['**/api/*', '**/activities/*', '**/workflows/*', '**/bin/*', '**/cli/*', '!./**'],

@@ -1,15 +1,21 @@
 /**
- * `assay import postman …` and `assay import openapi …` (docs/cli.md "Importing"): the group; each
+ * `assay import postman|openapi|har|curl …` (docs/cli.md "Importing"): the group; each
  * importer registers its own subcommand.
  */
 import type { Registrar } from '../context';
+import { registerCurlImport } from './import-curl';
+import { registerHarImport } from './import-har';
 import { registerOpenApiImport } from './import-openapi';
 import { registerPostmanImport } from './import-postman';
 
 export const registerImportCommands: Registrar = (program, ctx, done) => {
   const group = program
     .command('import')
-    .description('bring tests in: a Postman collection, or an OpenAPI description as contract tests');
+    .description(
+      'bring tests in: a Postman collection, an OpenAPI description as contract tests, a HAR recording or curl commands',
+    );
   registerPostmanImport(group, ctx, done);
   registerOpenApiImport(group, ctx, done);
+  registerCurlImport(group, ctx, done);
+  registerHarImport(group, ctx, done);
 };

@@ -29,6 +29,9 @@ import { SERVER_NAME_PATTERN } from '../flow/servers';
 /** A JSON Schema as plain data. */
 export type JsonSchema = Record<string, unknown>;
 
+/** Largest number of nodes in a flow, counted through every branch and body. */
+export const MAX_FLOW_NODES = 500;
+
 /** Largest `count` of a Loop node (the worker's iteration cap applies on top). */
 export const MAX_LOOP_COUNT = 1_000_000;
 /** Most data sets a test case may carry. */

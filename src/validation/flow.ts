@@ -68,8 +68,10 @@ export interface FlowIssue {
   message: string;
 }
 
-/** Largest number of nodes in a flow, counted through every branch and body. */
-export const MAX_FLOW_NODES = 500;
+import { MAX_FLOW_NODES } from './flow-schemas';
+/** Largest number of nodes in a flow (src/validation/flow-schemas.ts, where the CLI reads it without this module's weight). */
+export { MAX_FLOW_NODES };
+
 // The largest `count` of a Loop node lives with the node schemas.
 export { MAX_LOOP_COUNT } from './flow-schemas';
 

@@ -50,7 +50,7 @@ const PROBES: Array<[string, string, boolean]> = [
   // console/: types only from src/.
   ['console/src/main.tsx', "import { loadConfig } from '../../src/config';", true],
   ['console/src/main.tsx', "import type { AssayConfig } from '../../src/config';", false],
-  // console/: values only from the pure modules shared with the designer (types, tree walk, flow schemas).
+  // console/: values only from the pure modules shared with the designer (types, tree walk, flow schemas, curl reader).
   ['console/src/main.tsx', "import { NODE_TYPES } from '../../src/domain/types';", false],
   ['console/src/designer/model/doc.ts', "import { childLists } from '../../../../src/flow/tree';", false],
   [
@@ -58,6 +58,9 @@ const PROBES: Array<[string, string, boolean]> = [
     "import { NODE_FIELDS } from '../../../../src/validation/flow-schemas';",
     false,
   ],
+  // The curl reader shared with `assay import curl` (pure); its neighbours in src/importers are not.
+  ['console/src/local/curl.ts', "import { parseCurl } from '../../../src/importers/curl';", false],
+  ['console/src/local/curl.ts', "import { importOther } from '../../../src/importers/other';", true],
   ['console/src/designer/model/doc.ts', "import { validateFlow } from '../../../../src/validation/flow';", true],
   ['console/src/designer/model/doc.ts', "import type { FlowIssue } from '../../../../src/validation/flow';", false],
   ['console/src/designer/model/doc.ts', "import { loadConfig } from '../../../../src/config';", true],
