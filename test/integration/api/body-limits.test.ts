@@ -19,6 +19,8 @@ import { createLogger } from '../../../src/logger';
 
 const MAX_BODY = 16 * 1024;
 const IMPORT_MAX = 32 * 1024;
+/** ASSAY_FILE_MAX_BYTES: `PUT /v1/files/{name}` takes the file's bytes, up to this (docs/api.md "Files"). */
+const FILE_MAX = 24 * 1024;
 
 /** A JSON object of exactly `bytes` bytes. */
 function jsonOf(bytes: number): string {
@@ -88,7 +90,11 @@ describe('body limits: every route refuses one byte over its limit', function ()
 
   before(async () => {
     app = await startTestApp({
-      env: { ASSAY_MAX_BODY_BYTES: String(MAX_BODY), ASSAY_IMPORT_MAX_BYTES: String(IMPORT_MAX) },
+      env: {
+        ASSAY_MAX_BODY_BYTES: String(MAX_BODY),
+        ASSAY_IMPORT_MAX_BYTES: String(IMPORT_MAX),
+        ASSAY_FILE_MAX_BYTES: String(FILE_MAX),
+      },
     });
     bundler = await startBundler(app.config, app.dataSource, createLogger('silent', 'bundler-test'));
     // Resources the routes with a path parameter name (a body is read before the resource is looked
@@ -124,12 +130,17 @@ describe('body limits: every route refuses one byte over its limit', function ()
       // A callback address is looked up before its body is read (404 for one Assay did not make);
       // test/integration/async/callbacks.test.ts sends one over ASSAY_MAX_BODY_BYTES to a real one.
       if (op.path.startsWith('/callbacks/')) continue;
-      const path = op.path.replace(/:(\w+)/g, (_, p: string) => (p === 'webhookId' ? ids.webhookId! : `x-${p}`));
+      const path = op.path
+        .replace(/:(\w+)/g, (_, p: string) => (p === 'webhookId' ? ids.webhookId! : `x-${p}`))
+        .replace(/\*(\w+)$/, (_, p: string) => `x-${p}.json`);
+      const file = /^\/v1\/files\//.test(op.path);
       const limit = /^\/v1\/designs\/import$/.test(op.path)
         ? IMPORT_MAX
         : /^\/v1\/mock-collections(\/:collectionId)?$/.test(op.path)
           ? MAX_SEED_BYTES + 64 * 1024
-          : MAX_BODY;
+          : file
+            ? FILE_MAX
+            : MAX_BODY;
       const headers = op.path.startsWith('/webhooks/') ? { authorization: `Bearer ${ids.webhookToken}` } : key;
       out.push({
         name: `${op.method.toUpperCase()} ${op.path}`,
@@ -137,6 +148,7 @@ describe('body limits: every route refuses one byte over its limit', function ()
         method: op.method,
         limit,
         headers,
+        ...(file ? { code: 'file-too-large' } : {}),
       });
     }
     for (const path of ['/codec/decode', '/codec/encode'])
