@@ -52,6 +52,8 @@ const ELSEWHERE: Record<string, string> = {
   PROTO_INVALID: 'refused when a test case is saved (test/integration/async/grpc.test.ts)',
   METHOD_NOT_FOUND: 'as PROTO_INVALID',
   METHOD_NOT_SUPPORTED: 'as PROTO_INVALID',
+  FILE_NOT_FOUND:
+    'needs a workspace file: test/integration/runs/files.test.ts (nothing sent, the node failed naming the missing ref)',
 };
 
 const proto = fs.readFileSync(GREETER_PROTO_PATH, 'utf8');
