@@ -360,10 +360,18 @@ describe('console test-case designer', function () {
     });
 
     it('keeps unsaved changes as a draft in this browser and offers them back', async () => {
+      // An earlier test may have left a draft of this test case (its page closed within the draft's
+      // delay): an edit instead of "Restore them" sets it aside, so this test starts from one too.
+      await page.evaluate(([key, doc]) => localStorage.setItem(key, doc), [
+        `assay.designer.v1.${workspaceId}.${id}`,
+        JSON.stringify({ doc: { name: 'stale', flow: [], dataSets: [], tags: [] }, savedAt: new Date().toISOString() }),
+      ] as const);
       await page.goto(`${app.url}/test-cases/${id}`);
+      await page.getByText(/This browser kept unsaved changes from/).waitFor();
       await designer.select('pause');
       await designer.fill('Wait (ms)', '250');
       await page.getByText('Unsaved changes (kept as a draft in this browser).').waitFor();
+      expect(await page.getByText(/This browser kept unsaved changes from/).count()).to.equal(0);
       // A link away asks first; "Cancel" keeps the page and the edit.
       dismissNext = true;
       asked.length = 0;

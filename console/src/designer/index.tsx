@@ -194,9 +194,15 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
 
   useEffect(() => store.setReadOnly(!writable || !!jsonError), [writable, jsonError]);
   useLeaveGuard(dirty && writable);
-  // The draft: kept a moment after each edit, dropped once saved or equal to the base.
+  // The draft: kept a moment after each edit, dropped once saved or equal to the base. While an
+  // earlier draft is offered it is left alone; an edit instead of "Restore them" sets it aside (the
+  // new edits are the draft from then on).
   useEffect(() => {
-    if (!writable || offer) return;
+    if (!writable) return;
+    if (offer) {
+      if (!dirty) return;
+      setOffer(undefined);
+    }
     const t = setTimeout(() => {
       if (dirty) writeDraft(localStorage, key, doc, state.base.version);
       else dropDraft(localStorage, key);
