@@ -58,10 +58,11 @@ export default tseslint.config(
     files: ['console/**/*.ts', 'console/**/*.tsx'],
     rules: restrict(
       {
-        regex: '^(\\.\\./)+src/(?!domain/types$|flow/tree$|validation/flow-schemas$|importers/curl$)',
+        regex:
+          '^(\\.\\./)+src/(?!domain/types$|flow/tree$|validation/flow-schemas$|importers/curl$|importers/node-id$)',
         allowTypeImports: true,
         message:
-          'The console may import only types from src/, and values from src/domain/types, src/flow/tree, src/validation/flow-schemas and src/importers/curl (pure modules shared with the server).',
+          'The console may import only types from src/, and values from src/domain/types, src/flow/tree, src/validation/flow-schemas, src/importers/curl and src/importers/node-id (pure modules shared with the server).',
       },
       {
         group: ['**/api/*', '**/activities/*', '**/workflows/*', '**/bin/*', '**/cli/*', '!./**'],

@@ -30,6 +30,7 @@
 import path from 'node:path';
 import type { ApiNode, Assertion, MultipartPart, RequestSpec } from '../../src/domain/types';
 import { curlFlagTakesValue, readCurlOptions, tokenizeCurl } from '../../src/importers/curl';
+import { nodeIdFor } from '../../src/importers/node-id';
 import { guessContentType } from '../workspace-files';
 
 /** One command of the input: the line it starts on (1-based) and its text (continuations kept). */
@@ -173,26 +174,6 @@ export function slugOf(name: string): string {
       .replace(/^[-.]+|-+$/g, '')
       .slice(0, 80) || 'curl'
   );
-}
-
-/** A node id for `method url` (the console's nodeIdFor rule, console/src/designer/ways-in/node.ts): `get-users`, then `-2`, `-3`… */
-function nodeIdFor(method: string, url: string, used: Set<string>): string {
-  const segments = url
-    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
-    .replace(/[?#].*$/, '')
-    .split('/')
-    .filter((s) => s && !s.includes('{{') && !/^\d+$/.test(s));
-  const words = `${method} ${segments[segments.length - 1] ?? ''}`
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 48)
-    .replace(/-+$/, '');
-  const base = /^[a-z_]/.test(words) ? words : `n-${words}`.replace(/-+$/, '');
-  let id = base;
-  for (let i = 2; used.has(id); i++) id = `${base}-${i}`;
-  used.add(id);
-  return id;
 }
 
 /** `METHOD /path?query` for a node's name (at most 200 characters). */
@@ -696,6 +677,7 @@ export function importCurl(sources: readonly CurlSource[], options: CurlImportOp
     if (spec.timeoutMs !== undefined) request.timeoutMs = spec.timeoutMs;
 
     const id = nodeIdFor(request.method, request.url, usedIds);
+    usedIds.add(id);
     const node: ApiNode = {
       id,
       name: nodeNameFor(request.method, request.url),

@@ -58,8 +58,9 @@ const PROBES: Array<[string, string, boolean]> = [
     "import { NODE_FIELDS } from '../../../../src/validation/flow-schemas';",
     false,
   ],
-  // The curl reader shared with `assay import curl` (pure); its neighbours in src/importers are not.
+  // The curl reader and the node id rule shared with `assay import curl` (pure); their neighbours in src/importers are not.
   ['console/src/local/curl.ts', "import { parseCurl } from '../../../src/importers/curl';", false],
+  ['console/src/designer/ways-in/node.ts', "import { nodeIdFor } from '../../../../src/importers/node-id';", false],
   ['console/src/local/curl.ts', "import { importOther } from '../../../src/importers/other';", true],
   ['console/src/designer/model/doc.ts', "import { validateFlow } from '../../../../src/validation/flow';", true],
   ['console/src/designer/model/doc.ts', "import type { FlowIssue } from '../../../../src/validation/flow';", false],

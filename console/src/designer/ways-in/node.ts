@@ -4,6 +4,7 @@
  * compiled by the root tsconfig too.
  */
 import type { ApiNode, Assertion } from '../../../../src/domain/types';
+export { nodeIdFor } from '../../../../src/importers/node-id';
 
 export type { ApiNode, Assertion };
 
@@ -22,31 +23,6 @@ export const STATUS_2XX: Assertion = {
 export interface WayInOptions {
   /** Ids already in the test case: the new node's id is made different from each (`get-users-2`). */
   taken?: Iterable<string>;
-}
-
-/**
- * A node id for a request `method url`: the method and the last path segment that is not a
- * placeholder, in lower case, other characters as `-` (`GET {{base}}/users/{{id}}` → `get-users`),
- * cut to 48 characters, then `-2`, `-3`… until it is not in `taken`. Always matches
- * {@link NODE_ID_PATTERN}.
- */
-export function nodeIdFor(method: string, url: string, taken: Iterable<string> = []): string {
-  const used = new Set(taken);
-  const path = url
-    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
-    .replace(/[?#].*$/, '')
-    .split('/')
-    .filter((s) => s && !s.includes('{{') && !/^\d+$/.test(s));
-  const words = `${method} ${path[path.length - 1] ?? ''}`
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 48)
-    .replace(/-+$/, '');
-  const base = /^[a-z_]/.test(words) ? words : `n-${words}`.replace(/-+$/, '');
-  let id = base;
-  for (let i = 2; used.has(id); i++) id = `${base}-${i}`;
-  return id;
 }
 
 /** A node's name for `method url`: `GET /users/{{id}}` (the URL's path and query, without scheme, host or `{{base}}`), at most 200 characters. */
