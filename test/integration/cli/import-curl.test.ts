@@ -309,6 +309,7 @@ describe('assay import curl', function () {
           "curl -H 'X-Api-Key: $API_KEY' -H 'Accept;' https://api.test/k",
           '  # a comment between commands',
           'curl -I https://api.test/h --fail -sS',
+          "curl -F 'notes=<lines.txt' -F 'meta=<body.json' https://api.test/m",
         ].join('\n'),
       ),
       {
@@ -352,6 +353,11 @@ describe('assay import curl', function () {
     );
     expect(req[6]).to.deep.equal({ method: 'HEAD', url: '{{base}}/h', followRedirects: false });
     expect(made.commands[6]!.line).to.equal(8);
+    // `-F "name=<file"`: the file's text as a text part (curl sends it without a file name).
+    expect(req[7]!.multipart).to.deep.equal([
+      { name: 'notes', value: 'a=1\nb=2\n' },
+      { name: 'meta', value: '{"a": 1}' },
+    ]);
     expect(made.commands[0]!.notes).to.include('--max-redirs 99: Assay follows at most 50 redirects');
     expect(made.commands.every((c) => c.notCarried.length === 0)).to.equal(true);
     expect(made.variables).to.deep.equal({

@@ -14,7 +14,31 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
+import aws4 from 'aws4';
 import { fileStoreReads } from '../../../activities/files';
+
+/** SigV4 credentials of the `/signed/…` requests (test values, never real ones). */
+const AWS = { accessKeyId: 'AKIDFILESTEST', secretAccessKey: 'files-test-secret-key-0001' };
+
+/**
+ * The SigV4 signature of a received request recomputed over the bytes that arrived (with the
+ * headers its `SignedHeaders` names, and its own `X-Amz-Date`): equal to the one sent only when the
+ * signature covered exactly these bytes.
+ */
+function sigV4Matches(r: { method: string; path: string; headers: http.IncomingHttpHeaders; body: Buffer }): boolean {
+  const m = /Credential=[^/]+\/\d+\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
+    String(r.headers.authorization ?? ''),
+  );
+  if (!m) return false;
+  const [, region, service, signedHeaders, signature] = m;
+  const headers: Record<string, string> = {};
+  for (const name of signedHeaders!.split(';')) if (name !== 'host') headers[name] = String(r.headers[name] ?? '');
+  const again = aws4.sign(
+    { host: String(r.headers.host), path: r.path, method: r.method, headers, body: r.body, region, service },
+    AWS,
+  );
+  return String(again.headers!.Authorization).endsWith(`Signature=${signature}`);
+}
 
 /** What the target saw of one request. */
 interface Received {
@@ -55,7 +79,19 @@ async function startUploadTarget(): Promise<{ url: string; received: Received[];
           }
         }
         received.push(entry);
-        // `/moved/…`: 307 to `/landed/…` (the body must follow); `/flaky/…`: 503 the first time.
+        // `/moved/…`: 307 to `/landed/…` (the body must follow); `/flaky/…`: 503 the first time;
+        // `/poll/…`: 202 the first time (the Poll node asks again); `/signed/…`: 403 unless the
+        // SigV4 signature covers the bytes that arrived.
+        if (req.url!.startsWith('/poll/') && received.filter((r) => r.path === req.url).length === 1) {
+          res.writeHead(202, { 'content-type': 'application/json' });
+          res.end('{"ready":false}');
+          return;
+        }
+        if (req.url!.startsWith('/signed/') && !sigV4Matches(entry)) {
+          res.writeHead(403, { 'content-type': 'text/plain' });
+          res.end('signature does not cover the body');
+          return;
+        }
         if (req.url!.startsWith('/moved/')) {
           res.writeHead(307, { location: req.url!.replace('/moved/', '/landed/') });
           res.end();
@@ -196,6 +232,36 @@ describe('files in requests: multipart/form-data and binary bodies', function ()
         retry: { attempts: 2, delayMs: 10 },
         assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
       },
+      {
+        type: 'poll',
+        id: 'poll',
+        request: { method: 'POST', url: '{{base}}/poll/{{mode}}', multipart: [{ name: 'doc', file: 'docs/report.pdf' }] },
+        until: 'response.status = 200',
+        interval: 10,
+        maxAttempts: 5,
+      },
+      {
+        type: 'api',
+        id: 'signed',
+        request: {
+          method: 'PUT',
+          url: '{{base}}/signed/{{mode}}',
+          file: 'data.bin',
+          auth: { type: 'awsv4', ...AWS, region: 'eu-west-1', service: 's3' },
+        },
+        assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+      },
+      {
+        type: 'api',
+        id: 'signedForm',
+        request: {
+          method: 'POST',
+          url: '{{base}}/signed/form-{{mode}}',
+          multipart: [{ name: 'doc', file: 'fixtures/avatar.png' }],
+          auth: { type: 'awsv4', ...AWS, region: 'eu-west-1', service: 'execute-api' },
+        },
+        assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
+      },
     ];
     expect(
       (await app.request('POST', '/v1/test-cases', { name: 'resend', folder: 'resend', flow: resend })).status,
@@ -291,7 +357,7 @@ describe('files in requests: multipart/form-data and binary bodies', function ()
     });
   }
 
-  it('sends the same bytes again on a 307 redirect and on a retry', async () => {
+  it('sends the same bytes again on a 307 redirect, a retry and each Poll attempt; SigV4 signs the bytes sent', async () => {
     const { run: done, tc, text } = await run('resend', 'node');
     expect(done.result, text).to.equal('passed');
     const moved = target.received.filter((r) => r.path.endsWith('ed/node') && /\/(moved|landed)\//.test(r.path));
@@ -304,6 +370,29 @@ describe('files in requests: multipart/form-data and binary bodies', function ()
     for (const r of flaky) expect(r.body.equals(blob)).to.equal(true);
     expect(tc.nodes[1].attempts.map((a: { status: number }) => a.status)).to.deep.equal([503, 200]);
     expect(tc.nodes[1].request.file).to.include({ name: 'data.bin', size: blob.length });
+
+    // The Poll node sent the file on each attempt, and stopped at the 200.
+    const polls = target.received.filter((r) => r.path === '/poll/node');
+    expect(polls).to.have.length(2);
+    for (const r of polls) expect(r.parts![0]!.bytes.equals(report)).to.equal(true);
+    expect(tc.nodes[2]).to.include({ status: 'passed' });
+
+    // SigV4 over a binary body (s3: the payload hash sent as X-Amz-Content-Sha256) and over a
+    // multipart body: the target recomputed each signature over the bytes it received.
+    const signed = target.received.find((r) => r.path === '/signed/node')!;
+    expect(signed.body.equals(blob)).to.equal(true);
+    expect(signed.headers['x-amz-content-sha256']).to.equal(sha256(blob));
+    expect(sigV4Matches(signed)).to.equal(true);
+    const signedForm = target.received.find((r) => r.path === '/signed/form-node')!;
+    expect(signedForm.parts![0]!.bytes.equals(avatar)).to.equal(true);
+    expect(sigV4Matches(signedForm)).to.equal(true);
+    // And the check can fail: the same request with one byte changed is refused.
+    const tampered = Buffer.from(signedForm.body);
+    const at = tampered.length - 10;
+    tampered.writeUInt8(tampered.readUInt8(at) ^ 1, at);
+    expect(sigV4Matches({ ...signedForm, body: tampered })).to.equal(false);
+    expect(tc.nodes[3].status, JSON.stringify(tc.nodes[3])).to.equal('passed');
+    expect(tc.nodes[4].status, JSON.stringify(tc.nodes[4])).to.equal('passed');
   });
 
   it('refuses a request with two bodies, naming the field at fault', async () => {
