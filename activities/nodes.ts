@@ -386,7 +386,8 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
             ...scope,
             script: layer.script,
             hook,
-            request,
+            // A request with files: hooks see its parts or file as results show them (docs/flows.md "Files").
+            request: upload ? { ...request, ...upload.sent } : request,
             ...(response ? { response } : {}),
             label: layer.level ? `${input.label}.${layer.level.replace(' ', '')}.${hook}` : `${input.label}.${hook}`,
             variables,
@@ -410,7 +411,11 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
         if (!/\bbeforeRequest\b/.test(layer.script.code)) continue;
         const r = await runHook(layer, 'beforeRequest');
         if (!r.ok) return end({ attempts: [], scriptError: hookError(layer, 'beforeRequest', r) });
-        if (r.request) request = { ...request, ...r.request, headers: { ...(r.request.headers ?? {}) } };
+        if (r.request) {
+          // `parts` and `file` are read-only: what is sent is always the files' bytes.
+          const { parts: _parts, file: _file, ...changed } = r.request;
+          request = { ...request, ...changed, headers: { ...(changed.headers ?? {}) } };
+        }
       }
 
       // afterResponse in reverse order of the onion: the node's own, then the folders', then the test case's.

@@ -7,7 +7,15 @@
  * Pure type declarations (imported by workflow code).
  */
 import type { ApiNodeAuthProfile } from './auth-profiles';
-import type { AttemptResult, HttpExchange, ResolvedRequest, RetryPolicy, ScriptConfig, ScriptLogLine } from './types';
+import type {
+  AttemptResult,
+  HttpExchange,
+  ResolvedRequest,
+  RetryPolicy,
+  ScriptConfig,
+  ScriptLogLine,
+  SentFiles,
+} from './types';
 
 /** Context a script sees besides the request: variables, earlier nodes, the loop, the test case. */
 export interface ScriptScope {
@@ -83,8 +91,13 @@ export interface ApiNodeOutput {
   finishedAtMs: number;
 }
 
-/** `$request` as a script sees and leaves it (a beforeRequest hook may change it). */
-export interface ScriptRequest {
+/**
+ * `$request` as a script sees and leaves it (a beforeRequest hook may change `method`, `url`,
+ * `headers` and `body`). A request with files (docs/flows.md "Files") has no `body`; hooks see what
+ * its body is made of instead, read-only, as results show it (`parts`: each part's name, file name,
+ * type, size and SHA-256; `file`: the binary body's), never the bytes.
+ */
+export interface ScriptRequest extends Partial<SentFiles> {
   method: string;
   url: string;
   headers: Record<string, string>;

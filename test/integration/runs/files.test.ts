@@ -176,6 +176,10 @@ describe('files in requests: multipart/form-data and binary bodies', function ()
             { name: 'files', file: '{{reportRef}}', filename: 'r.pdf', contentType: 'application/x-report' },
           ],
         },
+        // A hook sees the parts as results show them (read-only: emptying them changes nothing sent).
+        script: {
+          code: "function beforeRequest() { $request.headers['X-Parts'] = $request.parts.map((p) => p.name + ':' + (p.filename || '-') + ':' + (p.sha256 || p.size)).join(','); $request.parts = []; }",
+        },
         assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
       },
       {
@@ -194,9 +198,12 @@ describe('files in requests: multipart/form-data and binary bodies', function ()
         },
       },
     ];
-    expect((await app.request('POST', '/v1/test-cases', { name: 'uploads', folder: 'files', flow })).status).to.equal(
-      201,
-    );
+    const hooks = {
+      code: "function beforeRequest() { if ($request.file) $request.headers['X-File'] = $request.file.name + ':' + $request.file.size; }",
+    };
+    expect(
+      (await app.request('POST', '/v1/test-cases', { name: 'uploads', folder: 'files', flow, hooks })).status,
+    ).to.equal(201);
     const missing = [
       {
         type: 'api',
@@ -303,6 +310,9 @@ describe('files in requests: multipart/form-data and binary bodies', function ()
         'files r.pdf application/x-report',
       ]);
       expect(form.parts![0]!.bytes.toString('utf8')).to.equal('hello world');
+      expect(form.headers['x-parts']).to.equal(
+        `note:-:11,files:avatar.png:${sha256(avatar)},files:r.pdf:${sha256(report)}`,
+      );
       expect(form.parts![1]!.bytes.equals(avatar)).to.equal(true);
       expect(form.parts![2]!.bytes.equals(report)).to.equal(true);
 
@@ -311,6 +321,9 @@ describe('files in requests: multipart/form-data and binary bodies', function ()
       expect(binary.headers['content-type']).to.equal('application/octet-stream');
       expect(binary.headers['content-length']).to.equal(String(blob.length));
       expect(binary.body.equals(blob)).to.equal(true);
+      expect(binary.headers['x-file'], 'a hook on the test case sees the binary body as $request.file').to.equal(
+        `data.bin:${blob.length}`,
+      );
       const typed = target.received.find((r) => r.path === `/typed/${durability}`)!;
       expect(typed.headers['content-type']).to.equal('application/x-avatar');
       expect(typed.body.equals(avatar)).to.equal(true);
