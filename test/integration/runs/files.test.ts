@@ -26,9 +26,10 @@ const AWS = { accessKeyId: 'AKIDFILESTEST', secretAccessKey: 'files-test-secret-
  * signature covered exactly these bytes.
  */
 function sigV4Matches(r: { method: string; path: string; headers: http.IncomingHttpHeaders; body: Buffer }): boolean {
-  const m = /Credential=[^/]+\/\d+\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
-    String(r.headers.authorization ?? ''),
-  );
+  const m =
+    /Credential=[^/]+\/\d+\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
+      String(r.headers.authorization ?? ''),
+    );
   if (!m) return false;
   const [, region, service, signedHeaders, signature] = m;
   const headers: Record<string, string> = {};
@@ -242,7 +243,11 @@ describe('files in requests: multipart/form-data and binary bodies', function ()
       {
         type: 'poll',
         id: 'poll',
-        request: { method: 'POST', url: '{{base}}/poll/{{mode}}', multipart: [{ name: 'doc', file: 'docs/report.pdf' }] },
+        request: {
+          method: 'POST',
+          url: '{{base}}/poll/{{mode}}',
+          multipart: [{ name: 'doc', file: 'docs/report.pdf' }],
+        },
         until: 'response.status = 200',
         interval: 10,
         maxAttempts: 5,
