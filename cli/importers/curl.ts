@@ -29,7 +29,7 @@
  */
 import path from 'node:path';
 import type { ApiNode, Assertion, MultipartPart, RequestSpec } from '../../src/domain/types';
-import { curlFlagTakesValue, readCurlOptions, tokenizeCurl } from '../../src/importers/curl';
+import { curlFlagTakesValue, headerCredential, readCurlOptions, tokenizeCurl } from '../../src/importers/curl';
 import { nodeIdFor } from '../../src/importers/node-id';
 import { guessContentType } from '../workspace-files';
 
@@ -162,9 +162,6 @@ const OUTPUT_ONLY = new Set([
   'fail-with-body',
   'create-dirs',
 ]);
-
-/** Header names whose values are credentials (RFC 9110 §11.6.2, §11.7.2; RFC 6265 §5.4; and the usual API key headers). */
-const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|api[-_]?key|token|secret|password/i;
 
 /** `a-z0-9_.-` of `name`, for workspace file and auth profile names. */
 export function slugOf(name: string): string {
@@ -541,26 +538,9 @@ export function importCurl(sources: readonly CurlSource[], options: CurlImportOp
     const out: Record<string, string> = {};
     for (const [name, raw] of headers) {
       let value = raw;
-      if (raw !== '' && SECRET_HEADER.test(name)) {
-        const lower = name.toLowerCase();
-        const scheme = /^(\S+)\s+(\S.*)$/.exec(raw);
-        if ((lower === 'authorization' || lower === 'proxy-authorization') && scheme) {
-          const want = /^(bearer|token)$/i.test(scheme[1]!)
-            ? 'token'
-            : lower === 'authorization'
-              ? 'authorization'
-              : 'proxyAuthorization';
-          value = `${scheme[1]} ${secretVar(want, scheme[2]!, report)}`;
-        } else {
-          const want =
-            lower === 'cookie'
-              ? 'cookie'
-              : name
-                  .replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())
-                  .replace(/^./, (c) => c.toLowerCase());
-          value = secretVar(want || 'secret', raw, report);
-        }
-      }
+      const credential = headerCredential(name, raw);
+      if (credential)
+        value = `${credential.scheme ? `${credential.scheme} ` : ''}${secretVar(credential.variable, credential.secret, report)}`;
       const existing = Object.keys(out).find((k) => k.toLowerCase() === name.toLowerCase());
       if (existing)
         out[existing] = name.toLowerCase() === 'cookie' ? `${out[existing]}; ${value}` : `${out[existing]}, ${value}`;

@@ -189,6 +189,45 @@ const TAKES_VALUE = new Set([
 ]);
 const SILENTLY_IGNORED = new Set(['compressed']);
 
+/** Header names whose values are credentials (RFC 9110 §11.6.2, §11.7.2; RFC 6265 §5.4; and the usual API key headers). */
+export const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|api[-_]?key|token|secret|password/i;
+
+/** A credential in a header value: the variable it goes to, the scheme kept as written, the secret. */
+export interface HeaderCredential {
+  /** The variable name wanted: `token` (Bearer, Token), `authorization`, `proxyAuthorization`, `cookie`, else the header's name in camelCase (`xApiKey`). */
+  variable: string;
+  /** `Bearer`, `Basic`, …: kept in the header before the `{{variable}}` (Authorization and Proxy-Authorization only). */
+  scheme?: string;
+  /** The value that goes to the variable. */
+  secret: string;
+}
+
+/**
+ * The credential in header `name: value` ({@link SECRET_HEADER}), or undefined for other headers, an
+ * empty value and a value that is already a `{{variable}}`. The rule of `assay import curl` and the
+ * console's "Paste cURL": credentials become variables, never literals in a test case.
+ */
+export function headerCredential(name: string, value: string): HeaderCredential | undefined {
+  if (value === '' || !SECRET_HEADER.test(name) || /^\{\{[^{}]+\}\}$/.test(value)) return undefined;
+  const lower = name.toLowerCase();
+  const scheme = /^(\S+)\s+(\S.*)$/.exec(value);
+  if ((lower === 'authorization' || lower === 'proxy-authorization') && scheme) {
+    const variable = /^(bearer|token)$/i.test(scheme[1]!)
+      ? 'token'
+      : lower === 'authorization'
+        ? 'authorization'
+        : 'proxyAuthorization';
+    return { variable, scheme: scheme[1], secret: scheme[2]! };
+  }
+  const variable =
+    lower === 'cookie'
+      ? 'cookie'
+      : name
+          .replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())
+          .replace(/^./, (c) => c.toLowerCase());
+  return { variable: variable || 'secret', secret: value };
+}
+
 /** The Content-Type each body kind sends by itself (not kept as a header on import, added on export). */
 export const DEFAULT_TYPES: Partial<Record<CurlBodyKind, string>> = {
   json: 'application/json',

@@ -270,6 +270,29 @@ describe('console test-case designer', function () {
       expect(node.request).to.deep.include({ method: 'POST', body: { sku: 'A-1', qty: 2 } });
       expect(node.request!.headers).to.deep.include({ 'X-Trace': 't-1' });
 
+      // Credentials never stay literals: the node names a variable, the dialog offers to keep the
+      // value as a secret of an environment.
+      expect((await app.request('POST', '/v1/environments', { name: 'paste-env', variables: {} })).status).to.equal(
+        201,
+      );
+      await page.getByRole('button', { name: 'Paste cURL' }).click();
+      await dialog
+        .getByLabel('curl command')
+        .fill(`curl https://api.example.com/me -H 'Authorization: Bearer tok-secret-7731'`);
+      await dialog.getByRole('button', { name: 'Add node' }).click();
+      const credentials = dialog.getByRole('group', { name: 'Credentials' });
+      await credentials.getByText('{{token}}').waitFor();
+      await credentials.getByLabel('Keep their values as secrets in').selectOption('paste-env');
+      await dialog.getByRole('button', { name: 'Add node' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      const withMe = (await designer.json()) as Array<{ request?: { url: string; headers?: Record<string, string> } }>;
+      const me = withMe.find((n) => n.request?.url === 'https://api.example.com/me');
+      expect(me?.request?.headers).to.deep.equal({ Authorization: 'Bearer {{token}}' });
+      expect(JSON.stringify(withMe)).not.to.include('tok-secret-7731');
+      const env = await app.request('GET', '/v1/environments/paste-env');
+      expect(env.body.variables).to.deep.equal({ token: { secret: true, value: '***' } });
+      await page.getByRole('button', { name: 'Undo' }).click();
+
       // An API design's operation becomes a node: method, path, a status assertion.
       await page.getByRole('button', { name: 'From API design' }).click();
       const fromDesign = page.getByRole('dialog', { name: 'From API design' });

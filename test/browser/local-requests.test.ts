@@ -682,7 +682,7 @@ describe('Local requests page (console)', function () {
     await page.context().close();
   });
 
-  it('saves a request as a test case on request, links to it, and refuses multipart bodies', async () => {
+  it('saves a request as a test case on request, links to it, multipart files uploaded first', async () => {
     const page = await open();
     await newRequest(page);
     await page.getByLabel('Name', { exact: true }).fill('Create order');
@@ -720,10 +720,43 @@ describe('Local requests page (console)', function () {
     expect(await dialog.locator('.field-invalid').textContent()).to.contain('is already taken in this folder');
     await dialog.getByRole('button', { name: 'Close' }).click();
 
+    // A multipart body: saving uploads its file to the workspace files, the node's part names it.
     await page.getByRole('radio', { name: 'Multipart form (files)' }).check();
+    await page.getByRole('button', { name: 'Add part' }).click();
+    await page.getByLabel('Part 1 name').fill('title');
+    await page.getByLabel('Part 1 value').fill('Q1');
+    await page.getByRole('button', { name: 'Add part' }).click();
+    await page.getByLabel('Part 2 kind').selectOption('file');
+    await page.getByLabel('Part 2 name').fill('attachment');
+    const csv = Buffer.from('quarter,total\nQ1,1200\n');
+    await page.getByLabel('Part 2 file').setInputFiles({ name: 'q1 report.csv', mimeType: 'text/csv', buffer: csv });
+    await eventually(
+      async () => (await page.getByTestId('part-2-file').textContent())?.includes('q1 report.csv'),
+      5000,
+    );
     await page.getByRole('button', { name: 'Save as test case' }).click();
-    await dialog.getByText('A multipart body (form fields and files) cannot be saved as a test case').waitFor();
-    expect(await dialog.getByRole('button', { name: 'Save test case' }).count()).to.equal(0);
+    await dialog
+      .getByRole('note')
+      .getByText(/Saving uploads q1 report\.csv to the workspace files/)
+      .waitFor();
+    await dialog.getByLabel('Test case name').fill('Upload report');
+    await dialog.getByRole('button', { name: 'Save test case' }).click();
+    const saved = dialog.getByRole('link', { name: /Open the test case/ });
+    await saved.waitFor();
+    const uploadCase = await app.request(
+      'GET',
+      `/v1/test-cases/${(await saved.getAttribute('href'))!.split('/').pop()}`,
+    );
+    expect(uploadCase.body.flow[0].request.multipart).to.deep.equal([
+      { name: 'title', value: 'Q1' },
+      { name: 'attachment', file: 'q1_report.csv', filename: 'q1 report.csv' },
+    ]);
+    expect(uploadCase.body.flow[0].request.body).to.equal(undefined);
+    const stored = await fetch(`${app.url}/v1/files/q1_report.csv/content`, {
+      headers: { authorization: `Bearer ${app.key}` },
+    });
+    expect(stored.status).to.equal(200);
+    expect(Buffer.from(await stored.arrayBuffer()).equals(csv)).to.equal(true);
     await page.context().close();
   });
 

@@ -47,14 +47,33 @@ describe('designer ways in: a curl command to an API node', () => {
     expect(made.warnings).to.deep.equal([]);
   });
 
-  it('turns -u user:password into a Basic Authorization header, and a relative URL into {{base}}', () => {
-    const made = curlToNode('curl -u ada:s3cret: /orders/7');
+  it('moves credentials into variables (-u, Authorization, -b, API keys), never literals in the node; a relative URL into {{base}}', () => {
+    const made = curlToNode(
+      "curl -u ada:s3cret: -b 'sid=abc123' -H 'X-Api-Key: key-987654' -H 'X-Trace: t-1' /orders/7",
+    );
     if ('error' in made) throw new Error(made.error);
     expect(made.node.request.method).to.equal('GET');
     expect(made.node.request.url).to.equal('{{base}}/orders/7');
+    expect(made.node.request.headers).to.deep.equal({
+      Authorization: 'Basic {{authorization}}',
+      Cookie: '{{cookie}}',
+      'X-Api-Key': '{{xApiKey}}',
+      'X-Trace': 't-1',
+    });
+    expect(JSON.stringify(made.node)).not.to.match(/abc123|key-987654|s3cret/);
+    expect(JSON.stringify(made.node)).not.to.include(btoa('ada:s3cret:'));
     // base64("ada:s3cret:"), the password being everything after the first colon.
-    expect(made.node.request.headers).to.deep.equal({ Authorization: `Basic ${btoa('ada:s3cret:')}` });
+    expect(made.secrets).to.deep.equal([
+      { variable: 'authorization', header: 'Authorization', value: btoa('ada:s3cret:') },
+      { variable: 'cookie', header: 'Cookie', value: 'sid=abc123' },
+      { variable: 'xApiKey', header: 'X-Api-Key', value: 'key-987654' },
+    ]);
     expect(made.node.request.body).to.equal(undefined);
+    // A Bearer token keeps its scheme; a header already naming a variable stays as it is.
+    const bearer = curlToNode("curl -H 'Authorization: Bearer tok-1234' -H 'X-Token: {{t}}' https://x.test/a");
+    if ('error' in bearer) throw new Error(bearer.error);
+    expect(bearer.node.request.headers).to.deep.equal({ Authorization: 'Bearer {{token}}', 'X-Token': '{{t}}' });
+    expect(bearer.secrets).to.deep.equal([{ variable: 'token', header: 'Authorization', value: 'tok-1234' }]);
   });
 
   it('keeps a JSON body that does not parse as text, with its type, and gives an id not taken', () => {
@@ -68,18 +87,25 @@ describe('designer ways in: a curl command to an API node', () => {
     expect(made.node.id).to.equal('post-users-3');
   });
 
-  it('refuses what is not a curl command, a command without URL, a multipart form, empty text', () => {
+  it('refuses what is not a curl command, a command without URL, empty text', () => {
     expect(curlToNode('wget https://x.test')).to.deep.equal({
       error: 'This is not a curl command: it should start with "curl".',
     });
     expect(curlToNode('curl -X POST')).to.deep.equal({ error: 'The curl command names no URL.' });
-    const multipart = curlToNode('curl https://x.test/up -F name=ada');
-    expect(multipart)
-      .to.have.property('error')
-      .that.matches(/multipart/i);
     expect(curlToNode('   '))
       .to.have.property('error')
       .that.matches(/Paste a curl command/);
+  });
+
+  it('takes -F text parts as multipart; file parts are left out with a warning (a page cannot read them)', () => {
+    const made = curlToNode("curl https://x.test/up -F name=ada -F 'doc=@report.pdf'");
+    if ('error' in made) throw new Error(made.error);
+    expect(made.node.request.method).to.equal('POST');
+    expect(made.node.request.multipart).to.deep.equal([{ name: 'name', value: 'ada' }]);
+    expect(made.warnings.join('\n')).to.match(/-F doc=@report\.pdf: a page cannot read the files/);
+    const onlyFiles = curlToNode("curl https://x.test/up -F 'doc=@report.pdf'");
+    if ('error' in onlyFiles) throw new Error(onlyFiles.error);
+    expect(onlyFiles.node.request).to.deep.equal({ method: 'POST', url: 'https://x.test/up' });
   });
 
   it('passes on what the importer could not take over', () => {

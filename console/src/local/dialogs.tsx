@@ -4,12 +4,14 @@
  */
 import { useState } from 'preact/hooks';
 import { api, problemOf, type Problem } from '../api';
-import { can } from '../session';
+import { can, session } from '../session';
 import { Dialog } from '../ui/Dialog';
 import { CopyButton, Field, ProblemBox, fieldError } from '../ui/kit';
 import { CurlError, parseCurl, toCurl, type CurlImport } from './curl';
 import { displayName, type LocalRequest } from './store';
-import { testCaseBody, toApiNodeRequest } from './test-case';
+import { localRequestToNode, partsToUpload } from '../designer/ways-in/local';
+import { testCaseBody } from './test-case';
+import { uploadLocalFiles } from './upload';
 import { resolve, type Variables } from './variables';
 
 /** Paste a curl command line; `onImport` gets what was read (warnings included). */
@@ -90,24 +92,38 @@ export function CopyCurlDialog({
   );
 }
 
-/** "Save as test case": the explicit upload (POST /v1/test-cases), then a link to the new test case. */
+/**
+ * "Save as test case": the explicit upload (POST /v1/test-cases), then a link to the new test case.
+ * A multipart body's files live in this browser: saving uploads them as workspace files first
+ * (./upload.ts `uploadLocalFiles`, said in the dialog) and the node's parts name them
+ * (console/src/designer/ways-in/local.ts `localRequestToNode`).
+ */
 export function SaveTestCaseDialog({ request, onClose }: { request: LocalRequest; onClose: () => void }) {
   const [name, setName] = useState(displayName(request).slice(0, 200));
   const [folder, setFolder] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<Problem>();
   const [created, setCreated] = useState<{ id: string; name: string }>();
-  const converted = toApiNodeRequest(request, location.origin);
+  const toUpload = partsToUpload(request);
+  // Checked up front with the files taken as uploaded: a part without a file, or no part, is said now.
+  const pending = Object.fromEntries(toUpload.map((p) => [p.fileId!, p.fileName ?? p.name]));
+  const checked = localRequestToNode(request, { origin: location.origin, uploaded: pending });
+  const converted = 'error' in checked ? { reason: checked.error } : { request: checked.node.request };
+  const fileNames = toUpload.map((p) => p.fileName ?? p.name);
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!('request' in converted)) return;
     setBusy(true);
     setProblem(undefined);
     try {
+      const ws = session()?.workspace.id;
+      const uploaded = toUpload.length > 0 && ws ? await uploadLocalFiles(ws, toUpload) : {};
+      const made = localRequestToNode(request, { origin: location.origin, uploaded });
+      if ('error' in made) throw new Error(made.error);
       const tc = await api<{ id: string; name: string }>(
         'POST',
         '/v1/test-cases',
-        testCaseBody(request, converted.request, name, folder),
+        testCaseBody(request, made.node.request, name, folder),
       );
       setCreated(tc);
     } catch (err) {
@@ -142,6 +158,12 @@ export function SaveTestCaseDialog({ request, onClose }: { request: LocalRequest
           >
             <input aria-label="Folder" value={folder} onInput={(e) => setFolder(e.currentTarget.value)} />
           </Field>
+          {fileNames.length > 0 && (
+            <p class="muted" role="note">
+              Saving uploads {fileNames.join(', ')} to the workspace files (the <a href="/files">Files</a> page lists
+              them); the test case&apos;s multipart parts send them from there.
+            </p>
+          )}
           <ProblemBox problem={problem} />
           {!can('write') && (
             <p class="muted">

@@ -26,8 +26,8 @@ export function encodeKeepingPlaceholders(s: string): string {
 }
 
 /**
- * The API node request for `r`, or the reason it cannot be saved (a multipart body: API nodes
- * send JSON or text, never files). Relative URLs are made absolute against `origin`; a JSON body
+ * The API node request for `r`, or the reason it cannot be made: a multipart body, whose files
+ * must be uploaded first (console/src/designer/ways-in/local.ts `localRequestToNode` does both). Relative URLs are made absolute against `origin`; a JSON body
  * that parses is saved as its JSON value, otherwise as a string with `Content-Type:
  * application/json`; a form as its URL-encoded string.
  */
@@ -35,7 +35,7 @@ export function toApiNodeRequest(r: LocalRequest, origin: string): { request: Ap
   if (r.bodyKind === 'multipart' && r.method !== 'GET' && r.method !== 'HEAD')
     return {
       reason:
-        'A multipart body (form fields and files) cannot be saved as a test case: API nodes send JSON or text bodies only. Choose another body kind to save it.',
+        'A multipart body (form fields and files) becomes parts of workspace files: its files must be uploaded first.',
     };
   const url = r.url.startsWith('/') && !r.url.startsWith('//') ? origin.replace(/\/$/, '') + r.url : r.url;
   const headers: Record<string, string> = {};
@@ -69,8 +69,8 @@ export function toApiNodeRequest(r: LocalRequest, origin: string): { request: Ap
   return { request };
 }
 
-/** The body of `POST /v1/test-cases` for `r`. */
-export function testCaseBody(r: LocalRequest, request: ApiNodeRequest, name: string, folder: string) {
+/** The body of `POST /v1/test-cases` for `r`: one API node sending `request` (an API node's request, docs/flows.md). */
+export function testCaseBody(r: LocalRequest, request: object, name: string, folder: string) {
   const nodeName = displayName(r).slice(0, 200);
   return {
     name,

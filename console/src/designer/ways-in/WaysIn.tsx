@@ -7,28 +7,18 @@
  * hands the node to `onAdd` and closes; where the node goes is the designer's business.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import {
-  ApiError,
-  api,
-  problemOf,
-  uploadFile,
-  withQuery,
-  type Page,
-  type Problem,
-  type WorkspaceFile,
-} from '../../api';
+import { api, problemOf, withQuery, type Page, type Problem } from '../../api';
 import { useLoad } from '../../hooks';
 import type { Design } from '../../resources/design-types';
 import { Dialog } from '../../ui/Dialog';
 import { ProblemBox } from '../../ui/kit';
-import { curlToNode } from './curl';
+import { curlToNode, type CurlSecret } from './curl';
 import { nodeFromOperation } from './design';
 import { localRequestToNode, partsToUpload } from './local';
-import { getFile, load as loadLocal } from '../../local/store';
-import { displayName, type LocalRequest, type PartRow } from '../../local/request';
+import { load as loadLocal } from '../../local/store';
 import { listAll } from '../../resources/common';
-import { explainUploadProblem } from '../../resources/files';
-import { fileNameFor } from '../forms/values';
+import { uploadLocalFiles } from '../../local/upload';
+import { displayName, type LocalRequest, type PartRow } from '../../local/request';
 import { session } from '../../session';
 import type { ApiNode } from './node';
 import '../debug/debug.css';
@@ -64,14 +54,21 @@ export function WaysIn({ onAdd, taken }: WaysInProps) {
 
 /**
  * "Paste cURL": a textarea; "Add node" reads it. A command that cannot be read shows why at the
- * textarea; one read with warnings (flags not supported, files the browser cannot read) shows them
- * and asks again before adding.
+ * textarea; one read with warnings (flags not supported, files the browser cannot read) or with
+ * credentials shows them and asks again before adding. Credentials are never literals in the node
+ * ({@link curlToNode} names variables instead): the dialog lists them and may add them, as secrets,
+ * to an environment of the user's choice (`PATCH /v1/environments/{name}`, a JSON merge of
+ * `variables`; docs/secrets.md: values under 4 characters are kept plain).
  */
 export function CurlDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: () => void }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string>();
-  const [warnings, setWarnings] = useState<{ text: string; list: string[] }>();
-  const submit = (e: Event) => {
+  const [problem, setProblem] = useState<Problem>();
+  const [busy, setBusy] = useState(false);
+  const [shown, setShown] = useState<{ text: string; warnings: string[]; secrets: CurlSecret[] }>();
+  const [environment, setEnvironment] = useState('');
+  const environments = useLoad((signal) => listAll<{ name: string }>('/v1/environments', signal), []);
+  const submit = async (e: Event) => {
     e.preventDefault();
     const made = curlToNode(text, { taken });
     if ('error' in made) {
@@ -79,17 +76,32 @@ export function CurlDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: (
       return;
     }
     setError(undefined);
-    if (made.warnings.length > 0 && warnings?.text !== text) {
-      setWarnings({ text, list: made.warnings });
+    if ((made.warnings.length > 0 || made.secrets.length > 0) && shown?.text !== text) {
+      setShown({ text, warnings: made.warnings, secrets: made.secrets });
       return;
+    }
+    if (environment && made.secrets.length > 0) {
+      setBusy(true);
+      setProblem(undefined);
+      try {
+        const variables = Object.fromEntries(
+          made.secrets.map((s) => [s.variable, s.value.length >= 4 ? { value: s.value, secret: true } : s.value]),
+        );
+        await api('PATCH', `/v1/environments/${encodeURIComponent(environment)}`, { variables });
+      } catch (err) {
+        setProblem(problemOf(err, 'Could not save the credentials'));
+        return;
+      } finally {
+        setBusy(false);
+      }
     }
     onAdd(made.node);
     onClose();
   };
-  const acknowledged = warnings?.text === text;
+  const acknowledged = shown?.text === text;
   return (
     <Dialog title="Paste cURL" class="dzd-dialog" onClose={onClose}>
-      <form onSubmit={submit}>
+      <form onSubmit={(e) => void submit(e)}>
         <label class={`field${error ? ' field-invalid' : ''}`}>
           <span class="field-label">curl command</span>
           <textarea
@@ -110,19 +122,43 @@ export function CurlDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: (
             </span>
           )}
         </label>
-        {acknowledged && (
+        {acknowledged && shown!.warnings.length > 0 && (
           <div class="dzd-warnings" role="status">
             <strong>Not everything was taken over:</strong>
             <ul>
-              {warnings!.list.map((w) => (
+              {shown!.warnings.map((w) => (
                 <li key={w}>{w}</li>
               ))}
             </ul>
           </div>
         )}
+        {acknowledged && shown!.secrets.length > 0 && (
+          <div class="dzd-warnings" role="group" aria-label="Credentials">
+            <strong>Credentials become variables, never literals in the test case:</strong>
+            <ul>
+              {shown!.secrets.map((s) => (
+                <li key={s.variable}>
+                  <code>{`{{${s.variable}}}`}</code> from the {s.header} header
+                </li>
+              ))}
+            </ul>
+            <label class="field">
+              <span class="field-label">Keep their values as secrets in</span>
+              <select value={environment} onChange={(e) => setEnvironment(e.currentTarget.value)}>
+                <option value="">no environment (set them yourself)</option>
+                {(environments.data ?? []).map((env) => (
+                  <option key={env.name} value={env.name}>
+                    {env.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </div>
+        )}
+        <ProblemBox problem={problem} />
         <div class="row">
-          <button type="submit" disabled={!text.trim()}>
-            {acknowledged ? 'Add node anyway' : 'Add node'}
+          <button type="submit" disabled={!text.trim() || busy}>
+            {busy ? 'Saving…' : acknowledged && shown!.warnings.length > 0 ? 'Add node anyway' : 'Add node'}
           </button>
         </div>
       </form>
@@ -218,44 +254,6 @@ export function LocalDialog({ onAdd, taken, onClose }: WaysInProps & { onClose: 
       )}
     </Dialog>
   );
-}
-
-/**
- * Uploads the local files of `parts` (IndexedDB, console/src/local/store.ts `getFile`) as workspace
- * files (api.ts `uploadFile`, the name made from the file's, `fileNameFor`); a name already taken
- * by other content gets `-2`, `-3`… before its extension, the same content is reused as it is.
- * Answers the workspace file name by `fileId`. Throws an Error naming a file this browser no longer
- * has, and {@link ApiError} for a refused upload (its size-limit or quota problem explained).
- */
-export async function uploadLocalFiles(workspaceId: string, parts: PartRow[]): Promise<Record<string, string>> {
-  const existing = new Map((await listAll<WorkspaceFile>('/v1/files')).map((f) => [f.name, f.sha256]));
-  const out: Record<string, string> = {};
-  for (const p of parts) {
-    if (!p.fileId || out[p.fileId]) continue;
-    const blob = await getFile(workspaceId, p.fileId);
-    if (!blob)
-      throw new Error(
-        `${p.fileName ?? p.name} is no longer kept in this browser: choose it again on the Local requests page.`,
-      );
-    const sha = [...new Uint8Array(await crypto.subtle.digest('SHA-256', await blob.arrayBuffer()))]
-      .map((b) => b.toString(16).padStart(2, '0'))
-      .join('');
-    const base = fileNameFor(p.fileName ?? p.name);
-    let name = base;
-    for (let i = 2; existing.has(name) && existing.get(name) !== sha; i++)
-      name = base.replace(/(\.[^./]*)?$/, (ext) => `-${i}${ext}`);
-    if (existing.get(name) !== sha) {
-      try {
-        const stored = await uploadFile(name, blob, p.fileType || blob.type || undefined);
-        existing.set(stored.name, stored.sha256);
-      } catch (err) {
-        if (err instanceof ApiError) throw new ApiError(explainUploadProblem(err.problem, blob));
-        throw err;
-      }
-    }
-    out[p.fileId] = name;
-  }
-  return out;
 }
 
 /** Designs asked at most (pages of 200), so that a huge import does not hold the dialog. */
