@@ -6,7 +6,7 @@ STAMP := node_modules/.assay-install-stamp
 # mocha for a subset of the suite: without .mocharc.json, whose spec list would be added to the files named.
 MOCHA_ONLY := npx mocha --no-config --require dist/test/setup.js --timeout 60000 --exit --node-option no-node-snapshot --node-option enable-source-maps --node-option expose-gc
 
-.PHONY: install build dev run bundler test test-unit test-workflows lint bench bench-openapi bench-cluster demo up down record-histories clean screenshots cluster cluster-down cluster-status test-cluster
+.PHONY: install build dev run bundler test postman-corpus test-unit test-workflows lint bench bench-openapi bench-cluster demo up down record-histories clean screenshots cluster cluster-down cluster-status test-cluster
 
 ## install: project dependencies (npm ci) and the compiled build
 install: $(STAMP) build
@@ -110,6 +110,10 @@ cluster-status:
 ## test-cluster: the cluster suite (REST smoke, a run, a schedule, a webhook, kill -9 chaos) against the running `make cluster`; no rebuild, so the cluster's dist/ stays as it runs; and load from two hosts on network namespaces (test/cluster/load-hosts.test.ts: root only, needs no cluster)
 test-cluster: $(STAMP)
 	@$(ENV) ASSAY_CLUSTER=1 $(MOCHA_ONLY) --timeout 300000 'dist/test/cluster/**/*.test.js'
+
+## postman-corpus: Newman's own integration collections (test/fixtures/postman/newman-corpus) run by Newman and, imported, by Assay against loopback servers: the share of tests giving Newman's result (docs/import-postman.md "Side by side with Newman"; a few minutes, not part of `make test`)
+postman-corpus: install
+	@$(ENV) $(MOCHA_ONLY) --timeout 1800000 'dist/test/corpus/**/*.test.js'
 
 ## up / down: the docker-compose stack, the same topology as `make cluster` (PostgreSQL 15 + Temporal on deploy/temporal/config.yaml, Temporal UI, MySQL 8, API, workers, bundler)
 up:
