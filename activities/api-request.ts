@@ -12,8 +12,11 @@
  *
  * Redirects are followed here, hop by hop, with the node's settings (docs/flows.md "Request
  * settings", as Newman's `protocolProfileBehavior`): `maxRedirects`, `followOriginalHttpMethod`,
- * `followAuthorizationHeader`. The node's `auth` signs each hop it applies to
- * (src/net/request-auth.ts); Digest answers a 401 challenge by sending the hop again.
+ * `followAuthorizationHeader`, `refererOnRedirect`. The node's `auth` signs each hop it applies to
+ * (src/net/request-auth.ts); Digest answers a 401 challenge by sending the hop again. Cookies a
+ * redirect's `Set-Cookie` sets are kept for the rest of that chain (RFC 6265, tough-cookie) and sent
+ * on its later hops whose URL they match, as Newman's cookie jar sends them; the result lists them
+ * (`redirectCookies`, with each hop's URL) for a test case that keeps a jar of its own.
  *
  * The body is decoded from its `Content-Encoding` (gzip, deflate, br; src/net/content-encoding.ts;
  * `Accept-Encoding: gzip, deflate, br` is sent unless the request sets its own) and kept up to
@@ -22,6 +25,7 @@
  * and `size` is the bytes received (decoded) until then. What returns to the workflow thus stays
  * well under Temporal's payload limits.
  */
+import { CookieJar } from 'tough-cookie';
 import type { Agent } from 'undici';
 import { BODYLESS_METHODS, type HttpExchange, type ResolvedRequest } from '../src/domain/types';
 import { ADDRESS_NOT_ALLOWED, addressRefusalIn, tlsUncheckedTwin } from '../src/net/address-policy';
@@ -144,6 +148,46 @@ export function rawTarget(raw: string): string {
   return rest.replace(/[^\x21-\x7e]+/gu, (run) => encodeURIComponent(run));
 }
 
+/** The raw `Set-Cookie` values of a response (undici gives one string or a list), each as sent. */
+function setCookiesOf(raw: Record<string, string | string[] | undefined>): string[] {
+  const v = raw['set-cookie'];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}
+
+/**
+ * The `Cookie` header of a redirect hop: the request's own `Cookie` (`own`, already dropped on a
+ * cross-origin hop), less the names the chain's cookies (`chain`, `name=value; …` from
+ * tough-cookie) set anew, then those. Undefined when there is neither.
+ */
+export function hopCookieHeader(own: string | undefined, chain: string): string | undefined {
+  if (!chain) return own;
+  const names = new Set(chain.split('; ').map((pair) => pair.split('=')[0]));
+  const kept = (own ?? '')
+    .split(';')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== '' && !names.has(pair.split('=')[0]!.trim()));
+  return [...kept, chain].join('; ');
+}
+
+/**
+ * The `Referer` a redirect hop sends with `refererOnRedirect` (postman-request's
+ * lib/redirect.js sets the previous URL): the URL redirected from, without its fragment and user
+ * info (RFC 9110 §10.1.3 forbids both).
+ */
+export function refererOf(url: URL): string {
+  const u = new URL(url.href);
+  u.hash = '';
+  u.username = '';
+  u.password = '';
+  return u.href;
+}
+
+/** Header `name`'s value in `headers` (any letter case), or undefined. */
+function headerValue(headers: Record<string, string>, name: string): string | undefined {
+  const key = Object.keys(headers).find((h) => h.toLowerCase() === name);
+  return key === undefined ? undefined : headers[key];
+}
+
 /** A redirect past `maxRedirects`: reported as TOO_MANY_REDIRECTS. */
 class TooManyRedirects extends Error {
   readonly code = 'TOO_MANY_REDIRECTS';
@@ -242,6 +286,11 @@ async function exchange(
   const maxRedirects = req.maxRedirects ?? MAX_REDIRECTIONS;
   const span: ClientSpan | undefined = trace ? startClientSpan(req.method, url, headers) : undefined;
   let redirects = 0;
+  /** Cookies the chain's redirect responses set (created at the first), and their Set-Cookie by hop. */
+  let chainJar: CookieJar | undefined;
+  const redirectCookies: NonNullable<HttpExchange['redirectCookies']> = [];
+  /** The headers of the last send to the request's own URL (before any redirect), for its scripts. */
+  let sentHeaders: Record<string, string> = {};
   /** The `auth` is applied on this hop: always on the first, on a redirect's only to the same host name (or with followAuthorizationHeader). */
   let signing = req.auth !== undefined;
   /** The Authorization answering this URL's Digest challenge, once challenged. */
@@ -255,6 +304,15 @@ async function exchange(
         for (const [name, value] of Object.entries(signed.headers)) putHeader(hop, name, value);
         if (signed.target) hopTarget = signed.target;
         if (digestAnswer) putHeader(hop, 'Authorization', digestAnswer);
+      }
+      if (chainJar) {
+        const cookie = hopCookieHeader(headerValue(hop, 'cookie'), chainJar.getCookieStringSync(url.href));
+        if (cookie !== undefined) putHeader(hop, 'Cookie', cookie);
+      }
+      if (redirects === 0) {
+        // What undici adds itself (Host, Content-Length), as the server receives them.
+        sentHeaders = { ...hop, host: url.host };
+        if (body !== undefined) sentHeaders['content-length'] = String(Buffer.byteLength(body));
       }
       const res = await guardedRequest(dispatcher, url, {
         method,
@@ -285,6 +343,14 @@ async function exchange(
         await res.body.dump();
         if (redirects >= maxRedirects) throw new TooManyRedirects(req.url, maxRedirects);
         redirects += 1;
+        const setCookie = setCookiesOf(res.headers as Record<string, string | string[] | undefined>);
+        if (setCookie.length) {
+          redirectCookies.push({ url: url.href, setCookie });
+          // tough-cookie's loose mode, as Postman's jar (a value without `=` has an empty name).
+          chainJar ??= new CookieJar(undefined, { looseMode: true, rejectPublicSuffixes: false });
+          for (const c of setCookie) chainJar.setCookieSync(c, url.href, { ignoreError: true });
+        }
+        if (req.refererOnRedirect) putHeader(headers, 'Referer', refererOf(url));
         if (next.hostname !== url.hostname && !req.followAuthorizationHeader) {
           dropHeader(headers, 'authorization');
           signing = false;
@@ -322,7 +388,9 @@ async function exchange(
             : Math.max(read.size, Number(responseHeaders['content-length'] ?? 0) || 0),
         truncated: read.truncated,
         ...(read.contentEncoding ? { contentEncoding: read.contentEncoding, encodedSize: read.encodedSize } : {}),
-        ...(redirects ? { redirects } : {}),
+        ...(redirects ? { redirects, url: url.href } : {}),
+        ...(redirectCookies.length ? { redirectCookies } : {}),
+        sentHeaders,
         timeMs: elapsed(),
       };
     }

@@ -380,6 +380,7 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
         layer: (typeof layers)[number],
         hook: 'beforeRequest' | 'afterResponse',
         response?: ScriptResponse,
+        shown: ApiNodeOutput['request'] = request,
       ) => {
         const r = capScriptResult(
           await sandbox.execute({
@@ -387,7 +388,7 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
             script: layer.script,
             hook,
             // A request with files: hooks see its parts or file as results show them (docs/flows.md "Files").
-            request: upload ? { ...request, ...upload.sent } : request,
+            request: upload ? { ...shown, ...upload.sent } : shown,
             ...(response ? { response } : {}),
             label: layer.level ? `${input.label}.${layer.level.replace(' ', '')}.${hook}` : `${input.label}.${hook}`,
             variables,
@@ -419,17 +420,23 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
       }
 
       // afterResponse in reverse order of the onion: the node's own, then the folders', then the test case's.
-      const afterResponse = async (exchange: HttpExchange, attempts: AttemptResult[]): Promise<ApiNodeOutput> => {
+      // The scripts see the request as sent (`sentHeaders`: credentials and signatures, Host, …);
+      // those headers stay in the worker: the result keeps the request as shown (secrets masked).
+      const afterResponse = async (sent: HttpExchange, attempts: AttemptResult[]): Promise<ApiNodeOutput> => {
+        const { sentHeaders, ...exchange } = sent;
         if (!exchange.error) {
           const response: ScriptResponse = {
             status: exchange.status,
             headers: exchange.headers,
             body: exchange.body,
             time: exchange.timeMs,
+            ...(exchange.url ? { url: exchange.url } : {}),
+            ...(exchange.redirectCookies ? { redirectCookies: exchange.redirectCookies } : {}),
           };
+          const asSent = sentHeaders ? { ...request, headers: sentHeaders } : request;
           for (const layer of [...layers].reverse()) {
             if (!/\bafterResponse\b/.test(layer.script.code)) continue;
-            const r = await runHook(layer, 'afterResponse', response);
+            const r = await runHook(layer, 'afterResponse', response, asSent);
             if (!r.ok) return end({ exchange, attempts, scriptError: hookError(layer, 'afterResponse', r) });
           }
         }

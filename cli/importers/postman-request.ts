@@ -5,7 +5,9 @@
  * - `protocolProfileBehavior`, inherited from folders and the collection as Newman resolves it
  *   (the SDK's `getProtocolProfileBehaviorResolved`): `followRedirects`, `maxRedirects`,
  *   `followOriginalHttpMethod`, `followAuthorizationHeader`, `strictSSL`, `disableUrlEncoding`,
- *   `disableBodyPruning` (the node's `alwaysSendBody`); the rest is listed as not imported.
+ *   `disableBodyPruning` (the node's `alwaysSendBody`), `removeRefererHeaderOnRedirect` (Newman
+ *   sends `Referer` on redirects unless it is true: the node's `refererOnRedirect`, written on every
+ *   request that follows redirects); the rest is listed as not imported.
  * - Newman's `--timeout-request` (the only request timeout a Newman run has) as every node's
  *   `timeoutMs`.
  * - auth types Assay signs itself (src/domain/types.ts `RequestAuth`): `digest`, `oauth1`, `hawk`,
@@ -34,6 +36,7 @@ export type RequestSettings = Pick<
   | 'strictSSL'
   | 'disableUrlEncoding'
   | 'alwaysSendBody'
+  | 'refererOnRedirect'
 >;
 
 /** `protocolProfileBehavior` keys carried over, to the request field they become. */
@@ -46,8 +49,8 @@ const BEHAVIOURS: Record<string, keyof RequestSettings> = {
   disableBodyPruning: 'alwaysSendBody',
 };
 
-/** Keys that change nothing in Assay (it never sends a Referer). */
-const WITHOUT_EFFECT = new Set(['removeRefererHeaderOnRedirect']);
+/** Keys read apart from {@link BEHAVIOURS}. */
+const READ_APART = new Set(['removeRefererHeaderOnRedirect']);
 
 /** Largest `maxRedirects` an API node takes (src/validation/flow-schemas.ts). */
 const MAX_REDIRECTS = 50;
@@ -73,9 +76,12 @@ export function requestSettings(item: Item, at: string, notes: Note[], timeoutRe
           at,
           message: `maxRedirects ${value} is above Assay's largest, ${MAX_REDIRECTS}; imported as ${MAX_REDIRECTS}`,
         });
-    } else if (!WITHOUT_EFFECT.has(key))
+    } else if (!READ_APART.has(key))
       notes.push({ at, message: `protocolProfileBehavior.${key} is not imported (Assay has no such request setting)` });
   }
+  // postman-request (lib/redirect.js) sets `Referer: <previous URL>` on every redirect it follows
+  // unless removeRefererHeaderOnRedirect is true; Newman passes no default, so it is sent.
+  if (out.followRedirects !== false && resolved?.removeRefererHeaderOnRedirect !== true) out.refererOnRedirect = true;
   return out;
 }
 

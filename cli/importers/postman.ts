@@ -298,11 +298,17 @@ function translateRequest(
         break;
       }
       case 'urlencoded': {
-        const pairs: string[] = [];
+        // As Newman encodes it (postman-runtime's urlEncodedBodyReducer, then Node's querystring
+        // with RFC 3986 escapes): the values of a key repeated are grouped under its first place,
+        // in order, keys in JavaScript's object order (integer-like keys first).
+        const form: Record<string, string[]> = {};
         body.urlencoded?.each((p) => {
           if (p.disabled || !p.key) return;
-          pairs.push(`${encodeKeepingVariables(p.key)}=${encodeKeepingVariables(String(p.value ?? ''))}`);
+          (Object.hasOwn(form, p.key) ? form[p.key]! : (form[p.key] = [])).push(String(p.value ?? ''));
         });
+        const pairs = Object.entries(form).flatMap(([key, values]) =>
+          values.map((value) => `${encodeKeepingVariables(key, true)}=${encodeKeepingVariables(value, true)}`),
+        );
         if (!hasHeader('content-type')) headers['Content-Type'] = 'application/x-www-form-urlencoded';
         out.body = pairs.join('&');
         break;
@@ -419,11 +425,19 @@ function nodeAuthProfile(
   return own !== (testCase ?? 'none') || explicitNoauth ? own : undefined;
 }
 
-/** Percent-encodes text but keeps `{{variables}}` as written (they are filled at run time). */
-function encodeKeepingVariables(text: string): string {
+/**
+ * Percent-encodes text but keeps `{{variables}}` as written (they are filled at run time).
+ * `rfc3986`: `!'()*` escaped too, as in Newman's urlencoded body (Node's querystring, then
+ * postman-request's `rfc3986`).
+ */
+function encodeKeepingVariables(text: string, rfc3986 = false): string {
+  const encode = (part: string) => {
+    const out = encodeURIComponent(part);
+    return rfc3986 ? out.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) : out;
+  };
   return text
     .split(/(\{\{[^{}]+\}\})/)
-    .map((part, i) => (i % 2 ? part : encodeURIComponent(part)))
+    .map((part, i) => (i % 2 ? part : encode(part)))
     .join('');
 }
 

@@ -192,6 +192,12 @@ export interface RequestSpec {
   disableUrlEncoding?: boolean;
   /** Send the body with GET, HEAD and the other {@link BODYLESS_METHODS} too (default false: dropped). */
   alwaysSendBody?: boolean;
+  /**
+   * Send `Referer: <the URL redirected from>` on each redirect hop followed, replacing a written
+   * one (default false: no Referer added, a written one kept), as Newman does unless
+   * `protocolProfileBehavior.removeRefererHeaderOnRedirect`.
+   */
+  refererOnRedirect?: boolean;
   /** Credentials the request is signed with when sent. */
   auth?: RequestAuth;
   /**
@@ -673,6 +679,7 @@ export interface ResolvedRequest {
   strictSSL?: boolean;
   disableUrlEncoding?: boolean;
   alwaysSendBody?: boolean;
+  refererOnRedirect?: boolean;
   auth?: RequestAuth;
   /** RequestSpec `multipart` with its templates filled; the node activity reads the files. */
   multipart?: MultipartPart[];
@@ -705,6 +712,22 @@ export interface HttpExchange {
   encodedSize?: number;
   /** Redirects followed before this response (absent: none). */
   redirects?: number;
+  /** With `redirects`: the URL of this (the last) response. */
+  url?: string;
+  /**
+   * The `Set-Cookie` values of the redirect responses followed, each hop's with its URL, in order
+   * (absent: none set any). They were kept for the rest of the chain and sent on its later hops
+   * (activities/api-request.ts); a test case's own cookie jar (the Postman one, docs/import-postman.md
+   * "Cookies") stores them as it stores the last response's.
+   */
+  redirectCookies?: Array<{ url: string; setCookie: string[] }>;
+  /**
+   * The headers of the request as it reached its own URL (the last send before any redirect: the
+   * Digest answer, auth signatures and profile credentials, `Host`, `Content-Length`, cookies), for
+   * the node's `afterResponse` scripts (`$request.headers`). Holds secrets as sent: the node activity
+   * (activities/nodes.ts) hands it to the scripts and drops it before its result leaves the worker.
+   */
+  sentHeaders?: Record<string, string>;
   /** Elapsed time from sending to the end of the body, milliseconds. */
   timeMs: number;
   /**

@@ -164,6 +164,7 @@ const REQUEST_SETTINGS = [
   'strictSSL',
   'disableUrlEncoding',
   'alwaysSendBody',
+  'refererOnRedirect',
 ] as const satisfies ReadonlyArray<keyof RequestSpec & keyof ResolvedRequest>;
 
 /** The response as expressions see it (`response`, `nodes.<id>.response`) from the exchange an activity observed. */

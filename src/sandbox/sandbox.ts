@@ -48,6 +48,10 @@ export interface ScriptResponse {
   body?: unknown;
   /** Milliseconds. */
   time: number;
+  /** After redirects: the last response's URL (HttpExchange `url`). */
+  url?: string;
+  /** After redirects: the Set-Cookie values of the redirects followed (HttpExchange `redirectCookies`). */
+  redirectCookies?: Array<{ url: string; setCookie: string[] }>;
 }
 
 export interface ScriptInput {

@@ -255,6 +255,11 @@ export const REQUEST_SCHEMA = {
       description:
         'Send the body with GET, HEAD, COPY, PURGE and UNLOCK too (default false: dropped, with no Content-Type).',
     },
+    refererOnRedirect: {
+      type: 'boolean',
+      description:
+        'Send `Referer: <the URL redirected from>` on each redirect followed, replacing a written one (default false: none added).',
+    },
     auth: REQUEST_AUTH_SCHEMA,
     multipart: {
       type: 'array',

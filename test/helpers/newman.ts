@@ -8,6 +8,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import os from 'node:os';
+import { startTestApp, type TestApp } from './app';
+import { runCli } from './cli';
+import { startVerifier, type Verifier } from './request-verifier';
 import { waitForHttp } from './processes';
 import { freePort } from '../../src/net/free-port';
 
@@ -143,4 +147,76 @@ export function expectSameOutcomes(newman: Map<string, boolean>, assay: Map<stri
     console.log(rows.map((r) => `${mark(r.newman)}\t${mark(r.assay)}\t${r.key}`).join('\n'));
   expect(differing, 'tests whose outcome differs (Newman vs Assay)').to.deep.equal([]);
   return rows;
+}
+
+/**
+ * Writes the Postman environment export `source` to `file` with the values of `values` (by key)
+ * replaced: the loopback addresses of a test's servers. @returns `file`.
+ */
+export function writeEnvironment(source: string, values: Record<string, string>, file: string): string {
+  const environment = JSON.parse(fs.readFileSync(source, 'utf8')) as { values: Array<{ key: string; value: string }> };
+  for (const [key, value] of Object.entries(values)) environment.values.find((v) => v.key === key)!.value = value;
+  fs.writeFileSync(file, JSON.stringify(environment));
+  return file;
+}
+
+/**
+ * Imports `collectionFile` (`assay import postman FILE --environment ENV --runner RUNNER --json`
+ * plus `args`), requires the import to succeed, then runs the runner (`assay run --runner RUNNER
+ * --env ENV_NAME --wait`) in `cwd`. @returns the import's JSON report, the run's exit code and
+ * stderr, and the run's results (`GET /v1/runs/{id}/results`).
+ */
+export async function importAndRun(
+  app: TestApp,
+  collectionFile: string,
+  options: { environment: string; runner: string; envName: string; args?: string[]; cwd: string },
+): Promise<{
+  report: { untranslated: unknown[] } & Record<string, unknown>;
+  code: number | null;
+  stderr: string;
+  results: Parameters<typeof assayOutcomes>[0];
+}> {
+  const { environment, runner, envName, args = [], cwd } = options;
+  const imported = await runCli(
+    ['import', 'postman', collectionFile, '--environment', environment, '--runner', runner, ...args, '--json'],
+    { app, cwd },
+  );
+  expect(imported.code, imported.stderr).to.equal(0);
+  const run = await runCli(['run', '--runner', runner, '--env', envName, '--wait'], { app, cwd });
+  const runId = /Run (run_[0-9A-Za-z]+)/.exec(run.stderr)?.[1];
+  expect(runId, run.stderr).to.be.a('string');
+  const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
+  return { report: JSON.parse(imported.stdout), code: run.code, stderr: run.stderr, results };
+}
+
+/** What {@link sideBySideTargets} starts for a test file; filled once its `before` hook ran. */
+export interface SideBySideTargets {
+  httpbin: { url: string; stop(): void };
+  verifier: Verifier;
+  app: TestApp;
+  /** A temporary directory for the files of the test (removed in `after`). */
+  dir: string;
+}
+
+/**
+ * Registers mocha `before`/`after` hooks (call it inside a `describe`) that start go-httpbin, the
+ * request verifier (test/helpers/request-verifier.ts) and a test app with a worker, and make a
+ * temporary directory named after `prefix`; `after` stops them all and removes it.
+ */
+export function sideBySideTargets(prefix: string): SideBySideTargets {
+  const targets = {} as SideBySideTargets;
+  before(async () => {
+    [targets.httpbin, targets.verifier, targets.app] = await Promise.all([
+      startHttpbin(),
+      startVerifier(),
+      startTestApp({ worker: true }),
+    ]);
+    targets.dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  });
+  after(async () => {
+    targets.httpbin?.stop();
+    await Promise.all([targets.verifier?.close(), targets.app?.stop()]);
+    if (targets.dir) fs.rmSync(targets.dir, { recursive: true, force: true });
+  });
+  return targets;
 }

@@ -14,6 +14,8 @@
  * - `/br`: `{"n": 42, "coding": "br"}` brotli-compressed when `Accept-Encoding` lists br (else 406).
  * - `/bomb`: a gzip body of 1 GiB of the letter a (64 members of 16 MiB; 1 MiB on the wire).
  * - `/raw/…`: `{"url": <the request target as received>}`.
+ * - `/echo…`: what arrived: `{method, url, headers, body}` (header names lower-cased, several
+ *   values of one name joined with `, `; `body` the bytes as UTF-8 text, `""` when none came).
  */
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -239,6 +241,7 @@ export async function startVerifier(): Promise<Verifier> {
         return res.end(bomb());
       }
       if (url.startsWith('/raw')) return send(res, 200, { url, method: req.method });
+      if (url.startsWith('/echo')) return send(res, 200, { method: req.method, url, headers: req.headers, body });
       send(res, 404, { error: 'no such route' });
     })().catch((err: unknown) => send(res, 500, { error: String(err) }));
   });

@@ -721,8 +721,11 @@ globalThis.AssayPostman = {
     delete state.preError;
     // Without the jar of earlier requests (`env.cookies` unset), the response's own cookies.
     const jar = new Jar(env.cookies ? state.cookies : []);
-    jar.receive(env.$request.url, (env.$response.headers || {})['set-cookie']);
-    const cookies = cookieList(jar.match(env.$request.url));
+    // The redirects' cookies first (each with its hop's URL), then the last response's (its URL).
+    for (const hop of env.$response.redirectCookies || []) jar.receive(hop.url, hop.setCookie);
+    const finalUrl = env.$response.url || env.$request.url;
+    jar.receive(finalUrl, (env.$response.headers || {})['set-cookie']);
+    const cookies = cookieList(jar.match(finalUrl));
     response.cookies = cookies;
     saveState(env.$context, state);
     const errors = await runScripts(env, 'test', request, response, scripts, jar, cookies);

@@ -9,79 +9,52 @@
  * name) must pass or fail the same in both.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../../helpers/app';
 import { runCli } from '../../helpers/cli';
 import {
   assayOutcomes,
   expectSameOutcomes,
+  importAndRun,
   newmanOutcomes,
   POSTMAN_FIXTURES,
   runNewman,
-  startHttpbin,
+  sideBySideTargets,
+  writeEnvironment,
 } from '../../helpers/newman';
-import { startVerifier, type Verifier } from '../../helpers/request-verifier';
 
 const FIXTURES = path.join(POSTMAN_FIXTURES, 'requests');
 const COLLECTION = path.join(FIXTURES, 'requests.postman_collection.json');
 
 describe('Postman requests: settings, encodings and auth pass/fail per test as in Newman', function () {
   this.timeout(300_000);
-  let httpbin: { url: string; stop(): void } | undefined;
-  let verifier: Verifier | undefined;
-  let app: TestApp;
-  let dir: string;
-
-  before(async () => {
-    [httpbin, verifier, app] = await Promise.all([startHttpbin(), startVerifier(), startTestApp({ worker: true })]);
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-postman-requests-'));
-  });
-  after(async () => {
-    httpbin?.stop();
-    await Promise.all([verifier?.close(), app?.stop()]);
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const targets = sideBySideTargets('assay-postman-requests-');
 
   it('imports the collection, runs it, and every test passes or fails as in Newman', async () => {
-    const environment = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'requests.postman_environment.json'), 'utf8'));
-    const set = (key: string, value: string) =>
-      (environment.values.find((v: { key: string }) => v.key === key).value = value);
-    set('baseUrl', httpbin!.url);
-    set('baseUrlByName', httpbin!.url.replace('127.0.0.1', 'localhost'));
-    set('verifierUrl', verifier!.url);
-    const envFile = path.join(dir, 'env.json');
-    fs.writeFileSync(envFile, JSON.stringify(environment));
+    const envFile = writeEnvironment(
+      path.join(FIXTURES, 'requests.postman_environment.json'),
+      {
+        baseUrl: targets.httpbin.url,
+        baseUrlByName: targets.httpbin.url.replace('127.0.0.1', 'localhost'),
+        verifierUrl: targets.verifier.url,
+      },
+      path.join(targets.dir, 'env.json'),
+    );
 
-    const ran = await runNewman(COLLECTION, ['-e', envFile, '--timeout-request', '20000'], dir);
+    const ran = await runNewman(COLLECTION, ['-e', envFile, '--timeout-request', '20000'], targets.dir);
     expect(ran.code, 'newman exit code (1: some tests fail on purpose)').to.equal(1);
     const newman = newmanOutcomes(ran.summary);
 
-    const imported = await runCli(
-      [
-        'import',
-        'postman',
-        COLLECTION,
-        '--environment',
-        envFile,
-        '--runner',
-        'requests',
-        '--timeout-request',
-        '20000',
-        '--json',
-      ],
-      { app, cwd: dir },
-    );
-    expect(imported.code, imported.stderr).to.equal(0);
-    const report = JSON.parse(imported.stdout);
+    const { report, code, stderr, results } = await importAndRun(targets.app, COLLECTION, {
+      environment: envFile,
+      runner: 'requests',
+      envName: 'requests-local',
+      args: ['--timeout-request', '20000'],
+      cwd: targets.dir,
+    });
     // Everything in this collection is carried over.
     expect(report.untranslated, JSON.stringify(report.untranslated)).to.deep.equal([]);
-
-    const run = await runCli(['run', '--runner', 'requests', '--env', 'requests-local', '--wait'], { app, cwd: dir });
-    const runId = /Run (run_[0-9A-Za-z]+)/.exec(run.stderr)![1]!;
-    const results = (await app.request('GET', `/v1/runs/${runId}/results`)).body;
-    expect(run.code, run.stderr).to.equal(1); // deliberately failing tests
+    expect(code, stderr).to.equal(1); // deliberately failing tests
     const rows = expectSameOutcomes(newman, assayOutcomes(results));
     expect(rows.length).to.be.greaterThan(40);
     expect(rows.filter((r) => !r.newman).map((r) => r.key)).to.have.members([
@@ -94,12 +67,14 @@ describe('Postman requests: settings, encodings and auth pass/fail per test as i
       console.log(`${rows.filter((r) => r.newman === r.assay).length} of ${rows.length} tests agree`);
 
     // The settings and auth as imported.
-    const listed = (await app.request('GET', '/v1/test-cases?folder=Assay%20Postman%20requests')).body.items as Array<{
+    const listed = (await targets.app.request('GET', '/v1/test-cases?folder=Assay%20Postman%20requests')).body
+      .items as Array<{
       id: string;
       name: string;
     }>;
     const flowOf = async (name: string) =>
-      (await app.request('GET', `/v1/test-cases/${listed.find((t) => t.name === name)!.id}`)).body.flow as Array<{
+      (await targets.app.request('GET', `/v1/test-cases/${listed.find((t) => t.name === name)!.id}`)).body
+        .flow as Array<{
         name: string;
         request: Record<string, unknown>;
       }>;
@@ -146,9 +121,12 @@ describe('Postman requests: settings, encodings and auth pass/fail per test as i
         },
       ],
     };
-    const file = path.join(dir, 'unsupported.json');
+    const file = path.join(targets.dir, 'unsupported.json');
     fs.writeFileSync(file, JSON.stringify(collection));
-    const dry = await runCli(['import', 'postman', file, '--dry-run', '--json'], { app, cwd: dir });
+    const dry = await runCli(['import', 'postman', file, '--dry-run', '--json'], {
+      app: targets.app,
+      cwd: targets.dir,
+    });
     expect(dry.code, dry.stderr).to.equal(0);
     const messages = (JSON.parse(dry.stdout).untranslated as Array<{ at: string; message: string }>).map(
       (n) => `${n.at}: ${n.message}`,

@@ -99,6 +99,23 @@ const TEST_CASES: Array<{ name: string; flow: Node[] }> = [
         { method: 'GET', url: '{{httpbin}}/redirect-to?url=/anything', headers: { Authorization: 'Bearer tok-1234' } },
         [is('response.body.headers.Authorization[0]', 'Bearer tok-1234')],
       ),
+      // A redirect's Set-Cookie (k=v; Path=/cookies by default) is sent on the next hop of the chain only.
+      api('cookieOfARedirect', { method: 'GET', url: '{{httpbin}}/cookies/set?k=v' }, [is('response.body.k', 'v')]),
+      api(
+        'chainCookieReplacesWritten',
+        { method: 'GET', url: '{{httpbin}}/cookies/set?k=v', headers: { Cookie: 'k=old; other=1' } },
+        [is('response.body', { other: '1', k: 'v' })],
+      ),
+      api('chainCookiesNotKept', { method: 'GET', url: '{{httpbin}}/cookies' }, [absent('response.body.k')]),
+      api('noRefererByDefault', { method: 'GET', url: '{{httpbin}}/redirect-to?url=/anything' }, [
+        absent('response.body.headers.Referer'),
+      ]),
+      api('refererOnRedirect', { method: 'GET', url: '{{httpbin}}/redirect/2', refererOnRedirect: true }, [
+        is(
+          '$contains(response.body.headers.Referer[0], /^http:\\/\\/127\\.0\\.0\\.1:[0-9]+\\/relative-redirect\\/1$/)',
+          true,
+        ),
+      ]),
     ],
   },
   {
@@ -373,7 +390,7 @@ describe('API nodes: what they send and read (loopback servers)', function () {
     expect(bomb.encodedSize).to.be.below(1024 * 1024);
   });
 
-  it('follows redirects as the settings say: method, body, Authorization across hosts, the cap on hops', () => {
+  it('follows redirects as the settings say: method, body, Authorization across hosts, the cap on hops, cookies within a chain, Referer', () => {
     expectPassed('redirects');
     expect(node('redirects', 'withinMax').response.redirects).to.equal(2);
     const over = node('too many redirects', 'overMax');

@@ -25,6 +25,7 @@ export const LABELS: Readonly<Record<string, string>> = {
   'request.followOriginalHttpMethod': 'Keep the method on 301/302/303 redirects',
   'request.followAuthorizationHeader': 'Keep Authorization on redirects to another host',
   'request.alwaysSendBody': 'Send the body with GET and HEAD too',
+  'request.refererOnRedirect': 'Send Referer on redirects',
   authProfile: 'Auth profile',
   server: 'Server',
   script: 'Script',
