@@ -113,9 +113,14 @@ function slug(name: string): string {
   );
 }
 
-async function upsertEnvironment(
+/**
+ * Creates the environment, or merge-patches the variables that differ (others stay); `description`
+ * is written on creation. Shared with `assay import insomnia` (cli/commands/import-insomnia.ts).
+ */
+export async function upsertEnvironment(
   client: AssayClient,
   env: PostmanImport['environment'],
+  description = 'Imported from Postman',
 ): Promise<'created' | 'updated' | 'unchanged'> {
   try {
     const current = await client.get<{ variables: Record<string, unknown> }>(
@@ -130,7 +135,7 @@ async function upsertEnvironment(
   } catch (err) {
     if (!(err instanceof ApiProblem) || err.status !== 404) throw err;
     await client.request('POST', '/v1/environments', {
-      body: { name: env.name, description: 'Imported from Postman', variables: env.variables },
+      body: { name: env.name, description, variables: env.variables },
     });
     return 'created';
   }
@@ -146,7 +151,7 @@ function profileBody(p: ImportedAuthProfile): { name: string; type: string; desc
  * Creates the auth profile, or updates the one of that name when it differs. A stored secret is
  * answered `"***"` (docs/auth.md): one written as a literal cannot be compared, so it is sent again.
  */
-async function upsertAuthProfile(
+export async function upsertAuthProfile(
   client: AssayClient,
   profile: ImportedAuthProfile,
 ): Promise<'created' | 'updated' | 'unchanged'> {
@@ -172,7 +177,8 @@ async function upsertAuthProfile(
   }
 }
 
-async function upsertTestCase(
+/** Creates the test case, or updates the one of its folder and name (its hooks kept); `unchanged` when equal. */
+export async function upsertTestCase(
   client: AssayClient,
   existing: StoredTestCase[],
   tc: ImportedTestCase,
@@ -204,16 +210,18 @@ async function upsertTestCase(
   return { id: created.id, action: 'created' };
 }
 
-async function upsertRunner(
+/** Creates or updates the runner listing `testCaseIds` in order; `description` defaults to the Postman one. */
+export async function upsertRunner(
   client: AssayClient,
   name: string,
   testCaseIds: string[],
   collection: string,
   variableScope: 'testCase' | 'run',
+  description = `Imported from the Postman collection "${collection}" (Newman's run order)`,
 ): Promise<'created' | 'updated' | 'unchanged'> {
   const body = {
     name,
-    description: `Imported from the Postman collection "${collection}" (Newman's run order)`,
+    description,
     testCaseIds,
     variableScope,
   };

@@ -1,10 +1,11 @@
 /**
- * `assay import postman|openapi|har|curl …` (docs/cli.md "Importing"): the group; each
+ * `assay import postman|openapi|har|curl|insomnia …` (docs/cli.md "Importing"): the group; each
  * importer registers its own subcommand.
  */
 import type { Registrar } from '../context';
 import { registerCurlImport } from './import-curl';
 import { registerHarImport } from './import-har';
+import { registerInsomniaImport } from './import-insomnia';
 import { registerOpenApiImport } from './import-openapi';
 import { registerPostmanImport } from './import-postman';
 
@@ -12,10 +13,11 @@ export const registerImportCommands: Registrar = (program, ctx, done) => {
   const group = program
     .command('import')
     .description(
-      'bring tests in: a Postman collection, an OpenAPI description as contract tests, a HAR recording or curl commands',
+      'bring tests in: a Postman collection, an OpenAPI description as contract tests, a HAR recording, curl commands or an Insomnia export',
     );
   registerPostmanImport(group, ctx, done);
   registerOpenApiImport(group, ctx, done);
   registerCurlImport(group, ctx, done);
   registerHarImport(group, ctx, done);
+  registerInsomniaImport(group, ctx, done);
 };
