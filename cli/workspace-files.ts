@@ -47,6 +47,17 @@ export function isFileName(name: string): boolean {
 }
 
 /**
+ * One segment of a workspace file name made of `text` (a file name on disk, a recorded one): the
+ * characters {@link FILE_NAME_PATTERN} does not take (spaces, `/`, `\\`, non-ASCII, …) become `_`,
+ * cut at 200; null when nothing usable is left (empty, `.` or `..`). Used by the importers that
+ * upload files they find (cli/importers/har.ts, cli/importers/postman-files.ts).
+ */
+export function fileNameSegment(text: string): string | null {
+  const name = text.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 200);
+  return name && name !== '.' && name !== '..' ? name : null;
+}
+
+/**
  * Content types by extension (lowercase, with the dot): the common types of files API tests send
  * (IANA media types registry; `text/javascript` per RFC 9239). Anything else is
  * {@link DEFAULT_CONTENT_TYPE}.

@@ -6,7 +6,10 @@
  * the auth profiles (cli/importers/postman-auth.ts; matched by name), the test cases (matched by folder and name, so importing again updates instead of duplicating)
  * and a runner listing them in Newman's order. Prints a report: what was created, updated or
  * unchanged, what could not be translated, and the command that runs it. With `--strict`, anything
- * not translated refuses the import before anything is written.
+ * not translated refuses the import before anything is written. The files form-data fields and
+ * binary bodies name are read relative to `--working-dir` (default: the current directory, as
+ * Newman's) and uploaded as workspace files (`PUT /v1/files/{name}`, cli/importers/postman-files.ts)
+ * before the test cases that send them; `--dry-run` uploads nothing.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,6 +17,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Command } from 'commander';
 import { importPostman, type ImportNote, type ImportedTestCase, type PostmanImport } from '../importers/postman';
 import type { ImportedAuthProfile } from '../importers/postman-auth';
+import type { PostmanFileReader } from '../importers/postman-files';
+import { formatSize, listFiles, uploadFile } from '../workspace-files';
 import { parseIterationData, parseJsonBytes, type IterationData } from '../importers/postman-formats';
 import type { AssayClient } from '../client';
 import { ApiProblem } from '../client';
@@ -56,6 +61,17 @@ export interface PostmanImportReport {
     id?: string;
     action: 'created' | 'updated' | 'unchanged' | 'planned';
     nodes: number;
+  }>;
+  /**
+   * Workspace files uploaded for form-data file fields and binary bodies (one per content): `file`
+   * the workspace name, `srcs` the paths as the collection writes them, `size` in bytes.
+   */
+  files: Array<{
+    file: string;
+    srcs: string[];
+    size: number;
+    contentType: string;
+    action: 'created' | 'updated' | 'unchanged' | 'planned';
   }>;
   runner: {
     name: string;
@@ -258,6 +274,8 @@ function printReport(ctx: CliContext, report: PostmanImportReport, dryRun: boole
     `  environment ${report.environment.name} (${report.environment.variables} variables): ${report.environment.action}`,
   );
   for (const p of report.authProfiles) ctx.note(`  auth profile ${p.name} (${p.type}, from ${p.from}): ${p.action}`);
+  for (const f of report.files)
+    ctx.note(`  file        ${f.file} (${formatSize(f.size)}, from ${f.srcs.join(', ')}): ${f.action}`);
   for (const tc of report.testCases)
     ctx.note(`  test case   ${tc.folder}/${tc.name} (${tc.nodes} nodes): ${tc.action}`);
   const shared = report.runner.variableScope === 'run' ? ', sharing variables across them' : '';
@@ -277,6 +295,30 @@ function printReport(ctx: CliContext, report: PostmanImportReport, dryRun: boole
     for (const n of report.ignored) ctx.note(`  - ${n.at}: ${n.message}`);
   }
   if (!dryRun) ctx.note(`Run it: ${report.next}`);
+}
+
+/**
+ * Reads the files a collection names as Newman does (newman lib/run/secure-fs.js: `src` resolved
+ * against the working directory, absolute paths as they are, files outside it read too, as
+ * Newman 6 reads them without `--no-insecure-file-read`).
+ */
+function fileReader(workingDir: string): PostmanFileReader {
+  return (src) => {
+    const full = path.resolve(workingDir, src);
+    let bytes: Buffer;
+    try {
+      if (!fs.statSync(full).isFile()) return { error: 'is not a file' };
+      bytes = fs.readFileSync(full);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return {
+        error: code === 'ENOENT' ? `does not exist (${full})` : `cannot be read (${code ?? (err as Error).message})`,
+      };
+    }
+    const relative = path.relative(workingDir, full);
+    const inside = relative && !relative.startsWith('..') && !path.isAbsolute(relative);
+    return { bytes, relative: inside ? relative.split(path.sep).join('/') : path.basename(full) };
+  };
 }
 
 /** Registers `assay import postman`. */
@@ -314,6 +356,10 @@ export function registerPostmanImport(
       '--timeout-request <ms>',
       "every request's time limit in ms, as Newman's --timeout-request (default: the run's ASSAY_REQUEST_TIMEOUT_MS)",
     )
+    .option(
+      '--working-dir <dir>',
+      "where the files form-data fields and binary bodies name are read from, as Newman's --working-dir (default: the current directory); they are uploaded as workspace files",
+    )
     .option('--dry-run', 'show what would be imported; change nothing')
     .option('--json', 'print the report as JSON on stdout');
   cmd.action(
@@ -331,7 +377,11 @@ export function registerPostmanImport(
         globals?: string;
         iterationData?: string;
         strict?: boolean;
+        workingDir?: string;
       }>();
+      const workingDir = path.resolve(ctx.io.cwd, flags.workingDir ?? '.');
+      if (flags.workingDir !== undefined && !fs.statSync(workingDir, { throwIfNoEntry: false })?.isDirectory())
+        throw new UsageError(`--working-dir ${flags.workingDir}: not a directory`);
       const collectionJson = readJsonFile(cmd.args[0]!, 'collection', ctx.io.cwd);
       const environmentJson = flags.environment
         ? readJsonFile(flags.environment, 'environment', ctx.io.cwd)
@@ -355,6 +405,7 @@ export function registerPostmanImport(
           globals: globalsJson,
           iterationData,
           iterationDataName: flags.iterationData ? path.basename(flags.iterationData) : undefined,
+          readFile: fileReader(workingDir),
         });
       } catch (err) {
         throw new UsageError(`${cmd.args[0]}: ${(err as Error).message}`);
@@ -381,6 +432,13 @@ export function registerPostmanImport(
           folder: tc.folder,
           action: 'planned',
           nodes: countNodes(tc.flow),
+        })),
+        files: imported.files.map((f) => ({
+          file: f.file,
+          srcs: f.srcs,
+          size: f.bytes.length,
+          contentType: f.contentType,
+          action: 'planned',
         })),
         runner: {
           name: runnerName,
@@ -409,6 +467,17 @@ export function registerPostmanImport(
       }
       if (!flags.dryRun) {
         const client = ctx.client();
+        // Files before the test cases that send them; the same bytes under the same name stay.
+        if (imported.files.length) {
+          const stored = new Map((await listFiles(client)).map((f) => [f.name, f.sha256]));
+          for (const [i, f] of imported.files.entries()) {
+            if (stored.get(f.file) === f.sha256) report.files[i]!.action = 'unchanged';
+            else
+              report.files[i]!.action = (await uploadFile(client, f.file, f.bytes, f.contentType)).created
+                ? 'created'
+                : 'updated';
+          }
+        }
         report.environment.action = await upsertEnvironment(client, imported.environment);
         // Before the test cases that reference them.
         for (const [i, profile] of imported.authProfiles.entries())

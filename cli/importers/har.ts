@@ -38,6 +38,7 @@ import type { ApiNode, Assertion, MultipartPart, RequestSpec } from '../../src/d
 import { BODYLESS_METHODS, METHOD_TOKEN_PATTERN } from '../../src/domain/types';
 import { MAX_FLOW_NODES } from '../../src/validation/flow-schemas';
 import { multipartBoundary, parseMultipartText, type RecordedPart } from './har-multipart';
+import { fileNameSegment } from '../workspace-files';
 
 /** The requests one import keeps at most: a test case's flow holds at most 500 nodes (src/validation/flow.ts MAX_FLOW_NODES). */
 export const MAX_HAR_REQUESTS = MAX_FLOW_NODES;
@@ -318,9 +319,7 @@ function redirectTarget(e: HarEntry): string | null {
  * last path segment with characters the API does not take replaced by `_`; null when nothing is left.
  */
 export function workspaceFileName(fileName: string): string | null {
-  const base = fileName.split(/[\\/]/).pop() ?? '';
-  const name = base.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 200);
-  return name && name !== '.' && name !== '..' ? name : null;
+  return fileNameSegment(fileName.split(/[\\/]/).pop() ?? '');
 }
 
 /** The chains of recorded redirects: follower entry index → head entry index; head → its last entry index. */

@@ -83,6 +83,12 @@ export interface HookOptions {
   description?: string;
   /** Rows of the imported iteration data (`pm.info.iterationCount`), when the collection runs over some. */
   iterationCount?: number;
+  /**
+   * Newman's scopes of the names globals and collection variables hold (name → the values of the
+   * scopes holding it: `c` collection, `g` globals), for the library's scope model
+   * (src/sandbox/postman/pm.js `syncScopes`); given (even empty), scopes are kept apart.
+   */
+  scopes?: Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -109,6 +115,7 @@ export function hookCode(
     ...(options.requestId ? { requestId: options.requestId } : {}),
     ...(options.description ? { description: options.description } : {}),
     ...(options.iterationCount ? { iterationCount: options.iterationCount } : {}),
+    ...(options.scopes ? { scopes: options.scopes } : {}),
   });
   const flags = `${options.cookies ? ', cookies: true' : ''}${options.nextRequest ? ', nextRequest: true' : ''}`;
   const parts = [

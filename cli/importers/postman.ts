@@ -15,7 +15,8 @@
  *   variables across its test cases (`variableScope: 'run'`, as a Newman collection run does).
  * - request → API node: method, URL (path variables `:id` filled, disabled query parameters
  *   dropped), headers (disabled dropped), body (raw: JSON object when it parses, else the text with
- *   its Content-Type; urlencoded; form-data text fields as multipart; GraphQL); auth: bearer,
+ *   its Content-Type; urlencoded; form-data text fields as multipart; form-data with files and
+ *   binary bodies as workspace files, cli/importers/postman-files.ts; GraphQL); auth: bearer,
  *   basic, API key and OAuth 2.0 client credentials / password of the collection, a folder or a
  *   request become auth profiles the test cases and nodes reference (cli/importers/postman-auth.ts;
  *   `noauth` → `none`); Digest, OAuth 1.0, Hawk and AWS SigV4 auth, `protocolProfileBehavior` and Newman's
@@ -34,7 +35,7 @@
  *   one test case whose flow dispatches on the next request's name (postman-next-request.ts).
  *
  * Everything that cannot be translated is listed in the report (`untranslated`), never dropped
- * silently: file uploads, other auth types, `pm.vault`, setNextRequest names no request has,
+ * silently: files that cannot be read, other auth types, `pm.vault`, setNextRequest names no request has,
  * scripts that do not parse, the schema's other fields (cli/importers/postman-constructs.ts), …
  */
 import { Collection, ItemGroup, type Item, type Request, type RequestAuth } from 'postman-collection';
@@ -56,6 +57,15 @@ import {
   type RequestSettings,
 } from './postman-request';
 import { findConstructs } from './postman-constructs';
+import {
+  fileBodyOf,
+  multipartOf,
+  PostmanFiles,
+  type FormParamLike,
+  type PostmanFileReader,
+  type PostmanUpload,
+} from './postman-files';
+import type { MultipartPart } from '../../src/domain/types';
 import {
   collectionAsV2,
   readVariableFile,
@@ -89,6 +99,10 @@ export type ImportedApiNode = {
     url: string;
     headers?: Record<string, string>;
     body?: unknown;
+    /** Form-data with file fields (cli/importers/postman-files.ts). */
+    multipart?: MultipartPart[];
+    /** A binary body: a workspace file's name (cli/importers/postman-files.ts). */
+    file?: string;
     auth?: NodeAuth;
   } & RequestSettings;
   script?: { code: string; libs: string[] };
@@ -123,6 +137,8 @@ export interface PostmanImport {
   testCases: ImportedTestCase[];
   /** Auth profiles the test cases and nodes reference (cli/importers/postman-auth.ts), to create first. */
   authProfiles: ImportedAuthProfile[];
+  /** Workspace files the nodes name (form-data files, binary bodies), to upload first (cli/importers/postman-files.ts). */
+  files: PostmanUpload[];
   /** Requests imported, in Newman's run order. */
   requests: number;
   /** Rows of the iteration data: each request runs once per row (0: no data, one pass). */
@@ -152,7 +168,16 @@ export interface PostmanImportOptions {
   iterationData?: IterationData;
   /** Where the iteration data came from (its file name), for the Iteration node's name. */
   iterationDataName?: string;
+  /**
+   * Reads the files form-data fields and binary bodies name (Newman's `--working-dir`,
+   * cli/importers/postman-files.ts); absent: they are listed as not read and left out.
+   */
+  readFile?: PostmanFileReader;
 }
+
+/** A script that clears a variable scope (`pm.environment.clear()`, `postman.clearGlobalVariables()`, …). */
+const CLEARS_SCOPE =
+  /\b(?:environment|globals|collectionVariables|variables)\s*\.\s*clear\s*\(|\bclear(?:Environment|Global)Variables\s*\(/;
 
 /** The data set and Iteration node names of imported iteration data, and the name the row has in templates. */
 export const ITERATION_DATA_SET = 'iterationData';
@@ -231,6 +256,8 @@ interface Translated {
   url: string;
   headers: Record<string, string>;
   body?: unknown;
+  multipart?: MultipartPart[];
+  file?: string;
   basic?: { username: string; password: string };
   auth?: NodeAuth;
 }
@@ -247,6 +274,7 @@ function translateRequest(
   at: string,
   notes: ImportNote[],
   profiled: boolean,
+  files: PostmanFiles,
 ): Translated {
   const url = request.url;
   // Path variables (`/users/:id` with url.variable) are filled as Postman does.
@@ -314,6 +342,14 @@ function translateRequest(
         break;
       }
       case 'formdata': {
+        const params: FormParamLike[] = [];
+        body.formdata?.each((p) => void params.push(p as unknown as FormParamLike));
+        const multipart = multipartOf(params, at, files, notes);
+        if (multipart) {
+          // File fields: the parts Assay encodes (its Content-Type names the boundary; one written is not sent).
+          if (multipart.length) out.multipart = multipart;
+          break;
+        }
         const parts: string[] = [];
         body.formdata?.each((p) => {
           const param = p as unknown as {
@@ -325,13 +361,6 @@ function translateRequest(
             contentType?: string;
           };
           if (param.disabled || !param.key) return;
-          if (param.type === 'file') {
-            notes.push({
-              at,
-              message: `form-data file field "${param.key}" is not imported (Assay's API nodes send no files); add the file content as text or use a local request in the console`,
-            });
-            return;
-          }
           parts.push(
             `--${MULTIPART_BOUNDARY}\r\nContent-Disposition: form-data; name="${param.key.replace(/"/g, '%22')}"\r\n${param.contentType ? `Content-Type: ${param.contentType}\r\n` : ''}\r\n${String(param.value ?? '')}\r\n`,
           );
@@ -354,9 +383,11 @@ function translateRequest(
         out.body = variables === undefined ? { query: g.query ?? '' } : { query: g.query ?? '', variables };
         break;
       }
-      case 'file':
-        notes.push({ at, message: 'binary file body is not imported (Assay API nodes send JSON or text bodies)' });
+      case 'file': {
+        const file = fileBodyOf(body.file as { src?: unknown } | undefined, at, files, notes);
+        if (file) out.file = file;
         break;
+      }
       default:
         notes.push({ at, message: `body mode "${body.mode}" is not imported` });
     }
@@ -497,14 +528,22 @@ export function importPostman(
 
   // Variables, lowest first as Postman resolves them: globals, collection variables, environment.
   const variables: Record<string, VariableValue> = {};
+  // The scopes of the names globals and collection variables hold (pm.js `syncScopes`): the
+  // library keeps Newman's scopes apart over the one set of variables. Not the environment's: a
+  // variable whose value differs from these is the environment's (so importing again without
+  // --environment changes no test case).
+  const scopes: Record<string, { c?: VariableValue; g?: VariableValue }> = {};
   if (options.globals !== undefined) {
     const globals = readVariableFile(options.globals, 'globals');
     Object.assign(variables, globals.variables);
+    for (const [k, v] of Object.entries(globals.variables)) scopes[k] = { g: v };
     disabledNote('globals', globals);
   }
   collection.variables.each((v) => {
     // The SDK has already typed the value (`"type": "number"` → 12), as Newman gives it to scripts.
-    if (v.key && !v.disabled) variables[v.key] = variableValue(v.value);
+    if (!v.key || v.disabled) return;
+    variables[v.key] = variableValue(v.value);
+    scopes[v.key] = { c: variables[v.key], ...scopes[v.key] };
   });
   let envName = options.environmentName;
   if (environmentJson !== undefined) {
@@ -583,6 +622,12 @@ export function importPostman(
       message:
         'scripts call setNextRequest: the whole collection is imported as one test case whose flow runs the requests in the order the scripts choose (docs/import-postman.md "setNextRequest")',
     });
+  if (everyScript.some((c) => CLEARS_SCOPE.test(c)))
+    warnings.push({
+      at: collectionName,
+      message:
+        'scripts clear variable scopes: the values are gone for the rest of the test case, the other scopes\' values of those names then used, as in Newman; a later test case starts from the environment again unless the runner shares variables (variableScope "run", or --single-test-case), and an iteration data column a clear() removed is back with the next row only (docs/import-postman.md "Variable scopes")',
+    });
   const singleTestCase = Boolean(options.singleTestCase) || nextRequest;
   let current:
     | {
@@ -596,6 +641,7 @@ export function importPostman(
     | undefined;
   // Auth profiles (postman-auth.ts): a reference for where the auth is written, `none` for `noauth`.
   const profiles = new ProfileRegistry(collectionName);
+  const files = new PostmanFiles(options.readFile);
   const profileRef = (resolved: ResolvedAuth | undefined): string | undefined => {
     if (!resolved) return undefined;
     if (resolved.auth.type === 'noauth') return 'none';
@@ -654,7 +700,7 @@ export function importPostman(
     const at = pathOf([...scope.names, itemName]);
     const resolved = resolveAuth(item, itemName);
     const profile = resolved?.auth.type === 'noauth' ? undefined : resolved && profiles.nameFor(resolved, untranslated);
-    const translated = translateRequest(item.request, item, at, untranslated, Boolean(profile));
+    const translated = translateRequest(item.request, item, at, untranslated, Boolean(profile), files);
     const authProfile = nodeAuthProfile(resolved, profile, translated.headers, current.testCase.authProfile);
     const pre = [...scope.pre, ...scriptOf(item.events as never, 'prerequest')];
     const test = [...scope.test, ...scriptOf(item.events as never, 'test')];
@@ -668,6 +714,7 @@ export function importPostman(
       requestId: rawIds.has(item.id) ? item.id : undefined,
       description: item.request.description?.toString() || undefined,
       iterationCount: rows.length || undefined,
+      scopes,
     });
     const node: ImportedApiNode = {
       type: 'api',
@@ -678,6 +725,8 @@ export function importPostman(
         url: translated.url,
         ...(Object.keys(translated.headers).length ? { headers: translated.headers } : {}),
         ...(translated.body !== undefined ? { body: translated.body } : {}),
+        ...(translated.multipart ? { multipart: translated.multipart } : {}),
+        ...(translated.file ? { file: translated.file } : {}),
         ...settings,
         ...(translated.auth ? { auth: translated.auth } : {}),
       },
@@ -788,6 +837,7 @@ export function importPostman(
     environment: { name: envName, variables },
     testCases,
     authProfiles: profiles.profiles,
+    files: files.uploads,
     requests,
     iterations: rows.length,
     untranslated,

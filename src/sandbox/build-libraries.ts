@@ -16,6 +16,22 @@ function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/**
+ * The folder of an ajv 6 package, which the Postman library's `jsonSchema` and `require('ajv')`
+ * use (src/sandbox/postman/pm.js), as postman-sandbox 6.7.4 bundles ajv 6.12.5 (its
+ * package.json): the package `ajv6` (an npm alias of ajv 6) when installed, else the ajv 6 that
+ * Newman's request library (har-validator) installs. @throws when neither is an ajv 6.
+ */
+function ajv6Dir(): string {
+  for (const dir of ['node_modules/ajv6', 'node_modules/har-validator/node_modules/ajv']) {
+    const manifest = path.join(ROOT, dir, 'package.json');
+    if (!fs.existsSync(manifest)) continue;
+    const { name, version } = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name: string; version: string };
+    if (name === 'ajv' && version.startsWith('6.')) return path.join(ROOT, dir);
+  }
+  throw new Error('ajv 6 is not installed (the package ajv6, an alias of ajv@6): the Postman library needs it');
+}
+
 async function iife(entry: { contents?: string; file?: string }, define: Record<string, string> = {}): Promise<string> {
   const result = await build({
     ...(entry.file
@@ -32,9 +48,12 @@ async function iife(entry: { contents?: string; file?: string }, define: Record<
     logLevel: 'silent',
     nodePaths: [path.join(ROOT, 'node_modules')],
     // The Node built-ins xml2js and sax import (the Postman library's `xml2Json`), in the few lines they use.
-    alias: Object.fromEntries(
-      ['events', 'timers', 'stream', 'string_decoder'].map((m) => [m, path.join(SHIMS, `${m}.js`)]),
-    ),
+    alias: {
+      ...Object.fromEntries(
+        ['events', 'timers', 'stream', 'string_decoder'].map((m) => [m, path.join(SHIMS, `${m}.js`)]),
+      ),
+      ajv6: ajv6Dir(),
+    },
   });
   return result.outputFiles[0]!.text;
 }

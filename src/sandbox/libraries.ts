@@ -7,7 +7,7 @@
  *   `dayjs` 1.11.12, `axios` 1.7.4, `moment` 2.30.1, `validator` 13.12.0, `turf` @turf/turf 7.2.0,
  *   `numeral` 2.0.6;
  * - Assay's own `postman` 1.0.0 (global `AssayPostman`): the `pm` object of scripts imported from
- *   Postman (src/sandbox/postman/pm.js, bundled with chai 6.3.0 and ajv).
+ *   Postman (src/sandbox/postman/pm.js, bundled with chai 6.3.0 and ajv 6, as postman-sandbox bundles it).
  *
  * They come from installed npm packages, never from the internet: UMD builds are copied, packages
  * without one are bundled to an IIFE by esbuild at build time (src/sandbox/build-libraries.ts),

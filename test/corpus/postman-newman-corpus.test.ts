@@ -33,6 +33,9 @@ import {
 
 const CORPUS = path.join(POSTMAN_FIXTURES, 'newman-corpus');
 
+/** Newman's `--timeout` for one collection (ms). */
+const NEWMAN_TIMEOUT_MS = 60_000;
+
 /** The share of tests that must give Newman's result. */
 const GOAL = 0.98;
 
@@ -186,8 +189,23 @@ describe('the Postman corpus (Newman’s own integration collections): tests giv
         ...(run.timeoutRequest ? ['--timeout-request', String(run.timeoutRequest)] : []),
         ...(run.timeoutScript ? ['--timeout-script', String(run.timeoutScript)] : []),
       ];
-      const ran = await runNewman(collection, newmanArgs, dir);
-      const newman = newmanOutcomes(ran.summary);
+      // Newman's whole-run timeout: a collection whose setNextRequest loop only ends on
+      // postman-echo's own answers runs for ever against go-httpbin.
+      let newman: Map<string, boolean>;
+      try {
+        newman = newmanOutcomes(
+          (await runNewman(collection, ['--timeout', String(NEWMAN_TIMEOUT_MS), ...newmanArgs], dir)).summary,
+        );
+      } catch (err) {
+        figures.push({
+          suite: suite.name,
+          tests: 0,
+          same: 0,
+          rows: [],
+          note: `not compared: Newman gave no report within ${NEWMAN_TIMEOUT_MS / 1000} s (${(err as Error).message.slice(0, 80)})`,
+        });
+        continue;
+      }
 
       const name = `corpus-${suite.name}`;
       const imported = await runCli(

@@ -16,6 +16,9 @@
  * - `/raw/…`: `{"url": <the request target as received>}`.
  * - `/echo…`: what arrived: `{method, url, headers, body}` (header names lower-cased, several
  *   values of one name joined with `, `; `body` the bytes as UTF-8 text, `""` when none came).
+ * - `/upload`: what a body with files arrived as, byte for byte: `{contentType, size, sha256}` of
+ *   the whole body (hex SHA-256) and, for `multipart/form-data` (parsed by undici's `formData()`),
+ *   `parts: [{name, value}` for text, `{name, filename, contentType, size, sha256}` for files`]`.
  */
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -51,13 +54,42 @@ export interface Verifier {
   close(): Promise<void>;
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/** The `/upload` answer: the body's bytes as they arrived, and its parts when multipart. */
+async function describeUpload(req: http.IncomingMessage, raw: Buffer): Promise<unknown> {
+  const contentType = String(req.headers['content-type'] ?? '');
+  const out: Record<string, unknown> = { method: req.method, contentType, size: raw.length, sha256: sha256(raw) };
+  if (/^multipart\/form-data/i.test(contentType)) {
+    const form = await new Request('http://upload.invalid/', {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: new Uint8Array(raw),
+    }).formData();
+    const parts: unknown[] = [];
+    for (const [name, value] of form as unknown as Iterable<[string, string | File]>) {
+      if (typeof value === 'string') parts.push({ name, value });
+      else {
+        const bytes = new Uint8Array(await value.arrayBuffer());
+        parts.push({
+          name,
+          filename: value.name,
+          contentType: value.type,
+          size: bytes.length,
+          sha256: sha256(Buffer.from(bytes)),
+        });
+      }
+    }
+    out.parts = parts;
+  }
+  return out;
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
@@ -202,8 +234,10 @@ function bomb(): Buffer {
 export async function startVerifier(): Promise<Verifier> {
   const server = http.createServer((req, res) => {
     void (async () => {
-      const body = await readBody(req);
+      const raw = await readBody(req);
+      const body = raw.toString('utf8');
       const url = req.url ?? '/';
+      if (url === '/upload') return send(res, 200, await describeUpload(req, raw));
       if (url.startsWith('/oauth1')) {
         const why = verifyOAuth1(req, body);
         return send(res, why ? 401 : 200, { authenticated: !why, scheme: 'oauth1', reason: why });

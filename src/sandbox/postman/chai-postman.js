@@ -402,7 +402,8 @@ export function chaiPostman(Ajv) {
         isResponse(this._obj) || (isRequest(this._obj) && typeof this._obj.json === 'function')
           ? this._obj.json()
           : this._obj;
-      const ajv = new Ajv({ allErrors: true, strict: false, logger: false, ...(options || {}) });
+      // chai-postman 2.0.1's options, with postman-sandbox's ajv 6 (src/sandbox/postman/pm.js).
+      const ajv = new Ajv({ allErrors: true, logger: false, ...(options || {}) });
       const valid = ajv.validate(schema, data);
       this.assert(
         valid && !ajv.errors,

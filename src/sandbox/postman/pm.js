@@ -17,7 +17,8 @@
  *   callback); `tests[name] = value` records one when the script ends (also when it threw).
  * - Every variable scope (`pm.environment`, `pm.collectionVariables`, `pm.globals`, `pm.variables`)
  *   maps onto the test case's variables (`$context`), which the next request of the same test case
- *   sees; values keep their types (a number stays a number).
+ *   sees; values keep their types (a number stays a number). Newman's scopes are kept apart over
+ *   them ("variable scopes as Newman keeps them" below) for hooks whose `info.scopes` is set.
  * - `pm.iterationData` is the row of the enclosing Iteration node (a data set), empty otherwise.
  * - Each script (collection's, folders', request's) runs on its own, as Newman runs each as a
  *   separate execution: one that throws keeps the checks and variables it recorded, the next
@@ -40,7 +41,8 @@
 import './events.js';
 import './sugar.js';
 import * as chai from 'chai';
-import Ajv from 'ajv';
+// ajv 6, as postman-sandbox 6.7.4 bundles it (6.12.5): jsonSchema's messages are ajv 6's ("data.a should be string").
+import Ajv from 'ajv6';
 import REASONS from 'http-reasons/db.json';
 import { chaiPostman, REQUEST, RESPONSE } from './chai-postman.js';
 import { cookieList, Jar, jarApi } from './cookies.js';
@@ -153,6 +155,152 @@ function scope($context, name, info, globals = false) {
     toObject: values,
     toJSON: () => ({ values: Object.entries(values()).map(([key, value]) => ({ key, value })) }),
     replaceIn: (template) => fill(String(template), $context.variables),
+    ...(info || {}),
+  };
+}
+
+// --- variable scopes as Newman keeps them ------------------------------------------------------
+//
+// Imports made with the scope model (the hook's `info.scopes` set, cli/importers/postman.ts) keep
+// Newman's four scopes over the test case's one set of variables: each variable holds the value
+// Newman would resolve (local, then environment, collection, globals: postman-runtime
+// lib/runner/util.js resolveVariables), which `{{name}}` in any request reads, and the library's
+// state (`__postman.scopes`) keeps, for each name that is not only an environment value, which
+// scopes hold it and their values. So `pm.environment.clear()` removes the environment's values
+// only and a name another scope holds falls through to it, `unset` likewise, and `toObject()`
+// lists one scope, as postman-collection's VariableScope does. A variable set outside Postman
+// scripts (a Context node, an extract, iteration data) is taken as the value of the scope that
+// gave the name its value. Imports made before (no `info.scopes`) keep one scope for all.
+
+/** Scope letters in order of precedence: local (`pm.variables.set`), environment, collection, globals. */
+const ORDER = ['l', 'e', 'c', 'g'];
+const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const topOf = (entry) => ORDER.find((s) => own(entry, s));
+/** A copy of a JSON value: the state and a variable never share an object (each is stored on its own). */
+const copy = (v) => (v !== null && typeof v === 'object' ? JSON.parse(JSON.stringify(v)) : v);
+
+function scopesOf(st) {
+  return st.scopes && typeof st.scopes === 'object' && !Array.isArray(st.scopes) ? { ...st.scopes } : {};
+}
+
+/**
+ * Brings the scope model up to date before scripts run: on the test case's first hook, the names
+ * the import says are collection or globals values (`initial`: name → {c?, g?}), a variable whose
+ * value differs from theirs being also an environment value (the environment's, or `--var`);
+ * then a variable changed or removed outside Postman scripts since is taken as its winning
+ * scope's new value or gone.
+ */
+function syncScopes($context, initial) {
+  if (!initial) return;
+  const st = stateOf($context);
+  const scopes = scopesOf(st);
+  if (!st.scoped) {
+    for (const [k, entry] of Object.entries(initial)) {
+      if (!$context.has(k) || HIDDEN.has(k) || !entry || typeof entry !== 'object') continue;
+      const e = { ...entry };
+      const top = topOf(e);
+      if (top === undefined) continue;
+      if (!same(e[top], $context.get(k))) e.e = copy($context.get(k));
+      scopes[k] = e;
+    }
+    st.scoped = true;
+  }
+  for (const [k, entry] of Object.entries(scopes)) {
+    const top = topOf(entry);
+    if (!$context.has(k) || top === undefined) delete scopes[k];
+    else if (!same(entry[top], $context.get(k))) scopes[k] = { ...entry, [top]: copy($context.get(k)) };
+  }
+  st.scopes = Object.keys(scopes).length ? scopes : undefined;
+  saveState($context, st);
+}
+
+/**
+ * One scope of the model (see above): `letter` `e`, `c`, `g`, or `l` for `pm.variables`, whose
+ * reads see every scope (the resolved value) and whose writes are local values.
+ */
+function modelScope($context, name, letter, info) {
+  const load = () => {
+    const st = stateOf($context);
+    return { st, scopes: scopesOf(st) };
+  };
+  // A name not in the model is an environment value when it is a variable.
+  const entryOf = (scopes, k) => (scopes[k] ? { ...scopes[k] } : $context.has(k) ? { e: copy($context.get(k)) } : {});
+  const put = (scopes, k, entry) => {
+    const top = topOf(entry);
+    if (top === undefined) {
+      delete scopes[k];
+      if ($context.has(k)) $context.unset(k);
+      return;
+    }
+    $context.set(k, copy(entry[top]));
+    if (top === 'e' && Object.keys(entry).length === 1) delete scopes[k];
+    else scopes[k] = entry;
+  };
+  const save = (st, scopes) => {
+    st.scopes = Object.keys(scopes).length ? scopes : undefined;
+    saveState($context, st);
+  };
+  const update = (key, change) => {
+    const k = String(key);
+    if (HIDDEN.has(k)) return;
+    const { st, scopes } = load();
+    const entry = entryOf(scopes, k);
+    change(entry);
+    put(scopes, k, entry);
+    save(st, scopes);
+  };
+  const resolved = letter === 'l';
+  const values = () => {
+    const { scopes } = load();
+    const o = {};
+    for (const k of visibleNames($context)) {
+      if (resolved) o[k] = $context.get(k);
+      else {
+        const entry = entryOf(scopes, k);
+        if (own(entry, letter)) o[k] = entry[letter];
+      }
+    }
+    return o;
+  };
+  const get = (key) => {
+    const k = String(key);
+    if (HIDDEN.has(k)) return undefined;
+    if (resolved) return $context.get(k);
+    const entry = entryOf(load().scopes, k);
+    return own(entry, letter) ? entry[letter] : undefined;
+  };
+  return {
+    name,
+    get,
+    set: (key, value) => {
+      if (key === undefined || key === null) return;
+      update(key, (entry) => {
+        entry[letter] = value === undefined ? null : copy(value);
+      });
+    },
+    unset: (key) =>
+      update(key, (entry) => {
+        delete entry[letter];
+      }),
+    has: (key) => {
+      const k = String(key);
+      if (HIDDEN.has(k)) return false;
+      return resolved ? $context.has(k) : own(entryOf(load().scopes, k), letter);
+    },
+    clear: () => {
+      const { st, scopes } = load();
+      for (const k of visibleNames($context)) {
+        const entry = entryOf(scopes, k);
+        if (!own(entry, letter)) continue;
+        delete entry[letter];
+        put(scopes, k, entry);
+      }
+      save(st, scopes);
+    },
+    toObject: values,
+    toJSON: () => ({ values: Object.entries(values()).map(([key, value]) => ({ key, value })) }),
+    replaceIn: (template) => fill(String(template), resolved ? $context.variables : values()),
     ...(info || {}),
   };
 }
@@ -493,10 +641,19 @@ function makePm(env, event, request, jar, cookies) {
       requestName: info.requestName ?? '',
       requestId: info.requestId ?? '',
     },
-    environment: scope($context, 'environment', { name: info.environmentName ?? '' }),
-    collectionVariables: scope($context, 'collectionVariables'),
-    globals: scope($context, 'globals', undefined, true),
-    variables: scope($context, 'variables'),
+    ...(info.scopes
+      ? {
+          environment: modelScope($context, 'environment', 'e', { name: info.environmentName ?? '' }),
+          collectionVariables: modelScope($context, 'collectionVariables', 'c'),
+          globals: modelScope($context, 'globals', 'g'),
+          variables: modelScope($context, 'variables', 'l'),
+        }
+      : {
+          environment: scope($context, 'environment', { name: info.environmentName ?? '' }),
+          collectionVariables: scope($context, 'collectionVariables'),
+          globals: scope($context, 'globals', undefined, true),
+          variables: scope($context, 'variables'),
+        }),
     iterationData: iterationData($context),
     request,
     test,
@@ -609,8 +766,9 @@ async function runScripts(env, event, request, response, scripts, jar, cookies) 
       responseHeaders: response ? legacyHeaders(response.headers.toObject()) : undefined,
       responseTime: response ? response.responseTime : undefined,
       responseCookies: response ? cookies : undefined,
-      environment: { ...vars },
-      globals: { ...vars },
+      // Newman's legacy objects are the environment's and the globals' values (the model's scopes).
+      environment: env.info && env.info.scopes ? pm.environment.toObject() : { ...vars },
+      globals: env.info && env.info.scopes ? pm.globals.toObject() : { ...vars },
       data,
       iteration: frame ? frame.index : 0,
       request: legacyRequest(request, env),
@@ -679,6 +837,7 @@ globalThis.AssayPostman = {
       body: t.body,
     };
     if (env.nextRequest && env.nextRequest.default !== undefined) env.$context.set(NEXT, env.nextRequest.default);
+    syncScopes(env.$context, env.info && env.info.scopes);
     const state = stateOf(env.$context);
     delete state.preError;
     saveState(env.$context, state);
@@ -716,6 +875,7 @@ globalThis.AssayPostman = {
   async test(env, scripts) {
     const request = requestView({ ...env.$request, headers: { ...(env.$request.headers || {}) } });
     const response = responseView(env.$response);
+    syncScopes(env.$context, env.info && env.info.scopes);
     const state = stateOf(env.$context);
     const preError = state.preError;
     delete state.preError;
