@@ -20,7 +20,7 @@ import { ApiProblem } from '../client';
 import type { CliContext } from '../context';
 import { CliError, EXIT, UsageError, type ExitCode } from '../errors';
 
-interface StoredTestCase {
+export interface StoredTestCase {
   id: string;
   name: string;
   folder: string;
@@ -146,7 +146,7 @@ function profileBody(p: ImportedAuthProfile): { name: string; type: string; desc
  * Creates the auth profile, or updates the one of that name when it differs. A stored secret is
  * answered `"***"` (docs/auth.md): one written as a literal cannot be compared, so it is sent again.
  */
-async function upsertAuthProfile(
+export async function upsertAuthProfile(
   client: AssayClient,
   profile: ImportedAuthProfile,
 ): Promise<'created' | 'updated' | 'unchanged'> {
@@ -172,7 +172,12 @@ async function upsertAuthProfile(
   }
 }
 
-async function upsertTestCase(
+/**
+ * Creates the test case, or updates the one of its folder and name when its flow, auth profile,
+ * data sets, tags or description differ (keeping hooks set on the server). Also used by
+ * `assay import bruno` (cli/commands/import-bruno.ts).
+ */
+export async function upsertTestCase(
   client: AssayClient,
   existing: StoredTestCase[],
   tc: ImportedTestCase,
@@ -204,16 +209,22 @@ async function upsertTestCase(
   return { id: created.id, action: 'created' };
 }
 
-async function upsertRunner(
+/**
+ * Creates the runner `name` listing `testCaseIds`, or updates it when they or its scope differ.
+ * `description`: what it says it was imported from (default: the Postman collection's). Also used
+ * by `assay import bruno`.
+ */
+export async function upsertRunner(
   client: AssayClient,
   name: string,
   testCaseIds: string[],
   collection: string,
   variableScope: 'testCase' | 'run',
+  description?: string,
 ): Promise<'created' | 'updated' | 'unchanged'> {
   const body = {
     name,
-    description: `Imported from the Postman collection "${collection}" (Newman's run order)`,
+    description: description ?? `Imported from the Postman collection "${collection}" (Newman's run order)`,
     testCaseIds,
     variableScope,
   };

@@ -420,7 +420,7 @@ function nodeAuthProfile(
 }
 
 /** Percent-encodes text but keeps `{{variables}}` as written (they are filled at run time). */
-function encodeKeepingVariables(text: string): string {
+export function encodeKeepingVariables(text: string): string {
   return text
     .split(/(\{\{[^{}]+\}\})/)
     .map((part, i) => (i % 2 ? part : encodeURIComponent(part)))
