@@ -25,7 +25,7 @@ import { ApiProblem } from '../client';
 import type { CliContext } from '../context';
 import { CliError, EXIT, UsageError, type ExitCode } from '../errors';
 
-interface StoredTestCase {
+export interface StoredTestCase {
   id: string;
   name: string;
   folder: string;
@@ -193,7 +193,11 @@ export async function upsertAuthProfile(
   }
 }
 
-/** Creates the test case, or updates the one of its folder and name (its hooks kept); `unchanged` when equal. */
+/**
+ * Creates the test case, or updates the one of its folder and name when its flow, auth profile,
+ * data sets, tags or description differ (keeping hooks set on the server). Also used by
+ * `assay import bruno` and `assay import insomnia`.
+ */
 export async function upsertTestCase(
   client: AssayClient,
   existing: StoredTestCase[],
@@ -226,7 +230,11 @@ export async function upsertTestCase(
   return { id: created.id, action: 'created' };
 }
 
-/** Creates or updates the runner listing `testCaseIds` in order; `description` defaults to the Postman one. */
+/**
+ * Creates the runner `name` listing `testCaseIds`, or updates it when they or its scope differ.
+ * `description`: what it says it was imported from (default: the Postman collection's). Also used
+ * by `assay import bruno` and `assay import insomnia`.
+ */
 export async function upsertRunner(
   client: AssayClient,
   name: string,

@@ -48,7 +48,13 @@ interface Note {
   message: string;
 }
 
-function scriptFunctions(codes: string[], at: string, what: string, notes: Note[]): string[] {
+/**
+ * Each script of `codes` as an async function taking the Postman script parameters
+ * (src/domain/postman-parameters.ts), for the `postman` library to call; one that does not parse
+ * becomes a function that throws its SyntaxError (noted in `notes`). Also used by the Bruno import
+ * (cli/importers/bruno-scripts.ts).
+ */
+export function scriptFunctions(codes: string[], at: string, what: string, notes: Note[]): string[] {
   return codes.map((code) => {
     const error = syntaxError(code);
     if (error) {

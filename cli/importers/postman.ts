@@ -461,7 +461,7 @@ function nodeAuthProfile(
  * `rfc3986`: `!'()*` escaped too, as in Newman's urlencoded body (Node's querystring, then
  * postman-request's `rfc3986`).
  */
-function encodeKeepingVariables(text: string, rfc3986 = false): string {
+export function encodeKeepingVariables(text: string, rfc3986 = false): string {
   const encode = (part: string) => {
     const out = encodeURIComponent(part);
     return rfc3986 ? out.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) : out;
