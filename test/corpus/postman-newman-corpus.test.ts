@@ -185,15 +185,37 @@ describe('the Postman corpus (Newman’s own integration collections): tests giv
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** `file` with the corpus's hosts pointed at the loopback servers, written into the temporary folder. */
+  /**
+   * `file` with the corpus's hosts pointed at the loopback servers, written into the temporary
+   * folder: URLs written as text (with or without a scheme: Newman and the import both read
+   * `postman-echo.com/get` as `http://postman-echo.com/get`), and URLs written as parts (`host:
+   * ["postman-echo", "com"]`), which Newman and the import build the request from rather than `raw`.
+   */
   function local(file: string): string {
-    const text = fs
+    let text = fs
       .readFileSync(file, 'utf8')
       .replaceAll('https://postman-echo.com', httpbin!.url)
       .replaceAll('http://postman-echo.com', httpbin!.url)
+      .replaceAll('"postman-echo.com/', `"${httpbin!.url}/`)
       .replaceAll('https://httpbin.org', httpbin!.url)
       .replaceAll('http://localhost:4041', echo!.url)
       .replaceAll('http://localhost:4042', redirects!.url);
+    if (file.endsWith('.json') && /"(postman-echo|httpbin)",/.test(text)) {
+      const loopback = new URL(httpbin!.url);
+      const parts = (node: unknown): unknown => {
+        if (Array.isArray(node)) return node.map(parts);
+        if (!node || typeof node !== 'object') return node;
+        const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, parts(v)]));
+        const host = Array.isArray(out.host) ? out.host.join('.') : out.host;
+        if (typeof out.raw === 'string' && (host === 'postman-echo.com' || host === 'httpbin.org')) {
+          out.protocol = 'http';
+          out.host = loopback.hostname.split('.');
+          out.port = loopback.port;
+        }
+        return out;
+      };
+      text = JSON.stringify(parts(JSON.parse(text)), null, 2);
+    }
     const out = path.join(dir, path.relative(CORPUS, file));
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, text);
@@ -218,7 +240,9 @@ describe('the Postman corpus (Newman’s own integration collections): tests giv
         ...(run.timeoutScript ? ['--timeout-script', String(run.timeoutScript)] : []),
       ];
       // Newman's whole-run timeout: a collection whose setNextRequest loop only ends on
-      // postman-echo's own answers runs for ever against go-httpbin.
+      // postman-echo's own answers runs for ever against go-httpbin (set-next-request: its
+      // `html` request reads postman-echo's 200 on /type/html, go-httpbin answers 404 there, so
+      // `method` → `html` → `method` never stops); it is left out, "not compared".
       let newman: Map<string, boolean>;
       try {
         newman = newmanOutcomes(

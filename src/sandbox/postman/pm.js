@@ -720,6 +720,37 @@ function makePm(env, event, request, jar, cookies) {
   return { pm, postman, pending };
 }
 
+/**
+ * A form's `[name, value]` fields as the legacy `request.data` shows them: a name given more than
+ * once holds an array of its values (postman-sandbox lib/sandbox/postman-legacy-interface.js
+ * `getRequestBody`, for urlencoded and form-data bodies alike).
+ */
+function formData(fields) {
+  const out = {};
+  for (const [name, value] of fields) {
+    if (!Object.hasOwn(out, name)) out[name] = value;
+    else if (Array.isArray(out[name])) out[name].push(value);
+    else out[name] = [out[name], value];
+  }
+  return out;
+}
+
+/**
+ * The `[name, value]` text fields of a multipart/form-data body (RFC 7578) delimited by `boundary`,
+ * as the import writes a form-data body of text fields (cli/importers/postman.ts: a `name` with `"`
+ * written `%22`). Parts without a name are left out.
+ */
+function multipartFields(body, boundary) {
+  const fields = [];
+  for (const part of String(body).split(`--${boundary}`)) {
+    const end = part.indexOf('\r\n\r\n');
+    if (end < 0) continue;
+    const name = /content-disposition:[^\r\n]*;\s*name="([^"]*)"/i.exec(part.slice(0, end));
+    if (name) fields.push([name[1].replace(/%22/g, '"'), part.slice(end + 4).replace(/\r\n$/, '')]);
+  }
+  return fields;
+}
+
 /** The legacy `request` global: the request as Postman's legacy interface shows it. */
 function legacyRequest(request, env) {
   const info = env.info || {};
@@ -730,7 +761,16 @@ function legacyRequest(request, env) {
   const raw = json.body;
   if (raw !== undefined && raw !== '') {
     const type = String(request.headers.get('content-type') || '');
-    data = /application\/x-www-form-urlencoded/i.test(type) ? Object.fromEntries(new URLSearchParams(raw)) : raw;
+    // The boundary from the Content-Type, or from the body's first line where the request has no
+    // Content-Type (as a GET with a form-data body is sent).
+    const boundary =
+      /^multipart\/form-data;.*\bboundary="?([^";]+)"?/i.exec(type) ??
+      (type ? null : /^--([^\r\n]+)\r\ncontent-disposition: form-data;/i.exec(raw));
+    data = /application\/x-www-form-urlencoded/i.test(type)
+      ? formData([...new URLSearchParams(raw)])
+      : boundary
+        ? formData(multipartFields(raw, boundary[1]))
+        : raw;
   }
   return {
     id: info.requestId || undefined,
@@ -740,6 +780,34 @@ function legacyRequest(request, env) {
     method: json.method,
     url: json.url,
     data,
+  };
+}
+
+/**
+ * The legacy `postman.set…Variable`/`clear…Variable(s)` of one script, which also change that
+ * script's legacy `environment` and `globals` objects as Newman's do (postman-sandbox
+ * lib/sandbox/postman-legacy-interface.js: `setEnvironmentVariable` writes `__environment[key]`,
+ * `clearEnvironmentVariables` deletes every key...), so a script reads back what it set.
+ */
+function legacyScopeWriters(postman, legacy) {
+  const text = (v) => (v === false || v ? String(v) : v);
+  const writers = (scope, set, unset, clear) => ({
+    [set]: (k, v) => {
+      legacy[scope][k] = text(v);
+      return postman[set](k, v);
+    },
+    [unset]: (k) => {
+      if (k) delete legacy[scope][k];
+      return postman[unset](k);
+    },
+    [clear]: () => {
+      for (const k of Object.keys(legacy[scope])) delete legacy[scope][k];
+      return postman[clear]();
+    },
+  });
+  return {
+    ...writers('environment', 'setEnvironmentVariable', 'clearEnvironmentVariable', 'clearEnvironmentVariables'),
+    ...writers('globals', 'setGlobalVariable', 'clearGlobalVariable', 'clearGlobalVariables'),
   };
 }
 
@@ -779,12 +847,12 @@ async function runScripts(env, event, request, response, scripts, jar, cookies) 
       cheerio: refused('cheerio'),
       Backbone: refused('Backbone'),
     };
+    legacy.postman = { ...postman, ...legacyScopeWriters(postman, legacy) };
     if (response)
-      legacy.postman = {
-        ...postman,
+      Object.assign(legacy.postman, {
         getResponseHeader: (k) => response.headers.get(k),
         getResponseCookie: (k) => cookies.one(String(k)),
-      };
+      });
     try {
       await script(...PARAMETERS.map((p) => legacy[p]));
     } catch (err) {
