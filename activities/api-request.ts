@@ -148,6 +148,16 @@ export function rawTarget(raw: string): string {
   return rest.replace(/[^\x21-\x7e]+/gu, (run) => encodeURIComponent(run));
 }
 
+/**
+ * The request target of `url`: its path and query, with a `?` written before an empty query kept
+ * (WHATWG URL's `search` is `""` for both `/get` and `/get?`; RFC 3986 §3.4: an empty query is
+ * still a query, and Node's http client, so Newman, sends `/get?`).
+ */
+export function requestTarget(url: URL): string {
+  if (url.search) return `${url.pathname}${url.search}`;
+  return `${url.pathname}${url.href.replace(/#.*$/s, '').endsWith('?') ? '?' : ''}`;
+}
+
 /** The raw `Set-Cookie` values of a response (undici gives one string or a list), each as sent. */
 function setCookiesOf(raw: Record<string, string | string[] | undefined>): string[] {
   const v = raw['set-cookie'];
@@ -281,7 +291,7 @@ async function exchange(
   if (!hasHeader(headers, 'accept-encoding')) headers['accept-encoding'] = ACCEPT_ENCODING;
   let method = req.method;
   let body = encodeBody(req, headers, payload);
-  let target = req.disableUrlEncoding ? rawTarget(req.url) : `${url.pathname}${url.search}`;
+  let target = req.disableUrlEncoding ? rawTarget(req.url) : requestTarget(url);
   const dispatcher = req.strictSSL === false ? tlsUncheckedTwin(agent) : agent;
   const maxRedirects = req.maxRedirects ?? MAX_REDIRECTIONS;
   const span: ClientSpan | undefined = trace ? startClientSpan(req.method, url, headers) : undefined;
@@ -368,7 +378,7 @@ async function exchange(
           dropHeader(headers, 'content-length');
         }
         url = next;
-        target = `${next.pathname}${next.search}`;
+        target = requestTarget(next);
         digestAnswer = undefined;
         continue;
       }

@@ -41,6 +41,7 @@ import { tracingEnabled } from '../src/observability/tracing';
 import type { NodeExecutionRecords } from '../src/store/node-executions';
 import { recordedExecution } from './recorded';
 import { FILE_NOT_FOUND, prepareUpload, type FileSource, type PreparedUpload } from './files';
+import { runsWithoutResponse } from '../src/domain/postman-parameters';
 
 export type {
   ApiNodeInput,
@@ -424,7 +425,16 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
       // those headers stay in the worker: the result keeps the request as shown (secrets masked).
       const afterResponse = async (sent: HttpExchange, attempts: AttemptResult[]): Promise<ApiNodeOutput> => {
         const { sentHeaders, ...exchange } = sent;
-        if (!exchange.error) {
+        const asSent = sentHeaders ? { ...request, headers: sentHeaders } : request;
+        if (exchange.error) {
+          // No response: only an imported Postman request's test scripts run, with an empty
+          // `pm.response`, as Newman runs them (src/domain/postman-parameters.ts `runsWithoutResponse`).
+          for (const layer of [...layers].reverse()) {
+            if (!runsWithoutResponse(layer.script.code)) continue;
+            const r = await runHook(layer, 'afterResponse', undefined, asSent);
+            if (!r.ok) return end({ exchange, attempts, scriptError: hookError(layer, 'afterResponse', r) });
+          }
+        } else {
           const response: ScriptResponse = {
             status: exchange.status,
             headers: exchange.headers,
@@ -433,7 +443,6 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
             ...(exchange.url ? { url: exchange.url } : {}),
             ...(exchange.redirectCookies ? { redirectCookies: exchange.redirectCookies } : {}),
           };
-          const asSent = sentHeaders ? { ...request, headers: sentHeaders } : request;
           for (const layer of [...layers].reverse()) {
             if (!/\bafterResponse\b/.test(layer.script.code)) continue;
             const r = await runHook(layer, 'afterResponse', response, asSent);

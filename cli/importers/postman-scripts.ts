@@ -6,7 +6,7 @@
  * globals, in Newman's order. What the library refuses is listed in the import report.
  */
 import vm from 'node:vm';
-import { POSTMAN_SCRIPT_PARAMETERS } from '../../src/domain/postman-parameters';
+import { POSTMAN_SCRIPT_PARAMETERS, POSTMAN_WITHOUT_RESPONSE_OPTION } from '../../src/domain/postman-parameters';
 
 /** The sandbox library imported scripts run with (src/sandbox/libraries.ts). */
 export const POSTMAN_LIBRARY = 'postman@1.0.0';
@@ -147,7 +147,8 @@ export function hookCode(
   if (needsTest) {
     parts.push(
       `async function afterResponse() {`,
-      `  await AssayPostman.test({ $request, $response, $context, $test, console, info: ${info}${flags} }, [`,
+      // Newman runs the test scripts when no response arrived too (POSTMAN_WITHOUT_RESPONSE_OPTION).
+      `  await AssayPostman.test({ $request, $response, $context, $test, console, info: ${info}${flags}, ${POSTMAN_WITHOUT_RESPONSE_OPTION} }, [`,
       scriptFunctions(test, at, 'test', notes).join(',\n'),
       `  ]);`,
       `}`,

@@ -289,6 +289,9 @@ function translateRequest(
     }
   }
   if (!/^[a-z]+:\/\//i.test(raw) && !/^\{\{/.test(raw)) raw = `http://${raw}`;
+  // Tab, line feed and carriage return written in the URL: Newman (postman-url-encoder) sends them
+  // percent-encoded, where a WHATWG URL parser (Assay's) would drop them.
+  raw = raw.replace(/[\t\n\r]/g, (c) => encodeURIComponent(c));
   const headers: Record<string, string> = {};
   request.headers.each((h) => {
     if (h.disabled || !h.key) return;

@@ -46,7 +46,7 @@ export interface NewmanSummary {
     executions: Array<{
       cursor?: { iteration?: number };
       item: { name: string };
-      assertions?: Array<{ assertion: string; error?: { message: string } }>;
+      assertions?: Array<{ assertion: string; skipped?: boolean; error?: { message: string } }>;
     }>;
   };
 }
@@ -77,14 +77,17 @@ export async function runNewman(
 
 /**
  * Newman's outcomes as `request :: test` → passed; with several iterations each key is prefixed
- * `#<iteration> ` (from 0), as {@link assayOutcomes} names data-set rows.
+ * `#<iteration> ` (from 0), as {@link assayOutcomes} names data-set rows. A `pm.test.skip` test
+ * (`skipped: true` in the report, newman lib/run/summary.js) has no outcome and is left out: Newman
+ * shows it as skipped, Assay records nothing for it (docs/import-postman.md).
  */
 export function newmanOutcomes(summary: NewmanSummary): Map<string, boolean> {
   const iterations = new Set(summary.run.executions.map((e) => e.cursor?.iteration ?? 0));
   const out = new Map<string, boolean>();
   for (const ex of summary.run.executions) {
     const prefix = iterations.size > 1 ? `#${ex.cursor?.iteration ?? 0} ` : '';
-    for (const a of ex.assertions ?? []) out.set(`${prefix}${ex.item.name} :: ${a.assertion}`, !a.error);
+    for (const a of ex.assertions ?? [])
+      if (!a.skipped) out.set(`${prefix}${ex.item.name} :: ${a.assertion}`, !a.error);
   }
   return out;
 }

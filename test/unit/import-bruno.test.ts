@@ -21,6 +21,7 @@ import {
   type BrunoImport,
 } from '../../cli/importers/bruno';
 import { resPath } from '../../cli/importers/bruno-scripts';
+import { runsWithoutResponse } from '../../src/domain/postman-parameters';
 
 const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/bruno');
 const load = (name: string, options: Parameters<typeof importBruno>[1] = {}): BrunoImport => {
@@ -143,6 +144,8 @@ describe('assay import bruno: conversion', () => {
       expect(ping!.script!.code).to.include('function AssayBruno(pm, require)');
       expect(ping!.script!.code).to.include('const { bru, req, res, test, expect } = AssayBruno(pm, require);');
       expect(ping!.script!.code).to.include('async function afterResponse()');
+      // Bruno runs no tests when no response arrived: only the Postman import asks for that.
+      expect(runsWithoutResponse(ping!.script!.code)).to.equal(false);
       const messages = new Set(imported.untranslated.map((n) => n.message));
       expect(messages).to.include('a script uses bru.runRequest: it throws when called');
       expect(messages).to.include('a script uses bru.sendRequest: it throws when called');

@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { importPostman, type ImportedApiNode } from '../../cli/importers/postman';
 import { dispatchFlow, literalNextRequests } from '../../cli/importers/postman-next-request';
 import { hookCode } from '../../cli/importers/postman-scripts';
+import { runsWithoutResponse } from '../../src/domain/postman-parameters';
 import { fillTemplate } from '../../src/domain/templating';
 import { validateFlow } from '../../src/validation/flow';
 
@@ -112,6 +113,8 @@ describe('Postman import: scripts, cookies and setNextRequest (cli/importers/pos
       'async function (pm, postman, tests, responseBody, responseCode, responseHeaders, responseTime, responseCookies, environment, globals, data, iteration, request, require, _, tv4, xml2Json, cheerio, Backbone)',
     );
     expect(hooks.libs).to.deep.equal(['postman@1.0.0']);
+    // Newman runs test scripts when no response arrived: the imported afterResponse asks for it.
+    expect(runsWithoutResponse(hooks.code)).to.equal(true);
     const notes: Array<{ at: string; message: string }> = [];
     hookCode(
       'at',
@@ -123,6 +126,16 @@ describe('Postman import: scripts, cookies and setNextRequest (cli/importers/pos
       notes,
     );
     expect(notes.map((n) => n.message)).to.deep.equal(['test script uses pm.vault (refused when used)']);
+  });
+
+  it('only an imported Postman test hook runs without a response, not an afterResponse of Assay’s own', () => {
+    expect(
+      runsWithoutResponse('async function afterResponse() { $test("ok", () => $response.status === 200); }'),
+    ).to.equal(false);
+    expect(runsWithoutResponse('// AssayPostman.test({ withoutResponse: true })')).to.equal(false);
+    expect(
+      runsWithoutResponse('  await AssayPostman.test({ $request, $response, info: {}, withoutResponse: true }, ['),
+    ).to.equal(true);
   });
 
   it('variables keep their types, disabled ones are left out, and {{…}} takes names with /, \\ and spaces', () => {

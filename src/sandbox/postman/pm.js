@@ -519,7 +519,14 @@ function jsonError(err) {
   return e;
 }
 
+/**
+ * `pm.response` over Assay's `$response`; over `undefined` (no response arrived: the test scripts
+ * run anyway, as Newman runs them) postman-collection's empty `new Response()`: no code, no
+ * headers, `text()` undefined, `json()` throwing.
+ */
 function responseView($response) {
+  const none = $response === undefined;
+  if (none) $response = { headers: {} };
   const body = $response.body;
   const bodyText = typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body);
   const headers = { ...($response.headers || {}) };
@@ -545,7 +552,7 @@ function responseView($response) {
       const header = `HTTP/X.X ${$response.status} ${reasonOf($response.status)}\r\n\r\n`.length + headerBytes;
       return { body: bodyBytes(), header, total: bodyBytes() + header };
     },
-    text: () => bodyText,
+    text: () => (none ? undefined : bodyText),
     json: () => {
       if (body !== null && typeof body === 'object') return JSON.parse(bodyText);
       try {
@@ -943,6 +950,7 @@ globalThis.AssayPostman = {
   async test(env, scripts) {
     const request = requestView({ ...env.$request, headers: { ...(env.$request.headers || {}) } });
     const response = responseView(env.$response);
+    const $response = env.$response || {};
     syncScopes(env.$context, env.info && env.info.scopes);
     const state = stateOf(env.$context);
     const preError = state.preError;
@@ -950,9 +958,9 @@ globalThis.AssayPostman = {
     // Without the jar of earlier requests (`env.cookies` unset), the response's own cookies.
     const jar = new Jar(env.cookies ? state.cookies : []);
     // The redirects' cookies first (each with its hop's URL), then the last response's (its URL).
-    for (const hop of env.$response.redirectCookies || []) jar.receive(hop.url, hop.setCookie);
-    const finalUrl = env.$response.url || env.$request.url;
-    jar.receive(finalUrl, (env.$response.headers || {})['set-cookie']);
+    for (const hop of $response.redirectCookies || []) jar.receive(hop.url, hop.setCookie);
+    const finalUrl = $response.url || env.$request.url;
+    jar.receive(finalUrl, ($response.headers || {})['set-cookie']);
     const cookies = cookieList(jar.match(finalUrl));
     response.cookies = cookies;
     saveState(env.$context, state);

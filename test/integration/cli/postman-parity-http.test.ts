@@ -3,7 +3,8 @@
  * "Requests: settings and auth" and "Cookies"): the collection test/fixtures/postman/parity/http
  * (cookies set by redirects and the jar's callbacks, bodies on GET and other methods, `Referer` on
  * redirects with each `removeRefererHeaderOnRedirect`, form keys given twice, the request as sent in
- * test scripts: Host and the headers of each auth) is run by Newman (its CLI, in its own process)
+ * test scripts: Host and the headers of each auth, a request to a closed port whose test script
+ * runs with an empty `pm.response`) is run by Newman (its CLI, in its own process)
  * and by Assay (`assay import postman`, then `assay run --wait`) against the same go-httpbin and
  * request verifier (test/helpers/request-verifier.ts, whose `/echo` answers what arrived) on
  * loopback. Every test (request :: test name) must pass or fail the same in both, but for the one
@@ -70,6 +71,7 @@ describe('Postman parity, HTTP: cookies across redirects, bodies, Referer, forms
       'DELETE without a body :: deliberately wrong: a Content-Length',
       'Removal on :: deliberately wrong: a Referer',
       'Log keeps no secret :: deliberately wrong: a masked value',
+      'Closed port :: deliberately wrong: status is 200',
     ]);
     // Not vacuous: what each class needs passes in Assay itself.
     for (const key of [
@@ -80,6 +82,9 @@ describe('Postman parity, HTTP: cookies across redirects, bodies, Referer, forms
       "URL-encoded :: every value, grouped under its key's first place",
       'Basic :: Authorization in pm.request',
       'Host :: Host in pm.request',
+      'Closed port :: no code',
+      'Closed port :: json() throws',
+      'After no response :: the test script without a response ran',
     ])
       expect(assay.get(key), key).to.equal(true);
     if (process.env.ASSAY_PRINT_COMPARISON)
