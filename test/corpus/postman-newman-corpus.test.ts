@@ -156,7 +156,7 @@ async function startRedirects(): Promise<{ url: string; close(): Promise<void> }
  * with such values written `…`.
  */
 function sameKeys(newman: Map<string, boolean>, assay: Map<string, boolean>): Map<string, boolean> {
-  const RUN_VALUES = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{3,}/gi;
+  const RUN_VALUES = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{3,}|(?<=: )\d+$/gi;
   const general = (key: string) => key.replace(RUN_VALUES, '…');
   const byGeneral = new Map<string, string>();
   for (const key of newman.keys()) byGeneral.set(general(key), key);
