@@ -39,6 +39,9 @@ export interface OuterHook {
   script: ScriptConfig;
 }
 
+/** Per-origin limits of the run (docs/durability.md "Protecting the target"): honoured across workers. */
+export interface OriginLimits { maxInFlight?: number; requestsPerSecond?: number }
+
 /** Input of an API node: the resolved request, its hooks and retries, and the run's deadline. */
 export interface ApiNodeInput extends ScriptScope {
   request: ResolvedRequest;
@@ -61,6 +64,11 @@ export interface ApiNodeInput extends ScriptScope {
    * before it.
    */
   execution?: string;
+  /**
+   * The run's per-origin limits (RunPlan `parallel.originLimits`; docs/parallel.md "Protecting the
+   * target"): each request the node sends waits for a slot of its origin. Absent: no limit.
+   */
+  originLimits?: OriginLimits;
 }
 
 /** What an API node did: the request as sent, the last exchange, every attempt, the hooks' effects. */

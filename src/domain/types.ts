@@ -658,6 +658,11 @@ export interface TestCaseDefinition {
   authProfile?: string;
   /** The auth profile of the nearest folder, walking up from the test case's, that sets one. */
   folderAuthProfile?: string;
+  /**
+   * Ids of the test cases that must have passed, in the same run, before this one starts
+   * (docs/parallel.md "Dependencies"); absent when none.
+   */
+  dependsOn?: string[];
 }
 
 /**
@@ -1093,6 +1098,33 @@ export const VARIABLE_SCOPES = ['testCase', 'run'] as const;
 export type VariableScope = (typeof VARIABLE_SCOPES)[number];
 
 /**
+ * How a run's test cases are scheduled (docs/parallel.md), as stored on runners, deployments and
+ * runs (`parallel`) and frozen into the plan: every field optional; a run's own fields over its
+ * deployment's over its runner's, then the defaults.
+ */
+export interface ParallelSettings {
+  /** Test cases under way at once, 1 to {@link MAX_CONCURRENCY}; default 1 (one after another). */
+  concurrency?: number;
+  /** Stop starting test cases once this many have failed; 0 (the default): never. */
+  bail?: number;
+  /** Per-origin limits on the run's HTTP requests, honoured across workers (docs/parallel.md "Protecting the target"). */
+  originLimits?: OriginLimits;
+}
+
+/** The most test cases a run may have under way at once (ParallelSettings `concurrency`). */
+export const MAX_CONCURRENCY = 64;
+
+/**
+ * A run's own narrowing of its runner's selection (`assay run --folder/--tag`; POST /v1/runs
+ * `folder`, `tags`): a test case runs when the runner selects it, it lies in `folder` (or below it)
+ * and carries every tag in `tags`.
+ */
+export interface RunSelection {
+  folder?: string;
+  tags?: string[];
+}
+
+/**
  * How fine-grained a functional run's durability is (docs/durability.md "Durability modes"):
  * `node` (the default), each node is its own durable step, so a crash repeats at most the node
  * under way; `testCase`, each test case runs in one activity through the direct port
@@ -1127,6 +1159,12 @@ export interface RunPlan {
    * `node`), frozen. Absent in plans frozen before it existed: `node`.
    */
   durability?: Durability;
+  /**
+   * How the test cases are scheduled (docs/parallel.md): concurrency, bail, per-origin limits,
+   * merged from the run, its deployment and its runner, frozen. Absent in plans frozen before it
+   * existed, and when every setting is its default: one test case at a time, no bail, no limits.
+   */
+  parallel?: ParallelSettings;
   /** Present for a performance run: its load profile, validated (src/perf/profile.ts; docs/performance.md). */
   performance?: PerformancePlan;
   /**
@@ -1248,6 +1286,7 @@ export const RUN_SETTING_NAMES = [
 /** One mock response of a design (spec "Mock definition"). */
 export type { MockDelay, MockStateAction } from './mocks';
 import type { MockDelay, MockStateAction } from './mocks';
+import type { OriginLimits } from './node-io';
 
 export interface MockResponse {
   /** HTTP status, 100 to 599. */

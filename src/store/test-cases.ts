@@ -59,6 +59,7 @@ export function toDefinition(testCase: TestCase): TestCaseDefinition {
     dataSets: dataSetsByName(testCase.dataSets),
     ...(testCase.hooks ? { hooks: testCase.hooks } : {}),
     ...(testCase.authProfile ? { authProfile: testCase.authProfile } : {}),
+    ...(testCase.dependsOn?.length ? { dependsOn: testCase.dependsOn } : {}),
   };
 }
 

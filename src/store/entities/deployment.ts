@@ -1,6 +1,6 @@
 import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
 import type { LoadProfileInput } from '../../perf/profile';
-import type { Durability } from '../../domain/types';
+import type { Durability, ParallelSettings } from '../../domain/types';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
 
 /** One outgoing webhook (spec "Events"): where to send, how, and the payload template. */
@@ -104,6 +104,10 @@ export class Deployment {
    */
   @Column({ type: 'varchar', length: 16, nullable: true })
   durability!: Durability | null;
+
+  /** Its runs' scheduling settings (docs/parallel.md), each over the runner's, unless a run sets its own; null: the runner's. */
+  @JsonColumn({ nullable: true })
+  parallel!: ParallelSettings | null;
 
   @TimestampColumn()
   createdAt!: Date;

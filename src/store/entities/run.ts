@@ -7,8 +7,10 @@ import type {
   DataSet,
   Durability,
   FlowNode,
+  ParallelSettings,
   RunPlan,
   RunResultValue,
+  RunSelection,
   RunStatus,
   RunSummary,
   RunTrigger,
@@ -152,6 +154,17 @@ export class Run {
   @Column({ type: 'varchar', length: 16, nullable: true })
   durability!: Durability | null;
 
+  /**
+   * The run's own scheduling settings as asked for (docs/parallel.md), each over its deployment's
+   * and runner's; `startRun` freezes the merged ones into the plan (`parallel`). Null: none of its own.
+   */
+  @JsonColumn({ nullable: true })
+  parallel!: ParallelSettings | null;
+
+  /** The run's own narrowing of its runner's selection (`assay run --folder/--tag`; src/domain/types.ts `RunSelection`); null: none. */
+  @JsonColumn({ nullable: true })
+  selection!: RunSelection | null;
+
   /** The results' `performance` object once a performance run ended (src/perf/metrics.ts); not loaded unless asked for. */
   @JsonColumn({ nullable: true, select: false })
   performance!: PerformanceResults | null;
@@ -220,6 +233,8 @@ export type NewRunFields = Pick<
       | 'workflowStartedAt'
       | 'loadProfile'
       | 'durability'
+      | 'parallel'
+      | 'selection'
       | 'origin'
       | 'testCaseId'
       | 'debugTestCase'
@@ -245,6 +260,8 @@ export function queuedRun(
     progressWork: 0,
     loadProfile: fields.loadProfile ?? null,
     durability: fields.durability ?? null,
+    parallel: fields.parallel ?? null,
+    selection: fields.selection ?? null,
     idempotencyKey: fields.idempotencyKey ?? null,
     idempotencyFingerprint: fields.idempotencyFingerprint ?? null,
     workflowStartedAt: fields.workflowStartedAt ?? null,

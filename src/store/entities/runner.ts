@@ -1,6 +1,6 @@
 import { Entity, PrimaryColumn, Column, Index } from 'typeorm';
 import type { LoadProfileInput } from '../../perf/profile';
-import type { Durability, VariableScope } from '../../domain/types';
+import type { Durability, ParallelSettings, VariableScope } from '../../domain/types';
 import { IdColumn, JsonColumn, TimestampColumn } from './columns';
 
 /** Order of test cases selected by folder or tags (explicit ids always come first, in their order). */
@@ -60,6 +60,13 @@ export class Runner {
    */
   @Column({ type: 'varchar', length: 16, default: 'node' })
   durability!: Durability;
+
+  /**
+   * How its runs schedule their test cases (src/domain/types.ts `ParallelSettings`; docs/parallel.md):
+   * concurrency, bail, per-origin limits, unless a deployment or the run sets them; null: the defaults.
+   */
+  @JsonColumn({ nullable: true })
+  parallel!: ParallelSettings | null;
 
   /** The auth profile of its test cases when neither they nor their folder name one (docs/auth.md), or `none`. */
   @Column({ type: 'varchar', length: 100, nullable: true })

@@ -43,6 +43,14 @@ export class TestCase {
   reusable!: boolean;
 
   /**
+   * The test cases (ids) that must have passed, in the same run, before this one starts
+   * (docs/parallel.md "Dependencies"); null when none. A run whose plan lacks one of them runs this
+   * one without waiting; one that failed or was skipped gets this one skipped.
+   */
+  @JsonColumn({ nullable: true })
+  dependsOn!: string[] | null;
+
+  /**
    * The test case's version: 1 when created, one more at every PUT or PATCH. Its `ETag` is
    * `"<version>"`; a PUT or PATCH with `If-Match` stores only when the tag names this version,
    * checked and bumped by one conditional UPDATE (api/routes/test-cases.ts), so two writers with the
