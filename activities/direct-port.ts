@@ -20,6 +20,7 @@
  * resources (sandbox, agent, expression pool) are given once to {@link directPorts}, and each
  * port it makes is a few closures, with no timer left behind.
  */
+import type { OriginLimits } from '../src/domain/node-io';
 import { randomUUID, webcrypto } from 'node:crypto';
 import type { Agent } from 'undici';
 import { BUDGET_CODE, evaluateExpression, ExpressionError, WORKFLOW_LIMITS } from '../src/domain/expressions';
@@ -64,6 +65,8 @@ export interface DirectPortResources {
 export interface DirectPortOptions {
   /** Scripts' contexts are kept per run id and test case. */
   runId: string;
+  /** The run's per-origin limits (RunPlan `parallel.originLimits`): every API node's input carries them. Absent: none. */
+  originLimits?: OriginLimits;
   settings: RunSettings;
   /** Epoch ms by which the flow must end. */
   deadlineMs: number;
@@ -192,7 +195,8 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       ...(options.debug ? { debug: true } : {}),
       dynamic: options.mockScope ? { ...dynamic, runId: options.mockScope.scope } : dynamic,
       now: Date.now,
-      async executeApiNode(input) {
+      async executeApiNode(given) {
+        const input = options.originLimits ? { ...given, originLimits: options.originLimits } : given;
         // Not a Temporal payload unless asked (`capOutput`): no payload cap (the request and hooks keep theirs).
         const out = await nodes.executeApiNode(input, {
           ...(input.execution ? { executionId: input.execution } : {}),

@@ -5,6 +5,7 @@
  * - `recordTestCaseResult` upserts by (run, position);
  * - `finishRun` changes only a run that has not ended yet.
  */
+import { mergeParallel } from '../src/domain/parallel';
 import { ApplicationFailure } from '@temporalio/activity';
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import { runSettingsOf, type AssayConfig } from '../src/config';
@@ -112,7 +113,8 @@ function testCaseRow(runId: string, position: number, result: TestCaseResult, cr
 
 export interface ProgressInput {
   runId: string;
-  progress: { completed: number; total: number };
+  /** Test cases done and in all; `running`: under way (the suite path's; absent: not stored). */
+  progress: { completed: number; total: number; running?: number };
   /** Fraction of the run's work done, 0 to 1 (workflows/run-ledger.ts `RunLedger.work`). */
   work?: number;
   /**
@@ -155,6 +157,7 @@ export async function updateProgress(manager: EntityManager, input: ProgressInpu
     {
       progressCompleted: input.progress.completed,
       progressTotal: input.progress.total,
+      ...(input.progress.running !== undefined ? { progressRunning: input.progress.running } : {}),
       ...(input.work !== undefined ? { progressWork: input.work } : {}),
     },
   );
@@ -245,6 +248,8 @@ export function createRunActivities(
         loadProfile: jsonValue(fields.loadProfile),
         // The mode it runs with, as the load profile: what GET /v1/runs/{id} answers from the row.
         durability: plan.durability ?? 'node',
+        // Likewise the scheduling settings it runs with (docs/parallel.md); null: the defaults.
+        parallel: jsonValue(plan.parallel ?? null),
         planHash: planHash(plan),
       },
     );
@@ -460,7 +465,7 @@ export function createRunActivities(
         // A performance run's profile: the run's own, else its deployment's, else its runner's (docs/performance.md).
         // Its durability mode likewise, else `node` (docs/durability.md "Durability modes").
         const deployment =
-          (run.loadProfile && run.durability) || !run.deploymentId
+          (run.loadProfile && run.durability && run.parallel) || !run.deploymentId
             ? null
             : await manager.getRepository(Deployment).findOneBy({ id: run.deploymentId });
         const loadProfile = run.loadProfile ?? deployment?.loadProfile ?? runner.loadProfile ?? null;
@@ -492,6 +497,9 @@ export function createRunActivities(
           ...planHead(run, startedAt, frozen.variables, testCases),
           variableScope: runner.variableScope ?? 'testCase',
           durability,
+          // Concurrency, bail, per-origin limits: the run's, over its deployment's, over its runner's (docs/parallel.md).
+          ...withParallel(mergeParallel(run.parallel, deployment?.parallel, runner.parallel)),
+          ...dependencyPositions(testCases),
           ...(performance ? { performance } : {}),
           servers: frozen.servers,
           ...auth,
@@ -648,6 +656,26 @@ export function createRunActivities(
     },
   };
   return guardStoreSteps(activities);
+}
+
+/** The plan field of merged scheduling settings: `{ parallel }`, or nothing when every setting is its default. */
+function withParallel(parallel: RunPlan['parallel']): Pick<RunPlan, 'parallel'> {
+  return parallel ? { parallel } : {};
+}
+
+/**
+ * The plan field of test cases' dependencies (TestCaseDefinition `dependsOn`) as positions
+ * (RunPlan `dependencies`; docs/parallel.md "Dependencies"): ids not in the plan are left out;
+ * nothing when no test case depends on another.
+ */
+export function dependencyPositions(testCases: RunPlan['testCases']): Pick<RunPlan, 'dependencies'> {
+  const positions = new Map(testCases.map((tc, i) => [tc.id, i]));
+  const dependencies: Record<number, number[]> = {};
+  testCases.forEach((tc, i) => {
+    const on = (tc.dependsOn ?? []).map((id) => positions.get(id)).filter((p): p is number => p !== undefined && p !== i);
+    if (on.length > 0) dependencies[i] = [...new Set(on)];
+  });
+  return Object.keys(dependencies).length > 0 ? { dependencies } : {};
 }
 
 /** The run's environment. @throws ApplicationFailure (non-retryable, RunSetupFailed) when it no longer exists. */

@@ -25,6 +25,7 @@ import type { TestCaseSegmentOutput, TestCaseSegmentRequest } from '../src/flow/
 import type { FlowState } from '../src/flow/types';
 import type { NodeResult, RunSettings } from '../src/domain/types';
 import type { CallbackPort } from '../src/domain/callbacks';
+import type { OriginLimits } from '../src/domain/node-io';
 import { callbackUrl } from '../src/domain/callback-address';
 import { jsonBytes } from '../src/domain/limits';
 import type { DirectPortOptions } from './direct-port';
@@ -70,6 +71,8 @@ export interface TestCaseSegmentInput extends TestCaseSegmentRequest {
   progress?: SegmentProgress;
   /** A debug run (RunPlan `debug`): node results get their capture (src/flow/debug.ts); absent otherwise. */
   debug?: true;
+  /** The run's per-origin limits (RunPlan `parallel.originLimits`; docs/parallel.md); absent: none. */
+  originLimits?: OriginLimits;
 }
 
 /** A checkpoint: the state before top-level node `next`, and what the segment did until then. */
@@ -166,6 +169,7 @@ export function createTestCaseActivities(deps: {
         ...(input.mockScope ? { mockScope: input.mockScope } : {}),
         executionIds: true,
         ...(input.debug ? { debug: true } : {}),
+        ...(input.originLimits ? { originLimits: input.originLimits } : {}),
         capOutput: true,
         signal: context.cancellationSignal,
         stopped: () => new CancelledFailure('The test case segment was cancelled'),

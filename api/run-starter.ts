@@ -36,7 +36,7 @@ import {
   type Runner,
   type TestCase,
 } from '../src/store/entities';
-import type { Durability, RunTrigger, Variables } from '../src/domain/types';
+import type { Durability, ParallelSettings, RunSelection, RunTrigger, Variables } from '../src/domain/types';
 import type { RunOrigin } from '../src/history/types';
 import { TemporalUnavailableError, type RunWorkflowClient } from '../src/temporal/run-workflows';
 import { startWorkflowOf } from '../src/temporal/run-recovery';
@@ -77,6 +77,10 @@ export interface NewRun {
    * runner's applies when it starts (activities/runs.ts `startRun` freezes it into the plan).
    */
   durability?: Durability | null;
+  /** The run's own scheduling settings (docs/parallel.md); null: its deployment's, else its runner's. */
+  parallel?: ParallelSettings | null;
+  /** The run's own narrowing of its runner's selection (`folder`, `tags`; docs/parallel.md); absent: none. */
+  runSelection?: RunSelection;
   /** The run it is made from (api/routes/run-origins.ts): stored in its row; `startRun` follows it. */
   origin?: RunOrigin;
   /**
@@ -380,6 +384,8 @@ function runRowOf(input: NewRun, id: string) {
     context: input.context ?? null,
     loadProfile: input.loadProfile ?? null,
     durability: input.durability ?? null,
+    parallel: input.parallel ?? null,
+    selection: input.runSelection ?? null,
     origin: input.origin ?? null,
     testCaseId: input.debug?.testCaseId ?? null,
     ...(input.debug ? { debugTestCase: input.debug.testCase } : {}),

@@ -55,6 +55,12 @@ import { LoadControl, runLoad, type LoadEnding } from './performance';
 import { ulidFrom } from '../src/domain/ulid';
 import { capTestCaseResult } from '../src/domain/limits';
 import { FAILURE_TYPES, RUN_ERROR_PREFIX } from '../src/domain/failures';
+import { frozenParallel } from '../src/domain/parallel';
+import { expectedNodeExecutions } from '../src/flow/estimate';
+import { PlanTestCases, type PlanOutline } from './plan-source';
+import { SuiteLedger } from './suite-ledger';
+import { SUITE_PATCH, SuiteRun, type SuiteOutcome } from './suite';
+import type { TestCaseHooks } from './workflow-port';
 
 /**
  * Bookkeeping writes retry without an attempt limit: a database outage delays a run, never fails it.
@@ -84,7 +90,16 @@ export interface RunOutcome {
   summary: RunSummary;
 }
 
+/**
+ * The run workflow. Runs recorded before the suite path (docs/parallel.md) replay the sequential
+ * loop ({@link sequentialRunWorkflow}); every other run takes {@link suiteRunWorkflow}.
+ */
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
+  return patched(SUITE_PATCH) ? suiteRunWorkflow(input) : sequentialRunWorkflow(input);
+}
+
+/** The run workflow as it was before the suite path: one test case after another, the plan in history. */
+async function sequentialRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   // A scheduled run has no row yet: make its id here (deterministic: workflow clock and random) and its row in an activity.
   const runId = input.runId ?? `run_${ulidFrom(Date.now(), Math.random)}`;
   if (!input.runId && input.deploymentId) {
@@ -343,4 +358,236 @@ function failedRun(
     unfinished.push({ position, result });
   });
   return { runId, status: 'failed', error, summary, unfinished };
+}
+
+/** The outline `startRun` adds to a plan whose test cases stay in the store (activities/runs.ts). */
+type StartedPlan = RunPlan & { outline?: PlanOutline };
+
+/**
+ * The run workflow's suite path (workflows/suite.ts; docs/parallel.md): the plan's test cases
+ * loaded by position from the store, scheduled up to the plan's concurrency, with dependencies
+ * and bail; otherwise as {@link sequentialRunWorkflow} (setup, timeout, cancel, the final write).
+ */
+async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
+  const runId = input.runId ?? `run_${ulidFrom(Date.now(), Math.random)}`;
+  if (!input.runId && input.deploymentId) {
+    try {
+      await store.createScheduledRun({ runId, deploymentId: input.deploymentId, workflowId: workflowInfo().workflowId });
+    } catch (err) {
+      throw ApplicationFailure.nonRetryable(
+        `Scheduled run not created: ${rootMessage(err)}`,
+        FAILURE_TYPES.runSetupFailed,
+      );
+    }
+    upsertSearchAttributes([{ key: RUN_ID_SEARCH_ATTRIBUTE, value: runId }]);
+  }
+  const onEnd = () => fireWebhooks(runId, input.deploymentId);
+  const ledger = new SuiteLedger(input.resume);
+  let clock = () => Date.now();
+  setHandler(runStateQuery, () => ledger.live(clock()));
+  setHandler(callbackSignal, (delivery) => ledger.inbox.add(delivery));
+  const loadControl = new LoadControl(runId);
+  setHandler(loadControlUpdate, (request) => loadControl.command(request), {
+    validator: (request) => loadControl.validate(request),
+  });
+
+  let started: StartedPlan;
+  let outline = input.resume?.outline;
+  if (input.resume) started = input.resume.plan;
+  else {
+    try {
+      started = await store.startRun({ runId, outline: true });
+      outline = started.outline;
+    } catch (err) {
+      const cancelled = isCancellation(err);
+      const error = cancelled
+        ? `${RUN_ERROR_PREFIX.cancelled} before it started`
+        : `Run could not start: ${rootMessage(err)}`;
+      await CancellationScope.nonCancellable(async () => {
+        await finalStore.finishRun({ runId, status: 'failed', error, summary: ledger.summary, unfinished: [] });
+        await onEnd();
+      });
+      if (cancelled) throw err;
+      throw ApplicationFailure.nonRetryable(error, FAILURE_TYPES.runSetupFailed);
+    }
+  }
+  const { outline: _dropped, ...plan } = started;
+  const local = plan.settings.apiNodeActivity === 'local';
+  const source = new PlanTestCases(plan, outline, (from) =>
+    localStore.loadPlanTestCases({ runId, from }),
+  );
+  const expectedNodes =
+    outline?.expectedNodes ??
+    plan.testCases.reduce((sum, tc) => sum + expectedNodeExecutions(tc, plan.settings.maxLoopIterations), 0);
+  ledger.begin(plan, source.count, expectedNodes);
+  const deadline = ledger.deadlineMs;
+  setCurrentDetails(ledger.details());
+  const progressInput = () => ({ runId, progress: ledger.progress, work: ledger.work });
+
+  // The root port reports for the test case under way when one runs at a time (workflows/suite.ts).
+  let rootHooks: TestCaseHooks | undefined;
+  const segmented = plan.durability === 'testCase' && !plan.performance;
+  const parallel = frozenParallel(plan);
+  const port = createWorkflowPort({
+    ...(segmented
+      ? { durability: 'testCase' as const, segmentProgress: () => rootHooks?.segmentProgress?.() ?? ledger.segmentProgress(-1) }
+      : {}),
+    runId,
+    settings: plan.settings,
+    deadlineMs: deadline,
+    ...(plan.servers ? { servers: plan.servers } : {}),
+    ...(plan.mockScope ? { mockScope: { workspaceId: plan.workspaceId, scope: plan.mockScope } } : {}),
+    ...(plan.debug ? { debug: true } : {}),
+    ...(parallel.originLimits ? { originLimits: parallel.originLimits } : {}),
+    onNodeDone: () => rootHooks?.onNodeDone?.(),
+    // A normal activity (the workflow task before it has ended): the records of earlier test cases go.
+    endTask: () =>
+      store.saveProgress({
+        ...progressInput(),
+        recordsBefore: Math.min(ledger.nextIndex, ...suite.running.keys()),
+      }),
+    onStep: (line) => rootHooks?.onStep?.(line),
+    startLoopSegment,
+    ...(plan.callbacks ? { callbacks: { ...plan.callbacks, inbox: ledger.inbox } } : {}),
+    onWaiting: (waiting) => {
+      ledger.waiting = waiting;
+      setCurrentDetails(ledger.details());
+    },
+  });
+  clock = port.now;
+
+  const suite = new SuiteRun({
+    plan,
+    ledger,
+    source,
+    port,
+    setRootHooks: (hooks) => {
+      rootHooks = hooks;
+    },
+    record: async (batch) => {
+      const results = batch.map(({ position, result, resumeState }) => ({
+        position,
+        result,
+        ...(resumeState ? { resumeState } : {}),
+      }));
+      const recordInput = { ...progressInput(), results };
+      await (local ? localStore.recordTestCaseResults(recordInput) : store.recordTestCaseResults(recordInput));
+    },
+    changed: () => setCurrentDetails(ledger.details()),
+  });
+
+  const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, deadline - Date.now()) });
+  let outcome: SuiteOutcome | undefined;
+  let loadOutcome: { result: RunResultValue; summary: RunSummary } | undefined;
+  let loadEnding: LoadEnding = {};
+  try {
+    outcome = await scope.run(async () => {
+      if (plan.performance) {
+        loadEnding = await runLoad(runId, plan.performance, loadControl, deadline);
+        loadOutcome = await store.completePerformanceRun({ runId });
+        return { ending: 'done' as const, unstored: [] };
+      }
+      return suite.run();
+    });
+  } catch (err) {
+    const userCancelled = CancellationScope.current().consideredCancelled;
+    const timedOut = endedByTimeout(err);
+    const error = timedOut
+      ? `${RUN_ERROR_PREFIX.timedOut} after ${plan.timeoutSeconds} s`
+      : userCancelled
+        ? RUN_ERROR_PREFIX.cancelled
+        : `Run failed: ${rootMessage(err)}`;
+    ledger.status = 'failed';
+    // Test cases still under way (one threw) stop with the scope.
+    scope.cancel();
+    await CancellationScope.nonCancellable(async () => {
+      const salvaged = plan.performance
+        ? await finalStore.completePerformanceRun({ runId }).catch(() => undefined)
+        : undefined;
+      if (salvaged)
+        await finalStore.finishRun({ runId, status: 'failed', error, summary: salvaged.summary, unfinished: [] });
+      else await finalStore.finishRun(failedSuiteRun(runId, ledger, suite, error));
+      await onEnd();
+    });
+    setCurrentDetails(`${ledger.details()}\n\n${error}`);
+    if (userCancelled) throw err;
+    throw timedOut ? timedOutFailure(error) : ApplicationFailure.nonRetryable(error, FAILURE_TYPES.runFailed);
+  }
+
+  if (outcome.ending === 'continue') {
+    return continueAsNew<typeof runWorkflow>({
+      runId,
+      deploymentId: input.deploymentId,
+      trigger: input.trigger,
+      resume: { ...ledger.resumeState(source.outlined), ...(outline ? { outline } : {}) },
+    });
+  }
+  if (loadOutcome && loadEnding.abort) {
+    const error = loadEnding.abort.message;
+    ledger.status = 'failed';
+    await finalStore.finishRun({ runId, status: 'failed', error, summary: loadOutcome.summary, unfinished: [] });
+    await onEnd();
+    setCurrentDetails(`${ledger.details()}\n\n${error}`);
+    throw ApplicationFailure.nonRetryable(error, FAILURE_TYPES.thresholdAborted);
+  }
+  // A failed test case's resume point is stored by the result write, not by the run's end.
+  const withResume = outcome.unstored.filter((u) => u.resumeState);
+  if (withResume.length > 0) await finalStore.recordTestCaseResults({ ...progressInput(), results: withResume });
+  const unfinished = outcome.unstored.filter((u) => !u.resumeState).map(({ position, result }) => ({ position, result }));
+  let skipRest: { error: string } | undefined;
+  if (outcome.ending === 'bail') {
+    // Bail (docs/parallel.md "Bail"): the test cases that never started are stored skipped.
+    const notRun = Math.max(0, ledger.count - ledger.done);
+    ledger.summary = { ...ledger.summary, skipped: ledger.summary.skipped + notRun };
+    skipRest = {
+      error: `the run stopped after ${ledger.failedForBail} failed test case${ledger.failedForBail === 1 ? '' : 's'} (bail: ${parallel.bail})`,
+    };
+  }
+  const result: RunResultValue =
+    loadOutcome?.result ?? (ledger.summary.failed - ledger.quarantined > 0 ? 'failed' : 'passed');
+  if (loadOutcome) ledger.summary = loadOutcome.summary;
+  ledger.status = 'completed';
+  await finalStore.finishRun({
+    runId,
+    status: 'completed',
+    result,
+    summary: ledger.summary,
+    unfinished,
+    ...(skipRest ? { skipRest } : {}),
+  });
+  await onEnd();
+  setCurrentDetails(ledger.details());
+  return { runId, status: 'completed', result, summary: ledger.summary };
+}
+
+/**
+ * The final write of a suite run that did not complete: results computed but not stored are kept,
+ * the test cases under way are failed as interrupted, the rest are stored skipped by `finishRun`
+ * (`skipRest`: every position without a result).
+ */
+function failedSuiteRun(runId: string, ledger: SuiteLedger, suite: SuiteRun, error: string): FinishRunInput {
+  const summary = { ...ledger.summary };
+  const unfinished: FinishRunInput['unfinished'] = [...suite.unstored.values()].map(({ position, result }) => ({
+    position,
+    result,
+  }));
+  for (const [position, { id, name }] of suite.running) {
+    unfinished.push({
+      position,
+      result: {
+        testCaseId: id,
+        name,
+        status: 'failed',
+        duration: 0,
+        assertions: 0,
+        passedAssertions: 0,
+        failures: [{ node: '', message: `Interrupted: ${error}` }],
+        nodes: [],
+        error: `Interrupted: ${error}`,
+      },
+    });
+    summary.failed += 1;
+  }
+  summary.skipped += Math.max(0, ledger.count - ledger.done - suite.running.size);
+  return { runId, status: 'failed', error, summary, unfinished, skipRest: { error } };
 }

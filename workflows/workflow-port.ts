@@ -44,6 +44,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RunSettings } from '../src/domain/types';
+import type { OriginLimits } from '../src/domain/node-io';
 import {
   BUDGET_CODE,
   evaluateExpression,
@@ -137,6 +138,8 @@ export interface WorkflowPortOptions {
    * segments capture too. Absent for every other run: nothing changes.
    */
   debug?: boolean;
+  /** The run's per-origin limits (RunPlan `parallel.originLimits`): API nodes and segments carry them. Absent: none. */
+  originLimits?: OriginLimits;
 }
 
 /** How long a test case segment may go without a heartbeat before Temporal retries it elsewhere. */
@@ -218,6 +221,30 @@ interface PortClock {
 /** A pseudo-random source (the workflow's seeded `Math.random`, or a lane's own). */
 type Random = () => number;
 
+/**
+ * What one test case under way reports to the run (its node count, steps, the progress its
+ * segments store): the root port's come from {@link WorkflowPortOptions}; a test case lane
+ * ({@link WorkflowPort.testCaseLane}) has its own, and Parallel lanes inherit their parent's.
+ */
+export interface TestCaseHooks {
+  onNodeDone?: () => void;
+  onStep?: (line: string) => void;
+  segmentProgress?: () => SegmentProgress;
+}
+
+/** The workflow port: the interpreter's port, plus lanes for test cases run side by side. */
+export interface WorkflowPort extends InterpreterPort {
+  /**
+   * A port for one test case run beside others (docs/parallel.md), made when it starts: a lane as
+   * a Parallel node's (its own clock from now, a random source seeded from the workflow's, never
+   * ending a workflow task itself), with `hooks` for what it reports and, in the `testCase`
+   * durability mode, its own activity segments.
+   */
+  testCaseLane(hooks: TestCaseHooks): InterpreterPort;
+  /** Moves this port's clock to the latest of `lanes`' (a test case lane that ended). */
+  joinLanes(lanes: InterpreterPort[]): void;
+}
+
 /** patched() id of the Parallel lanes' own clocks and random sources ({@link LANE_PATCH}). */
 export const LANE_PATCH = 'parallel-lane-clocks';
 
@@ -236,7 +263,7 @@ export const LANE_PATCH = 'parallel-lane-clocks';
  * Parallel node does after its lanes joined, the parent clock then at the latest lane's). Behind
  * `patched(LANE_PATCH)`: histories recorded before it replay with the shared port.
  */
-export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPort {
+export function createWorkflowPort(options: WorkflowPortOptions): WorkflowPort {
   const { runId, settings, deadlineMs } = options;
   const local = settings.apiNodeActivity === 'local';
   const activities = local ? localNodeActivities : nodeActivities;
@@ -323,6 +350,9 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
    * node instead, as in the `node` mode.
    */
   const runTestCaseSegment = async (
+    clock: PortClock,
+    hooks: TestCaseHooks,
+    lane: boolean,
     request: TestCaseSegmentRequest,
     summary: string,
   ): Promise<TestCaseSegmentOutput | undefined> => {
@@ -335,14 +365,15 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       ...(options.servers ? { servers: { ...options.servers } } : {}),
       ...(options.mockScope ? { mockScope: options.mockScope } : {}),
       ...(cb ? { callbacks: { baseUrl: cb.baseUrl, key: cb.key } } : {}),
-      ...(options.segmentProgress ? { progress: options.segmentProgress() } : {}),
+      ...(hooks.segmentProgress ? { progress: hooks.segmentProgress() } : {}),
       ...(options.debug ? { debug: true as const } : {}),
+      ...(options.originLimits ? { originLimits: options.originLimits } : {}),
     };
     // Written to history when scheduled: over the cap, the interpreter runs these nodes here.
     if (jsonBytes(input) > PAYLOAD_LIMITS.activityInputBytes) return undefined;
     const out = await nodeActivities.runTestCaseSegment.executeWithOptions(
       {
-        startToCloseTimeout: Math.max(1000, deadlineMs - now()) + 30_000,
+        startToCloseTimeout: Math.max(1000, deadlineMs - clock.now()) + 30_000,
         heartbeatTimeout: SEGMENT_HEARTBEAT_TIMEOUT,
         retry: { maximumAttempts: SEGMENT_ATTEMPTS, initialInterval: '200 milliseconds' },
         cancellationType: ActivityCancellationType.TRY_CANCEL,
@@ -350,18 +381,27 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       },
       [input],
     );
-    rootClock.observe(out.finishedAtMs);
-    for (let i = 0; i < out.nodesDone; i++) options.onNodeDone?.();
-    for (const line of out.steps) options.onStep?.(line);
-    lastBoundary = Date.now();
+    clock.observe(out.finishedAtMs);
+    for (let i = 0; i < out.nodesDone; i++) hooks.onNodeDone?.();
+    for (const line of out.steps) hooks.onStep?.(line);
+    if (!lane) lastBoundary = Date.now();
     return out;
   };
 
-  /** The port over `clock` and `random`: the root's (`lane` false), or a Parallel lane's. */
-  const build = (clock: PortClock, random: Random, lane: boolean): InterpreterPort => {
+  /**
+   * The port over `clock` and `random`: the root's (`lane` false), a Parallel lane's or a test case
+   * lane's; `hooks` say where its test case reports, `segments` whether it runs activity segments.
+   */
+  const build = (
+    clock: PortClock,
+    random: Random,
+    lane: boolean,
+    hooks: TestCaseHooks,
+    segments: boolean,
+  ): WorkflowPort => {
     const at = clock.now;
     const uuid = lane ? () => uuidFrom(random) : uuid4;
-    return {
+    const port: WorkflowPort = {
       runId,
       settings,
       deadlineMs,
@@ -381,7 +421,11 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
         const perAttempt = Math.min(input.request.timeoutMs, Math.max(1, deadlineMs - at()));
         const hooks = input.script ? 2 * 30_000 : 0;
         const delays = (attempts - 1) * (input.retry?.maxDelayMs ?? 10_000);
-        const bounded = { ...input, request: { ...input.request, timeoutMs: perAttempt } };
+        const bounded = {
+          ...input,
+          ...(options.originLimits ? { originLimits: options.originLimits } : {}),
+          request: { ...input.request, timeoutMs: perAttempt },
+        };
         const tooLarge = inputTooLarge(bounded);
         if (tooLarge) {
           const when = at();
@@ -530,7 +574,7 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
         if (at() >= deadlineMs) throw new DeadlineReached();
       },
       async afterNode() {
-        options.onNodeDone?.();
+        hooks.onNodeDone?.();
         if (lane) return;
         if (local && now() - lastBoundary >= checkpointMs) {
           await endTask();
@@ -542,32 +586,49 @@ export function createWorkflowPort(options: WorkflowPortOptions): InterpreterPor
       afterIteration() {
         return lane ? undefined : pace(NODE_WORK);
       },
-      recordStep: options.onStep,
-      ...(options.durability === 'testCase' && !lane ? { runTestCaseSegment } : {}),
+      ...(hooks.onStep ? { recordStep: hooks.onStep } : {}),
+      ...(segments
+        ? {
+            runTestCaseSegment: (request: TestCaseSegmentRequest, summary: string) =>
+              runTestCaseSegment(clock, hooks, lane, request, summary),
+          }
+        : {}),
       ...(options.onWaiting ? { setWaiting: options.onWaiting } : {}),
       ...(options.callbacks
         ? { callbacks: workflowCallbacks(options.callbacks, runId, deadlineMs, at, options.onWaiting) }
         : {}),
       lane(): InterpreterPort | undefined {
         if (!patched(LANE_PATCH)) return undefined;
-        // Started now, at a point every replay reaches alike: the parent's time and a seed drawn from its random source.
-        let laneTime = at();
-        const laneClock: PortClock = {
-          now: () => laneTime,
-          observe: (ms) => {
-            laneTime = Math.max(laneTime, ms);
-          },
-          waited: (ms) => {
-            laneTime += ms;
-          },
-        };
-        return build(laneClock, seededRandom(Math.floor(random() * 2 ** 32)), true);
+        return newLane(hooks, false);
+      },
+      testCaseLane(laneHooks: TestCaseHooks): InterpreterPort {
+        return newLane(laneHooks, options.durability === 'testCase');
       },
       joinLanes(lanes: InterpreterPort[]) {
         for (const l of lanes) clock.observe(l.now());
       },
     };
+    /** A lane started now, at a point every replay reaches alike: this port's time and a seed drawn from its random source. */
+    function newLane(laneHooks: TestCaseHooks, laneSegments: boolean): WorkflowPort {
+      let laneTime = at();
+      const laneClock: PortClock = {
+        now: () => laneTime,
+        observe: (ms) => {
+          laneTime = Math.max(laneTime, ms);
+        },
+        waited: (ms) => {
+          laneTime += ms;
+        },
+      };
+      return build(laneClock, seededRandom(Math.floor(random() * 2 ** 32)), true, laneHooks, laneSegments);
+    }
+    return port;
   };
 
-  return build(rootClock, () => Math.random(), false);
+  const rootHooks: TestCaseHooks = {
+    ...(options.onNodeDone ? { onNodeDone: options.onNodeDone } : {}),
+    ...(options.onStep ? { onStep: options.onStep } : {}),
+    ...(options.segmentProgress ? { segmentProgress: options.segmentProgress } : {}),
+  };
+  return build(rootClock, () => Math.random(), false, rootHooks, options.durability === 'testCase');
 }

@@ -11,6 +11,7 @@
  * A test case's flow nodes and data sets, in answers as in requests, are flow validation's closed
  * schemas (api/openapi/flow.ts): a stored flow is one validation accepted.
  */
+import { NULLABLE_PARALLEL_FIELDS, PARALLEL_FIELDS } from '../routes/parallel-fields';
 import { KEY_SCOPES, RUNNER_ORDERS } from '../../src/store/entities';
 import { HTTP_METHODS, RUN_STATUSES } from '../../src/domain/types';
 import { PROBLEMS, problemDocument, type ProblemCode } from '../../src/problems';
@@ -424,6 +425,12 @@ export const SCHEMAS = {
         description:
           'A shared step run by Ref nodes (docs/reuse.md "Sub-flows"): runners select it only by id, never by folder or tags.',
       },
+      dependsOn: {
+        type: 'array',
+        items: text,
+        description:
+          'Ids of the test cases that must have passed, in the same run, before it starts (docs/parallel.md "Dependencies"); `[]`: none.',
+      },
       version: {
         type: 'integer',
         minimum: 1,
@@ -492,6 +499,9 @@ export const SCHEMAS = {
       'loadProfile',
       'variableScope',
       'durability',
+      'concurrency',
+      'bail',
+      'originLimits',
       'createdAt',
       'updatedAt',
     ],
@@ -513,6 +523,7 @@ export const SCHEMAS = {
         description:
           'How its runs are made durable unless a deployment or the run sets it (docs/durability.md "Durability modes"): `node` (default), every node a durable step; `testCase`, each test case one activity.',
       },
+      ...PARALLEL_FIELDS,
       authProfile: { type: ['string', 'null'], description: 'Its auth profile (docs/auth.md), `none`, or null.' },
       baseline: BASELINE,
       quarantineFlaky: {
@@ -678,6 +689,24 @@ export const SCHEMAS = {
         description:
           'The durability mode it runs with (docs/durability.md "Durability modes"), frozen in its plan when it starts; while queued, the one it will get: its own, else its deployment\'s, else its runner\'s. A performance run ignores it.',
       },
+      concurrency: {
+        type: ['integer', 'null'],
+        description:
+          'Test cases under way at once (docs/parallel.md): once started, the one frozen in its plan; while queued, its own (null: inherited from its deployment, else its runner).',
+      },
+      bail: {
+        type: ['integer', 'null'],
+        description: 'Failed test cases after which it stops starting others (0: never); while queued, its own or null.',
+      },
+      originLimits: {
+        type: ['object', 'null'],
+        description: 'Per-origin limits on its requests (docs/parallel.md "Protecting the target"); null: none (or, queued, inherited).',
+      },
+      selection: {
+        type: 'object',
+        description: "Its own narrowing of the runner's selection (`folder`, `tags`), when it has one.",
+        properties: { folder: text, tags: { type: 'array', items: text } },
+      },
       timeout: { type: 'integer', description: 'Seconds.' },
       variables: { $ref: '#/components/schemas/Variables' },
       createdAt: timestamp,
@@ -703,6 +732,7 @@ export const SCHEMAS = {
           completed: { type: 'integer' },
           total: { type: 'integer' },
           percentage: { type: 'number', minimum: 0, maximum: 100 },
+          running: { type: 'integer', description: 'Test cases under way (docs/parallel.md).' },
           unit: { const: 'seconds', description: 'A performance run counts seconds of its profile, not test cases.' },
         },
       },
@@ -736,6 +766,7 @@ export const SCHEMAS = {
           completed: { type: 'integer' },
           total: { type: 'integer' },
           percentage: { type: 'number', minimum: 0, maximum: 100 },
+          running: { type: 'integer', description: 'Test cases under way (docs/parallel.md).' },
         },
       },
       waiting: {
@@ -786,6 +817,7 @@ export const SCHEMAS = {
           completed: { type: 'integer' },
           total: { type: 'integer' },
           percentage: { type: 'number', minimum: 0, maximum: 100 },
+          running: { type: 'integer', description: 'Test cases under way (docs/parallel.md).' },
         },
       },
       estimatedCompletion: timestamp,
@@ -1007,6 +1039,9 @@ export const SCHEMAS = {
       'webhooks',
       'loadProfile',
       'durability',
+      'concurrency',
+      'bail',
+      'originLimits',
       'createdAt',
       'updatedAt',
     ],
@@ -1045,6 +1080,7 @@ export const SCHEMAS = {
         description:
           "Its runs' durability mode over the runner's (docs/durability.md \"Durability modes\"): `node` or `testCase`; null: the runner's.",
       },
+      ...NULLABLE_PARALLEL_FIELDS,
       webhookToken: {
         type: 'string',
         description: 'Shown once, when made (create with `webhookEnabled`, rotate-webhook).',

@@ -14,10 +14,11 @@
  *
  * Body: {name, runner, environment, schedule?, timezone?, enabled?, webhookEnabled?,
  * webhookRequireAuth?, webhooks?: {onComplete?: [...], onFailure?: [...]}, signingSecret?, loadProfile?,
- * baseline?, durability?} (`loadProfile`: docs/performance.md; it must fit the default run timeout; `baseline`:
+ * baseline?, durability?, concurrency?, bail?, originLimits?} (`loadProfile`: docs/performance.md; it must fit the default run timeout; `baseline`:
  * `lastPassing` or a run id of the workspace, over the runner's, docs/history.md "Baselines" —
  * another value is 422 `unknown-reference` naming `baseline`; `durability`: `node` or `testCase`
- * over the runner's, null for the runner's, docs/durability.md "Durability modes"). A
+ * over the runner's, null for the runner's, docs/durability.md "Durability modes"; `concurrency`, `bail`,
+ * `originLimits`: over the runner's, null for the runner's, docs/parallel.md). A
  * schedule that is not a valid five-field cron expression, a bad time zone, a webhook entry with a
  * bad URL, method or template: 400 naming the field; an unknown runner or environment: 422; nothing
  * is stored then. The webhook token and the signing secret are shown only when they are made.
@@ -26,6 +27,8 @@
  * the key ring (src/store/entities/deployment-secrets.ts; docs/secrets.md): every write seals them
  * again under the primary key, including values stored plain before encryption.
  */
+import { applyParallel, NULLABLE_PARALLEL_FIELDS, ownParallelJson } from './parallel-fields';
+import type { OriginLimits } from '../../src/domain/node-io';
 import Router from '@koa/router';
 import { CronExpressionParser } from 'cron-parser';
 import { temporalCronProblem } from '../../src/temporal/cron';
@@ -80,6 +83,10 @@ interface DeploymentInput {
   baseline?: string | null;
   /** Its runs' durability mode (src/domain/types.ts `Durability`), over the runner's; null clears it. */
   durability?: Durability | null;
+  /** Its runs' scheduling (docs/parallel.md), each over the runner's; null clears (inherits). */
+  concurrency?: number | null;
+  bail?: number | null;
+  originLimits?: OriginLimits | null;
 }
 
 const webhookEntry = {
@@ -114,6 +121,7 @@ const fields = {
   loadProfile: loadProfileSchema,
   baseline: BASELINE_SCHEMA,
   durability: NULLABLE_DURABILITY_SCHEMA,
+  ...NULLABLE_PARALLEL_FIELDS,
 };
 /**
  * The request body schemas of the deployment endpoints: what ajv validates with (below) and what
@@ -256,6 +264,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     loadProfile: d.loadProfile ?? null,
     baseline: d.baseline ?? null,
     durability: d.durability ?? null,
+    ...ownParallelJson(d.parallel ?? null),
     ...once,
     createdAt: iso(d.createdAt),
     updatedAt: iso(d.updatedAt),
@@ -302,6 +311,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
       loadProfile: checkedProfile(input.loadProfile, 'loadProfile', config.runs.defaultTimeoutSeconds) ?? null,
       baseline: input.baseline ?? null,
       durability: input.durability ?? null,
+      parallel: applyParallel(null, input),
       signingSecret: '',
       scheduleSyncedAt: null,
       scheduleError: null,
@@ -344,6 +354,7 @@ export function deploymentsRouter(deps: ApiDeps): Router<AppState> {
     if (patch.loadProfile !== undefined)
       d.loadProfile = checkedProfile(patch.loadProfile, 'loadProfile', config.runs.defaultTimeoutSeconds) ?? null;
     if (patch.durability !== undefined) d.durability = patch.durability;
+    d.parallel = applyParallel(d.parallel ?? null, patch);
     if (patch.baseline !== undefined) {
       d.baseline = patch.baseline;
       await checkBaseline(dataSource.manager, d.workspaceId, d.baseline);

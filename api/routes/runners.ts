@@ -24,6 +24,8 @@
  * At least one of a non-empty `testCaseIds`, `folder` or a non-empty `tags` is required; an id
  * that does not exist is 422.
  */
+import { applyParallel, PARALLEL_FIELDS, runnerParallelJson } from './parallel-fields';
+import type { OriginLimits } from '../../src/domain/node-io';
 import Router from '@koa/router';
 import type { EntityManager } from 'typeorm';
 import { In } from 'typeorm';
@@ -86,6 +88,10 @@ interface RunnerInput {
   variableScope?: VariableScope;
   /** How its runs are made durable (src/domain/types.ts `Durability`) unless a deployment or the run gives its own. */
   durability?: Durability;
+  /** How its runs schedule their test cases (docs/parallel.md): concurrency, bail, per-origin limits. */
+  concurrency?: number;
+  bail?: number;
+  originLimits?: OriginLimits | null;
   /** The auth profile of its test cases when neither they nor their folder name one (docs/auth.md), or `none`; null clears it. */
   authProfile?: string | null;
   /** Its runs' baseline (src/store/baselines.ts): `lastPassing` or a run id; null clears it. */
@@ -115,6 +121,7 @@ const fields = {
       "`testCase` (default): every test case starts from the run's variables; `run`: each starts from the variables the test case before it ended with, in order, as a Newman collection run passes them on.",
   },
   durability: DURABILITY_SCHEMA,
+  ...PARALLEL_FIELDS,
 };
 /** The request body schemas of the runner endpoints: what ajv validates with (below) and what the OpenAPI document shows (api/openapi/operations.ts). */
 export const RUNNER_SCHEMAS = {
@@ -139,6 +146,7 @@ export function runnerJson(r: Runner) {
     loadProfile: r.loadProfile ?? null,
     variableScope: r.variableScope ?? 'testCase',
     durability: r.durability ?? 'node',
+    ...runnerParallelJson(r.parallel),
     authProfile: r.authProfile ?? null,
     baseline: r.baseline ?? null,
     quarantineFlaky: Boolean(r.quarantineFlaky),
@@ -191,6 +199,7 @@ function apply(runner: Runner, input: RunnerInput, replace: boolean): void {
     runner.loadProfile = checkedProfile(input.loadProfile, 'loadProfile') ?? null;
   if (replace || input.variableScope !== undefined) runner.variableScope = input.variableScope ?? 'testCase';
   if (replace || input.durability !== undefined) runner.durability = input.durability ?? 'node';
+  runner.parallel = applyParallel(runner.parallel ?? null, input, replace);
   if (replace || input.authProfile !== undefined) runner.authProfile = input.authProfile ?? null;
   if (replace || input.baseline !== undefined) runner.baseline = input.baseline ?? null;
   if (replace || input.quarantineFlaky !== undefined) runner.quarantineFlaky = input.quarantineFlaky ?? false;

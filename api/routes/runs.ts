@@ -1,10 +1,12 @@
 /**
  * Runs (spec "Run", "States and transitions", "Endpoints").
  *
- *   POST /v1/runs                      {runner, environment, timeout?, variables?, performance?, durability?}
+ *   POST /v1/runs                      {runner, environment, timeout?, variables?, performance?, durability?,
+ *                                      concurrency?, bail?, originLimits?, folder?, tags?}
  *                                      → 201 (`performance`: a load profile, docs/performance.md;
  *                                      `durability`: `node` or `testCase` over the deployment's and
- *                                      runner's, docs/durability.md "Durability modes")
+ *                                      runner's, docs/durability.md "Durability modes"; the scheduling fields and
+ *                                      the narrowing `folder`/`tags`: docs/parallel.md)
  *   POST /v1/test-cases/debug          {testCase, environment, variables?, timeout?} → 201 the run document:
  *                                      a debug run of one test case as the designer holds it (module
  *                                      comment below; docs/api.md "Debug runs")
@@ -59,6 +61,9 @@
  * filters them) but writes no test case history: it never counts toward trends, flaky flags or
  * baselines, and has no deployment, so no outgoing webhook.
  */
+import { normaliseFolder } from '../../src/domain/folders';
+import { applyParallel, NULLABLE_PARALLEL_FIELDS, ownParallelJson, runnerParallelJson } from './parallel-fields';
+import type { OriginLimits } from '../../src/domain/node-io';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import {
@@ -123,6 +128,14 @@ interface RunInput {
   performance?: LoadProfileInput;
   /** Its durability mode (docs/durability.md "Durability modes"); absent or null: the deployment's, else the runner's. */
   durability?: Durability | null;
+  /** Its scheduling (docs/parallel.md), each over the deployment's and runner's; absent or null: inherited. */
+  concurrency?: number | null;
+  bail?: number | null;
+  originLimits?: OriginLimits | null;
+  /** Narrows the runner's selection to this folder (and below; docs/parallel.md "Part of a runner"). */
+  folder?: string;
+  /** Narrows the runner's selection to test cases carrying every one of these tags. */
+  tags?: string[];
 }
 
 /**
@@ -142,6 +155,19 @@ export function runInputSchema(maxTimeoutSeconds: number) {
       variables: variablesSchema,
       performance: { type: 'object' },
       durability: NULLABLE_DURABILITY_SCHEMA,
+      ...NULLABLE_PARALLEL_FIELDS,
+      folder: {
+        type: 'string',
+        maxLength: 255,
+        description: "Runs only the runner's test cases in this folder or below it (`assay run --folder`).",
+      },
+      tags: {
+        type: 'array',
+        maxItems: 50,
+        uniqueItems: true,
+        items: { type: 'string', minLength: 1, maxLength: 100 },
+        description: "Runs only the runner's test cases that carry every one of these tags (`assay run --tag`).",
+      },
     },
   };
 }
@@ -350,6 +376,9 @@ export function runJson(run: Run, workflows: RunWorkflowClient, nowMs = Date.now
     // Frozen in the row when the plan freezes; a run that started before modes existed ran `node`.
     // A queued run's inherited mode is filled in by the routes ({@link queuedDurability}).
     durability: run.durability ?? 'node',
+    // The settings frozen in the plan once it starts (defaults filled); while queued, its own (null: inherited).
+    ...(run.status === 'queued' ? ownParallelJson(run.parallel) : runnerParallelJson(run.parallel)),
+    ...(run.selection ? { selection: run.selection } : {}),
     timeout: run.timeoutSeconds,
     variables: variablesAnswer(run.variables, maskVariables ? 'read' : 'run'),
     createdAt: iso(run.createdAt),
@@ -367,6 +396,8 @@ export function runJson(run: Run, workflows: RunWorkflowClient, nowMs = Date.now
       completed: run.progressCompleted,
       total: run.progressTotal,
       percentage: run.progressTotal === 0 ? 0 : Math.round((run.progressCompleted / run.progressTotal) * 1000) / 10,
+      // Test cases under way (docs/parallel.md).
+      running: run.progressRunning ?? 0,
     };
     const startedAtMs = (run.startedAt ?? run.createdAt).getTime();
     const eta = estimateCompletion({
@@ -446,6 +477,15 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       variables: sealVariableInputs(input.variables ?? {}, ring),
       loadProfile: input.performance ?? null,
       durability: input.durability ?? null,
+      parallel: applyParallel(null, input),
+      ...(input.folder !== undefined || input.tags?.length
+        ? {
+            runSelection: {
+              ...(input.folder !== undefined ? { folder: normaliseFolder(input.folder) } : {}),
+              ...(input.tags?.length ? { tags: input.tags } : {}),
+            },
+          }
+        : {}),
       trigger: 'api',
       idempotency,
     });

@@ -9,8 +9,8 @@
  *   POST   /v1/test-cases/validate             the same body, checked as a save checks it, nothing stored →
  *                                              200 {valid: true, flow} (node ids assigned), else the save's problem
  *   GET    /v1/test-cases/{testCaseId}
- *   PUT    /v1/test-cases/{testCaseId}         replace {name, folder?, description?, tags?, flow, dataSets?, hooks?, authProfile?, reusable?} → 200
- *   PATCH  /v1/test-cases/{testCaseId}         any of {tags, name, folder, description, flow, dataSets, hooks, authProfile, reusable} → 200
+ *   PUT    /v1/test-cases/{testCaseId}         replace {name, folder?, description?, tags?, flow, dataSets?, hooks?, authProfile?, reusable?, dependsOn?} → 200
+ *   PATCH  /v1/test-cases/{testCaseId}         any of {tags, name, folder, description, flow, dataSets, hooks, authProfile, reusable, dependsOn} → 200
  *   DELETE /v1/test-cases/{testCaseId}         also removes it from runners that list it          → 204;
  *                                              409 `test-case-referenced` while Ref nodes link to it
  *
@@ -34,7 +34,7 @@
  * before (the CLI and imports).
  */
 import Router from '@koa/router';
-import type { EntityManager } from 'typeorm';
+import { In, type EntityManager } from 'typeorm';
 import { newId } from '../../src/ids';
 import { Runner, TestCase, TestCaseTag, type DebugTestCase } from '../../src/store/entities';
 import { normaliseFolder } from '../../src/domain/folders';
@@ -69,6 +69,8 @@ export interface TestCaseInput {
   /** The test case's auth profile (docs/auth.md), or `none`; null clears it. */
   authProfile?: string | null;
   reusable?: boolean;
+  /** Ids of test cases that must have passed in the same run before this one starts (docs/parallel.md "Dependencies"); null or [] clears. */
+  dependsOn?: string[] | null;
 }
 
 const TAG = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^,]+$' } as const;
@@ -83,6 +85,14 @@ const fields = {
   hooks: HOOKS_SCHEMA,
   authProfile: AUTH_PROFILE_REF_SCHEMA,
   reusable: { type: 'boolean' },
+  dependsOn: {
+    type: ['array', 'null'],
+    maxItems: 50,
+    uniqueItems: true,
+    items: { type: 'string', minLength: 1, maxLength: 40 },
+    description:
+      'Ids of test cases of the workspace that must have passed, in the same run, before this one starts (docs/parallel.md "Dependencies"): with concurrency above 1 it waits for them; when one failed or was skipped it is skipped. A dependency the run does not include is not waited for.',
+  },
 };
 /** The test case listing's order: by folder, then name (unique within a folder). */
 const ORDER: Keyset<TestCase, 'pair'> = {
@@ -120,6 +130,7 @@ export function testCaseJson(tc: TestCase) {
     ...(tc.hooks ? { hooks: tc.hooks } : {}),
     authProfile: tc.authProfile ?? null,
     reusable: tc.reusable ?? false,
+    dependsOn: tc.dependsOn ?? [],
     version: tc.version,
     createdAt: iso(tc.createdAt),
     updatedAt: iso(tc.updatedAt),
@@ -225,7 +236,7 @@ const load = (manager: EntityManager, ctx: AppContext) =>
  * The fields of a debug run's test case (src/store/entities/run.ts `DebugTestCase`, checked the
  * same way) but its id, and `reusable`.
  */
-export type CheckedTestCase = Omit<DebugTestCase, 'id'> & { reusable: boolean };
+export type CheckedTestCase = Omit<DebugTestCase, 'id'> & { reusable: boolean; dependsOn: string[] | null };
 
 /**
  * Checks a test case body (already valid against {@link TEST_CASE_SCHEMAS}`.full`) exactly as a
@@ -259,6 +270,7 @@ export async function checkTestCaseBody(
       hooks,
       authProfile: input.authProfile ?? null,
       reusable: input.reusable ?? false,
+      dependsOn: await checkedDependsOn(manager, workspaceId, input.dependsOn, self?.id),
     };
     await checkTestCaseAuthProfiles(manager, Object.assign(new TestCase(), { workspaceId, ...result }));
     return result;
@@ -266,6 +278,32 @@ export async function checkTestCaseBody(
     if (at.length > 0 && err instanceof Problem) throw problemUnder(err, at);
     throw err;
   }
+}
+
+/**
+ * A test case's `dependsOn` as stored: null when empty. @throws Problem 422 `unknown-reference`
+ * naming `dependsOn/<i>` for an id that is not a test case of the workspace, 400 `validation-failed`
+ * for the test case itself.
+ */
+async function checkedDependsOn(
+  manager: EntityManager,
+  workspaceId: string,
+  ids: string[] | null | undefined,
+  selfId: string | undefined,
+): Promise<string[] | null> {
+  if (!ids || ids.length === 0) return null;
+  const self = ids.indexOf(selfId ?? '');
+  if (selfId !== undefined && self >= 0)
+    throw invalid([fieldError(['dependsOn', self], 'a test case cannot depend on itself')]);
+  const found = await manager.getRepository(TestCase).find({ select: { id: true }, where: { workspaceId, id: In(ids) } });
+  const known = new Set(found.map((t) => t.id));
+  const errors = ids
+    .map((id, i) => ({ id, i }))
+    .filter(({ id }) => !known.has(id))
+    .map(({ id, i }) => fieldError(['dependsOn', i], `test case "${id}" does not exist`));
+  if (errors.length > 0)
+    throw new Problem('unknown-reference', errors.map((e) => `${e.field}: ${e.detail}`).join('; '), { errors });
+  return ids;
 }
 
 /** A JSON Pointer's segments (`#/flow/0/url` → `['flow', 0, 'url']`; RFC 6901 unescaping). */
@@ -379,6 +417,7 @@ async function update(
       hooks: jsonValue(tc.hooks),
       authProfile: tc.authProfile,
       reusable: tc.reusable,
+      dependsOn: jsonValue(tc.dependsOn ?? null),
       updatedAt: tc.updatedAt,
       version: () => `${version} + 1`,
     });
@@ -550,6 +589,8 @@ export function testCasesRouter({ dataSource, config }: ApiDeps): Router<AppStat
         tc.dataSets = next.dataSets;
       }
       if (patch.authProfile !== undefined) tc.authProfile = patch.authProfile;
+      if (patch.dependsOn !== undefined)
+        tc.dependsOn = await checkedDependsOn(manager, tc.workspaceId, patch.dependsOn, tc.id);
       await checkTestCaseAuthProfiles(manager, tc);
       return patch.tags ?? tagsOf(tc);
     });

@@ -1,7 +1,8 @@
 /**
  * `assay run`, `assay wait` and `assay report` (docs/cli.md):
  *
- * - `assay run --runner NAME --env NAME [--var k=v …] [--timeout S] [--durability node|testCase] [--wait]
+ * - `assay run --runner NAME --env NAME [--var k=v …] [--timeout S] [--durability node|testCase]
+ *   [--concurrency N] [--bail [N]] [--max-in-flight N] [--rps N] [--folder PATH] [--tag T …] [--wait]
  *   [--reporter cli,json,junit,html] [--out DIR]` starts a run (`POST /v1/runs`, sent with an `Idempotency-Key` so a retried call never starts a
  *   second run) and, with `--wait`, follows it (cli/follow.ts) and reports it;
  * - `assay wait RUN_ID` follows a run started elsewhere (a webhook, a schedule, the console);
@@ -22,7 +23,7 @@ import type { CliContext } from '../context';
 import { EXIT, UsageError, type ExitCode } from '../errors';
 import { followRun } from '../follow';
 import type { Registrar } from '../context';
-import { DURABILITIES, type Durability } from '../../src/domain/types';
+import { DURABILITIES, MAX_CONCURRENCY, type Durability } from '../../src/domain/types';
 
 /** Options every command that can wait for a run shares. */
 export interface WaitFlags {
@@ -73,6 +74,29 @@ function positiveInt(flag: string) {
       throw new UsageError(`${flag} must be a whole number of seconds above 0, not "${value}"`);
     return n;
   };
+}
+
+/** A whole number within [min, max] for `flag` (`--concurrency`, `--bail`, `--max-in-flight`). */
+function wholeNumber(flag: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not "${value}"`);
+    return n;
+  };
+}
+
+/** `--rps`: requests per second above 0, at most 10,000. */
+function rate(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 10000)
+    throw new UsageError(`--rps must be a number above 0 and at most 10000, not "${value}"`);
+  return n;
+}
+
+/** `--tag` collected into a list. */
+function collectTag(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 /** Parses `--durability node|testCase` (docs/durability.md "Durability modes"); @throws UsageError for another value. */
@@ -215,6 +239,24 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
         `durability mode of this run: ${DURABILITIES.join(' or ')} (default: the deployment's, else the runner's)`,
         durabilityOption,
       )
+      .option(
+        '-c, --concurrency <n>',
+        `test cases under way at once, 1 to ${MAX_CONCURRENCY} (default: the deployment's, else the runner's, else 1; docs/parallel.md)`,
+        wholeNumber('--concurrency', 1, MAX_CONCURRENCY),
+      )
+      .option(
+        '--bail [failures]',
+        'stop starting test cases after this many failed (default 1 when given without a number); the rest are reported skipped',
+        wholeNumber('--bail', 0, 100000),
+      )
+      .option(
+        '--max-in-flight <n>',
+        'at most this many requests in flight per origin, across workers',
+        wholeNumber('--max-in-flight', 1, 1000),
+      )
+      .option('--rps <n>', 'at most this many requests started per second per origin, across workers', rate)
+      .option('--folder <path>', "run only the runner's test cases in this folder or below it")
+      .option('--tag <tag>', "run only the runner's test cases carrying this tag (repeatable: every tag)", collectTag)
       .option('--idempotency-key <key>', 'starts at most one run per key within 24 h (default: a new UUID per call)'),
   ).action(
     done(async () => {
@@ -228,6 +270,12 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
           secretVar?: Record<string, string>;
           timeout?: number;
           durability?: Durability;
+          concurrency?: number;
+          bail?: number | true;
+          maxInFlight?: number;
+          rps?: number;
+          folder?: string;
+          tag?: string[];
           idempotencyKey?: string;
         }
       >();
@@ -239,10 +287,12 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
           flags.var ||
           flags.secretVar ||
           flags.timeout !== undefined ||
-          flags.durability !== undefined
+          flags.durability !== undefined ||
+          flags.folder !== undefined ||
+          flags.tag !== undefined
         )
           throw new UsageError(
-            '--rerun-failed takes the runner, environment, variables, timeout and durability of the run it reruns: drop --runner, --env, --var, --secret-var, --timeout and --durability',
+            '--rerun-failed takes the runner, environment, variables, timeout and durability of the run it reruns: drop --runner, --env, --var, --secret-var, --timeout, --durability, --folder and --tag',
           );
         return startFromRun(ctx, 'rerun', flags.rerunFailed, { only: 'failed' }, flags);
       }
@@ -253,6 +303,15 @@ export const registerRunCommands: Registrar = (program, ctx, done) => {
       const body: Record<string, unknown> = { runner: flags.runner, environment: flags.env };
       if (flags.timeout !== undefined) body.timeout = flags.timeout;
       if (flags.durability !== undefined) body.durability = flags.durability;
+      if (flags.concurrency !== undefined) body.concurrency = flags.concurrency;
+      if (flags.bail !== undefined) body.bail = flags.bail === true ? 1 : flags.bail;
+      if (flags.maxInFlight !== undefined || flags.rps !== undefined)
+        body.originLimits = {
+          ...(flags.maxInFlight !== undefined ? { maxInFlight: flags.maxInFlight } : {}),
+          ...(flags.rps !== undefined ? { requestsPerSecond: flags.rps } : {}),
+        };
+      if (flags.folder !== undefined) body.folder = flags.folder;
+      if (flags.tag?.length) body.tags = flags.tag;
       const variables = runVariables(flags.var, flags.secretVar);
       if (variables) body.variables = variables;
       const started = await client.request<RunDocument>('POST', '/v1/runs', {

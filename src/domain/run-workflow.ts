@@ -45,6 +45,28 @@ export interface ResumeState {
   quarantined?: number;
   /** Callbacks received and not consumed yet (src/domain/callback-inbox.ts); absent: none. */
   callbacks?: CallbackInboxState;
+  /**
+   * The suite path's own counts (workflows/suite-ledger.ts `SuiteResume`; docs/parallel.md): absent
+   * when the execution before ran the sequential path of runs recorded before it.
+   */
+  suite?: SuiteResume;
+  /** The plan's test cases in all and their expected node executions, when they live in the store (workflows/plan-source.ts). */
+  outline?: { count: number; expectedNodes: number };
+}
+
+/**
+ * What the suite path of the run workflow (workflows/suite.ts; docs/parallel.md) carries across
+ * continue-as-new besides {@link ResumeState}'s common fields.
+ */
+export interface SuiteResume {
+  /** Σ expected node executions of the test cases done (the run's `work`). */
+  workFinished: number;
+  /** Test cases done (run, skipped, or before a resumed run's resume point) so far. */
+  done: number;
+  /** Outcomes by position of the test cases that others depend on (docs/parallel.md "Dependencies"). */
+  outcomes?: Record<number, 'passed' | 'failed' | 'skipped'>;
+  /** Failed test cases that count towards `bail` (quarantined ones do not). */
+  failedForBail?: number;
 }
 
 /**

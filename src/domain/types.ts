@@ -1074,6 +1074,8 @@ export interface RunProgress {
   completed: number;
   total: number;
   percentage: number;
+  /** Test cases under way (docs/parallel.md); absent in progress stored before parallel suites. */
+  running?: number;
 }
 
 /** Run status values (spec "States and transitions"). */
@@ -1165,6 +1167,12 @@ export interface RunPlan {
    * existed, and when every setting is its default: one test case at a time, no bail, no limits.
    */
   parallel?: ParallelSettings;
+  /**
+   * Test cases' dependencies (TestCaseDefinition `dependsOn`) as positions in this plan: position →
+   * the positions it depends on (docs/parallel.md "Dependencies"). Ids not in the plan are left out.
+   * Absent when no test case of the plan depends on another.
+   */
+  dependencies?: Record<number, number[]>;
   /** Present for a performance run: its load profile, validated (src/perf/profile.ts; docs/performance.md). */
   performance?: PerformancePlan;
   /**

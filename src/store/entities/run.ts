@@ -113,6 +113,10 @@ export class Run {
   @Column({ type: 'int', default: 0 })
   progressTotal!: number;
 
+  /** Test cases under way when the progress was last stored (docs/parallel.md); 0 for a run that stores none. */
+  @Column({ type: 'int', default: 0 })
+  progressRunning!: number;
+
   /**
    * Fraction of the run's work done, 0 to 1, finer than test cases (nodes within the test case
    * under way, loop iterations counted when known). The API estimates completion from it and the
@@ -257,6 +261,7 @@ export function queuedRun(
     summary: null,
     progressCompleted: 0,
     progressTotal: 0,
+    progressRunning: 0,
     progressWork: 0,
     loadProfile: fields.loadProfile ?? null,
     durability: fields.durability ?? null,

@@ -15,9 +15,11 @@ export class ParallelSuites1797000000000 implements MigrationInterface {
         await queryRunner.query(`ALTER TABLE \`runs\` ADD \`parallel\` json NULL`);
         await queryRunner.query(`ALTER TABLE \`runs\` ADD \`selection\` json NULL`);
         await queryRunner.query(`ALTER TABLE \`test_cases\` ADD \`dependsOn\` json NULL`);
+        await queryRunner.query(`ALTER TABLE \`runs\` ADD \`progressRunning\` int NOT NULL DEFAULT 0`);
     }
 
     public async down(queryRunner: QueryRunner): Promise<void> {
+        await queryRunner.query(`ALTER TABLE \`runs\` DROP COLUMN \`progressRunning\``);
         await queryRunner.query(`ALTER TABLE \`test_cases\` DROP COLUMN \`dependsOn\``);
         await queryRunner.query(`ALTER TABLE \`runs\` DROP COLUMN \`selection\``);
         await queryRunner.query(`ALTER TABLE \`runs\` DROP COLUMN \`parallel\``);

@@ -15,9 +15,11 @@ export class ParallelSuites1797000000000 implements MigrationInterface {
         await queryRunner.query(`ALTER TABLE "runs" ADD COLUMN "parallel" json`);
         await queryRunner.query(`ALTER TABLE "runs" ADD COLUMN "selection" json`);
         await queryRunner.query(`ALTER TABLE "test_cases" ADD COLUMN "dependsOn" json`);
+        await queryRunner.query(`ALTER TABLE "runs" ADD COLUMN "progressRunning" integer NOT NULL DEFAULT (0)`);
     }
 
     public async down(queryRunner: QueryRunner): Promise<void> {
+        await queryRunner.query(`ALTER TABLE "runs" DROP COLUMN "progressRunning"`);
         await queryRunner.query(`ALTER TABLE "test_cases" DROP COLUMN "dependsOn"`);
         await queryRunner.query(`ALTER TABLE "runs" DROP COLUMN "selection"`);
         await queryRunner.query(`ALTER TABLE "runs" DROP COLUMN "parallel"`);
