@@ -14,35 +14,12 @@ import type { Payload } from '@temporalio/common';
 import { startTestApp, waitForRun, type TestApp } from '../../helpers/app';
 import { startTarget, type Target } from '../../helpers/target';
 import { recordHistory, temporalClient, testDataConverter } from '../../helpers/temporal';
-import { CORPUS_VARIABLES, createCorpus, type CorpusCase } from '../../fixtures/flow-corpus';
+import { CORPUS_VARIABLES, createCorpus, normalised, type CorpusCase } from '../../fixtures/flow-corpus';
 import { renderJunit } from '../../../cli/reports/index';
 import { testCaseSegments } from '../../../src/flow/segments';
 import type { Durability } from '../../../src/domain/types';
 
 type Json = Record<string, any>;
-
-/** Keys whose values differ between two runs of the same flows (timings, clocks, sizes of echoed ids). */
-const VARYING_KEYS = new Set([
-  'duration',
-  'timems',
-  'delayms', // a retry's delay is planned, but kept out in case of jitter
-  'startedat',
-  'completedat',
-  'createdat',
-  'updatedat',
-  'date',
-  // The echo target sends back the request headers, X-Assay-Execution among them: its length differs.
-  'size',
-  'content-length',
-  'x-assay-execution',
-]);
-
-/** `doc` as JSON with `replace` applied to its text and the {@link VARYING_KEYS} left out. */
-function normalised(doc: unknown, replace: Array<[string, string]>): any {
-  let text = JSON.stringify(doc);
-  for (const [from, to] of replace) text = text.split(from).join(to);
-  return JSON.parse(text, (key, value) => (VARYING_KEYS.has(key.toLowerCase()) ? undefined : value));
-}
 
 async function decodeText(payload: Payload | null | undefined): Promise<string | undefined> {
   if (!payload) return undefined;
