@@ -39,6 +39,12 @@ export interface OuterHook {
   script: ScriptConfig;
 }
 
+/** Per-origin limits of the run (docs/durability.md "Protecting the target"): honoured across workers. */
+export interface OriginLimits {
+  maxInFlight?: number;
+  requestsPerSecond?: number;
+}
+
 /** Input of an API node: the resolved request, its hooks and retries, and the run's deadline. */
 export interface ApiNodeInput extends ScriptScope {
   request: ResolvedRequest;
@@ -61,6 +67,12 @@ export interface ApiNodeInput extends ScriptScope {
    * before it.
    */
   execution?: string;
+  /**
+   * The run's per-origin limits (docs/durability.md "Protecting the target"): each request the node
+   * sends (each attempt, each redirect hop, per its own origin) waits for a slot of its origin
+   * across the run's workers (src/net/origin-gate.ts). Absent: no limit, no store access.
+   */
+  originLimits?: OriginLimits;
 }
 
 /** What an API node did: the request as sent, the last exchange, every attempt, the hooks' effects. */

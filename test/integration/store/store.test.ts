@@ -58,6 +58,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'TestCaseVersion1796700000000',
         'DebugRuns1796710000000',
         'Files1796720000000',
+        'OriginGate1797900000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
