@@ -33,6 +33,7 @@ import { ACCEPT_ENCODING, ContentDecodingError, readDecoded } from '../src/net/c
 import { guardedRequest, isTimeout, MAX_REDIRECTIONS } from '../src/net/http';
 import { digestAuthorization, digestChallenge, signRequest } from '../src/net/request-auth';
 import { startClientSpan, type ClientSpan } from '../src/observability/tracing';
+import { ORIGIN_LIMIT_TIMEOUT, OriginLimitTimeout, type Release, type RequestGate } from '../src/net/origin-gate';
 
 /** Network error codes reported as they are (API, WebSocket and SSE nodes); anything else becomes NETWORK_ERROR. */
 export const KNOWN_NETWORK_CODES: ReadonlySet<string> = new Set([
@@ -53,6 +54,12 @@ function describeError(err: unknown, req: ResolvedRequest): { error: string; err
       errorCode: ADDRESS_NOT_ALLOWED,
       error: `${req.method} ${req.url} was not sent (ADDRESS_NOT_ALLOWED): ${refused.message}`,
     };
+  if (err instanceof OriginLimitTimeout) {
+    return {
+      errorCode: ORIGIN_LIMIT_TIMEOUT,
+      error: `${req.method} ${req.url} was not sent (ORIGIN_LIMIT_TIMEOUT): ${err.message}`,
+    };
+  }
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
   if (isTimeout(err)) {
@@ -198,6 +205,13 @@ function headerValue(headers: Record<string, string>, name: string): string | un
   return key === undefined ? undefined : headers[key];
 }
 
+/** The store failed while a send waited for its origin's slot: thrown out of the exchange (the activity is retried). */
+class GateStoreFailure extends Error {
+  constructor(readonly failure: unknown) {
+    super('the origin gate could not reach the store');
+  }
+}
+
 /** A redirect past `maxRedirects`: reported as TOO_MANY_REDIRECTS. */
 class TooManyRedirects extends Error {
   readonly code = 'TOO_MANY_REDIRECTS';
@@ -240,6 +254,11 @@ function decodeBody(text: string, contentType: string | undefined, truncated: bo
  * `auth-int`). `trace`: with traces on
  * and a span active, the request is a client span and carries its W3C `traceparent`
  * (src/observability/tracing.ts `startClientSpan`; a header of that name the test case set wins).
+ * `gate`: the run's per-origin limits (src/net/origin-gate.ts `requestGate`): each send, the
+ * first and each redirect hop or Digest answer, waits for a slot of its own origin and gives it
+ * back once its response was read or dumped (or the send failed). The wait counts neither in
+ * `timeMs` nor against the time limit; a wait that reaches the run's deadline fails the request as
+ * `ORIGIN_LIMIT_TIMEOUT`, unsent.
  *
  * @returns status, lower-cased headers, the body (parsed JSON when the response is JSON), its size
  *   in bytes and the elapsed time in ms; or `error`/`errorCode` when no response arrived.
@@ -250,8 +269,9 @@ export async function sendHttpRequest(
   signal?: AbortSignal,
   trace?: boolean,
   payload?: Buffer,
+  gate?: RequestGate,
 ): Promise<HttpExchange> {
-  return { ...(await exchange(req, agent, signal, trace === true, payload)), finishedAtMs: Date.now() };
+  return { ...(await exchange(req, agent, signal, trace === true, payload, gate)), finishedAtMs: Date.now() };
 }
 
 async function exchange(
@@ -260,8 +280,10 @@ async function exchange(
   cancellation: AbortSignal | undefined,
   trace: boolean,
   payload: Buffer | undefined,
+  gate: RequestGate | undefined,
 ): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
-  const started = performance.now();
+  /** When the exchange started, moved on by the time spent waiting for the origin gate (not the request's time). */
+  let started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   let url: URL;
   try {
@@ -305,8 +327,26 @@ async function exchange(
   let signing = req.auth !== undefined;
   /** The Authorization answering this URL's Digest challenge, once challenged. */
   let digestAnswer: string | undefined;
+  /** The origin gate's slot of the send under way (none without limits). */
+  let slot: Release | undefined;
+  const giveBack = async () => {
+    const release = slot;
+    slot = undefined;
+    await release?.();
+  };
   try {
     for (;;) {
+      // The origin's slot first: signatures made below (Hawk's and AWS's timestamps) stay fresh after a wait.
+      if (gate) {
+        const waitFrom = performance.now();
+        try {
+          slot = await gate(url.origin, Math.max(1, Math.round(req.timeoutMs - (waitFrom - started))));
+        } catch (err) {
+          if (err instanceof OriginLimitTimeout || (err as { name?: string }).name === 'AbortError') throw err;
+          throw new GateStoreFailure(err);
+        }
+        started += performance.now() - waitFrom;
+      }
       const hop = { ...headers };
       let hopTarget = target;
       if (req.auth && signing) {
@@ -339,6 +379,7 @@ async function exchange(
         const challenge = digestChallenge(responseHeaders['www-authenticate']);
         if (challenge) {
           await res.body.dump();
+          await giveBack();
           digestAnswer = digestAuthorization(req.auth, challenge, { method, target: hopTarget, body });
           continue;
         }
@@ -351,6 +392,7 @@ async function exchange(
           : undefined;
       if (next) {
         await res.body.dump();
+        await giveBack();
         if (redirects >= maxRedirects) throw new TooManyRedirects(req.url, maxRedirects);
         redirects += 1;
         const setCookie = setCookiesOf(res.headers as Record<string, string | string[] | undefined>);
@@ -385,6 +427,8 @@ async function exchange(
 
       // Stop reading at the cap (of the decoded body): destroying the body closes the connection.
       const read = await readDecoded(res.body, responseHeaders['content-encoding'], req.maxResponseBytes);
+      const readMs = elapsed();
+      await giveBack();
       const text = read.bytes.toString('utf8');
       span?.end(res.statusCode);
       return {
@@ -401,10 +445,15 @@ async function exchange(
         ...(redirects ? { redirects, url: url.href } : {}),
         ...(redirectCookies.length ? { redirectCookies } : {}),
         sentHeaders,
-        timeMs: elapsed(),
+        timeMs: readMs,
       };
     }
   } catch (err) {
+    await giveBack();
+    if (err instanceof GateStoreFailure) {
+      span?.end(undefined, 'STORE_UNAVAILABLE');
+      throw err.failure;
+    }
     const failure = describeError(err, req);
     span?.end(undefined, failure.errorCode);
     return { headers: {}, size: 0, truncated: false, timeMs: elapsed(), ...failure };

@@ -38,6 +38,7 @@ import type { MockVerifyInput } from '../src/domain/mock-verify-io';
 import { verifyJournal } from '../src/mock/journal';
 import type { CallbackPort } from '../src/domain/callbacks';
 import type { FileSource } from './files';
+import { ORIGIN_LIMIT_TIMEOUT, type OriginGate } from '../src/net/origin-gate';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -59,6 +60,11 @@ export interface DirectPortResources {
    * `FILE_NOT_FOUND` unsent.
    */
   files?: FileSource;
+  /**
+   * The worker's origin gate (src/net/origin-gate.ts): API nodes whose input has `originLimits`
+   * send under the run's per-origin limits; without it such limits are not applied.
+   */
+  gate?: OriginGate;
 }
 
 /** What one port is made for. */
@@ -159,7 +165,7 @@ async function delay(ms: number): Promise<void> {
  * once per flow run or virtual user with its {@link DirectPortOptions}.
  */
 export function directPorts(resources: DirectPortResources): (options: DirectPortOptions) => InterpreterPort {
-  const nodes = createNodeIO(resources.sandbox, resources.agent, resources.auth, resources.files);
+  const nodes = createNodeIO(resources.sandbox, resources.agent, resources.auth, resources.files, resources.gate);
   const pool = () => resources.expressionPool ?? sharedExpressionPool();
   const dynamic = { uuid: randomUUID, now: Date.now, random: cryptoRandom };
   const grpc = resources.policy ? createGrpcCaller(resources.policy) : undefined;
@@ -204,8 +210,11 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.files ? { files: options.files } : {}),
         });
-        // Each attempt's timeout is cut to the time left (activities/nodes.ts): a timeout at the deadline interrupts the test case.
-        if (out.exchange?.errorCode === 'TIMEOUT' && Date.now() >= deadlineMs) throw new DeadlineReached();
+        // Each attempt's timeout is cut to the time left (activities/nodes.ts): a timeout at the
+        // deadline interrupts the test case, as does a wait for the origin gate that reached it.
+        const code = out.exchange?.errorCode;
+        if ((code === 'TIMEOUT' || code === ORIGIN_LIMIT_TIMEOUT) && Date.now() >= deadlineMs)
+          throw new DeadlineReached();
         return out;
       },
       runScript: (input) => nodes.runScript(input),

@@ -24,6 +24,7 @@ import { NodeExecutionRecords } from '../src/store/node-executions';
 import { nodeExecutions } from '../src/observability/metrics';
 import { Context } from '@temporalio/activity';
 import { FileCache, storeFileReader } from './files';
+import { OriginGate } from '../src/net/origin-gate';
 
 /**
  * `policy`: the address policy of every outgoing request the activities make (default: the one
@@ -56,8 +57,10 @@ export function createActivities(deps: {
   });
   // Files requests send (activities/files.ts): read once per run on this worker, forgotten when it ends.
   const files = new FileCache(storeFileReader(deps.dataSource));
+  // Runs' per-origin limits across the workers sharing the store (src/net/origin-gate.ts).
+  const gate = new OriginGate(deps.dataSource);
   return {
-    ...createNodeActivities(sandbox, policy.agent('node'), auth, records, files),
+    ...createNodeActivities(sandbox, policy.agent('node'), auth, records, files, gate),
     ...createRunActivities(deps.dataSource, config, {
       onRunFinished: async (runId) => {
         await files.release(runId);
@@ -71,7 +74,15 @@ export function createActivities(deps: {
     ...createLoadControlActivities(deps.dataSource),
     // The `testCase` durability mode: test case segments through the direct port, over this worker's sandbox and agent.
     ...createTestCaseActivities({
-      ports: directPorts({ sandbox, agent: policy.agent('node'), policy, dataSource: deps.dataSource, auth, files }),
+      ports: directPorts({
+        sandbox,
+        agent: policy.agent('node'),
+        policy,
+        dataSource: deps.dataSource,
+        auth,
+        files,
+        gate,
+      }),
       dataSource: deps.dataSource,
     }),
   };
@@ -94,6 +105,8 @@ export function createLoadWorkerActivities(deps: {
     agent: policy.agent('node'),
     policy,
     dataSource: deps.dataSource,
+    // An API node input with `originLimits` is held to them here too (src/net/origin-gate.ts).
+    gate: new OriginGate(deps.dataSource),
     auth: sharedAuthProfiles(
       deps.dataSource,
       keyRingFor(deps.config.secretKeys, deps.config.dataDir),

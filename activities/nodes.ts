@@ -42,6 +42,7 @@ import type { NodeExecutionRecords } from '../src/store/node-executions';
 import { recordedExecution } from './recorded';
 import { FILE_NOT_FOUND, prepareUpload, type FileSource, type PreparedUpload } from './files';
 import { runsWithoutResponse } from '../src/domain/postman-parameters';
+import { ORIGIN_LIMIT_TIMEOUT, requestGate, type OriginGate, type RequestGate } from '../src/net/origin-gate';
 
 export type {
   ApiNodeInput,
@@ -206,7 +207,10 @@ async function pause(ms: number, call: NodeCall): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
 }
 
-/** Sends the request, retrying as the policy says, within the run's deadline. */
+/**
+ * Sends the request, retrying as the policy says, within the run's deadline; each send through
+ * `gate` (the run's per-origin limits, src/net/origin-gate.ts) when given.
+ */
 async function sendWithRetries(
   request: ResolvedRequest,
   retry: RetryPolicy | undefined,
@@ -214,6 +218,7 @@ async function sendWithRetries(
   agent: Agent,
   call: NodeCall,
   upload?: PreparedUpload,
+  gate?: RequestGate,
 ): Promise<{ exchange: HttpExchange; attempts: AttemptResult[] }> {
   const policy = {
     attempts: retry?.attempts ?? 1,
@@ -233,6 +238,7 @@ async function sendWithRetries(
       call.signal,
       call.trace,
       upload?.bytes,
+      gate,
     );
     // Every attempt sends the same bytes (built once, before the first).
     if (upload) exchange.sentFiles = upload.sent;
@@ -243,6 +249,7 @@ async function sendWithRetries(
       ? policy.onNetworkError &&
         exchange.errorCode !== 'INVALID_URL' &&
         exchange.errorCode !== 'CANCELLED' &&
+        exchange.errorCode !== ORIGIN_LIMIT_TIMEOUT &&
         exchange.errorCode !== ADDRESS_NOT_ALLOWED
       : exchange.status !== undefined && statusMatches(exchange.status, policy.onStatus);
     if (!retryable) return { exchange, attempts };
@@ -313,10 +320,18 @@ export async function evaluateHeavyExpression(
  * the activities ({@link createNodeActivities}) and the in-process port (activities/direct-port.ts).
  * Neither throws for what the user's request or script does. `files`: where requests' `multipart`
  * and `file` refs are read (activities/files.ts; a call's `NodeCall.files` overrides it); without
- * one, such a request fails `FILE_NOT_FOUND` unsent. A store that cannot be read throws (the
- * activity is retried).
+ * one, such a request fails `FILE_NOT_FOUND` unsent. `gate`: the worker's origin gate
+ * (src/net/origin-gate.ts), which holds the requests of an input with `originLimits` to the run's
+ * per-origin limits; without one, such limits are not applied. A store that cannot be read throws
+ * (the activity is retried).
  */
-export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProfiles, files?: FileSource) {
+export function createNodeIO(
+  sandbox: Sandbox,
+  httpAgent: Agent,
+  auth?: AuthProfiles,
+  files?: FileSource,
+  gate?: OriginGate,
+) {
   return {
     /** An API node: beforeRequest hook, the request (with retries), afterResponse hook. */
     async executeApiNode(input: ApiNodeInput, call: NodeCall = {}): Promise<ApiNodeOutput> {
@@ -473,10 +488,17 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
       };
       let exchange: HttpExchange;
       let attempts: AttemptResult[];
+      // The run's per-origin limits (docs/parallel.md "Protecting the target"); none: no gate, no store access.
+      const gated = requestGate(gate, {
+        runId: input.runId,
+        limits: input.originLimits,
+        deadlineMs: input.deadlineMs,
+        ...(call.signal ? { signal: call.signal } : {}),
+      });
       if (input.authProfile) {
         // An auth profile (src/auth/apply.ts): its credential added, a 401 renewing an OAuth 2.0 token once.
         const sent = await sendWithProfile(input, resolved, auth, (r) =>
-          sendWithRetries(r, input.retry, input.deadlineMs, httpAgent, call, upload),
+          sendWithRetries(r, input.retry, input.deadlineMs, httpAgent, call, upload, gated),
         );
         if ('error' in sent) return maskOutput(end({ exchange: sent.error, attempts: [] }), sent, input.variables);
         ({ exchange, attempts } = sent);
@@ -491,6 +513,7 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
         httpAgent,
         call,
         upload,
+        gated,
       ));
       return afterResponse(exchange, attempts);
     },
@@ -516,7 +539,8 @@ export function createNodeIO(sandbox: Sandbox, httpAgent: Agent, auth?: AuthProf
 /**
  * The node activities: {@link createNodeIO}'s functions in the activity's context, the
  * heavy-expression fallback and the no-op that ends a workflow task. API and Script nodes run
- * through `records` (the worker's node execution records, activities/recorded.ts) when given.
+ * through `records` (the worker's node execution records, activities/recorded.ts) when given;
+ * API requests through `gate` (the run's per-origin limits, src/net/origin-gate.ts) when given.
  */
 export function createNodeActivities(
   sandbox: Sandbox,
@@ -524,8 +548,9 @@ export function createNodeActivities(
   auth?: AuthProfiles,
   records?: NodeExecutionRecords,
   files?: FileSource,
+  gate?: OriginGate,
 ) {
-  const nodes = createNodeIO(sandbox, httpAgent, auth, files);
+  const nodes = createNodeIO(sandbox, httpAgent, auth, files, gate);
   return {
     /**
      * An API node: beforeRequest hook, the request (with retries), afterResponse hook; at most once

@@ -39,8 +39,11 @@ export interface OuterHook {
   script: ScriptConfig;
 }
 
-/** Per-origin limits of the run (docs/durability.md "Protecting the target"): honoured across workers. */
-export interface OriginLimits { maxInFlight?: number; requestsPerSecond?: number }
+/** Per-origin limits of the run (docs/parallel.md "Protecting the target"): honoured across workers. */
+export interface OriginLimits {
+  maxInFlight?: number;
+  requestsPerSecond?: number;
+}
 
 /** Input of an API node: the resolved request, its hooks and retries, and the run's deadline. */
 export interface ApiNodeInput extends ScriptScope {
@@ -65,8 +68,9 @@ export interface ApiNodeInput extends ScriptScope {
    */
   execution?: string;
   /**
-   * The run's per-origin limits (RunPlan `parallel.originLimits`; docs/parallel.md "Protecting the
-   * target"): each request the node sends waits for a slot of its origin. Absent: no limit.
+   * The run's per-origin limits (RunPlan `parallel.originLimits`; docs/parallel.md "Protecting the target"): each request the node
+   * sends (each attempt, each redirect hop, per its own origin) waits for a slot of its origin
+   * across the run's workers (src/net/origin-gate.ts). Absent: no limit, no store access.
    */
   originLimits?: OriginLimits;
 }

@@ -19,6 +19,7 @@ export { MockJournalEntry } from './mock-journal-entry';
 export { MockCollection, MockRecord, MockScope } from './mock-state';
 export { NodeExecution } from './node-execution';
 export { WorkspaceFile, FileBlob, FileBlobChunk, FILE_CHUNK_BYTES } from './file';
+export { RunOriginSlot, RunOriginPace } from './run-origin-gate';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -41,6 +42,7 @@ import { MockJournalEntry } from './mock-journal-entry';
 import { MockCollection, MockRecord, MockScope } from './mock-state';
 import { NodeExecution } from './node-execution';
 import { WorkspaceFile, FileBlob, FileBlobChunk } from './file';
+import { RunOriginSlot, RunOriginPace } from './run-origin-gate';
 
 /** Every entity, for the data source. */
 export const ENTITIES = [
@@ -73,4 +75,6 @@ export const ENTITIES = [
   WorkspaceFile,
   FileBlob,
   FileBlobChunk,
+  RunOriginSlot,
+  RunOriginPace,
 ];

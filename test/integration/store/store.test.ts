@@ -59,6 +59,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'DebugRuns1796710000000',
         'Files1796720000000',
         'ParallelSuites1797000000000',
+        'OriginGate1797900000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
