@@ -123,5 +123,13 @@ export function createLoadWorkerActivities(deps: {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
-export type { RecordTestCaseInput, FinishRunInput } from './runs';
+export type {
+  RecordTestCaseInput,
+  RecordTestCaseResultsInput,
+  FinishRunInput,
+  PlanOutline,
+  PlanTestCasesInput,
+  PlanTestCasesPage,
+  StartedPlan,
+} from './runs';
 export type { ApiNodeInput, ApiNodeOutput, ScriptNodeInput, ScriptNodeOutput } from '../src/domain/node-io';

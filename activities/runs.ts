@@ -2,9 +2,15 @@
  * Persistence of a run's lifecycle: the workflow calls these at each transition (workflows/run.ts).
  * Each is idempotent, because Temporal may run an activity again after a worker dies:
  * - `startRun` freezes the plan once and returns the same plan on every later call;
- * - `recordTestCaseResult` upserts by (run, position);
+ * - `loadPlanTestCases` reads the stored plan, which never changes once frozen;
+ * - `recordTestCaseResult` and `recordTestCaseResults` upsert by (run, position);
  * - `finishRun` changes only a run that has not ended yet.
+ *
+ * A functional run's plan stays out of its workflow's history but for a page at a time: `startRun`
+ * with `outline` returns the plan with only its first page of test cases and the outline of the
+ * rest ({@link PlanOutline}); the workflow loads the others by position (`loadPlanTestCases`).
  */
+import { discardRunGate } from '../src/net/origin-gate';
 import { mergeParallel } from '../src/domain/parallel';
 import { ApplicationFailure } from '@temporalio/activity';
 import { In, type DataSource, type EntityManager } from 'typeorm';
@@ -24,10 +30,32 @@ import {
 import { LoadMetrics, performanceResults } from '../src/perf/metrics';
 import { loadTestCaseResults, type LoadFailure } from '../src/perf/test-case-results';
 import { jsonValue } from '../src/store/entities/columns';
-import { emptySelectionMessage, resolveRunnerSelection, toDefinition } from '../src/store/test-cases';
+import {
+  emptySelectionMessage,
+  narrowedSelectionMessage,
+  narrowSelection,
+  resolveRunnerSelection,
+  toDefinition,
+} from '../src/store/test-cases';
 import { withFolderSettings, workspaceFolders } from '../src/store/folder-settings';
-import type { Durability, RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
-import { capDepth, jsonBytes, overCapMessage, PAYLOAD_LIMITS } from '../src/domain/limits';
+import type {
+  Durability,
+  RunPlan,
+  RunResultValue,
+  RunSummary,
+  TestCaseDefinition,
+  TestCaseResult,
+} from '../src/domain/types';
+import {
+  capDepth,
+  formatBytes,
+  jsonBytes,
+  OUTLINE_PAGE_BYTES,
+  overCapMessage,
+  PAYLOAD_LIMITS,
+  storedJsonBytes,
+} from '../src/domain/limits';
+import { expectedNodeExecutions } from '../src/flow/estimate';
 import { Context } from '@temporalio/activity';
 import { performancePlan, timeoutProblem, validateProfile, type PerformancePlan } from '../src/perf/profile';
 import { isDatabaseRefusal } from '../src/store/errors';
@@ -148,6 +176,114 @@ export interface FinishRunInput {
   error?: string;
   /** Results not recorded yet: the test case under way when the run stopped, and those that never ran. */
   unfinished: Array<{ position: number; result: TestCaseResult }>;
+  /**
+   * The run stopped early (it failed, was cancelled, timed out, or `bail` stopped it): every
+   * position of the stored plan that has no stored result and is not in `unfinished` gets a
+   * `skipped` result whose `error` is `Not run: <error>` (as workflows/run.ts `failedRun` builds
+   * them), in the same transaction as the run's end. `summary` is stored as given: it should count them.
+   */
+  skipRest?: { error: string };
+}
+
+/**
+ * The rest of a functional plan that `startRun` with `outline` leaves out of what it returns:
+ * `count`, the plan's test cases (positions 0 to count - 1); `expectedNodes`, the node executions
+ * they are expected to take together (src/flow/estimate.ts `expectedNodeExecutions` of each, with
+ * the plan's `settings.maxLoopIterations`), for the run's progress.
+ */
+export interface PlanOutline {
+  count: number;
+  expectedNodes: number;
+}
+
+/**
+ * What `startRun` returns: the frozen plan, opened; with `outline` asked for and a functional plan,
+ * `testCases` holds its first page only (positions 0 to k - 1) and `outline` says what the whole has.
+ */
+export type StartedPlan = RunPlan & { outline?: PlanOutline };
+
+/** Input of `loadPlanTestCases`. */
+export interface PlanTestCasesInput {
+  runId: string;
+  /** The first position wanted, an integer ≥ 0. */
+  from: number;
+  /** JSON bytes of the page at most (the `testCases` array), unless its one test case alone is larger; default {@link OUTLINE_PAGE_BYTES}. */
+  maxBytes?: number;
+}
+
+/** A page of a plan's test cases: those at positions `from`, `from + 1`, …, in order (none past the end). */
+export interface PlanTestCasesPage {
+  from: number;
+  testCases: TestCaseDefinition[];
+}
+
+/** Input of `recordTestCaseResults`: results of several test cases, stored together, then the progress. */
+export interface RecordTestCaseResultsInput extends ProgressInput {
+  /** Each as in {@link RecordTestCaseInput}; a position given twice keeps its last result. */
+  results: Array<{ position: number; result: TestCaseResult; resumeState?: ResumePoint }>;
+}
+
+/** JSON bytes of the plans one worker keeps parsed for `loadPlanTestCases` (least recently used go first). */
+export const PLAN_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** Result rows one upsert writes at most, and their details' JSON bytes at most (under `max_allowed_packet`). */
+const UPSERT_ROWS = 500;
+const UPSERT_BYTES = 4 * 1024 * 1024;
+
+/** Writes result rows by (run, position), in as few upserts as {@link UPSERT_ROWS} and {@link UPSERT_BYTES} allow. */
+async function upsertResultRows(
+  manager: EntityManager,
+  rows: Array<ReturnType<typeof testCaseRow> & { resumeState?: string | null }>,
+): Promise<void> {
+  let batch: typeof rows = [];
+  let bytes = 0;
+  const flush = async () => {
+    if (batch.length) await manager.getRepository(RunTestCaseResult).upsert(batch, ['runId', 'position']);
+    batch = [];
+    bytes = 0;
+  };
+  for (const row of rows) {
+    const size = jsonBytes(row.detail) + jsonBytes(row.resumeState ?? null);
+    if (batch.length >= UPSERT_ROWS || (batch.length > 0 && bytes + size > UPSERT_BYTES)) await flush();
+    batch.push(row);
+    bytes += size;
+  }
+  await flush();
+}
+
+/**
+ * The end (exclusive) of the page of test cases that starts at `from`, their JSON sizes being
+ * `sizes`: as many as fit in `maxBytes` as a JSON array (brackets and commas counted), at least one
+ * when `from` is before the end; `from` itself past the end.
+ */
+export function pageEnd(sizes: readonly number[], from: number, maxBytes: number): number {
+  if (from >= sizes.length) return Math.max(from, sizes.length);
+  let total = 2 + sizes[from]!;
+  let end = from + 1;
+  while (end < sizes.length && total + 1 + sizes[end]! <= maxBytes) {
+    total += 1 + sizes[end]!;
+    end += 1;
+  }
+  return end;
+}
+
+/** A plan as this worker keeps it for paging: its test cases (opened), their JSON sizes and total. */
+interface CachedPlan {
+  testCases: TestCaseDefinition[];
+  sizes: number[];
+  bytes: number;
+  maxLoopIterations: number;
+  expectedNodes?: number;
+}
+
+/**
+ * The message of a plan over `cap` (src/domain/limits.ts): PAYLOAD_LIMITS.planBytes keeps run
+ * histories small; PAYLOAD_LIMITS.storedPlanBytes bounds what a worker reads and parses.
+ */
+function planCapMessage(what: string, bytes: number, cap: number): string {
+  return cap === PAYLOAD_LIMITS.storedPlanBytes
+    ? overCapMessage(what, bytes, cap, 'exceeds', 'the limit bounds what a worker reads and parses of a run')
+    : overCapMessage(what, bytes, cap);
 }
 
 /** Writes a running run's progress columns. */
@@ -215,11 +351,113 @@ export function createRunActivities(
       throw err;
     }
   };
+  // Opened plans' test cases for `loadPlanTestCases`, by run id (a run of 10,000 test cases is not
+  // read and parsed again for each page); sized by their JSON bytes, so the objects held take
+  // somewhat more memory than PLAN_CACHE_BYTES. A run's entry goes when `finishRun` ends it.
+  const plans = new LRUCache<string, CachedPlan>({
+    maxSize: PLAN_CACHE_BYTES,
+    sizeCalculation: (entry) => Math.max(1, entry.bytes),
+  });
+  // Reads under way, so that pages asked for at once read the plan once.
+  const reading = new Map<string, Promise<CachedPlan>>();
+  /** Keeps an opened plan's test cases for paging, and returns them. */
+  const cachePlan = (runId: string, plan: RunPlan): CachedPlan => {
+    const sizes = plan.testCases.map((tc) => jsonBytes(tc));
+    const entry: CachedPlan = {
+      testCases: plan.testCases,
+      sizes,
+      bytes: sizes.reduce((a, b) => a + b, 0),
+      maxLoopIterations: plan.settings.maxLoopIterations,
+    };
+    plans.set(runId, entry);
+    return entry;
+  };
+  /**
+   * The run's stored plan, opened as `startRun` opens it, from this worker's cache or the store.
+   * @throws ApplicationFailure (non-retryable, RunFailed) when the run has no frozen plan.
+   */
+  const cachedPlan = (runId: string): Promise<CachedPlan> => {
+    const hit = plans.get(runId);
+    if (hit) return Promise.resolve(hit);
+    let pending = reading.get(runId);
+    if (!pending) {
+      pending = (async () => {
+        const run = await findRunWithPlan(dataSource.manager, runId);
+        if (!run?.plan)
+          throw ApplicationFailure.nonRetryable(
+            `Run ${runId} has no frozen plan (it does not exist, or it has not started)`,
+            FAILURE_TYPES.runFailed,
+          );
+        return cachePlan(runId, opened(runId, run.plan));
+      })().finally(() => reading.delete(runId));
+      reading.set(runId, pending);
+    }
+    return pending;
+  };
+  /** The outline of a cached plan (its expected node executions counted once). */
+  const outlineOf = (entry: CachedPlan): PlanOutline => {
+    entry.expectedNodes ??= entry.testCases.reduce(
+      (sum, tc) => sum + expectedNodeExecutions(tc, entry.maxLoopIterations),
+      0,
+    );
+    return { count: entry.testCases.length, expectedNodes: entry.expectedNodes };
+  };
+  /**
+   * What `startRun` returns of the opened plan `plan`: without `outline`, or for a performance
+   * plan, the whole plan, within PAYLOAD_LIMITS.planBytes (checked here for a plan frozen by an
+   * earlier call, which may have been outlined and larger; a `fresh` one was checked as it was
+   * stored); with `outline`, its first page of test cases and the {@link PlanOutline}.
+   * @throws ApplicationFailure (non-retryable, RunSetupFailed) over the cap.
+   */
+  const handOut = (runId: string, plan: RunPlan, outline: boolean, fresh: boolean): StartedPlan => {
+    if (!outline || plan.performance) {
+      const bytes = fresh ? 0 : jsonBytes(plan);
+      if (bytes > PAYLOAD_LIMITS.planBytes)
+        throw ApplicationFailure.nonRetryable(
+          `${overCapMessage("the run's plan (its test cases and the variables)", bytes, PAYLOAD_LIMITS.planBytes)}. Split the runner or shrink the largest test cases.`,
+          FAILURE_TYPES.runSetupFailed,
+        );
+      return plan;
+    }
+    const entry = cachePlan(runId, plan);
+    return {
+      ...plan,
+      testCases: entry.testCases.slice(0, pageEnd(entry.sizes, 0, OUTLINE_PAGE_BYTES)),
+      outline: outlineOf(entry),
+    };
+  };
+  /**
+   * What the workflow keeps of an outlined plan must fit in its history: the plan without its test
+   * cases (variables, servers, auth profiles, …) with any one page, whose largest is its largest
+   * test case alone, within PAYLOAD_LIMITS.planBytes (with room for `outline`, `callbacks`, `mockScope`).
+   * @throws ApplicationFailure (non-retryable, RunSetupFailed) naming the largest test case.
+   */
+  const checkOutlinable = (plan: RunPlan): void => {
+    const head = jsonBytes({ ...plan, testCases: [] });
+    let largest = -1;
+    let largestBytes = 0;
+    plan.testCases.forEach((tc, i) => {
+      const bytes = jsonBytes(tc);
+      if (bytes > largestBytes) [largest, largestBytes] = [i, bytes];
+    });
+    const room = 4 * 1024;
+    if (head + largestBytes + room <= PAYLOAD_LIMITS.planBytes) return;
+    const what =
+      largest < 0
+        ? "the run's plan without its test cases (variables, servers, auth profiles)"
+        : `the run's plan without its test cases (variables, servers, auth profiles, ${formatBytes(head)}) with its largest test case ("${plan.testCases[largest]!.name}", ${formatBytes(largestBytes)})`;
+    throw ApplicationFailure.nonRetryable(
+      `${overCapMessage(what, head + largestBytes + room, PAYLOAD_LIMITS.planBytes)}. Shrink that test case or the variables.`,
+      FAILURE_TYPES.runSetupFailed,
+    );
+  };
   /**
    * Marks a queued run `running` with its frozen plan (as stored: secrets sealed), the plan's
-   * hash and its durability mode, and returns the plan opened for the workflow. The plan is the
-   * activity's result, written to history: over PAYLOAD_LIMITS.planBytes the run cannot start
-   * (`overCap` says why).
+   * hash and its durability mode, and returns the plan opened for the workflow. A plan returned
+   * whole (`outline` false, or a performance plan) is the activity's result, written to history:
+   * over PAYLOAD_LIMITS.planBytes the run cannot start. An outlined plan is kept in the row and
+   * paged: over PAYLOAD_LIMITS.storedPlanBytes, or with a test case too large for a page
+   * ({@link checkOutlinable}), the run cannot start. `overCap(bytes, cap)` says why.
    * @throws ApplicationFailure (non-retryable, RunSetupFailed) over the cap.
    */
   const storeFrozenPlan = async (
@@ -230,13 +468,18 @@ export function createRunActivities(
       startedAt: Date;
       loadProfile: Run['loadProfile'];
       progressCompleted: number;
-      overCap: (bytes: number) => string;
+      outline: boolean;
+      overCap: (bytes: number, cap: number) => string;
     },
   ): Promise<RunPlan> => {
     const openedPlan = opened(runId, plan);
-    const planBytes = jsonBytes(openedPlan);
-    if (planBytes > PAYLOAD_LIMITS.planBytes)
-      throw ApplicationFailure.nonRetryable(fields.overCap(planBytes), FAILURE_TYPES.runSetupFailed);
+    const whole = !fields.outline || plan.performance !== undefined;
+    // What history carries (opened), or what the row's write carries (sealed, escaped).
+    const cap = whole ? PAYLOAD_LIMITS.planBytes : PAYLOAD_LIMITS.storedPlanBytes;
+    const planBytes = whole ? jsonBytes(openedPlan) : storedJsonBytes(plan);
+    if (planBytes > cap)
+      throw ApplicationFailure.nonRetryable(fields.overCap(planBytes, cap), FAILURE_TYPES.runSetupFailed);
+    if (!whole) checkOutlinable(openedPlan);
     await manager.getRepository(Run).update(
       { id: runId, status: 'queued' },
       {
@@ -295,7 +538,7 @@ export function createRunActivities(
     testCases,
     settings: runSettingsOf(config),
   });
-  const startSeededRun = async (manager: EntityManager, run: Run): Promise<RunPlan> => {
+  const startSeededRun = async (manager: EntityManager, run: Run, outline: boolean): Promise<RunPlan> => {
     const startedAt = new Date();
     let seeded: Awaited<ReturnType<typeof seededPlan>>;
     try {
@@ -312,8 +555,8 @@ export function createRunActivities(
       startedAt,
       loadProfile,
       progressCompleted: plan.resumeFrom?.position ?? 0,
-      overCap: (bytes) =>
-        overCapMessage("the run's plan (its origin's, with the resume state)", bytes, PAYLOAD_LIMITS.planBytes),
+      outline,
+      overCap: (bytes, cap) => planCapMessage("the run's plan (its origin's, with the resume state)", bytes, cap),
     });
   };
   /**
@@ -324,7 +567,7 @@ export function createRunActivities(
    * no load profile), durability `node` and `debug: true` (nodes' results carry `debug`).
    * @throws ApplicationFailure (non-retryable, RunSetupFailed) as `startRun` does.
    */
-  const startDebugRun = async (manager: EntityManager, run: Run): Promise<RunPlan> => {
+  const startDebugRun = async (manager: EntityManager, run: Run, outline: boolean): Promise<RunPlan> => {
     const stored = await manager
       .getRepository(Run)
       .createQueryBuilder('run')
@@ -361,8 +604,111 @@ export function createRunActivities(
       startedAt,
       loadProfile: null,
       progressCompleted: 0,
-      overCap: (bytes) =>
-        `${overCapMessage("the debug run's plan (its test case and the variables)", bytes, PAYLOAD_LIMITS.planBytes)}. Shrink the test case.`,
+      outline,
+      overCap: (bytes, cap) =>
+        `${planCapMessage("the debug run's plan (its test case and the variables)", bytes, cap)}. Shrink the test case.`,
+    });
+  };
+  /**
+   * Freezes the plan of the queued run `run` (found in this transaction, with no plan yet) and
+   * stores it: a replay's or a resume's from its origin ({@link startSeededRun}), a debug run's from
+   * its row ({@link startDebugRun}), else its runner's selection (a rerun's: its origin's test
+   * cases), narrowed by the run's own `selection` (src/store/test-cases.ts `narrowSelection`).
+   * Returns the plan opened. `outline`: the plan will be handed out outlined (its cap:
+   * {@link storeFrozenPlan}).
+   * @throws ApplicationFailure (non-retryable, RunSetupFailed) as `startRun` says.
+   */
+  const freeze = async (manager: EntityManager, run: Run, outline: boolean): Promise<RunPlan> => {
+    if (run.status !== 'queued') {
+      throw ApplicationFailure.nonRetryable(
+        `Run ${run.id} has already ended (${run.status})`,
+        FAILURE_TYPES.runSetupFailed,
+      );
+    }
+    // A replay or a resume runs its origin's frozen plan (src/store/run-origins.ts).
+    if (run.origin && run.origin.kind !== 'rerun') return startSeededRun(manager, run, outline);
+    // A debug run runs the test case kept in its row.
+    if (run.trigger === 'debug') return startDebugRun(manager, run, outline);
+    const runner = await manager
+      .getRepository(Runner)
+      .findOneBy({ workspaceId: run.workspaceId, name: run.runnerName });
+    if (!runner)
+      throw ApplicationFailure.nonRetryable(
+        `Runner "${run.runnerName}" no longer exists`,
+        FAILURE_TYPES.runSetupFailed,
+      );
+    const environment = await environmentOf(manager, run);
+    const folders = await workspaceFolders(manager, run.workspaceId);
+    // A rerun's selection is its origin's test cases (current definitions), else the runner's;
+    // either narrowed by the run's own folder and tags (`assay run --folder/--tag`), if it has any.
+    const selected = (await originSelection(manager, run)) ?? (await resolveRunnerSelection(manager, runner));
+    const narrowed = narrowSelection(selected, run.selection);
+    if (selected.length > 0 && narrowed.length === 0 && run.selection)
+      throw ApplicationFailure.nonRetryable(
+        narrowedSelectionMessage(runner, run.selection),
+        FAILURE_TYPES.runSetupFailed,
+      );
+    const testCases = await frozenSubFlows(
+      manager,
+      run.workspaceId,
+      narrowed.map((tc) => withFolderSettings(toDefinition(tc), folders)),
+    );
+    // A scheduled run (no API call refused it), or test cases deleted since the run was accepted.
+    if (testCases.length === 0)
+      throw ApplicationFailure.nonRetryable(emptySelectionMessage(runner), FAILURE_TYPES.runSetupFailed);
+    // A performance run's profile: the run's own, else its deployment's, else its runner's (docs/performance.md).
+    // Its durability mode likewise, else `node` (docs/durability.md "Durability modes").
+    const deployment =
+      (run.loadProfile && run.durability && run.parallel) || !run.deploymentId
+        ? null
+        : await manager.getRepository(Deployment).findOneBy({ id: run.deploymentId });
+    const loadProfile = run.loadProfile ?? deployment?.loadProfile ?? runner.loadProfile ?? null;
+    const durability: Durability = run.durability ?? deployment?.durability ?? runner.durability ?? 'node';
+    let performance: PerformancePlan | undefined;
+    if (loadProfile) {
+      const { profile, issues } = validateProfile(loadProfile);
+      if (!profile)
+        throw ApplicationFailure.nonRetryable(
+          `The load profile is invalid: ${issues.map((i) => `${['performance', ...i.path].join('.')}: ${i.message}`).join('; ')}`,
+          FAILURE_TYPES.runSetupFailed,
+        );
+      const tooLong = timeoutProblem(profile, run.timeoutSeconds);
+      if (tooLong)
+        throw ApplicationFailure.nonRetryable(`The run cannot start: ${tooLong}`, FAILURE_TYPES.runSetupFailed);
+      performance = performancePlan(profile);
+    }
+    // The environment's chain merged, its servers checked against the test cases' nodes.
+    const frozen = await frozenEnvironment(manager, environment, testCases, run.variables);
+    const auth = await freezeAuthProfiles(manager, run.workspaceId, runner, testCases);
+    // A performance run's baseline and the figures its relative thresholds need (src/store/baselines.ts).
+    const baseline = performance
+      ? await freezeBaseline(manager, { ...run, loadProfile }, performance.profile.thresholds)
+      : undefined;
+    // The runner quarantines flaky test cases: those flagged now on this runner and environment (docs/history.md).
+    const quarantine = await quarantinedTestCases(manager, run.workspaceId, runner, run.environmentName);
+    const startedAt = new Date();
+    const plan: RunPlan = {
+      ...planHead(run, startedAt, frozen.variables, testCases),
+      variableScope: runner.variableScope ?? 'testCase',
+      durability,
+      // Concurrency, bail, per-origin limits: the run's, over its deployment's, over its runner's (docs/parallel.md).
+      ...withParallel(mergeParallel(run.parallel, deployment?.parallel, runner.parallel)),
+      ...dependencyPositions(testCases),
+      ...(performance ? { performance } : {}),
+      servers: frozen.servers,
+      ...auth,
+      ...(baseline ? { baseline } : {}),
+      ...(quarantine ? { quarantine } : {}),
+    };
+    return storeFrozenPlan(manager, run.id, plan, {
+      startedAt,
+      loadProfile,
+      progressCompleted: 0,
+      outline,
+      overCap: (bytes, cap) =>
+        cap === PAYLOAD_LIMITS.storedPlanBytes
+          ? `${planCapMessage("the run's plan (the runner's test cases and the variables)", bytes, cap)}. Run part of it at a time (assay run --folder <folder> or --tag <tag>), or split its test cases over several runners.`
+          : `${planCapMessage("the run's plan (the runner's test cases and the variables)", bytes, cap)}. Split the runner or shrink the largest test cases.`,
     });
   };
   const activities = {
@@ -415,104 +761,33 @@ export function createRunActivities(
     },
 
     /**
-     * Marks the run `running` and freezes its plan: the runner's test cases (a debug run's: the test
-     * case kept in its row, {@link startDebugRun}) and the environment's
-     * variables (merged through its `extends` chain) overlaid with the run's own, and its servers
-     * (activities/run-environment.ts). A second call returns the frozen plan unchanged.
+     * Marks the run `running` and freezes its plan: the runner's test cases (narrowed by the run's
+     * own `selection`; a debug run's: the test case kept in its row, {@link startDebugRun}) and the
+     * environment's variables (merged through its `extends` chain) overlaid with the run's own, and
+     * its servers (activities/run-environment.ts). A second call returns the frozen plan unchanged.
+     *
+     * Without `outline` (as recorded histories call it) the plan is returned whole, at most
+     * PAYLOAD_LIMITS.planBytes. With `outline: true` a functional plan (no `performance`) is stored
+     * whole (at most PAYLOAD_LIMITS.storedPlanBytes) and returned with `testCases` cut to its first
+     * page (positions 0 to k - 1, k ≥ 1, at most OUTLINE_PAGE_BYTES of JSON unless the first test
+     * case alone is larger) and `outline` ({@link PlanOutline}); the workflow loads the rest with
+     * `loadPlanTestCases`. A performance plan is always returned whole.
      *
      * @throws ApplicationFailure (non-retryable, type RunSetupFailed) when the run, its runner or its
-     *   environment no longer exists, the runner selects no test case, the environment's chain
-     *   cannot be followed, a node names a server it lacks, a Ref node's test case no longer exists
-     *   (src/store/sub-flows.ts), or the run already ended.
+     *   environment no longer exists, the runner selects no test case (or none is left in the run's
+     *   own folder and tags), the environment's chain cannot be followed, a node names a server it
+     *   lacks, a Ref node's test case no longer exists (src/store/sub-flows.ts), the plan is over
+     *   its cap, or the run already ended.
      */
-    async startRun(input: { runId: string }): Promise<RunPlan> {
-      const plan = await dataSource.transaction(async (manager): Promise<RunPlan> => {
+    async startRun(input: { runId: string; outline?: boolean }): Promise<StartedPlan> {
+      const outline = input.outline === true;
+      const plan = await dataSource.transaction(async (manager): Promise<StartedPlan> => {
         const run = await findRunWithPlan(manager, input.runId);
         if (!run)
           throw ApplicationFailure.nonRetryable(`Run ${input.runId} does not exist`, FAILURE_TYPES.runSetupFailed);
-        if (run.plan) return opened(run.id, run.plan);
-        if (run.status !== 'queued') {
-          throw ApplicationFailure.nonRetryable(
-            `Run ${input.runId} has already ended (${run.status})`,
-            FAILURE_TYPES.runSetupFailed,
-          );
-        }
-        // A replay or a resume runs its origin's frozen plan (src/store/run-origins.ts).
-        if (run.origin && run.origin.kind !== 'rerun') return startSeededRun(manager, run);
-        // A debug run runs the test case kept in its row.
-        if (run.trigger === 'debug') return startDebugRun(manager, run);
-        const runner = await manager
-          .getRepository(Runner)
-          .findOneBy({ workspaceId: run.workspaceId, name: run.runnerName });
-        if (!runner)
-          throw ApplicationFailure.nonRetryable(
-            `Runner "${run.runnerName}" no longer exists`,
-            FAILURE_TYPES.runSetupFailed,
-          );
-        const environment = await environmentOf(manager, run);
-        const folders = await workspaceFolders(manager, run.workspaceId);
-        const testCases = await frozenSubFlows(
-          manager,
-          run.workspaceId,
-          // A rerun's selection is its origin's test cases (current definitions), else the runner's.
-          ((await originSelection(manager, run)) ?? (await resolveRunnerSelection(manager, runner))).map((tc) =>
-            withFolderSettings(toDefinition(tc), folders),
-          ),
-        );
-        // A scheduled run (no API call refused it), or test cases deleted since the run was accepted.
-        if (testCases.length === 0)
-          throw ApplicationFailure.nonRetryable(emptySelectionMessage(runner), FAILURE_TYPES.runSetupFailed);
-        // A performance run's profile: the run's own, else its deployment's, else its runner's (docs/performance.md).
-        // Its durability mode likewise, else `node` (docs/durability.md "Durability modes").
-        const deployment =
-          (run.loadProfile && run.durability && run.parallel) || !run.deploymentId
-            ? null
-            : await manager.getRepository(Deployment).findOneBy({ id: run.deploymentId });
-        const loadProfile = run.loadProfile ?? deployment?.loadProfile ?? runner.loadProfile ?? null;
-        const durability: Durability = run.durability ?? deployment?.durability ?? runner.durability ?? 'node';
-        let performance: PerformancePlan | undefined;
-        if (loadProfile) {
-          const { profile, issues } = validateProfile(loadProfile);
-          if (!profile)
-            throw ApplicationFailure.nonRetryable(
-              `The load profile is invalid: ${issues.map((i) => `${['performance', ...i.path].join('.')}: ${i.message}`).join('; ')}`,
-              FAILURE_TYPES.runSetupFailed,
-            );
-          const tooLong = timeoutProblem(profile, run.timeoutSeconds);
-          if (tooLong)
-            throw ApplicationFailure.nonRetryable(`The run cannot start: ${tooLong}`, FAILURE_TYPES.runSetupFailed);
-          performance = performancePlan(profile);
-        }
-        // The environment's chain merged, its servers checked against the test cases' nodes.
-        const frozen = await frozenEnvironment(manager, environment, testCases, run.variables);
-        const auth = await freezeAuthProfiles(manager, run.workspaceId, runner, testCases);
-        // A performance run's baseline and the figures its relative thresholds need (src/store/baselines.ts).
-        const baseline = performance
-          ? await freezeBaseline(manager, { ...run, loadProfile }, performance.profile.thresholds)
-          : undefined;
-        // The runner quarantines flaky test cases: those flagged now on this runner and environment (docs/history.md).
-        const quarantine = await quarantinedTestCases(manager, run.workspaceId, runner, run.environmentName);
-        const startedAt = new Date();
-        const plan: RunPlan = {
-          ...planHead(run, startedAt, frozen.variables, testCases),
-          variableScope: runner.variableScope ?? 'testCase',
-          durability,
-          // Concurrency, bail, per-origin limits: the run's, over its deployment's, over its runner's (docs/parallel.md).
-          ...withParallel(mergeParallel(run.parallel, deployment?.parallel, runner.parallel)),
-          ...dependencyPositions(testCases),
-          ...(performance ? { performance } : {}),
-          servers: frozen.servers,
-          ...auth,
-          ...(baseline ? { baseline } : {}),
-          ...(quarantine ? { quarantine } : {}),
-        };
-        return storeFrozenPlan(manager, run.id, plan, {
-          startedAt,
-          loadProfile,
-          progressCompleted: 0,
-          overCap: (bytes) =>
-            `${overCapMessage("the run's plan (the runner's test cases and the variables)", bytes, PAYLOAD_LIMITS.planBytes)}. Split the runner or shrink the largest test cases.`,
-        });
+        if (run.plan) return handOut(run.id, opened(run.id, run.plan), outline, false);
+        // In the transaction: a plan refused here (over a cap) leaves the run queued.
+        return handOut(run.id, await freeze(manager, run, outline), outline, true);
       });
       // Callback nodes' addresses (docs/async.md "Callbacks"): on every call, never stored with the
       // plan nor in its hash (the public URL and the key ring may change between calls).
@@ -522,6 +797,26 @@ export function createRunActivities(
         callbacks: planCallbacks(ring, config.api.publicUrl, input.runId),
         mockScope: input.runId,
       };
+    },
+
+    /**
+     * The test cases of the run's stored plan (opened as `startRun` opens it: also a replay's,
+     * resume's, rerun's or debug run's) at positions `from`, `from + 1`, … while their JSON (as an
+     * array) stays within `maxBytes` (default OUTLINE_PAGE_BYTES): at least one when `from` is
+     * before the end, none past it. Read through this worker's cache ({@link PLAN_CACHE_BYTES}).
+     * @throws ApplicationFailure (non-retryable, RunFailed) when the run has no frozen plan, or
+     *   `from` is not an integer ≥ 0 or `maxBytes` not a number > 0.
+     */
+    async loadPlanTestCases(input: PlanTestCasesInput): Promise<PlanTestCasesPage> {
+      const { from } = input;
+      const maxBytes = input.maxBytes ?? OUTLINE_PAGE_BYTES;
+      if (!Number.isInteger(from) || from < 0 || !(maxBytes > 0))
+        throw ApplicationFailure.nonRetryable(
+          `loadPlanTestCases: from must be an integer ≥ 0 and maxBytes > 0 (got ${from}, ${maxBytes})`,
+          FAILURE_TYPES.runFailed,
+        );
+      const entry = await cachedPlan(input.runId);
+      return { from, testCases: entry.testCases.slice(from, pageEnd(entry.sizes, from, maxBytes)) };
     },
 
     /**
@@ -596,6 +891,27 @@ export function createRunActivities(
     },
 
     /**
+     * Stores several test cases' results (each as {@link RecordTestCaseInput} has it: masked, its
+     * folder added, a failed one's resume point sealed) in one transaction, then the run's
+     * progress. A position given twice keeps its last result. Each row's resume state is the one
+     * given with its result (none: cleared).
+     */
+    async recordTestCaseResults(input: RecordTestCaseResultsInput): Promise<void> {
+      const byPosition = new Map(input.results.map((r) => [r.position, r]));
+      await dataSource.transaction(async (manager) => {
+        const createdAt = new Date();
+        const rows = [];
+        for (const { position, result, resumeState } of byPosition.values()) {
+          const row = testCaseRow(input.runId, position, await storable(manager, input.runId, result), createdAt);
+          const sealed = resumeState ? sealResumePoint(ring, input.runId, position, resumeState) : null;
+          rows.push({ ...row, resumeState: sealed });
+        }
+        await upsertResultRows(manager, rows);
+        await updateProgress(manager, input);
+      });
+    },
+
+    /**
      * Stores progress mid-test-case (the workflow's checkpoint; no-op once the run has ended), and
      * deletes the node execution records before `recordsBefore`.
      */
@@ -605,7 +921,11 @@ export function createRunActivities(
         await deleteRecordsBefore(dataSource.manager, input.runId, input.recordsBefore);
     },
 
-    /** Ends the run: `completed` with its result, or `failed` with its error. No-op on a run that already ended. */
+    /**
+     * Ends the run: `completed` with its result, or `failed` with its error, storing `unfinished`
+     * and, with `skipRest`, a `skipped` result for every other position without one. No-op on a
+     * run that already ended.
+     */
     async finishRun(input: FinishRunInput): Promise<void> {
       // This worker's script context of the run is no longer needed (others expire on their own).
       await hooks.onRunFinished?.(input.runId).catch(() => undefined);
@@ -623,7 +943,13 @@ export function createRunActivities(
               testCaseRow(input.runId, position, await storable(manager, input.runId, result), completedAt),
             ),
           );
-          await manager.getRepository(RunTestCaseResult).upsert(rows, ['runId', 'position']);
+          await upsertResultRows(manager, rows);
+        }
+        if (input.skipRest && run.plan) {
+          const rows = [];
+          for (const { position, result } of await skippedRest(manager, run.id, run.plan, input))
+            rows.push(testCaseRow(input.runId, position, await storable(manager, input.runId, result), completedAt));
+          await upsertResultRows(manager, rows);
         }
         const updated = await runs.update(
           { id: input.runId, status: In(['queued', 'running']) },
@@ -648,11 +974,15 @@ export function createRunActivities(
           });
         }
       });
+      // Its plan is paged no more on this worker.
+      plans.delete(input.runId);
       if (ended) recordRunFinished(runResultOf(input.status, input.result, input.error), ended.durationMs);
       // The run's mock scope is discarded (docs/mocks.md "State"); on failure the TTL sweep deletes it later.
       if (ended) await discardScope(dataSource, ended.workspaceId, input.runId).catch(() => undefined);
       // Nothing of the run runs again: its node execution records go (on failure, the retention sweep's).
       await deleteRunRecords(dataSource.manager, input.runId).catch(() => undefined);
+      // Its per-origin slots and pace rows (docs/parallel.md "Protecting the target") go too.
+      await discardRunGate(dataSource.manager, input.runId).catch(() => undefined);
     },
   };
   return guardStoreSteps(activities);
@@ -672,7 +1002,9 @@ export function dependencyPositions(testCases: RunPlan['testCases']): Pick<RunPl
   const positions = new Map(testCases.map((tc, i) => [tc.id, i]));
   const dependencies: Record<number, number[]> = {};
   testCases.forEach((tc, i) => {
-    const on = (tc.dependsOn ?? []).map((id) => positions.get(id)).filter((p): p is number => p !== undefined && p !== i);
+    const on = (tc.dependsOn ?? [])
+      .map((id) => positions.get(id))
+      .filter((p): p is number => p !== undefined && p !== i);
     if (on.length > 0) dependencies[i] = [...new Set(on)];
   });
   return Object.keys(dependencies).length > 0 ? { dependencies } : {};
@@ -708,4 +1040,45 @@ async function frozenSubFlows(
       throw ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.runSetupFailed);
     throw err;
   }
+}
+
+/**
+ * `finishRun`'s `skipRest`: a `skipped` result (`error` `Not run: <error>`, no failures, as
+ * workflows/run.ts `failedRun` builds them) for each position of `plan` with no stored result row
+ * and not in `input.unfinished`, in position order.
+ */
+async function skippedRest(
+  manager: EntityManager,
+  runId: string,
+  plan: RunPlan,
+  input: FinishRunInput,
+): Promise<Array<{ position: number; result: TestCaseResult }>> {
+  const stored = await manager
+    .getRepository(RunTestCaseResult)
+    .createQueryBuilder('r')
+    .select('r.position', 'position')
+    .where('r.runId = :runId', { runId })
+    .getRawMany<{ position: number | string }>();
+  const written = new Set([...stored.map((r) => Number(r.position)), ...input.unfinished.map((u) => u.position)]);
+  const error = `Not run: ${input.skipRest!.error}`;
+  return plan.testCases.flatMap((tc, position) =>
+    written.has(position)
+      ? []
+      : [
+          {
+            position,
+            result: {
+              testCaseId: tc.id,
+              name: tc.name,
+              status: 'skipped' as const,
+              duration: 0,
+              assertions: 0,
+              passedAssertions: 0,
+              failures: [],
+              nodes: [],
+              error,
+            },
+          },
+        ],
+  );
 }

@@ -41,7 +41,14 @@ import type { RunOrigin } from '../src/history/types';
 import { TemporalUnavailableError, type RunWorkflowClient } from '../src/temporal/run-workflows';
 import { startWorkflowOf } from '../src/temporal/run-recovery';
 import type { AssayConfig } from '../src/config';
-import { emptySelectionMessage, resolveRunnerSelection, runnerSelection, toDefinition } from '../src/store/test-cases';
+import {
+  emptySelectionMessage,
+  narrowedSelectionMessage,
+  narrowSelection,
+  resolveRunnerSelection,
+  runnerSelection,
+  toDefinition,
+} from '../src/store/test-cases';
 import { freezeSubFlows, SubFlowReferenceError } from '../src/store/sub-flows';
 import { isUniqueViolation } from '../src/store/errors';
 import { dataSetRowCounter } from '../src/validation/flow';
@@ -307,10 +314,17 @@ export async function createAndStartRun(deps: RunStarterDeps, input: NewRun): Pr
   };
   const first = await replayOfKey();
   if (first) return first;
-  const selected =
+  const resolved =
     input.selection === undefined && input.runner
       ? await resolveRunnerSelection(deps.dataSource.manager, input.runner)
       : (input.selection ?? null);
+  // A run's own folder/tags narrow its runner's selection (docs/parallel.md "Plans of any size").
+  const selected = resolved && input.runSelection ? narrowSelection(resolved, input.runSelection) : resolved;
+  if (resolved && resolved.length > 0 && selected?.length === 0 && input.runner && input.runSelection)
+    throw new Problem('runner-selects-nothing', narrowedSelectionMessage(input.runner, input.runSelection), {
+      runner: input.runner.name,
+      selection: input.runSelection,
+    });
   if (selected) {
     await refuseEmptySelection(deps, input, selected, input.trigger === 'webhook');
     // An incoming webhook's caller may never read the answer: its run fails at setup, in the history.

@@ -446,15 +446,19 @@ export function createWorkflowPort(options: WorkflowPortOptions): WorkflowPort {
             finishedAtMs: when,
           };
         }
-        const out = await activities.executeApiNode.executeWithOptions(
-          activityOptions(perAttempt * attempts + delays + hooks + 10_000, summary),
-          [bounded],
-        );
+        // Under per-origin limits a request may wait for its slot until the run's deadline (src/net/origin-gate.ts).
+        const own = perAttempt * attempts + delays + hooks + 10_000;
+        const startToClose = options.originLimits ? Math.max(own, deadlineMs - at() + 10_000) : own;
+        const out = await activities.executeApiNode.executeWithOptions(activityOptions(startToClose, summary), [
+          bounded,
+        ]);
         clock.observe(out.finishedAtMs);
         localDone();
         // Cut short by the run's deadline, not by its own timeout: the test case is interrupted.
         const last = out.exchange;
         if (last?.errorCode === 'TIMEOUT' && perAttempt < input.request.timeoutMs) throw new DeadlineReached();
+        // No slot of its origin before the run's deadline (docs/parallel.md "Protecting the target"): likewise.
+        if (last?.errorCode === 'ORIGIN_LIMIT_TIMEOUT') throw new DeadlineReached();
         return out;
       },
       async callGrpc(input, summary) {

@@ -15,7 +15,11 @@
  * | variables after a script or hook                             | 256 KiB  |
  * | a `generateValue` result, an expression result, `$request`   | 256 KiB  |
  * | one test case result as recorded                             | 512 KiB  |
- * | a run's plan (`startRun`: test cases and variables)          | 1.5 MiB  |
+ * | a run's plan as `startRun` returns it: a performance run's   | 1.5 MiB  |
+ * |   whole; a functional run's all but its test cases, with its |          |
+ * |   largest test case                                          |          |
+ * | one page of a plan's test cases (`loadPlanTestCases`)        | 256 KiB  |
+ * | a functional run's whole plan as stored (`storedJsonBytes`)  | 12 MiB   |
  * | a normal activity's input (variables, earlier nodes)         | 1.5 MiB  |
  *
  * When a cap bites on a node's own output the node fails with a message naming the value and the
@@ -42,9 +46,29 @@ export const PAYLOAD_LIMITS = {
    * variables and, for scripts, earlier nodes' requests and responses. Over it the node fails.
    */
   activityInputBytes: 1536 * KiB,
-  /** The frozen plan `startRun` returns (and continue-as-new carries): over it the run fails to start. */
+  /**
+   * The frozen plan `startRun` returns (and continue-as-new carries): a performance run's whole
+   * plan, a functional run's plan without its test cases together with its largest test case
+   * (activities/runs.ts `startRun` with `outline`). Over it the run fails to start.
+   */
   planBytes: 1536 * KiB,
+  /**
+   * A functional run's whole frozen plan as kept in its row (`runs.plan`), which never crosses into
+   * history whole: the workflow loads its test cases a page at a time (activities/runs.ts
+   * `loadPlanTestCases`). Counted as {@link storedJsonBytes} (as the store's write carries it),
+   * so that the UPDATE that stores it stays under MariaDB's default `max_allowed_packet` of 16 MiB
+   * (a statement over it is refused and its connection closed); bounded also because a worker
+   * reads and parses the plan. Over it the run fails to start.
+   */
+  storedPlanBytes: 12 * 1024 * KiB,
 } as const;
+
+/**
+ * JSON bytes of one page of a functional plan's test cases (activities/runs.ts: the first page
+ * `startRun` returns with `outline`, and `loadPlanTestCases`' default): at most this, unless the
+ * page's one test case alone is larger.
+ */
+export const OUTLINE_PAGE_BYTES = 256 * KiB;
 
 /** UTF-8 byte length of a string (without TextEncoder, which workflow code may lack). */
 export function utf8Bytes(text: string): number {
@@ -75,6 +99,29 @@ export function jsonBytes(value: unknown): number {
   }
 }
 
+/**
+ * Bytes of `value` as JSON in UTF-8 as a MySQL/MariaDB statement carries it: {@link jsonBytes}
+ * plus one for each `"`, `\` and `'`, which the driver's string escaping doubles (mysql2's
+ * sqlstring; JSON text has no raw control characters for it to escape). Typical test cases count
+ * about a fifth more than their JSON; text full of escaped quotes up to twice as much.
+ */
+export function storedJsonBytes(value: unknown): number {
+  if (value === undefined) return 0;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+  if (text === undefined) return 0;
+  let escaped = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c || c === 0x27) escaped += 1;
+  }
+  return utf8Bytes(text) + escaped;
+}
+
 /** `512 KiB`, `4.0 MiB`, `17 bytes`. */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes)) return 'an unmeasurable size';
@@ -84,18 +131,20 @@ export function formatBytes(bytes: number): string {
 }
 
 /**
- * "<what> exceeds <cap> (<size>)": the message of a node that a cap failed. `verb` is `exceed` for
- * a plural subject ("script variables exceed 256 KiB (4.0 MiB)").
+ * "<what> exceeds <cap> (<size>); <reason> (docs/security.md, …)": the message of a node that a
+ * cap failed. `verb` is `exceed` for a plural subject ("script variables exceed 256 KiB (4.0 MiB)");
+ * `reason` says why the cap exists (default: run histories).
  */
 export function overCapMessage(
   what: string,
   bytes: number,
   cap: number,
   verb: 'exceeds' | 'exceed' = 'exceeds',
+  reason = 'the limit keeps run histories small',
 ): string {
   // Just over the cap, both round alike: give the exact figure instead.
   const size = formatBytes(bytes) === formatBytes(cap) ? `${bytes} bytes` : formatBytes(bytes);
-  return `${what} ${verb} ${formatBytes(cap)} (${size}); the limit keeps run histories small (docs/security.md, "Payload caps")`;
+  return `${what} ${verb} ${formatBytes(cap)} (${size}); ${reason} (docs/security.md, "Payload caps")`;
 }
 
 /** Cuts `text` to at most `maxBytes` UTF-8 bytes (never inside a surrogate pair). */

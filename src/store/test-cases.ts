@@ -5,7 +5,8 @@
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { TestCase, TestCaseTag, Runner } from './entities';
 import { folderCondition } from './folders';
-import type { TestCaseDefinition } from '../domain/types';
+import { normaliseFolder } from '../domain/folders';
+import type { RunSelection, TestCaseDefinition } from '../domain/types';
 import { dataSetsByName } from '../validation/data-sets';
 
 /** Filters of a test case query. Both given: a test case must match both. */
@@ -129,4 +130,52 @@ export function emptySelectionMessage(runner: Pick<Runner, 'name' | 'testCaseIds
   const reusable =
     sel.folder !== undefined || sel.tags ? ' Reusable test cases are selected only by id (testCaseIds).' : '';
   return `Runner "${runner.name}" selects no test case (it selects ${what}); a run would pass with 0 tests. Add matching test cases or change the runner.${reusable}`;
+}
+
+/** True when `folder` (a test case's) is `within` or one of its subfolders; every folder is within ''. */
+function inFolder(folder: string, within: string): boolean {
+  if (within === '') return true;
+  const f = normaliseFolder(folder);
+  return f === within || f.startsWith(`${within}/`);
+}
+
+/**
+ * A run's own narrowing of its runner's selection (src/domain/types.ts `RunSelection`; `assay run
+ * --folder/--tag`): the test cases of `testCases` (loaded with their tags, as
+ * {@link resolveRunnerSelection} returns them) in `selection.folder` or a subfolder of it (paths
+ * compared segment by segment after src/domain/folders.ts `normaliseFolder`, as the folder filter
+ * of {@link testCaseQuery} selects them) that carry every tag of `selection.tags` (compared
+ * exactly), in their order. `testCases` itself when `selection` is null or narrows nothing (no
+ * folder or '', no tags). Pure: activities/runs.ts `startRun` and api/run-starter.ts use the same rule.
+ */
+export function narrowSelection(testCases: TestCase[], selection: RunSelection | null | undefined): TestCase[] {
+  const folder = normaliseFolder(selection?.folder ?? '');
+  const tags = selection?.tags ?? [];
+  if (folder === '' && tags.length === 0) return testCases;
+  return testCases.filter((tc) => {
+    if (!inFolder(tc.folder, folder)) return false;
+    const own = new Set(tagsOf(tc));
+    return tags.every((tag) => own.has(tag));
+  });
+}
+
+/** `lies in folder "a/b" (or below it) and carries the tags "x", "y"`: what a selection asks of a test case. */
+function selectionWords(selection: RunSelection): string {
+  const folder = normaliseFolder(selection.folder ?? '');
+  const tags = selection.tags ?? [];
+  return [
+    ...(folder !== '' ? [`lies in folder "${folder}" (or below it)`] : []),
+    ...(tags.length
+      ? [`carries the ${tags.length === 1 ? 'tag' : 'tags'} ${tags.map((t) => `"${t}"`).join(', ')}`]
+      : []),
+  ].join(' and ');
+}
+
+/**
+ * The reason a run whose own selection (`RunSelection`) leaves none of its runner's test cases
+ * cannot run, naming the runner, the folder and the tags: the error of a run that fails to start
+ * for it (activities/runs.ts `startRun`), and what the API can answer with a 422.
+ */
+export function narrowedSelectionMessage(runner: Pick<Runner, 'name'>, selection: RunSelection): string {
+  return `None of the test cases runner "${runner.name}" selects ${selectionWords(selection)}; a run would pass with 0 tests. Choose another folder or tags (assay run --folder/--tag), or change the runner.`;
 }

@@ -58,6 +58,8 @@ type StubbedName =
   | 'startRun'
   | 'saveProgress'
   | 'recordTestCaseResult'
+  | 'recordTestCaseResults'
+  | 'loadPlanTestCases'
   | 'finishRun'
   | 'executeApiNode'
   | 'runScript'
@@ -265,8 +267,28 @@ export async function startStubWorkflowEnv(queuePrefix: string): Promise<StubWor
     async recordTestCaseResult(input) {
       log('recordTestCaseResult', input.runId, input);
     },
+    // The suite path (workflows/suite.ts) stores results in batches: each is logged as one
+    // `recordTestCaseResult` call, so tests read every stored result the same way.
+    async recordTestCaseResults(input) {
+      const { results, ...progress } = input;
+      log('recordTestCaseResults', input.runId, input);
+      for (const r of results) log('recordTestCaseResult', input.runId, { ...progress, ...r });
+    },
+    async loadPlanTestCases(input) {
+      const run = log('loadPlanTestCases', input.runId, input);
+      return { from: input.from, testCases: run.plan.testCases.slice(input.from) };
+    },
     async finishRun(input) {
       log('finishRun', input.runId, input);
+      // The last results of a completed run are stored by its end (one write fewer): logged as
+      // `recordTestCaseResult` calls too, with the run's final progress.
+      if (input.status === 'completed')
+        for (const u of input.unfinished)
+          log('recordTestCaseResult', input.runId, {
+            runId: input.runId,
+            progress: { completed: input.summary.total, total: input.summary.total },
+            ...u,
+          });
     },
     async executeApiNode(input): Promise<ApiNodeOutput> {
       const run = log('executeApiNode', input.runId, input);

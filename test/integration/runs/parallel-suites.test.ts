@@ -167,11 +167,11 @@ describe('parallel suites: concurrency, order, dependencies, bail, narrowing, or
   it('bail: after N failed test cases the rest are skipped, those under way finish; the run completes failed', async () => {
     const folder = 'bail';
     await createCases(folder, [
-      { name: 'one', flow: [slow('1', 10)] },
-      { name: 'two fails', flow: [failing('2')] },
-      { name: 'three', flow: [slow('3', 10)] },
-      { name: 'four fails', flow: [failing('4')] },
-      ...Array.from({ length: 6 }, (_, i) => ({ name: `rest ${i + 5}`, flow: [slow(String(i + 5), 10)] })),
+      { name: 'one', flow: [slow('n1', 10)] },
+      { name: 'two fails', flow: [failing('n2')] },
+      { name: 'three', flow: [slow('n3', 10)] },
+      { name: 'four fails', flow: [failing('n4')] },
+      ...Array.from({ length: 6 }, (_, i) => ({ name: `rest ${i + 5}`, flow: [slow(`n${i + 5}`, 10)] })),
     ]);
     await createRunner(folder, { bail: 2 });
     const runId = await run(folder);
@@ -266,10 +266,10 @@ describe('parallel suites: concurrency, order, dependencies, bail, narrowing, or
           {
             type: 'api',
             id: 'post',
-            request: { method: 'GET', url: `{{base}}/fast?i=${i}`, headers: { 'x-note': 'n' } },
+            // The padding goes in the body the node would send; the target answers whatever it gets.
+            request: { method: 'POST', url: `{{base}}/fast?i=${i}`, body: { pad: filler } },
             assertions: [{ target: 'response.status', operator: 'equals', expected: 200 }],
           },
-          { type: 'context', id: 'pad', set: { pad: `'${filler}'` } },
         ],
       })),
     );

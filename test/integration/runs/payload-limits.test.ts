@@ -141,16 +141,19 @@ describe('payload caps and the closed-workflow reconciler', function () {
   });
 
   it('fails a run whose plan is over its cap with the reason, instead of a workflow task that can never complete', async () => {
-    // Three test cases with 800 KB request bodies: the plan (their flows) is 2.3 MiB.
+    // Sixteen test cases with 800 KB request bodies: the plan is 12.2 MiB, over what a run's row keeps (12 MiB).
     const big = (name: string) => ({
       name,
       flow: [{ type: 'api', request: { method: 'POST', url: '{{base}}/echo', body: { blob: 'p'.repeat(800_000) } } }],
     });
-    const runId = await startRun('big-plan', [big('one'), big('two'), big('three')]);
+    const runId = await startRun(
+      'big-plan',
+      Array.from({ length: 16 }, (_, i) => big(`big ${i}`)),
+    );
     const run = await waitForRun(app, runId, 60_000);
     expect(run.status).to.equal('failed');
     expect(run.error).to.match(
-      /^Run could not start: the run's plan \(the runner's test cases and the variables\) exceeds 1\.5 MiB \(2\.3 MiB\)/,
+      /^Run could not start: the run's plan \(the runner's test cases and the variables\) exceeds 12\.0 MiB \(12\.\d MiB\);.* Run part of it at a time \(assay run --folder <folder> or --tag <tag>\), or split its test cases over several runners\.$/,
     );
   });
 
