@@ -34,7 +34,7 @@ import type {
   ScriptNodeInput,
   ScriptNodeOutput,
 } from '../../activities';
-import type { FlowNode, RunPlan, RunSettings, TestCaseDefinition } from '../../src/domain/types';
+import type { FlowNode, RunPlan, RunSettings, TestCaseDefinition, TestCaseResult } from '../../src/domain/types';
 import { RUN_WORKFLOW_TYPE, type RunWorkflowInput } from '../../src/domain/run-workflow';
 import type { runWorkflow } from '../../workflows/run';
 import { findTemporalCli } from '../../src/temporal/dev-server';
@@ -103,6 +103,18 @@ export function inputsOf(run: StubRun, name: 'executeApiNode'): ApiNodeInput[];
 export function inputsOf(run: StubRun, name: StubbedName): unknown[];
 export function inputsOf(run: StubRun, name: StubbedName): unknown[] {
   return run.calls.filter((c) => c.name === name).map((c) => c.input);
+}
+
+/**
+ * Every result a run stored, by position: those its result writes stored, then those a completed
+ * run's end stored (`finishRun`'s `unfinished`: workflows/suite.ts leaves the last ones to it).
+ */
+export function storedResults(run: StubRun): Array<{ position: number; result: TestCaseResult }> {
+  const ended = inputsOf(run, 'finishRun').filter((f) => f.status === 'completed');
+  return [
+    ...inputsOf(run, 'recordTestCaseResult').map(({ position, result }) => ({ position, result })),
+    ...ended.flatMap((f) => f.unfinished),
+  ].sort((a, b) => a.position - b.position);
 }
 
 /** Resolves once `condition` holds (checked every 20 ms), or rejects after `timeoutMs`. */
@@ -271,7 +283,6 @@ export async function startStubWorkflowEnv(queuePrefix: string): Promise<StubWor
     // `recordTestCaseResult` call, so tests read every stored result the same way.
     async recordTestCaseResults(input) {
       const { results, ...progress } = input;
-      log('recordTestCaseResults', input.runId, input);
       for (const r of results) log('recordTestCaseResult', input.runId, { ...progress, ...r });
     },
     async loadPlanTestCases(input) {
@@ -280,15 +291,6 @@ export async function startStubWorkflowEnv(queuePrefix: string): Promise<StubWor
     },
     async finishRun(input) {
       log('finishRun', input.runId, input);
-      // The last results of a completed run are stored by its end (one write fewer): logged as
-      // `recordTestCaseResult` calls too, with the run's final progress.
-      if (input.status === 'completed')
-        for (const u of input.unfinished)
-          log('recordTestCaseResult', input.runId, {
-            runId: input.runId,
-            progress: { completed: input.summary.total, total: input.summary.total },
-            ...u,
-          });
     },
     async executeApiNode(input): Promise<ApiNodeOutput> {
       const run = log('executeApiNode', input.runId, input);

@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import {
   apiNode,
   inputsOf,
+  storedResults,
   newRunId,
   planOf,
   startStubWorkflowEnv,
@@ -48,7 +49,7 @@ describe('run workflow: disabled nodes and debug capture', function () {
     const outcome = await (await stubs.start(run)).result();
     expect(outcome.result).to.equal('passed');
     expect(inputsOf(run, 'executeApiNode').map((i) => i.request.url)).to.deep.equal(['http://stub.test/on']);
-    const [recorded] = inputsOf(run, 'recordTestCaseResult');
+    const [recorded] = storedResults(run);
     const nodes = recorded!.result.nodes;
     expect(nodes.map((n) => [n.id, n.status, n.reason])).to.deep.equal([
       ['off', 'skipped', 'disabled'],
@@ -93,7 +94,7 @@ describe('run workflow: disabled nodes and debug capture', function () {
       Array.from({ length: iterations }, (_, i) => `http://stub.test/item/${i}`),
     );
     expect(new Set(calls.map((c) => c.workflowId)).size, 'some iterations ran in child workflows').to.be.at.least(2);
-    const [recorded] = inputsOf(run, 'recordTestCaseResult');
+    const [recorded] = storedResults(run);
     const loop = recorded!.result.nodes[0]!;
     expect(loop.iterationResults).to.have.length(iterations);
     for (const [i, it] of loop.iterationResults!.entries()) {
@@ -107,7 +108,7 @@ describe('run workflow: disabled nodes and debug capture', function () {
     const runId = newRunId();
     const run = stubs.register({ plan: planOf(runId, [testCase('a', flow())]) });
     await (await stubs.start(run)).result();
-    const [recorded] = inputsOf(run, 'recordTestCaseResult');
+    const [recorded] = storedResults(run);
     expect(JSON.stringify(recorded!.result)).to.not.include('"debug"');
     expect(recorded!.result.nodes.map((n) => n.status)).to.deep.equal(['skipped', 'passed', 'skipped', 'passed']);
   });

@@ -22,6 +22,7 @@ import {
   apiNode,
   eventCounts,
   inputsOf,
+  storedResults,
   newRunId,
   planOf,
   startStubWorkflowEnv,
@@ -58,7 +59,7 @@ describe('workflow port with stubbed activities', function () {
     await handle.result();
     await (await start(short)).result();
 
-    const [record] = inputsOf(long, 'recordTestCaseResult');
+    const [record] = storedResults(long);
     expect(record!.result.status).to.equal('passed');
     expect(record!.result.nodes).to.have.length(nodes);
     expect(record!.result.nodes[nodes - 1]).to.deep.include({
@@ -107,7 +108,9 @@ describe('workflow port with stubbed activities', function () {
     expect(saves.length, 'checkpoints').to.be.within(3, 6);
     expect(often.calls.filter((c) => c.name === 'saveProgress').every((c) => !c.local)).to.equal(true);
     // The progress stored while the test case runs: not completed, the work fraction growing (at most 95 % until it ends).
-    expect(saves.map((s) => s.progress)).to.deep.equal(saves.map(() => ({ completed: 0, total: 1, percentage: 0 })));
+    expect(saves.map((s) => s.progress)).to.deep.equal(
+      saves.map(() => ({ completed: 0, total: 1, percentage: 0, running: 1 })),
+    );
     const work = saves.map((s) => s.work);
     expect(work).to.deep.equal([...work].sort((a, b) => a - b));
     expect(work[0]).to.be.above(0);
@@ -162,7 +165,7 @@ describe('workflow port with stubbed activities', function () {
       ).to.equal(1);
       expect(events.CHILD_WORKFLOW_EXECUTION_COMPLETED).to.equal(1);
 
-      const [record] = inputsOf(run, 'recordTestCaseResult');
+      const [record] = storedResults(run);
       const result = record!.result;
       expect(result.status).to.equal('failed');
       expect(result).to.include({ assertions: iterations + 1, passedAssertions: iterations });
@@ -218,10 +221,8 @@ describe('workflow port with stubbed activities', function () {
         error,
         summary: { total: 2, passed: 0, failed: 1, skipped: 1 },
       });
-      expect(finish!.unfinished.map((u) => [u.position, u.result.status])).to.deep.equal([
-        [0, 'failed'],
-        [1, 'skipped'],
-      ]);
+      expect(finish!.unfinished.map((u) => [u.position, u.result.status])).to.deep.equal([[0, 'failed']]);
+      expect(finish!.skipRest).to.deep.equal({ error });
     });
   });
 });
