@@ -125,7 +125,8 @@ down:
 record-histories: install
 	@$(ENV) ASSAY_RECORD_HISTORIES=1 npx mocha --no-config --require dist/test/setup.js --timeout 120000 --exit --node-option no-node-snapshot \
 		dist/test/integration/runs/runs.test.js dist/test/integration/durability/worker-restart.test.js dist/test/integration/runs/flows.test.js dist/test/integration/deployments/deployments.test.js \
-		dist/test/integration/history/rerun-replay.test.js dist/test/integration/durability/test-case-mode.test.js
+		dist/test/integration/history/rerun-replay.test.js dist/test/integration/durability/test-case-mode.test.js \
+		dist/test/integration/durability/parallel-crash.test.js
 
 clean:
 	rm -rf dist node_modules/.assay-install-stamp

@@ -412,9 +412,12 @@ async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
     }
   }
   const { outline: _dropped, ...plan } = started;
-  const local = plan.settings.apiNodeActivity === 'local';
+  const parallel = frozenParallel(plan);
+  // Test cases side by side: normal activities only (workflows/workflow-port.ts `normalActivitiesOnly`).
+  const sideBySide = parallel.concurrency > 1 && plan.variableScope !== 'run';
+  const local = plan.settings.apiNodeActivity === 'local' && !sideBySide;
   const source = new PlanTestCases(plan, outline, (from) =>
-    localStore.loadPlanTestCases({ runId, from }),
+    local ? localStore.loadPlanTestCases({ runId, from }) : store.loadPlanTestCases({ runId, from }),
   );
   const expectedNodes =
     outline?.expectedNodes ??
@@ -427,8 +430,8 @@ async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   // The root port reports for the test case under way when one runs at a time (workflows/suite.ts).
   let rootHooks: TestCaseHooks | undefined;
   const segmented = plan.durability === 'testCase' && !plan.performance;
-  const parallel = frozenParallel(plan);
   const port = createWorkflowPort({
+    ...(sideBySide ? { normalActivitiesOnly: true } : {}),
     ...(segmented
       ? { durability: 'testCase' as const, segmentProgress: () => rootHooks?.segmentProgress?.() ?? ledger.segmentProgress(-1) }
       : {}),

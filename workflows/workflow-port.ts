@@ -140,6 +140,16 @@ export interface WorkflowPortOptions {
   debug?: boolean;
   /** The run's per-origin limits (RunPlan `parallel.originLimits`): API nodes and segments carry them. Absent: none. */
   originLimits?: OriginLimits;
+  /**
+   * Every activity a normal one, whatever `apiNodeActivity` says: for test cases run side by side
+   * (docs/parallel.md). A workflow task's local activities are recorded as markers, and which of
+   * them reach the workflow code together in one activation is not recorded; with several test
+   * cases under way, what one decides (the next test case to start, the sequence number of its next
+   * activity) would depend on that, and a replay could schedule activities in another order (a
+   * nondeterminism error: test/fixtures/histories/parallel-suite-crashed-node.json showed it).
+   * Normal activities' completions arrive with the workflow tasks recorded in history.
+   */
+  normalActivitiesOnly?: boolean;
 }
 
 /** How long a test case segment may go without a heartbeat before Temporal retries it elsewhere. */
@@ -265,8 +275,10 @@ export const LANE_PATCH = 'parallel-lane-clocks';
  */
 export function createWorkflowPort(options: WorkflowPortOptions): WorkflowPort {
   const { runId, settings, deadlineMs } = options;
-  const local = settings.apiNodeActivity === 'local';
+  // Test cases side by side: normal activities only (see WorkflowPortOptions `normalActivitiesOnly`).
+  const local = settings.apiNodeActivity === 'local' && !options.normalActivitiesOnly;
   const activities = local ? localNodeActivities : nodeActivities;
+  const expressionActivities = options.normalActivitiesOnly ? nodeActivities : localNodeActivities;
   // Frozen in the plan (RunSettings.checkpointMs); plans from before it have none.
   const checkpointMs = settings.checkpointMs ?? CHECKPOINT_MS;
   let observed = 0;
@@ -542,11 +554,11 @@ export function createWorkflowPort(options: WorkflowPortOptions): WorkflowPort {
         } catch (err) {
           if (!(err instanceof ExpressionError) || err.code !== BUDGET_CODE) throw err;
         }
-        const out = await localNodeActivities.evaluateExpression.executeWithOptions(
+        const out = await expressionActivities.evaluateExpression.executeWithOptions(
           { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 2 }, summary: 'heavy expression' },
           [{ expression, input }],
         );
-        pendingMarkers += 1;
+        if (!options.normalActivitiesOnly) pendingMarkers += 1;
         if (out.error) throw new ExpressionError(out.error.message, expression, out.error.code);
         return out.value;
       },

@@ -282,7 +282,7 @@ export async function checkTestCaseBody(
 
 /**
  * A test case's `dependsOn` as stored: null when empty. @throws Problem 422 `unknown-reference`
- * naming `dependsOn/<i>` for an id that is not a test case of the workspace, 400 `validation-failed`
+ * naming `dependsOn[<i>]` for an id that is not a test case of the workspace, 400 `validation-failed`
  * for the test case itself.
  */
 async function checkedDependsOn(

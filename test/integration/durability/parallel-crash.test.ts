@@ -5,12 +5,13 @@
  * the target received no more repeats than each mode promises (docs/durability.md "What a crash
  * repeats"): in the `node` mode at most the node under way of each test case, in the `testCase`
  * mode at most the nodes since each test case's last checkpoint (about two seconds' worth) and the
- * one under way.
+ * one under way. The histories are recorded for the replay test (`make record-histories`).
  */
 import { expect } from 'chai';
 import { eventually, startTestApp, waitForRun, type TestApp } from '../../helpers/app';
 import { processEnv, spawnAssay, type AssayProcess } from '../../helpers/processes';
 import { startRecorder, type Recorder } from '../../helpers/recorder';
+import { recordHistory } from '../../helpers/temporal';
 
 type Json = Record<string, any>;
 
@@ -96,6 +97,8 @@ describe('parallel runs: a worker killed (-9) with 16 test cases under way', fun
       else expect(repeated, context).to.be.at.most(recent + underWay);
       expect(repeated, context).to.be.lessThan(beforeKill);
       for (const w of workers.splice(0)) await w.kill();
+      // Test case lanes replayed after a crash (test/integration/runs/replay.test.ts).
+      await recordHistory(`parallel-suite-crashed-${durability}`, `run-${runId}`);
     });
   }
 });

@@ -235,7 +235,7 @@ describe('parallel suites: concurrency, order, dependencies, bail, narrowing, or
       dependsOn: ['tc_nope'],
     });
     expect(badDep.status).to.equal(422);
-    expect(badDep.body.errors[0].field).to.equal('dependsOn/0');
+    expect(badDep.body.errors[0].field).to.equal('dependsOn[0]');
   });
 
   it('per-origin limit: with concurrency 8 and maxInFlight 2 the target never sees more than 2 of the run at once', async () => {

@@ -3,8 +3,9 @@
  * timed-out run, a cancelled run, a run whose worker was killed, the last execution of a run that
  * continued as new, a flow with every node type, a loop continued in a child workflow, a run started
  * by a schedule, the outgoing webhook deliveries of a run, a failed run recording its resume state,
- * a resumed run, a run in the `testCase` durability mode, and a run of Parallel lanes whose worker
- * was killed twice) replay
+ * a resumed run, a run in the `testCase` durability mode, a run of Parallel lanes whose worker
+ * was killed twice, and parallel runs of 16 test cases at once whose worker was killed, in both
+ * durability modes: docs/parallel.md) replay
  * against the current workflow bundle. A change to workflow code that
  * would break runs in flight fails here. Refresh the fixtures with `make record-histories` when a
  * change is deliberately made compatible (with `patched()`), never to silence this test.
@@ -43,6 +44,8 @@ describe('replay of recorded workflow histories', function () {
       'resumed-run.json',
       'test-case-durability.json',
       'parallel-lanes-crashed.json',
+      'parallel-suite-crashed-node.json',
+      'parallel-suite-crashed-testCase.json',
     ]);
     expect(fs.existsSync(BUNDLE_PATH), 'run `npm run build` first').to.equal(true);
   });
