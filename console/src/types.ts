@@ -37,7 +37,14 @@ export interface Run {
    * Test cases done of all; a running performance run's in seconds of its profile (`unit: 'seconds'`,
    * docs/performance.md "Results").
    */
-  progress?: { completed: number; total: number; percentage: number; unit?: 'seconds' };
+  progress?: {
+    completed: number;
+    total: number;
+    percentage: number;
+    unit?: 'seconds';
+    /** Test cases under way now (docs/parallel.md); absent from servers before parallel suites. */
+    running?: number;
+  };
   result?: string;
   summary?: { total: number; passed: number; failed: number; skipped: number };
   duration?: number;
@@ -51,7 +58,37 @@ export interface Run {
   origin?: RunOrigin;
   /** Its durability mode (docs/durability.md "Durability modes"): frozen when it starts; while queued, the one it will get. */
   durability?: Durability;
+  /**
+   * Its scheduling (docs/parallel.md): once started, the settings frozen in its plan (defaults
+   * filled: concurrency 1, bail 0, originLimits null); while queued, its own (null: inherited).
+   */
+  concurrency?: number | null;
+  bail?: number | null;
+  originLimits?: OriginLimits | null;
+  /** Its own narrowing of the runner's selection (`POST /v1/runs` `folder`, `tags`); absent when none. */
+  selection?: { folder?: string; tags?: string[] };
 }
+
+/**
+ * Per-origin limits on a run's HTTP requests (docs/parallel.md "Protecting the target"):
+ * `maxInFlight` requests at once per origin (1–1000), `requestsPerSecond` started per second (0–10000].
+ */
+export interface OriginLimits {
+  maxInFlight?: number;
+  requestsPerSecond?: number;
+}
+
+/** The scheduling fields of runners, deployments and runs (docs/parallel.md; null: inherited). */
+export interface ParallelFields {
+  /** Test cases under way at once, 1–{@link MAX_CONCURRENCY}. */
+  concurrency?: number | null;
+  /** Stop starting test cases after this many failed; 0: never. */
+  bail?: number | null;
+  originLimits?: OriginLimits | null;
+}
+
+/** The most test cases a run may have under way at once (src/domain/types.ts `MAX_CONCURRENCY`). */
+export const MAX_CONCURRENCY = 64;
 
 /** A run still to end: `queued` or `running` (docs/api.md "Runs"). */
 export function isActive(run: { status: string }): boolean {
@@ -100,6 +137,12 @@ export interface Runner {
   quarantineFlaky?: boolean;
   /** How its runs are made durable (docs/durability.md "Durability modes"); `node` by default. */
   durability?: Durability;
+  /** Test cases under way at once, 1–64 (docs/parallel.md); 1 by default. */
+  concurrency?: number;
+  /** Stop starting test cases after this many failed; 0 (default): never. */
+  bail?: number;
+  /** Per-origin request limits; null: none. */
+  originLimits?: OriginLimits | null;
 }
 
 /** A run's durability mode (docs/durability.md "Durability modes"): every node a durable step, or each test case one. */

@@ -169,7 +169,7 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
   const envs = useLoad((signal) => listAll<Environment>('/v1/environments', signal), []);
   const profiles = useLoad((signal) => listAll<{ name: string }>('/v1/auth-profiles', signal), []);
   const testCases = useLoad(
-    (signal) => listAll<{ id: string; name: string; reusable?: boolean }>('/v1/test-cases', signal),
+    (signal) => listAll<{ id: string; name: string; folder?: string; reusable?: boolean }>('/v1/test-cases', signal),
     [],
   );
   // The workspace files multipart parts and file bodies choose from (none when the listing fails).
@@ -469,6 +469,8 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
           problem={saveProblem}
           readOnly={!writable}
           authProfiles={(profiles.data ?? []).map((p) => p.name)}
+          testCases={testCases.data}
+          selfId={id}
           onSet={(k, v) => store.dispatch(cmd.setTestCaseField(k, v as never))}
         />
       </details>

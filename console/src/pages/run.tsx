@@ -4,7 +4,9 @@
  * link to the workflow in the Temporal Web UI; cancel and re-run; rerun only the failed test
  * cases, replay the frozen plan, resume from the failed node (docs/history.md), compare with the
  * baseline or another run; each test case's history strip on this run's runner and environment,
- * with its flaky and quarantined marks. Performance runs add their
+ * with its flaky and quarantined marks; how it is scheduled (`8 at once`, `bail after 2`, the
+ * folder and tags it narrowed its runner to, and while running the test cases under way:
+ * docs/parallel.md). Performance runs add their
  * figures and per-second charts (docs/performance.md "Results"). Polls every second while the run
  * is queued or running.
  */
@@ -68,6 +70,9 @@ export function RunPage() {
     const r = run.data!;
     const body: Record<string, unknown> = { runner: r.runner, environment: r.environment };
     if (r.timeout) body.timeout = r.timeout;
+    // The same part of the runner (docs/parallel.md "Part of a runner"); its scheduling is the runner's again.
+    if (r.selection?.folder !== undefined) body.folder = r.selection.folder;
+    if (r.selection?.tags?.length) body.tags = r.selection.tags;
     // Masked values (a read key's "***", secrets' {secret: true, value: "***"}) cannot be sent again.
     if (
       r.variables &&
@@ -137,6 +142,7 @@ export function RunPage() {
                 </span>
               </>
             )}
+            {!r.performance && !perf && <Scheduling run={r} />}
             {r.planHash && (
               <>
                 {' '}
@@ -317,7 +323,56 @@ function progressWords(r: Run): string {
     const verb = state === 'paused' ? 'paused at' : state === 'stopping' ? 'stopping at' : 'elapsed';
     return `${verb} ${profileSeconds(elapsed)} of ${total === undefined ? '?' : profileSeconds(total)}`;
   }
+  // Servers with parallel suites say how many are under way (docs/parallel.md).
+  if (p?.running !== undefined) return `${p.completed} of ${p.total} done, ${p.running} under way`;
   return `${p?.completed ?? 0} of ${p?.total ?? '?'} test cases`;
+}
+
+/**
+ * How a functional run is scheduled, after the durability in the header (docs/parallel.md): `8 at
+ * once` (concurrency above 1), `bail after 2` (bail set), `folder users · tags smoke` (its own
+ * narrowing of the runner). A queued run's null fields are inherited and not known yet: not shown.
+ */
+function Scheduling({ run: r }: { run: Run }) {
+  const sel = r.selection;
+  const narrowing = [
+    ...(sel?.folder !== undefined ? [sel.folder === '' ? 'every folder' : `folder ${sel.folder}`] : []),
+    ...(sel?.tags?.length ? [`tags ${sel.tags.join(', ')}`] : []),
+  ];
+  return (
+    <>
+      {typeof r.concurrency === 'number' && r.concurrency > 1 && (
+        <>
+          {' '}
+          ·{' '}
+          <span data-testid="concurrency" title="Test cases under way at once (docs/parallel.md)">
+            {r.concurrency} at once
+          </span>
+        </>
+      )}
+      {typeof r.bail === 'number' && r.bail > 0 && (
+        <>
+          {' '}
+          ·{' '}
+          <span
+            data-testid="bail"
+            title={`No test case starts once ${r.bail} failed; the rest are skipped (docs/parallel.md "Bail")`}
+          >
+            bail after {r.bail}
+          </span>
+        </>
+      )}
+      {narrowing.length > 0 && (
+        <>
+          {' '}
+          ·{' '}
+          <span data-testid="selection" title="This run's part of its runner's test cases (docs/parallel.md)">
+            only {narrowing.join(' · ')}
+          </span>
+        </>
+      )}
+    </>
+  );
 }
 
 /** Seconds of a load profile in words, whole seconds: `21 s`, `2 min 5 s`, `1 h 30 min`. */

@@ -1,14 +1,33 @@
 /**
  * Start a run: a runner, an environment, variables that override the
  * environment's for this run (strings, numbers, booleans: `true`, `42` are sent typed), and a
- * timeout in seconds. `POST /v1/runs`, then the run's page.
+ * timeout in seconds; under "Options" (collapsed), this run's scheduling over the runner's (test
+ * cases at once, stop after failures, per-origin limits) and a narrowing of the runner's selection to
+ * a folder and tags (docs/parallel.md), all empty by default (inherited, the whole selection).
+ * `POST /v1/runs`, then the run's page.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, type Page } from '../api';
 import { useAction, useLoad } from '../hooks';
 import type { Environment, Run, Runner } from '../types';
 import { Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
+import { ParallelInputs, parallelBody, useParallel } from '../resources/parallel';
+
+/** The body fields the "Options" section sets. */
+const OPTION_FIELDS = ['concurrency', 'bail', 'originLimits', 'folder', 'tags'];
+
+/** `a, b ,, c` → `['a', 'b', 'c']`: comma-separated tags, each once. */
+export function tagList(text: string): string[] {
+  return [
+    ...new Set(
+      text
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
+}
 
 /** A variable value as typed: `true`/`false` → boolean, a plain number → number, else the string. */
 export function typedValue(text: string): string | number | boolean {
@@ -29,14 +48,27 @@ export function StartRunPage() {
   const [environment, setEnvironment] = useState(query.environment ?? '');
   const [timeout, setTimeoutS] = useState('1800');
   const [vars, setVars] = useState<{ name: string; value: string }[]>([{ name: '', value: '' }]);
+  const parallel = useParallel(undefined);
+  const [folder, setFolder] = useState('');
+  const [tags, setTags] = useState('');
+  const options = useRef<HTMLDetailsElement>(null);
   const start = useAction(async () => {
     const variables: Record<string, string | number | boolean> = {};
     for (const v of vars) if (v.name.trim()) variables[v.name.trim()] = typedValue(v.value);
     const body: Record<string, unknown> = { runner, environment, timeout: Number(timeout) };
     if (Object.keys(variables).length) body.variables = variables;
+    // Only what is set is sent: the rest is the runner's (or its whole selection).
+    Object.assign(body, parallelBody(parallel.text, 'omit'));
+    if (folder.trim()) body.folder = folder.trim();
+    if (tagList(tags).length) body.tags = tagList(tags);
     const run = await api<Run>('POST', '/v1/runs', body);
     route(`/runs/${run.runId}`);
   });
+  // A refusal naming one of the options opens them, so its error shows at its input.
+  useEffect(() => {
+    const named = OPTION_FIELDS.some((f) => fieldError(start.problem, f));
+    if (named && options.current) options.current.open = true;
+  }, [start.problem]);
 
   const noRunners = runners.data && runners.data.items.length === 0;
   const noEnvs = envs.data && envs.data.items.length === 0;
@@ -108,6 +140,26 @@ export function StartRunPage() {
             Add variable
           </button>
         </fieldset>
+        <details class="run-options" ref={options}>
+          <summary>Options: test cases at once, stop after failures, part of the runner</summary>
+          <ParallelInputs state={parallel} problem={start.problem} inherit="the runner’s" />
+          <div class="row">
+            <Field
+              label="Only the folder"
+              hint="only its test cases in this folder or below it; empty: all of them"
+              error={fieldError(start.problem, 'folder')}
+            >
+              <input value={folder} onInput={(e) => setFolder(e.currentTarget.value)} />
+            </Field>
+            <Field
+              label="Only the tags"
+              hint="comma-separated; only its test cases carrying every one; empty: all of them"
+              error={fieldError(start.problem, 'tags')}
+            >
+              <input value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
+            </Field>
+          </div>
+        </details>
         <ProblemBox problem={start.problem} />
         <button type="submit" disabled={start.busy || !runner || !environment}>
           {start.busy ? 'Starting…' : 'Start run'}

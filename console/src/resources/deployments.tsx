@@ -2,7 +2,8 @@
  * Deployment pages (docs/deployments.md): the list, one deployment with its
  * runner, environment and schedule (cron, time zone, the next fire times Temporal reports in
  * `scheduleState.nextRunTimes`), an enabled switch (`PATCH {enabled}`), the incoming webhook's
- * address with a copy button and a curl example, "Run now", its recent runs and their outgoing
+ * address with a copy button and a curl example, its scheduling over the runner's (test cases at once,
+ * stop after failures, per-origin limits: docs/parallel.md; empty: the runner's), "Run now", its recent runs and their outgoing
  * webhook deliveries; create and edit (write keys).
  *
  * The webhook token and signing secret are shown by the API once (creation, rotation, turning the
@@ -17,13 +18,21 @@ import { useLocation, useRoute } from 'preact-iso';
 import { api, withQuery, type Page, type Problem, problemOf } from '../api';
 import { useAction, useLoad, usePoll } from '../hooks';
 import { can } from '../session';
-import { DURABILITY_WORDS, type Durability, type Environment, type Run, type Runner } from '../types';
+import {
+  DURABILITY_WORDS,
+  type Durability,
+  type Environment,
+  type OriginLimits,
+  type Run,
+  type Runner,
+} from '../types';
 import { dateTime, duration, relative } from '../format';
 import { Editor, type EditorMark } from '../ui/editor';
 import { Badge, ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
 import { CodeBlock, listAll, Loading, marksUnder, pretty, readJson, seg } from './common';
 import { ResourceList } from './list';
 import { BaselineField, BaselineText, useBaseline, withBaseline } from '../history/baseline';
+import { anyParallel, ParallelDetails, ParallelInputs, parallelBody, useParallel } from './parallel';
 
 /** A deployment as `GET /v1/deployments/{id}` answers it (docs/deployments.md). */
 export interface Deployment {
@@ -49,6 +58,10 @@ export interface Deployment {
   baseline?: string | null;
   /** Its runs' durability mode over the runner's (docs/durability.md "Durability modes"); null: the runner's. */
   durability?: Durability | null;
+  /** Its runs' scheduling over the runner's (docs/parallel.md); null: the runner's. */
+  concurrency?: number | null;
+  bail?: number | null;
+  originLimits?: OriginLimits | null;
   /** Only in the answer that issued it (creation, rotation, first enabling of the webhook). */
   webhookToken?: string;
   signingSecret?: string;
@@ -281,6 +294,7 @@ export function DeploymentPage() {
               <dd data-testid="durability">
                 {d.durability ? DURABILITY_WORDS[d.durability] : <span class="muted">the runner’s</span>}
               </dd>
+              <ParallelDetails value={d} inherited />
             </dl>
             <label class="res-switch">
               <input
@@ -554,6 +568,7 @@ function DeploymentForm({
   const [mark, setMark] = useState<EditorMark | undefined>();
   const baseline = useBaseline(deployment?.baseline);
   const [durability, setDurability] = useState<Durability | ''>(deployment?.durability ?? '');
+  const parallel = useParallel(deployment);
   const save = useAction(async () => {
     setMark(undefined);
     const read = readJson(webhooks, 'The webhooks');
@@ -575,6 +590,9 @@ function DeploymentForm({
     withBaseline(body, deployment?.baseline, baseline.value);
     // Sent when the server's deployment has the field or the form sets it (as the baseline).
     if (deployment?.durability !== undefined || durability) body.durability = durability || null;
+    // Empty inputs: null, the runner's.
+    if (deployment?.concurrency !== undefined || anyParallel(parallel.text))
+      Object.assign(body, parallelBody(parallel.text, 'null'));
     const saved = deployment
       ? await api<Deployment>('PATCH', `/v1/deployments/${seg(deployment.id)}`, body)
       : await api<Deployment>('POST', '/v1/deployments', body);
@@ -637,6 +655,7 @@ function DeploymentForm({
           <option value="testCase">{DURABILITY_WORDS.testCase}</option>
         </select>
       </Field>
+      <ParallelInputs state={parallel} problem={p} inherit="the runner’s" />
       <label class="check">
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} /> Enabled
         (starts runs)

@@ -4,7 +4,8 @@
  * (`GET /v1/runners/{name}/test-cases`, in order), a link to start a run with it, and the form to
  * create (`POST /v1/runners`) or replace (`PUT /v1/runners/{name}`) a runner (write keys), with
  * its baseline (none, the last passing run, or a pinned run) and whether it quarantines flaky test
- * cases (docs/history.md "Baselines", "Quarantine").
+ * cases (docs/history.md "Baselines", "Quarantine"), and how its runs are scheduled: test cases at
+ * once, stop after failures, per-origin request limits (docs/parallel.md; ./parallel.tsx).
  * Selection rules: docs/api.md "Runners".
  */
 import { useState } from 'preact/hooks';
@@ -19,6 +20,7 @@ import { listAll, Loading, marksUnder, pretty, readJson, seg, TagChips } from '.
 import { ResourceList } from './list';
 import type { TestCase } from './test-cases';
 import { BaselineField, BaselineText, useBaseline, withBaseline } from '../history/baseline';
+import { anyParallel, ParallelDetails, ParallelInputs, parallelBody, useParallel } from './parallel';
 
 /** What a runner selects, in words: `3 ids, folder users, tags smoke`. */
 export function selectionText(r: Runner): string {
@@ -158,6 +160,7 @@ export function RunnerPage() {
             </dd>
             <dt>Durability</dt>
             <dd data-testid="durability">{DURABILITY_WORDS[r.durability ?? 'node']}</dd>
+            <ParallelDetails value={r} />
             <dt>Baseline</dt>
             <dd data-testid="baseline">
               <BaselineText baseline={r.baseline} />
@@ -235,6 +238,7 @@ function RunnerForm({
   const [order, setOrder] = useState(runner?.order ?? 'name');
   const [variableScope, setVariableScope] = useState(runner?.variableScope ?? 'testCase');
   const [durability, setDurability] = useState<Durability>(runner?.durability ?? 'node');
+  const parallel = useParallel(runner);
   const [profile, setProfile] = useState(runner?.loadProfile ? pretty(runner.loadProfile) : '');
   const baseline = useBaseline(runner?.baseline);
   const [quarantineFlaky, setQuarantineFlaky] = useState(runner?.quarantineFlaky ?? false);
@@ -276,6 +280,9 @@ function RunnerForm({
     withBaseline(body, runner?.baseline, baseline.value);
     if (runner?.quarantineFlaky !== undefined || quarantineFlaky) body.quarantineFlaky = quarantineFlaky;
     if (runner?.durability !== undefined || durability !== 'node') body.durability = durability;
+    // Empty inputs: the defaults (PUT replaces, so an absent field is reset to it).
+    if (runner?.concurrency !== undefined || anyParallel(parallel.text))
+      Object.assign(body, parallelBody(parallel.text, 'omit', 'null'));
     const saved = runner
       ? await api<Runner>('PUT', `/v1/runners/${seg(runner.name)}`, body)
       : await api<Runner>('POST', '/v1/runners', body);
@@ -354,6 +361,7 @@ function RunnerForm({
           </select>
         </Field>
       </div>
+      <ParallelInputs state={parallel} problem={p} />
       <BaselineField state={baseline} problem={p} />
       <label class="check">
         <input

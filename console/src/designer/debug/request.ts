@@ -27,8 +27,11 @@ export interface DebugRunBody {
   variables?: Record<string, unknown>;
 }
 
-/** The keys sent: `id`, then the document's in the order the API documents them. */
-const FIELDS = ['id', ...DOC_KEYS] as const;
+/**
+ * The keys sent: `id`, then the document's in the order the API documents them, but `dependsOn`: a
+ * debug run is one test case alone, with nothing to wait for (docs/parallel.md "Dependencies").
+ */
+const FIELDS = ['id', ...DOC_KEYS.filter((k) => k !== 'dependsOn')] as const;
 
 /**
  * The body that debugs `doc` in `environment`: the test case's own fields (those of

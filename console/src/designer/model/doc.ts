@@ -38,6 +38,11 @@ export interface TestCaseDoc {
   /** An auth profile's name, `'none'`, or null (inherit the folder's). */
   authProfile: string | null;
   reusable: boolean;
+  /**
+   * Ids of test cases that must have passed in the same run before this one starts
+   * (docs/parallel.md "Dependencies"); [] for none.
+   */
+  dependsOn: string[];
 }
 
 /** The keys of a {@link TestCaseDoc}, in the order the API documents them. */
@@ -51,6 +56,7 @@ export const DOC_KEYS = [
   'hooks',
   'authProfile',
   'reusable',
+  'dependsOn',
 ] as const satisfies ReadonlyArray<keyof TestCaseDoc>;
 
 /** What the server manages beside the document: the test case's id, its version (ETag) and `updatedAt` (ISO 8601). */
@@ -62,13 +68,23 @@ export interface ServerFields {
 
 /** An empty test case named `name`: what "New test case" opens. */
 export function emptyDoc(name = 'New test case', folder = ''): TestCaseDoc {
-  return { name, folder, tags: [], description: '', flow: [], dataSets: [], authProfile: null, reusable: false };
+  return {
+    name,
+    folder,
+    tags: [],
+    description: '',
+    flow: [],
+    dataSets: [],
+    authProfile: null,
+    reusable: false,
+    dependsOn: [],
+  };
 }
 
 /**
  * Splits a test case as the API answers it (GET, PUT, POST) into the document and the server's
  * fields. Missing fields get the API's defaults (`folder` '', `tags` [], `description` '',
- * `dataSets` [], `authProfile` null, `reusable` false), so an older answer still opens.
+ * `dataSets` [], `authProfile` null, `reusable` false, `dependsOn` []), so an older answer still opens.
  */
 export function fromTestCase(json: Record<string, unknown>): { doc: TestCaseDoc; server: ServerFields } {
   const doc: TestCaseDoc = {
@@ -80,6 +96,7 @@ export function fromTestCase(json: Record<string, unknown>): { doc: TestCaseDoc;
     dataSets: Array.isArray(json.dataSets) ? (json.dataSets as DataSet[]) : [],
     authProfile: typeof json.authProfile === 'string' ? json.authProfile : null,
     reusable: json.reusable === true,
+    dependsOn: Array.isArray(json.dependsOn) ? (json.dependsOn as string[]) : [],
   };
   if (json.hooks && typeof json.hooks === 'object') doc.hooks = json.hooks as ScriptConfig;
   const server: ServerFields = {};
@@ -92,6 +109,8 @@ export function fromTestCase(json: Record<string, unknown>): { doc: TestCaseDoc;
 /**
  * The body of `PUT /v1/test-cases/{id}` (or POST) for `doc`: every field, `hooks` null when absent
  * (PUT replaces the record, so a field left out would be cleared: docs/console.md "The designer").
+ * `dependsOn` is sent when not empty: absent clears it, as [] would (api/routes/test-cases.ts), and
+ * a server without dependencies is not sent a field it refuses.
  */
 export function toRequestBody(doc: TestCaseDoc): Record<string, unknown> {
   return {
@@ -104,6 +123,7 @@ export function toRequestBody(doc: TestCaseDoc): Record<string, unknown> {
     hooks: doc.hooks ?? null,
     authProfile: doc.authProfile,
     reusable: doc.reusable,
+    ...(doc.dependsOn?.length ? { dependsOn: doc.dependsOn } : {}),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The test case's own fields in the designer (docs/console.md "The designer"): name, folder, tags,
  * description, the auth profile its API nodes inherit, whether other test cases may reference it
- * (Ref nodes), its data sets (./DataSets.tsx: cards, tables of rows, CSV; "Edit all as JSON" shows
+ * (Ref nodes), the test cases it depends on (`dependsOn`: ids, chosen by name from the workspace's;
+ * docs/parallel.md "Dependencies"), its data sets (./DataSets.tsx: cards, tables of rows, CSV; "Edit all as JSON" shows
  * the whole list in a code editor labelled "Data sets") and its hooks (a code editor labelled
  * "Hooks"). Each change is one `onSet(key, value)`, which the page turns into an undoable command;
  * the API's field errors are shown at their field.
@@ -35,12 +36,18 @@ export function TestCaseSettings({
   problem,
   readOnly,
   authProfiles,
+  testCases = [],
+  selfId,
 }: {
   doc: TestCaseDoc;
   onSet: SetDocField;
   problem: Problem | undefined;
   readOnly: boolean;
   authProfiles: string[];
+  /** The workspace's test cases, the choices of "Depends on". */
+  testCases?: TestCaseChoice[];
+  /** This test case's id (not offered: a test case cannot depend on itself); undefined while new. */
+  selfId?: string;
 }) {
   const [tags, setTags] = useState(doc.tags.join(', '));
   useEffect(() => {
@@ -124,6 +131,14 @@ export function TestCaseSettings({
           Reusable (other test cases may run it as a Ref node)
         </label>
       </div>
+      <DependsOn
+        value={doc.dependsOn ?? []}
+        testCases={testCases}
+        selfId={selfId}
+        readOnly={readOnly}
+        error={fieldError(problem, 'dependsOn')}
+        onChange={(ids) => onSet('dependsOn', ids)}
+      />
       <div class="field dz-ds-field">
         <div class="dz-ds-field-head">
           <span class="field-label">Data sets (rows for Iteration nodes; docs/flows.md "Data sets")</span>
@@ -190,6 +205,98 @@ export function TestCaseSettings({
           onChange={(code) => onSet('hooks', code.trim() ? { ...(doc.hooks ?? {}), code } : undefined)}
         />
       </div>
+    </div>
+  );
+}
+
+/** A test case "Depends on" offers: its id, name and folder ('' at the top level). */
+export interface TestCaseChoice {
+  id: string;
+  name: string;
+  folder?: string;
+}
+
+/**
+ * "Depends on": the chosen test cases by name (in folder), each with a remove button, and a list to
+ * add one of the workspace's others. Ids the workspace no longer has show as ids, marked unknown
+ * (saving them is refused with the API's `unknown-reference`, shown here).
+ */
+function DependsOn({
+  value,
+  testCases,
+  selfId,
+  readOnly,
+  error,
+  onChange,
+}: {
+  value: string[];
+  testCases: TestCaseChoice[];
+  selfId: string | undefined;
+  readOnly: boolean;
+  error: string | undefined;
+  onChange: (ids: string[]) => void;
+}) {
+  const byId = new Map(testCases.map((t) => [t.id, t]));
+  const label = (t: TestCaseChoice) => (t.folder ? `${t.folder}/${t.name}` : t.name);
+  const choices = testCases
+    .filter((t) => t.id !== selfId && !value.includes(t.id))
+    .sort((a, b) => label(a).localeCompare(label(b)));
+  return (
+    <div class={`field${error ? ' field-invalid' : ''}`} role="group" aria-labelledby="dz-depends-on">
+      <span class="field-label" id="dz-depends-on">
+        Depends on
+      </span>
+      <ul class="dz-depends" aria-label="Depends on">
+        {value.length === 0 && <li class="muted">nothing: it starts whenever a slot is free</li>}
+        {value.map((id) => {
+          const t = byId.get(id);
+          return (
+            <li key={id} class="badge res-tag" data-id={id}>
+              {t ? label(t) : <code>{id}</code>}
+              {!t && testCases.length > 0 && <span class="field-error"> unknown</span>}
+              {!readOnly && (
+                <button
+                  type="button"
+                  class="dz-depends-remove"
+                  aria-label={`Remove dependency ${t ? label(t) : id}`}
+                  onClick={() => onChange(value.filter((x) => x !== id))}
+                >
+                  ×
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {!readOnly && (
+        <select
+          aria-label="Add a dependency"
+          value=""
+          disabled={choices.length === 0}
+          onChange={(e) => {
+            const id = e.currentTarget.value;
+            if (id) onChange([...value, id]);
+            e.currentTarget.value = '';
+          }}
+        >
+          <option value="">{choices.length ? 'Add a test case it waits for…' : 'no other test case'}</option>
+          {choices.map((t) => (
+            <option key={t.id} value={t.id}>
+              {label(t)}
+            </option>
+          ))}
+        </select>
+      )}
+      {error ? (
+        <span class="field-error" role="alert">
+          {error}
+        </span>
+      ) : (
+        <span class="field-hint">
+          test cases that must pass first in the same run; when one fails or is skipped this one is skipped
+          (docs/parallel.md "Dependencies")
+        </span>
+      )}
     </div>
   );
 }
