@@ -372,7 +372,11 @@ async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   const runId = input.runId ?? `run_${ulidFrom(Date.now(), Math.random)}`;
   if (!input.runId && input.deploymentId) {
     try {
-      await store.createScheduledRun({ runId, deploymentId: input.deploymentId, workflowId: workflowInfo().workflowId });
+      await store.createScheduledRun({
+        runId,
+        deploymentId: input.deploymentId,
+        workflowId: workflowInfo().workflowId,
+      });
     } catch (err) {
       throw ApplicationFailure.nonRetryable(
         `Scheduled run not created: ${rootMessage(err)}`,
@@ -433,7 +437,10 @@ async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   const port = createWorkflowPort({
     ...(sideBySide ? { normalActivitiesOnly: true } : {}),
     ...(segmented
-      ? { durability: 'testCase' as const, segmentProgress: () => rootHooks?.segmentProgress?.() ?? ledger.segmentProgress(-1) }
+      ? {
+          durability: 'testCase' as const,
+          segmentProgress: () => rootHooks?.segmentProgress?.() ?? ledger.segmentProgress(-1),
+        }
       : {}),
     runId,
     settings: plan.settings,
@@ -536,7 +543,9 @@ async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   // A failed test case's resume point is stored by the result write, not by the run's end.
   const withResume = outcome.unstored.filter((u) => u.resumeState);
   if (withResume.length > 0) await finalStore.recordTestCaseResults({ ...progressInput(), results: withResume });
-  const unfinished = outcome.unstored.filter((u) => !u.resumeState).map(({ position, result }) => ({ position, result }));
+  const unfinished = outcome.unstored
+    .filter((u) => !u.resumeState)
+    .map(({ position, result }) => ({ position, result }));
   let skipRest: { error: string } | undefined;
   if (outcome.ending === 'bail') {
     // Bail (docs/parallel.md "Bail"): the test cases that never started are stored skipped.

@@ -179,7 +179,12 @@ export class SuiteLedger {
   /** Epoch ms when the run should end at the pace so far. */
   estimatedCompletionMs(nowMs: number): number | undefined {
     if (!this.plan) return undefined;
-    return estimateCompletion({ startedAtMs: this.plan.startedAtMs, deadlineMs: this.deadlineMs, work: this.work, nowMs });
+    return estimateCompletion({
+      startedAtMs: this.plan.startedAtMs,
+      deadlineMs: this.deadlineMs,
+      work: this.work,
+      nowMs,
+    });
   }
 
   live(nowMs: number): RunLiveState {

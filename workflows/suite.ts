@@ -106,10 +106,15 @@ export class SuiteRun {
     /** Whether every dependency of `position` has ended; `blocked`: one failed, was skipped, or comes after it. */
     const dependencyState = (position: number): { ready: boolean; blocked?: string } => {
       for (const dep of dependencies[position] ?? []) {
-        if (dep >= position) return { ready: true, blocked: `test case ${dep + 1}, which comes after it in the runner's order` };
+        if (dep >= position)
+          return { ready: true, blocked: `test case ${dep + 1}, which comes after it in the runner's order` };
         const outcome = ledger.outcomes[dep];
         if (outcome === undefined) return { ready: false };
-        if (outcome !== 'passed') return { ready: true, blocked: `test case ${dep + 1}, which ${outcome === 'failed' ? 'failed' : 'was skipped'}` };
+        if (outcome !== 'passed')
+          return {
+            ready: true,
+            blocked: `test case ${dep + 1}, which ${outcome === 'failed' ? 'failed' : 'was skipped'}`,
+          };
       }
       return { ready: true };
     };
@@ -186,7 +191,8 @@ export class SuiteRun {
           );
         // Capped (src/domain/limits.ts): the result is an activity input, written to history.
         result = capTestCaseResult(result);
-        if (result.status === 'failed' && plan.quarantine?.includes(testCase.id)) result = { ...result, quarantined: true };
+        if (result.status === 'failed' && plan.quarantine?.includes(testCase.id))
+          result = { ...result, quarantined: true };
         const resumeState = result.status === 'failed' ? resume.capture?.point : undefined;
         ended(position, result, expected, resumeState);
       } finally {

@@ -696,11 +696,13 @@ export const SCHEMAS = {
       },
       bail: {
         type: ['integer', 'null'],
-        description: 'Failed test cases after which it stops starting others (0: never); while queued, its own or null.',
+        description:
+          'Failed test cases after which it stops starting others (0: never); while queued, its own or null.',
       },
       originLimits: {
         type: ['object', 'null'],
-        description: 'Per-origin limits on its requests (docs/parallel.md "Protecting the target"); null: none (or, queued, inherited).',
+        description:
+          'Per-origin limits on its requests (docs/parallel.md "Protecting the target"); null: none (or, queued, inherited).',
       },
       selection: {
         type: 'object',

@@ -355,6 +355,9 @@ const runner = {
   loadProfile: null,
   variableScope: 'testCase',
   durability: 'node',
+  concurrency: 1,
+  bail: 0,
+  originLimits: null,
   createdAt: AT,
   updatedAt: AT,
 };
@@ -371,6 +374,9 @@ const runCompleted = {
   environment: 'staging',
   trigger: 'api',
   durability: 'node',
+  concurrency: 4,
+  bail: 0,
+  originLimits: null,
   timeout: 600,
   variables: { build: '1.4.2' },
   createdAt: AT,
@@ -388,7 +394,7 @@ const runRunning = {
   summary: undefined,
   duration: undefined,
   completedAt: undefined,
-  progress: { completed: 3, total: 10, percentage: 30 },
+  progress: { completed: 3, total: 10, percentage: 30, running: 4 },
   estimatedCompletion: LATER,
 };
 const debugRun = {
@@ -439,6 +445,9 @@ const deployment = {
   },
   loadProfile: null,
   durability: null,
+  concurrency: null,
+  bail: null,
+  originLimits: null,
   createdAt: AT,
   updatedAt: AT,
 };

@@ -45,9 +45,17 @@ export const PARALLEL_FIELDS = {
 
 /** Deployment and run fields: a value, or null for the one it would inherit. */
 export const NULLABLE_PARALLEL_FIELDS = {
-  concurrency: { ...CONCURRENCY, type: ['integer', 'null'], description: `${CONCURRENCY.description} Null: inherited.` },
+  concurrency: {
+    ...CONCURRENCY,
+    type: ['integer', 'null'],
+    description: `${CONCURRENCY.description} Null: inherited.`,
+  },
   bail: { ...BAIL, type: ['integer', 'null'], description: `${BAIL.description} Null: inherited.` },
-  originLimits: { ...ORIGIN_LIMITS, type: ['object', 'null'], description: `${ORIGIN_LIMITS.description} Null: inherited.` },
+  originLimits: {
+    ...ORIGIN_LIMITS,
+    type: ['object', 'null'],
+    description: `${ORIGIN_LIMITS.description} Null: inherited.`,
+  },
 } as const;
 
 /** The fields as a request body carries them. */

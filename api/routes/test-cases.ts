@@ -295,7 +295,9 @@ async function checkedDependsOn(
   const self = ids.indexOf(selfId ?? '');
   if (selfId !== undefined && self >= 0)
     throw invalid([fieldError(['dependsOn', self], 'a test case cannot depend on itself')]);
-  const found = await manager.getRepository(TestCase).find({ select: { id: true }, where: { workspaceId, id: In(ids) } });
+  const found = await manager
+    .getRepository(TestCase)
+    .find({ select: { id: true }, where: { workspaceId, id: In(ids) } });
   const known = new Set(found.map((t) => t.id));
   const errors = ids
     .map((id, i) => ({ id, i }))

@@ -9,6 +9,7 @@
 import type { ApiNodeAuthProfile } from './auth-profiles';
 import type {
   AttemptResult,
+  OriginLimits,
   HttpExchange,
   ResolvedRequest,
   RetryPolicy,
@@ -39,11 +40,8 @@ export interface OuterHook {
   script: ScriptConfig;
 }
 
-/** Per-origin limits of the run (docs/parallel.md "Protecting the target"): honoured across workers. */
-export interface OriginLimits {
-  maxInFlight?: number;
-  requestsPerSecond?: number;
-}
+/** Per-origin limits of the run: src/domain/types.ts `OriginLimits`. */
+export type { OriginLimits };
 
 /** Input of an API node: the resolved request, its hooks and retries, and the run's deadline. */
 export interface ApiNodeInput extends ScriptScope {

@@ -1099,6 +1099,12 @@ export type RunTrigger = 'api' | 'schedule' | 'webhook' | 'debug';
 export const VARIABLE_SCOPES = ['testCase', 'run'] as const;
 export type VariableScope = (typeof VARIABLE_SCOPES)[number];
 
+/** Per-origin limits of a run (docs/parallel.md "Protecting the target"): honoured across workers. */
+export interface OriginLimits {
+  maxInFlight?: number;
+  requestsPerSecond?: number;
+}
+
 /**
  * How a run's test cases are scheduled (docs/parallel.md), as stored on runners, deployments and
  * runs (`parallel`) and frozen into the plan: every field optional; a run's own fields over its
@@ -1294,7 +1300,6 @@ export const RUN_SETTING_NAMES = [
 /** One mock response of a design (spec "Mock definition"). */
 export type { MockDelay, MockStateAction } from './mocks';
 import type { MockDelay, MockStateAction } from './mocks';
-import type { OriginLimits } from './node-io';
 
 export interface MockResponse {
   /** HTTP status, 100 to 599. */

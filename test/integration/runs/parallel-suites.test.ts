@@ -105,7 +105,10 @@ describe('parallel suites: concurrency, order, dependencies, bail, narrowing, or
       );
       const done = await waitForRun(app, runId);
       expect(done, JSON.stringify(done)).to.include({ status: 'completed', result: 'passed', concurrency: 4 });
-      expect([...seen].some((n) => n > 1), `progress.running seen: ${[...seen]}`).to.equal(true);
+      expect(
+        [...seen].some((n) => n > 1),
+        `progress.running seen: ${[...seen]}`,
+      ).to.equal(true);
       const hits = target.hits.filter(ofRun(runId));
       expect(hits).to.have.length(24);
       expect(mostAtOnce(hits)).to.be.within(2, 4);
@@ -285,4 +288,3 @@ describe('parallel suites: concurrency, order, dependencies, bail, narrowing, or
     expect(Math.max(...sizes)).to.be.below(600 * 1024);
   });
 });
-
