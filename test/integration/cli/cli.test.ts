@@ -99,6 +99,11 @@ describe('assay CLI', function () {
           ['run', '--runner', 'green', '--env', 'local', '--durability', 'activity'],
           /--durability must be one of node, testCase, not "activity"/,
         ],
+        [
+          ['run', '--runner', 'green', '--env', 'local', '--concurrency', '65'],
+          /--concurrency must be a whole number from 1 to 64, not "65"/,
+        ],
+        [['run', '--runner', 'green', '--env', 'local', '--rps', '0'], /--rps must be a number above 0/],
         [['frobnicate'], /^assay: unknown command 'frobnicate'$/m],
       ];
       for (const [args, message] of cases) {
@@ -207,6 +212,43 @@ describe('assay CLI', function () {
       expect((await app.request('GET', `/v1/runs/${runId}`)).body.durability).to.equal('testCase');
       const waited = await runCli(['wait', runId], { app, cwd });
       expect(waited.code, waited.stderr).to.equal(0);
+    });
+
+    it('--concurrency, --bail, --max-in-flight, --rps and --folder/--tag reach the run (docs/parallel.md)', async () => {
+      const r = await runCli(
+        [
+          'run',
+          '--runner',
+          'green',
+          '--env',
+          'local',
+          '--var',
+          'user=1',
+          '--concurrency',
+          '4',
+          '--bail',
+          '--max-in-flight',
+          '3',
+          '--rps',
+          '2.5',
+          '--wait',
+        ],
+        { app, cwd },
+      );
+      expect(r.code, r.stderr + r.stdout).to.equal(0);
+      const runId = /run_\w+/.exec(r.stdout + r.stderr)![0];
+      const run = (await app.request('GET', `/v1/runs/${runId}`)).body;
+      expect(run).to.deep.include({
+        concurrency: 4,
+        bail: 1,
+        originLimits: { maxInFlight: 3, requestsPerSecond: 2.5 },
+      });
+      const narrowed = await runCli(['run', '--runner', 'green', '--env', 'local', '--tag', 'no-such-tag'], {
+        app,
+        cwd,
+      });
+      expect(narrowed.code).to.equal(2);
+      expect(narrowed.stderr).to.match(/runner-selects-nothing|no-such-tag/);
     });
 
     it('a run that times out exits 3 with the reason', async () => {
