@@ -338,11 +338,19 @@ async function saveRunner(client: AssayClient, wanted: { name: string }, exists:
 }
 
 /**
- * Bytes of test case documents (JSON) one runner of an import selects at most: a run carries its
- * runner's test cases in its plan, capped at 1.5 MiB (src/domain/limits.ts `planBytes`); a MiB
- * leaves room for the variables and each test case's own fields in the plan.
+ * Bytes of test case documents (JSON) one runner of an import selects at most: a run's plan is
+ * stored outside the workflow's history, capped at 12 MiB as the store's write counts it
+ * (src/domain/limits.ts `storedPlanBytes`, each `"`, `\\` and `'` twice; docs/parallel.md "Plans of
+ * any size"); 8 MiB leaves room for the escapes, the variables and each test case's own fields.
+ * `ASSAY_IMPORT_RUNNER_BYTES` sets another (smaller runners run, and report, sooner in CI).
  */
-export const RUNNER_PLAN_BUDGET = 1024 * 1024;
+export const RUNNER_PLAN_BUDGET = 8 * 1024 * 1024;
+
+/** {@link RUNNER_PLAN_BUDGET}, or `ASSAY_IMPORT_RUNNER_BYTES` when it is a positive whole number. */
+export function runnerPlanBudget(env: NodeJS.ProcessEnv = process.env): number {
+  const given = Number(env.ASSAY_IMPORT_RUNNER_BYTES);
+  return Number.isInteger(given) && given > 0 ? Math.min(given, RUNNER_PLAN_BUDGET) : RUNNER_PLAN_BUDGET;
+}
 
 /** The test cases (in the import's order) cut into consecutive parts of at most `budget` bytes each. */
 export function splitByBytes<T>(items: Array<{ item: T; bytes: number }>, budget: number): T[][] {
@@ -379,7 +387,7 @@ async function syncSplitRunners(
   const sized = report.testCases.flatMap((tc, i) =>
     tc.action === 'failed' ? [] : [{ item: { id: tc.id, bytes: sizes[i]! }, bytes: sizes[i]! }],
   );
-  const parts = splitByBytes(sized, RUNNER_PLAN_BUDGET);
+  const parts = splitByBytes(sized, runnerPlanBudget());
   const out: NonNullable<OpenApiImportReport['runners']> = [];
   for (const [i, part] of parts.entries()) {
     const partName = `${name}-${i + 1}`;
@@ -499,7 +507,7 @@ function printReport(ctx: CliContext, r: OpenApiImportReport): void {
     const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
     const all = r.runners.reduce((n, x) => n + x.bytes, 0);
     ctx.note(
-      `Runners: the test cases are ${mib(all)} MiB together, over what one run carries (1.5 MiB): ${r.runners.length} runners, run each:`,
+      `Runners: the test cases are ${mib(all)} MiB together, over what one runner holds (${mib(runnerPlanBudget())} MiB): ${r.runners.length} runners, run each:`,
     );
     for (const x of r.runners)
       ctx.note(`  ${pad(x.name, 24)}${x.testCases} test cases, ${mib(x.bytes)} MiB (${would}${x.action})`);
@@ -599,7 +607,7 @@ export function registerOpenApiImport(
       if (flags.runner) {
         const sizes = plan.testCases.map((tc) => Buffer.byteLength(JSON.stringify(tc.body)));
         const total = sizes.reduce((n, bytes) => n + bytes, 0);
-        if (total <= RUNNER_PLAN_BUDGET) {
+        if (total <= runnerPlanBudget()) {
           report.runner = {
             name: flags.runner,
             action: await syncRunner(client, flags.runner, plan, dry),

@@ -484,7 +484,8 @@ describe('assay import openapi (CLI, real API and worker)', function () {
         mockBase,
         '--json',
       ],
-      { app, cwd: dir },
+      // Runners of at most 1 MiB (the default, 8 MiB, would take one runner: docs/parallel.md).
+      { app, cwd: dir, env: { ASSAY_IMPORT_RUNNER_BYTES: String(1024 * 1024) } },
     );
     expect(r.code, r.stderr).to.equal(0);
     const report = JSON.parse(r.stdout);
@@ -493,7 +494,7 @@ describe('assay import openapi (CLI, real API and worker)', function () {
     expect(runners.map((x) => x.name)).to.deep.equal(['wide-1', 'wide-2']);
     expect(runners.reduce((n, x) => n + x.testCases, 0)).to.equal(40);
     for (const x of runners) expect(x.bytes).to.be.at.most(1024 * 1024);
-    expect(r.stderr).to.match(/over what one run carries \(1\.5 MiB\): 2 runners, run each/);
+    expect(r.stderr).to.match(/over what one runner holds \(1\.0 MiB\): 2 runners, run each/);
     expect((await app.request('GET', '/v1/runners/wide')).body).to.include({ folder: 'wide' });
     // Hyphenated path parameters are mocked too: every test case passes.
     for (const x of runners) {
