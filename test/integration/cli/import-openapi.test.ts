@@ -507,7 +507,11 @@ describe('assay import openapi (CLI, real API and worker)', function () {
       expect(results.summary).to.include({ total: x.testCases, passed: x.testCases });
     }
     // A re-import leaves both runners as they are.
-    const again = await runCli(['import', 'openapi', wide, '--runner', 'wide', '--json'], { app, cwd: dir });
+    const again = await runCli(['import', 'openapi', wide, '--runner', 'wide', '--json'], {
+      app,
+      cwd: dir,
+      env: { ASSAY_IMPORT_RUNNER_BYTES: String(1024 * 1024) },
+    });
     expect(JSON.parse(again.stdout).runners.map((x: { action: string }) => x.action)).to.deep.equal([
       'unchanged',
       'unchanged',
