@@ -61,7 +61,7 @@ test-workflows: install
 lint: $(STAMP)
 	@$(ENV) npm run --silent lint
 
-## bench: run overhead against Newman and an undici loop; the CLI against the Newman CLI; script hooks against postman-sandbox; mocks against bare node:http and Prism (npm peers installed on demand into ~/.cache/assay/peers); stateful CRUD mocks on SQLite and MySQL/MariaDB against Mockoon's CRUD routes; OpenAPI mocks against their own contract tests; bundler cold and cached against plain esbuild; worker-kill cost and polling latency; load generation against autocannon and k6; live control latency of a performance run (command → every shard); scaling with worker processes; durability modes node and testCase (one run and 20 at once) against Newman and undici loops; an OAuth 2.0 auth profile against a static bearer header under load; one test case's history over 10,000 runs on SQLite and MySQL/MariaDB; 1,000 runs waiting at Callback nodes (BENCH_CALLBACK_RUNS); Poll delays on Temporal's default timer settings and on Assay's dev server; the payload codec per payload, ring key against workspace keys and sealed secrets (docs/benchmarks.md)
+## bench: run overhead against Newman and an undici loop; the CLI against the Newman CLI; script hooks against postman-sandbox; mocks against bare node:http and Prism (npm peers installed on demand into ~/.cache/assay/peers); stateful CRUD mocks on SQLite and MySQL/MariaDB against Mockoon's CRUD routes; OpenAPI mocks against their own contract tests; bundler cold and cached against plain esbuild; worker-kill cost and polling latency; load generation against autocannon and k6; live control latency of a performance run (command → every shard); scaling with worker processes; durability modes node and testCase (one run and 20 at once) against Newman and undici loops; parallel suites (concurrency 1/4/16, both modes) against Newman; an OAuth 2.0 auth profile against a static bearer header under load; one test case's history over 10,000 runs on SQLite and MySQL/MariaDB; 1,000 runs waiting at Callback nodes (BENCH_CALLBACK_RUNS); Poll delays on Temporal's default timer settings and on Assay's dev server; the payload codec per payload, ring key against workspace keys and sealed secrets (docs/benchmarks.md)
 bench: install
 	@$(ENV) node --no-node-snapshot dist/bench/run-overhead.js
 	@$(ENV) node --no-node-snapshot dist/bench/cli.js
@@ -75,6 +75,7 @@ bench: install
 	@$(ENV) scripts/k6.sh && node --no-node-snapshot dist/bench/load.js
 	@$(ENV) node --no-node-snapshot dist/bench/scaling.js
 	@$(ENV) node --no-node-snapshot dist/bench/durability-modes.js
+	@$(ENV) node --no-node-snapshot dist/bench/parallel-suite.js
 	@$(ENV) node --no-node-snapshot dist/bench/load-control.js
 	@$(ENV) node --no-node-snapshot dist/bench/oauth-profile.js
 	@$(ENV) node --no-node-snapshot dist/bench/history-query.js

@@ -57,9 +57,10 @@ export async function startTargetServer(): Promise<{ url: string; close(): void 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
-export async function undiciFloor(url: string): Promise<number> {
+/** `total` sequential undici GETs of `${url}/users/{i}` (default this bench's 200); ms. */
+export async function undiciFloor(url: string, total = TOTAL): Promise<number> {
   const started = performance.now();
-  for (let i = 0; i < TOTAL; i++) {
+  for (let i = 0; i < total; i++) {
     const res = await request(`${url}/users/${i}`);
     const json = (await res.body.json()) as { name: string };
     if (res.statusCode !== 200 || json.name !== 'Ada') throw new Error('unexpected response');
@@ -67,8 +68,9 @@ export async function undiciFloor(url: string): Promise<number> {
   return performance.now() - started;
 }
 
-export function newmanCollection(url: string): string {
-  const item = Array.from({ length: TOTAL }, (_, i) => ({
+/** A Postman collection file of `total` GETs of `${url}/users/{i}` (default this bench's 200), one status test each. */
+export function newmanCollection(url: string, total = TOTAL): string {
+  const item = Array.from({ length: total }, (_, i) => ({
     name: `get user ${i}`,
     request: { method: 'GET', url: `${url}/users/${i}` },
     event: [{ listen: 'test', script: { exec: ['pm.test("status is 200", () => pm.response.to.have.status(200));'] } }],
