@@ -126,10 +126,10 @@ export async function runAndWait<T = Record<string, unknown>>(
 /**
  * A worker process (`node dist/bin/main.js worker`) on the stack's store and task queue, with the
  * local egress policy, `options.env` on top; resolves once its log says it polls ("worker
- * started"), rejects when it exits first or does not start within 120 s. Its stdout is drained;
- * stderr goes to this process's. For benches that run workers as separate processes. `wrapper`: a
- * command that execs the rest (`['ip', 'netns', 'exec', ns]`: the worker in another network
- * namespace; test/cluster/load-hosts.test.ts), so the child's pid is Node's.
+ * started"), rejects when it exits first or does not start within 120 s (then it is killed). Its
+ * stdout is drained; stderr goes to this process's. For benches that run workers as separate
+ * processes. `wrapper`: a command that execs the rest (`['ip', 'netns', 'exec', ns]`: the worker in
+ * another network namespace; test/cluster/load-hosts.test.ts), so the child's pid is Node's.
  */
 export async function spawnWorkerProcess(
   stack: LocalStack,
@@ -155,7 +155,11 @@ export async function spawnWorkerProcess(
     },
   );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('worker did not start within 120 s')), 120_000);
+    const timer = setTimeout(() => {
+      // Not left running (and holding the caller's stderr) when the caller gives up on it.
+      child.kill('SIGKILL');
+      reject(new Error('worker did not start within 120 s'));
+    }, 120_000);
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();

@@ -389,6 +389,11 @@ export function createWorkflowPort(options: WorkflowPortOptions): WorkflowPort {
         heartbeatTimeout: SEGMENT_HEARTBEAT_TIMEOUT,
         retry: { maximumAttempts: SEGMENT_ATTEMPTS, initialInterval: '200 milliseconds' },
         cancellationType: ActivityCancellationType.TRY_CANCEL,
+        // Test cases side by side: through the server's matching, to any worker of the task queue.
+        // Eagerly dispatched (src/temporal/dev-server.ts), each segment went to the worker that
+        // completed the workflow task, i.e. the one holding the run: 61 of 64 test cases on one of
+        // two hosts (test/cluster/suite-hosts.test.ts). Sequential runs keep eager dispatch.
+        allowEagerDispatch: !options.normalActivitiesOnly,
         summary,
       },
       [input],

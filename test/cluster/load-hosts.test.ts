@@ -1,6 +1,7 @@
 /**
  * Load from many hosts (docs/performance.md "Load from many hosts"): a performance run's shards on
- * load workers on different machines add up. Built on this machine with Linux network namespaces:
+ * load workers on different machines add up. Built on this machine with Linux network namespaces
+ * (test/helpers/netns.ts):
  *
  *   root namespace   bridge assaylh0 10.231.0.1/24: the Temporal dev server, the API and a worker
  *                    that does not take load shards (ASSAY_LOAD_SHARDS_PER_WORKER=0), SQLite store
@@ -26,103 +27,29 @@
  * Namespaces, bridge and processes are removed after the suite, also when it fails, and any left by
  * an earlier, killed run are removed before it. Bounded: the suite's timeout is 3 minutes.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { spawnWorkerProcess, startLocalStack, type LocalStack } from '../../bin/local-stack';
+import { forwarder, netnsMissing, netnsNetwork, NoTbf, startNodeInNamespace } from '../helpers/netns';
 
-const PREFIX = 'assaylh';
-const BRIDGE = `${PREFIX}0`;
-const NET = '10.231.0';
-const HUB = `${NET}.1`;
-const TARGET_NS = `${PREFIX}-t`;
-const TARGET_IP = `${NET}.10`;
-const TARGET_PORT = 8080;
-const HOSTS = [
-  { ns: `${PREFIX}-1`, ip: `${NET}.11` },
-  { ns: `${PREFIX}-2`, ip: `${NET}.12` },
-];
 /**
  * Each load host's outgoing link (tc rate): measured, about 625 requests/s per host (a request
  * with its ACKs is about 200 bytes on the wire), a fraction of what one load worker makes on a core
  * here. At 2mbit (1,250/s a host) the two hosts, the target and the stack needed most of this
  * machine's two cores, and beside a running `make cluster` in CI the ratio fell to 1.66: the
- * hosts' capacity must be the link, never the shared CPU.
+ * hosts' capacity must be the link, never the shared CPU. The queue (tbf latency 100 ms) holds far
+ * more than a host's VUs have in flight, so nothing is dropped.
  */
 const HOST_LINK_RATE = '1mbit';
+const network = netnsNetwork({ prefix: 'assaylh', net: '10.231.0', hosts: 2, hostLink: { rate: HOST_LINK_RATE } });
+const { hub: HUB, hosts: HOSTS } = network;
+const TARGET_NS = network.target.ns;
+const TARGET_IP = network.target.ip;
+const TARGET_PORT = 8080;
 const VUS = 20;
 const SECONDS = 8;
-
-/** Runs a command, throwing with its stderr on failure. */
-function sh(cmd: string, ...args: string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-/** Runs a command, ignoring any failure (cleanup). */
-function quiet(cmd: string, ...args: string[]): void {
-  try {
-    execFileSync(cmd, args, { stdio: 'ignore' });
-  } catch {
-    /* already gone */
-  }
-}
-
-/** Why this machine cannot build the namespaces, or undefined when it can. */
-function missing(): string | undefined {
-  if (process.env.ASSAY_CLUSTER !== '1') return 'ASSAY_CLUSTER=1 not set (make test-cluster sets it)';
-  if (process.platform !== 'linux') return 'network namespaces need Linux';
-  if (process.getuid?.() !== 0) return 'not root (network namespaces need root)';
-  for (const tool of ['ip', 'tc'])
-    try {
-      execFileSync(tool, ['-V'], { stdio: 'ignore' });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return `no \`${tool}\` (apt-get install -y iproute2)`;
-    }
-  return undefined;
-}
-
-/** Removes every namespace and link of this suite (also an earlier run's). */
-function teardownNetwork(): void {
-  for (const ns of [TARGET_NS, ...HOSTS.map((h) => h.ns)]) quiet('ip', 'netns', 'del', ns);
-  quiet('ip', 'link', 'del', BRIDGE);
-}
-
-/** The kernel has no tbf queueing discipline (sch_tbf): the suite is skipped, naming it. */
-class NoTbf extends Error {}
-
-/**
- * Bridge in the root namespace, one namespace per host with a veth pair to the bridge; each load
- * host's eth0 sends at most HOST_LINK_RATE (tbf; its queue holds 100 ms, far more than its VUs
- * have in flight, so nothing is dropped). Throws {@link NoTbf} when the kernel refuses tbf.
- */
-function buildNetwork(): void {
-  sh('ip', 'link', 'add', BRIDGE, 'type', 'bridge');
-  sh('ip', 'addr', 'add', `${HUB}/24`, 'dev', BRIDGE);
-  sh('ip', 'link', 'set', BRIDGE, 'up');
-  const nodes = [{ ns: TARGET_NS, ip: TARGET_IP }, ...HOSTS];
-  nodes.forEach(({ ns, ip }, i) => {
-    const outer = `${PREFIX}v${i}`;
-    sh('ip', 'netns', 'add', ns);
-    sh('ip', 'link', 'add', outer, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns);
-    sh('ip', 'link', 'set', outer, 'master', BRIDGE);
-    sh('ip', 'link', 'set', outer, 'up');
-    sh('ip', 'netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up');
-    sh('ip', 'netns', 'exec', ns, 'ip', 'addr', 'add', `${ip}/24`, 'dev', 'eth0');
-    sh('ip', 'netns', 'exec', ns, 'ip', 'link', 'set', 'eth0', 'up');
-    if (ns !== TARGET_NS) {
-      const tbf = ['tbf', 'rate', HOST_LINK_RATE, 'burst', '4kb', 'latency', '100ms'];
-      try {
-        sh('ip', 'netns', 'exec', ns, 'tc', 'qdisc', 'add', 'dev', 'eth0', 'root', ...tbf);
-      } catch (err) {
-        throw new NoTbf(
-          `the kernel refused a tbf qdisc (${String((err as { stderr?: string }).stderr ?? err).trim()})`,
-        );
-      }
-    }
-  });
-}
 
 /** The target: a node:http server in its namespace; GET /count answers its counts by source address and resets them. */
 const TARGET_SOURCE = `
@@ -141,48 +68,10 @@ http.createServer((req, res) => {
 }).listen(${TARGET_PORT}, '${TARGET_IP}', () => console.log('listening'));
 `;
 
-/** Starts the target in its namespace; resolves when it listens. */
-function startTarget(): Promise<ChildProcess> {
-  const child = spawn('ip', ['netns', 'exec', TARGET_NS, process.execPath, '-e', TARGET_SOURCE], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('target did not listen within 20 s')), 20_000);
-    child.stdout!.once('data', () => {
-      clearTimeout(timer);
-      resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`target exited (${code})`)));
-  });
-}
-
 /** The target's requests by source address since the last call. */
 async function targetCounts(): Promise<Record<string, number>> {
   const res = await fetch(`http://${TARGET_IP}:${TARGET_PORT}/count`, { signal: AbortSignal.timeout(5000) });
   return (await res.json()) as Record<string, number>;
-}
-
-/** A TCP forwarder listening on `host` (a free port) to `to` (`host:port`). */
-async function forwarder(host: string, to: string): Promise<{ port: number; close(): void }> {
-  const [toHost, toPort] = [to.slice(0, to.lastIndexOf(':')), Number(to.slice(to.lastIndexOf(':') + 1))];
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((inbound) => {
-    const outbound = net.connect(toPort, toHost);
-    for (const s of [inbound, outbound]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => (s === inbound ? outbound : inbound).destroy());
-    }
-    inbound.pipe(outbound).pipe(inbound);
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
 }
 
 describe('load from many hosts (network namespaces; ASSAY_CLUSTER=1, root)', function () {
@@ -192,21 +81,20 @@ describe('load from many hosts (network namespaces; ASSAY_CLUSTER=1, root)', fun
   const cleanups: Array<() => void> = [];
 
   before(async function () {
-    const why = missing();
+    const why = netnsMissing();
     if (why) {
       console.log(`      skipped: ${why}`);
       return this.skip();
     }
-    teardownNetwork();
+    network.teardown();
     try {
-      buildNetwork();
+      network.build();
     } catch (err) {
-      teardownNetwork();
       if (!(err instanceof NoTbf)) throw err;
       console.log(`      skipped: ${err.message}`);
       return this.skip();
     }
-    children.push(await startTarget());
+    children.push(await startNodeInNamespace(TARGET_NS, TARGET_SOURCE));
     const dataDir = fs.mkdtempSync('/tmp/assay-load-hosts-');
     stack = await startLocalStack({
       DATABASE_URL: `sqlite://${path.join(dataDir, 'assay.db')}`,
@@ -226,7 +114,7 @@ describe('load from many hosts (network namespaces; ASSAY_CLUSTER=1, root)', fun
           // stay on the root namespace's worker.
           ASSAY_LOAD_ONLY: 'true',
           ASSAY_LOAD_THREADS: '1',
-          ASSAY_EGRESS_ALLOW: `${NET}.0/24`,
+          ASSAY_EGRESS_ALLOW: network.cidr,
           TEMPORAL_ADDRESS: `${HUB}:${temporal.port}`,
         },
       });
@@ -255,7 +143,7 @@ describe('load from many hosts (network namespaces; ASSAY_CLUSTER=1, root)', fun
     for (const c of children) c.kill('SIGKILL');
     await stack?.stop().catch(() => undefined);
     for (const c of cleanups) c();
-    teardownNetwork();
+    network.teardown();
   });
 
   /** One run of the profile on `shards` shards; its results' figures and the target's counts. */
