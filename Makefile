@@ -108,7 +108,7 @@ cluster-down:
 cluster-status:
 	@$(ENV) node dist/bin/cluster.js status
 
-## test-cluster: the cluster suite (REST smoke, a run, a schedule, a webhook, kill -9 chaos) against the running `make cluster`; no rebuild, so the cluster's dist/ stays as it runs; and load from two hosts on network namespaces (test/cluster/load-hosts.test.ts: root only, needs no cluster)
+## test-cluster: the cluster suite (REST smoke, a run, a schedule, a webhook, kill -9 chaos) against the running `make cluster`; no rebuild, so the cluster's dist/ stays as it runs; load from two hosts on network namespaces (test/cluster/load-hosts.test.ts) and a parallel suite over 1, 2 and 4 worker hosts (test/cluster/suite-hosts.test.ts; both root only, need no cluster)
 test-cluster: $(STAMP)
 	@$(ENV) ASSAY_CLUSTER=1 $(MOCHA_ONLY) --timeout 300000 'dist/test/cluster/**/*.test.js'
 
