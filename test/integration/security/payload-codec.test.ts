@@ -65,12 +65,14 @@ const leaks = (text: string): string[] => leakForms(MARKER).filter((form) => tex
 /**
  * Every payload in a raw history or in the CLI's JSON of it (objects whose `metadata` holds an
  * `encoding`), but those the codec never sees by design: search attributes (Temporal indexes
- * them; Assay's hold ids and names) and the bookkeeping `data` of local-activity markers (sequence
- * numbers and times written by the SDK's core; the activity's result beside it is a payload).
+ * them; Assay's hold ids and names), the bookkeeping `data` of local-activity markers (sequence
+ * numbers and times written by the SDK's core; the activity's result beside it is a payload), and
+ * the `patch-data` of patch markers (`patched()`: the patch id, a constant of Assay's workflow code
+ * such as `suite-path-parallel-test-cases`, written by the SDK's core, never a user's data).
  */
 function payloadsOf(node: unknown, out: Payload[] = [], path = ''): Payload[] {
   if (node === null || typeof node !== 'object' || ArrayBuffer.isView(node)) return out;
-  if (/searchAttributes$|markerRecordedEventAttributes\.details\.data$/.test(path)) return out;
+  if (/searchAttributes$|markerRecordedEventAttributes\.details\.(data|patch-data)$/.test(path)) return out;
   const maybe = node as Payload;
   if (maybe.metadata && typeof maybe.metadata === 'object' && 'encoding' in maybe.metadata) {
     out.push(maybe);
