@@ -218,7 +218,9 @@ export interface PlanTestCasesPage {
 }
 
 /** Input of `recordTestCaseResults`: results of several test cases, stored together, then the progress. */
-export interface RecordTestCaseResultsInput extends ProgressInput {
+export interface RecordTestCaseResultsInput extends Omit<ProgressInput, 'progress'> {
+  /** The run's progress to store with them; absent (a test case's child workflow, which does not know it): left as it is. */
+  progress?: ProgressInput['progress'];
   /** Each as in {@link RecordTestCaseInput}; a position given twice keeps its last result. */
   results: Array<{ position: number; result: TestCaseResult; resumeState?: ResumePoint }>;
 }
@@ -907,7 +909,7 @@ export function createRunActivities(
           rows.push({ ...row, resumeState: sealed });
         }
         await upsertResultRows(manager, rows);
-        await updateProgress(manager, input);
+        if (input.progress) await updateProgress(manager, { ...input, progress: input.progress });
       });
     },
 

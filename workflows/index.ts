@@ -3,4 +3,5 @@
  */
 export { runWorkflow } from './run';
 export { loopSegmentWorkflow } from './segment';
+export { testCaseWorkflow } from './test-case';
 export { deliverWebhooksWorkflow } from './webhooks';

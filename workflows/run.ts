@@ -29,13 +29,14 @@ import {
   upsertSearchAttributes,
   proxyActivities,
   proxyLocalActivities,
+  executeChild,
   setCurrentDetails,
   setHandler,
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities, FinishRunInput, RecordTestCaseInput } from '../activities';
-import type { RunPlan, RunResultValue, RunSummary, TestCaseResult } from '../src/domain/types';
+import type { RunPlan, RunResultValue, RunSummary, TestCaseDefinition, TestCaseResult } from '../src/domain/types';
 import type { ResumeOptions } from '../src/flow/resume';
 import { loadControlUpdate } from '../src/domain/load-control';
 import {
@@ -46,10 +47,11 @@ import {
 } from '../src/domain/run-workflow';
 import { createWorkflowPort } from './workflow-port';
 import { testCaseAuth } from '../src/domain/auth-profiles';
-import { endedByTimeout, rootMessage, timedOutFailure } from './endings';
+import { childTimedOut, endedByTimeout, rootMessage, timedOutFailure } from './endings';
+import { testCaseWorkflow } from './test-case';
 import { deliverWebhooksWorkflow } from './webhooks';
 import { startLoopSegment } from './segment';
-import { FlowInterpreter } from '../src/flow';
+import { DeadlineReached, FlowInterpreter } from '../src/flow';
 import { RunLedger } from './run-ledger';
 import { LoadControl, runLoad, type LoadEnding } from './performance';
 import { ulidFrom } from '../src/domain/ulid';
@@ -417,8 +419,10 @@ async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   }
   const { outline: _dropped, ...plan } = started;
   const parallel = frozenParallel(plan);
-  // Test cases side by side: normal activities only (workflows/workflow-port.ts `normalActivitiesOnly`).
+  // Test cases side by side: in the `node` mode each a child workflow (workflows/test-case.ts), in
+  // the `testCase` mode lanes here with normal activities only (workflow-port.ts `normalActivitiesOnly`).
   const sideBySide = parallel.concurrency > 1 && plan.variableScope !== 'run';
+  const children = sideBySide && plan.durability !== 'testCase' && !plan.performance;
   const local = plan.settings.apiNodeActivity === 'local' && !sideBySide;
   const source = new PlanTestCases(plan, outline, (from) =>
     local ? localStore.loadPlanTestCases({ runId, from }) : store.loadPlanTestCases({ runId, from }),
@@ -484,6 +488,43 @@ async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
       await (local ? localStore.recordTestCaseResults(recordInput) : store.recordTestCaseResults(recordInput));
     },
     changed: () => setCurrentDetails(ledger.details()),
+    saveProgress: () => store.saveProgress(progressInput()),
+    ...(children
+      ? {
+          runChild: async (position: number, testCase: TestCaseDefinition, resume: ResumeOptions) => {
+            const auth = testCaseAuth(plan, testCase);
+            try {
+              return await executeChild(testCaseWorkflow, {
+                workflowId: `run-${runId}-tc-${position}`,
+                taskQueue: workflowInfo().taskQueue,
+                staticSummary: `Test case ${position + 1}: ${testCase.name}`,
+                args: [
+                  {
+                    runId,
+                    position,
+                    testCase,
+                    variables: plan.variables,
+                    ...(auth ? { auth } : {}),
+                    ...(resume.from ? { resumeFrom: resume.from } : {}),
+                    settings: plan.settings,
+                    deadlineMs: deadline,
+                    ...(plan.servers ? { servers: plan.servers } : {}),
+                    ...(plan.mockScope ? { mockScope: { workspaceId: plan.workspaceId, scope: plan.mockScope } } : {}),
+                    ...(plan.callbacks ? { callbacks: plan.callbacks } : {}),
+                    ...(parallel.originLimits ? { originLimits: parallel.originLimits } : {}),
+                    ...(plan.debug ? { debug: true as const } : {}),
+                    ...(plan.quarantine?.includes(testCase.id) ? { quarantined: true as const } : {}),
+                  },
+                ],
+              });
+            } catch (err) {
+              // The child reached the run's deadline: the test case is interrupted, as on a lane.
+              if (childTimedOut(err)) throw new DeadlineReached();
+              throw err;
+            }
+          },
+        }
+      : {}),
   });
 
   const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, deadline - Date.now()) });

@@ -9,11 +9,12 @@
  *   the next ones start meanwhile; one whose dependency failed or was skipped is skipped. A
  *   dependency that comes after the test case in the runner's order is refused the same way
  *   (it would wait for ever with concurrency 1).
- * - Determinism: with concurrency above 1 each test case runs on a lane of the workflow port
- *   (workflows/workflow-port.ts `testCaseLane`): its own clock and random source, never ending a
- *   workflow task itself, as a Parallel node's lanes (so what one decides never depends on when
- *   another's steps ended). With concurrency 1 it runs on the root port, which ends workflow tasks
- *   as the sequential loop does (checkpoints).
+ * - Determinism: with concurrency above 1, in the `node` mode each test case is a child workflow
+ *   (workflows/test-case.ts: its local activities are its own); in the `testCase` mode it runs on a
+ *   lane of the workflow port (workflows/workflow-port.ts `testCaseLane`: its own clock and random
+ *   source, never ending a workflow task itself, as a Parallel node's lanes, and normal activities
+ *   only). With concurrency 1 it runs on the root port, which ends workflow tasks as the
+ *   sequential loop does (checkpoints).
  * - Results: a result is stored when its test case ends; results that end together are stored in
  *   one write (`recordTestCaseResults`), and the last ones go with the run's end (`finishRun`).
  * - Bail: once `bail` test cases have failed (quarantined ones do not count), no test case starts;
@@ -34,6 +35,7 @@ import type { InterpreterPort } from '../src/flow';
 import type { PlanTestCases } from './plan-source';
 import type { SuiteLedger } from './suite-ledger';
 import type { TestCaseHooks, WorkflowPort } from './workflow-port';
+import type { TestCaseWorkflowOutput } from './test-case';
 
 /** patched() id of the suite path (plans outside history, concurrency, dependencies, bail). */
 export const SUITE_PATCH = 'suite-path-parallel-test-cases';
@@ -55,8 +57,15 @@ export interface SuiteDeps {
   setRootHooks: (hooks: TestCaseHooks | undefined) => void;
   /** Stores results that ended (one write for the batch). */
   record: (batch: UnstoredResult[]) => Promise<void>;
+  /** Stores the run's progress alone (test cases whose child workflows stored their results). */
+  saveProgress: () => Promise<void>;
   /** Called when a test case started or ended (the run's current details). */
   changed: () => void;
+  /**
+   * Runs one test case as a child workflow (workflows/test-case.ts): the `node` mode's way to run
+   * test cases side by side. Absent: test cases side by side run on lanes of this workflow.
+   */
+  runChild?: (position: number, testCase: TestCaseDefinition, resume: ResumeOptions) => Promise<TestCaseWorkflowOutput>;
 }
 
 /** How the suite path ended: all done, stopped by bail, or to continue as new. */
@@ -101,6 +110,8 @@ export class SuiteRun {
     // Results to store, written one batch at a time; the last ones are left for the run's end.
     const queue: UnstoredResult[] = [];
     let writing: Promise<void> | undefined;
+    // Test cases ended whose results their child workflows stored: only the progress is to write.
+    let progressChanged = false;
     const lanes = new Map<number, Promise<void>>();
 
     /** Whether every dependency of `position` has ended; `blocked`: one failed, was skipped, or comes after it. */
@@ -124,7 +135,21 @@ export class SuiteRun {
       launchedHere < perExecution &&
       !(launchedHere > 0 && workflowInfo().continueAsNewSuggested);
     const flush = () => {
-      if (writing || queue.length === 0) return;
+      if (writing) return;
+      if (queue.length === 0) {
+        if (!progressChanged) return;
+        progressChanged = false;
+        writing = this.deps
+          .saveProgress()
+          .catch((error: unknown) => {
+            thrown.failure ??= { error };
+          })
+          .finally(() => {
+            writing = undefined;
+            flush();
+          });
+        return;
+      }
       // The last results of the run go with its end (one write fewer per run).
       if (lanes.size === 0 && waiting.length === 0 && !moreToStart() && ledger.nextIndex >= source.count) return;
       const batch = queue.splice(0);
@@ -141,14 +166,21 @@ export class SuiteRun {
           flush();
         });
     };
-    const ended = (position: number, result: TestCaseResult, expected: number, resumeState?: ResumePoint) => {
+    const ended = (
+      position: number,
+      result: TestCaseResult,
+      expected: number,
+      resumeState?: ResumePoint,
+      stored = false,
+    ) => {
       const entry: UnstoredResult = { position, result, ...(resumeState ? { resumeState } : {}) };
-      this.unstored.set(position, entry);
+      if (!stored) this.unstored.set(position, entry);
       this.running.delete(position);
       ledger.testCaseDone(position, result, expected, dependedOn.has(position));
       source.release(position);
       if (parallel.bail > 0 && ledger.failedForBail >= parallel.bail) bailed = true;
-      queue.push(entry);
+      if (stored) progressChanged = true;
+      else queue.push(entry);
       this.deps.changed();
     };
 
@@ -161,13 +193,26 @@ export class SuiteRun {
         },
         segmentProgress: () => ledger.segmentProgress(position),
       };
-      let lane: InterpreterPort = port;
-      if (concurrency > 1) lane = port.testCaseLane(hooks);
-      else this.deps.setRootHooks(hooks);
       const resume: ResumeOptions = {
         capture: {},
         ...(plan.resumeFrom && plan.resumeFrom.position === position ? { from: plan.resumeFrom } : {}),
       };
+      const runChild = this.deps.runChild;
+      if (concurrency > 1 && runChild) {
+        const out = await runChild(position, testCase, resume);
+        for (let i = 0; i < out.nodesDone; i++) ledger.nodeDone(position);
+        // The child stored the result; the ledger needs its outcome.
+        const outcome: TestCaseResult = {
+          ...skippedResult(testCase, ''),
+          status: out.status,
+          ...(out.quarantined ? { quarantined: true } : {}),
+        };
+        ended(position, outcome, expected, undefined, true);
+        return;
+      }
+      let lane: InterpreterPort = port;
+      if (concurrency > 1) lane = port.testCaseLane(hooks);
+      else this.deps.setRootHooks(hooks);
       try {
         let result: TestCaseResult;
         if (plan.variableScope === 'run') {
