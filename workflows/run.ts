@@ -491,21 +491,33 @@ async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
     saveProgress: () => store.saveProgress(progressInput()),
     ...(children
       ? {
-          runChild: async (position: number, testCase: TestCaseDefinition, resume: ResumeOptions) => {
-            const auth = testCaseAuth(plan, testCase);
+          runChild: async (group: Array<{ position: number; testCase: TestCaseDefinition; resume: ResumeOptions }>) => {
+            const first = group[0]!;
             try {
               return await executeChild(testCaseWorkflow, {
-                workflowId: `run-${runId}-tc-${position}`,
+                workflowId: `run-${runId}-tc-${first.position}`,
                 taskQueue: workflowInfo().taskQueue,
-                staticSummary: `Test case ${position + 1}: ${testCase.name}`,
+                staticSummary:
+                  group.length === 1
+                    ? `Test case ${first.position + 1}: ${first.testCase.name}`
+                    : `Test cases ${first.position + 1}–${first.position + group.length}: ${group.map((g) => g.testCase.name).join(', ')}`.slice(
+                        0,
+                        400,
+                      ),
                 args: [
                   {
                     runId,
-                    position,
-                    testCase,
+                    items: group.map(({ position, testCase, resume }) => {
+                      const auth = testCaseAuth(plan, testCase);
+                      return {
+                        position,
+                        testCase,
+                        ...(auth ? { auth } : {}),
+                        ...(resume.from ? { resumeFrom: resume.from } : {}),
+                        ...(plan.quarantine?.includes(testCase.id) ? { quarantined: true as const } : {}),
+                      };
+                    }),
                     variables: plan.variables,
-                    ...(auth ? { auth } : {}),
-                    ...(resume.from ? { resumeFrom: resume.from } : {}),
                     settings: plan.settings,
                     deadlineMs: deadline,
                     ...(plan.servers ? { servers: plan.servers } : {}),
@@ -513,7 +525,6 @@ async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
                     ...(plan.callbacks ? { callbacks: plan.callbacks } : {}),
                     ...(parallel.originLimits ? { originLimits: parallel.originLimits } : {}),
                     ...(plan.debug ? { debug: true as const } : {}),
-                    ...(plan.quarantine?.includes(testCase.id) ? { quarantined: true as const } : {}),
                   },
                 ],
               });

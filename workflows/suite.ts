@@ -35,7 +35,7 @@ import type { InterpreterPort } from '../src/flow';
 import type { PlanTestCases } from './plan-source';
 import type { SuiteLedger } from './suite-ledger';
 import type { TestCaseHooks, WorkflowPort } from './workflow-port';
-import type { TestCaseWorkflowOutput } from './test-case';
+import { MAX_GROUP, type TestCaseWorkflowOutput } from './test-case';
 
 /** patched() id of the suite path (plans outside history, concurrency, dependencies, bail). */
 export const SUITE_PATCH = 'suite-path-parallel-test-cases';
@@ -65,7 +65,9 @@ export interface SuiteDeps {
    * Runs one test case as a child workflow (workflows/test-case.ts): the `node` mode's way to run
    * test cases side by side. Absent: test cases side by side run on lanes of this workflow.
    */
-  runChild?: (position: number, testCase: TestCaseDefinition, resume: ResumeOptions) => Promise<TestCaseWorkflowOutput>;
+  runChild?: (
+    group: Array<{ position: number; testCase: TestCaseDefinition; resume: ResumeOptions }>,
+  ) => Promise<TestCaseWorkflowOutput>;
 }
 
 /** How the suite path ended: all done, stopped by bail, or to continue as new. */
@@ -197,19 +199,6 @@ export class SuiteRun {
         capture: {},
         ...(plan.resumeFrom && plan.resumeFrom.position === position ? { from: plan.resumeFrom } : {}),
       };
-      const runChild = this.deps.runChild;
-      if (concurrency > 1 && runChild) {
-        const out = await runChild(position, testCase, resume);
-        for (let i = 0; i < out.nodesDone; i++) ledger.nodeDone(position);
-        // The child stored the result; the ledger needs its outcome.
-        const outcome: TestCaseResult = {
-          ...skippedResult(testCase, ''),
-          status: out.status,
-          ...(out.quarantined ? { quarantined: true } : {}),
-        };
-        ended(position, outcome, expected, undefined, true);
-        return;
-      }
       let lane: InterpreterPort = port;
       if (concurrency > 1) lane = port.testCaseLane(hooks);
       else this.deps.setRootHooks(hooks);
@@ -246,6 +235,52 @@ export class SuiteRun {
       }
     };
 
+    /** The resume options of the test case at `position` (a resumed run's resume point, when it is its). */
+    const resumeOf = (position: number): ResumeOptions => ({
+      capture: {},
+      ...(plan.resumeFrom && plan.resumeFrom.position === position ? { from: plan.resumeFrom } : {}),
+    });
+    /** Whether the test case at `position` may share a child workflow: nothing depends on it, it depends on nothing. */
+    const groupable = (position: number) => !dependedOn.has(position) && !dependencies[position]?.length;
+    /**
+     * The `node` mode side by side (workflows/test-case.ts): the test case at `position` and up to
+     * MAX_GROUP - 1 following ones (fewer near the end, so the last test cases still spread over
+     * the lanes) in one child workflow; each result stored by the child as its test case ends.
+     */
+    const runGroup = async (
+      runChild: NonNullable<SuiteDeps['runChild']>,
+      position: number,
+      testCase: TestCaseDefinition,
+      expected: number,
+    ): Promise<void> => {
+      const group = [{ position, testCase, resume: resumeOf(position), expected }];
+      const size = Math.max(1, Math.min(MAX_GROUP, Math.floor((source.count - ledger.nextIndex) / (concurrency * 2))));
+      while (group.length < size && groupable(position) && moreToStart() && groupable(ledger.nextIndex)) {
+        const next = ledger.nextIndex;
+        ledger.nextIndex += 1;
+        launchedHere += 1;
+        const tc = await source.get(next);
+        const nextExpected = expectedNodeExecutions(tc, plan.settings.maxLoopIterations);
+        this.running.set(next, { id: tc.id, name: tc.name });
+        ledger.started(next, tc.name, nextExpected);
+        group.push({ position: next, testCase: tc, resume: resumeOf(next), expected: nextExpected });
+      }
+      const outcomes = await runChild(
+        group.map(({ position: p, testCase: t, resume }) => ({ position: p, testCase: t, resume })),
+      );
+      for (const [i, out] of outcomes.entries()) {
+        const member = group[i]!;
+        for (let n = 0; n < out.nodesDone; n++) ledger.nodeDone(member.position);
+        // The child stored the result; the ledger needs its outcome.
+        const outcome: TestCaseResult = {
+          ...skippedResult(member.testCase, ''),
+          status: out.status,
+          ...(out.quarantined ? { quarantined: true } : {}),
+        };
+        ended(member.position, outcome, member.expected, undefined, true);
+      }
+    };
+
     /** Starts the test case at `position`, or skips it when a dependency blocks it. */
     const start = async (position: number): Promise<void> => {
       const testCase = await source.get(position);
@@ -258,7 +293,12 @@ export class SuiteRun {
       this.running.set(position, { id: testCase.id, name: testCase.name });
       ledger.started(position, testCase.name, expected);
       this.deps.changed();
-      const lane = runOne(position, testCase, expected)
+      const runChild = this.deps.runChild;
+      const lane = (
+        concurrency > 1 && runChild
+          ? runGroup(runChild, position, testCase, expected)
+          : runOne(position, testCase, expected)
+      )
         .catch((error: unknown) => {
           thrown.failure ??= { error };
         })

@@ -1,8 +1,10 @@
 /**
- * One test case of a parallel run in the `node` durability mode (docs/parallel.md "Durability"): a
- * child workflow of the run (`run-<runId>-tc-<position>`), which runs the test case as the run
- * workflow runs one alone: every node its own durable step, local activities, checkpoints. The
- * run starts up to its concurrency of them (workflows/suite.ts).
+ * Test cases of a parallel run in the `node` durability mode (docs/parallel.md "Durability"): a
+ * child workflow of the run (`run-<runId>-tc-<position of its first>`) runs a group of up to
+ * {@link MAX_GROUP} consecutive test cases one after another, as the run workflow runs them alone:
+ * every node its own durable step, local activities, checkpoints; each result stored as its test
+ * case ends. The run keeps up to its concurrency of them under way (workflows/suite.ts); a group
+ * amortises a child's start and end (a few Temporal server round trips) over its test cases.
  *
  * Why a child and not a lane of the run's workflow: local activities of test cases side by side in
  * one workflow are replayed in an order history does not record (which of them reach the workflow
@@ -29,20 +31,30 @@ const store = proxyLocalActivities<Activities>({
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 
+/** The most test cases one child runs (workflows/suite.ts picks fewer near the end of a run). */
+export const MAX_GROUP = 4;
+
 /** Steps listed in the child's current details. */
 const KEPT_STEPS = 6;
 
-/** What the run hands one test case's child workflow. */
-export interface TestCaseWorkflowInput {
-  runId: string;
+/** One test case of a child workflow's group. */
+export interface TestCaseWorkflowItem {
   /** The test case's place in the run's plan (node execution ids: src/flow/execution-id.ts). */
   position: number;
   testCase: TestCaseDefinition;
-  /** The run's variables (RunPlan `variables`). */
-  variables: Record<string, unknown>;
   auth?: TestCaseAuth;
   /** A resumed run's resume point, when it is this test case's (RunPlan `resumeFrom`). */
   resumeFrom?: ResumeOptions['from'];
+  /** The plan quarantines this test case (RunPlan `quarantine`): a failure is reported `quarantined`. */
+  quarantined?: true;
+}
+
+/** What the run hands a child workflow: a group of test cases, run one after another. */
+export interface TestCaseWorkflowInput {
+  runId: string;
+  items: TestCaseWorkflowItem[];
+  /** The run's variables (RunPlan `variables`). */
+  variables: Record<string, unknown>;
   settings: RunSettings;
   /** Epoch ms by which the run must end. */
   deadlineMs: number;
@@ -51,8 +63,6 @@ export interface TestCaseWorkflowInput {
   callbacks?: { baseUrl: string; key: string };
   originLimits?: OriginLimits;
   debug?: true;
-  /** The plan quarantines this test case (RunPlan `quarantine`): a failure is reported `quarantined`. */
-  quarantined?: true;
 }
 
 /**
@@ -60,17 +70,22 @@ export interface TestCaseWorkflowInput {
  * point) the child stores, by position, before it ends, so that the run's history holds each test
  * case's definition once and no result.
  */
-export interface TestCaseWorkflowOutput {
+export interface TestCaseWorkflowOutcome {
+  position: number;
   status: TestCaseResult['status'];
   quarantined?: true;
   nodesDone: number;
 }
+
+/** The outcome of each test case of the group, in order. */
+export type TestCaseWorkflowOutput = TestCaseWorkflowOutcome[];
 
 export async function testCaseWorkflow(input: TestCaseWorkflowInput): Promise<TestCaseWorkflowOutput> {
   // Callback nodes get addresses naming this workflow (docs/async.md "Callbacks").
   const inbox = new CallbackInbox();
   setHandler(callbackSignal, (delivery) => inbox.add(delivery));
   let nodesDone = 0;
+  let current = '';
   const steps: string[] = [];
   const port = createWorkflowPort({
     runId: input.runId,
@@ -88,33 +103,43 @@ export async function testCaseWorkflow(input: TestCaseWorkflowInput): Promise<Te
     onStep: (line) => {
       steps.push(line);
       if (steps.length > KEPT_STEPS) steps.shift();
-      setCurrentDetails(
-        [`**${input.testCase.name}** (test case ${input.position + 1})`, '', ...steps.map((s) => `- ${s}`)].join('\n'),
-      );
+      setCurrentDetails([`**${current}**`, '', ...steps.map((s) => `- ${s}`)].join('\n'));
     },
   });
   const scope = new CancellationScope({ cancellable: true, timeout: Math.max(1, input.deadlineMs - Date.now()) });
   try {
     return await scope.run(async () => {
-      const resume: ResumeOptions = { capture: {}, ...(input.resumeFrom ? { from: input.resumeFrom } : {}) };
-      const result = await FlowInterpreter.runTestCase(
-        port,
-        input.testCase,
-        input.variables,
-        input.auth,
-        resume,
-        input.position,
-      );
-      const point = result.status === 'failed' ? resume.capture?.point : undefined;
-      // Capped (src/domain/limits.ts): the result is an activity input.
-      let stored = capTestCaseResult(result);
-      const quarantined = stored.status === 'failed' && input.quarantined;
-      if (quarantined) stored = { ...stored, quarantined: true };
-      await store.recordTestCaseResults({
-        runId: input.runId,
-        results: [{ position: input.position, result: stored, ...(point ? { resumeState: point } : {}) }],
-      });
-      return { status: stored.status, nodesDone, ...(quarantined ? { quarantined: true as const } : {}) };
+      const outcomes: TestCaseWorkflowOutcome[] = [];
+      for (const item of input.items) {
+        nodesDone = 0;
+        steps.length = 0;
+        current = `${item.testCase.name} (test case ${item.position + 1})`;
+        const resume: ResumeOptions = { capture: {}, ...(item.resumeFrom ? { from: item.resumeFrom } : {}) };
+        const result = await FlowInterpreter.runTestCase(
+          port,
+          item.testCase,
+          input.variables,
+          item.auth,
+          resume,
+          item.position,
+        );
+        const point = result.status === 'failed' ? resume.capture?.point : undefined;
+        // Capped (src/domain/limits.ts): the result is an activity input.
+        let stored = capTestCaseResult(result);
+        const quarantined = stored.status === 'failed' && item.quarantined;
+        if (quarantined) stored = { ...stored, quarantined: true };
+        await store.recordTestCaseResults({
+          runId: input.runId,
+          results: [{ position: item.position, result: stored, ...(point ? { resumeState: point } : {}) }],
+        });
+        outcomes.push({
+          position: item.position,
+          status: stored.status,
+          nodesDone,
+          ...(quarantined ? { quarantined: true as const } : {}),
+        });
+      }
+      return outcomes;
     });
   } catch (err) {
     if (endedByTimeout(err)) throw timedOutFailure('The run reached its timeout');
