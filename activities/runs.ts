@@ -177,6 +177,12 @@ export interface FinishRunInput {
   /** Results not recorded yet: the test case under way when the run stopped, and those that never ran. */
   unfinished: Array<{ position: number; result: TestCaseResult }>;
   /**
+   * Test cases under way when a run of the suite path stopped (workflows/suite.ts), failed as
+   * interrupted: stored only at positions with no result yet (a node-mode child workflow stores
+   * each of its test cases' results itself, and may have stored some before the run stopped).
+   */
+  interrupted?: Array<{ position: number; result: TestCaseResult }>;
+  /**
    * The run stopped early (it failed, was cancelled, timed out, or `bail` stopped it): every
    * position of the stored plan that has no stored result and is not in `unfinished` gets a
    * `skipped` result whose `error` is `Not run: <error>` (as workflows/run.ts `failedRun` builds
@@ -947,18 +953,29 @@ export function createRunActivities(
           );
           await upsertResultRows(manager, rows);
         }
+        if (input.interrupted?.length) {
+          const have = await storedPositions(manager, input.runId);
+          const rows = [];
+          for (const { position, result } of input.interrupted)
+            if (!have.has(position))
+              rows.push(testCaseRow(input.runId, position, await storable(manager, input.runId, result), completedAt));
+          if (rows.length) await upsertResultRows(manager, rows);
+        }
+        let summary = input.summary;
         if (input.skipRest && run.plan) {
           const rows = [];
           for (const { position, result } of await skippedRest(manager, run.id, run.plan, input))
             rows.push(testCaseRow(input.runId, position, await storable(manager, input.runId, result), completedAt));
           await upsertResultRows(manager, rows);
+          // The stored rows are the truth once every position has one (children may have stored results the workflow never saw).
+          summary = await storedSummary(manager, input.runId, run.plan.testCases.length);
         }
         const updated = await runs.update(
           { id: input.runId, status: In(['queued', 'running']) },
           {
             status: input.status,
             result: input.status === 'completed' ? (input.result ?? null) : null,
-            summary: input.summary,
+            summary,
             error: input.status === 'failed' ? masker.maskText(input.error ?? 'The run failed') : null,
             completedAt,
             duration: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : 0,
@@ -1049,6 +1066,31 @@ async function frozenSubFlows(
  * workflows/run.ts `failedRun` builds them) for each position of `plan` with no stored result row
  * and not in `input.unfinished`, in position order.
  */
+/** Positions of a run that have a stored result. */
+async function storedPositions(manager: EntityManager, runId: string): Promise<Set<number>> {
+  const stored = await manager
+    .getRepository(RunTestCaseResult)
+    .createQueryBuilder('r')
+    .select('r.position', 'position')
+    .where('r.runId = :runId', { runId })
+    .getRawMany<{ position: number | string }>();
+  return new Set(stored.map((r) => Number(r.position)));
+}
+
+/** A run's summary counted from its stored results (`total`: the plan's test cases). */
+async function storedSummary(manager: EntityManager, runId: string, total: number): Promise<RunSummary> {
+  const counts = await manager
+    .getRepository(RunTestCaseResult)
+    .createQueryBuilder('r')
+    .select('r.status', 'status')
+    .addSelect('COUNT(*)', 'n')
+    .where('r.runId = :runId', { runId })
+    .groupBy('r.status')
+    .getRawMany<{ status: string; n: number | string }>();
+  const of = (status: string) => Number(counts.find((c) => c.status === status)?.n ?? 0);
+  return { total, passed: of('passed'), failed: of('failed'), skipped: of('skipped') };
+}
+
 async function skippedRest(
   manager: EntityManager,
   runId: string,
@@ -1061,7 +1103,11 @@ async function skippedRest(
     .select('r.position', 'position')
     .where('r.runId = :runId', { runId })
     .getRawMany<{ position: number | string }>();
-  const written = new Set([...stored.map((r) => Number(r.position)), ...input.unfinished.map((u) => u.position)]);
+  const written = new Set([
+    ...stored.map((r) => Number(r.position)),
+    ...input.unfinished.map((u) => u.position),
+    ...(input.interrupted ?? []).map((u) => u.position),
+  ]);
   const error = `Not run: ${input.skipRest!.error}`;
   return plan.testCases.flatMap((tc, position) =>
     written.has(position)

@@ -635,8 +635,9 @@ function failedSuiteRun(runId: string, ledger: SuiteLedger, suite: SuiteRun, err
     position,
     result,
   }));
+  const interrupted: NonNullable<FinishRunInput['interrupted']> = [];
   for (const [position, { id, name }] of suite.running) {
-    unfinished.push({
+    interrupted.push({
       position,
       result: {
         testCaseId: id,
@@ -653,5 +654,6 @@ function failedSuiteRun(runId: string, ledger: SuiteLedger, suite: SuiteRun, err
     summary.failed += 1;
   }
   summary.skipped += Math.max(0, ledger.count - ledger.done - suite.running.size);
-  return { runId, status: 'failed', error, summary, unfinished, skipRest: { error } };
+  // With skipRest, finishRun counts the summary from the stored results (this one is the workflow's view).
+  return { runId, status: 'failed', error, summary, unfinished, interrupted, skipRest: { error } };
 }

@@ -248,9 +248,9 @@ describe('run workflow with stubbed activities', function () {
       error,
       summary: { total: 2, passed: 0, failed: 1, skipped: 1 },
     });
-    expect(finish!.unfinished.map((u) => [u.position, u.result.status, u.result.error])).to.deep.equal([
-      [0, 'failed', `Interrupted: ${error}`],
-    ]);
+    expect(
+      [...finish!.unfinished, ...(finish!.interrupted ?? [])].map((u) => [u.position, u.result.status, u.result.error]),
+    ).to.deep.equal([[0, 'failed', `Interrupted: ${error}`]]);
     // The test cases that never started are stored skipped by finishRun (activities/runs.ts `skipRest`).
     expect(finish!.skipRest).to.deep.equal({ error });
   });
@@ -316,7 +316,9 @@ describe('run workflow with stubbed activities', function () {
       error,
       summary: { total: 3, passed: 1, failed: 1, skipped: 1 },
     });
-    expect(finish!.unfinished.map((u) => [u.position, u.result.status])).to.deep.equal([[1, 'failed']]);
+    expect(
+      [...finish!.unfinished, ...(finish!.interrupted ?? [])].map((u) => [u.position, u.result.status]),
+    ).to.deep.equal([[1, 'failed']]);
     expect(finish!.skipRest).to.deep.equal({ error });
   });
 
@@ -344,7 +346,9 @@ describe('run workflow with stubbed activities', function () {
       error: RUN_ERROR_PREFIX.cancelled,
       summary: { total: 3, passed: 1, failed: 1, skipped: 1 },
     });
-    expect(finish!.unfinished.map((u) => [u.position, u.result.status])).to.deep.equal([[1, 'failed']]);
+    expect(
+      [...finish!.unfinished, ...(finish!.interrupted ?? [])].map((u) => [u.position, u.result.status]),
+    ).to.deep.equal([[1, 'failed']]);
     expect(finish!.skipRest).to.deep.equal({ error: RUN_ERROR_PREFIX.cancelled });
   });
 

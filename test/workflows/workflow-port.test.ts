@@ -221,7 +221,9 @@ describe('workflow port with stubbed activities', function () {
         error,
         summary: { total: 2, passed: 0, failed: 1, skipped: 1 },
       });
-      expect(finish!.unfinished.map((u) => [u.position, u.result.status])).to.deep.equal([[0, 'failed']]);
+      expect(
+        [...finish!.unfinished, ...(finish!.interrupted ?? [])].map((u) => [u.position, u.result.status]),
+      ).to.deep.equal([[0, 'failed']]);
       expect(finish!.skipRest).to.deep.equal({ error });
     });
   });

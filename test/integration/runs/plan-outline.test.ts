@@ -356,30 +356,41 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         ...result(stored[5]!, 'failed'),
         error: 'Interrupted: Run failed: boom',
       };
+      // Under way when the run stopped: position 4 (its child workflow stored it already) and 6 (not).
+      const underWay = (position: number): TestCaseResult => ({
+        ...result(stored[position]!, 'failed'),
+        error: 'Interrupted: Run failed: boom',
+      });
       await activities.finishRun({
         runId,
         status: 'failed',
         error: 'Run failed: boom',
-        summary: { total: 2000, passed: 4, failed: 2, skipped: 1994 },
+        summary: { total: 2000, passed: 3, failed: 4, skipped: 1993 },
         unfinished: [{ position: 5, result: interrupted }],
+        interrupted: [4, 6].map((position) => ({ position, result: underWay(position) })),
         skipRest: { error: 'Run failed: boom' },
       });
       const rows = await rowsOf(runId);
       expect(rows.map((r) => r.position)).to.deep.equal(Array.from({ length: 2000 }, (_, i) => i));
-      expect(rows.slice(0, 6).map((r) => r.status)).to.deep.equal([
+      expect(rows.slice(0, 7).map((r) => r.status)).to.deep.equal([
         'passed',
         'passed',
         'passed',
         'failed',
         'passed',
+        'failed',
         'failed',
       ]);
       expect(rows[5]!.detail.error).to.equal('Interrupted: Run failed: boom');
-      const skipped = rows.slice(6);
+      expect(rows[6]!.detail.error).to.equal('Interrupted: Run failed: boom');
+      const skipped = rows.slice(7);
       expect(skipped.every((r) => r.status === 'skipped')).to.equal(true);
-      expect(skipped.map((r) => r.testCaseId)).to.deep.equal(stored.slice(6).map((tc) => tc.id));
+      expect(skipped.map((r) => r.testCaseId)).to.deep.equal(stored.slice(7).map((tc) => tc.id));
       expect(skipped[0]!.detail).to.deep.include({ error: 'Not run: Run failed: boom', failures: [], nodes: [] });
-      expect(skipped[0]!.detail.folder).to.equal(stored[6]!.folder);
+      expect(skipped[0]!.detail.folder).to.equal(stored[7]!.folder);
+      // The summary is counted from the stored results, not taken from the workflow's view.
+      const ended = await dataSource.getRepository(Run).findOneByOrFail({ id: runId });
+      expect(ended.summary).to.deep.equal({ total: 2000, passed: 4, failed: 3, skipped: 1993 });
       const run = await dataSource.getRepository(Run).findOneByOrFail({ id: runId });
       expect(run.status).to.equal('failed');
       // Ended: a second call changes nothing.
@@ -391,7 +402,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         unfinished: [],
         skipRest: { error: 'again' },
       });
-      expect((await rowsOf(runId))[6]!.detail.error).to.equal('Not run: Run failed: boom');
+      expect((await rowsOf(runId))[7]!.detail.error).to.equal('Not run: Run failed: boom');
     });
 
     it("a run's own folder and tags narrow its runner's test cases; none left fails its start naming them", async () => {
