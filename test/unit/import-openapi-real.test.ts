@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { RUNNER_PLAN_BUDGET, splitByBytes } from '../../cli/commands/import-openapi';
+import { RUNNER_PLAN_BUDGET, runnerPlanBudget, splitByBytes } from '../../cli/commands/import-openapi';
 import { contractTestsFromOpenApi } from '../../cli/importers/openapi';
 import { designsFromOpenApi, parseOpenApi } from '../../src/mock/openapi';
 import { toJsonSchema } from '../../src/mock/openapi-schema';
@@ -202,9 +202,14 @@ describe('OpenAPI import: what real descriptions need', () => {
   });
 
   it('cuts test cases into runners of at most RUNNER_PLAN_BUDGET bytes, in order', () => {
-    const items = [600, 500, 100, 900, 300].map((kb, i) => ({ item: i, bytes: kb * 1024 }));
+    const mib = RUNNER_PLAN_BUDGET / 1024 / 1024;
+    const items = [0.6, 0.5, 0.1, 0.9, 0.3].map((share, i) => ({ item: i, bytes: share * mib * 1024 * 1024 }));
     expect(splitByBytes(items, RUNNER_PLAN_BUDGET)).to.deep.equal([[0], [1, 2], [3], [4]]);
     expect(splitByBytes([{ item: 'big', bytes: 2 * RUNNER_PLAN_BUDGET }], RUNNER_PLAN_BUDGET)).to.deep.equal([['big']]);
     expect(splitByBytes([], RUNNER_PLAN_BUDGET)).to.deep.equal([]);
+    // ASSAY_IMPORT_RUNNER_BYTES sets a smaller part, never a larger one.
+    expect(runnerPlanBudget({ ASSAY_IMPORT_RUNNER_BYTES: '1048576' })).to.equal(1024 * 1024);
+    expect(runnerPlanBudget({ ASSAY_IMPORT_RUNNER_BYTES: String(64 * 1024 * 1024) })).to.equal(RUNNER_PLAN_BUDGET);
+    expect(runnerPlanBudget({ ASSAY_IMPORT_RUNNER_BYTES: 'lots' })).to.equal(RUNNER_PLAN_BUDGET);
   });
 });
