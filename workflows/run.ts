@@ -51,17 +51,16 @@ import { childTimedOut, endedByTimeout, rootMessage, timedOutFailure } from './e
 import { testCaseWorkflow } from './test-case';
 import { deliverWebhooksWorkflow } from './webhooks';
 import { startLoopSegment } from './segment';
-import { DeadlineReached, FlowInterpreter } from '../src/flow';
+import { DeadlineReached } from '../src/flow';
 import { RunLedger } from './run-ledger';
 import { LoadControl, runLoad, type LoadEnding } from './performance';
 import { ulidFrom } from '../src/domain/ulid';
-import { capTestCaseResult } from '../src/domain/limits';
 import { FAILURE_TYPES, RUN_ERROR_PREFIX } from '../src/domain/failures';
 import { frozenParallel } from '../src/domain/parallel';
 import { expectedNodeExecutions } from '../src/flow/estimate';
 import { PlanTestCases, type PlanOutline } from './plan-source';
 import { SuiteLedger } from './suite-ledger';
-import { SUITE_PATCH, SuiteRun, type SuiteOutcome } from './suite';
+import { runPlannedTestCase, SUITE_PATCH, SuiteRun, type SuiteOutcome } from './suite';
 import type { TestCaseHooks } from './workflow-port';
 
 /**
@@ -105,18 +104,7 @@ async function sequentialRunWorkflow(input: RunWorkflowInput): Promise<RunOutcom
   // A scheduled run has no row yet: make its id here (deterministic: workflow clock and random) and its row in an activity.
   const runId = input.runId ?? `run_${ulidFrom(Date.now(), Math.random)}`;
   if (!input.runId && input.deploymentId) {
-    try {
-      await store.createScheduledRun({
-        runId,
-        deploymentId: input.deploymentId,
-        workflowId: workflowInfo().workflowId,
-      });
-    } catch (err) {
-      throw ApplicationFailure.nonRetryable(
-        `Scheduled run not created: ${rootMessage(err)}`,
-        FAILURE_TYPES.runSetupFailed,
-      );
-    }
+    await createScheduledRunRow(runId, input.deploymentId);
     // Every run workflow carries AssayRunId (API runs get it at start); runs recorded before it replay without.
     if (patched('scheduled-run-id-search-attribute'))
       upsertSearchAttributes([{ key: RUN_ID_SEARCH_ATTRIBUTE, value: runId }]);
@@ -137,16 +125,7 @@ async function sequentialRunWorkflow(input: RunWorkflowInput): Promise<RunOutcom
     try {
       ledger.begin(await store.startRun({ runId }));
     } catch (err) {
-      const cancelled = isCancellation(err);
-      const error = cancelled
-        ? `${RUN_ERROR_PREFIX.cancelled} before it started`
-        : `Run could not start: ${rootMessage(err)}`;
-      await CancellationScope.nonCancellable(async () => {
-        await finalStore.finishRun({ runId, status: 'failed', error, summary: ledger.summary, unfinished: [] });
-        await onEnd();
-      });
-      if (cancelled) throw err;
-      throw ApplicationFailure.nonRetryable(error, FAILURE_TYPES.runSetupFailed);
+      return failedStart(runId, ledger.summary, onEnd, err);
     }
   }
   const plan = ledger.plan!;
@@ -209,38 +188,15 @@ async function sequentialRunWorkflow(input: RunWorkflowInput): Promise<RunOutcom
       while (ledger.nextIndex < plan.testCases.length) {
         const position = ledger.nextIndex;
         const testCase = plan.testCases[position]!;
-        let result: TestCaseResult;
-        // Resume points (src/flow/resume.ts): the state before the first failed top-level node is
-        // recorded with the result; a resumed run starts its resumed test case from one.
-        const resume = resumeOptions(plan, position);
-        if (plan.variableScope === 'run') {
-          // Test cases share their variables: each starts from what the one before it ended with.
-          const ran = await FlowInterpreter.runTestCaseWithVariables(
-            port,
-            testCase,
-            ledger.variables ?? plan.variables,
-            testCaseAuth(plan, testCase),
-            resume,
-            position,
-          );
-          result = ledger.carryVariables(ran.result, ran.variables);
-        } else
-          result = await FlowInterpreter.runTestCase(
-            port,
-            testCase,
-            plan.variables,
-            testCaseAuth(plan, testCase),
-            resume,
-            position,
-          );
-        // Capped (src/domain/limits.ts): the result is an activity input, written to history.
-        result = capTestCaseResult(result);
-        // Quarantined (the runner's `quarantineFlaky`, docs/history.md): reported failed, not failing the run.
-        if (result.status === 'failed' && plan.quarantine?.includes(testCase.id))
-          result = { ...result, quarantined: true };
+        const { result, resumeState } = await runPlannedTestCase(
+          port,
+          plan,
+          testCase,
+          position,
+          plan.variableScope === 'run' ? ledger : undefined,
+        );
         pending = { position, result };
         ledger.testCaseDone(result);
-        const resumeState = result.status === 'failed' ? resume.capture?.point : undefined;
         await record({ ...progressInput(), position, result, ...(resumeState ? { resumeState } : {}) });
         pending = undefined;
         setCurrentDetails(ledger.details());
@@ -285,12 +241,8 @@ async function sequentialRunWorkflow(input: RunWorkflowInput): Promise<RunOutcom
   }
   // A threshold with abortOnFail stopped the load: the run fails naming it, its figures kept.
   if (loadOutcome && loadEnding.abort) {
-    const error = loadEnding.abort.message;
     ledger.status = 'failed';
-    await finalStore.finishRun({ runId, status: 'failed', error, summary: loadOutcome.summary, unfinished: [] });
-    await onEnd();
-    setCurrentDetails(`${ledger.details()}\n\n${error}`);
-    throw ApplicationFailure.nonRetryable(error, FAILURE_TYPES.thresholdAborted);
+    return abortedByThreshold(runId, loadOutcome.summary, loadEnding.abort.message, onEnd, ledger.details());
   }
   // Failed test cases the plan quarantines do not fail the run.
   const result: RunResultValue =
@@ -304,13 +256,57 @@ async function sequentialRunWorkflow(input: RunWorkflowInput): Promise<RunOutcom
 }
 
 /**
- * The interpreter's resume options for the test case at `position` (src/flow/resume.ts): always
- * capture the resume point of a failure; in a resumed run, the resumed test case starts from the
- * plan's `resumeFrom`.
+ * Makes the row of a scheduled run (it has none until its workflow starts).
+ * @throws ApplicationFailure (non-retryable, RunSetupFailed) when it cannot be made
  */
-function resumeOptions(plan: RunPlan, position: number): ResumeOptions {
-  const from = plan.resumeFrom;
-  return { capture: {}, ...(from && from.position === position ? { from } : {}) };
+async function createScheduledRunRow(runId: string, deploymentId: string): Promise<void> {
+  try {
+    await store.createScheduledRun({ runId, deploymentId, workflowId: workflowInfo().workflowId });
+  } catch (err) {
+    throw ApplicationFailure.nonRetryable(
+      `Scheduled run not created: ${rootMessage(err)}`,
+      FAILURE_TYPES.runSetupFailed,
+    );
+  }
+}
+
+/**
+ * A run whose start (`startRun`) failed or was cancelled: stored failed saying so, its webhooks
+ * fired. @throws the cancellation, else ApplicationFailure (non-retryable, RunSetupFailed)
+ */
+async function failedStart(
+  runId: string,
+  summary: RunSummary,
+  onEnd: () => Promise<void>,
+  err: unknown,
+): Promise<never> {
+  const cancelled = isCancellation(err);
+  const error = cancelled
+    ? `${RUN_ERROR_PREFIX.cancelled} before it started`
+    : `Run could not start: ${rootMessage(err)}`;
+  await CancellationScope.nonCancellable(async () => {
+    await finalStore.finishRun({ runId, status: 'failed', error, summary, unfinished: [] });
+    await onEnd();
+  });
+  if (cancelled) throw err;
+  throw ApplicationFailure.nonRetryable(error, FAILURE_TYPES.runSetupFailed);
+}
+
+/**
+ * A performance run whose threshold with `abortOnFail` stopped the load: stored failed naming it,
+ * its figures kept. @throws ApplicationFailure (non-retryable, ThresholdAborted)
+ */
+async function abortedByThreshold(
+  runId: string,
+  summary: RunSummary,
+  error: string,
+  onEnd: () => Promise<void>,
+  details: string,
+): Promise<never> {
+  await finalStore.finishRun({ runId, status: 'failed', error, summary, unfinished: [] });
+  await onEnd();
+  setCurrentDetails(`${details}\n\n${error}`);
+  throw ApplicationFailure.nonRetryable(error, FAILURE_TYPES.thresholdAborted);
 }
 
 /**
@@ -373,18 +369,7 @@ type StartedPlan = RunPlan & { outline?: PlanOutline };
 async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   const runId = input.runId ?? `run_${ulidFrom(Date.now(), Math.random)}`;
   if (!input.runId && input.deploymentId) {
-    try {
-      await store.createScheduledRun({
-        runId,
-        deploymentId: input.deploymentId,
-        workflowId: workflowInfo().workflowId,
-      });
-    } catch (err) {
-      throw ApplicationFailure.nonRetryable(
-        `Scheduled run not created: ${rootMessage(err)}`,
-        FAILURE_TYPES.runSetupFailed,
-      );
-    }
+    await createScheduledRunRow(runId, input.deploymentId);
     upsertSearchAttributes([{ key: RUN_ID_SEARCH_ATTRIBUTE, value: runId }]);
   }
   const onEnd = () => fireWebhooks(runId, input.deploymentId);
@@ -405,16 +390,7 @@ async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
       started = await store.startRun({ runId, outline: true });
       outline = started.outline;
     } catch (err) {
-      const cancelled = isCancellation(err);
-      const error = cancelled
-        ? `${RUN_ERROR_PREFIX.cancelled} before it started`
-        : `Run could not start: ${rootMessage(err)}`;
-      await CancellationScope.nonCancellable(async () => {
-        await finalStore.finishRun({ runId, status: 'failed', error, summary: ledger.summary, unfinished: [] });
-        await onEnd();
-      });
-      if (cancelled) throw err;
-      throw ApplicationFailure.nonRetryable(error, FAILURE_TYPES.runSetupFailed);
+      return failedStart(runId, ledger.summary, onEnd, err);
     }
   }
   const { outline: _dropped, ...plan } = started;
@@ -585,12 +561,8 @@ async function suiteRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
     });
   }
   if (loadOutcome && loadEnding.abort) {
-    const error = loadEnding.abort.message;
     ledger.status = 'failed';
-    await finalStore.finishRun({ runId, status: 'failed', error, summary: loadOutcome.summary, unfinished: [] });
-    await onEnd();
-    setCurrentDetails(`${ledger.details()}\n\n${error}`);
-    throw ApplicationFailure.nonRetryable(error, FAILURE_TYPES.thresholdAborted);
+    return abortedByThreshold(runId, loadOutcome.summary, loadEnding.abort.message, onEnd, ledger.details());
   }
   // A failed test case's resume point is stored by the result write, not by the run's end.
   const withResume = outcome.unstored.filter((u) => u.resumeState);

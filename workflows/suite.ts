@@ -195,39 +195,17 @@ export class SuiteRun {
         },
         segmentProgress: () => ledger.segmentProgress(position),
       };
-      const resume: ResumeOptions = {
-        capture: {},
-        ...(plan.resumeFrom && plan.resumeFrom.position === position ? { from: plan.resumeFrom } : {}),
-      };
       let lane: InterpreterPort = port;
       if (concurrency > 1) lane = port.testCaseLane(hooks);
       else this.deps.setRootHooks(hooks);
       try {
-        let result: TestCaseResult;
-        if (plan.variableScope === 'run') {
-          const ran = await FlowInterpreter.runTestCaseWithVariables(
-            lane,
-            testCase,
-            ledger.variables ?? plan.variables,
-            testCaseAuth(plan, testCase),
-            resume,
-            position,
-          );
-          result = ledger.carryVariables(ran.result, ran.variables);
-        } else
-          result = await FlowInterpreter.runTestCase(
-            lane,
-            testCase,
-            plan.variables,
-            testCaseAuth(plan, testCase),
-            resume,
-            position,
-          );
-        // Capped (src/domain/limits.ts): the result is an activity input, written to history.
-        result = capTestCaseResult(result);
-        if (result.status === 'failed' && plan.quarantine?.includes(testCase.id))
-          result = { ...result, quarantined: true };
-        const resumeState = result.status === 'failed' ? resume.capture?.point : undefined;
+        const { result, resumeState } = await runPlannedTestCase(
+          lane,
+          plan,
+          testCase,
+          position,
+          plan.variableScope === 'run' ? ledger : undefined,
+        );
         ended(position, result, expected, resumeState);
       } finally {
         if (concurrency > 1) port.joinLanes([lane]);
@@ -235,11 +213,6 @@ export class SuiteRun {
       }
     };
 
-    /** The resume options of the test case at `position` (a resumed run's resume point, when it is its). */
-    const resumeOf = (position: number): ResumeOptions => ({
-      capture: {},
-      ...(plan.resumeFrom && plan.resumeFrom.position === position ? { from: plan.resumeFrom } : {}),
-    });
     /** Whether the test case at `position` may share a child workflow: nothing depends on it, it depends on nothing. */
     const groupable = (position: number) => !dependedOn.has(position) && !dependencies[position]?.length;
     /**
@@ -253,7 +226,7 @@ export class SuiteRun {
       testCase: TestCaseDefinition,
       expected: number,
     ): Promise<void> => {
-      const group = [{ position, testCase, resume: resumeOf(position), expected }];
+      const group = [{ position, testCase, resume: resumeOptions(plan, position), expected }];
       const size = Math.max(1, Math.min(MAX_GROUP, Math.floor((source.count - ledger.nextIndex) / (concurrency * 2))));
       while (group.length < size && groupable(position) && moreToStart() && groupable(ledger.nextIndex)) {
         const next = ledger.nextIndex;
@@ -263,7 +236,7 @@ export class SuiteRun {
         const nextExpected = expectedNodeExecutions(tc, plan.settings.maxLoopIterations);
         this.running.set(next, { id: tc.id, name: tc.name });
         ledger.started(next, tc.name, nextExpected);
-        group.push({ position: next, testCase: tc, resume: resumeOf(next), expected: nextExpected });
+        group.push({ position: next, testCase: tc, resume: resumeOptions(plan, next), expected: nextExpected });
       }
       const outcomes = await runChild(
         group.map(({ position: p, testCase: t, resume }) => ({ position: p, testCase: t, resume })),
@@ -358,6 +331,63 @@ export class SuiteRun {
     }
     return { ending, unstored };
   }
+}
+
+/**
+ * The interpreter's resume options for the test case at `position` (src/flow/resume.ts): always
+ * capture the resume point of a failure; in a resumed run, the resumed test case starts from the
+ * plan's `resumeFrom`.
+ */
+export function resumeOptions(plan: RunPlan, position: number): ResumeOptions {
+  const from = plan.resumeFrom;
+  return { capture: {}, ...(from && from.position === position ? { from } : {}) };
+}
+
+/** Where a test case of a plan whose test cases share their variables starts from and hands them on (a run's ledger). */
+export interface SharedVariables {
+  variables?: Record<string, unknown>;
+  carryVariables(result: TestCaseResult, variables: Record<string, unknown>): TestCaseResult;
+}
+
+/**
+ * Runs the test case at `position` of `plan` on `port`, as both paths of the run workflow do: from
+ * the run's variables, or with `shared` (the plan's `variableScope: 'run'`) from what the one before
+ * ended with, handing its own on; the result capped (it is an activity input, written to history:
+ * src/domain/limits.ts) and marked quarantined when the plan quarantines it (docs/history.md); a
+ * failure's resume point (src/flow/resume.ts).
+ */
+export async function runPlannedTestCase(
+  port: InterpreterPort,
+  plan: RunPlan,
+  testCase: TestCaseDefinition,
+  position: number,
+  shared?: SharedVariables,
+): Promise<{ result: TestCaseResult; resumeState?: ResumePoint }> {
+  const resume = resumeOptions(plan, position);
+  let result: TestCaseResult;
+  if (shared) {
+    const ran = await FlowInterpreter.runTestCaseWithVariables(
+      port,
+      testCase,
+      shared.variables ?? plan.variables,
+      testCaseAuth(plan, testCase),
+      resume,
+      position,
+    );
+    result = shared.carryVariables(ran.result, ran.variables);
+  } else
+    result = await FlowInterpreter.runTestCase(
+      port,
+      testCase,
+      plan.variables,
+      testCaseAuth(plan, testCase),
+      resume,
+      position,
+    );
+  result = capTestCaseResult(result);
+  if (result.status === 'failed' && plan.quarantine?.includes(testCase.id)) result = { ...result, quarantined: true };
+  const resumeState = result.status === 'failed' ? resume.capture?.point : undefined;
+  return { result, ...(resumeState ? { resumeState } : {}) };
 }
 
 /** The result of a test case that did not run (a dependency blocked it). */
