@@ -26,7 +26,7 @@
  * well under Temporal's payload limits.
  */
 import { CookieJar } from 'tough-cookie';
-import type { Agent } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { BODYLESS_METHODS, type HttpExchange, type ResolvedRequest } from '../src/domain/types';
 import { ADDRESS_NOT_ALLOWED, addressRefusalIn, tlsUncheckedTwin } from '../src/net/address-policy';
 import { ACCEPT_ENCODING, ContentDecodingError, readDecoded } from '../src/net/content-encoding';
@@ -47,7 +47,12 @@ export const KNOWN_NETWORK_CODES: ReadonlySet<string> = new Set([
   'ETIMEDOUT',
 ]);
 
-function describeError(err: unknown, req: ResolvedRequest): { error: string; errorCode: string } {
+/**
+ * The stable code and message of a request that got no response (docs/flows.md "Error codes"):
+ * a refused address, a time limit, a cancellation, too many redirects, an undecodable body, a
+ * network code from {@link KNOWN_NETWORK_CODES}, else `NETWORK_ERROR`.
+ */
+export function describeError(err: unknown, req: ResolvedRequest): { error: string; errorCode: string } {
   const refused = addressRefusalIn(err);
   if (refused)
     return {
@@ -142,6 +147,20 @@ function encodeBody(
 }
 
 /**
+ * The headers and body a request is sent with: `User-Agent: Assay/0.1`, the request's headers,
+ * `Accept-Encoding` ({@link ACCEPT_ENCODING}) unless it sets one, and the body encoded with its
+ * Content-Type when it sets none (`payload`: a body with files, built up front).
+ */
+export function headersAndBody(
+  req: ResolvedRequest,
+  payload?: Buffer,
+): { headers: Record<string, string>; body: string | Buffer | undefined } {
+  const headers: Record<string, string> = { 'user-agent': 'Assay/0.1', ...req.headers };
+  if (!hasHeader(headers, 'accept-encoding')) headers['accept-encoding'] = ACCEPT_ENCODING;
+  return { headers, body: encodeBody(req, headers, payload) };
+}
+
+/**
  * The request target (path and query) of `raw` as written, for `disableUrlEncoding`: everything
  * after the authority up to a fragment, with only what HTTP cannot carry percent-encoded (spaces,
  * controls and non-ASCII bytes, as UTF-8).
@@ -233,7 +252,12 @@ function redirectTarget(location: string, base: URL): URL | undefined {
   }
 }
 
-function decodeBody(text: string, contentType: string | undefined, truncated: boolean): unknown {
+/**
+ * A response body as flows see it: `undefined` when empty, the text when cut at the cap or not
+ * JSON (by `Content-Type`, else by its first character), else the parsed JSON (the text when it
+ * does not parse).
+ */
+export function decodeBody(text: string, contentType: string | undefined, truncated: boolean): unknown {
   if (text === '') return undefined;
   if (truncated) return text;
   const looksJson = contentType ? /[/+]json\b/i.test(contentType) : /^\s*[[{]/.test(text);
@@ -274,6 +298,46 @@ export async function sendHttpRequest(
   return { ...(await exchange(req, agent, signal, trace === true, payload, gate)), finishedAtMs: Date.now() };
 }
 
+/**
+ * A response already received for a request's first send, its body read to the end (the prepared
+ * path, activities/prepared-request.ts, hands a redirect to follow over to {@link continueRedirects}).
+ * `startedAt`: `performance.now()` when that send started (the exchange's time counts from it).
+ */
+export interface FirstResponse {
+  statusCode: number;
+  /** undici's parsed headers: lower-case names, a list for a repeated one. */
+  headers: Record<string, string | string[] | undefined>;
+  startedAt: number;
+}
+
+/**
+ * Whether a response is a redirect that {@link sendHttpRequest} follows: `req.followRedirects`, a
+ * 3xx status and a `Location` naming an http(s) URL from `url`.
+ */
+export function followsRedirect(req: ResolvedRequest, statusCode: number, location: unknown, url: URL): boolean {
+  return (
+    req.followRedirects &&
+    statusCode >= 300 &&
+    statusCode < 400 &&
+    typeof location === 'string' &&
+    location !== '' &&
+    redirectTarget(location, url) !== undefined
+  );
+}
+
+/**
+ * {@link sendHttpRequest} for a request whose first send already got `first` (a redirect to
+ * follow, {@link followsRedirect}): the chain continues from it exactly as if this function had
+ * sent it (hop rules, cookies the chain sets, `maxRedirects`, time counted from `first.startedAt`).
+ */
+export async function continueRedirects(
+  req: ResolvedRequest,
+  agent: Agent,
+  first: FirstResponse,
+): Promise<HttpExchange> {
+  return { ...(await exchange(req, agent, undefined, false, undefined, undefined, first)), finishedAtMs: Date.now() };
+}
+
 async function exchange(
   req: ResolvedRequest,
   agent: Agent,
@@ -281,9 +345,12 @@ async function exchange(
   trace: boolean,
   payload: Buffer | undefined,
   gate: RequestGate | undefined,
+  first?: FirstResponse,
 ): Promise<Omit<HttpExchange, 'finishedAtMs'>> {
   /** When the exchange started, moved on by the time spent waiting for the origin gate (not the request's time). */
-  let started = performance.now();
+  let started = first?.startedAt ?? performance.now();
+  /** The first send's response when it was received before (the prepared path): used instead of sending. */
+  let received = first;
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   let url: URL;
   try {
@@ -309,10 +376,9 @@ async function exchange(
     };
   }
 
-  const headers: Record<string, string> = { 'user-agent': 'Assay/0.1', ...req.headers };
-  if (!hasHeader(headers, 'accept-encoding')) headers['accept-encoding'] = ACCEPT_ENCODING;
+  const { headers, body: encoded } = headersAndBody(req, payload);
   let method = req.method;
-  let body = encodeBody(req, headers, payload);
+  let body = encoded;
   let target = req.disableUrlEncoding ? rawTarget(req.url) : requestTarget(url);
   const dispatcher = req.strictSSL === false ? tlsUncheckedTwin(agent) : agent;
   const maxRedirects = req.maxRedirects ?? MAX_REDIRECTIONS;
@@ -364,14 +430,22 @@ async function exchange(
         sentHeaders = { ...hop, host: url.host };
         if (body !== undefined) sentHeaders['content-length'] = String(Buffer.byteLength(body));
       }
-      const res = await guardedRequest(dispatcher, url, {
-        method,
-        headers: hop,
-        body,
-        timeoutMs: Math.max(1, Math.round(req.timeoutMs - (performance.now() - started))),
-        signal: cancellation,
-        path: hopTarget,
-      });
+      const res = received
+        ? {
+            statusCode: received.statusCode,
+            headers: received.headers,
+            // Read already; only dumped (a redirect to follow is all that is handed over).
+            body: { dump: async () => undefined } as unknown as Dispatcher.ResponseData['body'],
+          }
+        : await guardedRequest(dispatcher, url, {
+            method,
+            headers: hop,
+            body,
+            timeoutMs: Math.max(1, Math.round(req.timeoutMs - (performance.now() - started))),
+            signal: cancellation,
+            path: hopTarget,
+          });
+      received = undefined;
       const responseHeaders = headerRecord(res.headers as Record<string, string | string[] | undefined>);
 
       // Digest (RFC 7616 §3.3): the first 401 with a challenge is answered by sending the request again.

@@ -39,6 +39,7 @@ import { verifyJournal } from '../src/mock/journal';
 import type { CallbackPort } from '../src/domain/callbacks';
 import type { FileSource } from './files';
 import { ORIGIN_LIMIT_TIMEOUT, type OriginGate } from '../src/net/origin-gate';
+import { createPreparedSender, sendsPrepared, type PreparedSender } from './prepared-request';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -111,6 +112,13 @@ export interface DirectPortOptions {
    * mode (test case segments). Default false: load tests' outputs never become payloads.
    */
   capOutput?: boolean;
+  /**
+   * Load tests: API nodes that need nothing of the general path (no hooks, retries, auth, files,
+   * limits: activities/prepared-request.ts `sendsPrepared`) are sent on the prepared path, the same
+   * results for less work; `discardBody`: nothing of the flow reads response bodies (they are
+   * counted, not kept). Absent: every node takes the general path.
+   */
+  prepared?: { discardBody: boolean };
   /** Finished steps as lines for people (InterpreterPort.recordStep); absent: none are made. */
   recordStep?: (line: string) => void;
   /**
@@ -166,6 +174,7 @@ async function delay(ms: number): Promise<void> {
  */
 export function directPorts(resources: DirectPortResources): (options: DirectPortOptions) => InterpreterPort {
   const nodes = createNodeIO(resources.sandbox, resources.agent, resources.auth, resources.files, resources.gate);
+  let preparedSender: PreparedSender | undefined;
   const pool = () => resources.expressionPool ?? sharedExpressionPool();
   const dynamic = { uuid: randomUUID, now: Date.now, random: cryptoRandom };
   const grpc = resources.policy ? createGrpcCaller(resources.policy) : undefined;
@@ -203,13 +212,16 @@ export function directPorts(resources: DirectPortResources): (options: DirectPor
       now: Date.now,
       async executeApiNode(given) {
         const input = options.originLimits ? { ...given, originLimits: options.originLimits } : given;
-        // Not a Temporal payload unless asked (`capOutput`): no payload cap (the request and hooks keep theirs).
-        const out = await nodes.executeApiNode(input, {
-          ...(input.execution ? { executionId: input.execution } : {}),
-          capOutput: options.capOutput ?? false,
-          ...(options.signal ? { signal: options.signal } : {}),
-          ...(options.files ? { files: options.files } : {}),
-        });
+        const out =
+          options.prepared && !options.signal && !options.capOutput && sendsPrepared(input)
+            ? await (preparedSender ??= createPreparedSender(resources.agent))(input, options.prepared)
+            : // Not a Temporal payload unless asked (`capOutput`): no payload cap (the request and hooks keep theirs).
+              await nodes.executeApiNode(input, {
+                ...(input.execution ? { executionId: input.execution } : {}),
+                capOutput: options.capOutput ?? false,
+                ...(options.signal ? { signal: options.signal } : {}),
+                ...(options.files ? { files: options.files } : {}),
+              });
         // Each attempt's timeout is cut to the time left (activities/nodes.ts): a timeout at the
         // deadline interrupts the test case, as does a wait for the origin gate that reached it.
         const code = out.exchange?.errorCode;

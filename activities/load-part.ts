@@ -8,7 +8,7 @@
  * Runs the same on the activity's own thread or on a worker thread (activities/load-thread.ts).
  */
 import { testCaseAuth } from '../src/domain/auth-profiles';
-import type { FlowNode, NodeResult, RunPlan } from '../src/domain/types';
+import type { FlowNode, NodeResult, RunPlan, TestCaseDefinition } from '../src/domain/types';
 import { forEachNode } from '../src/flow/tree';
 import { LoadEngine, type AppliedControl, type EnginePosition } from '../src/perf/engine';
 import type { LoadControlState } from '../src/domain/load-control';
@@ -41,6 +41,37 @@ export interface LoadPartSpec {
    * (activities/load.ts): a part on a worker thread seeds its cache with them (activities/load-thread.ts).
    */
   files?: ShardFiles;
+  /**
+   * How API nodes are sent (config `load.requestPath`, `ASSAY_LOAD_REQUEST_PATH`): `prepared`
+   * (default) where a node allows it (activities/prepared-request.ts), `general` always as a
+   * functional run sends them.
+   */
+  requestPath?: 'prepared' | 'general';
+}
+
+/** Assertion targets that read a response's status, headers, time or size, never its body. */
+const BODYLESS_TARGET = /^\s*response\s*\.\s*(status|statusText|headers|time|size|contentEncoding)\b/;
+
+/**
+ * Whether nothing of `testCase` can read a response body: only API and Wait nodes, no hooks
+ * (the test case's, its folders', a node's script), no `extract`, and every assertion target one
+ * of the response's status, headers, time or size (no `body`, no `nodes`, no function call). Its
+ * load requests' bodies are then counted and dropped as they arrive (the prepared path's
+ * `discardBody`). Conservative: a flow it cannot tell about keeps its bodies.
+ */
+export function readsNoBodies(testCase: Pick<TestCaseDefinition, 'flow' | 'hooks' | 'folderHooks'>): boolean {
+  if (testCase.hooks || testCase.folderHooks?.length) return false;
+  let blind = true;
+  forEachNode(testCase.flow, (node) => {
+    if (node.type === 'wait') return;
+    if (node.type !== 'api' || node.script || node.extract) {
+      blind = false;
+      return;
+    }
+    for (const a of node.assertions ?? [])
+      if (!BODYLESS_TARGET.test(a.target) || /body|nodes|\$/.test(a.target)) blind = false;
+  });
+  return blind;
 }
 
 /** Files a shard read for its parts: each ref with its file, or null when it names none. */
@@ -131,6 +162,13 @@ export function startLoadPart(
   const grpcStatuses = new Map(plan.testCases.map((tc) => [tc.id, expectedGrpcStatuses(tc.flow)]));
   // HTTP statuses an API node's status assertions expect (k6's expectedStatuses; else 200–399).
   const httpStatuses = new Map(plan.testCases.map((tc) => [tc.id, expectedHttpStatuses(tc.flow)]));
+  // The prepared request path (activities/prepared-request.ts), bodies dropped where nothing reads them.
+  const prepared = new Map(
+    plan.testCases.map((tc) => [
+      tc.id,
+      spec.requestPath === 'general' ? undefined : { discardBody: readsNoBodies(tc) },
+    ]),
+  );
 
   const engine = new LoadEngine(
     profile,
@@ -156,6 +194,7 @@ export function startLoadPart(
           ...(plan.mockScope ? { mockScope: { workspaceId: plan.workspaceId, scope: plan.mockScope } } : {}),
           ...(files ? { files } : {}),
           workspaceId: plan.workspaceId,
+          ...(prepared.get(testCase.id) ? { prepared: prepared.get(testCase.id)! } : {}),
         });
         const executeApiNode = port.executeApiNode;
         const names = requestNames.get(testCase.id);

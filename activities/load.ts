@@ -260,6 +260,7 @@ export function createLoadActivities(deps: {
           part: input.shard * threads + t,
           parts: profile.shards * threads,
           resume: resume?.parts[t],
+          requestPath: deps.config.load.requestPath,
           ...(control ? { control } : {}),
         };
         return threads === 1

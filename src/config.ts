@@ -8,6 +8,7 @@
  * A variable that is set but malformed stops start-up with a {@link ConfigError} naming it.
  */
 import path from 'node:path';
+import { availableParallelism } from 'node:os';
 import { parseSecretKeys } from './secrets/keyring';
 import { parseRules, type EgressRule, type PrivateAccess } from './net/address-policy';
 import { RUN_SETTING_NAMES, type RunSettings } from './domain/types';
@@ -117,15 +118,21 @@ export interface AssayConfig {
      */
     only: boolean;
     /**
-     * Threads one load shard runs on (`ASSAY_LOAD_THREADS`, default 1): each a part of the shard's VUs
-     * or rate, so one worker process makes load on several cores. Opt-in: with two worker threads the
-     * process's RSS grew about 7 MB a minute for the first half hour of a 40-minute soak before
-     * levelling off (docs/benchmarks.md), against 0.6 MB a minute on one thread. Not a leak: heap
-     * snapshots of the threads at minute 2 and minute 15–19 of a soak hold the same 35 MB; the RSS is
-     * each thread's committed V8 heap (~175 MB for 35 MB live) and glibc's per-thread malloc arenas
-     * (`MALLOC_ARENA_MAX=2` kept it 150–300 MB lower and levelling off).
+     * Threads one load shard runs on (`ASSAY_LOAD_THREADS`, default: the host's available
+     * parallelism, `os.availableParallelism()`): each a part of the shard's VUs or rate, so one
+     * worker process makes load on every core. Memory: each thread commits its own V8 heap (~175 MB
+     * for ~35 MB live) and glibc gives it a malloc arena; `MALLOC_ARENA_MAX=2` (set by the image,
+     * `make dev` and bin/assay-stack) keeps RSS flat over an hour (docs/benchmarks.md "Load threads'
+     * memory"). 1: the shard runs on the activity's own thread.
      */
     threads: number;
+    /**
+     * How load tests send API nodes (`ASSAY_LOAD_REQUEST_PATH`): `prepared` (default) sends nodes
+     * that need no hooks, retries, auth or files with undici's `dispatch` and a handler of their own
+     * (activities/prepared-request.ts), the same results for less CPU; `general` sends every node as
+     * a functional run does (for comparison).
+     */
+    requestPath: 'prepared' | 'general';
   };
   api: {
     /** Interface the HTTP server binds to (`ASSAY_HOST`, default `127.0.0.1`). */
@@ -587,7 +594,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
     load: {
       shardsPerWorker,
       only: loadOnly(env, shardsPerWorker),
-      threads: integer(env, 'ASSAY_LOAD_THREADS', 1, 1, 64),
+      threads: integer(env, 'ASSAY_LOAD_THREADS', Math.min(64, availableParallelism()), 1, 64),
+      requestPath: oneOf(env, 'ASSAY_LOAD_REQUEST_PATH', ['prepared', 'general'] as const, 'prepared'),
     },
     api: {
       host: env.ASSAY_HOST || '127.0.0.1',
