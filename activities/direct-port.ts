@@ -39,7 +39,7 @@ import { verifyJournal } from '../src/mock/journal';
 import type { CallbackPort } from '../src/domain/callbacks';
 import type { FileSource } from './files';
 import { ORIGIN_LIMIT_TIMEOUT, type OriginGate } from '../src/net/origin-gate';
-import { createPreparedSender, sendsPrepared, type PreparedSender } from './prepared-request';
+import { createPreparedSender, sendsPrepared, type PreparedOptions, type PreparedSender } from './prepared-request';
 
 /** What every port of one {@link directPorts} factory shares. */
 export interface DirectPortResources {
@@ -118,7 +118,7 @@ export interface DirectPortOptions {
    * results for less work; `discardBody`: nothing of the flow reads response bodies (they are
    * counted, not kept). Absent: every node takes the general path.
    */
-  prepared?: { discardBody: boolean };
+  prepared?: PreparedOptions;
   /** Finished steps as lines for people (InterpreterPort.recordStep); absent: none are made. */
   recordStep?: (line: string) => void;
   /**

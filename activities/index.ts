@@ -119,6 +119,7 @@ export function createLoadWorkerActivities(deps: {
     ports,
     config: deps.config,
     threads: deps.config.load.threads,
+    connect: (origin) => policy.connection('node', origin),
   });
 }
 

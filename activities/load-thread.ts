@@ -139,7 +139,12 @@ async function main(): Promise<void> {
           : null,
       })),
     );
-  const part = startLoadPart(spec, directPorts({ sandbox, agent: policy.agent('node'), auth, policy }), files);
+  const part = startLoadPart(
+    spec,
+    directPorts({ sandbox, agent: policy.agent('node'), auth, policy }),
+    files,
+    (origin) => policy.connection('node', origin),
+  );
   parentPort!.on('message', (m: LoadThreadCommand) => {
     if (m.type === 'stop') part.stop();
     else if (m.type === 'control') {

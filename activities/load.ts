@@ -26,6 +26,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Context } from '@temporalio/activity';
+import type { Dispatcher } from 'undici';
 import type { DataSource } from 'typeorm';
 import type { AssayConfig } from '../src/config';
 import { RunLoadShard } from '../src/store/entities';
@@ -221,6 +222,8 @@ export function createLoadActivities(deps: {
   ports: (options: DirectPortOptions) => InterpreterPort;
   config: AssayConfig;
   threads: number;
+  /** A VU's own connection to an origin (`AddressPolicy.connection`), for parts on the activity's thread. */
+  connect?: (origin: string) => Dispatcher;
 }) {
   const { dataSource } = deps;
 
@@ -264,7 +267,7 @@ export function createLoadActivities(deps: {
           ...(control ? { control } : {}),
         };
         return threads === 1
-          ? startLoadPart(spec, deps.ports, files)
+          ? startLoadPart(spec, deps.ports, files, deps.connect)
           : threadPart({ ...spec, ...(shardFiles ? { files: shardFiles } : {}) }, deps.config);
       });
       const checkpoint = (): { checkpoint: LoadCheckpoint; activeVUs: number; control: ShardControl } => {

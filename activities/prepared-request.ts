@@ -112,8 +112,27 @@ function addLimit(ms: number): Limit {
 /** Thrown into a request to stop reading a body past its cap (not an error of the exchange). */
 class BodyCut extends Error {}
 
+/** A connection of the sender's caller (a VU's own, activities/load-part.ts), lent for one request. */
+export interface LentConnection {
+  dispatcher: Dispatcher;
+  /** Gives it back once the request ended (called exactly once). */
+  release(): void;
+}
+
+/** How one request is sent on the prepared path. */
+export interface PreparedOptions {
+  /** Nothing reads the response's body: it is counted and dropped, the exchange has none. */
+  discardBody: boolean;
+  /**
+   * The connection to send on, by origin (`scheme://host[:port]`): a VU's own; undefined (or
+   * none given) sends through the sender's agent. Not used for `strictSSL: false` (the agent's
+   * TLS-unchecked twin) nor for redirect hops after the first (the general path's chain).
+   */
+  connection?: (origin: string) => LentConnection | undefined;
+}
+
 /** Sends one API node's input on the prepared path: the node's output, as the general path gives it. */
-export type PreparedSender = (input: ApiNodeInput, options: { discardBody: boolean }) => Promise<ApiNodeOutput>;
+export type PreparedSender = (input: ApiNodeInput, options: PreparedOptions) => Promise<ApiNodeOutput>;
 
 /**
  * A sender over `agent` (the address policy's agent for API nodes: every connection judged, as on
@@ -141,8 +160,10 @@ export function createPreparedSender(agent: Agent): PreparedSender {
     return target ?? undefined;
   };
 
-  const exchange = (req: ResolvedRequest, target: Target, discardBody: boolean): Promise<HttpExchange> =>
+  const exchange = (req: ResolvedRequest, target: Target, options: PreparedOptions): Promise<HttpExchange> =>
     new Promise<HttpExchange>((resolve) => {
+      const { discardBody } = options;
+      const lent = req.strictSSL === false ? undefined : options.connection?.(target.origin);
       const startedAt = performance.now();
       const elapsed = () => Math.round((performance.now() - startedAt) * 10) / 10;
       const { headers, body } = headersAndBody(req);
@@ -160,6 +181,7 @@ export function createPreparedSender(agent: Agent): PreparedSender {
         if (settled) return;
         settled = true;
         pending.delete(limit);
+        lent?.release();
         resolve({ ...ex, finishedAtMs: Date.now() });
       };
       const failed = (err: unknown) =>
@@ -231,6 +253,7 @@ export function createPreparedSender(agent: Agent): PreparedSender {
           if (redirect) {
             pending.delete(limit);
             settled = true;
+            lent?.release();
             void continueRedirects(req, agent, { statusCode: status, headers: received, startedAt }).then(resolve);
             return;
           }
@@ -262,7 +285,7 @@ export function createPreparedSender(agent: Agent): PreparedSender {
           failed,
         );
       };
-      const dispatcher = req.strictSSL === false ? tlsUncheckedTwin(agent) : agent;
+      const dispatcher = lent?.dispatcher ?? (req.strictSSL === false ? tlsUncheckedTwin(agent) : agent);
       try {
         dispatcher.dispatch(
           {
@@ -281,7 +304,7 @@ export function createPreparedSender(agent: Agent): PreparedSender {
       }
     });
 
-  return async (input, { discardBody }) => {
+  return async (input, options) => {
     const resolved: ResolvedRequest = {
       ...input.request,
       method: input.request.method.toUpperCase() as ResolvedRequest['method'],
@@ -289,7 +312,7 @@ export function createPreparedSender(agent: Agent): PreparedSender {
     };
     const target = targetOf(resolved);
     // A URL the general path refuses: sent there, for its message.
-    const exchange_ = target ? await exchange(resolved, target, discardBody) : await sendHttpRequest(resolved, agent);
+    const exchange_ = target ? await exchange(resolved, target, options) : await sendHttpRequest(resolved, agent);
     const { sentHeaders: _sent, ...ex } = exchange_;
     return {
       request: {

@@ -37,7 +37,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import os from 'node:os';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector } from 'undici';
+import { Agent, buildConnector, Client } from 'undici';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
@@ -409,38 +409,62 @@ export class AddressPolicy {
     const key = tls === 'checked' ? kind : `${kind}:tls-unchecked`;
     let agent = this.agents.get(key);
     if (!agent) {
-      const base = buildConnector({
-        timeout: this.options.connectTimeoutMs ?? 10_000,
-        ...(tls === 'unchecked' ? { rejectUnauthorized: false } : {}),
-      });
       agent = new Agent({
         keepAliveTimeout: 10_000,
         connections: kind === 'bundler' ? 16 : this.options.connections === undefined ? 64 : this.options.connections,
         connectTimeout: this.options.connectTimeoutMs ?? 10_000,
-        connect: (opts, callback) => {
-          const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
-          this.resolve(kind, opts.hostname, port).then(
-            (addresses) => {
-              // Connects to the judged addresses only, the next one when one refuses at once (a
-              // name with an IPv6 and an IPv4 address, a server listening on one of them). TLS
-              // still checks the certificate against the name (undici takes it from `host`).
-              const attempt = (i: number) =>
-                base({ ...opts, hostname: addresses[i]!.address }, (err, socket) => {
-                  if (err && i + 1 < addresses.length && FAST_FAILURES.has((err as NodeJS.ErrnoException).code ?? ''))
-                    return attempt(i + 1);
-                  if (err) return callback(err, null);
-                  callback(null, socket!);
-                });
-              attempt(0);
-            },
-            (err: Error) => callback(err, null),
-          );
-        },
+        connect: this.judgedConnector(kind, tls),
       });
       this.agents.set(key, agent);
       if (tls === 'checked') twins.set(agent, () => this.agent(kind, 'unchecked'));
     }
     return agent;
+  }
+
+  /**
+   * One keep-alive connection to `origin` (`scheme://host[:port]`) for requests of `kind`, judged
+   * as {@link agent}'s are: an undici `Client` the caller owns and closes. A load test's virtual
+   * user keeps one per origin (activities/load-part.ts), as a k6 VU keeps its own connections, so
+   * its requests go straight to its connection instead of through a pool that looks for a free one
+   * among every VU's (undici's Pool scans its clients: a cost per request that grows with the VUs).
+   * @throws undici's InvalidArgumentError for an origin that is not an http(s) URL
+   */
+  connection(kind: EgressKind, origin: string): Client {
+    return new Client(origin, {
+      keepAliveTimeout: 10_000,
+      connectTimeout: this.options.connectTimeoutMs ?? 10_000,
+      connect: this.judgedConnector(kind, 'checked'),
+    });
+  }
+
+  /**
+   * A connector that resolves the host, judges the addresses with the port and connects to the
+   * address judged (the next one when one refuses at once).
+   */
+  private judgedConnector(kind: EgressKind, tls: 'checked' | 'unchecked'): buildConnector.connector {
+    const base = buildConnector({
+      timeout: this.options.connectTimeoutMs ?? 10_000,
+      ...(tls === 'unchecked' ? { rejectUnauthorized: false } : {}),
+    });
+    return (opts, callback) => {
+      const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+      this.resolve(kind, opts.hostname, port).then(
+        (addresses) => {
+          // Connects to the judged addresses only, the next one when one refuses at once (a
+          // name with an IPv6 and an IPv4 address, a server listening on one of them). TLS
+          // still checks the certificate against the name (undici takes it from `host`).
+          const attempt = (i: number) =>
+            base({ ...opts, hostname: addresses[i]!.address }, (err, socket) => {
+              if (err && i + 1 < addresses.length && FAST_FAILURES.has((err as NodeJS.ErrnoException).code ?? ''))
+                return attempt(i + 1);
+              if (err) return callback(err, null);
+              callback(null, socket!);
+            });
+          attempt(0);
+        },
+        (err: Error) => callback(err, null),
+      );
+    };
   }
 
   async close(): Promise<void> {

@@ -18,7 +18,7 @@ import { policyFromConfig, type AddressPolicy } from '../../src/net/address-poli
 import { directPorts } from '../../activities/direct-port';
 import { FlowInterpreter } from '../../src/flow';
 import type { FlowNode, TestCaseDefinition, TestCaseResult } from '../../src/domain/types';
-import { readsNoBodies, startLoadPart } from '../../activities/load-part';
+import { readsNoBodies, startLoadPart, VU_ORIGINS, VuConnections } from '../../activities/load-part';
 import { createPreparedSender, sendsPrepared } from '../../activities/prepared-request';
 import { validateProfile } from '../../src/perf/profile';
 import type { Sandbox } from '../../src/sandbox/sandbox';
@@ -364,7 +364,9 @@ describe('the prepared request path of load tests', function () {
     } as never;
     const ports = directPorts({ sandbox, agent: policy.agent('node') });
     const measure = async (requestPath: 'prepared' | 'general') => {
-      const part = startLoadPart({ runId: 'r', plan, part: 0, parts: 1, requestPath }, ports);
+      const part = startLoadPart({ runId: 'r', plan, part: 0, parts: 1, requestPath }, ports, undefined, (origin) =>
+        policy.connection('node', origin),
+      );
       await part.done;
       const { all, byName } = part.state().metrics;
       return {
@@ -390,5 +392,44 @@ describe('the prepared request path of load tests', function () {
     });
     expect(perIteration(prepared)).to.deep.equal(perIteration(general));
     expect(Object.keys(prepared.names).sort()).to.deep.equal(Object.keys(general.names).sort());
+  });
+});
+
+describe("load parts' VU connections", () => {
+  /** A stand-in connection that records whether it was destroyed. */
+  const fake = (origin: string) => {
+    const client = { origin, destroyed: false, destroy: async () => void (client.destroyed = true) };
+    return client;
+  };
+
+  it('gives each VU one connection of its own per origin, lent to one request at a time', () => {
+    const made: Array<ReturnType<typeof fake>> = [];
+    const connections = new VuConnections((origin) => {
+      const c = fake(origin);
+      made.push(c);
+      return c as never;
+    });
+    const vu1 = connections.of(1)!;
+    const first = vu1('http://a')!;
+    // A second request of the same VU while the first is under way (a Parallel node's lane): not lent.
+    expect(vu1('http://a')).to.equal(undefined);
+    first.release();
+    const again = vu1('http://a')!;
+    expect(again.dispatcher).to.equal(first.dispatcher);
+    again.release();
+    const other = connections.of(2)!('http://a')!;
+    expect(other.dispatcher).not.to.equal(first.dispatcher);
+    expect(vu1('http://b')!.dispatcher).not.to.equal(first.dispatcher);
+    expect(made.map((c) => c.origin)).to.deep.equal(['http://a', 'http://a', 'http://b']);
+    connections.close();
+    expect(made.every((c) => c.destroyed)).to.equal(true);
+  });
+
+  it(`keeps at most ${VU_ORIGINS} origins per VU; none without a way to connect`, () => {
+    const connections = new VuConnections((origin) => fake(origin) as never);
+    const vu = connections.of(7)!;
+    for (let i = 0; i < VU_ORIGINS; i++) expect(vu(`http://h${i}`)).not.to.equal(undefined);
+    expect(vu('http://one-more')).to.equal(undefined);
+    expect(new VuConnections().of(1)).to.equal(undefined);
   });
 });
