@@ -25,7 +25,7 @@ import type { Agent, Dispatcher } from 'undici';
 import type { ApiNodeInput, ApiNodeOutput } from '../src/domain/node-io';
 import type { HttpExchange, ResolvedRequest } from '../src/domain/types';
 import { tlsUncheckedTwin } from '../src/net/address-policy';
-import { readDecoded } from '../src/net/content-encoding';
+import { ACCEPT_ENCODING, readDecoded } from '../src/net/content-encoding';
 import {
   continueRedirects,
   decodeBody,
@@ -112,6 +112,200 @@ function addLimit(ms: number): Limit {
 /** Thrown into a request to stop reading a body past its cap (not an error of the exchange). */
 class BodyCut extends Error {}
 
+/** The request headers of a request that sets none and has no body: the same every time, never changed by undici. */
+const PLAIN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'user-agent': 'Assay/0.1',
+  'accept-encoding': ACCEPT_ENCODING,
+});
+
+/**
+ * One exchange on the prepared path: undici's dispatch handler (its methods on the prototype, so
+ * a request costs one object, not a dozen closures) and what it read so far.
+ */
+class PreparedExchange implements Dispatcher.DispatchHandler {
+  private readonly startedAt = performance.now();
+  private readonly limit: Limit;
+  private readonly lent: LentConnection | undefined;
+  private status = 0;
+  private received: Record<string, string | string[] | undefined> = {};
+  private redirect = false;
+  private size = 0;
+  private truncated = false;
+  private chunks: Buffer[] | undefined;
+  /** An encoded body: decoded as the general path decodes it (src/net/content-encoding.ts `readDecoded`). */
+  private decoding: { stream: Readable; read: ReturnType<typeof readDecoded> } | undefined;
+  private settled = false;
+
+  constructor(
+    private readonly agent: Agent,
+    private readonly req: ResolvedRequest,
+    private readonly target: Target,
+    private readonly options: PreparedOptions,
+    private readonly resolve: (ex: HttpExchange) => void,
+  ) {
+    this.lent = req.strictSSL === false ? undefined : options.connection?.(target.origin);
+    this.limit = addLimit(req.timeoutMs);
+  }
+
+  send(): void {
+    const req = this.req;
+    const plain = req.body === undefined && isEmpty(req.headers);
+    const { headers, body } = plain ? { headers: PLAIN_HEADERS, body: undefined } : headersAndBody(req);
+    const dispatcher = this.lent?.dispatcher ?? (req.strictSSL === false ? tlsUncheckedTwin(this.agent) : this.agent);
+    try {
+      dispatcher.dispatch(
+        {
+          origin: this.target.origin,
+          path: this.target.path,
+          method: req.method as Dispatcher.HttpMethod,
+          headers: headers as Record<string, string>,
+          body,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+        },
+        this,
+      );
+    } catch (err) {
+      this.failed(err);
+    }
+  }
+
+  private elapsed(): number {
+    return Math.round((performance.now() - this.startedAt) * 10) / 10;
+  }
+
+  private done(ex: Omit<HttpExchange, 'finishedAtMs'>): void {
+    if (this.settled) return;
+    this.settled = true;
+    pending.delete(this.limit);
+    this.lent?.release();
+    this.resolve({ ...ex, finishedAtMs: Date.now() } as HttpExchange);
+  }
+
+  private failed(err: unknown): void {
+    this.done({ headers: {}, size: 0, truncated: false, timeMs: this.elapsed(), ...describeError(err, this.req) });
+  }
+
+  private answered(
+    text: string | undefined,
+    read?: { size: number; truncated: boolean; coding?: string; encodedSize?: number },
+  ): void {
+    const responseHeaders = headerRecord(this.received);
+    const cut = read?.truncated ?? this.truncated;
+    const bytes = read?.size ?? this.size;
+    this.done({
+      status: this.status,
+      headers: responseHeaders,
+      body: text === undefined ? undefined : decodeBody(text, responseHeaders['content-type'], cut),
+      size: cut || read?.coding ? bytes : Math.max(bytes, Number(responseHeaders['content-length'] ?? 0) || 0),
+      truncated: cut,
+      ...(read?.coding ? { contentEncoding: read.coding, encodedSize: read.encodedSize } : {}),
+      timeMs: this.elapsed(),
+    });
+  }
+
+  private finishDecoded(): void {
+    this.decoding!.read.then(
+      (read) =>
+        this.answered(this.options.discardBody ? undefined : read.bytes.toString('utf8'), {
+          size: read.size,
+          truncated: read.truncated,
+          ...(read.contentEncoding ? { coding: read.contentEncoding, encodedSize: read.encodedSize } : {}),
+        }),
+      (err: unknown) => this.failed(err),
+    );
+  }
+
+  private kept(): string | undefined {
+    return this.chunks ? Buffer.concat(this.chunks).toString('utf8') : undefined;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.limit.controller = controller;
+    if (this.limit.expired) controller.abort(timeoutError());
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, parsed: unknown): void {
+    this.status = statusCode;
+    this.received = parsed as Record<string, string | string[] | undefined>;
+    if (followsRedirect(this.req, statusCode, this.received.location, this.target.url)) {
+      this.redirect = true;
+      return;
+    }
+    const coding = this.received['content-encoding'];
+    if (coding !== undefined && coding !== '' && String(coding).toLowerCase() !== 'identity') {
+      const stream = new Readable({ read() {} });
+      const decoding = {
+        stream,
+        read: readDecoded(
+          stream as never,
+          Array.isArray(coding) ? coding.join(', ') : coding,
+          this.req.maxResponseBytes,
+        ),
+      };
+      this.decoding = decoding;
+      // Decoding stopped early (cut at the cap, or undecodable): nothing more is read.
+      void decoding.read.then(
+        () => !stream.readableEnded && controller.abort(new BodyCut()),
+        () => controller.abort(new BodyCut()),
+      );
+    } else if (!this.options.discardBody) this.chunks = [];
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.redirect) return;
+    if (this.decoding) {
+      if (!this.decoding.stream.destroyed) this.decoding.stream.push(chunk);
+      return;
+    }
+    this.size += chunk.length;
+    const max = this.req.maxResponseBytes;
+    if (this.size > max) {
+      // As readCapped (src/net/http.ts): the first maxResponseBytes kept, the rest never read.
+      this.truncated = true;
+      this.chunks?.push(chunk.subarray(0, chunk.length - (this.size - max)));
+      controller.abort(new BodyCut());
+      return;
+    }
+    this.chunks?.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.redirect) {
+      pending.delete(this.limit);
+      this.settled = true;
+      this.lent?.release();
+      void continueRedirects(this.req, this.agent, {
+        statusCode: this.status,
+        headers: this.received,
+        startedAt: this.startedAt,
+      }).then(this.resolve);
+      return;
+    }
+    if (this.decoding) {
+      this.decoding.stream.push(null);
+      this.finishDecoded();
+      return;
+    }
+    this.answered(this.kept());
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (err instanceof BodyCut) {
+      if (this.decoding) this.finishDecoded();
+      else this.answered(this.kept());
+      return;
+    }
+    if (this.decoding && !this.decoding.stream.destroyed) this.decoding.stream.destroy(err);
+    this.failed(err);
+  }
+}
+
+function isEmpty(record: Record<string, string>): boolean {
+  for (const _ in record) return false;
+  return true;
+}
+
 /** A connection of the sender's caller (a VU's own, activities/load-part.ts), lent for one request. */
 export interface LentConnection {
   dispatcher: Dispatcher;
@@ -161,148 +355,7 @@ export function createPreparedSender(agent: Agent): PreparedSender {
   };
 
   const exchange = (req: ResolvedRequest, target: Target, options: PreparedOptions): Promise<HttpExchange> =>
-    new Promise<HttpExchange>((resolve) => {
-      const { discardBody } = options;
-      const lent = req.strictSSL === false ? undefined : options.connection?.(target.origin);
-      const startedAt = performance.now();
-      const elapsed = () => Math.round((performance.now() - startedAt) * 10) / 10;
-      const { headers, body } = headersAndBody(req);
-      const limit = addLimit(req.timeoutMs);
-      let status = 0;
-      let received: Record<string, string | string[] | undefined> = {};
-      let redirect = false;
-      let size = 0;
-      let truncated = false;
-      let chunks: Buffer[] | undefined;
-      /** An encoded body: decoded as the general path decodes it (src/net/content-encoding.ts `readDecoded`). */
-      let decoding: { stream: Readable; read: ReturnType<typeof readDecoded> } | undefined;
-      let settled = false;
-      const done = (ex: Omit<HttpExchange, 'finishedAtMs'>) => {
-        if (settled) return;
-        settled = true;
-        pending.delete(limit);
-        lent?.release();
-        resolve({ ...ex, finishedAtMs: Date.now() });
-      };
-      const failed = (err: unknown) =>
-        done({ headers: {}, size: 0, truncated: false, timeMs: elapsed(), ...describeError(err, req) });
-      const answered = (
-        text: string | undefined,
-        read?: { size: number; truncated: boolean; coding?: string; encodedSize?: number },
-      ) => {
-        const responseHeaders = headerRecord(received);
-        const cut = read?.truncated ?? truncated;
-        const bytes = read?.size ?? size;
-        done({
-          status,
-          headers: responseHeaders,
-          body: text === undefined ? undefined : decodeBody(text, responseHeaders['content-type'], cut),
-          size: cut || read?.coding ? bytes : Math.max(bytes, Number(responseHeaders['content-length'] ?? 0) || 0),
-          truncated: cut,
-          ...(read?.coding ? { contentEncoding: read.coding, encodedSize: read.encodedSize } : {}),
-          timeMs: elapsed(),
-        });
-      };
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(controller) {
-          limit.controller = controller;
-          if (limit.expired) controller.abort(timeoutError());
-        },
-        onResponseStart(controller, statusCode, parsed) {
-          status = statusCode;
-          received = parsed as Record<string, string | string[] | undefined>;
-          if (followsRedirect(req, statusCode, received.location, target.url)) {
-            redirect = true;
-            return;
-          }
-          const coding = received['content-encoding'];
-          if (coding !== undefined && coding !== '' && String(coding).toLowerCase() !== 'identity') {
-            const stream = new Readable({ read() {} });
-            decoding = {
-              stream,
-              read: readDecoded(
-                stream as never,
-                Array.isArray(coding) ? coding.join(', ') : coding,
-                req.maxResponseBytes,
-              ),
-            };
-            // Decoding stopped early (cut at the cap, or undecodable): nothing more is read.
-            void decoding.read.then(
-              () => !stream.readableEnded && controller.abort(new BodyCut()),
-              () => controller.abort(new BodyCut()),
-            );
-          } else if (!discardBody) chunks = [];
-        },
-        onResponseData(controller, chunk) {
-          if (redirect) return;
-          if (decoding) {
-            if (!decoding.stream.destroyed) decoding.stream.push(chunk);
-            return;
-          }
-          size += chunk.length;
-          if (size > req.maxResponseBytes) {
-            // As readCapped (src/net/http.ts): the first maxResponseBytes kept, the rest never read.
-            truncated = true;
-            chunks?.push(chunk.subarray(0, chunk.length - (size - req.maxResponseBytes)));
-            controller.abort(new BodyCut());
-            return;
-          }
-          chunks?.push(chunk);
-        },
-        onResponseEnd() {
-          if (redirect) {
-            pending.delete(limit);
-            settled = true;
-            lent?.release();
-            void continueRedirects(req, agent, { statusCode: status, headers: received, startedAt }).then(resolve);
-            return;
-          }
-          if (decoding) {
-            decoding.stream.push(null);
-            finishDecoded();
-            return;
-          }
-          answered(chunks ? Buffer.concat(chunks).toString('utf8') : undefined);
-        },
-        onResponseError(_controller, err) {
-          if (err instanceof BodyCut) {
-            if (decoding) finishDecoded();
-            else answered(chunks ? Buffer.concat(chunks).toString('utf8') : undefined);
-            return;
-          }
-          if (decoding && !decoding.stream.destroyed) decoding.stream.destroy(err);
-          failed(err);
-        },
-      };
-      const finishDecoded = () => {
-        decoding!.read.then(
-          (read) =>
-            answered(discardBody ? undefined : read.bytes.toString('utf8'), {
-              size: read.size,
-              truncated: read.truncated,
-              ...(read.contentEncoding ? { coding: read.contentEncoding, encodedSize: read.encodedSize } : {}),
-            }),
-          failed,
-        );
-      };
-      const dispatcher = lent?.dispatcher ?? (req.strictSSL === false ? tlsUncheckedTwin(agent) : agent);
-      try {
-        dispatcher.dispatch(
-          {
-            origin: target.origin,
-            path: target.path,
-            method: req.method as Dispatcher.HttpMethod,
-            headers,
-            body,
-            headersTimeout: req.timeoutMs,
-            bodyTimeout: req.timeoutMs,
-          },
-          handler,
-        );
-      } catch (err) {
-        failed(err);
-      }
-    });
+    new Promise<HttpExchange>((resolve) => new PreparedExchange(agent, req, target, options, resolve).send());
 
   return async (input, options) => {
     const resolved: ResolvedRequest = {
