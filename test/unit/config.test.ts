@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { expect } from 'chai';
 import { ConfigError, LOCAL_DEVELOPMENT_EGRESS, loadConfig } from '../../src/config';
 import { AddressNotAllowedError, policyFromConfig } from '../../src/net/address-policy';
@@ -37,6 +38,16 @@ describe('configuration (src/config)', () => {
       'ASSAY_LOAD_SHARDS_PER_WORKER of 1 or more',
     );
     expect(() => loadConfig({ ASSAY_LOAD_ONLY: 'load' })).to.throw(ConfigError, 'ASSAY_LOAD_ONLY');
+  });
+
+  it('runs a load shard on every core and sends prepared requests unless told otherwise', () => {
+    expect(loadConfig({}).load).to.include({ threads: Math.min(64, availableParallelism()), requestPath: 'prepared' });
+    expect(loadConfig({ ASSAY_LOAD_THREADS: '1', ASSAY_LOAD_REQUEST_PATH: 'general' }).load).to.include({
+      threads: 1,
+      requestPath: 'general',
+    });
+    expect(() => loadConfig({ ASSAY_LOAD_REQUEST_PATH: 'fast' })).to.throw(ConfigError, 'ASSAY_LOAD_REQUEST_PATH');
+    expect(() => loadConfig({ ASSAY_LOAD_THREADS: '0' })).to.throw(ConfigError, 'ASSAY_LOAD_THREADS');
   });
 
   it('keeps runs forever unless ASSAY_RUN_RETENTION_DAYS says otherwise', () => {
