@@ -5,7 +5,8 @@
  * again here). Posts `{ type: 'state', state }` every `stateMs` and `{ type: 'done', state }` at the
  * end; `{ type: 'stop' }` stops it at once; `{ type: 'control', state }` applies the run's control state. It has its own sandbox, address policy agent and (only
  * if a script loads a stored library) database connection. Before its clock starts it warms the
- * load path up against a server of its own ({@link warmUp}).
+ * load path up against a server of its own ({@link warmUp}), unless it resumes a shard whose
+ * earlier attempt was lost (`spec.resume` set): the load is already waiting for it then.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,7 +53,12 @@ export function reviveConfig(config: AssayConfig): AssayConfig {
   };
 }
 
-/** Iterations of the warm-up ({@link warmUp}). */
+/**
+ * Iterations of the warm-up ({@link warmUp}) of a part's first attempt. A resumed part (a later
+ * attempt after a lost host, `LoadPartSpec.resume` set) does none: on a 2-core machine the warm-up
+ * took ~0.4 s of the ~1.2 s between a resumed attempt's start and its first request (thread start-up
+ * most of the rest), which is load the target does not get; its first second runs on colder code.
+ */
 export const WARM_UP_ITERATIONS = 300;
 
 /**
@@ -114,7 +120,9 @@ async function main(): Promise<void> {
   const sandbox = sandboxFromConfig(config, policy, blobs);
   // A run with auth profiles reads its tokens from the shared cache table: connect before the clock starts.
   if (spec.plan.authProfiles) dataSource ??= openDataSource(config.database);
-  await Promise.all([warmUp(spec, sandbox).catch(() => undefined), dataSource?.catch(() => undefined)]);
+  // A resumed part starts at once: the time a lost host costs is a gap in the load (workflows/performance.ts).
+  const warm = spec.resume ? undefined : warmUp(spec, sandbox).catch(() => undefined);
+  await Promise.all([warm, dataSource?.catch(() => undefined)]);
   // Auth profiles' tokens: this thread's memory cache in front of the shared table (src/auth/token-cache.ts).
   const auth = new AuthProfiles(keyRingFor(config.secretKeys, config.dataDir), policy.agent('node'), () => {
     dataSource ??= openDataSource(config.database);

@@ -6,9 +6,11 @@
  *
  * Each shard heartbeats every second; a heartbeat missed for {@link LOAD_HEARTBEAT_TIMEOUT} (a
  * worker killed, a Temporal restart) fails the attempt, and the next attempt, on any worker,
- * resumes from the last heartbeat (activities/load.ts). Attempts are not limited: the run's own
- * timeout (the cancellable scope around this) bounds them. Everything about the profile was
- * computed by `startRun` into the plan (`PerformancePlan`): this code only reads it.
+ * {@link LOAD_RETRY_INITIAL_INTERVAL} later, resumes from the last heartbeat (activities/load.ts):
+ * a lost load host costs the load 2–3 s when another is up (docs/performance.md "Durability: what a
+ * crash looks like"). Attempts are not limited: the run's own timeout (the cancellable scope around
+ * this) bounds them. Everything about the profile was computed by `startRun` into the plan
+ * (`PerformancePlan`): this code only reads it.
  *
  * Live control (src/domain/load-control.ts): {@link LoadControl} holds the run's control state,
  * takes the `loadControl` update's commands one at a time and publishes each new state to the store
@@ -39,8 +41,36 @@ import {
   type LoadControlState,
 } from '../src/domain/load-control';
 
-/** How long a shard may go without a heartbeat before its attempt counts as lost. */
-export const LOAD_HEARTBEAT_TIMEOUT = '10 seconds';
+/**
+ * How long a shard may go without a heartbeat before its attempt counts as lost: two heartbeat
+ * periods. A shard heartbeats every second (activities/load.ts `HEARTBEAT_MS`), and the worker sends
+ * one to Temporal at most every min(0.8 × this, `maxHeartbeatThrottleInterval`) = min(1.6 s, 1 s) =
+ * 1 s (bin/worker.ts; Temporal TypeScript SDK `WorkerOptions.maxHeartbeatThrottleInterval`: the
+ * first heartbeat is sent at once, later ones at the end of each throttle interval). So the server
+ * sees one about every second, and a healthy shard whose heartbeat is late by up to a second (its
+ * thread busy, a GC pause, a slow RPC) is not lost: measured on a 2-core machine with the
+ * activity's thread at full load, the server saw heartbeats at most ~1.1 s apart. A longer
+ * timeout only makes a lost host cost more (10 s before: a kill left a 10–15 s gap at the
+ * target); a shorter one would leave less than a heartbeat period of margin. An attempt timed out
+ * while alive is not a double count: its next heartbeat is refused and it stops (the target may
+ * get both attempts' load for up to a second), its successor resumes from the last checkpoint
+ * Temporal has, and a snapshot of the older attempt never overwrites a newer one's
+ * (activities/load.ts `storeSnapshot`).
+ */
+export const LOAD_HEARTBEAT_TIMEOUT = '2 seconds';
+
+/**
+ * The first retry of a lost shard attempt: at once, in effect (the load is waiting for it); later
+ * retries back off up to 10 s (a shard that keeps failing is not a lost host).
+ */
+export const LOAD_RETRY_INITIAL_INTERVAL = '100 milliseconds';
+
+/**
+ * How long the threshold watcher (`watchLoadThresholds`) may go without a heartbeat: it makes no
+ * load, so losing it for a while costs evaluations only (docs/performance.md "Stopping on a failing
+ * threshold").
+ */
+export const WATCH_HEARTBEAT_TIMEOUT = '10 seconds';
 
 /** Publishing a control state: retried until it lands (the update waits for it). */
 const control = proxyActivities<Activities>({
@@ -115,8 +145,10 @@ export async function runLoad(
     startToCloseTimeout: steerable
       ? Math.max(performance.longestMs, deadlineMs - Date.now()) + 60_000
       : performance.longestMs + 60_000,
+    // A change of timeouts or retry needs no patch: replay does not compare them (the history of a
+    // performance run scheduled with a 10 s heartbeat timeout and a 1 s first retry replays on 2 s, 100 ms).
     heartbeatTimeout: LOAD_HEARTBEAT_TIMEOUT,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+    retry: { initialInterval: LOAD_RETRY_INITIAL_INTERVAL, backoffCoefficient: 2, maximumInterval: '10 seconds' },
   };
   const { runLoadShard } = proxyActivities<LoadActivities>(options);
   const shards = Promise.all(
@@ -136,8 +168,8 @@ export async function runLoad(
     }
     const watchOptions = {
       startToCloseTimeout: options.startToCloseTimeout,
-      heartbeatTimeout: LOAD_HEARTBEAT_TIMEOUT,
-      retry: options.retry,
+      heartbeatTimeout: WATCH_HEARTBEAT_TIMEOUT,
+      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
     };
     const { watchLoadThresholds } = proxyActivities<Activities>(watchOptions);
     const watchScope = new CancellationScope();

@@ -106,7 +106,7 @@ describe('steering a performance run (pause, resume, scale, stop)', function () 
     const pause = await command(runId, { action: 'pause', reason: 'deploying the database' });
     expect(pause.control).to.include({ seq: 1, paused: true, stopped: false });
     await a!.kill();
-    worker(); // takes the lost shard over once its heartbeat times out (10 s)
+    worker(); // takes the lost shard over once its heartbeat times out (2 s, workflows/performance.ts)
 
     // The surviving shard applied it within 2 s; the target sees no request from then on.
     const survivor = (await shards(runId)).find((s) => s.shard !== victim.shard)!;
