@@ -3,10 +3,11 @@
  * (`<task queue>-load`), one per shard of a run's load profile.
  *
  * `runLoadShard` runs the shard as `threads` parts (activities/load-part.ts), one per worker thread
- * (activities/load-thread.ts; `ASSAY_LOAD_THREADS`, default 1) or, with one thread, on the
+ * (activities/load-thread.ts; `ASSAY_LOAD_THREADS`, default one per core) or, with one thread, on the
  * activity's own: each part's virtual users run the runner's test cases through the
- * same interpreter as a functional run, over its direct port (API nodes through the address
- * policy's pooled keep-alive agent, scripts in a sandbox).
+ * same interpreter as a functional run, over its direct port (API nodes on the prepared path,
+ * activities/prepared-request.ts, over each VU's own connections, or through the address policy's
+ * pooled keep-alive agent; scripts in a sandbox).
  *
  * Durability: every {@link HEARTBEAT_MS} the shard heartbeats its checkpoint — cumulative
  * measurements of all its parts (HDR histograms, counts, the time series), each part's position in
