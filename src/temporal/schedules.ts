@@ -51,6 +51,11 @@ export interface ReconcileReport {
   failed: Array<{ deploymentId: string; error: string }>;
 }
 
+/** Times a live schedule state asks Temporal for next run times that are not listed yet. */
+export const NEXT_TIMES_ATTEMPTS = 10;
+/** Milliseconds between those asks. */
+export const NEXT_TIMES_RETRY_MS = 100;
+
 /** How long a call to Temporal may take before the sync counts as failed. */
 const CALL_DEADLINE_MS = 5000;
 
@@ -178,7 +183,12 @@ export class ScheduleSync {
     );
   }
 
-  /** The schedule as the API shows it; asks Temporal for the next run times when `live`. */
+  /**
+   * The schedule as the API shows it; asks Temporal for the next run times when `live`. A schedule
+   * just created lists none until Temporal's scheduler has run for it once (a moment after the
+   * create returned): an active schedule that lists none is asked again, every
+   * {@link NEXT_TIMES_RETRY_MS} ms up to {@link NEXT_TIMES_ATTEMPTS} times, before answering.
+   */
   async state(d: Deployment, live: boolean): Promise<ScheduleState> {
     if (!d.schedule) return { status: 'none' };
     const scheduleId = this.scheduleId(d.id);
@@ -187,7 +197,16 @@ export class ScheduleSync {
     const base: ScheduleState = { status: d.enabled ? 'active' : 'paused', scheduleId };
     if (!live) return base;
     try {
-      const description = await this.call((client) => client.schedule.getHandle(scheduleId).describe());
+      const describe = () => this.call((client) => client.schedule.getHandle(scheduleId).describe());
+      let description = await describe();
+      for (
+        let attempt = 1;
+        attempt < NEXT_TIMES_ATTEMPTS && !description.state.paused && description.info.nextActionTimes.length === 0;
+        attempt++
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, NEXT_TIMES_RETRY_MS));
+        description = await describe();
+      }
       return {
         ...base,
         status: description.state.paused ? 'paused' : 'active',
