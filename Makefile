@@ -2,6 +2,9 @@
 # (scripts/env.sh installs them into ~/.cache/assay when missing).
 SHELL := /bin/bash
 ENV := . scripts/env.sh &&
+# glibc's malloc arenas, one per load thread (one per core by default), fragment: two keep a
+# worker's RSS flat (docs/benchmarks.md "Load threads' memory"; the image sets the same).
+ARENAS := MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2}
 STAMP := node_modules/.assay-install-stamp
 # mocha for a subset of the suite: without .mocharc.json, whose spec list would be added to the files named.
 MOCHA_ONLY := npx mocha --no-config --require dist/test/setup.js --timeout 60000 --exit --node-option no-node-snapshot --node-option enable-source-maps --node-option expose-gc
@@ -24,11 +27,11 @@ build: $(STAMP)
 
 ## dev: everything locally (Temporal dev server + Web UI, store, API, worker); prints URLs and the dev key
 dev: install
-	@$(ENV) node --no-node-snapshot --enable-source-maps dist/bin/main.js dev
+	@$(ENV) $(ARENAS) node --no-node-snapshot --enable-source-maps dist/bin/main.js dev
 
 ## run: API and worker in one process against TEMPORAL_ADDRESS (no dev server)
 run: install
-	@$(ENV) node --no-node-snapshot --enable-source-maps dist/bin/main.js all
+	@$(ENV) $(ARENAS) node --no-node-snapshot --enable-source-maps dist/bin/main.js all
 
 ## bundler: the bundler service alone on ASSAY_BUNDLER_PORT (default 8081); docs/bundler.md
 bundler: install
@@ -72,7 +75,7 @@ bench: install
 	@$(ENV) node --no-node-snapshot dist/bench/openapi-vendors.js
 	@$(ENV) node dist/bench/bundler.js
 	@$(ENV) node --no-node-snapshot dist/bench/durability.js
-	@$(ENV) scripts/k6.sh && node --no-node-snapshot dist/bench/load.js
+	@$(ENV) scripts/k6.sh && $(ARENAS) node --no-node-snapshot dist/bench/load.js
 	@$(ENV) node --no-node-snapshot dist/bench/scaling.js
 	@$(ENV) node --no-node-snapshot dist/bench/durability-modes.js
 	@$(ENV) node --no-node-snapshot dist/bench/parallel-suite.js

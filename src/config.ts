@@ -122,7 +122,7 @@ export interface AssayConfig {
      * parallelism, `os.availableParallelism()`): each a part of the shard's VUs or rate, so one
      * worker process makes load on every core. Memory: each thread commits its own V8 heap (~175 MB
      * for ~35 MB live) and glibc gives it a malloc arena; `MALLOC_ARENA_MAX=2` (set by the image,
-     * and by scripts/env.sh for `make dev`, `make run`, `make test` and `make bench`) keeps RSS flat over an hour (docs/benchmarks.md "Load threads'
+     * and by the Makefile for `make dev`, `make run` and the load bench) keeps RSS flat over an hour (docs/benchmarks.md "Load threads'
      * memory"). 1: the shard runs on the activity's own thread.
      */
     threads: number;
