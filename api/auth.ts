@@ -7,6 +7,7 @@ import type { Middleware } from 'koa';
 import type { DataSource } from 'typeorm';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { findKey, hashKey } from '../src/api-keys';
+import type { ApiKey } from '../src/store/entities';
 import { isDatabaseUnavailable } from '../src/store/errors';
 import { Problem, retryAfterSeconds } from './problem';
 import type { AppContext, AppState, Caller } from './context';
@@ -91,6 +92,26 @@ export class VerifiedKeys {
 }
 
 /**
+ * The caller an API key makes (api/context.ts {@link Caller}): its workspace and scope, the key as
+ * actor (a service account's key as `service-account`).
+ */
+export function keyCaller(key: ApiKey): Caller {
+  return {
+    workspaceId: key.workspaceId,
+    keyId: key.id,
+    userId: key.userId ?? null,
+    scope: key.scope,
+    actor: {
+      type: key.serviceAccount ? 'service-account' : 'key',
+      id: key.id,
+      name: key.serviceAccount ? `${key.serviceAccount} (${key.prefix}…)` : `${key.name} (${key.prefix}…)`,
+      ...(key.userId ? { userId: key.userId } : {}),
+    },
+    principal: key.id,
+  };
+}
+
+/**
  * Resolves the caller from the bearer key; 401 when absent, malformed, unknown or revoked. With a
  * `failures` limiter, an address over its limit gets 429 before any lookup and each 401 counts.
  * With `verified`, a `GET`/`HEAD` whose key lookup fails because the database is unavailable goes
@@ -130,7 +151,7 @@ export function authenticate(
       verified?.refused(hash);
       return refuse('The API key is unknown or has been revoked.');
     }
-    ctx.state.caller = { workspaceId: key.workspaceId, keyId: key.id, scope: key.scope };
+    ctx.state.caller = keyCaller(key);
     verified?.confirmed(hash, { ...ctx.state.caller });
     await next();
   };

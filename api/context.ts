@@ -5,7 +5,8 @@ import type { ParameterizedContext } from 'koa';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { AssayConfig } from '../src/config';
-import type { KeyScope } from '../src/store/entities';
+import type { AuditActor } from '../src/store/entities';
+import type { Scope } from '../src/teams/roles';
 import type { LiveRun, RunWorkflowClient } from '../src/temporal/run-workflows';
 import type { ScheduleSync } from '../src/temporal/schedules';
 import type { MockJournal } from '../src/mock/journal';
@@ -31,11 +32,22 @@ export interface ApiDeps {
   policy?: AddressPolicy;
 }
 
-/** Who is calling: set by the auth middleware on every /v1 request. */
+/**
+ * Who is calling: set by the auth middleware on every /v1 request (api/auth.ts), from an API key or
+ * a console session (docs/teams.md).
+ */
 export interface Caller {
   workspaceId: string;
-  keyId: string;
-  scope: KeyScope;
+  /** The API key that authenticated the request, or null for a console session. */
+  keyId: string | null;
+  /** The user behind the request (a session's, or the owner of a user's key), or null. */
+  userId: string | null;
+  /** What the caller may do here (src/teams/roles.ts): a key's scope, a user's role's scope, or the lower of both. */
+  scope: Scope;
+  /** Who the caller is, as the audit trail records it. */
+  actor: AuditActor;
+  /** What per-caller limits count against: the key id, else `user:<id>`. */
+  principal: string;
 }
 
 export interface AppState {

@@ -69,7 +69,7 @@ export function rateLimitHeaders(perMinute: number, remaining: number, resetSeco
  */
 export function rateLimit(
   perMinute: number,
-  keyOf: (ctx: AppContext) => string = (ctx) => ctx.state.caller.keyId,
+  keyOf: (ctx: AppContext) => string = (ctx) => ctx.state.caller.principal,
 ): Middleware<AppState> {
   const limit = new PerMinuteLimit(perMinute);
   const headers = (remaining: number, resetSeconds: number) => rateLimitHeaders(perMinute, remaining, resetSeconds);

@@ -4,9 +4,11 @@
  * to every /v1 request after authentication and before the body is parsed. Routers do not check
  * scopes themselves.
  *
- * Scopes are ordered `read` < `run` < `write` (spec "Authentication": `read` allows GET, `run` adds
- * starting and cancelling runs, `write` allows everything); a key satisfies an entry when its scope
- * is at least the entry's. `public` entries need no key at all (they live outside /v1 and are
+ * Scopes are ordered `read` < `run` < `write` < `admin` < `owner` (src/teams/roles.ts; spec
+ * "Authentication": `read` allows GET, `run` adds starting and cancelling runs, `write` changing
+ * what the workspace holds; `admin` adds keys, members and the audit trail, `owner` granting the
+ * owner role); a caller (a key, or a person through their role) satisfies an entry when its scope is
+ * at least the entry's. `public` entries need no key at all (they live outside /v1 and are
  * listed here so the table documents every endpoint).
  *
  * Paths match case-insensitively, as the routers do. A /v1 request that matches no entry (a path or method no router answers; it ends in 404 or 405)
@@ -14,12 +16,12 @@
  * open to a lesser key; a test checks that every router route has an entry.
  */
 import type { Middleware } from 'koa';
-import { KEY_SCOPES, type KeyScope } from '../src/store/entities';
+import { roleOfScope, scopeAllows, type Scope } from '../src/teams/roles';
 import { Problem } from './problem';
 import type { AppState } from './context';
 
 /** What an endpoint needs: a key scope, or `public` (no key). */
-export type EndpointScope = KeyScope | 'public';
+export type EndpointScope = Scope | 'public';
 
 /**
  * The table: `"<METHOD> <path template>"` (the router's own path syntax, `:name` is one segment)
@@ -37,11 +39,41 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'PATCH /callbacks/:token': 'public',
   'DELETE /callbacks/:token': 'public',
 
+  // Console sign-in through OpenID Connect and its session (api/routes/sign-in.ts, docs/teams.md):
+  // outside /v1; the session cookie they set is checked by the /v1 authentication.
+  'GET /auth/config': 'public',
+  'GET /auth/login': 'public',
+  'GET /auth/callback': 'public',
+  'GET /auth/session': 'public',
+  'POST /auth/logout': 'public',
+
   'GET /v1/workspaces': 'read',
+
+  // Members and their roles (api/routes/members.ts).
+  'GET /v1/members': 'admin',
+  'POST /v1/members': 'admin',
+  'GET /v1/members/:userId': 'admin',
+  'PATCH /v1/members/:userId': 'admin',
+  'DELETE /v1/members/:userId': 'admin',
+
+  // API keys (api/routes/keys.ts): every member manages their own keys (never above their role);
+  // service accounts' keys and other members' keys need `admin`, checked by the route.
+  'GET /v1/keys': 'read',
+  'POST /v1/keys': 'read',
+  'GET /v1/keys/:keyId': 'read',
+  'DELETE /v1/keys/:keyId': 'read',
+
+  // The audit trail (api/routes/audit.ts).
+  'GET /v1/audit': 'admin',
+  'GET /v1/audit/export': 'admin',
 
   'GET /v1/environments': 'read',
   'POST /v1/environments': 'write',
   'GET /v1/environments/:environmentName': 'read',
+  'GET /v1/environments/:environmentName/versions': 'read',
+  'GET /v1/environments/:environmentName/versions/:version': 'read',
+  'GET /v1/environments/:environmentName/versions/:version/diff': 'read',
+  'POST /v1/environments/:environmentName/versions/:version/restore': 'write',
   'PUT /v1/environments/:environmentName': 'write',
   'PATCH /v1/environments/:environmentName': 'write',
   'DELETE /v1/environments/:environmentName': 'write',
@@ -49,6 +81,10 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'GET /v1/auth-profiles': 'read',
   'POST /v1/auth-profiles': 'write',
   'GET /v1/auth-profiles/:profileName': 'read',
+  'GET /v1/auth-profiles/:profileName/versions': 'read',
+  'GET /v1/auth-profiles/:profileName/versions/:version': 'read',
+  'GET /v1/auth-profiles/:profileName/versions/:version/diff': 'read',
+  'POST /v1/auth-profiles/:profileName/versions/:version/restore': 'write',
   'PUT /v1/auth-profiles/:profileName': 'write',
   'DELETE /v1/auth-profiles/:profileName': 'write',
   'POST /v1/auth-profiles/:profileName/token': 'write',
@@ -60,6 +96,10 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   // A debug run of a test case body (api/routes/runs.ts): starting a run.
   'POST /v1/test-cases/debug': 'run',
   'GET /v1/test-cases/:testCaseId': 'read',
+  'GET /v1/test-cases/:testCaseId/versions': 'read',
+  'GET /v1/test-cases/:testCaseId/versions/:version': 'read',
+  'GET /v1/test-cases/:testCaseId/versions/:version/diff': 'read',
+  'POST /v1/test-cases/:testCaseId/versions/:version/restore': 'write',
   'PUT /v1/test-cases/:testCaseId': 'write',
   'PATCH /v1/test-cases/:testCaseId': 'write',
   'DELETE /v1/test-cases/:testCaseId': 'write',
@@ -81,6 +121,10 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'GET /v1/runners': 'read',
   'POST /v1/runners': 'write',
   'GET /v1/runners/:runnerName': 'read',
+  'GET /v1/runners/:runnerName/versions': 'read',
+  'GET /v1/runners/:runnerName/versions/:version': 'read',
+  'GET /v1/runners/:runnerName/versions/:version/diff': 'read',
+  'POST /v1/runners/:runnerName/versions/:version/restore': 'write',
   'GET /v1/runners/:runnerName/test-cases': 'read',
   'PUT /v1/runners/:runnerName': 'write',
   'PATCH /v1/runners/:runnerName': 'write',
@@ -116,6 +160,10 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, EndpointScope>> = {
   'POST /v1/designs': 'write',
   'POST /v1/designs/import': 'write',
   'GET /v1/designs/:designId': 'read',
+  'GET /v1/designs/:designId/versions': 'read',
+  'GET /v1/designs/:designId/versions/:version': 'read',
+  'GET /v1/designs/:designId/versions/:version/diff': 'read',
+  'POST /v1/designs/:designId/versions/:version/restore': 'write',
   'PUT /v1/designs/:designId': 'write',
   'PATCH /v1/designs/:designId': 'write',
   'DELETE /v1/designs/:designId': 'write',
@@ -200,16 +248,13 @@ function params(template: string): number {
 }
 
 /** The scope a /v1 request needs: its table entry, else `read` for GET/HEAD and `write` otherwise. */
-export function scopeNeeded(method: string, path: string): KeyScope {
+export function scopeNeeded(method: string, path: string): Scope {
   const entry = scopeEntryFor(method, path);
   if (entry && entry.scope !== 'public') return entry.scope;
   return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
 }
 
-/** True when a key of scope `have` may do what needs `needed`. */
-export function scopeAllows(have: KeyScope, needed: KeyScope): boolean {
-  return KEY_SCOPES.indexOf(have) >= KEY_SCOPES.indexOf(needed);
-}
+export { scopeAllows };
 
 /**
  * The one scope check for /v1 (runs after authentication): 403 problem `forbidden` naming the
@@ -223,7 +268,9 @@ export function enforceScopes(): Middleware<AppState> {
     if (!scopeAllows(have, needed)) {
       throw new Problem(
         'forbidden',
-        `${ctx.method} ${ctx.path} needs an API key with scope "${needed}"; this key has "${have}".`,
+        ctx.state.caller.keyId
+          ? `${ctx.method} ${ctx.path} needs scope "${needed}"; this API key acts with "${have}".`
+          : `${ctx.method} ${ctx.path} needs scope "${needed}" (role ${roleOfScope(needed)}); your role here allows "${have}".`,
         { scopeNeeded: needed },
       );
     }

@@ -15,7 +15,8 @@
  *   only the token's hash is stored ({@link issueWebhookToken}, {@link webhookTokenMatches}).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Deployment, DeploymentWebhooks, KeyScope } from '../src/store/entities';
+import type { Deployment, DeploymentWebhooks } from '../src/store/entities';
+import type { Scope } from '../src/teams/roles';
 import { hashKey } from '../src/api-keys';
 import { fieldError, type FieldError } from '../src/problems';
 import type { Variables } from '../src/domain/types';
@@ -223,7 +224,7 @@ export function resealStale(stored: Variables, ring: KeyRing): Variables {
  */
 export function variablesAnswer(
   stored: Variables | null | undefined,
-  scope: KeyScope,
+  scope: Scope,
 ): Record<string, Scalar | MaskedSecret> {
   return maskVariables(stored ?? {}, scope === 'read');
 }

@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { parseSecretKeys } from './secrets/keyring';
 import { parseRules, type EgressRule, type PrivateAccess } from './net/address-policy';
 import { RUN_SETTING_NAMES, type RunSettings } from './domain/types';
+import { ROLES, type Role } from './teams/roles';
 
 /** Which store the service uses: MySQL/MariaDB when `DATABASE_URL` is set, else an embedded SQLite file. */
 export type DatabaseConfig = { type: 'mysql'; url: string } | { type: 'sqlite'; file: string };
@@ -376,6 +377,8 @@ export interface AssayConfig {
   ai: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number } | null;
   /** pino log level (`ASSAY_LOG_LEVEL`, default `info`). */
   logLevel: string;
+  /** People, sessions and the audit trail (docs/teams.md). */
+  teams: TeamsConfig;
 }
 
 /** Thrown at start-up when an environment variable is set to something unusable. */
@@ -708,6 +711,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
           }
         : null,
     logLevel: env.ASSAY_LOG_LEVEL || 'info',
+    teams: teamsFrom(env, apiPublicUrl),
   };
 }
 
@@ -717,4 +721,87 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AssayConfig {
  */
 export function runSettingsOf(config: Pick<AssayConfig, 'runs'>): RunSettings {
   return Object.fromEntries(RUN_SETTING_NAMES.map((name) => [name, config.runs[name]])) as unknown as RunSettings;
+}
+
+/** One mapping of an identity provider group to a role in a workspace (`ASSAY_OIDC_GROUP_ROLES`). */
+export interface GroupRole {
+  group: string;
+  /** The workspace's name (created at the first sign-in that needs it). */
+  workspace: string;
+  role: Role;
+}
+
+/** Console sign-in through OpenID Connect (docs/teams.md "Configuring sign-in"). */
+export interface OidcConfig {
+  /** The issuer URL (`ASSAY_OIDC_ISSUER`); its `/.well-known/openid-configuration` is read at start. HTTPS, or http on loopback only. */
+  issuer: string;
+  /** `ASSAY_OIDC_CLIENT_ID`. */
+  clientId: string;
+  /** `ASSAY_OIDC_CLIENT_SECRET` (client_secret_basic); unset: a public client (PKCE only). */
+  clientSecret: string | undefined;
+  /** Where the provider sends the browser back (`ASSAY_OIDC_REDIRECT_URL`, default `<ASSAY_PUBLIC_URL>/auth/callback`). */
+  redirectUrl: string;
+  /** Scopes asked for (`ASSAY_OIDC_SCOPES`, default `openid profile email`). */
+  scopes: string;
+  /** The ID token claim holding the user's groups (`ASSAY_OIDC_GROUPS_CLAIM`, default `groups`). */
+  groupsClaim: string;
+  /** `ASSAY_OIDC_GROUP_ROLES`: `group=workspace:role` entries, comma-separated. */
+  groupRoles: GroupRole[];
+  /** What the console's sign-in button says (`ASSAY_OIDC_DISPLAY_NAME`, default `single sign-on`). */
+  displayName: string;
+}
+
+/** People, sessions and the audit trail (docs/teams.md). */
+export interface TeamsConfig {
+  /** Sign-in through OpenID Connect, or null when `ASSAY_OIDC_ISSUER` is unset (the console signs in with an API key only). */
+  oidc: OidcConfig | null;
+  /** A session ends this long after sign-in, whatever its use (`ASSAY_SESSION_HOURS`, default 12). */
+  sessionHours: number;
+  /** A session ends after this long without a request (`ASSAY_SESSION_IDLE_MINUTES`, default 120). */
+  sessionIdleMinutes: number;
+  /** Audit events are deleted this many days after they happened (`ASSAY_AUDIT_RETENTION_DAYS`, default 400; 0 keeps them forever). */
+  auditRetentionDays: number;
+}
+
+/** Parses `group=workspace:role,…` (whitespace around entries ignored). */
+function groupRoles(env: NodeJS.ProcessEnv, name: string): GroupRole[] {
+  const raw = env[name]?.trim();
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const match = /^(.+?)=([^:=]+):([a-z]+)$/.exec(entry);
+      if (!match || !(ROLES as readonly string[]).includes(match[3]!))
+        throw new ConfigError(name, `"${entry}" is not \`group=workspace:role\` with role one of ${ROLES.join(', ')}`);
+      return { group: match[1]!.trim(), workspace: match[2]!.trim(), role: match[3] as Role };
+    });
+}
+
+function teamsFrom(env: NodeJS.ProcessEnv, publicUrl: string): TeamsConfig {
+  let oidc: OidcConfig | null = null;
+  if (env.ASSAY_OIDC_ISSUER) {
+    const issuer = httpUrl(env, 'ASSAY_OIDC_ISSUER').replace(/\/$/, '');
+    const host = new URL(issuer).hostname;
+    if (!issuer.startsWith('https:') && !['127.0.0.1', 'localhost', '[::1]'].includes(host))
+      throw new ConfigError('ASSAY_OIDC_ISSUER', 'must be an https URL (http only on loopback)');
+    if (!env.ASSAY_OIDC_CLIENT_ID) throw new ConfigError('ASSAY_OIDC_CLIENT_ID', 'is required with ASSAY_OIDC_ISSUER');
+    oidc = {
+      issuer,
+      clientId: env.ASSAY_OIDC_CLIENT_ID,
+      clientSecret: env.ASSAY_OIDC_CLIENT_SECRET || undefined,
+      redirectUrl: env.ASSAY_OIDC_REDIRECT_URL ? httpUrl(env, 'ASSAY_OIDC_REDIRECT_URL') : `${publicUrl}/auth/callback`,
+      scopes: env.ASSAY_OIDC_SCOPES || 'openid profile email',
+      groupsClaim: env.ASSAY_OIDC_GROUPS_CLAIM || 'groups',
+      groupRoles: groupRoles(env, 'ASSAY_OIDC_GROUP_ROLES'),
+      displayName: env.ASSAY_OIDC_DISPLAY_NAME || 'single sign-on',
+    };
+  }
+  return {
+    oidc,
+    sessionHours: integer(env, 'ASSAY_SESSION_HOURS', 12, 1, 24 * 90),
+    sessionIdleMinutes: integer(env, 'ASSAY_SESSION_IDLE_MINUTES', 120, 1, 60 * 24 * 90),
+    auditRetentionDays: integer(env, 'ASSAY_AUDIT_RETENTION_DAYS', 400, 0, 36_500),
+  };
 }

@@ -28,66 +28,13 @@ import { CALLBACK_METHODS } from '../routes/callbacks';
 import { FOLDER_SCHEMAS } from '../routes/folders';
 import { HISTORY_KINDS, HISTORY_LIMIT } from '../routes/history';
 import { pageOf, schemaRef, type JsonSchema, type ProblemResponseName } from './components';
-import { REQUEST_EXAMPLES, type Example, type ResponseExampleName } from './examples';
+import { REQUEST_EXAMPLES, type ResponseExampleName } from './examples';
+import type { ApiOperation, QueryParam, SuccessResponse } from './operation-types';
 import { testCaseBodySchema } from './flow';
+import { peopleOperations } from './people-operations';
+import { changeOperations } from './change-operations';
 
-/** HTTP methods the document uses (lower case, as OpenAPI path items key them). */
-export type OperationMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-/** A query parameter of an operation. */
-export interface QueryParam {
-  name: string;
-  description: string;
-  schema: JsonSchema;
-}
-
-/** A successful answer of an operation. */
-export interface SuccessResponse {
-  description: string;
-  /** The JSON body's schema; none for 204. */
-  schema?: JsonSchema;
-  /** Examples of the body, by name (api/openapi/examples.ts). */
-  examples?: ResponseExampleName[];
-  /** Response headers the answer carries, by name, with a description. */
-  headers?: Record<string, string>;
-  /** The body's media type when it is not `application/json` (`*\/*`: the type the content has). */
-  mediaType?: string;
-}
-
-/** How a call authenticates: the API key (scope from api/scopes.ts), the incoming webhook's credentials, or nothing. */
-export type OperationAuth = 'apiKey' | 'webhook' | 'none';
-
-/** One operation of the document. */
-export interface ApiOperation {
-  method: OperationMethod;
-  /** The route's path in the routers' syntax: `/v1/runs/:runId`. */
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-  tag: string;
-  auth: OperationAuth;
-  /** The request body: the very schema object the route validates with. */
-  body?: {
-    schema: JsonSchema;
-    required: boolean;
-    description?: string;
-    examples?: Record<string, Example>;
-    /** Media types taken besides `application/json`, with their schemas. */
-    alsoAs?: Record<string, JsonSchema>;
-    /** The media type instead of `application/json` (`*\/*`: any, as for file content). */
-    mediaType?: string;
-  };
-  query?: QueryParam[];
-  /** Request headers the operation reads (besides `Authorization` and `Idempotency-Key`). */
-  headers?: QueryParam[];
-  /** `Idempotency-Key` is read (run starts). */
-  idempotent?: boolean;
-  /** Successful answers by status code. */
-  responses: Record<string, SuccessResponse>;
-  /** Problem answers (beyond 401/403/429/503 that every /v1 call may get). */
-  problems: ProblemResponseName[];
-}
+export type { ApiOperation, OperationAuth, OperationMethod, QueryParam, SuccessResponse } from './operation-types';
 
 /** Descriptions of the path parameters, by the routes' names. */
 export const PATH_PARAMS: Record<string, string> = {
@@ -102,6 +49,9 @@ export const PATH_PARAMS: Record<string, string> = {
   token: "A Callback node's address token (the end of its `{{callback.url}}`).",
   folderPath:
     "The folder's path, URL-encoded (`users/admin` is `users%2Fadmin`); normalised as a test case's `folder` is.",
+  userId: "The user's id (`usr_…`).",
+  keyId: "The API key's id (`key_…`).",
+  version: 'A version number, from 1.',
   name: "The file's name: 1–200 letters, digits, `_ . - /`, without empty, `.` or `..` segments; its `/` as is or URL-encoded (`fixtures/avatar.png` or `fixtures%2Favatar.png`).",
 };
 
@@ -1151,6 +1101,9 @@ export function apiOperations(config: AssayConfig): ApiOperation[] {
       responses: { '200': ok('The OpenAPI 3.1 document.', { type: 'object', required: ['openapi', 'info', 'paths'] }) },
       problems: [],
     },
+    // People, keys, the audit trail and versions (docs/teams.md).
+    ...peopleOperations(config),
+    ...changeOperations(config),
   ];
 }
 

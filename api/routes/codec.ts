@@ -43,7 +43,7 @@ import { findKey } from '../../src/api-keys';
 import { keyRingFor } from '../../src/secrets/keyring';
 import { ApiKey } from '../../src/store/entities';
 import { payloadCodec, type CodecReader, type EncryptionCodec } from '../../src/temporal/codec';
-import { authenticate, type AuthFailureLimiter } from '../auth';
+import { authenticate, keyCaller, type AuthFailureLimiter } from '../auth';
 import { jsonBodies, parsedBody } from '../body';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { invalid, Problem } from '../problem';
@@ -249,7 +249,7 @@ function codecAuthentication(
           ? await deps.dataSource.manager.getRepository(ApiKey).findOneBy({ id: session.k })
           : null;
       if (key && !key.revokedAt) {
-        ctx.state.caller = { workspaceId: key.workspaceId, keyId: key.id, scope: key.scope };
+        ctx.state.caller = keyCaller(key);
         return next();
       }
     }

@@ -322,7 +322,7 @@ export function relayRouter(deps: ApiDeps): Router<AppState> {
   /** Counts the call against the key's relay limit; its `RateLimit-*` headers replace the API-wide ones when this limit has fewer calls left. */
   async function count(ctx: AppContext): Promise<void> {
     const left = await limit.consume(
-      ctx.state.caller.keyId,
+      ctx.state.caller.principal,
       (retryAfter) =>
         `Relay limit of ${perMinute} requests per minute exceeded (ASSAY_RELAY_PER_MINUTE); retry in ${retryAfter} s.`,
       (retryAfter) => rateLimitHeaders(perMinute, 0, retryAfter),

@@ -67,7 +67,6 @@ import type { OriginLimits } from '../../src/domain/node-io';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import {
-  ApiKey,
   DEBUG_RUNNER_NAME,
   Deployment,
   Environment,
@@ -762,16 +761,13 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
       throw refuse(`Run ${run.id} is ${run.status}: only a running performance run takes commands.`);
     const { profile } = validateProfile(run.loadProfile);
     if (!profile) throw refuse(`Run ${run.id}'s load profile is not one this version runs.`);
-    const key = await dataSource.getRepository(ApiKey).findOne({
-      select: { id: true, name: true },
-      where: { id: ctx.state.caller.keyId },
-    });
+    const { actor } = ctx.state.caller;
     const request: LoadControlRequest = {
       action: input.action,
       ...(input.vus !== undefined ? { vus: input.vus } : {}),
       ...(input.rate !== undefined ? { rate: input.rate } : {}),
       ...(input.reason !== undefined ? { reason: input.reason } : {}),
-      by: `key:${key?.name ?? ctx.state.caller.keyId}`,
+      by: `${actor.type === 'user' ? 'user' : 'key'}:${actor.name}`,
     };
     // Checked here first so bad values name their field; the workflow checks again (it decides).
     const current = (await readLoadControl(dataSource, run.id)) ?? INITIAL_LOAD_CONTROL;

@@ -14,7 +14,7 @@ export function workspacesRouter({ dataSource }: ApiDeps): Router<AppState> {
   router.get('/workspaces', async (ctx) => {
     const { workspaceId, keyId } = ctx.state.caller;
     const workspace = await dataSource.getRepository(Workspace).findOneByOrFail({ id: workspaceId });
-    const key = await dataSource.getRepository(ApiKey).findOneByOrFail({ id: keyId });
+    const key = await dataSource.getRepository(ApiKey).findOneByOrFail({ id: keyId ?? '' });
     ctx.body = page(
       [
         {

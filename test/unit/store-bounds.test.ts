@@ -173,7 +173,14 @@ describe('bounded store waits (src/store/bounds.ts)', () => {
 });
 
 describe('keys standing in for the store on reads (api/auth.ts VerifiedKeys)', () => {
-  const caller = { workspaceId: 'ws_1', keyId: 'key_1', scope: 'read' as const };
+  const caller = {
+    workspaceId: 'ws_1',
+    keyId: 'key_1',
+    userId: null,
+    scope: 'read' as const,
+    actor: { type: 'key' as const, id: 'key_1', name: 'k (assay_…)' },
+    principal: 'key_1',
+  };
 
   it('answers a key the store confirmed within the last 10 minutes, and forgets a refused one', () => {
     const keys = new VerifiedKeys();

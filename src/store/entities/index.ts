@@ -20,6 +20,9 @@ export { MockCollection, MockRecord, MockScope } from './mock-state';
 export { NodeExecution } from './node-execution';
 export { WorkspaceFile, FileBlob, FileBlobChunk, FILE_CHUNK_BYTES } from './file';
 export { RunOriginSlot, RunOriginPace } from './run-origin-gate';
+export { User, Session, WorkspaceMember } from './people';
+export { AuditEvent, type AuditActor, type AuditChange } from './audit-event';
+export { ResourceVersion, VERSIONED_TYPES, type VersionedType } from './resource-version';
 
 import { Workspace } from './workspace';
 import { ApiKey } from './api-key';
@@ -43,6 +46,9 @@ import { MockCollection, MockRecord, MockScope } from './mock-state';
 import { NodeExecution } from './node-execution';
 import { WorkspaceFile, FileBlob, FileBlobChunk } from './file';
 import { RunOriginSlot, RunOriginPace } from './run-origin-gate';
+import { User, Session, WorkspaceMember } from './people';
+import { AuditEvent } from './audit-event';
+import { ResourceVersion } from './resource-version';
 
 /** Every entity, for the data source. */
 export const ENTITIES = [
@@ -77,4 +83,9 @@ export const ENTITIES = [
   FileBlobChunk,
   RunOriginSlot,
   RunOriginPace,
+  User,
+  Session,
+  WorkspaceMember,
+  AuditEvent,
+  ResourceVersion,
 ];
