@@ -59,9 +59,47 @@ export const PROBLEMS = {
     status: 401,
     title: 'Unauthorized',
     description:
-      'The request has no API key, or the key is unknown or revoked. Send `Authorization: Bearer <API_KEY>`.',
+      'The request has no API key or console session, or the key is unknown, expired or revoked, or the session ended. Send `Authorization: Bearer <API_KEY>`, or sign in again.',
   },
-  forbidden: { status: 403, title: 'Forbidden', description: "The API key's scope does not allow this operation." },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    description: "The caller's scope (an API key's, or a person's role's) does not allow this operation.",
+  },
+  // People, roles and keys (docs/teams.md).
+  'not-a-member': {
+    status: 403,
+    title: 'Not a member',
+    description:
+      'The signed-in user has no role in the workspace asked for (`X-Assay-Workspace`), or in any workspace.',
+  },
+  'csrf-token-invalid': {
+    status: 403,
+    title: 'CSRF token missing or wrong',
+    description:
+      "A change made with a console session cookie must send the session's CSRF token in `X-CSRF-Token` (GET /auth/session gives it).",
+  },
+  'scope-exceeds-role': {
+    status: 403,
+    title: 'Scope exceeds role',
+    description: 'An API key cannot be given a scope above what its maker may do, nor `owner`.',
+  },
+  'last-owner': {
+    status: 409,
+    title: 'Last owner',
+    description: 'A workspace keeps at least one owner: give someone else the owner role first.',
+  },
+  'member-exists': {
+    status: 409,
+    title: 'Already a member',
+    description: 'The user already has a role in this workspace; change it with PATCH /v1/members/{userId}.',
+  },
+  'sign-in-failed': {
+    status: 400,
+    title: 'Sign-in failed',
+    description:
+      'The identity provider refused the sign-in, or its answer did not check out (state, nonce, PKCE, ID token).',
+  },
   'not-found': { status: 404, title: 'Not found', description: 'No such resource in the workspace of the API key.' },
   'method-not-allowed': {
     status: 405,
