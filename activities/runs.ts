@@ -697,6 +697,8 @@ export function createRunActivities(
     const startedAt = new Date();
     const plan: RunPlan = {
       ...planHead(run, startedAt, frozen.variables, testCases),
+      // Which saved version of each test case runs (docs/teams.md "Versions"); outside the plan hash.
+      testCaseVersions: Object.fromEntries(narrowed.map((tc) => [tc.id, tc.version])),
       variableScope: runner.variableScope ?? 'testCase',
       durability,
       // Concurrency, bail, per-origin limits: the run's, over its deployment's, over its runner's (docs/parallel.md).

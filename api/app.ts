@@ -7,7 +7,7 @@
  * Middleware, outermost first: the store's bounded waits (src/store/bounds.ts) → request id → error mapping → (for /v1) the early workflow lookup
  * of `GET /v1/runs/{id}` (used only while the store does not answer) → authentication → rate
  * limit → scope (one table, api/scopes.ts) → JSON-only bodies → body parsing (but for the OpenAPI
- * import, which reads its own) → routers; then the web console (api/console.ts) for any other GET.
+ * import, which reads its own) → recording changes (api/changes.ts) → routers; then the web console (api/console.ts) for any other GET.
  */
 import Koa from 'koa';
 import compose from 'koa-compose';
@@ -38,6 +38,9 @@ import { foldersRouter } from './routes/folders';
 import { historyRouter } from './routes/history';
 import { filesRouter, ownsFileBody } from './routes/files';
 import { serveConsole } from './console';
+import { recordChanges } from './changes';
+import { auditRouter } from './routes/audit';
+import { versionsRouter } from './routes/versions';
 import { cliDownloadRouter } from './routes/cli-download';
 import { codecCors, codecRouter } from './routes/codec';
 import { openApiRouter } from './openapi/router';
@@ -46,6 +49,10 @@ import { withStoreBounds } from '../src/store/bounds';
 
 /** The routers served under /v1 (each gets the `/v1` prefix); every route needs an entry in api/scopes.ts. */
 export const V1_ROUTERS = [
+  // First: a restore (`POST …/versions/:version/restore`) is handed on, rewritten as the
+  // resource's PUT, to the resource routers below (api/routes/versions.ts).
+  versionsRouter,
+  auditRouter,
   workspacesRouter,
   environmentsRouter,
   authProfilesRouter,
@@ -104,6 +111,9 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     enforceScopes(),
     // The OpenAPI import reads its own body: a bigger limit, YAML too (api/import-document.ts).
     jsonBodies(deps.config.api.maxBodyBytes, ownsBody),
+    // Last, around the routers: every successful change goes to the audit trail, and saves of
+    // versioned resources are kept as versions (api/changes.ts).
+    recordChanges(deps),
   ]);
   const files = libraryFilesRouter();
   app.use(files.routes());

@@ -22,5 +22,5 @@ export default defineConfig({
     sourcemap: true,
     chunkSizeWarningLimit: 1500,
   },
-  server: { proxy: { '/v1': api, '/problems': api, '/mock': api } },
+  server: { proxy: { '/v1': api, '/auth': api, '/problems': api, '/mock': api } },
 });

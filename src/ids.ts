@@ -23,6 +23,8 @@ export const ID_PREFIXES = {
   mockRequest: 'mreq',
   mockCollection: 'mcol',
   file: 'file',
+  /** An audit trail event (src/teams/audit.ts). */
+  audit: 'aud',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

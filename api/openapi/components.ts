@@ -881,6 +881,11 @@ export const SCHEMAS = {
               properties: {
                 testCaseId: text,
                 name: text,
+                testCaseVersion: {
+                  type: ['integer', 'null'],
+                  description:
+                    'The saved version of the test case that ran (its `version` when the run started; GET /v1/test-cases/{testCaseId}/versions/{version}, docs/teams.md "Versions"); null for runs started before versions were recorded and for debug runs.',
+                },
                 folder: text,
                 status: { enum: ['passed', 'failed', 'skipped'] },
                 duration: { type: 'number' },

@@ -31,7 +31,7 @@
  * `ctx.state`: find the webhook (404) → rate limit per deployment (429) → authenticate (401) →
  * refuse a disabled deployment (409) → parse and validate the body (415, 400, 413) → find the
  * runner and environment (422) → read the idempotency key (400) → start the run (422, 429, 503)
- * → answer.
+ * → record it in the audit trail ({@link recordWebhookRun}) → answer.
  */
 import Router from '@koa/router';
 import type Koa from 'koa';
@@ -45,6 +45,8 @@ import { Problem } from '../problem';
 import { answerStartedRun, runStarter, type StartedRun } from '../run-starter';
 import { readIdempotencyKey, type IdempotencyRequest } from '../idempotency';
 import { bodyValidator } from '../validation';
+import { auditWriteFailures, recordAudit } from '../../src/teams/audit';
+import { jsonDiff, maskSecrets } from '../../src/teams/diff';
 import { hasBody, jsonBodies, parsedBody } from '../body';
 import { PerMinuteLimit } from '../rate-limit';
 import { deploymentRunTarget, type RunTarget } from '../lookups';
@@ -231,6 +233,40 @@ export function startWebhookRun(deps: ApiDeps): WebhookStep {
   };
 }
 
+/**
+ * Records the run start in the audit trail (src/teams/audit.ts; docs/teams.md "Audit trail"):
+ * action `run.start`, actor `{type: 'webhook', id: <deployment id>, name: <deployment name>}`, the
+ * call's address and request id; the changes are the body's top-level fields with secrets masked
+ * (src/teams/diff.ts). A replayed call (same Idempotency-Key) started nothing and records nothing.
+ * A failure to store the event is logged and counted; the run stands.
+ */
+export function recordWebhookRun({ dataSource, logger }: Pick<ApiDeps, 'dataSource' | 'logger'>): WebhookStep {
+  return async (ctx, next) => {
+    const { deployment, started } = ctx.state;
+    if (!started.replayed) {
+      try {
+        await recordAudit(dataSource.manager, {
+          workspaceId: deployment.workspaceId,
+          actor: { type: 'webhook', id: deployment.id, name: deployment.name },
+          address: ctx.ip || null,
+          action: 'run.start',
+          resourceType: 'run',
+          resourceId: started.run.id,
+          resourceName: started.run.runnerName,
+          // The webhook's address is its credential: never in the trail.
+          request: `${ctx.method} /webhooks/deploy/{webhookId}`,
+          requestId: ctx.state.requestId ?? null,
+          changes: jsonDiff({}, maskSecrets(ctx.state.webhookBody)),
+        });
+      } catch (err) {
+        auditWriteFailures.inc();
+        logger.error({ err, deploymentId: deployment.id }, 'audit: could not store the event');
+      }
+    }
+    await next();
+  };
+}
+
 /** 200 with the run, its deployment and links (`Idempotent-Replayed: true` on a replay). */
 export const answerWebhookCall: WebhookStep = async (ctx) => {
   const { run } = ctx.state.started;
@@ -251,6 +287,7 @@ export function webhookSteps(deps: ApiDeps): WebhookStep[] {
     resolveRunTarget(deps),
     readIdempotency(deps),
     startWebhookRun(deps),
+    recordWebhookRun(deps),
     answerWebhookCall,
   ];
 }

@@ -66,6 +66,7 @@ import { applyParallel, NULLABLE_PARALLEL_FIELDS, ownParallelJson, runnerParalle
 import type { OriginLimits } from '../../src/domain/node-io';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
+import type { DataSource } from 'typeorm';
 import {
   DEBUG_RUNNER_NAME,
   Deployment,
@@ -418,6 +419,27 @@ export function runJson(run: Run, workflows: RunWorkflowClient, nowMs = Date.now
   return doc;
 }
 
+/**
+ * The plan's `testCaseVersions` of run `runId` (src/domain/types.ts RunPlan), read out of the JSON
+ * column without loading the plan (which may hold megabytes of test cases); null when the run has
+ * no plan yet or its plan none.
+ */
+async function planTestCaseVersions(dataSource: DataSource, runId: string): Promise<Record<string, number> | null> {
+  const type = dataSource.options.type;
+  const extract =
+    type === 'mysql' || type === 'mariadb'
+      ? "JSON_EXTRACT(run.plan, '$.testCaseVersions')"
+      : "json_extract(run.plan, '$.testCaseVersions')";
+  const raw = await dataSource
+    .getRepository(Run)
+    .createQueryBuilder('run')
+    .select(extract, 'versions')
+    .where('run.id = :runId', { runId })
+    .getRawOne<{ versions: unknown }>();
+  const value = typeof raw?.versions === 'string' ? (JSON.parse(raw.versions) as unknown) : raw?.versions;
+  return value && typeof value === 'object' ? (value as Record<string, number>) : null;
+}
+
 export function runsRouter(deps: ApiDeps): Router<AppState> {
   const { dataSource, workflows, config } = deps;
   const router = new Router<AppState>();
@@ -694,7 +716,12 @@ export function runsRouter(deps: ApiDeps): Router<AppState> {
     if (run.completedAt) doc.completedAt = iso(run.completedAt);
     if (run.status === 'failed') doc.error = run.error;
     if (run.context) doc.context = run.context;
-    doc.details = { testCases: rows.map((r) => r.detail) };
+    // Each result names the saved version of its test case that ran (the plan's `testCaseVersions`,
+    // docs/teams.md "Versions"): null for runs frozen before versions were recorded and debug runs.
+    const versions = await planTestCaseVersions(dataSource, run.id);
+    doc.details = {
+      testCases: rows.map((r) => ({ ...r.detail, testCaseVersion: versions?.[r.detail.testCaseId] ?? null })),
+    };
     if (run.loadProfile) {
       const stored = await repo.findOne({ select: { id: true, performance: true }, where: { id: run.id } });
       if (stored?.performance) {

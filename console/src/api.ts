@@ -1,10 +1,13 @@
 /**
- * The console's client of the Assay REST API (docs/api.md): same origin, `Authorization: Bearer`
- * with the session's key, JSON in and out. Errors arrive as RFC 9457 problem documents and are
- * thrown as {@link ApiError}, whose `problem` carries `title`, `detail`, `code` and the per-field
- * `errors` the console shows next to the field at fault. A 401 signs the user out.
+ * The console's client of the Assay REST API (docs/api.md): same origin, JSON in and out, signed in
+ * as session.ts says: `Authorization: Bearer` with a key, or the console session's cookie with
+ * `X-CSRF-Token` (every method but GET and HEAD) and `X-Assay-Workspace` (docs/teams.md "Sign-in").
+ * Errors arrive as RFC 9457 problem documents and are thrown as {@link ApiError}, whose `problem`
+ * carries `title`, `detail`, `code` and the per-field `errors` the console shows next to the field
+ * at fault. A 401 signs the user out (a console session with "Your session ended; sign in again");
+ * a 403 `not-a-member` asks `GET /auth/session` again (the user left the chosen workspace).
  */
-import { session, signOut } from './session';
+import { forget, refreshSession, session } from './session';
 
 /** One field error of a `validation-failed` problem: `field` like `flow[1].request.url`, `pointer` a JSON pointer. */
 export interface FieldError {
@@ -48,6 +51,21 @@ export interface CallOptions {
 }
 
 /**
+ * The headers that sign a request in (see the module comment): for `options.key` or a key session
+ * `Authorization`; for a console session `X-Assay-Workspace`, and `X-CSRF-Token` unless `method`
+ * is GET or HEAD. Also used for the few calls that do not go through {@link api} (downloads).
+ */
+export function authHeaders(method: string, options: Pick<CallOptions, 'key'> = {}): Record<string, string> {
+  if (options.key) return { Authorization: `Bearer ${options.key}` };
+  const s = session();
+  if (!s) return {};
+  if (s.kind === 'key') return { Authorization: `Bearer ${s.key}` };
+  const headers: Record<string, string> = { 'X-Assay-Workspace': s.workspace.id };
+  if (!['GET', 'HEAD'].includes(method.toUpperCase())) headers['X-CSRF-Token'] = s.csrfToken;
+  return headers;
+}
+
+/**
  * Calls `method path` (path starts with `/v1`) and returns the parsed JSON answer (undefined for
  * 204). Throws {@link ApiError} for any answer ≥ 400 and for network failures (code `network`).
  */
@@ -57,15 +75,18 @@ export async function api<T = unknown>(
   body?: unknown,
   options: CallOptions = {},
 ): Promise<T> {
-  const key = options.key ?? session()?.key;
-  const headers: Record<string, string> = { Accept: 'application/json, application/problem+json', ...options.headers };
-  if (key) headers.Authorization = `Bearer ${key}`;
+  const headers: Record<string, string> = {
+    Accept: 'application/json, application/problem+json',
+    ...authHeaders(method, options),
+    ...options.headers,
+  };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
     res = await fetch(path, {
       method,
       headers,
+      credentials: 'same-origin',
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: options.signal,
     });
@@ -77,7 +98,7 @@ export async function api<T = unknown>(
 }
 
 /** Reads `res` as {@link api} does: parsed JSON (undefined when empty), or {@link ApiError} for ≥ 400 (a 401 signs out). */
-async function answer<T>(res: Response, options: CallOptions): Promise<T> {
+export async function answer<T>(res: Response, options: CallOptions): Promise<T> {
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -95,7 +116,12 @@ function failure(res: Response, parsed: unknown, text: string, options: CallOpti
     parsed && typeof parsed === 'object' && 'title' in parsed
       ? (parsed as Problem)
       : { title: res.statusText || 'Request failed', status: res.status, detail: text.slice(0, 300) };
-  if (res.status === 401 && !options.key) signOut();
+  if (!options.key) {
+    const s = session();
+    if (res.status === 401 && s?.kind === 'user') forget('Your session ended; sign in again.');
+    else if (res.status === 401 && s) forget();
+    else if (res.status === 403 && problem.code === 'not-a-member' && s?.kind === 'user') void refreshSession();
+  }
   return new ApiError(problem);
 }
 
@@ -132,16 +158,21 @@ export async function uploadFile(
   contentType?: string,
   options: CallOptions = {},
 ): Promise<WorkspaceFile> {
-  const key = options.key ?? session()?.key;
   const headers: Record<string, string> = {
     Accept: 'application/json, application/problem+json',
     'Content-Type': contentType || data.type || 'application/octet-stream',
+    ...authHeaders('PUT', options),
     ...options.headers,
   };
-  if (key) headers.Authorization = `Bearer ${key}`;
   let res: Response;
   try {
-    res = await fetch(filePath(name), { method: 'PUT', headers, body: data, signal: options.signal });
+    res = await fetch(filePath(name), {
+      method: 'PUT',
+      headers,
+      body: data,
+      signal: options.signal,
+      credentials: 'same-origin',
+    });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError({ title: 'Assay is unreachable', status: 0, code: 'network', detail: (err as Error).message });
@@ -154,12 +185,10 @@ export async function uploadFile(
  * key) as a Blob of its stored type. Throws {@link ApiError} as {@link api} does (404 unknown name).
  */
 export async function downloadFile(name: string, options: CallOptions = {}): Promise<Blob> {
-  const key = options.key ?? session()?.key;
-  const headers: Record<string, string> = { ...options.headers };
-  if (key) headers.Authorization = `Bearer ${key}`;
+  const headers: Record<string, string> = { ...authHeaders('GET', options), ...options.headers };
   let res: Response;
   try {
-    res = await fetch(filePath(name, '/content'), { headers, signal: options.signal });
+    res = await fetch(filePath(name, '/content'), { headers, signal: options.signal, credentials: 'same-origin' });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError({ title: 'Assay is unreachable', status: 0, code: 'network', detail: (err as Error).message });

@@ -1154,6 +1154,14 @@ export interface RunPlan {
   startedAtMs: number;
   variables: Variables;
   testCases: TestCaseDefinition[];
+  /**
+   * The saved version (its `version`, its ETag; docs/teams.md "Versions") of each test case the
+   * plan froze, by test case id: what `GET /v1/runs/{id}/results` answers as a result's
+   * `testCaseVersion`. Absent in plans frozen before it existed and in debug runs (a draft is no
+   * saved version). A record of where the test cases came from: not part of the plan hash
+   * (src/history/plan-hash.ts `hashedPlanPart`), and the workflows never read it.
+   */
+  testCaseVersions?: Record<string, number>;
   /** Worker settings frozen into history so that replay takes the same path. */
   settings: RunSettings;
   /**

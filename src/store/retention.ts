@@ -20,6 +20,7 @@ import type { AssayConfig } from '../config';
 import type { RunStatus } from '../domain/types';
 import { Run, RunLoadControl, RunLoadShard, RunTestCaseResult, TestCaseHistory, WebhookDelivery } from './entities';
 import { sweepStrayRecords } from './node-executions';
+import { sweepExpiredAudit } from '../teams/audit';
 
 /** Statuses of a run that has ended; only such runs are deleted. */
 export const ENDED_RUN_STATUSES = ['completed', 'failed'] as const satisfies readonly RunStatus[];
@@ -143,16 +144,19 @@ export interface RetentionSweep {
 }
 
 /**
- * Starts the periodic sweep when `config.runs.retentionDays` is above 0 (else does nothing): the
+ * Starts the periodic sweep when `config.runs.retentionDays`, `config.runs.historyDays` or
+ * `config.teams.auditRetentionDays` is above 0 (else does nothing): the
  * first sweep a minute after start, then every {@link RETENTION_INTERVAL_MS}; each deletes ended
  * runs completed more than `retentionDays` days before it began, history rows older than
- * `historyDays`, and node execution records over a day old (src/store/node-executions.ts). A failed sweep is logged and
+ * `historyDays`, audit trail events older than `auditRetentionDays` (src/teams/audit.ts; 0 keeps
+ * them for ever), and node execution records over a day old (src/store/node-executions.ts). A failed sweep is logged and
  * retried at the next tick. The timers do not keep the process alive.
  */
 export function startRetentionSweep(config: AssayConfig, dataSource: DataSource, logger: Logger): RetentionSweep {
   const days = config.runs.retentionDays;
   const historyDays = config.runs.historyDays;
-  if (days <= 0 && historyDays <= 0) return { stop: async () => undefined };
+  const auditDays = config.teams.auditRetentionDays;
+  if (days <= 0 && historyDays <= 0 && auditDays <= 0) return { stop: async () => undefined };
   let stopped = false;
   let running: Promise<void> | null = null;
   const sweepRuns = async () => {
@@ -169,6 +173,16 @@ export function startRetentionSweep(config: AssayConfig, dataSource: DataSource,
     if (deleted > 0)
       logger.info({ deleted, cutoff: cutoff.toISOString(), historyDays }, 'retention: deleted test case history rows');
   };
+  const sweepAudit = async () => {
+    if (auditDays <= 0) return;
+    const cutoff = new Date(Date.now() - auditDays * 86_400_000);
+    const deleted = await sweepExpiredAudit(dataSource, cutoff, { shouldStop: () => stopped });
+    if (deleted > 0)
+      logger.info(
+        { deleted, cutoff: cutoff.toISOString(), auditRetentionDays: auditDays },
+        'retention: deleted audit events',
+      );
+  };
   // Node execution records left by runs that never ended (src/store/node-executions.ts).
   const sweepRecords = async () => {
     const deleted = await sweepStrayRecords(dataSource.manager);
@@ -178,6 +192,7 @@ export function startRetentionSweep(config: AssayConfig, dataSource: DataSource,
     if (stopped || running) return;
     running = sweepRuns()
       .then(sweepHistory)
+      .then(sweepAudit)
       .then(sweepRecords)
       .catch((err: unknown) => logger.warn({ err }, 'retention sweep failed; retrying at the next one'))
       .finally(() => {
@@ -189,8 +204,8 @@ export function startRetentionSweep(config: AssayConfig, dataSource: DataSource,
   first.unref();
   every.unref();
   logger.info(
-    { retentionDays: days, historyDays },
-    'retention: ended runs and history rows older than their periods are deleted hourly',
+    { retentionDays: days, historyDays, auditRetentionDays: auditDays },
+    'retention: ended runs, history rows and audit events older than their periods are deleted hourly',
   );
   return {
     async stop() {

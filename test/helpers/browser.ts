@@ -69,7 +69,7 @@ export async function openConsole(
 export async function signIn(page: Page, key: string, options: { remember?: boolean } = {}): Promise<void> {
   await page.getByLabel('API key').fill(key);
   if (options.remember) await page.getByLabel('Remember on this device').check();
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByTestId('workspace').waitFor();
 }
 

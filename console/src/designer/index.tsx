@@ -6,7 +6,8 @@
  * saved whole with `If-Match` (page/save.ts: a save over someone else's newer save answers 409 and
  * opens page/ConflictDialog.tsx). The document lives in one store (model/store.ts) with undo/redo;
  * a draft is kept in localStorage after each edit (page/drafts.ts) and offered back on open;
- * leaving with unsaved changes asks first. Read keys see everything, edit nothing.
+ * leaving with unsaved changes asks first. Read keys see everything, edit nothing. Below, the
+ * test case's history and its saved versions (versions/VersionsPanel.tsx: compare, restore).
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
@@ -17,6 +18,7 @@ import { dateTime } from '../format';
 import { ConfirmButton, Empty, PageHeader, ProblemBox } from '../ui/kit';
 import { listAll, Loading } from '../resources/common';
 import { HistorySection } from '../history/section';
+import { VersionsPanel } from '../versions/VersionsPanel';
 import type { Environment } from '../types';
 import { createDesignerStore, type DesignerStore } from './model/store';
 import { useDesigner } from './use-designer';
@@ -112,6 +114,14 @@ function useLeaveGuard(dirty: boolean) {
   }, [dirty]);
 }
 
+/** Why the page is read-only, in the caller's terms (a role for a person, a scope for a key). */
+function readOnlyReason(): string {
+  const s = session();
+  return s?.kind === 'user'
+    ? `Your role here is ${s.role}: this test case is read-only.`
+    : `Your key has ${s?.scope ?? 'read'} scope: this test case is read-only.`;
+}
+
 /** The route `/test-cases/:id`: loads the test case, then the designer. */
 export function TestCaseDesignerPage() {
   const { params } = useRoute();
@@ -125,7 +135,11 @@ export function TestCaseDesignerPage() {
 /** The route `/test-cases/new`: the designer on an empty test case (a starter API node). */
 export function NewTestCaseDesignerPage() {
   if (!can('write'))
-    return <Empty title="Creating test cases needs a write key">Sign in with a key of scope write.</Empty>;
+    return (
+      <Empty title="Creating test cases needs the write scope">
+        Sign in with a key of scope write, or ask for the editor role.
+      </Empty>
+    );
   return <Designer key="new" />;
 }
 
@@ -416,11 +430,7 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
         )}
       </PageHeader>
       <p class="dz-status" aria-live="polite">
-        {!writable
-          ? 'Your key has read scope: this test case is read-only.'
-          : dirty
-            ? 'Unsaved changes (kept as a draft in this browser).'
-            : savedNote}
+        {!writable ? readOnlyReason() : dirty ? 'Unsaved changes (kept as a draft in this browser).' : savedNote}
       </p>
       {offer && writable && (
         <div class="notice dz-draft" role="status">
@@ -630,6 +640,22 @@ function Designer({ loaded }: { loaded?: SavedTestCase }) {
         </div>
       )}
       {id && <HistorySection testCaseId={id} />}
+      {id && (
+        <VersionsPanel
+          base={`/v1/test-cases/${seg(id)}`}
+          what="test case"
+          flow
+          revision={state.base.updatedAt}
+          initial={query.version && /^[0-9]+$/.test(query.version) ? Number(query.version) : undefined}
+          onRestored={(resource) => {
+            const fresh = fromTestCase(resource);
+            store.resetTo(fresh.doc, fresh.server.version, fresh.server.updatedAt);
+            dropDraft(localStorage, key);
+            setOffer(undefined);
+            setSavedNote(`Restored; saved at ${dateTime(fresh.server.updatedAt ?? new Date().toISOString())}.`);
+          }}
+        />
+      )}
     </div>
   );
 }

@@ -474,6 +474,9 @@ function Performance({ perf }: { perf: PerformanceResults }) {
 const ORIGIN_WORDS = { rerun: 'rerun of', replay: 'replay of', resume: 'resumed from' } as const;
 
 function TestCase({ tc, run }: { tc: TestCaseResult; run: Run }) {
+  // The test case's saved version the run's plan recorded (docs/teams.md "Versions"); absent for
+  // results stored before versions existed.
+  const version = (tc as TestCaseResult & { testCaseVersion?: number | null }).testCaseVersion ?? undefined;
   const flakyNodes = new Map((tc.flakyNodes ?? []).map((f) => [f.id, f]));
   return (
     <details class="testcase" open={tc.status === 'failed'} data-testcase={tc.name}>
@@ -499,6 +502,15 @@ function TestCase({ tc, run }: { tc: TestCaseResult; run: Run }) {
         <span class="muted">
           {tc.passedAssertions}/{tc.assertions} assertions · {duration(tc.duration)}
         </span>
+        {version !== undefined && (
+          <a
+            class="testcase-version"
+            href={`/test-cases/${encodeURIComponent(tc.testCaseId)}?version=${version}#versions`}
+            title="The saved version of the test case this run ran (its versions panel)"
+          >
+            version {version}
+          </a>
+        )}
         {!active(run) && run.runner && (
           <HistoryStrip
             testCaseId={tc.testCaseId}

@@ -25,6 +25,7 @@ import { can } from '../session';
 import type { AuthProfileType, OAuth2Grant } from '../../../src/domain/auth-profiles';
 import type { Environment } from '../types';
 import { ConfirmButton, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
+import { VersionsPanel } from '../versions/VersionsPanel';
 import { listAll, Loading, seg } from './common';
 import { API_MASK } from './environments';
 import { ResourceList } from './list';
@@ -279,6 +280,12 @@ export function AuthProfilePage() {
             }}
           />
           {p.type === 'oauth2' && can('write') && <FetchToken name={p.name} />}
+          <VersionsPanel
+            base={`/v1/auth-profiles/${seg(name)}`}
+            what="auth profile"
+            revision={p.updatedAt}
+            onRestored={(stored) => profile.replace(stored as unknown as AuthProfile)}
+          />
         </>
       )}
     </>

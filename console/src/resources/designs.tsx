@@ -16,6 +16,7 @@ import { useAction, useLoad } from '../hooks';
 import { can } from '../session';
 import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, CopyButton, Empty, Field, PageHeader, ProblemBox } from '../ui/kit';
+import { VersionsPanel } from '../versions/VersionsPanel';
 import { FieldErrors, Loading, marksUnder, pretty, readJson, seg } from './common';
 import { ResourceList } from './list';
 import { DesignData, DesignFaults, DesignJournal, HeaderList, MockRecording } from './design-mock';
@@ -187,6 +188,12 @@ export function DesignPage() {
           >
             <Responses design={d} statuses={statuses} />
           </DesignTabs>
+          <VersionsPanel
+            base={`/v1/designs/${seg(id)}`}
+            what="API design"
+            revision={(d as { updatedAt?: string }).updatedAt}
+            onRestored={() => design.reload()}
+          />
         </>
       )}
     </>

@@ -23,6 +23,7 @@ import { useAction, useLoad } from '../hooks';
 import { can } from '../session';
 import type { Environment } from '../types';
 import { ConfirmButton, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
+import { VersionsPanel } from '../versions/VersionsPanel';
 import { Loading, seg, typedValue, valueText } from './common';
 import { ResourceList } from './list';
 import { InheritedValues, ServersTable, serverRowsOf, serversPatch, type ServerRow } from './environment-reuse';
@@ -166,6 +167,14 @@ export function EnvironmentPage() {
           onSaved={onSaved}
           onRenamed={(n) => route(`/environments/${seg(n)}`, true)}
           onDeleted={() => route('/environments')}
+        />
+      )}
+      {env.data && (
+        <VersionsPanel
+          base={`/v1/environments/${seg(env.data.name)}`}
+          what="environment"
+          revision={(env.data as { updatedAt?: string }).updatedAt ?? lastSave?.count}
+          onRestored={(stored) => env.replace(stored as unknown as Environment)}
         />
       )}
     </>

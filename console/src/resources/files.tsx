@@ -55,7 +55,7 @@ export function explainUploadProblem(problem: Problem, file?: { size: number }):
 }
 
 /** Saves `blob` in the browser's downloads as `name`'s last segment (an object URL clicked once). */
-function saveBlob(blob: Blob, name: string): void {
+export function saveBlob(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;

@@ -16,6 +16,7 @@ import { can } from '../session';
 import { DURABILITY_WORDS, type Durability, type Runner } from '../types';
 import { Editor, type EditorMark } from '../ui/editor';
 import { ConfirmButton, Empty, Field, PageHeader, ProblemBox, fieldError } from '../ui/kit';
+import { VersionsPanel } from '../versions/VersionsPanel';
 import { listAll, Loading, marksUnder, pretty, readJson, seg, TagChips } from './common';
 import { ResourceList } from './list';
 import type { TestCase } from './test-cases';
@@ -214,6 +215,14 @@ export function RunnerPage() {
             ))}
           </tbody>
         </table>
+      )}
+      {r && (
+        <VersionsPanel
+          base={`/v1/runners/${seg(name)}`}
+          what="runner"
+          revision={(r as { updatedAt?: string }).updatedAt}
+          onRestored={() => runner.reload()}
+        />
       )}
     </>
   );

@@ -1,13 +1,23 @@
 /**
- * The frame of every signed-in page: the navigation on the left, the workspace and the key's
- * scope at the top, the page on the right. A skip link leads keyboard users past the navigation.
+ * The frame of every signed-in page: the navigation on the left, at the top the workspace (a
+ * switcher when a signed-in user belongs to several), who is signed in (the user's name and role
+ * there, or the key's name and scope) and "Sign out", the page on the right. A skip link leads
+ * keyboard users past the navigation. Sections that need a scope (Members, Audit: admin) are
+ * listed only for callers who have it.
  */
 import type { ComponentChildren } from 'preact';
 import { useLocation } from 'preact-iso';
-import { signOut, useSession } from '../session';
+import { can, chooseWorkspace, signOut, useSession, type Scope } from '../session';
+
+/** A section of the navigation; `needs` hides it from callers below that scope. */
+export interface Section {
+  href: string;
+  label: string;
+  needs?: Scope;
+}
 
 /** The console's sections, in the order of the navigation. */
-export const SECTIONS: { href: string; label: string }[] = [
+export const SECTIONS: Section[] = [
   { href: '/runs', label: 'Runs' },
   { href: '/flaky', label: 'Flaky tests' },
   { href: '/test-cases', label: 'Test cases' },
@@ -22,9 +32,32 @@ export const SECTIONS: { href: string; label: string }[] = [
   { href: '/requests', label: 'Local requests' },
 ];
 
+/** The workspace's people and trail (team/): after the resources, under "Workspace". */
+export const TEAM_SECTIONS: Section[] = [
+  { href: '/members', label: 'Members', needs: 'admin' },
+  { href: '/keys', label: 'API keys' },
+  { href: '/audit', label: 'Audit', needs: 'admin' },
+];
+
+function SectionLinks({ sections, path }: { sections: Section[]; path: string }) {
+  return (
+    <ul>
+      {sections
+        .filter((sec) => !sec.needs || can(sec.needs))
+        .map((sec) => (
+          <li key={sec.href}>
+            <a href={sec.href} aria-current={path === sec.href || path.startsWith(`${sec.href}/`) ? 'page' : undefined}>
+              {sec.label}
+            </a>
+          </li>
+        ))}
+    </ul>
+  );
+}
+
 export function Layout({ children }: { children: ComponentChildren }) {
   const s = useSession();
-  const { path } = useLocation();
+  const { path, route } = useLocation();
   return (
     <div class="shell">
       <a class="skip" href="#main">
@@ -34,30 +67,64 @@ export function Layout({ children }: { children: ComponentChildren }) {
         <a class="brand" href="/runs">
           Assay
         </a>
-        <ul>
-          {SECTIONS.map((sec) => (
-            <li key={sec.href}>
-              <a
-                href={sec.href}
-                aria-current={path === sec.href || path.startsWith(`${sec.href}/`) ? 'page' : undefined}
-              >
-                {sec.label}
-              </a>
-            </li>
-          ))}
-        </ul>
+        <SectionLinks sections={SECTIONS} path={path} />
+        <div class="nav-group" aria-hidden="true">
+          Workspace
+        </div>
+        <SectionLinks sections={TEAM_SECTIONS} path={path} />
       </nav>
       <div class="top">
         {s && (
           <div class="whoami">
-            <span>
-              Workspace <strong data-testid="workspace">{s.workspace.name}</strong>
-            </span>
-            <span class={`badge badge-scope`} title="What this API key may do: read < run < write" data-testid="scope">
-              {s.scope}
-            </span>
-            <span class="muted">key {s.keyName}</span>
-            <button type="button" class="secondary small" onClick={signOut}>
+            {s.kind === 'user' && s.workspaces.length > 1 ? (
+              <label>
+                Workspace{' '}
+                <select
+                  data-testid="workspace"
+                  value={s.workspace.id}
+                  onChange={(e) => {
+                    chooseWorkspace(e.currentTarget.value);
+                    route('/runs');
+                  }}
+                >
+                  {s.workspaces.map((w) => (
+                    <option key={w.id} value={w.id}>
+                      {w.name} ({w.role})
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : (
+              <span>
+                Workspace <strong data-testid="workspace">{s.workspace.name}</strong>
+              </span>
+            )}
+            {s.kind === 'user' ? (
+              <>
+                <span data-testid="user" title={s.user.email}>
+                  {s.user.name || s.user.email}
+                </span>
+                <span
+                  class="badge badge-scope"
+                  title={`Your role in this workspace: viewer < runner < editor < admin < owner (it allows ${s.scope})`}
+                  data-testid="role"
+                >
+                  {s.role}
+                </span>
+              </>
+            ) : (
+              <>
+                <span
+                  class="badge badge-scope"
+                  title="What this API key may do: read < run < write < admin"
+                  data-testid="scope"
+                >
+                  {s.scope}
+                </span>
+                <span class="muted">key {s.keyName}</span>
+              </>
+            )}
+            <button type="button" class="secondary small" onClick={() => void signOut()}>
               Sign out
             </button>
           </div>

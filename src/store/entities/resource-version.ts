@@ -8,9 +8,9 @@ export type VersionedType = (typeof VERSIONED_TYPES)[number];
 
 /**
  * One saved version of a test case, environment, runner, design or auth profile (docs/teams.md
- * "Versions"): the resource as the API answered it right after the save (secret values as stored:
- * sealed, never plain), numbered from 1 per resource. A test case's number is its `version` (its
- * ETag).
+ * "Versions"): the resource as the API answered the save (what GET shows an admin: secret values
+ * masked, so a version never holds a secret, plain or sealed), numbered from 1 per resource. A test
+ * case's number is its `version` (its ETag).
  */
 @Entity('resource_versions')
 @Index('ix_resource_versions_saved', ['workspaceId', 'resourceType', 'savedAt'])

@@ -125,6 +125,26 @@ const WALK = [
   'updateDeployment',
   'replaceDesign',
   'updateDesign',
+  'listTestCaseVersions',
+  'getTestCaseVersion',
+  'diffTestCaseVersions',
+  'restoreTestCaseVersion',
+  'listEnvironmentVersions',
+  'getEnvironmentVersion',
+  'diffEnvironmentVersions',
+  'restoreEnvironmentVersion',
+  'listRunnerVersions',
+  'getRunnerVersion',
+  'diffRunnerVersions',
+  'restoreRunnerVersion',
+  'listDesignVersions',
+  'getDesignVersion',
+  'diffDesignVersions',
+  'restoreDesignVersion',
+  'listAuthProfileVersions',
+  'getAuthProfileVersion',
+  'diffAuthProfileVersions',
+  'restoreAuthProfileVersion',
   'replaceMockCollection',
   'updateMockCollection',
   'resetMockCollection',
@@ -144,6 +164,8 @@ const WALK = [
   'replayRun',
   'resumeRun',
   'deleteRun',
+  'listAuditEvents',
+  'exportAuditEvents',
   'deleteDesign',
   'deleteMockCollection',
   'deleteDeployment',
@@ -621,7 +643,10 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
       token: 'no-such-token',
       scope: 'walk-scope',
       name: 'walk/report.csv',
+      version: '1',
     };
+    // The audit trail needs an `admin` key (api/scopes.ts); the walk's own key is `write`.
+    const adminKey = await app.issueKey('admin');
     let webhookToken = '';
     const checked: string[] = [];
     for (const id of WALK) {
@@ -639,6 +664,7 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
         headers.authorization = `Bearer ${webhookToken}`;
       }
       if (id === 'getOpenApiDocument' || id.startsWith('callback')) key = null;
+      if (id === 'listAuditEvents' || id === 'exportAuditEvents') key = adminKey;
       const res = await app.request(method, url, example, { key, headers });
       const label = `${id}: ${method} ${url} → ${res.status} ${String(JSON.stringify(res.body)).slice(0, 600)}`;
       // Accepted: the example body passes validation (the relay's target may be down: 502 is an answer).
@@ -673,6 +699,10 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
         // The content as uploaded by `replaceFile` (no body: an empty file), of any media type.
         expect(response!.content?.['*/*'], `${label}: no documented body`).to.not.equal(undefined);
         expect(res.headers.get('content-length'), label).to.equal('0');
+      } else if (id === 'exportAuditEvents') {
+        // JSON lines, one audit event per line (docs/teams.md "Audit trail").
+        expect(response!.content?.['application/x-ndjson'], `${label}: no documented body`).to.not.equal(undefined);
+        expect(res.headers.get('content-type'), label).to.match(/^application\/x-ndjson/);
       } else if (res.status !== 204) {
         const documented = response!.content?.['application/json'];
         expect(documented, `${label}: no documented body`).to.not.equal(undefined);
