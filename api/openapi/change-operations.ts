@@ -181,7 +181,11 @@ function versionOperations(): ApiOperation[] {
               savedAt: timestamp,
               savedBy: ACTOR,
               restoredFrom: { type: ['integer', 'null'] },
-              body: { ...schemaRef(schema), description: `The ${noun} at this version.` },
+              // A design's version leaves out `mockUrl` (where it is served now, not what was saved).
+              body:
+                schema === 'Design'
+                  ? { type: 'object', description: 'The design at this version: the Design schema without `mockUrl`.' }
+                  : { ...schemaRef(schema), description: `The ${noun} at this version.` },
             },
           },
         },
