@@ -1,7 +1,7 @@
 /**
  * The Koa application: REST API under /v1, problem descriptions under /problems, /healthz,
  * /readyz and /metrics (api/base.ts), the Temporal codec server under /codec
- * (api/routes/codec.ts), and the API's OpenAPI document (/v1/openapi.json) with its reference
+ * (api/routes/codec.ts), the console's sign-in under /auth (api/routes/sign-in.ts), and the API's OpenAPI document (/v1/openapi.json) with its reference
  * page (/docs; api/openapi/router.ts).
  *
  * Middleware, outermost first: the store's bounded waits (src/store/bounds.ts) → request id → error mapping → (for /v1) the early workflow lookup
@@ -43,6 +43,9 @@ import { auditRouter } from './routes/audit';
 import { versionsRouter } from './routes/versions';
 import { cliDownloadRouter } from './routes/cli-download';
 import { codecCors, codecRouter } from './routes/codec';
+import { signInRouter } from './routes/sign-in';
+import { membersRouter } from './routes/members';
+import { keysRouter } from './routes/keys';
 import { openApiRouter } from './openapi/router';
 import { CHECK_TIMEOUT_MS, storeCheck } from '../src/observability/health';
 import { withStoreBounds } from '../src/store/bounds';
@@ -71,6 +74,8 @@ export const V1_ROUTERS = [
   foldersRouter,
   historyRouter,
   filesRouter,
+  membersRouter,
+  keysRouter,
 ];
 
 /** Routes that read their body themselves (matched as the routers match: any case, an optional trailing slash). */
@@ -106,7 +111,10 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     // GET /v1/runs/{id}: the run's workflow is asked early when the store is slow (api/routes/runs.ts).
     liveRunLookup(deps.workflows),
     // Keys the store confirmed lately stand in for it on reads while it does not answer (api/auth.ts).
-    authenticate(deps.dataSource, authFailures, new VerifiedKeys()),
+    // A console session's cookie too (api/auth.ts; docs/teams.md "People and sign-in").
+    authenticate(deps.dataSource, authFailures, new VerifiedKeys(), {
+      idleMinutes: deps.config.teams.sessionIdleMinutes,
+    }),
     rateLimit(deps.config.api.rateLimitPerMinute),
     enforceScopes(),
     // The OpenAPI import reads its own body: a bigger limit, YAML too (api/import-document.ts).
@@ -133,6 +141,10 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const callbacks = callbacksRouter(deps);
   app.use(callbacks.routes());
   app.use(allowedMethods(callbacks));
+  // Console sign-in through OpenID Connect and its session (outside /v1: api/routes/sign-in.ts).
+  const signIn = signInRouter(deps, authFailures);
+  app.use(signIn.routes());
+  app.use(allowedMethods(signIn));
   // The API's own OpenAPI document (/v1/openapi.json) and reference page (/docs): before the /v1
   // pipeline, so reading them needs no API key (api/openapi/router.ts).
   const apiDocs = openApiRouter(deps);

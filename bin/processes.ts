@@ -28,6 +28,7 @@ import { PROBLEMS, problemDocument, type ProblemCode } from '../src/problems';
 import { createBundlerApp } from '../api/bundler';
 import { Bundler } from '../src/bundler/service';
 import { ensureWorkspace, findKey, issueKey } from '../src/api-keys';
+import { ApiKey } from '../src/store/entities';
 import { startRetentionSweep } from '../src/store/retention';
 import { closeMockState, mockStateFor, startScopeSweep } from '../src/mock/state';
 import { MockStateStage } from '../src/mock/crud';
@@ -384,8 +385,10 @@ export async function startWorker(config: AssayConfig, dataSource: DataSource, l
 }
 
 /**
- * Dev mode: makes sure workspace "default" exists with an API key, keeps the key in
- * `<dataDir>/dev-api-key` (mode 0600, the folder 0700) so that it can be printed at every start, and returns it.
+ * Dev mode: makes sure workspace "default" exists with an API key of scope `admin` (the local
+ * admin: it may also manage keys and members, docs/teams.md), keeps the key in
+ * `<dataDir>/dev-api-key` (mode 0600, the folder 0700) so that it can be printed at every start, and
+ * returns it. A saved key of a lower scope (made before `admin` existed) is raised to `admin`.
  */
 export async function ensureDevKey(config: AssayConfig, dataSource: DataSource): Promise<string> {
   const file = path.join(config.dataDir, 'dev-api-key');
@@ -393,10 +396,19 @@ export async function ensureDevKey(config: AssayConfig, dataSource: DataSource):
   tightenFiles(file);
   if (fs.existsSync(file)) {
     const saved = fs.readFileSync(file, 'utf8').trim();
-    if (saved && (await findKey(dataSource.manager, saved))) return saved;
+    const record = saved ? await findKey(dataSource.manager, saved) : null;
+    if (record) {
+      if (record.scope !== 'admin')
+        await dataSource.getRepository(ApiKey).update({ id: record.id }, { scope: 'admin' });
+      return saved;
+    }
   }
   const workspace = await ensureWorkspace(dataSource.manager, 'default');
-  const { key } = await issueKey(dataSource.manager, workspace.id, { name: 'dev', scope: 'write' });
+  const { key } = await issueKey(dataSource.manager, workspace.id, {
+    name: 'local admin',
+    scope: 'admin',
+    createdBy: 'cli',
+  });
   fs.writeFileSync(file, `${key}\n`, { mode: PRIVATE_FILE_MODE });
   tightenFiles(file);
   return key;

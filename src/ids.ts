@@ -25,6 +25,10 @@ export const ID_PREFIXES = {
   file: 'file',
   /** An audit trail event (src/teams/audit.ts). */
   audit: 'aud',
+  /** A person signed in through OpenID Connect (src/teams/people.ts). */
+  user: 'usr',
+  /** A console session (src/teams/sessions.ts). */
+  session: 'ses',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -23,7 +23,7 @@
  * at `GET /codec/session` (a form; `POST /codec/session` with `key`, JSON or form-encoded, sets
  * the `assay_codec` cookie: the key's id and an expiry 12 hours ahead sealed with the key ring,
  * HttpOnly, `Path=/codec`, `SameSite=None; Secure`; `DELETE /codec/session` clears it), and a call
- * without `Authorization` is authenticated by that cookie while its key is not revoked. 401 `unauthorized` otherwise, counted by the same failed-authentication limit as /v1.
+ * without `Authorization` is authenticated by that cookie while its key is not revoked nor expired (and, for a user's key, while the user has a role in its workspace). 401 `unauthorized` otherwise, counted by the same failed-authentication limit as /v1.
  *
  * CORS (the Web UI calls from the browser): requests whose `Origin` is the Web UI's
  * (`TEMPORAL_UI_URL`, and its `localhost`/`127.0.0.1` twin: the dev server's UI answers on both) or
@@ -39,11 +39,11 @@ import Router from '@koa/router';
 import { ValueError, type Payload } from '@temporalio/common';
 import type { AssayConfig } from '../../src/config';
 import { fieldError, type FieldError } from '../../src/problems';
-import { findKey } from '../../src/api-keys';
+import { findKey, keyExpired } from '../../src/api-keys';
 import { keyRingFor } from '../../src/secrets/keyring';
 import { ApiKey } from '../../src/store/entities';
 import { payloadCodec, type CodecReader, type EncryptionCodec } from '../../src/temporal/codec';
-import { authenticate, keyCaller, type AuthFailureLimiter } from '../auth';
+import { authenticate, resolveKeyCaller, type AuthFailureLimiter } from '../auth';
 import { jsonBodies, parsedBody } from '../body';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { invalid, Problem } from '../problem';
@@ -211,7 +211,7 @@ function isOperatorToken(config: Pick<AssayConfig, 'temporal'>, text: string): b
 /**
  * Authentication of a codec call: the operator token as a Bearer token; else `Authorization` as on
  * /v1; without it, a valid session cookie (unexpired, sealed by this ring; a key's session while
- * its key is not revoked, an operator's while the token is the same) names the caller.
+ * its key is usable (not revoked nor expired; a user's key while the user has a role), an operator's while the token is the same) names the caller.
  */
 function codecAuthentication(
   deps: Pick<ApiDeps, 'config' | 'dataSource'>,
@@ -248,8 +248,10 @@ function codecAuthentication(
         session && typeof session.k === 'string' && typeof session.e === 'number' && session.e > Date.now()
           ? await deps.dataSource.manager.getRepository(ApiKey).findOneBy({ id: session.k })
           : null;
-      if (key && !key.revokedAt) {
-        ctx.state.caller = keyCaller(key);
+      const caller =
+        key && !key.revokedAt && !keyExpired(key) ? await resolveKeyCaller(deps.dataSource.manager, key) : null;
+      if (caller && typeof caller !== 'string') {
+        ctx.state.caller = caller;
         return next();
       }
     }

@@ -123,6 +123,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const workspace = await ensureWorkspace(dataSource.manager, 'default');
   const { key } = await issueKey(dataSource.manager, workspace.id, { name: 'test', scope: 'write' });
   const api = await startApi(config, dataSource, logger);
+  // Console sign-in (docs/teams.md): the provider sends the browser back to the redirect URL, by
+  // default `<ASSAY_PUBLIC_URL>/auth/callback` (src/config.ts), which cannot name the free port the
+  // API got only now; the sign-in routes read it per request, so it is set to the real address here.
+  if (config.teams.oidc && !options.env?.ASSAY_OIDC_REDIRECT_URL && !options.env?.ASSAY_PUBLIC_URL)
+    config.teams.oidc.redirectUrl = `${api.url}/auth/callback`;
 
   const app: TestApp = {
     url: api.url,

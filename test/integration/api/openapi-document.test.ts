@@ -63,6 +63,19 @@ type Operation = {
 const WALK = [
   'getOpenApiDocument',
   'listWorkspaces',
+  // Sign-in with OpenID Connect off (the walk's app has none): config 200, login and callback 404, no session 401.
+  'getSignInConfig',
+  'startSignIn',
+  'finishSignIn',
+  'getSession',
+  'signOut',
+  'addMember',
+  'listMembers',
+  'getMember',
+  'updateMember',
+  'createKey',
+  'listKeys',
+  'getKey',
   'createEnvironment',
   'createAuthProfile',
   'createTestCase',
@@ -164,6 +177,8 @@ const WALK = [
   'replayRun',
   'resumeRun',
   'deleteRun',
+  'revokeKey',
+  'removeMember',
   'listAuditEvents',
   'exportAuditEvents',
   'deleteDesign',
@@ -228,7 +243,7 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
     for (const router of routers) {
       for (const layer of router.stack) {
         const path = String(layer.path);
-        if (!/^\/(v1|webhooks|callbacks)\//.test(path)) continue;
+        if (!/^\/(v1|webhooks|callbacks|auth)\//.test(path)) continue;
         for (const method of layer.methods) if (method !== 'HEAD') served.add(`${method} ${openApiPath(path)}`);
       }
     }
@@ -664,7 +679,8 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
         headers.authorization = `Bearer ${webhookToken}`;
       }
       if (id === 'getOpenApiDocument' || id.startsWith('callback')) key = null;
-      if (id === 'listAuditEvents' || id === 'exportAuditEvents') key = adminKey;
+      if (id === 'listAuditEvents' || id === 'exportAuditEvents' || /Members?$|Keys?$/.test(id)) key = adminKey;
+      if (['getSignInConfig', 'startSignIn', 'finishSignIn', 'getSession', 'signOut'].includes(id)) key = null;
       const res = await app.request(method, url, example, { key, headers });
       const label = `${id}: ${method} ${url} → ${res.status} ${String(JSON.stringify(res.body)).slice(0, 600)}`;
       // Accepted: the example body passes validation (the relay's target may be down: 502 is an answer).
@@ -680,6 +696,9 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
         expect(res.status, label).to.equal(404);
         expect(res.body.code, label).to.equal('callback-not-found');
       }
+      // Without an identity provider configured there is no sign-in to start or finish, and no session.
+      else if (id === 'startSignIn' || id === 'finishSignIn') expect(res.status, label).to.equal(404);
+      else if (id === 'getSession') expect(res.status, label).to.equal(401);
       // The walk's run is a functional one: no load to steer, 409 `run-not-controllable`.
       else if (id === 'controlRun') {
         expect(res.status, label).to.equal(409);
@@ -722,6 +741,8 @@ describe('the OpenAPI document (GET /v1/openapi.json)', function () {
       }
       if (id === 'createDesign') params.designId = res.body.id;
       if (id === 'createMockCollection') params.collectionId = res.body.id;
+      if (id === 'addMember') params.userId = res.body.userId;
+      if (id === 'createKey') params.keyId = res.body.id;
     }
     expect(checked).to.have.length(WALK.length);
   });

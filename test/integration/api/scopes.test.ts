@@ -1,6 +1,7 @@
 /**
  * Scopes per endpoint (api/scopes.ts, docs/security.md "Scopes per endpoint"):
- * the one table covers every route the routers serve, and every /v1 endpoint × every key scope is
+ * the one table covers every route the routers serve (the /auth sign-in routes included), and every
+ * /v1 endpoint × every key scope (read, run, write, admin; `owner` is a person's role only) is
  * answered 403 exactly when the table says the scope is too small.
  */
 import { expect } from 'chai';
@@ -11,6 +12,7 @@ import { V1_ROUTERS } from '../../../api/app';
 import { libraryFilesRouter } from '../../../api/routes/libraries';
 import { incomingWebhooksRouter } from '../../../api/routes/incoming-webhooks';
 import { callbacksRouter } from '../../../api/routes/callbacks';
+import { signInRouter } from '../../../api/routes/sign-in';
 import { ENDPOINT_SCOPES, scopeAllows, scopeEntryFor } from '../../../api/scopes';
 import type { AppState } from '../../../api/context';
 
@@ -35,6 +37,7 @@ describe('scopes per endpoint (one table)', function () {
       libraryFilesRouter(),
       incomingWebhooksRouter(deps()),
       callbacksRouter(deps()),
+      signInRouter(deps()),
     ];
     const served = new Set<string>();
     for (const router of routers) {
