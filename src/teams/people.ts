@@ -17,7 +17,6 @@ import type { GroupRole } from '../config';
 import { higherRole, ROLES, type Role } from './roles';
 import type { OidcIdentity } from './oidc';
 
-
 /** A new user id: `usr_` and a ULID (src/ids.ts style). */
 export function newUserId(): string {
   return newId('user');
