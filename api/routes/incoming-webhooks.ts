@@ -38,7 +38,9 @@ import type Koa from 'koa';
 import compose from 'koa-compose';
 import type { ParameterizedContext } from 'koa';
 import { findKey } from '../../src/api-keys';
-import { Deployment, KEY_SCOPES } from '../../src/store/entities';
+import { Deployment } from '../../src/store/entities';
+import { scopeAllows } from '../../src/teams/roles';
+import { resolveKeyCaller } from '../auth';
 import { keyRingFor } from '../../src/secrets/keyring';
 import type { ApiDeps, AppState } from '../context';
 import { Problem } from '../problem';
@@ -150,12 +152,10 @@ export function authenticateWebhookCall({ dataSource }: Pick<ApiDeps, 'dataSourc
     }
     if (apiKey) {
       const key = await findKey(dataSource.manager, apiKey);
-      if (
-        key &&
-        key.workspaceId === deployment.workspaceId &&
-        KEY_SCOPES.indexOf(key.scope) >= KEY_SCOPES.indexOf('run')
-      )
-        return true;
+      // A person's key acts with at most their current role (docs/teams.md "API keys").
+      const caller =
+        key && key.workspaceId === deployment.workspaceId ? await resolveKeyCaller(dataSource.manager, key) : null;
+      if (caller && typeof caller !== 'string' && scopeAllows(caller.scope, 'run')) return true;
       wrong.push('the API key is unknown, revoked, of another workspace, or its scope does not allow starting runs');
     }
     const text = wrong.join('; and ');

@@ -197,12 +197,35 @@ describe('members and API keys', function () {
     const { key } = (await ed.request('POST', '/v1/keys', { name: 'demoted', scope: 'write' })).body;
     expect((await app.request('POST', '/v1/environments', { name: 'by-ed' }, { key })).status).to.equal(201);
     const edId = (await ed.session()).body.user.id;
+    const runner = await app.request('POST', '/v1/runners', { name: 'ed-runner', folder: '' });
+    expect(runner.status, JSON.stringify(runner.body)).to.equal(201);
+    const made = await app.request('POST', '/v1/deployments', {
+      name: 'ed-hook',
+      runner: 'ed-runner',
+      environment: 'by-ed',
+      webhookEnabled: true,
+    });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    const deployment = made.body;
     expect((await owner.request('PATCH', `/v1/members/${edId}`, { role: 'viewer' })).status).to.equal(200);
     const refused = await app.request('POST', '/v1/environments', { name: 'by-ed-2' }, { key });
     expect(refused.status).to.equal(403);
     expect(refused.body.scopeNeeded).to.equal('write');
     expect((await app.request('GET', '/v1/environments', undefined, { key })).status).to.equal(200);
+    // The same holds at a deployment's incoming webhook (`X-API-Key`, scope `run` needed).
+    const webhookUrl = `${app.url}${new URL(String(deployment.webhookUrl)).pathname}`;
+    const hook = (apiKey: string) =>
+      fetch(webhookUrl, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: '{}',
+      });
+    expect((await hook(key)).status).to.equal(401);
     await owner.request('PATCH', `/v1/members/${edId}`, { role: 'editor' });
+    // Accepted again (the runner selects nothing in this workspace: 422 from the run start, past authentication).
+    const again = await hook(key);
+    expect(again.status).to.equal(422);
+    expect((await again.json()).code).to.equal('runner-selects-nothing');
     expect((await app.request('POST', '/v1/environments', { name: 'by-ed-3' }, { key })).status).to.equal(201);
   });
 
