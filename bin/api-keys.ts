@@ -17,9 +17,9 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { migrate, openDataSource } from '../src/store/data-source';
-import { ApiKey, KEY_SCOPES, User, Workspace, WorkspaceMember, type KeyScope } from '../src/store/entities';
+import { ApiKey, KEY_SCOPES, Workspace, WorkspaceMember, type KeyScope } from '../src/store/entities';
 import { ensureWorkspace, issueKey } from '../src/api-keys';
-import { newUserId } from '../src/teams/people';
+import { provisionUser } from '../src/teams/people';
 import { ROLES, type Role } from '../src/teams/roles';
 
 const USAGE =
@@ -74,23 +74,8 @@ async function main(): Promise<number> {
       if (!ROLES.includes(role)) throw new Error(`--role must be one of ${ROLES.join(', ')}`);
       const { user, workspace } = await dataSource.transaction(async (manager) => {
         const ws = await ensureWorkspace(manager, values.workspace!);
-        const users = manager.getRepository(User);
         const now = new Date();
-        let found = await users.findOneBy({ email });
-        if (!found) {
-          found = users.create({
-            id: newUserId(),
-            issuer: null,
-            subject: null,
-            email,
-            name: values.name ?? email,
-            groups: null,
-            createdAt: now,
-            lastSignInAt: null,
-            disabledAt: null,
-          });
-          await users.insert(found);
-        }
+        const found = await provisionUser(manager, email, values.name);
         const members = manager.getRepository(WorkspaceMember);
         const existing = await members.findOneBy({ workspaceId: ws.id, userId: found.id });
         if (existing) await members.update({ workspaceId: ws.id, userId: found.id }, { role, updatedAt: now });

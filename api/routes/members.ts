@@ -21,7 +21,7 @@
 import Router from '@koa/router';
 import { IsNull, type EntityManager } from 'typeorm';
 import { ApiKey, User, WorkspaceMember } from '../../src/store/entities';
-import { countOwners, memberRole, newUserId, usersById } from '../../src/teams/people';
+import { countOwners, memberRole, provisionUser, usersById } from '../../src/teams/people';
 import { ROLES, type Role } from '../../src/teams/roles';
 import type { ApiDeps, AppContext, AppState } from '../context';
 import { Problem } from '../problem';
@@ -146,23 +146,8 @@ export function membersRouter({ dataSource }: ApiDeps): Router<AppState> {
     if (input.role === 'owner') requireOwner(ctx, 'grant the owner role');
     const email = input.email.trim().toLowerCase();
     const { member, user } = await dataSource.transaction(async (manager) => {
-      const users = manager.getRepository(User);
       const now = new Date();
-      let found = await users.findOneBy({ email });
-      if (!found) {
-        found = users.create({
-          id: newUserId(),
-          issuer: null,
-          subject: null,
-          email,
-          name: input.name ?? email,
-          groups: null,
-          createdAt: now,
-          lastSignInAt: null,
-          disabledAt: null,
-        });
-        await users.insert(found);
-      }
+      const found = await provisionUser(manager, email, input.name);
       const members = manager.getRepository(WorkspaceMember);
       const existing = await members.findOneBy({ workspaceId: ctx.state.caller.workspaceId, userId: found.id });
       if (existing)

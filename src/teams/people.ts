@@ -205,3 +205,27 @@ export async function usersById(manager: EntityManager, ids: readonly string[]):
   const users = await manager.getRepository(User).findBy({ id: In(unique) });
   return new Map(users.map((u) => [u.id, u]));
 }
+
+/**
+ * The user with lower-case e-mail `email`, created when there is none (docs/teams.md "Bootstrapping
+ * the first admin", `POST /v1/members`): not signed in yet (no issuer or subject), named `name` or
+ * the e-mail; their first sign-in whose verified e-mail matches binds them ({@link upsertSignedInUser}).
+ */
+export async function provisionUser(manager: EntityManager, email: string, name?: string): Promise<User> {
+  const users = manager.getRepository(User);
+  const found = await users.findOneBy({ email });
+  if (found) return found;
+  const user = users.create({
+    id: newUserId(),
+    issuer: null,
+    subject: null,
+    email,
+    name: name ?? email,
+    groups: null,
+    createdAt: new Date(),
+    lastSignInAt: null,
+    disabledAt: null,
+  });
+  await users.insert(user);
+  return user;
+}
