@@ -57,6 +57,7 @@ import { environmentJson } from './routes/environments';
 import { runnerJson } from './routes/runners';
 import { authProfileJson } from './routes/auth-profiles';
 import { folderJson } from './routes/folders';
+import { designFields } from './routes/designs';
 import { iso } from './routes/shared';
 
 /** How a /v1 write is recorded: its action and resource type, or `skip` for writes that store nothing. */
@@ -216,7 +217,7 @@ export const RESOURCES: Readonly<Record<string, ResourceLoader>> = {
     async load(manager, workspaceId, by) {
       const id = by.id ?? by.key;
       const d = id ? await manager.getRepository(ApiDesign).findOneBy({ id, workspaceId }) : null;
-      return d ? { id: d.id, name: designName(d), json: designSnapshot(d) } : null;
+      return d ? { id: d.id, name: designName(d), json: designFields(d) } : null;
     },
   },
   deployment: {
@@ -241,23 +242,6 @@ export const RESOURCES: Readonly<Record<string, ResourceLoader>> = {
 /** A design's name for people: its `name`, else `METHOD path`. */
 function designName(d: Pick<ApiDesign, 'name' | 'method' | 'path'>): string {
   return d.name || `${d.method} ${d.path}`;
-}
-
-/** A design as GET answers it, without `mockUrl` (api/routes/designs.ts). */
-function designSnapshot(d: ApiDesign): Record<string, unknown> {
-  return {
-    id: d.id,
-    method: d.method,
-    path: d.path,
-    name: d.name,
-    description: d.description,
-    requestSchema: d.requestSchema,
-    responseSchemas: d.responseSchemas,
-    responses: d.responses,
-    ...d.options,
-    createdAt: iso(d.createdAt),
-    updatedAt: iso(d.updatedAt),
-  };
 }
 
 /** A deployment's own settings (api/routes/deployments.ts), never its webhook address, token hash or signing secret. */

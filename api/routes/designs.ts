@@ -419,6 +419,26 @@ function pointerSegments(pointer: string): Array<string | number> {
     .map((s) => (/^(0|[1-9]\d*)$/.test(s) ? Number(s) : s));
 }
 
+/**
+ * A design as `GET /v1/designs/{id}` answers it, but for `mockUrl` (where it is served now, which
+ * depends on the configuration): also what its versions and the audit trail keep (api/changes.ts).
+ */
+export function designFields(d: ApiDesign): Record<string, unknown> {
+  return {
+    id: d.id,
+    method: d.method,
+    path: d.path,
+    name: d.name,
+    description: d.description,
+    requestSchema: d.requestSchema,
+    responseSchemas: d.responseSchemas,
+    responses: d.responses,
+    ...d.options,
+    createdAt: iso(d.createdAt),
+    updatedAt: iso(d.updatedAt),
+  };
+}
+
 /** The columns a checked design sets, the same for create, import and replace. */
 function storedFields(
   design: DesignInput,
@@ -456,21 +476,11 @@ export function designsRouter({ dataSource, mocks, config }: ApiDeps): Router<Ap
   const repo = dataSource.getRepository(ApiDesign);
 
   const json = (d: ApiDesign) => ({
-    id: d.id,
-    method: d.method,
-    path: d.path,
-    name: d.name,
-    description: d.description,
-    requestSchema: d.requestSchema,
-    responseSchemas: d.responseSchemas,
-    responses: d.responses,
-    ...d.options,
+    ...designFields(d),
     mockUrl:
       d.responses.length > 0
         ? `${config.mocks.publicUrl ?? config.api.publicUrl}/mock/${d.workspaceId}${d.path}`
         : null,
-    createdAt: iso(d.createdAt),
-    updatedAt: iso(d.updatedAt),
   });
 
   /** Saves; a route another design claims is 409 naming it. */
