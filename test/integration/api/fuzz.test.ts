@@ -42,11 +42,14 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
   const ids: Record<string, string> = {};
   const failures: string[] = [];
   let sent = 0;
+  /** An `admin` key: members and keys are fuzzed past the scope check too (api/scopes.ts). */
+  let adminKey: string;
 
   before(async () => {
     app = await startTestApp({
       env: { ASSAY_RATE_LIMIT_PER_MINUTE: '1000000', ASSAY_BUNDLER_RATE_LIMIT_PER_MINUTE: '1000000' },
     });
+    adminKey = await app.issueKey('admin');
     const ok = async (res: Promise<Reply>) => {
       const r = await res;
       expect(r.status, JSON.stringify(r.body)).to.be.oneOf([200, 201]);
@@ -182,11 +185,12 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
       res = { status: answer.status, headers: answer.headers, body };
     } else {
       res = await app.request(method, path, undefined, {
+        key: adminKey,
         raw,
         headers: raw === undefined ? {} : { 'content-type': 'application/json' },
       });
     }
-    const where = `seed ${SEED}: ${method} ${path} [${label}] body ${String(raw).slice(0, 120)} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
+    const where = `seed ${SEED}: ${method} ${path} [${label}] body ${String(raw).slice(0, 120)} → ${res.status} ${String(JSON.stringify(res.body)).slice(0, 300)}`;
     if (res.status >= 500) failures.push(where);
     else if (res.status >= 400) {
       const type = res.headers.get('content-type') ?? '';
@@ -263,7 +267,7 @@ describe('Fuzz: every body endpoint and every listing (no 5xx; every error a pro
     const routes = apiRoutes(app);
     const bodies = routes.filter((rt) => ['POST', 'PUT', 'PATCH'].includes(rt.method));
     expect(bodies.length).to.be.greaterThan(15);
-    for (const rt of bodies) expect(rt.path).to.match(/^\/(v1|webhooks|codec|callbacks)\//);
+    for (const rt of bodies) expect(rt.path).to.match(/^\/(v1|webhooks|codec|callbacks|auth)\//);
   });
 
   it('answers no 5xx and only problem+json errors on every body endpoint', async function () {
