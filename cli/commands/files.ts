@@ -47,10 +47,10 @@ async function requireScope(client: AssayClient, needed: 'run' | 'write', what: 
   const answer = await client.get<WorkspacesAnswer>('/v1/workspaces');
   const ws = answer.items.find((w) => w.current) ?? answer.items[0];
   const scope = ws?.key?.scope;
-  const rank = { read: 0, run: 1, write: 2 } as Record<string, number>;
+  const rank = { read: 0, run: 1, write: 2, admin: 3, owner: 4 } as Record<string, number>;
   if (scope && (rank[scope] ?? 0) < rank[needed]!) {
     throw new UsageError(
-      `${what} needs a ${needed === 'write' ? '"write"' : '"run" or "write"'} API key; this key's scope is "${scope}"${scope === 'read' ? ' (it sees environment values as "***")' : ''}`,
+      `${what} needs a ${needed === 'write' ? '"write" (or "admin")' : '"run", "write" or "admin"'} API key; this key's scope is "${scope}"${scope === 'read' ? ' (it sees environment values as "***")' : ''}`,
     );
   }
   return ws?.name ?? 'this workspace';

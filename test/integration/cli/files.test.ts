@@ -379,7 +379,7 @@ describe('assay export and apply (tests as files)', function () {
     );
     const applied = await cli(['apply', '--dir', 'd1'], readKey);
     expect(applied.code).to.equal(2);
-    expect(applied.stderr).to.include('assay: apply needs a "write" API key');
+    expect(applied.stderr).to.include('assay: apply needs a "write" (or "admin") API key');
     await fs.access(path.join(tmp, 'd-read')).then(
       () => expect.fail('export made its directory'),
       () => undefined,
