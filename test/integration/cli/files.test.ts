@@ -375,7 +375,7 @@ describe('assay export and apply (tests as files)', function () {
     const exported = await cli(['export', '--dir', 'd-read'], readKey);
     expect(exported.code).to.equal(2);
     expect(exported.stderr).to.include(
-      'assay: export needs a "run" or "write" API key; this key\'s scope is "read" (it sees environment values as "***")',
+      'assay: export needs a "run", "write" or "admin" API key; this key\'s scope is "read" (it sees environment values as "***")',
     );
     const applied = await cli(['apply', '--dir', 'd1'], readKey);
     expect(applied.code).to.equal(2);
