@@ -414,10 +414,13 @@ export function createRunActivities(
    * What `startRun` returns of the opened plan `plan`: without `outline`, or for a performance
    * plan, the whole plan, within PAYLOAD_LIMITS.planBytes (checked here for a plan frozen by an
    * earlier call, which may have been outlined and larger; a `fresh` one was checked as it was
-   * stored); with `outline`, its first page of test cases and the {@link PlanOutline}.
+   * stored); with `outline`, its first page of test cases and the {@link PlanOutline}. Never
+   * `testCaseVersions` (the workflow has no use for them and they grow with the suite: the stored
+   * plan keeps them for the run's results).
    * @throws ApplicationFailure (non-retryable, RunSetupFailed) over the cap.
    */
-  const handOut = (runId: string, plan: RunPlan, outline: boolean, fresh: boolean): StartedPlan => {
+  const handOut = (runId: string, stored: RunPlan, outline: boolean, fresh: boolean): StartedPlan => {
+    const { testCaseVersions: _kept, ...plan } = stored;
     if (!outline || plan.performance) {
       const bytes = fresh ? 0 : jsonBytes(plan);
       if (bytes > PAYLOAD_LIMITS.planBytes)

@@ -60,6 +60,7 @@ for (const dialect of ['mysql', 'sqlite'] as const) {
         'Files1796720000000',
         'ParallelSuites1797000000000',
         'OriginGate1797900000000',
+        'Teams1798000000000',
       ]);
       expect(await migrate(dataSource)).to.deep.equal([]);
       expect(await dataSource.showMigrations()).to.equal(false);
