@@ -290,4 +290,26 @@ describe('console sign-in (OpenID Connect)', function () {
     expect(session.body.user.email).to.equal(null);
     expect((await users.findOneByOrFail({ id: 'usr_invited_mallory_target' })).subject).to.equal(null);
   });
+
+  it('marks its cookies Secure when Assay is reached over https (ASSAY_PUBLIC_URL)', async () => {
+    const https = await startTestApp({
+      env: provider.env({
+        ASSAY_PUBLIC_URL: 'https://assay.example.test',
+        ASSAY_OIDC_REDIRECT_URL: 'https://assay.example.test/auth/callback',
+      }),
+    });
+    try {
+      const res = await fetch(`${https.url}/auth/login?return=/`, { redirect: 'manual' });
+      expect(res.status).to.equal(302);
+      const login = res.headers.getSetCookie().find((c) => c.startsWith('assay_login='));
+      expect(login)
+        .to.match(/; HttpOnly/)
+        .and.to.match(/; SameSite=Lax/)
+        .and.to.match(/; Secure/);
+      const authorize = new URL(res.headers.get('location')!);
+      expect(authorize.searchParams.get('redirect_uri')).to.equal('https://assay.example.test/auth/callback');
+    } finally {
+      await https.stop();
+    }
+  });
 });
