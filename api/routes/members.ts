@@ -20,7 +20,8 @@
  */
 import Router from '@koa/router';
 import { IsNull, type EntityManager } from 'typeorm';
-import { ApiKey, User, WorkspaceMember } from '../../src/store/entities';
+import { ApiKey, User, Workspace, WorkspaceMember } from '../../src/store/entities';
+import { isUniqueViolation } from '../../src/store/errors';
 import { countOwners, memberRole, provisionUser, usersById } from '../../src/teams/people';
 import { ROLES, type Role } from '../../src/teams/roles';
 import type { ApiDeps, AppContext, AppState } from '../context';
@@ -121,6 +122,24 @@ export function membersRouter({ dataSource }: ApiDeps): Router<AppState> {
   }
 
   /** 409 `last-owner` when `userId`, now an owner, would stop being one and no other owner is left. */
+  /**
+   * Takes the workspace's row lock (MySQL/MariaDB `SELECT … FOR UPDATE`) as the FIRST statement of
+   * a transaction that may take an owner away, so that such changes of one workspace run one after
+   * the other and each counts the owners the previous one left: two owners demoting each other at the
+   * same instant cannot both succeed. (A locking read takes no snapshot: InnoDB makes the
+   * transaction's read view at its first consistent read, after the lock.) On SQLite every write
+   * transaction already runs alone (src/store/data-source.ts: they begin IMMEDIATE).
+   */
+  async function lockWorkspace(manager: EntityManager, workspaceId: string): Promise<void> {
+    if (manager.connection.options.type === 'better-sqlite3') return;
+    await manager
+      .getRepository(Workspace)
+      .createQueryBuilder('w')
+      .setLock('pessimistic_write')
+      .where('w.id = :workspaceId', { workspaceId })
+      .getOne();
+  }
+
   async function keepAnOwner(manager: EntityManager, ctx: AppContext, user: User, wasOwner: boolean, isOwner: boolean) {
     if (!wasOwner || isOwner || user.disabledAt) return;
     if ((await countOwners(manager, ctx.state.caller.workspaceId, user.id)) === 0)
@@ -145,26 +164,36 @@ export function membersRouter({ dataSource }: ApiDeps): Router<AppState> {
     const input = validateCreate(jsonBody(ctx));
     if (input.role === 'owner') requireOwner(ctx, 'grant the owner role');
     const email = input.email.trim().toLowerCase();
-    const { member, user } = await dataSource.transaction(async (manager) => {
-      const now = new Date();
-      const found = await provisionUser(manager, email, input.name);
-      const members = manager.getRepository(WorkspaceMember);
-      const existing = await members.findOneBy({ workspaceId: ctx.state.caller.workspaceId, userId: found.id });
-      if (existing)
-        throw new Problem('member-exists', `${found.name} is already a member; change their role with PATCH.`, {
+    const add = () =>
+      dataSource.transaction(async (manager) => {
+        const now = new Date();
+        const found = await provisionUser(manager, email, input.name);
+        const members = manager.getRepository(WorkspaceMember);
+        const existing = await members.findOneBy({ workspaceId: ctx.state.caller.workspaceId, userId: found.id });
+        if (existing)
+          throw new Problem('member-exists', `${found.name} is already a member; change their role with PATCH.`, {
+            userId: found.id,
+          });
+        const row = members.create({
+          workspaceId: ctx.state.caller.workspaceId,
           userId: found.id,
+          role: input.role,
+          groupRole: null,
+          createdAt: now,
+          updatedAt: now,
         });
-      const row = members.create({
-        workspaceId: ctx.state.caller.workspaceId,
-        userId: found.id,
-        role: input.role,
-        groupRole: null,
-        createdAt: now,
-        updatedAt: now,
+        await members.insert(row);
+        return { member: row, user: found };
       });
-      await members.insert(row);
-      return { member: row, user: found };
-    });
+    let added: Awaited<ReturnType<typeof add>>;
+    try {
+      added = await add();
+    } catch (err) {
+      // Another request added the same person (or made the same new user) at the same instant.
+      if (!isUniqueViolation(err)) throw err;
+      throw new Problem('member-exists', `${email} was added by another request at the same moment.`);
+    }
+    const { member, user } = added;
     ctx.status = 201;
     ctx.set('Location', `/v1/members/${user.id}`);
     ctx.body = memberJson(member, user);
@@ -178,6 +207,7 @@ export function membersRouter({ dataSource }: ApiDeps): Router<AppState> {
   router.patch('/members/:userId', async (ctx) => {
     const { role } = validatePatch(jsonBody(ctx));
     ctx.body = await dataSource.transaction(async (manager) => {
+      await lockWorkspace(manager, ctx.state.caller.workspaceId);
       const { member, user } = await load(manager, ctx);
       if (member.role !== role && (member.role === 'owner' || role === 'owner'))
         requireOwner(ctx, role === 'owner' ? 'grant the owner role' : "change an owner's role");
@@ -196,6 +226,7 @@ export function membersRouter({ dataSource }: ApiDeps): Router<AppState> {
 
   router.delete('/members/:userId', async (ctx) => {
     await dataSource.transaction(async (manager) => {
+      await lockWorkspace(manager, ctx.state.caller.workspaceId);
       const { member, user } = await load(manager, ctx);
       const wasOwner = memberRole(member) === 'owner';
       if (wasOwner) requireOwner(ctx, 'remove an owner');

@@ -47,6 +47,7 @@ describe('members and API keys', function () {
       ['ed', 'Ed Editor'],
       ['ada', 'Ada Admin'],
       ['otto', 'Otto Other'],
+      ['bo', 'Bo Owner'],
     ] as const)
       provider.addUser(hint, { sub: `${hint}-sub`, email: `${hint}@example.com`, email_verified: true, name });
     owner = new ConsoleBrowser(app.url);
@@ -148,6 +149,40 @@ describe('members and API keys', function () {
     expect((await owner.request('PATCH', `/v1/members/${ada.body.userId}`, { role: 'owner' })).status).to.equal(200);
     expect((await owner.request('PATCH', '/v1/members/usr_first_owner', { role: 'admin' })).status).to.equal(200);
     expect((await adaBrowser.request('PATCH', '/v1/members/usr_first_owner', { role: 'owner' })).status).to.equal(200);
+  });
+
+  it('two owners taking the owner role from each other at the same instant leave one owner', async () => {
+    const bo = await owner.request('POST', '/v1/members', { email: 'bo@example.com', role: 'owner' });
+    expect(bo.status, JSON.stringify(bo.body)).to.equal(201);
+    const boBrowser = await signIn('bo');
+    const owners = async () =>
+      (await app.dataSource.getRepository(WorkspaceMember).findBy({ workspaceId: app.workspaceId, role: 'owner' })).map(
+        (m) => m.userId,
+      );
+    const firstOwner = 'usr_first_owner';
+    // Only these two are owners (an earlier test made Ada one).
+    for (const userId of await owners())
+      if (userId !== firstOwner && userId !== bo.body.userId)
+        expect((await owner.request('PATCH', `/v1/members/${userId}`, { role: 'admin' })).status).to.equal(200);
+    for (let round = 0; round < 4; round++) {
+      // Both owners again; then each demotes the other at once.
+      if (!(await owners()).includes(bo.body.userId))
+        expect((await owner.request('PATCH', `/v1/members/${bo.body.userId}`, { role: 'owner' })).status).to.equal(200);
+      if (!(await owners()).includes(firstOwner))
+        expect((await boBrowser.request('PATCH', `/v1/members/${firstOwner}`, { role: 'owner' })).status).to.equal(200);
+      const answers = await Promise.all([
+        owner.request('PATCH', `/v1/members/${bo.body.userId}`, { role: 'admin' }),
+        boBrowser.request('PATCH', `/v1/members/${firstOwner}`, { role: 'admin' }),
+      ]);
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses[0], JSON.stringify(answers.map((a) => a.body))).to.equal(200);
+      expect(statuses[1], JSON.stringify(answers.map((a) => a.body))).to.be.oneOf([403, 409]);
+      expect(await owners(), `round ${round}`).to.have.length(1);
+    }
+    // Leave the first owner an owner, as the later tests expect.
+    const remaining = (await owners())[0]!;
+    if (remaining !== firstOwner)
+      expect((await boBrowser.request('PATCH', `/v1/members/${firstOwner}`, { role: 'owner' })).status).to.equal(200);
   });
 
   it('keys: within the maker’s role, service accounts for admins, owners’ visible only to them or admins', async () => {
