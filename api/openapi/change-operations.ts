@@ -3,8 +3,8 @@
  * api/routes/versions.ts, docs/teams.md).
  */
 import type { AssayConfig } from '../../src/config';
-import { PAGE } from '../paging';
 import { pageOf, schemaRef, type JsonSchema } from './components';
+import { paging } from './paging-params';
 import type { ApiOperation, QueryParam } from './operation-types';
 
 const text = { type: 'string' } as const;
@@ -91,19 +91,6 @@ const VERSION_ITEM: JsonSchema = {
   },
 };
 
-const paging: QueryParam[] = [
-  {
-    name: 'limit',
-    description: `Items per page, 1 to ${PAGE.max} (default ${PAGE.default}).`,
-    schema: { type: 'integer', minimum: 1, maximum: PAGE.max, default: PAGE.default },
-  },
-  {
-    name: 'cursor',
-    description: 'The `nextCursor` of the previous page (400 `bad-cursor` for anything else).',
-    schema: { type: 'string' },
-  },
-];
-
 const filter = (
   name: string,
   description: string,
@@ -157,7 +144,7 @@ function versionOperations(): ApiOperation[] {
       description: `Every save (create, update, restore) of the ${noun} is kept as a version, newest first (docs/teams.md "Versions"). \`current\` marks the one it is at now.`,
       tag,
       auth: 'apiKey',
-      query: paging,
+      query: paging(),
       responses: { '200': { description: 'A page of versions.', schema: pageOf(VERSION_ITEM) } },
       problems: ['BadRequest', 'NotFound'],
     },
@@ -237,7 +224,7 @@ export function changeOperations(_config: AssayConfig): ApiOperation[] {
       description: 'Changes made in the workspace, newest first (docs/teams.md "Audit trail"). Scope `admin`.',
       tag: 'Audit',
       auth: 'apiKey',
-      query: [...FILTERS, ...paging],
+      query: [...FILTERS, ...paging()],
       responses: { '200': { description: 'A page of events.', schema: pageOf(AUDIT_EVENT) } },
       problems: ['BadRequest'],
     },

@@ -11,7 +11,6 @@
  */
 import type { AssayConfig } from '../../src/config';
 import { RUN_STATUSES } from '../../src/domain/types';
-import { PAGE } from '../paging';
 import { ENVIRONMENT_SCHEMAS } from '../routes/environments';
 import { TEST_CASE_SCHEMAS } from '../routes/test-cases';
 import { RUNNER_SCHEMAS } from '../routes/runners';
@@ -31,6 +30,7 @@ import { pageOf, schemaRef, type JsonSchema, type ProblemResponseName } from './
 import { REQUEST_EXAMPLES, type ResponseExampleName } from './examples';
 import type { ApiOperation, QueryParam, SuccessResponse } from './operation-types';
 import { testCaseBodySchema } from './flow';
+import { paging } from './paging-params';
 import { peopleOperations } from './people-operations';
 import { changeOperations } from './change-operations';
 
@@ -55,18 +55,6 @@ export const PATH_PARAMS: Record<string, string> = {
   name: "The file's name: 1–200 letters, digits, `_ . - /`, without empty, `.` or `..` segments; its `/` as is or URL-encoded (`fixtures/avatar.png` or `fixtures%2Favatar.png`).",
 };
 
-const paging = (max: number = PAGE.max, fallback: number = PAGE.default): QueryParam[] => [
-  {
-    name: 'limit',
-    description: `Items per page, 1 to ${max} (default ${fallback}).`,
-    schema: { type: 'integer', minimum: 1, maximum: max, default: fallback },
-  },
-  {
-    name: 'cursor',
-    description: 'The `nextCursor` of the previous page (400 `bad-cursor` for anything else).',
-    schema: { type: 'string' },
-  },
-];
 const filter = (
   name: string,
   description: string,

@@ -7,22 +7,9 @@ import type { AssayConfig } from '../../src/config';
 import { ROLES } from '../../src/teams/roles';
 import { KEY_SCHEMA, KEY_SCHEMAS } from '../routes/keys';
 import { MEMBER_SCHEMA, MEMBER_SCHEMAS } from '../routes/members';
-import { PAGE } from '../paging';
 import { pageOf, type JsonSchema } from './components';
-import type { ApiOperation, QueryParam, SuccessResponse } from './operation-types';
-
-const paging: QueryParam[] = [
-  {
-    name: 'limit',
-    description: `Items per page, 1 to ${PAGE.max} (default ${PAGE.default}).`,
-    schema: { type: 'integer', minimum: 1, maximum: PAGE.max, default: PAGE.default },
-  },
-  {
-    name: 'cursor',
-    description: 'The `nextCursor` of the previous page (400 `bad-cursor` for anything else).',
-    schema: { type: 'string' },
-  },
-];
+import { paging } from './paging-params';
+import type { ApiOperation, SuccessResponse } from './operation-types';
 
 const json = (description: string, schema: JsonSchema): SuccessResponse => ({ description, schema });
 
@@ -79,7 +66,7 @@ export function peopleOperations(_config: AssayConfig): ApiOperation[] {
       description: `By user id. \`role\` is the one they act with: the higher of \`directRole\` and \`groupRole\`.${SESSION_NOTE}`,
       tag: members,
       auth: 'apiKey',
-      query: paging,
+      query: paging(),
       responses: { '200': json('A page of members.', pageOf(MEMBER_SCHEMA)) },
       problems: ['BadRequest'],
     },
@@ -149,7 +136,7 @@ export function peopleOperations(_config: AssayConfig): ApiOperation[] {
       description: `Newest first, revoked ones included. An admin sees every key of the workspace; anyone else only their own.${SESSION_NOTE}`,
       tag: keys,
       auth: 'apiKey',
-      query: paging,
+      query: paging(),
       responses: { '200': json('A page of keys (never their secrets).', pageOf(KEY_SCHEMA)) },
       problems: ['BadRequest'],
     },
